@@ -1,0 +1,20 @@
+# Two commands do all the set-up on a fresh machine (no ROS install needed):
+#   make demo   runs the built-in default scenario
+#   make test   runs every test
+# Each creates .venv (ROS 2 Kilted wheels), generates tf2_msgs if needed and builds with colcon.
+.PHONY: setup demo test lint clean
+
+setup:
+	@bash tools/bootstrap.sh
+
+demo: setup
+	@bash tools/demo.sh
+
+test: setup
+	@bash tools/run_tests.sh
+
+lint: setup
+	@bash -c 'source env.sh && ruff check src test bench tools'
+
+clean:
+	rm -rf build install log .deps/build .deps/install results

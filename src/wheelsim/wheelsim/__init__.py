@@ -1,0 +1,1 @@
+"""wheelsim: wheeled vehicle simulation for testing trajectory-following controllers on ROS 2."""

@@ -1,0 +1,1 @@
+"""Numeric core: vehicle models, actuators, localization and planning math. Imports no ROS."""

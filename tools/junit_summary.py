@@ -1,0 +1,33 @@
+"""Print one summary line over JUnit XML files.
+
+Exit 1 on failures, errors, missing files or when no test ran."""
+
+import sys
+import xml.etree.ElementTree as ET
+
+
+def main(paths: list[str]) -> int:
+    passed = failed = skipped = 0
+    for path in paths:
+        try:
+            root = ET.parse(path).getroot()
+        except (OSError, ET.ParseError) as err:
+            print(f'missing or unreadable test result {path}: {err}')
+            return 1
+        suites = [root] if root.tag == 'testsuite' else root.findall('testsuite')
+        for suite in suites:
+            tests = int(suite.get('tests', 0))
+            bad = int(suite.get('failures', 0)) + int(suite.get('errors', 0))
+            skip = int(suite.get('skipped', 0))
+            failed += bad
+            skipped += skip
+            passed += tests - bad - skip
+    print(f'{passed} passed, {failed} failed, {skipped} skipped')
+    if passed + failed == 0:
+        print('no test ran')
+        return 1
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Run every test: `colcon test` for the wheelsim package, then the top-level system tests in test/.
+# Prints one summary line and exits non-zero when anything failed or when no test ran.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+# shellcheck disable=SC1091
+source env.sh
+
+results="$root/build/test-results"
+rm -rf "$results" && mkdir -p "$results"
+
+colcon test --packages-select wheelsim --return-code-on-test-failure --event-handlers console_direct+ \
+  --pytest-args -q -p no:cacheprovider
+colcon_status=$?
+
+python -m pytest -q -p no:cacheprovider test --junitxml="$results/system.xml"
+system_status=$?
+
+python tools/junit_summary.py build/wheelsim/pytest.xml "$results/system.xml"
+summary_status=$?
+
+if [ $colcon_status -ne 0 ] || [ $system_status -ne 0 ] || [ $summary_status -ne 0 ]; then
+  echo "TESTS FAILED (colcon test: $colcon_status, system tests: $system_status, summary: $summary_status)"
+  exit 1
+fi
