@@ -20,7 +20,7 @@ setup(
     name=package_name,
     version='0.1.0',
     packages=find_packages(exclude=['test']),
-    package_data={package_name: ['py.typed']},
+    package_data={package_name: ['py.typed', 'scenarios/*.yaml']},
     data_files=[
         ('share/ament_index/resource_index/packages', [f'resource/{package_name}']),
         (f'share/{package_name}',

@@ -1,0 +1,1 @@
+"""The `wheelsim` command line tool: headless scenario runs and parameter sweeps."""

@@ -1,0 +1,192 @@
+"""Scenario files for ``wheelsim run``: what to simulate, for how long, what to record and check.
+
+A scenario is YAML::
+
+    name: figure_eight            # names the output folder results/<name>/
+    duration: 60.0                # simulated seconds
+    seed: 1                       # localization noise seed (repeatable runs)
+    params_file: ../params/indoor_differential.yaml   # optional ROS params file, relative to
+                                  # this file; its sections for the four nodes are the base
+    record: all                   # 'all' or a list of topics
+    pass_criteria:                # optional upper bounds on metrics.json entries
+      cross_track_rms_m: 0.10
+    nodes:                        # per-node parameters, applied over params_file
+      vehicle_sim: {model: differential}
+      localization: {mode: noisy}
+      planner: {waypoints: [...]}
+      controller: {algorithm: ...}
+
+Every key is checked: unknown scenario keys, unknown node names and parameters a node does not
+declare are errors naming the key (with the closest valid name), as are values out of range.
+No ROS imports: the CLI validates a scenario before starting anything.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from wheelsim.core.params import ParameterError, ParamSpec, flatten, unknown_keys
+
+NODE_NAMES = ('vehicle_sim', 'localization', 'planner', 'controller')
+SCENARIO_KEYS = ('name', 'duration', 'seed', 'params_file', 'record', 'pass_criteria', 'nodes')
+DEFAULT_SCENARIO = Path(__file__).parent / 'scenarios' / 'default.yaml'
+
+
+class ScenarioError(ValueError):
+    """An invalid scenario file; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario. ``node_parameters[node]`` maps dotted names to values."""
+
+    name: str
+    duration_s: float
+    seed: int
+    record_topics: tuple[str, ...] | None  # None: every topic
+    pass_criteria: Mapping[str, float]
+    node_parameters: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    source: Path | None = None
+
+
+def _is_finite_number(value: Any) -> bool:
+    return (not isinstance(value, bool) and isinstance(value, (int, float))
+            and math.isfinite(value))
+
+
+def _fail(source: Path | None, key: str, problem: str) -> ScenarioError:
+    where = f'{source}: ' if source else ''
+    return ScenarioError(f'{where}{key}: {problem}')
+
+
+def _closest(key: str, known: tuple[str, ...] | list[str]) -> str:
+    suggestion = unknown_keys(known, [key])[0][1]
+    return f' (did you mean {suggestion}?)' if suggestion else f' (known: {", ".join(known)})'
+
+
+def _params_file_sections(path: Path) -> dict[str, dict[str, Any]]:
+    """Flat parameters per node from a ROS params file (``/**`` applies to every node)."""
+    tree = yaml.safe_load(path.read_text()) or {}
+    sections: dict[str, dict[str, Any]] = {name: {} for name in NODE_NAMES}
+    for key, body in tree.items():
+        node = str(key).rsplit('/', 1)[-1]
+        values = flatten((body or {}).get('ros__parameters', {}))
+        targets = NODE_NAMES if node == '**' else (node,) if node in NODE_NAMES else ()
+        for target in targets:
+            sections[target].update(values)
+    return sections
+
+
+def load_scenario(
+    path: Path | None,
+    node_specs: Mapping[str, list[ParamSpec]],
+    metric_names: tuple[str, ...],
+) -> Scenario:
+    """Read and validate a scenario file (``None``: the built-in default).
+
+    ``node_specs`` are the parameter specs each node declares; ``metric_names`` the keys that
+    ``pass_criteria`` may bound. Raises :class:`ScenarioError` naming the key on any problem.
+    """
+    source = Path(path) if path is not None else DEFAULT_SCENARIO
+    try:
+        tree = yaml.safe_load(source.read_text())
+    except OSError as err:
+        raise ScenarioError(f'cannot read scenario {source}: {err.strerror}') from None
+    except yaml.YAMLError as err:
+        raise ScenarioError(f'{source}: not valid YAML: {err}') from None
+    if not isinstance(tree, dict):
+        keys = ', '.join(SCENARIO_KEYS)
+        raise ScenarioError(f'{source}: a scenario is a mapping of keys ({keys})')
+    for key in tree:
+        if key not in SCENARIO_KEYS:
+            hint = _closest(str(key), SCENARIO_KEYS)
+            raise _fail(source, str(key), 'unknown scenario key' + hint)
+
+    name = tree.get('name', source.stem)
+    if not isinstance(name, str) or not name or '/' in name:
+        raise _fail(source, 'name', f'{name!r} must be a non-empty string without "/"')
+    duration = tree.get('duration', 60.0)
+    if not _is_finite_number(duration) or not 0 < duration <= 86400:
+        raise _fail(source, 'duration', f'{duration!r} must be a number of seconds in (0, 86400]')
+    seed = tree.get('seed', 1)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise _fail(source, 'seed', f'{seed!r} must be a non-negative integer')
+
+    record = tree.get('record', 'all')
+    if record == 'all':
+        record_topics = None
+    elif isinstance(record, list) and record and all(isinstance(t, str) for t in record):
+        record_topics = tuple(t if t.startswith('/') else '/' + t for t in record)
+    else:
+        raise _fail(source, 'record', f'{record!r} must be "all" or a list of topic names')
+
+    criteria = tree.get('pass_criteria') or {}
+    if not isinstance(criteria, dict):
+        raise _fail(source, 'pass_criteria', 'must map metric names to upper bounds')
+    for key, bound in criteria.items():
+        if key not in metric_names:
+            hint = _closest(key, metric_names)
+            raise _fail(source, f'pass_criteria.{key}', 'unknown metric' + hint)
+        if not _is_finite_number(bound):
+            raise _fail(source, f'pass_criteria.{key}', f'{bound!r} must be a finite number')
+
+    parameters = {node: {} for node in NODE_NAMES}
+    if 'params_file' in tree:
+        params_path = (source.parent / str(tree['params_file'])).resolve()
+        if not params_path.is_file():
+            raise _fail(source, 'params_file', f'{params_path} does not exist')
+        parameters = _params_file_sections(params_path)
+    nodes = tree.get('nodes') or {}
+    if not isinstance(nodes, dict):
+        raise _fail(source, 'nodes', f'must map node names ({", ".join(NODE_NAMES)}) to parameters')
+    for node, values in nodes.items():
+        if node not in NODE_NAMES:
+            raise _fail(source, f'nodes.{node}', 'unknown node' + _closest(str(node), NODE_NAMES))
+        if not isinstance(values, dict):
+            raise _fail(source, f'nodes.{node}', 'must map parameter names to values')
+        parameters[node].update(flatten(values))
+    for node, values in parameters.items():
+        _check_node_parameters(source, node, values, node_specs[node])
+
+    return Scenario(name=name, duration_s=float(duration), seed=seed, record_topics=record_topics,
+                    pass_criteria={k: float(v) for k, v in criteria.items()},
+                    node_parameters=parameters, source=source)
+
+
+def _check_node_parameters(source: Path, node: str, values: Mapping[str, Any],
+                           node_specs: list[ParamSpec]) -> None:
+    by_name = {spec.name: spec for spec in node_specs}
+    for key, suggestion in unknown_keys(by_name, [k for k in values if k != 'use_sim_time']):
+        hint = f' (did you mean {suggestion}?)' if suggestion else ''
+        raise _fail(source, f'nodes.{node}.{key}', f'{node} has no such parameter{hint}')
+    for key, value in values.items():
+        if key in by_name:
+            try:
+                by_name[key].check(value)
+            except ParameterError as err:
+                raise _fail(source, f'nodes.{node}.{key}', err.allowed) from None
+
+
+def with_overrides(scenario: Scenario, overrides: Mapping[str, Any],
+                   check: Callable[[str, str, Any], None]) -> Scenario:
+    """A copy of ``scenario`` with ``{'node.param': value}`` overrides (used by sweeps).
+
+    ``check(node, param, value)`` validates each override and raises ScenarioError.
+    """
+    parameters = {node: dict(values) for node, values in scenario.node_parameters.items()}
+    for key, value in overrides.items():
+        node, _, name = key.partition('.')
+        if node not in NODE_NAMES or not name:
+            raise ScenarioError(f'{key}: expected <node>.<parameter> with node one of '
+                                f'{", ".join(NODE_NAMES)}')
+        check(node, name, value)
+        parameters[node][name] = value
+    return Scenario(name=scenario.name, duration_s=scenario.duration_s, seed=scenario.seed,
+                    record_topics=scenario.record_topics, pass_criteria=scenario.pass_criteria,
+                    node_parameters=parameters, source=scenario.source)
