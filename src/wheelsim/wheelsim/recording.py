@@ -17,6 +17,10 @@ from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.rosbag2.writer import Connection
 from rosbags.typesys import Stores, get_typestore
 
+# ROS infrastructure topics: not part of a run (parameter events carry wall-clock stamps from
+# node construction, which would make two identical runs differ).
+IGNORED_TOPICS = frozenset({'/parameter_events', '/rosout'})
+
 
 def ros_type_name(msg: Any) -> str:
     """``pkg/msg/Type`` of an rclpy message instance."""
@@ -45,7 +49,7 @@ class BagRecorder:
 
     def record(self, topic: str, msg: Any, time_ns: int) -> None:
         """Write ``msg`` on ``topic`` with log time ``time_ns`` (simulated time) [ns]."""
-        if self._topics is not None and topic not in self._topics:
+        if topic in IGNORED_TOPICS or (self._topics is not None and topic not in self._topics):
             return
         connection = self._connections.get(topic)
         if connection is None:
