@@ -1,0 +1,186 @@
+"""Simulated time on a fixed step grid, with exact periodic events, for the vehicle_sim node.
+
+The vehicle is stepped at ``step_rate`` in simulated time. Step ``k`` happens at
+``origin_ns + floor(k * 1e9 / step_rate)`` nanoseconds, computed with exact rationals, so any
+rate (300, 400, 2500 Hz, ...) keeps the right speed for as long as the simulation runs.
+
+Periodic events (publishing outputs, publishing ``/clock``) fire at the step where their time
+falls: event ``j`` of a rate ``r`` anchored at step ``a`` fires at step
+``a + floor(j * step_rate / r)``; when ``step_rate / r`` is an integer (1000/50 Hz, 300/50 Hz)
+that is exactly every ``1/r`` seconds. A one-shot deadline (a command going stale) fires at the
+first step whose time is strictly later than the deadline.
+
+:meth:`Timeline.run` yields ``(n_steps, event)`` pairs: the caller steps the vehicle by
+``n_steps`` in one batch and then handles ``event`` at the new :attr:`Timeline.now_ns`.
+:class:`Pacer` turns wall-clock time into the simulated time to reach in reference-clock mode.
+
+No ROS imports: used by the node and tested on its own.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+
+NS_PER_S = 1_000_000_000
+
+
+class Event(enum.IntEnum):
+    """What happens at a step; at equal steps the lower value is handled first."""
+
+    EXPIRE = 0  # the command deadline has passed
+    PUBLISH = 1  # publish the outputs
+    CLOCK = 2  # publish /clock (reference-clock mode)
+
+
+class JumpKind(enum.Enum):
+    """How a new target time relates to the current simulated time."""
+
+    NORMAL = 'normal'
+    BACKWARD = 'backward'  # earlier than the current simulated time
+    FORWARD = 'forward'  # further ahead than the largest gap that is stepped through
+
+
+@dataclass
+class _Periodic:
+    num: int  # step_rate / rate as the exact fraction num / den
+    den: int
+    anchor_step: int
+    count: int = 1
+
+    @property
+    def next_step(self) -> int:
+        return self.anchor_step + (self.count * self.num) // self.den
+
+
+class Timeline:
+    """Step counter with exact step times, periodic events and a one-shot deadline."""
+
+    def __init__(self, step_rate_hz: float, origin_ns: int = 0) -> None:
+        rate = Fraction(step_rate_hz)
+        if rate <= 0:
+            raise ValueError(f'step_rate_hz must be > 0, got {step_rate_hz}')
+        self.step_rate = rate
+        self.origin_ns = int(origin_ns)
+        self.step = 0
+        self._periodic: dict[Event, _Periodic] = {}
+        self._deadline_step: int | None = None
+
+    @property
+    def now_ns(self) -> int:
+        """Simulated time of the current step, integer nanoseconds."""
+        return self.time_ns(self.step)
+
+    def time_ns(self, step: int) -> int:
+        """Simulated time of ``step`` (floor to the nanosecond)."""
+        return self.origin_ns + (step * NS_PER_S * self.step_rate.denominator) // (
+            self.step_rate.numerator
+        )
+
+    def last_step_at(self, t_ns: int) -> int:
+        """The largest step whose time is ``<= t_ns``."""
+        elapsed = int(t_ns) - self.origin_ns
+        num, den = self.step_rate.numerator, self.step_rate.denominator
+        return ((elapsed + 1) * num - 1) // (NS_PER_S * den)
+
+    def set_rate(self, event: Event, rate_hz: float | None) -> None:
+        """Fire ``event`` every ``1/rate_hz`` from now on (``None`` stops it)."""
+        if rate_hz is None:
+            self._periodic.pop(event, None)
+            return
+        ratio = self.step_rate / Fraction(rate_hz)
+        self._periodic[event] = _Periodic(ratio.numerator, ratio.denominator, self.step)
+
+    def set_deadline(self, t_ns: int | None) -> None:
+        """Fire :attr:`Event.EXPIRE` at the first step later than ``t_ns`` (``None``: never)."""
+        self._deadline_step = None if t_ns is None else self.last_step_at(t_ns) + 1
+
+    def classify(self, target_ns: int, max_gap_ns: int) -> JumpKind:
+        """Whether advancing to ``target_ns`` is normal, a backward or a large forward jump."""
+        if target_ns < self.now_ns:
+            return JumpKind.BACKWARD
+        if target_ns - self.now_ns > max_gap_ns:
+            return JumpKind.FORWARD
+        return JumpKind.NORMAL
+
+    def restart(self, origin_ns: int) -> None:
+        """Put the current state at ``origin_ns``: step 0, events re-anchored, no deadline."""
+        self.origin_ns = int(origin_ns)
+        self.step = 0
+        for periodic in self._periodic.values():
+            periodic.anchor_step = 0
+            periodic.count = 1
+        self._deadline_step = None
+
+    def _next_event(self) -> tuple[int, Event] | None:
+        pending = [(p.next_step, event) for event, p in self._periodic.items()]
+        if self._deadline_step is not None:
+            pending.append((max(self._deadline_step, self.step), Event.EXPIRE))
+        return min(pending) if pending else None
+
+    def run(self, target_ns: int) -> Iterator[tuple[int, Event | None]]:
+        """Advance to the last step at or before ``target_ns``.
+
+        Yields ``(n_steps, event)``: step the vehicle ``n_steps`` (possibly 0), then handle
+        ``event`` at :attr:`now_ns`; the final pair has ``event is None`` if steps remain after
+        the last event. Stopping the iteration early leaves a consistent state.
+        """
+        target_step = self.last_step_at(target_ns)
+        while True:
+            upcoming = self._next_event()
+            if upcoming is None or upcoming[0] > target_step:
+                if target_step > self.step:
+                    n_steps, self.step = target_step - self.step, target_step
+                    yield n_steps, None
+                return
+            event_step, event = upcoming
+            n_steps, self.step = event_step - self.step, event_step
+            if event is Event.EXPIRE:
+                self._deadline_step = None
+            else:
+                self._periodic[event].count += 1
+            yield n_steps, event
+
+
+class Pacer:
+    """Simulated time to reach at a given wall time, for ``real_time_factor`` (0: no limit).
+
+    Simulated time advances ``factor`` times faster than the wall clock from the last
+    :meth:`restart`. If the simulation falls more than ``max_lag_s`` of wall time behind (the
+    machine is too slow for the factor, or the process was paused), the pacer restarts from the
+    current simulated time instead of racing to catch up, and counts it in :attr:`lag_restarts`.
+    """
+
+    def __init__(self, real_time_factor: float, max_lag_s: float = 0.1) -> None:
+        self.factor = float(real_time_factor)
+        self.max_lag_ns = int(max_lag_s * NS_PER_S)
+        self.lag_restarts = 0
+        self._sim_anchor_ns = 0
+        self._wall_anchor_ns = 0
+
+    def restart(self, sim_ns: int, wall_ns: int, real_time_factor: float | None = None) -> None:
+        """Pace from ``(sim_ns, wall_ns)`` on, optionally with a new factor."""
+        if real_time_factor is not None:
+            self.factor = float(real_time_factor)
+        self._sim_anchor_ns = int(sim_ns)
+        self._wall_anchor_ns = int(wall_ns)
+
+    def target_ns(self, sim_now_ns: int, wall_now_ns: int) -> int | None:
+        """Simulated time to advance to now; ``None`` when unlimited (factor 0)."""
+        if self.factor == 0.0:
+            return None
+        lag_wall_ns = wall_now_ns - self._wall_anchor_ns - (
+            (sim_now_ns - self._sim_anchor_ns) / self.factor
+        )
+        if lag_wall_ns > self.max_lag_ns:
+            self.lag_restarts += 1
+            self.restart(sim_now_ns, wall_now_ns - self.max_lag_ns)
+        return self._sim_anchor_ns + round(self.factor * (wall_now_ns - self._wall_anchor_ns))
+
+    def wall_period_s(self, sim_period_s: float, min_wall_period_s: float = 0.001) -> float:
+        """Wall period of a timer that should advance about ``sim_period_s`` per call."""
+        if self.factor == 0.0:
+            return 0.0
+        return max(sim_period_s / self.factor, min_wall_period_s)

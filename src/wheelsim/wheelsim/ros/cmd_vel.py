@@ -1,0 +1,139 @@
+"""The ``cmd_vel`` input: Twist or TwistStamped, type detection, rejection and saturation.
+
+``cmd_vel_type``:
+
+- ``twist`` / ``twist_stamped``: subscribe that type; warn (once per change of the publisher
+  set) when publishers of the other type appear, since their messages never arrive.
+- ``auto``: subscribe the type the publishers use, re-checked every ``poll_period_s`` of wall
+  time; switch (with a notice) when the publishers change type; when both types are published,
+  keep the current one and warn naming the ignored publishers.
+
+Every message is checked: a non-finite value rejects the message (counted, warning throttled);
+a value beyond the limits is saturated (counted, warning throttled). Accepted commands reach
+``on_command(vx_mps, vy_mps, wz_radps, stamp_ns)`` with ``stamp_ns`` the header stamp of a
+TwistStamped and ``None`` for a Twist or a TwistStamped with a zero stamp (by arrival).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from geometry_msgs.msg import Twist, TwistStamped
+from rclpy.node import Node
+
+from wheelsim.ros import qos
+from wheelsim.ros.clock import steady_timer
+from wheelsim.ros.conversions import stamp_ns, twist2d, twist_is_finite
+
+TYPE_NAMES = {Twist: 'geometry_msgs/msg/Twist', TwistStamped: 'geometry_msgs/msg/TwistStamped'}
+_BY_SETTING = {'twist': Twist, 'twist_stamped': TwistStamped}
+_WARN_PERIOD_S = 2.0
+
+OnCommand = Callable[[float, float, float, 'int | None'], None]
+
+
+def saturate(value: float, limit: float) -> float:
+    """``value`` clamped to ``[-limit, limit]``."""
+    return max(-limit, min(limit, value))
+
+
+class CmdVelInput:
+    """Subscribes ``topic`` and hands sanitised planar commands to ``on_command``."""
+
+    def __init__(
+        self,
+        node: Node,
+        cmd_vel_type: str,
+        on_command: OnCommand,
+        limits: tuple[float, float],
+        topic: str = 'cmd_vel',
+        poll_period_s: float = 0.25,
+    ) -> None:
+        self._node = node
+        self._auto = cmd_vel_type == 'auto'
+        self._on_command = on_command
+        self.limits = limits  # (linear m/s, angular rad/s); may be replaced live
+        self._topic = topic
+        self.rejected = 0
+        self.saturated = 0
+        self._warned_zero_stamp = False
+        self._last_publisher_report: tuple = ()
+        self.msg_type = _BY_SETTING.get(cmd_vel_type, Twist)
+        self._subscription = self._subscribe(self.msg_type)
+        self._poll_timer = steady_timer(node, poll_period_s, self.check_publishers)
+
+    @property
+    def topic_name(self) -> str:
+        """The resolved topic name (namespace and remapping applied)."""
+        return self._subscription.topic_name
+
+    def _subscribe(self, msg_type: type):
+        return self._node.create_subscription(msg_type, self._topic, self._on_message, qos.DEFAULT)
+
+    def publisher_types(self) -> dict[type, list[str]]:
+        """The cmd_vel publishers of each known type, as fully qualified node names."""
+        found: dict[type, list[str]] = {Twist: [], TwistStamped: []}
+        for info in self._node.get_publishers_info_by_topic(self.topic_name):
+            for msg_type, name in TYPE_NAMES.items():
+                if info.topic_type == name:
+                    namespace = info.node_namespace.rstrip('/')
+                    found[msg_type].append(f'{namespace}/{info.node_name}')
+        return found
+
+    def check_publishers(self) -> None:
+        """Follow the publishers' type (auto) and warn about publishers that cannot match."""
+        found = self.publisher_types()
+        types = [t for t in (Twist, TwistStamped) if found[t]]
+        if self._auto and types == [self._other(self.msg_type)]:
+            self._node.get_logger().info(
+                f'{self.topic_name}: publishers use {TYPE_NAMES[types[0]]}; subscribing to it'
+            )
+            self._node.destroy_subscription(self._subscription)
+            self.msg_type = types[0]
+            self._subscription = self._subscribe(self.msg_type)
+            return
+        ignored = found[self._other(self.msg_type)]
+        report = tuple(sorted(ignored))
+        if ignored and report != self._last_publisher_report:
+            both = ' (both types are published)' if found[self.msg_type] else ''
+            self._node.get_logger().warning(
+                f'{self.topic_name}: ignoring {", ".join(report)}: they publish '
+                f'{TYPE_NAMES[self._other(self.msg_type)]} but this node takes '
+                f'{TYPE_NAMES[self.msg_type]}{both}; set cmd_vel_type or fix the publishers'
+            )
+        self._last_publisher_report = report
+
+    @staticmethod
+    def _other(msg_type: type) -> type:
+        return TwistStamped if msg_type is Twist else Twist
+
+    def _on_message(self, msg: Twist | TwistStamped) -> None:
+        twist = msg.twist if isinstance(msg, TwistStamped) else msg
+        if not twist_is_finite(twist):
+            self.rejected += 1
+            self._node.get_logger().warning(
+                f'{self.topic_name}: rejected a command with a non-finite value '
+                f'({self.rejected} so far); the previous command stays in force',
+                throttle_duration_sec=_WARN_PERIOD_S,
+            )
+            return
+        vx, vy, wz = twist2d(twist)
+        linear, angular = self.limits
+        clamped = (saturate(vx, linear), saturate(vy, linear), saturate(wz, angular))
+        if clamped != (vx, vy, wz):
+            self.saturated += 1
+            self._node.get_logger().warning(
+                f'{self.topic_name}: saturated an absurd command ({vx:g}, {vy:g}, {wz:g}) to '
+                f'cmd_vel_limits ({self.saturated} so far)',
+                throttle_duration_sec=_WARN_PERIOD_S,
+            )
+        stamp = stamp_ns(msg.header.stamp) if isinstance(msg, TwistStamped) else None
+        if stamp == 0:
+            stamp = None
+            if not self._warned_zero_stamp:
+                self._warned_zero_stamp = True
+                self._node.get_logger().warning(
+                    f'{self.topic_name}: TwistStamped with a zero stamp: its age is taken from '
+                    'its arrival'
+                )
+        self._on_command(*clamped, stamp)

@@ -1,0 +1,265 @@
+"""Declare :mod:`wheelsim.core.params` specs as ROS parameters and keep a validated config.
+
+Usage in a node (every wheelsim node does this)::
+
+    self.params = NodeParameters(self)
+    self.settings = self.params.declare(specs(MySettings), partial(from_flat, MySettings),
+                                        on_change=self._on_settings)
+    self.params.report_unknown()        # after the last declare(): warn about typos
+    ...
+    self.settings.config                # the current frozen dataclass
+
+What :class:`NodeParameters` does, so that no node repeats it:
+
+- Start-up: the values given to the node (``--params-file``, ``-p name:=value``, launch) are
+  read, converted (an integer is accepted for a double parameter, ``[]`` for a double array),
+  and the whole config is built and validated *before* anything is declared. An invalid value
+  raises :class:`wheelsim.core.params.ParameterError` naming the parameter, the value and the
+  allowed range; :func:`wheelsim.ros.runner.run_node` turns that into one line and exit code 2.
+- Every spec is declared with a ``ParameterDescriptor``: description with the unit, explicit
+  type (also for empty double arrays), ``FloatingPointRange`` / ``IntegerRange`` from the spec
+  bounds, the choices in ``additional_constraints`` and ``read_only``.
+- Live changes (``ros2 param set``, ``ros2 param load``, the SetParameters services): integers
+  given for double parameters are converted first; the candidate config is then rebuilt and
+  validated (ranges, choices and cross-field rules) and refused with the error as the reason;
+  once the change is accepted, the new frozen config is stored and ``on_change(new, old)`` runs.
+- :meth:`NodeParameters.report_unknown` warns about every given name that the node does not
+  declare, with the closest declared name (``wheel_bse`` -> ``did you mean wheel_base?``).
+
+rclpy calls every registered pre-set callback with the original list and concatenates their
+results, so a node must have only one: create exactly one :class:`NodeParameters` per node and
+declare all its groups through it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Generic, TypeVar
+
+from rcl_interfaces.msg import (
+    FloatingPointRange,
+    IntegerRange,
+    ParameterDescriptor,
+    SetParametersResult,
+)
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+
+from wheelsim.core.params import ParameterError, ParamSpec, ParamValue, unknown_keys
+
+ConfigT = TypeVar('ConfigT')
+
+_INT64_MIN = -(2**63)
+_INT64_MAX = 2**63 - 1
+_ROS_TYPE = {
+    bool: Parameter.Type.BOOL,
+    int: Parameter.Type.INTEGER,
+    float: Parameter.Type.DOUBLE,
+    str: Parameter.Type.STRING,
+    tuple: Parameter.Type.DOUBLE_ARRAY,
+}
+_ARRAY_TYPES = (
+    Parameter.Type.BYTE_ARRAY,
+    Parameter.Type.BOOL_ARRAY,
+    Parameter.Type.INTEGER_ARRAY,
+    Parameter.Type.DOUBLE_ARRAY,
+    Parameter.Type.STRING_ARRAY,
+)
+
+
+def parameter_overrides(node: Node) -> dict[str, Any]:
+    """The values given to ``node`` at start-up (params files, ``-p``, launch), by name.
+
+    rclpy keeps them in ``Node._parameter_overrides`` (the same attribute from Humble through
+    Kilted) and offers no public getter; ``automatically_declare_parameters_from_overrides``
+    is no substitute because it fails on ``[]`` (an empty YAML list arrives without a type).
+    A value given as ``[]`` is returned as ``None``.
+    """
+    overrides = getattr(node, '_parameter_overrides', {})
+    return {name: param.value for name, param in overrides.items()}
+
+
+def descriptor(spec: ParamSpec) -> ParameterDescriptor:
+    """The ``ParameterDescriptor`` of ``spec``: description with unit, type, range, read_only."""
+    text = spec.description + (f' [{spec.unit}]' if spec.unit else '')
+    result = ParameterDescriptor(
+        name=spec.name,
+        type=int(_ROS_TYPE[spec.kind]),
+        description=text,
+        read_only=spec.read_only,
+    )
+    constraints = []
+    if spec.choices is not None:
+        constraints.append(spec.allowed())
+    if spec.min_exclusive:
+        constraints.append(f'must be > {spec.min_value:g}')
+    result.additional_constraints = '; '.join(constraints)
+    if spec.min_value is None and spec.max_value is None:
+        return result
+    if spec.kind is float:
+        low = -math.inf if spec.min_value is None else float(spec.min_value)
+        high = math.inf if spec.max_value is None else float(spec.max_value)
+        result.floating_point_range = [FloatingPointRange(from_value=low, to_value=high)]
+    elif spec.kind is int:
+        low = _INT64_MIN if spec.min_value is None else math.ceil(spec.min_value)
+        high = _INT64_MAX if spec.max_value is None else math.floor(spec.max_value)
+        result.integer_range = [IntegerRange(from_value=low, to_value=high, step=1)]
+    return result
+
+
+def _given_value(spec: ParamSpec, value: Any) -> Any:
+    """A value as given to ROS, made acceptable for ``spec`` where the intent is unambiguous."""
+    if spec.kind is tuple and (value is None or (isinstance(value, Sequence) and not value)):
+        return ()
+    return value
+
+
+def _ros_parameter(spec: ParamSpec, value: ParamValue) -> Parameter:
+    if spec.kind is tuple:
+        return Parameter(spec.name, Parameter.Type.DOUBLE_ARRAY, [float(v) for v in value])
+    return Parameter(spec.name, _ROS_TYPE[spec.kind], value)
+
+
+class ParameterGroup(Generic[ConfigT]):
+    """A frozen config built from a set of declared parameters; ``config`` is always valid."""
+
+    def __init__(
+        self,
+        specs: Iterable[ParamSpec],
+        build: Callable[[Mapping[str, Any]], ConfigT],
+        values: dict[str, ParamValue],
+        on_change: Callable[[ConfigT, ConfigT], None] | None,
+    ) -> None:
+        self.specs = {spec.name: spec for spec in specs}
+        self._build = build
+        self._on_change = on_change
+        self.values = values
+        self.config = build(values)
+
+    def candidate(self, changes: Mapping[str, Any]) -> tuple[dict[str, ParamValue], ConfigT]:
+        """Values and config after ``changes``; raises :class:`ParameterError` if invalid."""
+        values = dict(self.values)
+        for name, value in changes.items():
+            values[name] = self.specs[name].check(_given_value(self.specs[name], value))
+        return values, self._build(values)
+
+    def apply(self, changes: Mapping[str, Any]) -> None:
+        """Store the (already validated) ``changes`` and call ``on_change(new, old)``."""
+        old = self.config
+        self.values, self.config = self.candidate(changes)
+        if self._on_change is not None:
+            self._on_change(self.config, old)
+
+
+class NodeParameters:
+    """Declares config groups on one node and validates / applies their live changes."""
+
+    def __init__(self, node: Node) -> None:
+        self._node = node
+        self._groups: list[ParameterGroup[Any]] = []
+        self._frozen: dict[str, str] = {}
+        self._overrides = parameter_overrides(node)
+        node.add_pre_set_parameters_callback(self._coerce)
+        node.add_on_set_parameters_callback(self._validate)
+        node.add_post_set_parameters_callback(self._apply)
+
+    def declare(
+        self,
+        specs: Iterable[ParamSpec],
+        build: Callable[[Mapping[str, Any]], ConfigT],
+        on_change: Callable[[ConfigT, ConfigT], None] | None = None,
+    ) -> ParameterGroup[ConfigT]:
+        """Validate the given values of ``specs``, declare them all, return the live group.
+
+        ``build`` turns ``{dotted_name: value}`` (every spec present) into the frozen config
+        and raises :class:`ParameterError` if it is invalid; it is called again for every live
+        change. Raises :class:`ParameterError` on an invalid start-up value (nothing declared).
+        """
+        spec_list = list(specs)
+        values: dict[str, ParamValue] = {}
+        for spec in spec_list:
+            if spec.name in self._overrides:
+                values[spec.name] = spec.check(_given_value(spec, self._overrides[spec.name]))
+            else:
+                values[spec.name] = spec.default
+        group = ParameterGroup(spec_list, build, values, on_change)
+        for spec in spec_list:
+            self._declare(spec, values[spec.name])
+        self._groups.append(group)
+        return group
+
+    def freeze(self, name: str, reason: str) -> None:
+        """Refuse live changes of a parameter declared elsewhere (e.g. ``use_sim_time``)."""
+        self._frozen[name] = reason
+
+    def _declare(self, spec: ParamSpec, value: ParamValue) -> None:
+        desc = descriptor(spec)
+        if spec.kind is tuple and not value:
+            # rclpy infers BYTE_ARRAY from an empty list: declare the type, then set the value.
+            self._node.declare_parameter(
+                spec.name, Parameter.Type.DOUBLE_ARRAY, desc, ignore_override=True
+            )
+            if not spec.read_only:
+                self._node.set_parameters([_ros_parameter(spec, value)])
+            return
+        self._node.declare_parameter(
+            spec.name, _ros_parameter(spec, value).value, desc, ignore_override=True
+        )
+
+    def report_unknown(self) -> list[str]:
+        """Warn about given parameter names the node does not declare; return the warnings."""
+        declared = self._node.list_parameters([], 0).names
+        warnings = []
+        for name, match in unknown_keys(declared, self._overrides):
+            hint = f"; did you mean '{match}'?" if match else ''
+            text = (
+                f"unknown parameter '{name}' = {self._overrides[name]!r} ignored: "
+                f"{self._node.get_name()} has no such parameter (a typo?){hint}"
+            )
+            self._node.get_logger().warning(text)
+            warnings.append(text)
+        return warnings
+
+    def _changes(self, params: Sequence[Parameter]) -> list[tuple[ParameterGroup[Any], dict]]:
+        out = []
+        for group in self._groups:
+            changes = {p.name: p.value for p in params if p.name in group.specs}
+            if changes:
+                out.append((group, changes))
+        return out
+
+    def _coerce(self, params: list[Parameter]) -> list[Parameter]:
+        """Pre-set: an integer for a double, integers or ``[]`` for a double array."""
+        specs = {name: spec for group in self._groups for name, spec in group.specs.items()}
+        out = []
+        for param in params:
+            spec = specs.get(param.name)
+            if spec is not None and spec.kind is float and param.type_ == Parameter.Type.INTEGER:
+                param = Parameter(param.name, Parameter.Type.DOUBLE, float(param.value))
+            elif spec is not None and spec.kind is tuple and param.type_ in _ARRAY_TYPES:
+                if all(isinstance(v, (int, float)) for v in param.value):
+                    values = [float(v) for v in param.value]
+                    param = Parameter(param.name, Parameter.Type.DOUBLE_ARRAY, values)
+            out.append(param)
+        return out
+
+    def _validate(self, params: list[Parameter]) -> SetParametersResult:
+        for param in params:
+            if param.name in self._frozen:
+                why = self._frozen[param.name]
+                reason = f'{param.name} cannot change while the node runs: {why}'
+                return SetParametersResult(successful=False, reason=reason)
+        for group, changes in self._changes(params):
+            try:
+                group.candidate(changes)
+            except ParameterError as err:
+                return SetParametersResult(successful=False, reason=str(err))
+        return SetParametersResult(successful=True)
+
+    def _apply(self, params: list[Parameter]) -> None:
+        for group, changes in self._changes(params):
+            try:
+                group.apply(changes)
+            except Exception as err:  # noqa: BLE001 - a failing apply must not kill the node
+                self._node.get_logger().error(f'applying {sorted(changes)} failed: {err}')

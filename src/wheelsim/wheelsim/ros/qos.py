@@ -1,0 +1,31 @@
+"""QoS profiles of the public interface (see INTERFACE.md, "QoS")."""
+
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+
+def _keep_last(depth: int, reliability: ReliabilityPolicy, durability: DurabilityPolicy):
+    return QoSProfile(
+        history=HistoryPolicy.KEEP_LAST, depth=depth, reliability=reliability,
+        durability=durability,
+    )
+
+
+_RELIABLE, _BEST_EFFORT = ReliabilityPolicy.RELIABLE, ReliabilityPolicy.BEST_EFFORT
+_VOLATILE, _TRANSIENT_LOCAL = DurabilityPolicy.VOLATILE, DurabilityPolicy.TRANSIENT_LOCAL
+
+#: Everything not listed below: reliable, volatile, depth 10.
+DEFAULT = _keep_last(10, _RELIABLE, _VOLATILE)
+
+#: ``robot_description``: a late subscriber still gets the last value.
+LATCHED = _keep_last(1, _RELIABLE, _TRANSIENT_LOCAL)
+
+#: ``/tf``: reliable, volatile, depth 100.
+TF = _keep_last(100, _RELIABLE, _VOLATILE)
+
+#: Publishing ``/clock``: reliable so that both best-effort readers (the rclpy and rclcpp time
+#: sources) and reliable readers match; depth 1 because only the newest time matters.
+CLOCK_PUBLISHER = _keep_last(1, _RELIABLE, _VOLATILE)
+
+#: Reading ``/clock``: best effort so that it matches every publisher (rosbag2 and the time
+#: sources use best effort); a short queue so a burst of times is not lost.
+CLOCK_SUBSCRIBER = _keep_last(10, _BEST_EFFORT, _VOLATILE)
