@@ -70,16 +70,24 @@ def _closest(key: str, known: tuple[str, ...] | list[str]) -> str:
     return f' (did you mean {suggestion}?)' if suggestion else f' (known: {", ".join(known)})'
 
 
-def _params_file_sections(path: Path) -> dict[str, dict[str, Any]]:
-    """Flat parameters per node from a ROS params file (``/**`` applies to every node)."""
+def _params_file_sections(path: Path, node_specs: Mapping[str, list[ParamSpec]]
+                          ) -> dict[str, dict[str, Any]]:
+    """Flat parameters per node from a ROS params file.
+
+    A section for one of the four nodes is taken whole (and checked like ``nodes:``); a ``/**``
+    section applies to every node that declares the parameter, as ROS applies it.
+    """
     tree = yaml.safe_load(path.read_text()) or {}
     sections: dict[str, dict[str, Any]] = {name: {} for name in NODE_NAMES}
     for key, body in tree.items():
         node = str(key).rsplit('/', 1)[-1]
         values = flatten((body or {}).get('ros__parameters', {}))
-        targets = NODE_NAMES if node == '**' else (node,) if node in NODE_NAMES else ()
-        for target in targets:
-            sections[target].update(values)
+        if node == '**':
+            for target in NODE_NAMES:
+                declared = {spec.name for spec in node_specs[target]}
+                sections[target].update({k: v for k, v in values.items() if k in declared})
+        elif node in NODE_NAMES:
+            sections[node].update(values)
     return sections
 
 
@@ -141,7 +149,7 @@ def load_scenario(
         params_path = (source.parent / str(tree['params_file'])).resolve()
         if not params_path.is_file():
             raise _fail(source, 'params_file', f'{params_path} does not exist')
-        parameters = _params_file_sections(params_path)
+        parameters = _params_file_sections(params_path, node_specs)
     nodes = tree.get('nodes') or {}
     if not isinstance(nodes, dict):
         raise _fail(source, 'nodes', f'must map node names ({", ".join(NODE_NAMES)}) to parameters')
