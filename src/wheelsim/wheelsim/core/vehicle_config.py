@@ -1,0 +1,297 @@
+"""Vehicle configuration: the ``model`` and ``model_params.<model>.*`` parameter tree.
+
+Names, meanings and defaults follow the reference simulator (see docs/core.md), extended with
+``max_deceleration``, ``max_jerk``, per-wheel slip and proportional mecanum acceleration.
+
+Conventions shared by every leaf:
+
+- a limit of ``0`` means "no limit" (velocity, acceleration, jerk, time constant, position);
+- ``-1`` means "derived from another parameter", as the reference's defaults were:
+  ``max_deceleration`` = ``max_acceleration``, ``vis_track_*`` = 0.7 x ``wheel_base``,
+  tire/wheel diameters = 0.25 x ``wheel_base`` (bicycle), 0.4 x ``track`` (differential),
+  0.25 x ``track`` (omni);
+- actuator leaves may change while the simulation runs; the model and the geometry are read only.
+
+Drive actuators act on the ground speed of a wheel's rim in m/s (so the seed's ``max_velocity``
+keeps its meaning); the tire diameter converts that speed into the wheel joint's rad/s.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from wheelsim.core.params import ParameterError, from_flat, group, param, specs
+
+MODELS = ('bicycle', 'differential', 'omni')
+DERIVED = -1.0
+
+
+def _check_derived_or_positive(name: str, value: float, derived_from: str) -> None:
+    if value != DERIVED and value <= 0.0:
+        raise ParameterError(name, value, f'must be -1 ({derived_from}) or greater than 0')
+
+
+def _check_derived_or_non_negative(name: str, value: float, derived_from: str) -> None:
+    if value != DERIVED and value < 0.0:
+        raise ParameterError(name, value, f'must be -1 ({derived_from}) or at least 0')
+
+
+@dataclass(frozen=True)
+class DriveActuatorConfig:
+    """A velocity-controlled drive: dead time -> saturation -> low pass -> acceleration limits."""
+
+    dead_time: float = _dead_time('speed command')
+    time_constant: float = _time_constant(0.4, 'speed response')
+    max_velocity: float = param(
+        2.0, 'Rim speed limit (0 = no limit)', unit='m/s', min_value=0.0, max_value=1000.0
+    )
+    max_acceleration: float = param(
+        2.0,
+        'Limit on the rate at which the speed magnitude grows (0 = no limit)',
+        unit='m/s^2',
+        min_value=0.0,
+        max_value=1000.0,
+    )
+    max_deceleration: float = param(
+        DERIVED,
+        'Limit on the rate at which the speed magnitude shrinks (braking; 0 = no limit, '
+        '-1 = same as max_acceleration)',
+        unit='m/s^2',
+        min_value=DERIVED,
+        max_value=1000.0,
+    )
+    max_jerk: float = param(
+        0.0,
+        'Limit on the rate of change of acceleration: S-curve speed profiles (0 = no limit)',
+        unit='m/s^3',
+        min_value=0.0,
+        max_value=100000.0,
+    )
+
+    def __post_init__(self) -> None:
+        _check_derived_or_non_negative(
+            'max_deceleration', self.max_deceleration, 'same as max_acceleration'
+        )
+
+    @property
+    def deceleration_limit(self) -> float:
+        """The braking limit in m/s^2 with the -1 sentinel resolved (0 still means none)."""
+        return self.max_acceleration if self.max_deceleration == DERIVED else self.max_deceleration
+
+
+@dataclass(frozen=True)
+class SteeringActuatorConfig:
+    """A position-controlled steering: dead time -> position limit -> low pass -> rate limit."""
+
+    dead_time: float = _dead_time('steering command')
+    time_constant: float = _time_constant(0.05, 'steering angle')
+    max_velocity: float = param(
+        2.0, 'Steering rate limit (0 = no limit)', unit='rad/s', min_value=0.0, max_value=1000.0
+    )
+    max_position: float = param(
+        math.pi / 6,
+        'Steering angle limit either side of straight ahead (0 = no limit, turns all around)',
+        unit='rad',
+        min_value=0.0,
+        max_value=math.pi,
+    )
+
+
+def _geometry(default: float, description: str, **limits: float) -> Any:
+    return param(default, description, unit='m', read_only=True, **limits)
+
+
+def _offset() -> Any:
+    return _geometry(
+        0.0,
+        'Distance from the kinematic reference point (fixed axle, wheel axle or wheel centre) '
+        'to base_link, along +x',
+        min_value=-100.0,
+        max_value=100.0,
+    )
+
+
+def _diameter(derived_from: str) -> Any:
+    return _geometry(
+        DERIVED,
+        f'Wheel diameter: draws the wheels and turns rim speed into joint rad/s '
+        f'(-1 = {derived_from})',
+        min_value=DERIVED,
+        max_value=10.0,
+    )
+
+
+@dataclass(frozen=True)
+class BicycleConfig:
+    """Car-like (Ackermann) vehicle: a fixed axle and a steered axle ``wheel_base`` apart."""
+
+    wheel_base: float = _geometry(
+        2.0, 'Distance between the fixed and the steered axle', min_value=0.0,
+        max_value=100.0, min_exclusive=True,
+    )
+    drive_on_steered_wheel: bool = param(
+        False, 'Drive the steered wheel(s) (true) or the fixed axle (false)', read_only=True
+    )
+    reverse: bool = param(
+        False, 'Steered axle behind the fixed axle (true, e.g. a forklift) or in front (false)',
+        read_only=True,
+    )
+    base_link_offset: float = _offset()
+    vis_track_fixed: float = _geometry(
+        DERIVED, 'Wheel spacing of the fixed axle, 0 = one wheel (-1 = 0.7 x wheel_base)',
+        min_value=DERIVED, max_value=100.0,
+    )
+    vis_track_steered: float = _geometry(
+        DERIVED,
+        'Wheel spacing of the steered axle, 0 = one wheel; sets the left/right Ackermann '
+        'angles (-1 = 0.7 x wheel_base)',
+        min_value=DERIVED, max_value=100.0,
+    )
+    vis_tire_diameter: float = _diameter('0.25 x wheel_base')
+    drive_actuator: DriveActuatorConfig = group(DriveActuatorConfig)
+    steering_actuator: SteeringActuatorConfig = group(SteeringActuatorConfig)
+
+    def __post_init__(self) -> None:
+        _check_derived_or_non_negative('vis_track_fixed', self.vis_track_fixed, '0.7 x wheel_base')
+        _check_derived_or_non_negative(
+            'vis_track_steered', self.vis_track_steered, '0.7 x wheel_base'
+        )
+        _check_derived_or_positive('vis_tire_diameter', self.vis_tire_diameter, '0.25 x wheel_base')
+        limit = self.steering_actuator.max_position
+        if not self.drive_on_steered_wheel and not 0.0 < limit < math.pi / 2:
+            raise ParameterError(
+                'steering_actuator.max_position', limit,
+                'must be in (0, pi/2) when drive_on_steered_wheel is false (fixed-axle drive '
+                'cannot turn at or beyond 90 degrees)',
+            )
+
+    @property
+    def track_fixed_m(self) -> float:
+        return 0.7 * self.wheel_base if self.vis_track_fixed == DERIVED else self.vis_track_fixed
+
+    @property
+    def track_steered_m(self) -> float:
+        if self.vis_track_steered == DERIVED:
+            return 0.7 * self.wheel_base
+        return self.vis_track_steered
+
+    @property
+    def wheel_radius_m(self) -> float:
+        if self.vis_tire_diameter == DERIVED:
+            return 0.125 * self.wheel_base
+        return 0.5 * self.vis_tire_diameter
+
+
+def _slip(side: str) -> Any:
+    return param(
+        0.0,
+        f'Fraction of the {side} wheel rim speed lost to slip: ground speed = rim speed x '
+        f'(1 - slip)',
+        min_value=0.0,
+        max_value=1.0,
+    )
+
+
+@dataclass(frozen=True)
+class DifferentialConfig:
+    """Two independently driven wheels on one axle (tank steering)."""
+
+    track: float = _geometry(
+        1.4, 'Distance between the left and the right wheel', min_value=0.0, max_value=100.0,
+        min_exclusive=True,
+    )
+    base_link_offset: float = _offset()
+    vis_tire_diameter: float = _diameter('0.4 x track')
+    slip_left: float = _slip('left')
+    slip_right: float = _slip('right')
+    drive_actuators: DriveActuatorConfig = group(DriveActuatorConfig)
+
+    def __post_init__(self) -> None:
+        _check_derived_or_positive('vis_tire_diameter', self.vis_tire_diameter, '0.4 x track')
+
+    @property
+    def wheel_radius_m(self) -> float:
+        if self.vis_tire_diameter == DERIVED:
+            return 0.2 * self.track
+        return 0.5 * self.vis_tire_diameter
+
+
+@dataclass(frozen=True)
+class OmniConfig:
+    """Four mecanum wheels at (+-wheel_base/2, +-track/2), rollers at 45 degrees (X layout)."""
+
+    wheel_base: float = _geometry(
+        1.4, 'Distance between the front and the rear axle', min_value=0.0, max_value=100.0,
+        min_exclusive=True,
+    )
+    track: float = _geometry(
+        1.2, 'Distance between the left and the right wheels', min_value=0.0, max_value=100.0,
+        min_exclusive=True,
+    )
+    base_link_offset: float = _offset()
+    vis_wheel_diameter: float = _diameter('0.25 x track')
+    proportional_acceleration: bool = param(
+        True,
+        'Change all four wheel speeds in proportion, so the direction of travel is held while '
+        'accelerating (false: each wheel is limited on its own)',
+    )
+    drive_actuators: DriveActuatorConfig = group(DriveActuatorConfig)
+
+    def __post_init__(self) -> None:
+        _check_derived_or_positive('vis_wheel_diameter', self.vis_wheel_diameter, '0.25 x track')
+
+    @property
+    def wheel_radius_m(self) -> float:
+        if self.vis_wheel_diameter == DERIVED:
+            return 0.125 * self.track
+        return 0.5 * self.vis_wheel_diameter
+
+
+@dataclass(frozen=True)
+class ModelParamsConfig:
+    """One parameter group per model; only the one named by ``model`` is simulated."""
+
+    bicycle: BicycleConfig = group(BicycleConfig)
+    differential: DifferentialConfig = group(DifferentialConfig)
+    omni: OmniConfig = group(OmniConfig)
+
+
+ModelConfig = BicycleConfig | DifferentialConfig | OmniConfig
+
+
+@dataclass(frozen=True)
+class VehicleConfig:
+    """The whole vehicle: which model, and the parameters of every model."""
+
+    model: str = param(
+        'bicycle', 'Vehicle model to simulate', choices=MODELS, read_only=True
+    )
+    model_params: ModelParamsConfig = group(ModelParamsConfig)
+
+    @property
+    def active(self) -> ModelConfig:
+        """The parameter group of the selected model."""
+        return getattr(self.model_params, self.model)
+
+    @property
+    def drive(self) -> DriveActuatorConfig:
+        """The drive actuator parameters of the selected model (shared by all its wheels)."""
+        active = self.active
+        if isinstance(active, BicycleConfig):
+            return active.drive_actuator
+        return active.drive_actuators
+
+
+def vehicle_config_from_params(values: Mapping[str, Any]) -> VehicleConfig:
+    """Validated :class:`VehicleConfig` from flat dotted keys; absent keys take defaults.
+
+    Raises :class:`ParameterError` naming the full parameter path, the value and the allowed
+    range. Keys that name no vehicle parameter are ignored (see ``params.unknown_keys``).
+    """
+    return from_flat(VehicleConfig, values)
+
+
+VEHICLE_PARAM_SPECS = specs(VehicleConfig)
