@@ -39,6 +39,20 @@ def _check_derived_or_non_negative(name: str, value: float, derived_from: str) -
         raise ParameterError(name, value, f'must be -1 ({derived_from}) or at least 0')
 
 
+def _dead_time(what: str) -> Any:
+    return param(0.2, f'Transport delay of the {what}', unit='s', min_value=0.0, max_value=10.0)
+
+
+def _time_constant(default: float, what: str) -> Any:
+    return param(
+        default,
+        f'First-order low-pass time constant of the {what} (0 = none)',
+        unit='s',
+        min_value=0.0,
+        max_value=100.0,
+    )
+
+
 @dataclass(frozen=True)
 class DriveActuatorConfig:
     """A velocity-controlled drive: dead time -> saturation -> low pass -> acceleration limits."""
