@@ -1,0 +1,242 @@
+"""The localization simulator: from ground truth to odometry, a map pose estimate and map -> odom.
+
+Frames (REP-105): ``map`` fixed; ``odom`` where the odometry started, drifting against ``map``;
+``base`` the vehicle body.  Poses are ``(x [m], y [m], yaw [rad])`` (see
+:mod:`wheelsim.core.localization_se2`); ``a_T_b`` places ``b`` in ``a``.
+
+Per ground-truth sample (true ``map_T_base`` and the true body twist) :meth:`Localization.step`
+returns ``odom_T_base`` (wheel odometry), the map-frame estimate ``map_T_base`` and
+``map_T_odom = map_T_base * inverse(odom_T_base)``, so the chain ``map -> odom -> base`` always
+composes exactly to the estimate.  Covariances are the ones the models imply:
+
+- ``perfect``: odometry equals the true motion since the start, the estimate is the truth, both
+  covariances are zero, ``map_T_odom`` is constant.
+- ``noisy``: odometry drifts (:mod:`wheelsim.core.odometry_drift`); the estimate is the truth
+  plus Gauss-Markov map noise (:mod:`wheelsim.core.gauss_markov`) on ``x``, ``y``, ``yaw``.
+- ``ekf``: the same drifting odometry drives the prediction of :class:`wheelsim.core.ekf.PoseEkf`,
+  corrected by pose fixes (truth plus white noise) at ``ekf.measurement_rate``.
+
+Events: the first sample starts the odom frame at the vehicle (odom = identity).  A stamp older
+than the previous one (a bag loop, a simulation reset) restarts everything as at the start.  A
+jump of the true pose that the twist cannot explain (a teleport, e.g. ``initialpose`` sent to
+vehicle_sim) is not integrated by the odometry, which keeps the wheels' view (no motion); ``map ->
+odom`` absorbs the jump.  :meth:`Localization.request_reset` (``initialpose``) re-initialises the
+estimate at the next sample: the EKF to the given pose and covariance, the map noise to zero.
+
+Every random draw comes from generators seeded by ``seed`` (independent streams for odometry,
+map noise, pose fixes and twist noise), so equal seeds and inputs give equal outputs.  Non-finite
+inputs raise ``ValueError`` naming the field; they never reach the state.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from wheelsim.core.ekf import PoseEkf, checked_covariance, checked_pose
+from wheelsim.core.gauss_markov import GaussMarkovNoise
+from wheelsim.core.localization_config import LocalizationConfig
+from wheelsim.core.localization_se2 import compose, inverse, relative, wrap_angle
+from wheelsim.core.odometry_drift import DriftingOdometry, DriftRates
+
+FloatArray = NDArray[np.float64]
+
+#: Pose jumps larger than what the twist explains by more than these are teleports.
+TELEPORT_TOLERANCE_M = 0.1
+TELEPORT_TOLERANCE_RAD = 0.2
+
+
+@dataclass(frozen=True)
+class LocalizationOutput:
+    """Everything published for one ground-truth sample (frames in the field names)."""
+
+    stamp_ns: int
+    odom_T_base: FloatArray
+    odom_covariance: FloatArray
+    twist: FloatArray
+    twist_variances: FloatArray
+    map_T_base: FloatArray
+    map_covariance: FloatArray
+    map_T_odom: FloatArray
+    pose_fix: FloatArray | None
+    event: str | None
+
+
+def _drift_rates(config: LocalizationConfig) -> DriftRates:
+    if config.mode == 'perfect':
+        return DriftRates(0.0, 0.0, 0.0)
+    noise = config.localization
+    return DriftRates(
+        noise.odom_walk_velocity_translation,
+        noise.odom_walk_velocity_rotation,
+        noise.odom_walk_turn_rotation,
+    )
+
+
+def _map_noise_density(config: LocalizationConfig) -> FloatArray:
+    noise = config.localization
+    translation, rotation = noise.map_sample_noise_translation, noise.map_sample_noise_rotation
+    return np.array([translation, translation, rotation])
+
+
+def _fix_covariance(config: LocalizationConfig) -> FloatArray:
+    ekf = config.ekf
+    translation, rotation = ekf.measurement_noise_translation, ekf.measurement_noise_rotation
+    return np.diag([translation, translation, rotation])
+
+
+def _twist_variances(config: LocalizationConfig) -> FloatArray:
+    if config.mode == 'perfect':
+        return np.zeros(3)
+    noise = config.localization
+    linear, angular = noise.odom_twist_noise_linear, noise.odom_twist_noise_angular
+    return np.array([linear, linear, angular])
+
+
+def checked_twist(value: ArrayLike) -> FloatArray:
+    """``value`` as a finite body twist ``(vx [m/s], vy [m/s], wz [rad/s])``, else ValueError."""
+    twist = np.asarray(value, dtype=float)
+    if twist.shape != (3,) or not np.all(np.isfinite(twist)):
+        raise ValueError(f'twist = {value!r} must be three finite numbers (vx, vy, wz)')
+    return twist
+
+
+def is_teleport(
+    increment: FloatArray, twist_before: FloatArray, twist_after: FloatArray, dt_s: float
+) -> bool:
+    """Whether the body-frame ``increment`` over ``dt_s`` is larger than the twists can explain."""
+    speed_bound = math.hypot(*twist_before[:2]) + math.hypot(*twist_after[:2])
+    turn_bound = abs(twist_before[2]) + abs(twist_after[2])
+    return bool(
+        math.hypot(increment[0], increment[1]) > speed_bound * dt_s + TELEPORT_TOLERANCE_M
+        or abs(increment[2]) > turn_bound * dt_s + TELEPORT_TOLERANCE_RAD
+    )
+
+
+class Localization:
+    """The localization simulator of one vehicle; see the module documentation."""
+
+    def __init__(self, config: LocalizationConfig) -> None:
+        streams = np.random.SeedSequence(config.seed).spawn(4)
+        odometry_seq, map_noise_seq, fix_seq, twist_seq = streams
+        self._odometry_rng = np.random.default_rng(odometry_seq)
+        self._map_noise_rng = np.random.default_rng(map_noise_seq)
+        self._fix_rng = np.random.default_rng(fix_seq)
+        self._twist_rng = np.random.default_rng(twist_seq)
+        self.config = config
+        self._previous: tuple[int, FloatArray, FloatArray] | None = None
+        self._pending_reset: tuple[FloatArray, FloatArray] | None = None
+        self._odometry = DriftingOdometry(_drift_rates(config), self._odometry_rng)
+        self._map_noise = GaussMarkovNoise(
+            _map_noise_density(config),
+            config.localization.map_noise_correlation_time,
+            self._map_noise_rng,
+        )
+        self._ekf: PoseEkf | None = None
+        self._next_fix_ns = 0
+
+    def update_config(self, config: LocalizationConfig) -> None:
+        """Apply new noise parameters from the next sample on (``mode`` and ``seed`` are fixed)."""
+        if (config.mode, config.seed) != (self.config.mode, self.config.seed):
+            raise ValueError('mode and seed cannot change while running')
+        self.config = config
+        self._odometry.rates = _drift_rates(config)
+        self._map_noise.density = _map_noise_density(config)
+        self._map_noise.tau_s = config.localization.map_noise_correlation_time
+
+    def request_reset(self, map_T_base: ArrayLike, covariance: ArrayLike) -> None:
+        """Re-initialise the estimate at the next sample (``initialpose``); inputs are validated."""
+        self._pending_reset = (
+            checked_pose('initial pose', map_T_base),
+            checked_covariance('initial pose covariance', covariance),
+        )
+
+    def step(self, stamp_ns: int, map_T_base: ArrayLike, twist: ArrayLike) -> LocalizationOutput:
+        """Process one ground-truth sample: time [ns], true pose in map, true body twist."""
+        if isinstance(stamp_ns, bool) or not isinstance(stamp_ns, (int, np.integer)):
+            raise ValueError(f'stamp_ns = {stamp_ns!r} must be an integer time in nanoseconds')
+        truth = checked_pose('ground truth pose', map_T_base)
+        true_twist = checked_twist(twist)
+        event = None
+        if self._previous is None or stamp_ns < self._previous[0]:
+            event = 'start' if self._previous is None else 'time_jump'
+            self._start(stamp_ns)
+            dt_s = 0.0
+        else:
+            previous_stamp_ns, previous_truth, previous_twist = self._previous
+            dt_s = (stamp_ns - previous_stamp_ns) * 1e-9
+            increment = relative(previous_truth, truth)
+            if is_teleport(increment, previous_twist, true_twist, dt_s):
+                event = 'teleport'
+            else:
+                self._predict(increment)
+        self._previous = (int(stamp_ns), truth, true_twist)
+        if self._pending_reset is not None:
+            self._apply_reset(*self._pending_reset)
+            self._pending_reset = None
+            event = event or 'reset'
+        map_T_base_estimate, map_covariance, fix = self._estimate(stamp_ns, dt_s, truth)
+        twist_variances = _twist_variances(self.config)
+        noisy_twist = true_twist + np.sqrt(twist_variances) * self._twist_rng.standard_normal(3)
+        return LocalizationOutput(
+            stamp_ns=int(stamp_ns),
+            odom_T_base=self._odometry.pose.copy(),
+            odom_covariance=self._odometry.covariance.copy(),
+            twist=noisy_twist,
+            twist_variances=twist_variances,
+            map_T_base=map_T_base_estimate,
+            map_covariance=map_covariance,
+            map_T_odom=compose(map_T_base_estimate, inverse(self._odometry.pose)),
+            pose_fix=fix,
+            event=event,
+        )
+
+    def _start(self, stamp_ns: int) -> None:
+        self._odometry.restart()
+        self._map_noise.reset()
+        self._ekf = None
+        self._next_fix_ns = stamp_ns
+
+    def _predict(self, increment: FloatArray) -> None:
+        measured, increment_covariance = self._odometry.step(increment)
+        if self._ekf is not None:
+            self._ekf.predict(measured, increment_covariance)
+
+    def _apply_reset(self, map_T_base: FloatArray, covariance: FloatArray) -> None:
+        self._map_noise.reset()
+        if self.config.mode == 'ekf':
+            self._ekf = PoseEkf.from_pose(map_T_base, covariance)
+
+    def _pose_fix(self, truth: FloatArray) -> FloatArray:
+        std = np.sqrt(np.diag(_fix_covariance(self.config)))
+        fix = truth + std * self._fix_rng.standard_normal(3)
+        fix[2] = wrap_angle(fix[2])
+        return fix
+
+    def _estimate(
+        self, stamp_ns: int, dt_s: float, truth: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray | None]:
+        if self.config.mode == 'perfect':
+            return truth, np.zeros((3, 3)), None
+        if self.config.mode == 'noisy':
+            estimate = truth + self._map_noise.sample(dt_s)
+            estimate[2] = wrap_angle(estimate[2])
+            return estimate, np.diag(self._map_noise.variance), None
+        fix = None
+        if self._ekf is None:
+            # The filter starts from its first pose fix.
+            fix = self._pose_fix(truth)
+            self._ekf = PoseEkf.from_pose(fix, _fix_covariance(self.config))
+        elif stamp_ns >= self._next_fix_ns:
+            fix = self._pose_fix(truth)
+            self._ekf.correct(fix, _fix_covariance(self.config))
+        if fix is not None:
+            # Fixes on the grid start + k * period, each at the first sample at or after it.
+            period_ns = round(1e9 / self.config.ekf.measurement_rate)
+            self._next_fix_ns += period_ns
+            if self._next_fix_ns <= stamp_ns:
+                self._next_fix_ns = stamp_ns + period_ns
+        return self._ekf.pose.copy(), self._ekf.covariance.copy(), fix
