@@ -80,12 +80,16 @@ def test_turning_on_the_spot_drifts_heading_only():
     np.testing.assert_array_equal(poses[-1][:, :2], 0.0)
 
 
-def moments_along(increments, rates):
-    """The reported E[e e^T] after integrating ``increments`` (one seed; it does not matter)."""
+def errors_and_reported(increment, steps, rates, seed):
+    """Final errors of RUNS noisy runs along ``steps`` equal increments, and the reported
+    E[e e^T] (from one run: it depends on the true motion only)."""
+    increments = np.tile(increment, (steps, 1))
     odometry = DriftingOdometry(rates, np.random.default_rng(0))
-    for increment in increments:
-        odometry.step(increment)
-    return odometry.covariance
+    for u in increments:
+        odometry.step(u)
+    errors = integrate(increments, rates, seed)[-1] - odometry.true_pose
+    errors[:, 2] = wrap_angle(errors[:, 2])
+    return errors, odometry.covariance
 
 
 @pytest.mark.parametrize(
@@ -100,13 +104,7 @@ def moments_along(increments, rates):
 )
 def test_reported_second_moments_match_the_empirical_ones(rates, increment, steps):
     """Every entry of the reported E[e e^T] within 99.9 % bounds of its sample estimate."""
-    increments = np.tile(increment, (steps, 1))
-    truth = np.zeros(3)
-    for u in increments:
-        truth = compose(truth, u)
-    errors = integrate(increments, rates, seed=11)[-1] - truth
-    errors[:, 2] = wrap_angle(errors[:, 2])
-    reported = moments_along(increments, rates)
+    errors, reported = errors_and_reported(increment, steps, rates, seed=11)
     products = errors[:, :, None] * errors[:, None, :]
     half_width = Z * products.std(axis=0) / np.sqrt(RUNS) + 1e-15
     np.testing.assert_array_less(np.abs(products.mean(axis=0) - reported), half_width)
@@ -119,13 +117,7 @@ def test_reported_second_moments_match_the_empirical_ones(rates, increment, step
 @pytest.mark.parametrize(('increment', 'steps'), [([0.1, 0.0, 0.03], 30), ([0.1, 0.0, 0.0], 300)])
 def test_nees_of_the_odometry_within_bounds(increment, steps):
     """NEES over seeded runs: mean 3 (chi-square bounds when the error is nearly Gaussian)."""
-    increments = np.tile(increment, (steps, 1))
-    truth = np.zeros(3)
-    for u in increments:
-        truth = compose(truth, u)
-    errors = integrate(increments, DEFAULT_RATES, seed=12)[-1] - truth
-    errors[:, 2] = wrap_angle(errors[:, 2])
-    reported = moments_along(increments, DEFAULT_RATES)
+    errors, reported = errors_and_reported(increment, steps, DEFAULT_RATES, seed=12)
     nees = np.einsum('ni,ij,nj->n', errors, np.linalg.inv(reported), errors)
     if steps <= 30:
         dof = 3 * RUNS
