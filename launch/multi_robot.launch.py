@@ -1,0 +1,73 @@
+"""Two robots side by side: each demo.launch.py loop in its own namespace, one TF tree, one RViz.
+
+    ros2 launch wheelsim multi_robot.launch.py
+    ros2 launch wheelsim multi_robot.launch.py robot2_preset:=ackermann_car robot2_y:=-5.0
+
+robot1 and robot2 run in the namespaces ``robot1`` and ``robot2`` (topics ``/robot1/cmd_vel``, ...)
+with the frame prefixes ``robot1/`` and ``robot2/`` on the global /tf: ``robot1/map ->
+robot1/odom -> robot1/base_link`` and the same for robot2. Two static transforms place both map
+frames in a shared ``map`` frame, robot2's ``robot2_y`` metres to the side, so one RViz shows
+both robots and their plans.
+"""
+
+from launch.actions import DeclareLaunchArgument, GroupAction, IncludeLaunchDescription
+from launch.conditions import IfCondition
+from launch.launch_description import LaunchDescription
+from launch.launch_description_sources import PythonLaunchDescriptionSource
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
+from launch_ros.actions import Node
+from launch_ros.substitutions import FindPackageShare
+
+ROBOTS = ('robot1', 'robot2')
+
+
+def generate_launch_description():
+    share = FindPackageShare('wheelsim')
+    use_sim_time = LaunchConfiguration('use_sim_time')
+
+    arguments = [
+        DeclareLaunchArgument(
+            'robot1_preset', default_value='indoor_differential',
+            description='Vehicle preset of robot1 (a params file name in share/wheelsim/params)'),
+        DeclareLaunchArgument(
+            'robot2_preset', default_value='mecanum_omni',
+            description='Vehicle preset of robot2 (a params file name in share/wheelsim/params)'),
+        DeclareLaunchArgument(
+            'robot2_y', default_value='-4.0',
+            description='Sideways offset of robot2\'s map frame from robot1\'s [m]'),
+        DeclareLaunchArgument(
+            'use_sim_time', default_value='false',
+            description='Every node follows /clock (clock modes 2 and 3)'),
+        DeclareLaunchArgument(
+            'rviz', default_value='true', description='Start RViz showing both robots'),
+    ]
+
+    # One scoped group per robot, so that one robot's launch arguments do not leak to the other.
+    robots = [GroupAction([
+        IncludeLaunchDescription(
+            PythonLaunchDescriptionSource(
+                PathJoinSubstitution([share, 'launch', 'demo.launch.py'])),
+            launch_arguments={
+                'params_file': [share, '/params/', LaunchConfiguration(f'{robot}_preset'),
+                                '.yaml'],
+                'namespace': robot,
+                'frame_prefix': f'{robot}/',
+                'use_namespaced_tf': 'false',
+                'use_sim_time': use_sim_time,
+                'rviz': 'false',
+                'plotjuggler': 'false',
+            }.items())
+    ]) for robot in ROBOTS]
+    map_frames = [
+        Node(package='tf2_ros', executable='static_transform_publisher',
+             name=f'{robot}_map_placement', output='log',
+             arguments=['--y', offset, '--frame-id', 'map', '--child-frame-id', f'{robot}/map'],
+             parameters=[{'use_sim_time': use_sim_time}])
+        for robot, offset in zip(ROBOTS, ('0.0', LaunchConfiguration('robot2_y')), strict=True)
+    ]
+    rviz = Node(
+        package='rviz2', executable='rviz2', name='rviz2', output='log',
+        arguments=['-d', PathJoinSubstitution([share, 'rviz', 'multi_robot.rviz'])],
+        parameters=[{'use_sim_time': use_sim_time}], condition=IfCondition(
+            LaunchConfiguration('rviz')))
+    return LaunchDescription([*arguments, *robots, *map_frames, rviz])

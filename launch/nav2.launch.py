@@ -1,0 +1,115 @@
+"""Nav2 drives the simulated vehicle: sim.launch.py, a map server with the shipped map, Nav2.
+
+    ros2 launch wheelsim nav2.launch.py
+    ros2 launch wheelsim nav2.launch.py map:=/path/to/my_map.yaml namespace:=robot1
+
+Send goals with RViz's "2D Goal Pose" tool. wheelsim's localization publishes map -> odom, so
+there is no AMCL. Nav2's parameters come from two files: nav2.yaml, common to every distro,
+then nav2_<ROS_DISTRO>.yaml with what differs between distros (Jazzy publishes cmd_vel as
+Twist, Kilted as TwistStamped; vehicle_sim takes either). The Nav2 servers are started here
+directly (not through nav2_bringup), so the same node set runs on Jazzy and Kilted.
+The shipped Nav2 parameters suit the indoor_differential preset (footprint, speeds).
+"""
+
+from launch.actions import (
+    DeclareLaunchArgument,
+    GroupAction,
+    IncludeLaunchDescription,
+    SetEnvironmentVariable,
+)
+from launch.conditions import IfCondition
+from launch.launch_description import LaunchDescription
+from launch.launch_description_sources import PythonLaunchDescriptionSource
+from launch.substitutions import EnvironmentVariable, LaunchConfiguration, PathJoinSubstitution
+from launch_ros.actions import Node, PushROSNamespace, SetParameter, SetRemap
+from launch_ros.substitutions import FindPackageShare
+
+NAVIGATION_NODES = ['controller_server', 'planner_server', 'behavior_server', 'bt_navigator']
+
+
+def generate_launch_description():
+    share = FindPackageShare('wheelsim')
+    preset = LaunchConfiguration('preset')
+    params_file = LaunchConfiguration('params_file')
+    namespace = LaunchConfiguration('namespace')
+    use_namespaced_tf = LaunchConfiguration('use_namespaced_tf')
+    use_sim_time = LaunchConfiguration('use_sim_time')
+    map_file = LaunchConfiguration('map')
+    nav2_params = [LaunchConfiguration('nav2_params_file'),
+                   LaunchConfiguration('nav2_distro_params_file')]
+    autostart = LaunchConfiguration('autostart')
+    ros_args = ['--ros-args', '--log-level', LaunchConfiguration('nav2_log_level')]
+
+    arguments = [
+        DeclareLaunchArgument(
+            'preset', default_value='indoor_differential',
+            description='Shipped vehicle preset (the Nav2 parameters suit indoor_differential)'),
+        DeclareLaunchArgument(
+            'params_file', default_value=[share, '/params/', preset, '.yaml'],
+            description='ROS parameters file of the wheelsim nodes; default: the preset\'s'),
+        DeclareLaunchArgument(
+            'namespace', default_value='',
+            description='Namespace of every node and topic, Nav2 included'),
+        DeclareLaunchArgument(
+            'use_namespaced_tf', default_value='true',
+            description='Publish and read TF on <namespace>/tf, as Nav2 expects of namespaced '
+                        'robots'),
+        DeclareLaunchArgument(
+            'use_sim_time', default_value='false',
+            description='Every node follows /clock (clock modes 2 and 3)'),
+        DeclareLaunchArgument(
+            'map', default_value=PathJoinSubstitution([share, 'params', 'maps', 'room.yaml']),
+            description='Map YAML file for the Nav2 map server (the world the costmaps see)'),
+        DeclareLaunchArgument(
+            'nav2_params_file',
+            default_value=PathJoinSubstitution([share, 'params', 'nav2.yaml']),
+            description='Nav2 parameters common to every ROS distro'),
+        DeclareLaunchArgument(
+            'nav2_distro_params_file',
+            default_value=[share, '/params/nav2_',
+                           EnvironmentVariable('ROS_DISTRO', default_value='jazzy'), '.yaml'],
+            description='Nav2 parameters of this ROS distro (cmd_vel type), applied over '
+                        'nav2_params_file'),
+        DeclareLaunchArgument(
+            'autostart', default_value='true',
+            description='Configure and activate the Nav2 servers at start'),
+        DeclareLaunchArgument(
+            'nav2_log_level', default_value='info', description='Log level of the Nav2 servers'),
+    ]
+
+    simulation = IncludeLaunchDescription(
+        PythonLaunchDescriptionSource(PathJoinSubstitution([share, 'launch', 'sim.launch.py'])),
+        launch_arguments={
+            'params_file': params_file,
+            'namespace': namespace,
+            'use_namespaced_tf': use_namespaced_tf,
+            'use_sim_time': use_sim_time,
+        }.items())
+
+    navigation = GroupAction([
+        PushROSNamespace(namespace),
+        SetParameter('use_sim_time', use_sim_time),
+        SetRemap('/tf', 'tf', condition=IfCondition(use_namespaced_tf)),
+        SetRemap('/tf_static', 'tf_static', condition=IfCondition(use_namespaced_tf)),
+        Node(package='nav2_map_server', executable='map_server', name='map_server',
+             output='screen', parameters=[{'yaml_filename': map_file}], arguments=ros_args),
+        Node(package='nav2_lifecycle_manager', executable='lifecycle_manager',
+             name='lifecycle_manager_map', output='screen', arguments=ros_args,
+             parameters=[{'autostart': autostart, 'node_names': ['map_server']}]),
+        Node(package='nav2_controller', executable='controller_server',
+             name='controller_server', output='screen', parameters=nav2_params,
+             arguments=ros_args),
+        Node(package='nav2_planner', executable='planner_server', name='planner_server',
+             output='screen', parameters=nav2_params, arguments=ros_args),
+        Node(package='nav2_behaviors', executable='behavior_server', name='behavior_server',
+             output='screen', parameters=nav2_params, arguments=ros_args),
+        Node(package='nav2_bt_navigator', executable='bt_navigator', name='bt_navigator',
+             output='screen', parameters=nav2_params, arguments=ros_args),
+        Node(package='nav2_lifecycle_manager', executable='lifecycle_manager',
+             name='lifecycle_manager_navigation', output='screen', arguments=ros_args,
+             parameters=[{'autostart': autostart, 'node_names': NAVIGATION_NODES}]),
+    ])
+    return LaunchDescription([
+        SetEnvironmentVariable('RCUTILS_LOGGING_BUFFERED_STREAM', '1'),
+        *arguments, simulation, navigation,
+    ])

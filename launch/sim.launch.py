@@ -1,0 +1,153 @@
+"""Simulate one vehicle: vehicle_sim, localization and robot_state_publisher; RViz, PlotJuggler.
+
+    ros2 launch wheelsim sim.launch.py
+    ros2 launch wheelsim sim.launch.py preset:=forklift
+    ros2 launch wheelsim sim.launch.py params_file:=/path/to/my_vehicle.yaml
+    ros2 launch wheelsim sim.launch.py namespace:=robot1 frame_prefix:=robot1/ rviz:=false
+
+robot_state_publisher gets the URDF as its ``robot_description`` parameter: it is built here, with
+``wheelsim.core.urdf.build_urdf``, from the same params file (and ``model``) that vehicle_sim
+reads, so the model in RViz is the simulated one. No forked robot_state_publisher is needed.
+"""
+
+import re
+
+import yaml
+from launch.actions import DeclareLaunchArgument, GroupAction, OpaqueFunction
+from launch.conditions import IfCondition
+from launch.launch_description import LaunchDescription
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
+from launch_ros.actions import Node, PushROSNamespace, SetParameter, SetRemap
+from launch_ros.substitutions import FindPackageShare
+
+from wheelsim.core.params import ParameterError, flatten
+from wheelsim.core.urdf import build_urdf
+from wheelsim.core.vehicle_config import vehicle_config_from_params
+
+
+def _node_section(params_file, node_fqn):
+    """Flat parameters a params file gives the node ``node_fqn`` (e.g. ``/robot1/vehicle_sim``).
+
+    Sections apply in file order when their key matches as ROS matches them: ``vehicle_sim``,
+    ``/robot1/vehicle_sim``, ``/**/vehicle_sim``, ``/**`` (``*`` is one name, ``**`` any number).
+    """
+    with open(params_file) as stream:
+        tree = yaml.safe_load(stream) or {}
+    values = {}
+    for key, body in tree.items():
+        key = '/' + str(key).strip('/')
+        pattern = re.escape(key).replace(r'/\*\*', '(/[^/]+)*').replace(r'\*', '[^/]+')
+        if re.fullmatch(pattern, node_fqn):
+            values.update(flatten((body or {}).get('ros__parameters', {})))
+    return values
+
+
+def _vehicle_nodes(context):
+    """vehicle_sim, localization and robot_state_publisher, configured from the params file."""
+    params_file = LaunchConfiguration('params_file').perform(context)
+    model = LaunchConfiguration('model').perform(context)
+    frame_prefix = LaunchConfiguration('frame_prefix').perform(context)
+    localization_mode = LaunchConfiguration('localization_mode').perform(context)
+    log_level = LaunchConfiguration('log_level').perform(context)
+
+    sim_overrides = {'frame_prefix': frame_prefix}
+    if model:
+        sim_overrides['model'] = model
+    namespace = context.launch_configurations.get('ros_namespace', '').strip('/')
+    fqn = '/' + '/'.join(part for part in (namespace, 'vehicle_sim') if part)
+    sim_values = {**_node_section(params_file, fqn), **sim_overrides}
+    try:
+        urdf = build_urdf(vehicle_config_from_params(sim_values), frame_prefix)
+    except ParameterError as err:
+        raise RuntimeError(f'{params_file}: vehicle_sim: {err}') from None
+    if sim_values.get('be_reference_clock', False):
+        # Clock mode 3: vehicle_sim is the time source, so it must not itself follow /clock.
+        sim_overrides['use_sim_time'] = False
+
+    localization_overrides = {'frame_prefix': frame_prefix}
+    if localization_mode:
+        localization_overrides['mode'] = localization_mode
+    ros_args = ['--ros-args', '--log-level', log_level]
+    return [
+        Node(package='wheelsim', executable='vehicle_sim', name='vehicle_sim', output='screen',
+             parameters=[params_file, sim_overrides], arguments=ros_args),
+        Node(package='wheelsim', executable='localization', name='localization',
+             output='screen', parameters=[params_file, localization_overrides],
+             arguments=ros_args),
+        Node(package='robot_state_publisher', executable='robot_state_publisher',
+             name='robot_state_publisher', output='screen',
+             parameters=[{'robot_description': urdf}], arguments=ros_args),
+    ]
+
+
+def generate_launch_description():
+    share = FindPackageShare('wheelsim')
+    preset = LaunchConfiguration('preset')
+    namespace = LaunchConfiguration('namespace')
+    use_sim_time = LaunchConfiguration('use_sim_time')
+    use_namespaced_tf = LaunchConfiguration('use_namespaced_tf')
+    rviz = LaunchConfiguration('rviz')
+    rviz_config = LaunchConfiguration('rviz_config')
+    plotjuggler = LaunchConfiguration('plotjuggler')
+    plotjuggler_layout = LaunchConfiguration('plotjuggler_layout')
+
+    arguments = [
+        DeclareLaunchArgument(
+            'preset', default_value='indoor_differential',
+            description='Shipped vehicle preset: indoor_differential, ackermann_car, forklift, '
+                        'mecanum_omni or all_vehicles (with model:=...)'),
+        DeclareLaunchArgument(
+            'params_file',
+            default_value=[share, '/params/', preset, '.yaml'],
+            description='ROS parameters file for every wheelsim node; default: the preset\'s'),
+        DeclareLaunchArgument(
+            'model', default_value='',
+            description='Vehicle model, overriding the params file: differential, bicycle or '
+                        'omni (empty: as in the params file)'),
+        DeclareLaunchArgument(
+            'localization_mode', default_value='',
+            description='Localization mode, overriding the params file: perfect, noisy or ekf '
+                        '(empty: as in the params file)'),
+        DeclareLaunchArgument(
+            'namespace', default_value='',
+            description='Namespace of every node and topic (several robots)'),
+        DeclareLaunchArgument(
+            'frame_prefix', default_value='',
+            description='Prefix of every frame name, e.g. robot1/ (several robots in one TF tree)'),
+        DeclareLaunchArgument(
+            'use_namespaced_tf', default_value='true',
+            description='Publish TF on <namespace>/tf as Nav2 expects of namespaced robots; '
+                        'false keeps the global /tf (robots told apart by frame_prefix)'),
+        DeclareLaunchArgument(
+            'use_sim_time', default_value='false',
+            description='Every node follows /clock (clock mode 2; with be_reference_clock in '
+                        'the params file vehicle_sim publishes /clock itself, mode 3)'),
+        DeclareLaunchArgument(
+            'rviz', default_value='true', description='Start RViz'),
+        DeclareLaunchArgument(
+            'rviz_config',
+            default_value=PathJoinSubstitution([share, 'rviz', 'wheelsim.rviz']),
+            description='RViz configuration file'),
+        DeclareLaunchArgument(
+            'plotjuggler', default_value='false', description='Start PlotJuggler'),
+        DeclareLaunchArgument(
+            'plotjuggler_layout',
+            default_value=PathJoinSubstitution([share, 'plotjuggler', 'wheelsim_layout.xml']),
+            description='PlotJuggler layout file (topics without namespace)'),
+        DeclareLaunchArgument(
+            'log_level', default_value='info',
+            description='Log level of the wheelsim nodes (debug, info, warn, error)'),
+    ]
+
+    robot = GroupAction([
+        PushROSNamespace(namespace),
+        SetParameter('use_sim_time', use_sim_time),
+        SetRemap('/tf', 'tf', condition=IfCondition(use_namespaced_tf)),
+        SetRemap('/tf_static', 'tf_static', condition=IfCondition(use_namespaced_tf)),
+        OpaqueFunction(function=_vehicle_nodes),
+        Node(package='rviz2', executable='rviz2', name='rviz2', output='log',
+             arguments=['-d', rviz_config], condition=IfCondition(rviz)),
+        Node(package='plotjuggler', executable='plotjuggler', name='plotjuggler', output='log',
+             arguments=['--layout', plotjuggler_layout], condition=IfCondition(plotjuggler)),
+    ])
+    return LaunchDescription([*arguments, robot])

@@ -1,0 +1,46 @@
+"""Drive the simulated vehicle from the keyboard (teleop_twist_keyboard in its own terminal).
+
+    ros2 launch wheelsim sim.launch.py          # in one terminal
+    ros2 launch wheelsim teleop.launch.py       # in another: an xterm window opens, type there
+
+The keyboard node needs a terminal of its own: it is started with ``terminal`` as prefix
+(default ``xterm -e``). Without a display, run it directly instead:
+``ros2 run teleop_twist_keyboard teleop_twist_keyboard``. vehicle_sim takes cmd_vel as Twist
+or TwistStamped (``stamped``), so either works. Do not run it next to a controller that also
+publishes cmd_vel (demo.launch.py, nav2.launch.py): the two would fight.
+"""
+
+from launch.actions import DeclareLaunchArgument, GroupAction
+from launch.launch_description import LaunchDescription
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node, PushROSNamespace, SetParameter
+
+
+def generate_launch_description():
+    arguments = [
+        DeclareLaunchArgument(
+            'namespace', default_value='',
+            description='Namespace of the vehicle to drive (its cmd_vel)'),
+        DeclareLaunchArgument(
+            'stamped', default_value='false',
+            description='Publish geometry_msgs/TwistStamped instead of Twist'),
+        DeclareLaunchArgument(
+            'frame_id', default_value='base_link',
+            description='Frame of the TwistStamped commands'),
+        DeclareLaunchArgument(
+            'use_sim_time', default_value='false',
+            description='Stamp commands with /clock time (clock modes 2 and 3)'),
+        DeclareLaunchArgument(
+            'terminal', default_value='xterm -e',
+            description='Command that opens the terminal the keyboard node reads from'),
+    ]
+    teleop = GroupAction([
+        PushROSNamespace(LaunchConfiguration('namespace')),
+        SetParameter('use_sim_time', LaunchConfiguration('use_sim_time')),
+        Node(package='teleop_twist_keyboard', executable='teleop_twist_keyboard',
+             name='teleop_twist_keyboard', output='screen',
+             prefix=LaunchConfiguration('terminal'),
+             parameters=[{'stamped': LaunchConfiguration('stamped'),
+                          'frame_id': LaunchConfiguration('frame_id')}]),
+    ])
+    return LaunchDescription([*arguments, teleop])
