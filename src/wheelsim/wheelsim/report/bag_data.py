@@ -1,0 +1,277 @@
+"""Read a wheelsim run's rosbag2 (MCAP) folder into numpy arrays, one series per topic.
+
+Messages are decoded with the ``mcap`` reader and ``mcap_ros2``'s decoder, so no ROS install or
+message package is needed to read a bag. Times are in seconds of simulated time: the header stamp
+of stamped messages, the log time of the others (a Twist on ``cmd_vel``). Every series is in stamp
+order. A topic missing from the bag gives empty arrays, never an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from mcap.reader import make_reader
+from mcap_ros2.decoder import DecoderFactory
+
+from wheelsim.report.geometry import FloatArray, yaw_from_quaternion
+
+NS_PER_S = 1e9
+TOPICS = ('ground_truth', 'odom', 'pose', 'twist_actual', 'joint_states', 'cmd_vel', 'plan',
+          'tracking_error')
+"""The topics read (relative to the run's namespace); every other topic is only counted."""
+
+
+def _no_samples() -> Any:
+    """A dataclass field defaulting to an empty array (a topic missing from the bag)."""
+    return field(default_factory=lambda: np.empty(0))
+
+
+def _array(values: Iterable[float]) -> FloatArray:
+    return np.asarray(list(values), dtype=float)
+
+
+@dataclass(frozen=True)
+class PoseSeries:
+    """Planar poses over time: ``t_s`` [s], position ``x_m``, ``y_m`` [m], ``yaw_rad`` in
+    [-pi, pi]. The frame is the topic's (``map`` for ground truth and the estimate, ``odom``
+    for odometry, ``map`` for a plan, whose ``t_s`` are the planned times)."""
+
+    t_s: FloatArray = _no_samples()
+    x_m: FloatArray = _no_samples()
+    y_m: FloatArray = _no_samples()
+    yaw_rad: FloatArray = _no_samples()
+
+    def __len__(self) -> int:
+        return len(self.t_s)
+
+
+@dataclass(frozen=True)
+class TwistSeries:
+    """Planar body twists over time (``base_link``): ``vx_mps``, ``vy_mps``, ``wz_radps``."""
+
+    t_s: FloatArray = _no_samples()
+    vx_mps: FloatArray = _no_samples()
+    vy_mps: FloatArray = _no_samples()
+    wz_radps: FloatArray = _no_samples()
+
+    def __len__(self) -> int:
+        return len(self.t_s)
+
+
+@dataclass(frozen=True)
+class JointSeries:
+    """Joint states over time: ``position`` [rad] and ``velocity`` [rad/s], shape (samples,
+    joints), columns in ``names`` order; NaN where a message did not carry a value."""
+
+    t_s: FloatArray = _no_samples()
+    names: tuple[str, ...] = ()
+    position: FloatArray = field(default_factory=lambda: np.empty((0, 0)))
+    velocity: FloatArray = field(default_factory=lambda: np.empty((0, 0)))
+
+    @property
+    def steering_names(self) -> tuple[str, ...]:
+        """Steering joints: the names containing 'steer'."""
+        return tuple(n for n in self.names if 'steer' in n.lower())
+
+    @property
+    def wheel_names(self) -> tuple[str, ...]:
+        """Every other joint (the wheels)."""
+        return tuple(n for n in self.names if 'steer' not in n.lower())
+
+    def column(self, name: str) -> int:
+        return self.names.index(name)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One published plan: in effect from ``received_s`` (its header stamp, or its log time if
+    unstamped) until the next plan; ``poses`` in ``map`` with their planned times."""
+
+    received_s: float
+    poses: PoseSeries
+
+
+@dataclass(frozen=True)
+class ColumnSeries:
+    """A topic of unknown type flattened to named numeric columns (dotted field paths, ``[i]``
+    for array elements), e.g. the controller's tracking errors."""
+
+    t_s: FloatArray = _no_samples()
+    columns: Mapping[str, FloatArray] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunData:
+    """Everything the report uses from one run. Times in seconds of simulated time."""
+
+    ground_truth: PoseSeries
+    ground_truth_twist: TwistSeries
+    odom: PoseSeries
+    estimate: PoseSeries
+    twist_actual: TwistSeries
+    cmd_vel: TwistSeries
+    joints: JointSeries
+    plans: tuple[Plan, ...]
+    tracking_error: ColumnSeries
+    message_counts: Mapping[str, int]
+    """Messages per topic, every topic in the bag (fully qualified names)."""
+    start_time_s: float
+    end_time_s: float
+    """Log time of the first and last message (0 for an empty bag)."""
+
+    @property
+    def plan(self) -> Plan | None:
+        """The reference: the latest plan with at least one pose (None without any)."""
+        return next((p for p in reversed(self.plans) if len(p.poses)), None)
+
+
+def _stamp_s(msg: Any, log_time_ns: int) -> float:
+    header = getattr(msg, 'header', None)
+    if header is None:
+        return log_time_ns / NS_PER_S
+    return header.stamp.sec + header.stamp.nanosec / NS_PER_S
+
+
+def _sorted(t_s: FloatArray, *columns: FloatArray) -> list[FloatArray]:
+    order = np.argsort(t_s, kind='stable')
+    return [t_s[order], *(c[order] for c in columns)]
+
+
+def _pose_arrays(poses: list[Any]) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """``(x_m, y_m, yaw_rad)`` of geometry_msgs/Pose objects."""
+    q = [_array(getattr(p.orientation, axis) for p in poses) for axis in 'xyzw']
+    return (_array(p.position.x for p in poses), _array(p.position.y for p in poses),
+            yaw_from_quaternion(*q))
+
+
+def _poses(stamps: list[float], poses: list[Any]) -> PoseSeries:
+    return PoseSeries(*_sorted(_array(stamps), *_pose_arrays(poses)))
+
+
+def _twists(stamps: list[float], twists: list[Any]) -> TwistSeries:
+    return TwistSeries(*_sorted(_array(stamps), _array(t.linear.x for t in twists),
+                                _array(t.linear.y for t in twists),
+                                _array(t.angular.z for t in twists)))
+
+
+def _joints(stamps: list[float], messages: list[Any]) -> JointSeries:
+    names: dict[str, int] = {}
+    for msg in messages:
+        for name in msg.name:
+            names.setdefault(name, len(names))
+    position = np.full((len(messages), len(names)), np.nan)
+    velocity = np.full((len(messages), len(names)), np.nan)
+    for row, msg in enumerate(messages):
+        columns = [names[n] for n in msg.name]
+        if len(msg.position) == len(columns):
+            position[row, columns] = msg.position
+        if len(msg.velocity) == len(columns):
+            velocity[row, columns] = msg.velocity
+    order = np.argsort(_array(stamps), kind='stable')
+    return JointSeries(_array(stamps)[order], tuple(names), position[order], velocity[order])
+
+
+def _plan(msg: Any, log_time_ns: int) -> Plan:
+    """A nav_msgs/Path, kept in path order (the planned times only label the poses)."""
+    received_s = _stamp_s(msg, log_time_ns) or log_time_ns / NS_PER_S
+    planned_s = _array(_stamp_s(p, 0) for p in msg.poses)
+    return Plan(received_s, PoseSeries(planned_s, *_pose_arrays([p.pose for p in msg.poses])))
+
+
+def _flatten(msg: Any, prefix: str, out: dict[str, float]) -> None:
+    """Numeric leaves of a decoded message as ``{dotted.path: value}`` (header skipped)."""
+    for name in getattr(msg, '__slots__', ()):
+        if name in ('header', 'layout'):
+            continue
+        value = getattr(msg, name)
+        path = f'{prefix}{name}'
+        if isinstance(value, (bool, str, bytes)):
+            continue
+        if isinstance(value, (int, float)):
+            out[path] = float(value)
+        elif isinstance(value, (list, tuple, np.ndarray)):
+            for i, item in enumerate(value):
+                if isinstance(item, (int, float)) and not isinstance(item, bool):
+                    out[f'{path}[{i}]'] = float(item)
+                else:
+                    _flatten(item, f'{path}[{i}].', out)
+        else:
+            _flatten(value, f'{path}.', out)
+
+
+def _columns(stamps: list[float], messages: list[Any]) -> ColumnSeries:
+    rows = []
+    for msg in messages:
+        row: dict[str, float] = {}
+        _flatten(msg, '', row)
+        rows.append(row)
+    names = list(dict.fromkeys(name for row in rows for name in row))
+    order = np.argsort(_array(stamps), kind='stable')
+    columns = {n: _array(row.get(n, np.nan) for row in rows)[order] for n in names}
+    return ColumnSeries(_array(stamps)[order], columns)
+
+
+def _bag_file(bag: Path) -> Path:
+    if bag.is_file():
+        return bag
+    files = sorted(bag.glob('*.mcap'))
+    if not files:
+        raise FileNotFoundError(f'{bag}: no .mcap file (expected a rosbag2 folder with MCAP '
+                                'storage or an .mcap file)')
+    return files[0]
+
+
+def load_run(bag_dir: Path | str, namespace: str = '/') -> RunData:
+    """Read the run recorded in ``bag_dir`` (a rosbag2 folder, or its ``.mcap`` file).
+
+    ``namespace``: the robot's namespace; the topics in :data:`TOPICS` are read under it.
+    """
+    prefix = namespace.rstrip('/') + '/'
+    wanted = {prefix + name: name for name in TOPICS}
+    received: dict[str, tuple[list[float], list[Any]]] = {name: ([], []) for name in TOPICS}
+    plans: list[Plan] = []
+    counts: dict[str, int] = {}
+    log_times: list[int] = []
+    decoders: dict[int, Any] = {}
+    factory = DecoderFactory()
+    with _bag_file(Path(bag_dir)).open('rb') as stream:
+        for schema, channel, message in make_reader(stream).iter_messages():
+            counts[channel.topic] = counts.get(channel.topic, 0) + 1
+            log_times.append(message.log_time)
+            name = wanted.get(channel.topic)
+            if name is None or schema is None:
+                continue
+            if schema.id not in decoders:
+                decoders[schema.id] = factory.decoder_for(channel.message_encoding, schema)
+            msg = decoders[schema.id](message.data)
+            if name == 'plan':
+                plans.append(_plan(msg, message.log_time))
+            else:
+                received[name][0].append(_stamp_s(msg, message.log_time))
+                received[name][1].append(msg)
+
+    def pose_of(name: str) -> PoseSeries:
+        stamps, messages = received[name]
+        return _poses(stamps, [m.pose.pose for m in messages])
+
+    gt_stamps, gt_messages = received['ground_truth']
+    return RunData(
+        ground_truth=pose_of('ground_truth'),
+        ground_truth_twist=_twists(gt_stamps, [m.twist.twist for m in gt_messages]),
+        odom=pose_of('odom'),
+        estimate=pose_of('pose'),
+        twist_actual=_twists(received['twist_actual'][0],
+                             [m.twist for m in received['twist_actual'][1]]),
+        cmd_vel=_twists(received['cmd_vel'][0],
+                        [getattr(m, 'twist', m) for m in received['cmd_vel'][1]]),
+        joints=_joints(*received['joint_states']),
+        plans=tuple(plans),
+        tracking_error=_columns(*received['tracking_error']),
+        message_counts=dict(sorted(counts.items())),
+        start_time_s=min(log_times, default=0) / NS_PER_S,
+        end_time_s=max(log_times, default=0) / NS_PER_S,
+    )
