@@ -1,0 +1,136 @@
+"""A continuous-curvature path through waypoints whose curvature stays within a bound.
+
+First choice: the minimum-jerk spline through the waypoints (:mod:`planning_spline`). When its
+curvature exceeds ``max_curvature_inv_m`` (a car's steering limit, tan(max_steer)/wheel_base) or
+it has a cusp, the path becomes a chain of continuous-curvature Dubins legs
+(:mod:`planning_clothoid`), one between each pair of consecutive waypoints: forward-only,
+curvature within the bound by construction, straight (curvature 0) at every waypoint, so the
+chain's curvature is continuous too.
+
+Headings at waypoints are kept where given; free ones are chosen to make the chain short
+(coordinate descent on the lengths of the legs, starting from the first spline's tangents).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from wheelsim.core.planning_clothoid import cc_dubins, cc_dubins_length
+from wheelsim.core.planning_dubins import dubins_path
+from wheelsim.core.planning_path import FloatArray, PathSamples, PlanningError, Pose2D
+from wheelsim.core.planning_spline import spline_through
+from wheelsim.core.planning_waypoints import Waypoints
+
+#: Candidate headings tried for a free waypoint heading (every 10 degrees).
+_CANDIDATE_HEADINGS = np.linspace(-math.pi, math.pi, 36, endpoint=False)
+#: How many candidates (the shortest by Dubins length) are measured as continuous-curvature legs.
+_CANDIDATES_MEASURED = 12
+
+
+def _free_headings(
+    waypoints: Waypoints, initial: FloatArray, max_curvature_inv_m: float
+) -> FloatArray:
+    """Waypoint headings, free ones chosen to shorten the chain of continuous-curvature legs.
+
+    Coordinate descent, two sweeps: each free heading in turn becomes the best of its current
+    value and the candidates by the length of the two legs it joins. Dubins lengths (a lower
+    bound, cheap) pick the candidates worth measuring as continuous-curvature legs.
+    """
+    heading = initial.copy()
+    xy = waypoints.xy_m
+    radius_m = 1.0 / max_curvature_inv_m
+
+    @functools.cache
+    def leg(i: int, yaw_i: float, yaw_j: float) -> float:
+        pair = Pose2D(*xy[i], yaw_i), Pose2D(*xy[i + 1], yaw_j)
+        return cc_dubins_length(*pair, max_curvature_inv_m)
+
+    def joined(i: int, yaw: float, length: Callable[[int, float, float], float]) -> float:
+        before = length(i - 1, heading[i - 1], yaw) if i > 0 else 0.0
+        after = length(i, yaw, heading[i + 1]) if i + 1 < len(heading) else 0.0
+        return before + after
+
+    def dubins_length(i: int, yaw_i: float, yaw_j: float) -> float:
+        pair = Pose2D(*xy[i], yaw_i), Pose2D(*xy[i + 1], yaw_j)
+        return dubins_path(*pair, radius_m).length_m
+
+    for _ in range(2):
+        for i in np.flatnonzero(~np.isfinite(waypoints.heading_rad)):
+            ranked = sorted(_CANDIDATE_HEADINGS, key=lambda yaw: joined(i, yaw, dubins_length))
+            measured = [heading[i], *ranked[:_CANDIDATES_MEASURED]]
+            heading[i] = min(measured, key=lambda yaw: joined(i, float(yaw), leg))
+    return heading
+
+
+def _initial_headings(
+    waypoints: Waypoints, spline: tuple[PathSamples, FloatArray] | None
+) -> FloatArray:
+    """Given headings, free ones from the spline's tangent (or along the neighbours' chord)."""
+    heading = waypoints.heading_rad.copy()
+    free = ~np.isfinite(heading)
+    if spline is not None:
+        path, knot_s = spline
+        heading[free] = np.interp(knot_s[free], path.s_m, path.yaw_rad)
+        return heading
+    xy = waypoints.xy_m
+    ahead = np.vstack([xy[1:], xy[-1:]]) - np.vstack([xy[:1], xy[:-1]])
+    heading[free] = np.arctan2(ahead[free, 1], ahead[free, 0])
+    return heading
+
+
+def _chain(
+    waypoints: Waypoints, heading: FloatArray, max_curvature_inv_m: float
+) -> tuple[PathSamples, FloatArray]:
+    """Continuous-curvature Dubins legs joined end to end (yaw kept continuous), and the arc
+    length at each waypoint."""
+    parts: list[PathSamples] = []
+    knot_s = [0.0]
+    for i in range(len(waypoints) - 1):
+        start = Pose2D(*waypoints.xy_m[i], heading[i])
+        if parts:
+            start = Pose2D(start.x_m, start.y_m, float(parts[-1].yaw_rad[-1]))
+        goal = Pose2D(*waypoints.xy_m[i + 1], heading[i + 1])
+        leg = cc_dubins(start, goal, max_curvature_inv_m)
+        skip = 1 if parts else 0
+        parts.append(
+            PathSamples(
+                s_m=leg.s_m[skip:] + knot_s[-1],
+                x_m=leg.x_m[skip:],
+                y_m=leg.y_m[skip:],
+                yaw_rad=leg.yaw_rad[skip:],
+                curvature_inv_m=leg.curvature_inv_m[skip:],
+            )
+        )
+        knot_s.append(knot_s[-1] + leg.length_m)
+    path = PathSamples(
+        *(np.concatenate([getattr(p, name) for p in parts]) for name in PathSamples.__annotations__)
+    )
+    return path, np.array(knot_s)
+
+
+def bounded_path(
+    waypoints: Waypoints, max_curvature_inv_m: float = 0.0
+) -> tuple[PathSamples, FloatArray]:
+    """A smooth path through ``waypoints`` with |curvature| <= ``max_curvature_inv_m``.
+
+    ``max_curvature_inv_m`` 0 means unbounded (then only the spline is used). Returns the densely
+    sampled path and the arc length (m) at each waypoint. Raises :class:`PlanningError` when the
+    waypoints are invalid, or when unbounded and the spline has a cusp.
+    """
+    try:
+        spline = spline_through(waypoints)
+    except PlanningError:
+        if max_curvature_inv_m <= 0:
+            raise
+        spline = None
+    if spline is not None:
+        peak, _ = spline[0].max_abs_curvature()
+        if max_curvature_inv_m <= 0 or peak <= max_curvature_inv_m:
+            return spline
+    initial = _initial_headings(waypoints, spline)
+    heading = _free_headings(waypoints, initial, max_curvature_inv_m)
+    return _chain(waypoints, heading, max_curvature_inv_m)

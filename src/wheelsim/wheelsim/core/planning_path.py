@@ -1,0 +1,72 @@
+"""Geometric paths in the plane: poses, angle wrapping and arc-length sampled paths.
+
+A :class:`PathSamples` is the common currency of the planner: every path constructor
+(spline, curvature-bounded) returns one, and the time scaling turns one into a trajectory.
+All coordinates are in the planning frame (``map``), lengths in metres, angles in radians,
+curvature in 1/m (positive turning left, counter-clockwise).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import NDArray
+
+FloatArray = NDArray[np.float64]
+
+
+class PlanningError(ValueError):
+    """A goal or waypoint list for which no valid path or trajectory exists; says why."""
+
+
+class Pose2D(NamedTuple):
+    """A planar pose: position in metres and heading (yaw) in radians, in the planning frame."""
+
+    x_m: float
+    y_m: float
+    yaw_rad: float
+
+
+def wrap_angle(angle_rad: float | FloatArray) -> float | FloatArray:
+    """Wrap an angle (or array of angles) to [-pi, pi)."""
+    return (np.asarray(angle_rad) + np.pi) % (2.0 * np.pi) - np.pi
+
+
+@dataclass(frozen=True)
+class PathSamples:
+    """A path sampled along its arc length.
+
+    All arrays have the same length N >= 2. ``s_m`` increases strictly from 0;
+    ``yaw_rad`` is the direction of travel (the tangent), unwrapped (continuous, not limited to
+    [-pi, pi)) so that it can be interpolated; ``curvature_inv_m`` is d(yaw)/ds.
+    """
+
+    s_m: FloatArray
+    x_m: FloatArray
+    y_m: FloatArray
+    yaw_rad: FloatArray
+    curvature_inv_m: FloatArray
+
+    @property
+    def length_m(self) -> float:
+        """Total arc length in metres."""
+        return float(self.s_m[-1])
+
+    def resampled(self, spacing_m: float) -> PathSamples:
+        """The same path at (nearly) uniform arc-length spacing, ends kept, 3 samples or more."""
+        count = max(3, int(np.ceil(self.length_m / spacing_m)) + 1)
+        s_new = np.linspace(0.0, self.length_m, count)
+        return PathSamples(
+            s_m=s_new,
+            x_m=np.interp(s_new, self.s_m, self.x_m),
+            y_m=np.interp(s_new, self.s_m, self.y_m),
+            yaw_rad=np.interp(s_new, self.s_m, self.yaw_rad),
+            curvature_inv_m=np.interp(s_new, self.s_m, self.curvature_inv_m),
+        )
+
+    def max_abs_curvature(self) -> tuple[float, int]:
+        """The largest |curvature| in 1/m and the index of the sample where it occurs."""
+        index = int(np.argmax(np.abs(self.curvature_inv_m)))
+        return float(abs(self.curvature_inv_m[index])), index
