@@ -57,7 +57,8 @@ def _vehicle_nodes(context):
     fqn = '/' + '/'.join(part for part in (namespace, 'vehicle_sim') if part)
     sim_values = {**_node_section(params_file, fqn), **sim_overrides}
     try:
-        urdf = build_urdf(vehicle_config_from_params(sim_values), frame_prefix)
+        config = vehicle_config_from_params(sim_values)
+        urdf = build_urdf(config, frame_prefix, base_link=sim_values.get('base_frame', 'base_link'))
     except ParameterError as err:
         raise RuntimeError(f'{params_file}: vehicle_sim: {err}') from None
     if sim_values.get('be_reference_clock', False):
