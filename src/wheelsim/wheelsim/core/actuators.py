@@ -109,12 +109,10 @@ def limit_speed_change(
     else:
         a_new = min(max(a_wanted, low), high)
     if a_new == a_wanted and a_wanted == a_land and lands_now:
-        v_new = goal
-    elif a_new == a_lowpass:
-        v_new = alpha * v + (1.0 - alpha) * u
-    else:
-        v_new = v + a_new * dt
-    return v_new, (v_new - v) / dt
+        return goal, a_new
+    if a_new == a_lowpass:
+        return alpha * v + (1.0 - alpha) * u, a_new
+    return v + a_new * dt, a_new
 
 
 @njit(cache=True)
