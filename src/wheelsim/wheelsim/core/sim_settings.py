@@ -29,11 +29,11 @@ class CommandLimits:
 
     linear: float = param(
         100.0, 'cmd_vel linear x and y beyond +-this are saturated to it.', unit='m/s',
-        min_value=0.0, min_exclusive=True,
+        min_value=0.0, min_exclusive=True, max_value=1e6,
     )
     angular: float = param(
         100.0, 'cmd_vel angular z beyond +-this is saturated to it.', unit='rad/s',
-        min_value=0.0, min_exclusive=True,
+        min_value=0.0, min_exclusive=True, max_value=1e6,
     )
 
 
@@ -68,8 +68,9 @@ class VehicleSimSettings:
         unit='Hz', min_value=0.0, min_exclusive=True, max_value=100_000.0,
     )
     max_time_jump: float = param(
-        1.0, 'Time advances up to this are simulated step by step; a larger forward jump of the '
-        'clock is skipped (the vehicle state is carried over) with a warning.', unit='s',
+        1.0, 'Clock advances up to this beyond one publish period are simulated step by step; '
+        'a larger forward jump is skipped (the vehicle state is carried over) with a warning.',
+        unit='s',
         min_value=0.0, min_exclusive=True, max_value=86_400.0,
     )
     cmd_vel_type: str = param(

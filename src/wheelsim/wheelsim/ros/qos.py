@@ -10,7 +10,7 @@ def _keep_last(depth: int, reliability: ReliabilityPolicy, durability: Durabilit
     )
 
 
-_RELIABLE, _BEST_EFFORT = ReliabilityPolicy.RELIABLE, ReliabilityPolicy.BEST_EFFORT
+_RELIABLE = ReliabilityPolicy.RELIABLE
 _VOLATILE, _TRANSIENT_LOCAL = DurabilityPolicy.VOLATILE, DurabilityPolicy.TRANSIENT_LOCAL
 
 #: Everything not listed below: reliable, volatile, depth 10.
@@ -25,7 +25,3 @@ TF = _keep_last(100, _RELIABLE, _VOLATILE)
 #: Publishing ``/clock``: reliable so that both best-effort readers (the rclpy and rclcpp time
 #: sources) and reliable readers match; depth 1 because only the newest time matters.
 CLOCK_PUBLISHER = _keep_last(1, _RELIABLE, _VOLATILE)
-
-#: Reading ``/clock``: best effort so that it matches every publisher (rosbag2 and the time
-#: sources use best effort); a short queue so a burst of times is not lost.
-CLOCK_SUBSCRIBER = _keep_last(10, _BEST_EFFORT, _VOLATILE)

@@ -1,0 +1,64 @@
+"""wheelsim.ros.conversions: messages built directly, no rclpy.init()."""
+
+import math
+
+import pytest
+from geometry_msgs.msg import Pose, Twist
+from hypothesis import given
+from hypothesis import strategies as st
+
+from wheelsim.ros.conversions import (
+    joint_state,
+    odometry,
+    pose2d,
+    quaternion_from_yaw,
+    stamp_ns,
+    time_msg,
+    twist_is_finite,
+    twist_stamped,
+    yaw_from_quaternion,
+)
+
+
+@given(st.integers(0, 2**62))
+def test_time_round_trip_is_exact(t_ns):
+    msg = time_msg(t_ns)
+    assert 0 <= msg.nanosec < 1_000_000_000
+    assert stamp_ns(msg) == t_ns
+
+
+@given(st.floats(-math.pi, math.pi, exclude_min=True))
+def test_yaw_round_trip(yaw):
+    assert yaw_from_quaternion(quaternion_from_yaw(yaw)) == pytest.approx(yaw, abs=1e-12)
+
+
+def test_pose2d_projects_a_pose():
+    pose = Pose()
+    pose.position.x, pose.position.y, pose.position.z = 1.5, -2.0, 7.0
+    pose.orientation = quaternion_from_yaw(2.5)
+    assert pose2d(pose) == pytest.approx((1.5, -2.0, 2.5))
+
+
+def test_twist_is_finite_checks_all_six_components():
+    twist = Twist()
+    assert twist_is_finite(twist)
+    twist.angular.x = math.nan
+    assert not twist_is_finite(twist)
+
+
+def test_state_messages_carry_stamp_frames_and_values():
+    stamp = 12_345_678_901
+    msg = odometry(stamp, 'r1/map', 'r1/base_link', (1.0, 2.0, math.pi / 2), (0.5, 0.1, -0.2))
+    assert stamp_ns(msg.header.stamp) == stamp
+    assert (msg.header.frame_id, msg.child_frame_id) == ('r1/map', 'r1/base_link')
+    assert (msg.pose.pose.position.x, msg.pose.pose.position.y) == (1.0, 2.0)
+    assert yaw_from_quaternion(msg.pose.pose.orientation) == pytest.approx(math.pi / 2)
+    assert (msg.twist.twist.linear.x, msg.twist.twist.linear.y) == (0.5, 0.1)
+    assert msg.twist.twist.angular.z == -0.2
+    assert not any(msg.pose.covariance) and not any(msg.twist.covariance)
+    twist = twist_stamped(stamp, 'base_link', (0.5, 0.0, 0.3))
+    assert (twist.header.frame_id, twist.twist.linear.x, twist.twist.angular.z) == (
+        'base_link', 0.5, 0.3)
+    joints = joint_state(stamp, ['a', 'b'], [0.1, 0.2], [1.0, 2.0])
+    assert (list(joints.name), list(joints.position), list(joints.velocity)) == (
+        ['a', 'b'], [0.1, 0.2], [1.0, 2.0])

@@ -1,0 +1,141 @@
+"""wheelsim.ros.parameters on a real rclpy node: descriptors, start-up values, live changes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import pytest
+import rclpy
+from rcl_interfaces.msg import ParameterType
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+
+from wheelsim.core.params import ParameterError, from_flat, group, param, specs
+from wheelsim.ros.parameters import NodeParameters
+
+
+@dataclass(frozen=True)
+class Limits:
+    speed: float = param(1.0, 'Top speed.', unit='m/s', min_value=0.0, max_value=10.0)
+    count: int = param(3, 'How many.', min_value=1, max_value=5)
+
+
+@dataclass(frozen=True)
+class Demo:
+    kind: str = param('a', 'Which kind.', choices=('a', 'b'), read_only=True)
+    rate: float = param(50.0, 'Rate.', unit='Hz', min_value=0.0, min_exclusive=True)
+    points: tuple = param((), 'Points.')
+    flag: bool = param(False, 'A flag.')
+    limits: Limits = group(Limits)
+
+    def __post_init__(self) -> None:
+        if self.limits.speed > self.rate:
+            raise ParameterError('limits.speed', self.limits.speed, 'must be <= rate')
+
+
+@pytest.fixture
+def node_with(ros_domain_id, tmp_path):
+    """``node_with(*ros_args)``: a node given ``ros_args`` and its NodeParameters."""
+    made = []
+
+    def make(*ros_args: str):
+        context = rclpy.Context()
+        rclpy.init(args=['test', '--ros-args', *ros_args], context=context)
+        node = Node('demo', context=context)
+        made.append((node, context))
+        changes = []
+        params = NodeParameters(node)
+        group_ = params.declare(specs(Demo), partial(from_flat, Demo),
+                                lambda new, old: changes.append((new, old)))
+        return node, params, group_, changes
+
+    yield make
+    for node, context in made:
+        node.destroy_node()
+        rclpy.try_shutdown(context=context)
+
+
+def test_descriptors_carry_type_unit_range_choices_and_read_only(node_with):
+    node, _, _, _ = node_with()
+    rate, points, kind, count = node.describe_parameters(
+        ['rate', 'points', 'kind', 'limits.count'])
+    assert rate.type == ParameterType.PARAMETER_DOUBLE
+    assert rate.description == 'Rate. [Hz]'
+    assert rate.floating_point_range[0].from_value == 0.0
+    assert rate.floating_point_range[0].to_value == float('inf')
+    assert 'must be > 0' in rate.additional_constraints
+    assert points.type == ParameterType.PARAMETER_DOUBLE_ARRAY
+    assert node.get_parameter('points').value == []
+    assert kind.read_only and "one of 'a', 'b'" in kind.additional_constraints
+    assert (count.integer_range[0].from_value, count.integer_range[0].to_value) == (1, 5)
+
+
+def test_start_up_values_accept_integers_for_doubles_and_empty_lists(node_with, tmp_path):
+    params_file = tmp_path / 'p.yaml'
+    params_file.write_text('/**:\n  ros__parameters:\n    rate: 20\n    limits:\n      speed: 2\n')
+    node, _, group_, _ = node_with('--params-file', str(params_file), '-p', 'points:=[1, 2]')
+    assert group_.config.rate == 20.0 and group_.config.limits.speed == 2.0
+    assert group_.config.points == (1.0, 2.0)
+    assert node.get_parameter('rate').type_ == Parameter.Type.DOUBLE
+    node2, _, group2, _ = node_with('-p', 'points:=[]')
+    assert group2.config.points == ()
+    assert node2.get_parameter('points').type_ == Parameter.Type.DOUBLE_ARRAY
+
+
+@pytest.mark.parametrize('override, message', [
+    ('rate:=0.0', "parameter rate = 0.0 is invalid: must be a finite number in (0, inf)"),
+    ('limits.count:=9', 'parameter limits.count = 9 is invalid: must be an integer in [1, 5]'),
+    ('kind:=c', "parameter kind = 'c' is invalid: must be one of 'a', 'b'"),
+    ('rate:=0.5', 'parameter limits.speed = 1.0 is invalid: must be <= rate'),
+])
+def test_invalid_start_up_value_names_parameter_value_and_range(node_with, override, message):
+    with pytest.raises(ParameterError) as err:
+        node_with('-p', override)
+    assert str(err.value) == message
+
+
+def test_live_change_is_converted_validated_and_applied(node_with):
+    node, _, group_, changes = node_with()
+    result = node.set_parameters([Parameter('rate', Parameter.Type.INTEGER, 20)])[0]
+    assert result.successful, result.reason
+    assert group_.config.rate == 20.0
+    assert [(new.rate, old.rate) for new, old in changes] == [(20.0, 50.0)]
+
+
+def test_live_change_violating_a_rule_is_refused_with_the_reason(node_with):
+    node, _, group_, changes = node_with()
+    result = node.set_parameters([Parameter('rate', value=0.5)])[0]
+    assert not result.successful
+    assert result.reason == 'parameter limits.speed = 1.0 is invalid: must be <= rate'
+    out_of_range = node.set_parameters([Parameter('limits.count', value=0)])[0]
+    assert not out_of_range.successful and 'limits.count' in out_of_range.reason
+    read_only = node.set_parameters([Parameter('kind', value='b')])[0]
+    assert not read_only.successful
+    assert group_.config == Demo() and changes == []
+
+
+def test_atomic_change_is_validated_as_a_whole(node_with):
+    node, _, group_, _ = node_with()
+    result = node.set_parameters_atomically([
+        Parameter('limits.speed', value=0.2), Parameter('rate', value=0.5)])
+    assert result.successful, result.reason
+    assert (group_.config.rate, group_.config.limits.speed) == (0.5, 0.2)
+
+
+def test_unknown_names_are_reported_with_the_closest_parameter(node_with):
+    node, params, _, _ = node_with('-p', 'limits.sped:=2.0', '-p', 'zzz:=1')
+    warnings = params.report_unknown()
+    assert len(warnings) == 2
+    assert "unknown parameter 'limits.sped' = 2.0" in warnings[0]
+    assert "did you mean 'limits.speed'?" in warnings[0]
+    assert 'did you mean' not in warnings[1]
+
+
+def test_frozen_parameter_refuses_live_changes(node_with):
+    node, params, _, _ = node_with()
+    params.freeze('use_sim_time', 'chosen at start-up')
+    result = node.set_parameters([Parameter('use_sim_time', value=True)])[0]
+    assert not result.successful
+    assert result.reason == 'use_sim_time cannot change while the node runs: chosen at start-up'
+    assert node.get_parameter('use_sim_time').value is False

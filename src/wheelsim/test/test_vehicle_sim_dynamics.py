@@ -1,0 +1,130 @@
+"""vehicle_sim over DDS, driven by a /clock the test publishes (use_sim_time: true).
+
+Because simulated time moves only when the test publishes /clock, a command sent while the
+clock stands still enters at a known simulated time, and every output can be checked exactly:
+dead time, time constant and steady state of each model, the publish grid in simulated time for
+irregular clock advances, and braking when the command goes stale.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from geometry_msgs.msg import Twist, TwistStamped
+from rosgraph_msgs.msg import Clock
+
+from wheelsim.dds_domain import require_loopback_dds, reserved_domain_id
+from wheelsim.ros import qos
+from wheelsim.ros.conversions import clock_msg, stamp_ns
+from wheelsim.ros.processes import NodeProcess, Probe
+
+MS = 1_000_000
+DEAD_TIME_S, TIME_CONSTANT_S = 0.1, 0.2
+DRIVE = {'dead_time': DEAD_TIME_S, 'time_constant': TIME_CONSTANT_S, 'max_acceleration': 0.0,
+         'max_velocity': 5.0}
+DRIVE_GROUP = {'bicycle': 'drive_actuator', 'differential': 'drive_actuators',
+               'omni': 'drive_actuators'}
+# A steady command each model can follow exactly (bicycle: steering within its limit).
+STEADY_TWIST = {'bicycle': (1.0, 0.0, 0.2), 'differential': (0.8, 0.0, 0.5),
+                'omni': (0.5, -0.4, 0.3)}
+START_NS = 1000 * MS
+
+
+class ClockedSim:
+    """A use_sim_time vehicle_sim and the probe that publishes its /clock."""
+
+    def __init__(self, probe: Probe, model: str, **extra):
+        params = {'use_sim_time': True, 'model': model, 'step_rate': 1000.0, 'pub_rate': 100.0,
+                  'cmd_vel_type': 'twist', 'twist_reference_max_oldness': 60.0, **extra}
+        params.update({f'model_params.{model}.{DRIVE_GROUP[model]}.{k}': v
+                       for k, v in DRIVE.items()})
+        self.probe = probe
+        self.namespace = f'/{model}'
+        self.process = NodeProcess('wheelsim.nodes.vehicle_sim', params, self.namespace)
+        self.clock = probe.publisher(Clock, '/clock', qos.CLOCK_PUBLISHER)
+        self.cmd = probe.publisher(Twist, f'{self.namespace}/cmd_vel')
+        self.twists = probe.record(TwistStamped, f'{self.namespace}/twist_actual')
+        twist_topic = f'{self.namespace}/twist_actual'
+        matched = probe.spin_until(
+            lambda: self.clock.get_subscription_count() >= 1
+            and self.cmd.get_subscription_count() >= 1
+            and probe.node.count_publishers(twist_topic) >= 1, 30.0)
+        assert matched, self.process.output()
+        probe.spin_for(0.2)  # let both ends of every connection finish matching
+        self.now_ns = START_NS - 10 * MS
+        self.advance(START_NS)  # the first output tells that the node runs on this clock
+
+    def publish_clock(self, t_ns: int) -> None:
+        self.now_ns = t_ns
+        self.clock.publish(clock_msg(t_ns))
+
+    def advance(self, t_ns: int, increment_ns: int = 10 * MS) -> None:
+        """Move the clock to ``t_ns`` in increments; wait for the output at each publish time."""
+        while self.now_ns < t_ns:
+            self.publish_clock(min(self.now_ns + increment_ns, t_ns))
+            self.wait_for_output(self.now_ns - self.now_ns % (10 * MS))
+
+    def wait_for_output(self, stamp: int) -> None:
+        for _ in range(20):  # /clock is best effort: repeat it if the node missed it
+            if self.probe.spin_until(lambda: self.last_stamp() >= stamp, 0.5):
+                return
+            self.clock.publish(clock_msg(self.now_ns))
+        raise AssertionError(f'no output at {stamp} ns:\n{self.process.output()}')
+
+    def last_stamp(self) -> int:
+        return stamp_ns(self.twists[-1].header.stamp) if self.twists else -1
+
+    def command(self, vx: float, vy: float, wz: float) -> int:
+        """Send a command while the clock stands still; return the simulated time it enters."""
+        msg = Twist()
+        msg.linear.x, msg.linear.y, msg.angular.z = vx, vy, wz
+        self.cmd.publish(msg)
+        self.probe.spin_for(0.1)  # delivered long before the clock moves on
+        return self.now_ns
+
+    def samples(self, since_ns: int) -> tuple[np.ndarray, np.ndarray]:
+        """(times_s relative to since_ns, (n, 3) twists) of the outputs after since_ns."""
+        rows = [(stamp_ns(m.header.stamp), m.twist.linear.x, m.twist.linear.y, m.twist.angular.z)
+                for m in self.twists if stamp_ns(m.header.stamp) > since_ns]
+        data = np.array(rows)
+        return (data[:, 0] - since_ns) / 1e9, data[:, 1:]
+
+
+@pytest.fixture(scope='module')
+def probe():
+    require_loopback_dds()
+    with reserved_domain_id() as domain_id:
+        os.environ['ROS_DOMAIN_ID'] = str(domain_id)
+        probe = Probe()
+        yield probe
+        probe.close()
+
+
+def first_order(t_s: np.ndarray, amplitude: float) -> np.ndarray:
+    """Response to a step at t = 0 through the dead time and the low pass."""
+    delayed = np.maximum(t_s - DEAD_TIME_S, 0.0)
+    return amplitude * (1.0 - np.exp(-delayed / TIME_CONSTANT_S))
+
+
+@pytest.mark.parametrize('model', ['bicycle', 'differential', 'omni'])
+def test_step_response_dead_time_time_constant_and_steady_state(probe, model):
+    sim = ClockedSim(probe, model)
+    with sim.process:
+        sim.advance(START_NS + 100 * MS)
+        t0 = sim.command(1.0, 0.0, 0.0)
+        sim.advance(t0 + 600 * MS)
+        t_s, twist = sim.samples(t0)
+        np.testing.assert_allclose(twist[:, 0], first_order(t_s, 1.0), atol=1e-9)
+        # The same, measured: ln(1 - v) is linear in t, slope -1/tau, zero at the dead time.
+        rising = (twist[:, 0] > 0.05) & (twist[:, 0] < 0.95)
+        slope, intercept = np.polyfit(t_s[rising], np.log(1.0 - twist[rising, 0]), 1)
+        assert -1.0 / slope == pytest.approx(TIME_CONSTANT_S, abs=1e-9)
+        assert -intercept / slope == pytest.approx(DEAD_TIME_S, abs=1e-9)
+        assert twist[t_s <= DEAD_TIME_S + 1e-9, 0].max() == 0.0
+
+        t1 = sim.command(*STEADY_TWIST[model])
+        sim.advance(t1 + 3000 * MS, increment_ns=50 * MS)
+        _, twist = sim.samples(t1 + 2900 * MS)
+        np.testing.assert_allclose(twist, [STEADY_TWIST[model]] * len(twist), atol=1e-4)

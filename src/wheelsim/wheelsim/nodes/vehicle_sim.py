@@ -1,0 +1,288 @@
+"""vehicle_sim: the plant. Steps the vehicle core in simulated time and publishes its state.
+
+Timing (see docs/vehicle_sim.md): the vehicle is stepped at ``step_rate`` on an exact grid of
+simulated time (:class:`wheelsim.core.sim_timeline.Timeline`); outputs are published every
+``1/pub_rate`` of simulated time, stamped with the time of the state they carry; the steps in
+between are computed in one batch. A command is applied at the step where it arrives: the
+vehicle is first stepped up to that time, so the configured dead time is exact.
+
+Clock modes: wall clock and ``use_sim_time`` both follow the node's ROS clock (a timer at the
+publish period, every clock change, every command advance the vehicle up to "now"); with
+``be_reference_clock`` the node owns time, paced against the monotonic wall clock by
+``real_time_factor``, and publishes ``/clock``.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import partial
+
+from geometry_msgs.msg import PoseWithCovarianceStamped
+from rclpy.node import Node
+from rosgraph_msgs.msg import Clock
+from std_srvs.srv import Trigger
+
+from wheelsim.core.params import from_flat, specs
+from wheelsim.core.sim_settings import VehicleSimSettings
+from wheelsim.core.sim_timeline import NS_PER_S, Event, JumpKind, Pacer, Timeline
+from wheelsim.core.urdf import build_urdf
+from wheelsim.core.vehicle import Vehicle
+from wheelsim.core.vehicle_config import VEHICLE_PARAM_SPECS, vehicle_config_from_params
+from wheelsim.ros import qos
+from wheelsim.ros.clock import (
+    ClockMode,
+    clock_mode,
+    now_ns,
+    on_time_change,
+    steady_timer,
+    timer_period_s,
+)
+from wheelsim.ros.cmd_vel import CmdVelInput
+from wheelsim.ros.conversions import clock_msg, pose2d
+from wheelsim.ros.parameters import NodeParameters
+from wheelsim.ros.runner import run_node
+from wheelsim.ros.sim_diagnostics import SimDiagnostics
+from wheelsim.ros.vehicle_outputs import VehicleOutputs
+
+PACING_BUDGET_NS = 5_000_000  # wall time one pacing call may use before yielding to callbacks
+UNLIMITED_CHUNK_NS = 3600 * NS_PER_S  # target of one pacing call at real_time_factor 0
+
+
+class VehicleSim(Node):
+    """The vehicle_sim node; ``node_kwargs`` go to ``rclpy.node.Node`` (namespace, overrides)."""
+
+    def __init__(self, **node_kwargs) -> None:
+        super().__init__('vehicle_sim', **node_kwargs)
+        self.params = NodeParameters(self)
+        self._settings = self.params.declare(
+            specs(VehicleSimSettings), partial(from_flat, VehicleSimSettings), self._on_settings
+        )
+        self._vehicle_config = self.params.declare(
+            VEHICLE_PARAM_SPECS, vehicle_config_from_params, self._on_vehicle_config
+        )
+        settings = self.settings
+        self.mode = clock_mode(self, settings.be_reference_clock)
+        self.params.freeze('use_sim_time', 'the clock mode is chosen at start-up')
+        self.params.report_unknown()
+
+        initial = self._initial_pose()
+        self.vehicle = Vehicle(self._vehicle_config.config, 1.0 / settings.step_rate, initial)
+        self.joint_names = [settings.frame_prefix + name for name in self.vehicle.joint_names]
+        self.outputs = VehicleOutputs(self, settings.full_map_frame, settings.full_base_frame)
+        self.outputs.publish_description(self._urdf())
+        self.cmd_vel = CmdVelInput(
+            self, settings.cmd_vel_type, self._on_command, self._command_limits()
+        )
+        self.create_subscription(
+            PoseWithCovarianceStamped, 'initialpose', self._on_initial_pose, qos.DEFAULT
+        )
+        self.create_service(Trigger, '~/reset', self._on_reset)
+        self.diagnostics = SimDiagnostics(self)
+
+        self.timeline: Timeline | None = None
+        self._command_time_ns: int | None = None
+        self._timer = None
+        if self.mode is ClockMode.REFERENCE:
+            self._clock_publisher = self.create_publisher(Clock, '/clock', qos.CLOCK_PUBLISHER)
+            self.pacer = Pacer(settings.real_time_factor)
+            self._start(0)
+            self._clock_publisher.publish(clock_msg(0))
+        else:
+            self._jump_handle = on_time_change(self, lambda _jump: self._follow_clock())
+            self._follow_clock()
+        self.get_logger().info(
+            f'{self._vehicle_config.config.model} vehicle, {self.mode.value}, stepping at '
+            f'{settings.step_rate:g} Hz, publishing at {settings.pub_rate:g} Hz'
+        )
+
+    @property
+    def settings(self) -> VehicleSimSettings:
+        return self._settings.config
+
+    def _initial_pose(self) -> tuple[float, float, float]:
+        pose = self.settings.initial_pose
+        return (pose.x, pose.y, pose.yaw)
+
+    def _command_limits(self) -> tuple[float, float]:
+        return (self.settings.cmd_vel_limits.linear, self.settings.cmd_vel_limits.angular)
+
+    def _urdf(self) -> str:
+        settings = self.settings
+        return build_urdf(
+            self._vehicle_config.config, settings.frame_prefix, base_link=settings.base_frame
+        )
+
+    # --- time -------------------------------------------------------------------------------
+
+    def _start(self, origin_ns: int) -> None:
+        """Put the current vehicle state at simulated time ``origin_ns``, publish it, start."""
+        self.timeline = Timeline(self.settings.step_rate, origin_ns)
+        self._apply_rates()
+        self.diagnostics.restart(origin_ns)
+        self.outputs.publish_state(origin_ns, self.vehicle.state(), self.joint_names)
+
+    def _apply_rates(self) -> None:
+        """(Re)start the publish and clock events and the timer that drives them, from now."""
+        settings = self.settings
+        self.timeline.set_rate(Event.PUBLISH, settings.pub_rate)
+        if self._timer is not None:
+            self.destroy_timer(self._timer)
+        if self.mode is ClockMode.REFERENCE:
+            self.timeline.set_rate(Event.CLOCK, settings.clock_rate)
+            self.pacer.restart(self.timeline.now_ns, time.monotonic_ns(), settings.real_time_factor)
+            period = self.pacer.wall_period_s(1.0 / settings.clock_rate)
+            self._timer = steady_timer(self, period, self._pace)
+        else:
+            # On the node's clock: fires at (not before) every publish time, also in lock-step.
+            self._timer = self.create_timer(timer_period_s(settings.pub_rate), self._follow_clock)
+
+    def _now_ns(self) -> int | None:
+        """Advance to "now" and return it; ``None`` while no simulated time exists yet."""
+        if self.mode is not ClockMode.REFERENCE:
+            self._follow_clock()
+        return None if self.timeline is None else self.timeline.now_ns
+
+    def _follow_clock(self) -> None:
+        """Wall clock and use_sim_time: step up to the node's current ROS time."""
+        target_ns = now_ns(self)
+        if self.timeline is None:
+            if target_ns > 0:  # with use_sim_time, 0 until the first /clock
+                self._start(target_ns)
+            return
+        settings = self.settings
+        max_gap_s = settings.max_time_jump + 1.0 / settings.pub_rate  # beyond one normal period
+        kind = self.timeline.classify(target_ns, round(max_gap_s * NS_PER_S))
+        if kind is JumpKind.NORMAL:
+            self._run(target_ns)
+            return
+        gap_s = (target_ns - self.timeline.now_ns) / NS_PER_S
+        if kind is JumpKind.BACKWARD:
+            self.get_logger().warning(
+                f'time jumped back by {-gap_s:.6g} s: actuator histories and the command are '
+                'reset, the simulation goes on from the new time'
+            )
+            self.vehicle.clear_histories()
+            self._command_time_ns = None
+            self.vehicle.set_command(0.0, 0.0, 0.0)
+        else:
+            self.get_logger().warning(
+                f'time jumped forward by {gap_s:.6g} s (more than max_time_jump '
+                f'{settings.max_time_jump:g} s): the gap is skipped, the vehicle state is '
+                'carried over'
+            )
+        self.diagnostics.count_jump(kind)
+        self.timeline.restart(target_ns)
+        self._arm_deadline()
+
+    def _pace(self) -> None:
+        """Reference clock: advance as far as ``real_time_factor`` allows, publishing /clock."""
+        wall_ns = time.monotonic_ns()
+        target_ns = self.pacer.target_ns(self.timeline.now_ns, wall_ns)
+        if target_ns is None:
+            target_ns = self.timeline.now_ns + UNLIMITED_CHUNK_NS
+        self._run(target_ns, wall_deadline_ns=wall_ns + PACING_BUDGET_NS)
+
+    def _run(self, target_ns: int, wall_deadline_ns: int | None = None) -> None:
+        """Step to ``target_ns`` in batches, handling the events on the way."""
+        for n_steps, event in self.timeline.run(target_ns):
+            if n_steps:
+                self.vehicle.step(n_steps)
+                self.diagnostics.steps += n_steps
+            now = self.timeline.now_ns
+            if event is Event.PUBLISH:
+                self.outputs.publish_state(now, self.vehicle.state(), self.joint_names)
+            elif event is Event.CLOCK:
+                self._clock_publisher.publish(clock_msg(now))
+                if wall_deadline_ns is not None and time.monotonic_ns() > wall_deadline_ns:
+                    break
+            elif event is Event.EXPIRE:
+                self.vehicle.set_command(0.0, 0.0, 0.0)
+                self.diagnostics.stale_commands += 1
+                self.get_logger().info(
+                    f'no command for {self.settings.twist_reference_max_oldness:g} s: braking',
+                    throttle_duration_sec=5.0,
+                )
+
+    def _arm_deadline(self) -> None:
+        """Schedule the current command's expiry (``twist_reference_max_oldness``)."""
+        oldness_s = self.settings.twist_reference_max_oldness
+        if self._command_time_ns is None or oldness_s == 0.0:
+            self.timeline.set_deadline(None)
+        else:
+            self.timeline.set_deadline(self._command_time_ns + round(oldness_s * NS_PER_S))
+
+    # --- inputs -----------------------------------------------------------------------------
+
+    def _on_command(self, vx_mps: float, vy_mps: float, wz_radps: float, stamp: int | None):
+        now = self._now_ns()
+        if now is None:
+            self.get_logger().warning(
+                'command ignored: no simulated time yet (waiting for /clock)',
+                throttle_duration_sec=5.0,
+            )
+            return
+        self._command_time_ns = now if stamp is None else min(stamp, now)
+        oldness_s = self.settings.twist_reference_max_oldness
+        if oldness_s and now - self._command_time_ns > oldness_s * NS_PER_S:
+            self.diagnostics.stale_commands += 1
+            self.get_logger().warning(
+                f'command stamped {(now - self._command_time_ns) / NS_PER_S:.3g} s ago is older '
+                f'than twist_reference_max_oldness ({oldness_s:g} s): taken as zero',
+                throttle_duration_sec=5.0,
+            )
+            vx_mps = vy_mps = wz_radps = 0.0
+        self.vehicle.set_command(vx_mps, vy_mps, wz_radps)
+        self._arm_deadline()
+
+    def _on_initial_pose(self, msg: PoseWithCovarianceStamped) -> None:
+        frame = msg.header.frame_id.lstrip('/')
+        if frame not in ('', self.outputs.map_frame):
+            self.get_logger().warning(
+                f'initialpose ignored: it is in frame "{frame}", expected '
+                f'"{self.outputs.map_frame}"'
+            )
+            return
+        if self._now_ns() is None:
+            return
+        pose = pose2d(msg.pose.pose)
+        self.vehicle.teleport(pose)
+        self.get_logger().info(f'teleported to x={pose[0]:.3f} m, y={pose[1]:.3f} m, '
+                               f'yaw={pose[2]:.3f} rad')
+
+    def _on_reset(self, _request: Trigger.Request, response: Trigger.Response):
+        self._now_ns()
+        self.vehicle.reset()
+        self.vehicle.teleport(self._initial_pose())
+        self._command_time_ns = None
+        if self.timeline is not None:
+            self._arm_deadline()
+        response.success = True
+        response.message = 'back at the initial pose (x, y, yaw) = ({:g}, {:g}, {:g})'.format(
+            *self._initial_pose()
+        )
+        return response
+
+    # --- live parameter changes -------------------------------------------------------------
+
+    def _on_settings(self, new: VehicleSimSettings, old: VehicleSimSettings) -> None:
+        if self.timeline is None:
+            return
+        self._now_ns()
+        self.cmd_vel.limits = self._command_limits()
+        self._arm_deadline()
+        rates = ('pub_rate', 'clock_rate', 'real_time_factor')
+        if any(getattr(new, name) != getattr(old, name) for name in rates):
+            self._apply_rates()
+
+    def _on_vehicle_config(self, new, _old) -> None:
+        self._now_ns()
+        self.vehicle.apply_config(new)
+        self.outputs.publish_description(self._urdf())
+
+
+def main(args=None) -> int:
+    return run_node(VehicleSim, 'vehicle_sim', args)
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())

@@ -1,0 +1,75 @@
+"""``/diagnostics`` of vehicle_sim, once per wall-clock second.
+
+Keys: ``clock mode``, ``real-time factor requested`` (reference clock), ``real-time factor
+achieved`` (simulated seconds per wall second over the last period), ``steps per second`` (wall),
+``simulated time [s]``, ``rejected commands`` (non-finite), ``saturated commands``, ``stale
+commands`` (expired or too old on arrival), ``backward time jumps``, ``skipped forward jumps``,
+``cmd_vel type``. Level WARN while a reference clock runs below 90 % of the requested factor,
+and in the period in which a command was rejected or time jumped.
+"""
+
+from __future__ import annotations
+
+import time
+
+from wheelsim.core.sim_timeline import NS_PER_S, JumpKind
+from wheelsim.ros.clock import ClockMode, steady_timer
+from wheelsim.ros.cmd_vel import TYPE_NAMES
+from wheelsim.ros.diagnostics import OK, WARN, DiagnosticsPublisher
+
+
+class SimDiagnostics:
+    """Counters filled by the node and their periodic ``/diagnostics`` report."""
+
+    def __init__(self, node, period_s: float = 1.0) -> None:
+        self._node = node
+        self._publisher = DiagnosticsPublisher(node, 'simulation')
+        self.steps = 0
+        self.stale_commands = 0
+        self.jumps = {JumpKind.BACKWARD: 0, JumpKind.FORWARD: 0}
+        self._last_wall_ns = time.monotonic_ns()
+        self._last_sim_ns = 0
+        self._last_steps = 0
+        self._last_troubles = 0
+        self._timer = steady_timer(node, period_s, self.publish)
+
+    def restart(self, sim_ns: int) -> None:
+        """Measure the achieved real-time factor from ``sim_ns`` (after a start or a jump)."""
+        self._last_sim_ns = sim_ns
+
+    def count_jump(self, kind: JumpKind) -> None:
+        self.jumps[kind] += 1
+
+    def publish(self) -> None:
+        node = self._node
+        wall_ns = time.monotonic_ns()
+        elapsed_wall_ns = max(wall_ns - self._last_wall_ns, 1)
+        sim_ns = node.timeline.now_ns if node.timeline is not None else 0
+        factor = (sim_ns - self._last_sim_ns) / elapsed_wall_ns
+        steps_per_s = (self.steps - self._last_steps) * NS_PER_S / elapsed_wall_ns
+        troubles = node.cmd_vel.rejected + sum(self.jumps.values())
+        level, message = OK, node.mode.value
+        requested = node.settings.real_time_factor
+        if node.timeline is None:
+            level, message = WARN, 'waiting for /clock'
+        elif node.mode is ClockMode.REFERENCE and requested and factor < 0.9 * requested:
+            level, message = WARN, f'running at {factor:.3g}x, below the requested {requested:g}x'
+        elif troubles != self._last_troubles:
+            level, message = WARN, 'commands rejected or time jumped since the last report'
+        values = {
+            'clock mode': node.mode.value,
+            'real-time factor achieved': factor,
+            'steps per second': steps_per_s,
+            'simulated time [s]': sim_ns / NS_PER_S,
+            'rejected commands': node.cmd_vel.rejected,
+            'saturated commands': node.cmd_vel.saturated,
+            'stale commands': self.stale_commands,
+            'backward time jumps': self.jumps[JumpKind.BACKWARD],
+            'skipped forward jumps': self.jumps[JumpKind.FORWARD],
+            'cmd_vel type': TYPE_NAMES[node.cmd_vel.msg_type],
+        }
+        if node.mode is ClockMode.REFERENCE:
+            values['real-time factor requested'] = requested
+        self._publisher.publish(sim_ns, level, message, values)
+        self._last_wall_ns, self._last_sim_ns, self._last_steps = wall_ns, sim_ns, self.steps
+        self._last_troubles = troubles
