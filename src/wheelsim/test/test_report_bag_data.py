@@ -22,7 +22,7 @@ def ns(t_s: float) -> int:
     return round(t_s * NS)
 
 
-def _stamp(header, t_s: float) -> None:
+def set_stamp(header, t_s: float) -> None:
     header.stamp.sec, header.stamp.nanosec = divmod(ns(t_s), NS)
 
 
@@ -33,7 +33,7 @@ def _set_pose(pose, x: float, y: float, yaw: float) -> None:
 
 def odometry(t_s, x, y, yaw, vx=0.0, frame='map') -> Odometry:
     msg = Odometry()
-    _stamp(msg.header, t_s)
+    set_stamp(msg.header, t_s)
     msg.header.frame_id, msg.child_frame_id = frame, 'base_link'
     _set_pose(msg.pose.pose, x, y, yaw)
     msg.twist.twist.linear.x = float(vx)
@@ -42,7 +42,7 @@ def odometry(t_s, x, y, yaw, vx=0.0, frame='map') -> Odometry:
 
 def pose_estimate(t_s, x, y, yaw) -> PoseWithCovarianceStamped:
     msg = PoseWithCovarianceStamped()
-    _stamp(msg.header, t_s)
+    set_stamp(msg.header, t_s)
     msg.header.frame_id = 'map'
     _set_pose(msg.pose.pose, x, y, yaw)
     return msg
@@ -50,7 +50,7 @@ def pose_estimate(t_s, x, y, yaw) -> PoseWithCovarianceStamped:
 
 def twist_stamped(t_s, vx=0.0, vy=0.0, wz=0.0) -> TwistStamped:
     msg = TwistStamped()
-    _stamp(msg.header, t_s)
+    set_stamp(msg.header, t_s)
     msg.twist.linear.x, msg.twist.linear.y, msg.twist.angular.z = float(vx), float(vy), float(wz)
     return msg
 
@@ -58,11 +58,11 @@ def twist_stamped(t_s, vx=0.0, vy=0.0, wz=0.0) -> TwistStamped:
 def plan(t_s, poses) -> PathMsg:
     """A nav_msgs/Path stamped ``t_s``; ``poses``: (planned time, x, y, yaw) tuples."""
     msg = PathMsg()
-    _stamp(msg.header, t_s)
+    set_stamp(msg.header, t_s)
     msg.header.frame_id = 'map'
     for t, x, y, yaw in poses:
         pose = PoseStamped()
-        _stamp(pose.header, t)
+        set_stamp(pose.header, t)
         pose.header.frame_id = 'map'
         _set_pose(pose.pose, x, y, yaw)
         msg.poses.append(pose)
@@ -125,10 +125,10 @@ def test_joint_states_wheels_and_steering(tmp_path):
     records = []
     for i in range(3):
         msg = JointState(name=names, position=[0.1 * i, 1.0 * i, 2.0 * i], velocity=[])
-        _stamp(msg.header, 0.02 * i)
+        set_stamp(msg.header, 0.02 * i)
         records.append(('/joint_states', msg, 0.02 * i))
     wheels = JointState(name=names[1:], position=[5.0, 6.0], velocity=[3.0, 4.0])
-    _stamp(wheels.header, 0.06)
+    set_stamp(wheels.header, 0.06)
     records.append(('/joint_states', wheels, 0.06))
     joints = load_run(write_bag(tmp_path / 'bag', records)).joints
     assert joints.steering_names == ('front_left_steer_joint',)

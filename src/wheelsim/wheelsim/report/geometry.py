@@ -124,11 +124,12 @@ class Polyline:
     def match(self, x_m: FloatArray, y_m: FloatArray, window_m: float = 1.0) -> PathMatch:
         """Match a sequence of points (a driven path, in time order) to the polyline.
 
-        The first point takes the globally closest point. Each following point searches only
-        the part of the polyline within ``window_m`` (plus the distance the point moved) of the
-        previous match's arc length, so a path that crosses itself (a figure-eight) is followed
-        branch by branch instead of jumping to the crossing branch. A point that has left that
-        window by more than the window itself is matched globally again.
+        Each point searches only the part of the polyline within ``window_m`` (plus the
+        distance the point moved) of the previous point's match, the first point from the
+        polyline's start (a plan starts where the vehicle is). So a path that crosses itself (a
+        figure-eight) is followed branch by branch instead of jumping to the crossing branch. A
+        point farther than ``2 window_m`` from that part, with a point of the polyline closer by
+        more than ``window_m`` elsewhere, is matched there (the vehicle left its track).
         """
         count = len(x_m)
         cross = np.empty(count)
@@ -136,22 +137,20 @@ class Polyline:
         yaw = np.empty(count)
         segment_end_m = self.s_start_m + np.sqrt(self.length2)
         everything = slice(0, len(self.length2))
-        previous_s, previous_xy = None, None
+        previous_s = 0.0
+        previous_xy = np.array([x_m[0], y_m[0]]) if count else None
         for i in range(count):
             point = np.array([x_m[i], y_m[i]])
-            if previous_s is None:
-                segment, fraction, distance2 = self._project(point, everything)
-            else:
-                reach = window_m + float(np.hypot(*(point - previous_xy)))
-                first = int(np.searchsorted(segment_end_m, previous_s - reach, side='left'))
-                last = int(np.searchsorted(self.s_start_m, previous_s + reach, side='right'))
-                first = min(first, len(self.length2) - 1)
-                segment, fraction, distance2 = self._project(point, slice(first, max(last,
-                                                                                      first + 1)))
-                if distance2 > (2.0 * window_m) ** 2:
-                    global_match = self._project(point, everything)
-                    if np.sqrt(global_match[2]) < np.sqrt(distance2) - window_m:
-                        segment, fraction, distance2 = global_match
+            reach = window_m + float(np.hypot(*(point - previous_xy)))
+            first = int(np.searchsorted(segment_end_m, previous_s - reach, side='left'))
+            first = min(first, len(self.length2) - 1)
+            last = max(int(np.searchsorted(self.s_start_m, previous_s + reach, side='right')),
+                       first + 1)
+            segment, fraction, distance2 = self._project(point, slice(first, last))
+            if distance2 > (2.0 * window_m) ** 2:
+                global_match = self._project(point, everything)
+                if np.sqrt(global_match[2]) < np.sqrt(distance2) - window_m:
+                    segment, fraction, distance2 = global_match
             closest = self.start[segment] + fraction * self.delta[segment]
             tangent = self.tangent[segment]
             side = tangent[0] * (point[1] - closest[1]) - tangent[1] * (point[0] - closest[0])

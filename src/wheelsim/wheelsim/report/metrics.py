@@ -1,0 +1,259 @@
+"""Metrics of a run: how well the vehicle tracked its plan, reached its goal and knew its pose.
+
+Pure functions over :class:`wheelsim.report.bag_data.RunData`. The error series
+(:func:`tracking_errors`, :func:`localization_errors`) are what the plots show;
+:func:`compute_metrics` condenses them into a flat dict of numbers for ``metrics.json``, the
+summary and a scenario's pass criteria. Definitions are in ``docs/report.md``; every metric is
+"smaller is better" except ``distance_travelled_m`` and ``plans_received``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from wheelsim.report.bag_data import PoseSeries, RunData
+from wheelsim.report.geometry import (
+    FloatArray,
+    Polyline,
+    compose,
+    hold_last,
+    interp_pose,
+    path_length_m,
+    relative_transform,
+    wrap_angle,
+)
+
+SIGNIFICANT_DIGITS = 6
+"""Floats in the metrics are rounded to this many significant digits (stable JSON)."""
+DEFAULT_GOAL_TOLERANCE_M = 0.1
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One entry of the metrics dict: ``name`` (the key, ending in its unit) and meaning."""
+
+    name: str
+    label: str
+
+
+METRICS = (
+    Metric('cross_track_rms_m', 'cross-track error RMS (true path vs plan)'),
+    Metric('cross_track_max_m', 'cross-track error max'),
+    Metric('heading_error_rms_rad', 'heading error RMS (true vs plan)'),
+    Metric('goal_position_error_m', 'final distance to the goal'),
+    Metric('time_to_goal_s', 'time to goal (from the first plan)'),
+    Metric('localization_position_rms_m', 'localization position error RMS'),
+    Metric('heading_error_max_rad', 'heading error max'),
+    Metric('along_track_rms_m', 'along-track error RMS (ahead > 0)'),
+    Metric('along_track_max_m', 'along-track error max |.|'),
+    Metric('goal_heading_error_rad', 'final heading error to the goal'),
+    Metric('localization_position_max_m', 'localization position error max'),
+    Metric('localization_heading_rms_rad', 'localization heading error RMS'),
+    Metric('localization_heading_max_rad', 'localization heading error max'),
+    Metric('odom_drift_end_m', 'odometry position drift at the end'),
+    Metric('odom_heading_drift_end_rad', 'odometry heading drift at the end'),
+    Metric('odom_drift_per_distance', 'odometry drift / distance travelled'),
+    Metric('cmd_vs_actual_vx_rms_mps', 'commanded - actual vx RMS'),
+    Metric('cmd_vs_actual_vy_rms_mps', 'commanded - actual vy RMS'),
+    Metric('cmd_vs_actual_wz_rms_radps', 'commanded - actual wz RMS'),
+    Metric('distance_travelled_m', 'distance travelled'),
+    Metric('plans_received', 'plans received'),
+)
+METRIC_NAMES = tuple(m.name for m in METRICS)
+"""Every key of :func:`compute_metrics`' result, in that order (what pass criteria may bound)."""
+
+
+@dataclass(frozen=True)
+class TrackingErrors:
+    """Errors of the true pose against the plan in effect, at the ground-truth stamps ``t_s``.
+
+    ``cross_track_m``: signed distance to the matched closest point of the plan (left > 0);
+    ``heading_rad``: true heading minus the plan's heading there; ``along_track_m``: arc length
+    of the matched point minus the arc length scheduled for that time (ahead of schedule > 0;
+    NaN for a plan without increasing pose stamps).
+    """
+
+    t_s: FloatArray
+    cross_track_m: FloatArray
+    heading_rad: FloatArray
+    along_track_m: FloatArray
+
+
+@dataclass(frozen=True)
+class LocalizationErrors:
+    """Estimate (``/pose``) minus ground truth at the estimate's stamps ``t_s`` (position error
+    magnitude [m], heading [rad]), and the drift of odometry aligned to the ground truth at its
+    first sample (:func:`odom_in_map`) at the odometry stamps ``odom_t_s``."""
+
+    t_s: FloatArray
+    position_m: FloatArray
+    heading_rad: FloatArray
+    odom_t_s: FloatArray
+    odom_position_m: FloatArray
+    odom_heading_rad: FloatArray
+
+
+def _is_timed(plan: PoseSeries) -> bool:
+    return len(plan) >= 2 and bool(np.all(np.diff(plan.t_s) >= 0)) and plan.t_s[-1] > plan.t_s[0]
+
+
+def tracking_errors(run: RunData) -> TrackingErrors:
+    """Tracking errors of the ground truth; each sample against the plan received last at or
+    before its stamp (samples before the first plan, or under an empty plan, are left out)."""
+    truth = run.ground_truth
+    parts: list[tuple[FloatArray, ...]] = []
+    ends = [p.received_s for p in run.plans[1:]] + [math.inf]
+    for plan, end_s in zip(run.plans, ends, strict=False):
+        poses = plan.poses
+        inside = (truth.t_s >= plan.received_s) & (truth.t_s < end_s)
+        if not len(poses) or not inside.any():
+            continue
+        polyline = Polyline(poses.x_m, poses.y_m, poses.yaw_rad)
+        t_s = truth.t_s[inside]
+        match = polyline.match(truth.x_m[inside], truth.y_m[inside])
+        heading = wrap_angle(truth.yaw_rad[inside] - match.yaw_rad)
+        if _is_timed(poses):
+            along = match.s_m - np.interp(t_s, poses.t_s, polyline.vertex_s_m)
+        else:
+            along = np.full(len(t_s), np.nan)
+        parts.append((t_s, match.cross_track_m, heading, along))
+    columns = [np.concatenate(c) if parts else np.empty(0) for c in zip(*parts, strict=True)]
+    return TrackingErrors(*columns) if parts else TrackingErrors(*[np.empty(0)] * 4)
+
+
+def odom_in_map(run: RunData) -> PoseSeries:
+    """Odometry poses moved into ``map`` by the transform that puts the first odometry sample
+    (within the ground truth's time span) on the ground truth: its later separation from the
+    ground truth is the drift. Empty without both topics."""
+    truth, odom = run.ground_truth, run.odom
+    if not len(truth) or not len(odom):
+        return PoseSeries()
+    keep = (odom.t_s >= truth.t_s[0]) & (odom.t_s <= truth.t_s[-1])
+    if not keep.any():
+        return PoseSeries()
+    t_s, x_m, y_m, yaw = odom.t_s[keep], odom.x_m[keep], odom.y_m[keep], odom.yaw_rad[keep]
+    true_start = interp_pose(truth.t_s, t_s[:1], truth.x_m, truth.y_m, truth.yaw_rad)
+    map_from_odom = relative_transform(tuple(float(v[0]) for v in true_start),
+                                       (float(x_m[0]), float(y_m[0]), float(yaw[0])))
+    return PoseSeries(t_s, *compose(map_from_odom, x_m, y_m, yaw))
+
+
+def _pose_errors(truth: PoseSeries, other: PoseSeries) -> tuple[FloatArray, ...]:
+    """(t, position error, heading error) of ``other`` within the ground truth's time span."""
+    if not len(truth) or not len(other):
+        return np.empty(0), np.empty(0), np.empty(0)
+    keep = (other.t_s >= truth.t_s[0]) & (other.t_s <= truth.t_s[-1])
+    t_s = other.t_s[keep]
+    x_m, y_m, yaw = interp_pose(truth.t_s, t_s, truth.x_m, truth.y_m, truth.yaw_rad)
+    return (t_s, np.hypot(other.x_m[keep] - x_m, other.y_m[keep] - y_m),
+            wrap_angle(other.yaw_rad[keep] - yaw))
+
+
+def localization_errors(run: RunData) -> LocalizationErrors:
+    """Errors of the localization estimate and of odometry against the ground truth (linearly
+    interpolated at their stamps; exact when the stamps match)."""
+    return LocalizationErrors(*_pose_errors(run.ground_truth, run.estimate),
+                              *_pose_errors(run.ground_truth, odom_in_map(run)))
+
+
+def time_goal_reached_s(run: RunData, goal_tolerance_m: float,
+                        goal_yaw_tolerance_rad: float | None = None) -> float | None:
+    """Stamp from which the true pose stays within the tolerances of the goal (the last pose of
+    :attr:`RunData.plan`) until the end of the run; None if it does not end there."""
+    goal, truth = run.plan, run.ground_truth
+    if goal is None or not len(truth):
+        return None
+    within = np.hypot(truth.x_m - goal.poses.x_m[-1],
+                      truth.y_m - goal.poses.y_m[-1]) <= goal_tolerance_m
+    if goal_yaw_tolerance_rad is not None:
+        heading = np.abs(wrap_angle(truth.yaw_rad - goal.poses.yaw_rad[-1]))
+        within &= heading <= goal_yaw_tolerance_rad
+    if not within[-1]:
+        return None
+    outside = np.flatnonzero(~within)
+    return float(truth.t_s[outside[-1] + 1 if len(outside) else 0])
+
+
+def _rms(values: FloatArray) -> float | None:
+    finite = values[np.isfinite(values)]
+    return float(np.sqrt(np.mean(finite**2))) if len(finite) else None
+
+
+def _max_abs(values: FloatArray) -> float | None:
+    finite = values[np.isfinite(values)]
+    return float(np.max(np.abs(finite))) if len(finite) else None
+
+
+def _last(values: FloatArray) -> float | None:
+    return float(abs(values[-1])) if len(values) else None
+
+
+def round_significant(value: float | int | None,
+                      digits: int = SIGNIFICANT_DIGITS) -> float | int | None:
+    """``value`` to ``digits`` significant digits; None for None and non-finite floats."""
+    if value is None or isinstance(value, int):
+        return value
+    return float(f'{value:.{digits}g}') if math.isfinite(value) else None
+
+
+def compute_metrics(run: RunData, goal_tolerance_m: float = DEFAULT_GOAL_TOLERANCE_M,
+                    goal_yaw_tolerance_rad: float | None = None) -> dict[str, float | int | None]:
+    """The metrics of :data:`METRICS`, keyed in that order; None where the run lacks the data
+    (no plan, no estimate, ...). Floats are rounded to :data:`SIGNIFICANT_DIGITS` digits, so the
+    same run gives byte-identical JSON.
+
+    ``goal_tolerance_m`` (and, if given, ``goal_yaw_tolerance_rad``) define reaching the goal
+    for ``time_to_goal_s``.
+    """
+    if not goal_tolerance_m > 0:
+        raise ValueError(f'goal_tolerance_m = {goal_tolerance_m!r}: must be > 0')
+    tracking = tracking_errors(run)
+    localization = localization_errors(run)
+    truth, plan = run.ground_truth, run.plan
+    distance_m = path_length_m(truth.x_m, truth.y_m)
+
+    goal_position = goal_heading = time_to_goal = None
+    if plan is not None and len(truth):
+        goal_position = math.hypot(truth.x_m[-1] - plan.poses.x_m[-1],
+                                   truth.y_m[-1] - plan.poses.y_m[-1])
+        goal_heading = abs(float(wrap_angle(truth.yaw_rad[-1] - plan.poses.yaw_rad[-1])))
+        reached_s = time_goal_reached_s(run, goal_tolerance_m, goal_yaw_tolerance_rad)
+        if reached_s is not None:
+            time_to_goal = max(0.0, reached_s - run.plans[0].received_s)
+
+    actual, command = run.twist_actual, run.cmd_vel
+    commanded = actual.t_s >= (command.t_s[0] if len(command) else math.inf)
+    t_cmd = actual.t_s[commanded]
+
+    def velocity_rms(actual_values: FloatArray, command_values: FloatArray) -> float | None:
+        return _rms(hold_last(command.t_s, command_values, t_cmd) - actual_values[commanded])
+
+    drift_end = _last(localization.odom_position_m)
+    values = {
+        'cross_track_rms_m': _rms(tracking.cross_track_m),
+        'cross_track_max_m': _max_abs(tracking.cross_track_m),
+        'heading_error_rms_rad': _rms(tracking.heading_rad),
+        'goal_position_error_m': goal_position,
+        'time_to_goal_s': time_to_goal,
+        'localization_position_rms_m': _rms(localization.position_m),
+        'heading_error_max_rad': _max_abs(tracking.heading_rad),
+        'along_track_rms_m': _rms(tracking.along_track_m),
+        'along_track_max_m': _max_abs(tracking.along_track_m),
+        'goal_heading_error_rad': goal_heading,
+        'localization_position_max_m': _max_abs(localization.position_m),
+        'localization_heading_rms_rad': _rms(localization.heading_rad),
+        'localization_heading_max_rad': _max_abs(localization.heading_rad),
+        'odom_drift_end_m': drift_end,
+        'odom_heading_drift_end_rad': _last(localization.odom_heading_rad),
+        'odom_drift_per_distance': (drift_end / distance_m
+                                    if drift_end is not None and distance_m > 0 else None),
+        'cmd_vs_actual_vx_rms_mps': velocity_rms(actual.vx_mps, command.vx_mps),
+        'cmd_vs_actual_vy_rms_mps': velocity_rms(actual.vy_mps, command.vy_mps),
+        'cmd_vs_actual_wz_rms_radps': velocity_rms(actual.wz_radps, command.wz_radps),
+        'distance_travelled_m': distance_m if len(truth) else None,
+        'plans_received': len(run.plans),
+    }
+    return {name: round_significant(values[name]) for name in METRIC_NAMES}

@@ -1,0 +1,201 @@
+"""Figures of a run: one PNG per figure and all of them as pages of one PDF.
+
+matplotlib with the Agg canvas (no display, no pyplot state). Positions in metres, velocities
+in m/s and rad/s, angles shown in degrees. A figure whose data is missing from the bag still gets
+its page, saying what is missing, so the PDF always has :data:`PAGE_NAMES` pages in that order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.backends.backend_pdf import PdfPages
+from matplotlib.figure import Figure
+
+from wheelsim.report.bag_data import RunData
+from wheelsim.report.metrics import localization_errors, odom_in_map, tracking_errors
+
+PDF_NAME = 'report.pdf'
+PNG_DPI = 100
+FIGURE_SIZE_IN = (9.0, 6.5)
+COLORS = {'plan': 'black', 'true': 'tab:blue', 'estimate': 'tab:orange', 'odom': 'tab:green',
+          'command': 'tab:red', 'actual': 'tab:blue'}
+
+
+def _no_data(ax: Axes, text: str) -> None:
+    ax.text(0.5, 0.5, text, ha='center', va='center', transform=ax.transAxes, fontsize=13,
+            color='gray')
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def _time_axes(fig: Figure, rows: int) -> list[Axes]:
+    axes = list(fig.subplots(rows, 1, sharex=True, squeeze=False)[:, 0])
+    for ax in axes:
+        ax.grid(True, alpha=0.4)
+    axes[-1].set_xlabel('simulated time [s]')
+    return axes
+
+
+def _legend(ax: Axes) -> None:
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc='best', fontsize='small')
+
+
+def plot_xy(fig: Figure, run: RunData) -> None:
+    """Paths in ``map``: plans (the latest solid), true, estimated, odometry; start and goal."""
+    ax = fig.subplots()
+    latest = run.plan
+    earlier = [p for p in run.plans if len(p.poses) and p is not latest]
+    for i, plan in enumerate(earlier):
+        ax.plot(plan.poses.x_m, plan.poses.y_m, '--', color='gray', lw=1,
+                label='earlier plans' if i == 0 else None)
+    if latest is not None:
+        ax.plot(latest.poses.x_m, latest.poses.y_m, color=COLORS['plan'], lw=1.5,
+                label='reference (plan)')
+    series = [(run.ground_truth, 'true', '-'), (run.estimate, 'estimate', '-'),
+              (odom_in_map(run), 'odom', ':')]
+    for poses, name, style in series:
+        if len(poses):
+            label = 'odometry (aligned at start)' if name == 'odom' else f'{name} path'
+            ax.plot(poses.x_m, poses.y_m, style, color=COLORS[name], lw=1.2, label=label)
+    if len(run.ground_truth):
+        ax.plot(run.ground_truth.x_m[0], run.ground_truth.y_m[0], 'o', ms=9, mfc='none',
+                mec='green', mew=2, label='start')
+    if latest is not None:
+        goal = latest.poses
+        ax.plot(goal.x_m[-1], goal.y_m[-1], '*', ms=14, color='red', label='goal')
+        ax.annotate('', xy=(goal.x_m[-1] + 0.3 * np.cos(goal.yaw_rad[-1]),
+                            goal.y_m[-1] + 0.3 * np.sin(goal.yaw_rad[-1])),
+                    xytext=(goal.x_m[-1], goal.y_m[-1]),
+                    arrowprops={'arrowstyle': '->', 'color': 'red'})
+    if not ax.lines:
+        _no_data(ax, 'no paths recorded')
+        return
+    ax.set_aspect('equal', adjustable='datalim')
+    ax.set_xlabel('x [m] (map)')
+    ax.set_ylabel('y [m] (map)')
+    ax.grid(True, alpha=0.4)
+    _legend(ax)
+
+
+def plot_velocities(fig: Figure, run: RunData) -> None:
+    """Commanded (``cmd_vel``, held until the next) vs actual (``twist_actual``) body twist."""
+    components = [('vx_mps', 'vx [m/s]'), ('vy_mps', 'vy [m/s]'), ('wz_radps', 'wz [rad/s]')]
+    axes = _time_axes(fig, 3)
+    for ax, (field, label) in zip(axes, components, strict=True):
+        if len(run.cmd_vel):
+            ax.step(run.cmd_vel.t_s, getattr(run.cmd_vel, field), where='post',
+                    color=COLORS['command'], lw=1, label='commanded (cmd_vel)')
+        if len(run.twist_actual):
+            ax.plot(run.twist_actual.t_s, getattr(run.twist_actual, field),
+                    color=COLORS['actual'], lw=1, label='actual (twist_actual)')
+        ax.set_ylabel(label)
+        _legend(ax)
+    if not len(run.cmd_vel) and not len(run.twist_actual):
+        _no_data(axes[1], 'no cmd_vel or twist_actual recorded')
+
+
+def _plot_joints(fig: Figure, run: RunData, names: tuple[str, ...], velocity: bool,
+                 missing: str) -> None:
+    ax = _time_axes(fig, 1)[0]
+    joints = run.joints
+    for name in names:
+        values = joints.velocity if velocity else np.degrees(joints.position)
+        ax.plot(joints.t_s, values[:, joints.column(name)], lw=1, label=name)
+    if not names:
+        _no_data(ax, missing if len(joints.t_s) else 'no joint_states recorded')
+        return
+    ax.set_ylabel('wheel speed [rad/s]' if velocity else 'steering angle [deg]')
+    _legend(ax)
+
+
+def plot_wheel_speeds(fig: Figure, run: RunData) -> None:
+    """Angular velocity of every wheel joint (``joint_states``)."""
+    _plot_joints(fig, run, run.joints.wheel_names, True, 'no wheel joints in joint_states')
+
+
+def plot_steering(fig: Figure, run: RunData) -> None:
+    """Angle of every steering joint (names containing 'steer')."""
+    _plot_joints(fig, run, run.joints.steering_names, False,
+                 'no steering joints (this vehicle model has none)')
+
+
+def plot_tracking_errors(fig: Figure, run: RunData) -> None:
+    """True pose vs the plan over time; the controller's own errors if it published them."""
+    errors = tracking_errors(run)
+    reported = run.tracking_error
+    axes = _time_axes(fig, 4 if reported.columns else 3)
+    rows = [(errors.cross_track_m, 'cross-track [m]\n(left > 0)'),
+            (np.degrees(errors.heading_rad), 'heading [deg]'),
+            (errors.along_track_m, 'along-track [m]\n(ahead > 0)')]
+    for ax, (values, label) in zip(axes, rows, strict=False):
+        ax.plot(errors.t_s, values, color=COLORS['true'], lw=1, label='true pose vs plan')
+        ax.axhline(0.0, color='black', lw=0.6)
+        ax.set_ylabel(label)
+    if not len(errors.t_s):
+        _no_data(axes[0], 'no plan or no ground truth recorded')
+    if reported.columns:
+        for name, values in reported.columns.items():
+            axes[3].plot(reported.t_s, values, lw=1, label=name)
+        axes[3].set_ylabel('controller\n(tracking_error)')
+        _legend(axes[3])
+
+
+def plot_localization_errors(fig: Figure, run: RunData) -> None:
+    """Localization estimate and aligned odometry vs ground truth over time."""
+    errors = localization_errors(run)
+    axes = _time_axes(fig, 2)
+    series = [(errors.t_s, errors.position_m, errors.heading_rad, '-', 'estimate',
+               'estimate (pose)'),
+              (errors.odom_t_s, errors.odom_position_m, errors.odom_heading_rad, ':', 'odom',
+               'odometry (aligned at start)')]
+    for t_s, position, heading, style, color, label in series:
+        if len(t_s):
+            axes[0].plot(t_s, position, style, color=COLORS[color], lw=1.2, label=label)
+            axes[1].plot(t_s, np.degrees(heading), style, color=COLORS[color], lw=1.2,
+                         label=label)
+    axes[0].set_ylabel('position error [m]')
+    axes[1].set_ylabel('heading error [deg]')
+    for ax in axes:
+        _legend(ax)
+        if not ax.lines:
+            _no_data(ax, 'no ground truth, or neither pose nor odom recorded')
+
+
+PAGES: dict[str, tuple[str, Callable[[Figure, RunData], None]]] = {
+    'xy_paths': ('Paths in the map frame', plot_xy),
+    'velocities': ('Commanded vs actual body velocity', plot_velocities),
+    'wheel_speeds': ('Wheel speeds', plot_wheel_speeds),
+    'steering': ('Steering angles', plot_steering),
+    'tracking_errors': ('Tracking errors: true pose vs reference plan', plot_tracking_errors),
+    'localization_errors': ('Localization errors vs ground truth', plot_localization_errors),
+}
+PAGE_NAMES = tuple(PAGES)
+"""The figures, in PDF page order; each is also written as ``<name>.png``."""
+
+
+def write_plots(run: RunData, out_dir: Path | str, title: str) -> list[Path]:
+    """Draw every figure of :data:`PAGES` into ``out_dir`` (created if needed).
+
+    Writes ``<name>.png`` per figure and ``report.pdf`` with one page per figure, each titled
+    ``title: <figure title>``. Returns the paths written, PNGs first, the PDF last.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    pdf_path = out / PDF_NAME
+    with PdfPages(pdf_path, metadata={'Title': title, 'Creator': 'wheelsim',
+                                      'CreationDate': None}) as pdf:
+        for name, (figure_title, draw) in PAGES.items():
+            fig = Figure(figsize=FIGURE_SIZE_IN, layout='constrained')
+            fig.suptitle(f'{title}: {figure_title}')
+            draw(fig, run)
+            png_path = out / f'{name}.png'
+            fig.savefig(png_path, dpi=PNG_DPI)
+            pdf.savefig(fig)
+            written.append(png_path)
+    return [*written, pdf_path]
