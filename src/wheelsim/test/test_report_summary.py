@@ -1,0 +1,52 @@
+"""The one-screen run summary (wheelsim.report.summary)."""
+
+import math
+
+import pytest
+
+from wheelsim.report.metrics import METRIC_NAMES
+from wheelsim.report.summary import format_summary, passes
+
+METRICS = {name: None for name in METRIC_NAMES} | {
+    'cross_track_rms_m': 0.0123, 'cross_track_max_m': 0.0456,
+    'heading_error_rms_rad': math.radians(2.0), 'heading_error_max_rad': math.radians(5.0),
+    'goal_position_error_m': 0.031, 'goal_heading_error_rad': math.radians(1.5),
+    'time_to_goal_s': 41.2, 'odom_drift_end_m': 0.3, 'odom_drift_per_distance': 0.012,
+    'distance_travelled_m': 25.0, 'plans_received': 1,
+}
+
+
+def test_main_metrics_fit_one_screen_with_units():
+    text = format_summary(METRICS, {'wall_time_s': 1.234, 'simulated_time_s': 60.0,
+                                    'real_time_factor': 48.6}, output_dir='results/eight')
+    lines = text.splitlines()
+    assert len(lines) <= 20 and max(len(line) for line in lines) <= 100
+    assert lines[0] == 'run: 60.0 s simulated in 1.23 s wall time (49x real time)'
+    assert 'cross-track RMS / max        0.0123 / 0.0456 m' in text
+    assert 'heading RMS / max            2 / 5 deg' in text
+    assert 'final error                  0.031 m, 1.5 deg' in text
+    assert 'time to goal                 41.2 s' in text
+    assert 'odometry drift at end        0.3 m (1.2 % of 25 m), -' in text
+    assert 'position RMS / max           - / - m' in text
+    assert lines[-1] == 'results: results/eight'
+
+
+@pytest.mark.parametrize(('plans', 'expected'), [(1, 'not reached'), (0, '- (no plan)')])
+def test_goal_not_reached_or_no_plan(plans, expected):
+    text = format_summary(METRICS | {'time_to_goal_s': None, 'plans_received': plans})
+    assert f'time to goal                 {expected}' in text
+
+
+def test_pass_criteria_verdicts_and_missing_metric_fails():
+    criteria = {'cross_track_rms_m': 0.01, 'time_to_goal_s': 50.0,
+                'localization_position_rms_m': 0.1}
+    text = format_summary(METRICS, pass_criteria=criteria)
+    assert 'cross_track_rms_m            0.0123 <= 0.01  FAIL' in text
+    assert 'time_to_goal_s               41.2 <= 50  pass' in text
+    assert 'localization_position_rms_m  - <= 0.1  FAIL' in text
+
+
+@pytest.mark.parametrize(('value', 'bound', 'expected'),
+                         [(0.1, 0.1, True), (0.11, 0.1, False), (None, 1e9, False), (0, 0, True)])
+def test_passes(value, bound, expected):
+    assert passes(value, bound) is expected
