@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wheelsim.core.params import group, param
+from wheelsim.core.params import ParameterError, group, param
 
 MODES = ('perfect', 'noisy', 'ekf')
 
@@ -152,3 +152,28 @@ class LocalizationConfig:
     )
     localization: NoiseConfig = group(NoiseConfig)
     ekf: EkfConfig = group(EkfConfig)
+
+    def __post_init__(self) -> None:
+        names = {}
+        for name in ('map_frame', 'odom_frame', 'base_frame'):
+            value = getattr(self, name)
+            if not value:
+                raise ParameterError(name, value, 'must not be empty')
+            if value in names:
+                raise ParameterError(name, value, f'must differ from {names[value]}')
+            names[value] = name
+
+    @property
+    def full_map_frame(self) -> str:
+        """The map frame name with the frame prefix."""
+        return self.frame_prefix + self.map_frame
+
+    @property
+    def full_odom_frame(self) -> str:
+        """The odom frame name with the frame prefix."""
+        return self.frame_prefix + self.odom_frame
+
+    @property
+    def full_base_frame(self) -> str:
+        """The body frame name with the frame prefix."""
+        return self.frame_prefix + self.base_frame

@@ -1,0 +1,198 @@
+"""localization: drifting odometry, a map pose estimate and the REP-105 chain from ground truth.
+
+For every ``ground_truth`` message (nav_msgs/Odometry from vehicle_sim: true pose in the map
+frame, true body twist) this node publishes, all stamped with the ground truth's stamp:
+
+- ``odom`` (nav_msgs/Odometry, frame odom, child base_link): the wheel odometry with the
+  covariance of its error and the (optionally noisy) body twist with its covariance;
+- ``pose`` (PoseWithCovarianceStamped, map frame): the estimate, as AMCL's ``amcl_pose``;
+- ``/tf``: ``map -> odom`` and ``odom -> base_link``, which compose exactly to ``pose``.
+
+The numbers come from :class:`wheelsim.core.localization.Localization` (modes, noise models and
+the meaning of every parameter: docs/localization.md). The node never reads its own clock, so it
+behaves the same with wall time, ``use_sim_time`` and in lock-step runs. ``initialpose`` resets
+the estimate at the next ground-truth sample.
+
+Covariances are 6x6 over ``(x, y, z, roll, pitch, yaw)``; the planar model fills the ``x``, ``y``,
+``yaw`` rows and columns and leaves ``z``, roll and pitch at 0 (exact: the motion is planar).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+
+import numpy as np
+from builtin_interfaces.msg import Time
+from geometry_msgs.msg import Pose, PoseWithCovarianceStamped, TransformStamped
+from nav_msgs.msg import Odometry
+from rclpy.node import Node
+from tf2_msgs.msg import TFMessage
+
+from wheelsim.core.localization import Localization, LocalizationOutput
+from wheelsim.core.localization_config import LocalizationConfig
+from wheelsim.core.params import from_flat, specs
+from wheelsim.ros import qos
+from wheelsim.ros.conversions import (
+    pose2d,
+    quaternion_from_yaw,
+    stamp_ns,
+    time_msg,
+    twist2d,
+)
+from wheelsim.ros.parameters import NodeParameters
+from wheelsim.ros.runner import run_node
+
+#: Rows/columns of x, y and yaw (pose) or vx, vy and wz (twist) in a ROS 6x6 covariance.
+PLANAR_INDICES = (0, 1, 5)
+
+
+def covariance6(planar: np.ndarray) -> list[float]:
+    """Row-major 6x6 covariance with the 3x3 ``planar`` one in the x, y, yaw rows and columns."""
+    full = np.zeros((6, 6))
+    full[np.ix_(PLANAR_INDICES, PLANAR_INDICES)] = planar
+    return full.ravel().tolist()
+
+
+def planar_covariance(covariance: Sequence[float]) -> np.ndarray:
+    """The x, y, yaw 3x3 block of a row-major 6x6 covariance."""
+    return np.asarray(covariance, dtype=float).reshape(6, 6)[np.ix_(PLANAR_INDICES, PLANAR_INDICES)]
+
+
+def pose_msg(pose: Sequence[float]) -> Pose:
+    """``geometry_msgs/Pose`` of the planar pose ``(x, y, yaw)``."""
+    msg = Pose()
+    msg.position.x = float(pose[0])
+    msg.position.y = float(pose[1])
+    msg.orientation = quaternion_from_yaw(float(pose[2]))
+    return msg
+
+
+def transform(stamp: Time, parent: str, child: str, pose: Sequence[float]) -> TransformStamped:
+    """``parent -> child`` transform of the planar pose ``(x, y, yaw)`` of child in parent."""
+    msg = TransformStamped()
+    msg.header.stamp = stamp
+    msg.header.frame_id = parent
+    msg.child_frame_id = child
+    msg.transform.translation.x = float(pose[0])
+    msg.transform.translation.y = float(pose[1])
+    msg.transform.rotation = quaternion_from_yaw(float(pose[2]))
+    return msg
+
+
+class LocalizationNode(Node):
+    """The localization node; ``node_kwargs`` go to ``rclpy.node.Node`` (namespace, overrides)."""
+
+    def __init__(self, **node_kwargs) -> None:
+        super().__init__('localization', **node_kwargs)
+        self.params = NodeParameters(self)
+        self._settings = self.params.declare(
+            specs(LocalizationConfig), partial(from_flat, LocalizationConfig), self._on_settings
+        )
+        self.params.report_unknown()
+        config = self.config
+        self.map_frame = config.full_map_frame
+        self.odom_frame = config.full_odom_frame
+        self.base_frame = config.full_base_frame
+        self.localization = Localization(config)
+        self._odom = self.create_publisher(Odometry, 'odom', qos.DEFAULT)
+        self._pose = self.create_publisher(PoseWithCovarianceStamped, 'pose', qos.DEFAULT)
+        self._tf = self.create_publisher(TFMessage, '/tf', qos.TF)
+        self.create_subscription(Odometry, 'ground_truth', self._on_ground_truth, qos.DEFAULT)
+        self.create_subscription(
+            PoseWithCovarianceStamped, 'initialpose', self._on_initial_pose, qos.DEFAULT
+        )
+        self.get_logger().info(
+            f'mode {config.mode}, seed {config.seed}: {self.map_frame} -> {self.odom_frame} -> '
+            f'{self.base_frame} from ground_truth'
+        )
+
+    @property
+    def config(self) -> LocalizationConfig:
+        """The current validated configuration."""
+        return self._settings.config
+
+    def _on_settings(self, new: LocalizationConfig, _old: LocalizationConfig) -> None:
+        self.localization.update_config(new)
+
+    def _on_ground_truth(self, msg: Odometry) -> None:
+        frame = msg.header.frame_id.lstrip('/')
+        if frame and frame != self.map_frame:
+            self.get_logger().warning(
+                f'ground_truth header.frame_id is "{frame}", expected "{self.map_frame}" '
+                '(frame_prefix/map_frame differ from vehicle_sim?); taken as the map frame',
+                throttle_duration_sec=10.0,
+            )
+        try:
+            out = self.localization.step(
+                stamp_ns(msg.header.stamp), pose2d(msg.pose.pose), twist2d(msg.twist.twist)
+            )
+        except ValueError as err:
+            self.get_logger().error(
+                f'ground_truth message ignored: {err}', throttle_duration_sec=5.0
+            )
+            return
+        self._log_event(out)
+        self._publish(out)
+
+    def _log_event(self, out: LocalizationOutput) -> None:
+        if out.event == 'teleport':
+            self.get_logger().info(
+                'ground truth jumped further than its twist explains (a teleport): odometry '
+                f'stays continuous, {self.map_frame} -> {self.odom_frame} absorbs the jump'
+            )
+        elif out.event == 'time_jump':
+            self.get_logger().warning(
+                'ground truth stamp went back in time: localization restarted at the vehicle'
+            )
+        elif out.event == 'reset':
+            self.get_logger().info('estimate reset from initialpose')
+
+    def _publish(self, out: LocalizationOutput) -> None:
+        stamp = time_msg(out.stamp_ns)
+        odom = Odometry()
+        odom.header.stamp = stamp
+        odom.header.frame_id = self.odom_frame
+        odom.child_frame_id = self.base_frame
+        odom.pose.pose = pose_msg(out.odom_T_base)
+        odom.pose.covariance = covariance6(out.odom_covariance)
+        odom.twist.twist.linear.x = float(out.twist[0])
+        odom.twist.twist.linear.y = float(out.twist[1])
+        odom.twist.twist.angular.z = float(out.twist[2])
+        odom.twist.covariance = covariance6(np.diag(out.twist_variances))
+        pose = PoseWithCovarianceStamped()
+        pose.header.stamp = stamp
+        pose.header.frame_id = self.map_frame
+        pose.pose.pose = pose_msg(out.map_T_base)
+        pose.pose.covariance = covariance6(out.map_covariance)
+        tf = TFMessage(
+            transforms=[
+                transform(stamp, self.map_frame, self.odom_frame, out.map_T_odom),
+                transform(stamp, self.odom_frame, self.base_frame, out.odom_T_base),
+            ]
+        )
+        self._tf.publish(tf)
+        self._odom.publish(odom)
+        self._pose.publish(pose)
+
+    def _on_initial_pose(self, msg: PoseWithCovarianceStamped) -> None:
+        frame = msg.header.frame_id.lstrip('/')
+        if frame not in ('', self.map_frame):
+            self.get_logger().warning(
+                f'initialpose ignored: header.frame_id is "{frame}", expected "{self.map_frame}"'
+            )
+            return
+        try:
+            self.localization.request_reset(
+                pose2d(msg.pose.pose), planar_covariance(msg.pose.covariance)
+            )
+        except ValueError as err:
+            self.get_logger().error(f'initialpose ignored: {err}')
+
+
+def main(args=None) -> int:
+    return run_node(LocalizationNode, 'localization', args)
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())
