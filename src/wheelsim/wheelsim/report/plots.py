@@ -55,19 +55,21 @@ def plot_xy(fig: Figure, run: RunData) -> None:
                 label='earlier plans' if i == 0 else None)
     if latest is not None:
         ax.plot(latest.poses.x_m, latest.poses.y_m, color=COLORS['plan'], lw=1.5,
-                label='reference (plan)')
-    series = [(run.ground_truth, 'true', '-'), (run.estimate, 'estimate', '-'),
-              (odom_in_map(run), 'odom', ':')]
-    for poses, name, style in series:
+                label='reference (plan)', zorder=3)
+    # Drawn under the plan: the (often noisy) estimate and odometry; over it: the true path.
+    series = [(run.estimate, 'estimate', 'estimated path (pose)', 1, 0.8),
+              (odom_in_map(run), 'odom', 'odometry (aligned at start)', 2, 1.2),
+              (run.ground_truth, 'true', 'true path (ground_truth)', 4, 1.5)]
+    for poses, name, label, zorder, width in series:
         if len(poses):
-            label = 'odometry (aligned at start)' if name == 'odom' else f'{name} path'
-            ax.plot(poses.x_m, poses.y_m, style, color=COLORS[name], lw=1.2, label=label)
+            ax.plot(poses.x_m, poses.y_m, ':' if name == 'odom' else '-', color=COLORS[name],
+                    lw=width, label=label, zorder=zorder)
     if len(run.ground_truth):
         ax.plot(run.ground_truth.x_m[0], run.ground_truth.y_m[0], 'o', ms=9, mfc='none',
-                mec='green', mew=2, label='start')
+                mec='green', mew=2, label='start', zorder=5)
     if latest is not None:
         goal = latest.poses
-        ax.plot(goal.x_m[-1], goal.y_m[-1], '*', ms=14, color='red', label='goal')
+        ax.plot(goal.x_m[-1], goal.y_m[-1], '*', ms=14, color='red', label='goal', zorder=5)
         ax.annotate('', xy=(goal.x_m[-1] + 0.3 * np.cos(goal.yaw_rad[-1]),
                             goal.y_m[-1] + 0.3 * np.sin(goal.yaw_rad[-1])),
                     xytext=(goal.x_m[-1], goal.y_m[-1]),
