@@ -42,6 +42,22 @@ def _node_section(params_file, node_fqn):
     return values
 
 
+def vehicle_sim_values(params_file, namespace, overrides):
+    """The parameters vehicle_sim gets: its params-file sections, then ``overrides``."""
+    fqn = '/' + '/'.join(part for part in (namespace.strip('/'), 'vehicle_sim') if part)
+    return {**_node_section(params_file, fqn), **overrides}
+
+
+def robot_description(params_file, sim_values):
+    """The URDF of the vehicle that vehicle_sim simulates with ``sim_values`` (as the node)."""
+    try:
+        config = vehicle_config_from_params(sim_values)
+    except ParameterError as err:
+        raise RuntimeError(f'{params_file}: vehicle_sim: {err}') from None
+    return build_urdf(config, sim_values.get('frame_prefix', ''),
+                      base_link=sim_values.get('base_frame', 'base_link'))
+
+
 def _vehicle_nodes(context):
     """vehicle_sim, localization and robot_state_publisher, configured from the params file."""
     params_file = LaunchConfiguration('params_file').perform(context)
@@ -53,14 +69,9 @@ def _vehicle_nodes(context):
     sim_overrides = {'frame_prefix': frame_prefix}
     if model:
         sim_overrides['model'] = model
-    namespace = context.launch_configurations.get('ros_namespace', '').strip('/')
-    fqn = '/' + '/'.join(part for part in (namespace, 'vehicle_sim') if part)
-    sim_values = {**_node_section(params_file, fqn), **sim_overrides}
-    try:
-        config = vehicle_config_from_params(sim_values)
-        urdf = build_urdf(config, frame_prefix, base_link=sim_values.get('base_frame', 'base_link'))
-    except ParameterError as err:
-        raise RuntimeError(f'{params_file}: vehicle_sim: {err}') from None
+    namespace = context.launch_configurations.get('ros_namespace', '')
+    sim_values = vehicle_sim_values(params_file, namespace, sim_overrides)
+    urdf = robot_description(params_file, sim_values)
     if sim_values.get('be_reference_clock', False):
         # Clock mode 3: vehicle_sim is the time source, so it must not itself follow /clock.
         sim_overrides['use_sim_time'] = False
@@ -124,13 +135,14 @@ def generate_launch_description():
             description='Every node follows /clock (clock mode 2; with be_reference_clock in '
                         'the params file vehicle_sim publishes /clock itself, mode 3)'),
         DeclareLaunchArgument(
-            'rviz', default_value='true', description='Start RViz'),
+            'rviz', default_value='true', description='Start RViz with rviz_config'),
         DeclareLaunchArgument(
             'rviz_config',
             default_value=PathJoinSubstitution([share, 'rviz', 'wheelsim.rviz']),
             description='RViz configuration file'),
         DeclareLaunchArgument(
-            'plotjuggler', default_value='false', description='Start PlotJuggler'),
+            'plotjuggler', default_value='false',
+            description='Start PlotJuggler with plotjuggler_layout'),
         DeclareLaunchArgument(
             'plotjuggler_layout',
             default_value=PathJoinSubstitution([share, 'plotjuggler', 'wheelsim_layout.xml']),
