@@ -13,6 +13,9 @@ import os
 import numpy as np
 import pytest
 from geometry_msgs.msg import Twist, TwistStamped
+from rcl_interfaces.msg import SetParametersResult
+from rcl_interfaces.srv import SetParameters
+from rclpy.parameter import Parameter
 from rosgraph_msgs.msg import Clock
 
 from wheelsim.dds_domain import require_loopback_dds, reserved_domain_id
@@ -36,6 +39,7 @@ class ClockedSim:
     """A use_sim_time vehicle_sim and the probe that publishes its /clock."""
 
     def __init__(self, probe: Probe, model: str, **extra):
+        self.model = model
         params = {'use_sim_time': True, 'model': model, 'step_rate': 1000.0, 'pub_rate': 100.0,
                   'cmd_vel_type': 'twist', 'twist_reference_max_oldness': 60.0, **extra}
         params.update({f'model_params.{model}.{DRIVE_GROUP[model]}.{k}': v
@@ -68,13 +72,20 @@ class ClockedSim:
 
     def wait_for_output(self, stamp: int) -> None:
         for _ in range(20):  # /clock is best effort: repeat it if the node missed it
-            if self.probe.spin_until(lambda: self.last_stamp() >= stamp, 0.5):
+            if self.probe.spin_until(lambda: self.last_stamp() == stamp, 0.5):
                 return
             self.clock.publish(clock_msg(self.now_ns))
         raise AssertionError(f'no output at {stamp} ns:\n{self.process.output()}')
 
     def last_stamp(self) -> int:
         return stamp_ns(self.twists[-1].header.stamp) if self.twists else -1
+
+    def set_parameter(self, name: str, value) -> SetParametersResult:
+        parameter = Parameter(name, value=value).to_parameter_msg()
+        request = SetParameters.Request(parameters=[parameter])
+        response = self.probe.call(
+            SetParameters, f'{self.namespace}/vehicle_sim/set_parameters', request)
+        return response.results[0]
 
     def command(self, vx: float, vy: float, wz: float) -> int:
         """Send a command while the clock stands still; return the simulated time it enters."""
@@ -102,29 +113,85 @@ def probe():
         probe.close()
 
 
+@pytest.fixture(scope='module', params=['bicycle', 'differential', 'omni'])
+def sim(probe, request):
+    sim = ClockedSim(probe, request.param)
+    with sim.process:
+        yield sim
+
+
 def first_order(t_s: np.ndarray, amplitude: float) -> np.ndarray:
     """Response to a step at t = 0 through the dead time and the low pass."""
     delayed = np.maximum(t_s - DEAD_TIME_S, 0.0)
     return amplitude * (1.0 - np.exp(-delayed / TIME_CONSTANT_S))
 
 
-@pytest.mark.parametrize('model', ['bicycle', 'differential', 'omni'])
-def test_step_response_dead_time_time_constant_and_steady_state(probe, model):
-    sim = ClockedSim(probe, model)
-    with sim.process:
-        sim.advance(START_NS + 100 * MS)
-        t0 = sim.command(1.0, 0.0, 0.0)
-        sim.advance(t0 + 600 * MS)
-        t_s, twist = sim.samples(t0)
-        np.testing.assert_allclose(twist[:, 0], first_order(t_s, 1.0), atol=1e-9)
-        # The same, measured: ln(1 - v) is linear in t, slope -1/tau, zero at the dead time.
-        rising = (twist[:, 0] > 0.05) & (twist[:, 0] < 0.95)
-        slope, intercept = np.polyfit(t_s[rising], np.log(1.0 - twist[rising, 0]), 1)
-        assert -1.0 / slope == pytest.approx(TIME_CONSTANT_S, abs=1e-9)
-        assert -intercept / slope == pytest.approx(DEAD_TIME_S, abs=1e-9)
-        assert twist[t_s <= DEAD_TIME_S + 1e-9, 0].max() == 0.0
+def test_step_response_dead_time_time_constant_and_steady_state(sim):
+    sim.advance(sim.now_ns + 100 * MS)
+    t0 = sim.command(1.0, 0.0, 0.0)
+    sim.advance(t0 + 600 * MS)
+    t_s, twist = sim.samples(t0)
+    np.testing.assert_allclose(twist[:, 0], first_order(t_s, 1.0), atol=1e-9)
+    # The same, measured: ln(1 - v) is linear in t, slope -1/tau, zero at the dead time.
+    rising = (twist[:, 0] > 0.05) & (twist[:, 0] < 0.95)
+    slope, intercept = np.polyfit(t_s[rising], np.log(1.0 - twist[rising, 0]), 1)
+    assert -1.0 / slope == pytest.approx(TIME_CONSTANT_S, abs=1e-9)
+    assert -intercept / slope == pytest.approx(DEAD_TIME_S, abs=1e-9)
+    assert twist[t_s <= DEAD_TIME_S + 1e-9, 0].max() == 0.0
 
-        t1 = sim.command(*STEADY_TWIST[model])
-        sim.advance(t1 + 3000 * MS, increment_ns=50 * MS)
-        _, twist = sim.samples(t1 + 2900 * MS)
-        np.testing.assert_allclose(twist, [STEADY_TWIST[model]] * len(twist), atol=1e-4)
+    steady = STEADY_TWIST[sim.model]
+    t1 = sim.command(*steady)
+    sim.advance(t1 + 3000 * MS, increment_ns=50 * MS)
+    _, twist = sim.samples(t1 + 2900 * MS)
+    np.testing.assert_allclose(twist, [steady] * len(twist), atol=1e-4)
+
+
+def test_outputs_lie_on_the_publish_grid_whatever_the_clock_steps(sim):
+    start = sim.now_ns
+    for increment_ms in [3, 7, 13, 37, 1, 9, 30, 100, 4, 6] * 3:
+        sim.advance(sim.now_ns + increment_ms * MS, increment_ns=increment_ms * MS)
+    stamps = [stamp_ns(m.header.stamp) for m in sim.twists if stamp_ns(m.header.stamp) > start]
+    assert stamps == list(range(start + 10 * MS, sim.now_ns + 1, 10 * MS))
+
+
+@pytest.mark.parametrize('sim', ['differential'], indirect=True)
+def test_backward_and_forward_time_jumps_are_survived(sim):
+    sim.command(0.5, 0.0, 0.0)
+    sim.advance(sim.now_ns + 1000 * MS)
+    before = len(sim.twists)
+    back = sim.now_ns - 500 * MS
+    sim.publish_clock(back)  # a looping bag
+    sim.wait_for_output(back)  # the state at the new time
+    sim.advance(back + 200 * MS)
+    stamps = [stamp_ns(m.header.stamp) for m in sim.twists[before:]]
+    assert stamps == list(range(back, back + 200 * MS + 1, 10 * MS))
+    assert 'time jumped back by 0.5 s' in sim.process.output()
+
+    x_before = sim.twists[-1].twist.linear.x
+    ahead = sim.now_ns + 5000 * MS
+    before = len(sim.twists)
+    sim.publish_clock(ahead)  # a gap in a recording: skipped, the state carried over
+    sim.wait_for_output(ahead)
+    sim.advance(ahead + 100 * MS)
+    stamps = [stamp_ns(m.header.stamp) for m in sim.twists[before:]]
+    assert stamps == list(range(ahead, ahead + 100 * MS + 1, 10 * MS))
+    assert 'time jumped forward by 5 s' in sim.process.output()
+    assert sim.twists[before].twist.linear.x == pytest.approx(x_before, abs=0.05)
+    assert sim.process.process.poll() is None
+
+
+@pytest.mark.parametrize('sim', ['bicycle'], indirect=True)
+def test_stale_command_brakes_through_the_actuators(sim):
+    assert sim.set_parameter('twist_reference_max_oldness', 0.3).successful
+    for _ in range(10):  # fresh commands every 0.2 s: steady at 1 m/s
+        t0 = sim.command(1.0, 0.0, 0.0)
+        sim.advance(t0 + 200 * MS, increment_ns=50 * MS)
+    sim.advance(t0 + 1500 * MS)
+    t_s, twist = sim.samples(t0)
+    # Stale from the first step after t0 + 0.3 s; the zero leaves the dead time 0.1 s later.
+    braking_s = 0.301 + DEAD_TIME_S
+    np.testing.assert_allclose(twist[t_s <= braking_s, 0], 1.0, atol=1e-6)
+    after = t_s > braking_s
+    expected = np.exp(-(t_s[after] - braking_s) / TIME_CONSTANT_S)
+    np.testing.assert_allclose(twist[after, 0], expected, rtol=1e-6)
+    assert sim.set_parameter('twist_reference_max_oldness', 60.0).successful

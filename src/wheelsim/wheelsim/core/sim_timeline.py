@@ -105,15 +105,6 @@ class Timeline:
             return JumpKind.FORWARD
         return JumpKind.NORMAL
 
-    def restart(self, origin_ns: int) -> None:
-        """Put the current state at ``origin_ns``: step 0, events re-anchored, no deadline."""
-        self.origin_ns = int(origin_ns)
-        self.step = 0
-        for periodic in self._periodic.values():
-            periodic.anchor_step = 0
-            periodic.count = 1
-        self._deadline_step = None
-
     def _next_event(self) -> tuple[int, Event] | None:
         pending = [(p.next_step, event) for event, p in self._periodic.items()]
         if self._deadline_step is not None:

@@ -171,7 +171,7 @@ class VehicleSim(Node):
                 'carried over'
             )
         self.diagnostics.count_jump(kind)
-        self.timeline.restart(target_ns)
+        self._start(target_ns)
         self._arm_deadline()
 
     def _pace(self) -> None:
