@@ -172,10 +172,29 @@ def test_continuous_curvature_leg_reaches_the_goal_within_the_bound(goal, max_cu
     sharpness = max_curvature**2 / 0.5
     rate = np.abs(np.diff(leg.curvature_inv_m)) / np.diff(leg.s_m)
     assert rate.max() <= sharpness * (1 + 1e-6)
-    # Never shorter than the shortest path of bounded curvature (Dubins), not absurdly longer.
-    shortest = dubins_path(start, goal, 1.0 / max_curvature).length_m
-    assert shortest - 1e-6 <= leg.length_m <= shortest + 4.0 * math.pi / max_curvature
+    # Never shorter than the shortest path of bounded curvature (Dubins).
+    assert leg.length_m >= dubins_path(start, goal, 1.0 / max_curvature).length_m - 1e-6
     assert cc_dubins_length(start, goal, max_curvature) == pytest.approx(leg.length_m, rel=1e-2)
+
+
+@pytest.mark.parametrize(
+    ('goal', 'excess_radii'),
+    [
+        ((15.0, 0.0, 0.0), 1e-9),  # straight ahead
+        ((20.0, -3.0, 0.0), 0.01),  # lane change
+        ((10.0, 5.0, math.pi / 2), 0.25),  # left turn
+        ((-5.0, 5.0, -math.pi / 2), 1.0),  # behind, facing away
+        ((0.0, 12.0, math.pi), 0.5),  # U-turn
+    ],
+)
+def test_continuous_curvature_leg_is_close_to_the_dubins_length(goal, excess_radii):
+    """Ramps cost length: at most ``excess_radii`` turning radii over the Dubins path."""
+    max_curvature = math.tan(math.pi / 6) / 2.0
+    start, goal = Pose2D(0.0, 0.0, 0.0), Pose2D(*goal)
+    excess = cc_dubins(start, goal, max_curvature).length_m - dubins_path(
+        start, goal, 1.0 / max_curvature
+    ).length_m
+    assert 0.0 <= excess * max_curvature <= excess_radii
 
 
 def test_continuous_curvature_leg_refuses_coinciding_start_and_goal():

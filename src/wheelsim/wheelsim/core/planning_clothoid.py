@@ -10,19 +10,19 @@ on a turn segment of length L, at distance u from its start,
 with ``sharpness = max_curvature / ramp_length``. The curvature is continuous, never exceeds
 the bound and changes at most ``sharpness`` per metre, and every leg starts and ends straight
 (curvature 0), so legs join with continuous curvature. For each of the six words the segment
-lengths (turn, straight or turn, turn) are found by Newton's method so that the leg ends at the
-goal pose, starting from the Dubins solution; the shortest leg that converges is kept.
+lengths (turn, straight or turn, turn) are found in closed form up to a scan
+(:mod:`planning_clothoid_turns`) and polished by Newton's method on the sampled leg, so that it
+ends at the goal pose; the shortest leg is kept.
 Poses in the planning frame (metres, radians).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
-from wheelsim.core.planning_dubins import WORDS, word_lengths
+from wheelsim.core.planning_clothoid_turns import TurnShape, candidates
 from wheelsim.core.planning_path import FloatArray, PathSamples, PlanningError, Pose2D, wrap_angle
 
 #: Clothoid ramp length as a multiple of the minimum turning radius 1/max_curvature.
@@ -31,41 +31,35 @@ _SIGN = {'L': 1.0, 'R': -1.0, 'S': 0.0}
 _SAMPLE_SPACING_M = 0.01
 _POSITION_TOLERANCE = 1e-7  # relative to the turning radius
 _HEADING_TOLERANCE = 1e-7  # rad
-_COARSE_SPACING_PER_RADIUS = 0.2
-
-
-@dataclass(frozen=True)
-class _Shape:
-    """Curvature bound (1/m) and ramp sharpness (1/m^2) shared by every turn of a leg."""
-
-    max_curvature_inv_m: float
-    sharpness_inv_m2: float
-
-    def turn_angle(self, length_m: float) -> float:
-        """Heading change (rad, unsigned) of a turn segment of ``length_m``."""
-        ramp_m = self.max_curvature_inv_m / self.sharpness_inv_m2
-        if length_m >= 2.0 * ramp_m:
-            return self.max_curvature_inv_m * (length_m - ramp_m)
-        return self.sharpness_inv_m2 * (length_m / 2.0) ** 2
-
-    def turn_length(self, angle_rad: float) -> float:
-        """Length (m) of the turn segment that changes the heading by ``angle_rad`` (>= 0)."""
-        ramp_m = self.max_curvature_inv_m / self.sharpness_inv_m2
-        if angle_rad >= self.max_curvature_inv_m * ramp_m:
-            return angle_rad / self.max_curvature_inv_m + ramp_m
-        return 2.0 * math.sqrt(angle_rad / self.sharpness_inv_m2)
+_COARSE_RAMP_COUNT = 8
 
 
 def _curvature(
-    shape: _Shape, word: str, lengths: FloatArray, counts: list[int]
+    shape: TurnShape, word: str, lengths: FloatArray, ramp_count: int, spacing_m: float = math.inf
 ) -> tuple[FloatArray, FloatArray]:
-    """Arc length and curvature samples of a leg (``counts[k]`` intervals on segment k)."""
+    """Arc length and curvature samples of a leg.
+
+    Every ramp gets ``ramp_count`` intervals, and its ends are samples, so the heading (the
+    integral of the piecewise linear curvature) is exact by the trapezoid rule. Arcs and
+    straights, integrated exactly by :func:`_integrate` whatever their sampling, get intervals
+    at most ``spacing_m`` long (a single one by default).
+    """
     s_parts, k_parts = [np.zeros(1)], [np.zeros(1)]
     offset = 0.0
-    for kind, length, count in zip(word, lengths, counts, strict=True):
-        u = np.linspace(0.0, length, count + 1)[1:]
-        ramp = shape.sharpness_inv_m2 * np.minimum(u, length - u)
-        k_parts.append(_SIGN[kind] * np.minimum(ramp, shape.max_curvature_inv_m))
+    ramp_m = shape.ramp_length_m
+    for kind, length in zip(word, lengths, strict=True):
+        ramp = 0.0 if kind == 'S' else min(ramp_m, length / 2.0)
+        middle = length - 2.0 * ramp
+        middle_count = 1 if math.isinf(spacing_m) else max(1, math.ceil(middle / spacing_m))
+        u = np.concatenate(
+            [
+                np.linspace(0.0, ramp, ramp_count + 1)[1:] if ramp > 0 else [],
+                np.linspace(ramp, length - ramp, middle_count + 1)[1:],
+                np.linspace(length - ramp, length, ramp_count + 1)[1:] if ramp > 0 else [],
+            ]
+        )
+        bend = shape.sharpness_inv_m2 * np.minimum(u, length - u)
+        k_parts.append(_SIGN[kind] * np.minimum(bend, shape.max_curvature_inv_m))
         s_parts.append(offset + u)
         offset += length
     return np.concatenate(s_parts), np.concatenate(k_parts)
@@ -88,15 +82,15 @@ def _integrate(start: Pose2D, s: FloatArray, curvature: FloatArray) -> tuple[Flo
 
 
 def _end_error(
-    shape: _Shape,
+    shape: TurnShape,
     start: Pose2D,
     goal: Pose2D,
     word: str,
     lengths: FloatArray,
-    counts: list[int],
+    ramp_count: int,
     radius_m: float,
 ) -> FloatArray:
-    s, k = _curvature(shape, word, lengths, counts)
+    s, k = _curvature(shape, word, lengths, ramp_count)
     yaw, x, y = _integrate(start, s, k)
     return np.array(
         [
@@ -108,26 +102,21 @@ def _end_error(
 
 
 def _solve(
-    shape: _Shape, start: Pose2D, goal: Pose2D, word: str, guess: FloatArray, spacing_m: float
-) -> tuple[FloatArray, list[int]] | None:
-    """Newton's method on the three segment lengths; None if it does not converge.
-
-    The number of samples per segment (about ``spacing_m`` apart for the guess) stays fixed so
-    that the end pose is a smooth function of the lengths; they are returned with the lengths,
-    and the leg must be sampled with them to end exactly at the goal.
-    """
+    shape: TurnShape, start: Pose2D, goal: Pose2D, word: str, guess: FloatArray, ramp_count: int
+) -> FloatArray | None:
+    """Newton's method on the three segment lengths; None if it does not converge."""
     radius_m = 1.0 / shape.max_curvature_inv_m
-    counts = [max(8, math.ceil(v / spacing_m)) for v in guess]
     lengths = guess.copy()
-    error = _end_error(shape, start, goal, word, lengths, counts, radius_m)
+    error = _end_error(shape, start, goal, word, lengths, ramp_count, radius_m)
     step_m = 1e-7 * radius_m
     for _ in range(40):
         if np.all(np.abs(error[:2]) < _POSITION_TOLERANCE) and abs(error[2]) < _HEADING_TOLERANCE:
-            return lengths, counts
+            return lengths
         jacobian = (
             np.column_stack(
                 [
-                    _end_error(shape, start, goal, word, lengths + step, counts, radius_m) - error
+                    _end_error(shape, start, goal, word, lengths + step, ramp_count, radius_m)
+                    - error
                     for step in step_m * np.eye(3)
                 ]
             )
@@ -140,7 +129,7 @@ def _solve(
         scale = 1.0
         while scale > 1e-3:  # backtracking: stay non-negative and reduce the error
             trial = np.maximum(lengths + scale * delta, 0.0)
-            trial_error = _end_error(shape, start, goal, word, trial, counts, radius_m)
+            trial_error = _end_error(shape, start, goal, word, trial, ramp_count, radius_m)
             if np.linalg.norm(trial_error) < np.linalg.norm(error):
                 break
             scale /= 2.0
@@ -152,30 +141,21 @@ def _solve(
 
 def _shortest(
     start: Pose2D, goal: Pose2D, max_curvature_inv_m: float
-) -> tuple[_Shape, str, FloatArray] | None:
-    """The shortest word that converges on a coarse grid (5 samples per turning radius),
-    starting from the Dubins solutions for the turning radius and 1.5 times it."""
-    shape = _Shape(max_curvature_inv_m, max_curvature_inv_m**2 / RAMP_LENGTH_PER_RADIUS)
-    spacing_m = _COARSE_SPACING_PER_RADIUS / max_curvature_inv_m
-    best: tuple[_Shape, str, FloatArray] | None = None
-    for radius_factor in (1.0, 1.5):
-        radius_m = radius_factor / max_curvature_inv_m
-        for word in WORDS:
-            dubins = word_lengths(start, goal, radius_m, word)
-            if dubins is None:
-                continue
-            guess = np.array(
-                [
-                    length if kind == 'S' else shape.turn_length(length / radius_m)
-                    for kind, length in zip(word, dubins, strict=True)
-                ]
-            )
-            solved = _solve(shape, start, goal, word, guess, spacing_m)
-            if solved is not None and (best is None or solved[0].sum() < best[2].sum()):
-                best = (shape, word, solved[0])
-        if best is not None:
-            return best
-    return None
+) -> tuple[TurnShape, str, FloatArray] | None:
+    """The shortest candidate (:func:`candidates`) that converges with coarsely sampled ramps.
+
+    Candidates come shortest first and are close to exact, so the search stops at the first
+    candidate longer than the best converged solution.
+    """
+    shape = TurnShape(max_curvature_inv_m, max_curvature_inv_m**2 / RAMP_LENGTH_PER_RADIUS)
+    best: tuple[TurnShape, str, FloatArray] | None = None
+    for word, guess in candidates(shape, start, goal):
+        if best is not None and guess.sum() > best[2].sum() * (1 + 1e-3):
+            break
+        solved = _solve(shape, start, goal, word, guess, _COARSE_RAMP_COUNT)
+        if solved is not None and (best is None or solved.sum() < best[2].sum()):
+            best = (shape, word, solved)
+    return best
 
 
 def cc_dubins_length(start: Pose2D, goal: Pose2D, max_curvature_inv_m: float) -> float:
@@ -198,11 +178,17 @@ def cc_dubins(start: Pose2D, goal: Pose2D, max_curvature_inv_m: float) -> PathSa
     ):
         raise PlanningError(f'start and goal coincide at {tuple(start)}: no leg to plan')
     best = _shortest(start, goal, max_curvature_inv_m)
-    spacing_m = min(_SAMPLE_SPACING_M, 0.02 / max_curvature_inv_m)
-    solved = None if best is None else _solve(best[0], start, goal, best[1], best[2], spacing_m)
-    if best is None or solved is None:
+    if best is None:
         raise PlanningError(f'no continuous-curvature path from {tuple(start)} to {tuple(goal)}')
-    s, curvature = _curvature(best[0], best[1], *solved)
+    shape, word, coarse = best
+    ramp_count = max(8, math.ceil(RAMP_LENGTH_PER_RADIUS / max_curvature_inv_m / _SAMPLE_SPACING_M))
+    lengths = _solve(shape, start, goal, word, coarse, ramp_count)
+    if lengths is None:
+        raise PlanningError(
+            f'continuous-curvature path from {tuple(start)} to {tuple(goal)} '
+            'did not converge on the fine grid'
+        )
+    s, curvature = _curvature(shape, word, lengths, ramp_count, _SAMPLE_SPACING_M)
     yaw, x, y = _integrate(start, s, curvature)
     keep = np.concatenate([[True], np.diff(s) > 0])
     return PathSamples(
