@@ -191,9 +191,10 @@ def test_continuous_curvature_leg_is_close_to_the_dubins_length(goal, excess_rad
     """Ramps cost length: at most ``excess_radii`` turning radii over the Dubins path."""
     max_curvature = math.tan(math.pi / 6) / 2.0
     start, goal = Pose2D(0.0, 0.0, 0.0), Pose2D(*goal)
-    excess = cc_dubins(start, goal, max_curvature).length_m - dubins_path(
-        start, goal, 1.0 / max_curvature
-    ).length_m
+    excess = (
+        cc_dubins(start, goal, max_curvature).length_m
+        - dubins_path(start, goal, 1.0 / max_curvature).length_m
+    )
     assert 0.0 <= excess * max_curvature <= excess_radii
 
 
