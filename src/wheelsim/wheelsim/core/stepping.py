@@ -53,6 +53,7 @@ MODEL_CODES = {'bicycle': BICYCLE, 'differential': DIFFERENTIAL, 'omni': OMNI}
 DRIVE_COUNT = {BICYCLE: 1, DIFFERENTIAL: 2, OMNI: 4}
 ACTUATOR_COUNT = {BICYCLE: 2, DIFFERENTIAL: 2, OMNI: 4}
 MAX_WHEELS = 4
+ARRIVED_MPS = 1e-9  # proportional mecanum wheels this close to their commands take them
 
 # params columns, common
 P_DT = 0
@@ -248,6 +249,13 @@ def _step_omni(p, s, history, k):
     largest = 0.0
     for wheel in range(4):
         largest = max(largest, abs(commands[wheel] - s[S_DRIVE_V + wheel]))
+    if proportional and largest <= ARRIVED_MPS:
+        # Rounding makes the wheels' tails differ at this scale: arrive together.
+        for wheel in range(4):
+            s[S_DRIVE_V + wheel] = commands[wheel]
+            s[S_DRIVE_A + wheel] = 0.0
+            s[S_WHEEL_RATE + wheel] = commands[wheel] / p[P_RADIUS]
+        return mecanum_twist(commands[0], commands[1], commands[2], commands[3], lever)
     common = math.inf
     if proportional and largest > 0.0:
         for wheel in range(4):
