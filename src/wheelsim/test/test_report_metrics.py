@@ -54,6 +54,27 @@ def test_late_vehicle_has_negative_along_track_error(tmp_path):
     np.testing.assert_allclose(errors.cross_track_m, 0.0, atol=1e-12)
 
 
+def test_heading_error_wraps_around_pi(tmp_path):
+    """Plan westwards (heading pi); the vehicle heads -pi + 0.01: 0.01 rad off, not 2 pi."""
+    records = [('/plan', plan(0.0, [(t, -t, 0.0, np.pi) for t in range(11)]), 0.0)]
+    records += [('/ground_truth', odometry(t, -t, 0.0, -np.pi + 0.01), t)
+                for t in np.arange(0, 501) / 50]
+    errors = tracking_errors(load_run(write_bag(tmp_path / 'bag', records)))
+    np.testing.assert_allclose(errors.heading_rad, 0.01, atol=1e-9)
+
+
+def test_single_pose_plan_measures_distance_to_it(tmp_path):
+    """A plan of one pose (a goal): cross-track is the distance to it; no schedule."""
+    records = [('/plan', plan(0.0, [(0.0, 3.0, 4.0, 0.0)]), 0.0),
+               ('/ground_truth', odometry(0.0, 0.0, 0.0, 0.0), 0.0),
+               ('/ground_truth', odometry(1.0, 3.0, 4.0, 0.0), 1.0)]
+    m = metrics_of(tmp_path, records)
+    assert m['cross_track_max_m'] == pytest.approx(5.0)
+    assert m['cross_track_rms_m'] == pytest.approx(5.0 / np.sqrt(2), rel=1e-5)  # 6 digits
+    assert m['along_track_rms_m'] is None
+    assert m['time_to_goal_s'] == pytest.approx(1.0)
+
+
 def test_time_to_goal_is_first_time_within_tolerance_for_good(tmp_path):
     # Offset 0.1 m, tolerance 0.15 m: inside once x >= 10 - sqrt(0.15^2 - 0.1^2) = 9.888 m,
     # first reached at the 50 Hz sample t = 9.90 s (x = 9.90), and it stays there.
