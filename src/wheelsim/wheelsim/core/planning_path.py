@@ -54,10 +54,21 @@ class PathSamples:
         """Total arc length in metres."""
         return float(self.s_m[-1])
 
-    def resampled(self, spacing_m: float) -> PathSamples:
-        """The same path at (nearly) uniform arc-length spacing, ends kept, 3 samples or more."""
-        count = max(3, int(np.ceil(self.length_m / spacing_m)) + 1)
-        s_new = np.linspace(0.0, self.length_m, count)
+    def resampled(self, spacing_m: float, knot_s_m: FloatArray | None = None) -> PathSamples:
+        """The same path at (nearly) uniform arc-length spacing, at least 3 samples.
+
+        The ends and every arc length in ``knot_s_m`` (the waypoints) are kept as samples.
+        """
+        knots = np.unique(
+            np.concatenate([[0.0, self.length_m], [] if knot_s_m is None else knot_s_m])
+        )
+        pieces = [
+            np.linspace(a, b, max(1, int(np.ceil((b - a) / spacing_m))) + 1)[:-1]
+            for a, b in zip(knots[:-1], knots[1:], strict=True)
+        ]
+        s_new = np.concatenate([*pieces, knots[-1:]])
+        if len(s_new) < 3:
+            s_new = np.linspace(0.0, self.length_m, 3)
         return PathSamples(
             s_m=s_new,
             x_m=np.interp(s_new, self.s_m, self.x_m),
