@@ -1,7 +1,8 @@
-"""Planar geometry over arrays for the run report: angles, interpolation, frames, paths.
+"""Planar geometry over arrays for the run report: headings, interpolation, paths.
 
-Pure numpy (no ROS). Positions in metres, angles in radians, times in seconds. Every function
-takes and returns whole arrays so a 60 s run at 50 Hz is processed in milliseconds.
+Pure numpy (no ROS); rigid transforms and angle wrapping are
+:mod:`wheelsim.core.localization_se2`'s. Positions in metres, angles in radians, times in
+seconds. Functions take whole arrays; a 60 s run at 50 Hz takes well under a second.
 """
 
 from __future__ import annotations
@@ -11,12 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from wheelsim.core.localization_se2 import wrap_angle
+
 FloatArray = NDArray[np.float64]
-
-
-def wrap_angle(angle_rad: FloatArray) -> FloatArray:
-    """Wrap angles to [-pi, pi)."""
-    return (np.asarray(angle_rad, dtype=float) + np.pi) % (2.0 * np.pi) - np.pi
 
 
 def yaw_from_quaternion(qx: FloatArray, qy: FloatArray, qz: FloatArray,
@@ -43,23 +41,6 @@ def hold_last(t_s: FloatArray, values: FloatArray, at_t_s: FloatArray) -> FloatA
     index = np.searchsorted(t_s, at_t_s, side='right') - 1
     held = np.asarray(values, dtype=float)[np.clip(index, 0, None)]
     return np.where(index >= 0, held, np.nan)
-
-
-def compose(a: tuple[float, float, float], x_m: FloatArray, y_m: FloatArray,
-            yaw_rad: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Poses ``(x, y, yaw)`` given in frame B, expressed in frame A, where ``a`` is B in A."""
-    ax, ay, ayaw = a
-    cos, sin = np.cos(ayaw), np.sin(ayaw)
-    return (ax + cos * x_m - sin * y_m, ay + sin * x_m + cos * y_m, wrap_angle(ayaw + yaw_rad))
-
-
-def relative_transform(a: tuple[float, float, float],
-                       b: tuple[float, float, float]) -> tuple[float, float, float]:
-    """The transform T with ``a = T * b`` (both poses in their own frames): ``a * inverse(b)``."""
-    bx, by, byaw = b
-    yaw = float(wrap_angle(np.array(a[2] - byaw)))
-    cos, sin = np.cos(yaw), np.sin(yaw)
-    return a[0] - (cos * bx - sin * by), a[1] - (sin * bx + cos * by), yaw
 
 
 def path_length_m(x_m: FloatArray, y_m: FloatArray) -> float:

@@ -14,17 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from wheelsim.core.localization_se2 import compose, inverse, wrap_angle
 from wheelsim.report.bag_data import PoseSeries, RunData
-from wheelsim.report.geometry import (
-    FloatArray,
-    Polyline,
-    compose,
-    hold_last,
-    interp_pose,
-    path_length_m,
-    relative_transform,
-    wrap_angle,
-)
+from wheelsim.report.geometry import FloatArray, Polyline, hold_last, interp_pose, path_length_m
 
 SIGNIFICANT_DIGITS = 6
 """Floats in the metrics are rounded to this many significant digits (stable JSON)."""
@@ -134,11 +126,12 @@ def odom_in_map(run: RunData) -> PoseSeries:
     keep = (odom.t_s >= truth.t_s[0]) & (odom.t_s <= truth.t_s[-1])
     if not keep.any():
         return PoseSeries()
-    t_s, x_m, y_m, yaw = odom.t_s[keep], odom.x_m[keep], odom.y_m[keep], odom.yaw_rad[keep]
-    true_start = interp_pose(truth.t_s, t_s[:1], truth.x_m, truth.y_m, truth.yaw_rad)
-    map_from_odom = relative_transform(tuple(float(v[0]) for v in true_start),
-                                       (float(x_m[0]), float(y_m[0]), float(yaw[0])))
-    return PoseSeries(t_s, *compose(map_from_odom, x_m, y_m, yaw))
+    t_s = odom.t_s[keep]
+    odom_poses = np.column_stack([odom.x_m[keep], odom.y_m[keep], odom.yaw_rad[keep]])
+    true_start = np.concatenate(interp_pose(truth.t_s, t_s[:1], truth.x_m, truth.y_m,
+                                            truth.yaw_rad))
+    map_from_odom = compose(true_start, inverse(odom_poses[0]))
+    return PoseSeries(t_s, *compose(map_from_odom, odom_poses).T)
 
 
 def _pose_errors(truth: PoseSeries, other: PoseSeries) -> tuple[FloatArray, ...]:
