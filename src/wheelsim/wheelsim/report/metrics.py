@@ -23,39 +23,22 @@ SIGNIFICANT_DIGITS = 6
 DEFAULT_GOAL_TOLERANCE_M = 0.1
 
 
-@dataclass(frozen=True)
-class Metric:
-    """One entry of the metrics dict: ``name`` (the key, ending in its unit) and meaning."""
-
-    name: str
-    label: str
-
-
-METRICS = (
-    Metric('cross_track_rms_m', 'cross-track error RMS (true path vs plan)'),
-    Metric('cross_track_max_m', 'cross-track error max'),
-    Metric('heading_error_rms_rad', 'heading error RMS (true vs plan)'),
-    Metric('goal_position_error_m', 'final distance to the goal'),
-    Metric('time_to_goal_s', 'time to goal (from the first plan)'),
-    Metric('localization_position_rms_m', 'localization position error RMS'),
-    Metric('heading_error_max_rad', 'heading error max'),
-    Metric('along_track_rms_m', 'along-track error RMS (ahead > 0)'),
-    Metric('along_track_max_m', 'along-track error max |.|'),
-    Metric('goal_heading_error_rad', 'final heading error to the goal'),
-    Metric('localization_position_max_m', 'localization position error max'),
-    Metric('localization_heading_rms_rad', 'localization heading error RMS'),
-    Metric('localization_heading_max_rad', 'localization heading error max'),
-    Metric('odom_drift_end_m', 'odometry position drift at the end'),
-    Metric('odom_heading_drift_end_rad', 'odometry heading drift at the end'),
-    Metric('odom_drift_per_distance', 'odometry drift / distance travelled'),
-    Metric('cmd_vs_actual_vx_rms_mps', 'commanded - actual vx RMS'),
-    Metric('cmd_vs_actual_vy_rms_mps', 'commanded - actual vy RMS'),
-    Metric('cmd_vs_actual_wz_rms_radps', 'commanded - actual wz RMS'),
-    Metric('distance_travelled_m', 'distance travelled'),
-    Metric('plans_received', 'plans received'),
+METRIC_NAMES = (
+    # the main ones (a sweep table shows the first few numeric columns)
+    'cross_track_rms_m', 'cross_track_max_m', 'heading_error_rms_rad', 'goal_position_error_m',
+    'time_to_goal_s', 'localization_position_rms_m',
+    # tracking and goal, more
+    'heading_error_max_rad', 'along_track_rms_m', 'along_track_max_m', 'goal_heading_error_rad',
+    # localization and odometry
+    'localization_position_max_m', 'localization_heading_rms_rad', 'localization_heading_max_rad',
+    'odom_drift_end_m', 'odom_heading_drift_end_rad', 'odom_drift_per_distance',
+    # commanded vs actual velocity
+    'cmd_vs_actual_vx_rms_mps', 'cmd_vs_actual_vy_rms_mps', 'cmd_vs_actual_wz_rms_radps',
+    # the run
+    'distance_travelled_m', 'plans_received',
 )
-METRIC_NAMES = tuple(m.name for m in METRICS)
-"""Every key of :func:`compute_metrics`' result, in that order (what pass criteria may bound)."""
+"""Every key of :func:`compute_metrics`' result, in that order: the main ones first (a sweep
+table shows the first few). Units end the names; definitions are in ``docs/report.md``."""
 
 
 @dataclass(frozen=True)
@@ -112,8 +95,9 @@ def tracking_errors(run: RunData) -> TrackingErrors:
         else:
             along = np.full(len(t_s), np.nan)
         parts.append((t_s, match.cross_track_m, heading, along))
-    columns = [np.concatenate(c) if parts else np.empty(0) for c in zip(*parts, strict=True)]
-    return TrackingErrors(*columns) if parts else TrackingErrors(*[np.empty(0)] * 4)
+    if not parts:
+        return TrackingErrors(*[np.empty(0)] * 4)
+    return TrackingErrors(*(np.concatenate(c) for c in zip(*parts, strict=True)))
 
 
 def odom_in_map(run: RunData) -> PoseSeries:
@@ -194,9 +178,9 @@ def round_significant(value: float | int | None,
 
 def compute_metrics(run: RunData, goal_tolerance_m: float = DEFAULT_GOAL_TOLERANCE_M,
                     goal_yaw_tolerance_rad: float | None = None) -> dict[str, float | int | None]:
-    """The metrics of :data:`METRICS`, keyed in that order; None where the run lacks the data
-    (no plan, no estimate, ...). Floats are rounded to :data:`SIGNIFICANT_DIGITS` digits, so the
-    same run gives byte-identical JSON.
+    """The metrics named in :data:`METRIC_NAMES`, keyed in that order; None where the run
+    lacks the data (no plan, no estimate, ...). Floats are rounded to
+    :data:`SIGNIFICANT_DIGITS` digits, so the same run gives byte-identical JSON.
 
     ``goal_tolerance_m`` (and, if given, ``goal_yaw_tolerance_rad``) define reaching the goal
     for ``time_to_goal_s``.
