@@ -1,0 +1,364 @@
+"""What the bring-up tests read: the install layout setup.py produces, and launch files statically.
+
+Launch files cannot run here (no ``launch`` package without a ROS install), so they are read as
+Python syntax trees: which nodes they start, which installed files they name, which arguments they
+declare and use, which wheelsim launch files they include with which arguments. Substitutions are
+evaluated as far as they are static (constants, ``FindPackageShare``, ``PathJoinSubstitution``,
+lists, ``LaunchConfiguration`` by its declared default, ``EnvironmentVariable('ROS_DISTRO')`` for
+every supported distro); whatever is not static is reported, so the tests notice it.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import itertools
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import setuptools
+import yaml
+from rclpy.node import Node as RclpyNode
+
+from wheelsim.core.params import flatten
+from wheelsim.core.vehicle_config import MODELS
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE_DIR = REPO / 'src' / 'wheelsim'
+LAUNCH_DIR = REPO / 'launch'
+PARAMS_DIR = REPO / 'params'
+SHARE = 'share/wheelsim/'
+SUPPORTED_DISTROS = ('jazzy', 'kilted')
+WHEELSIM_NODES = ('vehicle_sim', 'localization', 'planner', 'controller')
+#: Executables of other packages the launch files may start, and the apt package (without the
+#: ``ros-<distro>-`` prefix) that brings each package into the Docker image.
+EXTERNAL_EXECUTABLES = {
+    ('robot_state_publisher', 'robot_state_publisher'): 'robot-state-publisher',
+    ('rviz2', 'rviz2'): 'rviz2',
+    ('plotjuggler', 'plotjuggler'): 'plotjuggler-ros',
+    ('teleop_twist_keyboard', 'teleop_twist_keyboard'): 'teleop-twist-keyboard',
+    ('tf2_ros', 'static_transform_publisher'): 'tf2-ros',
+    ('nav2_map_server', 'map_server'): 'navigation2',
+    ('nav2_lifecycle_manager', 'lifecycle_manager'): 'navigation2',
+    ('nav2_controller', 'controller_server'): 'navigation2',
+    ('nav2_planner', 'planner_server'): 'navigation2',
+    ('nav2_behaviors', 'behavior_server'): 'navigation2',
+    ('nav2_bt_navigator', 'bt_navigator'): 'navigation2',
+}
+
+
+# --- setup.py -------------------------------------------------------------------------------
+
+def setup_kwargs() -> dict[str, Any]:
+    """The keyword arguments setup.py passes to ``setup()``, as colcon runs it (cwd: package)."""
+    captured: dict[str, Any] = {}
+    original, cwd = setuptools.setup, Path.cwd()
+    setuptools.setup = lambda **kwargs: captured.update(kwargs)
+    try:
+        os.chdir(PACKAGE_DIR)
+        code = compile((PACKAGE_DIR / 'setup.py').read_text(), 'setup.py', 'exec')
+        exec(code, {'__name__': '__main__', '__file__': str(PACKAGE_DIR / 'setup.py')})
+    finally:
+        setuptools.setup = original
+        os.chdir(cwd)
+    return captured
+
+
+def console_scripts() -> set[str]:
+    """Names of the executables setup.py declares."""
+    scripts = setup_kwargs()['entry_points']['console_scripts']
+    return {entry.split('=')[0].strip() for entry in scripts}
+
+
+def installed_files() -> dict[str, Path]:
+    """Install path (relative to the install prefix) -> source file, from setup.py data_files."""
+    installed: dict[str, Path] = {}
+    for directory, files in setup_kwargs()['data_files']:
+        for name in files:
+            source = (PACKAGE_DIR / name).resolve()
+            installed[f'{directory}/{source.name}'] = source
+    return installed
+
+
+# --- launch files ---------------------------------------------------------------------------
+
+@dataclass
+class Argument:
+    name: str
+    defaults: list[str] | None  # None: not static
+    description: str | None
+    line: int
+
+
+@dataclass
+class NodeUse:
+    package: str | None
+    executable: str | None
+    line: int
+
+
+@dataclass
+class Include:
+    targets: list[str] | None  # share-relative paths, None: not static
+    arguments: list[str]
+    line: int
+
+
+@dataclass
+class LaunchFile:
+    path: Path
+    arguments: dict[str, Argument] = field(default_factory=dict)
+    configurations: list[tuple[str, int]] = field(default_factory=list)  # name or regex, line
+    nodes: list[NodeUse] = field(default_factory=list)
+    share_paths: list[tuple[list[str] | None, int]] = field(default_factory=list)
+    includes: list[Include] = field(default_factory=list)
+    has_generate: bool = False
+
+
+def _call_name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Call):
+        func = node.func
+        return func.id if isinstance(func, ast.Name) else getattr(func, 'attr', None)
+    return None
+
+
+def _keyword(call: ast.Call, name: str, position: int | None = None) -> ast.AST | None:
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    if position is not None and len(call.args) > position:
+        return call.args[position]
+    return None
+
+
+def _constant(node: ast.AST | None) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # 'a' 'b' split over lines
+        left, right = _constant(node.left), _constant(node.right)
+        return None if left is None or right is None else left + right
+    return None
+
+
+def _name_pattern(node: ast.AST) -> str | None:
+    """A regex for a launch configuration name given as an f-string (``f'{robot}_preset'``)."""
+    if not isinstance(node, ast.JoinedStr):
+        return None
+    parts = [re.escape(v.value) if isinstance(v, ast.Constant) else '.+' for v in node.values]
+    return ''.join(parts)
+
+
+class _Evaluator:
+    """Static values of substitution expressions (each a list of alternatives)."""
+
+    def __init__(self, launch: LaunchFile, names: dict[str, ast.AST]) -> None:
+        self.launch = launch
+        self.names = names
+
+    def __call__(self, node: ast.AST | None) -> list[str] | None:
+        text = _constant(node)
+        if text is not None:
+            return [text]
+        if isinstance(node, ast.Name) and node.id in self.names:
+            return self(self.names[node.id])
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return self._concatenate([self(item) for item in node.elts])
+        name = _call_name(node)
+        if name == 'FindPackageShare':
+            package = _constant(_keyword(node, 'package', 0))
+            return None if package is None else [f'<share:{package}>']
+        if name == 'PathJoinSubstitution':
+            parts = _keyword(node, 'substitutions', 0)
+            if not isinstance(parts, (ast.List, ast.Tuple)):
+                return None
+            values = [self(item) for item in parts.elts]
+            if any(v is None for v in values):
+                return None
+            return ['/'.join(combo) for combo in itertools.product(*values)]
+        if name == 'LaunchConfiguration':
+            return self._configuration(_keyword(node, 'variable_name', 0))
+        if name == 'EnvironmentVariable' and _constant(_keyword(node, 'name', 0)) == 'ROS_DISTRO':
+            return list(SUPPORTED_DISTROS)
+        return None
+
+    def _concatenate(self, values: list[list[str] | None]) -> list[str] | None:
+        if any(v is None for v in values):
+            return None
+        return [''.join(combo) for combo in itertools.product(*values)]
+
+    def _configuration(self, name_node: ast.AST | None) -> list[str] | None:
+        name = _constant(name_node)
+        pattern = re.escape(name) if name is not None else _name_pattern(name_node)
+        if pattern is None:
+            return None
+        matches = [a for n, a in self.launch.arguments.items() if re.fullmatch(pattern, n)]
+        if not matches or any(a.defaults is None for a in matches):
+            return None
+        return [value for argument in matches for value in argument.defaults]
+
+
+def _assignments(tree: ast.AST) -> dict[str, ast.AST]:
+    """Simple ``name = expression`` assignments anywhere in the file (last one wins)."""
+    names: dict[str, ast.AST] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
+                node.targets[0], ast.Name):
+            names[node.targets[0].id] = node.value
+    return names
+
+
+def _share_relative(values: list[str] | None) -> list[str] | None:
+    if values is None:
+        return None
+    prefix = '<share:wheelsim>'
+    return [v[len(prefix):].lstrip('/') for v in values if v.startswith(prefix)]
+
+
+def parse_launch_file(path: Path) -> LaunchFile:
+    """Everything the static tests check about one launch file."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    launch = LaunchFile(path=path)
+    launch.has_generate = any(isinstance(n, ast.FunctionDef) and
+                              n.name == 'generate_launch_description' for n in tree.body)
+    evaluate = _Evaluator(launch, _assignments(tree))
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    declarations = [c for c in calls if _call_name(c) == 'DeclareLaunchArgument']
+    for call in declarations:  # first without defaults: a default may name another argument
+        name = _constant(_keyword(call, 'name', 0)) or '<not a constant>'
+        description = _constant(_keyword(call, 'description'))
+        launch.arguments[name] = Argument(name, [], description, call.lineno)
+    for call in declarations:
+        name = _constant(_keyword(call, 'name', 0)) or '<not a constant>'
+        launch.arguments[name].defaults = None
+        launch.arguments[name].defaults = evaluate(_keyword(call, 'default_value'))
+    for call in calls:
+        kind = _call_name(call)
+        if kind == 'LaunchConfiguration':
+            name_node = _keyword(call, 'variable_name', 0)
+            name = _constant(name_node)
+            pattern = re.escape(name) if name is not None else _name_pattern(name_node)
+            launch.configurations.append((pattern or '<not static>', call.lineno))
+        elif kind == 'Node':
+            launch.nodes.append(NodeUse(_constant(_keyword(call, 'package')),
+                                        _constant(_keyword(call, 'executable')), call.lineno))
+        elif kind == 'IncludeLaunchDescription':
+            source = _keyword(call, 'launch_description_source', 0)
+            location = _keyword(source, 'launch_file_path', 0) if isinstance(
+                source, ast.Call) else None
+            launch.includes.append(Include(_share_relative(evaluate(location)),
+                                           _include_arguments(call), call.lineno))
+    # Installed files are named by PathJoinSubstitution([share, ...]) or by a list [share, ...]
+    # that concatenates (not the list inside a PathJoinSubstitution).
+    joined = {id(_keyword(c, 'substitutions', 0)) for c in calls
+              if _call_name(c) == 'PathJoinSubstitution'}
+    for node in ast.walk(tree):
+        if _call_name(node) == 'PathJoinSubstitution':
+            parts = _keyword(node, 'substitutions', 0)
+            first = parts.elts[0] if isinstance(parts, (ast.List, ast.Tuple)) else None
+        elif isinstance(node, (ast.List, ast.Tuple)) and node.elts and id(node) not in joined:
+            first = node.elts[0]
+        else:
+            continue
+        if evaluate(first) == ['<share:wheelsim>']:
+            launch.share_paths.append((_share_relative(evaluate(node)), node.lineno))
+    return launch
+
+
+def _include_arguments(call: ast.Call) -> list[str]:
+    arguments = _keyword(call, 'launch_arguments')
+    if isinstance(arguments, ast.Call) and isinstance(arguments.func, ast.Attribute):
+        arguments = arguments.func.value  # {...}.items()
+    if not isinstance(arguments, ast.Dict):
+        return []
+    return [_constant(key) or '<not a constant>' for key in arguments.keys]
+
+
+def launch_files() -> list[Path]:
+    return sorted(LAUNCH_DIR.glob('*.launch.py'))
+
+
+def declared_arguments(share_path: str, seen: frozenset[str] = frozenset()) -> set[str]:
+    """Arguments a wheelsim launch file accepts: its own and those of the files it includes."""
+    launch = parse_launch_file(REPO / share_path)
+    names = set(launch.arguments)
+    for include in launch.includes:
+        for target in include.targets or []:
+            if target not in seen:
+                names |= declared_arguments(target, seen | {share_path})
+    return names
+
+
+# --- presets and nodes ----------------------------------------------------------------------
+
+VEHICLE_PRESETS = sorted(p for p in PARAMS_DIR.glob('*.yaml') if not p.stem.startswith('nav2'))
+
+
+def node_module(node: str) -> Any:
+    return importlib.import_module(f'wheelsim.nodes.{node}')
+
+
+def node_class(node: str) -> type:
+    """The one Node subclass a wheelsim node module defines."""
+    module = node_module(node)
+    classes = [c for _, c in inspect.getmembers(module, inspect.isclass)
+               if issubclass(c, RclpyNode) and c.__module__ == module.__name__]
+    assert len(classes) == 1, f'wheelsim.nodes.{node} defines {classes}'
+    return classes[0]
+
+
+def preset_vehicles(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """(model, flat vehicle_sim values) for each model the preset simulates.
+
+    all_vehicles.yaml holds every model's parameters (chosen with ``model:=``): one entry per
+    model; every other preset: its own model.
+    """
+    tree = yaml.safe_load(path.read_text())['/**/vehicle_sim']['ros__parameters']
+    values = flatten(tree)
+    models = MODELS if path.stem == 'all_vehicles' else (values['model'],)
+    return [(model, {**values, 'model': model}) for model in models]
+
+
+# --- ROS contexts ---------------------------------------------------------------------------
+
+@contextmanager
+def ros_context(params_files: list[Path]) -> Iterator[Any]:
+    """An initialised rclpy context whose nodes get ``params_files`` (later files win)."""
+    import rclpy
+
+    args = ['--ros-args']
+    for path in params_files:
+        args += ['--params-file', str(path)]
+    context = rclpy.Context()
+    rclpy.init(args=args, context=context)
+    try:
+        yield context
+    finally:
+        rclpy.shutdown(context=context)
+
+
+def params_file_overrides(params_files: list[Path], node_name: str,
+                          namespace: str = '/') -> dict[str, Any]:
+    """The parameter values ROS itself (rcl's YAML parser) gives the node from the files."""
+    from rclpy.node import Node
+
+    from wheelsim.ros.parameters import parameter_overrides
+
+    with ros_context(params_files) as context:
+        node = Node(node_name, namespace=namespace, context=context,
+                    start_parameter_services=False, enable_rosout=False)
+        try:
+            return parameter_overrides(node)
+        finally:
+            node.destroy_node()
+
+
+def section_node_names(params_file: Path) -> list[str]:
+    """The node name each top-level section of a params file is for (last path element)."""
+    tree = yaml.safe_load(params_file.read_text()) or {}
+    return [str(key).rstrip('/').split('/')[-1] for key in tree]

@@ -1,0 +1,178 @@
+"""Launch files: valid Python, nav2_bringup style, naming only executables and files that exist.
+
+Here (no ROS install) the files are checked statically (bringup_support); with a ROS install the
+launch descriptions are also generated and sim.launch.py's node set is built (last tests).
+"""
+
+import importlib.util
+import re
+
+import pytest
+from bringup_support import (
+    EXTERNAL_EXECUTABLES,
+    PARAMS_DIR,
+    REPO,
+    SHARE,
+    SUPPORTED_DISTROS,
+    console_scripts,
+    declared_arguments,
+    installed_files,
+    launch_files,
+    parse_launch_file,
+)
+
+LAUNCH_FILES = launch_files()
+IDS = [p.name for p in LAUNCH_FILES]
+VEHICLE_PRESETS = sorted(p.stem for p in PARAMS_DIR.glob('*.yaml')
+                         if not p.stem.startswith('nav2'))
+
+
+def test_the_issue_s_launch_files_exist():
+    names = {p.name for p in LAUNCH_FILES}
+    assert {'sim.launch.py', 'demo.launch.py', 'nav2.launch.py', 'teleop.launch.py',
+            'multi_robot.launch.py'} <= names
+
+
+@pytest.mark.parametrize('path', LAUNCH_FILES, ids=IDS)
+def test_launch_file_compiles_and_defines_generate_launch_description(path):
+    compile(path.read_text(), str(path), 'exec')
+    assert parse_launch_file(path).has_generate, f'{path.name}: no generate_launch_description()'
+
+
+@pytest.mark.parametrize('path', LAUNCH_FILES, ids=IDS)
+def test_every_argument_is_declared_with_a_description_and_a_default(path):
+    launch = parse_launch_file(path)
+    assert launch.arguments, f'{path.name} declares no launch argument'
+    for argument in launch.arguments.values():
+        where = f'{path.name}:{argument.line} argument {argument.name!r}'
+        assert argument.description and len(argument.description) > 10, f'{where}: description'
+        assert argument.defaults is not None, f'{where}: default value is not static'
+
+
+@pytest.mark.parametrize('path', LAUNCH_FILES, ids=IDS)
+def test_every_launch_configuration_used_is_declared_in_the_same_file(path):
+    launch = parse_launch_file(path)
+    for pattern, line in launch.configurations:
+        matches = [name for name in launch.arguments if re.fullmatch(pattern, name)]
+        assert matches, f'{path.name}:{line}: LaunchConfiguration {pattern!r} is never declared'
+
+
+@pytest.mark.parametrize('path', LAUNCH_FILES, ids=IDS)
+def test_nodes_name_only_declared_or_known_executables(path):
+    scripts = console_scripts()
+    for node in parse_launch_file(path).nodes:
+        where = f'{path.name}:{node.line}'
+        assert node.package and node.executable, f'{where}: package/executable not constants'
+        if node.package == 'wheelsim':
+            assert node.executable in scripts, \
+                f'{where}: wheelsim has no executable {node.executable!r} (setup.py: {scripts})'
+        else:
+            assert (node.package, node.executable) in EXTERNAL_EXECUTABLES, \
+                f'{where}: {node.package}/{node.executable} is not a known external executable'
+
+
+@pytest.mark.parametrize('path', LAUNCH_FILES, ids=IDS)
+def test_installed_files_named_exist_and_are_installed_there(path):
+    installed = installed_files()
+    for relatives, line in parse_launch_file(path).share_paths:
+        assert relatives is not None, f'{path.name}:{line}: an installed path is not static'
+        for relative in relatives:
+            assert (REPO / relative).is_file(), f'{path.name}:{line}: {relative} does not exist'
+            assert SHARE + relative in installed, (
+                f'{path.name}:{line}: {relative} is not installed as {SHARE}{relative} '
+                '(setup.py data_files)')
+
+
+@pytest.mark.parametrize('path', LAUNCH_FILES, ids=IDS)
+def test_included_launch_files_accept_the_arguments_passed(path):
+    for include in parse_launch_file(path).includes:
+        assert include.targets, f'{path.name}:{include.line}: included file is not static'
+        for target in include.targets:
+            accepted = declared_arguments(target)
+            unknown = set(include.arguments) - accepted
+            assert not unknown, f'{path.name}:{include.line}: {target} declares no {unknown}'
+
+
+def test_every_bringup_folder_file_is_installed_under_the_same_relative_path():
+    installed = installed_files()
+    for folder in ('launch', 'params', 'rviz', 'plotjuggler'):
+        for source in sorted((REPO / folder).rglob('*')):
+            if source.is_file() and '__pycache__' not in source.parts:
+                relative = source.relative_to(REPO).as_posix()
+                assert installed.get(SHARE + relative) == source, (
+                    f'{relative} is not installed as {SHARE}{relative}: setup.py must install '
+                    'the bring-up folders keeping their sub-folders')
+
+
+def test_preset_argument_documents_every_vehicle_preset():
+    for name in ('sim.launch.py', 'demo.launch.py'):
+        description = parse_launch_file(REPO / 'launch' / name).arguments['preset'].description
+        listed = set(re.findall(r'[a-z][a-z0-9_]+', description)) & set(VEHICLE_PRESETS)
+        assert listed == set(VEHICLE_PRESETS), f'{name}: preset description lists {listed}'
+
+
+def test_nav2_distro_parameters_exist_for_every_supported_distro():
+    launch = parse_launch_file(REPO / 'launch' / 'nav2.launch.py')
+    defaults = launch.arguments['nav2_distro_params_file'].defaults
+    assert sorted(defaults) == sorted(f'<share:wheelsim>/params/nav2_{d}.yaml'
+                                      for d in SUPPORTED_DISTROS)
+
+
+def test_static_analysis_catches_a_misnamed_executable_and_file(tmp_path):
+    """The checks above can fail: a broken copy of sim.launch.py is caught."""
+    text = (REPO / 'launch' / 'sim.launch.py').read_text()
+    broken = tmp_path / 'broken.launch.py'
+    broken.write_text(text.replace("executable='vehicle_sim'", "executable='vehicle_simm'")
+                      .replace("'wheelsim.rviz'", "'missing.rviz'"))
+    launch = parse_launch_file(broken)
+    assert 'vehicle_simm' in {n.executable for n in launch.nodes}
+    assert 'vehicle_simm' not in console_scripts()
+    assert ['rviz/missing.rviz'] in [paths for paths, _ in launch.share_paths]
+    assert not (REPO / 'rviz' / 'missing.rviz').exists()
+
+
+# --- with a ROS 2 install ------------------------------------------------------------------
+
+def _ros_launch_available() -> bool:
+    return all(importlib.util.find_spec(m) is not None
+               for m in ('launch_ros', 'launch.launch_description_sources'))
+
+
+NO_ROS_REASON = ('launch / launch_ros are not importable: no ROS 2 install here (see '
+                 'ENVIRONMENT.md); the static launch-file checks above ran instead')
+
+
+@pytest.mark.skipif(not _ros_launch_available(), reason=NO_ROS_REASON)
+@pytest.mark.parametrize('path', LAUNCH_FILES, ids=IDS)
+def test_launch_description_generates_with_described_arguments(path):
+    from launch.launch_description_sources import PythonLaunchDescriptionSource
+
+    description = PythonLaunchDescriptionSource(str(path)).get_launch_description(None)
+    arguments = description.get_launch_arguments()
+    assert arguments
+    assert all(argument.description for argument in arguments)
+
+
+@pytest.mark.skipif(not _ros_launch_available(), reason=NO_ROS_REASON)
+@pytest.mark.parametrize('preset', VEHICLE_PRESETS)
+def test_sim_launch_builds_its_nodes_and_a_parsing_urdf(preset):
+    from launch.launch_context import LaunchContext
+    from urdf_parser_py.urdf import URDF
+
+    spec = importlib.util.spec_from_file_location('wheelsim_sim_launch',
+                                                  REPO / 'launch' / 'sim.launch.py')
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    params_file = str(PARAMS_DIR / f'{preset}.yaml')
+    values = module.vehicle_sim_values(params_file, 'robot1', {'frame_prefix': 'robot1/'})
+    robot = URDF.from_xml_string(module.robot_description(params_file, values))
+    assert robot.get_root() == 'robot1/base_link'
+
+    context = LaunchContext()
+    context.launch_configurations.update({
+        'params_file': params_file, 'model': '', 'frame_prefix': '', 'localization_mode': '',
+        'log_level': 'info'})
+    nodes = module._vehicle_nodes(context)
+    assert [(n.node_package, n.node_executable) for n in nodes] == [
+        ('wheelsim', 'vehicle_sim'), ('wheelsim', 'localization'),
+        ('robot_state_publisher', 'robot_state_publisher')]

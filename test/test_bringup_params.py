@@ -1,0 +1,189 @@
+"""Params files: every preset is read by ROS (rcl) and accepted by the nodes it configures.
+
+A misspelled or unknown key fails (with the closest declared name); a value out of range or a
+broken cross-field rule fails because the real node classes are built from the file. The URDF of
+every preset parses, its waypoints lie in free space of the shipped map, and the Nav2 files
+configure exactly the Nav2 servers nav2.launch.py starts, with the cmd_vel type of each distro.
+"""
+
+import numpy as np
+import pytest
+import yaml
+from bringup_support import (
+    PARAMS_DIR,
+    REPO,
+    SUPPORTED_DISTROS,
+    VEHICLE_PRESETS,
+    WHEELSIM_NODES,
+    node_class,
+    node_module,
+    params_file_overrides,
+    parse_launch_file,
+    preset_vehicles,
+    ros_context,
+    section_node_names,
+)
+from urdf_parser_py.urdf import URDF
+
+from wheelsim.core.joints import wheel_layout
+from wheelsim.core.params import unknown_keys
+from wheelsim.core.urdf import build_urdf
+from wheelsim.core.vehicle_config import vehicle_config_from_params
+
+NAV2_COMMON = PARAMS_DIR / 'nav2.yaml'
+MAP_YAML = PARAMS_DIR / 'maps' / 'room.yaml'
+#: Parameters every ROS node accepts besides the ones it declares.
+ROS_BUILTIN = ('use_sim_time', 'start_type_description_service')
+
+
+def declared_names(node: str) -> list[str]:
+    return [spec.name for spec in node_module(node).parameter_specs()]
+
+
+def unknown_parameters(node: str, given: dict) -> list[str]:
+    names = [n for n in given if n not in ROS_BUILTIN and not n.startswith('qos_overrides.')]
+    return [f'{key} (did you mean {hint}?)' if hint else key
+            for key, hint in unknown_keys(declared_names(node), names)]
+
+
+def test_the_issue_s_presets_exist():
+    names = {p.stem for p in VEHICLE_PRESETS}
+    assert {'indoor_differential', 'ackermann_car', 'forklift', 'mecanum_omni',
+            'all_vehicles'} <= names
+    assert {f'nav2_{distro}' for distro in SUPPORTED_DISTROS} | {'nav2'} <= {
+        p.stem for p in PARAMS_DIR.glob('nav2*.yaml')}
+
+
+@pytest.mark.parametrize('path', VEHICLE_PRESETS, ids=lambda p: p.name)
+def test_preset_sections_are_for_wheelsim_nodes(path):
+    unknown = set(section_node_names(path)) - set(WHEELSIM_NODES) - {'**'}
+    assert not unknown, f'{path.name}: sections for nodes no launch file starts: {unknown}'
+
+
+@pytest.mark.parametrize('node', WHEELSIM_NODES)
+@pytest.mark.parametrize('path', VEHICLE_PRESETS, ids=lambda p: p.name)
+def test_preset_has_no_unknown_key_and_builds_the_node(path, node, ros_domain_id):
+    given = params_file_overrides([path], node, namespace='/robot1')
+    assert given == params_file_overrides([path], node), 'namespaced nodes get other values'
+    unknown = unknown_parameters(node, given)
+    assert not unknown, f'{path.name}: {node} declares no parameter {unknown}'
+    with ros_context([path]) as context:
+        built = node_class(node)(context=context)  # raises ParameterError on a bad value
+        built.destroy_node()
+
+
+def test_a_misspelled_key_is_reported_with_the_declared_name(tmp_path, ros_domain_id):
+    text = (PARAMS_DIR / 'indoor_differential.yaml').read_text()
+    broken = tmp_path / 'typo.yaml'
+    broken.write_text(text.replace('track: 0.5', 'trak: 0.5'))
+    given = params_file_overrides([broken], 'vehicle_sim')
+    assert unknown_parameters('vehicle_sim', given) == [
+        'model_params.differential.trak (did you mean model_params.differential.track?)']
+
+
+def test_a_value_out_of_range_stops_the_node(tmp_path, ros_domain_id):
+    from wheelsim.core.params import ParameterError
+
+    text = (PARAMS_DIR / 'indoor_differential.yaml').read_text()
+    broken = tmp_path / 'range.yaml'
+    broken.write_text(text.replace('track: 0.5', 'track: -0.5'))
+    with ros_context([broken]) as context, pytest.raises(ParameterError, match='track'):
+        node_class('vehicle_sim')(context=context)
+
+
+@pytest.mark.parametrize('prefix', ['', 'robot1/'])
+@pytest.mark.parametrize('path', VEHICLE_PRESETS, ids=lambda p: p.name)
+def test_preset_urdf_parses_with_every_joint_the_vehicle_publishes(path, prefix):
+    for model, values in preset_vehicles(path):
+        config = vehicle_config_from_params(values)
+        robot = URDF.from_xml_string(build_urdf(config, prefix))
+        assert robot.get_root() == prefix + 'base_link', model
+        moving = {j.name for j in robot.joints if j.type != 'fixed'}
+        expected = {prefix + w.joint for w in wheel_layout(config)}
+        expected |= {prefix + w.steering.joint for w in wheel_layout(config) if w.steering}
+        assert moving == expected, f'{path.name} ({model})'
+        linked = {j.child for j in robot.joints} | {robot.get_root()}
+        assert linked == {link.name for link in robot.links}, f'{path.name} ({model})'
+
+
+def load_map():
+    """(free-cell mask with rows from the top, resolution, origin) of the shipped map."""
+    meta = yaml.safe_load(MAP_YAML.read_text())
+    data = (MAP_YAML.parent / meta['image']).read_bytes()
+    magic, _, size, maximum, *_ = data.split(b'\n', 4)
+    assert magic == b'P5' and maximum == b'255'
+    width, height = (int(v) for v in size.split())
+    pixels = np.frombuffer(data[-width * height:], dtype=np.uint8).reshape(height, width)
+    occupancy = (255 - pixels) / 255.0  # negate: 0 -> white = free
+    return occupancy < meta['free_thresh'], meta['resolution'], meta['origin']
+
+
+def test_map_is_a_room_with_walls_and_free_start():
+    free, resolution, origin = load_map()
+    assert not free[0].any() and not free[-1].any(), 'outer walls missing'
+    assert free.mean() > 0.8
+    column = round((0.0 - origin[0]) / resolution)
+    row = free.shape[0] - 1 - round((0.0 - origin[1]) / resolution)
+    assert free[row, column], 'the world origin, where vehicles start, is not free'
+
+
+def test_map_files_are_up_to_date_with_their_generator():
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, str(REPO / 'tools' / 'gen_map.py'), '--check'],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize('path', VEHICLE_PRESETS, ids=lambda p: p.name)
+def test_preset_waypoints_lie_in_free_space_of_the_map(path):
+    free, resolution, origin = load_map()
+    planner = yaml.safe_load(path.read_text()).get('/**/planner', {}).get('ros__parameters', {})
+    waypoints = np.asarray(planner.get('waypoints', []), dtype=float).reshape(-1, 3)
+    assert len(waypoints), f'{path.name}: no demo waypoints'
+    for x, y, _ in waypoints:
+        column = int((x - origin[0]) / resolution)
+        row = free.shape[0] - 1 - int((y - origin[1]) / resolution)
+        assert 0 <= row < free.shape[0] and 0 <= column < free.shape[1], (x, y)
+        assert free[row, column], f'{path.name}: waypoint ({x}, {y}) is in a wall'
+
+
+# --- Nav2 ------------------------------------------------------------------------------------
+
+def nav2_launched_nodes() -> set[str]:
+    launch = parse_launch_file(REPO / 'launch' / 'nav2.launch.py')
+    return {node.executable for node in launch.nodes}
+
+
+def test_nav2_sections_are_for_the_servers_nav2_launch_starts():
+    started = nav2_launched_nodes()
+    for path in PARAMS_DIR.glob('nav2*.yaml'):
+        for name in section_node_names(path):
+            assert name in started | {'local_costmap', 'global_costmap'}, \
+                f'{path.name}: section for {name}, which nav2.launch.py does not start'
+    for server in ('controller_server', 'planner_server', 'behavior_server', 'bt_navigator'):
+        assert server in section_node_names(NAV2_COMMON), server
+
+
+@pytest.mark.parametrize('distro', SUPPORTED_DISTROS)
+def test_nav2_cmd_vel_type_per_distro(distro, ros_domain_id):
+    files = [NAV2_COMMON, PARAMS_DIR / f'nav2_{distro}.yaml']
+    for server in ('controller_server', 'behavior_server'):
+        given = params_file_overrides(files, server, namespace='/robot1')
+        assert given['enable_stamped_cmd_vel'] is (distro != 'jazzy'), (distro, server)
+
+
+@pytest.mark.parametrize('server,namespace', [
+    ('controller_server', '/'), ('planner_server', '/'), ('behavior_server', '/'),
+    ('bt_navigator', '/'), ('local_costmap', '/local_costmap'),
+    ('global_costmap', '/global_costmap')])
+def test_nav2_plugins_have_sections_and_frames_are_wheelsim_s(server, namespace, ros_domain_id):
+    given = params_file_overrides([NAV2_COMMON], server, namespace=namespace)
+    assert given, f'ROS gives {server} no parameter from nav2.yaml'
+    lists = [k for k, v in given.items() if k.endswith('plugins') or k == 'navigators']
+    for key in lists:
+        for plugin in given[key]:
+            assert f'{plugin}.plugin' in given, f'{server}: {key} names {plugin} without a section'
+    frames = {k: v for k, v in given.items() if k.endswith('frame')}
+    assert set(frames.values()) <= {'map', 'odom', 'base_link'}, frames

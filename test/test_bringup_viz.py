@@ -1,0 +1,229 @@
+"""RViz configs and the PlotJuggler layout parse and name only topics the nodes really publish.
+
+The topics come from the ROS graph: the four wheelsim node classes are built in one process
+from a preset (as the launch files start them) and asked what they publish and subscribe, with
+which types. Every PlotJuggler series must also be a field of that topic's message type (or a
+joint the vehicles publish), so a renamed topic or field is caught.
+"""
+
+import importlib
+import time
+import xml.etree.ElementTree as ET
+
+import pytest
+import yaml
+from bringup_support import (
+    PARAMS_DIR,
+    REPO,
+    VEHICLE_PRESETS,
+    WHEELSIM_NODES,
+    node_class,
+    parse_launch_file,
+    preset_vehicles,
+    ros_context,
+)
+
+from wheelsim.core.joints import wheel_layout
+from wheelsim.core.vehicle_config import vehicle_config_from_params
+
+RVIZ_CONFIGS = sorted((REPO / 'rviz').glob('*.rviz'))
+LAYOUT = REPO / 'plotjuggler' / 'wheelsim_layout.xml'
+#: cmd_vel is Twist or TwistStamped (INTERFACE.md); a layout plots both forms.
+CMD_VEL_TYPES = ('geometry_msgs/msg/Twist', 'geometry_msgs/msg/TwistStamped')
+#: Topics of nodes the wheelsim launch files start besides the wheelsim ones.
+EXTERNAL_TOPICS = {'/map': ('nav2.launch.py', 'map_server')}
+
+
+@pytest.fixture(scope='module')
+def graph():
+    """{'published': {topic: types}, 'subscribed': {topic: types}} of the wheelsim nodes."""
+    from rclpy.node import Node
+
+    from wheelsim.dds_domain import require_loopback_dds, reserved_domain_id
+
+    require_loopback_dds()
+    import os
+
+    previous = os.environ.get('ROS_DOMAIN_ID')
+    with reserved_domain_id() as domain_id:
+        os.environ['ROS_DOMAIN_ID'] = str(domain_id)
+        try:
+            with ros_context([PARAMS_DIR / 'indoor_differential.yaml']) as context:
+                nodes = [node_class(name)(context=context) for name in WHEELSIM_NODES]
+                probe = Node('bringup_probe', context=context)
+                try:
+                    yield _wait_for_graph(probe, nodes)
+                finally:
+                    for node in [*nodes, probe]:
+                        node.destroy_node()
+        finally:
+            if previous is None:
+                os.environ.pop('ROS_DOMAIN_ID', None)
+            else:
+                os.environ['ROS_DOMAIN_ID'] = previous
+
+
+def _wait_for_graph(probe, nodes, timeout_s=10.0):
+    deadline = time.monotonic() + timeout_s
+    while True:
+        published, subscribed = {}, {}
+        for node in nodes:
+            name, namespace = node.get_name(), node.get_namespace()
+            for topic, types in probe.get_publisher_names_and_types_by_node(name, namespace):
+                published.setdefault(topic, set()).update(types)
+            for topic, types in probe.get_subscriber_names_and_types_by_node(name, namespace):
+                subscribed.setdefault(topic, set()).update(types)
+        if {'/ground_truth', '/odom', '/plan', '/cmd_vel'} <= set(published) or \
+                time.monotonic() > deadline:
+            return {'published': published, 'subscribed': subscribed}
+        time.sleep(0.1)
+
+
+def message_class(type_name: str):
+    package, _, name = type_name.split('/')
+    return getattr(importlib.import_module(f'{package}.msg'), name)
+
+
+def field_exists(type_name: str, path: list[str]) -> bool:
+    """Whether ``path`` (field names) leads to a numeric field of the message type."""
+    cls = message_class(type_name)
+    for index, part in enumerate(path):
+        fields = cls.get_fields_and_field_types()
+        if part not in fields:
+            return False
+        kind = fields[part]
+        if '/' in kind:
+            cls = message_class(kind.replace('/', '/msg/', 1) if '/msg/' not in kind else kind)
+        else:
+            return index == len(path) - 1 and kind in (
+                'double', 'float', 'int8', 'int16', 'int32', 'int64', 'uint8', 'uint16',
+                'uint32', 'uint64', 'boolean')
+    return False
+
+
+def joint_names() -> set[str]:
+    """Every joint any preset's vehicle publishes in joint_states."""
+    names = set()
+    for path in VEHICLE_PRESETS:
+        for _, values in preset_vehicles(path):
+            for wheel in wheel_layout(vehicle_config_from_params(values)):
+                names.add(wheel.joint)
+                if wheel.steering:
+                    names.add(wheel.steering.joint)
+    return names
+
+
+def check_series(series: str, published: dict) -> None:
+    """Fail unless ``series`` is a PlotJuggler series name of a published topic's field."""
+    topic = max((t for t in published if series.startswith(t + '/')), key=len, default=None)
+    assert topic, f'{series}: no published topic'
+    path = series[len(topic) + 1:].split('/')
+    types = set(published[topic]) | (set(CMD_VEL_TYPES) if topic == '/cmd_vel' else set())
+    if types == {'sensor_msgs/msg/JointState'}:
+        joint, field = path
+        assert joint in joint_names() and field in ('position', 'velocity', 'effort'), series
+        return
+    assert any(field_exists(t, path) for t in types), f'{series}: no such field in {types}'
+
+
+# --- RViz -------------------------------------------------------------------------------------
+
+def rviz_topics(config: dict) -> list[tuple[str, str]]:
+    """(display or tool class, topic) of every topic the config names."""
+    found = []
+
+    def visit(item):
+        if isinstance(item, dict):
+            for key in ('Topic', 'Description Topic'):
+                if isinstance(item.get(key), dict):
+                    found.append((item.get('Class', '?'), item[key]['Value']))
+            for value in item.values():
+                visit(value)
+        elif isinstance(item, list):
+            for value in item:
+                visit(value)
+
+    visit(config['Visualization Manager'])
+    return found
+
+
+def _absolute(topic: str) -> str:
+    topic = topic if topic.startswith('/') else '/' + topic
+    for robot in ('robot1', 'robot2'):  # multi_robot.rviz: the same topics per namespace
+        topic = topic.replace(f'/{robot}/', '/', 1)
+    return topic
+
+
+@pytest.mark.parametrize('path', RVIZ_CONFIGS, ids=lambda p: p.name)
+def test_rviz_config_names_only_topics_the_nodes_publish_or_read(path, graph):
+    config = yaml.safe_load(path.read_text())
+    assert config['Visualization Manager']['Global Options']['Fixed Frame'] == 'map'
+    classes = set()
+    for kind, topic in rviz_topics(config):
+        classes.add(kind)
+        name = _absolute(topic)
+        if kind.endswith(('SetInitialPose', 'SetGoal')):  # RViz publishes, a node must read
+            assert name in graph['subscribed'], f'{path.name}: no node reads {name}'
+        elif name in EXTERNAL_TOPICS:
+            launch_file, executable = EXTERNAL_TOPICS[name]
+            started = {n.executable for n in parse_launch_file(REPO / 'launch' / launch_file).nodes}
+            assert executable in started, f'{path.name}: nothing publishes {name}'
+        else:
+            assert name in graph['published'], f'{path.name}: no wheelsim node publishes {name}'
+    for wanted in ('RobotModel', 'TF', 'Odometry', 'PoseWithCovariance', 'Path', 'SetGoal'):
+        assert f'rviz_default_plugins/{wanted}' in classes or path.name == 'multi_robot.rviz' \
+            and wanted == 'SetGoal', f'{path.name}: no {wanted} display or tool'
+
+
+def test_main_rviz_config_has_pose_and_goal_tools():
+    config = yaml.safe_load((REPO / 'rviz' / 'wheelsim.rviz').read_text())
+    tools = {tool['Class'] for tool in config['Visualization Manager']['Tools']}
+    assert {'rviz_default_plugins/SetInitialPose', 'rviz_default_plugins/SetGoal'} <= tools
+
+
+# --- PlotJuggler ------------------------------------------------------------------------------
+
+def layout_series(root: ET.Element) -> tuple[set[str], set[str]]:
+    """(series plotted or used by custom functions, custom function names)."""
+    snippets = {s.get('name') for s in root.iter('snippet')}
+    used = set()
+    for curve in root.iter('curve'):
+        if curve.get('curve_x'):
+            used |= {curve.get('curve_x'), curve.get('curve_y')}
+        elif curve.get('name') not in snippets:
+            used.add(curve.get('name'))
+    for snippet in root.iter('snippet'):
+        used.add(snippet.findtext('linked_source').strip())
+        used |= {source.text.strip() for source in snippet.find('additional_sources')}
+    return used, snippets
+
+
+def test_plotjuggler_layout_names_only_fields_of_published_topics(graph):
+    root = ET.parse(LAYOUT).getroot()
+    used, snippets = layout_series(root)
+    assert used and snippets
+    for series in sorted(used):
+        check_series(series, graph['published'])
+    selected = {t.get('name') for t in root.iter('topic')}
+    assert selected <= set(graph['published'])
+    assert {s for s in selected} >= {max((t for t in selected if s.startswith(t + '/')),
+                                         key=len, default=s) for s in used}
+
+
+def test_plotjuggler_layout_plots_what_the_issue_asks(graph):
+    root = ET.parse(LAYOUT).getroot()
+    areas = ' '.join(area.get('name') for area in root.iter('DockArea')).lower()
+    for subject in ('commanded', 'actual', 'wheel speeds', 'steering angles', 'tracking',
+                    'localization error'):
+        assert subject in areas, subject
+    used, _ = layout_series(root)
+    assert '/twist_actual/twist/linear/x' in used
+
+
+def test_series_check_catches_a_wrong_field(graph):
+    with pytest.raises(AssertionError):
+        check_series('/twist_actual/twist/linear/w', graph['published'])
+    with pytest.raises(AssertionError):
+        check_series('/joint_states/no_such_joint/velocity', graph['published'])
+    with pytest.raises(AssertionError):
+        check_series('/no_topic/x', graph['published'])
