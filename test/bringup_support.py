@@ -362,3 +362,43 @@ def section_node_names(params_file: Path) -> list[str]:
     """The node name each top-level section of a params file is for (last path element)."""
     tree = yaml.safe_load(params_file.read_text()) or {}
     return [str(key).rstrip('/').split('/')[-1] for key in tree]
+
+
+# --- commands in compose files and docs ---------------------------------------------------
+
+def _expand_defaults(text: str) -> str:
+    """``${VAR:-default}`` -> ``default`` (what the command runs with VAR unset)."""
+    return re.sub(r'\$\{[A-Z_]+:-([^}]*)\}', r'\1', text)
+
+
+def command_problems(command: str, container_root: str = '/wheelsim/') -> list[str]:
+    """What is wrong with a ``ros2 launch`` / ``ros2 run`` / ``rviz2`` command line, if anything.
+
+    Checks the launch file exists and declares every ``name:=value`` argument given, that
+    ``ros2 run`` names a known executable, and that files under ``container_root`` (the
+    repository inside the Docker image) exist in the repository.
+    """
+    tokens = _expand_defaults(command).split()
+    problems = []
+    for token in tokens:
+        if token.startswith(container_root):
+            if not (REPO / token[len(container_root):]).exists():
+                problems.append(f'{token} does not exist in the repository')
+    if tokens[:3] == ['ros2', 'launch', 'wheelsim'] and len(tokens) > 3:
+        target = f'launch/{tokens[3]}'
+        if not (REPO / target).is_file():
+            return [*problems, f'{target} does not exist']
+        accepted = declared_arguments(target)
+        for token in tokens[4:]:
+            name, _, value = token.partition(':=')
+            if name not in accepted:
+                problems.append(f'{tokens[3]} declares no argument {name!r}')
+            if name == 'preset' and not (PARAMS_DIR / f'{value}.yaml').is_file():
+                problems.append(f'preset {value!r} does not exist')
+    if tokens[:2] == ['ros2', 'run'] and len(tokens) > 3:
+        package, executable = tokens[2], tokens[3]
+        known = executable in console_scripts() if package == 'wheelsim' else (
+            (package, executable) in EXTERNAL_EXECUTABLES)
+        if not known:
+            problems.append(f'{package}/{executable} is not a known executable')
+    return problems

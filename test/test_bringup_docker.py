@@ -1,0 +1,131 @@
+"""Docker image and compose services: name only files, launch arguments and packages that exist.
+
+No Docker engine here, so the files are read: the Dockerfile builds from the official ROS image
+with a ROS_DISTRO argument (Jazzy default), installs every package the launch files start and every
+Python package the nodes need, and the compose services run commands that exist.
+"""
+
+import os
+import re
+
+import pytest
+import yaml
+from bringup_support import (
+    EXTERNAL_EXECUTABLES,
+    REPO,
+    command_problems,
+    launch_files,
+    parse_launch_file,
+)
+
+DOCKERFILE = REPO / 'docker' / 'Dockerfile'
+COMPOSE = REPO / 'docker-compose.yml'
+#: requirements-venv.txt entries that are build or test tooling, not needed to run the nodes.
+TOOLING = {'colcon-common-extensions', 'pytest', 'hypothesis', 'ruff', 'urdf-parser-py'}
+APT_NAMES = {'pyyaml': 'python3-yaml'}
+
+
+def dockerfile_text() -> str:
+    return DOCKERFILE.read_text().replace('\\\n', ' ')
+
+
+def dockerfile_instructions() -> list[tuple[str, str]]:
+    lines = [line.strip() for line in dockerfile_text().splitlines()]
+    return [tuple(line.split(None, 1)) for line in lines if line and not line.startswith('#')]
+
+
+def test_image_is_the_official_ros_image_with_a_distro_argument_defaulting_to_jazzy():
+    instructions = dockerfile_instructions()
+    first_from = next(i for i, (op, _) in enumerate(instructions) if op == 'FROM')
+    assert ('ARG', 'ROS_DISTRO=jazzy') in instructions[:first_from]
+    assert instructions[first_from] == ('FROM', 'ros:${ROS_DISTRO}')
+    assert ('ARG', 'ROS_DISTRO') in instructions[first_from:], 'ROS_DISTRO unusable after FROM'
+
+
+def apt_packages() -> set[str]:
+    return set(re.findall(r'(?<![\w-])(ros-\$\{ROS_DISTRO\}-[a-z0-9-]+|python3-[a-z0-9-]+|'
+                          r'xterm)(?![\w-])', dockerfile_text()))
+
+
+def test_image_installs_every_package_the_launch_files_start():
+    packages = apt_packages()
+    for path in launch_files():
+        for node in parse_launch_file(path).nodes:
+            if node.package != 'wheelsim':
+                apt = 'ros-${ROS_DISTRO}-' + EXTERNAL_EXECUTABLES[(node.package, node.executable)]
+                assert apt in packages, f'{path.name}: {node.package} ({apt}) is not installed'
+    assert 'xterm' in packages, 'teleop.launch.py opens the keyboard node in xterm'
+
+
+def test_image_installs_every_python_package_the_nodes_need():
+    pip = re.search(r'pip3 install ([^&]+)', dockerfile_text()).group(1).split()
+    packages = apt_packages()
+    for line in (REPO / 'tools' / 'requirements-venv.txt').read_text().splitlines():
+        name = re.split(r'[=<>\[ #]', line.strip())[0].lower()
+        if not name or name.startswith('ros-') or name in TOOLING:
+            continue
+        apt = APT_NAMES.get(name, f'python3-{name}')
+        assert apt in packages or name in pip, f'{name} is neither apt-installed nor pip-installed'
+
+
+def test_image_copies_existing_files_and_builds_from_the_repository_root():
+    instructions = dockerfile_instructions()
+    for op, argument in instructions:
+        if op == 'COPY':
+            source = argument.split()[0]
+            assert (REPO / source).exists(), f'COPY {source}: no such file'
+    workdir = [a for op, a in instructions if op == 'WORKDIR']
+    assert workdir == ['/wheelsim']
+    assert ('COPY', '. /wheelsim') in instructions
+    assert 'colcon build --base-paths src' in dockerfile_text()
+
+
+def test_entrypoint_sources_ros_and_the_workspace():
+    entrypoint = REPO / 'docker' / 'entrypoint.sh'
+    assert os.access(entrypoint, os.X_OK)
+    text = entrypoint.read_text()
+    assert 'source "/opt/ros/${ROS_DISTRO}/setup.bash"' in text
+    assert 'source /wheelsim/install/setup.bash' in text and 'exec "$@"' in text
+
+
+def test_dockerignore_keeps_local_build_trees_out_of_the_image():
+    ignored = set((REPO / 'docker' / 'Dockerfile.dockerignore').read_text().split())
+    assert {'.venv', '.deps', 'build', 'install', 'log', '.git'} <= ignored
+
+
+def compose() -> dict:
+    return yaml.safe_load(COMPOSE.read_text())
+
+
+def test_compose_has_the_issue_s_services():
+    assert {'sim', 'demo', 'nav2', 'rviz', 'plotjuggler', 'teleop'} <= set(compose()['services'])
+
+
+@pytest.mark.parametrize('service', sorted(compose()['services']))
+def test_compose_service_builds_the_image_and_runs_an_existing_command(service):
+    spec = compose()['services'][service]
+    build = spec['build']
+    assert (REPO / build['context'] / build['dockerfile']).is_file()
+    assert build['args']['ROS_DISTRO'] == '${ROS_DISTRO:-jazzy}'
+    assert spec['network_mode'] == 'host' and spec['ipc'] == 'host', 'DDS between services'
+    assert not command_problems(spec['command']), command_problems(spec['command'])
+
+
+@pytest.mark.parametrize('service', ['rviz', 'plotjuggler'])
+def test_compose_gui_services_reach_the_x_server(service):
+    spec = compose()['services'][service]
+    assert spec['environment']['DISPLAY'].startswith('${DISPLAY')
+    assert '/tmp/.X11-unix:/tmp/.X11-unix:rw' in spec['volumes']
+
+
+def test_compose_teleop_gets_a_terminal():
+    spec = compose()['services']['teleop']
+    assert spec['stdin_open'] and spec['tty']
+
+
+def test_command_check_catches_wrong_arguments_files_and_executables():
+    assert command_problems('ros2 launch wheelsim demo.launch.py rviz:=false presett:=x')
+    assert command_problems('ros2 launch wheelsim demo.launch.py preset:=${P:-no_such_preset}')
+    assert command_problems('rviz2 -d /wheelsim/rviz/missing.rviz')
+    assert command_problems('ros2 run teleop_twist_keyboard teleop_twist_joy')
+    assert not command_problems('ros2 launch wheelsim demo.launch.py preset:=forklift rviz:=1')
