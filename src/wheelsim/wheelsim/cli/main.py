@@ -55,7 +55,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _run(args: argparse.Namespace) -> int:
     from wheelsim.cli.run import run_scenario
-    from wheelsim.report.metrics import format_summary
+    from wheelsim.report.summary import format_summary
 
     scenario, _ = _load(args.scenario)
     outcome = run_scenario(scenario, Path(args.output), args.real_time_factor,

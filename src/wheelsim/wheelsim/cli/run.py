@@ -5,7 +5,7 @@ The four node classes are composed in this process with ``use_sim_time: true`` a
 any machine. Output folder ``<output>/<scenario name>/``:
 
 - ``bag/``: rosbag2 folder with one MCAP file of every recorded topic;
-- ``plots/*.png`` and ``report.pdf``; ``metrics.json`` (deterministic: byte-identical for the same
+- ``plots/*.png`` and ``plots/report.pdf``; ``metrics.json`` (deterministic: byte-identical for the same
   scenario and seed); ``timing.json`` (wall time and achieved real-time factor, which depend on
   the machine and so are kept out of metrics.json).
 """
@@ -58,6 +58,13 @@ def node_parameter_specs() -> dict[str, list[ParamSpec]]:
     """The parameter specs each node declares, by node name."""
     return {name: importlib.import_module(module).parameter_specs()
             for name, (module, _) in NODE_CLASSES.items()}
+
+
+def _goal_tolerance_m(scenario: Scenario) -> float:
+    """The controller's goal tolerance for this scenario (its parameter or its default)."""
+    key = 'goal.xy_tolerance'
+    default = next(s.default for s in node_parameter_specs()['controller'] if s.name == key)
+    return float(scenario.node_parameters['controller'].get(key, default))
 
 
 def _use_loopback_dds(domain_id: int) -> None:
@@ -152,7 +159,7 @@ def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
 def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float = 0.0,
                  show_progress: bool = True, make_plots: bool = True) -> RunOutcome:
     """Simulate, then write metrics, timing and plots into ``output_root/<scenario name>``."""
-    from wheelsim.report import bag_data, metrics, plots
+    from wheelsim.report import bag_data, metrics, plots, summary
 
     out = Path(output_root) / scenario.name
     if out.exists():
@@ -162,14 +169,14 @@ def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float 
         _use_loopback_dds(domain_id)
         wall_s, interrupted = simulate(scenario, out / 'bag', real_time_factor, show_progress)
     run = bag_data.load_run(out / 'bag')
-    values = metrics.compute_metrics(run)
+    values = metrics.compute_metrics(run, goal_tolerance_m=_goal_tolerance_m(scenario))
     (out / 'metrics.json').write_text(json.dumps(values, indent=2, sort_keys=True) + '\n')
     simulated_s = run.end_time_s if run.end_time_s > 0 else scenario.duration_s
     timing = {'wall_time_s': round(wall_s, 3), 'simulated_time_s': simulated_s,
               'real_time_factor': round(simulated_s / wall_s, 1) if wall_s > 0 else 0.0}
     (out / 'timing.json').write_text(json.dumps(timing, indent=2, sort_keys=True) + '\n')
     if make_plots:
-        plots.write_plots(run, out, title=scenario.name)
+        plots.write_plots(run, out / 'plots', title=scenario.name)
     failed = tuple(sorted(key for key, bound in scenario.pass_criteria.items()
-                          if not values.get(key, float('inf')) <= bound))
+                          if not summary.passes(values.get(key), bound)))
     return RunOutcome(out, values, timing, failed, interrupted)
