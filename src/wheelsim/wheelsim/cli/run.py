@@ -5,8 +5,9 @@ The four node classes are composed in this process with ``use_sim_time: true`` a
 any machine. Output folder ``<output>/<scenario name>/``:
 
 - ``bag/``: rosbag2 folder with one MCAP file of every recorded topic;
-- ``plots/*.png`` and ``plots/report.pdf``; ``metrics.json`` (deterministic: byte-identical for the same
-  scenario and seed); ``timing.json`` (wall time and achieved real-time factor, which depend on
+- ``plots/*.png`` and ``plots/report.pdf``;
+- ``metrics.json`` (deterministic: byte-identical for the same scenario and seed);
+- ``timing.json`` (wall time and achieved real-time factor, which depend on
   the machine and so are kept out of metrics.json).
 """
 
