@@ -1,5 +1,7 @@
 """The localization simulator (no ROS): modes, the TF chain, events, seeds and bad input."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -220,3 +222,9 @@ def test_relative_motion_is_what_the_odometry_integrates():
         result.odom_T_base, relative(SCENARIO.poses[0], SCENARIO.poses), atol=1e-12
     )
     np.testing.assert_allclose(inverse(inverse(SCENARIO.poses)), SCENARIO.poses, atol=1e-12)
+
+
+def test_every_parameter_is_documented():
+    text = (Path(__file__).resolve().parents[3] / 'docs' / 'localization.md').read_text()
+    missing = [spec.name for spec in specs(LocalizationConfig) if f'`{spec.name}`' not in text]
+    assert not missing

@@ -43,20 +43,22 @@ from wheelsim.ros.conversions import (
 from wheelsim.ros.parameters import NodeParameters
 from wheelsim.ros.runner import run_node
 
-#: Rows/columns of x, y and yaw (pose) or vx, vy and wz (twist) in a ROS 6x6 covariance.
+#: Rows/columns of x, y and yaw (pose) or vx, vy and wz (twist) in a ROS 6x6 covariance, and
+#: the positions of that 3x3 block in the row-major 36 numbers.
 PLANAR_INDICES = (0, 1, 5)
+PLANAR_FLAT = np.array([6 * row + col for row in PLANAR_INDICES for col in PLANAR_INDICES])
 
 
-def covariance6(planar: np.ndarray) -> list[float]:
+def covariance6(planar: np.ndarray) -> np.ndarray:
     """Row-major 6x6 covariance with the 3x3 ``planar`` one in the x, y, yaw rows and columns."""
-    full = np.zeros((6, 6))
-    full[np.ix_(PLANAR_INDICES, PLANAR_INDICES)] = planar
-    return full.ravel().tolist()
+    full = np.zeros(36)
+    full[PLANAR_FLAT] = np.asarray(planar, dtype=float).ravel()
+    return full
 
 
 def planar_covariance(covariance: Sequence[float]) -> np.ndarray:
     """The x, y, yaw 3x3 block of a row-major 6x6 covariance."""
-    return np.asarray(covariance, dtype=float).reshape(6, 6)[np.ix_(PLANAR_INDICES, PLANAR_INDICES)]
+    return np.asarray(covariance, dtype=float)[PLANAR_FLAT].reshape(3, 3)
 
 
 def pose_msg(pose: Sequence[float]) -> Pose:
