@@ -235,3 +235,37 @@ def test_invalid_parameter_stops_with_one_clear_line(ros_domain_id):
     assert 'localization.odom_walk_velocity_translation' in err
     assert 'in [0, inf)' in err
     assert 'Traceback' not in err
+
+
+def test_composed_with_vehicle_sim_in_lock_step(ros_domain_id):
+    """In one process under the headless runner's executor: outputs at the ground truth's time."""
+    from rclpy.parameter import Parameter
+
+    from wheelsim.lockstep import LockstepExecutor
+    from wheelsim.nodes.localization import LocalizationNode
+    from wheelsim.nodes.vehicle_sim import VehicleSim
+
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=ros_domain_id)
+    recorded = {}
+
+    def record(topic, msg, time_ns):
+        recorded.setdefault(topic, []).append((time_ns, msg))
+
+    try:
+        with LockstepExecutor(record) as executor:
+            sim_time = Parameter('use_sim_time', value=True)
+            executor.add_node(VehicleSim(context=context, parameter_overrides=[sim_time]))
+            executor.add_node(
+                LocalizationNode(
+                    context=context, parameter_overrides=[sim_time, Parameter('mode', value='ekf')]
+                )
+            )
+            executor.run_until(1_000_000_000)
+    finally:
+        rclpy.try_shutdown(context=context)
+    truth = [(t, stamp_ns(m.header.stamp)) for t, m in recorded['/ground_truth']]
+    assert len(truth) > 20
+    for topic in ('/odom', '/pose'):
+        assert [(t, stamp_ns(m.header.stamp)) for t, m in recorded[topic]] == truth
+    assert [(t, stamp_ns(m.transforms[1].header.stamp)) for t, m in recorded['/tf']] == truth

@@ -31,7 +31,7 @@ from tf2_msgs.msg import TFMessage
 
 from wheelsim.core.localization import Localization, LocalizationOutput
 from wheelsim.core.localization_config import LocalizationConfig
-from wheelsim.core.params import from_flat, specs
+from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import (
     pose2d,
@@ -82,6 +82,11 @@ def transform(stamp: Time, parent: str, child: str, pose: Sequence[float]) -> Tr
     return msg
 
 
+def parameter_specs() -> list[ParamSpec]:
+    """Every parameter the node declares (for the headless runner and the docs)."""
+    return specs(LocalizationConfig)
+
+
 class LocalizationNode(Node):
     """The localization node; ``node_kwargs`` go to ``rclpy.node.Node`` (namespace, overrides)."""
 
@@ -89,7 +94,7 @@ class LocalizationNode(Node):
         super().__init__('localization', **node_kwargs)
         self.params = NodeParameters(self)
         self._settings = self.params.declare(
-            specs(LocalizationConfig), partial(from_flat, LocalizationConfig), self._on_settings
+            parameter_specs(), partial(from_flat, LocalizationConfig), self._on_settings
         )
         self.params.report_unknown()
         config = self.config
