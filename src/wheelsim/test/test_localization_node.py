@@ -161,7 +161,15 @@ def transform2d(t):
 
 def test_initialpose_resets_the_ekf_estimate(probe):
     # Practically no fixes after the start, so the estimate stays where initialpose puts it.
-    node = start('localization', '-p', 'mode:=ekf', '-p', 'ekf.measurement_rate:=0.001')
+    node = start(
+        'localization',
+        '-p',
+        'mode:=ekf',
+        '-p',
+        'ekf.measurement_rate:=0.001',
+        '-p',
+        'localization.odom_walk_velocity_translaton:=0.1',
+    )  # a typo: reported
     try:
         ground_truth = probe.node.create_publisher(Odometry, 'ground_truth', qos.DEFAULT)
         initialpose = probe.node.create_publisher(
@@ -192,6 +200,7 @@ def test_initialpose_resets_the_ekf_estimate(probe):
     np.testing.assert_allclose(pose2d(after.pose), [-4.0, 6.0, -2.0], atol=1e-9)
     np.testing.assert_allclose(planar_covariance(after.covariance), covariance, atol=1e-12)
     assert 'estimate reset from initialpose' in output
+    assert "did you mean 'localization.odom_walk_velocity_translation'" in output
 
 
 def test_with_vehicle_sim_all_three_frames_and_both_topics(probe):
@@ -269,3 +278,28 @@ def test_composed_with_vehicle_sim_in_lock_step(ros_domain_id):
     for topic in ('/odom', '/pose'):
         assert [(t, stamp_ns(m.header.stamp)) for t, m in recorded[topic]] == truth
     assert [(t, stamp_ns(m.transforms[1].header.stamp)) for t, m in recorded['/tf']] == truth
+
+
+def test_live_parameter_changes_are_validated_and_applied(ros_domain_id):
+    from rclpy.parameter import Parameter
+
+    from wheelsim.nodes.localization import LocalizationNode
+
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=ros_domain_id)
+    try:
+        node = LocalizationNode(context=context)
+        name = 'localization.map_noise_correlation_time'
+        refused = node.set_parameters([Parameter(name, value=-2.0)])[0]
+        assert not refused.successful and name in refused.reason
+        # Within the descriptor's range but not > 0: refused by wheelsim's own validation.
+        refused = node.set_parameters([Parameter('ekf.measurement_rate', value=0.0)])[0]
+        assert not refused.successful and 'ekf.measurement_rate' in refused.reason
+        assert 'in (0, 1000]' in refused.reason
+        assert node.set_parameters([Parameter(name, value=0.5)])[0].successful
+        assert node.localization.config.localization.map_noise_correlation_time == 0.5
+        assert not node.set_parameters([Parameter('mode', value='ekf')])[0].successful
+        assert node.localization.config.mode == 'noisy'
+        node.destroy_node()
+    finally:
+        rclpy.try_shutdown(context=context)
