@@ -1,5 +1,8 @@
 """Simulate one vehicle: vehicle_sim, localization and robot_state_publisher; RViz, PlotJuggler.
 
+With ``tracking:=true`` (what demo.launch.py sets) the wheelsim planner and controller close the
+loop as well.
+
     ros2 launch wheelsim sim.launch.py
     ros2 launch wheelsim sim.launch.py preset:=forklift
     ros2 launch wheelsim sim.launch.py params_file:=/path/to/my_vehicle.yaml
@@ -58,8 +61,8 @@ def robot_description(params_file, sim_values):
                       base_link=sim_values.get('base_frame', 'base_link'))
 
 
-def _vehicle_nodes(context):
-    """vehicle_sim, localization and robot_state_publisher, configured from the params file."""
+def _wheelsim_nodes(context):
+    """vehicle_sim, localization, robot_state_publisher (+ planner, controller if tracking)."""
     params_file = LaunchConfiguration('params_file').perform(context)
     model = LaunchConfiguration('model').perform(context)
     frame_prefix = LaunchConfiguration('frame_prefix').perform(context)
@@ -76,9 +79,9 @@ def _vehicle_nodes(context):
         # Clock mode 3: vehicle_sim is the time source, so it must not itself follow /clock.
         sim_overrides['use_sim_time'] = False
 
-    localization_overrides = {'frame_prefix': frame_prefix}
-    if localization_mode:
-        localization_overrides['mode'] = localization_mode
+    prefix = {'frame_prefix': frame_prefix}
+    localization_overrides = {**prefix, 'mode': localization_mode} if localization_mode else prefix
+    tracking = IfCondition(LaunchConfiguration('tracking'))
     ros_args = ['--ros-args', '--log-level', log_level]
     return [
         Node(package='wheelsim', executable='vehicle_sim', name='vehicle_sim', output='screen',
@@ -89,6 +92,10 @@ def _vehicle_nodes(context):
         Node(package='robot_state_publisher', executable='robot_state_publisher',
              name='robot_state_publisher', output='screen',
              parameters=[{'robot_description': urdf}], arguments=ros_args),
+        Node(package='wheelsim', executable='planner', name='planner', output='screen',
+             parameters=[params_file, prefix], arguments=ros_args, condition=tracking),
+        Node(package='wheelsim', executable='controller', name='controller', output='screen',
+             parameters=[params_file, prefix], arguments=ros_args, condition=tracking),
     ]
 
 
@@ -135,6 +142,10 @@ def generate_launch_description():
             description='Every node follows /clock (clock mode 2; with be_reference_clock in '
                         'the params file vehicle_sim publishes /clock itself, mode 3)'),
         DeclareLaunchArgument(
+            'tracking', default_value='false',
+            description='Also start the wheelsim planner and controller (the closed loop, as '
+                        'demo.launch.py does); they follow the params file\'s waypoints'),
+        DeclareLaunchArgument(
             'rviz', default_value='true', description='Start RViz with rviz_config'),
         DeclareLaunchArgument(
             'rviz_config',
@@ -157,7 +168,7 @@ def generate_launch_description():
         SetParameter('use_sim_time', use_sim_time),
         SetRemap('/tf', 'tf', condition=IfCondition(use_namespaced_tf)),
         SetRemap('/tf_static', 'tf_static', condition=IfCondition(use_namespaced_tf)),
-        OpaqueFunction(function=_vehicle_nodes),
+        OpaqueFunction(function=_wheelsim_nodes),
         Node(package='rviz2', executable='rviz2', name='rviz2', output='log',
              arguments=['-d', rviz_config], condition=IfCondition(rviz)),
         Node(package='plotjuggler', executable='plotjuggler', name='plotjuggler', output='log',

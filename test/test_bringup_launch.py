@@ -14,6 +14,7 @@ from bringup_support import (
     REPO,
     SHARE,
     SUPPORTED_DISTROS,
+    VEHICLE_PRESETS,
     console_scripts,
     declared_arguments,
     installed_files,
@@ -23,8 +24,7 @@ from bringup_support import (
 
 LAUNCH_FILES = launch_files()
 IDS = [p.name for p in LAUNCH_FILES]
-VEHICLE_PRESETS = sorted(p.stem for p in PARAMS_DIR.glob('*.yaml')
-                         if not p.stem.startswith('nav2'))
+PRESET_NAMES = [path.stem for path in VEHICLE_PRESETS]
 
 
 def test_the_issue_s_launch_files_exist():
@@ -42,7 +42,7 @@ def test_launch_file_compiles_and_defines_generate_launch_description(path):
 @pytest.mark.parametrize('path', LAUNCH_FILES, ids=IDS)
 def test_every_argument_is_declared_with_a_description_and_a_default(path):
     launch = parse_launch_file(path)
-    assert launch.arguments, f'{path.name} declares no launch argument'
+    assert launch.arguments or launch.includes, f'{path.name} declares no launch argument'
     for argument in launch.arguments.values():
         where = f'{path.name}:{argument.line} argument {argument.name!r}'
         assert argument.description and len(argument.description) > 10, f'{where}: description'
@@ -105,10 +105,10 @@ def test_every_bringup_folder_file_is_installed_under_the_same_relative_path():
 
 
 def test_preset_argument_documents_every_vehicle_preset():
-    for name in ('sim.launch.py', 'demo.launch.py'):
-        description = parse_launch_file(REPO / 'launch' / name).arguments['preset'].description
-        listed = set(re.findall(r'[a-z][a-z0-9_]+', description)) & set(VEHICLE_PRESETS)
-        assert listed == set(VEHICLE_PRESETS), f'{name}: preset description lists {listed}'
+    description = parse_launch_file(REPO / 'launch' / 'sim.launch.py').arguments[
+        'preset'].description
+    listed = set(re.findall(r'[a-z][a-z0-9_]+', description)) & set(PRESET_NAMES)
+    assert listed == set(PRESET_NAMES), f'preset description lists {listed}'
 
 
 def test_nav2_distro_parameters_exist_for_every_supported_distro():
@@ -154,7 +154,7 @@ def test_launch_description_generates_with_described_arguments(path):
 
 
 @pytest.mark.skipif(not _ros_launch_available(), reason=NO_ROS_REASON)
-@pytest.mark.parametrize('preset', VEHICLE_PRESETS)
+@pytest.mark.parametrize('preset', PRESET_NAMES)
 def test_sim_launch_builds_its_nodes_and_a_parsing_urdf(preset):
     from launch.launch_context import LaunchContext
     from urdf_parser_py.urdf import URDF
@@ -171,8 +171,11 @@ def test_sim_launch_builds_its_nodes_and_a_parsing_urdf(preset):
     context = LaunchContext()
     context.launch_configurations.update({
         'params_file': params_file, 'model': '', 'frame_prefix': '', 'localization_mode': '',
-        'log_level': 'info'})
-    nodes = module._vehicle_nodes(context)
+        'log_level': 'info', 'tracking': 'false'})
+    nodes = module._wheelsim_nodes(context)
     assert [(n.node_package, n.node_executable) for n in nodes] == [
         ('wheelsim', 'vehicle_sim'), ('wheelsim', 'localization'),
-        ('robot_state_publisher', 'robot_state_publisher')]
+        ('robot_state_publisher', 'robot_state_publisher'), ('wheelsim', 'planner'),
+        ('wheelsim', 'controller')]
+    assert [n.condition is None or n.condition.evaluate(context) for n in nodes] == [
+        True, True, True, False, False]
