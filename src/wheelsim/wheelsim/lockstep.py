@@ -4,7 +4,8 @@ The nodes are the ordinary node classes, built with ``use_sim_time: true``. Inst
 executor, :class:`LockstepExecutor` owns simulated time:
 
 1. it jumps every node's ROS clock to the next timer due time (``ROSClock.set_ros_time_override``);
-2. it calls the callbacks of the timers due then, in node order, then in creation order;
+2. it calls the callbacks of the ROS-time timers due then, in node order, then in creation
+   order;
 3. every message those callbacks publish is delivered in-process, first in first out, to the
    callbacks of the subscriptions on the same topic in this process (and to an optional recorder),
    until no message is pending;
@@ -15,6 +16,10 @@ same sequence of callbacks and messages on any machine and under any load. Messa
 DDS (a publisher's ``publish`` is replaced while the executor is open), which is also what makes
 runs far faster than real time. Subscribers receive the same message object: node callbacks must
 not modify received messages (none of wheelsim's do).
+
+ROS time 0 means "no clock yet" to a node following ``/clock``, so a run should start at a time
+after 0 (the ``wheelsim`` runner starts at 1 s): setting a node's clock when it is added is then
+the first clock it sees.
 
 Only public rclpy API is used (``Node.publishers/subscriptions/timers``, ``Timer.callback``,
 ``Timer.timer_period_ns``, ``Subscription.callback``, ``ROSClock.set_ros_time_override``), which
@@ -27,6 +32,7 @@ import collections
 from collections.abc import Callable
 from typing import Any
 
+from rclpy.clock_type import ClockType
 from rclpy.node import Node
 from rclpy.publisher import Publisher
 from rclpy.time import Time
@@ -114,11 +120,15 @@ class LockstepExecutor:
             clock.set_ros_time_override(Time(nanoseconds=self._now_ns, clock_type=clock.clock_type))
 
     def _refresh_timers(self) -> None:
-        """Track timers created or cancelled since the last event (in node, then creation order)."""
+        """Track ROS-time timers created or cancelled since the last event.
+
+        Timers on a steady or system clock (wall-clock housekeeping such as diagnostics) are
+        not driven: in a lock-step run they would depend on the machine's speed.
+        """
         current: dict[Timer, int] = {}
         for node in self._nodes:
             for timer in node.timers:
-                if timer.is_canceled():
+                if timer.is_canceled() or timer.clock.clock_type != ClockType.ROS_TIME:
                     continue
                 current[timer] = self._due_ns.get(timer, self._now_ns + timer.timer_period_ns)
         self._due_ns = current

@@ -34,6 +34,7 @@ NODE_CLASSES = {
     'planner': ('wheelsim.nodes.planner', 'PlannerNode'),
     'controller': ('wheelsim.nodes.controller', 'ControllerNode'),
 }
+START_TIME_NS = 1_000_000_000  # ROS time 0 means "no clock yet": runs start at 1 s
 EXIT_CRITERIA_FAILED = 1
 EXIT_INTERRUPTED = 130
 
@@ -104,7 +105,7 @@ class _Progress:
         self._shown_s = 0.0
 
     def __call__(self, now_ns: int) -> None:
-        sim_s = now_ns / 1e9
+        sim_s = (now_ns - START_TIME_NS) / 1e9
         wall_s = time.perf_counter() - self._start
         if self._rtf > 0 and sim_s / self._rtf > wall_s:
             time.sleep(sim_s / self._rtf - wall_s)
@@ -138,7 +139,7 @@ def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
     nodes = []
     try:
         recorder = BagRecorder(bag_dir, set(scenario.record_topics or ()) or None)
-        with recorder, LockstepExecutor(recorder.record) as executor:
+        with recorder, LockstepExecutor(recorder.record, START_TIME_NS) as executor:
             for name in NODE_NAMES:
                 module, cls = NODE_CLASSES[name]
                 node_class = getattr(importlib.import_module(module), cls)
@@ -146,7 +147,8 @@ def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
                 nodes.append(node)
                 executor.add_node(node)
             try:
-                executor.run_until(round(scenario.duration_s * 1e9), between=progress)
+                executor.run_until(START_TIME_NS + round(scenario.duration_s * 1e9),
+                                   between=progress)
             except KeyboardInterrupt:
                 interrupted = True
     finally:
