@@ -81,6 +81,7 @@ def _wheelsim_nodes(context):
 
     prefix = {'frame_prefix': frame_prefix}
     localization_overrides = {**prefix, 'mode': localization_mode} if localization_mode else prefix
+    controller_overrides = {**prefix, 'model': model} if model else prefix
     tracking = IfCondition(LaunchConfiguration('tracking'))
     ros_args = ['--ros-args', '--log-level', log_level]
     return [
@@ -95,7 +96,8 @@ def _wheelsim_nodes(context):
         Node(package='wheelsim', executable='planner', name='planner', output='screen',
              parameters=[params_file, prefix], arguments=ros_args, condition=tracking),
         Node(package='wheelsim', executable='controller', name='controller', output='screen',
-             parameters=[params_file, prefix], arguments=ros_args, condition=tracking),
+             parameters=[params_file, controller_overrides], arguments=ros_args,
+             condition=tracking),
     ]
 
 
@@ -121,8 +123,8 @@ def generate_launch_description():
             description='ROS parameters file for every wheelsim node; default: the preset\'s'),
         DeclareLaunchArgument(
             'model', default_value='',
-            description='Vehicle model, overriding the params file: differential, bicycle or '
-                        'omni (empty: as in the params file)'),
+            description='Vehicle model of vehicle_sim and the controller, overriding the params '
+                        'file: differential, bicycle or omni (empty: as in the params file)'),
         DeclareLaunchArgument(
             'localization_mode', default_value='',
             description='Localization mode, overriding the params file: perfect, noisy or ekf '

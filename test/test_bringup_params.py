@@ -6,6 +6,8 @@ every preset parses, its waypoints lie in free space of the shipped map, and the
 configure exactly the Nav2 servers nav2.launch.py starts, with the cmd_vel type of each distro.
 """
 
+import math
+
 import numpy as np
 import pytest
 import yaml
@@ -26,7 +28,7 @@ from bringup_support import (
 from urdf_parser_py.urdf import URDF
 
 from wheelsim.core.joints import wheel_layout
-from wheelsim.core.params import unknown_keys
+from wheelsim.core.params import flatten, unknown_keys
 from wheelsim.core.urdf import build_urdf
 from wheelsim.core.vehicle_config import vehicle_config_from_params
 
@@ -147,6 +149,28 @@ def test_preset_waypoints_lie_in_free_space_of_the_map(path):
         row = free.shape[0] - 1 - int((y - origin[1]) / resolution)
         assert 0 <= row < free.shape[0] and 0 <= column < free.shape[1], (x, y)
         assert free[row, column], f'{path.name}: waypoint ({x}, {y}) is in a wall'
+
+
+def _section(path, node):
+    tree = yaml.safe_load(path.read_text()).get(f'/**/{node}', {})
+    return dict(flatten(tree.get('ros__parameters', {})))
+
+
+@pytest.mark.parametrize('path', VEHICLE_PRESETS, ids=lambda p: p.name)
+def test_preset_controller_and_planner_match_the_vehicle(path):
+    controller, planner = _section(path, 'controller'), _section(path, 'planner')
+    vehicle = vehicle_config_from_params(preset_vehicles(path)[0][1])
+    assert controller['model'] == vehicle.model, 'the controller drives another model'
+    assert planner.get('holonomic', False) == (vehicle.model == 'omni')
+    if vehicle.model == 'bicycle':
+        steering_limit = vehicle.active.steering_actuator.max_position or math.pi / 2
+        assert controller['wheel_base'] == vehicle.active.wheel_base
+        assert 0 < controller['max_steering_angle'] <= steering_limit
+        max_curvature = math.tan(controller['max_steering_angle']) / controller['wheel_base']
+        assert 0 < planner['limits.max_curvature'] <= max_curvature, 'plans too tight to steer'
+    assert controller['limits.max_linear_x'] <= vehicle.drive.max_velocity or \
+        vehicle.drive.max_velocity == 0
+    assert planner['limits.max_speed'] <= controller['limits.max_linear_x']
 
 
 # --- Nav2 ------------------------------------------------------------------------------------
