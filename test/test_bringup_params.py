@@ -30,7 +30,7 @@ from urdf_parser_py.urdf import URDF
 from wheelsim.core.joints import wheel_layout
 from wheelsim.core.params import flatten, unknown_keys
 from wheelsim.core.urdf import build_urdf
-from wheelsim.core.vehicle_config import vehicle_config_from_params
+from wheelsim.core.vehicle_config import MODELS, vehicle_config_from_params
 
 NAV2_COMMON = PARAMS_DIR / 'nav2.yaml'
 MAP_YAML = PARAMS_DIR / 'maps' / 'room.yaml'
@@ -72,6 +72,17 @@ def test_preset_has_no_unknown_key_and_builds_the_node(path, node, ros_domain_id
     with ros_context([path]) as context:
         built = node_class(node)(context=context)  # raises ParameterError on a bad value
         built.destroy_node()
+
+
+@pytest.mark.parametrize('model', MODELS)
+def test_all_vehicles_builds_every_model_chosen_at_launch(model, tmp_path, ros_domain_id):
+    """model:= reaches vehicle_sim and the controller (sim.launch.py): each model must start."""
+    overlay = tmp_path / 'model.yaml'
+    overlay.write_text(yaml.safe_dump({f'/**/{node}': {'ros__parameters': {'model': model}}
+                                       for node in ('vehicle_sim', 'controller')}))
+    with ros_context([PARAMS_DIR / 'all_vehicles.yaml', overlay]) as context:
+        for node in ('vehicle_sim', 'controller'):
+            node_class(node)(context=context).destroy_node()
 
 
 def test_a_misspelled_key_is_reported_with_the_declared_name(tmp_path, ros_domain_id):
