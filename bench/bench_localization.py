@@ -152,7 +152,11 @@ def main() -> None:
     parser.add_argument('--seeds', type=int, default=20, help='seeds of the accuracy figures')
     args = parser.parse_args()
     share, sent, received = node_cpu_share(args.seconds)
-    print(f'localization node, mode ekf, 50 Hz ground truth for {args.seconds:g} s:')
+    load = os.getloadavg()[0]
+    print(
+        f'localization node, mode ekf, 50 Hz ground truth for {args.seconds:g} s '
+        f'(machine load average {load:.1f} on {os.cpu_count()} cores):'
+    )
     print(
         f'  CPU share                   {share * 100:6.2f} % of one core '
         f'({received} of {sent} odom messages back)'
