@@ -262,7 +262,8 @@ def test_composed_with_vehicle_sim_in_lock_step(ros_domain_id):
         recorded.setdefault(topic, []).append((time_ns, msg))
 
     try:
-        with LockstepExecutor(record) as executor:
+        # Start at 1 s as the runner does: ROS time 0 means "no clock yet" to vehicle_sim.
+        with LockstepExecutor(record, 1_000_000_000) as executor:
             sim_time = Parameter('use_sim_time', value=True)
             executor.add_node(VehicleSim(context=context, parameter_overrides=[sim_time]))
             executor.add_node(
@@ -270,7 +271,7 @@ def test_composed_with_vehicle_sim_in_lock_step(ros_domain_id):
                     context=context, parameter_overrides=[sim_time, Parameter('mode', value='ekf')]
                 )
             )
-            executor.run_until(1_000_000_000)
+            executor.run_until(2_000_000_000)
     finally:
         rclpy.try_shutdown(context=context)
     truth = [(t, stamp_ns(m.header.stamp)) for t, m in recorded['/ground_truth']]
