@@ -30,7 +30,7 @@ def check_limits(speeds, dt, acc, dec, jerk):
     accelerations = np.diff(speeds) / dt
     before = speeds[:-1]
     braking = (before * accelerations) < 0.0
-    crossing = (before * speeds[1:]) < 0.0
+    crossing = (before * speeds[1:] < 0.0) & (np.abs(speeds[1:]) > 1e-12)  # not rounding
     bound = np.where(braking, dec, acc)
     bound = np.where(crossing, min(acc, dec), bound)
     assert np.all(np.abs(accelerations) <= bound * (1 + TOL) + TOL)
@@ -103,7 +103,7 @@ def test_jerk_limited_step_is_an_s_curve_that_lands_without_overshoot():
     speeds = run_drive([1.0] * 2000, dt, 0.0, acc, INF, jerk)
     check_limits(speeds, dt, acc, acc, jerk)
     accelerations = np.diff(speeds) / dt
-    assert np.all(np.diff(speeds) >= -1e-15)
+    assert np.all(np.diff(speeds) >= -1e-12)
     assert speeds.max() <= 1.0 + 1e-12
     assert speeds[-1] == 1.0
     # Ramp up at full jerk, hold the acceleration limit, ramp down: t = v/a + a/j = 0.7 s.
@@ -140,7 +140,9 @@ def test_limits_hold_for_any_command_sequence_and_the_last_command_is_met(
     sequence, acc, dec, jerk, tau, dt
 ):
     commands = [value for value, hold in sequence for _ in range(hold)]
-    settle = 6000
+    limit = min(acc, dec, 100.0)
+    settle_s = 6.0 / limit + limit / jerk + 2 * math.sqrt(6.0 / jerk) + 25 * tau + 1.0
+    settle = math.ceil(settle_s / dt)
     speeds = run_drive(commands + [commands[-1]] * settle, dt, math.exp(-dt / tau) if tau else
                        0.0, acc, dec, jerk)
     check_limits(speeds, dt, acc, dec, jerk)
@@ -161,7 +163,7 @@ def test_limits_hold_for_any_command_sequence_and_the_last_command_is_met(
 def test_from_rest_the_speed_never_passes_the_command(command, acc, dec, jerk):
     speeds = run_drive([command] * 5000, 0.01, 0.0, acc, dec, jerk)
     assert np.all(np.abs(speeds) <= abs(command) + 1e-12)
-    assert np.all(np.sign(command) * np.diff(speeds) >= -1e-15)
+    assert np.all(np.sign(command) * np.diff(speeds) >= -1e-12)
 
 
 @pytest.mark.parametrize(('angle', 'reference', 'max_position', 'expected'), [

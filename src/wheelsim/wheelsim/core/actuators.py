@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
+from wheelsim.core.compiled import compiled
 from wheelsim.core.se2 import wrap_angle
 
 
-@njit(cache=True)
+@compiled
 def delay(history, step_index: int, delay_steps: int, value: float) -> float:
     """Push ``value`` into a ring buffer and return the value pushed ``delay_steps`` steps ago.
 
@@ -37,13 +36,13 @@ def delay(history, step_index: int, delay_steps: int, value: float) -> float:
     return history[(step_index - delay_steps) % size]
 
 
-@njit(cache=True)
+@compiled
 def saturate(value: float, limit: float) -> float:
     """``value`` clamped to [-limit, limit] (``limit`` may be inf)."""
     return min(max(value, -limit), limit)
 
 
-@njit(cache=True)
+@compiled
 def landing_acceleration(gap: float, dt: float, jerk_step: float) -> tuple[float, bool]:
     """Acceleration now that reaches a speed ``gap`` (>= 0) away exactly, without overshoot.
 
@@ -69,7 +68,7 @@ def landing_acceleration(gap: float, dt: float, jerk_step: float) -> tuple[float
     return (gap + ramp_gain) / (dt * (ramp_steps + 1)), False
 
 
-@njit(cache=True)
+@compiled
 def limit_speed_change(
     v: float, a: float, u: float, alpha: float, dt: float, acc: float, dec: float, jerk: float,
     recovery_jerk: float,
@@ -115,7 +114,7 @@ def limit_speed_change(
     return v + a_new * dt, a_new
 
 
-@njit(cache=True)
+@compiled
 def proportional_scale(
     v: float, u: float, largest_change: float, acc: float, dec: float
 ) -> tuple[float, float]:
@@ -136,7 +135,7 @@ def proportional_scale(
     return share, limit
 
 
-@njit(cache=True)
+@compiled
 def steering_step(
     angle: float, reference: float, alpha: float, dt: float, max_position: float,
     max_rate: float,

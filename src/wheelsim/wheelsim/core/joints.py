@@ -15,10 +15,15 @@ from wheelsim.core.vehicle_config import BicycleConfig, DifferentialConfig, Vehi
 
 @dataclass(frozen=True)
 class Steering:
-    """A revolute steering joint above a wheel; limits None = turns all around (continuous)."""
+    """A revolute steering joint above a wheel; limits None = turns all around (continuous).
+
+    ``lateral_m`` (left of the steered axle's middle) and ``signed_wheel_base_m`` give the
+    joint's angle from the steering angle (:func:`wheelsim.core.kinematics.ackermann_angle`).
+    """
 
     joint: str
-    column: int  # 0 = left, 1 = right steered wheel angle in the kernel state
+    lateral_m: float
+    signed_wheel_base_m: float
     limits_rad: tuple[float, float] | None
 
 
@@ -68,9 +73,8 @@ def _bicycle(config: BicycleConfig) -> tuple[Wheel, ...]:
     ]
     steered = _axle('steered', signed_base - offset, config.track_steered_m, (2, 3))
     for name, column, x, y in steered:
-        side = column - 2
         limits = _steering_limits(config, y, signed_base)
-        steering = Steering(name.replace('steered', 'steering') + '_joint', side, limits)
+        steering = Steering(name.replace('steered', 'steering') + '_joint', y, signed_base, limits)
         wheels.append(Wheel(f'{name}_wheel_joint', f'{name}_wheel', column, x, y, radius, steering))
     return tuple(wheels)
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
+from wheelsim.core.compiled import compiled
 from wheelsim.core.se2 import wrap_angle
 
 
-@njit(cache=True)
+@compiled
 def differential_wheel_speeds(
     vx: float, wz: float, half_track: float, v_max: float
 ) -> tuple[float, float]:
@@ -35,7 +34,7 @@ def differential_wheel_speeds(
     return vx - turn, vx + turn
 
 
-@njit(cache=True)
+@compiled
 def differential_twist(
     left: float, right: float, slip_left: float, slip_right: float, half_track: float
 ) -> tuple[float, float]:
@@ -45,7 +44,7 @@ def differential_twist(
     return 0.5 * (ground_left + ground_right), (ground_right - ground_left) / (2.0 * half_track)
 
 
-@njit(cache=True)
+@compiled
 def mecanum_wheel_speeds(
     vx: float, vy: float, wz: float, lever: float, v_max: float
 ) -> tuple[float, float, float, float]:
@@ -65,7 +64,7 @@ def mecanum_wheel_speeds(
     return front_left * scale, front_right * scale, rear_left * scale, rear_right * scale
 
 
-@njit(cache=True)
+@compiled
 def mecanum_twist(
     front_left: float, front_right: float, rear_left: float, rear_right: float, lever: float
 ) -> tuple[float, float, float]:
@@ -76,7 +75,7 @@ def mecanum_twist(
     return vx, vy, wz
 
 
-@njit(cache=True)
+@compiled
 def bicycle_references(
     vx: float, wz: float, steering: float, signed_wheel_base: float, steered_drive: bool,
     max_position: float,
@@ -111,30 +110,46 @@ def bicycle_references(
     return (-speed if use_behind else speed), angle
 
 
-@njit(cache=True)
+@compiled
 def bicycle_twist(
-    drive: float, steering: float, signed_wheel_base: float, steered_drive: bool
+    drive: float, sin_steer: float, cos_steer: float, signed_wheel_base: float,
+    steered_drive: bool,
 ) -> tuple[float, float]:
-    """Forward speed and turn rate at R from the drive speed and the steering angle."""
+    """Forward speed and turn rate at R from the drive speed and the steering angle's sin/cos."""
     if steered_drive:
-        return drive * math.cos(steering), drive * math.sin(steering) / signed_wheel_base
-    return drive, drive * math.tan(steering) / signed_wheel_base
+        return drive * cos_steer, drive * sin_steer / signed_wheel_base
+    return drive, drive * sin_steer / (cos_steer * signed_wheel_base)
 
 
-@njit(cache=True)
+@compiled
 def ackermann_angle(steering: float, lateral_m: float, signed_wheel_base: float) -> float:
     """Angle of a steered wheel ``lateral_m`` left of the steered axle's midpoint.
 
     ``steering`` is the virtual centre wheel's angle; each real wheel points along its own
-    velocity about the same instantaneous centre of rotation, so none of them slides sideways.
+    velocity about the same instantaneous centre of rotation, so none of them slides sideways:
+    ``tan(angle) = sin(steering) / (cos(steering) - lateral_m * sin(steering) / wheel_base)``.
     """
     sin_steer = math.sin(steering)
-    return math.atan2(
-        sin_steer, math.cos(steering) - lateral_m * sin_steer / signed_wheel_base
-    )
+    return math.atan2(sin_steer, math.cos(steering) - lateral_m * sin_steer / signed_wheel_base)
 
 
-@njit(cache=True)
-def rolling_speed(vx: float, wz: float, x_m: float, y_m: float, heading_rad: float) -> float:
-    """Ground speed along its heading of a wheel at (x_m, y_m) from R, for a twist at R."""
-    return (vx - wz * y_m) * math.cos(heading_rad) + wz * x_m * math.sin(heading_rad)
+@compiled
+def ackermann_rate_factor(steering: float, lateral_m: float, signed_wheel_base: float) -> float:
+    """d(ackermann_angle) / d(steering): turns the steering rate into the wheel's rate."""
+    sin_steer = math.sin(steering)
+    along = math.cos(steering) - lateral_m * sin_steer / signed_wheel_base
+    return 1.0 / (along * along + sin_steer * sin_steer)
+
+
+@compiled
+def steered_rolling_speed(
+    vx: float, wz: float, lateral_m: float, sin_steer: float, cos_steer: float,
+    signed_wheel_base: float,
+) -> float:
+    """Ground speed along its heading of the steered wheel ``lateral_m`` left of the axle middle.
+
+    Same heading as :func:`ackermann_angle`, taken as a direction vector (no trigonometry).
+    """
+    along = cos_steer - lateral_m * sin_steer / signed_wheel_base
+    length = math.hypot(along, sin_steer)
+    return ((vx - wz * lateral_m) * along + wz * signed_wheel_base * sin_steer) / length

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
+from wheelsim.core.compiled import compiled
 
 SERIES_BELOW_RAD = 1e-3
 
 
-@njit(cache=True)
+@compiled
 def wrap_angle(angle_rad: float) -> float:
     """``angle_rad`` mapped into (-pi, pi]; values already inside are returned unchanged."""
     if -math.pi < angle_rad <= math.pi:
@@ -30,7 +30,7 @@ def wrap_angle(angle_rad: float) -> float:
     return wrapped - math.pi
 
 
-@njit(cache=True)
+@compiled
 def arc_factors(theta_rad: float) -> tuple[float, float]:
     """``(sin(t)/t, (1 - cos(t))/t)`` for ``t = theta_rad``, accurate to rounding for every t.
 
@@ -41,10 +41,12 @@ def arc_factors(theta_rad: float) -> tuple[float, float]:
         t2 = theta_rad * theta_rad
         return 1.0 - t2 / 6.0 + t2 * t2 / 120.0, theta_rad * (0.5 - t2 / 24.0 + t2 * t2 / 720.0)
     half_sin = math.sin(0.5 * theta_rad)
-    return math.sin(theta_rad) / theta_rad, 2.0 * half_sin * half_sin / theta_rad
+    half_cos = math.cos(0.5 * theta_rad)
+    twice_over = 2.0 / theta_rad
+    return twice_over * half_sin * half_cos, twice_over * half_sin * half_sin
 
 
-@njit(cache=True)
+@compiled
 def integrate_twist(
     x_m: float, y_m: float, yaw_rad: float, vx_mps: float, vy_mps: float, wz_radps: float,
     dt_s: float,

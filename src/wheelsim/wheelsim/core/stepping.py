@@ -5,7 +5,8 @@ A vehicle is one row of three arrays, laid out by the column constants below:
 - ``params`` (N, N_PARAMS): step period, actuator limits (no limit = inf, dead times in whole
   steps) and geometry, packed once from a :class:`VehicleConfig` by :func:`pack_params`;
 - ``state`` (N, N_STATE): pose of base_link in map, body twist of base_link, the held command,
-  actuator states, wheel joint angles and rates, steering joint angles;
+  actuator states, wheel joint angles and rates (steered wheels' angles follow from the
+  steering angle, see :func:`wheelsim.core.kinematics.ackermann_angle`);
 - ``history`` (N, actuators, capacity): dead-time ring buffers, drives first, then steering.
 
 Per step and vehicle: command at base_link -> command at the kinematic reference point R ->
@@ -20,7 +21,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from wheelsim.core.actuators import (
     delay,
@@ -29,15 +30,15 @@ from wheelsim.core.actuators import (
     saturate,
     steering_step,
 )
+from wheelsim.core.compiled import compiled, compiled_parallel
 from wheelsim.core.kinematics import (
-    ackermann_angle,
     bicycle_references,
     bicycle_twist,
     differential_twist,
     differential_wheel_speeds,
     mecanum_twist,
     mecanum_wheel_speeds,
-    rolling_speed,
+    steered_rolling_speed,
 )
 from wheelsim.core.se2 import integrate_twist, wrap_angle
 from wheelsim.core.vehicle_config import (
@@ -90,11 +91,10 @@ S_CMD_VX, S_CMD_VY, S_CMD_WZ = 6, 7, 8
 S_DRIVE_V = 9  # MAX_WHEELS columns: drive actuator speeds (m/s)
 S_DRIVE_A = 13  # MAX_WHEELS columns: drive actuator accelerations (m/s^2)
 S_STEER = 17  # steering actuator angle (rad), the virtual centre wheel
-S_WHEEL_ANGLE = 18  # MAX_WHEELS columns (rad, wrapped)
-S_WHEEL_RATE = 22  # MAX_WHEELS columns (rad/s)
-S_STEER_JOINT = 26  # 2 columns: left and right steered wheel angle (rad)
-S_STEER_JOINT_RATE = 28  # 2 columns (rad/s)
-N_STATE = 30
+S_STEER_RATE = 18  # its rate (rad/s)
+S_WHEEL_ANGLE = 19  # MAX_WHEELS columns (rad, wrapped)
+S_WHEEL_RATE = 23  # MAX_WHEELS columns (rad/s)
+N_STATE = 27
 
 
 def _limit(value: float) -> float:
@@ -159,13 +159,13 @@ def delays_of(params: np.ndarray, model: int) -> np.ndarray:
     return np.stack(columns, axis=1)
 
 
-@njit(cache=True)
+@compiled
 def _drive_command(p, history, k, actuator, reference):
     """Drive reference after the dead time and the saturation to +-max_velocity."""
     return saturate(delay(history[actuator], k, int(p[P_DRIVE_DELAY]), reference), p[P_DRIVE_VMAX])
 
 
-@njit(cache=True)
+@compiled
 def _drive(p, s, wheel, command, share, common_limit):
     """Low pass and limits of drive ``wheel``; ``share`` > 0 scales them (proportional mode)."""
     acc, dec, jerk = p[P_DRIVE_ACC], p[P_DRIVE_DEC], p[P_DRIVE_JERK]
@@ -180,7 +180,7 @@ def _drive(p, s, wheel, command, share, common_limit):
     s[S_DRIVE_A + wheel] = a
 
 
-@njit(cache=True)
+@compiled
 def _step_bicycle(p, s, history, k):
     """One step of a bicycle; returns the twist at R (vx, vy, wz)."""
     signed_base = p[P_BI_SIGNED_WHEEL_BASE]
@@ -195,26 +195,23 @@ def _step_bicycle(p, s, history, k):
         s[S_STEER], steer_in, p[P_BI_STEER_ALPHA], p[P_DT], p[P_BI_STEER_MAX_POSITION],
         p[P_BI_STEER_MAX_RATE],
     )
+    s[S_STEER_RATE] = wrap_angle(steering - s[S_STEER]) / p[P_DT]
     s[S_STEER] = steering
-    vx, wz = bicycle_twist(s[S_DRIVE_V], steering, signed_base, steered_drive)
+    sin_steer = math.sin(steering)
+    cos_steer = math.cos(steering)
+    vx, wz = bicycle_twist(s[S_DRIVE_V], sin_steer, cos_steer, signed_base, steered_drive)
     half_fixed = p[P_BI_HALF_TRACK_FIXED]
     half_steered = p[P_BI_HALF_TRACK_STEERED]
-    left = ackermann_angle(steering, half_steered, signed_base)
-    right = ackermann_angle(steering, -half_steered, signed_base)
-    dt = p[P_DT]
-    s[S_STEER_JOINT_RATE] = wrap_angle(left - s[S_STEER_JOINT]) / dt
-    s[S_STEER_JOINT_RATE + 1] = wrap_angle(right - s[S_STEER_JOINT + 1]) / dt
-    s[S_STEER_JOINT] = left
-    s[S_STEER_JOINT + 1] = right
     radius = p[P_RADIUS]
-    s[S_WHEEL_RATE] = rolling_speed(vx, wz, 0.0, half_fixed, 0.0) / radius
-    s[S_WHEEL_RATE + 1] = rolling_speed(vx, wz, 0.0, -half_fixed, 0.0) / radius
-    s[S_WHEEL_RATE + 2] = rolling_speed(vx, wz, signed_base, half_steered, left) / radius
-    s[S_WHEEL_RATE + 3] = rolling_speed(vx, wz, signed_base, -half_steered, right) / radius
+    s[S_WHEEL_RATE] = (vx - wz * half_fixed) / radius
+    s[S_WHEEL_RATE + 1] = (vx + wz * half_fixed) / radius
+    for wheel, lateral in ((2, half_steered), (3, -half_steered)):
+        speed = steered_rolling_speed(vx, wz, lateral, sin_steer, cos_steer, signed_base)
+        s[S_WHEEL_RATE + wheel] = speed / radius
     return vx, 0.0, wz
 
 
-@njit(cache=True)
+@compiled
 def _step_differential(p, s, history, k):
     """One step of a differential drive; returns the twist at R (vx, vy, wz)."""
     half_track = p[P_DI_HALF_TRACK]
@@ -231,7 +228,7 @@ def _step_differential(p, s, history, k):
     return vx, 0.0, wz
 
 
-@njit(cache=True)
+@compiled
 def _step_omni(p, s, history, k):
     """One step of a mecanum vehicle; returns the twist at R (vx, vy, wz)."""
     lever = p[P_OM_LEVER]
@@ -277,7 +274,7 @@ def _step_omni(p, s, history, k):
     )
 
 
-@njit(cache=True)
+@compiled
 def _step_vehicle(model, n_steps, first_step, p, s, history):
     """``n_steps`` steps of one vehicle (one row of each array)."""
     dt = p[P_DT]
@@ -301,14 +298,14 @@ def _step_vehicle(model, n_steps, first_step, p, s, history):
             )
 
 
-@njit(cache=True)
+@compiled
 def step_serial(model, n_steps, first_step, params, state, history):
     """Step every vehicle ``n_steps`` times on this thread (cheapest for a few vehicles)."""
     for i in range(state.shape[0]):
         _step_vehicle(model, n_steps, first_step, params[i], state[i], history[i])
 
 
-@njit(cache=True, parallel=True)
+@compiled_parallel
 def step_parallel(model, n_steps, first_step, params, state, history):
     """Step every vehicle ``n_steps`` times, vehicles spread over all cores."""
     for i in prange(state.shape[0]):

@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from wheelsim.core import stepping as st
 from wheelsim.core.joints import wheel_layout
+from wheelsim.core.kinematics import ackermann_angle, ackermann_rate_factor
 from wheelsim.core.params import to_flat
 from wheelsim.core.se2 import wrap_angle
 from wheelsim.core.vehicle_config import VEHICLE_PARAM_SPECS, VehicleConfig
@@ -30,9 +31,9 @@ _READ_ONLY = frozenset(spec.name for spec in VEHICLE_PARAM_SPECS if spec.read_on
 
 def _finite_rows(values: ArrayLike, rows: int, what: str, limit: float) -> NDArray[np.float64]:
     array = np.array(values, dtype=np.float64).reshape(rows, 3)
-    bad = ~np.isfinite(array) | (np.abs(array) > limit)
-    if bad.any():
-        row = int(np.argwhere(bad)[0][0])
+    good = np.abs(array) <= limit  # False for NaN and inf too
+    if not good.all():
+        row = int(np.argwhere(~good)[0][0])
         raise ValueError(
             f'{what} {array[row].tolist()} (row {row}) must be finite and at most {limit:g} in '
             f'magnitude'
@@ -231,12 +232,12 @@ class Vehicle:
     ) -> None:
         self._batch = VehicleBatch([config], step_period_s, [pose])
         wheels = wheel_layout(config)
-        steered = [w.steering for w in wheels if w.steering is not None]
+        self._steering = tuple(w.steering for w in wheels if w.steering is not None)
         self.joint_names: tuple[str, ...] = tuple(w.joint for w in wheels) + tuple(
-            s.joint for s in steered
+            s.joint for s in self._steering
         )
-        self._wheel_columns = np.array([w.column for w in wheels], dtype=np.int64)
-        self._steer_columns = np.array([s.column for s in steered], dtype=np.int64)
+        self._wheel_angles = st.S_WHEEL_ANGLE + np.array([w.column for w in wheels])
+        self._wheel_rates = st.S_WHEEL_RATE + np.array([w.column for w in wheels])
 
     @property
     def config(self) -> VehicleConfig:
@@ -256,10 +257,14 @@ class Vehicle:
 
     def state(self) -> VehicleState:
         row = self._batch.state_row(0)
-        wheel_angles = row[st.S_WHEEL_ANGLE + self._wheel_columns]
-        wheel_rates = row[st.S_WHEEL_RATE + self._wheel_columns]
-        steer_angles = row[st.S_STEER_JOINT + self._steer_columns]
-        steer_rates = row[st.S_STEER_JOINT_RATE + self._steer_columns]
+        steering, steering_rate = row[st.S_STEER], row[st.S_STEER_RATE]
+        steer_angles = np.array([
+            ackermann_angle(steering, s.lateral_m, s.signed_wheel_base_m) for s in self._steering
+        ])
+        steer_rates = steering_rate * np.array([
+            ackermann_rate_factor(steering, s.lateral_m, s.signed_wheel_base_m)
+            for s in self._steering
+        ])
         return VehicleState(
             x_m=float(row[st.S_X]),
             y_m=float(row[st.S_Y]),
@@ -267,8 +272,8 @@ class Vehicle:
             vx_mps=float(row[st.S_VX]),
             vy_mps=float(row[st.S_VY]),
             wz_radps=float(row[st.S_WZ]),
-            joint_positions_rad=np.concatenate([wheel_angles, steer_angles]),
-            joint_velocities_radps=np.concatenate([wheel_rates, steer_rates]),
+            joint_positions_rad=np.concatenate([row[self._wheel_angles], steer_angles]),
+            joint_velocities_radps=np.concatenate([row[self._wheel_rates], steer_rates]),
             steering_angles_rad=steer_angles,
             elapsed_steps=self._batch.elapsed_steps,
         )
