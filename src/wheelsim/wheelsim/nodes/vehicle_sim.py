@@ -44,7 +44,7 @@ from wheelsim.ros.runner import run_node
 from wheelsim.ros.sim_diagnostics import SimDiagnostics
 from wheelsim.ros.vehicle_outputs import VehicleOutputs
 
-PACING_BUDGET_NS = 5_000_000  # wall time one pacing call may use before yielding to callbacks
+PACING_BUDGET_NS = 2_000_000  # wall time one pacing call may use before yielding to callbacks
 UNLIMITED_CHUNK_NS = 3600 * NS_PER_S  # target of one pacing call at real_time_factor 0
 
 
@@ -67,8 +67,13 @@ class VehicleSim(Node):
 
         initial = self._initial_pose()
         self.vehicle = Vehicle(self._vehicle_config.config, 1.0 / settings.step_rate, initial)
+        # Load the compiled kernel now, not at the first step (it would stall the clock there).
+        Vehicle(self._vehicle_config.config, 1.0 / settings.step_rate).step(1)
         self.joint_names = [settings.frame_prefix + name for name in self.vehicle.joint_names]
-        self.outputs = VehicleOutputs(self, settings.full_map_frame, settings.full_base_frame)
+        self.outputs = VehicleOutputs(
+            self, settings.full_map_frame, settings.full_base_frame,
+            reuse_messages=self.mode is ClockMode.REFERENCE,
+        )
         self.outputs.publish_description(self._urdf())
         self.cmd_vel = CmdVelInput(
             self, settings.cmd_vel_type, self._on_command, self._command_limits()
@@ -84,6 +89,7 @@ class VehicleSim(Node):
         self._timer = None
         if self.mode is ClockMode.REFERENCE:
             self._clock_publisher = self.create_publisher(Clock, '/clock', qos.CLOCK_PUBLISHER)
+            self._clock_message = Clock()  # reused: reference-clock mode never runs in-process
             self.pacer = Pacer(settings.real_time_factor)
             self._start(0)
             self._clock_publisher.publish(clock_msg(0))
@@ -192,7 +198,7 @@ class VehicleSim(Node):
             if event is Event.PUBLISH:
                 self.outputs.publish_state(now, self.vehicle.state(), self.joint_names)
             elif event is Event.CLOCK:
-                self._clock_publisher.publish(clock_msg(now))
+                self._clock_publisher.publish(clock_msg(now, self._clock_message))
                 if wall_deadline_ns is not None and time.monotonic_ns() > wall_deadline_ns:
                     break
             elif event is Event.EXPIRE:

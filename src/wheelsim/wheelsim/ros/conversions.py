@@ -8,6 +8,7 @@ body twists are ``(vx_mps, vy_mps, wz_radps)`` in the body (``base_link``) frame
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Sequence
 
 from builtin_interfaces.msg import Time
@@ -19,10 +20,11 @@ from sensor_msgs.msg import JointState
 NS_PER_S = 1_000_000_000
 
 
-def time_msg(stamp_ns: int) -> Time:
+def time_msg(stamp_ns: int, out: Time | None = None) -> Time:
     """``builtin_interfaces/Time`` of a time in integer nanoseconds (>= 0)."""
-    sec, nanosec = divmod(int(stamp_ns), NS_PER_S)
-    return Time(sec=sec, nanosec=nanosec)
+    out = Time() if out is None else out
+    out.sec, out.nanosec = divmod(int(stamp_ns), NS_PER_S)
+    return out
 
 
 def stamp_ns(stamp: Time) -> int:
@@ -30,9 +32,11 @@ def stamp_ns(stamp: Time) -> int:
     return stamp.sec * NS_PER_S + stamp.nanosec
 
 
-def clock_msg(stamp_ns_: int) -> Clock:
+def clock_msg(stamp_ns_: int, out: Clock | None = None) -> Clock:
     """``rosgraph_msgs/Clock`` holding a time in nanoseconds."""
-    return Clock(clock=time_msg(stamp_ns_))
+    out = Clock() if out is None else out
+    time_msg(stamp_ns_, out.clock)
+    return out
 
 
 def quaternion_from_yaw(yaw_rad: float) -> Quaternion:
@@ -75,30 +79,36 @@ def odometry(
     child_frame_id: str,
     pose_m_rad: Sequence[float],
     twist_body: Sequence[float],
+    out: Odometry | None = None,
 ) -> Odometry:
     """``nav_msgs/Odometry``: pose ``(x, y, yaw)`` in ``frame_id``, body twist in the child.
 
-    Covariances stay zero: the values are exact.
+    Covariances stay zero: the values are exact. Like every builder here, it fills ``out`` in
+    place when given (a message reused from one publish to the next) instead of a new message.
     """
-    msg = Odometry()
-    msg.header.stamp = time_msg(stamp)
-    msg.header.frame_id = frame_id
-    msg.child_frame_id = child_frame_id
+    out = Odometry() if out is None else out
+    time_msg(stamp, out.header.stamp)
+    out.header.frame_id = frame_id
+    out.child_frame_id = child_frame_id
     x_m, y_m, yaw_rad = pose_m_rad
-    msg.pose.pose.position.x = float(x_m)
-    msg.pose.pose.position.y = float(y_m)
-    msg.pose.pose.orientation = quaternion_from_yaw(float(yaw_rad))
-    _fill_twist(msg.twist.twist, *twist_body)
-    return msg
+    out.pose.pose.position.x = float(x_m)
+    out.pose.pose.position.y = float(y_m)
+    half_yaw = 0.5 * float(yaw_rad)
+    out.pose.pose.orientation.z = math.sin(half_yaw)
+    out.pose.pose.orientation.w = math.cos(half_yaw)
+    _fill_twist(out.twist.twist, *twist_body)
+    return out
 
 
-def twist_stamped(stamp: int, frame_id: str, twist_body: Sequence[float]) -> TwistStamped:
+def twist_stamped(
+    stamp: int, frame_id: str, twist_body: Sequence[float], out: TwistStamped | None = None
+) -> TwistStamped:
     """``geometry_msgs/TwistStamped`` of a body twist ``(vx, vy, wz)`` in ``frame_id``."""
-    msg = TwistStamped()
-    msg.header.stamp = time_msg(stamp)
-    msg.header.frame_id = frame_id
-    _fill_twist(msg.twist, *twist_body)
-    return msg
+    out = TwistStamped() if out is None else out
+    time_msg(stamp, out.header.stamp)
+    out.header.frame_id = frame_id
+    _fill_twist(out.twist, *twist_body)
+    return out
 
 
 def joint_state(
@@ -106,11 +116,12 @@ def joint_state(
     names: Sequence[str],
     positions_rad: Sequence[float],
     velocities_radps: Sequence[float],
+    out: JointState | None = None,
 ) -> JointState:
     """``sensor_msgs/JointState`` with one position and one velocity per name (no efforts)."""
-    msg = JointState()
-    msg.header.stamp = time_msg(stamp)
-    msg.name = list(names)
-    msg.position = [float(v) for v in positions_rad]
-    msg.velocity = [float(v) for v in velocities_radps]
-    return msg
+    out = JointState() if out is None else out
+    time_msg(stamp, out.header.stamp)
+    out.name = list(names)
+    out.position = array('d', positions_rad)
+    out.velocity = array('d', velocities_radps)
+    return out

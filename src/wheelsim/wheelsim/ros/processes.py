@@ -27,8 +27,12 @@ import yaml
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rclpy.qos import QoSProfile
 
 from wheelsim.ros import qos
+
+#: Deep enough that nothing is dropped while the probe is busy (depth 10 can overflow).
+RECORD_QOS = QoSProfile(depth=1000)
 
 
 class NodeProcess:
@@ -94,10 +98,18 @@ class Probe:
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
 
-    def record(self, msg_type: type, topic: str, qos_profile=qos.DEFAULT) -> list:
+    def record(self, msg_type: type, topic: str, qos_profile=RECORD_QOS) -> list:
         """Subscribe ``topic``; return the list every received message is appended to."""
         received: list = []
         self.node.create_subscription(msg_type, topic, received.append, qos_profile)
+        return received
+
+    def record_arrivals(self, msg_type: type, topic: str, qos_profile=RECORD_QOS) -> list:
+        """Like :meth:`record`, appending ``(wall_time_ns, message)`` pairs."""
+        received: list = []
+        self.node.create_subscription(
+            msg_type, topic, lambda msg: received.append((time.time_ns(), msg)), qos_profile
+        )
         return received
 
     def publisher(self, msg_type: type, topic: str, qos_profile=qos.DEFAULT):

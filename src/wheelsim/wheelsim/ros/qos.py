@@ -23,5 +23,6 @@ LATCHED = _keep_last(1, _RELIABLE, _TRANSIENT_LOCAL)
 TF = _keep_last(100, _RELIABLE, _VOLATILE)
 
 #: Publishing ``/clock``: reliable so that both best-effort readers (the rclpy and rclcpp time
-#: sources) and reliable readers match; depth 1 because only the newest time matters.
-CLOCK_PUBLISHER = _keep_last(1, _RELIABLE, _VOLATILE)
+#: sources, depth 1) and reliable readers match; depth 10 so that a reliable reader that falls
+#: a few messages behind (a recorder) still gets every tick.
+CLOCK_PUBLISHER = _keep_last(10, _RELIABLE, _VOLATILE)

@@ -4,8 +4,10 @@ Keys: ``clock mode``, ``real-time factor requested`` (reference clock), ``real-t
 achieved`` (simulated seconds per wall second over the last period), ``steps per second`` (wall),
 ``simulated time [s]``, ``rejected commands`` (non-finite), ``saturated commands``, ``stale
 commands`` (expired or too old on arrival), ``backward time jumps``, ``skipped forward jumps``,
-``cmd_vel type``. Level WARN while a reference clock runs below 90 % of the requested factor,
-and in the period in which a command was rejected or time jumped.
+``cmd_vel type``, ``pacing restarts (fell behind)`` (reference clock: how often the machine was
+more than 0.1 s of wall time behind the requested factor). Level WARN while a reference clock
+runs below 90 % of the requested factor, and in the period in which a command was rejected or
+time jumped.
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ class SimDiagnostics:
         }
         if node.mode is ClockMode.REFERENCE:
             values['real-time factor requested'] = requested
+            values['pacing restarts (fell behind)'] = node.pacer.lag_restarts
         self._publisher.publish(sim_ns, level, message, values)
         self._last_wall_ns, self._last_sim_ns, self._last_steps = wall_ns, sim_ns, self.steps
         self._last_troubles = troubles
