@@ -25,6 +25,12 @@ from wheelsim.core.planning_path import FloatArray, PathSamples, PlanningError, 
 from wheelsim.core.planning_spline import spline_through
 from wheelsim.core.planning_waypoints import Waypoints
 
+#: Free headings are searched for a short chain only when this few are free (it is costly).
+MAX_SEARCHED_HEADINGS = 4
+#: A chain through three or more waypoints may exceed twice the spline's length by this many
+#: turning radii (about two turns) before it counts as looping.
+MAX_DETOUR_M_PER_RADIUS = 4.0 * math.pi
+
 #: Candidate headings tried for a free waypoint heading (every 10 degrees).
 _CANDIDATE_HEADINGS = np.linspace(-math.pi, math.pi, 36, endpoint=False)
 #: How many candidates (the shortest by Dubins length) are measured as continuous-curvature legs.
@@ -112,14 +118,33 @@ def _chain(
     return path, np.array(knot_s)
 
 
+def _excess_message(waypoints: Waypoints, spline: tuple[PathSamples, FloatArray] | None) -> str:
+    """Where and by how much the spline through the waypoints exceeds the bound."""
+    if spline is None:
+        return 'the smooth curve through them has a cusp'
+    path, knot_s = spline
+    peak, index = path.max_abs_curvature()
+    near = int(np.argmin(np.abs(knot_s - path.s_m[index])))
+    return (
+        f'the smooth curve through them bends up to {peak:.3g} 1/m (radius {1 / peak:.3g} m) '
+        f'near waypoint {near} {waypoints.xy_m[near].tolist()}'
+    )
+
+
 def bounded_path(
     waypoints: Waypoints, max_curvature_inv_m: float = 0.0
 ) -> tuple[PathSamples, FloatArray]:
     """A smooth path through ``waypoints`` with |curvature| <= ``max_curvature_inv_m``.
 
     ``max_curvature_inv_m`` 0 means unbounded (then only the spline is used). Returns the densely
-    sampled path and the arc length (m) at each waypoint. Raises :class:`PlanningError` when the
-    waypoints are invalid, or when unbounded and the spline has a cusp.
+    sampled path and the arc length (m) at each waypoint.
+
+    The chain of legs is meant for sparse waypoints (corners, goals): as it comes to a straight
+    at every waypoint, dense waypoints along a curve near the bound would need loops. So free
+    headings are searched only when at most ``MAX_SEARCHED_HEADINGS`` are free, and with three
+    or more waypoints a chain longer than the spline by more than ``MAX_DETOUR_M_PER_RADIUS``
+    turning radii plus the spline's own length is refused. Raises :class:`PlanningError` for
+    invalid waypoints, a cusp (unbounded), or that refusal, saying where the curve is too tight.
     """
     try:
         spline = spline_through(waypoints)
@@ -131,6 +156,20 @@ def bounded_path(
         peak, _ = spline[0].max_abs_curvature()
         if max_curvature_inv_m <= 0 or peak <= max_curvature_inv_m:
             return spline
-    initial = _initial_headings(waypoints, spline)
-    heading = _free_headings(waypoints, initial, max_curvature_inv_m)
-    return _chain(waypoints, heading, max_curvature_inv_m)
+    heading = _initial_headings(waypoints, spline)
+    if int((~np.isfinite(waypoints.heading_rad)).sum()) <= MAX_SEARCHED_HEADINGS:
+        heading = _free_headings(waypoints, heading, max_curvature_inv_m)
+    chain = _chain(waypoints, heading, max_curvature_inv_m)
+    if len(waypoints) > 2:
+        radius_m = 1.0 / max_curvature_inv_m
+        reference_m = spline[0].length_m if spline is not None else chain[0].length_m
+        allowed_m = 2.0 * reference_m + MAX_DETOUR_M_PER_RADIUS * radius_m
+        if chain[0].length_m > allowed_m:
+            where = _excess_message(waypoints, spline)
+            raise PlanningError(
+                f'the waypoints ask for tighter turns than max_curvature {max_curvature_inv_m:.3g}'
+                f' 1/m (radius {radius_m:.3g} m): {where}; a path within the bound would loop '
+                f'({chain[0].length_m:.1f} m instead of '
+                f'{reference_m:.1f} m). Space the waypoints wider or round the turns.'
+            )
+    return chain
