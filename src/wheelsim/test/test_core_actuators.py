@@ -41,7 +41,7 @@ def check_limits(speeds, dt, acc, dec, jerk):
 @pytest.mark.parametrize('delay_steps', [0, 1, 7, 200])
 def test_dead_time_delays_by_exactly_the_configured_steps(delay_steps):
     history = np.zeros(delay_steps + 1)
-    outputs = [delay(history, k, delay_steps, float(k + 1)) for k in range(300)]
+    outputs = [delay(history, k % (delay_steps + 1), delay_steps, float(k + 1)) for k in range(300)]
     expected = [0.0 if k < delay_steps else float(k - delay_steps + 1) for k in range(300)]
     assert outputs == expected
 

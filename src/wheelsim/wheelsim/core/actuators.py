@@ -24,16 +24,18 @@ from wheelsim.core.se2 import wrap_angle
 
 
 @compiled
-def delay(history, step_index: int, delay_steps: int, value: float) -> float:
+def delay(history, write_slot: int, delay_steps: int, value: float) -> float:
     """Push ``value`` into a ring buffer and return the value pushed ``delay_steps`` steps ago.
 
     ``history`` (1-D, length > ``delay_steps``) starts filled with the initial output, so until
-    enough steps have passed the initial value comes out. ``step_index`` counts steps from 0.
-    A value entering at step k leaves at step k + delay_steps exactly.
+    enough steps have passed the initial value comes out. ``write_slot`` is the step count
+    modulo the buffer length. A value entering at step k leaves at step k + delay_steps exactly.
     """
-    size = history.shape[0]
-    history[step_index % size] = value
-    return history[(step_index - delay_steps) % size]
+    history[write_slot] = value
+    read_slot = write_slot - delay_steps
+    if read_slot < 0:
+        read_slot += history.shape[0]
+    return history[read_slot]
 
 
 @compiled

@@ -160,9 +160,10 @@ def delays_of(params: np.ndarray, model: int) -> np.ndarray:
 
 
 @compiled
-def _drive_command(p, history, k, actuator, reference):
+def _drive_command(p, history, slot, actuator, reference):
     """Drive reference after the dead time and the saturation to +-max_velocity."""
-    return saturate(delay(history[actuator], k, int(p[P_DRIVE_DELAY]), reference), p[P_DRIVE_VMAX])
+    command = delay(history[actuator], slot, int(p[P_DRIVE_DELAY]), reference)
+    return saturate(command, p[P_DRIVE_VMAX])
 
 
 @compiled
@@ -181,7 +182,7 @@ def _drive(p, s, wheel, command, share, common_limit):
 
 
 @compiled
-def _step_bicycle(p, s, history, k):
+def _step_bicycle(p, s, history, slot):
     """One step of a bicycle; returns the twist at R (vx, vy, wz)."""
     signed_base = p[P_BI_SIGNED_WHEEL_BASE]
     steered_drive = p[P_BI_STEERED_DRIVE] > 0.5
@@ -189,8 +190,8 @@ def _step_bicycle(p, s, history, k):
         s[S_CMD_VX], s[S_CMD_WZ], s[S_STEER], signed_base, steered_drive,
         p[P_BI_STEER_MAX_POSITION],
     )
-    _drive(p, s, 0, _drive_command(p, history, k, 0, drive_ref), 0.0, 0.0)
-    steer_in = delay(history[1], k, int(p[P_BI_STEER_DELAY]), steer_ref)
+    _drive(p, s, 0, _drive_command(p, history, slot, 0, drive_ref), 0.0, 0.0)
+    steer_in = delay(history[1], slot, int(p[P_BI_STEER_DELAY]), steer_ref)
     steering = steering_step(
         s[S_STEER], steer_in, p[P_BI_STEER_ALPHA], p[P_DT], p[P_BI_STEER_MAX_POSITION],
         p[P_BI_STEER_MAX_RATE],
@@ -212,14 +213,14 @@ def _step_bicycle(p, s, history, k):
 
 
 @compiled
-def _step_differential(p, s, history, k):
+def _step_differential(p, s, history, slot):
     """One step of a differential drive; returns the twist at R (vx, vy, wz)."""
     half_track = p[P_DI_HALF_TRACK]
     left_ref, right_ref = differential_wheel_speeds(
         s[S_CMD_VX], s[S_CMD_WZ], half_track, p[P_DRIVE_VMAX]
     )
-    _drive(p, s, 0, _drive_command(p, history, k, 0, left_ref), 0.0, 0.0)
-    _drive(p, s, 1, _drive_command(p, history, k, 1, right_ref), 0.0, 0.0)
+    _drive(p, s, 0, _drive_command(p, history, slot, 0, left_ref), 0.0, 0.0)
+    _drive(p, s, 1, _drive_command(p, history, slot, 1, right_ref), 0.0, 0.0)
     left = s[S_DRIVE_V]
     right = s[S_DRIVE_V + 1]
     s[S_WHEEL_RATE] = left / p[P_RADIUS]
@@ -229,7 +230,7 @@ def _step_differential(p, s, history, k):
 
 
 @compiled
-def _step_omni(p, s, history, k):
+def _step_omni(p, s, history, slot):
     """One step of a mecanum vehicle; returns the twist at R (vx, vy, wz)."""
     lever = p[P_OM_LEVER]
     wz_cmd = s[S_CMD_WZ]
@@ -237,10 +238,10 @@ def _step_omni(p, s, history, k):
         s[S_CMD_VX], s[S_CMD_VY] - p[P_OFFSET] * wz_cmd, wz_cmd, lever, p[P_DRIVE_VMAX]
     )
     commands = (
-        _drive_command(p, history, k, 0, refs[0]),
-        _drive_command(p, history, k, 1, refs[1]),
-        _drive_command(p, history, k, 2, refs[2]),
-        _drive_command(p, history, k, 3, refs[3]),
+        _drive_command(p, history, slot, 0, refs[0]),
+        _drive_command(p, history, slot, 1, refs[1]),
+        _drive_command(p, history, slot, 2, refs[2]),
+        _drive_command(p, history, slot, 3, refs[3]),
     )
     proportional = p[P_OM_PROPORTIONAL] > 0.5
     largest = 0.0
@@ -279,13 +280,16 @@ def _step_vehicle(model, n_steps, first_step, p, s, history):
     """``n_steps`` steps of one vehicle (one row of each array)."""
     dt = p[P_DT]
     offset = p[P_OFFSET]
-    for k in range(first_step, first_step + n_steps):
+    size = history.shape[1]
+    slot = first_step % size  # ring-buffer slot of this step
+    for _ in range(n_steps):
         if model == BICYCLE:
-            vx, vy, wz = _step_bicycle(p, s, history, k)
+            vx, vy, wz = _step_bicycle(p, s, history, slot)
         elif model == DIFFERENTIAL:
-            vx, vy, wz = _step_differential(p, s, history, k)
+            vx, vy, wz = _step_differential(p, s, history, slot)
         else:
-            vx, vy, wz = _step_omni(p, s, history, k)
+            vx, vy, wz = _step_omni(p, s, history, slot)
+        slot = 0 if slot + 1 == size else slot + 1
         s[S_VX] = vx
         s[S_VY] = vy + offset * wz
         s[S_WZ] = wz
