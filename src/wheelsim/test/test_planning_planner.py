@@ -10,6 +10,7 @@ from wheelsim.core.planning_config import PlannerConfig
 from wheelsim.core.planning_path import PlanningError, Pose2D, wrap_angle
 from wheelsim.core.planning_planner import plan_through, plan_to_goal, plan_waypoints
 from wheelsim.core.planning_waypoints import waypoints_from_lists
+from wheelsim.core.tracking_config import ControllerConfig
 
 NAN = math.nan
 CAR_CURVATURE = math.tan(math.pi / 6) / 2.0  # reference car: 30 degree steering, 2 m base
@@ -40,8 +41,9 @@ def assert_within(trajectory, cfg):
 # --- configuration ---------------------------------------------------------------------------
 
 
-def test_every_parameter_is_documented_and_every_number_bounded():
-    for spec in specs(PlannerConfig):
+@pytest.mark.parametrize('config_class', [PlannerConfig, ControllerConfig])
+def test_every_parameter_is_documented_and_every_number_bounded(config_class):
+    for spec in specs(config_class):
         assert spec.description, spec.name
         if spec.kind in (int, float):
             assert spec.min_value is not None and spec.max_value is not None, spec.name

@@ -101,6 +101,8 @@ def _chain(
             start = Pose2D(start.x_m, start.y_m, float(parts[-1].yaw_rad[-1]))
         goal = Pose2D(*waypoints.xy_m[i + 1], heading[i + 1])
         leg = cc_dubins(start, goal, max_curvature_inv_m)
+        # The leg ends within Newton's tolerance (1e-7 turning radii): end exactly at the goal.
+        leg.x_m[-1], leg.y_m[-1] = goal.x_m, goal.y_m
         skip = 1 if parts else 0
         parts.append(
             PathSamples(

@@ -164,16 +164,22 @@ class ControllerConfig:
     )
     control_rate: float = _positive(20.0, 'Rate of the control loop in ROS time.', 'Hz', 1000.0)
     enable_stamped_cmd_vel: bool = param(
-        True, 'Publish cmd_vel as geometry_msgs/TwistStamped (true) or Twist (false), as Nav2.'
+        True,
+        'Publish cmd_vel as geometry_msgs/TwistStamped (true) or Twist (false), as Nav2.',
+        read_only=True,
     )
     plan_clock_tolerance: float = _positive(
         2.0,
-        'A plan whose start stamp is within this of the controller clock starts at that stamp; '
-        'otherwise (another clock, an old plan) it starts when it is received.',
+        'A plan whose first pose is stamped within this of the controller clock keeps its '
+        'stamps; otherwise (another clock, an old plan) it starts when it is received.',
         's',
         1e6,
     )
+    pose_timeout: float = _positive(
+        1.0, 'Stop (publish zero) when the latest pose is older than this.', 's', 3600.0
+    )
     map_frame: str = param('map', 'Frame of plans and poses.', read_only=True)
+    base_frame: str = param('base_link', 'Vehicle body frame (of cmd_vel).', read_only=True)
     frame_prefix: str = param(
         '', 'Prefix of every frame name (several robots), e.g. "robot1/".', read_only=True
     )
@@ -194,3 +200,8 @@ class ControllerConfig:
     def full_map_frame(self) -> str:
         """The map frame name with the frame prefix."""
         return self.frame_prefix + self.map_frame
+
+    @property
+    def full_base_frame(self) -> str:
+        """The body frame name with the frame prefix."""
+        return self.frame_prefix + self.base_frame

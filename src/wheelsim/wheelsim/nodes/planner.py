@@ -1,0 +1,172 @@
+"""planner: timed paths through the ``waypoints`` parameter or to each ``goal_pose``.
+
+Inputs: ``pose`` (geometry_msgs/PoseWithCovarianceStamped, map frame: where the vehicle is),
+``goal_pose`` (geometry_msgs/PoseStamped, map frame: RViz's "2D Goal Pose").
+Output: ``plan`` (nav_msgs/Path in the map frame; reliable, transient local, depth 1 so that a
+controller started later still gets it).
+
+Time origin of ``plan``: ``header.stamp`` is the moment the trajectory starts (t = 0), the
+planner's ROS time when it planned; each pose is stamped at that moment plus its planned time
+(strictly increasing). A reader on the same clock (wall, ``/clock``, either) can use the stamps
+as they are; a reader on another clock uses the differences ``pose.stamp - header.stamp``.
+
+The waypoint path is planned once the planner's clock runs and (with ``start_at_current_pose``)
+a pose has arrived, and again when a planning parameter changes; every goal is planned at once
+from the latest pose. Goals in another frame, non-finite goals or poses, and goals no path can
+reach are refused with a warning and no plan. The math is :mod:`wheelsim.core.planning_planner`
+(parameters: docs/planning_control.md).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+
+from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
+from nav_msgs.msg import Path
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+
+from wheelsim.core.params import ParamSpec, from_flat, specs
+from wheelsim.core.planning_config import PlannerConfig
+from wheelsim.core.planning_path import PlanningError, Pose2D
+from wheelsim.core.planning_planner import plan_to_goal, plan_waypoints
+from wheelsim.core.planning_trajectory import Trajectory
+from wheelsim.ros import qos
+from wheelsim.ros.clock import now_ns
+from wheelsim.ros.conversions import NS_PER_S, pose2d, quaternion_from_yaw, time_msg
+from wheelsim.ros.parameters import NodeParameters
+from wheelsim.ros.runner import run_node
+
+#: ``plan``: the latest plan also reaches subscribers that start later.
+PLAN_QOS = QoSProfile(
+    history=HistoryPolicy.KEEP_LAST,
+    depth=1,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.TRANSIENT_LOCAL,
+)
+RETRY_PERIOD_S = 0.2  # how often a pending waypoint plan checks its preconditions
+
+
+def parameter_specs() -> list[ParamSpec]:
+    """Every parameter the node declares (for the headless runner and the docs)."""
+    return specs(PlannerConfig)
+
+
+def path_message(trajectory: Trajectory, start_ns: int, frame_id: str) -> Path:
+    """``nav_msgs/Path`` of ``trajectory`` starting at ``start_ns`` (see the module doc)."""
+    msg = Path()
+    time_msg(start_ns, msg.header.stamp)
+    msg.header.frame_id = frame_id
+    for t_s, x_m, y_m, yaw_rad in zip(
+        trajectory.t_s, trajectory.x_m, trajectory.y_m, trajectory.yaw_rad, strict=True
+    ):
+        pose = PoseStamped()
+        time_msg(start_ns + round(float(t_s) * NS_PER_S), pose.header.stamp)
+        pose.header.frame_id = frame_id
+        pose.pose.position.x = float(x_m)
+        pose.pose.position.y = float(y_m)
+        pose.pose.orientation = quaternion_from_yaw(float(yaw_rad))
+        msg.poses.append(pose)
+    return msg
+
+
+class Planner(Node):
+    """The planner node; ``node_kwargs`` go to ``rclpy.node.Node`` (namespace, overrides)."""
+
+    def __init__(self, **node_kwargs) -> None:
+        super().__init__('planner', **node_kwargs)
+        self.params = NodeParameters(self)
+        self._settings = self.params.declare(
+            parameter_specs(), partial(from_flat, PlannerConfig), self._on_settings
+        )
+        self.params.report_unknown()
+        self._pose: Pose2D | None = None
+        self._waypoints_pending = bool(self.config.waypoints)
+        self._plan = self.create_publisher(Path, 'plan', PLAN_QOS)
+        self.create_subscription(PoseWithCovarianceStamped, 'pose', self._on_pose, qos.DEFAULT)
+        self.create_subscription(PoseStamped, 'goal_pose', self._on_goal, qos.DEFAULT)
+        self.create_timer(RETRY_PERIOD_S, self._plan_waypoints_when_ready)
+        count = len(self.config.waypoints) // 3
+        self.get_logger().info(
+            f'planning in {self.config.full_map_frame}: {count} waypoints, goals on goal_pose'
+        )
+
+    @property
+    def config(self) -> PlannerConfig:
+        """The current validated configuration."""
+        return self._settings.config
+
+    def _on_settings(self, new: PlannerConfig, _old: PlannerConfig) -> None:
+        self._waypoints_pending = bool(new.waypoints)
+
+    def _frame_ok(self, frame_id: str, what: str) -> bool:
+        frame = frame_id.lstrip('/')
+        if frame in ('', self.config.full_map_frame):
+            return True
+        self.get_logger().warning(
+            f'{what} ignored: its frame is "{frame}", the planner plans in '
+            f'"{self.config.full_map_frame}" (no transform is applied)',
+            throttle_duration_sec=5.0,
+        )
+        return False
+
+    def _on_pose(self, msg: PoseWithCovarianceStamped) -> None:
+        if not self._frame_ok(msg.header.frame_id, 'pose'):
+            return
+        pose = Pose2D(*pose2d(msg.pose.pose))
+        if not all(math.isfinite(v) for v in pose):
+            self.get_logger().warning(
+                f'pose ignored: not finite {tuple(pose)}', throttle_duration_sec=5.0
+            )
+            return
+        self._pose = pose
+
+    def _plan_waypoints_when_ready(self) -> None:
+        if not self._waypoints_pending or now_ns(self) == 0:
+            return
+        if self.config.start_at_current_pose and self._pose is None:
+            self.get_logger().info(
+                'waypoint plan waits for the first pose', throttle_duration_sec=10.0
+            )
+            return
+        self._waypoints_pending = False
+        pose = self._pose
+        self._publish('waypoints', lambda: plan_waypoints(self.config, pose))
+
+    def _on_goal(self, msg: PoseStamped) -> None:
+        if not self._frame_ok(msg.header.frame_id, 'goal_pose'):
+            return
+        goal = Pose2D(*pose2d(msg.pose))
+        if self._pose is None:
+            self.get_logger().warning(f'goal {tuple(goal)} ignored: no pose received yet')
+            return
+        start = self._pose
+        self._publish(f'goal {_pose_text(goal)}', lambda: plan_to_goal(self.config, start, goal))
+
+    def _publish(self, what: str, plan) -> None:
+        try:
+            trajectory = plan()
+        except PlanningError as err:
+            self.get_logger().warning(f'no plan for the {what}: {err}')
+            return
+        start_ns = now_ns(self)
+        self._plan.publish(path_message(trajectory, start_ns, self.config.full_map_frame))
+        end = trajectory.end()
+        self.get_logger().info(
+            f'plan for the {what}: {len(trajectory)} poses, {trajectory.length_m:.2f} m, '
+            f'{trajectory.duration_s:.1f} s, ending at '
+            + _pose_text(Pose2D(end.x_m, end.y_m, end.yaw_rad))
+        )
+
+
+def _pose_text(pose: Pose2D) -> str:
+    return f'({pose.x_m:.2f} m, {pose.y_m:.2f} m, {pose.yaw_rad:.2f} rad)'
+
+
+def main(args=None) -> int:
+    return run_node(Planner, 'planner', args)
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())
