@@ -216,7 +216,7 @@ def test_bounded_path_keeps_the_spline_when_it_is_within_the_bound():
         [[0, 0, 0.0], [2, 0], [2, 2, 1.57]],
         [[0, 0, 0.0], [1, 0, math.pi / 2]],
         [[0, 0, 0.0], [-3, 1, math.pi]],
-        [[0, 0, 0.0], [0.5, 0, -1.57], [1.0, 0.5, 1.57], [2.0, 1.0, 1.57]],
+        [[0, 0, 0.0], [6, 0], [6, 6], [0, 6, math.pi]],
     ],
 )
 def test_bounded_path_through_tight_waypoints_respects_the_curvature_bound(points):
@@ -226,6 +226,15 @@ def test_bounded_path_through_tight_waypoints_respects_the_curvature_bound(point
     assert np.abs(path.curvature_inv_m).max() <= max_curvature * (1 + 1e-9)
     assert np.abs(np.diff(path.curvature_inv_m)).max() < 0.02 * max_curvature
     assert_passes(path, knot_s, points, position_m=1e-5, heading_rad=1e-6)
+
+
+def test_bounded_path_refuses_dense_waypoints_that_would_loop():
+    """The seed's small-robot waypoints (0.5 m apart, reversing headings) for a car."""
+    waypoints = waypoints_from_lists(
+        [[0, 0, 0.0], [0.5, 0, -1.57], [1.0, 0.5, 1.57], [2.0, 1.0, 1.57]]
+    )
+    with pytest.raises(PlanningError, match=r'near waypoint 1 \[0.5, 0.0\]; a path .* would loop'):
+        bounded_path(waypoints, math.tan(math.pi / 6) / 2.0)
 
 
 def test_bounded_path_chooses_free_headings_for_a_short_chain():
