@@ -22,7 +22,7 @@ from rclpy.node import Node
 from rosgraph_msgs.msg import Clock
 from std_srvs.srv import Trigger
 
-from wheelsim.core.params import from_flat, specs
+from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.core.sim_settings import VehicleSimSettings
 from wheelsim.core.sim_timeline import NS_PER_S, Event, JumpKind, Pacer, Timeline
 from wheelsim.core.urdf import build_urdf
@@ -71,7 +71,9 @@ class VehicleSim(Node):
         Vehicle(self._vehicle_config.config, 1.0 / settings.step_rate).step(1)
         self.joint_names = [settings.frame_prefix + name for name in self.vehicle.joint_names]
         self.outputs = VehicleOutputs(
-            self, settings.full_map_frame, settings.full_base_frame,
+            self,
+            settings.full_map_frame,
+            settings.full_base_frame,
             reuse_messages=self.mode is ClockMode.REFERENCE,
         )
         self.outputs.publish_description(self._urdf())
@@ -252,8 +254,9 @@ class VehicleSim(Node):
             return
         pose = pose2d(msg.pose.pose)
         self.vehicle.teleport(pose)
-        self.get_logger().info(f'teleported to x={pose[0]:.3f} m, y={pose[1]:.3f} m, '
-                               f'yaw={pose[2]:.3f} rad')
+        self.get_logger().info(
+            f'teleported to x={pose[0]:.3f} m, y={pose[1]:.3f} m, yaw={pose[2]:.3f} rad'
+        )
 
     def _on_reset(self, _request: Trigger.Request, response: Trigger.Response):
         self._now_ns()
@@ -284,6 +287,11 @@ class VehicleSim(Node):
         self._now_ns()
         self.vehicle.apply_config(new)
         self.outputs.publish_description(self._urdf())
+
+
+def parameter_specs() -> list[ParamSpec]:
+    """Every parameter vehicle_sim declares: the node's own, then the vehicle's."""
+    return specs(VehicleSimSettings) + VEHICLE_PARAM_SPECS
 
 
 def main(args=None) -> int:
