@@ -55,6 +55,7 @@ DRIVE_COUNT = {BICYCLE: 1, DIFFERENTIAL: 2, OMNI: 4}
 ACTUATOR_COUNT = {BICYCLE: 2, DIFFERENTIAL: 2, OMNI: 4}
 MAX_WHEELS = 4
 ARRIVED_MPS = 1e-9  # proportional mecanum wheels this close to their commands take them
+ROUNDING = 1e-6  # relative slack for comparisons against limits
 
 # params columns, common
 P_DT = 0
@@ -245,10 +246,14 @@ def _step_omni(p, s, history, slot):
     )
     proportional = p[P_OM_PROPORTIONAL] > 0.5
     largest = 0.0
+    fastest_change = 0.0
     for wheel in range(4):
         largest = max(largest, abs(commands[wheel] - s[S_DRIVE_V + wheel]))
-    if proportional and largest <= ARRIVED_MPS:
-        # Rounding makes the wheels' tails differ at this scale: arrive together.
+        fastest_change = max(fastest_change, abs(s[S_DRIVE_A + wheel]))
+    within_jerk = fastest_change <= p[P_DRIVE_JERK] * p[P_DT] * (1.0 + ROUNDING)
+    if proportional and largest <= ARRIVED_MPS and within_jerk:
+        # Rounding makes the wheels' tails differ at this scale: arrive together (stopping the
+        # acceleration in one step is within the jerk limit).
         for wheel in range(4):
             s[S_DRIVE_V + wheel] = commands[wheel]
             s[S_DRIVE_A + wheel] = 0.0
