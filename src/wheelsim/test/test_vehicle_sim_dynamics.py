@@ -12,16 +12,10 @@ import os
 
 import numpy as np
 import pytest
-from geometry_msgs.msg import Twist, TwistStamped
-from rcl_interfaces.msg import SetParametersResult
-from rcl_interfaces.srv import SetParameters
-from rclpy.parameter import Parameter
-from rosgraph_msgs.msg import Clock
 
 from wheelsim.dds_domain import require_loopback_dds, reserved_domain_id
-from wheelsim.ros import qos
-from wheelsim.ros.conversions import clock_msg, stamp_ns
-from wheelsim.ros.processes import NodeProcess, Probe
+from wheelsim.ros.conversions import stamp_ns
+from wheelsim.ros.processes import ClockedVehicleSim, Probe
 
 MS = 1_000_000
 DEAD_TIME_S, TIME_CONSTANT_S = 0.1, 0.2
@@ -32,75 +26,6 @@ DRIVE_GROUP = {'bicycle': 'drive_actuator', 'differential': 'drive_actuators',
 # A steady command each model can follow exactly (bicycle: steering within its limit).
 STEADY_TWIST = {'bicycle': (1.0, 0.0, 0.2), 'differential': (0.8, 0.0, 0.5),
                 'omni': (0.5, -0.4, 0.3)}
-START_NS = 1000 * MS
-
-
-class ClockedSim:
-    """A use_sim_time vehicle_sim and the probe that publishes its /clock."""
-
-    def __init__(self, probe: Probe, model: str, **extra):
-        self.model = model
-        params = {'use_sim_time': True, 'model': model, 'step_rate': 1000.0, 'pub_rate': 100.0,
-                  'cmd_vel_type': 'twist', 'twist_reference_max_oldness': 60.0, **extra}
-        params.update({f'model_params.{model}.{DRIVE_GROUP[model]}.{k}': v
-                       for k, v in DRIVE.items()})
-        self.probe = probe
-        self.namespace = f'/{model}'
-        self.process = NodeProcess('wheelsim.nodes.vehicle_sim', params, self.namespace)
-        self.clock = probe.publisher(Clock, '/clock', qos.CLOCK_PUBLISHER)
-        self.cmd = probe.publisher(Twist, f'{self.namespace}/cmd_vel')
-        self.twists = probe.record(TwistStamped, f'{self.namespace}/twist_actual')
-        twist_topic = f'{self.namespace}/twist_actual'
-        matched = probe.spin_until(
-            lambda: self.clock.get_subscription_count() >= 1
-            and self.cmd.get_subscription_count() >= 1
-            and probe.node.count_publishers(twist_topic) >= 1, 30.0)
-        assert matched, self.process.output()
-        probe.spin_for(0.2)  # let both ends of every connection finish matching
-        self.now_ns = START_NS - 10 * MS
-        self.advance(START_NS)  # the first output tells that the node runs on this clock
-
-    def publish_clock(self, t_ns: int) -> None:
-        self.now_ns = t_ns
-        self.clock.publish(clock_msg(t_ns))
-
-    def advance(self, t_ns: int, increment_ns: int = 10 * MS) -> None:
-        """Move the clock to ``t_ns`` in increments; wait for the output at each publish time."""
-        while self.now_ns < t_ns:
-            self.publish_clock(min(self.now_ns + increment_ns, t_ns))
-            self.wait_for_output(self.now_ns - self.now_ns % (10 * MS))
-
-    def wait_for_output(self, stamp: int) -> None:
-        for _ in range(20):  # /clock is best effort: repeat it if the node missed it
-            if self.probe.spin_until(lambda: self.last_stamp() == stamp, 0.5):
-                return
-            self.clock.publish(clock_msg(self.now_ns))
-        raise AssertionError(f'no output at {stamp} ns:\n{self.process.output()}')
-
-    def last_stamp(self) -> int:
-        return stamp_ns(self.twists[-1].header.stamp) if self.twists else -1
-
-    def set_parameter(self, name: str, value) -> SetParametersResult:
-        parameter = Parameter(name, value=value).to_parameter_msg()
-        request = SetParameters.Request(parameters=[parameter])
-        response = self.probe.call(
-            SetParameters, f'{self.namespace}/vehicle_sim/set_parameters', request)
-        return response.results[0]
-
-    def command(self, vx: float, vy: float, wz: float) -> int:
-        """Send a command while the clock stands still; return the simulated time it enters."""
-        msg = Twist()
-        msg.linear.x, msg.linear.y, msg.angular.z = vx, vy, wz
-        self.cmd.publish(msg)
-        self.probe.spin_for(0.1)  # delivered long before the clock moves on
-        return self.now_ns
-
-    def samples(self, since_ns: int) -> tuple[np.ndarray, np.ndarray]:
-        """(times_s relative to since_ns, (n, 3) twists) of the outputs after since_ns."""
-        rows = [(stamp_ns(m.header.stamp), m.twist.linear.x, m.twist.linear.y, m.twist.angular.z)
-                for m in self.twists if stamp_ns(m.header.stamp) > since_ns]
-        data = np.array(rows)
-        return (data[:, 0] - since_ns) / 1e9, data[:, 1:]
 
 
 @pytest.fixture(scope='module')
@@ -115,7 +40,11 @@ def probe():
 
 @pytest.fixture(scope='module', params=['bicycle', 'differential', 'omni'])
 def sim(probe, request):
-    sim = ClockedSim(probe, request.param)
+    model = request.param
+    params = {'model': model, 'step_rate': 1000.0, 'pub_rate': 100.0,
+              'twist_reference_max_oldness': 60.0}
+    params.update({f'model_params.{model}.{DRIVE_GROUP[model]}.{k}': v for k, v in DRIVE.items()})
+    sim = ClockedVehicleSim(probe, params, f'/{model}')
     with sim.process:
         yield sim
 
@@ -139,7 +68,7 @@ def test_step_response_dead_time_time_constant_and_steady_state(sim):
     assert -intercept / slope == pytest.approx(DEAD_TIME_S, abs=1e-9)
     assert twist[t_s <= DEAD_TIME_S + 1e-9, 0].max() == 0.0
 
-    steady = STEADY_TWIST[sim.model]
+    steady = STEADY_TWIST[sim.namespace.strip('/')]
     t1 = sim.command(*steady)
     sim.advance(t1 + 3000 * MS, increment_ns=50 * MS)
     _, twist = sim.samples(t1 + 2900 * MS)
