@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st_
 
 from wheelsim.core import stepping as st
 from wheelsim.core.params import flatten
@@ -222,6 +224,35 @@ def test_proportional_acceleration_respects_every_wheel_limit():
     assert np.abs(np.diff(accelerations, axis=0) / DT).max() <= 4.0 * (1 + 1e-6)
 
 
+@settings(max_examples=40, deadline=None)
+@given(
+    st_.lists(st_.tuples(st_.floats(-1, 1), st_.floats(-1, 1), st_.floats(-1, 1),
+                         st_.integers(1, 300)), min_size=1, max_size=5),
+    st_.floats(0.5, 3.0),
+    st_.floats(0.5, 3.0),
+    st_.one_of(st_.just(0.0), st_.floats(2.0, 50.0)),
+)
+def test_proportional_wheels_stay_within_their_limits_for_any_commands(sequence, acc, dec, jerk):
+    vehicle = VehicleBatch([config(
+        model='omni', model_params__omni__drive_actuators__dead_time=0.0,
+        model_params__omni__drive_actuators__max_acceleration=acc,
+        model_params__omni__drive_actuators__max_deceleration=dec,
+        model_params__omni__drive_actuators__max_jerk=jerk)], DT)
+    speeds = [np.zeros(4)]
+    for vx, vy, wz, hold in sequence:
+        vehicle.set_commands([(vx, vy, wz)])
+        for _ in range(hold):
+            vehicle.step(1)
+            speeds.append(vehicle.state_row(0)[st.S_DRIVE_V:st.S_DRIVE_V + 4])
+    speeds = np.array(speeds)
+    accelerations = np.diff(speeds, axis=0) / DT
+    braking = speeds[:-1] * accelerations < 0
+    assert np.all(np.abs(accelerations) <= np.where(braking, dec, acc) * (1 + 1e-6) + 1e-9)
+    if jerk:
+        jerks = np.diff(np.vstack([np.zeros(4), accelerations]), axis=0) / DT
+        assert np.all(np.abs(jerks) <= jerk * (1 + 1e-6) + 1e-6)
+
+
 # --- API -------------------------------------------------------------------------------------
 
 def test_joint_state_vectors_follow_joint_names():
@@ -363,6 +394,18 @@ def test_a_batch_with_different_parameters_equals_separate_vehicles(size):
         np.testing.assert_array_equal(batch.poses[i], (state.x_m, state.y_m, state.yaw_rad))
         np.testing.assert_array_equal(batch.twists[i],
                                       (state.vx_mps, state.vy_mps, state.wz_radps))
+
+
+def test_batch_teleports_chosen_vehicles_only():
+    batch = VehicleBatch([config(model='omni')] * 3, DT)
+    batch.set_commands([(1.0, 0.0, 0.0)] * 3)
+    batch.step(1000)
+    moving = batch.poses
+    batch.teleport([(5.0, 5.0, 0.0)], indices=[1])
+    np.testing.assert_array_equal(batch.poses[[0, 2]], moving[[0, 2]])
+    np.testing.assert_array_equal(batch.poses[1], (5.0, 5.0, 0.0))
+    assert batch.twists[1].tolist() == [0.0, 0.0, 0.0] and batch.twists[0][0] > 0.0
+    np.testing.assert_array_equal(batch.commands, [(1.0, 0.0, 0.0)] * 3)
 
 
 def test_batch_refuses_mixed_models_and_bad_step_periods():

@@ -132,18 +132,21 @@ class VehicleBatch:
         """The kernel state of one vehicle (a copy; columns in :mod:`wheelsim.core.stepping`)."""
         return self._state[index].copy()
 
-    def teleport(self, poses: ArrayLike) -> None:
-        """Put every vehicle at (N, 3) new poses at rest: actuators zeroed, histories cleared.
+    def teleport(self, poses: ArrayLike, indices: ArrayLike | None = None) -> None:
+        """Put vehicles at new poses at rest: actuators zeroed, histories cleared.
 
-        The held commands and the step count are kept.
+        ``poses`` is (N, 3), or (len(indices), 3) for the vehicles ``indices`` (the others are
+        untouched, e.g. to restart some episodes of a learning batch). The held commands and
+        the step count are kept.
         """
-        rows = _finite_rows(poses, self.size, 'pose', 1e9)
-        commands = self.commands
-        self._state[:] = 0.0
-        self._state[:, st.S_X:st.S_YAW + 1] = rows
-        self._state[:, st.S_YAW] = [wrap_angle(yaw) for yaw in rows[:, 2]]
-        self._state[:, st.S_CMD_VX:st.S_CMD_WZ + 1] = commands
-        self._history[:] = 0.0
+        chosen = np.arange(self.size) if indices is None else np.asarray(indices, dtype=np.int64)
+        rows = _finite_rows(poses, len(chosen), 'pose', 1e9)
+        commands = self._state[chosen, st.S_CMD_VX:st.S_CMD_WZ + 1]
+        self._state[chosen] = 0.0
+        self._state[chosen, st.S_X:st.S_YAW + 1] = rows
+        self._state[chosen, st.S_YAW] = [wrap_angle(yaw) for yaw in rows[:, 2]]
+        self._state[chosen, st.S_CMD_VX:st.S_CMD_WZ + 1] = commands
+        self._history[chosen] = 0.0
 
     def reset(self) -> None:
         """Back to the construction poses with everything zeroed, commands included."""
