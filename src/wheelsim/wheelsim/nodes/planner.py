@@ -46,6 +46,7 @@ PLAN_QOS = QoSProfile(
     durability=DurabilityPolicy.TRANSIENT_LOCAL,
 )
 RETRY_PERIOD_S = 0.2  # how often a pending waypoint plan checks its preconditions
+WARN_PERIOD_S = 5.0  # throttle of warnings that can repeat with every message
 
 
 def parameter_specs() -> list[ParamSpec]:
@@ -69,6 +70,19 @@ def path_message(trajectory: Trajectory, start_ns: int, frame_id: str) -> Path:
         pose.pose.orientation = quaternion_from_yaw(float(yaw_rad))
         msg.poses.append(pose)
     return msg
+
+
+def frame_matches(node: Node, frame_id: str, expected: str, what: str) -> bool:
+    """Whether ``frame_id`` is ``expected`` (or empty); warns (throttled) when it is not."""
+    frame = frame_id.lstrip('/')
+    if frame in ('', expected):
+        return True
+    node.get_logger().warning(
+        f'{what} ignored: its frame is "{frame}", {node.get_name()} works in "{expected}" '
+        '(no transform is applied)',
+        throttle_duration_sec=WARN_PERIOD_S,
+    )
+    return False
 
 
 class Planner(Node):
@@ -100,24 +114,13 @@ class Planner(Node):
     def _on_settings(self, new: PlannerConfig, _old: PlannerConfig) -> None:
         self._waypoints_pending = bool(new.waypoints)
 
-    def _frame_ok(self, frame_id: str, what: str) -> bool:
-        frame = frame_id.lstrip('/')
-        if frame in ('', self.config.full_map_frame):
-            return True
-        self.get_logger().warning(
-            f'{what} ignored: its frame is "{frame}", the planner plans in '
-            f'"{self.config.full_map_frame}" (no transform is applied)',
-            throttle_duration_sec=5.0,
-        )
-        return False
-
     def _on_pose(self, msg: PoseWithCovarianceStamped) -> None:
-        if not self._frame_ok(msg.header.frame_id, 'pose'):
+        if not frame_matches(self, msg.header.frame_id, self.config.full_map_frame, 'pose'):
             return
         pose = Pose2D(*pose2d(msg.pose.pose))
         if not all(math.isfinite(v) for v in pose):
             self.get_logger().warning(
-                f'pose ignored: not finite {tuple(pose)}', throttle_duration_sec=5.0
+                f'pose ignored: not finite {tuple(pose)}', throttle_duration_sec=WARN_PERIOD_S
             )
             return
         self._pose = pose
@@ -135,7 +138,7 @@ class Planner(Node):
         self._publish('waypoints', lambda: plan_waypoints(self.config, pose))
 
     def _on_goal(self, msg: PoseStamped) -> None:
-        if not self._frame_ok(msg.header.frame_id, 'goal_pose'):
+        if not frame_matches(self, msg.header.frame_id, self.config.full_map_frame, 'goal_pose'):
             return
         goal = Pose2D(*pose2d(msg.pose))
         if self._pose is None:

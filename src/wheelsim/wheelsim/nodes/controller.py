@@ -1,0 +1,207 @@
+"""controller: follows the latest ``plan`` and publishes ``cmd_vel`` at ``control_rate``.
+
+Inputs: ``plan`` (nav_msgs/Path, map frame), ``pose`` (PoseWithCovarianceStamped, map frame),
+``odom`` (nav_msgs/Odometry: its body twist is the measured speed).
+Outputs: ``cmd_vel`` (geometry_msgs/TwistStamped in base_link, or Twist with
+``enable_stamped_cmd_vel`` false, as Nav2) and ``tracking_error`` (geometry_msgs/Vector3Stamped
+in the map frame: x along-track, y cross-track [m], z heading error [rad]; see
+:class:`wheelsim.core.tracking_reference.TrackingErrors`), both every control step.
+
+The loop runs on a ROS timer, so it follows the node's clock in every clock mode. A plan whose
+poses carry increasing stamps is followed on that schedule: the first pose's stamp is the
+start when it lies within ``plan_clock_tolerance`` of this node's clock, otherwise the plan
+starts on arrival (a planner on another clock, a recorded plan). A plan without times (all
+stamps equal, as Nav2's) is timed here within the output limits. An empty plan stops the
+vehicle. Plans and poses in another frame and non-finite poses are refused with a throttled
+warning; without a recent pose (``pose_timeout``) the controller publishes zero. At the goal
+(or when it gives up) it publishes zero once and then nothing until the next plan.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+
+import numpy as np
+from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped, Vector3Stamped
+from nav_msgs.msg import Odometry, Path
+from rclpy.node import Node
+
+from wheelsim.core.params import ParamSpec, from_flat, specs
+from wheelsim.core.planning_path import PlanningError, Pose2D
+from wheelsim.core.tracking_config import ControllerConfig
+from wheelsim.core.tracking_controller import (
+    GOAL_FAILED,
+    GOAL_REACHED,
+    TrackingController,
+    trajectory_from_plan,
+)
+from wheelsim.core.tracking_reference import ZERO_TWIST, BodyTwist, TrackingErrors
+from wheelsim.nodes.planner import PLAN_QOS, WARN_PERIOD_S, frame_matches
+from wheelsim.ros import qos
+from wheelsim.ros.clock import now_ns, timer_period_s
+from wheelsim.ros.conversions import NS_PER_S, pose2d, stamp_ns, time_msg, twist2d
+from wheelsim.ros.parameters import NodeParameters
+from wheelsim.ros.runner import run_node
+
+
+def parameter_specs() -> list[ParamSpec]:
+    """Every parameter the node declares (for the headless runner and the docs)."""
+    return specs(ControllerConfig)
+
+
+def _plan_key(msg: Path) -> tuple:
+    """What identifies a plan: the same message arriving twice (two QoS) is followed once."""
+    first, last = msg.poses[0].pose.position, msg.poses[-1].pose.position
+    return (stamp_ns(msg.header.stamp), len(msg.poses), first.x, first.y, last.x, last.y)
+
+
+class Controller(Node):
+    """The controller node; ``node_kwargs`` go to ``rclpy.node.Node`` (namespace, overrides)."""
+
+    def __init__(self, **node_kwargs) -> None:
+        super().__init__('controller', **node_kwargs)
+        self.params = NodeParameters(self)
+        self._settings = self.params.declare(
+            parameter_specs(), partial(from_flat, ControllerConfig), self._on_settings
+        )
+        self.params.report_unknown()
+        config = self.config
+        self.tracker = TrackingController(config)
+        self._pose: tuple[Pose2D, int] | None = None
+        self._twist: BodyTwist | None = None
+        self._plan_key: tuple | None = None
+        self._stamped = config.enable_stamped_cmd_vel
+        self._cmd_vel = self.create_publisher(
+            TwistStamped if self._stamped else Twist, 'cmd_vel', qos.DEFAULT
+        )
+        self._errors = self.create_publisher(Vector3Stamped, 'tracking_error', qos.DEFAULT)
+        # Latched plans (wheelsim's planner) and volatile ones (other planners) alike.
+        for profile in (PLAN_QOS, qos.DEFAULT):
+            self.create_subscription(Path, 'plan', self._on_plan, profile)
+        self.create_subscription(PoseWithCovarianceStamped, 'pose', self._on_pose, qos.DEFAULT)
+        self.create_subscription(Odometry, 'odom', self._on_odom, qos.DEFAULT)
+        self._timer = self.create_timer(timer_period_s(config.control_rate), self._on_timer)
+        self.get_logger().info(
+            f'{config.algorithm} for a {config.model} vehicle at {config.control_rate:g} Hz, '
+            f'cmd_vel as {"TwistStamped" if self._stamped else "Twist"}'
+        )
+
+    @property
+    def config(self) -> ControllerConfig:
+        """The current validated configuration."""
+        return self._settings.config
+
+    def _on_settings(self, new: ControllerConfig, old: ControllerConfig) -> None:
+        self.tracker.config = new
+        if new.control_rate != old.control_rate:
+            self.destroy_timer(self._timer)
+            self._timer = self.create_timer(timer_period_s(new.control_rate), self._on_timer)
+
+    def _on_plan(self, msg: Path) -> None:
+        if not frame_matches(self, msg.header.frame_id, self.config.full_map_frame, 'plan'):
+            return
+        if not msg.poses:
+            self._plan_key = None
+            if self.tracker.trajectory is not None:
+                self.get_logger().info('empty plan: stopping')
+                self.tracker.stop()
+                self._publish_command(ZERO_TWIST)
+            return
+        key = _plan_key(msg)
+        if key == self._plan_key:
+            return
+        self._plan_key = key
+        stamps = np.array([stamp_ns(p.header.stamp) for p in msg.poses], dtype=np.int64)
+        poses = np.array([pose2d(p.pose) for p in msg.poses])
+        try:
+            trajectory, timed = trajectory_from_plan(
+                (stamps - stamps[0]) / NS_PER_S, poses[:, 0], poses[:, 1], poses[:, 2], self.config
+            )
+        except PlanningError as err:
+            self.get_logger().warning(f'plan ignored: {err}')
+            return
+        now = now_ns(self)
+        start = int(stamps[0]) if timed else now
+        if abs(start - now) > self.config.plan_clock_tolerance * NS_PER_S:
+            self.get_logger().warning(
+                f"plan starts {(start - now) / NS_PER_S:+.1f} s from this node's clock (another "
+                'clock or an old plan?): following it from now'
+            )
+            start = now
+        self.tracker.follow(trajectory, start / NS_PER_S)
+        self.get_logger().info(
+            f'following a plan of {len(msg.poses)} poses, {trajectory.length_m:.2f} m, '
+            f'{trajectory.duration_s:.1f} s ' + ('as stamped' if timed else '(timed here)')
+        )
+
+    def _on_pose(self, msg: PoseWithCovarianceStamped) -> None:
+        if not frame_matches(self, msg.header.frame_id, self.config.full_map_frame, 'pose'):
+            return
+        pose = Pose2D(*pose2d(msg.pose.pose))
+        if not all(math.isfinite(v) for v in pose):
+            self.get_logger().warning(
+                f'pose ignored: not finite {tuple(pose)}', throttle_duration_sec=WARN_PERIOD_S
+            )
+            return
+        self._pose = (pose, stamp_ns(msg.header.stamp))
+
+    def _on_odom(self, msg: Odometry) -> None:
+        twist = BodyTwist(*twist2d(msg.twist.twist))
+        if all(math.isfinite(v) for v in twist):
+            self._twist = twist
+
+    def _on_timer(self) -> None:
+        if self.tracker.trajectory is None:
+            return
+        now = now_ns(self)
+        if self._pose is None or now - self._pose[1] > self.config.pose_timeout * NS_PER_S:
+            age = (
+                'none received'
+                if self._pose is None
+                else f'{(now - self._pose[1]) / NS_PER_S:.2f} s old'
+            )
+            self.get_logger().warning(
+                f'no recent pose ({age}; pose_timeout {self.config.pose_timeout:g} s): stopping',
+                throttle_duration_sec=WARN_PERIOD_S,
+            )
+            self._publish_command(ZERO_TWIST)
+            return
+        step = self.tracker.step(now / NS_PER_S, self._pose[0], self._twist)
+        if step.command is not None:
+            self._publish_command(step.command)
+        if step.errors is not None:
+            self._publish_errors(now, step.errors)
+        if step.status == GOAL_REACHED:
+            self.get_logger().info(step.message)
+        elif step.status == GOAL_FAILED:
+            self.get_logger().warning(step.message)
+
+    def _publish_command(self, command: BodyTwist) -> None:
+        twist = Twist()
+        twist.linear.x, twist.linear.y, twist.angular.z = (float(v) for v in command)
+        if not self._stamped:
+            self._cmd_vel.publish(twist)
+            return
+        msg = TwistStamped()
+        time_msg(now_ns(self), msg.header.stamp)
+        msg.header.frame_id = self.config.full_base_frame
+        msg.twist = twist
+        self._cmd_vel.publish(msg)
+
+    def _publish_errors(self, stamp: int, errors: TrackingErrors) -> None:
+        msg = Vector3Stamped()
+        time_msg(stamp, msg.header.stamp)
+        msg.header.frame_id = self.config.full_map_frame
+        msg.vector.x = errors.along_track_m
+        msg.vector.y = errors.cross_track_m
+        msg.vector.z = errors.heading_rad
+        self._errors.publish(msg)
+
+
+def main(args=None) -> int:
+    return run_node(Controller, 'controller', args)
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())
