@@ -251,7 +251,7 @@ def test_composed_with_vehicle_sim_in_lock_step(ros_domain_id):
     from rclpy.parameter import Parameter
 
     from wheelsim.lockstep import LockstepExecutor
-    from wheelsim.nodes.localization import LocalizationNode
+    from wheelsim.nodes.localization import Localization
     from wheelsim.nodes.vehicle_sim import VehicleSim
 
     context = rclpy.Context()
@@ -267,7 +267,7 @@ def test_composed_with_vehicle_sim_in_lock_step(ros_domain_id):
             sim_time = Parameter('use_sim_time', value=True)
             executor.add_node(VehicleSim(context=context, parameter_overrides=[sim_time]))
             executor.add_node(
-                LocalizationNode(
+                Localization(
                     context=context, parameter_overrides=[sim_time, Parameter('mode', value='ekf')]
                 )
             )
@@ -284,12 +284,12 @@ def test_composed_with_vehicle_sim_in_lock_step(ros_domain_id):
 def test_live_parameter_changes_are_validated_and_applied(ros_domain_id):
     from rclpy.parameter import Parameter
 
-    from wheelsim.nodes.localization import LocalizationNode
+    from wheelsim.nodes.localization import Localization
 
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=ros_domain_id)
     try:
-        node = LocalizationNode(context=context)
+        node = Localization(context=context)
         name = 'localization.map_noise_correlation_time'
         refused = node.set_parameters([Parameter(name, value=-2.0)])[0]
         assert not refused.successful and name in refused.reason

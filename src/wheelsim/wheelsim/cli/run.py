@@ -30,9 +30,9 @@ from wheelsim.scenario import NODE_NAMES, Scenario
 # which callbacks at equal times run).
 NODE_CLASSES = {
     'vehicle_sim': ('wheelsim.nodes.vehicle_sim', 'VehicleSim'),
-    'localization': ('wheelsim.nodes.localization', 'LocalizationNode'),
-    'planner': ('wheelsim.nodes.planner', 'PlannerNode'),
-    'controller': ('wheelsim.nodes.controller', 'ControllerNode'),
+    'localization': ('wheelsim.nodes.localization', 'Localization'),
+    'planner': ('wheelsim.nodes.planner', 'Planner'),
+    'controller': ('wheelsim.nodes.controller', 'Controller'),
 }
 START_TIME_NS = 1_000_000_000  # ROS time 0 means "no clock yet": runs start at 1 s
 EXIT_CRITERIA_FAILED = 1
@@ -80,14 +80,25 @@ def _use_loopback_dds(domain_id: int) -> None:
 
 
 def _parameters(scenario: Scenario, node: str) -> list:
+    """The node's scenario parameters plus what a lock-step run needs.
+
+    All nodes follow the executor's clock. In one process, DDS allows one type per topic, so
+    vehicle_sim takes the cmd_vel type the controller publishes instead of ``auto`` (which
+    subscribes to both). The controller takes the vehicle's model unless the scenario sets it.
+    """
     from rclpy.parameter import Parameter
 
     values = dict(scenario.node_parameters.get(node, {}))
     values['use_sim_time'] = True
+    controller = scenario.node_parameters.get('controller', {})
     if node == 'localization':
         values['seed'] = scenario.seed
     if node == 'vehicle_sim':
         values['be_reference_clock'] = False
+        stamped = controller.get('enable_stamped_cmd_vel', True)
+        values['cmd_vel_type'] = 'twist_stamped' if stamped else 'twist'
+    if node == 'controller' and 'model' not in values:
+        values['model'] = scenario.node_parameters.get('vehicle_sim', {}).get('model', 'bicycle')
     return [Parameter(name, value=list(v) if isinstance(v, tuple) else v)
             for name, v in sorted(values.items())]
 

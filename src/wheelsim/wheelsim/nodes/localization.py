@@ -29,7 +29,8 @@ from nav_msgs.msg import Odometry
 from rclpy.node import Node
 from tf2_msgs.msg import TFMessage
 
-from wheelsim.core.localization import Localization, LocalizationOutput
+from wheelsim.core.localization import Localization as LocalizationModel
+from wheelsim.core.localization import LocalizationOutput
 from wheelsim.core.localization_config import LocalizationConfig
 from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.ros import qos
@@ -87,7 +88,7 @@ def parameter_specs() -> list[ParamSpec]:
     return specs(LocalizationConfig)
 
 
-class LocalizationNode(Node):
+class Localization(Node):
     """The localization node; ``node_kwargs`` go to ``rclpy.node.Node`` (namespace, overrides)."""
 
     def __init__(self, **node_kwargs) -> None:
@@ -101,7 +102,7 @@ class LocalizationNode(Node):
         self.map_frame = config.full_map_frame
         self.odom_frame = config.full_odom_frame
         self.base_frame = config.full_base_frame
-        self.localization = Localization(config)
+        self.localization = LocalizationModel(config)
         self._odom = self.create_publisher(Odometry, 'odom', qos.DEFAULT)
         self._pose = self.create_publisher(PoseWithCovarianceStamped, 'pose', qos.DEFAULT)
         self._tf = self.create_publisher(TFMessage, '/tf', qos.TF)
@@ -198,7 +199,7 @@ class LocalizationNode(Node):
 
 
 def main(args=None) -> int:
-    return run_node(LocalizationNode, 'localization', args)
+    return run_node(Localization, 'localization', args)
 
 
 if __name__ == '__main__':
