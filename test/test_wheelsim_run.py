@@ -1,0 +1,123 @@
+"""`wheelsim run` and `wheelsim sweep` end to end, through the installed command."""
+
+import json
+import shutil
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+from mcap.reader import make_reader
+from mcap_ros2.decoder import DecoderFactory
+
+EXPECTED_TOPICS = {
+    '/ground_truth', '/twist_actual', '/joint_states', '/robot_description', '/odom', '/pose',
+    '/tf', '/plan', '/cmd_vel', '/tracking_error',
+}
+SHORT_SCENARIO = """
+    name: short
+    duration: 6.0
+    seed: {seed}
+    nodes:
+      vehicle_sim: {{model: differential}}
+      localization: {{mode: noisy}}
+      planner:
+        limits: {{max_speed: 0.5}}
+        waypoints: [1.0, 0.0, .nan, 2.0, 1.0, .nan]
+"""
+
+
+def wheelsim(*args, cwd):
+    exe = shutil.which('wheelsim')
+    assert exe, 'wheelsim is not on PATH: run through `make test` or after `source env.sh`'
+    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+def read_bag(bag_dir: Path) -> dict[str, list[tuple[int, bytes]]]:
+    """Raw messages per topic, decoding each one with the mcap reader to prove it can."""
+    mcap_files = list(bag_dir.glob('*.mcap'))
+    assert len(mcap_files) == 1 and (bag_dir / 'metadata.yaml').is_file()
+    topics: dict[str, list[tuple[int, bytes]]] = {}
+    with mcap_files[0].open('rb') as handle:
+        reader = make_reader(handle, decoder_factories=[DecoderFactory()])
+        for _, channel, message, decoded in reader.iter_decoded_messages():
+            assert decoded is not None
+            topics.setdefault(channel.topic, []).append((message.log_time, message.data))
+    return topics
+
+
+def write_scenario(tmp_path, seed, name='scenario.yaml'):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(SHORT_SCENARIO.format(seed=seed)))
+    return path
+
+
+def test_default_scenario_end_to_end(tmp_path):
+    result = wheelsim('run', '--quiet', '--output', 'out', cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = tmp_path / 'out' / 'default'
+    topics = read_bag(out / 'bag')
+    assert EXPECTED_TOPICS <= set(topics), sorted(topics)
+    duration_s = 90.0
+    assert abs(len(topics['/ground_truth']) - (50 * duration_s + 1)) <= 1
+    assert abs(len(topics['/cmd_vel']) - 20 * duration_s) <= 2
+    assert len(topics['/odom']) == len(topics['/pose']) == len(topics['/ground_truth'])
+    metrics = json.loads((out / 'metrics.json').read_text())
+    assert metrics['cross_track_rms_m'] < 0.15
+    assert metrics['goal_position_error_m'] < 0.25
+    timing = json.loads((out / 'timing.json').read_text())
+    assert timing['simulated_time_s'] == pytest.approx(duration_s, abs=0.05)
+    assert (out / 'plots' / 'report.pdf').stat().st_size > 10_000
+    assert len(list((out / 'plots').glob('*.png'))) >= 6
+    assert 'cross-track' in result.stdout and 'pass' in result.stdout
+
+
+def test_same_seed_identical_results_and_other_seed_differs(tmp_path):
+    for seed, name in ((3, 'a'), (3, 'b'), (4, 'c')):
+        scenario = write_scenario(tmp_path, seed)
+        result = wheelsim('run', str(scenario), '--quiet', '--no-plots', '--output', name,
+                          cwd=tmp_path)
+        assert result.returncode == 0, result.stdout + result.stderr
+    a, b, c = (tmp_path / name / 'short' for name in 'abc')
+    assert (a / 'metrics.json').read_bytes() == (b / 'metrics.json').read_bytes()
+    bag_a, bag_b, bag_c = (read_bag(run / 'bag') for run in (a, b, c))
+    assert bag_a == bag_b
+    assert bag_a['/pose'] != bag_c['/pose']  # localization noise follows the seed
+    assert bag_a['/ground_truth'] != bag_c['/ground_truth']  # and so does the closed loop
+
+
+def test_pass_criteria_failure_gives_exit_code_1(tmp_path):
+    scenario = write_scenario(tmp_path, 1)
+    scenario.write_text(scenario.read_text() + 'pass_criteria: {cross_track_rms_m: 0.0}\n')
+    result = wheelsim('run', str(scenario), '--quiet', '--no-plots', '--output', 'o',
+                      cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert 'FAIL' in result.stdout
+
+
+def test_sweep_of_a_few_points(tmp_path):
+    scenario = write_scenario(tmp_path, 1)
+    result = wheelsim('sweep', str(scenario), '--param', 'controller.feedforward.k_x=1.0,3.0',
+                      '--param', 'localization.mode=perfect,noisy', '--workers', '2',
+                      '--output', 'o', cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    root = tmp_path / 'o' / 'short' / 'sweep'
+    rows = (root / 'sweep.csv').read_text().strip().splitlines()
+    assert len(rows) == 1 + 4 and rows[0].startswith('point,controller.feedforward.k_x,')
+    assert (root / 'sweep.png').stat().st_size > 5_000
+    assert sorted(p.name for p in root.iterdir() if p.is_dir()) == ['000', '001', '002', '003']
+
+
+@pytest.mark.parametrize('text, fragment', [
+    ('duraton: 5\n', 'duraton: unknown scenario key (did you mean duration?)'),
+    ('nodes: {planner: {waypoint: [1.0, 0.0, .nan]}}\n',
+     'nodes.planner.waypoint: planner has no such parameter (did you mean waypoints?)'),
+    ('nodes: {vehicle_sim: {step_rate: -5.0}}\n', 'nodes.vehicle_sim.step_rate'),
+])
+def test_bad_scenario_files_name_the_key(tmp_path, text, fragment):
+    path = tmp_path / 'bad.yaml'
+    path.write_text(text)
+    result = wheelsim('run', str(path), '--quiet', cwd=tmp_path)
+    assert result.returncode == 2
+    assert fragment in result.stderr and 'Traceback' not in result.stderr
+    assert not (tmp_path / 'results').exists()
