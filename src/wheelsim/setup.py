@@ -1,6 +1,5 @@
 """ament_python package wheelsim; also installs the top-level launch/, params/ and rviz/ folders."""
 
-from glob import glob
 from pathlib import Path
 
 from setuptools import find_packages, setup
@@ -9,11 +8,15 @@ package_name = 'wheelsim'
 repo_root = Path('..', '..')
 
 
-def share_files(folder: str) -> tuple[str, list[str]]:
-    """(install dir, files) for a top-level repository folder installed into share/wheelsim/."""
-    files = sorted(p for p in glob(str(repo_root / folder / '**' / '*'), recursive=True)
-                   if Path(p).is_file())
-    return (f'share/{package_name}/{folder}', files)
+def share_files(folder: str) -> list[tuple[str, list[str]]]:
+    """(install dir, files) per directory of a top-level repository folder, installed under
+    share/wheelsim/ with the same relative path (params/maps/room.yaml stays in params/maps/)."""
+    entries: dict[str, list[str]] = {}
+    for path in sorted((repo_root / folder).rglob('*')):
+        if path.is_file() and '__pycache__' not in path.parts:
+            target = f'share/{package_name}/{path.parent.relative_to(repo_root).as_posix()}'
+            entries.setdefault(target, []).append(str(path))
+    return sorted(entries.items())
 
 
 setup(
@@ -25,9 +28,10 @@ setup(
         ('share/ament_index/resource_index/packages', [f'resource/{package_name}']),
         (f'share/{package_name}',
          ['package.xml', str(repo_root / 'tools' / 'fastdds_localhost.xml')]),
-        share_files('launch'),
-        share_files('params'),
-        share_files('rviz'),
+        *share_files('launch'),
+        *share_files('params'),
+        *share_files('rviz'),
+        *share_files('plotjuggler'),
     ],
     install_requires=['setuptools'],
     zip_safe=False,

@@ -185,7 +185,7 @@ def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float 
     run = bag_data.load_run(out / 'bag')
     values = metrics.compute_metrics(run, goal_tolerance_m=_goal_tolerance_m(scenario))
     (out / 'metrics.json').write_text(json.dumps(values, indent=2, sort_keys=True) + '\n')
-    simulated_s = run.end_time_s if run.end_time_s > 0 else scenario.duration_s
+    simulated_s = round(run.end_time_s - START_TIME_NS / 1e9, 3) if run.end_time_s > 0 else 0.0
     timing = {'wall_time_s': round(wall_s, 3), 'simulated_time_s': simulated_s,
               'real_time_factor': round(simulated_s / wall_s, 1) if wall_s > 0 else 0.0}
     (out / 'timing.json').write_text(json.dumps(timing, indent=2, sort_keys=True) + '\n')
