@@ -2,8 +2,10 @@
 
 import json
 import shutil
+import signal
 import subprocess
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -124,3 +126,21 @@ def test_bad_scenario_files_name_the_key(tmp_path, text, fragment):
     assert result.returncode == 2
     assert fragment in result.stderr and 'Traceback' not in result.stderr
     assert not (tmp_path / 'results').exists()
+
+
+def test_interrupted_run_keeps_a_valid_bag(tmp_path):
+    exe = shutil.which('wheelsim')
+    process = subprocess.Popen([exe, 'run', '--no-plots', '--quiet', '--output', 'o'],
+                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    bag = tmp_path / 'o' / 'default' / 'bag'
+    deadline = time.monotonic() + 120
+    while not list(bag.glob('*.mcap')) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(4.0)  # let it simulate a while
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stdout + stderr
+    assert 'interrupted' in stdout
+    topics = read_bag(bag)
+    assert 0 < len(topics['/ground_truth']) < 50 * 90

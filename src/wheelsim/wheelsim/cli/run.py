@@ -139,17 +139,21 @@ def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
     Returns (wall time [s], interrupted). Ctrl-C stops between two events; the bag stays valid.
     """
     import rclpy
+    from rclpy.signals import SignalHandlerOptions
 
     from wheelsim.lockstep import LockstepExecutor
     from wheelsim.recording import BagRecorder
 
     context = rclpy.Context()
-    rclpy.init(context=context, domain_id=int(os.environ['ROS_DOMAIN_ID']))
+    # No rclpy SIGINT handler: Ctrl-C must raise KeyboardInterrupt between two events (and
+    # close the bag), not shut the context down under the nodes.
+    rclpy.init(context=context, domain_id=int(os.environ['ROS_DOMAIN_ID']),
+               signal_handler_options=SignalHandlerOptions.NO)
     progress = _Progress(scenario.duration_s, real_time_factor, show_progress)
     interrupted = False
     nodes = []
+    recorder = BagRecorder(bag_dir, set(scenario.record_topics or ()) or None)
     try:
-        recorder = BagRecorder(bag_dir, set(scenario.record_topics or ()) or None)
         with recorder, LockstepExecutor(recorder.record, START_TIME_NS) as executor:
             for name in NODE_NAMES:
                 module, cls = NODE_CLASSES[name]
@@ -157,11 +161,10 @@ def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
                 node = node_class(context=context, parameter_overrides=_parameters(scenario, name))
                 nodes.append(node)
                 executor.add_node(node)
-            try:
-                executor.run_until(START_TIME_NS + round(scenario.duration_s * 1e9),
-                                   between=progress)
-            except KeyboardInterrupt:
-                interrupted = True
+            executor.run_until(START_TIME_NS + round(scenario.duration_s * 1e9),
+                               between=progress)
+    except KeyboardInterrupt:  # the recorder has been closed: the bag is valid
+        interrupted = True
     finally:
         wall_s = progress.close()
         for node in nodes:
