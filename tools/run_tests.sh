@@ -4,8 +4,10 @@
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+set +u  # the sourced setup files use unset variables
 # shellcheck disable=SC1091
 source env.sh
+set -u
 
 results="$root/build/test-results"
 rm -rf "$results" && mkdir -p "$results"
