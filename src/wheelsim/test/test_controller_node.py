@@ -88,6 +88,8 @@ def probe(ros_domain_id):
 
 def send_plan(probe, trajectory, frame='map', offset_s=0.0):
     publisher = probe.publisher(Path, 'plan', PLAN_QOS)
+    # Both of the controller's plan subscriptions (transient local and volatile) matched.
+    assert probe.spin_until(lambda: publisher.get_subscription_count() >= 2, 20)
     start = probe.node.get_clock().now().nanoseconds + round(offset_s * 1e9)
     publisher.publish(path_message(trajectory, start, frame))
     return publisher

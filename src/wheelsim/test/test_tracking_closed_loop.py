@@ -10,7 +10,7 @@ from wheelsim.core.params import from_flat
 from wheelsim.core.planning_config import PlannerConfig
 from wheelsim.core.planning_path import Pose2D
 from wheelsim.core.planning_planner import plan_through, plan_to_goal
-from wheelsim.core.planning_waypoints import waypoints_from_lists
+from wheelsim.core.planning_waypoints import figure_eight, waypoints_from_lists
 from wheelsim.core.tracking_config import ControllerConfig
 from wheelsim.core.tracking_controller import GOAL_REACHED, TrackingController
 from wheelsim.core.tracking_simulation import run_closed_loop
@@ -22,15 +22,6 @@ ALGORITHMS = ('feedforward', 'pure_pursuit', 'stanley')
 # Within the default car's steering (tan(30 deg) / 2 m = 0.29 1/m), with a margin.
 PLANNER = from_flat(PlannerConfig, {'limits.max_curvature': 0.25, 'limits.max_speed': 1.0})
 CIRCLE_RADIUS_M = 6.0
-
-
-def figure_eight(size_m=14.0, count=16):
-    """Waypoints on a lemniscate of Bernoulli (max curvature 3 / size), from its crossing."""
-    angle = np.linspace(np.pi / 2, np.pi / 2 + 2 * np.pi, count + 1)
-    x = size_m * np.cos(angle) / (1 + np.sin(angle) ** 2)
-    y = size_m * np.sin(angle) * np.cos(angle) / (1 + np.sin(angle) ** 2)
-    start = math.atan2(y[1] - y[0], x[1] - x[0])
-    return [[x[0], y[0], start]] + [[a, b] for a, b in zip(x[1:], y[1:], strict=True)]
 
 
 def drive(model, algorithm, trajectory, start, extra_time_s=20.0):
@@ -91,7 +82,7 @@ def test_tracks_through_localization_noise(model):
     """White pose noise of 2 cm and 0.01 rad (seeded): the true error stays near the noise."""
     rng = np.random.default_rng(7)
 
-    def noisy(pose, _t):
+    def noisy(pose, _twist, _t):
         return Pose2D(*(np.array(pose) + rng.normal(0.0, [0.02, 0.02, 0.01])))
 
     points = figure_eight()

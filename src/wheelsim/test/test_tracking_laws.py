@@ -128,9 +128,15 @@ def test_pure_pursuit_slows_on_tight_curves_and_near_the_goal():
     command = pure_pursuit_twist(trajectory, nearest, pose, 1.0, config, 'bicycle')
     assert command.vx_mps == pytest.approx(1.25 / 4.0)
     near_goal = Pose2D(9.5, 0.0, 0.0)
+    config = PurePursuitConfig(approach_distance=1.0)
     nearest = PathProgress(trajectory).nearest(near_goal.x_m, near_goal.y_m)
     command = pure_pursuit_twist(trajectory, nearest, near_goal, 0.5, config, 'bicycle')
-    assert command.vx_mps == pytest.approx(config.min_approach_speed)  # end of the plan: speed 0
+    # The plan brakes at 0.5 m/s^2: sqrt(2 * 0.5 * 0.5) here, halved 0.5 m before the goal.
+    assert command.vx_mps == pytest.approx(math.sqrt(0.5) * 0.5, rel=1e-3)
+    at_goal = Pose2D(9.999, 0.0, 0.0)
+    nearest = PathProgress(trajectory).nearest(at_goal.x_m, at_goal.y_m)
+    command = pure_pursuit_twist(trajectory, nearest, at_goal, 0.0, config, 'bicycle')
+    assert command.vx_mps == pytest.approx(config.min_approach_speed)
 
 
 def test_pure_pursuit_turns_a_differential_on_the_spot_when_facing_away():

@@ -101,3 +101,15 @@ def validated(waypoints: Waypoints, where: str = 'waypoints') -> Waypoints:
 def pose_is_finite(pose: Pose2D) -> bool:
     """True when every field of ``pose`` is a finite number."""
     return all(math.isfinite(v) for v in pose)
+
+
+def figure_eight(size_m: float = 14.0, count: int = 16) -> list[list[float]]:
+    """Waypoints on a lemniscate of Bernoulli of half-width ``size_m`` (its largest curvature
+    is 3 / size_m), starting and ending at its crossing, the origin. The first carries the
+    heading of the curve there, the others are free: ``[[x, y, theta], [x, y], ...]``."""
+    angle = np.linspace(np.pi / 2, np.pi / 2 + 2 * np.pi, count + 1)
+    scale = size_m / (1.0 + np.sin(angle) ** 2)
+    x, y = scale * np.cos(angle), scale * np.sin(angle) * np.cos(angle)
+    x[[0, -1]] = y[[0, -1]] = 0.0
+    start = -0.75 * math.pi  # the curve leaves the crossing towards (-1, -1)
+    return [[0.0, 0.0, start]] + [[float(a), float(b)] for a, b in zip(x[1:], y[1:], strict=True)]

@@ -52,7 +52,7 @@ class PurePursuitConfig:
         0.9, 'Below this turning radius the speed is scaled down in proportion (0: off).', 'm'
     )
     approach_distance: float = _gain(
-        1.0, 'Within this distance of the goal the speed is scaled down in proportion.', 'm'
+        0.5, 'Within this distance of the goal the speed is scaled down in proportion.', 'm'
     )
     min_approach_speed: float = _positive(
         0.05, 'Lowest speed while approaching the goal.', 'm/s', 10.0

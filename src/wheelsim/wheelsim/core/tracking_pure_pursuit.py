@@ -3,9 +3,10 @@
 Steer along the circle through base_link tangent to the heading that meets the path one
 lookahead distance ahead of the nearest point: with the lookahead point at (l_x, l_y) in the
 body frame, curvature = 2 l_y / (l_x^2 + l_y^2). The lookahead grows with speed
-(lookahead_time * |v|, clamped). The speed is the plan's at the lookahead point, reduced on
-tight curves (radius below ``regulated_min_radius``: in proportion) and near the goal (within
-``approach_distance``: in proportion, but not below ``min_approach_speed``).
+(lookahead_time * |v|, clamped). The speed is the plan's, the larger of its values at the
+nearest and at the lookahead point, reduced on tight curves (radius below
+``regulated_min_radius``: in proportion) and near the goal (within ``approach_distance``: in
+proportion, but not below ``min_approach_speed``).
 
 A differential vehicle turns on the spot first when the path's direction at the nearest point
 is more than ``rotate_to_heading_angle`` off its heading. An omni base drives towards the
@@ -43,11 +44,13 @@ def pure_pursuit_twist(
     ahead_y = -sin_yaw * dx + cos_yaw * dy
     distance_sq = ahead_x * ahead_x + ahead_y * ahead_y
     remaining_m = trajectory.length_m - nearest.s_m
-    speed = max(target.v_mps, config.min_approach_speed)
+    # The plan's speed: its larger value here or at the lookahead point (moving off from rest,
+    # the plan is still at 0 here; braking at the end, it is lower ahead).
+    planned = trajectory.at_arc_length(nearest.s_m)
+    speed = max(target.v_mps, planned.v_mps, config.min_approach_speed)
     if config.approach_distance > 0 and remaining_m < config.approach_distance:
         speed = max(speed * remaining_m / config.approach_distance, config.min_approach_speed)
     if model == 'omni':
-        planned = trajectory.at_arc_length(nearest.s_m)
         heading_error = float(wrap_angle(planned.yaw_rad - pose.yaw_rad))
         # Along the chord, turned back by the angle between a chord of the path's curvature
         # and its tangent, so that a base on a curved path does not cut the corner.

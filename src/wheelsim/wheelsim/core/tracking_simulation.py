@@ -20,8 +20,8 @@ from wheelsim.core.tracking_controller import GOAL_FAILED, GOAL_REACHED, Trackin
 from wheelsim.core.tracking_reference import BodyTwist, PathProgress, tracking_errors
 from wheelsim.core.vehicle import Vehicle
 
-#: Maps (true pose, time in s) to the pose the controller is given.
-PoseEstimator = Callable[[Pose2D, float], Pose2D]
+#: Maps (true pose, true body twist, time in s) to the pose the controller is given.
+PoseEstimator = Callable[[Pose2D, BodyTwist, float], Pose2D]
 
 
 @dataclass(frozen=True)
@@ -84,8 +84,8 @@ def run_closed_loop(
         )
         errors = tracking_errors(trajectory, nearest, truth, scheduled_s)
         rows.append((now_s, *truth, errors.cross_track_m, errors.along_track_m, errors.heading_rad))
-        seen = truth if estimator is None else estimator(truth, now_s)
         twist = BodyTwist(state.vx_mps, state.vy_mps, state.wz_radps)
+        seen = truth if estimator is None else estimator(truth, twist, now_s)
         step = controller.step(now_s, seen, twist)
         if step.status in (GOAL_REACHED, GOAL_FAILED):
             status, message = step.status, step.message

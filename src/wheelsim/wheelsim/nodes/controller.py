@@ -37,7 +37,7 @@ from wheelsim.core.tracking_controller import (
     trajectory_from_plan,
 )
 from wheelsim.core.tracking_reference import ZERO_TWIST, BodyTwist, TrackingErrors
-from wheelsim.nodes.planner import PLAN_QOS, WARN_PERIOD_S, frame_matches
+from wheelsim.nodes.planner import PLAN_QOS, WARN_PERIOD_S, frame_matches, map_pose
 from wheelsim.ros import qos
 from wheelsim.ros.clock import now_ns, timer_period_s
 from wheelsim.ros.conversions import NS_PER_S, pose2d, stamp_ns, time_msg, twist2d
@@ -136,15 +136,9 @@ class Controller(Node):
         )
 
     def _on_pose(self, msg: PoseWithCovarianceStamped) -> None:
-        if not frame_matches(self, msg.header.frame_id, self.config.full_map_frame, 'pose'):
-            return
-        pose = Pose2D(*pose2d(msg.pose.pose))
-        if not all(math.isfinite(v) for v in pose):
-            self.get_logger().warning(
-                f'pose ignored: not finite {tuple(pose)}', throttle_duration_sec=WARN_PERIOD_S
-            )
-            return
-        self._pose = (pose, stamp_ns(msg.header.stamp))
+        pose = map_pose(self, msg, self.config.full_map_frame)
+        if pose is not None:
+            self._pose = (pose, stamp_ns(msg.header.stamp))
 
     def _on_odom(self, msg: Odometry) -> None:
         twist = BodyTwist(*twist2d(msg.twist.twist))

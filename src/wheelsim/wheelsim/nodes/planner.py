@@ -85,6 +85,20 @@ def frame_matches(node: Node, frame_id: str, expected: str, what: str) -> bool:
     return False
 
 
+def map_pose(node: Node, msg: PoseWithCovarianceStamped, map_frame: str) -> Pose2D | None:
+    """The planar pose of ``msg`` if it is finite and in ``map_frame``; None (and a throttled
+    warning) otherwise."""
+    if not frame_matches(node, msg.header.frame_id, map_frame, 'pose'):
+        return None
+    pose = Pose2D(*pose2d(msg.pose.pose))
+    if not all(math.isfinite(v) for v in pose):
+        node.get_logger().warning(
+            f'pose ignored: not finite {tuple(pose)}', throttle_duration_sec=WARN_PERIOD_S
+        )
+        return None
+    return pose
+
+
 class Planner(Node):
     """The planner node; ``node_kwargs`` go to ``rclpy.node.Node`` (namespace, overrides)."""
 
@@ -115,15 +129,9 @@ class Planner(Node):
         self._waypoints_pending = bool(new.waypoints)
 
     def _on_pose(self, msg: PoseWithCovarianceStamped) -> None:
-        if not frame_matches(self, msg.header.frame_id, self.config.full_map_frame, 'pose'):
-            return
-        pose = Pose2D(*pose2d(msg.pose.pose))
-        if not all(math.isfinite(v) for v in pose):
-            self.get_logger().warning(
-                f'pose ignored: not finite {tuple(pose)}', throttle_duration_sec=WARN_PERIOD_S
-            )
-            return
-        self._pose = pose
+        pose = map_pose(self, msg, self.config.full_map_frame)
+        if pose is not None:
+            self._pose = pose
 
     def _plan_waypoints_when_ready(self) -> None:
         if not self._waypoints_pending or now_ns(self) == 0:
