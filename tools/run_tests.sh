@@ -12,7 +12,7 @@ set -u
 results="$root/build/test-results"
 rm -rf "$results" && mkdir -p "$results"
 
-colcon test --packages-select wheelsim --return-code-on-test-failure --event-handlers console_direct+ \
+colcon test --base-paths src --packages-select wheelsim --return-code-on-test-failure --event-handlers console_direct+ \
   --pytest-args -q -p no:cacheprovider
 colcon_status=$?
 
