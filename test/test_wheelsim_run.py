@@ -35,16 +35,19 @@ def wheelsim(*args, cwd):
     return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
-def read_bag(bag_dir: Path) -> dict[str, list[tuple[int, bytes]]]:
-    """Raw messages per topic, decoding each one with the mcap reader to prove it can."""
+def read_bag(bag_dir: Path) -> dict[str, list[tuple[int, str]]]:
+    """(log time, decoded message as text) per topic, decoded with the mcap reader.
+
+    Decoded, not raw bytes: rclpy's CDR serialization leaves alignment padding uninitialised
+    (seen in sensor_msgs/JointState after the frame id), so equal messages can differ in bytes.
+    """
     mcap_files = list(bag_dir.glob('*.mcap'))
     assert len(mcap_files) == 1 and (bag_dir / 'metadata.yaml').is_file()
-    topics: dict[str, list[tuple[int, bytes]]] = {}
+    topics: dict[str, list[tuple[int, str]]] = {}
     with mcap_files[0].open('rb') as handle:
         reader = make_reader(handle, decoder_factories=[DecoderFactory()])
         for _, channel, message, decoded in reader.iter_decoded_messages():
-            assert decoded is not None
-            topics.setdefault(channel.topic, []).append((message.log_time, message.data))
+            topics.setdefault(channel.topic, []).append((message.log_time, repr(decoded)))
     return topics
 
 
