@@ -80,6 +80,14 @@ def test_deadline_fires_at_the_first_step_strictly_later():
     assert list(timeline.run(100_000_000)) == [(0, Event.EXPIRE)]
 
 
+def test_next_time_of_a_periodic_event():
+    timeline = Timeline(300.0, origin_ns=NS_PER_S)
+    assert timeline.next_time_ns(Event.PUBLISH) is None
+    timeline.set_rate(Event.PUBLISH, 50.0)
+    drain(timeline, NS_PER_S + 25_000_000)
+    assert timeline.next_time_ns(Event.PUBLISH) == NS_PER_S + 40_000_000
+
+
 def test_rate_change_reanchors_at_the_current_step():
     timeline = Timeline(1000.0)
     timeline.set_rate(Event.PUBLISH, 50.0)
@@ -117,7 +125,6 @@ def test_pacer_follows_the_factor_and_restarts_when_far_behind():
     target = pacer.target_ns(500_000_000, 1_001 * NS_PER_S)
     assert target == 500_000_000 + 1_000_000_000  # at most max_lag_s of wall time to catch up
     assert pacer.lag_restarts == 1
+    assert pacer.wall_time_ns(500_000_000 + 2_000_000_000) == 1_001 * NS_PER_S + 100_000_000
     assert Pacer(0.0).target_ns(0, 0) is None
-    assert pacer.wall_period_s(0.01) == pytest.approx(0.001)
-    assert Pacer(1.0).wall_period_s(0.01) == pytest.approx(0.01)
-    assert Pacer(0.0).wall_period_s(0.01) == 0.0
+    assert Pacer(0.0).wall_time_ns(10**9) is None

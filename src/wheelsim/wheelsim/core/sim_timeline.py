@@ -93,6 +93,11 @@ class Timeline:
         ratio = self.step_rate / Fraction(rate_hz)
         self._periodic[event] = _Periodic(ratio.numerator, ratio.denominator, self.step)
 
+    def next_time_ns(self, event: Event) -> int | None:
+        """Simulated time of the next occurrence of a periodic ``event`` (None: not set)."""
+        periodic = self._periodic.get(event)
+        return None if periodic is None else self.time_ns(periodic.next_step)
+
     def set_deadline(self, t_ns: int | None) -> None:
         """Fire :attr:`Event.EXPIRE` at the first step later than ``t_ns`` (``None``: never)."""
         self._deadline_step = None if t_ns is None else self.last_step_at(t_ns) + 1
@@ -170,8 +175,8 @@ class Pacer:
             self.restart(sim_now_ns, wall_now_ns - self.max_lag_ns)
         return self._sim_anchor_ns + round(self.factor * (wall_now_ns - self._wall_anchor_ns))
 
-    def wall_period_s(self, sim_period_s: float, min_wall_period_s: float = 0.001) -> float:
-        """Wall period of a timer that should advance about ``sim_period_s`` per call."""
+    def wall_time_ns(self, sim_ns: int) -> int | None:
+        """Wall time at which ``sim_ns`` is due; ``None`` when unlimited (factor 0)."""
         if self.factor == 0.0:
-            return 0.0
-        return max(sim_period_s / self.factor, min_wall_period_s)
+            return None
+        return self._wall_anchor_ns + round((sim_ns - self._sim_anchor_ns) / self.factor)

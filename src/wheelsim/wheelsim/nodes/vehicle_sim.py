@@ -6,16 +6,20 @@ simulated time (:class:`wheelsim.core.sim_timeline.Timeline`); outputs are publi
 between are computed in one batch. A command is applied at the step where it arrives: the
 vehicle is first stepped up to that time, so the configured dead time is exact.
 
-Clock modes: wall clock and ``use_sim_time`` both follow the node's ROS clock (a timer at the
-publish period, every clock change, every command advance the vehicle up to "now"); with
-``be_reference_clock`` the node owns time, paced against the monotonic wall clock by
-``real_time_factor``, and publishes ``/clock``.
+Clock modes: wall clock and ``use_sim_time`` both follow the node's ROS clock: the vehicle is
+advanced up to "now" at every publish time, every command and (use_sim_time) every clock
+change. With ``be_reference_clock`` the node owns time, paced against the monotonic wall clock
+by ``real_time_factor``, and publishes ``/clock``. On the wall clock (modes 1 and 3) the
+periodic work runs on a :class:`WallTicker` thread, much cheaper than an executor timer; with
+``use_sim_time`` it runs in ROS-time timer and clock-jump callbacks, so that lock-step runs
+drive it. A lock serialises the ticker with the executor's callbacks.
 """
 
 from __future__ import annotations
 
+import threading
 import time
-from functools import partial
+from functools import partial, wraps
 
 from geometry_msgs.msg import PoseWithCovarianceStamped
 from rclpy.node import Node
@@ -31,10 +35,10 @@ from wheelsim.core.vehicle_config import VEHICLE_PARAM_SPECS, vehicle_config_fro
 from wheelsim.ros import qos
 from wheelsim.ros.clock import (
     ClockMode,
+    WallTicker,
     clock_mode,
     now_ns,
     on_time_change,
-    steady_timer,
     timer_period_s,
 )
 from wheelsim.ros.cmd_vel import CmdVelInput
@@ -48,10 +52,22 @@ PACING_BUDGET_NS = 2_000_000  # wall time one pacing call may use before yieldin
 UNLIMITED_CHUNK_NS = 3600 * NS_PER_S  # target of one pacing call at real_time_factor 0
 
 
+def _locked(method):
+    """Run a method under the node's lock: the wall ticker thread and the executor share state."""
+
+    @wraps(method)
+    def locked(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return locked
+
+
 class VehicleSim(Node):
     """The vehicle_sim node; ``node_kwargs`` go to ``rclpy.node.Node`` (namespace, overrides)."""
 
     def __init__(self, **node_kwargs) -> None:
+        self._ticker: WallTicker | None = None  # destroy_node may run on a half-built node
         super().__init__('vehicle_sim', **node_kwargs)
         self.params = NodeParameters(self)
         self._settings = self.params.declare(
@@ -74,7 +90,7 @@ class VehicleSim(Node):
             self,
             settings.full_map_frame,
             settings.full_base_frame,
-            reuse_messages=self.mode is ClockMode.REFERENCE,
+            reuse_messages=self.mode is not ClockMode.FOLLOW,  # lock-step runs follow /clock
         )
         self.outputs.publish_description(self._urdf())
         self.cmd_vel = CmdVelInput(
@@ -86,6 +102,7 @@ class VehicleSim(Node):
         self.create_service(Trigger, '~/reset', self._on_reset)
         self.diagnostics = SimDiagnostics(self)
 
+        self._lock = threading.RLock()
         self.timeline: Timeline | None = None
         self._command_time_ns: int | None = None
         self._timer = None
@@ -95,9 +112,15 @@ class VehicleSim(Node):
             self.pacer = Pacer(settings.real_time_factor)
             self._start(0)
             self._clock_publisher.publish(clock_msg(0))
+            self._ticker = WallTicker(self._pace, self._on_tick_error, 'vehicle_sim-pacing')
+        elif self.mode is ClockMode.WALL:
+            self._follow_clock()
+            self._ticker = WallTicker(self._wall_tick, self._on_tick_error, 'vehicle_sim-wall')
         else:
             self._jump_handle = on_time_change(self, lambda _jump: self._follow_clock())
             self._follow_clock()
+        if self._ticker is not None:
+            self._ticker.start()
         self.get_logger().info(
             f'{self._vehicle_config.config.model} vehicle, {self.mode.value}, stepping at '
             f'{settings.step_rate:g} Hz, publishing at {settings.pub_rate:g} Hz'
@@ -129,20 +152,32 @@ class VehicleSim(Node):
         self.diagnostics.restart(origin_ns)
         self.outputs.publish_state(origin_ns, self.vehicle.state(), self.joint_names)
 
-    def _apply_rates(self) -> None:
-        """(Re)start the publish and clock events and the timer that drives them, from now."""
+    def _apply_rates(self, publish: bool = True, clock: bool = True) -> None:
+        """(Re)start the publish and/or clock events from now, and what drives them."""
         settings = self.settings
-        self.timeline.set_rate(Event.PUBLISH, settings.pub_rate)
-        if self._timer is not None:
-            self.destroy_timer(self._timer)
+        if publish:
+            self.timeline.set_rate(Event.PUBLISH, settings.pub_rate)
         if self.mode is ClockMode.REFERENCE:
-            self.timeline.set_rate(Event.CLOCK, settings.clock_rate)
+            if clock:
+                self.timeline.set_rate(Event.CLOCK, settings.clock_rate)
             self.pacer.restart(self.timeline.now_ns, time.monotonic_ns(), settings.real_time_factor)
-            period = self.pacer.wall_period_s(1.0 / settings.clock_rate)
-            self._timer = steady_timer(self, period, self._pace)
-        else:
+        if self.mode is ClockMode.FOLLOW and publish:
             # On the node's clock: fires at (not before) every publish time, also in lock-step.
+            if self._timer is not None:
+                self.destroy_timer(self._timer)
             self._timer = self.create_timer(timer_period_s(settings.pub_rate), self._follow_clock)
+        elif self._ticker is not None:
+            self._ticker.wake()
+
+    def _wall_tick(self) -> float:
+        """Wall clock: advance to now; return the wall delay [s] to the next publish time."""
+        with self._lock:
+            self._follow_clock()
+            next_ns = self.timeline.next_time_ns(Event.PUBLISH)
+        return (next_ns - now_ns(self)) / NS_PER_S
+
+    def _on_tick_error(self, err: Exception) -> None:
+        self.get_logger().error(f'simulation step failed: {err!r}', throttle_duration_sec=5.0)
 
     def _now_ns(self) -> int | None:
         """Advance to "now" and return it; ``None`` while no simulated time exists yet."""
@@ -150,6 +185,7 @@ class VehicleSim(Node):
             self._follow_clock()
         return None if self.timeline is None else self.timeline.now_ns
 
+    @_locked
     def _follow_clock(self) -> None:
         """Wall clock and use_sim_time: step up to the node's current ROS time."""
         target_ns = now_ns(self)
@@ -182,13 +218,17 @@ class VehicleSim(Node):
         self._start(target_ns)
         self._arm_deadline()
 
-    def _pace(self) -> None:
-        """Reference clock: advance as far as ``real_time_factor`` allows, publishing /clock."""
+    @_locked
+    def _pace(self) -> float:
+        """Reference clock: advance as far as ``real_time_factor`` allows, publishing /clock;
+        return the wall delay [s] until the next /clock is due."""
         wall_ns = time.monotonic_ns()
         target_ns = self.pacer.target_ns(self.timeline.now_ns, wall_ns)
         if target_ns is None:
             target_ns = self.timeline.now_ns + UNLIMITED_CHUNK_NS
         self._run(target_ns, wall_deadline_ns=wall_ns + PACING_BUDGET_NS)
+        due_ns = self.pacer.wall_time_ns(self.timeline.next_time_ns(Event.CLOCK))
+        return 0.0 if due_ns is None else (due_ns - time.monotonic_ns()) / NS_PER_S
 
     def _run(self, target_ns: int, wall_deadline_ns: int | None = None) -> None:
         """Step to ``target_ns`` in batches, handling the events on the way."""
@@ -221,6 +261,7 @@ class VehicleSim(Node):
 
     # --- inputs -----------------------------------------------------------------------------
 
+    @_locked
     def _on_command(self, vx_mps: float, vy_mps: float, wz_radps: float, stamp: int | None):
         now = self._now_ns()
         if now is None:
@@ -242,6 +283,7 @@ class VehicleSim(Node):
         self.vehicle.set_command(vx_mps, vy_mps, wz_radps)
         self._arm_deadline()
 
+    @_locked
     def _on_initial_pose(self, msg: PoseWithCovarianceStamped) -> None:
         frame = msg.header.frame_id.lstrip('/')
         if frame not in ('', self.outputs.map_frame):
@@ -258,6 +300,7 @@ class VehicleSim(Node):
             f'teleported to x={pose[0]:.3f} m, y={pose[1]:.3f} m, yaw={pose[2]:.3f} rad'
         )
 
+    @_locked
     def _on_reset(self, _request: Trigger.Request, response: Trigger.Response):
         self._now_ns()
         self.vehicle.reset()
@@ -273,20 +316,27 @@ class VehicleSim(Node):
 
     # --- live parameter changes -------------------------------------------------------------
 
+    @_locked
     def _on_settings(self, new: VehicleSimSettings, old: VehicleSimSettings) -> None:
-        if self.timeline is None:
-            return
-        self._now_ns()
         self.cmd_vel.limits = self._command_limits()
+        if self._now_ns() is None:
+            return
         self._arm_deadline()
-        rates = ('pub_rate', 'clock_rate', 'real_time_factor')
-        if any(getattr(new, name) != getattr(old, name) for name in rates):
-            self._apply_rates()
+        if (new.pub_rate, new.clock_rate, new.real_time_factor) != (
+            old.pub_rate, old.clock_rate, old.real_time_factor
+        ):
+            self._apply_rates(new.pub_rate != old.pub_rate, new.clock_rate != old.clock_rate)
 
+    @_locked
     def _on_vehicle_config(self, new, _old) -> None:
         self._now_ns()
         self.vehicle.apply_config(new)
         self.outputs.publish_description(self._urdf())
+
+    def destroy_node(self) -> None:
+        if self._ticker is not None:
+            self._ticker.stop()
+        super().destroy_node()
 
 
 def parameter_specs() -> list[ParamSpec]:

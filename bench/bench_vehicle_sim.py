@@ -1,0 +1,148 @@
+"""vehicle_sim figures: CPU share, highest real-time factor, dead time error, publish jitter.
+
+Run after ``source env.sh``:  python bench/bench_vehicle_sim.py [--seconds 10]
+
+1. CPU share of one core in wall-clock mode at 1000/50 Hz: vehicle_sim (bicycle, defaults) in
+   its own process, fed a 20 Hz cmd_vel stream, with a subscriber on every output (as with a
+   controller and RViz); its CPU time is read from /proc before and after. Goal: under 2 %.
+2. Highest real-time factor in reference-clock mode with every output at 50 Hz:
+   ``real_time_factor: 0`` (as fast as possible), 100 Hz /clock; the node's own diagnostics
+   ("real-time factor achieved" per wall second, median), without subscribers and with one on
+   every output and on /clock. Goal: at least 100x.
+3. Dead time measured minus configured, in steps, at step rates 300, 1000 and 2500 Hz: the node
+   follows a /clock this process publishes, so the command enters at a known time; dead time and
+   time constant are fitted to the step response of ``twist_actual`` (ln(1 - v) is linear in
+   time and crosses 0 at the dead time). Goal: 0 steps.
+4. Wall-clock publish jitter in wall-clock mode (from run 1): stamp period error (the stamps
+   are exact), latency from stamp to arrival (median, 99th percentile) and the standard
+   deviation of the intervals between arrivals (nominal 20 ms).
+
+The machine's other load shows in 1, 2 and 4: run it on an otherwise idle machine for the
+figures of record. DDS stays on loopback (env.sh's profile) on a reserved ROS domain.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+
+import numpy as np
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import Twist, TwistStamped
+from nav_msgs.msg import Odometry
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import JointState
+
+from wheelsim.dds_domain import require_loopback_dds, reserved_domain_id
+from wheelsim.ros.conversions import stamp_ns
+from wheelsim.ros.processes import ClockedVehicleSim, NodeProcess, Probe
+
+NODE = 'wheelsim.nodes.vehicle_sim'
+OUTPUTS = (('ground_truth', Odometry), ('twist_actual', TwistStamped),
+           ('joint_states', JointState))
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process (all its threads) so far."""
+    fields = open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
+
+
+def wall_clock_run(probe: Probe, seconds: float) -> None:
+    """Figures 1 and 4."""
+    node = NodeProcess(NODE, {'model': 'bicycle'}, namespace='/wall')
+    try:
+        arrivals = probe.record_arrivals(Odometry, '/wall/ground_truth')
+        for name, msg_type in OUTPUTS[1:]:
+            probe.record(msg_type, f'/wall/{name}')
+        command = probe.publisher(Twist, '/wall/cmd_vel')
+        probe.spin_until(lambda: len(arrivals) > 10, 30.0)
+        probe.spin_for(1.0)
+        twist = Twist()
+        twist.linear.x, twist.angular.z = 1.0, 0.3
+        cpu_start, wall_start, first = cpu_seconds(node.process.pid), time.monotonic(), len(
+            arrivals)
+        while time.monotonic() - wall_start < seconds:
+            command.publish(twist)
+            probe.spin_for(0.05)
+        share = (cpu_seconds(node.process.pid) - cpu_start) / (time.monotonic() - wall_start)
+    finally:
+        node.stop()
+    print(f'1. wall clock 1000/50 Hz: CPU {100 * share:.2f} % of one core (goal < 2 %)')
+    arrival_ns = np.array([arrival for arrival, _ in arrivals[first:]])
+    stamps = np.array([stamp_ns(m.header.stamp) for _, m in arrivals[first:]])
+    period_error_ns = np.abs(np.diff(stamps) - 20_000_000).max()
+    latency_ms = (arrival_ns - stamps) / 1e6
+    interval_ms = np.diff(arrival_ns) / 1e6
+    print(f'4. wall clock publish jitter over {len(stamps)} messages: stamp period error '
+          f'{period_error_ns} ns; stamp-to-arrival latency median {np.median(latency_ms):.2f} '
+          f'ms, p99 {np.percentile(latency_ms, 99):.2f} ms; arrival interval std '
+          f'{interval_ms.std():.2f} ms (nominal 20 ms)')
+
+
+def fastest_run(probe: Probe, seconds: float, subscribed: bool) -> float:
+    """Figure 2: median achieved real-time factor at real_time_factor 0."""
+    namespace = '/fast_sub' if subscribed else '/fast'
+    node = NodeProcess(NODE, {'model': 'bicycle', 'be_reference_clock': True,
+                              'real_time_factor': 0.0}, namespace=namespace)
+    diagnostics = probe.record(DiagnosticArray, '/diagnostics')
+    if subscribed:
+        for name, msg_type in OUTPUTS:
+            probe.record(msg_type, f'{namespace}/{name}')
+        probe.record(Clock, '/clock')
+    try:
+        ours = f'{namespace}/vehicle_sim: simulation'
+        probe.spin_until(lambda: any(a.status[0].name == ours for a in diagnostics), 30.0)
+        probe.spin_for(seconds)
+    finally:
+        node.stop()
+    factors = [float(kv.value) for a in diagnostics if a.status[0].name == ours
+               for kv in a.status[0].values if kv.key == 'real-time factor achieved']
+    return statistics.median(factors[1:])
+
+
+def dead_time_error_steps(probe: Probe, step_rate_hz: float) -> tuple[float, float]:
+    """Figure 3: (dead time error, time constant error), in steps of ``step_rate_hz``."""
+    dead_time_s, time_constant_s = 0.1, 0.2
+    drive = 'model_params.differential.drive_actuators'
+    params = {'model': 'differential', 'step_rate': step_rate_hz, 'pub_rate': 100.0,
+              f'{drive}.dead_time': dead_time_s, f'{drive}.time_constant': time_constant_s,
+              f'{drive}.max_acceleration': 0.0, 'twist_reference_max_oldness': 60.0}
+    sim = ClockedVehicleSim(probe, params, f'/dead_time_{int(step_rate_hz)}')
+    with sim.process:
+        t0 = sim.command(1.0, 0.0, 0.0)
+        sim.advance(t0 + 500_000_000)
+        t_s, twist = sim.samples(t0)
+    rising = (twist[:, 0] > 0.02) & (twist[:, 0] < 0.98)
+    slope, intercept = np.polyfit(t_s[rising], np.log(1.0 - twist[rising, 0]), 1)
+    return ((-intercept / slope - dead_time_s) * step_rate_hz,
+            (-1.0 / slope - time_constant_s) * step_rate_hz)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--seconds', type=float, default=10.0, help='length of each timed run')
+    args = parser.parse_args()
+    require_loopback_dds()
+    with reserved_domain_id() as domain_id:
+        os.environ['ROS_DOMAIN_ID'] = str(domain_id)
+        probe = Probe('bench')
+        try:
+            wall_clock_run(probe, args.seconds)
+            alone = fastest_run(probe, args.seconds / 2, subscribed=False)
+            watched = fastest_run(probe, args.seconds / 2, subscribed=True)
+            print(f'2. reference clock, every output at 50 Hz, /clock at 100 Hz: highest '
+                  f'real-time factor {alone:.0f}x without subscribers, {watched:.0f}x with a '
+                  'subscriber on every output and /clock (goal >= 100x)')
+            for rate in (300.0, 1000.0, 2500.0):
+                dead, tau = dead_time_error_steps(probe, rate)
+                print(f'3. step rate {rate:.0f} Hz: dead time measured - configured = '
+                      f'{dead:+.2e} steps (time constant {tau:+.2e} steps; goal 0)')
+        finally:
+            probe.close()
+
+
+if __name__ == '__main__':
+    main()
