@@ -153,8 +153,13 @@ def test_initialpose_teleports_and_reset_returns_to_the_start(sim):
     assert (odom.position.y, yaw_from_quaternion(odom.orientation)) == pytest.approx((-3.0, 1.0))
     pose.header.frame_id = 'odom'
     sim.initial_pose.publish(pose)
+    pose.header.frame_id = 'map'
+    pose.pose.pose.position.x = math.nan
+    sim.initial_pose.publish(pose)
     sim.probe.spin_for(0.3)
     assert 'initialpose ignored: it is in frame "odom"' in sim.process.output()
+    assert 'initialpose ignored: pose [nan' in sim.process.output()
+    assert sim.latest().pose.pose.position.x == 5.0
 
     response = sim.probe.call(Trigger, '/vehicle_sim/reset', Trigger.Request())
     assert response.success, response.message

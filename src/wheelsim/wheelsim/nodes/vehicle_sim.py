@@ -27,6 +27,7 @@ from rosgraph_msgs.msg import Clock
 from std_srvs.srv import Trigger
 
 from wheelsim.core.params import ParamSpec, from_flat, specs
+from wheelsim.core.sim_command import CommandAge
 from wheelsim.core.sim_settings import VehicleSimSettings
 from wheelsim.core.sim_timeline import NS_PER_S, Event, JumpKind, Pacer, Timeline
 from wheelsim.core.urdf import build_urdf
@@ -104,7 +105,7 @@ class VehicleSim(Node):
 
         self._lock = threading.RLock()
         self.timeline: Timeline | None = None
-        self._command_time_ns: int | None = None
+        self.command_age = CommandAge(settings.twist_reference_max_oldness)
         self._timer = None
         if self.mode is ClockMode.REFERENCE:
             self._clock_publisher = self.create_publisher(Clock, '/clock', qos.CLOCK_PUBLISHER)
@@ -206,7 +207,7 @@ class VehicleSim(Node):
                 'reset, the simulation goes on from the new time'
             )
             self.vehicle.clear_histories()
-            self._command_time_ns = None
+            self.command_age.clear()
             self.vehicle.set_command(0.0, 0.0, 0.0)
         else:
             self.get_logger().warning(
@@ -252,12 +253,8 @@ class VehicleSim(Node):
                 )
 
     def _arm_deadline(self) -> None:
-        """Schedule the current command's expiry (``twist_reference_max_oldness``)."""
-        oldness_s = self.settings.twist_reference_max_oldness
-        if self._command_time_ns is None or oldness_s == 0.0:
-            self.timeline.set_deadline(None)
-        else:
-            self.timeline.set_deadline(self._command_time_ns + round(oldness_s * NS_PER_S))
+        """Schedule the held command's expiry (``twist_reference_max_oldness``)."""
+        self.timeline.set_deadline(self.command_age.deadline_ns())
 
     # --- inputs -----------------------------------------------------------------------------
 
@@ -270,13 +267,12 @@ class VehicleSim(Node):
                 throttle_duration_sec=5.0,
             )
             return
-        self._command_time_ns = now if stamp is None else min(stamp, now)
-        oldness_s = self.settings.twist_reference_max_oldness
-        if oldness_s and now - self._command_time_ns > oldness_s * NS_PER_S:
+        if not self.command_age.receive(now, stamp):
             self.diagnostics.stale_commands += 1
             self.get_logger().warning(
-                f'command stamped {(now - self._command_time_ns) / NS_PER_S:.3g} s ago is older '
-                f'than twist_reference_max_oldness ({oldness_s:g} s): taken as zero',
+                f'command stamped {self.command_age.age_s(now):.3g} s ago is older than '
+                f'twist_reference_max_oldness ({self.command_age.max_oldness_s:g} s): taken as '
+                'zero',
                 throttle_duration_sec=5.0,
             )
             vx_mps = vy_mps = wz_radps = 0.0
@@ -295,7 +291,11 @@ class VehicleSim(Node):
         if self._now_ns() is None:
             return
         pose = pose2d(msg.pose.pose)
-        self.vehicle.teleport(pose)
+        try:
+            self.vehicle.teleport(pose)
+        except ValueError as err:  # non-finite or absurd
+            self.get_logger().warning(f'initialpose ignored: {err}')
+            return
         self.get_logger().info(
             f'teleported to x={pose[0]:.3f} m, y={pose[1]:.3f} m, yaw={pose[2]:.3f} rad'
         )
@@ -305,7 +305,7 @@ class VehicleSim(Node):
         self._now_ns()
         self.vehicle.reset()
         self.vehicle.teleport(self._initial_pose())
-        self._command_time_ns = None
+        self.command_age.clear()
         if self.timeline is not None:
             self._arm_deadline()
         response.success = True
@@ -319,6 +319,7 @@ class VehicleSim(Node):
     @_locked
     def _on_settings(self, new: VehicleSimSettings, old: VehicleSimSettings) -> None:
         self.cmd_vel.limits = self._command_limits()
+        self.command_age.max_oldness_s = new.twist_reference_max_oldness
         if self._now_ns() is None:
             return
         self._arm_deadline()
