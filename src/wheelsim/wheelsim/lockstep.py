@@ -35,6 +35,7 @@ from typing import Any
 from rclpy.clock_type import ClockType
 from rclpy.node import Node
 from rclpy.publisher import Publisher
+from rclpy.subscription import Subscription
 from rclpy.time import Time
 from rclpy.timer import Timer
 
@@ -49,6 +50,11 @@ class LockstepExecutor:
     redirected to the in-process delivery while it is open, so messages a node publishes in its
     constructor (a transient-local robot description, say) are delivered when the run starts.
     Time starts at ``start_time_ns``.
+
+    Who receives what is looked up in a topic -> subscriptions table, rebuilt only when the set
+    of subscriptions changes (checked before each batch of deliveries, not per message: a
+    subscription created in a subscription callback receives messages from the next timer
+    callback on); the ROS-time timers are re-scanned only when the set of timers changes.
     """
 
     def __init__(self, recorder: Recorder | None = None, start_time_ns: int = 0) -> None:
@@ -58,6 +64,10 @@ class LockstepExecutor:
         self._pending: collections.deque[tuple[str, Any]] = collections.deque()
         self._due_ns: dict[Timer, int] = {}
         self._original_publish = Publisher.publish
+        self._subscriptions: tuple[Subscription, ...] = ()
+        self._routes: dict[str, list[Subscription]] = {}
+        self._timers: tuple[Timer, ...] = ()
+        self._ros_timers: list[Timer] = []
 
     def add_node(self, node: Node) -> None:
         """Drive ``node`` from now on; it must have been created with ``use_sim_time: true``."""
@@ -72,10 +82,10 @@ class LockstepExecutor:
         return self._now_ns
 
     def __enter__(self) -> LockstepExecutor:
-        executor = self
+        pending = self._pending
 
         def publish(publisher: Publisher, msg: Any) -> None:
-            executor._pending.append((publisher.topic_name, msg))
+            pending.append((publisher.topic_name, msg))
 
         Publisher.publish = publish  # type: ignore[method-assign]
         return self
@@ -115,9 +125,9 @@ class LockstepExecutor:
                 between(self._now_ns)
 
     def _set_clocks(self) -> None:
+        now = Time(nanoseconds=self._now_ns, clock_type=ClockType.ROS_TIME)
         for node in self._nodes:
-            clock = node.get_clock()
-            clock.set_ros_time_override(Time(nanoseconds=self._now_ns, clock_type=clock.clock_type))
+            node.get_clock().set_ros_time_override(now)
 
     def _refresh_timers(self) -> None:
         """Track ROS-time timers created or cancelled since the last event.
@@ -125,20 +135,33 @@ class LockstepExecutor:
         Timers on a steady or system clock (wall-clock housekeeping such as diagnostics) are
         not driven: in a lock-step run they would depend on the machine's speed.
         """
+        timers = tuple(timer for node in self._nodes for timer in node.timers)
+        if timers != self._timers:
+            self._timers = timers
+            self._ros_timers = [t for t in timers if t.clock.clock_type == ClockType.ROS_TIME]
         current: dict[Timer, int] = {}
-        for node in self._nodes:
-            for timer in node.timers:
-                if timer.is_canceled() or timer.clock.clock_type != ClockType.ROS_TIME:
-                    continue
+        for timer in self._ros_timers:
+            if not timer.is_canceled():
                 current[timer] = self._due_ns.get(timer, self._now_ns + timer.timer_period_ns)
         self._due_ns = current
 
+    def _refresh_routes(self) -> None:
+        """Rebuild the topic -> subscriptions table if the subscriptions changed."""
+        subscriptions = tuple(s for node in self._nodes for s in node.subscriptions)
+        if subscriptions == self._subscriptions:
+            return
+        self._subscriptions = subscriptions
+        self._routes = {}
+        for subscription in subscriptions:
+            self._routes.setdefault(subscription.topic_name, []).append(subscription)
+
     def _deliver(self) -> None:
-        while self._pending:
-            topic, msg = self._pending.popleft()
-            if self._recorder is not None:
-                self._recorder(topic, msg, self._now_ns)
-            for node in self._nodes:
-                for subscription in node.subscriptions:
-                    if subscription.topic_name == topic and isinstance(msg, subscription.msg_type):
-                        subscription.callback(msg)
+        self._refresh_routes()
+        routes, recorder, pending = self._routes, self._recorder, self._pending
+        while pending:
+            topic, msg = pending.popleft()
+            if recorder is not None:
+                recorder(topic, msg, self._now_ns)
+            for subscription in routes.get(topic, ()):
+                if isinstance(msg, subscription.msg_type):
+                    subscription.callback(msg)

@@ -15,13 +15,14 @@ Inputs are checked: a non-finite value raises ``ValueError`` before it can reach
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 
-from wheelsim.core.localization_se2 import compose, compose_jacobians, wrap_angle
+from wheelsim.core.localization_se2 import compose, compose_jacobians, wrap_angle, wrap_float
 
 FloatArray = NDArray[np.float64]
 
@@ -29,9 +30,10 @@ FloatArray = NDArray[np.float64]
 def checked_pose(name: str, value: ArrayLike) -> FloatArray:
     """``value`` as a finite ``(x, y, yaw)`` array with wrapped yaw, else ``ValueError``."""
     pose = np.asarray(value, dtype=float)
-    if pose.shape != (3,) or not np.all(np.isfinite(pose)):
+    if pose.shape != (3,) or not all(math.isfinite(v) for v in pose.tolist()):
         raise ValueError(f'{name} = {value!r} must be three finite numbers (x, y, yaw)')
-    return np.array([pose[0], pose[1], float(wrap_angle(pose[2]))])
+    x_m, y_m, yaw_rad = pose.tolist()
+    return np.array([x_m, y_m, wrap_float(yaw_rad)])
 
 
 def checked_covariance(name: str, value: ArrayLike) -> FloatArray:

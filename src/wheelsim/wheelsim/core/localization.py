@@ -39,7 +39,7 @@ from numpy.typing import ArrayLike, NDArray
 from wheelsim.core.ekf import PoseEkf, checked_covariance, checked_pose
 from wheelsim.core.gauss_markov import GaussMarkovNoise
 from wheelsim.core.localization_config import LocalizationConfig
-from wheelsim.core.localization_se2 import compose, inverse, relative, wrap_angle
+from wheelsim.core.localization_se2 import compose, inverse, relative, wrap_float
 from wheelsim.core.odometry_drift import DriftingOdometry, DriftRates
 
 FloatArray = NDArray[np.float64]
@@ -99,7 +99,7 @@ def _twist_variances(config: LocalizationConfig) -> FloatArray:
 def checked_twist(value: ArrayLike) -> FloatArray:
     """``value`` as a finite body twist ``(vx [m/s], vy [m/s], wz [rad/s])``, else ValueError."""
     twist = np.asarray(value, dtype=float)
-    if twist.shape != (3,) or not np.all(np.isfinite(twist)):
+    if twist.shape != (3,) or not all(math.isfinite(v) for v in twist.tolist()):
         raise ValueError(f'twist = {value!r} must be three finite numbers (vx, vy, wz)')
     return twist
 
@@ -108,11 +108,14 @@ def is_teleport(
     increment: FloatArray, twist_before: FloatArray, twist_after: FloatArray, dt_s: float
 ) -> bool:
     """Whether the body-frame ``increment`` over ``dt_s`` is larger than the twists can explain."""
-    speed_bound = math.hypot(*twist_before[:2]) + math.hypot(*twist_after[:2])
-    turn_bound = abs(twist_before[2]) + abs(twist_after[2])
-    return bool(
-        math.hypot(increment[0], increment[1]) > speed_bound * dt_s + TELEPORT_TOLERANCE_M
-        or abs(increment[2]) > turn_bound * dt_s + TELEPORT_TOLERANCE_RAD
+    (dx, dy, dyaw), (vx0, vy0, wz0), (vx1, vy1, wz1) = (
+        increment.tolist(), twist_before.tolist(), twist_after.tolist()
+    )
+    speed_bound = math.hypot(vx0, vy0) + math.hypot(vx1, vy1)
+    turn_bound = abs(wz0) + abs(wz1)
+    return (
+        math.hypot(dx, dy) > speed_bound * dt_s + TELEPORT_TOLERANCE_M
+        or abs(dyaw) > turn_bound * dt_s + TELEPORT_TOLERANCE_RAD
     )
 
 
@@ -127,6 +130,8 @@ class Localization:
         self._fix_rng = np.random.default_rng(fix_seq)
         self._twist_rng = np.random.default_rng(twist_seq)
         self.config = config
+        self._twist_variances = _twist_variances(config)
+        self._twist_std = np.sqrt(self._twist_variances)
         self._previous: tuple[int, FloatArray, FloatArray] | None = None
         self._pending_reset: tuple[FloatArray, FloatArray] | None = None
         self._odometry = DriftingOdometry(_drift_rates(config), self._odometry_rng)
@@ -143,6 +148,8 @@ class Localization:
         if (config.mode, config.seed) != (self.config.mode, self.config.seed):
             raise ValueError('mode and seed cannot change while running')
         self.config = config
+        self._twist_variances = _twist_variances(config)
+        self._twist_std = np.sqrt(self._twist_variances)
         self._odometry.rates = _drift_rates(config)
         self._map_noise.density = _map_noise_density(config)
         self._map_noise.tau_s = config.localization.map_noise_correlation_time
@@ -179,14 +186,13 @@ class Localization:
             self._pending_reset = None
             event = event or 'reset'
         map_T_base_estimate, map_covariance, fix = self._estimate(stamp_ns, dt_s, truth)
-        twist_variances = _twist_variances(self.config)
-        noisy_twist = true_twist + np.sqrt(twist_variances) * self._twist_rng.standard_normal(3)
+        noisy_twist = true_twist + self._twist_std * self._twist_rng.standard_normal(3)
         return LocalizationOutput(
             stamp_ns=int(stamp_ns),
             odom_T_base=self._odometry.pose.copy(),
-            odom_covariance=self._odometry.covariance.copy(),
+            odom_covariance=self._odometry.covariance,
             twist=noisy_twist,
-            twist_variances=twist_variances,
+            twist_variances=self._twist_variances.copy(),
             map_T_base=map_T_base_estimate,
             map_covariance=map_covariance,
             map_T_odom=compose(map_T_base_estimate, inverse(self._odometry.pose)),
@@ -213,7 +219,7 @@ class Localization:
     def _pose_fix(self, truth: FloatArray) -> FloatArray:
         std = np.sqrt(np.diag(_fix_covariance(self.config)))
         fix = truth + std * self._fix_rng.standard_normal(3)
-        fix[2] = wrap_angle(fix[2])
+        fix[2] = wrap_float(float(fix[2]))
         return fix
 
     def _estimate(
@@ -223,7 +229,7 @@ class Localization:
             return truth, np.zeros((3, 3)), None
         if self.config.mode == 'noisy':
             estimate = truth + self._map_noise.sample(dt_s)
-            estimate[2] = wrap_angle(estimate[2])
+            estimate[2] = wrap_float(float(estimate[2]))
             return estimate, np.diag(self._map_noise.variance), None
         fix = None
         if self._ekf is None:

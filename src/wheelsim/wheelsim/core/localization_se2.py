@@ -25,11 +25,16 @@ def wrap_angle(angle_rad: ArrayLike) -> FloatArray:
     angle = np.asarray(angle_rad, dtype=float)
     if angle.ndim == 0:
         value = float(angle)
-        if -math.pi < value <= math.pi:
-            return angle
-        return np.asarray(math.pi - (math.pi - value) % (2.0 * math.pi))
+        return angle if -math.pi < value <= math.pi else np.asarray(wrap_float(value))
     inside = (angle > -np.pi) & (angle <= np.pi)
     return np.where(inside, angle, np.pi - (np.pi - angle) % (2.0 * np.pi))
+
+
+def wrap_float(angle_rad: float) -> float:
+    """:func:`wrap_angle` of one float, as a float (the per-sample case, without array overhead)."""
+    if -math.pi < angle_rad <= math.pi:
+        return angle_rad
+    return math.pi - (math.pi - angle_rad) % (2.0 * math.pi)
 
 
 def compose(a_T_b: ArrayLike, b_T_c: ArrayLike) -> FloatArray:
@@ -37,11 +42,9 @@ def compose(a_T_b: ArrayLike, b_T_c: ArrayLike) -> FloatArray:
     ab = np.asarray(a_T_b, dtype=float)
     bc = np.asarray(b_T_c, dtype=float)
     if ab.shape == bc.shape == (3,):  # the per-sample case, without array overhead
-        cos, sin = math.cos(ab[2]), math.sin(ab[2])
-        yaw = ab[2] + bc[2]
-        if not -math.pi < yaw <= math.pi:
-            yaw = math.pi - (math.pi - yaw) % (2.0 * math.pi)
-        return np.array([ab[0] + cos * bc[0] - sin * bc[1], ab[1] + sin * bc[0] + cos * bc[1], yaw])
+        (x, y, yaw), (dx, dy, dyaw) = ab.tolist(), bc.tolist()
+        cos, sin = math.cos(yaw), math.sin(yaw)
+        return np.array([x + cos * dx - sin * dy, y + sin * dx + cos * dy, wrap_float(yaw + dyaw)])
     cos, sin = np.cos(ab[..., 2]), np.sin(ab[..., 2])
     return np.stack(
         [
@@ -56,6 +59,10 @@ def compose(a_T_b: ArrayLike, b_T_c: ArrayLike) -> FloatArray:
 def inverse(a_T_b: ArrayLike) -> FloatArray:
     """``b_T_a``, the inverse transform of ``a_T_b``."""
     ab = np.asarray(a_T_b, dtype=float)
+    if ab.shape == (3,):  # the per-sample case, without array overhead
+        x, y, yaw = ab.tolist()
+        cos, sin = math.cos(yaw), math.sin(yaw)
+        return np.array([-cos * x - sin * y, sin * x - cos * y, wrap_float(-yaw)])
     cos, sin = np.cos(ab[..., 2]), np.sin(ab[..., 2])
     return np.stack(
         [

@@ -19,6 +19,7 @@ position error has variance ``q_t d`` per axis, independent of the sample rate.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -41,26 +42,26 @@ class DriftRates:
 def increment_variances(increment: ArrayLike, rates: DriftRates) -> FloatArray:
     """Diagonal of ``Q(u)`` for body-frame increments of shape ``(..., 3)``; shape ``(..., 3)``."""
     u = np.asarray(increment, dtype=float)
-    distance_m = np.hypot(u[..., 0], u[..., 1])
+    one = u.shape == (3,)  # the per-sample case, on floats without array overhead
+    dx, dy, dyaw = u.tolist() if one else (u[..., 0], u[..., 1], u[..., 2])
+    distance_m = np.hypot(dx, dy)
     translation = rates.translation_m2_per_m * distance_m
-    rotation = rates.rotation_rad2_per_m * distance_m + rates.turn_rad2_per_rad * np.abs(u[..., 2])
+    rotation = rates.rotation_rad2_per_m * distance_m + rates.turn_rad2_per_rad * abs(dyaw)
+    if one:
+        return np.array([translation, translation, rotation])
     return np.stack([translation, translation, rotation], axis=-1)
 
 
 def measure_increment(
     increment: ArrayLike, rates: DriftRates, rng: np.random.Generator
 ) -> tuple[FloatArray, FloatArray]:
-    """The measured increment ``u + e``, ``e ~ N(0, Q(u))``, and ``Q(u)`` (3x3, or diagonals).
+    """The measured increment ``u + e``, ``e ~ N(0, Q(u))``, and the diagonal of ``Q(u)``.
 
-    ``increment`` may hold many increments ``(..., 3)``; then the variances are returned as
-    diagonals ``(..., 3)`` instead of 3x3 matrices.
+    ``increment`` may hold many increments ``(..., 3)``; both results have its shape.
     """
     u = np.asarray(increment, dtype=float)
     variances = increment_variances(u, rates)
-    measured = u + np.sqrt(variances) * rng.standard_normal(u.shape)
-    if u.ndim == 1:
-        return measured, np.diag(variances)
-    return measured, variances
+    return u + np.sqrt(variances) * rng.standard_normal(u.shape), variances
 
 
 class DriftErrorMoments:
@@ -90,8 +91,9 @@ class DriftErrorMoments:
         self.cross = 0j
         self.heading_variance = 0.0
 
-    def step(self, true_yaw: float, increment: FloatArray, variances: FloatArray) -> None:
-        """Advance by one true ``increment`` taken at odom-frame heading ``true_yaw``."""
+    def step(self, true_yaw: float, increment: Sequence[float], variances: Sequence[float]) -> None:
+        """Advance by one true ``increment`` taken at odom-frame heading ``true_yaw``, with the
+        diagonal ``variances`` of its error."""
         g = complex(math.cos(true_yaw), math.sin(true_yaw)) * complex(increment[0], increment[1])
         v = self.heading_variance
         c1, c4 = math.exp(-0.5 * v), math.exp(-2.0 * v)  # E exp(i delta), E exp(2 i delta)
@@ -147,8 +149,8 @@ class DriftingOdometry:
         """Integrate one true body-frame increment with its error; return the measured increment
         and its covariance ``Q`` (the prediction input of an EKF fed by this odometry)."""
         u = np.asarray(true_increment, dtype=float)
-        measured, increment_covariance = measure_increment(u, self.rates, self.rng)
-        self.moments.step(float(self.true_pose[2]), u, np.diag(increment_covariance))
+        measured, variances = measure_increment(u, self.rates, self.rng)
+        self.moments.step(float(self.true_pose[2]), u.tolist(), variances.tolist())
         self.pose = compose(self.pose, measured)
         self.true_pose = compose(self.true_pose, u)
-        return measured, increment_covariance
+        return measured, np.diag(variances)

@@ -23,8 +23,7 @@ from collections.abc import Sequence
 from functools import partial
 
 import numpy as np
-from builtin_interfaces.msg import Time
-from geometry_msgs.msg import Pose, PoseWithCovarianceStamped, TransformStamped
+from geometry_msgs.msg import PoseWithCovarianceStamped
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
 from tf2_msgs.msg import TFMessage
@@ -35,10 +34,11 @@ from wheelsim.core.localization_config import LocalizationConfig
 from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import (
+    odometry,
     pose2d,
-    quaternion_from_yaw,
+    pose_with_covariance_stamped,
     stamp_ns,
-    time_msg,
+    transform_stamped,
     twist2d,
 )
 from wheelsim.ros.parameters import NodeParameters
@@ -50,9 +50,12 @@ PLANAR_INDICES = (0, 1, 5)
 PLANAR_FLAT = np.array([6 * row + col for row in PLANAR_INDICES for col in PLANAR_INDICES])
 
 
-def covariance6(planar: np.ndarray) -> np.ndarray:
-    """Row-major 6x6 covariance with the 3x3 ``planar`` one in the x, y, yaw rows and columns."""
-    full = np.zeros(36)
+def covariance6(planar: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Row-major 6x6 covariance with the 3x3 ``planar`` one in the x, y, yaw rows and columns.
+
+    ``out``: 36 zeros to fill in place (the covariance of a new message), else a new array.
+    """
+    full = np.zeros(36) if out is None else out
     full[PLANAR_FLAT] = np.asarray(planar, dtype=float).ravel()
     return full
 
@@ -60,27 +63,6 @@ def covariance6(planar: np.ndarray) -> np.ndarray:
 def planar_covariance(covariance: Sequence[float]) -> np.ndarray:
     """The x, y, yaw 3x3 block of a row-major 6x6 covariance."""
     return np.asarray(covariance, dtype=float)[PLANAR_FLAT].reshape(3, 3)
-
-
-def pose_msg(pose: Sequence[float]) -> Pose:
-    """``geometry_msgs/Pose`` of the planar pose ``(x, y, yaw)``."""
-    msg = Pose()
-    msg.position.x = float(pose[0])
-    msg.position.y = float(pose[1])
-    msg.orientation = quaternion_from_yaw(float(pose[2]))
-    return msg
-
-
-def transform(stamp: Time, parent: str, child: str, pose: Sequence[float]) -> TransformStamped:
-    """``parent -> child`` transform of the planar pose ``(x, y, yaw)`` of child in parent."""
-    msg = TransformStamped()
-    msg.header.stamp = stamp
-    msg.header.frame_id = parent
-    msg.child_frame_id = child
-    msg.transform.translation.x = float(pose[0])
-    msg.transform.translation.y = float(pose[1])
-    msg.transform.rotation = quaternion_from_yaw(float(pose[2]))
-    return msg
 
 
 def parameter_specs() -> list[ParamSpec]:
@@ -157,26 +139,16 @@ class Localization(Node):
             self.get_logger().info('estimate reset from initialpose')
 
     def _publish(self, out: LocalizationOutput) -> None:
-        stamp = time_msg(out.stamp_ns)
-        odom = Odometry()
-        odom.header.stamp = stamp
-        odom.header.frame_id = self.odom_frame
-        odom.child_frame_id = self.base_frame
-        odom.pose.pose = pose_msg(out.odom_T_base)
-        odom.pose.covariance = covariance6(out.odom_covariance)
-        odom.twist.twist.linear.x = float(out.twist[0])
-        odom.twist.twist.linear.y = float(out.twist[1])
-        odom.twist.twist.angular.z = float(out.twist[2])
-        odom.twist.covariance = covariance6(np.diag(out.twist_variances))
-        pose = PoseWithCovarianceStamped()
-        pose.header.stamp = stamp
-        pose.header.frame_id = self.map_frame
-        pose.pose.pose = pose_msg(out.map_T_base)
-        pose.pose.covariance = covariance6(out.map_covariance)
+        stamp, odom_T_base = out.stamp_ns, out.odom_T_base.tolist()
+        odom = odometry(stamp, self.odom_frame, self.base_frame, odom_T_base, out.twist.tolist())
+        covariance6(out.odom_covariance, odom.pose.covariance)
+        covariance6(np.diag(out.twist_variances), odom.twist.covariance)
+        pose = pose_with_covariance_stamped(stamp, self.map_frame, out.map_T_base.tolist())
+        covariance6(out.map_covariance, pose.pose.covariance)
         tf = TFMessage(
             transforms=[
-                transform(stamp, self.map_frame, self.odom_frame, out.map_T_odom),
-                transform(stamp, self.odom_frame, self.base_frame, out.odom_T_base),
+                transform_stamped(stamp, self.map_frame, self.odom_frame, out.map_T_odom.tolist()),
+                transform_stamped(stamp, self.odom_frame, self.base_frame, odom_T_base),
             ]
         )
         self._tf.publish(tf)

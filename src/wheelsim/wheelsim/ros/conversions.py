@@ -12,7 +12,14 @@ from array import array
 from collections.abc import Sequence
 
 from builtin_interfaces.msg import Time
-from geometry_msgs.msg import Pose, Quaternion, Twist, TwistStamped
+from geometry_msgs.msg import (
+    Pose,
+    PoseWithCovarianceStamped,
+    Quaternion,
+    TransformStamped,
+    Twist,
+    TwistStamped,
+)
 from nav_msgs.msg import Odometry
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
@@ -67,6 +74,18 @@ def twist_is_finite(twist: Twist) -> bool:
     return all(math.isfinite(v) for v in values)
 
 
+def fill_pose(pose: Pose, pose_m_rad: Sequence[float]) -> Pose:
+    """Set the planar pose ``(x, y, yaw)`` in ``pose`` (a new ``geometry_msgs/Pose`` or one only
+    ever filled by this function: z, roll and pitch stay 0); returns it."""
+    x_m, y_m, yaw_rad = pose_m_rad
+    pose.position.x = float(x_m)
+    pose.position.y = float(y_m)
+    half_yaw = 0.5 * float(yaw_rad)
+    pose.orientation.z = math.sin(half_yaw)
+    pose.orientation.w = math.cos(half_yaw)
+    return pose
+
+
 def _fill_twist(twist: Twist, vx_mps: float, vy_mps: float, wz_radps: float) -> None:
     twist.linear.x = float(vx_mps)
     twist.linear.y = float(vy_mps)
@@ -90,13 +109,45 @@ def odometry(
     time_msg(stamp, out.header.stamp)
     out.header.frame_id = frame_id
     out.child_frame_id = child_frame_id
-    x_m, y_m, yaw_rad = pose_m_rad
-    out.pose.pose.position.x = float(x_m)
-    out.pose.pose.position.y = float(y_m)
-    half_yaw = 0.5 * float(yaw_rad)
-    out.pose.pose.orientation.z = math.sin(half_yaw)
-    out.pose.pose.orientation.w = math.cos(half_yaw)
+    fill_pose(out.pose.pose, pose_m_rad)
     _fill_twist(out.twist.twist, *twist_body)
+    return out
+
+
+def pose_with_covariance_stamped(
+    stamp: int,
+    frame_id: str,
+    pose_m_rad: Sequence[float],
+    out: PoseWithCovarianceStamped | None = None,
+) -> PoseWithCovarianceStamped:
+    """``geometry_msgs/PoseWithCovarianceStamped`` of a planar pose in ``frame_id``; the
+    covariance is left to the caller."""
+    out = PoseWithCovarianceStamped() if out is None else out
+    time_msg(stamp, out.header.stamp)
+    out.header.frame_id = frame_id
+    fill_pose(out.pose.pose, pose_m_rad)
+    return out
+
+
+def transform_stamped(
+    stamp: int,
+    frame_id: str,
+    child_frame_id: str,
+    pose_m_rad: Sequence[float],
+    out: TransformStamped | None = None,
+) -> TransformStamped:
+    """``geometry_msgs/TransformStamped`` ``frame_id -> child_frame_id`` of the planar pose
+    ``(x, y, yaw)`` of the child in the parent."""
+    out = TransformStamped() if out is None else out
+    time_msg(stamp, out.header.stamp)
+    out.header.frame_id = frame_id
+    out.child_frame_id = child_frame_id
+    x_m, y_m, yaw_rad = pose_m_rad
+    out.transform.translation.x = float(x_m)
+    out.transform.translation.y = float(y_m)
+    half_yaw = 0.5 * float(yaw_rad)
+    out.transform.rotation.z = math.sin(half_yaw)
+    out.transform.rotation.w = math.cos(half_yaw)
     return out
 
 
