@@ -276,9 +276,27 @@ def test_controller_gives_up_after_the_timeout():
     ctl = controller(**{'goal.timeout': 1.0})
     trajectory = straight(5.0)
     ctl.follow(trajectory, 0.0)
-    step = ctl.step(trajectory.duration_s + 1.5, Pose2D(2.0, 0.0, 0.0))
+    step = ctl.step(trajectory.duration_s + 1.5, Pose2D(4.5, 0.0, 0.0))  # on time but short
     assert (step.command, step.status) == (ZERO_TWIST, GOAL_FAILED)
-    assert '3.000 m' in step.message
+    assert '0.500 m' in step.message
+    stalled = controller(**{'goal.timeout': 1.0})
+    stalled.follow(straight(20.0), 0.0)
+    assert stalled.step(2.0, Pose2D(1.0, 0.0, 0.0)).status == TRACKING  # on schedule
+    step = stalled.step(4.5, Pose2D(1.0, 0.0, 0.0))  # stuck: the schedule waited 2 s
+    assert step.status == GOAL_FAILED and 'the schedule waited' in step.message
+
+
+def test_schedule_waits_for_a_vehicle_that_lags_behind():
+    ctl = controller(max_schedule_lag=1.0)
+    trajectory = straight(20.0)
+    ctl.follow(trajectory, 0.0)
+    stalled = ctl.step(10.0, Pose2D(2.0, 0.0, 0.0))  # 10 s in, the plan is at 9 m
+    assert stalled.errors.along_track_m == pytest.approx(-1.0)
+    moving = ctl.step(10.05, Pose2D(2.05, 0.0, 0.0))
+    assert moving.errors.along_track_m == pytest.approx(-1.0, abs=0.05)
+    unlimited = controller(max_schedule_lag=0.0)
+    unlimited.follow(trajectory, 0.0)
+    assert unlimited.step(10.0, Pose2D(2.0, 0.0, 0.0)).errors.along_track_m < -6.0
 
 
 def test_controller_refuses_a_non_finite_pose():

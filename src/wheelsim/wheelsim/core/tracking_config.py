@@ -175,6 +175,21 @@ class ControllerConfig:
         's',
         1e6,
     )
+    lead_time: float = param(
+        0.0,
+        "Make up for the vehicle's actuator delay (set about dead time plus time constant): "
+        'feedforward and Stanley take the planned speed and turn rate this far ahead on the '
+        "schedule, pure pursuit the plan's speed where the vehicle will be then; 0: none.",
+        unit='s',
+        min_value=0.0,
+        max_value=10.0,
+    )
+    max_schedule_lag: float = _gain(
+        1.0,
+        'When the vehicle falls further behind its schedule than this, the schedule waits for it '
+        '(a late start, a stall) instead of running away (0: never waits).',
+        'm',
+    )
     pose_timeout: float = _positive(
         1.0, 'Stop (publish zero) when the latest pose is older than this.', 's', 3600.0
     )

@@ -3,14 +3,18 @@
 :class:`TrackingController` is stepped at the control rate with the time (seconds on the
 caller's clock), the pose (map frame) and optionally the measured body twist (odometry). Each
 step returns the command to publish (or None: publish nothing), the tracking errors and the
-status. The trajectory's time 0 is ``start_time_s`` on the same clock.
+status. The trajectory's time 0 is ``start_time_s`` on the same clock; when the vehicle falls
+more than ``max_schedule_lag`` behind the schedule (a late start, a stall), time 0 moves later
+so that the schedule waits for it. The time it waited counts towards ``goal.timeout``.
 
-Goal: reached when base_link has progressed to within ``goal.xy_tolerance`` of the path's end,
-is that close to the final position, and (vehicles that can turn on the spot) within
+Goal: reached when the schedule has ended (pure pursuit: at once), base_link has progressed to
+within ``goal.xy_tolerance`` of the path's end, is that close to the final position, and
+(vehicles that can turn on the spot) within
 ``goal.yaw_tolerance`` of the final heading; a vehicle at the final position but not yet at its
 heading turns on the spot. On reaching the goal a zero command is returned once and the
-trajectory is dropped. If the goal is not reached ``goal.timeout`` after the planned arrival,
-a zero command is returned once, the trajectory dropped and the status says so.
+trajectory is dropped. If the goal is not reached ``goal.timeout`` after the planned arrival
+(or the schedule has waited that long for the vehicle), a zero command is returned once, the
+trajectory dropped and the status says so.
 """
 
 from __future__ import annotations
@@ -92,6 +96,7 @@ class _Following:
     start_time_s: float
     progress: PathProgress
     front_progress: PathProgress
+    waited_s: float = 0.0
 
 
 class TrackingController:
@@ -136,13 +141,23 @@ class TrackingController:
         # The first search starts at the scheduled point: a path may cross itself there.
         progress = following.progress
         nearest = progress.nearest(pose.x_m, pose.y_m, None if progress.located else scheduled.s_m)
+        max_lag = self.config.max_schedule_lag
+        if 0 < max_lag < scheduled.s_m - nearest.s_m:  # too far behind: the schedule waits
+            waiting_t_s = float(np.interp(nearest.s_m + max_lag, trajectory.s_m, trajectory.t_s))
+            following.waited_s += t_s - waiting_t_s
+            following.start_time_s, t_s = now_s - waiting_t_s, waiting_t_s
+            scheduled = trajectory.at_time(t_s)
         errors = tracking_errors(trajectory, nearest, pose, scheduled.s_m)
         end = trajectory.end()
         goal_distance_m = math.hypot(pose.x_m - end.x_m, pose.y_m - end.y_m)
         goal_yaw_error = float(wrap_angle(end.yaw_rad - pose.yaw_rad))
         goal = self.config.goal
+        # Schedule-following laws arrive with the schedule (at its final speed, zero);
+        # pure pursuit arrives when it gets there.
+        arrived = self.config.algorithm == 'pure_pursuit' or t_s >= trajectory.duration_s
         at_end = (
-            nearest.s_m >= trajectory.length_m - goal.xy_tolerance
+            arrived
+            and nearest.s_m >= trajectory.length_m - goal.xy_tolerance
             and goal_distance_m <= goal.xy_tolerance
         )
         turns_on_spot = self.config.model != 'bicycle'
@@ -153,18 +168,20 @@ class TrackingController:
                 f'goal reached: {goal_distance_m:.3f} m, {goal_yaw_error:+.3f} rad from the '
                 'final pose',
             )
-        if t_s > trajectory.duration_s + goal.timeout:
+        late_s = max(t_s - trajectory.duration_s, following.waited_s)
+        if late_s > goal.timeout:
             return self._finish(
                 errors,
                 GOAL_FAILED,
-                f'goal not reached {goal.timeout:g} s after the planned arrival: '
-                f'{goal_distance_m:.3f} m, {goal_yaw_error:+.3f} rad from the final pose',
+                f'goal not reached {goal.timeout:g} s after the planned arrival (the schedule '
+                f'waited {following.waited_s:.1f} s for the vehicle): {goal_distance_m:.3f} m, '
+                f'{goal_yaw_error:+.3f} rad from the final pose',
             )
         if at_end:  # at the final position, not yet at its heading: turn on the spot
             command = BodyTwist(0.0, 0.0, self._heading_gain() * goal_yaw_error)
         else:
             speed_mps = self._previous.vx_mps if measured is None else measured.vx_mps
-            command = self._law(following, nearest, pose, scheduled, errors, speed_mps)
+            command = self._law(following, nearest, pose, scheduled, errors, speed_mps, now_s)
         command = limit_twist(
             command,
             self._previous,
@@ -202,13 +219,23 @@ class TrackingController:
         scheduled: TrajectoryPoint,
         errors: TrackingErrors,
         speed_mps: float,
+        now_s: float,
     ) -> BodyTwist:
         config = self.config
+        ahead = following.trajectory.at_time(now_s - following.start_time_s + config.lead_time)
         if config.algorithm == 'feedforward':
-            return feedforward_twist(scheduled, pose, config.feedforward, config.model == 'omni')
+            return feedforward_twist(
+                scheduled, pose, config.feedforward, config.model == 'omni', ahead
+            )
         if config.algorithm == 'pure_pursuit':
             return pure_pursuit_twist(
-                following.trajectory, nearest, pose, speed_mps, config.pure_pursuit, config.model
+                following.trajectory,
+                nearest,
+                pose,
+                speed_mps,
+                config.pure_pursuit,
+                config.model,
+                config.lead_time,
             )
         front_path = following.front_progress.trajectory
         front = following.front_progress.nearest(
@@ -218,7 +245,7 @@ class TrackingController:
         return stanley_twist(
             front,
             pose,
-            scheduled.v_mps,
+            ahead.v_mps,
             errors.along_track_m,
             speed_mps,
             config.stanley,

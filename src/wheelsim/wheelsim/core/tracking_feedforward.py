@@ -26,9 +26,18 @@ from wheelsim.core.tracking_reference import BodyTwist
 
 
 def feedforward_twist(
-    reference: TrajectoryPoint, pose: Pose2D, gains: FeedforwardConfig, holonomic: bool
+    reference: TrajectoryPoint,
+    pose: Pose2D,
+    gains: FeedforwardConfig,
+    holonomic: bool,
+    ahead: TrajectoryPoint | None = None,
 ) -> BodyTwist:
-    """The body twist command (before output limits) tracking ``reference`` from ``pose``."""
+    """The body twist command (before output limits) tracking ``reference`` from ``pose``.
+
+    ``ahead`` (default: ``reference``) supplies the feedforward velocities: the reference a
+    little later on the schedule makes up for the actuators' delay.
+    """
+    ahead = reference if ahead is None else ahead
     dx, dy = reference.x_m - pose.x_m, reference.y_m - pose.y_m
     cos_yaw, sin_yaw = math.cos(pose.yaw_rad), math.sin(pose.yaw_rad)
     error_x = cos_yaw * dx + sin_yaw * dy
@@ -37,13 +46,13 @@ def feedforward_twist(
     if holonomic:
         cos_e, sin_e = math.cos(error_yaw), math.sin(error_yaw)
         return BodyTwist(
-            cos_e * reference.vx_mps - sin_e * reference.vy_mps + gains.k_x * error_x,
-            sin_e * reference.vx_mps + cos_e * reference.vy_mps + gains.k_x * error_y,
-            reference.wz_radps + gains.k_theta * math.sin(error_yaw),
+            cos_e * ahead.vx_mps - sin_e * ahead.vy_mps + gains.k_x * error_x,
+            sin_e * ahead.vx_mps + cos_e * ahead.vy_mps + gains.k_x * error_y,
+            ahead.wz_radps + gains.k_theta * math.sin(error_yaw),
         )
-    speed = reference.vx_mps
+    speed = ahead.vx_mps
     return BodyTwist(
         speed * math.cos(error_yaw) + gains.k_x * error_x,
         0.0,
-        reference.wz_radps + speed * gains.k_y * error_y + gains.k_theta * math.sin(error_yaw),
+        ahead.wz_radps + speed * gains.k_y * error_y + gains.k_theta * math.sin(error_yaw),
     )

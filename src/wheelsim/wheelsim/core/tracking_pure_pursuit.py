@@ -32,8 +32,13 @@ def pure_pursuit_twist(
     speed_mps: float,
     config: PurePursuitConfig,
     model: str,
+    lead_time_s: float = 0.0,
 ) -> BodyTwist:
-    """The body twist command (before output limits); ``speed_mps`` is the measured speed."""
+    """The body twist command (before output limits); ``speed_mps`` is the measured speed.
+
+    The plan's speed and the distance left are taken where the vehicle will be
+    ``lead_time_s`` from now at its present speed (making up for actuator delay).
+    """
     lookahead_m = min(
         max(config.lookahead_time * abs(speed_mps), config.min_lookahead), config.max_lookahead
     )
@@ -43,13 +48,16 @@ def pure_pursuit_twist(
     ahead_x = cos_yaw * dx + sin_yaw * dy
     ahead_y = -sin_yaw * dx + cos_yaw * dy
     distance_sq = ahead_x * ahead_x + ahead_y * ahead_y
-    remaining_m = trajectory.length_m - nearest.s_m
+    soon_s_m = nearest.s_m + abs(speed_mps) * lead_time_s
+    remaining_m = trajectory.length_m - soon_s_m
     # The plan's speed: its larger value here or at the lookahead point (moving off from rest,
     # the plan is still at 0 here; braking at the end, it is lower ahead).
-    planned = trajectory.at_arc_length(nearest.s_m)
+    planned = trajectory.at_arc_length(soon_s_m)
     speed = max(target.v_mps, planned.v_mps, config.min_approach_speed)
     if config.approach_distance > 0 and remaining_m < config.approach_distance:
-        speed = max(speed * remaining_m / config.approach_distance, config.min_approach_speed)
+        speed = max(
+            speed * max(remaining_m, 0.0) / config.approach_distance, config.min_approach_speed
+        )
     if model == 'omni':
         heading_error = float(wrap_angle(planned.yaw_rad - pose.yaw_rad))
         # Along the chord, turned back by the angle between a chord of the path's curvature

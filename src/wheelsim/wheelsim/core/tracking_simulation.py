@@ -30,7 +30,8 @@ class ClosedLoopResult:
 
     ``t_s`` time; ``x_m``, ``y_m``, ``yaw_rad`` the true pose; ``cross_track_m``,
     ``along_track_m``, ``heading_rad`` the errors of the true pose (whatever the controller saw);
-    ``status`` and ``message`` how it ended; ``end_time_s`` when it ended.
+    ``status`` and ``message`` how it ended; ``end_time_s`` when the goal was reached (or the
+    run stopped). The last row is the vehicle at rest after the goal.
     """
 
     t_s: FloatArray
@@ -65,10 +66,13 @@ def run_closed_loop(
     trajectory: Trajectory,
     max_duration_s: float,
     estimator: PoseEstimator | None = None,
+    settle_s: float = 2.0,
 ) -> ClosedLoopResult:
     """Follow ``trajectory`` (time 0 = now) until the goal is reached or failed, or for at most
     ``max_duration_s`` simulated seconds. The control period is the controller's
-    ``1 / control_rate``, rounded to whole vehicle steps."""
+    ``1 / control_rate``, rounded to whole vehicle steps. After the goal (reached or given up)
+    the vehicle runs ``settle_s`` more with zero command; the last row is where it came to rest
+    (its errors repeat the previous row's)."""
     steps = max(1, round(1.0 / (controller.config.control_rate * vehicle.step_period_s)))
     period_s = steps * vehicle.step_period_s
     controller.follow(trajectory, 0.0)
@@ -90,6 +94,9 @@ def run_closed_loop(
         if step.status in (GOAL_REACHED, GOAL_FAILED):
             status, message = step.status, step.message
             vehicle.set_command(0.0, 0.0, 0.0)
+            vehicle.step(round(settle_s / vehicle.step_period_s))
+            state = vehicle.state()
+            rows.append((now_s + settle_s, state.x_m, state.y_m, state.yaw_rad, *rows[-1][4:]))
             break
         command = step.command or BodyTwist(0.0, 0.0, 0.0)
         vehicle.set_command(*command)

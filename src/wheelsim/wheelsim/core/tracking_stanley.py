@@ -11,7 +11,8 @@ axle onto this curve needs no separate curvature feedforward and leaves no offse
 where e_front is the front axle's distance from its path, positive when the path lies to its
 left. The steering is clamped to the steering limit and turned into a yaw rate,
 wz = v tan(steer) / wheel_base. The speed follows the schedule,
-v = v_ref + k_s (scheduled - actual arc length of base_link), never negative.
+v = v_ref + k_s (scheduled - actual arc length of base_link); where that is negative (past
+the goal of a schedule at rest) the vehicle backs up straight.
 """
 
 from __future__ import annotations
@@ -64,5 +65,7 @@ def stanley_twist(
         -config.k * front.offset_m, config.softening + abs(speed_mps)
     )
     steer = min(max(steer, -max_steering_rad), max_steering_rad)
-    speed = max(scheduled_speed_mps - config.k_s * along_track_error_m, 0.0)
+    speed = scheduled_speed_mps - config.k_s * along_track_error_m
+    if speed < 0.0:  # ahead of a schedule at rest (past the goal): back up straight
+        return BodyTwist(speed, 0.0, 0.0)
     return BodyTwist(speed, 0.0, speed * math.tan(steer) / wheel_base_m)
