@@ -7,6 +7,7 @@ One declaration gives the ROS parameters, their validation and their documentati
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from wheelsim.core.params import ParameterError, group, param
@@ -18,9 +19,16 @@ CMD_VEL_TYPES = ('auto', 'twist', 'twist_stamped')
 class InitialPose:
     """Where the vehicle starts, and where ``~/reset`` puts it back (map frame)."""
 
-    x: float = param(0.0, 'Start position x in the map frame.', unit='m')
-    y: float = param(0.0, 'Start position y in the map frame.', unit='m')
-    yaw: float = param(0.0, 'Start heading in the map frame.', unit='rad')
+    x: float = param(
+        0.0, 'Start position x in the map frame.', unit='m', min_value=-1e6, max_value=1e6
+    )
+    y: float = param(
+        0.0, 'Start position y in the map frame.', unit='m', min_value=-1e6, max_value=1e6
+    )
+    yaw: float = param(
+        0.0, 'Start heading in the map frame.', unit='rad', min_value=-2 * math.pi,
+        max_value=2 * math.pi,
+    )
 
 
 @dataclass(frozen=True)
