@@ -178,6 +178,9 @@ class VehicleSim(Node):
         return (next_ns - now_ns(self)) / NS_PER_S
 
     def _on_tick_error(self, err: Exception) -> None:
+        if not self.context.ok():  # shutting down (Ctrl-C): publishing fails, stop quietly
+            self._ticker.stop()
+            return
         self.get_logger().error(f'simulation step failed: {err!r}', throttle_duration_sec=5.0)
 
     def _now_ns(self) -> int | None:
