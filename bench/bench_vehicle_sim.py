@@ -35,9 +35,8 @@ from nav_msgs.msg import Odometry
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 
-from wheelsim.dds_domain import require_loopback_dds, reserved_domain_id
 from wheelsim.ros.conversions import stamp_ns
-from wheelsim.ros.processes import ClockedVehicleSim, NodeProcess, Probe
+from wheelsim.ros.processes import ClockedVehicleSim, NodeProcess, Probe, loopback_domain
 
 NODE = 'wheelsim.nodes.vehicle_sim'
 OUTPUTS = (('ground_truth', Odometry), ('twist_actual', TwistStamped),
@@ -125,9 +124,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--seconds', type=float, default=10.0, help='length of each timed run')
     args = parser.parse_args()
-    require_loopback_dds()
-    with reserved_domain_id() as domain_id:
-        os.environ['ROS_DOMAIN_ID'] = str(domain_id)
+    with loopback_domain():
         probe = Probe('bench')
         try:
             wall_clock_run(probe, args.seconds)

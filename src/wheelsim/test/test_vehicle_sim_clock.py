@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -22,7 +21,6 @@ from rcl_interfaces.srv import SetParameters
 from rclpy.parameter import Parameter
 from rosgraph_msgs.msg import Clock
 
-from wheelsim.dds_domain import require_loopback_dds, reserved_domain_id
 from wheelsim.ros.conversions import stamp_ns
 from wheelsim.ros.processes import NodeProcess, Probe
 
@@ -33,19 +31,11 @@ INSTANT = {f'model_params.differential.drive_actuators.{name}': 0.0
            for name in ('dead_time', 'time_constant', 'max_acceleration')}
 
 
-@pytest.fixture
-def domain():
-    require_loopback_dds()
-    with reserved_domain_id() as domain_id:
-        os.environ['ROS_DOMAIN_ID'] = str(domain_id)
-        yield domain_id
-
-
 def diagnostic(array: DiagnosticArray, key: str) -> str:
     return next(kv.value for kv in array.status[0].values if kv.key == key)
 
 
-def test_wall_clock_runs_at_the_right_speed_at_any_step_rate(domain):
+def test_wall_clock_runs_at_the_right_speed_at_any_step_rate(ros_domain_id):
     rates = (300.0, 400.0, 2500.0)
     probe = Probe()
     nodes = [NodeProcess(NODE, {'model': 'differential', 'step_rate': rate, **INSTANT},
@@ -104,7 +94,7 @@ print(json.dumps(fires))
 """
 
 
-def test_reference_clock_at_10x_drives_a_follower_and_sim_time_timers(domain, tmp_path):
+def test_reference_clock_at_10x_drives_a_follower_and_sim_time_timers(ros_domain_id):
     probe = Probe()
     reference = NodeProcess(NODE, {'be_reference_clock': True, 'real_time_factor': 10.0},
                             namespace='/reference')

@@ -8,14 +8,11 @@ irregular clock advances, and braking when the command goes stale.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
-from wheelsim.dds_domain import require_loopback_dds, reserved_domain_id
 from wheelsim.ros.conversions import stamp_ns
-from wheelsim.ros.processes import ClockedVehicleSim, Probe
+from wheelsim.ros.processes import ClockedVehicleSim, Probe, loopback_domain
 
 MS = 1_000_000
 DEAD_TIME_S, TIME_CONSTANT_S = 0.1, 0.2
@@ -30,9 +27,7 @@ STEADY_TWIST = {'bicycle': (1.0, 0.0, 0.2), 'differential': (0.8, 0.0, 0.5),
 
 @pytest.fixture(scope='module')
 def probe():
-    require_loopback_dds()
-    with reserved_domain_id() as domain_id:
-        os.environ['ROS_DOMAIN_ID'] = str(domain_id)
+    with loopback_domain():
         probe = Probe()
         yield probe
         probe.close()

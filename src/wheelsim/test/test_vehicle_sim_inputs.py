@@ -4,7 +4,6 @@ parameter changes, and start-up with bad parameters (one clear line, exit code 2
 from __future__ import annotations
 
 import math
-import os
 
 import numpy as np
 import pytest
@@ -18,10 +17,9 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from urdf_parser_py.urdf import URDF
 
-from wheelsim.dds_domain import require_loopback_dds, reserved_domain_id
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import quaternion_from_yaw, stamp_ns, time_msg, yaw_from_quaternion
-from wheelsim.ros.processes import NodeProcess, Probe
+from wheelsim.ros.processes import NodeProcess, Probe, loopback_domain
 
 NODE = 'wheelsim.nodes.vehicle_sim'
 DRIVE = 'model_params.differential.drive_actuators'
@@ -87,9 +85,7 @@ class Sim:
 
 @pytest.fixture(scope='module')
 def sim():
-    require_loopback_dds()
-    with reserved_domain_id() as domain_id:
-        os.environ['ROS_DOMAIN_ID'] = str(domain_id)
+    with loopback_domain():
         probe = Probe()
         sim = Sim(probe)
         yield sim
@@ -204,12 +200,9 @@ BAD_START_UPS = {
 }
 
 
-def test_bad_start_up_parameters_stop_with_one_clear_line():
-    require_loopback_dds()
-    with reserved_domain_id() as domain_id:
-        os.environ['ROS_DOMAIN_ID'] = str(domain_id)
-        nodes = {case: NodeProcess(NODE, params) for case, (params, _) in BAD_START_UPS.items()}
-        codes = {case: node.wait(60.0) for case, node in nodes.items()}
+def test_bad_start_up_parameters_stop_with_one_clear_line(ros_domain_id):
+    nodes = {case: NodeProcess(NODE, params) for case, (params, _) in BAD_START_UPS.items()}
+    codes = {case: node.wait(60.0) for case, node in nodes.items()}
     for case, (_, message) in BAD_START_UPS.items():
         output = nodes[case].output()
         nodes[case].stop()

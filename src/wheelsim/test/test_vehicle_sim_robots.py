@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
@@ -11,7 +9,6 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from urdf_parser_py.urdf import URDF
 
-from wheelsim.dds_domain import require_loopback_dds, reserved_domain_id
 from wheelsim.ros import qos
 from wheelsim.ros.processes import NodeProcess, Probe
 
@@ -19,30 +16,27 @@ ROBOTS = {'r1': {'model': 'bicycle', 'initial_pose.y': 0.0},
           'r2': {'model': 'omni', 'initial_pose.y': 3.0}}
 
 
-def test_two_robots_run_side_by_side_without_collisions():
-    require_loopback_dds()
-    with reserved_domain_id() as domain_id:
-        os.environ['ROS_DOMAIN_ID'] = str(domain_id)
-        probe = Probe()
-        nodes = [NodeProcess('wheelsim.nodes.vehicle_sim', {**params, 'frame_prefix': f'{name}/'},
-                             namespace=f'/{name}') for name, params in ROBOTS.items()]
-        try:
-            odom = {name: probe.record(Odometry, f'/{name}/ground_truth') for name in ROBOTS}
-            joints = {name: probe.record(JointState, f'/{name}/joint_states') for name in ROBOTS}
-            urdf = {name: probe.record(String, f'/{name}/robot_description', qos.LATCHED)
-                    for name in ROBOTS}
-            diagnostics = probe.record(DiagnosticArray, '/diagnostics')
-            command = probe.publisher(Twist, '/r1/cmd_vel')
-            assert probe.spin_until(lambda: all(odom.values()) and all(urdf.values()), 30.0)
-            forward = Twist()
-            forward.linear.x = 1.0
-            for _ in range(30):
-                command.publish(forward)
-                probe.spin_for(0.05)
-            probe.spin_for(1.0)
-        finally:
-            codes = [node.stop() for node in nodes]
-            probe.close()
+def test_two_robots_run_side_by_side_without_collisions(ros_domain_id):
+    probe = Probe()
+    nodes = [NodeProcess('wheelsim.nodes.vehicle_sim', {**params, 'frame_prefix': f'{name}/'},
+                         namespace=f'/{name}') for name, params in ROBOTS.items()]
+    try:
+        odom = {name: probe.record(Odometry, f'/{name}/ground_truth') for name in ROBOTS}
+        joints = {name: probe.record(JointState, f'/{name}/joint_states') for name in ROBOTS}
+        urdf = {name: probe.record(String, f'/{name}/robot_description', qos.LATCHED)
+                for name in ROBOTS}
+        diagnostics = probe.record(DiagnosticArray, '/diagnostics')
+        command = probe.publisher(Twist, '/r1/cmd_vel')
+        assert probe.spin_until(lambda: all(odom.values()) and all(urdf.values()), 30.0)
+        forward = Twist()
+        forward.linear.x = 1.0
+        for _ in range(30):
+            command.publish(forward)
+            probe.spin_for(0.05)
+        probe.spin_for(1.0)
+    finally:
+        codes = [node.stop() for node in nodes]
+        probe.close()
     assert codes == [0, 0]
     assert odom['r1'][-1].pose.pose.position.x > 0.1  # only r1 was commanded
     assert odom['r2'][-1].pose.pose.position.x == 0.0
