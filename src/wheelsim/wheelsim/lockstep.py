@@ -83,9 +83,13 @@ class LockstepExecutor:
 
     def __enter__(self) -> LockstepExecutor:
         pending = self._pending
+        topic_names: dict[Publisher, str] = {}  # asking rclpy each time costs a C call
 
         def publish(publisher: Publisher, msg: Any) -> None:
-            pending.append((publisher.topic_name, msg))
+            topic = topic_names.get(publisher)
+            if topic is None:
+                topic = topic_names[publisher] = publisher.topic_name
+            pending.append((topic, msg))
 
         Publisher.publish = publish  # type: ignore[method-assign]
         return self

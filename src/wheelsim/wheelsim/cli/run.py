@@ -13,12 +13,14 @@ any machine. Output folder ``<output>/<scenario name>/``:
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
 import shutil
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,33 @@ EXIT_CRITERIA_FAILED = 1
 EXIT_INTERRUPTED = 130
 
 
+@dataclass
+class Phases:
+    """Where a run's time went: per named phase, ``(cpu_s, wall_s)`` [s], the CPU time of the
+    thread running it (the simulation is single-threaded; DDS threads are not counted)."""
+
+    seconds: dict[str, tuple[float, float]] = field(default_factory=dict)
+    _started: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def start(self, name: str) -> None:
+        self._started[name] = (time.thread_time(), time.perf_counter())
+
+    def stop(self, name: str) -> None:
+        """End phase ``name`` if it was started."""
+        if name in self._started:
+            cpu_s, wall_s = self._started.pop(name)
+            self.seconds[name] = (time.thread_time() - cpu_s, time.perf_counter() - wall_s)
+
+    @contextlib.contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        """Time the ``with`` block as phase ``name``."""
+        self.start(name)
+        try:
+            yield
+        finally:
+            self.stop(name)
+
+
 @dataclass(frozen=True)
 class RunOutcome:
     """What one run produced; ``passed`` is None without pass criteria."""
@@ -48,6 +77,7 @@ class RunOutcome:
     timing: dict[str, float]
     failed_criteria: tuple[str, ...]
     interrupted: bool
+    phases: Phases
 
     @property
     def exit_code(self) -> int:
@@ -133,10 +163,11 @@ class _Progress:
 
 
 def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
-             show_progress: bool = True) -> tuple[float, bool]:
+             show_progress: bool = True, phases: Phases | None = None) -> tuple[float, bool]:
     """Run the nodes in lock-step for the scenario's duration, recording into ``bag_dir``.
 
     Returns (wall time [s], interrupted). Ctrl-C stops between two events; the bag stays valid.
+    ``phases`` gets the times of ``nodes`` (construction), ``loop`` and ``close``.
     """
     import rclpy
     from rclpy.signals import SignalHandlerOptions
@@ -144,6 +175,7 @@ def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
     from wheelsim.lockstep import LockstepExecutor
     from wheelsim.recording import BagRecorder
 
+    phases = Phases() if phases is None else phases
     context = rclpy.Context()
     # No rclpy SIGINT handler: Ctrl-C must raise KeyboardInterrupt between two events (and
     # close the bag), not shut the context down under the nodes.
@@ -155,14 +187,18 @@ def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
     recorder = BagRecorder(bag_dir, set(scenario.record_topics or ()) or None)
     try:
         with recorder, LockstepExecutor(recorder.record, START_TIME_NS) as executor:
-            for name in NODE_NAMES:
-                module, cls = NODE_CLASSES[name]
-                node_class = getattr(importlib.import_module(module), cls)
-                node = node_class(context=context, parameter_overrides=_parameters(scenario, name))
-                nodes.append(node)
-                executor.add_node(node)
-            executor.run_until(START_TIME_NS + round(scenario.duration_s * 1e9),
-                               between=progress)
+            with phases('nodes'):
+                for name in NODE_NAMES:
+                    module, cls = NODE_CLASSES[name]
+                    node_class = getattr(importlib.import_module(module), cls)
+                    node = node_class(context=context,
+                                      parameter_overrides=_parameters(scenario, name))
+                    nodes.append(node)
+                    executor.add_node(node)
+            with phases('loop'):
+                executor.run_until(START_TIME_NS + round(scenario.duration_s * 1e9),
+                                   between=progress)
+            phases.start('close')  # writing the bag's end, destroying the nodes
     except KeyboardInterrupt:  # the recorder has been closed: the bag is valid
         interrupted = True
     finally:
@@ -170,6 +206,7 @@ def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
         for node in nodes:
             node.destroy_node()
         rclpy.try_shutdown(context=context)
+        phases.stop('close')
     return wall_s, interrupted
 
 
@@ -178,22 +215,28 @@ def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float 
     """Simulate, then write metrics, timing and plots into ``output_root/<scenario name>``."""
     from wheelsim.report import bag_data, metrics, plots, summary
 
+    phases = Phases()
+
     out = Path(output_root) / scenario.name
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
     with reserved_domain_id() as domain_id:
         _use_loopback_dds(domain_id)
-        wall_s, interrupted = simulate(scenario, out / 'bag', real_time_factor, show_progress)
-    run = bag_data.load_run(out / 'bag')
-    values = metrics.compute_metrics(run, goal_tolerance_m=_goal_tolerance_m(scenario))
+        wall_s, interrupted = simulate(scenario, out / 'bag', real_time_factor, show_progress,
+                                       phases)
+    with phases('load_run'):
+        run = bag_data.load_run(out / 'bag')
+    with phases('metrics'):
+        values = metrics.compute_metrics(run, goal_tolerance_m=_goal_tolerance_m(scenario))
     (out / 'metrics.json').write_text(json.dumps(values, indent=2, sort_keys=True) + '\n')
     simulated_s = round(run.end_time_s - START_TIME_NS / 1e9, 3) if run.end_time_s > 0 else 0.0
     timing = {'wall_time_s': round(wall_s, 3), 'simulated_time_s': simulated_s,
               'real_time_factor': round(simulated_s / wall_s, 1) if wall_s > 0 else 0.0}
     (out / 'timing.json').write_text(json.dumps(timing, indent=2, sort_keys=True) + '\n')
     if make_plots:
-        plots.write_plots(run, out / 'plots', title=scenario.name)
+        with phases('plots'):
+            plots.write_plots(run, out / 'plots', title=scenario.name)
     failed = tuple(sorted(key for key, bound in scenario.pass_criteria.items()
                           if not summary.passes(values.get(key), bound)))
-    return RunOutcome(out, values, timing, failed, interrupted)
+    return RunOutcome(out, values, timing, failed, interrupted, phases)
