@@ -6,7 +6,8 @@ The control loop runs in this process without ROS (:mod:`wheelsim.core.tracking_
 the simulator's vehicle core with the reference simulator's default vehicles and actuators
 (car: 2 m wheel base, 30 degree steering; differential: 1.4 m track; omni: 1.4 m x 1.2 m; drive
 dead time 0.2 s, time constant 0.4 s; steering dead time 0.2 s), stepped at 1 kHz, the
-controller at 20 Hz with its default gains.
+controller at 20 Hz with its default gains and ``lead_time`` 0.6 s (the drive's dead time plus
+time constant). ``--lead 0`` shows the controllers without it.
 
 1. Figure-eight: a lemniscate of half-width ``--size`` m through 16 waypoints (curvature up to
    0.23 1/m), planned with speed <= ``--speed`` m/s, 0.5 m/s^2, 1 m/s^2 lateral, 1 rad/s and
@@ -15,7 +16,8 @@ controller at 20 Hz with its default gains.
    sampled at the control rate; errors are of the true pose). Printed: RMS and maximum of the
    true cross-track error, and the time to goal against the planned duration.
 2. Goals: from (0, 0, 0) to three goal poses, each model with each algorithm and perfect
-   localization: time to goal (planned duration in brackets) and final position error.
+   localization: time to goal (planned duration in brackets) and final position error once the
+   vehicle has come to rest.
 """
 
 from __future__ import annotations
@@ -52,14 +54,15 @@ def noisy_localization(seed: int = 1) -> PoseEstimator:
     return estimate
 
 
-def run(model, algorithm, trajectory, start, estimator=None):
+def run(model, algorithm, trajectory, start, lead_s, estimator=None):
     vehicle = Vehicle(vehicle_config_from_params({'model': model}), 0.001, tuple(start))
-    config = from_flat(ControllerConfig, {'model': model, 'algorithm': algorithm})
+    values = {'model': model, 'algorithm': algorithm, 'lead_time': lead_s}
+    config = from_flat(ControllerConfig, values)
     controller = TrackingController(config)
     return run_closed_loop(vehicle, controller, trajectory, trajectory.duration_s + 30.0, estimator)
 
 
-def figure_eight_table(planner: PlannerConfig, size_m: float) -> None:
+def figure_eight_table(planner: PlannerConfig, size_m: float, lead_s: float) -> None:
     points = figure_eight(size_m)
     trajectory = plan_through(waypoints_from_lists(points), planner)
     print(
@@ -74,15 +77,15 @@ def figure_eight_table(planner: PlannerConfig, size_m: float) -> None:
         for algorithm in ALGORITHMS:
             for localization in ('perfect', 'noisy'):
                 estimator = noisy_localization() if localization == 'noisy' else None
-                result = run(model, algorithm, trajectory, points[0], estimator)
+                result = run(model, algorithm, trajectory, points[0], lead_s, estimator)
                 print(
                     f'{model:13}{algorithm:14}{localization:13}{result.rms_cross_track_m:9.3f}'
                     f'{result.max_cross_track_m:9.3f}{result.end_time_s:13.1f}  {result.status}'
                 )
 
 
-def goal_table(planner: PlannerConfig) -> None:
-    print('\nGoals from (0, 0, 0): time to goal [s] (planned) and final position error [m]')
+def goal_table(planner: PlannerConfig, lead_s: float) -> None:
+    print('\nGoals from (0, 0, 0): time to goal [s] (planned) and final position error at rest [m]')
     header = ''.join(f'{f"({g.x_m:g}, {g.y_m:g}, {g.yaw_rad:.2f})":>26}' for g in GOALS)
     print(f'{"model":13}{"algorithm":14}{header}')
     for model in MODELS:
@@ -90,7 +93,7 @@ def goal_table(planner: PlannerConfig) -> None:
             cells = []
             for goal in GOALS:
                 trajectory = plan_to_goal(planner, Pose2D(0.0, 0.0, 0.0), goal)
-                result = run(model, algorithm, trajectory, (0.0, 0.0, 0.0))
+                result = run(model, algorithm, trajectory, (0.0, 0.0, 0.0), lead_s)
                 mark = '' if result.status == 'goal_reached' else '!'
                 cells.append(
                     f'{result.end_time_s:6.1f}{mark} ({trajectory.duration_s:5.1f}) '
@@ -103,12 +106,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--size', type=float, default=14.0, help='figure-eight half-width [m]')
     parser.add_argument('--speed', type=float, default=1.0, help='planned top speed [m/s]')
+    parser.add_argument('--lead', type=float, default=0.6, help='controller lead_time [s]')
     args = parser.parse_args()
     planner = from_flat(
         PlannerConfig, {'limits.max_curvature': 0.25, 'limits.max_speed': args.speed}
     )
-    figure_eight_table(planner, args.size)
-    goal_table(planner)
+    figure_eight_table(planner, args.size, args.lead)
+    goal_table(planner, args.lead)
 
 
 if __name__ == '__main__':

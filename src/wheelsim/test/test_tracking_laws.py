@@ -299,6 +299,17 @@ def test_schedule_waits_for_a_vehicle_that_lags_behind():
     assert unlimited.step(10.0, Pose2D(2.0, 0.0, 0.0)).errors.along_track_m < -6.0
 
 
+def test_schedule_holds_while_there_is_no_pose():
+    ctl = controller(**{'goal.timeout': 1.0})
+    ctl.follow(straight(20.0), 0.0)
+    ctl.step(0.0, Pose2D(0.0, 0.0, 0.0))
+    for t in np.arange(0.05, 5.0, 0.05):  # 5 s without a pose: no waiting, no timeout
+        ctl.hold(t)
+    step = ctl.step(5.0, Pose2D(0.0, 0.0, 0.0))
+    assert step.status == TRACKING
+    assert step.errors.along_track_m == pytest.approx(0.0, abs=0.01)  # one step late at most
+
+
 def test_controller_refuses_a_non_finite_pose():
     ctl = controller()
     ctl.follow(straight(5.0), 0.0)

@@ -124,6 +124,15 @@ class TrackingController:
         """Drop the trajectory (the next steps are idle)."""
         self._following = None
 
+    def hold(self, now_s: float) -> None:
+        """Keep the schedule where it was at the previous step (no pose to act on now): it
+        resumes from there; this is not counted as waiting for the vehicle."""
+        previous_s = self._previous_time_s
+        if self._following is not None and previous_s is not None and now_s > previous_s:
+            self._following.start_time_s += now_s - previous_s
+        self._previous_time_s = now_s
+        self._previous = ZERO_TWIST
+
     def step(self, now_s: float, pose: Pose2D, measured: BodyTwist | None = None) -> ControlStep:
         """One control step at time ``now_s`` from ``pose``; ``measured`` is the body twist.
 

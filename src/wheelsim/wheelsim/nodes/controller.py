@@ -7,13 +7,16 @@ Outputs: ``cmd_vel`` (geometry_msgs/TwistStamped in base_link, or Twist with
 in the map frame: x along-track, y cross-track [m], z heading error [rad]; see
 :class:`wheelsim.core.tracking_reference.TrackingErrors`), both every control step.
 
-The loop runs on a ROS timer, so it follows the node's clock in every clock mode. A plan whose
+The loop runs on a ROS timer, so it follows the node's clock in every clock mode; each step
+moves the latest pose on to the present with the odometry's body twist (it may be a few
+milliseconds old, more in a run faster than real time). A plan whose
 poses carry increasing stamps is followed on that schedule: the first pose's stamp is the
 start when it lies within ``plan_clock_tolerance`` of this node's clock, otherwise the plan
 starts on arrival (a planner on another clock, a recorded plan). A plan without times (all
 stamps equal, as Nav2's) is timed here within the output limits. An empty plan stops the
 vehicle. Plans and poses in another frame and non-finite poses are refused with a throttled
-warning; without a recent pose (``pose_timeout``) the controller publishes zero. At the goal
+warning; without a recent pose (``pose_timeout``) the controller publishes zero and the
+schedule holds until poses come again. At the goal
 (or when it gives up) it publishes zero once and then nothing until the next plan.
 """
 
@@ -29,6 +32,7 @@ from rclpy.node import Node
 
 from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.core.planning_path import PlanningError, Pose2D
+from wheelsim.core.se2 import integrate_twist
 from wheelsim.core.tracking_config import ControllerConfig
 from wheelsim.core.tracking_controller import (
     GOAL_FAILED,
@@ -159,9 +163,13 @@ class Controller(Node):
                 f'no recent pose ({age}; pose_timeout {self.config.pose_timeout:g} s): stopping',
                 throttle_duration_sec=WARN_PERIOD_S,
             )
+            self.tracker.hold(now / NS_PER_S)
             self._publish_command(ZERO_TWIST)
             return
-        step = self.tracker.step(now / NS_PER_S, self._pose[0], self._twist)
+        pose, stamp = self._pose
+        if self._twist is not None and now > stamp:  # where the vehicle is by now
+            pose = Pose2D(*integrate_twist(*pose, *self._twist, (now - stamp) / NS_PER_S))
+        step = self.tracker.step(now / NS_PER_S, pose, self._twist)
         if step.command is not None:
             self._publish_command(step.command)
         if step.errors is not None:

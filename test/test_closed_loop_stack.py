@@ -1,0 +1,192 @@
+"""The whole loop over DDS: vehicle_sim, localization, planner and controller as four processes.
+
+vehicle_sim is the reference clock (``/clock`` at ``SPEEDUP`` times real time; the other nodes
+follow it with ``use_sim_time``). For each model and each localization mode (perfect, noisy
+with its default noise) the planner plans a figure-eight through its ``waypoints`` and the
+controller (default algorithm: trajectory tracking with feedforward) drives it; then the test
+sends a ``goal_pose`` and the vehicle drives there. The test records ``ground_truth`` and
+``plan`` and measures the true cross-track error of the vehicle against the plan and the final
+distance to the goal. A last test runs the goal at ten times real time.
+
+Vehicles: the reference simulator's defaults (drive dead time 0.2 s, time constant 0.4 s;
+steering dead time 0.2 s) at a smaller size so that an 8 m figure-eight fits: car 1 m wheel
+base (turning radius 1.7 m), differential 0.5 m track, omni 0.5 m x 0.5 m.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
+from nav_msgs.msg import Odometry, Path
+
+from wheelsim.core.planning_path import Pose2D
+from wheelsim.core.planning_trajectory import trajectory_from_poses
+from wheelsim.core.planning_waypoints import figure_eight
+from wheelsim.core.tracking_reference import PathProgress, tracking_errors
+from wheelsim.nodes.planner import PLAN_QOS
+from wheelsim.ros.conversions import pose2d, quaternion_from_yaw, stamp_ns
+from wheelsim.ros.processes import NodeProcess, Probe
+
+SPEEDUP = 2.0
+GEOMETRY = {
+    'bicycle': {'model_params.bicycle.wheel_base': 1.0},
+    'differential': {'model_params.differential.track': 0.5},
+    'omni': {'model_params.omni.wheel_base': 0.5, 'model_params.omni.track': 0.5},
+}
+WAYPOINTS = figure_eight(8.0)
+PLANNER = {'limits.max_speed': 1.0, 'limits.max_curvature': 0.45}  # car: tan(30 deg) / 1 m = 0.58
+GOAL = Pose2D(-6.0, -3.0, math.pi)
+# Bounds (m): true RMS cross-track error on the figure-eight, final distance to the goal.
+RMS_BOUND = {'perfect': 0.05, 'noisy': 0.08}
+GOAL_BOUND = 0.15  # the controller's goal tolerance is 0.1 m
+
+
+def flat(waypoints):
+    """The ``waypoints`` parameter: x, y, theta triples, theta NaN where free."""
+    return [v for point in waypoints for v in (*point, *([math.nan] * (3 - len(point))))]
+
+
+class Stack:
+    """The four nodes as processes, and the probe (on simulated time) recording their output."""
+
+    def __init__(self, model: str, localization: str, speedup: float, waypoints=()) -> None:
+        self.probe = Probe(use_sim_time=True)
+        self.truth = self.probe.record(Odometry, 'ground_truth')
+        self.plans = self.probe.record(Path, 'plan', PLAN_QOS)
+        start = waypoints[0] if waypoints else (0.0, 0.0, 0.0)
+        follow = {'use_sim_time': True}
+        self.nodes = {
+            'vehicle_sim': NodeProcess(
+                'wheelsim.nodes.vehicle_sim',
+                {
+                    'model': model,
+                    'be_reference_clock': True,
+                    'real_time_factor': speedup,
+                    'clock_rate': 20.0,
+                    'initial_pose.x': start[0],
+                    'initial_pose.y': start[1],
+                    'initial_pose.yaw': start[2],
+                    **GEOMETRY[model],
+                },
+            ),
+            'localization': NodeProcess(
+                'wheelsim.nodes.localization',
+                {
+                    **follow,
+                    'mode': localization,
+                    'seed': 1,
+                },
+            ),
+            'controller': NodeProcess(
+                'wheelsim.nodes.controller',
+                {
+                    **follow,
+                    'model': model,
+                    'wheel_base': 1.0,
+                    'pose_timeout': 2.0,
+                },
+            ),
+            'planner': NodeProcess(
+                'wheelsim.nodes.planner',
+                {
+                    **follow,
+                    **PLANNER,
+                    'start_at_current_pose': False,
+                    'waypoints': flat(waypoints) if waypoints else [],
+                },
+            ),
+        }
+
+    def output(self, name: str) -> str:
+        return self.nodes[name].output()
+
+    def wait_for_goal(self, count: int, timeout_s: float) -> None:
+        """Until the controller has ended ``count`` plans (reached or given up)."""
+
+        def ended() -> bool:
+            text = self.output('controller')
+            return text.count('goal reached') + text.count('goal not reached') >= count
+
+        assert self.probe.spin_until(ended, timeout_s), self.output('controller')
+        assert self.output('controller').count('goal reached') >= count, self.output('controller')
+        self.probe.spin_for(2.0 / SPEEDUP)  # one more simulated second to come to rest
+
+    def send_goal(self, goal: Pose2D) -> None:
+        publisher = self.probe.publisher(PoseStamped, 'goal_pose')
+        assert self.probe.spin_until(lambda: publisher.get_subscription_count() > 0, 20)
+        msg = PoseStamped()
+        msg.header.frame_id = 'map'
+        msg.pose.position.x, msg.pose.position.y = goal.x_m, goal.y_m
+        msg.pose.orientation = quaternion_from_yaw(goal.yaw_rad)
+        publisher.publish(msg)
+
+    def close(self) -> None:
+        codes = {name: node.stop() for name, node in self.nodes.items()}
+        self.probe.close()
+        assert codes == dict.fromkeys(self.nodes, 0), codes
+
+    def true_cross_track(self, plan: Path) -> np.ndarray:
+        """Cross-track error of every ground-truth pose over the plan's schedule."""
+        stamps = np.array([stamp_ns(p.header.stamp) for p in plan.poses])
+        poses = np.array([pose2d(p.pose) for p in plan.poses])
+        trajectory = trajectory_from_poses((stamps - stamps[0]) / 1e9, *poses.T)
+        progress = PathProgress(trajectory)
+        errors = []
+        for msg in self.truth:
+            t_s = (stamp_ns(msg.header.stamp) - stamps[0]) / 1e9
+            if 0.0 <= t_s <= trajectory.duration_s:
+                pose = Pose2D(*pose2d(msg.pose.pose))
+                nearest = progress.nearest(pose.x_m, pose.y_m, None if progress.located else 0.0)
+                scheduled = trajectory.at_time(t_s).s_m
+                errors.append(tracking_errors(trajectory, nearest, pose, scheduled).cross_track_m)
+        return np.array(errors)
+
+    def distance_to(self, goal: Pose2D) -> float:
+        x, y, _ = pose2d(self.truth[-1].pose.pose)
+        return math.hypot(x - goal.x_m, y - goal.y_m)
+
+
+@pytest.mark.parametrize('localization', ['perfect', 'noisy'])
+@pytest.mark.parametrize('model', ['differential', 'bicycle', 'omni'])
+def test_figure_eight_then_goal(ros_domain_id, model, localization):
+    stack = Stack(model, localization, SPEEDUP, WAYPOINTS)
+    try:
+        assert stack.probe.spin_until(lambda: stack.plans, 60), stack.output('planner')
+        duration_s = (
+            stamp_ns(stack.plans[0].poses[-1].header.stamp)
+            - stamp_ns(stack.plans[0].poses[0].header.stamp)
+        ) / 1e9
+        stack.wait_for_goal(1, 30 + 2 * duration_s / SPEEDUP)
+        cross = stack.true_cross_track(stack.plans[0])
+        rms = float(np.sqrt(np.mean(cross**2)))
+        print(
+            f'{model} {localization}: figure-eight RMS {rms:.3f} m, max {np.abs(cross).max():.3f} m'
+        )
+        assert len(cross) > 0.9 * duration_s * 50  # ground truth at 50 Hz over the whole plan
+        assert rms < RMS_BOUND[localization]
+        assert stack.distance_to(Pose2D(0.0, 0.0, 0.0)) < GOAL_BOUND
+        stack.send_goal(GOAL)
+        assert stack.probe.spin_until(lambda: len(stack.plans) >= 2, 30), stack.output('planner')
+        stack.wait_for_goal(2, 60)
+        final = stack.distance_to(GOAL)
+        print(f'{model} {localization}: final distance to the goal {final:.3f} m')
+        assert final < GOAL_BOUND
+    finally:
+        stack.close()
+
+
+def test_goal_at_ten_times_real_time(ros_domain_id):
+    stack = Stack('differential', 'noisy', 10.0)
+    poses = stack.probe.record(PoseWithCovarianceStamped, 'pose')
+    try:
+        assert stack.probe.spin_until(lambda: poses, 30), stack.output('localization')
+        stack.probe.spin_for(0.5)  # the planner has had poses too
+        stack.send_goal(Pose2D(5.0, 2.0, 0.5))
+        assert stack.probe.spin_until(lambda: stack.plans, 30), stack.output('planner')
+        stack.wait_for_goal(1, 60)
+        assert stack.distance_to(Pose2D(5.0, 2.0, 0.5)) < GOAL_BOUND
+    finally:
+        stack.close()
