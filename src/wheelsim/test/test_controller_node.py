@@ -114,7 +114,8 @@ def test_closes_the_loop_to_the_goal_and_stops(probe, model, algorithm):
             lambda: 'goal reached' in node.output(), trajectory.duration_s + 15
         ), node.output()
         probe.spin_for(0.5)
-        assert math.hypot(plant.pose[0] - goal.x_m, plant.pose[1] - goal.y_m) < 0.1
+        # Within the goal tolerance (0.1 m), plus what it drives while the zero command travels.
+        assert math.hypot(plant.pose[0] - goal.x_m, plant.pose[1] - goal.y_m) < 0.11
         last = plant.commands[-1].twist
         assert (last.linear.x, last.linear.y, last.angular.z) == (0.0, 0.0, 0.0)
         # Commands came at the control rate, stamped, in base_link.
