@@ -207,9 +207,9 @@ class Localization:
         self._next_fix_ns = stamp_ns
 
     def _predict(self, increment: FloatArray) -> None:
-        measured, increment_covariance = self._odometry.step(increment)
+        measured, increment_variances = self._odometry.step(increment)
         if self._ekf is not None:
-            self._ekf.predict(measured, increment_covariance)
+            self._ekf.predict(measured, np.diag(increment_variances))
 
     def _apply_reset(self, map_T_base: FloatArray, covariance: FloatArray) -> None:
         self._map_noise.reset()

@@ -147,10 +147,11 @@ class DriftingOdometry:
 
     def step(self, true_increment: ArrayLike) -> tuple[FloatArray, FloatArray]:
         """Integrate one true body-frame increment with its error; return the measured increment
-        and its covariance ``Q`` (the prediction input of an EKF fed by this odometry)."""
+        and the diagonal of its covariance ``Q`` (the prediction input of an EKF fed by this
+        odometry)."""
         u = np.asarray(true_increment, dtype=float)
         measured, variances = measure_increment(u, self.rates, self.rng)
         self.moments.step(float(self.true_pose[2]), u.tolist(), variances.tolist())
         self.pose = compose(self.pose, measured)
         self.true_pose = compose(self.true_pose, u)
-        return measured, np.diag(variances)
+        return measured, variances
