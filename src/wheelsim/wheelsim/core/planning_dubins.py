@@ -127,21 +127,6 @@ class DubinsPath:
             pose = advance(pose, kind, length, self.radius_m)
         return pose
 
-    def knots(self, max_turn_rad: float = math.pi / 4) -> list[Pose2D]:
-        """Poses along the path: its start, every segment end, and points splitting each arc
-        into pieces turning at most ``max_turn_rad``. Empty segments add no pose."""
-        poses = [self.start]
-        for kind, length in zip(self.word, self.lengths_m, strict=True):
-            if length <= 1e-9 * self.radius_m:
-                continue
-            pieces = 1 if kind == 'S' else max(1, math.ceil(length / self.radius_m / max_turn_rad))
-            origin = poses[-1]
-            poses.extend(
-                advance(origin, kind, length * k / pieces, self.radius_m)
-                for k in range(1, pieces + 1)
-            )
-        return poses
-
 
 def _normalised(word: str, unit_lengths: tuple[float, float, float]) -> tuple[float, ...]:
     """Segment lengths without rounding artefacts: two arcs of the same sense joined by a
@@ -156,7 +141,7 @@ def _normalised(word: str, unit_lengths: tuple[float, float, float]) -> tuple[fl
     )
 
 
-def word_lengths(
+def _word_lengths(
     start: Pose2D, goal: Pose2D, radius_m: float, word: str
 ) -> tuple[float, float, float] | None:
     """Segment lengths (m) of the Dubins path of ``word`` from ``start`` to ``goal``, or None
@@ -183,7 +168,7 @@ def dubins_path(start: Pose2D, goal: Pose2D, radius_m: float) -> DubinsPath:
     """The shortest Dubins path from ``start`` to ``goal`` turning with ``radius_m``."""
     best: DubinsPath | None = None
     for word in WORDS:
-        lengths = word_lengths(start, goal, radius_m, word)
+        lengths = _word_lengths(start, goal, radius_m, word)
         if lengths is not None and (best is None or sum(lengths) < best.length_m):
             best = DubinsPath(start, word, lengths, radius_m)
     if best is None:  # cannot happen for finite poses: some word always connects two poses
