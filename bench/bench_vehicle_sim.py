@@ -35,8 +35,9 @@ from geometry_msgs.msg import Twist, TwistStamped
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState
 
+from wheelsim.dds_domain import loopback_domain
 from wheelsim.ros.conversions import stamp_ns
-from wheelsim.ros.processes import ClockedVehicleSim, NodeProcess, Probe, loopback_domain
+from wheelsim.ros.processes import ClockedVehicleSim, NodeProcess, Probe
 
 NODE = 'wheelsim.nodes.vehicle_sim'
 OUTPUTS = (('ground_truth', Odometry), ('twist_actual', TwistStamped),

@@ -11,8 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from wheelsim.dds_domain import loopback_domain
 from wheelsim.ros.conversions import stamp_ns
-from wheelsim.ros.processes import ClockedVehicleSim, Probe, loopback_domain
+from wheelsim.ros.processes import ClockedVehicleSim, Probe
 
 MS = 1_000_000
 DEAD_TIME_S, TIME_CONSTANT_S = 0.1, 0.2

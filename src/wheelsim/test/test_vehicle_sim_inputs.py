@@ -17,9 +17,10 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from urdf_parser_py.urdf import URDF
 
+from wheelsim.dds_domain import loopback_domain
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import quaternion_from_yaw, stamp_ns, time_msg, yaw_from_quaternion
-from wheelsim.ros.processes import NodeProcess, Probe, loopback_domain
+from wheelsim.ros.processes import NodeProcess, Probe
 
 NODE = 'wheelsim.nodes.vehicle_sim'
 DRIVE = 'model_params.differential.drive_actuators'

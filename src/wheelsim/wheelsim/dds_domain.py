@@ -48,3 +48,19 @@ def require_loopback_dds() -> None:
             'FASTDDS_DEFAULT_PROFILES_FILE is not set to an existing file: run tests and demos '
             'through `make test` / `make demo` or after `source env.sh`, which keep DDS on loopback'
         )
+
+
+@contextmanager
+def loopback_domain() -> Iterator[int]:
+    """Reserve a ROS domain ID and export it to this process and its children (loopback DDS)."""
+    require_loopback_dds()
+    previous = os.environ.get('ROS_DOMAIN_ID')
+    with reserved_domain_id() as domain_id:
+        os.environ['ROS_DOMAIN_ID'] = str(domain_id)
+        try:
+            yield domain_id
+        finally:
+            if previous is None:
+                os.environ.pop('ROS_DOMAIN_ID', None)
+            else:
+                os.environ['ROS_DOMAIN_ID'] = previous

@@ -10,8 +10,8 @@
   clock stands still enters at a known simulated time, and every output can be checked exactly.
 
 The environment must keep DDS on loopback and name a reserved ``ROS_DOMAIN_ID``
-(:func:`loopback_domain`, or the ``ros_domain_id`` fixture of ``wheelsim.testing``); child
-processes inherit it.
+(:func:`wheelsim.dds_domain.loopback_domain`, or the ``ros_domain_id`` fixture of
+``wheelsim.testing``); child processes inherit it.
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,28 +38,11 @@ from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile
 from rosgraph_msgs.msg import Clock
 
-from wheelsim.dds_domain import require_loopback_dds, reserved_domain_id
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import clock_msg, stamp_ns
 
 #: Deep enough that nothing is dropped while the probe is busy (depth 10 can overflow).
 RECORD_QOS = QoSProfile(depth=1000)
-
-
-@contextmanager
-def loopback_domain() -> Iterator[int]:
-    """Reserve a ROS domain ID and export it to this process and its children (loopback DDS)."""
-    require_loopback_dds()
-    previous = os.environ.get('ROS_DOMAIN_ID')
-    with reserved_domain_id() as domain_id:
-        os.environ['ROS_DOMAIN_ID'] = str(domain_id)
-        try:
-            yield domain_id
-        finally:
-            if previous is None:
-                os.environ.pop('ROS_DOMAIN_ID', None)
-            else:
-                os.environ['ROS_DOMAIN_ID'] = previous
 
 
 class NodeProcess:
