@@ -107,3 +107,24 @@ def test_rejects_node_without_sim_time(context):
     node = Node('wall', context=context)
     with LockstepExecutor() as ex, pytest.raises(ValueError, match='use_sim_time'):
         ex.add_node(node)
+
+
+def test_subscriptions_and_timers_added_or_removed_during_a_run(context):
+    log = []
+    with LockstepExecutor() as ex:
+        talker = Talker(context)
+        listener = Node('listener', context=context,
+                        parameter_overrides=[Parameter('use_sim_time', value=True)])
+        ex.add_node(talker)
+        ex.add_node(listener)
+        ex.run_until(40_000_000)
+        # Created between two events: delivered from the next event on.
+        subscription = listener.create_subscription(
+            String, 'chatter', lambda msg: log.append(('chatter', msg.data)), 10)
+        timer = listener.create_timer(0.03, lambda: log.append(('timer', ex.now_ns)))
+        ex.run_until(100_000_000)
+        listener.destroy_subscription(subscription)
+        timer.cancel()
+        ex.run_until(200_000_000)
+    assert log == [('chatter', '60000000'), ('timer', 70_000_000), ('chatter', '80000000'),
+                   ('chatter', '100000000'), ('timer', 100_000_000)]

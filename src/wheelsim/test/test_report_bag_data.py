@@ -7,12 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped, TwistStamped
+from mcap_ros2.writer import Writer as McapRos2Writer
 from nav_msgs.msg import Odometry
 from nav_msgs.msg import Path as PathMsg
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 
-from wheelsim.recording import BagRecorder
+from wheelsim.recording import BATCH_MESSAGES, BagRecorder
 from wheelsim.report.bag_data import load_run
 
 NS = 1_000_000_000
@@ -169,3 +170,28 @@ def test_mcap_file_path_also_accepted(tmp_path):
 def test_folder_without_mcap_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match='no .mcap file'):
         load_run(tmp_path)
+
+
+def test_recorder_writes_every_message_across_batches(tmp_path):
+    # More messages than one batch of the recorder, and not a multiple of it.
+    count = 2 * BATCH_MESSAGES + 7
+    records = [('/ground_truth', odometry(0.01 * i, 0.01 * i, 0.0, 0.0), 0.01 * i)
+               for i in range(count)]
+    run = load_run(write_bag(tmp_path / 'bag', records))
+    assert run.message_counts == {'/ground_truth': count}
+    np.testing.assert_allclose(run.ground_truth.x_m, 0.01 * np.arange(count))
+
+
+def test_types_the_rosbags_store_does_not_know_are_decoded_from_the_bag_schema(tmp_path):
+    # A tracking error of a custom type (not in the type store), written by another tool.
+    with (tmp_path / 'errors.mcap').open('wb') as stream:
+        writer = McapRos2Writer(stream)
+        schema = writer.register_msgdef('my_msgs/msg/Errors', 'float64 along\nfloat64 cross')
+        for i in range(3):
+            writer.write_message('/tracking_error', schema, {'along': 0.5 * i, 'cross': -1.0},
+                                 log_time=ns(0.1 * i))
+        writer.finish()
+    errors = load_run(tmp_path / 'errors.mcap').tracking_error
+    assert list(errors.columns) == ['along', 'cross']
+    np.testing.assert_allclose(errors.columns['along'], [0.0, 0.5, 1.0])
+    np.testing.assert_allclose(errors.t_s, [0.0, 0.1, 0.2])

@@ -11,9 +11,11 @@ from wheelsim.ros.conversions import (
     joint_state,
     odometry,
     pose2d,
+    pose_with_covariance_stamped,
     quaternion_from_yaw,
     stamp_ns,
     time_msg,
+    transform_stamped,
     twist_is_finite,
     twist_stamped,
     yaw_from_quaternion,
@@ -62,3 +64,18 @@ def test_state_messages_carry_stamp_frames_and_values():
     joints = joint_state(stamp, ['a', 'b'], [0.1, 0.2], [1.0, 2.0])
     assert (list(joints.name), list(joints.position), list(joints.velocity)) == (
         ['a', 'b'], [0.1, 0.2], [1.0, 2.0])
+
+
+def test_pose_and_transform_messages_of_a_planar_pose():
+    stamp, pose = 7_000_000_001, (1.5, -2.0, -3.0)
+    estimate = pose_with_covariance_stamped(stamp, 'map', pose)
+    assert (stamp_ns(estimate.header.stamp), estimate.header.frame_id) == (stamp, 'map')
+    assert pose2d(estimate.pose.pose) == pytest.approx(pose)
+    assert estimate.pose.pose.orientation == quaternion_from_yaw(-3.0)
+    assert not any(estimate.pose.covariance)
+    transform = transform_stamped(stamp, 'map', 'odom', pose)
+    assert (transform.header.frame_id, transform.child_frame_id) == ('map', 'odom')
+    assert stamp_ns(transform.header.stamp) == stamp
+    translation = transform.transform.translation
+    assert (translation.x, translation.y, translation.z) == (1.5, -2.0, 0.0)
+    assert transform.transform.rotation == quaternion_from_yaw(-3.0)
