@@ -133,14 +133,16 @@ def test_bad_scenario_files_name_the_key(tmp_path, text, fragment):
 
 def test_interrupted_run_keeps_a_valid_bag(tmp_path):
     exe = shutil.which('wheelsim')
-    process = subprocess.Popen([exe, 'run', '--no-plots', '--quiet', '--output', 'o'],
+    # Paced at 5x real time, so the 90 s default scenario is still running when interrupted.
+    process = subprocess.Popen([exe, 'run', '--no-plots', '--quiet', '--output', 'o',
+                                '--real-time-factor', '5'],
                                cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
     bag = tmp_path / 'o' / 'default' / 'bag'
     deadline = time.monotonic() + 120
     while not list(bag.glob('*.mcap')) and time.monotonic() < deadline:
         time.sleep(0.2)
-    time.sleep(4.0)  # let it simulate a while
+    time.sleep(3.0)  # let it simulate a while
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=120)
     assert process.returncode == 130, stdout + stderr

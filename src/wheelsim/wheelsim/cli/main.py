@@ -7,6 +7,7 @@ Exit codes: 0 success (and every pass criterion met), 1 a pass criterion failed,
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 from wheelsim.scenario import ScenarioError, load_scenario, with_overrides
 
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130
 
 
 def _load(path: str | None):
@@ -99,13 +101,24 @@ def _sweep(args: argparse.Namespace) -> int:
     return 0 if all(r['passed'] for r in rows) else 1
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    # Ctrl-C and SIGTERM (a CI time-out) stop a run between two events with a valid bag, even
+    # when the shell started this process with SIGINT ignored (a background job).
+    signal.signal(signal.SIGINT, _interrupt)
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         return _run(args) if args.command == 'run' else _sweep(args)
     except ScenarioError as err:
         print(f'wheelsim: error: {err}', file=sys.stderr)
         return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print('wheelsim: interrupted', file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == '__main__':
