@@ -127,12 +127,11 @@ def test_reference_clock_at_10x_drives_a_follower_and_sim_time_timers(ros_domain
         probe.close()
     reports = [(arrival, a) for arrival, a in diagnostics[:fast_reports]
                if a.status[0].name == '/reference/vehicle_sim: simulation']
-    (wall_0, first), (wall_1, last) = reports[0], reports[-1]
-    sim_s = float(diagnostic(last, 'simulated time [s]')) - float(
-        diagnostic(first, 'simulated time [s]'))
-    achieved = sim_s / ((wall_1 - wall_0) / 1e9)
-    # Never faster than asked; slower only when the machine is saturated (2 shared cores).
-    assert 6.0 < achieved < 10.5
+    # The node's own measure (simulated over monotonic wall time between its reports): the
+    # arrival times at a busy probe would add the probe's delays. Never faster than asked;
+    # slower only when the machine is saturated (2 shared cores).
+    achieved = [float(diagnostic(a, 'real-time factor achieved')) for _, a in reports[1:]]
+    assert achieved and 6.0 < float(np.median(achieved)) < 10.5, achieved
     # Exact where it is vehicle_sim's doing; a busy receiver (2 shared cores) may drop messages
     # or run a timer late, so from the receivers' side: on the grid, and mostly one period apart.
     clock_ns = np.array([stamp_ns(c.clock) for c in clocks])
