@@ -128,7 +128,7 @@ def test_closes_the_loop_to_the_goal_and_stops(probe, model, algorithm):
         count = len(plant.commands)
         probe.spin_for(1.0)
         assert len(plant.commands) == count  # nothing after the stop
-        assert node.stop() == 0
+        assert node.stop() == 0, node.output()
 
 
 def test_unstamped_commands_and_refused_input(probe):
@@ -162,7 +162,7 @@ def test_unstamped_commands_and_refused_input(probe):
         assert plant.twist.tolist() == [0.0, 0.0, 0.0]
         output = node.output()
         assert 'plan ignored: its frame is "odom"' in output
-        assert node.stop() == 0
+        assert node.stop() == 0, node.output()
 
 
 def test_a_plan_from_another_clock_starts_on_arrival_and_stale_poses_stop(probe):

@@ -82,7 +82,7 @@ def test_waypoint_plan_is_latched_timed_and_passes_every_waypoint(probe):
         assert response.results[0].successful, response.results[0].reason
         assert probe.spin_until(lambda: len(plans) >= 2, 10), node.output()
         assert xy(plans[-1])[-1] == pytest.approx([2.0, 0.0])
-        assert node.stop() == 0
+        assert node.stop() == 0, node.output()
 
 
 def test_goals_are_planned_from_the_pose_and_bad_ones_refused(probe):
@@ -115,7 +115,7 @@ def test_goals_are_planned_from_the_pose_and_bad_ones_refused(probe):
         assert 'no plan for the goal' in output and 'not finite' in output
         assert 'pose ignored: not finite' in output
         assert 'no pose received yet' in output
-        assert node.stop() == 0
+        assert node.stop() == 0, node.output()
 
 
 def test_start_at_current_pose_waits_for_a_pose(probe):

@@ -29,6 +29,7 @@ from wheelsim.core.tracking_controller import (
 )
 from wheelsim.core.tracking_feedforward import feedforward_twist
 from wheelsim.core.tracking_limits import limit_twist
+from wheelsim.core.tracking_point import point_to_point_twist
 from wheelsim.core.tracking_pure_pursuit import pure_pursuit_twist
 from wheelsim.core.tracking_reference import ZERO_TWIST, BodyTwist, PathProgress, tracking_errors
 from wheelsim.core.tracking_stanley import front_axle, front_axle_trajectory, stanley_twist
@@ -246,6 +247,16 @@ def controller(**values):
     return TrackingController(from_flat(ControllerConfig, {'model': 'differential', **values}))
 
 
+def run_until(ctl, end_s, pose, start_s=0.0):
+    """Step at 20 Hz from ``start_s`` to ``end_s`` with ``pose``; the last step (or the first
+    that is not tracking)."""
+    for t in np.arange(start_s, end_s + 1e-9, 0.05):
+        step = ctl.step(float(t), pose)
+        if step.status != TRACKING:
+            break
+    return step
+
+
 def test_controller_without_a_plan_is_idle():
     step = controller().step(0.0, Pose2D(0, 0, 0))
     assert (step.command, step.errors, step.status) == (None, None, IDLE)
@@ -255,9 +266,10 @@ def test_controller_stops_once_at_the_goal_then_idles():
     ctl = controller()
     trajectory = straight(5.0)
     ctl.follow(trajectory, 0.0)
-    first = ctl.step(0.0, Pose2D(0, 0, 0))
-    assert first.status == TRACKING
-    done = ctl.step(trajectory.duration_s, Pose2D(4.95, 0.02, 0.05))
+    there = Pose2D(4.95, 0.02, 0.05)
+    early = run_until(ctl, trajectory.duration_s - 0.1, there)
+    assert early.status == TRACKING  # there, but the schedule has not ended yet
+    done = run_until(ctl, trajectory.duration_s + 0.1, there, trajectory.duration_s - 0.05)
     assert (done.command, done.status) == (ZERO_TWIST, GOAL_REACHED)
     assert 'goal reached' in done.message
     assert ctl.step(trajectory.duration_s + 0.05, Pose2D(4.95, 0.02, 0.05)).status == IDLE
@@ -267,7 +279,7 @@ def test_controller_turns_on_the_spot_to_the_final_heading():
     ctl = controller()
     trajectory = straight(5.0)
     ctl.follow(trajectory, 0.0)
-    step = ctl.step(trajectory.duration_s, Pose2D(5.0, 0.0, 0.5))
+    step = run_until(ctl, trajectory.duration_s, Pose2D(5.0, 0.0, 0.5))
     assert step.status == TRACKING
     assert step.command.vx_mps == 0.0 and step.command.wz_radps < 0.0
 
@@ -276,13 +288,16 @@ def test_controller_gives_up_after_the_timeout():
     ctl = controller(**{'goal.timeout': 1.0})
     trajectory = straight(5.0)
     ctl.follow(trajectory, 0.0)
-    step = ctl.step(trajectory.duration_s + 1.5, Pose2D(4.5, 0.0, 0.0))  # on time but short
+    step = run_until(ctl, trajectory.duration_s + 1.5, Pose2D(4.5, 0.0, 0.0))  # 0.5 m short
     assert (step.command, step.status) == (ZERO_TWIST, GOAL_FAILED)
     assert '0.500 m' in step.message
     stalled = controller(**{'goal.timeout': 1.0})
     stalled.follow(straight(20.0), 0.0)
-    assert stalled.step(2.0, Pose2D(1.0, 0.0, 0.0)).status == TRACKING  # on schedule
-    step = stalled.step(4.5, Pose2D(1.0, 0.0, 0.0))  # stuck: the schedule waited 2 s
+    for t in np.arange(0.0, 10.0, 0.05):  # stuck at the start
+        step = stalled.step(float(t), Pose2D(0.0, 0.0, 0.0))
+        if step.status != TRACKING:
+            break
+    assert t == pytest.approx(3.0, abs=0.1)  # 1 s after the plan got 1 m ahead (at 2 s)
     assert step.status == GOAL_FAILED and 'the schedule waited' in step.message
 
 
@@ -290,13 +305,13 @@ def test_schedule_waits_for_a_vehicle_that_lags_behind():
     ctl = controller(max_schedule_lag=1.0)
     trajectory = straight(20.0)
     ctl.follow(trajectory, 0.0)
-    stalled = ctl.step(10.0, Pose2D(2.0, 0.0, 0.0))  # 10 s in, the plan is at 9 m
+    stalled = run_until(ctl, 10.0, Pose2D(2.0, 0.0, 0.0))  # 10 s in, the plan would be at 9 m
     assert stalled.errors.along_track_m == pytest.approx(-1.0)
     moving = ctl.step(10.05, Pose2D(2.05, 0.0, 0.0))
     assert moving.errors.along_track_m == pytest.approx(-1.0, abs=0.05)
     unlimited = controller(max_schedule_lag=0.0)
     unlimited.follow(trajectory, 0.0)
-    assert unlimited.step(10.0, Pose2D(2.0, 0.0, 0.0)).errors.along_track_m < -6.0
+    assert run_until(unlimited, 10.0, Pose2D(2.0, 0.0, 0.0)).errors.along_track_m < -6.0
 
 
 def test_schedule_holds_while_there_is_no_pose():
@@ -307,7 +322,39 @@ def test_schedule_holds_while_there_is_no_pose():
         ctl.hold(t)
     step = ctl.step(5.0, Pose2D(0.0, 0.0, 0.0))
     assert step.status == TRACKING
-    assert step.errors.along_track_m == pytest.approx(0.0, abs=0.01)  # one step late at most
+    assert step.errors.along_track_m == pytest.approx(0.0, abs=0.02)  # a period or two in
+
+
+@pytest.mark.parametrize('jump_s', [30.0, -30.0])
+def test_schedule_does_not_jump_with_the_clock(jump_s):
+    ctl = controller(**{'goal.timeout': 1.0})
+    ctl.follow(straight(20.0), 100.0)
+    ctl.step(100.0, Pose2D(0.0, 0.0, 0.0))
+    step = ctl.step(100.0 + jump_s, Pose2D(0.0, 0.0, 0.0))
+    assert step.status == TRACKING
+    assert step.errors.along_track_m == pytest.approx(0.0, abs=0.02)  # a period or two in
+
+
+@pytest.mark.parametrize(
+    ('pose', 'expected'),
+    [
+        (Pose2D(0.0, 0.0, 0.0), (1.0, 0.0, 0.0)),  # goal 1 m ahead: drive
+        (Pose2D(0.0, 0.0, math.pi / 2), (0.0, 0.0, -math.pi / 2)),  # goal on the right: turn
+        (Pose2D(2.0, 0.2, 0.0), (-1.0, 0.0, math.atan2(0.2, 1.0))),  # goal behind: reverse
+    ],
+)
+def test_point_to_point_turns_towards_the_goal_then_drives(pose, expected):
+    assert point_to_point_twist(1.0, 0.0, pose, k_x=1.0, k_theta=1.0) == pytest.approx(expected)
+
+
+def test_differential_ends_point_to_point_beside_the_goal():
+    """The schedule has ended 0.3 m beside the goal: the feedforward law alone would stay."""
+    ctl = controller()
+    trajectory = straight(5.0)
+    ctl.follow(trajectory, 0.0)
+    step = run_until(ctl, trajectory.duration_s + 1.0, Pose2D(5.0, -0.3, 0.0))
+    assert step.status == TRACKING
+    assert step.command.vx_mps == 0.0 and step.command.wz_radps > 0.0  # turns to face it
 
 
 def test_controller_refuses_a_non_finite_pose():

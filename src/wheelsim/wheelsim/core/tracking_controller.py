@@ -5,16 +5,20 @@ caller's clock), the pose (map frame) and optionally the measured body twist (od
 step returns the command to publish (or None: publish nothing), the tracking errors and the
 status. The trajectory's time 0 is ``start_time_s`` on the same clock; when the vehicle falls
 more than ``max_schedule_lag`` behind the schedule (a late start, a stall), time 0 moves later
-so that the schedule waits for it. The time it waited counts towards ``goal.timeout``.
+so that the schedule waits for it. The time it waited counts towards ``goal.timeout``. Across a
+gap between steps (or between the start and the first step) longer than ten control periods
+(the clock jumped, the caller stalled) or a jump back in time, the schedule advances by one
+period only.
 
 Goal: reached when the schedule has ended (pure pursuit: at once), base_link has progressed to
 within ``goal.xy_tolerance`` of the path's end, is that close to the final position, and
 (vehicles that can turn on the spot) within
 ``goal.yaw_tolerance`` of the final heading; a vehicle at the final position but not yet at its
-heading turns on the spot. On reaching the goal a zero command is returned once and the
-trajectory is dropped. If the goal is not reached ``goal.timeout`` after the planned arrival
-(or the schedule has waited that long for the vehicle), a zero command is returned once, the
-trajectory dropped and the status says so.
+heading turns on the spot; a differential vehicle still off the final position when its schedule
+has ended drives there point to point (:mod:`tracking_point`). On reaching the goal a zero
+command is returned once and the trajectory is dropped. If the goal is not reached
+``goal.timeout`` after the planned arrival (or the schedule has waited that long for the
+vehicle), a zero command is returned once, the trajectory dropped and the status says so.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from wheelsim.core.planning_trajectory import (
 from wheelsim.core.tracking_config import ControllerConfig
 from wheelsim.core.tracking_feedforward import feedforward_twist
 from wheelsim.core.tracking_limits import limit_twist
+from wheelsim.core.tracking_point import point_to_point_twist
 from wheelsim.core.tracking_pure_pursuit import pure_pursuit_twist
 from wheelsim.core.tracking_reference import (
     ZERO_TWIST,
@@ -119,6 +124,9 @@ class TrackingController:
         self._following = _Following(
             trajectory, start_time_s, PathProgress(trajectory), PathProgress(front)
         )
+        # The first step is measured from the start, so a first step long after it (a stale
+        # clock when the plan came) starts the schedule one period in, like any gap.
+        self._previous_time_s = start_time_s
 
     def stop(self) -> None:
         """Drop the trajectory (the next steps are idle)."""
@@ -141,9 +149,14 @@ class TrackingController:
         if not math.isfinite(now_s) or not all(math.isfinite(v) for v in pose):
             raise ValueError(f'time and pose must be finite, got {now_s}, {pose}')
         following = self._following
+        previous_s = self._previous_time_s
         period_s = self._period(now_s)
         if following is None:
             return ControlStep(None, None, IDLE)
+        if previous_s is not None and now_s - previous_s != period_s:
+            # A gap (the caller did not step, its clock jumped) or time going back: the
+            # schedule moves on by one period only, as if no time had passed in between.
+            following.start_time_s += now_s - previous_s - period_s
         trajectory = following.trajectory
         t_s = now_s - following.start_time_s
         scheduled = trajectory.at_time(t_s)
@@ -188,6 +201,10 @@ class TrackingController:
             )
         if at_end:  # at the final position, not yet at its heading: turn on the spot
             command = BodyTwist(0.0, 0.0, self._heading_gain() * goal_yaw_error)
+        elif self._finishes_point_to_point() and t_s >= trajectory.duration_s:
+            command = point_to_point_twist(
+                end.x_m, end.y_m, pose, self.config.feedforward.k_x, self._heading_gain()
+            )
         else:
             speed_mps = self._previous.vx_mps if measured is None else measured.vx_mps
             command = self._law(following, nearest, pose, scheduled, errors, speed_mps, now_s)
@@ -209,6 +226,12 @@ class TrackingController:
         if previous is None or not 0.0 < now_s - previous < 10.0 * nominal:
             return nominal
         return now_s - previous
+
+    def _finishes_point_to_point(self) -> bool:
+        """Differential vehicles under a schedule-following law end off the goal point to point:
+        with the schedule at rest the law cannot remove a sideways error (omni can, pure
+        pursuit keeps driving to the end, a car cannot turn on the spot)."""
+        return self.config.model == 'differential' and self.config.algorithm != 'pure_pursuit'
 
     def _heading_gain(self) -> float:
         if self.config.algorithm == 'pure_pursuit':
