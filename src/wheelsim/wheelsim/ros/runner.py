@@ -49,6 +49,11 @@ def run_node(
         rclpy.spin(node)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except Exception:
+        if rclpy.ok():
+            raise
+        # Ctrl-C or SIGTERM shut the context down while a callback was publishing: that
+        # callback's error is part of a clean shutdown, not a failure of the node.
     finally:
         node.destroy_node()
         rclpy.try_shutdown()
