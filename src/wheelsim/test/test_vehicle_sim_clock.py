@@ -90,6 +90,9 @@ try:
     rclpy.spin(node)
 except (KeyboardInterrupt, ExternalShutdownException):
     pass
+except RuntimeError:  # rclpy may fail taking a message while SIGINT shuts it down
+    if rclpy.ok():
+        raise
 print(json.dumps(fires))
 """
 
