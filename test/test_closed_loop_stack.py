@@ -169,7 +169,9 @@ def test_figure_eight_then_goal(ros_domain_id, model, localization):
         print(
             f'{model} {localization}: figure-eight RMS {rms:.3f} m, max {np.abs(cross).max():.3f} m'
         )
-        assert len(cross) > 0.9 * duration_s * 50  # ground truth at 50 Hz over the whole plan
+        # Ground truth at 50 Hz over the whole plan; a busy probe on 2 shared cores can miss a
+        # few samples (the publisher keeps the last 10), so most, not all.
+        assert len(cross) > 0.8 * duration_s * 50
         assert rms < RMS_BOUND[localization]
         assert stack.distance_to(Pose2D(0.0, 0.0, 0.0)) < GOAL_BOUND
         stack.send_goal(GOAL)
