@@ -8,6 +8,7 @@ from rclpy.publisher import Publisher
 from std_msgs.msg import String
 
 from wheelsim.lockstep import LockstepExecutor
+from wheelsim.ros.clock import on_time_change
 
 
 class Talker(Node):
@@ -128,3 +129,44 @@ def test_subscriptions_and_timers_added_or_removed_during_a_run(context):
         ex.run_until(200_000_000)
     assert log == [('chatter', '60000000'), ('timer', 70_000_000), ('chatter', '80000000'),
                    ('chatter', '100000000'), ('timer', 100_000_000)]
+
+
+class ClockWatcher(Node):
+    """Publishes the new time from a clock-change callback (as vehicle_sim does) and logs
+    what its 20 ms timer and its subscription see."""
+
+    def __init__(self, context, log, publishes_per_change=1):
+        super().__init__('watcher', context=context,
+                         parameter_overrides=[Parameter('use_sim_time', value=True)])
+        self.log = log
+        self.msg = String()  # one object, filled again for every publication
+        self.publishes_per_change = publishes_per_change
+        self.pub = self.create_publisher(String, 'time', 10)
+        self.create_subscription(String, 'time', lambda m: log.append(('time', m.data)), 10)
+        self.create_timer(0.02, lambda: log.append(('timer', self.now())))
+        self.jump_handle = on_time_change(self, lambda _jump: self.on_change())
+
+    def now(self):
+        return self.get_clock().now().nanoseconds
+
+    def on_change(self):
+        for _ in range(self.publishes_per_change):
+            self.msg.data = str(self.now())
+            self.pub.publish(self.msg)
+
+
+def test_clock_change_messages_are_delivered_before_the_timers_of_that_time(context):
+    log = []
+    with LockstepExecutor(start_time_ns=1) as ex:
+        ex.add_node(ClockWatcher(context, log))
+        ex.run_until(40_000_001)
+    assert log == [('time', '1'),
+                   ('time', '20000001'), ('timer', 20_000_001),
+                   ('time', '40000001'), ('timer', 40_000_001)]
+
+
+def test_refilling_a_message_still_pending_is_an_error(context):
+    message = '/time was published again before it was delivered'
+    with LockstepExecutor(start_time_ns=1) as ex, pytest.raises(RuntimeError, match=message):
+        ex.add_node(ClockWatcher(context, [], publishes_per_change=2))
+        ex.run_until(20_000_001)

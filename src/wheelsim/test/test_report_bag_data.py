@@ -13,7 +13,7 @@ from nav_msgs.msg import Path as PathMsg
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 
-from wheelsim.recording import BATCH_MESSAGES, BagRecorder
+from wheelsim.recording import BagRecorder
 from wheelsim.report.bag_data import load_run
 
 NS = 1_000_000_000
@@ -172,13 +172,19 @@ def test_folder_without_mcap_is_a_clear_error(tmp_path):
         load_run(tmp_path)
 
 
-def test_recorder_writes_every_message_across_batches(tmp_path):
-    # More messages than one batch of the recorder, and not a multiple of it.
-    count = 2 * BATCH_MESSAGES + 7
-    records = [('/ground_truth', odometry(0.01 * i, 0.01 * i, 0.0, 0.0), 0.01 * i)
-               for i in range(count)]
-    run = load_run(write_bag(tmp_path / 'bag', records))
+def test_recorder_keeps_what_a_reused_message_held_when_recorded(tmp_path):
+    # Publishers fill one message object again for every publication: each record must keep
+    # the values of its moment.
+    msg = odometry(0.0, 0.0, 0.0, 0.0)
+    count = 2500
+    with BagRecorder(tmp_path / 'bag') as recorder:
+        for i in range(count):
+            set_stamp(msg.header, 0.01 * i)
+            msg.pose.pose.position.x = 0.01 * i
+            recorder.record('/ground_truth', msg, ns(0.01 * i))
+    run = load_run(tmp_path / 'bag')
     assert run.message_counts == {'/ground_truth': count}
+    np.testing.assert_allclose(run.ground_truth.t_s, 0.01 * np.arange(count))
     np.testing.assert_allclose(run.ground_truth.x_m, 0.01 * np.arange(count))
 
 

@@ -3,19 +3,22 @@
 The nodes are the ordinary node classes, built with ``use_sim_time: true``. Instead of spinning an
 executor, :class:`LockstepExecutor` owns simulated time:
 
-1. it jumps every node's ROS clock to the next timer due time (``ROSClock.set_ros_time_override``);
+1. it jumps every node's ROS clock to the next timer due time (``ROSClock.set_ros_time_override``,
+   which runs the nodes' clock-change callbacks);
 2. it calls the callbacks of the ROS-time timers due then, in node order, then in creation
    order;
-3. every message those callbacks publish is delivered in-process, first in first out, to the
-   callbacks of the subscriptions on the same topic in this process (and to an optional recorder),
-   until no message is pending;
+3. every message published by those callbacks is delivered in-process, first in first out, to
+   the callbacks of the subscriptions on the same topic in this process (and to an optional
+   recorder), until no message is pending: after the clock change and after each timer callback;
 4. only then does time move on.
 
 So time advances only when every node has handled the current time, and the same inputs give the
 same sequence of callbacks and messages on any machine and under any load. Messages never touch
 DDS (a publisher's ``publish`` is replaced while the executor is open), which is also what makes
-runs far faster than real time. Subscribers receive the same message object: node callbacks must
-not modify received messages (none of wheelsim's do).
+runs far faster than real time. Subscribers receive the published object itself, as rclcpp's
+intra-process delivery does: a callback must not modify a received message nor keep it after it
+returns, and a publisher may fill the same object again once it has been delivered (wheelsim's
+nodes keep to both rules; refilling one that is still pending raises RuntimeError).
 
 ROS time 0 means "no clock yet" to a node following ``/clock``, so a run should start at a time
 after 0 (the ``wheelsim`` runner starts at 1 s): setting a node's clock when it is added is then
@@ -89,6 +92,11 @@ class LockstepExecutor:
             topic = topic_names.get(publisher)
             if topic is None:
                 topic = topic_names[publisher] = publisher.topic_name
+            if any(msg is queued for _, queued in pending):
+                raise RuntimeError(
+                    f'a message on {topic} was published again before it was delivered: '
+                    'publish a new message object, or publish once per callback'
+                )
             pending.append((topic, msg))
 
         Publisher.publish = publish  # type: ignore[method-assign]
@@ -120,6 +128,7 @@ class LockstepExecutor:
                 return
             self._now_ns = next_ns
             self._set_clocks()
+            self._deliver()
             for timer, due_ns in list(self._due_ns.items()):
                 if due_ns == next_ns:
                     self._due_ns[timer] = due_ns + timer.timer_period_ns
@@ -160,6 +169,8 @@ class LockstepExecutor:
             self._routes.setdefault(subscription.topic_name, []).append(subscription)
 
     def _deliver(self) -> None:
+        if not self._pending:
+            return
         self._refresh_routes()
         routes, recorder, pending = self._routes, self._recorder, self._pending
         while pending:

@@ -6,11 +6,8 @@ serialized to CDR by rclpy; the schema text comes from the rosbags type store (R
 definitions, identical to Jazzy for the message types used here). Closing the recorder (also on an
 interrupted run, through the context manager) finishes the file so it stays readable.
 
-Messages are kept as they are recorded and serialized and written in batches of
-:data:`BATCH_MESSAGES`: in one tight loop a message costs about half the CPU time it costs when
-serialized between two node callbacks, which evict the serializer's code and data from the CPU
-caches. This relies on the rule that a published message is never modified afterwards (the
-lock-step executor hands the same object to the subscribers too).
+A message is serialized when it is recorded: its publisher may fill the same object again for
+its next publication.
 """
 
 from __future__ import annotations
@@ -26,7 +23,6 @@ from rosbags.typesys import Stores, get_typestore
 # ROS infrastructure topics: not part of a run (parameter events carry wall-clock stamps from
 # node construction, which would make two identical runs differ).
 IGNORED_TOPICS = frozenset({'/parameter_events', '/rosout'})
-BATCH_MESSAGES = 1000
 
 
 def ros_type_name(msg: Any) -> str:
@@ -45,7 +41,6 @@ class BagRecorder:
         self._typestore = get_typestore(Stores.ROS2_KILTED)
         self._writer = Writer(self.path, version=9, storage_plugin=StoragePlugin.MCAP)
         self._connections: dict[str, Connection] = {}
-        self._batch: list[tuple[Connection, int, Any]] = []
         self.message_counts: dict[str, int] = {}
 
     def __enter__(self) -> BagRecorder:
@@ -53,14 +48,10 @@ class BagRecorder:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        try:
-            self.flush()
-        finally:  # a second Ctrl-C while flushing still leaves a readable bag
-            self._writer.close()
+        self._writer.close()
 
     def record(self, topic: str, msg: Any, time_ns: int) -> None:
-        """Record ``msg`` on ``topic`` with log time ``time_ns`` (simulated time) [ns]; it is
-        written at the next :meth:`flush` (at the latest when the recorder closes)."""
+        """Record ``msg`` on ``topic`` with log time ``time_ns`` (simulated time) [ns]."""
         if topic in IGNORED_TOPICS or (self._topics is not None and topic not in self._topics):
             return
         connection = self._connections.get(topic)
@@ -68,14 +59,5 @@ class BagRecorder:
             connection = self._writer.add_connection(
                 topic, ros_type_name(msg), typestore=self._typestore)
             self._connections[topic] = connection
-        self._batch.append((connection, time_ns, msg))
+        self._writer.write(connection, time_ns, serialize_message(msg))
         self.message_counts[topic] = self.message_counts.get(topic, 0) + 1
-        if len(self._batch) >= BATCH_MESSAGES:
-            self.flush()
-
-    def flush(self) -> None:
-        """Serialize and write the messages recorded since the last flush."""
-        write = self._writer.write
-        for connection, time_ns, msg in self._batch:
-            write(connection, time_ns, serialize_message(msg))
-        self._batch.clear()

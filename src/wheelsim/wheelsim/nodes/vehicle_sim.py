@@ -87,12 +87,7 @@ class VehicleSim(Node):
         # Load the compiled kernel now, not at the first step (it would stall the clock there).
         Vehicle(self._vehicle_config.config, 1.0 / settings.step_rate).step(1)
         self.joint_names = [settings.frame_prefix + name for name in self.vehicle.joint_names]
-        self.outputs = VehicleOutputs(
-            self,
-            settings.full_map_frame,
-            settings.full_base_frame,
-            reuse_messages=self.mode is not ClockMode.FOLLOW,  # lock-step runs follow /clock
-        )
+        self.outputs = VehicleOutputs(self, settings.full_map_frame, settings.full_base_frame)
         self.outputs.publish_description(self._urdf())
         self.cmd_vel = CmdVelInput(
             self, settings.cmd_vel_type, self._on_command, self._command_limits()
@@ -166,9 +161,17 @@ class VehicleSim(Node):
             # On the node's clock: fires at (not before) every publish time, also in lock-step.
             if self._timer is not None:
                 self.destroy_timer(self._timer)
-            self._timer = self.create_timer(timer_period_s(settings.pub_rate), self._follow_clock)
+            self._timer = self.create_timer(
+                timer_period_s(settings.pub_rate), self._mark_publish_time
+            )
         elif self._ticker is not None:
             self._ticker.wake()
+
+    def _mark_publish_time(self) -> None:
+        """Publish timer (use_sim_time): nothing left to do when it fires. The clock-change
+        callback has stepped and published up to the new time already; the timer makes a
+        lock-step executor, which advances time from timer to timer, stop at every publish
+        time."""
 
     def _wall_tick(self) -> float:
         """Wall clock: advance to now; return the wall delay [s] to the next publish time."""

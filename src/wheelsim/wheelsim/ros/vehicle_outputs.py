@@ -24,26 +24,22 @@ from wheelsim.ros.conversions import joint_state, odometry, twist_stamped
 class VehicleOutputs:
     """Publishers of the vehicle state; frame and joint names are given fully prefixed.
 
-    ``reuse_messages``: fill the same message objects for every publication (about 50 us less
-    per publication, which matters far faster than real time). Only safe where publishing
-    serializes at once (DDS); an in-process executor that delivers the published object itself
-    (the lock-step runner) needs fresh messages.
+    The same three message objects are filled for every publication (building them costs about
+    as much as filling and publishing them): a message is only valid until the next one.
     """
 
-    def __init__(
-        self, node: Node, map_frame: str, base_frame: str, reuse_messages: bool = False
-    ) -> None:
+    def __init__(self, node: Node, map_frame: str, base_frame: str) -> None:
         self.map_frame = map_frame
         self.base_frame = base_frame
         self._ground_truth = node.create_publisher(Odometry, 'ground_truth', qos.DEFAULT)
         self._twist_actual = node.create_publisher(TwistStamped, 'twist_actual', qos.DEFAULT)
         self._joint_states = node.create_publisher(JointState, 'joint_states', qos.DEFAULT)
         self._description = node.create_publisher(String, 'robot_description', qos.LATCHED)
-        self._reused = (Odometry(), TwistStamped(), JointState()) if reuse_messages else None
+        self._messages = (Odometry(), TwistStamped(), JointState())
 
     def publish_state(self, stamp_ns: int, state, joint_names: Sequence[str]) -> None:
         """Publish a ``VehicleState`` stamped ``stamp_ns``."""
-        odom, twist_msg, joints = self._reused or (None, None, None)
+        odom, twist_msg, joints = self._messages
         pose = (state.x_m, state.y_m, state.yaw_rad)
         twist = (state.vx_mps, state.vy_mps, state.wz_radps)
         self._ground_truth.publish(
