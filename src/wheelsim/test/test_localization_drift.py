@@ -138,3 +138,17 @@ def test_zero_rates_integrate_the_true_motion_exactly():
     np.testing.assert_array_equal(odometry.covariance, 0.0)
     odometry.restart()
     np.testing.assert_array_equal(odometry.pose, 0.0)
+
+
+def test_per_sample_step_draws_what_the_batched_model_draws():
+    """DriftingOdometry.step (floats, per sample) and measure_increment (arrays, used by the
+    statistical tests above) give the same measured increments from the same random stream."""
+    increments = [(0.02, 0.0, 0.0), (0.019, 0.001, 0.03), (0.0, 0.0, -0.05), (0.0, 0.0, 0.0)]
+    odometry = DriftingOdometry(DEFAULT_RATES, np.random.default_rng(11))
+    reference_rng = np.random.default_rng(11)
+    for increment in increments:
+        measured, variances = odometry.step(increment)
+        expected, expected_variances = measure_increment(increment, DEFAULT_RATES, reference_rng)
+        np.testing.assert_allclose(measured, expected, rtol=0, atol=1e-15)
+        np.testing.assert_allclose(variances, expected_variances, rtol=0, atol=1e-15)
+    assert odometry.pose != (0.0, 0.0, 0.0)

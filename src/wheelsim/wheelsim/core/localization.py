@@ -2,7 +2,9 @@
 
 Frames (REP-105): ``map`` fixed; ``odom`` where the odometry started, drifting against ``map``;
 ``base`` the vehicle body.  Poses are ``(x [m], y [m], yaw [rad])`` (see
-:mod:`wheelsim.core.localization_se2`); ``a_T_b`` places ``b`` in ``a``.
+:mod:`wheelsim.core.localization_se2`); ``a_T_b`` places ``b`` in ``a``.  Per sample, poses,
+twists and variances are tuples of three floats and only the 3x3 covariances are arrays: numpy
+objects for 3-vectors would cost more than the arithmetic on them.
 
 Per ground-truth sample (true ``map_T_base`` and the true body twist) :meth:`Localization.step`
 returns ``odom_T_base`` (wheel odometry), the map-frame estimate ``map_T_base`` and
@@ -36,11 +38,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from wheelsim.core.ekf import PoseEkf, checked_covariance, checked_pose
+from wheelsim.core.ekf import PoseEkf, checked_covariance, checked_floats, checked_pose
 from wheelsim.core.gauss_markov import GaussMarkovNoise
 from wheelsim.core.localization_config import LocalizationConfig
-from wheelsim.core.localization_se2 import compose, inverse, relative, wrap_float
-from wheelsim.core.odometry_drift import DriftingOdometry, DriftRates
+from wheelsim.core.localization_se2 import Floats3, compose_floats, inverse_floats, wrap_float
+from wheelsim.core.odometry_drift import DriftingOdometry, DriftRates, add_normal_noise
 
 FloatArray = NDArray[np.float64]
 
@@ -51,17 +53,19 @@ TELEPORT_TOLERANCE_RAD = 0.2
 
 @dataclass(frozen=True)
 class LocalizationOutput:
-    """Everything published for one ground-truth sample (frames in the field names)."""
+    """Everything published for one ground-truth sample (frames in the field names): poses
+    ``(x [m], y [m], yaw [rad])``, the body twist ``(vx [m/s], vy [m/s], wz [rad/s])`` and its
+    variances as floats, the 3x3 covariances (x, y, yaw) as arrays."""
 
     stamp_ns: int
-    odom_T_base: FloatArray
+    odom_T_base: Floats3
     odom_covariance: FloatArray
-    twist: FloatArray
-    twist_variances: FloatArray
-    map_T_base: FloatArray
+    twist: Floats3
+    twist_variances: Floats3
+    map_T_base: Floats3
     map_covariance: FloatArray
-    map_T_odom: FloatArray
-    pose_fix: FloatArray | None
+    map_T_odom: Floats3
+    pose_fix: Floats3 | None
     event: str | None
 
 
@@ -82,35 +86,35 @@ def _map_noise_density(config: LocalizationConfig) -> FloatArray:
     return np.array([translation, translation, rotation])
 
 
-def _fix_covariance(config: LocalizationConfig) -> FloatArray:
+def _fix_variances(config: LocalizationConfig) -> Floats3:
     ekf = config.ekf
     translation, rotation = ekf.measurement_noise_translation, ekf.measurement_noise_rotation
-    return np.diag([translation, translation, rotation])
+    return translation, translation, rotation
 
 
-def _twist_variances(config: LocalizationConfig) -> FloatArray:
+def _twist_variances(config: LocalizationConfig) -> Floats3:
     if config.mode == 'perfect':
-        return np.zeros(3)
+        return 0.0, 0.0, 0.0
     noise = config.localization
     linear, angular = noise.odom_twist_noise_linear, noise.odom_twist_noise_angular
-    return np.array([linear, linear, angular])
+    return linear, linear, angular
 
 
-def checked_twist(value: ArrayLike) -> FloatArray:
+def _standard_deviations(variances: Floats3) -> Floats3:
+    first, second, third = variances
+    return math.sqrt(first), math.sqrt(second), math.sqrt(third)
+
+
+def checked_twist(value: ArrayLike) -> Floats3:
     """``value`` as a finite body twist ``(vx [m/s], vy [m/s], wz [rad/s])``, else ValueError."""
-    twist = np.asarray(value, dtype=float)
-    if twist.shape != (3,) or not all(math.isfinite(v) for v in twist.tolist()):
-        raise ValueError(f'twist = {value!r} must be three finite numbers (vx, vy, wz)')
-    return twist
+    return checked_floats('twist', value, 'vx, vy, wz')
 
 
 def is_teleport(
-    increment: FloatArray, twist_before: FloatArray, twist_after: FloatArray, dt_s: float
+    increment: Floats3, twist_before: Floats3, twist_after: Floats3, dt_s: float
 ) -> bool:
     """Whether the body-frame ``increment`` over ``dt_s`` is larger than the twists can explain."""
-    (dx, dy, dyaw), (vx0, vy0, wz0), (vx1, vy1, wz1) = (
-        increment.tolist(), twist_before.tolist(), twist_after.tolist()
-    )
+    (dx, dy, dyaw), (vx0, vy0, wz0), (vx1, vy1, wz1) = increment, twist_before, twist_after
     speed_bound = math.hypot(vx0, vy0) + math.hypot(vx1, vy1)
     turn_bound = abs(wz0) + abs(wz1)
     return (
@@ -131,9 +135,9 @@ class Localization:
         self._twist_rng = np.random.default_rng(twist_seq)
         self.config = config
         self._twist_variances = _twist_variances(config)
-        self._twist_std = np.sqrt(self._twist_variances)
-        self._previous: tuple[int, FloatArray, FloatArray] | None = None
-        self._pending_reset: tuple[FloatArray, FloatArray] | None = None
+        self._twist_std = _standard_deviations(self._twist_variances)
+        self._previous: tuple[int, Floats3, Floats3] | None = None
+        self._pending_reset: tuple[Floats3, FloatArray] | None = None
         self._odometry = DriftingOdometry(_drift_rates(config), self._odometry_rng)
         self._map_noise = GaussMarkovNoise(
             _map_noise_density(config),
@@ -149,7 +153,7 @@ class Localization:
             raise ValueError('mode and seed cannot change while running')
         self.config = config
         self._twist_variances = _twist_variances(config)
-        self._twist_std = np.sqrt(self._twist_variances)
+        self._twist_std = _standard_deviations(self._twist_variances)
         self._odometry.rates = _drift_rates(config)
         self._map_noise.density = _map_noise_density(config)
         self._map_noise.tau_s = config.localization.map_noise_correlation_time
@@ -175,7 +179,8 @@ class Localization:
         else:
             previous_stamp_ns, previous_truth, previous_twist = self._previous
             dt_s = (stamp_ns - previous_stamp_ns) * 1e-9
-            increment = relative(previous_truth, truth)
+            # The true motion since the previous sample, seen from the previous pose.
+            increment = compose_floats(inverse_floats(previous_truth), truth)
             if is_teleport(increment, previous_twist, true_twist, dt_s):
                 event = 'teleport'
             else:
@@ -186,16 +191,16 @@ class Localization:
             self._pending_reset = None
             event = event or 'reset'
         map_T_base_estimate, map_covariance, fix = self._estimate(stamp_ns, dt_s, truth)
-        noisy_twist = true_twist + self._twist_std * self._twist_rng.standard_normal(3)
+        odom_T_base = self._odometry.pose
         return LocalizationOutput(
             stamp_ns=int(stamp_ns),
-            odom_T_base=self._odometry.pose.copy(),
+            odom_T_base=odom_T_base,
             odom_covariance=self._odometry.covariance,
-            twist=noisy_twist,
-            twist_variances=self._twist_variances.copy(),
+            twist=add_normal_noise(true_twist, self._twist_std, self._twist_rng),
+            twist_variances=self._twist_variances,
             map_T_base=map_T_base_estimate,
             map_covariance=map_covariance,
-            map_T_odom=compose(map_T_base_estimate, inverse(self._odometry.pose)),
+            map_T_odom=compose_floats(map_T_base_estimate, inverse_floats(odom_T_base)),
             pose_fix=fix,
             event=event,
         )
@@ -206,43 +211,44 @@ class Localization:
         self._ekf = None
         self._next_fix_ns = stamp_ns
 
-    def _predict(self, increment: FloatArray) -> None:
+    def _predict(self, increment: Floats3) -> None:
         measured, increment_variances = self._odometry.step(increment)
         if self._ekf is not None:
-            self._ekf.predict(measured, np.diag(increment_variances))
+            self._ekf.predict_diagonal(measured, increment_variances)
 
-    def _apply_reset(self, map_T_base: FloatArray, covariance: FloatArray) -> None:
+    def _apply_reset(self, map_T_base: Floats3, covariance: FloatArray) -> None:
         self._map_noise.reset()
         if self.config.mode == 'ekf':
             self._ekf = PoseEkf.from_pose(map_T_base, covariance)
 
-    def _pose_fix(self, truth: FloatArray) -> FloatArray:
-        std = np.sqrt(np.diag(_fix_covariance(self.config)))
-        fix = truth + std * self._fix_rng.standard_normal(3)
-        fix[2] = wrap_float(float(fix[2]))
-        return fix
+    def _pose_fix(self, truth: Floats3, fix_variances: Floats3) -> Floats3:
+        std = _standard_deviations(fix_variances)
+        x_m, y_m, yaw_rad = add_normal_noise(truth, std, self._fix_rng)
+        return x_m, y_m, wrap_float(yaw_rad)
 
     def _estimate(
-        self, stamp_ns: int, dt_s: float, truth: FloatArray
-    ) -> tuple[FloatArray, FloatArray, FloatArray | None]:
+        self, stamp_ns: int, dt_s: float, truth: Floats3
+    ) -> tuple[Floats3, FloatArray, Floats3 | None]:
         if self.config.mode == 'perfect':
             return truth, np.zeros((3, 3)), None
         if self.config.mode == 'noisy':
-            estimate = truth + self._map_noise.sample(dt_s)
-            estimate[2] = wrap_float(float(estimate[2]))
+            noise_x, noise_y, noise_yaw = self._map_noise.sample(dt_s).tolist()
+            x_m, y_m, yaw_rad = truth
+            estimate = (x_m + noise_x, y_m + noise_y, wrap_float(yaw_rad + noise_yaw))
             return estimate, np.diag(self._map_noise.variance), None
         fix = None
-        if self._ekf is None:
-            # The filter starts from its first pose fix.
-            fix = self._pose_fix(truth)
-            self._ekf = PoseEkf.from_pose(fix, _fix_covariance(self.config))
-        elif stamp_ns >= self._next_fix_ns:
-            fix = self._pose_fix(truth)
-            self._ekf.correct(fix, _fix_covariance(self.config))
-        if fix is not None:
+        if self._ekf is None or stamp_ns >= self._next_fix_ns:
+            fix_variances = _fix_variances(self.config)
+            fix = self._pose_fix(truth, fix_variances)
+            if self._ekf is None:
+                # The filter starts from its first pose fix.
+                self._ekf = PoseEkf.from_pose(fix, np.diag(fix_variances))
+            else:
+                self._ekf.correct_diagonal(fix, fix_variances)
             # Fixes on the grid start + k * period, each at the first sample at or after it.
             period_ns = round(1e9 / self.config.ekf.measurement_rate)
             self._next_fix_ns += period_ns
             if self._next_fix_ns <= stamp_ns:
                 self._next_fix_ns = stamp_ns + period_ns
-        return self._ekf.pose.copy(), self._ekf.covariance.copy(), fix
+        x_m, y_m, yaw_rad = self._ekf.pose.tolist()
+        return (x_m, y_m, yaw_rad), self._ekf.covariance.copy(), fix

@@ -2,22 +2,30 @@
 
 A pose ``a_T_b = (x, y, yaw)`` places frame ``b`` in frame ``a``: ``(x, y)`` [m] is ``b``'s origin
 in ``a``, ``yaw`` [rad] its heading, always wrapped to ``(-pi, pi]`` (as
-:func:`wheelsim.core.se2.wrap_angle` and a yaw read from a quaternion).  Every function accepts
-arrays of shape ``(..., 3)`` and broadcasts over the leading axes, so the statistical tests can
-run many seeded trajectories at once.
+:func:`wheelsim.core.se2.wrap_angle` and a yaw read from a quaternion).  Every array function
+accepts arrays of shape ``(..., 3)`` and broadcasts over the leading axes, so the statistical tests
+can run many seeded trajectories at once.  :func:`wrap_float`, :func:`compose_floats` and
+:func:`inverse_floats` do the same for one angle or pose as plain floats (:data:`Floats3`): the
+per-sample path of the localization, where a numpy array per 3-vector would cost more than the
+arithmetic.  The array functions use them for a single pose, so both give the same numbers.
 
 Only composition, inversion, relative motion and the Jacobians of composition live here; exact
-twist integration is :mod:`wheelsim.core.se2` (scalar, compiled); this module works on arrays.
+twist integration is :mod:`wheelsim.core.se2` (scalar, compiled).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 FloatArray = NDArray[np.float64]
+
+#: Three plain floats: a pose or increment ``(x [m], y [m], yaw [rad])``, a body twist
+#: ``(vx [m/s], vy [m/s], wz [rad/s])`` or the diagonal of such a 3x3 covariance.
+Floats3 = tuple[float, float, float]
 
 
 def wrap_angle(angle_rad: ArrayLike) -> FloatArray:
@@ -37,14 +45,27 @@ def wrap_float(angle_rad: float) -> float:
     return math.pi - (math.pi - angle_rad) % (2.0 * math.pi)
 
 
+def compose_floats(a_T_b: Floats3, b_T_c: Floats3) -> Floats3:
+    """:func:`compose` of one pose pair given as floats, as floats."""
+    x, y, yaw = a_T_b
+    dx, dy, dyaw = b_T_c
+    cos, sin = math.cos(yaw), math.sin(yaw)
+    return x + cos * dx - sin * dy, y + sin * dx + cos * dy, wrap_float(yaw + dyaw)
+
+
+def inverse_floats(a_T_b: Floats3) -> Floats3:
+    """:func:`inverse` of one pose given as floats, as floats."""
+    x, y, yaw = a_T_b
+    cos, sin = math.cos(yaw), math.sin(yaw)
+    return -cos * x - sin * y, sin * x - cos * y, wrap_float(-yaw)
+
+
 def compose(a_T_b: ArrayLike, b_T_c: ArrayLike) -> FloatArray:
     """``a_T_c = a_T_b * b_T_c``: pose ``b_T_c`` (given in frame ``b``) expressed in frame ``a``."""
     ab = np.asarray(a_T_b, dtype=float)
     bc = np.asarray(b_T_c, dtype=float)
-    if ab.shape == bc.shape == (3,):  # the per-sample case, without array overhead
-        (x, y, yaw), (dx, dy, dyaw) = ab.tolist(), bc.tolist()
-        cos, sin = math.cos(yaw), math.sin(yaw)
-        return np.array([x + cos * dx - sin * dy, y + sin * dx + cos * dy, wrap_float(yaw + dyaw)])
+    if ab.shape == bc.shape == (3,):
+        return np.array(compose_floats(ab.tolist(), bc.tolist()))
     cos, sin = np.cos(ab[..., 2]), np.sin(ab[..., 2])
     return np.stack(
         [
@@ -59,10 +80,8 @@ def compose(a_T_b: ArrayLike, b_T_c: ArrayLike) -> FloatArray:
 def inverse(a_T_b: ArrayLike) -> FloatArray:
     """``b_T_a``, the inverse transform of ``a_T_b``."""
     ab = np.asarray(a_T_b, dtype=float)
-    if ab.shape == (3,):  # the per-sample case, without array overhead
-        x, y, yaw = ab.tolist()
-        cos, sin = math.cos(yaw), math.sin(yaw)
-        return np.array([-cos * x - sin * y, sin * x - cos * y, wrap_float(-yaw)])
+    if ab.shape == (3,):
+        return np.array(inverse_floats(ab.tolist()))
     cos, sin = np.cos(ab[..., 2]), np.sin(ab[..., 2])
     return np.stack(
         [
@@ -79,17 +98,18 @@ def relative(a_T_b: ArrayLike, a_T_c: ArrayLike) -> FloatArray:
     return compose(inverse(a_T_b), a_T_c)
 
 
-def compose_jacobians(a_T_b: ArrayLike, b_T_c: ArrayLike) -> tuple[FloatArray, FloatArray]:
+def compose_jacobians(
+    a_T_b: Sequence[float], b_T_c: Sequence[float]
+) -> tuple[FloatArray, FloatArray]:
     """Jacobians of :func:`compose` with respect to ``a_T_b`` and to ``b_T_c`` (single poses).
 
     Returns ``(J_first, J_second)``, each 3x3, so that to first order
     ``cov(a_T_c) = J_first cov(a_T_b) J_first^T + J_second cov(b_T_c) J_second^T`` for independent
     errors added to the ``(x, y, yaw)`` components.
     """
-    ab = np.asarray(a_T_b, dtype=float)
-    bc = np.asarray(b_T_c, dtype=float)
-    cos, sin = float(np.cos(ab[2])), float(np.sin(ab[2]))
-    dx, dy = float(bc[0]), float(bc[1])
+    yaw = float(a_T_b[2])
+    cos, sin = math.cos(yaw), math.sin(yaw)
+    dx, dy = float(b_T_c[0]), float(b_T_c[1])
     j_first = np.array(
         [
             [1.0, 0.0, -sin * dx - cos * dy],

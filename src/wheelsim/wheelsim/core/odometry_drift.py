@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from wheelsim.core.localization_se2 import compose
+from wheelsim.core.localization_se2 import Floats3, compose_floats
 
 FloatArray = NDArray[np.float64]
 
@@ -38,18 +38,26 @@ class DriftRates:
     rotation_rad2_per_m: float
     turn_rad2_per_rad: float
 
+    def variances(self, distance_m: ArrayLike, turn_rad: ArrayLike) -> tuple[ArrayLike, ArrayLike]:
+        """Error variances ``(q_t ds [m^2], q_r ds + q_w |dyaw| [rad^2])`` of an increment of
+        length ``distance_m`` turning by ``turn_rad`` (floats or arrays alike)."""
+        translation = self.translation_m2_per_m * distance_m
+        rotation = self.rotation_rad2_per_m * distance_m + self.turn_rad2_per_rad * abs(turn_rad)
+        return translation, rotation
+
 
 def increment_variances(increment: ArrayLike, rates: DriftRates) -> FloatArray:
     """Diagonal of ``Q(u)`` for body-frame increments of shape ``(..., 3)``; shape ``(..., 3)``."""
     u = np.asarray(increment, dtype=float)
-    one = u.shape == (3,)  # the per-sample case, on floats without array overhead
-    dx, dy, dyaw = u.tolist() if one else (u[..., 0], u[..., 1], u[..., 2])
-    distance_m = np.hypot(dx, dy)
-    translation = rates.translation_m2_per_m * distance_m
-    rotation = rates.rotation_rad2_per_m * distance_m + rates.turn_rad2_per_rad * abs(dyaw)
-    if one:
-        return np.array([translation, translation, rotation])
+    translation, rotation = rates.variances(np.hypot(u[..., 0], u[..., 1]), u[..., 2])
     return np.stack([translation, translation, rotation], axis=-1)
+
+
+def add_normal_noise(values: Floats3, std: Floats3, rng: np.random.Generator) -> Floats3:
+    """``values + std * n`` per component, ``n`` three standard normal draws from ``rng`` taken
+    in one call (the same stream position as ``rng.standard_normal(3)``)."""
+    noise_0, noise_1, noise_2 = rng.standard_normal(3).tolist()
+    return values[0] + std[0] * noise_0, values[1] + std[1] * noise_1, values[2] + std[2] * noise_2
 
 
 def measure_increment(
@@ -126,12 +134,13 @@ class DriftingOdometry:
 
     The odom frame is where the odometry started (``odom_T_base`` = identity, zero error).
     ``true_pose`` integrates the same increments without error: the motion the wheels saw.
+    Poses are plain floats ``(x [m], y [m], yaw [rad])``.
     """
 
     rates: DriftRates
     rng: np.random.Generator
-    pose: FloatArray = field(default_factory=lambda: np.zeros(3))
-    true_pose: FloatArray = field(default_factory=lambda: np.zeros(3))
+    pose: Floats3 = (0.0, 0.0, 0.0)
+    true_pose: Floats3 = (0.0, 0.0, 0.0)
     moments: DriftErrorMoments = field(default_factory=DriftErrorMoments)
 
     @property
@@ -141,17 +150,22 @@ class DriftingOdometry:
 
     def restart(self) -> None:
         """Start a new odom frame at the vehicle: identity pose, zero error."""
-        self.pose = np.zeros(3)
-        self.true_pose = np.zeros(3)
+        self.pose = (0.0, 0.0, 0.0)
+        self.true_pose = (0.0, 0.0, 0.0)
         self.moments = DriftErrorMoments()
 
-    def step(self, true_increment: ArrayLike) -> tuple[FloatArray, FloatArray]:
-        """Integrate one true body-frame increment with its error; return the measured increment
-        and the diagonal of its covariance ``Q`` (the prediction input of an EKF fed by this
-        odometry)."""
-        u = np.asarray(true_increment, dtype=float)
-        measured, variances = measure_increment(u, self.rates, self.rng)
-        self.moments.step(float(self.true_pose[2]), u.tolist(), variances.tolist())
-        self.pose = compose(self.pose, measured)
-        self.true_pose = compose(self.true_pose, u)
+    def step(self, true_increment: Sequence[float]) -> tuple[Floats3, Floats3]:
+        """Integrate one true body-frame increment ``(dx [m], dy [m], dyaw [rad])`` with its error;
+        return the measured increment and the diagonal of its covariance ``Q`` (the prediction
+        input of an EKF fed by this odometry).  Draws as :func:`measure_increment` does."""
+        u = tuple(true_increment)
+        dx, dy, dyaw = u
+        # np.hypot as in increment_variances (math.hypot may differ in the last bit)
+        translation, rotation = self.rates.variances(float(np.hypot(dx, dy)), dyaw)
+        variances = (translation, translation, rotation)
+        translation_std, rotation_std = math.sqrt(translation), math.sqrt(rotation)
+        measured = add_normal_noise(u, (translation_std, translation_std, rotation_std), self.rng)
+        self.moments.step(self.true_pose[2], u, variances)
+        self.pose = compose_floats(self.pose, measured)
+        self.true_pose = compose_floats(self.true_pose, u)
         return measured, variances

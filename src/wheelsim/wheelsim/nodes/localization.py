@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from functools import partial
 
 import numpy as np
-from geometry_msgs.msg import PoseWithCovarianceStamped
+from geometry_msgs.msg import PoseWithCovarianceStamped, TransformStamped
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
 from tf2_msgs.msg import TFMessage
@@ -45,15 +45,17 @@ from wheelsim.ros.parameters import NodeParameters
 from wheelsim.ros.runner import run_node
 
 #: Rows/columns of x, y and yaw (pose) or vx, vy and wz (twist) in a ROS 6x6 covariance, and
-#: the positions of that 3x3 block in the row-major 36 numbers.
+#: the positions of that 3x3 block and of its diagonal in the row-major 36 numbers.
 PLANAR_INDICES = (0, 1, 5)
 PLANAR_FLAT = np.array([6 * row + col for row in PLANAR_INDICES for col in PLANAR_INDICES])
+PLANAR_DIAGONAL_FLAT = PLANAR_FLAT[::4]
 
 
 def covariance6(planar: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Row-major 6x6 covariance with the 3x3 ``planar`` one in the x, y, yaw rows and columns.
 
-    ``out``: 36 zeros to fill in place (the covariance of a new message), else a new array.
+    ``out``: the 36 numbers of a message to fill in place (the entries outside the block keep
+    their zeros when only this function ever writes them), else a new array.
     """
     full = np.zeros(36) if out is None else out
     full[PLANAR_FLAT] = np.asarray(planar, dtype=float).ravel()
@@ -88,6 +90,13 @@ class Localization(Node):
         self._odom = self.create_publisher(Odometry, 'odom', qos.DEFAULT)
         self._pose = self.create_publisher(PoseWithCovarianceStamped, 'pose', qos.DEFAULT)
         self._tf = self.create_publisher(TFMessage, '/tf', qos.TF)
+        # The same message objects are filled for every ground-truth sample (building them costs
+        # more than filling them): a published message is valid until the next one.
+        self._messages = (
+            Odometry(),
+            PoseWithCovarianceStamped(),
+            TFMessage(transforms=[TransformStamped(), TransformStamped()]),
+        )
         self.create_subscription(Odometry, 'ground_truth', self._on_ground_truth, qos.DEFAULT)
         self.create_subscription(
             PoseWithCovarianceStamped, 'initialpose', self._on_initial_pose, qos.DEFAULT
@@ -139,18 +148,16 @@ class Localization(Node):
             self.get_logger().info('estimate reset from initialpose')
 
     def _publish(self, out: LocalizationOutput) -> None:
-        stamp, odom_T_base = out.stamp_ns, out.odom_T_base.tolist()
-        odom = odometry(stamp, self.odom_frame, self.base_frame, odom_T_base, out.twist.tolist())
+        odom, pose, tf = self._messages
+        map_to_odom, odom_to_base = tf.transforms
+        stamp, odom_T_base = out.stamp_ns, out.odom_T_base
+        odometry(stamp, self.odom_frame, self.base_frame, odom_T_base, out.twist, odom)
         covariance6(out.odom_covariance, odom.pose.covariance)
-        covariance6(np.diag(out.twist_variances), odom.twist.covariance)
-        pose = pose_with_covariance_stamped(stamp, self.map_frame, out.map_T_base.tolist())
+        odom.twist.covariance[PLANAR_DIAGONAL_FLAT] = out.twist_variances  # independent errors
+        pose_with_covariance_stamped(stamp, self.map_frame, out.map_T_base, pose)
         covariance6(out.map_covariance, pose.pose.covariance)
-        tf = TFMessage(
-            transforms=[
-                transform_stamped(stamp, self.map_frame, self.odom_frame, out.map_T_odom.tolist()),
-                transform_stamped(stamp, self.odom_frame, self.base_frame, odom_T_base),
-            ]
-        )
+        transform_stamped(stamp, self.map_frame, self.odom_frame, out.map_T_odom, map_to_odom)
+        transform_stamped(stamp, self.odom_frame, self.base_frame, odom_T_base, odom_to_base)
         self._tf.publish(tf)
         self._odom.publish(odom)
         self._pose.publish(pose)
