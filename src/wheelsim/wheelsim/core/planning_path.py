@@ -8,6 +8,7 @@ curvature in 1/m (positive turning left, counter-clockwise).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -30,8 +31,9 @@ class Pose2D(NamedTuple):
 
 
 def wrap_angle(angle_rad: float | FloatArray) -> float | FloatArray:
-    """Wrap an angle (or array of angles) to [-pi, pi)."""
-    return (np.asarray(angle_rad) + np.pi) % (2.0 * np.pi) - np.pi
+    """Wrap an angle (or array of angles) to [-pi, pi). On a Python float this is Python's
+    float arithmetic: the same result as numpy's, without its cost per call."""
+    return (angle_rad + math.pi) % (2.0 * math.pi) - math.pi
 
 
 @dataclass(frozen=True)

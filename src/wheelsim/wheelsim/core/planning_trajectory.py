@@ -11,7 +11,9 @@ rebuilds the velocities from those poses by finite differences.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -46,6 +48,9 @@ class Trajectory:
     - ``curvature_inv_m``: path curvature d(path_yaw)/ds (1/m);
     - ``v_mps``: speed along the path (>= 0); ``vx_mps``, ``vy_mps``: body-frame velocity;
       ``wz_radps``: yaw rate.
+
+    The arrays must not be modified after construction: the first lookup copies them into
+    Python lists (interpolating one instant there is several times faster than through numpy).
     """
 
     t_s: FloatArray
@@ -63,35 +68,61 @@ class Trajectory:
     @property
     def duration_s(self) -> float:
         """Time from start to end in seconds."""
-        return float(self.t_s[-1])
+        return self._times_s[-1]
 
     @property
     def length_m(self) -> float:
         """Arc length in metres."""
-        return float(self.s_m[-1])
+        return self._arc_lengths_m[-1]
 
     def __len__(self) -> int:
         return len(self.t_s)
 
     def at_time(self, t_s: float) -> TrajectoryPoint:
         """The reference at time ``t_s``, clamped to [0, duration] (at rest after the end)."""
-        return self._at(self.t_s, min(max(t_s, 0.0), self.duration_s))
+        return self._at(self._times_s, min(max(t_s, 0.0), self.duration_s))
 
     def at_arc_length(self, s_m: float) -> TrajectoryPoint:
         """The reference where the arc length is ``s_m`` (clamped to the path)."""
-        return self._at(self.s_m, min(max(s_m, 0.0), self.length_m))
-
-    def _at(self, axis: FloatArray, value: float) -> TrajectoryPoint:
-        return TrajectoryPoint(
-            *(
-                float(np.interp(value, axis, getattr(self, name)))
-                for name in TrajectoryPoint._fields
-            )
-        )
+        return self._at(self._arc_lengths_m, min(max(s_m, 0.0), self.length_m))
 
     def end(self) -> TrajectoryPoint:
         """The final reference point."""
-        return self.at_time(self.duration_s)
+        return self._samples[-1]
+
+    @cached_property
+    def _samples(self) -> list[TrajectoryPoint]:
+        """Every sample as a point of Python floats."""
+        columns = (getattr(self, name).tolist() for name in TrajectoryPoint._fields)
+        return [TrajectoryPoint(*row) for row in zip(*columns, strict=True)]
+
+    @cached_property
+    def _times_s(self) -> list[float]:
+        """``t_s`` as Python floats."""
+        return self.t_s.tolist()
+
+    @cached_property
+    def _arc_lengths_m(self) -> list[float]:
+        """``s_m`` as Python floats."""
+        return self.s_m.tolist()
+
+    def _at(self, axis: list[float], value: float) -> TrajectoryPoint:
+        """The samples interpolated linearly where ``axis`` (times or arc lengths, sorted) has
+        ``value``, which lies within the axis range or is NaN (all fields NaN then).
+
+        The arithmetic is np.interp's, so the result is the same to the last bit: the sample
+        itself at a sample (the last one where the axis repeats a value), else
+        ``slope * (value - axis[i]) + field[i]`` on the interval where ``axis[i] <= value``.
+        """
+        i = bisect.bisect_right(axis, value) - 1
+        if axis[i] == value:
+            return self._samples[i]
+        i = min(i, len(axis) - 2)  # NaN compares false, so bisect puts it after the last sample
+        before, after = self._samples[i], self._samples[i + 1]
+        interval, offset = axis[i + 1] - axis[i], value - axis[i]
+        return TrajectoryPoint(
+            *[(b - a) / interval * offset + a for a, b in zip(before, after, strict=True)]
+        )
 
 
 def path_from_points(x_m: FloatArray, y_m: FloatArray) -> PathSamples:

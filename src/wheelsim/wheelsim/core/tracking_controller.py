@@ -165,7 +165,7 @@ class TrackingController:
         nearest = progress.nearest(pose.x_m, pose.y_m, None if progress.located else scheduled.s_m)
         max_lag = self.config.max_schedule_lag
         if 0 < max_lag < scheduled.s_m - nearest.s_m:  # too far behind: the schedule waits
-            waiting_t_s = float(np.interp(nearest.s_m + max_lag, trajectory.s_m, trajectory.t_s))
+            waiting_t_s = trajectory.at_arc_length(nearest.s_m + max_lag).t_s
             following.waited_s += t_s - waiting_t_s
             following.start_time_s, t_s = now_s - waiting_t_s, waiting_t_s
             scheduled = trajectory.at_time(t_s)

@@ -8,6 +8,7 @@ Frames: positions and headings in the planning frame (``map``); errors as below.
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -62,40 +63,25 @@ class Projection(NamedTuple):
     offset_m: float
 
 
-def project(trajectory: Trajectory, x_m: float, y_m: float, first: int, last: int) -> Projection:
-    """The nearest point to (x, y) on the polyline segments ``first`` .. ``last - 1``.
-
-    The path's first and last segments extend beyond its ends, so a vehicle behind the start
-    or past the end gets an arc length below 0 or above the length (and its true distance).
-    """
-    xs, ys = trajectory.x_m[first : last + 1], trajectory.y_m[first : last + 1]
-    dx, dy = np.diff(xs), np.diff(ys)
-    length_sq = dx * dx + dy * dy
-    with np.errstate(invalid='ignore', divide='ignore'):
-        fraction = ((x_m - xs[:-1]) * dx + (y_m - ys[:-1]) * dy) / length_sq
-    fraction = np.nan_to_num(fraction)
-    low = np.zeros_like(fraction)
-    high = np.ones_like(fraction)
-    if first == 0:
-        low[0] = -np.inf
-    if last == len(trajectory.s_m) - 1:
-        high[-1] = np.inf
-    fraction = np.clip(fraction, low, high)
-    px, py = xs[:-1] + fraction * dx, ys[:-1] + fraction * dy
-    k = int(np.argmin((px - x_m) ** 2 + (py - y_m) ** 2))
-    i = first + k
-    s = trajectory.s_m[i] + fraction[k] * (trajectory.s_m[i + 1] - trajectory.s_m[i])
-    yaw = float(np.interp(s, trajectory.s_m, trajectory.path_yaw_rad))
-    offset = -math.sin(yaw) * (x_m - px[k]) + math.cos(yaw) * (y_m - py[k])
-    return Projection(float(s), float(px[k]), float(py[k]), yaw, float(offset))
-
-
 class PathProgress:
     """Progress of one point (base_link, or a steered axle) along one trajectory."""
 
     def __init__(self, trajectory: Trajectory) -> None:
         self.trajectory = trajectory
         self._s_m: float | None = None
+        # The polyline's segments, once: start (m), extent (m) and squared length (m^2; a
+        # zero-length segment gets infinity, so that a point projects onto its start).
+        x, y = trajectory.x_m, trajectory.y_m
+        self._start_x_m, self._start_y_m = x[:-1], y[:-1]
+        self._dx_m, self._dy_m = np.diff(x), np.diff(y)
+        length_sq = self._dx_m * self._dx_m + self._dy_m * self._dy_m
+        self._length_sq_m2 = np.where(length_sq > 0.0, length_sq, np.inf)
+        # Where along each segment (0 start, 1 end) a projection may lie: the first and last
+        # segments extend beyond the path's ends.
+        self._min_fraction = np.zeros(len(length_sq))
+        self._max_fraction = np.ones(len(length_sq))
+        self._min_fraction[0], self._max_fraction[-1] = -np.inf, np.inf
+        self._arc_lengths_m: list[float] = trajectory.s_m.tolist()
 
     @property
     def located(self) -> bool:
@@ -105,29 +91,49 @@ class PathProgress:
     def nearest(self, x_m: float, y_m: float, near_s_m: float | None = None) -> Projection:
         """The nearest path point, searched near ``near_s_m`` if given, else near the previous
         one (see the module doc); the whole path when neither exists or nothing is close."""
-        s_all = self.trajectory.s_m
+        s_all = self._arc_lengths_m
         last_segment = len(s_all) - 1
         around = self._s_m if near_s_m is None else near_s_m
         if around is not None:
-            first = int(np.searchsorted(s_all, around - SEARCH_BEHIND_M)) - 1
+            first = bisect.bisect_left(s_all, around - SEARCH_BEHIND_M) - 1
             first = min(max(first, 0), last_segment - 1)
-            last = int(np.searchsorted(s_all, around + SEARCH_AHEAD_M)) + 1
-            local = project(
-                self.trajectory, x_m, y_m, first, min(max(last, first + 1), last_segment)
-            )
+            last = bisect.bisect_left(s_all, around + SEARCH_AHEAD_M) + 1
+            local = self._project(x_m, y_m, first, min(max(last, first + 1), last_segment))
             if math.hypot(local.x_m - x_m, local.y_m - y_m) <= RELOCATE_DISTANCE_M:
                 self._s_m = local.s_m
                 return local
-        found = project(self.trajectory, x_m, y_m, 0, last_segment)
+        found = self._project(x_m, y_m, 0, last_segment)
         self._s_m = found.s_m
         return found
+
+    def _project(self, x_m: float, y_m: float, first: int, last: int) -> Projection:
+        """The nearest point to (x, y) (map frame, m) on the segments ``first`` .. ``last - 1``.
+
+        A vehicle behind the start or past the end gets an arc length below 0 or above the
+        length (and its true distance), on the extended first or last segment.
+        """
+        segments = slice(first, last)
+        start_x, start_y = self._start_x_m[segments], self._start_y_m[segments]
+        dx, dy = self._dx_m[segments], self._dy_m[segments]
+        fraction = ((x_m - start_x) * dx + (y_m - start_y) * dy) / self._length_sq_m2[segments]
+        fraction = np.minimum(
+            np.maximum(fraction, self._min_fraction[segments]), self._max_fraction[segments]
+        )
+        px, py = start_x + fraction * dx, start_y + fraction * dy
+        k = int(np.argmin((px - x_m) ** 2 + (py - y_m) ** 2))
+        s_before, s_after = self._arc_lengths_m[first + k], self._arc_lengths_m[first + k + 1]
+        s = s_before + float(fraction[k]) * (s_after - s_before)
+        nearest_x, nearest_y = float(px[k]), float(py[k])
+        yaw = self.trajectory.at_arc_length(s).path_yaw_rad
+        offset = -math.sin(yaw) * (x_m - nearest_x) + math.cos(yaw) * (y_m - nearest_y)
+        return Projection(s, nearest_x, nearest_y, yaw, offset)
 
 
 def tracking_errors(
     trajectory: Trajectory, nearest: Projection, pose: Pose2D, scheduled_s_m: float
 ) -> TrackingErrors:
     """Errors of ``pose`` whose nearest path point is ``nearest``, at the scheduled arc length."""
-    planned_yaw = float(np.interp(nearest.s_m, trajectory.s_m, trajectory.yaw_rad))
+    planned_yaw = trajectory.at_arc_length(nearest.s_m).yaw_rad
     return TrackingErrors(
         along_track_m=nearest.s_m - scheduled_s_m,
         cross_track_m=nearest.offset_m,

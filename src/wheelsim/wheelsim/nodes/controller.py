@@ -44,7 +44,15 @@ from wheelsim.core.tracking_reference import ZERO_TWIST, BodyTwist, TrackingErro
 from wheelsim.nodes.planner import PLAN_QOS, WARN_PERIOD_S, frame_matches, map_pose
 from wheelsim.ros import qos
 from wheelsim.ros.clock import now_ns, timer_period_s
-from wheelsim.ros.conversions import NS_PER_S, pose2d, stamp_ns, time_msg, twist2d
+from wheelsim.ros.conversions import (
+    NS_PER_S,
+    fill_twist,
+    pose2d,
+    stamp_ns,
+    time_msg,
+    twist2d,
+    twist_stamped,
+)
 from wheelsim.ros.parameters import NodeParameters
 from wheelsim.ros.runner import run_node
 
@@ -80,6 +88,9 @@ class Controller(Node):
             TwistStamped if self._stamped else Twist, 'cmd_vel', qos.DEFAULT
         )
         self._errors = self.create_publisher(Vector3Stamped, 'tracking_error', qos.DEFAULT)
+        # Filled again for every publication: a published message is valid until the next one.
+        self._command_msg = TwistStamped() if self._stamped else Twist()
+        self._errors_msg = Vector3Stamped()
         # Latched plans (wheelsim's planner) and volatile ones (other planners) alike.
         for profile in (PLAN_QOS, qos.DEFAULT):
             self.create_subscription(Path, 'plan', self._on_plan, profile)
@@ -180,19 +191,15 @@ class Controller(Node):
             self.get_logger().warning(step.message)
 
     def _publish_command(self, command: BodyTwist) -> None:
-        twist = Twist()
-        twist.linear.x, twist.linear.y, twist.angular.z = (float(v) for v in command)
-        if not self._stamped:
-            self._cmd_vel.publish(twist)
-            return
-        msg = TwistStamped()
-        time_msg(now_ns(self), msg.header.stamp)
-        msg.header.frame_id = self.config.full_base_frame
-        msg.twist = twist
+        msg = self._command_msg
+        if self._stamped:
+            twist_stamped(now_ns(self), self.config.full_base_frame, command, msg)
+        else:
+            fill_twist(msg, command)
         self._cmd_vel.publish(msg)
 
     def _publish_errors(self, stamp: int, errors: TrackingErrors) -> None:
-        msg = Vector3Stamped()
+        msg = self._errors_msg
         time_msg(stamp, msg.header.stamp)
         msg.header.frame_id = self.config.full_map_frame
         msg.vector.x = errors.along_track_m

@@ -86,10 +86,14 @@ def fill_pose(pose: Pose, pose_m_rad: Sequence[float]) -> Pose:
     return pose
 
 
-def _fill_twist(twist: Twist, vx_mps: float, vy_mps: float, wz_radps: float) -> None:
+def fill_twist(twist: Twist, twist_body: Sequence[float]) -> Twist:
+    """Set the body twist ``(vx, vy, wz)`` in ``twist`` (a new ``geometry_msgs/Twist`` or one
+    only ever filled by this function: the other components stay 0); returns it."""
+    vx_mps, vy_mps, wz_radps = twist_body
     twist.linear.x = float(vx_mps)
     twist.linear.y = float(vy_mps)
     twist.angular.z = float(wz_radps)
+    return twist
 
 
 def odometry(
@@ -110,7 +114,7 @@ def odometry(
     out.header.frame_id = frame_id
     out.child_frame_id = child_frame_id
     fill_pose(out.pose.pose, pose_m_rad)
-    _fill_twist(out.twist.twist, *twist_body)
+    fill_twist(out.twist.twist, twist_body)
     return out
 
 
@@ -158,7 +162,7 @@ def twist_stamped(
     out = TwistStamped() if out is None else out
     time_msg(stamp, out.header.stamp)
     out.header.frame_id = frame_id
-    _fill_twist(out.twist, *twist_body)
+    fill_twist(out.twist, twist_body)
     return out
 
 
