@@ -2,6 +2,9 @@
 report tests use: small bags written with BagRecorder from rclpy message objects (no nodes)."""
 
 import math
+import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +16,7 @@ from nav_msgs.msg import Path as PathMsg
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 
-from wheelsim.recording import BagRecorder
+from wheelsim.recording import BagRecorder, RecordingError
 from wheelsim.report.bag_data import load_run
 
 NS = 1_000_000_000
@@ -201,3 +204,29 @@ def test_types_the_rosbags_store_does_not_know_are_decoded_from_the_bag_schema(t
     assert list(errors.columns) == ['along', 'cross']
     np.testing.assert_allclose(errors.columns['along'], [0.0, 0.5, 1.0])
     np.testing.assert_allclose(errors.t_s, [0.0, 0.1, 0.2])
+
+
+def test_recorder_reports_a_writer_that_died(tmp_path):
+    recorder = BagRecorder(tmp_path / 'bag')
+    with pytest.raises(RecordingError, match='writing the bag .* failed: the writer process ended'):
+        with recorder:
+            recorder.record('/ground_truth', odometry(0.0, 0.0, 0.0, 0.0), 0)
+            recorder._writer.kill()
+
+
+def test_recorder_refuses_an_existing_folder(tmp_path):
+    with pytest.raises(FileExistsError, match='exists already'):
+        BagRecorder(tmp_path)
+
+
+def test_writer_process_reports_what_stopped_it(tmp_path):
+    # A type the rosbags type store does not know cannot be written: the error comes back.
+    batches = [[('/a', 'std_msgs/msg/String', 0, b'\\0\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\0')],
+               [('/b', 'my_msgs/msg/Unknown', 1, b'\\0\\1\\0\\0')], None]
+    answer = subprocess.run(
+        [sys.executable, '-m', 'wheelsim.bag_writer', str(tmp_path / 'bag')],
+        input=b''.join(pickle.dumps(batch) for batch in batches), capture_output=True,
+        check=True,
+    ).stdout
+    assert 'my_msgs/msg/Unknown' in pickle.loads(answer)
+    assert load_run(tmp_path / 'bag').message_counts == {'/a': 1}  # closed, still readable

@@ -15,6 +15,7 @@ from pathlib import Path
 from wheelsim.scenario import ScenarioError, load_scenario, with_overrides
 
 EXIT_BAD_INPUT = 2
+EXIT_RECORDING_FAILED = 3
 EXIT_INTERRUPTED = 130
 
 
@@ -107,6 +108,8 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    from wheelsim.recording import RecordingError  # imports rclpy: not for --help
+
     # Ctrl-C and SIGTERM (a CI time-out) stop a run between two events with a valid bag, even
     # when the shell started this process with SIGINT ignored (a background job).
     signal.signal(signal.SIGINT, _interrupt)
@@ -116,6 +119,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ScenarioError as err:
         print(f'wheelsim: error: {err}', file=sys.stderr)
         return EXIT_BAD_INPUT
+    except RecordingError as err:
+        print(f'wheelsim: error: {err}', file=sys.stderr)
+        return EXIT_RECORDING_FAILED
     except KeyboardInterrupt:
         print('wheelsim: interrupted', file=sys.stderr)
         return EXIT_INTERRUPTED
