@@ -37,44 +37,46 @@ _COARSE_RAMP_COUNT = 8
 def _curvature(
     shape: TurnShape, word: str, lengths: FloatArray, ramp_count: int, spacing_m: float = math.inf
 ) -> tuple[FloatArray, FloatArray]:
-    """Arc length and curvature samples of a leg.
+    """Arc length (m) and curvature (1/m) samples of a leg.
 
-    Every ramp gets ``ramp_count`` intervals, and its ends are samples, so the heading (the
-    integral of the piecewise linear curvature) is exact by the trapezoid rule. Arcs and
-    straights, integrated exactly by :func:`_integrate` whatever their sampling, get intervals
-    at most ``spacing_m`` long (a single one by default).
+    The curvature is linear in arc length between knots (a turn's start, the ends of its ramp
+    up and of its arc, its end; a straight's ends), so both are interpolated linearly in the
+    sample index between the knots' values. Every ramp gets ``ramp_count`` intervals, and its
+    ends are samples, so the heading (the integral of the piecewise linear curvature) is exact
+    by the trapezoid rule. Arcs and straights, integrated exactly by :func:`_integrate`
+    whatever their sampling, get intervals at most ``spacing_m`` long (a single one by
+    default).
     """
-    s_parts, k_parts = [np.zeros(1)], [np.zeros(1)]
-    offset = 0.0
+    knot_s_m, knot_curvature, knot_index = [0.0], [0.0], [0]
     ramp_m = shape.ramp_length_m
-    for kind, length in zip(word, lengths, strict=True):
+    for kind, length in zip(word, lengths.tolist(), strict=True):
+        start_m = knot_s_m[-1]
         ramp = 0.0 if kind == 'S' else min(ramp_m, length / 2.0)
+        peak = _SIGN[kind] * min(shape.sharpness_inv_m2 * ramp, shape.max_curvature_inv_m)
         middle = length - 2.0 * ramp
         middle_count = 1 if math.isinf(spacing_m) else max(1, math.ceil(middle / spacing_m))
-        u = np.concatenate(
-            [
-                np.linspace(0.0, ramp, ramp_count + 1)[1:] if ramp > 0 else [],
-                np.linspace(ramp, length - ramp, middle_count + 1)[1:],
-                np.linspace(length - ramp, length, ramp_count + 1)[1:] if ramp > 0 else [],
-            ]
-        )
-        bend = shape.sharpness_inv_m2 * np.minimum(u, length - u)
-        k_parts.append(_SIGN[kind] * np.minimum(bend, shape.max_curvature_inv_m))
-        s_parts.append(offset + u)
-        offset += length
-    return np.concatenate(s_parts), np.concatenate(k_parts)
+        ramp_intervals = ramp_count if ramp > 0 else 0
+        for end_m, end_curvature, count in (
+            (ramp, peak, ramp_intervals),
+            (length - ramp, peak, middle_count),
+            (length, 0.0, ramp_intervals),
+        ):
+            if count:
+                knot_s_m.append(start_m + end_m)
+                knot_curvature.append(end_curvature)
+                knot_index.append(knot_index[-1] + count)
+    index = np.arange(knot_index[-1] + 1)
+    return np.interp(index, knot_index, knot_s_m), np.interp(index, knot_index, knot_curvature)
 
 
 def _integrate(start: Pose2D, s: FloatArray, curvature: FloatArray) -> tuple[FloatArray, ...]:
     """Heading and position along the samples (trapezoid in heading, midpoint chords)."""
     ds = np.diff(s)
-    yaw = start.yaw_rad + np.concatenate(
-        [[0.0], np.cumsum(ds * (curvature[:-1] + curvature[1:]) / 2)]
-    )
+    turn = ds * (curvature[:-1] + curvature[1:]) / 2.0
+    yaw = start.yaw_rad + np.concatenate([[0.0], np.cumsum(turn)])
     # Each step as a chord at the mean heading of its ends plus the curvature correction: exact
     # for arcs and straights, O(ds^3) per step for the ramps.
-    mid = (yaw[:-1] + yaw[1:]) / 2.0
-    turn = yaw[1:] - yaw[:-1]
+    mid = yaw[:-1] + turn / 2.0
     chord = ds * np.sinc(turn / (2.0 * np.pi))
     x = start.x_m + np.concatenate([[0.0], np.cumsum(chord * np.cos(mid))])
     y = start.y_m + np.concatenate([[0.0], np.cumsum(chord * np.sin(mid))])

@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.ndimage import minimum_filter
 from scipy.special import fresnel
 
 from wheelsim.core.planning_path import FloatArray, Pose2D
@@ -30,6 +31,12 @@ _CSC_WORDS = ('LSL', 'RSR', 'LSR', 'RSL')
 _CCC_WORDS = ('RLR', 'LRL')
 _CSC_GRID = np.linspace(0.0, 2.0 * np.pi, 721)  # first turn angle, 0.5 degree steps
 _CCC_GRID = np.linspace(0.0, 2.0 * np.pi, 121)  # first and middle turn angles, 3 degree steps
+#: Every difference first - middle of two ``_CCC_GRID`` angles (rad), ascending.
+_CCC_DIFFERENCES = np.concatenate([-_CCC_GRID[:0:-1], _CCC_GRID])
+#: Index into ``_CCC_DIFFERENCES`` of the difference of each cell (first row, middle column).
+_CCC_DIFFERENCE_INDEX = (
+    np.arange(len(_CCC_GRID))[:, np.newaxis] - np.arange(len(_CCC_GRID)) + len(_CCC_GRID) - 1
+)
 _TABLE_ANGLES = np.linspace(0.0, 2.0 * np.pi, 8193)
 
 
@@ -88,9 +95,15 @@ def _seed_offset(shape: TurnShape, angle: FloatArray) -> tuple[FloatArray, Float
 
 
 def _after_turn(
-    shape: TurnShape, x: FloatArray, y: FloatArray, yaw: FloatArray, sign: float, angle: FloatArray
+    shape: TurnShape,
+    x: FloatArray | float,
+    y: FloatArray | float,
+    yaw: FloatArray | float,
+    sign: float,
+    angle: FloatArray,
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Pose after a turn of ``angle`` (>= 0) in direction ``sign`` (+1 left) from (x, y, yaw)."""
+    """Pose after a turn of ``angle`` (>= 0) in direction ``sign`` (+1 left) from (x, y, yaw)
+    (m, m, rad; the arrays broadcast against each other)."""
     dx, dy = _seed_offset(shape, angle)
     dy = sign * dy
     return (
@@ -132,39 +145,24 @@ def _csc_candidates(shape: TurnShape, start: Pose2D, goal: Pose2D, word: str) ->
 def _ccc_candidates(
     shape: TurnShape, start: Pose2D, goal: Pose2D, word: str, radius_m: float
 ) -> list[FloatArray]:
-    signs = [_SIGNS[kind] for kind in word]
-    first, middle = np.meshgrid(_CCC_GRID, _CCC_GRID, indexing='ij')
-    last = np.mod(
-        signs[2] * (goal.yaw_rad - start.yaw_rad - signs[0] * first - signs[1] * middle),
-        2.0 * np.pi,
-    )
-    pose = (
-        np.full_like(first, start.x_m),
-        np.full_like(first, start.y_m),
-        np.full_like(first, start.yaw_rad),
-    )
-    for sign, angle in zip(signs, (first, middle, last), strict=True):
-        pose = _after_turn(shape, *pose, sign, angle)
-    miss = np.hypot(pose[0] - goal.x_m, pose[1] - goal.y_m)
-    # Local minima of the miss distance over the grid that are close to a solution.
-    padded = np.pad(miss, 1, mode='edge')
-    neighbours = np.stack(
-        [
-            padded[1 + di : 1 + di + miss.shape[0], 1 + dj : 1 + dj + miss.shape[1]]
-            for di in (-1, 0, 1)
-            for dj in (-1, 0, 1)
-            if di or dj
-        ]
-    )
-    minima = (miss <= neighbours.min(axis=0)) & (miss < 0.2 * radius_m)
+    first_sign, middle_sign, last_sign = (_SIGNS[kind] for kind in word)
+    # Grid rows: first turn angle, columns: middle turn angle. The pose after the first turn
+    # depends on the row only and the middle turn's offset on the column only: both broadcast.
+    x, y, yaw = start.x_m, start.y_m, start.yaw_rad
+    x, y, yaw = _after_turn(shape, x, y, yaw, first_sign, _CCC_GRID[:, np.newaxis])
+    x, y, _ = _after_turn(shape, x, y, yaw, middle_sign, _CCC_GRID[np.newaxis, :])
+    # The middle turn goes the other way than the first (middle_sign == -first_sign), so the
+    # heading before the last turn and the last turn angle depend on first - middle only: the
+    # last turn is computed once per difference and looked up per cell.
+    turned = first_sign * _CCC_DIFFERENCES  # heading change of the first two turns
+    last = np.mod(last_sign * (goal.yaw_rad - start.yaw_rad - turned), 2.0 * np.pi)
+    last_dx, last_dy, _ = _after_turn(shape, 0.0, 0.0, start.yaw_rad + turned, last_sign, last)
+    cell = _CCC_DIFFERENCE_INDEX
+    miss = np.hypot(x + last_dx[cell] - goal.x_m, y + last_dy[cell] - goal.y_m)
+    # Local minima of the miss distance over the grid (edges repeated) close to a solution.
+    minima = (miss <= minimum_filter(miss, size=3, mode='nearest')) & (miss < 0.2 * radius_m)
     return [
-        np.array(
-            [
-                shape.turn_length(first[i, j]),
-                shape.turn_length(middle[i, j]),
-                shape.turn_length(last[i, j]),
-            ]
-        )
+        shape.turn_length(np.array([_CCC_GRID[i], _CCC_GRID[j], last[cell[i, j]]]))
         for i, j in zip(*np.nonzero(minima), strict=True)
     ]
 
