@@ -33,7 +33,7 @@ inputs raise ``ValueError`` naming the field; they never reach the state.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -51,8 +51,7 @@ TELEPORT_TOLERANCE_M = 0.1
 TELEPORT_TOLERANCE_RAD = 0.2
 
 
-@dataclass(frozen=True)
-class LocalizationOutput:
+class LocalizationOutput(NamedTuple):
     """Everything published for one ground-truth sample (frames in the field names): poses
     ``(x [m], y [m], yaw [rad])``, the body twist ``(vx [m/s], vy [m/s], wz [rad/s])`` and its
     variances as floats, the 3x3 covariances (x, y, yaw) as arrays."""
