@@ -11,6 +11,7 @@ stack trace), 1 if the node fails later.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Sequence
 
 import rclpy
@@ -21,6 +22,17 @@ from rclpy.node import Node
 from wheelsim.core.params import ParameterError
 
 EXIT_BAD_INPUT = 2
+
+
+def _shuts_down_soon(timeout_s: float = 1.0) -> bool:
+    """Whether the rclpy context is shut down, or is within ``timeout_s`` (rclpy's signal
+    handler shuts it down on SIGINT and SIGTERM, a moment after the interrupt is raised)."""
+    deadline_s = time.monotonic() + timeout_s
+    while rclpy.ok():
+        if time.monotonic() > deadline_s:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def _error(program: str, text: str) -> int:
@@ -43,17 +55,19 @@ def run_node(
     try:
         node = factory()
     except (ParameterError, ParameterException) as err:
+        code = _error(program, str(err))  # first: the message must not depend on the shutdown
         rclpy.try_shutdown()
-        return _error(program, str(err))
+        return code
     try:
         rclpy.spin(node)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except Exception:
-        if rclpy.ok():
+        if not _shuts_down_soon():
             raise
-        # Ctrl-C or SIGTERM shut the context down while a callback was publishing: that
-        # callback's error is part of a clean shutdown, not a failure of the node.
+        # Ctrl-C or SIGTERM arrived inside a callback or while rclpy was building a received
+        # message (the KeyboardInterrupt surfaces as that call's error): part of a clean
+        # shutdown, not a failure of the node.
     finally:
         node.destroy_node()
         rclpy.try_shutdown()
