@@ -149,3 +149,15 @@ def test_interrupted_run_keeps_a_valid_bag(tmp_path):
     assert 'interrupted' in stdout
     topics = read_bag(bag)
     assert 0 < len(topics['/ground_truth']) < 50 * 90
+
+
+@pytest.mark.parametrize(
+    'command', [('run',), ('sweep', '--param', 'controller.feedforward.k_x=1')]
+)
+def test_an_output_that_cannot_be_a_folder_is_named(tmp_path, command):
+    (tmp_path / 'taken').write_text('a file')
+    for output, fragment in (('taken', '--output taken: is a file, not a folder'),
+                             ('taken/results', '--output taken/results: cannot create it')):
+        result = wheelsim(*command, '--output', output, cwd=tmp_path)
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert fragment in result.stderr and 'Traceback' not in result.stderr

@@ -15,7 +15,7 @@ from pathlib import Path
 from wheelsim.scenario import ScenarioError, load_scenario, with_overrides
 
 EXIT_BAD_INPUT = 2
-EXIT_RECORDING_FAILED = 3
+EXIT_WRITE_FAILED = 3
 EXIT_INTERRUPTED = 130
 
 
@@ -26,6 +26,18 @@ def _load(path: str | None):
     specs = node_parameter_specs()
     scenario = load_scenario(Path(path) if path else None, specs, METRIC_NAMES)
     return scenario, specs
+
+
+def _output_root(text: str) -> Path:
+    """The ``--output`` folder, created if needed; ScenarioError if that is impossible."""
+    root = Path(text)
+    if root.exists() and not root.is_dir():
+        raise ScenarioError(f'--output {text}: is a file, not a folder')
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ScenarioError(f'--output {text}: cannot create it ({err.strerror})') from None
+    return root
 
 
 def _positive_or_zero(text: str) -> float:
@@ -61,7 +73,7 @@ def _run(args: argparse.Namespace) -> int:
     from wheelsim.report.summary import format_summary
 
     scenario, _ = _load(args.scenario)
-    outcome = run_scenario(scenario, Path(args.output), args.real_time_factor,
+    outcome = run_scenario(scenario, _output_root(args.output), args.real_time_factor,
                            show_progress=not args.quiet, make_plots=not args.no_plots)
     print(format_summary(outcome.metrics, outcome.timing, scenario.pass_criteria,
                          outcome.output_dir))
@@ -89,7 +101,7 @@ def _sweep(args: argparse.Namespace) -> int:
 
     points = sweep.grid_points(grid)
     runs = [(p, with_overrides(scenario, p.overrides, check)) for p in points]
-    root = Path(args.output) / scenario.name / 'sweep'
+    root = _output_root(args.output) / scenario.name / 'sweep'
     print(f'sweep of {len(runs)} runs of {scenario.name} on {args.workers} workers -> {root}')
     rows = sweep.run_sweep(runs, root, args.workers)
     metric_columns = [k for k in rows[0] if k not in grid and k not in ('point', 'passed')]
@@ -119,9 +131,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ScenarioError as err:
         print(f'wheelsim: error: {err}', file=sys.stderr)
         return EXIT_BAD_INPUT
-    except RecordingError as err:
-        print(f'wheelsim: error: {err}', file=sys.stderr)
-        return EXIT_RECORDING_FAILED
+    except (RecordingError, OSError) as err:  # a full disk, a folder that vanished
+        print(f'wheelsim: error: writing the results failed: {err}', file=sys.stderr)
+        return EXIT_WRITE_FAILED
     except KeyboardInterrupt:
         print('wheelsim: interrupted', file=sys.stderr)
         return EXIT_INTERRUPTED
