@@ -71,14 +71,15 @@ def node_cpu_share(node: NodeProcess, probe: Probe, seconds: float, command=None
     return (cpu_seconds(node.process.pid) - cpu_start) / (time.monotonic() - wall_start)
 
 
-def publish_only(seconds: float) -> None:
+def publish_only(seconds: float, serialized: bool) -> None:
     """The bare publisher of figure 1, in this (child) process: Odometry, TwistStamped and
-    JointState under /floor, filled and published every 20 ms from a thread, as vehicle_sim
-    publishes its outputs in wall-clock mode."""
+    JointState under /floor, published every 20 ms from a thread as vehicle_sim publishes its
+    outputs in wall-clock mode (``serialized``) or as message objects."""
     rclpy.init()
     node = rclpy.create_node('publish_only', namespace='/floor')
-    outputs = VehicleOutputs(node, 'map', 'base_link')
-    state = Vehicle(VehicleConfig(model='bicycle'), 0.001).state()
+    vehicle = Vehicle(VehicleConfig(model='bicycle'), 0.001)
+    outputs = VehicleOutputs(node, 'map', 'base_link', vehicle.joint_names, serialized)
+    state = vehicle.state()
 
     stop = threading.Event()
 
@@ -87,7 +88,7 @@ def publish_only(seconds: float) -> None:
         while not stop.is_set():
             next_s += 0.02
             time.sleep(max(0.0, next_s - time.monotonic()))
-            outputs.publish_state(time.time_ns(), state, ['a', 'b', 'c', 'd', 'e', 'f'])
+            outputs.publish_state(time.time_ns(), state)
 
     publisher = threading.Thread(target=publish_every_20_ms)
     publisher.start()
@@ -98,9 +99,10 @@ def publish_only(seconds: float) -> None:
     rclpy.shutdown()
 
 
-def publish_only_share(seconds: float) -> float:
+def publish_only_share(seconds: float, serialized: bool) -> float:
     """CPU share of one core of :func:`publish_only` in its own process."""
-    process = subprocess.Popen([sys.executable, __file__, '--publish-only', str(seconds + 4)])
+    how = '--publish-bytes' if serialized else '--publish-objects'
+    process = subprocess.Popen([sys.executable, __file__, how, str(seconds + 4)])
     try:
         time.sleep(3.0)  # imports and start-up
         cpu_start, wall_start = cpu_seconds(process.pid), time.monotonic()
@@ -122,7 +124,7 @@ def wall_clock_run(probe: Probe, seconds: float) -> None:
     try:
         probe.spin_until(lambda: probe.node.count_publishers('/wall/ground_truth') > 0, 30.0)
         probe.spin_for(1.0)
-        alone = node_cpu_share(node, probe, seconds / 2)
+        alone = node_cpu_share(node, probe, seconds)
         arrivals = probe.record_arrivals(Odometry, '/wall/ground_truth')
         for name, msg_type in OUTPUTS[1:]:
             probe.record(msg_type, f'/wall/{name}')
@@ -132,10 +134,12 @@ def wall_clock_run(probe: Probe, seconds: float) -> None:
         share = node_cpu_share(node, probe, seconds, command)
     finally:
         node.stop()
-    floor = publish_only_share(seconds / 2)
-    print(f'1. wall clock 1000/50 Hz: CPU {100 * share:.2f} % of one core with a 20 Hz cmd_vel '
-          f'and a subscriber on every output, {100 * alone:.2f} % alone (goal < 2 %); '
-          f'a bare rclpy process publishing the same three messages at 50 Hz: {100 * floor:.2f} %')
+    floor_bytes = publish_only_share(seconds, serialized=True)
+    floor_objects = publish_only_share(seconds, serialized=False)
+    print(f'1. wall clock 1000/50 Hz: CPU {100 * alone:.2f} % of one core alone (goal < 2 %), '
+          f'{100 * share:.2f} % with a 20 Hz cmd_vel and a subscriber on every output; a bare '
+          f'rclpy process publishing the same three messages at 50 Hz: {100 * floor_bytes:.2f} % '
+          f'as vehicle_sim does (pre-serialized), {100 * floor_objects:.2f} % as message objects')
     arrival_ns = np.array([arrival for arrival, _ in arrivals[first:]])
     stamps = np.array([stamp_ns(m.header.stamp) for _, m in arrivals[first:]])
     period_error_ns = np.abs(np.diff(stamps) - 20_000_000).max()
@@ -184,10 +188,11 @@ def dead_time_error_steps(probe: Probe, step_rate_hz: float) -> tuple[float, flo
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--seconds', type=float, default=10.0, help='length of each timed run')
-    parser.add_argument('--publish-only', type=float, help=argparse.SUPPRESS)
+    parser.add_argument('--publish-bytes', type=float, help=argparse.SUPPRESS)
+    parser.add_argument('--publish-objects', type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.publish_only:
-        publish_only(args.publish_only)
+    if args.publish_bytes or args.publish_objects:
+        publish_only(args.publish_bytes or args.publish_objects, bool(args.publish_bytes))
         return
     with loopback_domain():
         probe = Probe('bench')

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st_
 
 from wheelsim.core import stepping as st
+from wheelsim.core.kinematics import ackermann_angle, ackermann_rate_factor
 from wheelsim.core.params import flatten
 from wheelsim.core.se2 import integrate_twist
 from wheelsim.core.vehicle import COMMAND_LIMIT, Vehicle, VehicleBatch
@@ -264,6 +265,43 @@ def test_joint_state_vectors_follow_joint_names():
     assert vehicle.joint_names[-2:] == ('steering_left_joint', 'steering_right_joint')
     np.testing.assert_array_equal(state.joint_positions_rad[-2:], state.steering_angles_rad)
     assert state.elapsed_steps == 500
+
+
+@pytest.mark.parametrize('name, steps', [('car', 260), ('car', 900), ('forklift', 260)])
+def test_steering_joints_point_each_wheel_about_the_centre_of_rotation(name, steps):
+    """The kernel's steering joint columns against the kinematics functions, mid-turn (the
+    steering still moving) and settled; the forklift has one steered wheel, behind."""
+    vehicle = Vehicle(example(name), DT)
+    vehicle.set_command(1.5, 0.0, 0.5)
+    vehicle.step(steps)
+    row = vehicle._batch.state_row(0)
+    steering, rate = row[st.S_STEER], row[st.S_STEER_RATE]
+    assert rate != 0.0 or steps == 900
+    wheel_base = 2.7 if name == 'car' else -2.0
+    laterals = (0.75, -0.75) if name == 'car' else (0.0,)
+    state = vehicle.state()
+    expected = [ackermann_angle(steering, lateral, wheel_base) for lateral in laterals]
+    expected_rates = [
+        rate * ackermann_rate_factor(steering, lateral, wheel_base) for lateral in laterals
+    ]
+    assert state.steering_angles_rad == pytest.approx(expected, rel=1e-15, abs=1e-15)
+    assert state.joint_positions_rad[-len(laterals):] == state.steering_angles_rad
+    assert state.joint_velocities_radps[-len(laterals):] == pytest.approx(
+        expected_rates, rel=1e-15, abs=1e-15
+    )
+    vehicle.teleport((0.0, 0.0, 0.0))  # at rest: straight wheels, no rate
+    assert vehicle.state().steering_angles_rad == (0.0,) * len(laterals)
+    assert vehicle.state().joint_velocities_radps[-len(laterals):] == (0.0,) * len(laterals)
+
+
+def test_one_command_of_a_batch_changes_that_vehicle_only_and_is_checked():
+    batch = VehicleBatch([config(model='omni')] * 2, DT)
+    batch.set_commands([(0.1, 0.2, 0.3), (0.4, 0.5, 0.6)])
+    batch.set_command(1, (-1.0, 0.0, 2.0))
+    np.testing.assert_array_equal(batch.commands, [(0.1, 0.2, 0.3), (-1.0, 0.0, 2.0)])
+    with pytest.raises(ValueError, match=r'command \[1.0, nan, 0.0\] \(row 0\) must be finite'):
+        batch.set_command(0, (1.0, math.nan, 0.0))
+    np.testing.assert_array_equal(batch.commands, [(0.1, 0.2, 0.3), (-1.0, 0.0, 2.0)])
 
 
 @pytest.mark.parametrize('bad', [math.nan, math.inf, -math.inf, 2 * COMMAND_LIMIT])

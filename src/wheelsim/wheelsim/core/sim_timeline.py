@@ -63,6 +63,8 @@ class Timeline:
         if rate <= 0:
             raise ValueError(f'step_rate_hz must be > 0, got {step_rate_hz}')
         self.step_rate = rate
+        # The fraction's parts as plain ints: Fraction's properties cost a Python call each.
+        self._rate_num, self._rate_den = rate.numerator, rate.denominator
         self.origin_ns = int(origin_ns)
         self.step = 0
         self._periodic: dict[Event, _Periodic] = {}
@@ -75,15 +77,12 @@ class Timeline:
 
     def time_ns(self, step: int) -> int:
         """Simulated time of ``step`` (floor to the nanosecond)."""
-        return self.origin_ns + (step * NS_PER_S * self.step_rate.denominator) // (
-            self.step_rate.numerator
-        )
+        return self.origin_ns + (step * NS_PER_S * self._rate_den) // self._rate_num
 
     def last_step_at(self, t_ns: int) -> int:
         """The largest step whose time is ``<= t_ns``."""
         elapsed = int(t_ns) - self.origin_ns
-        num, den = self.step_rate.numerator, self.step_rate.denominator
-        return ((elapsed + 1) * num - 1) // (NS_PER_S * den)
+        return ((elapsed + 1) * self._rate_num - 1) // (NS_PER_S * self._rate_den)
 
     def set_rate(self, event: Event, rate_hz: float | None) -> None:
         """Fire ``event`` every ``1/rate_hz`` from now on (``None`` stops it)."""
@@ -104,9 +103,10 @@ class Timeline:
 
     def classify(self, target_ns: int, max_gap_ns: int) -> JumpKind:
         """Whether advancing to ``target_ns`` is normal, a backward or a large forward jump."""
-        if target_ns < self.now_ns:
+        now_ns = self.now_ns
+        if target_ns < now_ns:
             return JumpKind.BACKWARD
-        if target_ns - self.now_ns > max_gap_ns:
+        if target_ns - now_ns > max_gap_ns:
             return JumpKind.FORWARD
         return JumpKind.NORMAL
 

@@ -5,8 +5,9 @@ A vehicle is one row of three arrays, laid out by the column constants below:
 - ``params`` (N, N_PARAMS): step period, actuator limits (no limit = inf, dead times in whole
   steps) and geometry, packed once from a :class:`VehicleConfig` by :func:`pack_params`;
 - ``state`` (N, N_STATE): pose of base_link in map, body twist of base_link, the held command,
-  actuator states, wheel joint angles and rates (steered wheels' angles follow from the
-  steering angle, see :func:`wheelsim.core.kinematics.ackermann_angle`);
+  actuator states, wheel joint angles and rates, and the steering joints' angles and rates
+  (bicycle: the left and right steered wheels, from the steering angle by
+  :func:`wheelsim.core.kinematics.ackermann_angle`, written after every batch of steps);
 - ``history`` (N, actuators, capacity): dead-time ring buffers, drives first, then steering.
 
 Per step and vehicle: command at base_link -> command at the kinematic reference point R ->
@@ -32,6 +33,8 @@ from wheelsim.core.actuators import (
 )
 from wheelsim.core.compiled import compiled, compiled_parallel
 from wheelsim.core.kinematics import (
+    ackermann_angle,
+    ackermann_rate_factor,
     bicycle_references,
     bicycle_twist,
     differential_twist,
@@ -95,7 +98,9 @@ S_STEER = 17  # steering actuator angle (rad), the virtual centre wheel
 S_STEER_RATE = 18  # its rate (rad/s)
 S_WHEEL_ANGLE = 19  # MAX_WHEELS columns (rad, wrapped)
 S_WHEEL_RATE = 23  # MAX_WHEELS columns (rad/s)
-N_STATE = 27
+S_STEERING_JOINT_ANGLE = 27  # 2 columns: steered wheels left, right (rad); bicycle only
+S_STEERING_JOINT_RATE = 29  # 2 columns (rad/s)
+N_STATE = 31
 
 
 def _limit(value: float) -> float:
@@ -281,6 +286,20 @@ def _step_omni(p, s, history, slot):
 
 
 @compiled
+def _steering_joints(p, s):
+    """Angles and rates of the left and right steered wheels' joints (bicycle): each points
+    along its own velocity about the centre of rotation (equal for a single steered wheel)."""
+    steering, rate = s[S_STEER], s[S_STEER_RATE]
+    signed_base = p[P_BI_SIGNED_WHEEL_BASE]
+    half_steered = p[P_BI_HALF_TRACK_STEERED]
+    for side, lateral in ((0, half_steered), (1, -half_steered)):
+        s[S_STEERING_JOINT_ANGLE + side] = ackermann_angle(steering, lateral, signed_base)
+        s[S_STEERING_JOINT_RATE + side] = rate * ackermann_rate_factor(
+            steering, lateral, signed_base
+        )
+
+
+@compiled
 def _step_vehicle(model, n_steps, first_step, p, s, history):
     """``n_steps`` steps of one vehicle (one row of each array)."""
     dt = p[P_DT]
@@ -305,6 +324,8 @@ def _step_vehicle(model, n_steps, first_step, p, s, history):
             s[S_WHEEL_ANGLE + wheel] = wrap_angle(
                 s[S_WHEEL_ANGLE + wheel] + s[S_WHEEL_RATE + wheel] * dt
             )
+    if model == BICYCLE:
+        _steering_joints(p, s)
 
 
 @compiled

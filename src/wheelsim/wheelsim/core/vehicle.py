@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from wheelsim.core import stepping as st
 from wheelsim.core.joints import wheel_layout
-from wheelsim.core.kinematics import ackermann_angle, ackermann_rate_factor
 from wheelsim.core.params import to_flat
 from wheelsim.core.se2 import wrap_angle
 from wheelsim.core.vehicle_config import VEHICLE_PARAM_SPECS, VehicleConfig
@@ -29,15 +28,18 @@ PARALLEL_FROM_VEHICLES = 64
 _READ_ONLY = frozenset(spec.name for spec in VEHICLE_PARAM_SPECS if spec.read_only)
 
 
+def _range_error(what: str, values: Sequence[float], row: int, limit: float) -> ValueError:
+    return ValueError(
+        f'{what} {list(values)} (row {row}) must be finite and at most {limit:g} in magnitude'
+    )
+
+
 def _finite_rows(values: ArrayLike, rows: int, what: str, limit: float) -> NDArray[np.float64]:
     array = np.array(values, dtype=np.float64).reshape(rows, 3)
     good = np.abs(array) <= limit  # False for NaN and inf too
     if not good.all():
         row = int(np.argwhere(~good)[0][0])
-        raise ValueError(
-            f'{what} {array[row].tolist()} (row {row}) must be finite and at most {limit:g} in '
-            f'magnitude'
-        )
+        raise _range_error(what, array[row].tolist(), row, limit)
     return array
 
 
@@ -118,6 +120,13 @@ class VehicleBatch:
         rows = _finite_rows(commands, self.size, 'command', COMMAND_LIMIT)
         self._state[:, st.S_CMD_VX:st.S_CMD_WZ + 1] = rows
 
+    def set_command(self, index: int, command: tuple[float, float, float]) -> None:
+        """Hold one vehicle's command, checked as by :meth:`set_commands`. Plain float
+        comparisons instead of array operations: a node calls this for every message."""
+        if not all(abs(value) <= COMMAND_LIMIT for value in command):  # False for NaN too
+            raise _range_error('command', command, index, COMMAND_LIMIT)
+        self._state[index, st.S_CMD_VX:st.S_CMD_WZ + 1] = command
+
     def step(self, n_steps: int) -> None:
         """Advance every vehicle by ``n_steps`` fixed steps with the held commands."""
         if n_steps < 0 or int(n_steps) != n_steps:
@@ -131,6 +140,10 @@ class VehicleBatch:
     def state_row(self, index: int) -> NDArray[np.float64]:
         """The kernel state of one vehicle (a copy; columns in :mod:`wheelsim.core.stepping`)."""
         return self._state[index].copy()
+
+    def state_values(self, index: int) -> list[float]:
+        """The kernel state of one vehicle as Python floats (cheaper than a row to read from)."""
+        return self._state[index].tolist()
 
     def teleport(self, poses: ArrayLike, indices: ArrayLike | None = None) -> None:
         """Put vehicles at new poses at rest: actuators zeroed, histories cleared.
@@ -202,14 +215,14 @@ class VehicleBatch:
         return grown
 
 
-@dataclass(frozen=True)
-class VehicleState:
+class VehicleState(NamedTuple):
     """Everything observable about one vehicle after a step.
 
     Pose of base_link in map (m, rad); body twist of base_link (m/s, rad/s); joint positions
     (rad, wrapped to (-pi, pi]) and velocities (rad/s) in ``Vehicle.joint_names`` order;
     ``steering_angles_rad``: the steering joints' angles (left/right Ackermann wheels, or the
-    single steered wheel; empty for differential and omni).
+    single steered wheel; empty for differential and omni). A named tuple of plain floats: the
+    node builds one per publication, so it must be cheap.
     """
 
     x_m: float
@@ -218,9 +231,9 @@ class VehicleState:
     vx_mps: float
     vy_mps: float
     wz_radps: float
-    joint_positions_rad: NDArray[np.float64]
-    joint_velocities_radps: NDArray[np.float64]
-    steering_angles_rad: NDArray[np.float64]
+    joint_positions_rad: tuple[float, ...]
+    joint_velocities_radps: tuple[float, ...]
+    steering_angles_rad: tuple[float, ...]
     elapsed_steps: int
 
 
@@ -235,12 +248,19 @@ class Vehicle:
     ) -> None:
         self._batch = VehicleBatch([config], step_period_s, [pose])
         wheels = wheel_layout(config)
-        self._steering = tuple(w.steering for w in wheels if w.steering is not None)
+        steering = tuple(w.steering for w in wheels if w.steering is not None)
         self.joint_names: tuple[str, ...] = tuple(w.joint for w in wheels) + tuple(
-            s.joint for s in self._steering
+            s.joint for s in steering
         )
-        self._wheel_angles = st.S_WHEEL_ANGLE + np.array([w.column for w in wheels])
-        self._wheel_rates = st.S_WHEEL_RATE + np.array([w.column for w in wheels])
+        # State columns of the joints, in joint_names order (steering joints: left, right).
+        sides = range(len(steering))
+        self._steering_angle_columns = tuple(st.S_STEERING_JOINT_ANGLE + i for i in sides)
+        self._position_columns = (
+            tuple(st.S_WHEEL_ANGLE + w.column for w in wheels) + self._steering_angle_columns
+        )
+        self._velocity_columns = tuple(st.S_WHEEL_RATE + w.column for w in wheels) + tuple(
+            st.S_STEERING_JOINT_RATE + i for i in sides
+        )
 
     @property
     def config(self) -> VehicleConfig:
@@ -252,33 +272,20 @@ class Vehicle:
 
     def set_command(self, vx_mps: float, vy_mps: float, wz_radps: float) -> None:
         """Hold the body twist of base_link as the command (see the module docstring)."""
-        self._batch.set_commands([(vx_mps, vy_mps, wz_radps)])
+        self._batch.set_command(0, (float(vx_mps), float(vy_mps), float(wz_radps)))
 
     def step(self, n_steps: int) -> None:
         """Advance ``n_steps`` fixed steps with the held command, inside compiled code."""
         self._batch.step(n_steps)
 
     def state(self) -> VehicleState:
-        row = self._batch.state_row(0)
-        steering, steering_rate = row[st.S_STEER], row[st.S_STEER_RATE]
-        steer_angles = np.array([
-            ackermann_angle(steering, s.lateral_m, s.signed_wheel_base_m) for s in self._steering
-        ])
-        steer_rates = steering_rate * np.array([
-            ackermann_rate_factor(steering, s.lateral_m, s.signed_wheel_base_m)
-            for s in self._steering
-        ])
+        row = self._batch.state_values(0)
         return VehicleState(
-            x_m=float(row[st.S_X]),
-            y_m=float(row[st.S_Y]),
-            yaw_rad=float(row[st.S_YAW]),
-            vx_mps=float(row[st.S_VX]),
-            vy_mps=float(row[st.S_VY]),
-            wz_radps=float(row[st.S_WZ]),
-            joint_positions_rad=np.concatenate([row[self._wheel_angles], steer_angles]),
-            joint_velocities_radps=np.concatenate([row[self._wheel_rates], steer_rates]),
-            steering_angles_rad=steer_angles,
-            elapsed_steps=self._batch.elapsed_steps,
+            row[st.S_X], row[st.S_Y], row[st.S_YAW], row[st.S_VX], row[st.S_VY], row[st.S_WZ],
+            tuple([row[c] for c in self._position_columns]),
+            tuple([row[c] for c in self._velocity_columns]),
+            tuple([row[c] for c in self._steering_angle_columns]),
+            self._batch.elapsed_steps,
         )
 
     def teleport(self, pose: tuple[float, float, float]) -> None:

@@ -10,9 +10,12 @@ Clock modes: wall clock and ``use_sim_time`` both follow the node's ROS clock: t
 advanced up to "now" at every publish time, every command and (use_sim_time) every clock
 change. With ``be_reference_clock`` the node owns time, paced against the monotonic wall clock
 by ``real_time_factor``, and publishes ``/clock``. On the wall clock (modes 1 and 3) the
-periodic work runs on a :class:`WallTicker` thread, much cheaper than an executor timer; with
-``use_sim_time`` it runs in ROS-time timer and clock-jump callbacks, so that lock-step runs
-drive it. A lock serialises the ticker with the executor's callbacks.
+periodic work runs on :class:`WallTicker` threads, much cheaper than executor timers: stepping
+and publishing on one, the housekeeping (diagnostics, the cmd_vel publisher check) on another,
+so that the executor only wakes for incoming messages and services. With ``use_sim_time`` it
+all runs in ROS-time timer and clock-jump callbacks, so that lock-step runs drive it, and the
+housekeeping on steady-clock executor timers, which lock-step runs leave alone. A lock
+serialises the tickers with the executor's callbacks.
 """
 
 from __future__ import annotations
@@ -36,17 +39,19 @@ from wheelsim.core.vehicle_config import VEHICLE_PARAM_SPECS, vehicle_config_fro
 from wheelsim.ros import qos
 from wheelsim.ros.clock import (
     ClockMode,
+    PeriodicCalls,
     WallTicker,
     clock_mode,
-    now_ns,
     on_time_change,
+    ros_time_reader,
+    steady_timer,
     timer_period_s,
 )
-from wheelsim.ros.cmd_vel import CmdVelInput
+from wheelsim.ros.cmd_vel import PUBLISHER_CHECK_PERIOD_S, CmdVelInput
 from wheelsim.ros.conversions import clock_msg, pose2d
 from wheelsim.ros.parameters import NodeParameters
 from wheelsim.ros.runner import run_node
-from wheelsim.ros.sim_diagnostics import SimDiagnostics
+from wheelsim.ros.sim_diagnostics import DIAGNOSTICS_PERIOD_S, SimDiagnostics
 from wheelsim.ros.vehicle_outputs import VehicleOutputs
 
 PACING_BUDGET_NS = 2_000_000  # wall time one pacing call may use before yielding to callbacks
@@ -68,7 +73,7 @@ class VehicleSim(Node):
     """The vehicle_sim node; ``node_kwargs`` go to ``rclpy.node.Node`` (namespace, overrides)."""
 
     def __init__(self, **node_kwargs) -> None:
-        self._ticker: WallTicker | None = None  # destroy_node may run on a half-built node
+        self._tickers: list[WallTicker] = []  # destroy_node may run on a half-built node
         super().__init__('vehicle_sim', **node_kwargs)
         self.params = NodeParameters(self)
         self._settings = self.params.declare(
@@ -86,8 +91,11 @@ class VehicleSim(Node):
         self.vehicle = Vehicle(self._vehicle_config.config, 1.0 / settings.step_rate, initial)
         # Load the compiled kernel now, not at the first step (it would stall the clock there).
         Vehicle(self._vehicle_config.config, 1.0 / settings.step_rate).step(1)
-        self.joint_names = [settings.frame_prefix + name for name in self.vehicle.joint_names]
-        self.outputs = VehicleOutputs(self, settings.full_map_frame, settings.full_base_frame)
+        self.outputs = VehicleOutputs(
+            self, settings.full_map_frame, settings.full_base_frame,
+            [settings.frame_prefix + name for name in self.vehicle.joint_names],
+            serialized=self.mode is not ClockMode.FOLLOW,  # see VehicleOutputs
+        )
         self.outputs.publish_description(self._urdf())
         self.cmd_vel = CmdVelInput(
             self, settings.cmd_vel_type, self._on_command, self._command_limits()
@@ -99,24 +107,37 @@ class VehicleSim(Node):
         self.diagnostics = SimDiagnostics(self)
 
         self._lock = threading.RLock()
+        self._ros_now_ns = ros_time_reader(self, self.mode)
         self.timeline: Timeline | None = None
         self.command_age = CommandAge(settings.twist_reference_max_oldness)
         self._timer = None
-        if self.mode is ClockMode.REFERENCE:
-            self._clock_publisher = self.create_publisher(Clock, '/clock', qos.CLOCK_PUBLISHER)
-            self._clock_message = Clock()  # reused: reference-clock mode never runs in-process
-            self.pacer = Pacer(settings.real_time_factor)
-            self._start(0)
-            self._clock_publisher.publish(clock_msg(0))
-            self._ticker = WallTicker(self._pace, self._on_tick_error, 'vehicle_sim-pacing')
-        elif self.mode is ClockMode.WALL:
-            self._follow_clock()
-            self._ticker = WallTicker(self._wall_tick, self._on_tick_error, 'vehicle_sim-wall')
-        else:
+        housekeeping = (
+            (DIAGNOSTICS_PERIOD_S, self.diagnostics.publish),
+            (PUBLISHER_CHECK_PERIOD_S, self.cmd_vel.check_publishers),
+        )
+        if self.mode is ClockMode.FOLLOW:
             self._jump_handle = on_time_change(self, lambda _jump: self._follow_clock())
             self._follow_clock()
-        if self._ticker is not None:
-            self._ticker.start()
+            for period_s, job in housekeeping:
+                steady_timer(self, period_s, job)
+        else:
+            if self.mode is ClockMode.REFERENCE:
+                self._clock_publisher = self.create_publisher(Clock, '/clock', qos.CLOCK_PUBLISHER)
+                self._clock_message = Clock()  # reused: this mode never runs in-process
+                self.pacer = Pacer(settings.real_time_factor)
+                self._start(0)
+                self._clock_publisher.publish(clock_msg(0))
+                tick, name = self._pace, 'vehicle_sim-pacing'
+            else:
+                self._follow_clock()
+                tick, name = self._wall_tick, 'vehicle_sim-wall'
+            self._housekeeping = PeriodicCalls(housekeeping)
+            self._tickers = [  # the stepping ticker first (_apply_rates wakes it)
+                WallTicker(tick, self._on_tick_error, name),
+                WallTicker(self._housekeeping_tick, self._on_tick_error, 'vehicle_sim-chores'),
+            ]
+        for ticker in self._tickers:
+            ticker.start()
         self.get_logger().info(
             f'{self._vehicle_config.config.model} vehicle, {self.mode.value}, stepping at '
             f'{settings.step_rate:g} Hz, publishing at {settings.pub_rate:g} Hz'
@@ -146,7 +167,7 @@ class VehicleSim(Node):
         self.timeline = Timeline(self.settings.step_rate, origin_ns)
         self._apply_rates()
         self.diagnostics.restart(origin_ns)
-        self.outputs.publish_state(origin_ns, self.vehicle.state(), self.joint_names)
+        self.outputs.publish_state(origin_ns, self.vehicle.state())
 
     def _apply_rates(self, publish: bool = True, clock: bool = True) -> None:
         """(Re)start the publish and/or clock events from now, and what drives them."""
@@ -164,8 +185,8 @@ class VehicleSim(Node):
             self._timer = self.create_timer(
                 timer_period_s(settings.pub_rate), self._mark_publish_time
             )
-        elif self._ticker is not None:
-            self._ticker.wake()
+        elif self._tickers:
+            self._tickers[0].wake()  # stepping and publishing
 
     def _mark_publish_time(self) -> None:
         """Publish timer (use_sim_time): nothing left to do when it fires. The clock-change
@@ -178,13 +199,19 @@ class VehicleSim(Node):
         with self._lock:
             self._follow_clock()
             next_ns = self.timeline.next_time_ns(Event.PUBLISH)
-        return (next_ns - now_ns(self)) / NS_PER_S
+        return (next_ns - self._ros_now_ns()) / NS_PER_S
+
+    @_locked
+    def _housekeeping_tick(self) -> float:
+        """Wall and reference clock: diagnostics and the cmd_vel publisher check, when due."""
+        return self._housekeeping.tick()
 
     def _on_tick_error(self, err: Exception) -> None:
         if not self.context.ok():  # shutting down (Ctrl-C): publishing fails, stop quietly
-            self._ticker.stop()
+            for ticker in self._tickers:
+                ticker.stop()
             return
-        self.get_logger().error(f'simulation step failed: {err!r}', throttle_duration_sec=5.0)
+        self.get_logger().error(f'periodic work failed: {err!r}', throttle_duration_sec=5.0)
 
     def _now_ns(self) -> int | None:
         """Advance to "now" and return it; ``None`` while no simulated time exists yet."""
@@ -195,7 +222,7 @@ class VehicleSim(Node):
     @_locked
     def _follow_clock(self) -> None:
         """Wall clock and use_sim_time: step up to the node's current ROS time."""
-        target_ns = now_ns(self)
+        target_ns = self._ros_now_ns()
         if self.timeline is None:
             if target_ns > 0:  # with use_sim_time, 0 until the first /clock
                 self._start(target_ns)
@@ -245,7 +272,7 @@ class VehicleSim(Node):
                 self.diagnostics.steps += n_steps
             now = self.timeline.now_ns
             if event is Event.PUBLISH:
-                self.outputs.publish_state(now, self.vehicle.state(), self.joint_names)
+                self.outputs.publish_state(now, self.vehicle.state())
             elif event is Event.CLOCK:
                 self._clock_publisher.publish(clock_msg(now, self._clock_message))
                 if wall_deadline_ns is not None and time.monotonic_ns() > wall_deadline_ns:
@@ -341,8 +368,8 @@ class VehicleSim(Node):
         self.outputs.publish_description(self._urdf())
 
     def destroy_node(self) -> None:
-        if self._ticker is not None:
-            self._ticker.stop()
+        for ticker in self._tickers:
+            ticker.stop()
         super().destroy_node()
 
 

@@ -4,9 +4,15 @@
 
 - ``twist`` / ``twist_stamped``: subscribe that type; warn (once per change of the publisher
   set) when publishers of the other type appear, since their messages never arrive.
-- ``auto``: subscribe the type the publishers use, re-checked every ``poll_period_s`` of wall
-  time; switch (with a notice) when the publishers change type; when both types are published,
-  keep the current one and warn naming the ignored publishers.
+- ``auto``: subscribe the type the publishers use; switch (with a notice) when the publishers
+  change type; when both types are published, keep the current one and warn naming the ignored
+  publishers.
+
+The publishers are looked up by :meth:`CmdVelInput.check_publishers`, which the node calls every
+``PUBLISHER_CHECK_PERIOD_S`` of wall time, from any thread (rclpy reports no graph change as an
+event, and DDS reports no publisher of another type to a subscription). A switch of type itself
+happens on the executor thread, woken by a guard condition: only there is the old
+subscription's DDS topic released at once, and DDS refuses a second type on one topic.
 
 Every message is checked: a non-finite value rejects the message (counted, warning throttled);
 a value beyond the limits is saturated (counted, warning throttled). Accepted commands reach
@@ -22,12 +28,12 @@ from geometry_msgs.msg import Twist, TwistStamped
 from rclpy.node import Node
 
 from wheelsim.ros import qos
-from wheelsim.ros.clock import steady_timer
 from wheelsim.ros.conversions import stamp_ns, twist2d, twist_is_finite
 
 TYPE_NAMES = {Twist: 'geometry_msgs/msg/Twist', TwistStamped: 'geometry_msgs/msg/TwistStamped'}
 _BY_SETTING = {'twist': Twist, 'twist_stamped': TwistStamped}
 _WARN_PERIOD_S = 2.0
+PUBLISHER_CHECK_PERIOD_S = 0.25
 
 OnCommand = Callable[[float, float, float, 'int | None'], None]
 
@@ -47,7 +53,6 @@ class CmdVelInput:
         on_command: OnCommand,
         limits: tuple[float, float],
         topic: str = 'cmd_vel',
-        poll_period_s: float = 0.25,
     ) -> None:
         self._node = node
         self._auto = cmd_vel_type == 'auto'
@@ -60,7 +65,8 @@ class CmdVelInput:
         self._last_publisher_report: tuple = ()
         self.msg_type = _BY_SETTING.get(cmd_vel_type, Twist)
         self._subscription = self._subscribe(self.msg_type)
-        self._poll_timer = steady_timer(node, poll_period_s, self.check_publishers)
+        self._switch_to: type | None = None
+        self._switch_guard = node.create_guard_condition(self._switch_type)
 
     @property
     def topic_name(self) -> str:
@@ -85,12 +91,8 @@ class CmdVelInput:
         found = self.publisher_types()
         types = [t for t in (Twist, TwistStamped) if found[t]]
         if self._auto and types == [self._other(self.msg_type)]:
-            self._node.get_logger().info(
-                f'{self.topic_name}: publishers use {TYPE_NAMES[types[0]]}; subscribing to it'
-            )
-            self._node.destroy_subscription(self._subscription)
-            self.msg_type = types[0]
-            self._subscription = self._subscribe(self.msg_type)
+            self._switch_to = types[0]
+            self._switch_guard.trigger()
             return
         ignored = found[self._other(self.msg_type)]
         report = tuple(sorted(ignored))
@@ -102,6 +104,18 @@ class CmdVelInput:
                 f'{TYPE_NAMES[self.msg_type]}{both}; set cmd_vel_type or fix the publishers'
             )
         self._last_publisher_report = report
+
+    def _switch_type(self) -> None:
+        """Guard-condition callback (executor thread): subscribe the type the publishers use."""
+        new_type = self._switch_to
+        if new_type is None or new_type is self.msg_type:
+            return
+        self._node.get_logger().info(
+            f'{self.topic_name}: publishers use {TYPE_NAMES[new_type]}; subscribing to it'
+        )
+        self._node.destroy_subscription(self._subscription)
+        self.msg_type = new_type
+        self._subscription = self._subscribe(new_type)
 
     @staticmethod
     def _other(msg_type: type) -> type:

@@ -46,10 +46,16 @@ def clock_msg(stamp_ns_: int, out: Clock | None = None) -> Clock:
     return out
 
 
+def yaw_quaternion_zw(yaw_rad: float) -> tuple[float, float]:
+    """The z and w components of the rotation about +z by ``yaw_rad`` (x = y = 0)."""
+    half = 0.5 * float(yaw_rad)
+    return math.sin(half), math.cos(half)
+
+
 def quaternion_from_yaw(yaw_rad: float) -> Quaternion:
     """Rotation about +z by ``yaw_rad``."""
-    half = 0.5 * yaw_rad
-    return Quaternion(x=0.0, y=0.0, z=math.sin(half), w=math.cos(half))
+    z, w = yaw_quaternion_zw(yaw_rad)
+    return Quaternion(x=0.0, y=0.0, z=z, w=w)
 
 
 def yaw_from_quaternion(q: Quaternion) -> float:
@@ -80,9 +86,7 @@ def fill_pose(pose: Pose, pose_m_rad: Sequence[float]) -> Pose:
     x_m, y_m, yaw_rad = pose_m_rad
     pose.position.x = float(x_m)
     pose.position.y = float(y_m)
-    half_yaw = 0.5 * float(yaw_rad)
-    pose.orientation.z = math.sin(half_yaw)
-    pose.orientation.w = math.cos(half_yaw)
+    pose.orientation.z, pose.orientation.w = yaw_quaternion_zw(yaw_rad)
     return pose
 
 
@@ -149,9 +153,7 @@ def transform_stamped(
     x_m, y_m, yaw_rad = pose_m_rad
     out.transform.translation.x = float(x_m)
     out.transform.translation.y = float(y_m)
-    half_yaw = 0.5 * float(yaw_rad)
-    out.transform.rotation.z = math.sin(half_yaw)
-    out.transform.rotation.w = math.cos(half_yaw)
+    out.transform.rotation.z, out.transform.rotation.w = yaw_quaternion_zw(yaw_rad)
     return out
 
 

@@ -1,4 +1,5 @@
-"""``/diagnostics`` of vehicle_sim, once per wall-clock second.
+"""``/diagnostics`` of vehicle_sim, every ``DIAGNOSTICS_PERIOD_S`` of wall time (the node calls
+:meth:`SimDiagnostics.publish`).
 
 Keys: ``clock mode``, ``real-time factor requested`` (reference clock), ``real-time factor
 achieved`` (simulated seconds per wall second over the last period), ``steps per second`` (wall),
@@ -15,15 +16,17 @@ from __future__ import annotations
 import time
 
 from wheelsim.core.sim_timeline import NS_PER_S, JumpKind
-from wheelsim.ros.clock import ClockMode, steady_timer
+from wheelsim.ros.clock import ClockMode
 from wheelsim.ros.cmd_vel import TYPE_NAMES
 from wheelsim.ros.diagnostics import OK, WARN, DiagnosticsPublisher
+
+DIAGNOSTICS_PERIOD_S = 1.0
 
 
 class SimDiagnostics:
     """Counters filled by the node and their periodic ``/diagnostics`` report."""
 
-    def __init__(self, node, period_s: float = 1.0) -> None:
+    def __init__(self, node) -> None:
         self._node = node
         self._publisher = DiagnosticsPublisher(node, 'simulation')
         self.steps = 0
@@ -33,7 +36,6 @@ class SimDiagnostics:
         self._last_sim_ns = 0
         self._last_steps = 0
         self._last_troubles = 0
-        self._timer = steady_timer(node, period_s, self.publish)
 
     def restart(self, sim_ns: int) -> None:
         """Measure the achieved real-time factor from ``sim_ns`` (after a start or a jump)."""

@@ -5,6 +5,16 @@ Every message of one publication carries the same stamp: the simulated time of t
 ``twist_actual`` repeats that twist (after the actuator dynamics) for plotting against the
 command; ``joint_states`` has every wheel and steering joint of the URDF. No ``/tf``: the
 localization node owns ``map -> odom -> base_link``.
+
+Two ways to publish the same messages:
+
+- ``serialized=True`` (wall-clock and reference-clock modes, always over DDS): each message is
+  serialized once and only its numbers are rewritten before each publication
+  (:class:`wheelsim.ros.serialized_message.SerializedMessage`). This keeps vehicle_sim's CPU
+  share low (docs/vehicle_sim.md, "Figures").
+- ``serialized=False`` (use_sim_time): message objects, filled in place. A lock-step run hands
+  the published object itself to the subscribers in the same process; bytes would have to be
+  deserialized for them, which costs more than it saves.
 """
 
 from __future__ import annotations
@@ -17,42 +27,113 @@ from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
+from wheelsim.core.vehicle import VehicleState
 from wheelsim.ros import qos
-from wheelsim.ros.conversions import joint_state, odometry, twist_stamped
+from wheelsim.ros.conversions import (
+    NS_PER_S,
+    joint_state,
+    odometry,
+    twist_stamped,
+    yaw_quaternion_zw,
+)
+from wheelsim.ros.serialized_message import LayoutError, SerializedMessage
+
+STAMP = ('header.stamp.sec', 'header.stamp.nanosec')
+GROUND_TRUTH_FIELDS = STAMP + (
+    'pose.pose.position.x', 'pose.pose.position.y',
+    'pose.pose.orientation.z', 'pose.pose.orientation.w',
+    'twist.twist.linear.x', 'twist.twist.linear.y', 'twist.twist.angular.z',
+)
+TWIST_ACTUAL_FIELDS = STAMP + ('twist.linear.x', 'twist.linear.y', 'twist.angular.z')
+
+
+def joint_state_fields(joint_count: int) -> tuple[str, ...]:
+    """The stamp, then every joint's position, then every joint's velocity."""
+    return STAMP + tuple(
+        f'{name}[{i}]' for name in ('position', 'velocity') for i in range(joint_count)
+    )
 
 
 class VehicleOutputs:
     """Publishers of the vehicle state; frame and joint names are given fully prefixed.
 
-    The same three message objects are filled for every publication (building them costs about
-    as much as filling and publishing them): a message is only valid until the next one.
+    With message objects, the same three objects are filled for every publication (building
+    them costs about as much as filling and publishing them): a message is only valid until the
+    next one. If the serialized templates cannot be made (a middleware whose bytes they do not
+    reproduce), message objects are published instead, with a warning.
     """
 
-    def __init__(self, node: Node, map_frame: str, base_frame: str) -> None:
+    def __init__(
+        self,
+        node: Node,
+        map_frame: str,
+        base_frame: str,
+        joint_names: Sequence[str],
+        serialized: bool,
+    ) -> None:
         self.map_frame = map_frame
         self.base_frame = base_frame
+        self.joint_names = tuple(joint_names)
         self._ground_truth = node.create_publisher(Odometry, 'ground_truth', qos.DEFAULT)
         self._twist_actual = node.create_publisher(TwistStamped, 'twist_actual', qos.DEFAULT)
         self._joint_states = node.create_publisher(JointState, 'joint_states', qos.DEFAULT)
         self._description = node.create_publisher(String, 'robot_description', qos.LATCHED)
         self._messages = (Odometry(), TwistStamped(), JointState())
+        self._templates: tuple[SerializedMessage, ...] | None = None
+        if serialized:
+            try:
+                self._templates = self._serialized_templates()
+            except LayoutError as err:
+                node.get_logger().warning(f'publishing message objects instead of bytes: {err}')
 
-    def publish_state(self, stamp_ns: int, state, joint_names: Sequence[str]) -> None:
-        """Publish a ``VehicleState`` stamped ``stamp_ns``."""
-        odom, twist_msg, joints = self._messages
+    @property
+    def serialized(self) -> bool:
+        """True when pre-serialized bytes are published, False for message objects."""
+        return self._templates is not None
+
+    def publish_state(self, stamp_ns: int, state: VehicleState) -> None:
+        """Publish ``state`` stamped ``stamp_ns``."""
         pose = (state.x_m, state.y_m, state.yaw_rad)
         twist = (state.vx_mps, state.vy_mps, state.wz_radps)
-        self._ground_truth.publish(
-            odometry(stamp_ns, self.map_frame, self.base_frame, pose, twist, odom)
-        )
-        self._twist_actual.publish(twist_stamped(stamp_ns, self.base_frame, twist, twist_msg))
-        self._joint_states.publish(
-            joint_state(
-                stamp_ns, joint_names, state.joint_positions_rad, state.joint_velocities_radps,
-                joints,
+        if self._templates is None:
+            odom, twist_msg, joints = self._fill(
+                self._messages, stamp_ns, pose, twist, state.joint_positions_rad,
+                state.joint_velocities_radps,
             )
-        )
+        else:
+            ground_truth, twist_actual, joint_states = self._templates
+            stamp = divmod(stamp_ns, NS_PER_S)
+            odom = ground_truth.pack(
+                (*stamp, *pose[:2], *yaw_quaternion_zw(state.yaw_rad), *twist)
+            )
+            twist_msg = twist_actual.pack((*stamp, *twist))
+            joints = joint_states.pack(
+                (*stamp, *state.joint_positions_rad, *state.joint_velocities_radps)
+            )
+        self._ground_truth.publish(odom)
+        self._twist_actual.publish(twist_msg)
+        self._joint_states.publish(joints)
 
     def publish_description(self, urdf: str) -> None:
         """Publish the URDF (transient local: late subscribers get it too)."""
         self._description.publish(String(data=urdf))
+
+    def _fill(self, messages, stamp_ns, pose, twist, positions, velocities):
+        """Fill the three messages ``(Odometry, TwistStamped, JointState)``; returns them."""
+        odom, twist_msg, joints = messages
+        odometry(stamp_ns, self.map_frame, self.base_frame, pose, twist, odom)
+        twist_stamped(stamp_ns, self.base_frame, twist, twist_msg)
+        joint_state(stamp_ns, self.joint_names, positions, velocities, joints)
+        return messages
+
+    def _serialized_templates(self) -> tuple[SerializedMessage, ...]:
+        """Templates of messages filled as the object path fills them (numbers zero)."""
+        zeros = (0.0,) * len(self.joint_names)
+        odom, twist_msg, joints = self._fill(
+            (Odometry(), TwistStamped(), JointState()), 0, (0.0,) * 3, (0.0,) * 3, zeros, zeros
+        )
+        return (
+            SerializedMessage(odom, GROUND_TRUTH_FIELDS),
+            SerializedMessage(twist_msg, TWIST_ACTUAL_FIELDS),
+            SerializedMessage(joints, joint_state_fields(len(self.joint_names))),
+        )

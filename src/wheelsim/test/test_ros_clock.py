@@ -1,0 +1,57 @@
+"""wheelsim.ros.clock helpers: periodic jobs on one ticker, reading the node's ROS time."""
+
+import rclpy
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+
+from wheelsim.ros.clock import ClockMode, PeriodicCalls, ros_time_reader
+
+
+class FakeTime:
+    def __init__(self) -> None:
+        self.now_s = 100.0
+
+    def __call__(self) -> float:
+        return self.now_s
+
+
+def test_periodic_calls_run_each_job_at_its_own_period_and_say_when_next():
+    clock, calls = FakeTime(), []
+    jobs = PeriodicCalls(
+        [(1.0, lambda: calls.append('slow')), (0.25, lambda: calls.append('fast'))], clock
+    )
+    assert jobs.tick() == 0.25 and calls == []
+    for step in range(1, 9):
+        clock.now_s = 100.0 + 0.25 * step
+        delay_s = jobs.tick()
+        assert delay_s == 0.25
+    assert calls.count('fast') == 8 and calls.count('slow') == 2
+    assert calls[3:5] == ['slow', 'fast']  # both due at 101 s: in the order given
+
+
+def test_a_job_that_fell_behind_runs_once_then_keeps_its_period_from_now():
+    clock, calls = FakeTime(), []
+    jobs = PeriodicCalls([(0.5, lambda: calls.append(clock.now_s))], clock)
+    clock.now_s = 103.2  # 6 periods late
+    assert jobs.tick() == 0.5
+    assert jobs.tick() == 0.5 and calls == [103.2]
+    clock.now_s = 103.7
+    jobs.tick()
+    assert calls == [103.2, 103.7]
+
+
+def test_wall_clock_reader_is_the_nodes_ros_time(ros_domain_id):
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    try:
+        wall = Node('wall', context=context)
+        follow = Node('follow', context=context,
+                      parameter_overrides=[Parameter('use_sim_time', value=True)])
+        read_wall = ros_time_reader(wall, ClockMode.WALL)
+        before = wall.get_clock().now().nanoseconds
+        now_ns = read_wall()
+        after = wall.get_clock().now().nanoseconds
+        assert before <= now_ns <= after
+        assert ros_time_reader(follow, ClockMode.FOLLOW)() == 0  # no /clock yet
+    finally:
+        rclpy.try_shutdown(context=context)
