@@ -1,13 +1,16 @@
 """vehicle_sim figures: CPU share, highest real-time factor, dead time error, publish jitter.
 
-Run after ``source env.sh``:  python bench/bench_vehicle_sim.py [--seconds 10]
+Run after ``source env.sh``:  python bench/bench_vehicle_sim.py [--seconds 20] [--windows 3]
 
 1. CPU share of one core in wall-clock mode at 1000/50 Hz: vehicle_sim (bicycle, defaults) in
-   its own process, alone, then fed a 20 Hz cmd_vel stream with a subscriber on every output
-   (as with a controller and RViz); its CPU time is read from /proc. Goal: under 2 %. For
-   scale, the same for a bare rclpy process that only fills and publishes the same three
-   messages from a sleeping thread at 50 Hz (no simulation): what waking up and publishing
-   cost on this machine before vehicle_sim does anything.
+   its own process, its CPU time read from /proc; median and range over ``--windows`` windows
+   of ``--seconds``. Goal: under 2 %. Side by side, in the same windows, two bare rclpy
+   processes that only publish the same three messages from a sleeping thread at 50 Hz (no
+   simulation), one pre-serialized as vehicle_sim publishes them, one as message objects: what
+   waking up and publishing cost on this machine before vehicle_sim does anything. This
+   virtual machine's speed drifts by tens of percent over minutes to hours, so compare the
+   node with the floors of the same windows. Then one window with a 20 Hz cmd_vel stream and a
+   subscriber on every output (as with a controller and RViz).
 2. Highest real-time factor in reference-clock mode with every output at 50 Hz:
    ``real_time_factor: 0`` (as fast as possible), 100 Hz /clock; the node's own diagnostics
    ("real-time factor achieved" per wall second, median). No subscriber on the outputs: a
@@ -29,18 +32,20 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import statistics
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 
 import numpy as np
 import rclpy
-import rclpy.task
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Twist, TwistStamped
 from nav_msgs.msg import Odometry
+from rclpy.executors import ExternalShutdownException
 from sensor_msgs.msg import JointState
 
 from wheelsim.core.vehicle import Vehicle
@@ -61,55 +66,52 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
 
 
-def node_cpu_share(node: NodeProcess, probe: Probe, seconds: float, command=None) -> float:
-    """CPU share of one core used by ``node`` over ``seconds``, publishing ``command`` at 20 Hz."""
-    cpu_start, wall_start = cpu_seconds(node.process.pid), time.monotonic()
+def cpu_shares(pids: Sequence[int], probe: Probe, seconds: float, command=None) -> list[float]:
+    """CPU share of one core of each process over the same ``seconds``, the probe spinning
+    (and publishing ``command`` at 20 Hz if given)."""
+    cpu_start, wall_start = [cpu_seconds(pid) for pid in pids], time.monotonic()
     while time.monotonic() - wall_start < seconds:
         if command is not None:
             command.publish(forward_and_turning())
         probe.spin_for(0.05)
-    return (cpu_seconds(node.process.pid) - cpu_start) / (time.monotonic() - wall_start)
+    elapsed_s = time.monotonic() - wall_start
+    return [(cpu_seconds(pid) - cpu) / elapsed_s for pid, cpu in zip(pids, cpu_start, strict=True)]
 
 
-def publish_only(seconds: float, serialized: bool) -> None:
-    """The bare publisher of figure 1, in this (child) process: Odometry, TwistStamped and
-    JointState under /floor, published every 20 ms from a thread as vehicle_sim publishes its
-    outputs in wall-clock mode (``serialized``) or as message objects."""
+def publish_only(serialized: bool) -> None:
+    """The bare publisher of figure 1, in this (child) process until SIGINT: Odometry,
+    TwistStamped and JointState under /floor_bytes or /floor_objects, published every 20 ms from
+    a thread as vehicle_sim publishes its outputs in wall-clock mode (``serialized``) or as
+    message objects; no simulation."""
     rclpy.init()
-    node = rclpy.create_node('publish_only', namespace='/floor')
+    node = rclpy.create_node('publish_only', namespace='/floor_bytes' if serialized
+                             else '/floor_objects')
     vehicle = Vehicle(VehicleConfig(model='bicycle'), 0.001)
     outputs = VehicleOutputs(node, 'map', 'base_link', vehicle.joint_names, serialized)
     state = vehicle.state()
 
-    stop = threading.Event()
-
     def publish_every_20_ms() -> None:
         next_s = time.monotonic()
-        while not stop.is_set():
+        while rclpy.ok():
             next_s += 0.02
             time.sleep(max(0.0, next_s - time.monotonic()))
-            outputs.publish_state(time.time_ns(), state)
+            try:
+                outputs.publish_state(time.time_ns(), state)
+            except Exception:
+                if rclpy.ok():
+                    raise
+                return  # SIGINT shut the context down
 
-    publisher = threading.Thread(target=publish_every_20_ms)
-    publisher.start()
-    rclpy.spin_until_future_complete(node, rclpy.task.Future(), timeout_sec=seconds)
-    stop.set()
-    publisher.join()
-    node.destroy_node()
-    rclpy.shutdown()
-
-
-def publish_only_share(seconds: float, serialized: bool) -> float:
-    """CPU share of one core of :func:`publish_only` in its own process."""
-    how = '--publish-bytes' if serialized else '--publish-objects'
-    process = subprocess.Popen([sys.executable, __file__, how, str(seconds + 4)])
+    threading.Thread(target=publish_every_20_ms, daemon=True).start()
     try:
-        time.sleep(3.0)  # imports and start-up
-        cpu_start, wall_start = cpu_seconds(process.pid), time.monotonic()
-        time.sleep(seconds)
-        return (cpu_seconds(process.pid) - cpu_start) / (time.monotonic() - wall_start)
-    finally:
-        process.wait()  # it ends by itself
+        rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+
+
+def median_and_range(shares: Sequence[float]) -> str:
+    return (f'{100 * statistics.median(shares):.2f} % '
+            f'[{100 * min(shares):.2f}-{100 * max(shares):.2f}]')
 
 
 def forward_and_turning() -> Twist:
@@ -118,28 +120,37 @@ def forward_and_turning() -> Twist:
     return twist
 
 
-def wall_clock_run(probe: Probe, seconds: float) -> None:
+def wall_clock_run(probe: Probe, seconds: float, windows: int) -> None:
     """Figures 1 and 4."""
     node = NodeProcess(NODE, {'model': 'bicycle'}, namespace='/wall')
+    floors = [subprocess.Popen([sys.executable, __file__, how])
+              for how in ('--publish-bytes', '--publish-objects')]
     try:
-        probe.spin_until(lambda: probe.node.count_publishers('/wall/ground_truth') > 0, 30.0)
-        probe.spin_for(1.0)
-        alone = node_cpu_share(node, probe, seconds)
+        topics = ('/wall/ground_truth', '/floor_bytes/ground_truth', '/floor_objects/ground_truth')
+        probe.spin_until(lambda: all(probe.node.count_publishers(t) for t in topics), 30.0)
+        probe.spin_for(2.0)
+        pids = [node.process.pid] + [floor.pid for floor in floors]
+        alone, floor_bytes, floor_objects = zip(
+            *(cpu_shares(pids, probe, seconds) for _ in range(windows)), strict=True
+        )
         arrivals = probe.record_arrivals(Odometry, '/wall/ground_truth')
         for name, msg_type in OUTPUTS[1:]:
             probe.record(msg_type, f'/wall/{name}')
         command = probe.publisher(Twist, '/wall/cmd_vel')
         probe.spin_until(lambda: len(arrivals) > 10, 30.0)
         first = len(arrivals)
-        share = node_cpu_share(node, probe, seconds, command)
+        loaded = cpu_shares(pids[:1], probe, seconds, command)
     finally:
         node.stop()
-    floor_bytes = publish_only_share(seconds, serialized=True)
-    floor_objects = publish_only_share(seconds, serialized=False)
-    print(f'1. wall clock 1000/50 Hz: CPU {100 * alone:.2f} % of one core alone (goal < 2 %), '
-          f'{100 * share:.2f} % with a 20 Hz cmd_vel and a subscriber on every output; a bare '
-          f'rclpy process publishing the same three messages at 50 Hz: {100 * floor_bytes:.2f} % '
-          f'as vehicle_sim does (pre-serialized), {100 * floor_objects:.2f} % as message objects')
+        for floor in floors:
+            floor.send_signal(signal.SIGINT)
+            floor.wait()
+    print(f'1. wall clock 1000/50 Hz, CPU share of one core, median [range] of {windows} windows '
+          f'of {seconds:g} s: vehicle_sim alone {median_and_range(alone)} (goal < 2 %); side by '
+          f'side, a bare rclpy process publishing the same three messages at 50 Hz: '
+          f'{median_and_range(floor_bytes)} pre-serialized as vehicle_sim does, '
+          f'{median_and_range(floor_objects)} as message objects. vehicle_sim with a 20 Hz '
+          f'cmd_vel and a subscriber on every output: {100 * loaded[0]:.2f} %')
     arrival_ns = np.array([arrival for arrival, _ in arrivals[first:]])
     stamps = np.array([stamp_ns(m.header.stamp) for _, m in arrivals[first:]])
     period_error_ns = np.abs(np.diff(stamps) - 20_000_000).max()
@@ -188,16 +199,18 @@ def dead_time_error_steps(probe: Probe, step_rate_hz: float) -> tuple[float, flo
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--seconds', type=float, default=10.0, help='length of each timed run')
-    parser.add_argument('--publish-bytes', type=float, help=argparse.SUPPRESS)
-    parser.add_argument('--publish-objects', type=float, help=argparse.SUPPRESS)
+    parser.add_argument('--windows', type=int, default=3,
+                        help='timed windows for the CPU shares of figure 1')
+    parser.add_argument('--publish-bytes', action='store_true', help=argparse.SUPPRESS)
+    parser.add_argument('--publish-objects', action='store_true', help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.publish_bytes or args.publish_objects:
-        publish_only(args.publish_bytes or args.publish_objects, bool(args.publish_bytes))
+        publish_only(serialized=args.publish_bytes)
         return
     with loopback_domain():
         probe = Probe('bench')
         try:
-            wall_clock_run(probe, args.seconds)
+            wall_clock_run(probe, args.seconds, args.windows)
             fastest = fastest_run(probe, args.seconds)
             print(f'2. reference clock, every output at 50 Hz, /clock at 100 Hz: highest '
                   f'real-time factor {fastest:.0f}x (goal >= 100x)')

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator
-from dataclasses import dataclass
 from fractions import Fraction
 
 NS_PER_S = 1_000_000_000
@@ -43,16 +42,20 @@ class JumpKind(enum.Enum):
     FORWARD = 'forward'  # further ahead than the largest gap that is stepped through
 
 
-@dataclass
 class _Periodic:
-    num: int  # step_rate / rate as the exact fraction num / den
-    den: int
-    anchor_step: int
-    count: int = 1
+    """Occurrence ``count`` of a periodic event fires at ``next_step``; ``num / den`` is
+    step_rate / rate as an exact fraction (a plain attribute: it is read every step batch)."""
 
-    @property
-    def next_step(self) -> int:
-        return self.anchor_step + (self.count * self.num) // self.den
+    __slots__ = ('num', 'den', 'anchor_step', 'count', 'next_step')
+
+    def __init__(self, num: int, den: int, anchor_step: int) -> None:
+        self.num, self.den, self.anchor_step = num, den, anchor_step
+        self.count = 0
+        self.advance()
+
+    def advance(self) -> None:
+        self.count += 1
+        self.next_step = self.anchor_step + (self.count * self.num) // self.den
 
 
 class Timeline:
@@ -111,10 +114,15 @@ class Timeline:
         return JumpKind.NORMAL
 
     def _next_event(self) -> tuple[int, Event] | None:
-        pending = [(p.next_step, event) for event, p in self._periodic.items()]
+        """``(step, event)`` of the earliest pending event; at equal steps the lower event."""
+        upcoming = None
         if self._deadline_step is not None:
-            pending.append((max(self._deadline_step, self.step), Event.EXPIRE))
-        return min(pending) if pending else None
+            upcoming = (max(self._deadline_step, self.step), Event.EXPIRE)
+        for event, periodic in self._periodic.items():
+            candidate = (periodic.next_step, event)
+            if upcoming is None or candidate < upcoming:
+                upcoming = candidate
+        return upcoming
 
     def run(self, target_ns: int) -> Iterator[tuple[int, Event | None]]:
         """Advance to the last step at or before ``target_ns``.
@@ -136,7 +144,7 @@ class Timeline:
             if event is Event.EXPIRE:
                 self._deadline_step = None
             else:
-                self._periodic[event].count += 1
+                self._periodic[event].advance()
             yield n_steps, event
 
 

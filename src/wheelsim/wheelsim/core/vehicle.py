@@ -11,7 +11,8 @@ NaN or inf ever reaches the state.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import operator
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -41,6 +42,13 @@ def _finite_rows(values: ArrayLike, rows: int, what: str, limit: float) -> NDArr
         row = int(np.argwhere(~good)[0][0])
         raise _range_error(what, array[row].tolist(), row, limit)
     return array
+
+
+def _picker(columns: Sequence[int]) -> Callable[[Sequence[float]], tuple[float, ...]]:
+    """A function returning the values at ``columns`` of a sequence, as a tuple."""
+    if len(columns) < 2:  # itemgetter returns a bare value for one index
+        return lambda values: tuple(values[c] for c in columns)
+    return operator.itemgetter(*columns)
 
 
 def _read_only_changes(old: VehicleConfig, new: VehicleConfig) -> list[str]:
@@ -77,7 +85,8 @@ class VehicleBatch:
         start = np.zeros((count, 3)) if poses is None else _finite_rows(poses, count, 'pose', 1e9)
         self._start = start.copy()
         self._start[:, 2] = [wrap_angle(yaw) for yaw in start[:, 2]]
-        self._state = np.zeros((count, st.N_STATE))
+        self._state = np.zeros((count, st.N_STATE))  # written in place only, never replaced
+        self._kernel = st.step_parallel if count >= PARALLEL_FROM_VEHICLES else st.step_serial
         self._history = np.zeros((count, st.ACTUATOR_COUNT[self._code], self._capacity()))
         self._elapsed = 0
         self.reset()
@@ -133,17 +142,18 @@ class VehicleBatch:
             raise ValueError(f'n_steps = {n_steps!r} must be a whole number >= 0')
         if n_steps == 0:
             return
-        kernel = st.step_parallel if self.size >= PARALLEL_FROM_VEHICLES else st.step_serial
-        kernel(self._code, int(n_steps), self._elapsed, self._params, self._state, self._history)
+        self._kernel(
+            self._code, int(n_steps), self._elapsed, self._params, self._state, self._history
+        )
         self._elapsed += int(n_steps)
 
     def state_row(self, index: int) -> NDArray[np.float64]:
         """The kernel state of one vehicle (a copy; columns in :mod:`wheelsim.core.stepping`)."""
         return self._state[index].copy()
 
-    def state_values(self, index: int) -> list[float]:
-        """The kernel state of one vehicle as Python floats (cheaper than a row to read from)."""
-        return self._state[index].tolist()
+    def state_view(self, index: int) -> NDArray[np.float64]:
+        """The kernel state of one vehicle, a view that follows every later step."""
+        return self._state[index]
 
     def teleport(self, poses: ArrayLike, indices: ArrayLike | None = None) -> None:
         """Put vehicles at new poses at rest: actuators zeroed, histories cleared.
@@ -254,13 +264,16 @@ class Vehicle:
         )
         # State columns of the joints, in joint_names order (steering joints: left, right).
         sides = range(len(steering))
-        self._steering_angle_columns = tuple(st.S_STEERING_JOINT_ANGLE + i for i in sides)
-        self._position_columns = (
-            tuple(st.S_WHEEL_ANGLE + w.column for w in wheels) + self._steering_angle_columns
+        steering_angles = tuple(st.S_STEERING_JOINT_ANGLE + i for i in sides)
+        self._steering_angles = _picker(steering_angles)
+        self._positions = _picker(
+            tuple(st.S_WHEEL_ANGLE + w.column for w in wheels) + steering_angles
         )
-        self._velocity_columns = tuple(st.S_WHEEL_RATE + w.column for w in wheels) + tuple(
-            st.S_STEERING_JOINT_RATE + i for i in sides
+        self._velocities = _picker(
+            tuple(st.S_WHEEL_RATE + w.column for w in wheels)
+            + tuple(st.S_STEERING_JOINT_RATE + i for i in sides)
         )
+        self._row = self._batch.state_view(0)
 
     @property
     def config(self) -> VehicleConfig:
@@ -279,12 +292,10 @@ class Vehicle:
         self._batch.step(n_steps)
 
     def state(self) -> VehicleState:
-        row = self._batch.state_values(0)
+        row = self._row.tolist()
         return VehicleState(
             row[st.S_X], row[st.S_Y], row[st.S_YAW], row[st.S_VX], row[st.S_VY], row[st.S_WZ],
-            tuple([row[c] for c in self._position_columns]),
-            tuple([row[c] for c in self._velocity_columns]),
-            tuple([row[c] for c in self._steering_angle_columns]),
+            self._positions(row), self._velocities(row), self._steering_angles(row),
             self._batch.elapsed_steps,
         )
 
