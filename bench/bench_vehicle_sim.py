@@ -111,6 +111,7 @@ def publish_only(serialized: bool) -> None:
 
 
 def median_and_range(shares: Sequence[float]) -> str:
+    """``'1.85 % [1.70-2.00]'``: the median and range of CPU shares (fractions of a core)."""
     return (f'{100 * statistics.median(shares):.2f} % '
             f'[{100 * min(shares):.2f}-{100 * max(shares):.2f}]')
 

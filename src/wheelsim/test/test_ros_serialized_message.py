@@ -10,6 +10,7 @@ from nav_msgs.msg import Odometry
 from rclpy.serialization import deserialize_message, serialize_message
 from sensor_msgs.msg import JointState
 
+from wheelsim.ros import serialized_message
 from wheelsim.ros.conversions import joint_state, odometry, twist_stamped
 from wheelsim.ros.serialized_message import LayoutError, SerializedMessage
 from wheelsim.ros.vehicle_outputs import (
@@ -101,3 +102,15 @@ def test_the_number_of_values_is_checked():
     template = SerializedMessage(twist_stamped(0, 'base_link', zeros(3)), TWIST_ACTUAL_FIELDS)
     with pytest.raises(ValueError, match='expected 5 values, got 4'):
         template.pack((0, 0, 1.0, math.pi))
+
+
+def test_a_serializer_error_becomes_a_layout_error(monkeypatch):
+    """Whatever a middleware's serializer raises, the caller gets a LayoutError (and
+    VehicleOutputs falls back to message objects)."""
+
+    def refuse(message):
+        raise RuntimeError('no type support')
+
+    monkeypatch.setattr(serialized_message, 'serialize_message', refuse)
+    with pytest.raises(LayoutError, match='TwistStamped could not be serialized: no type'):
+        SerializedMessage(twist_stamped(0, 'base_link', zeros(3)), TWIST_ACTUAL_FIELDS)

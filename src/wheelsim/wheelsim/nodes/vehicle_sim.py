@@ -127,14 +127,15 @@ class VehicleSim(Node):
                 self.pacer = Pacer(settings.real_time_factor)
                 self._start(0)
                 self._clock_publisher.publish(clock_msg(0))
-                tick, name = self._pace, 'vehicle_sim-pacing'
+                tick, name = self._pace, 'pacing'
             else:
                 self._follow_clock()
-                tick, name = self._wall_tick, 'vehicle_sim-wall'
-            self._housekeeping = PeriodicCalls(housekeeping)
+                tick, name = self._wall_tick, 'stepping'
+            housekeeping_error = partial(self._on_error, 'housekeeping')
+            self._housekeeping = PeriodicCalls(housekeeping, housekeeping_error)
             self._tickers = [  # the stepping ticker first (_apply_rates wakes it)
-                WallTicker(tick, self._on_tick_error, name),
-                WallTicker(self._housekeeping_tick, self._on_tick_error, 'vehicle_sim-chores'),
+                WallTicker(tick, partial(self._on_error, name), name),
+                WallTicker(self._housekeeping_tick, housekeeping_error, 'housekeeping'),
             ]
         for ticker in self._tickers:
             ticker.start()
@@ -206,12 +207,13 @@ class VehicleSim(Node):
         """Wall and reference clock: diagnostics and the cmd_vel publisher check, when due."""
         return self._housekeeping.tick()
 
-    def _on_tick_error(self, err: Exception) -> None:
+    def _on_error(self, what: str, err: Exception) -> None:
+        """An error in the work of a wall ticker ``what``: reported; the ticker goes on."""
         if not self.context.ok():  # shutting down (Ctrl-C): publishing fails, stop quietly
             for ticker in self._tickers:
-                ticker.stop()
+                ticker.stop(timeout_s=0.0)  # destroy_node joins them; here one may be the other
             return
-        self.get_logger().error(f'periodic work failed: {err!r}', throttle_duration_sec=5.0)
+        self.get_logger().error(f'{what} failed: {err!r}', throttle_duration_sec=5.0)
 
     def _now_ns(self) -> int | None:
         """Advance to "now" and return it; ``None`` while no simulated time exists yet."""

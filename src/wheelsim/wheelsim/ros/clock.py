@@ -100,15 +100,17 @@ class PeriodicCalls:
 
     ``tick`` (the ticker's callable) calls the jobs that are due, in the given order, and
     returns the delay [s] until the next one is; a job that fell behind is not called twice
-    to catch up. The first calls happen one period after construction. ``clock_s`` gives the
-    time in seconds.
+    to catch up. A job's exception goes to ``on_error`` and the other jobs still run. The first
+    calls happen one period after construction. ``clock_s`` gives the time in seconds.
     """
 
     def __init__(
         self,
         jobs: Sequence[tuple[float, Callable[[], None]]],
+        on_error: Callable[[Exception], None],
         clock_s: Callable[[], float] = time.monotonic,
     ) -> None:
+        self._on_error = on_error
         self._clock_s = clock_s
         start_s = clock_s()
         self._jobs = [[start_s + period_s, period_s, job] for period_s, job in jobs]
@@ -121,7 +123,10 @@ class PeriodicCalls:
                 # On time or a little late: keep the phase; a period or more late: restart.
                 next_s = due_s + period_s
                 entry[0] = next_s if next_s > now_s else now_s + period_s
-                job()
+                try:
+                    job()
+                except Exception as err:  # noqa: BLE001 - report, go on with the other jobs
+                    self._on_error(err)
         return min(due_s for due_s, _, _ in self._jobs) - self._clock_s()
 
 
@@ -140,6 +145,7 @@ class WallTicker:
         name: str = 'wall-ticker',
         error_pause_s: float = 1.0,
     ) -> None:
+        self.name = name
         self._tick = tick
         self._on_error = on_error
         self._error_pause_s = error_pause_s
@@ -156,6 +162,7 @@ class WallTicker:
         self._wake.set()
 
     def stop(self, timeout_s: float = 2.0) -> None:
+        """Stop after the current tick, waiting up to ``timeout_s`` for it (0: do not wait)."""
         self._stop.set()
         self._wake.set()
         if self._thread.is_alive() and self._thread is not threading.current_thread():

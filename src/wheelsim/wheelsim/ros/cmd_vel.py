@@ -65,13 +65,10 @@ class CmdVelInput:
         self._last_publisher_report: tuple = ()
         self.msg_type = _BY_SETTING.get(cmd_vel_type, Twist)
         self._subscription = self._subscribe(self.msg_type)
-        self._switch_to: type | None = None
-        self._switch_guard = node.create_guard_condition(self._switch_type)
-
-    @property
-    def topic_name(self) -> str:
-        """The resolved topic name (namespace and remapping applied)."""
-        return self._subscription.topic_name
+        #: The resolved topic name (namespace and remapping applied); the same for both types.
+        self.topic_name: str = self._subscription.topic_name
+        if self._auto:
+            self._switch_guard = node.create_guard_condition(self._switch_type)
 
     def _subscribe(self, msg_type: type):
         return self._node.create_subscription(msg_type, self._topic, self._on_message, qos.DEFAULT)
@@ -86,36 +83,44 @@ class CmdVelInput:
                     found[msg_type].append(f'{namespace}/{info.node_name}')
         return found
 
-    def check_publishers(self) -> None:
-        """Follow the publishers' type (auto) and warn about publishers that cannot match."""
-        found = self.publisher_types()
+    def _type_to_follow(self, found: dict[type, list[str]], current: type) -> type | None:
+        """auto: the other type when every publisher uses it, else None (keep ``current``)."""
         types = [t for t in (Twist, TwistStamped) if found[t]]
-        if self._auto and types == [self._other(self.msg_type)]:
-            self._switch_to = types[0]
+        return types[0] if self._auto and types == [self._other(current)] else None
+
+    def check_publishers(self) -> None:
+        """Follow the publishers' type (auto) and warn about publishers that cannot match.
+
+        May run on any thread: a switch of type is left to :meth:`_switch_type` on the
+        executor thread."""
+        current = self.msg_type
+        found = self.publisher_types()
+        if self._type_to_follow(found, current) is not None:
             self._switch_guard.trigger()
             return
-        ignored = found[self._other(self.msg_type)]
+        ignored = found[self._other(current)]
         report = tuple(sorted(ignored))
         if ignored and report != self._last_publisher_report:
-            both = ' (both types are published)' if found[self.msg_type] else ''
+            both = ' (both types are published)' if found[current] else ''
             self._node.get_logger().warning(
                 f'{self.topic_name}: ignoring {", ".join(report)}: they publish '
-                f'{TYPE_NAMES[self._other(self.msg_type)]} but this node takes '
-                f'{TYPE_NAMES[self.msg_type]}{both}; set cmd_vel_type or fix the publishers'
+                f'{TYPE_NAMES[self._other(current)]} but this node takes '
+                f'{TYPE_NAMES[current]}{both}; set cmd_vel_type or fix the publishers'
             )
         self._last_publisher_report = report
 
     def _switch_type(self) -> None:
-        """Guard-condition callback (executor thread): subscribe the type the publishers use."""
-        new_type = self._switch_to
-        if new_type is None or new_type is self.msg_type:
+        """Guard-condition callback (executor thread): subscribe the type the publishers use,
+        if they still all use it (the graph is looked up again: it may have changed since)."""
+        new_type = self._type_to_follow(self.publisher_types(), self.msg_type)
+        if new_type is None:
             return
         self._node.get_logger().info(
             f'{self.topic_name}: publishers use {TYPE_NAMES[new_type]}; subscribing to it'
         )
         self._node.destroy_subscription(self._subscription)
-        self.msg_type = new_type
         self._subscription = self._subscribe(new_type)
+        self.msg_type = new_type
 
     @staticmethod
     def _other(msg_type: type) -> type:

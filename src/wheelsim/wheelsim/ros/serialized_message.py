@@ -73,6 +73,7 @@ class _Field:
         self._parents, self._owner, self._leaf = parents, owner, leaf
 
     def set(self, value: float | int) -> None:
+        """Set this field in the message it was made from."""
         if self.index is None:
             setattr(self._owner, self._leaf, value)
         else:
@@ -87,6 +88,7 @@ class _Field:
 
 
 def _occurrences(data: bytes, pattern: bytes) -> set[int]:
+    """Every offset at which ``pattern`` starts in ``data`` (overlaps included)."""
     found, start = set(), data.find(pattern)
     while start >= 0:
         found.add(start)
@@ -99,7 +101,7 @@ def _locate(message: Any, field: _Field) -> tuple[int, str]:
     serialized = []
     for probe in field.probes:
         field.set(probe)
-        serialized.append(serialize_message(message))
+        serialized.append(_serialize(message))
     field.set(field.zero)
     places = [
         (offset, order)
@@ -117,6 +119,13 @@ def _locate(message: Any, field: _Field) -> tuple[int, str]:
     return places[0]
 
 
+def _serialize(message: Any) -> bytes:
+    try:
+        return serialize_message(message)
+    except Exception as err:  # the middleware's serializer: whatever it raises, say so
+        raise LayoutError(f'{type(message).__name__} could not be serialized: {err}') from err
+
+
 class SerializedMessage:
     """``message`` serialized once; :meth:`pack` writes new values of ``fields`` into it.
 
@@ -132,7 +141,7 @@ class SerializedMessage:
         for field in parsed:
             field.set(field.zero)
         places = [_locate(message, field) for field in parsed]
-        self._buffer = bytearray(serialize_message(message))
+        self._buffer = bytearray(_serialize(message))
         self._count = len(parsed)
         # Fields adjacent in the bytes and in the given order are packed by one struct call.
         self._runs: list[tuple[struct.Struct, int, int, int]] = []
@@ -162,7 +171,12 @@ class SerializedMessage:
         ]
         for field, value in zip(fields, values, strict=True):
             field.set(value)
-        decoded = deserialize_message(self.pack(values), type(message))
+        try:
+            decoded = deserialize_message(self.pack(values), type(message))
+        except Exception as err:  # the middleware's deserializer refused the rewritten bytes
+            raise LayoutError(
+                f'{type(message).__name__}: the rewritten bytes do not deserialize ({err})'
+            ) from err
         wrong = [f.path for f, v in zip(fields, values, strict=True) if f.get(decoded) != v]
         if wrong or decoded != message:
             raise LayoutError(

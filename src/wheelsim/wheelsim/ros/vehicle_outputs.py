@@ -8,10 +8,10 @@ localization node owns ``map -> odom -> base_link``.
 
 Two ways to publish the same messages:
 
-- ``serialized=True`` (wall-clock and reference-clock modes, always over DDS): each message is
-  serialized once and only its numbers are rewritten before each publication
-  (:class:`wheelsim.ros.serialized_message.SerializedMessage`). This keeps vehicle_sim's CPU
-  share low (docs/vehicle_sim.md, "Figures").
+- ``serialized=True`` (wall-clock and reference-clock modes, which always publish through the
+  middleware, never in-process): each message is serialized once and only its numbers are
+  rewritten before each publication (:class:`wheelsim.ros.serialized_message.SerializedMessage`).
+  This keeps vehicle_sim's CPU share low (docs/vehicle_sim.md, "Figures").
 - ``serialized=False`` (use_sim_time): message objects, filled in place. A lock-step run hands
   the published object itself to the subscribers in the same process; bytes would have to be
   deserialized for them, which costs more than it saves.
@@ -71,9 +71,10 @@ class VehicleOutputs:
         joint_names: Sequence[str],
         serialized: bool,
     ) -> None:
-        self.map_frame = map_frame
-        self.base_frame = base_frame
-        self.joint_names = tuple(joint_names)
+        # Fixed for the node's life: the serialized templates hold them.
+        self._map_frame = map_frame
+        self._base_frame = base_frame
+        self._joint_names = tuple(joint_names)
         self._ground_truth = node.create_publisher(Odometry, 'ground_truth', qos.DEFAULT)
         self._twist_actual = node.create_publisher(TwistStamped, 'twist_actual', qos.DEFAULT)
         self._joint_states = node.create_publisher(JointState, 'joint_states', qos.DEFAULT)
@@ -85,6 +86,18 @@ class VehicleOutputs:
                 self._templates = self._serialized_templates()
             except LayoutError as err:
                 node.get_logger().warning(f'publishing message objects instead of bytes: {err}')
+
+    @property
+    def map_frame(self) -> str:
+        return self._map_frame
+
+    @property
+    def base_frame(self) -> str:
+        return self._base_frame
+
+    @property
+    def joint_names(self) -> tuple[str, ...]:
+        return self._joint_names
 
     @property
     def serialized(self) -> bool:
