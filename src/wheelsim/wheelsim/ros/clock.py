@@ -145,7 +145,6 @@ class WallTicker:
         name: str = 'wall-ticker',
         error_pause_s: float = 1.0,
     ) -> None:
-        self.name = name
         self._tick = tick
         self._on_error = on_error
         self._error_pause_s = error_pause_s
