@@ -20,8 +20,8 @@ import time
 
 import numpy as np
 
-from wheelsim.core.vehicle import Vehicle, VehicleBatch
-from wheelsim.core.vehicle_config import vehicle_config_from_params
+from wheelsim.core.vehicle.config import vehicle_config_from_params
+from wheelsim.core.vehicle.model import Vehicle, VehicleBatch
 
 MODELS = ('bicycle', 'differential', 'omni')
 STEP_PERIOD_S = 1e-3

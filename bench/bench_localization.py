@@ -26,10 +26,10 @@ from pathlib import Path
 import numpy as np
 
 import wheelsim
-from wheelsim.core.localization_config import LocalizationConfig
-from wheelsim.core.localization_scenario import figure_eight, run
+from wheelsim.core.localization.config import LocalizationConfig
+from wheelsim.core.localization.scenario import figure_eight, run
 from wheelsim.core.params import from_flat
-from wheelsim.dds_domain import require_loopback_dds, reserved_domain_id
+from wheelsim.ros.dds_domain import require_loopback_dds, reserved_domain_id
 
 RATE_HZ = 50.0
 CLOCK_TICKS = os.sysconf('SC_CLK_TCK')

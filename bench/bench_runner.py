@@ -13,7 +13,7 @@ every topic recorded), timed by phase:
   wall second (``RTF wall``: what the user sees, which on a shared machine depends on its load)
   and per CPU second of the thread running it (``RTF cpu``: what the loop costs, whatever else
   the machine does; DDS threads are idle in a lock-step run and not counted). The bag is
-  written by a child process beside the loop (``wheelsim.bag_writer``, on the second core of a
+  written by a child process beside the loop (``wheelsim.run.bag_writer``, on the second core of a
   2-core machine); its CPU time over the whole run is given as ``bag writer``;
 - ``close`` (the end of the bag, node destruction), then the report: ``load_run`` (decoding the
   bag), ``metrics`` and ``plots``.
@@ -45,8 +45,8 @@ def one_run(output: Path, plots: bool) -> dict[str, tuple[float, float]]:
     cpu_s, wall_s = time.thread_time(), time.perf_counter()
     import rclpy  # noqa: F401  (timed with the rest of the imports)
 
-    from wheelsim.cli.main import _load
-    from wheelsim.cli.run import run_scenario
+    from wheelsim.cli import _load
+    from wheelsim.run.runner import run_scenario
 
     scenario, _ = _load(None)
     imports = (time.thread_time() - cpu_s, time.perf_counter() - wall_s)

@@ -2,7 +2,7 @@
 
 Run after ``source env.sh``:  python bench/bench_tracking.py [--size 14] [--speed 1.0]
 
-The control loop runs in this process without ROS (:mod:`wheelsim.core.tracking_simulation`):
+The control loop runs in this process without ROS (:mod:`wheelsim.core.tracking.simulation`):
 the simulator's vehicle core with the reference simulator's default vehicles and actuators
 (car: 2 m wheel base, 30 degree steering; differential: 1.4 m track; omni: 1.4 m x 1.2 m; drive
 dead time 0.2 s, time constant 0.4 s; steering dead time 0.2 s), stepped at 1 kHz, the
@@ -25,18 +25,18 @@ from __future__ import annotations
 import argparse
 import math
 
-from wheelsim.core.localization import Localization
-from wheelsim.core.localization_config import LocalizationConfig
+from wheelsim.core.geometry.se2 import Pose2D
+from wheelsim.core.localization.config import LocalizationConfig
+from wheelsim.core.localization.model import Localization
 from wheelsim.core.params import from_flat
-from wheelsim.core.planning_config import PlannerConfig
-from wheelsim.core.planning_path import Pose2D
-from wheelsim.core.planning_planner import plan_through, plan_to_goal
-from wheelsim.core.planning_waypoints import figure_eight, waypoints_from_lists
-from wheelsim.core.tracking_config import ControllerConfig
-from wheelsim.core.tracking_controller import TrackingController
-from wheelsim.core.tracking_simulation import PoseEstimator, run_closed_loop
-from wheelsim.core.vehicle import Vehicle
-from wheelsim.core.vehicle_config import vehicle_config_from_params
+from wheelsim.core.planning.config import PlannerConfig
+from wheelsim.core.planning.planner import plan_through, plan_to_goal
+from wheelsim.core.planning.waypoints import figure_eight, waypoints_from_lists
+from wheelsim.core.tracking.config import ControllerConfig
+from wheelsim.core.tracking.controller import TrackingController
+from wheelsim.core.tracking.simulation import PoseEstimator, run_closed_loop
+from wheelsim.core.vehicle.config import vehicle_config_from_params
+from wheelsim.core.vehicle.model import Vehicle
 
 MODELS = ('differential', 'bicycle', 'omni')
 ALGORITHMS = ('feedforward', 'pure_pursuit', 'stanley')

@@ -49,12 +49,12 @@ from nav_msgs.msg import Odometry
 from rclpy.executors import ExternalShutdownException
 from sensor_msgs.msg import JointState
 
-from wheelsim.core.vehicle import Vehicle
-from wheelsim.core.vehicle_config import VehicleConfig
-from wheelsim.dds_domain import loopback_domain
+from wheelsim.core.vehicle.config import VehicleConfig
+from wheelsim.core.vehicle.model import Vehicle
 from wheelsim.ros.conversions import stamp_ns
-from wheelsim.ros.processes import ClockedVehicleSim, NodeProcess, Probe
+from wheelsim.ros.dds_domain import loopback_domain
 from wheelsim.ros.vehicle_outputs import VehicleOutputs
+from wheelsim.testing.processes import ClockedVehicleSim, NodeProcess, Probe
 
 NODE = 'wheelsim.nodes.vehicle_sim'
 OUTPUTS = (('ground_truth', Odometry), ('twist_actual', TwistStamped),

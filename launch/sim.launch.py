@@ -8,9 +8,10 @@ loop as well.
     ros2 launch wheelsim sim.launch.py params_file:=/path/to/my_vehicle.yaml
     ros2 launch wheelsim sim.launch.py namespace:=robot1 frame_prefix:=robot1/ rviz:=false
 
-robot_state_publisher gets the URDF as its ``robot_description`` parameter: it is built here, with
-``wheelsim.core.urdf.build_urdf``, from the same params file (and ``model``) that vehicle_sim
-reads, so the model in RViz is the simulated one. No forked robot_state_publisher is needed.
+robot_state_publisher gets the URDF as its ``robot_description`` parameter: it is built here,
+with ``wheelsim.core.vehicle.urdf.build_urdf``, from the same params file (and ``model``) that
+vehicle_sim reads, so the model in RViz is the simulated one. No forked robot_state_publisher is
+needed.
 """
 
 import re
@@ -24,8 +25,8 @@ from launch_ros.actions import Node, PushROSNamespace, SetParameter, SetRemap
 from launch_ros.substitutions import FindPackageShare
 
 from wheelsim.core.params import ParameterError, flatten
-from wheelsim.core.urdf import build_urdf
-from wheelsim.core.vehicle_config import vehicle_config_from_params
+from wheelsim.core.vehicle.config import vehicle_config_from_params
+from wheelsim.core.vehicle.urdf import build_urdf
 
 
 def _node_section(params_file, node_fqn):

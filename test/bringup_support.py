@@ -27,7 +27,7 @@ import yaml
 from rclpy.node import Node as RclpyNode
 
 from wheelsim.core.params import flatten
-from wheelsim.core.vehicle_config import MODELS
+from wheelsim.core.vehicle.config import MODELS
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE_DIR = REPO / 'src' / 'wheelsim'

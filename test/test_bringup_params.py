@@ -27,10 +27,10 @@ from bringup_support import (
 )
 from urdf_parser_py.urdf import URDF
 
-from wheelsim.core.joints import wheel_layout
 from wheelsim.core.params import flatten, unknown_keys
-from wheelsim.core.urdf import build_urdf
-from wheelsim.core.vehicle_config import MODELS, vehicle_config_from_params
+from wheelsim.core.vehicle.config import MODELS, vehicle_config_from_params
+from wheelsim.core.vehicle.joints import wheel_layout
+from wheelsim.core.vehicle.urdf import build_urdf
 
 NAV2_COMMON = PARAMS_DIR / 'nav2.yaml'
 MAP_YAML = PARAMS_DIR / 'maps' / 'room.yaml'

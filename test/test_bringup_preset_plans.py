@@ -5,10 +5,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.params import flatten, from_flat
-from wheelsim.core.planning_config import PlannerConfig
-from wheelsim.core.planning_path import Pose2D
-from wheelsim.core.planning_planner import plan_waypoints
+from wheelsim.core.planning.config import PlannerConfig
+from wheelsim.core.planning.planner import plan_waypoints
 from wheelsim.nodes.planner import parameter_specs
 
 PARAMS_DIR = Path(__file__).resolve().parents[1] / 'params'

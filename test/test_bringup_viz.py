@@ -26,8 +26,8 @@ from bringup_support import (
     ros_context,
 )
 
-from wheelsim.core.joints import wheel_layout
-from wheelsim.core.vehicle_config import vehicle_config_from_params
+from wheelsim.core.vehicle.config import vehicle_config_from_params
+from wheelsim.core.vehicle.joints import wheel_layout
 
 RVIZ_CONFIGS = sorted((REPO / 'rviz').glob('*.rviz'))
 LAYOUT = REPO / 'plotjuggler' / 'wheelsim_layout.xml'
@@ -47,7 +47,7 @@ def graph():
     """
     from rclpy.node import Node
 
-    from wheelsim.dds_domain import require_loopback_dds, reserved_domain_id
+    from wheelsim.ros.dds_domain import require_loopback_dds, reserved_domain_id
 
     require_loopback_dds()
     previous = os.environ.get('ROS_DOMAIN_ID')

@@ -22,13 +22,13 @@ import pytest
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
 from nav_msgs.msg import Odometry, Path
 
-from wheelsim.core.planning_path import Pose2D
-from wheelsim.core.planning_trajectory import trajectory_from_poses
-from wheelsim.core.planning_waypoints import figure_eight
-from wheelsim.core.tracking_reference import PathProgress, tracking_errors
-from wheelsim.nodes.planner import PLAN_QOS
+from wheelsim.core.geometry.se2 import Pose2D
+from wheelsim.core.planning.trajectory import trajectory_from_poses
+from wheelsim.core.planning.waypoints import figure_eight
+from wheelsim.core.tracking.reference import PathProgress, tracking_errors
+from wheelsim.ros import qos
 from wheelsim.ros.conversions import pose2d, quaternion_from_yaw, stamp_ns
-from wheelsim.ros.processes import NodeProcess, Probe
+from wheelsim.testing.processes import NodeProcess, Probe
 
 SPEEDUP = 2.0
 GEOMETRY = {
@@ -56,7 +56,7 @@ class Stack:
     def __init__(self, model: str, localization: str, speedup: float, waypoints=()) -> None:
         self.probe = Probe(use_sim_time=True)
         self.truth = self.probe.record(Odometry, 'ground_truth')
-        self.plans = self.probe.record(Path, 'plan', PLAN_QOS)
+        self.plans = self.probe.record(Path, 'plan', qos.LATCHED)
         self._goal = None
         start = waypoints[0] if waypoints else (0.0, 0.0, 0.0)
         follow = {'use_sim_time': True}

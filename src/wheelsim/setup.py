@@ -23,7 +23,7 @@ setup(
     name=package_name,
     version='0.1.0',
     packages=find_packages(exclude=['test']),
-    package_data={package_name: ['py.typed', 'scenarios/*.yaml']},
+    package_data={package_name: ['py.typed', 'run/scenarios/*.yaml']},
     data_files=[
         ('share/ament_index/resource_index/packages', [f'resource/{package_name}']),
         (f'share/{package_name}',
@@ -46,7 +46,7 @@ setup(
             'localization = wheelsim.nodes.localization:main',
             'planner = wheelsim.nodes.planner:main',
             'controller = wheelsim.nodes.controller:main',
-            'wheelsim = wheelsim.cli.main:main',
+            'wheelsim = wheelsim.cli:main',
         ],
     },
 )

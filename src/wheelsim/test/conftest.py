@@ -1,3 +1,3 @@
 """Shared fixtures: every test that starts ROS nodes takes `ros_domain_id` (a reserved domain)."""
 
-from wheelsim.testing import ros_domain_id  # noqa: F401 - re-exported fixture
+from wheelsim.testing.fixtures import ros_domain_id  # noqa: F401 - re-exported fixture

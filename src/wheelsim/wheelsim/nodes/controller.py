@@ -5,7 +5,7 @@ Inputs: ``plan`` (nav_msgs/Path, map frame), ``pose`` (PoseWithCovarianceStamped
 Outputs: ``cmd_vel`` (geometry_msgs/TwistStamped in base_link, or Twist with
 ``enable_stamped_cmd_vel`` false, as Nav2) and ``tracking_error`` (geometry_msgs/Vector3Stamped
 in the map frame: x along-track, y cross-track [m], z heading error [rad]; see
-:class:`wheelsim.core.tracking_reference.TrackingErrors`), both every control step.
+:class:`wheelsim.core.tracking.reference.TrackingErrors`), both every control step.
 
 The loop runs on a ROS timer, so it follows the node's clock in every clock mode; each step
 moves the latest pose on to the present with the odometry's body twist (it may be a few
@@ -23,25 +23,23 @@ schedule holds until poses come again. At the goal
 from __future__ import annotations
 
 import math
-from functools import partial
 
 import numpy as np
 from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped, Vector3Stamped
 from nav_msgs.msg import Odometry, Path
 from rclpy.node import Node
 
-from wheelsim.core.params import ParamSpec, from_flat, specs
-from wheelsim.core.planning_path import PlanningError, Pose2D
-from wheelsim.core.se2 import integrate_twist
-from wheelsim.core.tracking_config import ControllerConfig
-from wheelsim.core.tracking_controller import (
+from wheelsim.core.geometry.se2 import Pose2D, integrate_twist
+from wheelsim.core.params import ParamSpec, specs
+from wheelsim.core.planning.path import PlanningError
+from wheelsim.core.tracking.config import ControllerConfig
+from wheelsim.core.tracking.controller import (
     GOAL_FAILED,
     GOAL_REACHED,
     TrackingController,
     trajectory_from_plan,
 )
-from wheelsim.core.tracking_reference import ZERO_TWIST, BodyTwist, TrackingErrors
-from wheelsim.nodes.planner import PLAN_QOS, WARN_PERIOD_S, frame_matches, map_pose
+from wheelsim.core.tracking.reference import ZERO_TWIST, BodyTwist, TrackingErrors
 from wheelsim.ros import qos
 from wheelsim.ros.clock import now_ns, timer_period_s
 from wheelsim.ros.conversions import (
@@ -53,8 +51,9 @@ from wheelsim.ros.conversions import (
     twist2d,
     twist_stamped,
 )
+from wheelsim.ros.inputs import WARN_PERIOD_S, frame_matches, map_pose
+from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
-from wheelsim.ros.runner import run_node
 
 
 def parameter_specs() -> list[ParamSpec]:
@@ -74,9 +73,7 @@ class Controller(Node):
     def __init__(self, **node_kwargs) -> None:
         super().__init__('controller', **node_kwargs)
         self.params = NodeParameters(self)
-        self._settings = self.params.declare(
-            parameter_specs(), partial(from_flat, ControllerConfig), self._on_settings
-        )
+        self._settings = self.params.declare_config(ControllerConfig, self._on_settings)
         self.params.report_unknown()
         config = self.config
         self.tracker = TrackingController(config)
@@ -92,7 +89,7 @@ class Controller(Node):
         self._command_msg = TwistStamped() if self._stamped else Twist()
         self._errors_msg = Vector3Stamped()
         # Latched plans (wheelsim's planner) and volatile ones (other planners) alike.
-        for profile in (PLAN_QOS, qos.DEFAULT):
+        for profile in (qos.LATCHED, qos.DEFAULT):
             self.create_subscription(Path, 'plan', self._on_plan, profile)
         self.create_subscription(PoseWithCovarianceStamped, 'pose', self._on_pose, qos.DEFAULT)
         self.create_subscription(Odometry, 'odom', self._on_odom, qos.DEFAULT)

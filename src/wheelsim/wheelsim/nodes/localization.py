@@ -8,10 +8,10 @@ frame, true body twist) this node publishes, all stamped with the ground truth's
 - ``pose`` (PoseWithCovarianceStamped, map frame): the estimate, as AMCL's ``amcl_pose``;
 - ``/tf``: ``map -> odom`` and ``odom -> base_link``, which compose exactly to ``pose``.
 
-The numbers come from :class:`wheelsim.core.localization.Localization` (modes, noise models and
-the meaning of every parameter: docs/localization.md). The node never reads its own clock, so it
-behaves the same with wall time, ``use_sim_time`` and in lock-step runs. ``initialpose`` resets
-the estimate at the next ground-truth sample.
+The numbers come from :class:`wheelsim.core.localization.model.Localization` (modes, noise
+models and the meaning of every parameter: docs/localization.md). The node never reads its own
+clock, so it behaves the same with wall time, ``use_sim_time`` and in lock-step runs.
+``initialpose`` resets the estimate at the next ground-truth sample.
 
 Covariances are 6x6 over ``(x, y, z, roll, pitch, yaw)``; the planar model fills the ``x``, ``y``,
 ``yaw`` rows and columns and leaves ``z``, roll and pitch at 0 (exact: the motion is planar).
@@ -20,7 +20,6 @@ Covariances are 6x6 over ``(x, y, z, roll, pitch, yaw)``; the planar model fills
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import partial
 
 import numpy as np
 from geometry_msgs.msg import PoseWithCovarianceStamped, TransformStamped
@@ -28,10 +27,10 @@ from nav_msgs.msg import Odometry
 from rclpy.node import Node
 from tf2_msgs.msg import TFMessage
 
-from wheelsim.core.localization import Localization as LocalizationModel
-from wheelsim.core.localization import LocalizationOutput
-from wheelsim.core.localization_config import LocalizationConfig
-from wheelsim.core.params import ParamSpec, from_flat, specs
+from wheelsim.core.localization.config import LocalizationConfig
+from wheelsim.core.localization.model import Localization as LocalizationModel
+from wheelsim.core.localization.model import LocalizationOutput
+from wheelsim.core.params import ParamSpec, specs
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import (
     odometry,
@@ -41,8 +40,8 @@ from wheelsim.ros.conversions import (
     transform_stamped,
     twist2d,
 )
+from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
-from wheelsim.ros.runner import run_node
 
 #: Rows/columns of x, y and yaw (pose) or vx, vy and wz (twist) in a ROS 6x6 covariance, and
 #: the positions of that 3x3 block and of its diagonal in the row-major 36 numbers.
@@ -78,9 +77,7 @@ class Localization(Node):
     def __init__(self, **node_kwargs) -> None:
         super().__init__('localization', **node_kwargs)
         self.params = NodeParameters(self)
-        self._settings = self.params.declare(
-            parameter_specs(), partial(from_flat, LocalizationConfig), self._on_settings
-        )
+        self._settings = self.params.declare_config(LocalizationConfig, self._on_settings)
         self.params.report_unknown()
         config = self.config
         self.map_frame = config.full_map_frame

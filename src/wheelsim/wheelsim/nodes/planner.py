@@ -13,40 +13,30 @@ as they are; a reader on another clock uses the differences ``pose.stamp - heade
 The waypoint path is planned once the planner's clock runs and (with ``start_at_current_pose``)
 a pose has arrived, and again when a planning parameter changes; every goal is planned at once
 from the latest pose. Goals in another frame, non-finite goals or poses, and goals no path can
-reach are refused with a warning and no plan. The math is :mod:`wheelsim.core.planning_planner`
+reach are refused with a warning and no plan. The math is :mod:`wheelsim.core.planning.planner`
 (parameters: docs/planning_control.md).
 """
 
 from __future__ import annotations
 
-import math
-from functools import partial
-
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
 from nav_msgs.msg import Path
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
-from wheelsim.core.params import ParamSpec, from_flat, specs
-from wheelsim.core.planning_config import PlannerConfig
-from wheelsim.core.planning_path import PlanningError, Pose2D
-from wheelsim.core.planning_planner import plan_to_goal, plan_waypoints
-from wheelsim.core.planning_trajectory import Trajectory
+from wheelsim.core.geometry.se2 import Pose2D
+from wheelsim.core.params import ParamSpec, specs
+from wheelsim.core.planning.config import PlannerConfig
+from wheelsim.core.planning.path import PlanningError
+from wheelsim.core.planning.planner import plan_to_goal, plan_waypoints
+from wheelsim.core.planning.trajectory import Trajectory
 from wheelsim.ros import qos
 from wheelsim.ros.clock import now_ns
 from wheelsim.ros.conversions import NS_PER_S, pose2d, quaternion_from_yaw, time_msg
+from wheelsim.ros.inputs import frame_matches, map_pose
+from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
-from wheelsim.ros.runner import run_node
 
-#: ``plan``: the latest plan also reaches subscribers that start later.
-PLAN_QOS = QoSProfile(
-    history=HistoryPolicy.KEEP_LAST,
-    depth=1,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.TRANSIENT_LOCAL,
-)
 RETRY_PERIOD_S = 0.2  # how often a pending waypoint plan checks its preconditions
-WARN_PERIOD_S = 5.0  # throttle of warnings that can repeat with every message
 
 
 def parameter_specs() -> list[ParamSpec]:
@@ -72,46 +62,17 @@ def path_message(trajectory: Trajectory, start_ns: int, frame_id: str) -> Path:
     return msg
 
 
-def frame_matches(node: Node, frame_id: str, expected: str, what: str) -> bool:
-    """Whether ``frame_id`` is ``expected`` (or empty); warns (throttled) when it is not."""
-    frame = frame_id.lstrip('/')
-    if frame in ('', expected):
-        return True
-    node.get_logger().warning(
-        f'{what} ignored: its frame is "{frame}", {node.get_name()} works in "{expected}" '
-        '(no transform is applied)',
-        throttle_duration_sec=WARN_PERIOD_S,
-    )
-    return False
-
-
-def map_pose(node: Node, msg: PoseWithCovarianceStamped, map_frame: str) -> Pose2D | None:
-    """The planar pose of ``msg`` if it is finite and in ``map_frame``; None (and a throttled
-    warning) otherwise."""
-    if not frame_matches(node, msg.header.frame_id, map_frame, 'pose'):
-        return None
-    pose = Pose2D(*pose2d(msg.pose.pose))
-    if not all(math.isfinite(v) for v in pose):
-        node.get_logger().warning(
-            f'pose ignored: not finite {tuple(pose)}', throttle_duration_sec=WARN_PERIOD_S
-        )
-        return None
-    return pose
-
-
 class Planner(Node):
     """The planner node; ``node_kwargs`` go to ``rclpy.node.Node`` (namespace, overrides)."""
 
     def __init__(self, **node_kwargs) -> None:
         super().__init__('planner', **node_kwargs)
         self.params = NodeParameters(self)
-        self._settings = self.params.declare(
-            parameter_specs(), partial(from_flat, PlannerConfig), self._on_settings
-        )
+        self._settings = self.params.declare_config(PlannerConfig, self._on_settings)
         self.params.report_unknown()
         self._pose: Pose2D | None = None
         self._waypoints_pending = bool(self.config.waypoints)
-        self._plan = self.create_publisher(Path, 'plan', PLAN_QOS)
+        self._plan = self.create_publisher(Path, 'plan', qos.LATCHED)
         self.create_subscription(PoseWithCovarianceStamped, 'pose', self._on_pose, qos.DEFAULT)
         self.create_subscription(PoseStamped, 'goal_pose', self._on_goal, qos.DEFAULT)
         self.create_timer(RETRY_PERIOD_S, self._plan_waypoints_when_ready)

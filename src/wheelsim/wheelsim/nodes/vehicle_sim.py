@@ -1,7 +1,7 @@
 """vehicle_sim: the plant. Steps the vehicle core in simulated time and publishes its state.
 
 Timing (see docs/vehicle_sim.md): the vehicle is stepped at ``step_rate`` on an exact grid of
-simulated time (:class:`wheelsim.core.sim_timeline.Timeline`); outputs are published every
+simulated time (:class:`wheelsim.core.vehicle_sim.timeline.Timeline`); outputs are published every
 ``1/pub_rate`` of simulated time, stamped with the time of the state they carry; the steps in
 between are computed in one batch. A command is applied at the step where it arrives: the
 vehicle is first stepped up to that time, so the configured dead time is exact.
@@ -29,13 +29,13 @@ from rclpy.node import Node
 from rosgraph_msgs.msg import Clock
 from std_srvs.srv import Trigger
 
-from wheelsim.core.params import ParamSpec, from_flat, specs
-from wheelsim.core.sim_command import CommandAge
-from wheelsim.core.sim_settings import VehicleSimSettings
-from wheelsim.core.sim_timeline import NS_PER_S, Event, JumpKind, Pacer, Timeline
-from wheelsim.core.urdf import build_urdf
-from wheelsim.core.vehicle import Vehicle
-from wheelsim.core.vehicle_config import VEHICLE_PARAM_SPECS, vehicle_config_from_params
+from wheelsim.core.params import ParamSpec, specs
+from wheelsim.core.vehicle.config import VEHICLE_PARAM_SPECS, vehicle_config_from_params
+from wheelsim.core.vehicle.model import Vehicle
+from wheelsim.core.vehicle.urdf import build_urdf
+from wheelsim.core.vehicle_sim.command import CommandAge
+from wheelsim.core.vehicle_sim.config import VehicleSimSettings
+from wheelsim.core.vehicle_sim.timeline import NS_PER_S, Event, JumpKind, Pacer, Timeline
 from wheelsim.ros import qos
 from wheelsim.ros.clock import (
     ClockMode,
@@ -49,8 +49,8 @@ from wheelsim.ros.clock import (
 )
 from wheelsim.ros.cmd_vel import PUBLISHER_CHECK_PERIOD_S, CmdVelInput
 from wheelsim.ros.conversions import clock_msg, pose2d
+from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
-from wheelsim.ros.runner import run_node
 from wheelsim.ros.sim_diagnostics import DIAGNOSTICS_PERIOD_S, SimDiagnostics
 from wheelsim.ros.vehicle_outputs import VehicleOutputs
 
@@ -76,9 +76,7 @@ class VehicleSim(Node):
         self._tickers: list[WallTicker] = []  # destroy_node may run on a half-built node
         super().__init__('vehicle_sim', **node_kwargs)
         self.params = NodeParameters(self)
-        self._settings = self.params.declare(
-            specs(VehicleSimSettings), partial(from_flat, VehicleSimSettings), self._on_settings
-        )
+        self._settings = self.params.declare_config(VehicleSimSettings, self._on_settings)
         self._vehicle_config = self.params.declare(
             VEHICLE_PARAM_SPECS, vehicle_config_from_params, self._on_vehicle_config
         )

@@ -232,7 +232,7 @@ def _columns(stamps: list[float], messages: list[Any]) -> ColumnSeries:
 
 class _Decoders:
     """CDR bytes -> message object: the ``rosbags`` type store for a schema that is its own
-    definition of the type (as :class:`wheelsim.recording.BagRecorder` writes them), else, and
+    definition of the type (as :class:`wheelsim.run.recording.BagRecorder` writes them), else, and
     for a message it cannot read exactly, ``mcap_ros2`` from the schema (see the module doc)."""
 
     def __init__(self) -> None:

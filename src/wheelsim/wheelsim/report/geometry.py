@@ -10,11 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import NDArray
 
-from wheelsim.core.localization_se2 import wrap_angle
-
-FloatArray = NDArray[np.float64]
+from wheelsim.core.arrays import FloatArray
+from wheelsim.core.geometry.angles import wrap_angles
 
 
 def yaw_from_quaternion(qx: FloatArray, qy: FloatArray, qz: FloatArray,
@@ -33,7 +31,7 @@ def interp_pose(t_s: FloatArray, at_t_s: FloatArray, x_m: FloatArray, y_m: Float
     """
     yaw_unwrapped = np.unwrap(yaw_rad)
     return (np.interp(at_t_s, t_s, x_m), np.interp(at_t_s, t_s, y_m),
-            wrap_angle(np.interp(at_t_s, t_s, yaw_unwrapped)))
+            wrap_angles(np.interp(at_t_s, t_s, yaw_unwrapped)))
 
 
 def hold_last(t_s: FloatArray, values: FloatArray, at_t_s: FloatArray) -> FloatArray:
@@ -77,7 +75,7 @@ class Polyline:
         self.length2 = np.sum(self.delta**2, axis=1)
         self.s_start_m = np.concatenate([[0.0], np.cumsum(np.sqrt(self.length2))])[:-1]
         self.yaw_start = np.asarray(yaw_rad[:-1], dtype=float)
-        self.yaw_step = wrap_angle(np.diff(yaw_rad))
+        self.yaw_step = wrap_angles(np.diff(yaw_rad))
         self.tangent = self._tangents(np.asarray(yaw_rad, dtype=float))
 
     def _tangents(self, yaw_rad: FloatArray) -> FloatArray:
@@ -139,4 +137,4 @@ class Polyline:
             s_m[i] = self.s_start_m[segment] + fraction * np.sqrt(self.length2[segment])
             yaw[i] = self.yaw_start[segment] + fraction * self.yaw_step[segment]
             previous_s, previous_xy = s_m[i], point
-        return PathMatch(cross_track_m=cross, s_m=s_m, yaw_rad=wrap_angle(yaw))
+        return PathMatch(cross_track_m=cross, s_m=s_m, yaw_rad=wrap_angles(yaw))

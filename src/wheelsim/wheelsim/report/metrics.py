@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wheelsim.core.localization_se2 import compose, inverse, wrap_angle
+from wheelsim.core.geometry.angles import wrap_angles
+from wheelsim.core.geometry.se2 import compose, inverse
 from wheelsim.report.bag_data import PoseSeries, RunData
 from wheelsim.report.geometry import FloatArray, Polyline, hold_last, interp_pose, path_length_m
 
@@ -89,7 +90,7 @@ def tracking_errors(run: RunData) -> TrackingErrors:
         polyline = Polyline(poses.x_m, poses.y_m, poses.yaw_rad)
         t_s = truth.t_s[inside]
         match = polyline.match(truth.x_m[inside], truth.y_m[inside])
-        heading = wrap_angle(truth.yaw_rad[inside] - match.yaw_rad)
+        heading = wrap_angles(truth.yaw_rad[inside] - match.yaw_rad)
         if _is_timed(poses):
             along = match.s_m - np.interp(t_s, poses.t_s, polyline.vertex_s_m)
         else:
@@ -126,7 +127,7 @@ def _pose_errors(truth: PoseSeries, other: PoseSeries) -> tuple[FloatArray, ...]
     t_s = other.t_s[keep]
     x_m, y_m, yaw = interp_pose(truth.t_s, t_s, truth.x_m, truth.y_m, truth.yaw_rad)
     return (t_s, np.hypot(other.x_m[keep] - x_m, other.y_m[keep] - y_m),
-            wrap_angle(other.yaw_rad[keep] - yaw))
+            wrap_angles(other.yaw_rad[keep] - yaw))
 
 
 def localization_errors(run: RunData) -> LocalizationErrors:
@@ -146,7 +147,7 @@ def time_goal_reached_s(run: RunData, goal_tolerance_m: float,
     within = np.hypot(truth.x_m - goal.poses.x_m[-1],
                       truth.y_m - goal.poses.y_m[-1]) <= goal_tolerance_m
     if goal_yaw_tolerance_rad is not None:
-        heading = np.abs(wrap_angle(truth.yaw_rad - goal.poses.yaw_rad[-1]))
+        heading = np.abs(wrap_angles(truth.yaw_rad - goal.poses.yaw_rad[-1]))
         within &= heading <= goal_yaw_tolerance_rad
     if not within[-1]:
         return None
@@ -196,7 +197,7 @@ def compute_metrics(run: RunData, goal_tolerance_m: float = DEFAULT_GOAL_TOLERAN
     if plan is not None and len(truth):
         goal_position = math.hypot(truth.x_m[-1] - plan.poses.x_m[-1],
                                    truth.y_m[-1] - plan.poses.y_m[-1])
-        goal_heading = abs(float(wrap_angle(truth.yaw_rad[-1] - plan.poses.yaw_rad[-1])))
+        goal_heading = abs(float(wrap_angles(truth.yaw_rad[-1] - plan.poses.yaw_rad[-1])))
         reached_s = time_goal_reached_s(run, goal_tolerance_m, goal_yaw_tolerance_rad)
         if reached_s is not None:
             time_to_goal = max(0.0, reached_s - run.plans[0].received_s)

@@ -1,16 +1,18 @@
-"""Thin ROS 2 glue shared by the wheelsim nodes; the numeric core never imports it.
+"""Thin ROS 2 glue shared by the wheelsim nodes; imports the core, never a node.
 
 For every node:
 
 - :mod:`.parameters`: declare :class:`wheelsim.core.params.ParamSpec` lists on a node with
   descriptors, keep a validated frozen config, validate and apply live changes, report typos.
-- :mod:`.runner`: ``main()`` helper (one clear start-up error line, clean shutdown).
+- :mod:`.node_main`: ``main()`` helper (one clear start-up error line, clean shutdown).
 - :mod:`.qos`: the QoS profiles of the public interface.
 - :mod:`.conversions`: messages <-> plain numbers (stamps, yaw, twists, poses).
+- :mod:`.inputs`: checks on received messages (frame names, finite poses), throttled warnings.
 - :mod:`.clock`: clock modes, ROS-time change callbacks, steady timers, a wall-clock ticker thread.
 - :mod:`.diagnostics`: a small ``/diagnostics`` publisher.
-- :mod:`.processes`: run nodes as separate processes over loopback DDS in tests and benchmarks.
+- :mod:`.dds_domain`: a reserved ``ROS_DOMAIN_ID`` per run or test, DDS kept on loopback.
 
 For vehicle_sim: :mod:`.cmd_vel` (Twist or TwistStamped input, type detection, sanitising),
-:mod:`.vehicle_outputs` (state publishers), :mod:`.sim_diagnostics` (its diagnostics).
+:mod:`.vehicle_outputs` (state publishers), :mod:`.serialized_message` (pre-serialized
+publishing), :mod:`.sim_diagnostics` (its diagnostics).
 """

@@ -3,8 +3,7 @@
 Usage in a node (every wheelsim node does this)::
 
     self.params = NodeParameters(self)
-    self.settings = self.params.declare(specs(MySettings), partial(from_flat, MySettings),
-                                        on_change=self._on_settings)
+    self.settings = self.params.declare_config(MySettings, on_change=self._on_settings)
     self.params.report_unknown()        # after the last declare(): warn about typos
     ...
     self.settings.config                # the current frozen dataclass
@@ -15,7 +14,7 @@ What :class:`NodeParameters` does, so that no node repeats it:
   read, converted (an integer is accepted for a double parameter, ``[]`` for a double array),
   and the whole config is built and validated *before* anything is declared. An invalid value
   raises :class:`wheelsim.core.params.ParameterError` naming the parameter, the value and the
-  allowed range; :func:`wheelsim.ros.runner.run_node` turns that into one line and exit code 2.
+  allowed range; :func:`wheelsim.ros.node_main.run_node` turns that into one line and exit code 2.
 - Every spec is declared with a ``ParameterDescriptor``: description with the unit, explicit
   type (also for empty double arrays), ``FloatingPointRange`` / ``IntegerRange`` from the spec
   bounds, the choices in ``additional_constraints`` and ``read_only``.
@@ -35,6 +34,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 from rcl_interfaces.msg import (
@@ -46,7 +46,14 @@ from rcl_interfaces.msg import (
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
-from wheelsim.core.params import ParameterError, ParamSpec, ParamValue, unknown_keys
+from wheelsim.core.params import (
+    ParameterError,
+    ParamSpec,
+    ParamValue,
+    from_flat,
+    specs,
+    unknown_keys,
+)
 
 ConfigT = TypeVar('ConfigT')
 
@@ -188,6 +195,14 @@ class NodeParameters:
             self._declare(spec, values[spec.name])
         self._groups.append(group)
         return group
+
+    def declare_config(
+        self,
+        config_class: type[ConfigT],
+        on_change: Callable[[ConfigT, ConfigT], None] | None = None,
+    ) -> ParameterGroup[ConfigT]:
+        """:meth:`declare` every parameter of a :mod:`wheelsim.core.params` configuration class."""
+        return self.declare(specs(config_class), partial(from_flat, config_class), on_change)
 
     def freeze(self, name: str, reason: str) -> None:
         """Refuse live changes of a parameter declared elsewhere (e.g. ``use_sim_time``)."""

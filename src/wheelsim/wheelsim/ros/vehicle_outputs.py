@@ -27,7 +27,7 @@ from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
-from wheelsim.core.vehicle import VehicleState
+from wheelsim.core.vehicle.model import VehicleState
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import (
     NS_PER_S,

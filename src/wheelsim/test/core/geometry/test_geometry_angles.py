@@ -1,0 +1,51 @@
+"""One angle-wrapping rule for floats, arrays and compiled code: (-pi, pi], exact inside."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from wheelsim.core.compiled import compiled
+from wheelsim.core.geometry.angles import wrap_angle, wrap_angles
+
+
+@compiled
+def wrap_in_compiled_code(angle_rad):
+    return wrap_angle(angle_rad)
+
+
+@pytest.mark.parametrize(
+    ('angle', 'wrapped'),
+    [
+        (0.0, 0.0),
+        (math.pi, math.pi),
+        (-math.pi, math.pi),
+        (3 * math.pi / 2, -math.pi / 2),
+        (-3 * math.pi / 2, math.pi / 2),
+        (7.0, 7.0 - 2 * math.pi),
+        (-7.0, -7.0 + 2 * math.pi),
+        (20 * math.pi + 0.5, 0.5),
+    ],
+)
+def test_wrap_angle_analytic(angle, wrapped):
+    assert wrap_angle(angle) == pytest.approx(wrapped, abs=1e-12)
+    assert wrap_in_compiled_code(angle) == wrap_angle(angle)
+    assert wrap_angles([angle])[0] == wrap_angle(angle)
+
+
+@given(st.floats(min_value=-1e6, max_value=1e6))
+def test_float_array_and_compiled_agree_bit_for_bit(angle):
+    wrapped = wrap_angle(angle)
+    assert -math.pi < wrapped <= math.pi
+    assert wrap_in_compiled_code(angle) == wrapped
+    assert wrap_angles(np.array([angle, angle]))[1] == wrapped
+    assert math.cos(wrapped) == pytest.approx(math.cos(angle), abs=1e-9)
+
+
+@given(st.floats(min_value=-math.pi, max_value=math.pi, exclude_min=True))
+def test_angles_inside_are_returned_unchanged(angle):
+    assert wrap_angle(angle) == angle
+    assert wrap_in_compiled_code(angle) == angle
+    assert wrap_angles([angle])[0] == angle

@@ -1,0 +1,230 @@
+"""The localization simulator (no ROS): modes, the TF chain, events, seeds and bad input."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from wheelsim.core.geometry.se2 import compose, inverse, relative
+from wheelsim.core.localization.config import LocalizationConfig
+from wheelsim.core.localization.model import Localization
+from wheelsim.core.localization.scenario import constant_twist, figure_eight, run
+from wheelsim.core.params import ParameterError, from_flat, specs
+
+SCENARIO = figure_eight(duration_s=8.0, rate_hz=25.0)
+
+
+def config(**values):
+    flat = {key.replace('__', '.'): value for key, value in values.items()}
+    return from_flat(LocalizationConfig, flat)
+
+
+def test_perfect_mode_is_the_true_motion_with_a_constant_map_to_odom():
+    result = run(config(mode='perfect'), SCENARIO)
+    np.testing.assert_allclose(result.odom_error, 0.0, atol=1e-12)
+    np.testing.assert_allclose(result.map_error, 0.0, atol=0.0)
+    np.testing.assert_allclose(result.map_T_odom - SCENARIO.poses[0], 0.0, atol=1e-12)
+    np.testing.assert_array_equal(result.odom_covariance, 0.0)
+    np.testing.assert_array_equal(result.map_covariance, 0.0)
+
+
+@pytest.mark.parametrize('mode', ['perfect', 'noisy', 'ekf'])
+def test_tf_chain_composes_to_the_published_pose(mode):
+    result = run(config(mode=mode), SCENARIO)
+    np.testing.assert_allclose(
+        compose(result.map_T_odom, result.odom_T_base), result.map_T_base, atol=1e-12
+    )
+
+
+@pytest.mark.parametrize('mode', ['noisy', 'ekf'])
+def test_equal_seeds_repeat_and_different_seeds_differ(mode):
+    first = run(config(mode=mode, seed=42), SCENARIO)
+    again = run(config(mode=mode, seed=42), SCENARIO)
+    other = run(config(mode=mode, seed=43), SCENARIO)
+    np.testing.assert_array_equal(first.map_T_base, again.map_T_base)
+    np.testing.assert_array_equal(first.odom_T_base, again.odom_T_base)
+    assert not np.array_equal(first.map_T_base, other.map_T_base)
+
+
+def test_noisy_mode_errors_are_consistent_with_the_reported_covariances():
+    """NEES of odometry and map pose at the end, over seeded runs, within chi-square bounds."""
+    runs = 150
+    cfg = {'mode': 'noisy', 'localization.map_noise_correlation_time': 0.5}
+    results = [
+        run(from_flat(LocalizationConfig, {**cfg, 'seed': s}), SCENARIO) for s in range(runs)
+    ]
+    dof = 3 * runs
+    for which in ('odom', 'map'):
+        total = sum(result.nees(which)[-1] for result in results)
+        assert stats.chi2.ppf(0.0005, dof) < total < stats.chi2.ppf(0.9995, dof), which
+
+
+def test_noisy_mode_map_noise_variance_is_the_documented_one():
+    """White map noise at 25 Hz: variance S / dt per sample (the reference's magnitude)."""
+    result = run(config(mode='noisy'), SCENARIO)
+    dt = 1.0 / 25.0
+    np.testing.assert_allclose(
+        np.diagonal(result.map_covariance[1:], axis1=1, axis2=2),
+        np.tile([2.5e-5 / dt, 2.5e-5 / dt, 3.1e-6 / dt], (len(SCENARIO.stamps_ns) - 1, 1)),
+    )
+    np.testing.assert_array_equal(result.map_covariance[0], 0.0)  # starts at the known pose
+
+
+def test_ekf_takes_fixes_at_the_measurement_rate():
+    localization = Localization(config(mode='ekf', ekf__measurement_rate=7.0))
+    fixes = [
+        localization.step(int(t), p, v).pose_fix is not None
+        for t, p, v in zip(SCENARIO.stamps_ns, SCENARIO.poses, SCENARIO.twists, strict=True)
+    ]
+    period_ns = round(1e9 / 7.0)
+    assert sum(fixes) == 1 + 8_000_000_000 // period_ns  # the start plus one per period
+
+
+def test_turning_on_the_spot_drifts_only_the_heading():
+    scenario = constant_twist((0.0, 0.0, 1.0), duration_s=6.0)
+    result = run(config(mode='noisy'), scenario)
+    np.testing.assert_allclose(result.odom_error[:, :2], 0.0, atol=1e-12)
+    assert result.odom_covariance[-1, 2, 2] == pytest.approx(0.0025 * 6.0)
+    assert np.all(result.odom_error[-1, 2] != 0.0)
+
+
+def test_teleport_keeps_odometry_continuous_and_moves_map_to_odom():
+    localization = Localization(config(mode='perfect'))
+    before = localization.step(1_000_000_000, [0.0, 0.0, 0.0], [1.0, 0.0, 0.0])
+    moved = localization.step(1_020_000_000, [0.02, 0.0, 0.0], [1.0, 0.0, 0.0])
+    jumped = localization.step(1_040_000_000, [5.0, 3.0, 1.0], [0.0, 0.0, 0.0])
+    assert (before.event, moved.event, jumped.event) == ('start', None, 'teleport')
+    np.testing.assert_allclose(jumped.odom_T_base, moved.odom_T_base)
+    np.testing.assert_allclose(compose(jumped.map_T_odom, jumped.odom_T_base), [5.0, 3.0, 1.0])
+
+
+def test_backward_time_restarts_at_the_vehicle():
+    localization = Localization(config(mode='noisy'))
+    for k in range(10):
+        out = localization.step(2_000_000_000 + k * 40_000_000, [0.04 * k, 0.0, 0.0], [1, 0, 0])
+    assert out.odom_T_base[0] != 0.0
+    restarted = localization.step(1_000_000_000, [7.0, 1.0, 0.5], [1.0, 0.0, 0.0])
+    assert restarted.event == 'time_jump'
+    np.testing.assert_array_equal(restarted.odom_T_base, 0.0)
+    np.testing.assert_array_equal(restarted.odom_covariance, 0.0)
+    np.testing.assert_allclose(restarted.map_T_odom, [7.0, 1.0, 0.5])
+
+
+def test_initialpose_resets_the_ekf_estimate():
+    localization = Localization(config(mode='ekf'))
+    localization.step(1_000_000_000, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+    covariance = np.diag([0.25, 0.25, 0.07])
+    localization.request_reset([3.0, -1.0, 2.0], covariance)
+    out = localization.step(1_020_000_000, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+    assert out.event == 'reset'
+    np.testing.assert_allclose(out.map_T_base, [3.0, -1.0, 2.0])  # no fix due yet
+    np.testing.assert_allclose(out.map_covariance, covariance)
+    np.testing.assert_allclose(compose(out.map_T_odom, out.odom_T_base), out.map_T_base)
+
+
+@pytest.mark.parametrize(
+    ('stamp', 'pose', 'twist', 'field'),
+    [
+        (1.5e9, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], 'stamp_ns'),
+        (10**9, [np.nan, 0.0, 0.0], [0.0, 0.0, 0.0], 'ground truth pose'),
+        (10**9, [0.0, 0.0, np.inf], [0.0, 0.0, 0.0], 'ground truth pose'),
+        (10**9, [0.0, 0.0, 0.0], [0.0, np.nan, 0.0], 'twist'),
+        (10**9, [0.0, 0.0], [0.0, 0.0, 0.0], 'ground truth pose'),
+    ],
+)
+def test_non_finite_input_is_rejected_without_touching_the_state(stamp, pose, twist, field):
+    clean = Localization(config(mode='ekf', seed=3))
+    dirty = Localization(config(mode='ekf', seed=3))
+    for localization in (clean, dirty):
+        localization.step(900_000_000, [0.0, 0.0, 0.0], [1.0, 0.0, 0.0])
+    with pytest.raises(ValueError, match=field):
+        dirty.step(stamp, pose, twist)
+    with pytest.raises(ValueError, match='initial pose covariance'):
+        dirty.request_reset([0.0, 0.0, 0.0], np.full((3, 3), np.nan))
+    a = clean.step(940_000_000, [0.04, 0.0, 0.0], [1.0, 0.0, 0.0])
+    b = dirty.step(940_000_000, [0.04, 0.0, 0.0], [1.0, 0.0, 0.0])
+    np.testing.assert_array_equal(a.map_T_base, b.map_T_base)
+    np.testing.assert_array_equal(a.map_covariance, b.map_covariance)
+    assert np.all(np.isfinite(b.map_covariance))
+
+
+def test_live_noise_change_applies_and_mode_cannot_change():
+    localization = Localization(config(mode='noisy'))
+    localization.step(1_000_000_000, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+    localization.update_config(
+        config(
+            mode='noisy',
+            localization__map_sample_noise_translation=0.0,
+            localization__map_sample_noise_rotation=0.0,
+        )
+    )
+    out = localization.step(1_020_000_000, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(out.map_covariance, 0.0)
+    with pytest.raises(ValueError, match='mode and seed'):
+        localization.update_config(config(mode='ekf'))
+
+
+def test_twist_noise_has_the_configured_variance():
+    scenario = constant_twist((1.0, 0.0, 0.2), duration_s=40.0)
+    localization = Localization(
+        config(
+            localization__odom_twist_noise_linear=0.01,
+            localization__odom_twist_noise_angular=0.0004,
+        )
+    )
+    outputs = [
+        localization.step(int(t), p, v)
+        for t, p, v in zip(scenario.stamps_ns, scenario.poses, scenario.twists, strict=True)
+    ]
+    errors = np.array([o.twist for o in outputs]) - scenario.twists
+    np.testing.assert_array_equal(outputs[0].twist_variances, [0.01, 0.01, 0.0004])
+    count = len(outputs)
+    for axis, variance in enumerate([0.01, 0.01, 0.0004]):
+        low = variance * stats.chi2.ppf(0.0005, count) / count
+        high = variance * stats.chi2.ppf(0.9995, count) / count
+        assert low < np.mean(errors[:, axis] ** 2) < high
+
+
+@pytest.mark.parametrize(
+    ('name', 'value', 'message'),
+    [
+        ('mode', 'kalman', "one of 'perfect', 'noisy', 'ekf'"),
+        ('localization.odom_walk_velocity_translation', -0.1, r'in \[0, inf\)'),
+        ('ekf.measurement_rate', 0.0, r'in \(0, 1000\]'),
+        ('localization.map_noise_correlation_time', float('nan'), 'finite'),
+    ],
+)
+def test_invalid_parameters_name_the_path_and_the_range(name, value, message):
+    with pytest.raises(ParameterError, match=message) as info:
+        from_flat(LocalizationConfig, {name: value})
+    assert info.value.name == name
+
+
+def test_parameter_names_keep_the_reference_ones():
+    names = {spec.name for spec in specs(LocalizationConfig)}
+    for reference in (
+        'odom_walk_velocity_translation',
+        'odom_walk_velocity_rotation',
+        'map_sample_noise_translation',
+        'map_sample_noise_rotation',
+    ):
+        assert f'localization.{reference}' in names
+    defaults = {spec.name: spec.default for spec in specs(LocalizationConfig)}
+    assert defaults['localization.odom_walk_velocity_translation'] == 0.0025
+    assert defaults['localization.map_sample_noise_rotation'] == 3.1e-6
+
+
+def test_relative_motion_is_what_the_odometry_integrates():
+    # The odometry of the perfect mode equals inverse(start) * pose at every sample.
+    result = run(config(mode='perfect'), SCENARIO)
+    np.testing.assert_allclose(
+        result.odom_T_base, relative(SCENARIO.poses[0], SCENARIO.poses), atol=1e-12
+    )
+    np.testing.assert_allclose(inverse(inverse(SCENARIO.poses)), SCENARIO.poses, atol=1e-12)
+
+
+def test_every_parameter_is_documented():
+    text = (Path(__file__).resolve().parents[5] / 'docs' / 'localization.md').read_text()
+    missing = [spec.name for spec in specs(LocalizationConfig) if f'`{spec.name}`' not in text]
+    assert not missing

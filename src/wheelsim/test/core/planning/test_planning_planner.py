@@ -1,0 +1,160 @@
+"""The planner: configuration, trajectories through waypoints and to goals, refused input."""
+
+import math
+
+import numpy as np
+import pytest
+
+from wheelsim.core.geometry.angles import wrap_angle
+from wheelsim.core.geometry.se2 import Pose2D
+from wheelsim.core.params import ParameterError, from_flat, specs
+from wheelsim.core.planning.config import PlannerConfig
+from wheelsim.core.planning.path import PlanningError
+from wheelsim.core.planning.planner import plan_through, plan_to_goal, plan_waypoints
+from wheelsim.core.planning.waypoints import waypoints_from_lists
+from wheelsim.core.tracking.config import ControllerConfig
+
+NAN = math.nan
+CAR_CURVATURE = math.tan(math.pi / 6) / 2.0  # reference car: 30 degree steering, 2 m base
+
+
+def config(**values):
+    return from_flat(PlannerConfig, values)
+
+
+def distance_to_path(trajectory, x, y):
+    return float(np.min(np.hypot(trajectory.x_m - x, trajectory.y_m - y)))
+
+
+def assert_within(trajectory, cfg):
+    limits = cfg.limits
+    v = trajectory.v_mps
+    assert v.max() <= limits.max_speed * (1 + 1e-9)
+    assert (v**2 * np.abs(trajectory.curvature_inv_m)).max() <= limits.max_lateral_acceleration * (
+        1 + 1e-9
+    )
+    assert np.abs(trajectory.wz_radps).max() <= limits.max_yaw_rate * (1 + 1e-9)
+    accel = np.diff(v**2) / (2 * np.diff(trajectory.s_m))
+    assert np.abs(accel).max() <= limits.max_acceleration * (1 + 1e-9)
+    if limits.max_curvature > 0:
+        assert np.abs(trajectory.curvature_inv_m).max() <= limits.max_curvature * (1 + 1e-9)
+
+
+# --- configuration ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize('config_class', [PlannerConfig, ControllerConfig])
+def test_every_parameter_is_documented_and_every_number_bounded(config_class):
+    for spec in specs(config_class):
+        assert spec.description, spec.name
+        if spec.kind in (int, float):
+            assert spec.min_value is not None and spec.max_value is not None, spec.name
+
+
+@pytest.mark.parametrize(
+    ('values', 'message'),
+    [
+        ({'waypoints': [1.0, 2.0]}, r'parameter waypoints .* not a multiple of 3'),
+        ({'waypoints': [0.0, 0.0, NAN, 0.0, 0.0, NAN]}, 'parameter waypoints .* points 0 and 1'),
+        (
+            {'waypoints': [1.0, 0.0, NAN], 'start_at_current_pose': False},
+            'only with start_at_current_pose',
+        ),
+        ({'limits.max_speed': 0.0}, r'parameter limits.max_speed = 0.0 is invalid: must be .*\(0'),
+        ({'path_resolution': 5.0}, 'parameter path_resolution'),
+    ],
+)
+def test_invalid_configuration_names_the_parameter(values, message):
+    with pytest.raises(ParameterError, match=message):
+        config(**values)
+
+
+# --- waypoints ---------------------------------------------------------------------------------
+
+
+def test_waypoints_from_the_current_pose_pass_every_point_with_given_headings():
+    cfg = config(waypoints=[3.0, 0.0, NAN, 5.0, 2.0, math.pi / 2, 3.0, 5.0, NAN])
+    trajectory = plan_waypoints(cfg, Pose2D(0.0, 0.0, 0.0))
+    assert (trajectory.x_m[0], trajectory.y_m[0], trajectory.yaw_rad[0]) == (0.0, 0.0, 0.0)
+    for x, y in [(3.0, 0.0), (5.0, 2.0), (3.0, 5.0)]:
+        assert distance_to_path(trajectory, x, y) < 1e-6
+    at = int(np.argmin(np.hypot(trajectory.x_m - 5.0, trajectory.y_m - 2.0)))
+    assert abs(wrap_angle(trajectory.yaw_rad[at] - math.pi / 2)) < 1e-6
+    assert np.max(np.hypot(np.diff(trajectory.x_m), np.diff(trajectory.y_m))) <= 0.05 + 1e-9
+    assert_within(trajectory, cfg)
+
+
+def test_waypoints_on_a_line_give_the_straight_line_at_full_speed():
+    cfg = config(waypoints=[0.0, 0.0, NAN, 10.0, 0.0, NAN], start_at_current_pose=False)
+    trajectory = plan_waypoints(cfg, None)
+    np.testing.assert_allclose(trajectory.y_m, 0.0, atol=1e-12)
+    assert trajectory.length_m == pytest.approx(10.0)
+    assert trajectory.duration_s == pytest.approx(10.0 / 1.0 + 1.0 / 0.5, rel=1e-3)
+
+
+def test_waypoint_path_needs_waypoints_and_a_finite_pose():
+    with pytest.raises(PlanningError, match='no waypoints'):
+        plan_waypoints(config(), Pose2D(0.0, 0.0, 0.0))
+    with pytest.raises(PlanningError, match='current pose is unknown or not finite'):
+        plan_waypoints(config(waypoints=[1.0, 1.0, NAN]), Pose2D(NAN, 0.0, 0.0))
+
+
+def test_car_waypoints_keep_the_steering_limit():
+    cfg = config(
+        **{'waypoints': [2.0, 0.0, NAN, 2.0, 2.0, 1.57], 'limits.max_curvature': CAR_CURVATURE}
+    )
+    trajectory = plan_waypoints(cfg, Pose2D(0.0, 0.0, 0.0))
+    assert_within(trajectory, cfg)
+    assert distance_to_path(trajectory, 2.0, 0.0) < 1e-5
+    assert distance_to_path(trajectory, 2.0, 2.0) < 1e-5
+
+
+# --- goals ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    'goal',
+    [Pose2D(5.0, 2.0, 0.5), Pose2D(-3.0, 1.0, math.pi), Pose2D(0.0, -4.0, -math.pi / 2)],
+)
+@pytest.mark.parametrize('max_curvature', [1.0, CAR_CURVATURE])
+def test_goal_is_reached_with_its_heading_within_every_limit(goal, max_curvature):
+    cfg = config(**{'limits.max_curvature': max_curvature})
+    trajectory = plan_to_goal(cfg, Pose2D(1.0, 1.0, 0.3), goal)
+    end = trajectory.end()
+    assert math.hypot(end.x_m - goal.x_m, end.y_m - goal.y_m) < 1e-5
+    assert abs(wrap_angle(end.yaw_rad - goal.yaw_rad)) < 1e-6
+    assert end.v_mps == 0.0
+    assert_within(trajectory, cfg)
+
+
+@pytest.mark.parametrize(
+    ('goal', 'message'),
+    [
+        (Pose2D(NAN, 0.0, 0.0), 'goal pose is not finite'),
+        (Pose2D(1.0, 1.0, math.inf), 'goal pose is not finite'),
+        (Pose2D(1.0, 1.0, 2.0), 'nothing to plan'),
+    ],
+)
+def test_invalid_goals_are_refused_with_the_reason(goal, message):
+    with pytest.raises(PlanningError, match=message):
+        plan_to_goal(config(), Pose2D(1.0, 1.0, 0.0), goal)
+
+
+def test_holonomic_goal_moves_straight_and_turns_on_the_way():
+    cfg = config(holonomic=True)
+    trajectory = plan_to_goal(cfg, Pose2D(0.0, 0.0, 0.0), Pose2D(0.0, 3.0, math.pi / 2))
+    np.testing.assert_allclose(trajectory.x_m, 0.0, atol=1e-9)  # straight sideways
+    assert trajectory.yaw_rad[0] == 0.0
+    assert trajectory.yaw_rad[-1] == pytest.approx(math.pi / 2)
+    assert np.all(np.diff(trajectory.yaw_rad) >= -1e-12)  # turns one way, no overshoot
+    assert trajectory.vy_mps.max() > 0.5  # starts sideways: lateral body velocity
+    assert_within(trajectory, cfg)
+
+
+def test_holonomic_waypoints_turn_only_where_headings_are_given():
+    cfg = config(holonomic=True)
+    waypoints = waypoints_from_lists([[0, 0, 0.0], [4, 0], [4, 4, math.pi]])
+    trajectory = plan_through(waypoints, cfg)
+    assert trajectory.yaw_rad[0] == 0.0
+    assert trajectory.yaw_rad[-1] == pytest.approx(math.pi)
+    assert_within(trajectory, cfg)

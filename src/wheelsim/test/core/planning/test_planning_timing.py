@@ -1,0 +1,170 @@
+"""Time scaling and trajectories: analytic profiles on lines and circles, every limit respected."""
+
+import math
+
+import numpy as np
+import pytest
+
+from wheelsim.core.planning.path import PathSamples, PlanningError
+from wheelsim.core.planning.timing import MotionLimits, time_scale
+from wheelsim.core.planning.trajectory import path_from_points, trajectory_from_poses
+
+LIMITS = MotionLimits(
+    max_speed_mps=1.0,
+    max_acceleration_mps2=0.5,
+    max_lateral_acceleration_mps2=0.8,
+    max_yaw_rate_radps=1.2,
+)
+
+
+def line(length_m, spacing_m=0.01):
+    s = np.linspace(0.0, length_m, int(round(length_m / spacing_m)) + 1)
+    zeros = np.zeros_like(s)
+    return PathSamples(s_m=s, x_m=s, y_m=zeros, yaw_rad=zeros, curvature_inv_m=zeros)
+
+
+def circle(radius_m, turns=1.0, spacing_m=0.01):
+    length = 2.0 * np.pi * radius_m * turns
+    s = np.linspace(0.0, length, int(round(length / spacing_m)) + 1)
+    angle = s / radius_m
+    return PathSamples(
+        s_m=s,
+        x_m=radius_m * np.sin(angle),
+        y_m=radius_m * (1.0 - np.cos(angle)),
+        yaw_rad=angle,
+        curvature_inv_m=np.full_like(s, 1.0 / radius_m),
+    )
+
+
+def test_long_straight_line_has_the_trapezoidal_profile():
+    length, v, a = 10.0, LIMITS.max_speed_mps, LIMITS.max_acceleration_mps2
+    trajectory = time_scale(line(length), LIMITS)
+    # Accelerate to v, cruise, brake: T = L / v + v / a.
+    assert trajectory.duration_s == pytest.approx(length / v + v / a, rel=1e-3)
+    assert trajectory.v_mps.max() == pytest.approx(v)
+    assert trajectory.v_mps[0] == 0.0 and trajectory.v_mps[-1] == 0.0
+    np.testing.assert_allclose(trajectory.wz_radps, 0.0)
+    np.testing.assert_allclose(trajectory.vy_mps, 0.0)
+
+
+def test_short_straight_line_has_the_triangular_profile():
+    length = 0.5  # shorter than v^2 / a = 2 m: never reaches full speed
+    trajectory = time_scale(line(length), LIMITS)
+    assert trajectory.duration_s == pytest.approx(2.0 * math.sqrt(length / 0.5), rel=1e-3)
+    assert trajectory.v_mps.max() == pytest.approx(math.sqrt(length * 0.5), rel=1e-3)
+
+
+@pytest.mark.parametrize(
+    ('radius_m', 'cruise_mps'),
+    [
+        (5.0, 1.0),  # speed limit
+        (1.0, math.sqrt(0.8 * 1.0)),  # lateral acceleration v^2 / R = 0.8
+        (0.5, 0.6),  # yaw rate v / R = 1.2 (lateral would allow 0.63)
+    ],
+)
+def test_circle_cruises_at_the_binding_limit(radius_m, cruise_mps):
+    trajectory = time_scale(circle(radius_m, turns=2.0), LIMITS)
+    middle = len(trajectory) // 2
+    assert trajectory.v_mps[middle] == pytest.approx(cruise_mps, rel=1e-9)
+    assert trajectory.wz_radps[middle] == pytest.approx(cruise_mps / radius_m, rel=1e-9)
+
+
+def assert_within_limits(trajectory, limits, tolerance=1e-9):
+    v = trajectory.v_mps
+    assert v.min() >= 0.0
+    assert v.max() <= limits.max_speed_mps * (1 + tolerance)
+    lateral = v**2 * np.abs(trajectory.curvature_inv_m)
+    assert lateral.max() <= limits.max_lateral_acceleration_mps2 * (1 + tolerance)
+    assert np.abs(trajectory.wz_radps).max() <= limits.max_yaw_rate_radps * (1 + tolerance)
+    tangential = np.diff(v**2) / (2.0 * np.diff(trajectory.s_m))
+    assert np.abs(tangential).max() <= limits.max_acceleration_mps2 * (1 + tolerance)
+    assert np.all(np.diff(trajectory.t_s) > 0)
+
+
+def test_every_limit_holds_on_a_path_of_varying_curvature():
+    s = np.linspace(0.0, 20.0, 2001)
+    curvature = 1.5 * np.sin(s / 2.0)
+    yaw = np.concatenate([[0.0], np.cumsum(np.diff(s) * (curvature[1:] + curvature[:-1]) / 2)])
+    path = PathSamples(
+        s_m=s,
+        x_m=np.concatenate([[0.0], np.cumsum(np.diff(s) * np.cos(yaw[:-1]))]),
+        y_m=np.concatenate([[0.0], np.cumsum(np.diff(s) * np.sin(yaw[:-1]))]),
+        yaw_rad=yaw,
+        curvature_inv_m=curvature,
+    )
+    limits = MotionLimits(1.0, 0.5, 0.8, 1.2, max_curvature_rate_inv_ms=0.3)
+    trajectory = time_scale(path, limits)
+    assert_within_limits(trajectory, limits)
+    curvature_rate = np.abs(np.gradient(curvature, s)) * trajectory.v_mps
+    assert curvature_rate.max() <= 0.3 * (1 + 1e-9)
+
+
+def test_heading_apart_from_the_path_gives_lateral_body_velocity():
+    """An omni base crossing a line sideways: the body moves along its own y axis."""
+    trajectory = time_scale(line(4.0), LIMITS, yaw_rad=np.full(401, np.pi / 2))
+    np.testing.assert_allclose(trajectory.vx_mps, 0.0, atol=1e-12)
+    np.testing.assert_allclose(trajectory.vy_mps, -trajectory.v_mps, atol=1e-12)
+    np.testing.assert_allclose(trajectory.wz_radps, 0.0, atol=1e-12)
+
+
+def test_turning_while_translating_respects_the_yaw_rate():
+    yaw = np.linspace(0.0, 4.0 * np.pi, 401)  # two full turns along a 4 m line
+    trajectory = time_scale(line(4.0), LIMITS, yaw_rad=yaw)
+    assert np.abs(trajectory.wz_radps).max() == pytest.approx(LIMITS.max_yaw_rate_radps)
+
+
+@pytest.mark.parametrize('field', ['max_speed_mps', 'max_yaw_rate_radps'])
+def test_motion_limits_reject_non_positive_values(field):
+    values = dict(
+        max_speed_mps=1.0,
+        max_acceleration_mps2=1.0,
+        max_lateral_acceleration_mps2=1.0,
+        max_yaw_rate_radps=1.0,
+    )
+    values[field] = 0.0
+    with pytest.raises(PlanningError, match=field):
+        MotionLimits(**values)
+
+
+def test_trajectory_interpolates_and_holds_its_end():
+    trajectory = time_scale(line(10.0), LIMITS)
+    point = trajectory.at_time(1.0)  # accelerating: s = a t^2 / 2
+    assert point.s_m == pytest.approx(0.25, abs=1e-3)
+    assert point.v_mps == pytest.approx(0.5, abs=1e-3)
+    end = trajectory.at_time(trajectory.duration_s + 5.0)
+    assert end.x_m == pytest.approx(10.0) and end.v_mps == 0.0
+    assert trajectory.at_time(-1.0).x_m == 0.0
+    assert trajectory.at_arc_length(4.0).x_m == pytest.approx(4.0)
+
+
+def test_timed_poses_rebuild_the_velocities():
+    planned = time_scale(circle(2.0, spacing_m=0.05), LIMITS)
+    rebuilt = trajectory_from_poses(planned.t_s + 100.0, planned.x_m, planned.y_m, planned.yaw_rad)
+    np.testing.assert_allclose(rebuilt.t_s, planned.t_s)
+    np.testing.assert_allclose(rebuilt.s_m, planned.s_m, rtol=1e-3)
+    inner = slice(5, -5)
+    np.testing.assert_allclose(rebuilt.v_mps[inner], planned.v_mps[inner], atol=0.02)
+    np.testing.assert_allclose(rebuilt.wz_radps[inner], planned.wz_radps[inner], atol=0.02)
+    np.testing.assert_allclose(rebuilt.curvature_inv_m[inner], 0.5, atol=0.01)
+    np.testing.assert_allclose(rebuilt.vy_mps, 0.0, atol=0.01)
+
+
+@pytest.mark.parametrize(
+    ('times', 'message'),
+    [
+        ([0.0, 0.0, 0.0], 'strictly increasing'),
+        ([0.0], 'at least 2'),
+        ([0.0, np.nan], 'non-finite'),
+    ],
+)
+def test_timed_poses_without_a_usable_schedule_are_rejected(times, message):
+    count = len(times)
+    with pytest.raises(PlanningError, match=message):
+        trajectory_from_poses(times, np.arange(count), np.zeros(count), np.zeros(count))
+
+
+def test_path_from_points_measures_tangent_and_curvature():
+    angle = np.linspace(0.0, np.pi, 200)
+    path = path_from_points(3.0 * np.cos(angle), 3.0 * np.sin(angle))
+    np.testing.assert_allclose(path.curvature_inv_m[2:-2], 1.0 / 3.0, rtol=1e-3)
+    assert path.length_m == pytest.approx(3.0 * np.pi, rel=1e-4)

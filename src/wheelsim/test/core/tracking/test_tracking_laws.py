@@ -1,0 +1,377 @@
+"""Tracking laws, errors and output limits, one step at a time, against analytic answers."""
+
+import math
+
+import numpy as np
+import pytest
+
+from wheelsim.core.geometry.se2 import Pose2D
+from wheelsim.core.params import ParameterError, from_flat
+from wheelsim.core.planning.config import PlannerConfig
+from wheelsim.core.planning.path import PlanningError
+from wheelsim.core.planning.planner import plan_through
+from wheelsim.core.planning.timing import MotionLimits, time_scale
+from wheelsim.core.planning.trajectory import TrajectoryPoint, path_from_points
+from wheelsim.core.planning.waypoints import waypoints_from_lists
+from wheelsim.core.tracking.config import (
+    ControllerConfig,
+    FeedforwardConfig,
+    OutputLimitsConfig,
+    PurePursuitConfig,
+    StanleyConfig,
+)
+from wheelsim.core.tracking.controller import (
+    GOAL_FAILED,
+    GOAL_REACHED,
+    IDLE,
+    TRACKING,
+    TrackingController,
+    trajectory_from_plan,
+)
+from wheelsim.core.tracking.feedforward import feedforward_twist
+from wheelsim.core.tracking.limits import limit_twist
+from wheelsim.core.tracking.point import point_to_point_twist
+from wheelsim.core.tracking.pure_pursuit import pure_pursuit_twist
+from wheelsim.core.tracking.reference import ZERO_TWIST, BodyTwist, PathProgress, tracking_errors
+from wheelsim.core.tracking.stanley import front_axle, front_axle_trajectory, stanley_twist
+
+LIMITS = MotionLimits(1.0, 0.5, 1.0, 1.0)
+
+
+def straight(length_m=20.0):
+    x = np.linspace(0.0, length_m, int(length_m / 0.05) + 1)
+    return time_scale(path_from_points(x, np.zeros_like(x)), LIMITS)
+
+
+def reference(x=0.0, y=0.0, yaw=0.0, v=1.0, w=0.0, vy=0.0):
+    return TrajectoryPoint(0.0, 0.0, x, y, yaw, yaw, 0.0, v, v, vy, w)
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(('y', 'expected'), [(0.3, 0.3), (-0.2, -0.2)])
+def test_cross_track_is_positive_left_of_the_path(y, expected):
+    trajectory = straight()
+    progress = PathProgress(trajectory)
+    nearest = progress.nearest(5.0, y)
+    errors = tracking_errors(trajectory, nearest, Pose2D(5.0, y, 0.1), scheduled_s_m=4.0)
+    assert errors.cross_track_m == pytest.approx(expected)
+    assert errors.along_track_m == pytest.approx(1.0)  # 1 m ahead of schedule
+    assert errors.heading_rad == pytest.approx(0.1)
+
+
+def test_projection_extends_beyond_the_path_end():
+    trajectory = straight(10.0)
+    nearest = PathProgress(trajectory).nearest(10.5, 0.1)
+    assert nearest.s_m == pytest.approx(10.5)
+    assert nearest.offset_m == pytest.approx(0.1)
+
+
+def test_progress_stays_on_the_branch_being_driven_where_the_path_crosses_itself():
+    """A figure-eight crosses itself at the origin: the second pass must not jump back."""
+    angle = np.linspace(np.pi / 2, np.pi / 2 + 2 * np.pi, 2001)
+    x = 10 * np.cos(angle) / (1 + np.sin(angle) ** 2)
+    y = 10 * np.sin(angle) * np.cos(angle) / (1 + np.sin(angle) ** 2)
+    trajectory = time_scale(path_from_points(x, y), LIMITS)
+    progress = PathProgress(trajectory)
+    assert progress.nearest(0.0, 0.0, near_s_m=0.0).s_m == pytest.approx(0.0, abs=1e-6)
+    half = trajectory.length_m / 2
+    for s in [*np.arange(0.5, half, 0.5), half]:  # drive to the crossing along the path
+        point = trajectory.at_arc_length(s)
+        found = progress.nearest(point.x_m, point.y_m)
+    assert found.s_m == pytest.approx(half, abs=0.01)
+
+
+# --- feedforward ---------------------------------------------------------------------------
+
+
+def test_feedforward_on_the_reference_commands_the_feedforward():
+    command = feedforward_twist(
+        reference(1, 2, 0.5, v=0.8, w=0.3), Pose2D(1, 2, 0.5), FeedforwardConfig(), False
+    )
+    assert command == pytest.approx((0.8, 0.0, 0.3))
+
+
+def test_feedforward_pulls_towards_the_reference():
+    gains = FeedforwardConfig(k_x=1.0, k_y=2.0, k_theta=3.0)
+    # Reference 0.5 m ahead and 0.2 m to the left, 0.1 rad more to the left.
+    command = feedforward_twist(reference(0.5, 0.2, 0.1, v=1.0), Pose2D(0, 0, 0), gains, False)
+    assert command.vx_mps == pytest.approx(math.cos(0.1) + 0.5)
+    assert command.wz_radps == pytest.approx(2.0 * 0.2 + 3.0 * math.sin(0.1))
+    assert command.vy_mps == 0.0
+
+
+def test_feedforward_for_omni_corrects_sideways():
+    command = feedforward_twist(
+        reference(0.0, 0.2, 0.0, v=0.0), Pose2D(0, 0, 0), FeedforwardConfig(), True
+    )
+    assert command == pytest.approx((0.0, 0.2, 0.0))
+
+
+# --- pure pursuit ----------------------------------------------------------------------------
+
+
+def test_pure_pursuit_curvature_is_two_y_over_d_squared():
+    trajectory = straight()
+    config = PurePursuitConfig(min_lookahead=1.0, max_lookahead=1.0, regulated_min_radius=0.0)
+    pose = Pose2D(5.0, -0.5, 0.0)
+    nearest = PathProgress(trajectory).nearest(pose.x_m, pose.y_m)
+    command = pure_pursuit_twist(trajectory, nearest, pose, 1.0, config, 'bicycle')
+    assert command.wz_radps / command.vx_mps == pytest.approx(2 * 0.5 / (1.0 + 0.25))
+    assert command.vx_mps == pytest.approx(1.0)  # the plan's cruise speed
+
+
+def test_pure_pursuit_slows_on_tight_curves_and_near_the_goal():
+    trajectory = straight(10.0)
+    config = PurePursuitConfig(min_lookahead=1.0, max_lookahead=1.0, regulated_min_radius=4.0)
+    pose = Pose2D(5.0, -0.5, 0.0)  # needs radius 1.25 m: speed * 1.25 / 4
+    nearest = PathProgress(trajectory).nearest(pose.x_m, pose.y_m)
+    command = pure_pursuit_twist(trajectory, nearest, pose, 1.0, config, 'bicycle')
+    assert command.vx_mps == pytest.approx(1.25 / 4.0)
+    near_goal = Pose2D(9.5, 0.0, 0.0)
+    config = PurePursuitConfig(approach_distance=1.0)
+    nearest = PathProgress(trajectory).nearest(near_goal.x_m, near_goal.y_m)
+    command = pure_pursuit_twist(trajectory, nearest, near_goal, 0.5, config, 'bicycle')
+    # The plan brakes at 0.5 m/s^2: sqrt(2 * 0.5 * 0.5) here, halved 0.5 m before the goal.
+    assert command.vx_mps == pytest.approx(math.sqrt(0.5) * 0.5, rel=1e-3)
+    at_goal = Pose2D(9.999, 0.0, 0.0)
+    nearest = PathProgress(trajectory).nearest(at_goal.x_m, at_goal.y_m)
+    command = pure_pursuit_twist(trajectory, nearest, at_goal, 0.0, config, 'bicycle')
+    assert command.vx_mps == pytest.approx(config.min_approach_speed)
+
+
+def test_pure_pursuit_turns_a_differential_on_the_spot_when_facing_away():
+    trajectory = straight()
+    pose = Pose2D(2.0, 0.0, 2.0)
+    nearest = PathProgress(trajectory).nearest(pose.x_m, pose.y_m)
+    config = PurePursuitConfig()
+    command = pure_pursuit_twist(trajectory, nearest, pose, 0.0, config, 'differential')
+    assert command == pytest.approx((0.0, 0.0, -2.0 * config.k_theta))
+
+
+def test_pure_pursuit_drives_an_omni_base_sideways_to_the_path():
+    trajectory = straight()
+    pose = Pose2D(5.0, -1.0, math.pi / 2)  # facing +y, path on the base's right... ahead
+    nearest = PathProgress(trajectory).nearest(pose.x_m, pose.y_m)
+    command = pure_pursuit_twist(trajectory, nearest, pose, 0.0, PurePursuitConfig(), 'omni')
+    assert command.vx_mps > 0 and command.vy_mps < 0  # forward (to +y) and right (to +x)
+
+
+# --- Stanley ---------------------------------------------------------------------------------
+
+
+def test_stanley_front_axle_path_of_a_circle_has_the_steady_steering():
+    radius, base = 5.0, 2.0
+    points = [
+        [radius * math.sin(a), radius * (1 - math.cos(a)), a] for a in np.linspace(0, 2 * np.pi, 33)
+    ]
+    trajectory = plan_through(waypoints_from_lists(points), from_flat(PlannerConfig, {}))
+    front = front_axle_trajectory(trajectory, base)
+    inner = slice(len(front) // 4, 3 * len(front) // 4)
+    offset = front.path_yaw_rad[inner] - trajectory.yaw_rad[inner]
+    np.testing.assert_allclose(offset, math.atan(base / radius), atol=0.02)
+
+
+@pytest.mark.parametrize(('y', 'sign'), [(0.3, -1.0), (-0.3, 1.0)])
+def test_stanley_steers_the_front_axle_back_to_its_path(y, sign):
+    trajectory = straight()
+    front_path = front_axle_trajectory(trajectory, 2.0)
+    pose = Pose2D(5.0, y, 0.0)
+    front = PathProgress(front_path).nearest(*front_axle(pose, 2.0))
+    command = stanley_twist(front, pose, 1.0, 0.0, 1.0, StanleyConfig(), 2.0, 0.5)
+    assert command.vx_mps == pytest.approx(1.0)
+    expected = math.atan2(1.5 * 0.3, 0.5 + 1.0)
+    assert command.wz_radps == pytest.approx(sign * math.tan(expected) / 2.0)
+
+
+def test_stanley_steering_is_clamped_and_speed_follows_the_schedule():
+    trajectory = straight()
+    front_path = front_axle_trajectory(trajectory, 2.0)
+    pose = Pose2D(5.0, 3.0, 0.0)
+    front = PathProgress(front_path).nearest(*front_axle(pose, 2.0))
+    command = stanley_twist(front, pose, 1.0, 0.5, 1.0, StanleyConfig(k_s=1.0), 2.0, 0.3)
+    assert command.vx_mps == pytest.approx(0.5)  # 0.5 m ahead of schedule
+    assert command.wz_radps == pytest.approx(-0.5 * math.tan(0.3) / 2.0)
+
+
+# --- output limits ---------------------------------------------------------------------------
+
+
+def test_limits_clamp_rate_limit_and_keep_the_steering_limit():
+    limits = OutputLimitsConfig(
+        max_linear_x=1.0,
+        min_linear_x=-0.2,
+        max_linear_y=0.5,
+        max_angular_z=1.0,
+        max_linear_acceleration=2.0,
+        max_angular_acceleration=4.0,
+    )
+    out = limit_twist(BodyTwist(5.0, 3.0, -9.0), ZERO_TWIST, 0.1, limits, holonomic=True)
+    assert out == pytest.approx((0.2, 0.2, -0.4))  # 2 m/s^2 and 4 rad/s^2 for 0.1 s
+    out = limit_twist(
+        BodyTwist(-5.0, 3.0, 0.9), BodyTwist(0.0, 0.0, 0.9), 1.0, limits, holonomic=False
+    )
+    assert out == pytest.approx((-0.2, 0.0, 0.9))
+    out = limit_twist(BodyTwist(0.5, 0.0, 1.0), BodyTwist(0.5, 0, 1.0), 0.1, limits, False, 0.5)
+    assert out == pytest.approx((0.5, 0.0, 0.25))  # |wz| <= 0.5 1/m * 0.5 m/s
+
+
+def test_limits_turn_a_non_finite_command_into_zero():
+    out = limit_twist(
+        BodyTwist(math.nan, 0.0, math.inf), ZERO_TWIST, 0.05, OutputLimitsConfig(), True
+    )
+    assert out == ZERO_TWIST
+
+
+# --- configuration ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ('values', 'message'),
+    [
+        ({'algorithm': 'mpc'}, "parameter algorithm = 'mpc' is invalid: must be one of"),
+        ({'control_rate': 0.0}, 'parameter control_rate'),
+        ({'pure_pursuit.min_lookahead': 5.0}, 'parameter pure_pursuit.min_lookahead = 5.0'),
+        ({'limits.min_linear_x': 0.5}, r'parameter limits.min_linear_x = 0.5 .* \[-100, 0\]'),
+    ],
+)
+def test_invalid_controller_configuration_names_the_parameter(values, message):
+    with pytest.raises(ParameterError, match=message):
+        from_flat(ControllerConfig, values)
+
+
+# --- controller: goal and plans ---------------------------------------------------------------
+
+
+def controller(**values):
+    return TrackingController(from_flat(ControllerConfig, {'model': 'differential', **values}))
+
+
+def run_until(ctl, end_s, pose, start_s=0.0):
+    """Step at 20 Hz from ``start_s`` to ``end_s`` with ``pose``; the last step (or the first
+    that is not tracking)."""
+    for t in np.arange(start_s, end_s + 1e-9, 0.05):
+        step = ctl.step(float(t), pose)
+        if step.status != TRACKING:
+            break
+    return step
+
+
+def test_controller_without_a_plan_is_idle():
+    step = controller().step(0.0, Pose2D(0, 0, 0))
+    assert (step.command, step.errors, step.status) == (None, None, IDLE)
+
+
+def test_controller_stops_once_at_the_goal_then_idles():
+    ctl = controller()
+    trajectory = straight(5.0)
+    ctl.follow(trajectory, 0.0)
+    there = Pose2D(4.95, 0.02, 0.05)
+    early = run_until(ctl, trajectory.duration_s - 0.1, there)
+    assert early.status == TRACKING  # there, but the schedule has not ended yet
+    done = run_until(ctl, trajectory.duration_s + 0.1, there, trajectory.duration_s - 0.05)
+    assert (done.command, done.status) == (ZERO_TWIST, GOAL_REACHED)
+    assert 'goal reached' in done.message
+    assert ctl.step(trajectory.duration_s + 0.05, Pose2D(4.95, 0.02, 0.05)).status == IDLE
+
+
+def test_controller_turns_on_the_spot_to_the_final_heading():
+    ctl = controller()
+    trajectory = straight(5.0)
+    ctl.follow(trajectory, 0.0)
+    step = run_until(ctl, trajectory.duration_s, Pose2D(5.0, 0.0, 0.5))
+    assert step.status == TRACKING
+    assert step.command.vx_mps == 0.0 and step.command.wz_radps < 0.0
+
+
+def test_controller_gives_up_after_the_timeout():
+    ctl = controller(**{'goal.timeout': 1.0})
+    trajectory = straight(5.0)
+    ctl.follow(trajectory, 0.0)
+    step = run_until(ctl, trajectory.duration_s + 1.5, Pose2D(4.5, 0.0, 0.0))  # 0.5 m short
+    assert (step.command, step.status) == (ZERO_TWIST, GOAL_FAILED)
+    assert '0.500 m' in step.message
+    stalled = controller(**{'goal.timeout': 1.0})
+    stalled.follow(straight(20.0), 0.0)
+    for t in np.arange(0.0, 10.0, 0.05):  # stuck at the start
+        step = stalled.step(float(t), Pose2D(0.0, 0.0, 0.0))
+        if step.status != TRACKING:
+            break
+    assert t == pytest.approx(3.0, abs=0.1)  # 1 s after the plan got 1 m ahead (at 2 s)
+    assert step.status == GOAL_FAILED and 'the schedule waited' in step.message
+
+
+def test_schedule_waits_for_a_vehicle_that_lags_behind():
+    ctl = controller(max_schedule_lag=1.0)
+    trajectory = straight(20.0)
+    ctl.follow(trajectory, 0.0)
+    stalled = run_until(ctl, 10.0, Pose2D(2.0, 0.0, 0.0))  # 10 s in, the plan would be at 9 m
+    assert stalled.errors.along_track_m == pytest.approx(-1.0)
+    moving = ctl.step(10.05, Pose2D(2.05, 0.0, 0.0))
+    assert moving.errors.along_track_m == pytest.approx(-1.0, abs=0.05)
+    unlimited = controller(max_schedule_lag=0.0)
+    unlimited.follow(trajectory, 0.0)
+    assert run_until(unlimited, 10.0, Pose2D(2.0, 0.0, 0.0)).errors.along_track_m < -6.0
+
+
+def test_schedule_holds_while_there_is_no_pose():
+    ctl = controller(**{'goal.timeout': 1.0})
+    ctl.follow(straight(20.0), 0.0)
+    ctl.step(0.0, Pose2D(0.0, 0.0, 0.0))
+    for t in np.arange(0.05, 5.0, 0.05):  # 5 s without a pose: no waiting, no timeout
+        ctl.hold(t)
+    step = ctl.step(5.0, Pose2D(0.0, 0.0, 0.0))
+    assert step.status == TRACKING
+    assert step.errors.along_track_m == pytest.approx(0.0, abs=0.02)  # a period or two in
+
+
+@pytest.mark.parametrize('jump_s', [30.0, -30.0])
+def test_schedule_does_not_jump_with_the_clock(jump_s):
+    ctl = controller(**{'goal.timeout': 1.0})
+    ctl.follow(straight(20.0), 100.0)
+    ctl.step(100.0, Pose2D(0.0, 0.0, 0.0))
+    step = ctl.step(100.0 + jump_s, Pose2D(0.0, 0.0, 0.0))
+    assert step.status == TRACKING
+    assert step.errors.along_track_m == pytest.approx(0.0, abs=0.02)  # a period or two in
+
+
+@pytest.mark.parametrize(
+    ('pose', 'expected'),
+    [
+        (Pose2D(0.0, 0.0, 0.0), (1.0, 0.0, 0.0)),  # goal 1 m ahead: drive
+        (Pose2D(0.0, 0.0, math.pi / 2), (0.0, 0.0, -math.pi / 2)),  # goal on the right: turn
+        (Pose2D(2.0, 0.2, 0.0), (-1.0, 0.0, math.atan2(0.2, 1.0))),  # goal behind: reverse
+    ],
+)
+def test_point_to_point_turns_towards_the_goal_then_drives(pose, expected):
+    assert point_to_point_twist(1.0, 0.0, pose, k_x=1.0, k_theta=1.0) == pytest.approx(expected)
+
+
+def test_differential_ends_point_to_point_beside_the_goal():
+    """The schedule has ended 0.3 m beside the goal: the feedforward law alone would stay."""
+    ctl = controller()
+    trajectory = straight(5.0)
+    ctl.follow(trajectory, 0.0)
+    step = run_until(ctl, trajectory.duration_s + 1.0, Pose2D(5.0, -0.3, 0.0))
+    assert step.status == TRACKING
+    assert step.command.vx_mps == 0.0 and step.command.wz_radps > 0.0  # turns to face it
+
+
+def test_controller_refuses_a_non_finite_pose():
+    ctl = controller()
+    ctl.follow(straight(5.0), 0.0)
+    with pytest.raises(ValueError, match='finite'):
+        ctl.step(0.0, Pose2D(math.nan, 0.0, 0.0))
+
+
+def test_plans_without_times_are_timed_within_the_output_limits():
+    config = from_flat(ControllerConfig, {'limits.max_linear_x': 0.5})
+    x = np.linspace(0.0, 4.0, 81)
+    trajectory, timed = trajectory_from_plan(np.zeros(81), x, np.zeros(81), np.zeros(81), config)
+    assert not timed
+    assert trajectory.v_mps.max() == pytest.approx(0.5)
+    planned, timed = trajectory_from_plan(np.arange(81.0), x, np.zeros(81), np.zeros(81), config)
+    assert timed and planned.duration_s == 80.0
+    with pytest.raises(PlanningError):
+        trajectory_from_plan([], [], [], [], config)

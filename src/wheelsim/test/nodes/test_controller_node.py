@@ -1,0 +1,191 @@
+"""The controller node over DDS: a real process on the test's domain; the test process sends
+plans and poses, and closes the loop with a kinematic vehicle that integrates ``cmd_vel``."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped, Vector3Stamped
+from nav_msgs.msg import Odometry, Path
+
+from wheelsim.core.geometry.se2 import Pose2D
+from wheelsim.core.params import from_flat
+from wheelsim.core.planning.config import PlannerConfig
+from wheelsim.core.planning.planner import plan_to_goal
+from wheelsim.nodes.planner import path_message
+from wheelsim.ros import qos
+from wheelsim.ros.conversions import quaternion_from_yaw, stamp_ns, time_msg
+from wheelsim.testing.processes import NodeProcess, Probe
+
+NODE = 'wheelsim.nodes.controller'
+PLANNER = from_flat(PlannerConfig, {'limits.max_speed': 0.8})
+
+
+class Plant:
+    """A unicycle (or omni) in the test process: integrates the latest cmd_vel at 50 Hz of wall
+    time and publishes ``pose`` and ``odom``, as vehicle_sim and localization would."""
+
+    def __init__(self, probe: Probe, pose: Pose2D, stamped: bool = True) -> None:
+        self.probe = probe
+        self.pose = np.array(pose, dtype=float)
+        self.twist = np.zeros(3)
+        self.commands: list = []
+        self.freeze = False  # stop moving
+        self.silent = False  # stop publishing poses
+        self._pose_pub = probe.publisher(PoseWithCovarianceStamped, 'pose')
+        self._odom_pub = probe.publisher(Odometry, 'odom')
+        probe.node.create_subscription(
+            TwistStamped if stamped else Twist, 'cmd_vel', self._on_command, 10
+        )
+        self._last_ns = probe.node.get_clock().now().nanoseconds
+        probe.node.create_timer(0.02, self._step)
+
+    def _on_command(self, msg) -> None:
+        twist = msg.twist if isinstance(msg, TwistStamped) else msg
+        self.commands.append(msg)
+        self.twist = np.array([twist.linear.x, twist.linear.y, twist.angular.z])
+
+    def _step(self) -> None:
+        now = self.probe.node.get_clock().now().nanoseconds
+        dt, self._last_ns = (now - self._last_ns) / 1e9, now
+        if not self.freeze:
+            x, y, yaw = self.pose
+            vx, vy, wz = self.twist
+            self.pose += dt * np.array(
+                [
+                    vx * math.cos(yaw) - vy * math.sin(yaw),
+                    vx * math.sin(yaw) + vy * math.cos(yaw),
+                    wz,
+                ]
+            )
+        if self.silent:
+            return
+        msg = PoseWithCovarianceStamped()
+        time_msg(now, msg.header.stamp)
+        msg.header.frame_id = 'map'
+        msg.pose.pose.position.x, msg.pose.pose.position.y = (
+            float(self.pose[0]),
+            float(self.pose[1]),
+        )
+        msg.pose.pose.orientation = quaternion_from_yaw(float(self.pose[2]))
+        self._pose_pub.publish(msg)
+        odom = Odometry()
+        time_msg(now, odom.header.stamp)
+        odom.twist.twist.linear.x, odom.twist.twist.angular.z = (
+            float(self.twist[0]),
+            float(self.twist[2]),
+        )
+        self._odom_pub.publish(odom)
+
+
+@pytest.fixture
+def probe(ros_domain_id):
+    probe = Probe()
+    yield probe
+    probe.close()
+
+
+def send_plan(probe, trajectory, frame='map', offset_s=0.0):
+    publisher = probe.publisher(Path, 'plan', qos.LATCHED)
+    # Both of the controller's plan subscriptions (transient local and volatile) matched.
+    assert probe.spin_until(lambda: publisher.get_subscription_count() >= 2, 20)
+    start = probe.node.get_clock().now().nanoseconds + round(offset_s * 1e9)
+    publisher.publish(path_message(trajectory, start, frame))
+    return publisher
+
+
+@pytest.mark.parametrize(
+    ('model', 'algorithm'),
+    [('differential', 'feedforward'), ('omni', 'pure_pursuit'), ('bicycle', 'stanley')],
+)
+def test_closes_the_loop_to_the_goal_and_stops(probe, model, algorithm):
+    params = {'model': model, 'algorithm': algorithm, 'control_rate': 20.0}
+    with NodeProcess(NODE, params) as node:
+        plant = Plant(probe, Pose2D(0.0, 0.3, 0.0))
+        errors = probe.record(Vector3Stamped, 'tracking_error')
+        assert probe.spin_until(lambda: plant._pose_pub.get_subscription_count() > 0, 20), (
+            node.output()
+        )
+        goal = Pose2D(4.0, 1.0, 0.5)
+        trajectory = plan_to_goal(PLANNER, Pose2D(0.0, 0.0, 0.0), goal)
+        send_plan(probe, trajectory)
+        assert probe.spin_until(
+            lambda: 'goal reached' in node.output(), trajectory.duration_s + 15
+        ), node.output()
+        probe.spin_for(0.5)
+        # Within the goal tolerance (0.1 m), plus what it drives while the zero command travels.
+        assert math.hypot(plant.pose[0] - goal.x_m, plant.pose[1] - goal.y_m) < 0.11
+        last = plant.commands[-1].twist
+        assert (last.linear.x, last.linear.y, last.angular.z) == (0.0, 0.0, 0.0)
+        # Commands came at the control rate, stamped, in base_link.
+        stamps = np.array([stamp_ns(c.header.stamp) for c in plant.commands]) / 1e9
+        assert np.median(np.diff(stamps)) == pytest.approx(0.05, abs=0.005)
+        assert plant.commands[0].header.frame_id == 'base_link'
+        # The start was 0.3 m left of the plan: the first errors say so, the last are small.
+        assert errors[0].vector.y == pytest.approx(0.3, abs=0.05)
+        assert abs(errors[-1].vector.y) < 0.1  # goal.xy_tolerance
+        count = len(plant.commands)
+        probe.spin_for(1.0)
+        assert len(plant.commands) == count  # nothing after the stop
+        assert node.stop() == 0, node.output()
+
+
+def test_unstamped_commands_and_refused_input(probe):
+    with NodeProcess(NODE, {'model': 'differential', 'enable_stamped_cmd_vel': False}) as node:
+        plant = Plant(probe, Pose2D(0.0, 0.0, 0.0), stamped=False)
+        assert probe.spin_until(lambda: plant._pose_pub.get_subscription_count() > 0, 20), (
+            node.output()
+        )
+        trajectory = plan_to_goal(PLANNER, Pose2D(0.0, 0.0, 0.0), Pose2D(6.0, 0.0, 0.0))
+        send_plan(probe, trajectory, frame='odom')  # another frame: refused
+        probe.spin_for(1.0)
+        assert not plant.commands
+        publisher = send_plan(probe, trajectory)
+        assert probe.spin_until(lambda: len(plant.commands) > 10, 10), node.output()
+        assert isinstance(plant.commands[-1], Twist)
+        assert plant.twist[0] > 0.1
+        # Non-finite poses are refused; with no pose for pose_timeout the controller stops.
+        plant.freeze = True
+        bad = PoseWithCovarianceStamped()
+        bad.header.frame_id = 'map'
+        bad.pose.pose.position.x = math.nan
+        plant._pose_pub.publish(bad)
+        probe.spin_for(0.3)
+        assert 'pose ignored: not finite' in node.output()
+        # An empty plan stops the vehicle.
+        stop = Path()
+        stop.header.frame_id = 'map'
+        publisher.publish(stop)
+        assert probe.spin_until(lambda: 'empty plan: stopping' in node.output(), 5)
+        assert probe.spin_until(lambda: plant.twist.tolist() == [0.0, 0.0, 0.0], 5), plant.twist
+        output = node.output()
+        assert 'plan ignored: its frame is "odom"' in output
+        assert node.stop() == 0, node.output()
+
+
+def test_a_plan_from_another_clock_starts_on_arrival_and_stale_poses_stop(probe):
+    params = {'model': 'differential', 'pose_timeout': 0.5}
+    with NodeProcess(NODE, params) as node:
+        plant = Plant(probe, Pose2D(0.0, 0.0, 0.0))
+        assert probe.spin_until(lambda: plant._pose_pub.get_subscription_count() > 0, 20), (
+            node.output()
+        )
+        trajectory = plan_to_goal(PLANNER, Pose2D(0.0, 0.0, 0.0), Pose2D(6.0, 0.0, 0.0))
+        send_plan(probe, trajectory, offset_s=-1000.0)  # stamped 1000 s ago
+        assert probe.spin_until(lambda: plant.twist[0] > 0.1, 10), node.output()
+        assert 'following it from now' in node.output()
+        plant.silent = True  # poses stop coming: zero, a warning
+        assert probe.spin_until(lambda: 'no recent pose' in node.output(), 5), node.output()
+        # The zero command follows the warning (over DDS, on a machine that may be busy).
+        assert probe.spin_until(lambda: plant.twist.tolist() == [0.0, 0.0, 0.0], 5), plant.twist
+
+
+def test_invalid_parameters_stop_start_up_with_one_line(ros_domain_id):
+    node = NodeProcess(NODE, {'algorithm': 'mpc'})
+    assert node.wait(30) == 2
+    output = node.output()
+    node.stop()
+    assert "parameter algorithm = 'mpc' is invalid" in output
+    assert 'Traceback' not in output

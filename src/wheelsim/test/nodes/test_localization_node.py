@@ -1,0 +1,312 @@
+"""The localization node over DDS: real processes, real topics, the full TF chain.
+
+The node (and vehicle_sim where named) runs as a separate process on the test's own ROS domain;
+the test process publishes ground truth or commands and records what comes back.
+"""
+
+import math
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import rclpy
+from geometry_msgs.msg import PoseWithCovarianceStamped, Twist
+from nav_msgs.msg import Odometry
+from tf2_msgs.msg import TFMessage
+
+import wheelsim
+from wheelsim.core.geometry.se2 import compose
+from wheelsim.core.localization.scenario import figure_eight
+from wheelsim.nodes.localization import covariance6, planar_covariance
+from wheelsim.ros import qos
+from wheelsim.ros.conversions import odometry, pose2d, quaternion_from_yaw, stamp_ns, time_msg
+from wheelsim.testing.processes import RECORD_QOS
+
+PACKAGE_PARENT = str(Path(wheelsim.__file__).resolve().parents[1])
+TOPICS = {'odom': Odometry, 'pose': PoseWithCovarianceStamped, '/tf': TFMessage}
+
+
+def start(module, *ros_args):
+    """A wheelsim node as a child process on the test's domain (set by ``ros_domain_id``)."""
+    env = dict(os.environ)
+    env['PYTHONPATH'] = PACKAGE_PARENT + os.pathsep + env.get('PYTHONPATH', '')
+    command = [sys.executable, '-m', f'wheelsim.nodes.{module}']
+    if ros_args:
+        command += ['--ros-args', *ros_args]
+    return subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
+def stop(process):
+    process.send_signal(2)  # SIGINT: the node shuts down cleanly with exit code 0
+    try:
+        out, err = process.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        out, err = process.communicate()
+    return process.returncode, out + err
+
+
+class Probe:
+    """A node in the test process that records the localization outputs by topic."""
+
+    def __init__(self, domain_id):
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context, domain_id=domain_id)
+        self.node = rclpy.create_node('probe', context=self.context)
+        self.executor = rclpy.executors.SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self.received = {topic: [] for topic in TOPICS}
+        for topic, kind in TOPICS.items():
+            self.node.create_subscription(
+                kind, topic, self.received[topic].append, RECORD_QOS
+            )
+
+    def spin_until(self, condition, timeout_s):
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and not condition():
+            self.executor.spin_once(timeout_sec=0.02)
+        return condition()
+
+    def wait_for_localization(self, publisher, timeout_s=20.0):
+        """Until the node's publishers and subscriptions are matched with ours."""
+
+        def matched():
+            return publisher.get_subscription_count() > 0 and all(
+                self.node.count_publishers(topic) > 0 for topic in ('odom', 'pose')
+            )
+
+        assert self.spin_until(matched, timeout_s), 'localization node did not come up'
+        self.spin_until(lambda: False, 0.5)  # let the remaining endpoints match
+
+    def close(self):
+        self.node.destroy_node()
+        rclpy.try_shutdown(context=self.context)
+
+
+@pytest.fixture
+def probe(ros_domain_id):
+    probe = Probe(ros_domain_id)
+    yield probe
+    probe.close()
+
+
+def by_stamp(messages):
+    return {stamp_ns(m.header.stamp): m for m in messages}
+
+
+def tf_by_stamp(messages):
+    return {stamp_ns(m.transforms[0].header.stamp): m for m in messages}
+
+
+@pytest.mark.parametrize('mode', ['perfect', 'ekf'])
+def test_every_ground_truth_gives_odom_pose_and_the_full_tf_chain(probe, mode):
+    node = start('localization', '-p', f'mode:={mode}', '-p', 'seed:=5')
+    try:
+        ground_truth = probe.node.create_publisher(Odometry, 'ground_truth', qos.DEFAULT)
+        probe.wait_for_localization(ground_truth)
+        scenario = figure_eight(duration_s=2.0, rate_hz=50.0)
+        for stamp, pose, twist in zip(
+            scenario.stamps_ns, scenario.poses, scenario.twists, strict=True
+        ):
+            ground_truth.publish(odometry(int(stamp), 'map', 'base_link', pose, twist))
+            probe.spin_until(lambda: False, 0.01)
+        last = int(scenario.stamps_ns[-1])
+        probe.spin_until(
+            lambda: (
+                all(last in by_stamp(probe.received[t]) for t in ('odom', 'pose'))
+                and last in tf_by_stamp(probe.received['/tf'])
+            ),
+            10.0,
+        )
+    finally:
+        code, output = stop(node)
+    assert code == 0, output
+    odom, pose, tf = (
+        by_stamp(probe.received['odom']),
+        by_stamp(probe.received['pose']),
+        tf_by_stamp(probe.received['/tf']),
+    )
+    expected = [int(s) for s in scenario.stamps_ns]
+    # One of each per ground truth, stamped with its stamp (reliable QoS: none lost).
+    assert sorted(odom) == sorted(pose) == sorted(tf) == expected
+    for k, stamp in enumerate(expected):
+        frames = [(t.header.frame_id, t.child_frame_id) for t in tf[stamp].transforms]
+        assert frames == [('map', 'odom'), ('odom', 'base_link')]
+        assert (odom[stamp].header.frame_id, odom[stamp].child_frame_id) == ('odom', 'base_link')
+        assert pose[stamp].header.frame_id == 'map'
+        map_T_odom, odom_T_base = (transform2d(t) for t in tf[stamp].transforms)
+        np.testing.assert_allclose(pose2d(odom[stamp].pose.pose), odom_T_base, atol=1e-12)
+        np.testing.assert_allclose(
+            compose(map_T_odom, odom_T_base), pose2d(pose[stamp].pose.pose), atol=1e-9
+        )
+        if mode == 'perfect':
+            np.testing.assert_allclose(pose2d(pose[stamp].pose.pose), scenario.poses[k], atol=1e-9)
+            np.testing.assert_allclose(map_T_odom, scenario.poses[0], atol=1e-9)
+    if mode == 'ekf':
+        final = planar_covariance(pose[expected[-1]].pose.covariance)
+        assert np.all(np.diag(final) > 0.0)
+        assert np.all(np.diag(planar_covariance(odom[expected[-1]].pose.covariance)) > 0.0)
+
+
+def transform2d(t):
+    q = t.transform.rotation
+    yaw = math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
+    return np.array([t.transform.translation.x, t.transform.translation.y, yaw])
+
+
+def test_initialpose_resets_the_ekf_estimate(probe):
+    # Practically no fixes after the start, so the estimate stays where initialpose puts it.
+    node = start(
+        'localization',
+        '-p',
+        'mode:=ekf',
+        '-p',
+        'ekf.measurement_rate:=0.001',
+        '-p',
+        'localization.odom_walk_velocity_translaton:=0.1',
+    )  # a typo: reported
+    try:
+        ground_truth = probe.node.create_publisher(Odometry, 'ground_truth', qos.DEFAULT)
+        initialpose = probe.node.create_publisher(
+            PoseWithCovarianceStamped, 'initialpose', qos.DEFAULT
+        )
+        probe.wait_for_localization(ground_truth)
+        still = (1.0, 2.0, 0.3)
+
+        def publish_truth(stamp):
+            ground_truth.publish(odometry(stamp, 'map', 'base_link', still, (0.0, 0.0, 0.0)))
+            probe.spin_until(lambda: stamp in by_stamp(probe.received['pose']), 5.0)
+
+        publish_truth(1_000_000_000)
+        reset = PoseWithCovarianceStamped()
+        reset.header.frame_id = 'map'
+        reset.header.stamp = time_msg(1_010_000_000)
+        reset.pose.pose.position.x, reset.pose.pose.position.y = -4.0, 6.0
+        reset.pose.pose.orientation = quaternion_from_yaw(-2.0)
+        covariance = np.diag([0.25, 0.25, 0.0685])
+        reset.pose.covariance = covariance6(covariance)
+        initialpose.publish(reset)
+        probe.spin_until(lambda: False, 0.5)
+        publish_truth(1_020_000_000)
+    finally:
+        code, output = stop(node)
+    assert code == 0, output
+    after = by_stamp(probe.received['pose'])[1_020_000_000].pose
+    np.testing.assert_allclose(pose2d(after.pose), [-4.0, 6.0, -2.0], atol=1e-9)
+    np.testing.assert_allclose(planar_covariance(after.covariance), covariance, atol=1e-12)
+    assert 'estimate reset from initialpose' in output
+    assert "did you mean 'localization.odom_walk_velocity_translation'" in output
+
+
+def test_with_vehicle_sim_all_three_frames_and_both_topics(probe):
+    sim = start('vehicle_sim', '-p', 'model:=differential')
+    node = start('localization', '-p', 'mode:=noisy')
+    try:
+        truth = []
+        probe.node.create_subscription(Odometry, 'ground_truth', truth.append, RECORD_QOS)
+        cmd_vel = probe.node.create_publisher(Twist, 'cmd_vel', qos.DEFAULT)
+        assert probe.spin_until(lambda: len(truth) > 5 and len(probe.received['odom']) > 5, 30.0)
+        command = Twist()
+        command.linear.x, command.angular.z = 0.8, 0.4
+        for _ in range(30):
+            cmd_vel.publish(command)
+            probe.spin_until(lambda: False, 0.05)
+    finally:
+        results = [stop(sim), stop(node)]
+    for code, output in results:
+        assert code == 0, output
+    truth_stamps = {stamp_ns(m.header.stamp) for m in truth}
+    odom, pose = by_stamp(probe.received['odom']), by_stamp(probe.received['pose'])
+    # Equal up to the last stamp both arrived for (the nodes stop between two publications).
+    end = min(max(pose), max(odom))
+    assert len(odom) > 50 and {s for s in pose if s <= end} == {s for s in odom if s <= end}
+    # Both saw the same ground truth while both were subscribed: one odom per message, same stamp.
+    low, high = max(min(truth_stamps), min(odom)), min(max(truth_stamps), max(odom))
+    window = {s for s in truth_stamps | set(odom) if low <= s <= high}
+    assert len(window) > 50
+    assert window <= truth_stamps and window <= set(odom)
+    tf = probe.received['/tf']
+    frames = {(t.header.frame_id, t.child_frame_id) for m in tf for t in m.transforms}
+    assert frames == {('map', 'odom'), ('odom', 'base_link')}
+    assert {s for s in tf_by_stamp(tf) if low <= s <= high} == window
+    last = max(odom)
+    assert math.hypot(*pose2d(odom[last].pose.pose)[:2]) > 0.2  # the vehicle drove
+    assert np.all(np.diag(planar_covariance(odom[last].pose.covariance)) > 0.0)
+
+
+def test_invalid_parameter_stops_with_one_clear_line(ros_domain_id):
+    node = start('localization', '-p', 'localization.odom_walk_velocity_translation:=-1.0')
+    _, err = node.communicate(timeout=30)
+    assert node.returncode == 2
+    assert 'localization.odom_walk_velocity_translation' in err
+    assert 'in [0, inf)' in err
+    assert 'Traceback' not in err
+
+
+def test_composed_with_vehicle_sim_in_lock_step(ros_domain_id):
+    """In one process under the headless runner's executor: outputs at the ground truth's time."""
+    from rclpy.parameter import Parameter
+
+    from wheelsim.nodes.localization import Localization
+    from wheelsim.nodes.vehicle_sim import VehicleSim
+    from wheelsim.run.lockstep import LockstepExecutor
+
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=ros_domain_id)
+    recorded = {}
+
+    def record(topic, msg, time_ns):
+        # Publishers refill their messages: keep the stamp as it was when published.
+        header = msg.transforms[1].header if topic == '/tf' else getattr(msg, 'header', None)
+        if header is not None:
+            recorded.setdefault(topic, []).append((time_ns, stamp_ns(header.stamp)))
+
+    try:
+        # Start at 1 s as the runner does: ROS time 0 means "no clock yet" to vehicle_sim.
+        with LockstepExecutor(record, 1_000_000_000) as executor:
+            sim_time = Parameter('use_sim_time', value=True)
+            executor.add_node(VehicleSim(context=context, parameter_overrides=[sim_time]))
+            executor.add_node(
+                Localization(
+                    context=context, parameter_overrides=[sim_time, Parameter('mode', value='ekf')]
+                )
+            )
+            executor.run_until(2_000_000_000)
+    finally:
+        rclpy.try_shutdown(context=context)
+    truth = recorded['/ground_truth']
+    assert len(truth) > 20
+    assert len(set(truth)) == len(truth)  # a new stamp for every message
+    for topic in ('/odom', '/pose', '/tf'):
+        assert recorded[topic] == truth
+
+
+def test_live_parameter_changes_are_validated_and_applied(ros_domain_id):
+    from rclpy.parameter import Parameter
+
+    from wheelsim.nodes.localization import Localization
+
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=ros_domain_id)
+    try:
+        node = Localization(context=context)
+        name = 'localization.map_noise_correlation_time'
+        refused = node.set_parameters([Parameter(name, value=-2.0)])[0]
+        assert not refused.successful and name in refused.reason
+        # Within the descriptor's range but not > 0: refused by wheelsim's own validation.
+        refused = node.set_parameters([Parameter('ekf.measurement_rate', value=0.0)])[0]
+        assert not refused.successful and 'ekf.measurement_rate' in refused.reason
+        assert 'in (0, 1000]' in refused.reason
+        assert node.set_parameters([Parameter(name, value=0.5)])[0].successful
+        assert node.localization.config.localization.map_noise_correlation_time == 0.5
+        assert not node.set_parameters([Parameter('mode', value='ekf')])[0].successful
+        assert node.localization.config.mode == 'noisy'
+        node.destroy_node()
+    finally:
+        rclpy.try_shutdown(context=context)

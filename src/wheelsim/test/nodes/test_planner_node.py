@@ -1,0 +1,147 @@
+"""The planner node over DDS: a real process on the test's domain, the test publishing poses and
+goals and recording ``plan``."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
+from nav_msgs.msg import Path
+from rcl_interfaces.srv import SetParameters
+from rclpy.parameter import Parameter
+
+from wheelsim.ros import qos
+from wheelsim.ros.conversions import quaternion_from_yaw, stamp_ns, yaw_from_quaternion
+from wheelsim.testing.processes import NodeProcess, Probe
+
+NODE = 'wheelsim.nodes.planner'
+NAN = math.nan
+
+
+@pytest.fixture
+def probe(ros_domain_id):
+    probe = Probe()
+    yield probe
+    probe.close()
+
+
+def pose_msg(x, y, yaw, frame='map'):
+    msg = PoseWithCovarianceStamped()
+    msg.header.frame_id = frame
+    msg.pose.pose.position.x, msg.pose.pose.position.y = float(x), float(y)
+    msg.pose.pose.orientation = quaternion_from_yaw(yaw)
+    return msg
+
+
+def goal_msg(x, y, yaw, frame='map'):
+    msg = PoseStamped()
+    msg.header.frame_id = frame
+    msg.pose.position.x, msg.pose.position.y = float(x), float(y)
+    msg.pose.orientation = quaternion_from_yaw(yaw)
+    return msg
+
+
+def xy(plan):
+    return np.array([[p.pose.position.x, p.pose.position.y] for p in plan.poses])
+
+
+def assert_timed(plan):
+    """Stamped from the header stamp on, strictly increasing, all in the map frame."""
+    stamps = np.array([stamp_ns(p.header.stamp) for p in plan.poses])
+    assert stamps[0] == stamp_ns(plan.header.stamp) > 0
+    assert np.all(np.diff(stamps) > 0)
+    assert plan.header.frame_id == 'map'
+    assert {p.header.frame_id for p in plan.poses} == {'map'}
+
+
+def test_waypoint_plan_is_latched_timed_and_passes_every_waypoint(probe):
+    params = {'waypoints': [0.0, 0.0, NAN, 4.0, 0.0, NAN, 4.0, 3.0, 1.57]}
+    params['start_at_current_pose'] = False
+    with NodeProcess(NODE, params) as node:
+        plans = probe.record(Path, 'plan', qos.LATCHED)
+        assert probe.spin_until(lambda: plans, 20), node.output()
+        plan = plans[0]
+        assert_timed(plan)
+        points = xy(plan)
+        for x, y in [(0, 0), (4, 0), (4, 3)]:
+            assert np.min(np.hypot(points[:, 0] - x, points[:, 1] - y)) < 1e-9
+        assert yaw_from_quaternion(plan.poses[-1].pose.orientation) == pytest.approx(1.57)
+        # A subscriber that comes later still gets the plan (transient local).
+        late = probe.record(Path, 'plan', qos.LATCHED)
+        assert probe.spin_until(lambda: late, 10)
+        # A live change of the waypoints replans.
+        request = SetParameters.Request()
+        request.parameters = [
+            Parameter(
+                'waypoints', Parameter.Type.DOUBLE_ARRAY, [0.0, 0.0, NAN, 2.0, 0.0, 0.0]
+            ).to_parameter_msg()
+        ]
+        response = probe.call(SetParameters, '/planner/set_parameters', request)
+        assert response.results[0].successful, response.results[0].reason
+        assert probe.spin_until(lambda: len(plans) >= 2, 10), node.output()
+        assert xy(plans[-1])[-1] == pytest.approx([2.0, 0.0])
+        assert node.stop() == 0, node.output()
+
+
+def test_goals_are_planned_from_the_pose_and_bad_ones_refused(probe):
+    with NodeProcess(NODE, {'limits.max_curvature': 0.3}) as node:
+        plans = probe.record(Path, 'plan', qos.LATCHED)
+        pose = probe.publisher(PoseWithCovarianceStamped, 'pose')
+        goal = probe.publisher(PoseStamped, 'goal_pose')
+        assert probe.spin_until(lambda: goal.get_subscription_count() > 0, 20), node.output()
+        goal.publish(goal_msg(3.0, 0.0, 0.0))  # no pose yet
+        probe.spin_for(1.0)
+        assert not plans
+        pose.publish(pose_msg(1.0, 1.0, 0.5))
+        probe.spin_for(0.5)
+        goal.publish(goal_msg(-4.0, 2.0, math.pi))
+        assert probe.spin_until(lambda: plans, 10), node.output()
+        plan = plans[0]
+        assert_timed(plan)
+        assert xy(plan)[0] == pytest.approx([1.0, 1.0])
+        assert xy(plan)[-1] == pytest.approx([-4.0, 2.0], abs=1e-5)
+        heading = [yaw_from_quaternion(p.pose.orientation) for p in plan.poses]
+        assert math.remainder(heading[-1] - math.pi, 2 * math.pi) == pytest.approx(0.0, abs=1e-5)
+        # Another frame, a non-finite goal, a non-finite pose: warnings, no plan.
+        goal.publish(goal_msg(5.0, 5.0, 0.0, frame='odom'))
+        goal.publish(goal_msg(NAN, 5.0, 0.0))
+        pose.publish(pose_msg(NAN, 0.0, 0.0))
+        probe.spin_for(1.5)
+        assert len(plans) == 1
+        output = node.output()
+        assert 'goal_pose ignored: its frame is "odom"' in output
+        assert 'no plan for the goal' in output and 'not finite' in output
+        assert 'pose ignored: not finite' in output
+        assert 'no pose received yet' in output
+        assert node.stop() == 0, node.output()
+
+
+def test_start_at_current_pose_waits_for_a_pose(probe):
+    with NodeProcess(NODE, {'waypoints': [5.0, 0.0, NAN]}) as node:
+        plans = probe.record(Path, 'plan', qos.LATCHED)
+        pose = probe.publisher(PoseWithCovarianceStamped, 'pose')
+        assert probe.spin_until(lambda: pose.get_subscription_count() > 0, 20), node.output()
+        probe.spin_for(1.0)
+        assert not plans
+        pose.publish(pose_msg(0.0, 1.0, 0.0))
+        assert probe.spin_until(lambda: plans, 10), node.output()
+        assert xy(plans[0])[0] == pytest.approx([0.0, 1.0])
+        assert xy(plans[0])[-1] == pytest.approx([5.0, 0.0])
+
+
+@pytest.mark.parametrize(
+    ('params', 'message'),
+    [
+        ({'waypoints': [1.0, 2.0]}, 'parameter waypoints'),
+        ({'limits.max_speed': -1.0}, 'parameter limits.max_speed = -1.0 is invalid'),
+    ],
+)
+def test_invalid_parameters_stop_start_up_with_one_line(ros_domain_id, params, message):
+    node = NodeProcess(NODE, params)
+    assert node.wait(30) == 2
+    output = node.output()
+    node.stop()
+    assert message in output
+    assert 'Traceback' not in output

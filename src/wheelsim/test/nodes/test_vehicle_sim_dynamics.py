@@ -1,0 +1,122 @@
+"""vehicle_sim over DDS, driven by a /clock the test publishes (use_sim_time: true).
+
+Because simulated time moves only when the test publishes /clock, a command sent while the
+clock stands still enters at a known simulated time, and every output can be checked exactly:
+dead time, time constant and steady state of each model, the publish grid in simulated time for
+irregular clock advances, and braking when the command goes stale.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from wheelsim.ros.conversions import stamp_ns
+from wheelsim.ros.dds_domain import loopback_domain
+from wheelsim.testing.processes import ClockedVehicleSim, Probe
+
+MS = 1_000_000
+DEAD_TIME_S, TIME_CONSTANT_S = 0.1, 0.2
+DRIVE = {'dead_time': DEAD_TIME_S, 'time_constant': TIME_CONSTANT_S, 'max_acceleration': 0.0,
+         'max_velocity': 5.0}
+DRIVE_GROUP = {'bicycle': 'drive_actuator', 'differential': 'drive_actuators',
+               'omni': 'drive_actuators'}
+# A steady command each model can follow exactly (bicycle: steering within its limit).
+STEADY_TWIST = {'bicycle': (1.0, 0.0, 0.2), 'differential': (0.8, 0.0, 0.5),
+                'omni': (0.5, -0.4, 0.3)}
+
+
+@pytest.fixture(scope='module')
+def probe():
+    with loopback_domain():
+        probe = Probe()
+        yield probe
+        probe.close()
+
+
+@pytest.fixture(scope='module', params=['bicycle', 'differential', 'omni'])
+def sim(probe, request):
+    model = request.param
+    params = {'model': model, 'step_rate': 1000.0, 'pub_rate': 100.0,
+              'twist_reference_max_oldness': 60.0}
+    params.update({f'model_params.{model}.{DRIVE_GROUP[model]}.{k}': v for k, v in DRIVE.items()})
+    sim = ClockedVehicleSim(probe, params, f'/{model}')
+    with sim.process:
+        yield sim
+
+
+def first_order(t_s: np.ndarray, amplitude: float) -> np.ndarray:
+    """Response to a step at t = 0 through the dead time and the low pass."""
+    delayed = np.maximum(t_s - DEAD_TIME_S, 0.0)
+    return amplitude * (1.0 - np.exp(-delayed / TIME_CONSTANT_S))
+
+
+def test_step_response_dead_time_time_constant_and_steady_state(sim):
+    sim.advance(sim.now_ns + 100 * MS)
+    t0 = sim.command(1.0, 0.0, 0.0)
+    sim.advance(t0 + 600 * MS)
+    t_s, twist = sim.samples(t0)
+    np.testing.assert_allclose(twist[:, 0], first_order(t_s, 1.0), atol=1e-9)
+    # The same, measured: ln(1 - v) is linear in t, slope -1/tau, zero at the dead time.
+    rising = (twist[:, 0] > 0.05) & (twist[:, 0] < 0.95)
+    slope, intercept = np.polyfit(t_s[rising], np.log(1.0 - twist[rising, 0]), 1)
+    assert -1.0 / slope == pytest.approx(TIME_CONSTANT_S, abs=1e-9)
+    assert -intercept / slope == pytest.approx(DEAD_TIME_S, abs=1e-9)
+    assert twist[t_s <= DEAD_TIME_S + 1e-9, 0].max() == 0.0
+
+    steady = STEADY_TWIST[sim.namespace.strip('/')]
+    t1 = sim.command(*steady)
+    sim.advance(t1 + 3000 * MS, increment_ns=50 * MS)
+    _, twist = sim.samples(t1 + 2900 * MS)
+    np.testing.assert_allclose(twist, [steady] * len(twist), atol=1e-4)
+
+
+def test_outputs_lie_on_the_publish_grid_whatever_the_clock_steps(sim):
+    start = sim.now_ns
+    for increment_ms in [3, 7, 13, 37, 1, 9, 30, 100, 4, 6] * 3:
+        sim.advance(sim.now_ns + increment_ms * MS, increment_ns=increment_ms * MS)
+    stamps = [stamp_ns(m.header.stamp) for m in sim.twists if stamp_ns(m.header.stamp) > start]
+    assert stamps == list(range(start + 10 * MS, sim.now_ns + 1, 10 * MS))
+
+
+@pytest.mark.parametrize('sim', ['differential'], indirect=True)
+def test_backward_and_forward_time_jumps_are_survived(sim):
+    sim.command(0.5, 0.0, 0.0)
+    sim.advance(sim.now_ns + 1000 * MS)
+    before = len(sim.twists)
+    back = sim.now_ns - 500 * MS
+    sim.publish_clock(back)  # a looping bag
+    sim.wait_for_output(back)  # the state at the new time
+    sim.advance(back + 200 * MS)
+    stamps = [stamp_ns(m.header.stamp) for m in sim.twists[before:]]
+    assert stamps == list(range(back, back + 200 * MS + 1, 10 * MS))
+    assert 'time jumped back by 0.5 s' in sim.process.output()
+
+    x_before = sim.twists[-1].twist.linear.x
+    ahead = sim.now_ns + 5000 * MS
+    before = len(sim.twists)
+    sim.publish_clock(ahead)  # a gap in a recording: skipped, the state carried over
+    sim.wait_for_output(ahead)
+    sim.advance(ahead + 100 * MS)
+    stamps = [stamp_ns(m.header.stamp) for m in sim.twists[before:]]
+    assert stamps == list(range(ahead, ahead + 100 * MS + 1, 10 * MS))
+    assert 'time jumped forward by 5 s' in sim.process.output()
+    assert sim.twists[before].twist.linear.x == pytest.approx(x_before, abs=0.05)
+    assert sim.process.process.poll() is None
+
+
+@pytest.mark.parametrize('sim', ['bicycle'], indirect=True)
+def test_stale_command_brakes_through_the_actuators(sim):
+    assert sim.set_parameter('twist_reference_max_oldness', 0.3).successful
+    for _ in range(10):  # fresh commands every 0.2 s: steady at 1 m/s
+        t0 = sim.command(1.0, 0.0, 0.0)
+        sim.advance(t0 + 200 * MS, increment_ns=50 * MS)
+    sim.advance(t0 + 1500 * MS)
+    t_s, twist = sim.samples(t0)
+    # Stale from the first step after t0 + 0.3 s; the zero leaves the dead time 0.1 s later.
+    braking_s = 0.301 + DEAD_TIME_S
+    np.testing.assert_allclose(twist[t_s <= braking_s, 0], 1.0, atol=1e-6)
+    after = t_s > braking_s
+    expected = np.exp(-(t_s[after] - braking_s) / TIME_CONSTANT_S)
+    np.testing.assert_allclose(twist[after, 0], expected, rtol=1e-6)
+    assert sim.set_parameter('twist_reference_max_oldness', 60.0).successful

@@ -1,0 +1,215 @@
+"""vehicle_sim's inputs over DDS: both cmd_vel types, bad commands, teleport and reset, live
+parameter changes, and start-up with bad parameters (one clear line, exit code 2)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped
+from nav_msgs.msg import Odometry
+from rcl_interfaces.srv import SetParameters
+from rclpy.parameter import Parameter
+from sensor_msgs.msg import JointState
+from std_msgs.msg import String
+from std_srvs.srv import Trigger
+from urdf_parser_py.urdf import URDF
+
+from wheelsim.ros import qos
+from wheelsim.ros.conversions import quaternion_from_yaw, stamp_ns, time_msg, yaw_from_quaternion
+from wheelsim.ros.dds_domain import loopback_domain
+from wheelsim.testing.processes import NodeProcess, Probe
+
+NODE = 'wheelsim.nodes.vehicle_sim'
+DRIVE = 'model_params.differential.drive_actuators'
+PARAMS = {
+    'model': 'differential',
+    f'{DRIVE}.dead_time': 0.0, f'{DRIVE}.time_constant': 0.0, f'{DRIVE}.max_acceleration': 0.0,
+    'initial_pose.x': 1.0, 'cmd_vel_limits.linear': 5.0,
+    'pub_rat': 10.0,  # a typo, reported
+}
+
+
+class Sim:
+    """A wall-clock vehicle_sim (cmd_vel_type auto) and the probe around it."""
+
+    def __init__(self, probe: Probe) -> None:
+        self.probe = probe
+        self.process = NodeProcess(NODE, PARAMS)
+        self.ground_truth = probe.record(Odometry, 'ground_truth')
+        self.joint_states = probe.record(JointState, 'joint_states')
+        self.descriptions = probe.record(String, 'robot_description', qos.LATCHED)
+        self.diagnostics = probe.record(DiagnosticArray, '/diagnostics')
+        self.twist = probe.publisher(Twist, 'cmd_vel')
+        self.stamped_probe = Probe('stamped_probe')  # one participant cannot publish both types
+        self.stamped = None
+        self.initial_pose = probe.publisher(PoseWithCovarianceStamped, 'initialpose')
+        assert probe.spin_until(lambda: self.ground_truth and self.descriptions, 30.0), (
+            self.process.output())
+
+    def latest(self) -> Odometry:
+        count = len(self.ground_truth)
+        assert self.probe.spin_until(lambda: len(self.ground_truth) > count, 5.0)
+        return self.ground_truth[-1]
+
+    def speed_after(self, publish, seconds: float = 0.5) -> float:
+        """Publish (callable) every 50 ms for ``seconds``; return the last forward speed."""
+        for _ in range(int(seconds / 0.05)):
+            publish()
+            self.probe.spin_for(0.05)
+        return self.latest().twist.twist.linear.x
+
+    def send_twist(self, vx: float, wz: float = 0.0) -> None:
+        msg = Twist()
+        msg.linear.x, msg.angular.z = vx, wz
+        self.twist.publish(msg)
+
+    def send_stamped(self, vx: float, age_s: float = 0.0) -> None:
+        msg = TwistStamped()
+        now_ns = stamp_ns(self.latest().header.stamp)
+        msg.header.stamp = time_msg(now_ns - int(age_s * 1e9))
+        msg.twist.linear.x = vx
+        self.stamped.publish(msg)
+
+    def set(self, name: str, value):
+        request = SetParameters.Request(
+            parameters=[Parameter(name, value=value).to_parameter_msg()])
+        return self.probe.call(SetParameters, '/vehicle_sim/set_parameters', request).results[0]
+
+    def diagnostic(self, key: str) -> str:
+        count = len(self.diagnostics)
+        assert self.probe.spin_until(lambda: len(self.diagnostics) > count, 5.0)
+        return next(kv.value for kv in self.diagnostics[-1].status[0].values if kv.key == key)
+
+
+@pytest.fixture(scope='module')
+def sim():
+    with loopback_domain():
+        probe = Probe()
+        sim = Sim(probe)
+        yield sim
+        assert sim.process.stop() == 0  # SIGINT: a clean exit
+        sim.stamped_probe.close()
+        probe.close()
+
+
+def test_unknown_parameter_is_reported_as_a_likely_typo(sim):
+    assert "unknown parameter 'pub_rat' = 10.0 ignored" in sim.process.output()
+    assert "did you mean 'pub_rate'?" in sim.process.output()
+
+
+def test_description_and_joint_states_name_the_same_joints(sim):
+    robot = URDF.from_xml_string(sim.descriptions[-1].data)
+    sim.latest()
+    assert list(sim.joint_states[-1].name) == ['left_wheel_joint', 'right_wheel_joint']
+    assert {j.name for j in robot.joints} == set(sim.joint_states[-1].name)
+    assert len(sim.joint_states[-1].position) == len(sim.joint_states[-1].velocity) == 2
+
+
+def test_cmd_vel_type_follows_the_publishers(sim):
+    assert sim.speed_after(lambda: sim.send_twist(0.5)) == pytest.approx(0.5)
+    sim.stamped = sim.stamped_probe.publisher(TwistStamped, 'cmd_vel')
+    sim.probe.node.destroy_publisher(sim.twist)
+    assert sim.speed_after(lambda: sim.send_stamped(0.7), 1.5) == pytest.approx(0.7)
+    assert 'publishers use geometry_msgs/msg/TwistStamped; subscribing to it' in (
+        sim.process.output())
+    # A command stamped longer ago than twist_reference_max_oldness (1 s) counts as zero.
+    assert sim.speed_after(lambda: sim.send_stamped(0.7, age_s=5.0)) == 0.0
+    assert 'is older than twist_reference_max_oldness' in sim.process.output()
+    # Both types at once: a warning naming the ignored publisher, the current type is kept.
+    sim.twist = sim.probe.publisher(Twist, 'cmd_vel')
+    assert sim.speed_after(lambda: sim.send_stamped(0.3), 1.0) == pytest.approx(0.3)
+    assert 'ignoring /probe: they publish geometry_msgs/msg/Twist' in sim.process.output()
+    sim.stamped_probe.node.destroy_publisher(sim.stamped)
+    assert sim.speed_after(lambda: sim.send_twist(0.2), 1.5) == pytest.approx(0.2)
+
+
+def test_bad_commands_are_rejected_or_saturated(sim):
+    assert sim.speed_after(lambda: sim.send_twist(0.4)) == pytest.approx(0.4)
+    assert sim.speed_after(lambda: sim.send_twist(math.nan), 0.3) == pytest.approx(0.4)
+    assert int(sim.diagnostic('rejected commands')) >= 1
+    assert 'rejected a command with a non-finite value' in sim.process.output()
+    # 1e12 m/s saturates to cmd_vel_limits.linear, then to the wheels' max_velocity (2 m/s).
+    assert sim.speed_after(lambda: sim.send_twist(1e12)) == pytest.approx(2.0)
+    assert int(sim.diagnostic('saturated commands')) >= 1
+    odom = sim.latest()
+    assert np.isfinite([odom.pose.pose.position.x, odom.pose.pose.position.y]).all()
+
+
+def test_initialpose_teleports_and_reset_returns_to_the_start(sim):
+    sim.speed_after(lambda: sim.send_twist(0.0), 0.2)
+    pose = PoseWithCovarianceStamped()
+    pose.header.frame_id = 'map'
+    pose.pose.pose.position.x, pose.pose.pose.position.y = 5.0, -3.0
+    pose.pose.pose.orientation = quaternion_from_yaw(1.0)
+    sim.initial_pose.publish(pose)
+    assert sim.probe.spin_until(lambda: sim.ground_truth[-1].pose.pose.position.x == 5.0, 5.0)
+    odom = sim.latest().pose.pose
+    assert (odom.position.y, yaw_from_quaternion(odom.orientation)) == pytest.approx((-3.0, 1.0))
+    pose.header.frame_id = 'odom'
+    sim.initial_pose.publish(pose)
+    pose.header.frame_id = 'map'
+    pose.pose.pose.position.x = math.nan
+    sim.initial_pose.publish(pose)
+    sim.probe.spin_for(0.3)
+    assert 'initialpose ignored: it is in frame "odom"' in sim.process.output()
+    assert 'initialpose ignored: pose [nan' in sim.process.output()
+    assert sim.latest().pose.pose.position.x == 5.0
+
+    response = sim.probe.call(Trigger, '/vehicle_sim/reset', Trigger.Request())
+    assert response.success, response.message
+    assert sim.probe.spin_until(lambda: sim.ground_truth[-1].pose.pose.position.x == 1.0, 5.0)
+    assert sim.latest().pose.pose.position.y == 0.0
+
+
+def test_live_parameter_changes_are_validated_and_applied(sim):
+    assert sim.set('pub_rate', 20).successful  # an integer is fine for a double
+    sim.latest()
+    count = len(sim.ground_truth)
+    sim.probe.spin_for(0.5)
+    stamps = [stamp_ns(m.header.stamp) for m in sim.ground_truth[count:]]
+    assert set(np.diff(stamps)) == {50_000_000}
+    refused = sim.set('pub_rate', 5000.0)
+    assert not refused.successful
+    assert refused.reason == ('parameter pub_rate = 5000.0 is invalid: must be <= step_rate '
+                              '(1000 Hz)')
+    assert not sim.set('step_rate', 500.0).successful  # read only
+    assert 'cannot change while the node runs' in sim.set('use_sim_time', True).reason
+    assert not sim.set(f'{DRIVE}.max_velocity', -1.0).successful
+    assert sim.set(f'{DRIVE}.max_velocity', 0.5).successful
+    assert sim.speed_after(lambda: sim.send_twist(1.0)) == pytest.approx(0.5)
+    assert sim.set('pub_rate', 50.0).successful
+
+
+BAD_START_UPS = {
+    'step_rate': ({'step_rate': -5.0},
+                  'parameter step_rate = -5.0 is invalid: must be a finite number in [1, 100000]'),
+    'model': ({'model': 'tricycle'},
+              "parameter model = 'tricycle' is invalid: must be one of 'bicycle', 'differential', "
+              "'omni'"),
+    'two clocks': ({'use_sim_time': True, 'be_reference_clock': True},
+                   'parameter be_reference_clock = True is invalid: must be false when '
+                   'use_sim_time is true'),
+    'cross-field': ({'model_params.bicycle.steering_actuator.max_position': 2.0},
+                    'parameter model_params.bicycle.steering_actuator.max_position = 2.0 is '
+                    'invalid: must be in (0, pi/2)'),
+    'type': ({'pub_rate': 'fast'},
+             "parameter pub_rate = 'fast' is invalid: must be a finite number in (0, 100000]"),
+    'ros arguments': ({'mixed': [1, 2.5]}, 'invalid ROS arguments: '),
+}
+
+
+def test_bad_start_up_parameters_stop_with_one_clear_line(ros_domain_id):
+    nodes = {case: NodeProcess(NODE, params) for case, (params, _) in BAD_START_UPS.items()}
+    codes = {case: node.wait(60.0) for case, node in nodes.items()}
+    for case, (_, message) in BAD_START_UPS.items():
+        output = nodes[case].output()
+        nodes[case].stop()
+        assert codes[case] == 2, (case, output)
+        assert 'Traceback' not in output
+        *before, last = output.strip().splitlines()
+        assert last.startswith(f'vehicle_sim: error: {message}'), output
+        # Only rcl's own log line may come first (rcl prints it before raising).
+        assert all(line.startswith('[ERROR] [') and '[rcl]' in line for line in before), output

@@ -1,0 +1,53 @@
+"""Two vehicle_sim robots side by side in one ROS domain: namespace plus frame_prefix."""
+
+from __future__ import annotations
+
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import Twist
+from nav_msgs.msg import Odometry
+from sensor_msgs.msg import JointState
+from std_msgs.msg import String
+from urdf_parser_py.urdf import URDF
+
+from wheelsim.ros import qos
+from wheelsim.testing.processes import NodeProcess, Probe
+
+ROBOTS = {'r1': {'model': 'bicycle', 'initial_pose.y': 0.0},
+          'r2': {'model': 'omni', 'initial_pose.y': 3.0}}
+
+
+def test_two_robots_run_side_by_side_without_collisions(ros_domain_id):
+    probe = Probe()
+    nodes = [NodeProcess('wheelsim.nodes.vehicle_sim', {**params, 'frame_prefix': f'{name}/'},
+                         namespace=f'/{name}') for name, params in ROBOTS.items()]
+    try:
+        odom = {name: probe.record(Odometry, f'/{name}/ground_truth') for name in ROBOTS}
+        joints = {name: probe.record(JointState, f'/{name}/joint_states') for name in ROBOTS}
+        urdf = {name: probe.record(String, f'/{name}/robot_description', qos.LATCHED)
+                for name in ROBOTS}
+        diagnostics = probe.record(DiagnosticArray, '/diagnostics')
+        command = probe.publisher(Twist, '/r1/cmd_vel')
+        assert probe.spin_until(lambda: all(odom.values()) and all(urdf.values()), 30.0)
+        forward = Twist()
+        forward.linear.x = 1.0
+        for _ in range(30):
+            command.publish(forward)
+            probe.spin_for(0.05)
+        probe.spin_for(1.0)
+    finally:
+        codes = [node.stop() for node in nodes]
+        probe.close()
+    assert codes == [0, 0]
+    assert odom['r1'][-1].pose.pose.position.x > 0.1  # only r1 was commanded
+    assert odom['r2'][-1].pose.pose.position.x == 0.0
+    assert odom['r2'][-1].pose.pose.position.y == 3.0
+    for name in ROBOTS:
+        last = odom[name][-1]
+        assert (last.header.frame_id, last.child_frame_id) == (f'{name}/map', f'{name}/base_link')
+        robot = URDF.from_xml_string(urdf[name][-1].data)
+        assert all(link.name.startswith(f'{name}/') for link in robot.links)
+        assert set(joints[name][-1].name) == {joint.name for joint in robot.joints}
+    assert len(joints['r1'][-1].name) == 6  # four wheels and two steering joints
+    assert len(joints['r2'][-1].name) == 4  # four mecanum wheels
+    names = {array.status[0].name for array in diagnostics}
+    assert names == {'/r1/vehicle_sim: simulation', '/r2/vehicle_sim: simulation'}

@@ -1,0 +1,232 @@
+"""Reading run bags into arrays (wheelsim.report.bag_data), and the bag builders the other
+report tests use: small bags written with BagRecorder from rclpy message objects (no nodes)."""
+
+import math
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped, TwistStamped
+from mcap_ros2.writer import Writer as McapRos2Writer
+from nav_msgs.msg import Odometry
+from nav_msgs.msg import Path as PathMsg
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray, String
+
+from wheelsim.report.bag_data import load_run
+from wheelsim.run.recording import BagRecorder, RecordingError
+
+NS = 1_000_000_000
+
+
+def ns(t_s: float) -> int:
+    return round(t_s * NS)
+
+
+def set_stamp(header, t_s: float) -> None:
+    header.stamp.sec, header.stamp.nanosec = divmod(ns(t_s), NS)
+
+
+def _set_pose(pose, x: float, y: float, yaw: float) -> None:
+    pose.position.x, pose.position.y = float(x), float(y)
+    pose.orientation.z, pose.orientation.w = math.sin(yaw / 2), math.cos(yaw / 2)
+
+
+def odometry(t_s, x, y, yaw, vx=0.0, frame='map') -> Odometry:
+    msg = Odometry()
+    set_stamp(msg.header, t_s)
+    msg.header.frame_id, msg.child_frame_id = frame, 'base_link'
+    _set_pose(msg.pose.pose, x, y, yaw)
+    msg.twist.twist.linear.x = float(vx)
+    return msg
+
+
+def pose_estimate(t_s, x, y, yaw) -> PoseWithCovarianceStamped:
+    msg = PoseWithCovarianceStamped()
+    set_stamp(msg.header, t_s)
+    msg.header.frame_id = 'map'
+    _set_pose(msg.pose.pose, x, y, yaw)
+    return msg
+
+
+def twist_stamped(t_s, vx=0.0, vy=0.0, wz=0.0) -> TwistStamped:
+    msg = TwistStamped()
+    set_stamp(msg.header, t_s)
+    msg.twist.linear.x, msg.twist.linear.y, msg.twist.angular.z = float(vx), float(vy), float(wz)
+    return msg
+
+
+def plan(t_s, poses) -> PathMsg:
+    """A nav_msgs/Path stamped ``t_s``; ``poses``: (planned time, x, y, yaw) tuples."""
+    msg = PathMsg()
+    set_stamp(msg.header, t_s)
+    msg.header.frame_id = 'map'
+    for t, x, y, yaw in poses:
+        pose = PoseStamped()
+        set_stamp(pose.header, t)
+        pose.header.frame_id = 'map'
+        _set_pose(pose.pose, x, y, yaw)
+        msg.poses.append(pose)
+    return msg
+
+
+def write_bag(path: Path, records) -> Path:
+    """Write (topic, message, log time [s]) records, in log-time order, into a new bag."""
+    with BagRecorder(path) as recorder:
+        for topic, msg, t_s in sorted(records, key=lambda r: r[2]):
+            recorder.record(topic, msg, ns(t_s))
+    return path
+
+
+def straight_run(offset_m=0.1, delay_s=0.0, end_s=12.0, rate_hz=50):
+    """Plan along +x at 1 m/s for 10 s (received at t=0); the vehicle drives it ``offset_m``
+    to the left and ``delay_s`` late, stopping at the end."""
+    records = [('/plan', plan(0.0, [(0.1 * i, 0.1 * i, 0.0, 0.0) for i in range(101)]), 0.0)]
+    for t in np.arange(0, round(end_s * rate_hz) + 1) / rate_hz:
+        x = min(max(t - delay_s, 0.0), 10.0)
+        records.append(('/ground_truth', odometry(t, x, offset_m, 0.0), t))
+    return records
+
+
+def test_series_arrays_times_and_counts(tmp_path):
+    records = straight_run(end_s=2.0)
+    records.append(('/robot_description', String(data='<robot/>'), 0.0))
+    run = load_run(write_bag(tmp_path / 'bag', records))
+    assert run.message_counts == {'/ground_truth': 101, '/plan': 1, '/robot_description': 1}
+    np.testing.assert_allclose(run.ground_truth.t_s, np.arange(101) / 50)
+    np.testing.assert_allclose(run.ground_truth.y_m, 0.1)
+    assert run.plan is run.plans[0]
+    np.testing.assert_allclose(run.plan.poses.t_s[-1], 10.0)
+    assert (run.start_time_s, run.end_time_s) == (0.0, 2.0)
+
+
+def test_yaw_from_quaternion_over_the_circle(tmp_path):
+    yaws = np.linspace(-3.1, 3.1, 13)
+    records = [('/pose', pose_estimate(0.1 * i, 0, 0, yaw), 0.1 * i) for i, yaw in enumerate(yaws)]
+    run = load_run(write_bag(tmp_path / 'bag', records))
+    np.testing.assert_allclose(run.estimate.yaw_rad, yaws, atol=1e-12)
+
+
+@pytest.mark.parametrize('stamped', [True, False], ids=['TwistStamped', 'Twist'])
+def test_cmd_vel_of_either_type(tmp_path, stamped):
+    """TwistStamped takes its header stamp, Twist its log time."""
+    records = []
+    for i in range(5):
+        msg = twist_stamped(0.1 * i, vx=0.5, wz=-0.2)
+        records.append(('/cmd_vel', msg if stamped else msg.twist, 0.1 * i + (0.01 if stamped
+                                                                            else 0.0)))
+    run = load_run(write_bag(tmp_path / 'bag', records))
+    np.testing.assert_allclose(run.cmd_vel.t_s, 0.1 * np.arange(5))
+    np.testing.assert_allclose(run.cmd_vel.vx_mps, 0.5)
+    np.testing.assert_allclose(run.cmd_vel.wz_radps, -0.2)
+
+
+def test_joint_states_wheels_and_steering(tmp_path):
+    names = ['front_left_steer_joint', 'rear_left_wheel_joint', 'rear_right_wheel_joint']
+    records = []
+    for i in range(3):
+        msg = JointState(name=names, position=[0.1 * i, 1.0 * i, 2.0 * i], velocity=[])
+        set_stamp(msg.header, 0.02 * i)
+        records.append(('/joint_states', msg, 0.02 * i))
+    wheels = JointState(name=names[1:], position=[5.0, 6.0], velocity=[3.0, 4.0])
+    set_stamp(wheels.header, 0.06)
+    records.append(('/joint_states', wheels, 0.06))
+    joints = load_run(write_bag(tmp_path / 'bag', records)).joints
+    assert joints.steering_names == ('front_left_steer_joint',)
+    assert joints.wheel_names == ('rear_left_wheel_joint', 'rear_right_wheel_joint')
+    np.testing.assert_allclose(joints.position[:, 0], [0.0, 0.1, 0.2, np.nan])
+    np.testing.assert_allclose(joints.velocity[:, 2], [np.nan, np.nan, np.nan, 4.0])
+
+
+def test_unknown_tracking_error_type_becomes_columns(tmp_path):
+    records = [('/tracking_error', Float64MultiArray(data=[0.1 * i, -0.2, 3.0]), 0.5 * i)
+               for i in range(4)]
+    errors = load_run(write_bag(tmp_path / 'bag', records)).tracking_error
+    assert list(errors.columns) == ['data[0]', 'data[1]', 'data[2]']
+    np.testing.assert_allclose(errors.t_s, [0.0, 0.5, 1.0, 1.5])
+    np.testing.assert_allclose(errors.columns['data[0]'], [0.0, 0.1, 0.2, 0.3])
+
+
+def test_namespace_selects_the_robot(tmp_path):
+    records = [('/robot1/ground_truth', odometry(0.0, 1.0, 2.0, 0.0), 0.0),
+               ('/ground_truth', odometry(0.0, 9.0, 9.0, 0.0), 0.0)]
+    bag = write_bag(tmp_path / 'bag', records)
+    np.testing.assert_allclose(load_run(bag, namespace='/robot1').ground_truth.x_m, [1.0])
+    np.testing.assert_allclose(load_run(bag).ground_truth.x_m, [9.0])
+
+
+def test_empty_bag_gives_empty_series(tmp_path):
+    run = load_run(write_bag(tmp_path / 'bag', []))
+    assert len(run.ground_truth) == len(run.cmd_vel) == len(run.joints.t_s) == 0
+    assert run.plans == () and run.plan is None and not run.tracking_error.columns
+    assert run.message_counts == {} and run.end_time_s == 0.0
+
+
+def test_mcap_file_path_also_accepted(tmp_path):
+    bag = write_bag(tmp_path / 'bag', straight_run(end_s=0.1))
+    assert len(load_run(next(bag.glob('*.mcap'))).ground_truth) == 6
+
+
+def test_folder_without_mcap_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match='no .mcap file'):
+        load_run(tmp_path)
+
+
+def test_recorder_keeps_what_a_reused_message_held_when_recorded(tmp_path):
+    # Publishers fill one message object again for every publication: each record must keep
+    # the values of its moment.
+    msg = odometry(0.0, 0.0, 0.0, 0.0)
+    count = 2500
+    with BagRecorder(tmp_path / 'bag') as recorder:
+        for i in range(count):
+            set_stamp(msg.header, 0.01 * i)
+            msg.pose.pose.position.x = 0.01 * i
+            recorder.record('/ground_truth', msg, ns(0.01 * i))
+    run = load_run(tmp_path / 'bag')
+    assert run.message_counts == {'/ground_truth': count}
+    np.testing.assert_allclose(run.ground_truth.t_s, 0.01 * np.arange(count))
+    np.testing.assert_allclose(run.ground_truth.x_m, 0.01 * np.arange(count))
+
+
+def test_types_the_rosbags_store_does_not_know_are_decoded_from_the_bag_schema(tmp_path):
+    # A tracking error of a custom type (not in the type store), written by another tool.
+    with (tmp_path / 'errors.mcap').open('wb') as stream:
+        writer = McapRos2Writer(stream)
+        schema = writer.register_msgdef('my_msgs/msg/Errors', 'float64 along\nfloat64 cross')
+        for i in range(3):
+            writer.write_message('/tracking_error', schema, {'along': 0.5 * i, 'cross': -1.0},
+                                 log_time=ns(0.1 * i))
+        writer.finish()
+    errors = load_run(tmp_path / 'errors.mcap').tracking_error
+    assert list(errors.columns) == ['along', 'cross']
+    np.testing.assert_allclose(errors.columns['along'], [0.0, 0.5, 1.0])
+    np.testing.assert_allclose(errors.t_s, [0.0, 0.1, 0.2])
+
+
+def test_recorder_reports_a_writer_that_died(tmp_path):
+    recorder = BagRecorder(tmp_path / 'bag')
+    with pytest.raises(RecordingError, match='writing the bag .* failed: the writer process ended'):
+        with recorder:
+            recorder.record('/ground_truth', odometry(0.0, 0.0, 0.0, 0.0), 0)
+            recorder._writer.kill()
+
+
+def test_recorder_refuses_an_existing_folder(tmp_path):
+    with pytest.raises(FileExistsError, match='exists already'):
+        BagRecorder(tmp_path)
+
+
+def test_writer_process_reports_what_stopped_it(tmp_path):
+    # A type the rosbags type store does not know cannot be written: the error comes back.
+    batches = [[('/a', 'std_msgs/msg/String', 0, b'\\0\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\0')],
+               [('/b', 'my_msgs/msg/Unknown', 1, b'\\0\\1\\0\\0')], None]
+    answer = subprocess.run(
+        [sys.executable, '-m', 'wheelsim.run.bag_writer', str(tmp_path / 'bag')],
+        input=b''.join(pickle.dumps(batch) for batch in batches), capture_output=True,
+        check=True,
+    ).stdout
+    assert 'my_msgs/msg/Unknown' in pickle.loads(answer)
+    assert load_run(tmp_path / 'bag').message_counts == {'/a': 1}  # closed, still readable

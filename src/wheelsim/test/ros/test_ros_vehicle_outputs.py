@@ -1,0 +1,79 @@
+"""VehicleOutputs over DDS: pre-serialized bytes arrive as the same messages as message objects."""
+
+import pytest
+from geometry_msgs.msg import TwistStamped
+from nav_msgs.msg import Odometry
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+
+from wheelsim.core.vehicle.config import VehicleConfig
+from wheelsim.core.vehicle.model import Vehicle
+from wheelsim.ros import vehicle_outputs
+from wheelsim.ros.serialized_message import LayoutError
+from wheelsim.ros.vehicle_outputs import VehicleOutputs
+from wheelsim.testing.processes import Probe
+
+TOPICS = (('ground_truth', Odometry), ('twist_actual', TwistStamped),
+          ('joint_states', JointState))
+
+
+@pytest.fixture
+def probe(ros_domain_id):
+    probe = Probe('outputs_probe')
+    yield probe
+    probe.close()
+
+
+def outputs_in(probe: Probe, namespace: str, vehicle: Vehicle, serialized: bool):
+    """A publisher node in the probe's context, and the lists its three topics arrive in."""
+    node = Node('outputs', namespace=namespace, context=probe.context)
+    names = [f'robot/{name}' for name in vehicle.joint_names]
+    outputs = VehicleOutputs(node, 'robot/map', 'robot/base_link', names, serialized)
+    received = [probe.record(msg_type, f'{namespace}/{topic}') for topic, msg_type in TOPICS]
+    probe.spin_until(lambda: all(
+        probe.node.count_publishers(f'{namespace}/{topic}') for topic, _ in TOPICS), 10.0)
+    return node, outputs, received
+
+
+@pytest.mark.parametrize('model', ['bicycle', 'differential', 'omni'])
+def test_bytes_and_objects_deliver_the_same_messages(probe, model):
+    vehicle = Vehicle(VehicleConfig(model=model), 1e-3, (1.0, -2.0, 3.0))
+    vehicle.set_command(1.2, 0.4, -0.7)
+    node_b, as_bytes, got_bytes = outputs_in(probe, '/bytes', vehicle, serialized=True)
+    node_o, as_objects, got_objects = outputs_in(probe, '/objects', vehicle, serialized=False)
+    assert as_bytes.serialized and not as_objects.serialized
+    probe.spin_for(0.5)  # both subscriptions matched before the first publication
+    stamps = [1_000_000_001 + 23_456_789 * k for k in range(10)]
+    for stamp in stamps:
+        vehicle.step(37)
+        state = vehicle.state()
+        as_bytes.publish_state(stamp, state)
+        as_objects.publish_state(stamp, state)
+    assert probe.spin_until(
+        lambda: all(len(r) == len(stamps) for r in got_bytes + got_objects), 10.0)
+    for from_bytes, from_objects in zip(got_bytes, got_objects, strict=True):
+        assert from_bytes == from_objects
+    last = got_bytes[0][-1]
+    assert last.header.stamp.sec * 10**9 + last.header.stamp.nanosec == stamps[-1]
+    assert last.pose.pose.position.x == state.x_m and last.child_frame_id == 'robot/base_link'
+    assert list(got_bytes[2][-1].position) == list(state.joint_positions_rad)
+    node_b.destroy_node()
+    node_o.destroy_node()
+
+
+def test_without_a_template_message_objects_are_published_with_a_warning(
+    probe, monkeypatch, capfd
+):
+    def no_layout(message, fields):
+        raise LayoutError('Odometry.pose.pose.position.x: found at 0 places')
+
+    monkeypatch.setattr(vehicle_outputs, 'SerializedMessage', no_layout)
+    vehicle = Vehicle(VehicleConfig(model='differential'), 1e-3)
+    node, outputs, received = outputs_in(probe, '/fallback', vehicle, serialized=True)
+    assert not outputs.serialized
+    assert 'publishing message objects instead of bytes: Odometry.pose' in capfd.readouterr().err
+    probe.spin_for(0.5)
+    outputs.publish_state(5, vehicle.state())
+    assert probe.spin_until(lambda: all(received), 10.0)
+    assert received[0][0].header.stamp.nanosec == 5
+    node.destroy_node()

@@ -1,0 +1,98 @@
+"""Scenario files: defaults, params-file layering, and errors that name the key."""
+
+import textwrap
+
+import pytest
+
+from wheelsim.core.params import ParamSpec
+from wheelsim.run.scenario import ScenarioError, load_scenario, with_overrides
+
+SPECS = {
+    'vehicle_sim': [ParamSpec('model', 'bicycle', 'model', choices=('bicycle', 'differential')),
+                    ParamSpec('model_params.differential.track', 1.4, 'track', min_value=0.0,
+                              min_exclusive=True)],
+    'localization': [ParamSpec('mode', 'perfect', 'mode', choices=('perfect', 'noisy', 'ekf')),
+                     ParamSpec('seed', 0, 'seed', min_value=0)],
+    'planner': [ParamSpec('waypoints', (), 'waypoints')],
+    'controller': [ParamSpec('k_x', 1.0, 'gain', min_value=0.0)],
+}
+METRICS = ('cross_track_rms_m', 'goal_error_m')
+
+
+def write(tmp_path, text, name='scenario.yaml'):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_full_scenario_with_params_file_layering(tmp_path):
+    write(tmp_path, """
+        /**:
+          ros__parameters:
+            model: differential
+        vehicle_sim:
+          ros__parameters:
+            model_params: {differential: {track: 0.5}}
+        controller:
+          ros__parameters: {k_x: 2.0}
+        """, 'robot.yaml')
+    path = write(tmp_path, """
+        name: eight
+        duration: 12.5
+        seed: 7
+        params_file: robot.yaml
+        record: [ground_truth, /odom]
+        pass_criteria: {cross_track_rms_m: 0.1}
+        nodes:
+          controller: {k_x: 3.0}
+          planner: {waypoints: [1.0, 0.0, .nan]}
+        """)
+    scenario = load_scenario(path, SPECS, METRICS)
+    assert (scenario.name, scenario.duration_s, scenario.seed) == ('eight', 12.5, 7)
+    assert scenario.record_topics == ('/ground_truth', '/odom')
+    assert scenario.pass_criteria == {'cross_track_rms_m': 0.1}
+    assert scenario.node_parameters['vehicle_sim'] == {
+        'model': 'differential', 'model_params.differential.track': 0.5}
+    assert scenario.node_parameters['controller'] == {'k_x': 3.0}
+    assert scenario.node_parameters['localization'] == {}
+
+
+@pytest.mark.parametrize('text, fragment', [
+    ('durations: 3', "durations: unknown scenario key (did you mean duration?)"),
+    ('duration: -1', 'duration: -1 must be a number of seconds'),
+    ('duration: .nan', 'duration'),
+    ('seed: 1.5', 'seed: 1.5 must be a non-negative integer'),
+    ('record: 5', 'record: 5 must be "all" or a list'),
+    ('pass_criteria: {cross_track_rms: 1}', 'pass_criteria.cross_track_rms: unknown metric '
+                                            '(did you mean cross_track_rms_m?)'),
+    ('pass_criteria: {goal_error_m: high}', "pass_criteria.goal_error_m: 'high' must be"),
+    ('nodes: {controler: {}}', 'nodes.controler: unknown node (did you mean controller?)'),
+    ('nodes: {controller: {kx: 1.0}}', 'nodes.controller.kx: controller has no such parameter'),
+    ('nodes: {localization: {mode: fancy}}', "nodes.localization.mode: must be one of"),
+    ('params_file: missing.yaml', 'params_file:'),
+    ('[1, 2]', 'a scenario is a mapping'),
+    ('name: [unclosed', 'not valid YAML'),
+])
+def test_bad_scenarios_name_the_key(tmp_path, text, fragment):
+    path = write(tmp_path, text + '\n')
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path, SPECS, METRICS)
+    assert fragment in str(info.value)
+    assert str(path) in str(info.value)
+
+
+def test_missing_file_is_a_clear_error(tmp_path):
+    with pytest.raises(ScenarioError, match='cannot read scenario'):
+        load_scenario(tmp_path / 'nope.yaml', SPECS, METRICS)
+
+
+def test_overrides_for_sweeps(tmp_path):
+    scenario = load_scenario(write(tmp_path, 'duration: 1\n'), SPECS, METRICS)
+    seen = []
+    swept = with_overrides(scenario, {'controller.k_x': 5.0},
+                           lambda node, name, value: seen.append((node, name, value)))
+    assert swept.node_parameters['controller']['k_x'] == 5.0
+    assert 'k_x' not in scenario.node_parameters['controller']
+    assert seen == [('controller', 'k_x', 5.0)]
+    with pytest.raises(ScenarioError, match='expected <node>.<parameter>'):
+        with_overrides(scenario, {'k_x': 1.0}, lambda *a: None)

@@ -1,1 +1,0 @@
-"""The `wheelsim` command line tool: headless scenario runs and parameter sweeps."""

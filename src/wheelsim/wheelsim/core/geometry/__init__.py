@@ -1,0 +1,1 @@
+"""Angles and planar rigid motion (SE(2)): wrapping, poses, composition, twist integration."""

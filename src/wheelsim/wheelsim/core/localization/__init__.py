@@ -1,0 +1,1 @@
+"""The localization simulator: odometry drift, Gauss-Markov map-pose noise, EKF, scenarios."""

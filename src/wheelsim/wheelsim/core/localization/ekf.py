@@ -1,0 +1,140 @@
+"""Extended Kalman filter of a planar pose fusing odometry increments with absolute pose fixes.
+
+State: ``map_T_base = (x [m], y [m], yaw [rad])`` in the map frame, with its 3x3 covariance.
+
+- Predict with a body-frame odometry increment ``u = (dx, dy, dyaw)`` of covariance ``Q``:
+  ``x <- x * u`` (SE(2) composition), ``P <- F P F^T + G Q G^T`` with ``F``, ``G`` the Jacobians
+  of the composition with respect to the pose and to the increment.
+- Correct with a full pose fix ``z`` of covariance ``R`` (``H = I``): the innovation's yaw is
+  wrapped to ``(-pi, pi]``; the gain comes from a Cholesky solve of ``S = P + R``; the covariance
+  update is the Joseph form ``(I - K) P (I - K)^T + K R K^T``, symmetric and positive
+  semi-definite even with rounding.
+
+``Q`` and ``R`` are 3x3 matrices (:meth:`PoseEkf.predict`, :meth:`PoseEkf.correct`) or, for
+independent errors, their diagonals (:meth:`PoseEkf.predict_diagonal`,
+:meth:`PoseEkf.correct_diagonal`: the localization's noise models, with no matrix to validate per
+sample).  Inputs are checked: a non-finite value raises ``ValueError`` before it can reach the
+state.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+from numpy.typing import ArrayLike
+
+from wheelsim.core.arrays import FloatArray
+from wheelsim.core.geometry.angles import wrap_angle
+from wheelsim.core.geometry.se2 import Floats3, compose_floats, compose_jacobians
+
+
+def checked_floats(name: str, value: ArrayLike, components: str) -> Floats3:
+    """``value`` as three finite floats, else ``ValueError`` naming ``name`` and the three
+    ``components`` (e.g. ``'x, y, yaw'``)."""
+    values = np.asarray(value, dtype=float)
+    if values.shape == (3,):
+        first, second, third = values.tolist()
+        if math.isfinite(first) and math.isfinite(second) and math.isfinite(third):
+            return first, second, third
+    raise ValueError(f'{name} = {value!r} must be three finite numbers ({components})')
+
+
+def checked_pose(name: str, value: ArrayLike) -> Floats3:
+    """``value`` as finite floats ``(x [m], y [m], yaw [rad])`` with the yaw wrapped to
+    ``(-pi, pi]``, else ``ValueError``."""
+    x_m, y_m, yaw_rad = checked_floats(name, value, 'x, y, yaw')
+    return x_m, y_m, wrap_angle(yaw_rad)
+
+
+def checked_variances(name: str, value: ArrayLike, components: str) -> Floats3:
+    """``value`` as three finite variances >= 0 (the diagonal of a covariance of independent
+    errors), else ``ValueError``."""
+    variances = checked_floats(name, value, components)
+    if min(variances) < 0.0:
+        raise ValueError(f'{name} = {value!r} must be >= 0')
+    return variances
+
+
+def checked_covariance(name: str, value: ArrayLike) -> FloatArray:
+    """``value`` as a finite, symmetric, positive semi-definite 3x3 matrix, else ``ValueError``."""
+    matrix = np.asarray(value, dtype=float)
+    if matrix.shape != (3, 3) or not np.all(np.isfinite(matrix)):
+        raise ValueError(f'{name} must be a 3x3 matrix of finite numbers, got {value!r}')
+    scale = max(float(np.max(np.abs(matrix))), 1e-300)
+    if float(np.max(np.abs(matrix - matrix.T))) > 1e-9 * scale:
+        raise ValueError(f'{name} must be symmetric, got {matrix.tolist()}')
+    if float(np.min(np.linalg.eigvalsh(matrix))) < -1e-9 * scale:
+        raise ValueError(f'{name} must be positive semi-definite, got {matrix.tolist()}')
+    return 0.5 * (matrix + matrix.T)
+
+
+@dataclass
+class PoseEkf:
+    """The filter state; construct with :meth:`from_pose`."""
+
+    pose: FloatArray
+    covariance: FloatArray
+
+    @classmethod
+    def from_pose(cls, pose: ArrayLike, covariance: ArrayLike) -> PoseEkf:
+        """A filter initialised at ``pose`` with ``covariance`` (validated)."""
+        return cls(
+            np.array(checked_pose('initial pose', pose)),
+            checked_covariance('initial covariance', covariance),
+        )
+
+    def predict(self, increment: ArrayLike, increment_covariance: ArrayLike) -> None:
+        """Move the estimate by the body-frame odometry increment (covariance ``Q``)."""
+        u = checked_pose('odometry increment', increment)
+        q = checked_covariance('odometry increment covariance', increment_covariance)
+        self._predict(u, q)
+
+    def predict_diagonal(self, increment: ArrayLike, increment_variances: ArrayLike) -> None:
+        """:meth:`predict` with independent errors: ``Q = diag(increment_variances)``
+        ``(dx [m^2], dy [m^2], dyaw [rad^2])``, each finite and >= 0."""
+        u = checked_pose('odometry increment', increment)
+        variances = checked_variances(
+            'odometry increment variances', increment_variances, 'dx, dy, dyaw'
+        )
+        self._predict(u, np.diag(variances))
+
+    def _predict(self, u: Floats3, q: FloatArray) -> None:
+        j_pose, j_increment = compose_jacobians(self.pose, u)
+        covariance = j_pose @ self.covariance @ j_pose.T + j_increment @ q @ j_increment.T
+        self.pose = np.array(compose_floats(self.pose.tolist(), u))
+        self.covariance = 0.5 * (covariance + covariance.T)
+
+    def correct(self, measured_pose: ArrayLike, measurement_covariance: ArrayLike) -> FloatArray:
+        """Fuse an pose fix of covariance ``R`` (positive definite); return the innovation."""
+        z = checked_pose('pose measurement', measured_pose)
+        r = checked_covariance('pose measurement covariance', measurement_covariance)
+        return self._correct(z, r)
+
+    def correct_diagonal(
+        self, measured_pose: ArrayLike, measurement_variances: ArrayLike
+    ) -> FloatArray:
+        """:meth:`correct` with independent errors: ``R = diag(measurement_variances)``
+        ``(x [m^2], y [m^2], yaw [rad^2])``, each finite and >= 0."""
+        z = checked_pose('pose measurement', measured_pose)
+        variances = checked_variances(
+            'pose measurement variances', measurement_variances, 'x, y, yaw'
+        )
+        return self._correct(z, np.diag(variances))
+
+    def _correct(self, z: Floats3, r: FloatArray) -> FloatArray:
+        innovation = np.array(z) - self.pose
+        innovation[2] = wrap_angle(float(innovation[2]))
+        factor = scipy.linalg.cho_factor(self.covariance + r)
+        # K = P S^-1  <=>  K^T = S^-1 P (S and P symmetric)
+        gain = scipy.linalg.cho_solve(factor, self.covariance).T
+        pose = self.pose + gain @ innovation
+        pose[2] = wrap_angle(float(pose[2]))
+        self.pose = pose
+        identity_minus_gain = np.eye(3) - gain
+        covariance = identity_minus_gain @ self.covariance @ identity_minus_gain.T
+        covariance += gain @ r @ gain.T
+        self.covariance = 0.5 * (covariance + covariance.T)
+        return innovation

@@ -1,0 +1,1 @@
+"""Planning: waypoints, smooth and curvature-bounded paths (spline, clothoid, Dubins), timing."""

@@ -1,0 +1,126 @@
+"""Configuration of the planner: waypoints, the vehicle's motion limits, path options, frames.
+
+One frozen-dataclass declaration (see :mod:`wheelsim.core.params`) gives the ROS parameters of
+the ``planner`` node, their validation and their documentation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wheelsim.core import frames
+from wheelsim.core.params import ParameterError, group, param
+from wheelsim.core.planning.timing import MotionLimits
+from wheelsim.core.planning.waypoints import waypoints_from_flat
+
+
+@dataclass(frozen=True)
+class PlannerLimitsConfig:
+    """The limits every planned trajectory keeps (set them at or below the vehicle's)."""
+
+    max_speed: float = param(
+        1.0,
+        'Highest planned speed along the path.',
+        unit='m/s',
+        min_value=0.0,
+        min_exclusive=True,
+        max_value=100.0,
+    )
+    max_acceleration: float = param(
+        0.5,
+        'Highest planned acceleration and braking along the path.',
+        unit='m/s^2',
+        min_value=0.0,
+        min_exclusive=True,
+        max_value=100.0,
+    )
+    max_lateral_acceleration: float = param(
+        1.0,
+        'Highest planned lateral (centripetal) acceleration speed^2 * curvature.',
+        unit='m/s^2',
+        min_value=0.0,
+        min_exclusive=True,
+        max_value=100.0,
+    )
+    max_yaw_rate: float = param(
+        1.0,
+        'Highest planned yaw rate.',
+        unit='rad/s',
+        min_value=0.0,
+        min_exclusive=True,
+        max_value=100.0,
+    )
+    max_curvature: float = param(
+        1.0,
+        'Highest path curvature (1 / smallest turning radius); where the spline through the '
+        'waypoints bends more, Dubins-guided curves are used. A car: tan(max_steer)/wheel_base. '
+        '0: unbounded (differential and omni only).',
+        unit='1/m',
+        min_value=0.0,
+        max_value=1000.0,
+    )
+    max_curvature_rate: float = param(
+        0.0,
+        'Highest rate of change of the curvature while driving (a car: steering rate / '
+        'wheel_base); 0: no limit.',
+        unit='1/(m*s)',
+        min_value=0.0,
+        max_value=1000.0,
+    )
+
+    def motion_limits(self) -> MotionLimits:
+        """The limits as the time scaling takes them."""
+        return MotionLimits(
+            max_speed_mps=self.max_speed,
+            max_acceleration_mps2=self.max_acceleration,
+            max_lateral_acceleration_mps2=self.max_lateral_acceleration,
+            max_yaw_rate_radps=self.max_yaw_rate,
+            max_curvature_rate_inv_ms=self.max_curvature_rate,
+        )
+
+
+@dataclass(frozen=True)
+class PlannerConfig(frames.FrameNames):
+    """Everything the ``planner`` node is configured with."""
+
+    waypoints: tuple[float, ...] = param(
+        (),
+        'Points the path passes through, as flat x, y, theta triples in the map frame; theta '
+        '.nan where the heading is free, e.g. [2.0, 0.0, .nan, 2.0, 2.0, 1.57]. Empty: plan '
+        'only to goal_pose messages.',
+        unit='m, m, rad',
+    )
+    start_at_current_pose: bool = param(
+        True,
+        'Begin the waypoint path at the current pose (its position and heading); false: the '
+        'path begins at the first waypoint.',
+    )
+    holonomic: bool = param(
+        False,
+        'Omni bases only: the heading is planned apart from the direction of travel, turning '
+        'smoothly between the given waypoint and goal headings (free ones are not constrained) '
+        'while the base moves sideways as needed; false: the vehicle faces along the path.',
+    )
+    path_resolution: float = param(
+        0.05,
+        'Spacing of the poses of the published plan.',
+        unit='m',
+        min_value=0.005,
+        max_value=1.0,
+    )
+    map_frame: str = frames.map_frame()
+    frame_prefix: str = frames.frame_prefix()
+    limits: PlannerLimitsConfig = group(PlannerLimitsConfig)
+
+    def __post_init__(self) -> None:
+        self.check_frames()
+        try:
+            count = len(waypoints_from_flat(self.waypoints, where='the waypoint list'))
+        except ValueError as err:
+            raise ParameterError('waypoints', list(self.waypoints), str(err)) from None
+        if count == 1 and not self.start_at_current_pose:
+            raise ParameterError(
+                'waypoints',
+                list(self.waypoints),
+                'one waypoint makes a path only with start_at_current_pose true',
+            )

@@ -1,0 +1,92 @@
+"""The planner: a timed trajectory through the configured waypoints or to a goal pose.
+
+Combines the pieces: :func:`bounded_path` (smooth path within the curvature bound),
+resampling at the plan resolution, a heading profile for holonomic (omni) plans, and
+:func:`time_scale` (schedule within the motion limits). Everything is in the map frame.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.interpolate import PchipInterpolator
+
+from wheelsim.core.arrays import FloatArray
+from wheelsim.core.geometry.se2 import Pose2D
+from wheelsim.core.planning.config import PlannerConfig
+from wheelsim.core.planning.curvature import bounded_path
+from wheelsim.core.planning.path import PlanningError
+from wheelsim.core.planning.timing import time_scale
+from wheelsim.core.planning.trajectory import Trajectory
+from wheelsim.core.planning.waypoints import (
+    MIN_WAYPOINT_SPACING_M,
+    Waypoints,
+    pose_is_finite,
+    validated,
+    waypoints_from_flat,
+)
+
+
+def _heading_profile(s_m: FloatArray, knot_s_m: FloatArray, heading_rad: FloatArray) -> FloatArray:
+    """Vehicle yaw along a holonomic path: through the given headings, shortest way round.
+
+    Between given headings the yaw follows a monotone cubic (PCHIP, no overshoot); before the
+    first and after the last it is held. At least one heading must be given.
+    """
+    given = np.isfinite(heading_rad)
+    knots = knot_s_m[given]
+    yaw = np.unwrap(heading_rad[given])
+    if len(yaw) == 1:
+        return np.full_like(s_m, yaw[0])
+    return PchipInterpolator(knots, yaw)(np.clip(s_m, knots[0], knots[-1]))
+
+
+def plan_through(waypoints: Waypoints, config: PlannerConfig) -> Trajectory:
+    """The time-optimal trajectory through ``waypoints`` within ``config.limits``; every
+    waypoint is one of its samples.
+
+    Raises :class:`PlanningError` (a ValueError) saying why when no trajectory exists.
+    """
+    waypoints = validated(waypoints)
+    limits = config.limits
+    if config.holonomic:
+        free = Waypoints(waypoints.xy_m, np.full(len(waypoints), np.nan))
+        path, knot_s = bounded_path(free, limits.max_curvature)
+        path = path.resampled(config.path_resolution, knot_s)
+        heading = waypoints.heading_rad
+        if not np.isfinite(heading).any():
+            heading = np.concatenate([[path.yaw_rad[0]], heading[1:]])
+        yaw = _heading_profile(path.s_m, knot_s, heading)
+        return time_scale(path, limits.motion_limits(), yaw)
+    path, knot_s = bounded_path(waypoints, limits.max_curvature)
+    return time_scale(path.resampled(config.path_resolution, knot_s), limits.motion_limits())
+
+
+def plan_waypoints(config: PlannerConfig, current: Pose2D | None) -> Trajectory:
+    """The trajectory through ``config.waypoints``, from ``current`` if the config says so."""
+    waypoints = waypoints_from_flat(config.waypoints)
+    if len(waypoints) == 0:
+        raise PlanningError('no waypoints are configured')
+    if config.start_at_current_pose:
+        if current is None or not pose_is_finite(current):
+            raise PlanningError(f'the current pose is unknown or not finite: {current}')
+        waypoints = waypoints.with_start(current)
+    return plan_through(waypoints, config)
+
+
+def plan_to_goal(config: PlannerConfig, current: Pose2D, goal: Pose2D) -> Trajectory:
+    """The trajectory from ``current`` to ``goal`` (its heading enforced)."""
+    if not pose_is_finite(current):
+        raise PlanningError(f'the current pose is not finite: {current}')
+    if not pose_is_finite(goal):
+        raise PlanningError(f'the goal pose is not finite: {goal}')
+    distance = float(np.hypot(goal.x_m - current.x_m, goal.y_m - current.y_m))
+    if distance < MIN_WAYPOINT_SPACING_M:
+        raise PlanningError(
+            f'the goal is {distance:.2g} m from the current position: nothing to plan '
+            f'(at least {MIN_WAYPOINT_SPACING_M:g} m)'
+        )
+    waypoints = Waypoints(
+        xy_m=np.array([[current.x_m, current.y_m], [goal.x_m, goal.y_m]]),
+        heading_rad=np.array([current.yaw_rad, goal.yaw_rad]),
+    )
+    return plan_through(waypoints, config)

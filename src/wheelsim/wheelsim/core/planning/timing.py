@@ -1,0 +1,118 @@
+"""Time scaling: the fastest schedule along a path that keeps the vehicle within its limits.
+
+Along a path sampled at arc lengths s_i, the speed v_i >= 0 obeys at every sample
+
+    v <= max_speed,  v^2 |curvature| <= max_lateral_acceleration,
+    v |dyaw/ds| <= max_yaw_rate,  v |d curvature/ds| <= max_curvature_rate (steering speed),
+
+and between samples the tangential acceleration (v_{i+1}^2 - v_i^2) / (2 ds) is constant and
+within +-max_acceleration. The classic two-pass sweep (forward: accelerate as hard as allowed;
+backward: brake in time) gives the time-optimal speed for these constraints, starting and
+ending at rest. Time between samples follows from constant acceleration:
+dt = 2 ds / (v_i + v_{i+1}).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from wheelsim.core.arrays import FloatArray
+from wheelsim.core.planning.path import PathSamples, PlanningError
+from wheelsim.core.planning.trajectory import Trajectory
+
+
+@dataclass(frozen=True)
+class MotionLimits:
+    """Limits the schedule respects (SI units; 0 for the curvature rate means no limit).
+
+    - ``max_speed_mps``: speed along the path;
+    - ``max_acceleration_mps2``: tangential acceleration and braking;
+    - ``max_lateral_acceleration_mps2``: v^2 * |curvature|;
+    - ``max_yaw_rate_radps``: |yaw rate|;
+    - ``max_curvature_rate_inv_ms``: |d curvature / dt| in 1/(m s); a car's steering rate
+      limit divided by its wheel base.
+    """
+
+    max_speed_mps: float
+    max_acceleration_mps2: float
+    max_lateral_acceleration_mps2: float
+    max_yaw_rate_radps: float
+    max_curvature_rate_inv_ms: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in (
+            'max_speed_mps',
+            'max_acceleration_mps2',
+            'max_lateral_acceleration_mps2',
+            'max_yaw_rate_radps',
+        ):
+            value = getattr(self, name)
+            if not (np.isfinite(value) and value > 0):
+                raise PlanningError(f'motion limit {name} must be a finite number > 0, got {value}')
+        rate = self.max_curvature_rate_inv_ms
+        if not (np.isfinite(rate) and rate >= 0):
+            raise PlanningError(f'motion limit max_curvature_rate_inv_ms must be >= 0, got {rate}')
+
+
+def _ratio_limit(limit: float, rate: FloatArray) -> FloatArray:
+    """limit / |rate| where rate is not zero, inf where it is."""
+    with np.errstate(divide='ignore'):
+        return np.where(rate != 0.0, limit / np.abs(rate), np.inf)
+
+
+def speed_limits(path: PathSamples, limits: MotionLimits, yaw_rate_per_m: FloatArray) -> FloatArray:
+    """The highest allowed speed at every sample (m/s), before acceleration is considered.
+
+    ``yaw_rate_per_m`` is d(vehicle yaw)/ds (the curvature for a vehicle facing along the path).
+    """
+    cap = np.minimum(
+        _ratio_limit(limits.max_lateral_acceleration_mps2, path.curvature_inv_m) ** 0.5,
+        _ratio_limit(limits.max_yaw_rate_radps, yaw_rate_per_m),
+    )
+    if limits.max_curvature_rate_inv_ms > 0 and len(path.s_m) > 2:
+        curvature_per_m = np.gradient(path.curvature_inv_m, path.s_m)
+        cap = np.minimum(cap, _ratio_limit(limits.max_curvature_rate_inv_ms, curvature_per_m))
+    return np.minimum(cap, limits.max_speed_mps)
+
+
+def time_scale(
+    path: PathSamples, limits: MotionLimits, yaw_rad: FloatArray | None = None
+) -> Trajectory:
+    """The time-optimal trajectory along ``path`` from rest to rest within ``limits``.
+
+    ``yaw_rad`` is the vehicle heading at each sample (unwrapped); ``None`` means the vehicle
+    faces along the path (differential drive, car). A different heading (an omni base) gives a
+    body-frame lateral velocity. Raises :class:`PlanningError` for a path of zero length.
+    """
+    if path.length_m <= 0:
+        raise PlanningError('cannot time a path of zero length')
+    s = path.s_m
+    yaw = path.yaw_rad if yaw_rad is None else np.asarray(yaw_rad, dtype=float)
+    yaw_rate_per_m = path.curvature_inv_m if yaw_rad is None else np.gradient(yaw, s)
+    cap = speed_limits(path, limits, yaw_rate_per_m)
+    cap[0] = cap[-1] = 0.0
+    ds = np.diff(s)
+    two_a_ds = 2.0 * limits.max_acceleration_mps2 * ds
+    speed_sq = cap**2
+    for i in range(len(ds)):
+        speed_sq[i + 1] = min(speed_sq[i + 1], speed_sq[i] + two_a_ds[i])
+    for i in range(len(ds) - 1, -1, -1):
+        speed_sq[i] = min(speed_sq[i], speed_sq[i + 1] + two_a_ds[i])
+    speed = np.sqrt(speed_sq)
+    t = np.concatenate([[0.0], np.cumsum(2.0 * ds / (speed[:-1] + speed[1:]))])
+    offset = path.yaw_rad - yaw
+    return Trajectory(
+        t_s=t,
+        s_m=s,
+        x_m=path.x_m,
+        y_m=path.y_m,
+        yaw_rad=yaw,
+        path_yaw_rad=path.yaw_rad,
+        curvature_inv_m=path.curvature_inv_m,
+        v_mps=speed,
+        vx_mps=speed * np.cos(offset),
+        vy_mps=speed * np.sin(offset),
+        wz_radps=speed * yaw_rate_per_m,
+    )

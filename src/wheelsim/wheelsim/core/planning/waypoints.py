@@ -1,0 +1,117 @@
+"""Waypoints: positions the path must pass through, each with an optional heading.
+
+ROS parameters cannot nest lists, so the ``waypoints`` parameter is a flat array of triples
+``x, y, theta`` (metres, metres, radians in the map frame) with theta NaN where the heading is
+free. In Python, waypoints may also be given as a list of ``[x, y]`` or ``[x, y, theta]``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from wheelsim.core.arrays import FloatArray
+from wheelsim.core.geometry.se2 import Pose2D
+from wheelsim.core.planning.path import PlanningError
+
+#: Consecutive waypoints closer than this (metres) are rejected as duplicates.
+MIN_WAYPOINT_SPACING_M = 1e-3
+
+
+@dataclass(frozen=True)
+class Waypoints:
+    """``xy_m`` is (N, 2) positions; ``heading_rad`` is (N,) with NaN where the heading is free."""
+
+    xy_m: FloatArray
+    heading_rad: FloatArray
+
+    def __len__(self) -> int:
+        return len(self.heading_rad)
+
+    def with_start(self, pose: Pose2D) -> Waypoints:
+        """These waypoints preceded by ``pose`` (its heading enforced)."""
+        return Waypoints(
+            xy_m=np.vstack([[pose.x_m, pose.y_m], self.xy_m]),
+            heading_rad=np.concatenate([[pose.yaw_rad], self.heading_rad]),
+        )
+
+
+def _check(xy_m: FloatArray, heading_rad: FloatArray, where: str) -> Waypoints:
+    if len(heading_rad) < 2:
+        raise PlanningError(f'{where}: a path needs at least 2 points, got {len(heading_rad)}')
+    bad = np.flatnonzero(~np.isfinite(xy_m).all(axis=1))
+    if bad.size:
+        raise PlanningError(f'{where}: point {bad[0]} has a non-finite position {xy_m[bad[0]]}')
+    bad = np.flatnonzero(np.isinf(heading_rad))
+    if bad.size:
+        raise PlanningError(f'{where}: point {bad[0]} has an infinite heading (use NaN for free)')
+    gaps = np.hypot(*np.diff(xy_m, axis=0).T)
+    close = np.flatnonzero(gaps < MIN_WAYPOINT_SPACING_M)
+    if close.size:
+        i = int(close[0])
+        raise PlanningError(
+            f'{where}: points {i} and {i + 1} are {gaps[i]:.2g} m apart '
+            f'(at least {MIN_WAYPOINT_SPACING_M:g} m required)'
+        )
+    return Waypoints(xy_m=xy_m, heading_rad=heading_rad)
+
+
+def waypoints_from_flat(flat: Sequence[float], where: str = 'waypoints') -> Waypoints:
+    """Parse the flat ``x, y, theta`` triples of the ROS parameter (theta NaN = free heading).
+
+    An empty array gives zero waypoints (no path is planned from it); otherwise the length must be
+    a multiple of 3 and the result is validated like :func:`waypoints_from_lists` minus the
+    two-point minimum (a single waypoint is fine when the path starts at the current pose).
+    """
+    values = np.asarray(flat, dtype=float)
+    if values.size % 3:
+        raise PlanningError(
+            f'{where}: expected x, y, theta triples (theta .nan when free), got {values.size} '
+            'numbers, not a multiple of 3'
+        )
+    triples = values.reshape(-1, 3)
+    xy = triples[:, :2].copy()
+    heading = triples[:, 2].copy()
+    if len(heading) < 2:
+        if len(heading) == 1 and not np.isfinite(xy).all():
+            raise PlanningError(f'{where}: point 0 has a non-finite position {xy[0]}')
+        return Waypoints(xy_m=xy, heading_rad=heading)
+    return _check(xy, heading, where)
+
+
+def waypoints_from_lists(points: Sequence[Sequence[float]], where: str = 'waypoints') -> Waypoints:
+    """Waypoints from ``[[x, y], [x, y, theta], ...]``: a heading is enforced only where given."""
+    xy = np.full((len(points), 2), np.nan)
+    heading = np.full(len(points), np.nan)
+    for i, point in enumerate(points):
+        if len(point) not in (2, 3):
+            raise PlanningError(f'{where}: point {i} must be [x, y] or [x, y, theta], got {point}')
+        xy[i] = point[:2]
+        if len(point) == 3:
+            heading[i] = point[2]
+    return _check(xy, heading, where)
+
+
+def validated(waypoints: Waypoints, where: str = 'waypoints') -> Waypoints:
+    """``waypoints`` checked for a path: at least 2 points, finite, no duplicates."""
+    return _check(waypoints.xy_m, waypoints.heading_rad, where)
+
+
+def pose_is_finite(pose: Pose2D) -> bool:
+    """True when every field of ``pose`` is a finite number."""
+    return all(math.isfinite(v) for v in pose)
+
+
+def figure_eight(size_m: float = 14.0, count: int = 16) -> list[list[float]]:
+    """Waypoints on a lemniscate of Bernoulli of half-width ``size_m`` (its largest curvature
+    is 3 / size_m), starting and ending at its crossing, the origin. The first carries the
+    heading of the curve there, the others are free: ``[[x, y, theta], [x, y], ...]``."""
+    angle = np.linspace(np.pi / 2, np.pi / 2 + 2 * np.pi, count + 1)
+    scale = size_m / (1.0 + np.sin(angle) ** 2)
+    x, y = scale * np.cos(angle), scale * np.sin(angle) * np.cos(angle)
+    x[[0, -1]] = y[[0, -1]] = 0.0
+    start = -0.75 * math.pi  # the curve leaves the crossing towards (-1, -1)
+    return [[0.0, 0.0, start]] + [[float(a), float(b)] for a, b in zip(x[1:], y[1:], strict=True)]

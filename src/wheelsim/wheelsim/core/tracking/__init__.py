@@ -1,0 +1,1 @@
+"""Tracking: feedforward, pure pursuit and Stanley laws, limits, and the loop without ROS."""

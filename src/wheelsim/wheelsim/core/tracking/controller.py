@@ -1,0 +1,287 @@
+"""The controller: follows one trajectory with the configured law, limits, and goal handling.
+
+:class:`TrackingController` is stepped at the control rate with the time (seconds on the
+caller's clock), the pose (map frame) and optionally the measured body twist (odometry). Each
+step returns the command to publish (or None: publish nothing), the tracking errors and the
+status. The trajectory's time 0 is ``start_time_s`` on the same clock; when the vehicle falls
+more than ``max_schedule_lag`` behind the schedule (a late start, a stall), time 0 moves later
+so that the schedule waits for it. The time it waited counts towards ``goal.timeout``. Across a
+gap between steps (or between the start and the first step) longer than ten control periods
+(the clock jumped, the caller stalled) or a jump back in time, the schedule advances by one
+period only.
+
+Goal: reached when the schedule has ended (pure pursuit: at once), base_link has progressed to
+within ``goal.xy_tolerance`` of the path's end, is that close to the final position, and
+(vehicles that can turn on the spot) within
+``goal.yaw_tolerance`` of the final heading; a vehicle at the final position but not yet at its
+heading turns on the spot; a differential vehicle still off the final position when its schedule
+has ended drives there point to point (:mod:`tracking_point`). On reaching the goal a zero
+command is returned once and the trajectory is dropped. If the goal is not reached
+``goal.timeout`` after the planned arrival (or the schedule has waited that long for the
+vehicle), a zero command is returned once, the trajectory dropped and the status says so.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from wheelsim.core.geometry.angles import wrap_angle
+from wheelsim.core.geometry.se2 import Pose2D
+from wheelsim.core.planning.timing import MotionLimits, time_scale
+from wheelsim.core.planning.trajectory import (
+    Trajectory,
+    TrajectoryPoint,
+    path_from_points,
+    trajectory_from_poses,
+)
+from wheelsim.core.tracking.config import ControllerConfig
+from wheelsim.core.tracking.feedforward import feedforward_twist
+from wheelsim.core.tracking.limits import limit_twist
+from wheelsim.core.tracking.point import point_to_point_twist
+from wheelsim.core.tracking.pure_pursuit import pure_pursuit_twist
+from wheelsim.core.tracking.reference import (
+    ZERO_TWIST,
+    BodyTwist,
+    PathProgress,
+    Projection,
+    TrackingErrors,
+    tracking_errors,
+)
+from wheelsim.core.tracking.stanley import front_axle, front_axle_trajectory, stanley_twist
+
+IDLE = 'idle'
+TRACKING = 'tracking'
+GOAL_REACHED = 'goal_reached'
+GOAL_FAILED = 'goal_failed'
+
+
+@dataclass(frozen=True)
+class ControlStep:
+    """What one control step decided: ``command`` (None: publish nothing), ``errors`` (None
+    without a trajectory), ``status`` (one of IDLE, TRACKING, GOAL_REACHED, GOAL_FAILED) and a
+    human-readable ``message`` when the status changed."""
+
+    command: BodyTwist | None
+    errors: TrackingErrors | None
+    status: str
+    message: str = ''
+
+
+def trajectory_from_plan(
+    t_s: ArrayLike, x_m: ArrayLike, y_m: ArrayLike, yaw_rad: ArrayLike, config: ControllerConfig
+) -> tuple[Trajectory, bool]:
+    """The trajectory of a received plan, and whether the plan carried its own schedule.
+
+    Strictly increasing times give the planned schedule. Otherwise (a plan without times, such
+    as Nav2's) the path is timed here within the output limits (a 1 m/s^2 acceleration if that
+    limit is 0), facing along the path. Raises :class:`PlanningError` for an unusable plan.
+    """
+    t = np.asarray(t_s, dtype=float)
+    if len(t) >= 2 and np.isfinite(t).all() and (np.diff(t) > 0).all():
+        return trajectory_from_poses(t, x_m, y_m, yaw_rad), True
+    limits = config.limits
+    motion = MotionLimits(
+        max_speed_mps=limits.max_linear_x,
+        max_acceleration_mps2=limits.max_linear_acceleration or 1.0,
+        max_lateral_acceleration_mps2=limits.max_linear_acceleration or 1.0,
+        max_yaw_rate_radps=limits.max_angular_z,
+    )
+    return time_scale(path_from_points(np.asarray(x_m), np.asarray(y_m)), motion), False
+
+
+@dataclass
+class _Following:
+    """The trajectory being followed, its time 0 on the caller's clock, and the progress of
+    base_link along it and of the front axle along its own path (Stanley)."""
+
+    trajectory: Trajectory
+    start_time_s: float
+    progress: PathProgress
+    front_progress: PathProgress
+    waited_s: float = 0.0
+
+
+class TrackingController:
+    """Follows one trajectory at a time (see the module doc)."""
+
+    def __init__(self, config: ControllerConfig) -> None:
+        self.config = config
+        self._following: _Following | None = None
+        self._previous = ZERO_TWIST
+        self._previous_time_s: float | None = None
+
+    @property
+    def trajectory(self) -> Trajectory | None:
+        """The trajectory being followed, or None."""
+        return None if self._following is None else self._following.trajectory
+
+    def follow(self, trajectory: Trajectory, start_time_s: float) -> None:
+        """Follow ``trajectory`` from now on; its time 0 is ``start_time_s``."""
+        front = front_axle_trajectory(trajectory, self.config.wheel_base)
+        self._following = _Following(
+            trajectory, start_time_s, PathProgress(trajectory), PathProgress(front)
+        )
+        # The first step is measured from the start, so a first step long after it (a stale
+        # clock when the plan came) starts the schedule one period in, like any gap.
+        self._previous_time_s = start_time_s
+
+    def stop(self) -> None:
+        """Drop the trajectory (the next steps are idle)."""
+        self._following = None
+
+    def hold(self, now_s: float) -> None:
+        """Keep the schedule where it was at the previous step (no pose to act on now): it
+        resumes from there; this is not counted as waiting for the vehicle."""
+        previous_s = self._previous_time_s
+        if self._following is not None and previous_s is not None and now_s > previous_s:
+            self._following.start_time_s += now_s - previous_s
+        self._previous_time_s = now_s
+        self._previous = ZERO_TWIST
+
+    def step(self, now_s: float, pose: Pose2D, measured: BodyTwist | None = None) -> ControlStep:
+        """One control step at time ``now_s`` from ``pose``; ``measured`` is the body twist.
+
+        Raises ValueError for a non-finite pose or time (nothing changes then).
+        """
+        if not math.isfinite(now_s) or not all(math.isfinite(v) for v in pose):
+            raise ValueError(f'time and pose must be finite, got {now_s}, {pose}')
+        following = self._following
+        previous_s = self._previous_time_s
+        period_s = self._period(now_s)
+        if following is None:
+            return ControlStep(None, None, IDLE)
+        if previous_s is not None and now_s - previous_s != period_s:
+            # A gap (the caller did not step, its clock jumped) or time going back: the
+            # schedule moves on by one period only, as if no time had passed in between.
+            following.start_time_s += now_s - previous_s - period_s
+        trajectory = following.trajectory
+        t_s = now_s - following.start_time_s
+        scheduled = trajectory.at_time(t_s)
+        # The first search starts at the scheduled point: a path may cross itself there.
+        progress = following.progress
+        nearest = progress.nearest(pose.x_m, pose.y_m, None if progress.located else scheduled.s_m)
+        max_lag = self.config.max_schedule_lag
+        if 0 < max_lag < scheduled.s_m - nearest.s_m:  # too far behind: the schedule waits
+            waiting_t_s = trajectory.at_arc_length(nearest.s_m + max_lag).t_s
+            following.waited_s += t_s - waiting_t_s
+            following.start_time_s, t_s = now_s - waiting_t_s, waiting_t_s
+            scheduled = trajectory.at_time(t_s)
+        errors = tracking_errors(trajectory, nearest, pose, scheduled.s_m)
+        end = trajectory.end()
+        goal_distance_m = math.hypot(pose.x_m - end.x_m, pose.y_m - end.y_m)
+        goal_yaw_error = float(wrap_angle(end.yaw_rad - pose.yaw_rad))
+        goal = self.config.goal
+        # Schedule-following laws arrive with the schedule (at its final speed, zero);
+        # pure pursuit arrives when it gets there.
+        arrived = self.config.algorithm == 'pure_pursuit' or t_s >= trajectory.duration_s
+        at_end = (
+            arrived
+            and nearest.s_m >= trajectory.length_m - goal.xy_tolerance
+            and goal_distance_m <= goal.xy_tolerance
+        )
+        turns_on_spot = self.config.model != 'bicycle'
+        if at_end and (not turns_on_spot or abs(goal_yaw_error) <= goal.yaw_tolerance):
+            return self._finish(
+                errors,
+                GOAL_REACHED,
+                f'goal reached: {goal_distance_m:.3f} m, {goal_yaw_error:+.3f} rad from the '
+                'final pose',
+            )
+        late_s = max(t_s - trajectory.duration_s, following.waited_s)
+        if late_s > goal.timeout:
+            return self._finish(
+                errors,
+                GOAL_FAILED,
+                f'goal not reached {goal.timeout:g} s after the planned arrival (the schedule '
+                f'waited {following.waited_s:.1f} s for the vehicle): {goal_distance_m:.3f} m, '
+                f'{goal_yaw_error:+.3f} rad from the final pose',
+            )
+        if at_end:  # at the final position, not yet at its heading: turn on the spot
+            command = BodyTwist(0.0, 0.0, self._heading_gain() * goal_yaw_error)
+        elif self._finishes_point_to_point() and t_s >= trajectory.duration_s:
+            command = point_to_point_twist(
+                end.x_m, end.y_m, pose, self.config.feedforward.k_x, self._heading_gain()
+            )
+        else:
+            speed_mps = self._previous.vx_mps if measured is None else measured.vx_mps
+            command = self._law(following, nearest, pose, scheduled, errors, speed_mps, now_s)
+        command = limit_twist(
+            command,
+            self._previous,
+            period_s,
+            self.config.limits,
+            holonomic=self.config.model == 'omni',
+            max_curvature_inv_m=self.config.max_curvature_inv_m,
+        )
+        self._previous = command
+        return ControlStep(command, errors, TRACKING)
+
+    def _period(self, now_s: float) -> float:
+        """Time since the previous step, or the nominal period after a gap or a jump back."""
+        nominal = 1.0 / self.config.control_rate
+        previous, self._previous_time_s = self._previous_time_s, now_s
+        if previous is None or not 0.0 < now_s - previous < 10.0 * nominal:
+            return nominal
+        return now_s - previous
+
+    def _finishes_point_to_point(self) -> bool:
+        """Differential vehicles under a schedule-following law end off the goal point to point:
+        with the schedule at rest the law cannot remove a sideways error (omni can, pure
+        pursuit keeps driving to the end, a car cannot turn on the spot)."""
+        return self.config.model == 'differential' and self.config.algorithm != 'pure_pursuit'
+
+    def _heading_gain(self) -> float:
+        if self.config.algorithm == 'pure_pursuit':
+            return self.config.pure_pursuit.k_theta
+        return self.config.feedforward.k_theta
+
+    def _finish(self, errors: TrackingErrors, status: str, message: str) -> ControlStep:
+        self._following = None
+        self._previous = ZERO_TWIST
+        return ControlStep(ZERO_TWIST, errors, status, message)
+
+    def _law(
+        self,
+        following: _Following,
+        nearest: Projection,
+        pose: Pose2D,
+        scheduled: TrajectoryPoint,
+        errors: TrackingErrors,
+        speed_mps: float,
+        now_s: float,
+    ) -> BodyTwist:
+        config = self.config
+        ahead = following.trajectory.at_time(now_s - following.start_time_s + config.lead_time)
+        if config.algorithm == 'feedforward':
+            return feedforward_twist(
+                scheduled, pose, config.feedforward, config.model == 'omni', ahead
+            )
+        if config.algorithm == 'pure_pursuit':
+            return pure_pursuit_twist(
+                following.trajectory,
+                nearest,
+                pose,
+                speed_mps,
+                config.pure_pursuit,
+                config.model,
+                config.lead_time,
+            )
+        front_path = following.front_progress.trajectory
+        front = following.front_progress.nearest(
+            *front_axle(pose, config.wheel_base),
+            float(np.interp(nearest.s_m, following.trajectory.s_m, front_path.s_m)),
+        )
+        return stanley_twist(
+            front,
+            pose,
+            ahead.v_mps,
+            errors.along_track_m,
+            speed_mps,
+            config.stanley,
+            config.wheel_base,
+            config.max_steering_angle,
+        )

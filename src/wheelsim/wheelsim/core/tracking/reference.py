@@ -1,0 +1,142 @@
+"""Where the vehicle is along a trajectory, and its tracking errors.
+
+:class:`PathProgress` projects a point onto the trajectory's path (a polyline through its
+samples). It remembers the last arc length found and searches near it first, so a path that
+crosses itself (a figure-eight) is followed along the branch being driven, not the nearest one.
+Frames: positions and headings in the planning frame (``map``); errors as below.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from wheelsim.core.geometry.angles import wrap_angle
+from wheelsim.core.geometry.se2 import Pose2D
+from wheelsim.core.planning.trajectory import Trajectory
+
+#: How far (m) behind and ahead of the last arc length the local search looks.
+SEARCH_BEHIND_M = 1.0
+SEARCH_AHEAD_M = 3.0
+#: A local nearest point farther than this (m) triggers a search of the whole path.
+RELOCATE_DISTANCE_M = 1.0
+
+
+class BodyTwist(NamedTuple):
+    """A velocity command of base_link: vx, vy (m/s) and wz (rad/s) in the body frame."""
+
+    vx_mps: float
+    vy_mps: float
+    wz_radps: float
+
+
+ZERO_TWIST = BodyTwist(0.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class TrackingErrors:
+    """How far the vehicle is from where it should be.
+
+    - ``along_track_m``: arc length of the nearest path point minus the arc length scheduled
+      for now (positive: ahead of schedule);
+    - ``cross_track_m``: signed distance from the nearest path point, positive when the vehicle
+      is left of the path (seen along the direction of travel);
+    - ``heading_rad``: vehicle yaw minus the planned yaw at the nearest point, in [-pi, pi).
+    """
+
+    along_track_m: float
+    cross_track_m: float
+    heading_rad: float
+
+
+class Projection(NamedTuple):
+    """The nearest path point to a query point: arc length (m), position (m), direction of
+    travel (rad, unwrapped) and the query's signed lateral offset (m, left positive)."""
+
+    s_m: float
+    x_m: float
+    y_m: float
+    path_yaw_rad: float
+    offset_m: float
+
+
+class PathProgress:
+    """Progress of one point (base_link, or a steered axle) along one trajectory."""
+
+    def __init__(self, trajectory: Trajectory) -> None:
+        self.trajectory = trajectory
+        self._s_m: float | None = None
+        # The polyline's segments, once: start (m), extent (m) and squared length (m^2; a
+        # zero-length segment gets infinity, so that a point projects onto its start).
+        x, y = trajectory.x_m, trajectory.y_m
+        self._start_x_m, self._start_y_m = x[:-1], y[:-1]
+        self._dx_m, self._dy_m = np.diff(x), np.diff(y)
+        length_sq = self._dx_m * self._dx_m + self._dy_m * self._dy_m
+        self._length_sq_m2 = np.where(length_sq > 0.0, length_sq, np.inf)
+        # Where along each segment (0 start, 1 end) a projection may lie: the first and last
+        # segments extend beyond the path's ends.
+        self._min_fraction = np.zeros(len(length_sq))
+        self._max_fraction = np.ones(len(length_sq))
+        self._min_fraction[0], self._max_fraction[-1] = -np.inf, np.inf
+        self._arc_lengths_m: list[float] = trajectory.s_m.tolist()
+
+    @property
+    def located(self) -> bool:
+        """Whether a nearest point has been found before (a local search is possible)."""
+        return self._s_m is not None
+
+    def nearest(self, x_m: float, y_m: float, near_s_m: float | None = None) -> Projection:
+        """The nearest path point, searched near ``near_s_m`` if given, else near the previous
+        one (see the module doc); the whole path when neither exists or nothing is close."""
+        s_all = self._arc_lengths_m
+        last_segment = len(s_all) - 1
+        around = self._s_m if near_s_m is None else near_s_m
+        if around is not None:
+            first = bisect.bisect_left(s_all, around - SEARCH_BEHIND_M) - 1
+            first = min(max(first, 0), last_segment - 1)
+            last = bisect.bisect_left(s_all, around + SEARCH_AHEAD_M) + 1
+            local = self._project(x_m, y_m, first, min(max(last, first + 1), last_segment))
+            if math.hypot(local.x_m - x_m, local.y_m - y_m) <= RELOCATE_DISTANCE_M:
+                self._s_m = local.s_m
+                return local
+        found = self._project(x_m, y_m, 0, last_segment)
+        self._s_m = found.s_m
+        return found
+
+    def _project(self, x_m: float, y_m: float, first: int, last: int) -> Projection:
+        """The nearest point to (x, y) (map frame, m) on the segments ``first`` .. ``last - 1``.
+
+        A vehicle behind the start or past the end gets an arc length below 0 or above the
+        length (and its true distance), on the extended first or last segment.
+        """
+        segments = slice(first, last)
+        start_x, start_y = self._start_x_m[segments], self._start_y_m[segments]
+        dx, dy = self._dx_m[segments], self._dy_m[segments]
+        fraction = ((x_m - start_x) * dx + (y_m - start_y) * dy) / self._length_sq_m2[segments]
+        fraction = np.minimum(
+            np.maximum(fraction, self._min_fraction[segments]), self._max_fraction[segments]
+        )
+        px, py = start_x + fraction * dx, start_y + fraction * dy
+        k = int(np.argmin((px - x_m) ** 2 + (py - y_m) ** 2))
+        s_before, s_after = self._arc_lengths_m[first + k], self._arc_lengths_m[first + k + 1]
+        s = s_before + float(fraction[k]) * (s_after - s_before)
+        nearest_x, nearest_y = float(px[k]), float(py[k])
+        yaw = self.trajectory.at_arc_length(s).path_yaw_rad
+        offset = -math.sin(yaw) * (x_m - nearest_x) + math.cos(yaw) * (y_m - nearest_y)
+        return Projection(s, nearest_x, nearest_y, yaw, offset)
+
+
+def tracking_errors(
+    trajectory: Trajectory, nearest: Projection, pose: Pose2D, scheduled_s_m: float
+) -> TrackingErrors:
+    """Errors of ``pose`` whose nearest path point is ``nearest``, at the scheduled arc length."""
+    planned_yaw = trajectory.at_arc_length(nearest.s_m).yaw_rad
+    return TrackingErrors(
+        along_track_m=nearest.s_m - scheduled_s_m,
+        cross_track_m=nearest.offset_m,
+        heading_rad=float(wrap_angle(pose.yaw_rad - planned_yaw)),
+    )

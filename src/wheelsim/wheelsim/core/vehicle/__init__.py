@@ -1,0 +1,1 @@
+"""The vehicle: configuration, wheel kinematics, actuators, compiled stepping, joints and URDF."""

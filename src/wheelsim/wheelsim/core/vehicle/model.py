@@ -1,0 +1,316 @@
+"""Vehicles to step: :class:`VehicleBatch` (N vehicles of one model) and :class:`Vehicle` (one).
+
+Both drive the same compiled kernel (:mod:`wheelsim.core.vehicle.stepping`). A command is the body
+twist of base_link (vx, vy in m/s, wz in rad/s), held until changed. Steps have a fixed period.
+Poses are base_link in map (x, y in m, yaw in rad, in (-pi, pi]); twists are base_link's body
+twist after the actuator dynamics. Commands must be finite and at most ``COMMAND_LIMIT`` in
+magnitude; anything else raises ``ValueError`` and the held command stays as it was, so no
+NaN or inf ever reaches the state.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from wheelsim.core.geometry.angles import wrap_angle
+from wheelsim.core.params import to_flat
+from wheelsim.core.vehicle import stepping as st
+from wheelsim.core.vehicle.config import VEHICLE_PARAM_SPECS, VehicleConfig
+from wheelsim.core.vehicle.joints import wheel_layout
+
+COMMAND_LIMIT = 1e6
+PARALLEL_FROM_VEHICLES = 64
+_READ_ONLY = frozenset(spec.name for spec in VEHICLE_PARAM_SPECS if spec.read_only)
+
+
+def _range_error(what: str, values: Sequence[float], row: int, limit: float) -> ValueError:
+    return ValueError(
+        f'{what} {list(values)} (row {row}) must be finite and at most {limit:g} in magnitude'
+    )
+
+
+def _finite_rows(values: ArrayLike, rows: int, what: str, limit: float) -> NDArray[np.float64]:
+    array = np.array(values, dtype=np.float64).reshape(rows, 3)
+    good = np.abs(array) <= limit  # False for NaN and inf too
+    if not good.all():
+        row = int(np.argwhere(~good)[0][0])
+        raise _range_error(what, array[row].tolist(), row, limit)
+    return array
+
+
+def _picker(columns: Sequence[int]) -> Callable[[Sequence[float]], tuple[float, ...]]:
+    """A function returning the values at ``columns`` of a sequence, as a tuple."""
+    if len(columns) < 2:  # itemgetter returns a bare value for one index
+        return lambda values: tuple(values[c] for c in columns)
+    return operator.itemgetter(*columns)
+
+
+def _read_only_changes(old: VehicleConfig, new: VehicleConfig) -> list[str]:
+    before, after = to_flat(old), to_flat(new)
+    prefix = f'model_params.{old.model}.'
+    return [
+        name for name in sorted(_READ_ONLY)
+        if (name == 'model' or name.startswith(prefix)) and before[name] != after[name]
+    ]
+
+
+class VehicleBatch:
+    """N vehicles of one model, possibly with different parameters, stepped together."""
+
+    def __init__(
+        self,
+        configs: Sequence[VehicleConfig],
+        step_period_s: float,
+        poses: ArrayLike | None = None,
+    ) -> None:
+        if not configs:
+            raise ValueError('a vehicle batch needs at least one configuration')
+        models = {config.model for config in configs}
+        if len(models) != 1:
+            raise ValueError(f'all vehicles of a batch must share one model, got {sorted(models)}')
+        if not (math.isfinite(step_period_s) and step_period_s > 0.0):
+            raise ValueError(f'step_period_s = {step_period_s!r} must be a finite number > 0')
+        self.model = configs[0].model
+        self.step_period_s = float(step_period_s)
+        self._code = st.MODEL_CODES[self.model]
+        self._configs = tuple(configs)
+        self._params = np.stack([st.pack_params(c, self.step_period_s) for c in configs])
+        count = len(configs)
+        start = np.zeros((count, 3)) if poses is None else _finite_rows(poses, count, 'pose', 1e9)
+        self._start = start.copy()
+        self._start[:, 2] = [wrap_angle(yaw) for yaw in start[:, 2]]
+        self._state = np.zeros((count, st.N_STATE))  # written in place only, never replaced
+        self._kernel = st.step_parallel if count >= PARALLEL_FROM_VEHICLES else st.step_serial
+        self._history = np.zeros((count, st.ACTUATOR_COUNT[self._code], self._capacity()))
+        self._elapsed = 0
+        self.reset()
+
+    @property
+    def size(self) -> int:
+        """Number of vehicles."""
+        return self._state.shape[0]
+
+    @property
+    def configs(self) -> tuple[VehicleConfig, ...]:
+        return self._configs
+
+    @property
+    def elapsed_steps(self) -> int:
+        """Steps taken since construction or :meth:`reset`."""
+        return self._elapsed
+
+    @property
+    def poses(self) -> NDArray[np.float64]:
+        """(N, 3) x_m, y_m, yaw_rad of base_link in map (a copy)."""
+        return self._state[:, st.S_X:st.S_YAW + 1].copy()
+
+    @property
+    def twists(self) -> NDArray[np.float64]:
+        """(N, 3) vx_mps, vy_mps, wz_radps of base_link in base_link (a copy)."""
+        return self._state[:, st.S_VX:st.S_WZ + 1].copy()
+
+    @property
+    def commands(self) -> NDArray[np.float64]:
+        """(N, 3) the held commands (a copy)."""
+        return self._state[:, st.S_CMD_VX:st.S_CMD_WZ + 1].copy()
+
+    def set_commands(self, commands: ArrayLike) -> None:
+        """Hold (N, 3) base_link body twists (vx_mps, vy_mps, wz_radps) as the commands.
+
+        Raises ValueError, changing nothing, if any value is non-finite or above COMMAND_LIMIT.
+        Bicycle and differential vehicles cannot move sideways: their vy is ignored.
+        """
+        rows = _finite_rows(commands, self.size, 'command', COMMAND_LIMIT)
+        self._state[:, st.S_CMD_VX:st.S_CMD_WZ + 1] = rows
+
+    def set_command(self, index: int, command: tuple[float, float, float]) -> None:
+        """Hold one vehicle's command, checked as by :meth:`set_commands`. Plain float
+        comparisons instead of array operations: a node calls this for every message."""
+        if not all(abs(value) <= COMMAND_LIMIT for value in command):  # False for NaN too
+            raise _range_error('command', command, index, COMMAND_LIMIT)
+        self._state[index, st.S_CMD_VX:st.S_CMD_WZ + 1] = command
+
+    def step(self, n_steps: int) -> None:
+        """Advance every vehicle by ``n_steps`` fixed steps with the held commands."""
+        if n_steps < 0 or int(n_steps) != n_steps:
+            raise ValueError(f'n_steps = {n_steps!r} must be a whole number >= 0')
+        if n_steps == 0:
+            return
+        self._kernel(
+            self._code, int(n_steps), self._elapsed, self._params, self._state, self._history
+        )
+        self._elapsed += int(n_steps)
+
+    def state_row(self, index: int) -> NDArray[np.float64]:
+        """The kernel state of one vehicle (a copy; columns in :mod:`.stepping`)."""
+        return self._state[index].copy()
+
+    def state_view(self, index: int) -> NDArray[np.float64]:
+        """The kernel state of one vehicle, a view that follows every later step."""
+        return self._state[index]
+
+    def teleport(self, poses: ArrayLike, indices: ArrayLike | None = None) -> None:
+        """Put vehicles at new poses at rest: actuators zeroed, histories cleared.
+
+        ``poses`` is (N, 3), or (len(indices), 3) for the vehicles ``indices`` (the others are
+        untouched, e.g. to restart some episodes of a learning batch). The held commands and
+        the step count are kept.
+        """
+        chosen = np.arange(self.size) if indices is None else np.asarray(indices, dtype=np.int64)
+        rows = _finite_rows(poses, len(chosen), 'pose', 1e9)
+        commands = self._state[chosen, st.S_CMD_VX:st.S_CMD_WZ + 1]
+        self._state[chosen] = 0.0
+        self._state[chosen, st.S_X:st.S_YAW + 1] = rows
+        self._state[chosen, st.S_YAW] = [wrap_angle(yaw) for yaw in rows[:, 2]]
+        self._state[chosen, st.S_CMD_VX:st.S_CMD_WZ + 1] = commands
+        self._history[chosen] = 0.0
+
+    def reset(self) -> None:
+        """Back to the construction poses with everything zeroed, commands included."""
+        self._state[:] = 0.0
+        self._state[:, st.S_X:st.S_YAW + 1] = self._start
+        self._history[:] = 0.0
+        self._elapsed = 0
+
+    def clear_histories(self) -> None:
+        """Forget the commands in flight (after a backward time jump); the pose is kept.
+
+        Each dead-time queue is refilled with the value it is putting out now, so the actuators
+        hold their present command for one dead time, then follow new commands.
+        """
+        if self._elapsed == 0:
+            return
+        delays = st.delays_of(self._params, self._code)
+        capacity = self._history.shape[2]
+        vehicles, actuators = np.indices(delays.shape)
+        current = self._history[vehicles, actuators, (self._elapsed - 1 - delays) % capacity]
+        self._history[:] = current[:, :, np.newaxis]
+
+    def apply_configs(self, configs: Sequence[VehicleConfig]) -> None:
+        """Change actuator parameters live, keeping the state.
+
+        Raises ValueError if the model or any read-only (geometry) parameter differs. A longer
+        dead time outputs the commands that entered that much longer ago; history older than
+        the queue remembers is taken as its oldest remembered value.
+        """
+        if len(configs) != self.size:
+            raise ValueError(f'expected {self.size} configurations, got {len(configs)}')
+        for old, new in zip(self._configs, configs, strict=True):
+            changed = _read_only_changes(old, new)
+            if changed:
+                raise ValueError(f'cannot change read-only parameters while running: {changed}')
+        self._configs = tuple(configs)
+        self._params = np.stack([st.pack_params(c, self.step_period_s) for c in configs])
+        capacity = self._capacity()
+        if capacity > self._history.shape[2]:
+            self._history = self._grown_history(capacity)
+
+    def _capacity(self) -> int:
+        return int(st.delays_of(self._params, self._code).max()) + 1
+
+    def _grown_history(self, capacity: int) -> NDArray[np.float64]:
+        old_capacity = self._history.shape[2]
+        k = self._elapsed
+        times = np.arange(k - capacity, k)
+        oldest_known = k - old_capacity
+        source = np.maximum(times, oldest_known) % old_capacity
+        grown = np.empty(self._history.shape[:2] + (capacity,))
+        grown[:, :, times % capacity] = self._history[:, :, source]
+        return grown
+
+
+class VehicleState(NamedTuple):
+    """Everything observable about one vehicle after a step.
+
+    Pose of base_link in map (m, rad); body twist of base_link (m/s, rad/s); joint positions
+    (rad, wrapped to (-pi, pi]) and velocities (rad/s) in ``Vehicle.joint_names`` order;
+    ``steering_angles_rad``: the steering joints' angles (left/right Ackermann wheels, or the
+    single steered wheel; empty for differential and omni). A named tuple of plain floats: the
+    node builds one per publication, so it must be cheap.
+    """
+
+    x_m: float
+    y_m: float
+    yaw_rad: float
+    vx_mps: float
+    vy_mps: float
+    wz_radps: float
+    joint_positions_rad: tuple[float, ...]
+    joint_velocities_radps: tuple[float, ...]
+    steering_angles_rad: tuple[float, ...]
+    elapsed_steps: int
+
+
+class Vehicle:
+    """One simulated vehicle: command in, fixed steps, full state out. Deterministic."""
+
+    def __init__(
+        self,
+        config: VehicleConfig,
+        step_period_s: float,
+        pose: tuple[float, float, float] = (0.0, 0.0, 0.0),
+    ) -> None:
+        self._batch = VehicleBatch([config], step_period_s, [pose])
+        wheels = wheel_layout(config)
+        steering = tuple(w.steering for w in wheels if w.steering is not None)
+        self.joint_names: tuple[str, ...] = tuple(w.joint for w in wheels) + tuple(
+            s.joint for s in steering
+        )
+        # State columns of the joints, in joint_names order (steering joints: left, right).
+        sides = range(len(steering))
+        steering_angles = tuple(st.S_STEERING_JOINT_ANGLE + i for i in sides)
+        self._steering_angles = _picker(steering_angles)
+        self._positions = _picker(
+            tuple(st.S_WHEEL_ANGLE + w.column for w in wheels) + steering_angles
+        )
+        self._velocities = _picker(
+            tuple(st.S_WHEEL_RATE + w.column for w in wheels)
+            + tuple(st.S_STEERING_JOINT_RATE + i for i in sides)
+        )
+        self._row = self._batch.state_view(0)
+
+    @property
+    def config(self) -> VehicleConfig:
+        return self._batch.configs[0]
+
+    @property
+    def step_period_s(self) -> float:
+        return self._batch.step_period_s
+
+    def set_command(self, vx_mps: float, vy_mps: float, wz_radps: float) -> None:
+        """Hold the body twist of base_link as the command (see the module docstring)."""
+        self._batch.set_command(0, (float(vx_mps), float(vy_mps), float(wz_radps)))
+
+    def step(self, n_steps: int) -> None:
+        """Advance ``n_steps`` fixed steps with the held command, inside compiled code."""
+        self._batch.step(n_steps)
+
+    def state(self) -> VehicleState:
+        row = self._row.tolist()
+        return VehicleState(
+            row[st.S_X], row[st.S_Y], row[st.S_YAW], row[st.S_VX], row[st.S_VY], row[st.S_WZ],
+            self._positions(row), self._velocities(row), self._steering_angles(row),
+            self._batch.elapsed_steps,
+        )
+
+    def teleport(self, pose: tuple[float, float, float]) -> None:
+        """New pose at rest: velocities and actuator states zeroed, histories cleared."""
+        self._batch.teleport([pose])
+
+    def reset(self) -> None:
+        """Back to the construction pose, everything zeroed."""
+        self._batch.reset()
+
+    def clear_histories(self) -> None:
+        """Forget the commands in flight (see :meth:`VehicleBatch.clear_histories`)."""
+        self._batch.clear_histories()
+
+    def apply_config(self, config: VehicleConfig) -> None:
+        """Live change of actuator parameters; ValueError for model or geometry changes."""
+        self._batch.apply_configs([config])

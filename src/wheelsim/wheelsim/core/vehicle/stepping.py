@@ -1,0 +1,343 @@
+"""The compiled stepping kernel: N vehicles of one model, K fixed steps, one call.
+
+A vehicle is one row of three arrays, laid out by the column constants below:
+
+- ``params`` (N, N_PARAMS): step period, actuator limits (no limit = inf, dead times in whole
+  steps) and geometry, packed once from a :class:`VehicleConfig` by :func:`pack_params`;
+- ``state`` (N, N_STATE): pose of base_link in map, body twist of base_link, the held command,
+  actuator states, wheel joint angles and rates, and the steering joints' angles and rates
+  (bicycle: the left and right steered wheels, from the steering angle by
+  :func:`wheelsim.core.vehicle.kinematics.ackermann_angle`, written after every batch of steps);
+- ``history`` (N, actuators, capacity): dead-time ring buffers, drives first, then steering.
+
+Per step and vehicle: command at base_link -> command at the kinematic reference point R ->
+wheel/steering references -> dead time -> actuators -> twist at R -> twist at base_link ->
+exact SE(2) integration of the base_link pose -> wheel joints. base_link lies
+``base_link_offset`` ahead of R on the body x axis, so both share the forward speed and turn
+rate, and base_link's lateral speed is ``offset * wz`` plus R's.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import prange
+
+from wheelsim.core.compiled import compiled, compiled_parallel
+from wheelsim.core.geometry.angles import wrap_angle
+from wheelsim.core.geometry.se2 import integrate_twist
+from wheelsim.core.vehicle.actuators import (
+    delay,
+    limit_speed_change,
+    proportional_scale,
+    saturate,
+    steering_step,
+)
+from wheelsim.core.vehicle.config import (
+    BicycleConfig,
+    DifferentialConfig,
+    DriveActuatorConfig,
+    OmniConfig,
+    VehicleConfig,
+)
+from wheelsim.core.vehicle.kinematics import (
+    ackermann_angle,
+    ackermann_rate_factor,
+    bicycle_references,
+    bicycle_twist,
+    differential_twist,
+    differential_wheel_speeds,
+    mecanum_twist,
+    mecanum_wheel_speeds,
+    steered_rolling_speed,
+)
+
+BICYCLE, DIFFERENTIAL, OMNI = 0, 1, 2
+MODEL_CODES = {'bicycle': BICYCLE, 'differential': DIFFERENTIAL, 'omni': OMNI}
+DRIVE_COUNT = {BICYCLE: 1, DIFFERENTIAL: 2, OMNI: 4}
+ACTUATOR_COUNT = {BICYCLE: 2, DIFFERENTIAL: 2, OMNI: 4}
+MAX_WHEELS = 4
+ARRIVED_MPS = 1e-9  # proportional mecanum wheels this close to their commands take them
+ROUNDING = 1e-6  # relative slack for comparisons against limits
+
+# params columns, common
+P_DT = 0
+P_DRIVE_ALPHA = 1
+P_DRIVE_VMAX = 2
+P_DRIVE_ACC = 3
+P_DRIVE_DEC = 4
+P_DRIVE_JERK = 5
+P_DRIVE_DELAY = 6
+P_OFFSET = 7
+P_RADIUS = 8
+# model-specific geometry columns
+P_BI_SIGNED_WHEEL_BASE = 9
+P_BI_STEERED_DRIVE = 10
+P_BI_HALF_TRACK_FIXED = 11
+P_BI_HALF_TRACK_STEERED = 12
+P_BI_STEER_ALPHA = 13
+P_BI_STEER_MAX_POSITION = 14
+P_BI_STEER_MAX_RATE = 15
+P_BI_STEER_DELAY = 16
+P_DI_HALF_TRACK = 9
+P_DI_SLIP_LEFT = 10
+P_DI_SLIP_RIGHT = 11
+P_OM_LEVER = 9
+P_OM_HALF_BASE = 10
+P_OM_HALF_TRACK = 11
+P_OM_PROPORTIONAL = 12
+N_PARAMS = 17
+
+# state columns
+S_X, S_Y, S_YAW = 0, 1, 2
+S_VX, S_VY, S_WZ = 3, 4, 5
+S_CMD_VX, S_CMD_VY, S_CMD_WZ = 6, 7, 8
+S_DRIVE_V = 9  # MAX_WHEELS columns: drive actuator speeds (m/s)
+S_DRIVE_A = 13  # MAX_WHEELS columns: drive actuator accelerations (m/s^2)
+S_STEER = 17  # steering actuator angle (rad), the virtual centre wheel
+S_STEER_RATE = 18  # its rate (rad/s)
+S_WHEEL_ANGLE = 19  # MAX_WHEELS columns (rad, wrapped)
+S_WHEEL_RATE = 23  # MAX_WHEELS columns (rad/s)
+S_STEERING_JOINT_ANGLE = 27  # 2 columns: steered wheels left, right (rad); bicycle only
+S_STEERING_JOINT_RATE = 29  # 2 columns (rad/s)
+N_STATE = 31
+
+
+def _limit(value: float) -> float:
+    """A configured limit with 0 ("no limit") turned into inf."""
+    return math.inf if value == 0.0 else value
+
+
+def _alpha(time_constant_s: float, dt: float) -> float:
+    return 0.0 if time_constant_s == 0.0 else math.exp(-dt / time_constant_s)
+
+
+def delay_steps(dead_time_s: float, dt: float) -> int:
+    """Dead time in whole steps: round(dead_time / dt)."""
+    return round(dead_time_s / dt)
+
+
+def _pack_drive(row: np.ndarray, drive: DriveActuatorConfig, dt: float) -> None:
+    row[P_DRIVE_ALPHA] = _alpha(drive.time_constant, dt)
+    row[P_DRIVE_VMAX] = _limit(drive.max_velocity)
+    row[P_DRIVE_ACC] = _limit(drive.max_acceleration)
+    row[P_DRIVE_DEC] = _limit(drive.deceleration_limit)
+    row[P_DRIVE_JERK] = _limit(drive.max_jerk)
+    row[P_DRIVE_DELAY] = delay_steps(drive.dead_time, dt)
+
+
+def pack_params(config: VehicleConfig, dt: float) -> np.ndarray:
+    """The kernel's parameter row for ``config`` at step period ``dt`` seconds."""
+    row = np.zeros(N_PARAMS)
+    model = config.active
+    row[P_DT] = dt
+    row[P_OFFSET] = model.base_link_offset
+    row[P_RADIUS] = model.wheel_radius_m
+    _pack_drive(row, config.drive, dt)
+    if isinstance(model, BicycleConfig):
+        steering = model.steering_actuator
+        row[P_BI_SIGNED_WHEEL_BASE] = -model.wheel_base if model.reverse else model.wheel_base
+        row[P_BI_STEERED_DRIVE] = float(model.drive_on_steered_wheel)
+        row[P_BI_HALF_TRACK_FIXED] = 0.5 * model.track_fixed_m
+        row[P_BI_HALF_TRACK_STEERED] = 0.5 * model.track_steered_m
+        row[P_BI_STEER_ALPHA] = _alpha(steering.time_constant, dt)
+        row[P_BI_STEER_MAX_POSITION] = _limit(steering.max_position)
+        row[P_BI_STEER_MAX_RATE] = _limit(steering.max_velocity)
+        row[P_BI_STEER_DELAY] = delay_steps(steering.dead_time, dt)
+    elif isinstance(model, DifferentialConfig):
+        row[P_DI_HALF_TRACK] = 0.5 * model.track
+        row[P_DI_SLIP_LEFT] = model.slip_left
+        row[P_DI_SLIP_RIGHT] = model.slip_right
+    elif isinstance(model, OmniConfig):
+        row[P_OM_LEVER] = 0.5 * (model.wheel_base + model.track)
+        row[P_OM_HALF_BASE] = 0.5 * model.wheel_base
+        row[P_OM_HALF_TRACK] = 0.5 * model.track
+        row[P_OM_PROPORTIONAL] = float(model.proportional_acceleration)
+    return row
+
+
+def delays_of(params: np.ndarray, model: int) -> np.ndarray:
+    """Dead times in steps, (N, actuators): drives first, then the steering (bicycle)."""
+    drive = params[:, P_DRIVE_DELAY].astype(np.int64)
+    columns = [drive] * DRIVE_COUNT[model]
+    if model == BICYCLE:
+        columns.append(params[:, P_BI_STEER_DELAY].astype(np.int64))
+    return np.stack(columns, axis=1)
+
+
+@compiled
+def _drive_command(p, history, slot, actuator, reference):
+    """Drive reference after the dead time and the saturation to +-max_velocity."""
+    command = delay(history[actuator], slot, int(p[P_DRIVE_DELAY]), reference)
+    return saturate(command, p[P_DRIVE_VMAX])
+
+
+@compiled
+def _drive(p, s, wheel, command, share, common_limit):
+    """Low pass and limits of drive ``wheel``; ``share`` > 0 scales them (proportional mode)."""
+    acc, dec, jerk = p[P_DRIVE_ACC], p[P_DRIVE_DEC], p[P_DRIVE_JERK]
+    if share > 0.0:
+        acc = dec = share * common_limit
+        jerk = share * jerk
+    v, a = limit_speed_change(
+        s[S_DRIVE_V + wheel], s[S_DRIVE_A + wheel], command, p[P_DRIVE_ALPHA], p[P_DT], acc, dec,
+        jerk, p[P_DRIVE_JERK],
+    )
+    s[S_DRIVE_V + wheel] = v
+    s[S_DRIVE_A + wheel] = a
+
+
+@compiled
+def _step_bicycle(p, s, history, slot):
+    """One step of a bicycle; returns the twist at R (vx, vy, wz)."""
+    signed_base = p[P_BI_SIGNED_WHEEL_BASE]
+    steered_drive = p[P_BI_STEERED_DRIVE] > 0.5
+    drive_ref, steer_ref = bicycle_references(
+        s[S_CMD_VX], s[S_CMD_WZ], s[S_STEER], signed_base, steered_drive,
+        p[P_BI_STEER_MAX_POSITION],
+    )
+    _drive(p, s, 0, _drive_command(p, history, slot, 0, drive_ref), 0.0, 0.0)
+    steer_in = delay(history[1], slot, int(p[P_BI_STEER_DELAY]), steer_ref)
+    steering = steering_step(
+        s[S_STEER], steer_in, p[P_BI_STEER_ALPHA], p[P_DT], p[P_BI_STEER_MAX_POSITION],
+        p[P_BI_STEER_MAX_RATE],
+    )
+    s[S_STEER_RATE] = wrap_angle(steering - s[S_STEER]) / p[P_DT]
+    s[S_STEER] = steering
+    sin_steer = math.sin(steering)
+    cos_steer = math.cos(steering)
+    vx, wz = bicycle_twist(s[S_DRIVE_V], sin_steer, cos_steer, signed_base, steered_drive)
+    half_fixed = p[P_BI_HALF_TRACK_FIXED]
+    half_steered = p[P_BI_HALF_TRACK_STEERED]
+    radius = p[P_RADIUS]
+    s[S_WHEEL_RATE] = (vx - wz * half_fixed) / radius
+    s[S_WHEEL_RATE + 1] = (vx + wz * half_fixed) / radius
+    for wheel, lateral in ((2, half_steered), (3, -half_steered)):
+        speed = steered_rolling_speed(vx, wz, lateral, sin_steer, cos_steer, signed_base)
+        s[S_WHEEL_RATE + wheel] = speed / radius
+    return vx, 0.0, wz
+
+
+@compiled
+def _step_differential(p, s, history, slot):
+    """One step of a differential drive; returns the twist at R (vx, vy, wz)."""
+    half_track = p[P_DI_HALF_TRACK]
+    left_ref, right_ref = differential_wheel_speeds(
+        s[S_CMD_VX], s[S_CMD_WZ], half_track, p[P_DRIVE_VMAX]
+    )
+    _drive(p, s, 0, _drive_command(p, history, slot, 0, left_ref), 0.0, 0.0)
+    _drive(p, s, 1, _drive_command(p, history, slot, 1, right_ref), 0.0, 0.0)
+    left = s[S_DRIVE_V]
+    right = s[S_DRIVE_V + 1]
+    s[S_WHEEL_RATE] = left / p[P_RADIUS]
+    s[S_WHEEL_RATE + 1] = right / p[P_RADIUS]
+    vx, wz = differential_twist(left, right, p[P_DI_SLIP_LEFT], p[P_DI_SLIP_RIGHT], half_track)
+    return vx, 0.0, wz
+
+
+@compiled
+def _step_omni(p, s, history, slot):
+    """One step of a mecanum vehicle; returns the twist at R (vx, vy, wz)."""
+    lever = p[P_OM_LEVER]
+    wz_cmd = s[S_CMD_WZ]
+    refs = mecanum_wheel_speeds(
+        s[S_CMD_VX], s[S_CMD_VY] - p[P_OFFSET] * wz_cmd, wz_cmd, lever, p[P_DRIVE_VMAX]
+    )
+    commands = (
+        _drive_command(p, history, slot, 0, refs[0]),
+        _drive_command(p, history, slot, 1, refs[1]),
+        _drive_command(p, history, slot, 2, refs[2]),
+        _drive_command(p, history, slot, 3, refs[3]),
+    )
+    proportional = p[P_OM_PROPORTIONAL] > 0.5
+    largest = 0.0
+    fastest_change = 0.0
+    for wheel in range(4):
+        largest = max(largest, abs(commands[wheel] - s[S_DRIVE_V + wheel]))
+        fastest_change = max(fastest_change, abs(s[S_DRIVE_A + wheel]))
+    within_jerk = fastest_change <= p[P_DRIVE_JERK] * p[P_DT] * (1.0 + ROUNDING)
+    if proportional and largest <= ARRIVED_MPS and within_jerk:
+        # Rounding makes the wheels' tails differ at this scale: arrive together (stopping the
+        # acceleration in one step is within the jerk limit).
+        for wheel in range(4):
+            s[S_DRIVE_V + wheel] = commands[wheel]
+            s[S_DRIVE_A + wheel] = 0.0
+            s[S_WHEEL_RATE + wheel] = commands[wheel] / p[P_RADIUS]
+        return mecanum_twist(commands[0], commands[1], commands[2], commands[3], lever)
+    common = math.inf
+    if proportional and largest > 0.0:
+        for wheel in range(4):
+            share, limit = proportional_scale(
+                s[S_DRIVE_V + wheel], commands[wheel], largest, p[P_DRIVE_ACC], p[P_DRIVE_DEC]
+            )
+            if share > 0.0:
+                common = min(common, limit / share)
+    for wheel in range(4):
+        share = 0.0
+        if proportional and largest > 0.0:
+            share, _ = proportional_scale(
+                s[S_DRIVE_V + wheel], commands[wheel], largest, p[P_DRIVE_ACC], p[P_DRIVE_DEC]
+            )
+        _drive(p, s, wheel, commands[wheel], share, common)
+        s[S_WHEEL_RATE + wheel] = s[S_DRIVE_V + wheel] / p[P_RADIUS]
+    return mecanum_twist(
+        s[S_DRIVE_V], s[S_DRIVE_V + 1], s[S_DRIVE_V + 2], s[S_DRIVE_V + 3], lever
+    )
+
+
+@compiled
+def _steering_joints(p, s):
+    """Angles and rates of the left and right steered wheels' joints (bicycle): each points
+    along its own velocity about the centre of rotation (equal for a single steered wheel)."""
+    steering, rate = s[S_STEER], s[S_STEER_RATE]
+    signed_base = p[P_BI_SIGNED_WHEEL_BASE]
+    half_steered = p[P_BI_HALF_TRACK_STEERED]
+    for side, lateral in ((0, half_steered), (1, -half_steered)):
+        s[S_STEERING_JOINT_ANGLE + side] = ackermann_angle(steering, lateral, signed_base)
+        s[S_STEERING_JOINT_RATE + side] = rate * ackermann_rate_factor(
+            steering, lateral, signed_base
+        )
+
+
+@compiled
+def _step_vehicle(model, n_steps, first_step, p, s, history):
+    """``n_steps`` steps of one vehicle (one row of each array)."""
+    dt = p[P_DT]
+    offset = p[P_OFFSET]
+    size = history.shape[1]
+    slot = first_step % size  # ring-buffer slot of this step
+    for _ in range(n_steps):
+        if model == BICYCLE:
+            vx, vy, wz = _step_bicycle(p, s, history, slot)
+        elif model == DIFFERENTIAL:
+            vx, vy, wz = _step_differential(p, s, history, slot)
+        else:
+            vx, vy, wz = _step_omni(p, s, history, slot)
+        slot = 0 if slot + 1 == size else slot + 1
+        s[S_VX] = vx
+        s[S_VY] = vy + offset * wz
+        s[S_WZ] = wz
+        s[S_X], s[S_Y], s[S_YAW] = integrate_twist(
+            s[S_X], s[S_Y], s[S_YAW], s[S_VX], s[S_VY], wz, dt
+        )
+        for wheel in range(MAX_WHEELS):
+            s[S_WHEEL_ANGLE + wheel] = wrap_angle(
+                s[S_WHEEL_ANGLE + wheel] + s[S_WHEEL_RATE + wheel] * dt
+            )
+    if model == BICYCLE:
+        _steering_joints(p, s)
+
+
+@compiled
+def step_serial(model, n_steps, first_step, params, state, history):
+    """Step every vehicle ``n_steps`` times on this thread (cheapest for a few vehicles)."""
+    for i in range(state.shape[0]):
+        _step_vehicle(model, n_steps, first_step, params[i], state[i], history[i])
+
+
+@compiled_parallel
+def step_parallel(model, n_steps, first_step, params, state, history):
+    """Step every vehicle ``n_steps`` times, vehicles spread over all cores."""
+    for i in prange(state.shape[0]):
+        _step_vehicle(model, n_steps, first_step, params[i], state[i], history[i])

@@ -1,0 +1,101 @@
+"""Node-level parameters of ``vehicle_sim`` (the vehicle's own are in ``vehicle_config``).
+
+One declaration gives the ROS parameters, their validation and their documentation (see
+:mod:`wheelsim.core.params`). Names and meanings of the reference simulator are kept
+(``step_rate``, ``pub_rate``, ``twist_reference_max_oldness``, ``be_reference_clock``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from wheelsim.core import frames
+from wheelsim.core.params import ParameterError, group, param
+
+CMD_VEL_TYPES = ('auto', 'twist', 'twist_stamped')
+
+
+@dataclass(frozen=True)
+class InitialPose:
+    """Where the vehicle starts, and where ``~/reset`` puts it back (map frame)."""
+
+    x: float = param(
+        0.0, 'Start position x in the map frame.', unit='m', min_value=-1e6, max_value=1e6
+    )
+    y: float = param(
+        0.0, 'Start position y in the map frame.', unit='m', min_value=-1e6, max_value=1e6
+    )
+    yaw: float = param(
+        0.0, 'Start heading in the map frame.', unit='rad', min_value=-2 * math.pi,
+        max_value=2 * math.pi,
+    )
+
+
+@dataclass(frozen=True)
+class CommandLimits:
+    """Bounds beyond which a ``cmd_vel`` value is absurd and saturated (with a warning)."""
+
+    linear: float = param(
+        100.0, 'cmd_vel linear x and y beyond +-this are saturated to it.', unit='m/s',
+        min_value=0.0, min_exclusive=True, max_value=1e6,
+    )
+    angular: float = param(
+        100.0, 'cmd_vel angular z beyond +-this is saturated to it.', unit='rad/s',
+        min_value=0.0, min_exclusive=True, max_value=1e6,
+    )
+
+
+@dataclass(frozen=True)
+class VehicleSimSettings(frames.FrameNames):
+    """Timing, clock mode, command input and frame names of the ``vehicle_sim`` node."""
+
+    step_rate: float = param(
+        1000.0, 'Rate at which the vehicle is stepped, in simulated time.', unit='Hz',
+        min_value=1.0, max_value=100_000.0, read_only=True,
+    )
+    pub_rate: float = param(
+        50.0, 'Rate at which the outputs are published, in simulated time (<= step_rate).',
+        unit='Hz', min_value=0.0, min_exclusive=True, max_value=100_000.0,
+    )
+    twist_reference_max_oldness: float = param(
+        1.0, 'A command older than this (by stamp for TwistStamped, by arrival for Twist) '
+        'becomes zero and the vehicle brakes; 0: commands never expire.', unit='s',
+        min_value=0.0, max_value=3600.0,
+    )
+    be_reference_clock: bool = param(
+        False, 'Own the simulated time and publish it on /clock (not with use_sim_time).',
+        read_only=True,
+    )
+    real_time_factor: float = param(
+        1.0, 'Reference-clock mode: simulated seconds per wall second; 0: as fast as possible.',
+        min_value=0.0, max_value=100_000.0,
+    )
+    clock_rate: float = param(
+        100.0, 'Reference-clock mode: /clock messages per simulated second (<= step_rate); '
+        'timers of other nodes fire on time when their period is a multiple of 1/clock_rate.',
+        unit='Hz', min_value=0.0, min_exclusive=True, max_value=100_000.0,
+    )
+    max_time_jump: float = param(
+        1.0, 'Clock advances up to this beyond one publish period are simulated step by step; '
+        'a larger forward jump is skipped (the vehicle state is carried over) with a warning.',
+        unit='s',
+        min_value=0.0, min_exclusive=True, max_value=86_400.0,
+    )
+    cmd_vel_type: str = param(
+        'auto', 'Message type of cmd_vel: auto follows the type its publishers use.',
+        choices=CMD_VEL_TYPES, read_only=True,
+    )
+    map_frame: str = frames.map_frame()
+    base_frame: str = frames.base_frame()
+    frame_prefix: str = frames.frame_prefix()
+    initial_pose: InitialPose = group(InitialPose)
+    cmd_vel_limits: CommandLimits = group(CommandLimits)
+
+    def __post_init__(self) -> None:
+        for name in ('pub_rate', 'clock_rate'):
+            if getattr(self, name) > self.step_rate:
+                raise ParameterError(
+                    name, getattr(self, name), f'must be <= step_rate ({self.step_rate:g} Hz)'
+                )
+        self.check_frames()

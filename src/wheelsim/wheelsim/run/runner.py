@@ -1,0 +1,242 @@
+"""``wheelsim run``: one scenario, headless, in lock-step simulated time, with bag, plots, metrics.
+
+The four node classes are composed in this process with ``use_sim_time: true`` and driven by
+:class:`wheelsim.run.lockstep.LockstepExecutor`, so a scenario and seed give the same messages on
+any machine. Output folder ``<output>/<scenario name>/``:
+
+- ``bag/``: rosbag2 folder with one MCAP file of every recorded topic;
+- ``plots/*.png`` and ``plots/report.pdf``;
+- ``metrics.json`` (deterministic: byte-identical for the same scenario and seed);
+- ``timing.json`` (wall time and achieved real-time factor, which depend on
+  the machine and so are kept out of metrics.json).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wheelsim.core.params import ParamSpec
+from wheelsim.ros.dds_domain import reserved_domain_id
+from wheelsim.run.scenario import NODE_NAMES, Scenario
+
+# Node name -> (module, class). The runner builds exactly these, in this order (the order in
+# which callbacks at equal times run).
+NODE_CLASSES = {
+    'vehicle_sim': ('wheelsim.nodes.vehicle_sim', 'VehicleSim'),
+    'localization': ('wheelsim.nodes.localization', 'Localization'),
+    'planner': ('wheelsim.nodes.planner', 'Planner'),
+    'controller': ('wheelsim.nodes.controller', 'Controller'),
+}
+START_TIME_NS = 1_000_000_000  # ROS time 0 means "no clock yet": runs start at 1 s
+EXIT_CRITERIA_FAILED = 1
+EXIT_INTERRUPTED = 130
+
+
+@dataclass
+class Phases:
+    """Where a run's time went: per named phase, ``(cpu_s, wall_s)`` [s], the CPU time of the
+    thread running it (the simulation is single-threaded; DDS threads are not counted)."""
+
+    seconds: dict[str, tuple[float, float]] = field(default_factory=dict)
+    _started: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def start(self, name: str) -> None:
+        self._started[name] = (time.thread_time(), time.perf_counter())
+
+    def stop(self, name: str) -> None:
+        """End phase ``name`` if it was started."""
+        if name in self._started:
+            cpu_s, wall_s = self._started.pop(name)
+            self.seconds[name] = (time.thread_time() - cpu_s, time.perf_counter() - wall_s)
+
+    @contextlib.contextmanager
+    def __call__(self, name: str) -> Iterator[None]:
+        """Time the ``with`` block as phase ``name``."""
+        self.start(name)
+        try:
+            yield
+        finally:
+            self.stop(name)
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What one run produced; ``passed`` is None without pass criteria."""
+
+    output_dir: Path
+    metrics: dict[str, Any]
+    timing: dict[str, float]
+    failed_criteria: tuple[str, ...]
+    interrupted: bool
+    phases: Phases
+
+    @property
+    def exit_code(self) -> int:
+        if self.interrupted:
+            return EXIT_INTERRUPTED
+        return EXIT_CRITERIA_FAILED if self.failed_criteria else 0
+
+
+def node_parameter_specs() -> dict[str, list[ParamSpec]]:
+    """The parameter specs each node declares, by node name."""
+    return {name: importlib.import_module(module).parameter_specs()
+            for name, (module, _) in NODE_CLASSES.items()}
+
+
+def _goal_tolerance_m(scenario: Scenario) -> float:
+    """The controller's goal tolerance for this scenario (its parameter or its default)."""
+    key = 'goal.xy_tolerance'
+    default = next(s.default for s in node_parameter_specs()['controller'] if s.name == key)
+    return float(scenario.node_parameters['controller'].get(key, default))
+
+
+def _use_loopback_dds(domain_id: int) -> None:
+    """Keep this process's DDS on loopback: a headless run never talks to another machine."""
+    from ament_index_python.packages import get_package_share_directory
+
+    profile = Path(get_package_share_directory('wheelsim')) / 'fastdds_localhost.xml'
+    os.environ['FASTDDS_DEFAULT_PROFILES_FILE'] = str(profile)
+    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    os.environ['ROS_DOMAIN_ID'] = str(domain_id)
+
+
+def _parameters(scenario: Scenario, node: str) -> list:
+    """The node's scenario parameters plus what a lock-step run needs.
+
+    All nodes follow the executor's clock. In one process, DDS allows one type per topic, so
+    vehicle_sim takes the cmd_vel type the controller publishes instead of ``auto`` (which
+    subscribes to both). The controller takes the vehicle's model unless the scenario sets it.
+    """
+    from rclpy.parameter import Parameter
+
+    values = dict(scenario.node_parameters.get(node, {}))
+    values['use_sim_time'] = True
+    controller = scenario.node_parameters.get('controller', {})
+    if node == 'localization':
+        values['seed'] = scenario.seed
+    if node == 'vehicle_sim':
+        values['be_reference_clock'] = False
+        stamped = controller.get('enable_stamped_cmd_vel', True)
+        values['cmd_vel_type'] = 'twist_stamped' if stamped else 'twist'
+    if node == 'controller' and 'model' not in values:
+        values['model'] = scenario.node_parameters.get('vehicle_sim', {}).get('model', 'bicycle')
+    return [Parameter(name, value=list(v) if isinstance(v, tuple) else v)
+            for name, v in sorted(values.items())]
+
+
+class _Progress:
+    """Progress bar (simulated time, achieved real-time factor) and optional pacing."""
+
+    def __init__(self, duration_s: float, real_time_factor: float, show: bool) -> None:
+        from tqdm import tqdm
+
+        self._rtf = real_time_factor
+        self._start = time.perf_counter()
+        self._bar = tqdm(total=round(duration_s, 3), unit='sim s', disable=not show,
+                         bar_format='{l_bar}{bar}| {n:.1f}/{total:.1f} s sim [{elapsed}{postfix}]')
+        self._shown_s = 0.0
+
+    def __call__(self, now_ns: int) -> None:
+        sim_s = (now_ns - START_TIME_NS) / 1e9
+        wall_s = time.perf_counter() - self._start
+        if self._rtf > 0 and sim_s / self._rtf > wall_s:
+            time.sleep(sim_s / self._rtf - wall_s)
+        if sim_s - self._shown_s >= 0.5:
+            self._bar.update(round(sim_s - self._shown_s, 3))
+            self._shown_s = sim_s
+            self._bar.set_postfix_str(f'{sim_s / max(wall_s, 1e-9):.0f}x real time',
+                                      refresh=False)
+
+    def close(self) -> float:
+        """Close the bar; return wall time [s]."""
+        self._bar.close()
+        return time.perf_counter() - self._start
+
+
+def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
+             show_progress: bool = True, phases: Phases | None = None) -> tuple[float, bool]:
+    """Run the nodes in lock-step for the scenario's duration, recording into ``bag_dir``.
+
+    Returns (wall time [s], interrupted). Ctrl-C stops between two events; the bag stays valid.
+    ``phases`` gets the times of ``nodes`` (construction), ``loop`` and ``close``.
+    """
+    import rclpy
+    from rclpy.signals import SignalHandlerOptions
+
+    from wheelsim.run.lockstep import LockstepExecutor
+    from wheelsim.run.recording import BagRecorder
+
+    phases = Phases() if phases is None else phases
+    context = rclpy.Context()
+    # No rclpy SIGINT handler: Ctrl-C must raise KeyboardInterrupt between two events (and
+    # close the bag), not shut the context down under the nodes.
+    rclpy.init(context=context, domain_id=int(os.environ['ROS_DOMAIN_ID']),
+               signal_handler_options=SignalHandlerOptions.NO)
+    progress = _Progress(scenario.duration_s, real_time_factor, show_progress)
+    interrupted = False
+    nodes = []
+    recorder = BagRecorder(bag_dir, set(scenario.record_topics or ()) or None)
+    try:
+        with recorder, LockstepExecutor(recorder.record, START_TIME_NS) as executor:
+            with phases('nodes'):
+                for name in NODE_NAMES:
+                    module, cls = NODE_CLASSES[name]
+                    node_class = getattr(importlib.import_module(module), cls)
+                    node = node_class(context=context,
+                                      parameter_overrides=_parameters(scenario, name))
+                    nodes.append(node)
+                    executor.add_node(node)
+            with phases('loop'):
+                executor.run_until(START_TIME_NS + round(scenario.duration_s * 1e9),
+                                   between=progress)
+            phases.start('close')  # writing the bag's end, destroying the nodes
+    except KeyboardInterrupt:  # the recorder has been closed: the bag is valid
+        interrupted = True
+    finally:
+        wall_s = progress.close()
+        for node in nodes:
+            node.destroy_node()
+        rclpy.try_shutdown(context=context)
+        phases.stop('close')
+    return wall_s, interrupted
+
+
+def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float = 0.0,
+                 show_progress: bool = True, make_plots: bool = True) -> RunOutcome:
+    """Simulate, then write metrics, timing and plots into ``output_root/<scenario name>``."""
+    from wheelsim.report import bag_data, metrics, plots, summary
+
+    phases = Phases()
+
+    out = Path(output_root) / scenario.name
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    with reserved_domain_id() as domain_id:
+        _use_loopback_dds(domain_id)
+        wall_s, interrupted = simulate(scenario, out / 'bag', real_time_factor, show_progress,
+                                       phases)
+    with phases('load_run'):
+        run = bag_data.load_run(out / 'bag')
+    with phases('metrics'):
+        values = metrics.compute_metrics(run, goal_tolerance_m=_goal_tolerance_m(scenario))
+    (out / 'metrics.json').write_text(json.dumps(values, indent=2, sort_keys=True) + '\n')
+    simulated_s = round(run.end_time_s - START_TIME_NS / 1e9, 3) if run.end_time_s > 0 else 0.0
+    timing = {'wall_time_s': round(wall_s, 3), 'simulated_time_s': simulated_s,
+              'real_time_factor': round(simulated_s / wall_s, 1) if wall_s > 0 else 0.0}
+    (out / 'timing.json').write_text(json.dumps(timing, indent=2, sort_keys=True) + '\n')
+    if make_plots:
+        with phases('plots'):
+            plots.write_plots(run, out / 'plots', title=scenario.name)
+    failed = tuple(sorted(key for key, bound in scenario.pass_criteria.items()
+                          if not summary.passes(values.get(key), bound)))
+    return RunOutcome(out, values, timing, failed, interrupted, phases)

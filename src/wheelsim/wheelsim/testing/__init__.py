@@ -1,0 +1,1 @@
+"""Helpers for tests and benchmarks: nodes as processes, DDS probes, pytest fixtures."""

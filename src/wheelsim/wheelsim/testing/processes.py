@@ -1,0 +1,232 @@
+"""Run wheelsim nodes as separate processes and talk to them over DDS (tests, benchmarks).
+
+- :class:`NodeProcess`: ``python -m wheelsim.nodes.<name> --ros-args ...`` in its own process,
+  parameters written to a params file, output captured to a file (a pipe could fill up and
+  block the node), stopped with SIGINT like ``ros2 run`` on Ctrl-C.
+- :class:`Probe`: an rclpy node in the calling process, with its own context and executor,
+  that records topics, publishes, calls services and spins until a condition holds.
+- :class:`ClockedVehicleSim`: a ``use_sim_time`` vehicle_sim whose ``/clock`` the probe
+  publishes, so that simulated time moves only when the caller says: a command sent while the
+  clock stands still enters at a known simulated time, and every output can be checked exactly.
+
+The environment must keep DDS on loopback and name a reserved ``ROS_DOMAIN_ID``
+(:func:`wheelsim.ros.dds_domain.loopback_domain`, or the ``ros_domain_id`` fixture of
+``wheelsim.testing.fixtures``); child processes inherit it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import rclpy
+import yaml
+from geometry_msgs.msg import Twist, TwistStamped
+from rcl_interfaces.msg import SetParametersResult
+from rcl_interfaces.srv import SetParameters
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import QoSProfile
+from rosgraph_msgs.msg import Clock
+
+from wheelsim.ros import qos
+from wheelsim.ros.conversions import clock_msg, stamp_ns
+
+#: Deep enough that nothing is dropped while the probe is busy (depth 10 can overflow).
+RECORD_QOS = QoSProfile(depth=1000)
+
+
+class NodeProcess:
+    """A node module started in a child process with parameters and extra ROS arguments."""
+
+    def __init__(
+        self,
+        module: str,
+        params: Mapping[str, Any] | None = None,
+        namespace: str | None = None,
+        ros_args: Sequence[str] = (),
+    ) -> None:
+        self._dir = Path(tempfile.mkdtemp(prefix='wheelsim-node-'))
+        command = [sys.executable, '-m', module, '--ros-args']
+        if params:
+            params_file = self._dir / 'params.yaml'
+            params_file.write_text(yaml.safe_dump({'/**': {'ros__parameters': dict(params)}}))
+            command += ['--params-file', str(params_file)]
+        if namespace:
+            command += ['-r', f'__ns:={namespace}']
+        command += list(ros_args)
+        self.command = command
+        self._log = open(self._dir / 'output.txt', 'w+')  # noqa: SIM115 - closed in stop()
+        self.process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT)
+
+    def output(self) -> str:
+        """Everything the node printed so far (stdout and stderr, ROS logging included)."""
+        return (self._dir / 'output.txt').read_text()
+
+    def wait(self, timeout_s: float = 30.0) -> int:
+        """Wait for the process to end by itself; return its exit code."""
+        return self.process.wait(timeout=timeout_s)
+
+    def stop(self, timeout_s: float = 10.0) -> int:
+        """SIGINT, then wait (kill after ``timeout_s``); return the exit code."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self._log.close()
+        return self.process.returncode
+
+    def __enter__(self) -> NodeProcess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class Probe:
+    """An rclpy node in this process for observing and driving nodes under test."""
+
+    def __init__(self, name: str = 'probe', use_sim_time: bool = False) -> None:
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context, domain_id=int(os.environ['ROS_DOMAIN_ID']))
+        self.node = Node(
+            name, context=self.context,
+            parameter_overrides=[Parameter('use_sim_time', value=use_sim_time)],
+        )
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+
+    def record(self, msg_type: type, topic: str, qos_profile=RECORD_QOS) -> list:
+        """Subscribe ``topic``; return the list every received message is appended to."""
+        received: list = []
+        self.node.create_subscription(msg_type, topic, received.append, qos_profile)
+        return received
+
+    def record_arrivals(self, msg_type: type, topic: str, qos_profile=RECORD_QOS) -> list:
+        """Like :meth:`record`, appending ``(wall_time_ns, message)`` pairs."""
+        received: list = []
+        self.node.create_subscription(
+            msg_type, topic, lambda msg: received.append((time.time_ns(), msg)), qos_profile
+        )
+        return received
+
+    def publisher(self, msg_type: type, topic: str, qos_profile=qos.DEFAULT):
+        return self.node.create_publisher(msg_type, topic, qos_profile)
+
+    def spin_until(self, condition: Callable[[], bool], timeout_s: float = 10.0) -> bool:
+        """Spin until ``condition()`` is true (True) or ``timeout_s`` passed (False)."""
+        deadline = time.monotonic() + timeout_s
+        while not condition():
+            if time.monotonic() > deadline:
+                return False
+            self.executor.spin_once(timeout_sec=0.01)
+        return True
+
+    def spin_for(self, duration_s: float) -> None:
+        """Spin for ``duration_s`` of wall time."""
+        self.spin_until(lambda: False, duration_s)
+
+    def call(self, srv_type: type, name: str, request: Any, timeout_s: float = 10.0) -> Any:
+        """Call a service and return its response; raises TimeoutError."""
+        client = self.node.create_client(srv_type, name)
+        try:
+            if not client.wait_for_service(timeout_sec=timeout_s):
+                raise TimeoutError(f'service {name} did not appear')
+            future = client.call_async(request)
+            if not self.spin_until(future.done, timeout_s):
+                raise TimeoutError(f'service {name} did not answer')
+            return future.result()
+        finally:
+            self.node.destroy_client(client)
+
+    def close(self) -> None:
+        self.executor.shutdown()
+        self.node.destroy_node()
+        rclpy.try_shutdown(context=self.context)
+
+
+class ClockedVehicleSim:
+    """vehicle_sim in its own process on a ``/clock`` published by ``probe``.
+
+    ``params`` are vehicle_sim's (``use_sim_time`` and ``cmd_vel_type: twist`` are added); the
+    clock starts at ``start_ns``, where the node publishes its first state.
+    """
+
+    def __init__(
+        self, probe: Probe, params: Mapping[str, Any], namespace: str, start_ns: int = 10**9
+    ) -> None:
+        params = {'use_sim_time': True, 'cmd_vel_type': 'twist', **params}
+        self.probe = probe
+        self.namespace = namespace
+        self.pub_period_ns = round(1e9 / params.get('pub_rate', 50.0))
+        self.process = NodeProcess('wheelsim.nodes.vehicle_sim', params, namespace)
+        self.clock = probe.publisher(Clock, '/clock', qos.CLOCK_PUBLISHER)
+        self.cmd = probe.publisher(Twist, f'{namespace}/cmd_vel')
+        twist_topic = f'{namespace}/twist_actual'
+        self.twists = probe.record(TwistStamped, twist_topic)
+        matched = probe.spin_until(
+            lambda: self.clock.get_subscription_count() >= 1
+            and self.cmd.get_subscription_count() >= 1
+            and probe.node.count_publishers(twist_topic) >= 1, 30.0)
+        if not matched:
+            raise TimeoutError(f'vehicle_sim did not come up:\n{self.process.output()}')
+        probe.spin_for(0.2)  # let both ends of every connection finish matching
+        self.now_ns = start_ns
+        self.publish_clock(start_ns)
+        self.wait_for_output(start_ns)
+
+    def publish_clock(self, t_ns: int) -> None:
+        self.now_ns = t_ns
+        self.clock.publish(clock_msg(t_ns))
+
+    def advance(self, t_ns: int, increment_ns: int | None = None) -> None:
+        """Move the clock to ``t_ns`` in increments (default one publish period), waiting for
+        the last output due at each new time."""
+        increment_ns = increment_ns or self.pub_period_ns
+        while self.now_ns < t_ns:
+            self.publish_clock(min(self.now_ns + increment_ns, t_ns))
+            self.wait_for_output(self.now_ns - self.now_ns % self.pub_period_ns)
+
+    def wait_for_output(self, stamp: int) -> None:
+        """Wait for the output stamped ``stamp`` (republishing /clock, which is best effort)."""
+        for _ in range(20):
+            if self.probe.spin_until(lambda: self.last_stamp() == stamp, 0.5):
+                return
+            self.clock.publish(clock_msg(self.now_ns))
+        raise TimeoutError(f'no output at {stamp} ns:\n{self.process.output()}')
+
+    def last_stamp(self) -> int:
+        return stamp_ns(self.twists[-1].header.stamp) if self.twists else -1
+
+    def set_parameter(self, name: str, value: Any) -> SetParametersResult:
+        parameter = Parameter(name, value=value).to_parameter_msg()
+        request = SetParameters.Request(parameters=[parameter])
+        service = f'{self.namespace}/vehicle_sim/set_parameters'
+        return self.probe.call(SetParameters, service, request).results[0]
+
+    def command(self, vx_mps: float, vy_mps: float, wz_radps: float) -> int:
+        """Send a command while the clock stands still; return the simulated time it enters."""
+        msg = Twist()
+        msg.linear.x, msg.linear.y, msg.angular.z = vx_mps, vy_mps, wz_radps
+        self.cmd.publish(msg)
+        self.probe.spin_for(0.1)  # delivered long before the clock moves on
+        return self.now_ns
+
+    def samples(self, since_ns: int) -> tuple[np.ndarray, np.ndarray]:
+        """(times in s after ``since_ns``, (n, 3) body twists) of the outputs after it."""
+        rows = [(stamp_ns(m.header.stamp), m.twist.linear.x, m.twist.linear.y, m.twist.angular.z)
+                for m in self.twists if stamp_ns(m.header.stamp) > since_ns]
+        data = np.array(rows)
+        return (data[:, 0] - since_ns) / 1e9, data[:, 1:]
