@@ -1,26 +1,33 @@
 # Source this file (`source env.sh`) for a shell in which the wheelsim executables and Python
 # packages work. Run `make test` or `make demo` once first: they create what this file uses.
 #
-# - With ROS 2 sourced (ROS_DISTRO set), that ROS is used; otherwise the .venv with the PyPI wheels
-#   and the generated tf2_msgs in .deps/.
-# - DDS stays on this machine: a Fast DDS profile binding only 127.0.0.1 and
-#   ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST. Set WHEELSIM_DDS_LOCALHOST=0 before sourcing to keep
-#   your own DDS settings (for example on a real robot network).
+# - With ROS 2 sourced (ROS_DISTRO set), that ROS is used; otherwise the venv of
+#   WHEELSIM_DISTRO (jazzy by default, or kilted) with the PyPI wheels, .venv/<distro>, and the
+#   generated tf2_msgs in .deps/<distro>. The workspace is built into install/<distro>.
+# - The launch tooling of ../shared/ros-launch, when installed into that venv, is sourced too.
+# - DDS stays on this machine: a Fast DDS profile binding only 127.0.0.1. Set
+#   WHEELSIM_DDS_LOCALHOST=0 before sourcing to keep your own DDS settings (for example on a real
+#   robot network).
 # - ROS_DOMAIN_ID: kept if set, otherwise a random one in 1..100 so two shells do not cross-talk.
 
 _wheelsim_root="$(cd "$(dirname "${BASH_SOURCE[0]:-$0}")" && pwd)"
+if [ -n "${ROS_DISTRO:-}" ] && [ -n "${WHEELSIM_DISTRO:-}" ] && [ "$ROS_DISTRO" != "$WHEELSIM_DISTRO" ]; then
+  echo "env.sh: WHEELSIM_DISTRO=$WHEELSIM_DISTRO but ROS 2 $ROS_DISTRO is sourced: unset one" >&2
+fi
+_wheelsim_distro="${ROS_DISTRO:-${WHEELSIM_DISTRO:-jazzy}}"
 
 if [ -z "${ROS_DISTRO:-}" ]; then
-  if [ -f "$_wheelsim_root/.venv/bin/activate" ]; then
+  _wheelsim_venv="$_wheelsim_root/.venv/$_wheelsim_distro"
+  if [ -f "$_wheelsim_venv/bin/activate" ]; then
     # shellcheck disable=SC1091
-    source "$_wheelsim_root/.venv/bin/activate"
+    source "$_wheelsim_venv/bin/activate"
     export CMAKE_PREFIX_PATH="$VIRTUAL_ENV${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
     export AMENT_PREFIX_PATH="$VIRTUAL_ENV${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
     export RMW_IMPLEMENTATION="${RMW_IMPLEMENTATION:-rmw_fastrtps_cpp}"
   else
-    echo "env.sh: no ROS 2 sourced and no .venv yet: run 'make test' or 'make demo' first" >&2
+    echo "env.sh: no ROS 2 sourced and no $_wheelsim_venv yet: run 'make test' or 'make demo' first" >&2
   fi
-  _wheelsim_deps="$_wheelsim_root/.deps/install/tf2_msgs"
+  _wheelsim_deps="$_wheelsim_root/.deps/$_wheelsim_distro/install/tf2_msgs"
   if [ -d "$_wheelsim_deps" ]; then
     # The generated package's setup files do not extend these; do it here.
     _wheelsim_site="$(python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"].split("/lib/")[1])')"
@@ -29,18 +36,29 @@ if [ -z "${ROS_DISTRO:-}" ]; then
     export PYTHONPATH="$_wheelsim_deps/lib/$_wheelsim_site:$_wheelsim_deps/local/lib/$_wheelsim_site${PYTHONPATH:+:$PYTHONPATH}"
     export LD_LIBRARY_PATH="$_wheelsim_deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   fi
+  if [ -f "${VIRTUAL_ENV:-}/opt/ros-launch/install/local_setup.bash" ] && [ -n "${BASH_VERSION:-}" ]; then
+    # launch tooling from ../shared/ros-launch (the launch tests run with it, and launch_run)
+    # shellcheck disable=SC1091
+    source "$VIRTUAL_ENV/opt/ros-launch/install/local_setup.bash"
+  fi
 fi
 
-if [ -f "$_wheelsim_root/install/setup.bash" ] && [ -n "${BASH_VERSION:-}" ]; then
+_wheelsim_install="$_wheelsim_root/install/$_wheelsim_distro"
+if [ -f "$_wheelsim_install/setup.bash" ] && [ -n "${BASH_VERSION:-}" ]; then
   # shellcheck disable=SC1091
-  source "$_wheelsim_root/install/setup.bash"
+  source "$_wheelsim_install/setup.bash"
   # No `ros2` command without a ROS install: put the executables themselves on PATH.
-  export PATH="$_wheelsim_root/install/wheelsim/lib/wheelsim:$PATH"
+  export PATH="$_wheelsim_install/wheelsim/lib/wheelsim:$PATH"
 fi
 
 if [ "${WHEELSIM_DDS_LOCALHOST:-1}" != 0 ]; then
+  # The profile alone keeps every socket on 127.0.0.1. ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
+  # must not be added: with it Fast DDS opens UDP sockets on every interface.
   export FASTDDS_DEFAULT_PROFILES_FILE="$_wheelsim_root/tools/fastdds_localhost.xml"
-  export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
+  if [ "${ROS_AUTOMATIC_DISCOVERY_RANGE:-}" = LOCALHOST ]; then
+    unset ROS_AUTOMATIC_DISCOVERY_RANGE
+  fi
 fi
 export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-$((RANDOM % 100 + 1))}"
-unset _wheelsim_root _wheelsim_deps _wheelsim_site
+export WHEELSIM_DISTRO="$_wheelsim_distro"
+unset _wheelsim_root _wheelsim_deps _wheelsim_site _wheelsim_venv _wheelsim_install _wheelsim_distro

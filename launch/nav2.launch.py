@@ -24,7 +24,41 @@ from launch.substitutions import EnvironmentVariable, LaunchConfiguration, PathJ
 from launch_ros.actions import Node, PushROSNamespace, SetParameter, SetRemap
 from launch_ros.substitutions import FindPackageShare
 
+from wheelsim.bringup.packages import apt_package, optional
+
 NAVIGATION_NODES = ['controller_server', 'planner_server', 'behavior_server', 'bt_navigator']
+#: The Nav2 packages started or loaded here (servers and the plugins named in nav2.yaml).
+NAV2_PACKAGES = ['nav2_map_server', 'nav2_lifecycle_manager', 'nav2_controller', 'nav2_planner',
+                 'nav2_behaviors', 'nav2_bt_navigator', 'nav2_regulated_pure_pursuit_controller',
+                 'nav2_navfn_planner', 'nav2_costmap_2d']
+
+
+def _nav2_nodes(_context):
+    """The Nav2 servers and their lifecycle managers."""
+    map_file = LaunchConfiguration('map')
+    nav2_params = [LaunchConfiguration('nav2_params_file'),
+                   LaunchConfiguration('nav2_distro_params_file')]
+    autostart = LaunchConfiguration('autostart')
+    common = {'output': 'screen',
+              'arguments': ['--ros-args', '--log-level', LaunchConfiguration('nav2_log_level')]}
+    return [
+        Node(package='nav2_map_server', executable='map_server', name='map_server',
+             parameters=[{'yaml_filename': map_file}], **common),
+        Node(package='nav2_lifecycle_manager', executable='lifecycle_manager',
+             name='lifecycle_manager_map',
+             parameters=[{'autostart': autostart, 'node_names': ['map_server']}], **common),
+        Node(package='nav2_controller', executable='controller_server',
+             name='controller_server', parameters=nav2_params, **common),
+        Node(package='nav2_planner', executable='planner_server', name='planner_server',
+             parameters=nav2_params, **common),
+        Node(package='nav2_behaviors', executable='behavior_server', name='behavior_server',
+             parameters=nav2_params, **common),
+        Node(package='nav2_bt_navigator', executable='bt_navigator', name='bt_navigator',
+             parameters=nav2_params, **common),
+        Node(package='nav2_lifecycle_manager', executable='lifecycle_manager',
+             name='lifecycle_manager_navigation',
+             parameters=[{'autostart': autostart, 'node_names': NAVIGATION_NODES}], **common),
+    ]
 
 
 def generate_launch_description():
@@ -34,11 +68,6 @@ def generate_launch_description():
     namespace = LaunchConfiguration('namespace')
     use_namespaced_tf = LaunchConfiguration('use_namespaced_tf')
     use_sim_time = LaunchConfiguration('use_sim_time')
-    map_file = LaunchConfiguration('map')
-    nav2_params = [LaunchConfiguration('nav2_params_file'),
-                   LaunchConfiguration('nav2_distro_params_file')]
-    autostart = LaunchConfiguration('autostart')
-    ros_args = ['--ros-args', '--log-level', LaunchConfiguration('nav2_log_level')]
 
     arguments = [
         DeclareLaunchArgument(
@@ -91,23 +120,8 @@ def generate_launch_description():
         SetParameter('use_sim_time', use_sim_time),
         SetRemap('/tf', 'tf', condition=IfCondition(use_namespaced_tf)),
         SetRemap('/tf_static', 'tf_static', condition=IfCondition(use_namespaced_tf)),
-        Node(package='nav2_map_server', executable='map_server', name='map_server',
-             output='screen', parameters=[{'yaml_filename': map_file}], arguments=ros_args),
-        Node(package='nav2_lifecycle_manager', executable='lifecycle_manager',
-             name='lifecycle_manager_map', output='screen', arguments=ros_args,
-             parameters=[{'autostart': autostart, 'node_names': ['map_server']}]),
-        Node(package='nav2_controller', executable='controller_server',
-             name='controller_server', output='screen', parameters=nav2_params,
-             arguments=ros_args),
-        Node(package='nav2_planner', executable='planner_server', name='planner_server',
-             output='screen', parameters=nav2_params, arguments=ros_args),
-        Node(package='nav2_behaviors', executable='behavior_server', name='behavior_server',
-             output='screen', parameters=nav2_params, arguments=ros_args),
-        Node(package='nav2_bt_navigator', executable='bt_navigator', name='bt_navigator',
-             output='screen', parameters=nav2_params, arguments=ros_args),
-        Node(package='nav2_lifecycle_manager', executable='lifecycle_manager',
-             name='lifecycle_manager_navigation', output='screen', arguments=ros_args,
-             parameters=[{'autostart': autostart, 'node_names': NAVIGATION_NODES}]),
+        optional({package: apt_package('navigation2') for package in NAV2_PACKAGES},
+                 'Nav2 (the simulation runs without it)', _nav2_nodes),
     ])
     return LaunchDescription([
         SetEnvironmentVariable('RCUTILS_LOGGING_BUFFERED_STREAM', '1'),

@@ -15,15 +15,18 @@ needed.
 """
 
 import re
+import tempfile
+from pathlib import Path
 
 import yaml
-from launch.actions import DeclareLaunchArgument, GroupAction, OpaqueFunction
+from launch.actions import DeclareLaunchArgument, GroupAction, OpaqueFunction, Shutdown
 from launch.conditions import IfCondition
 from launch.launch_description import LaunchDescription
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node, PushROSNamespace, SetParameter, SetRemap
 from launch_ros.substitutions import FindPackageShare
 
+from wheelsim.bringup.packages import apt_package, optional, require
 from wheelsim.core.params import ParameterError, flatten
 from wheelsim.core.vehicle.config import vehicle_config_from_params
 from wheelsim.core.vehicle.urdf import build_urdf
@@ -84,22 +87,60 @@ def _wheelsim_nodes(context):
     localization_overrides = {**prefix, 'mode': localization_mode} if localization_mode else prefix
     controller_overrides = {**prefix, 'model': model} if model else prefix
     tracking = IfCondition(LaunchConfiguration('tracking'))
-    ros_args = ['--ros-args', '--log-level', log_level]
+    # Any of these nodes ending (a bad parameter, a crash) ends the whole launch: no half-run.
+    common = {'output': 'screen', 'arguments': ['--ros-args', '--log-level', log_level]}
     return [
-        Node(package='wheelsim', executable='vehicle_sim', name='vehicle_sim', output='screen',
-             parameters=[params_file, sim_overrides], arguments=ros_args),
+        Node(package='wheelsim', executable='vehicle_sim', name='vehicle_sim',
+             parameters=[params_file, sim_overrides], on_exit=_shutdown('vehicle_sim'),
+             **common),
         Node(package='wheelsim', executable='localization', name='localization',
-             output='screen', parameters=[params_file, localization_overrides],
-             arguments=ros_args),
+             parameters=[params_file, localization_overrides],
+             on_exit=_shutdown('localization'), **common),
         Node(package='robot_state_publisher', executable='robot_state_publisher',
-             name='robot_state_publisher', output='screen',
-             parameters=[{'robot_description': urdf}], arguments=ros_args),
-        Node(package='wheelsim', executable='planner', name='planner', output='screen',
-             parameters=[params_file, prefix], arguments=ros_args, condition=tracking),
-        Node(package='wheelsim', executable='controller', name='controller', output='screen',
-             parameters=[params_file, controller_overrides], arguments=ros_args,
-             condition=tracking),
+             name='robot_state_publisher', parameters=[{'robot_description': urdf}],
+             on_exit=_shutdown('robot_state_publisher'), **common),
+        Node(package='wheelsim', executable='planner', name='planner',
+             parameters=[params_file, prefix], condition=tracking,
+             on_exit=_shutdown('planner'), **common),
+        Node(package='wheelsim', executable='controller', name='controller',
+             parameters=[params_file, controller_overrides], condition=tracking,
+             on_exit=_shutdown('controller'), **common),
     ]
+
+
+def _shutdown(node):
+    return Shutdown(reason=f'{node} exited')
+
+
+def _rviz(context):
+    config = LaunchConfiguration('rviz_config').perform(context)
+    return [Node(package='rviz2', executable='rviz2', name='rviz2', output='log',
+                 arguments=['-d', config])]
+
+
+def namespaced_layout(layout_xml, namespace):
+    """The PlotJuggler layout with every topic under ``namespace``: PlotJuggler's ROS 2 plugin
+    subscribes by absolute name and ignores the launch namespace."""
+    if not namespace.strip('/'):
+        return layout_xml
+    prefix = '/' + namespace.strip('/')
+    topics = re.search(r'<selected_topics value="([^"]*)"', layout_xml).group(1).split(';')
+    for topic in topics:
+        layout_xml = re.sub(rf'(["> ;]){re.escape(topic)}(?=[/";<])', rf'\g<1>{prefix}{topic}',
+                            layout_xml)
+    return layout_xml
+
+
+def _plotjuggler(context):
+    layout = LaunchConfiguration('plotjuggler_layout').perform(context)
+    namespace = context.launch_configurations.get('ros_namespace', '')
+    if namespace.strip('/'):
+        text = namespaced_layout(Path(layout).read_text(), namespace)
+        folder = Path(tempfile.mkdtemp(prefix='wheelsim-plotjuggler-'))
+        layout = str(folder / Path(layout).name)
+        Path(layout).write_text(text)
+    return [Node(package='plotjuggler', executable='plotjuggler', name='plotjuggler',
+                 output='log', arguments=['--layout', layout])]
 
 
 def generate_launch_description():
@@ -109,9 +150,7 @@ def generate_launch_description():
     use_sim_time = LaunchConfiguration('use_sim_time')
     use_namespaced_tf = LaunchConfiguration('use_namespaced_tf')
     rviz = LaunchConfiguration('rviz')
-    rviz_config = LaunchConfiguration('rviz_config')
     plotjuggler = LaunchConfiguration('plotjuggler')
-    plotjuggler_layout = LaunchConfiguration('plotjuggler_layout')
 
     arguments = [
         DeclareLaunchArgument(
@@ -160,7 +199,8 @@ def generate_launch_description():
         DeclareLaunchArgument(
             'plotjuggler_layout',
             default_value=PathJoinSubstitution([share, 'plotjuggler', 'wheelsim_layout.xml']),
-            description='PlotJuggler layout file (topics without namespace)'),
+            description='PlotJuggler layout file (topics without namespace: with namespace:=, '
+                        'a copy with the namespaced topics is used)'),
         DeclareLaunchArgument(
             'log_level', default_value='info',
             description='Log level of the wheelsim nodes (debug, info, warn, error)'),
@@ -172,9 +212,11 @@ def generate_launch_description():
         SetRemap('/tf', 'tf', condition=IfCondition(use_namespaced_tf)),
         SetRemap('/tf_static', 'tf_static', condition=IfCondition(use_namespaced_tf)),
         OpaqueFunction(function=_wheelsim_nodes),
-        Node(package='rviz2', executable='rviz2', name='rviz2', output='log',
-             arguments=['-d', rviz_config], condition=IfCondition(rviz)),
-        Node(package='plotjuggler', executable='plotjuggler', name='plotjuggler', output='log',
-             arguments=['--layout', plotjuggler_layout], condition=IfCondition(plotjuggler)),
+        optional({'rviz2': apt_package('rviz2')}, 'RViz', _rviz, condition=IfCondition(rviz)),
+        optional({'plotjuggler': apt_package('plotjuggler_ros'),
+                  'plotjuggler_ros': apt_package('plotjuggler_ros')},
+                 'PlotJuggler', _plotjuggler, condition=IfCondition(plotjuggler)),
     ])
-    return LaunchDescription([*arguments, robot])
+    required = require({'robot_state_publisher': apt_package('robot_state_publisher')},
+                       'sim.launch.py')
+    return LaunchDescription([*arguments, required, robot])

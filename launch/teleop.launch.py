@@ -6,14 +6,34 @@
 The keyboard node needs a terminal of its own: it is started with ``terminal`` as prefix
 (default ``xterm -e``). Without a display, run it directly instead:
 ``ros2 run teleop_twist_keyboard teleop_twist_keyboard``. vehicle_sim takes cmd_vel as Twist
-or TwistStamped (``stamped``), so either works. Do not run it next to a controller that also
-publishes cmd_vel (demo.launch.py, nav2.launch.py): the two would fight.
+or TwistStamped (``stamped``), so either works. teleop_twist_keyboard 2.4.x refuses a
+``frame_id`` without ``stamped:=true``, so ``frame_id`` is passed only with ``stamped:=true``.
+Do not run it next to a controller that also publishes cmd_vel (demo.launch.py,
+nav2.launch.py): the two would fight.
 """
 
 from launch.actions import DeclareLaunchArgument, GroupAction
+from launch.launch_context import LaunchContext
 from launch.launch_description import LaunchDescription
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node, PushROSNamespace, SetParameter
+
+from wheelsim.bringup.packages import apt_package, optional
+
+
+def teleop_parameters(stamped: str, frame_id: str) -> dict:
+    """teleop_twist_keyboard's parameters: ``frame_id`` only when stamped (2.4.x raises
+    "'frame_id' can only be set when 'stamped' is True" otherwise)."""
+    is_stamped = stamped.strip().lower() in ('true', '1', 'yes')
+    return {'stamped': is_stamped, **({'frame_id': frame_id} if is_stamped else {})}
+
+
+def _teleop(context: LaunchContext):
+    parameters = teleop_parameters(LaunchConfiguration('stamped').perform(context),
+                                   LaunchConfiguration('frame_id').perform(context))
+    return [Node(package='teleop_twist_keyboard', executable='teleop_twist_keyboard',
+                 name='teleop_twist_keyboard', output='screen',
+                 prefix=LaunchConfiguration('terminal'), parameters=[parameters])]
 
 
 def generate_launch_description():
@@ -26,7 +46,7 @@ def generate_launch_description():
             description='Publish geometry_msgs/TwistStamped instead of Twist'),
         DeclareLaunchArgument(
             'frame_id', default_value='base_link',
-            description='Frame of the TwistStamped commands'),
+            description='Frame of the TwistStamped commands (used only with stamped:=true)'),
         DeclareLaunchArgument(
             'use_sim_time', default_value='false',
             description='Stamp commands with /clock time (clock modes 2 and 3)'),
@@ -37,10 +57,7 @@ def generate_launch_description():
     teleop = GroupAction([
         PushROSNamespace(LaunchConfiguration('namespace')),
         SetParameter('use_sim_time', LaunchConfiguration('use_sim_time')),
-        Node(package='teleop_twist_keyboard', executable='teleop_twist_keyboard',
-             name='teleop_twist_keyboard', output='screen',
-             prefix=LaunchConfiguration('terminal'),
-             parameters=[{'stamped': LaunchConfiguration('stamped'),
-                          'frame_id': LaunchConfiguration('frame_id')}]),
+        optional({'teleop_twist_keyboard': apt_package('teleop_twist_keyboard')},
+                 'the keyboard teleop', _teleop),
     ])
     return LaunchDescription([*arguments, teleop])

@@ -402,3 +402,16 @@ def command_problems(command: str, container_root: str = '/wheelsim/') -> list[s
         if not known:
             problems.append(f'{package}/{executable} is not a known executable')
     return problems
+
+
+def launch_tooling_problem() -> str | None:
+    """Why launch files cannot run here, in one line; None when launch, launch_ros and the
+    ``launch_run`` runner of ../shared/ros-launch (or a ROS install's ros2 launch) work."""
+    try:
+        import launch  # noqa: F401
+        import launch_ros  # noqa: F401 - imports composition_interfaces too
+    except ImportError as err:
+        return (f'launch / launch_ros are not importable ({err}): no ROS 2 install or launch '
+                'tooling here (see ENVIRONMENT.md, ../shared/ros-launch); the static '
+                'launch-file checks ran instead')
+    return None

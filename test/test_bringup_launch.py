@@ -19,6 +19,7 @@ from bringup_support import (
     declared_arguments,
     installed_files,
     launch_files,
+    launch_tooling_problem,
     parse_launch_file,
 )
 
@@ -133,16 +134,10 @@ def test_static_analysis_catches_a_misnamed_executable_and_file(tmp_path):
 
 # --- with a ROS 2 install ------------------------------------------------------------------
 
-def _ros_launch_available() -> bool:
-    return all(importlib.util.find_spec(m) is not None
-               for m in ('launch_ros', 'launch.launch_description_sources'))
+LAUNCH_PROBLEM = launch_tooling_problem()
 
 
-NO_ROS_REASON = ('launch / launch_ros are not importable: no ROS 2 install here (see '
-                 'ENVIRONMENT.md); the static launch-file checks above ran instead')
-
-
-@pytest.mark.skipif(not _ros_launch_available(), reason=NO_ROS_REASON)
+@pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
 @pytest.mark.parametrize('path', LAUNCH_FILES, ids=IDS)
 def test_launch_description_generates_with_described_arguments(path):
     from launch.launch_description_sources import (
@@ -155,7 +150,7 @@ def test_launch_description_generates_with_described_arguments(path):
     assert all(argument.description for argument in arguments)
 
 
-@pytest.mark.skipif(not _ros_launch_available(), reason=NO_ROS_REASON)
+@pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
 @pytest.mark.parametrize('preset', PRESET_NAMES)
 def test_sim_launch_builds_its_nodes_and_a_parsing_urdf(preset):
     from launch.launch_context import LaunchContext

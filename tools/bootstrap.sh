@@ -1,44 +1,56 @@
 #!/usr/bin/env bash
 # Set up everything `make demo` and `make test` need, skipping what is already done.
 #
-# Without a sourced ROS 2 (no ROS_DISTRO): a virtual environment .venv with the ROS 2 Kilted wheels
-# from PyPI, a generated tf2_msgs (PyPI has none) in .deps/, then `colcon build` of the workspace.
+# Without a sourced ROS 2 (no ROS_DISTRO): a virtual environment .venv/<distro> with the ROS 2
+# wheels of WHEELSIM_DISTRO (jazzy by default, or kilted) from PyPI, a generated tf2_msgs (PyPI
+# has none) in .deps/<distro>/, then `colcon build` of the workspace into install/<distro>.
 # With ROS 2 Jazzy or Kilted sourced: only `colcon build` (plus the Python packages the system
 # lacks, installed for the user with pip if missing).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-venv="$root/.venv"
-deps="$root/.deps"
 python_bin="${PYTHON:-python3}"
 
 log() { printf '[setup] %s\n' "$*"; }
+fail() { printf '[setup] error: %s\n' "$*" >&2; exit 2; }
+
+if [ -n "${ROS_DISTRO:-}" ] && [ -n "${WHEELSIM_DISTRO:-}" ] && [ "$ROS_DISTRO" != "$WHEELSIM_DISTRO" ]; then
+  fail "DISTRO/WHEELSIM_DISTRO is $WHEELSIM_DISTRO but ROS 2 $ROS_DISTRO is sourced: use a shell without ROS sourced, or drop DISTRO"
+fi
+distro="${ROS_DISTRO:-${WHEELSIM_DISTRO:-jazzy}}"
+venv="$root/.venv/$distro"
+deps="$root/.deps/$distro"
+requirements="tools/requirements-$distro.txt"
 
 fix_wheel_cmake_paths() {
-  # The wheels' CMake export files name the build host's Python paths; point them at ours.
-  local include purelib
+  # The wheels' CMake export files name the build host's Python paths, and numpy 2's include
+  # folder (numpy/_core/include; numpy 1.x has numpy/core/include): point them at ours.
+  local include purelib numpy_include
   include="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
   purelib="$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
-  grep -rlE '/opt/python/cp3[0-9]+-cp3[0-9]+' "$venv/share" --include='*.cmake' 2>/dev/null \
+  numpy_include="$("$venv/bin/python" -c 'import numpy; print(numpy.get_include())')"
+  grep -rlE '/opt/python/cp3[0-9]+-cp3[0-9]+|site-packages/numpy/_core/include' "$venv/share" \
+      --include='*.cmake' 2>/dev/null \
     | xargs -r sed -i -E \
       -e "s#/opt/python/cp3[0-9]+-cp3[0-9]+/include/python3\.[0-9]+#${include}#g" \
       -e "s#/opt/python/cp3[0-9]+-cp3[0-9]+/lib/python3\.[0-9]+/site-packages#${purelib}#g" \
+      -e "s#[^;\"]*/site-packages/numpy/_core/include#${numpy_include}#g" \
     || true
 }
 
 setup_venv() {
   local stamp="$venv/.wheelsim-requirements"
-  if [ -f "$stamp" ] && cmp -s "$stamp" tools/requirements-venv.txt; then
+  if [ -f "$stamp" ] && cat "$requirements" tools/requirements-common.txt | cmp -s "$stamp" -; then
     return
   fi
-  log "creating $venv with the ROS 2 wheels from PyPI (first run only, about a minute)"
+  log "creating $venv with the ROS 2 $distro wheels from PyPI (first run only, about a minute)"
   [ -x "$venv/bin/python" ] || "$python_bin" -m venv "$venv"
   "$venv/bin/python" -m pip install --quiet --upgrade pip 2>>"$deps/pip.log"
-  "$venv/bin/python" -m pip install --quiet -r tools/requirements-venv.txt 2>>"$deps/pip.log" \
+  "$venv/bin/python" -m pip install --quiet -r "$requirements" 2>>"$deps/pip.log" \
     || { log "pip install failed; see $deps/pip.log"; tail -n 20 "$deps/pip.log"; exit 1; }
   fix_wheel_cmake_paths
-  cp tools/requirements-venv.txt "$stamp"
+  cat "$requirements" tools/requirements-common.txt > "$stamp"
 }
 
 build_tf2_msgs() {
@@ -62,30 +74,32 @@ build_tf2_msgs() {
 mkdir -p "$deps"
 if [ -n "${ROS_DISTRO:-}" ]; then
   log "using the sourced ROS 2 $ROS_DISTRO"
-  missing=$(python3 - <<'EOF'
+  missing=$(python3 - <<'PYEOF'
 import importlib.util
 mods = {'numba': 'numba', 'mcap_ros2': 'mcap-ros2-support', 'mcap': 'mcap', 'hypothesis': 'hypothesis',
-        'ruff': 'ruff', 'urdf_parser_py': 'urdf-parser-py'}
+        'ruff': 'ruff', 'urdf_parser_py': 'urdf-parser-py', 'rosbags': 'rosbags', 'tqdm': 'tqdm'}
 print(' '.join(pkg for mod, pkg in mods.items() if importlib.util.find_spec(mod) is None))
-EOF
+PYEOF
 )
   if [ -n "$missing" ]; then
     log "installing for the user with pip: $missing"
     python3 -m pip install --user --quiet $missing || python3 -m pip install --user --quiet --break-system-packages $missing
   fi
 else
+  [ -f "$requirements" ] || fail "WHEELSIM_DISTRO=$distro is not supported: use jazzy or kilted"
   setup_venv
   set +u  # the sourced setup files use unset variables
   # shellcheck disable=SC1091
-  source "$root/env.sh"
+  WHEELSIM_DISTRO="$distro" source "$root/env.sh"
   set -u
   build_tf2_msgs
 fi
 
 set +u
 # shellcheck disable=SC1091
-source "$root/env.sh"
+WHEELSIM_DISTRO="$distro" source "$root/env.sh"
 set -u
-log "building the workspace with colcon"
-colcon build --base-paths src --symlink-install >"$deps/colcon-build.log" 2>&1 \
+log "building the workspace with colcon ($distro)"
+colcon --log-base "log/$distro" build --base-paths src --symlink-install \
+  --build-base "build/$distro" --install-base "install/$distro" >"$deps/colcon-build.log" 2>&1 \
   || { log "colcon build failed; see $deps/colcon-build.log"; tail -n 40 "$deps/colcon-build.log"; exit 1; }

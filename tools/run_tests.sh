@@ -8,21 +8,25 @@ set +u  # the sourced setup files use unset variables
 # shellcheck disable=SC1091
 source env.sh
 set -u
+distro="$WHEELSIM_DISTRO"
+echo "[test] ROS 2 $distro"
 
-results="$root/build/test-results"
+results="$root/build/$distro/test-results"
 rm -rf "$results" && mkdir -p "$results"
 
-colcon test --base-paths src --packages-select wheelsim --return-code-on-test-failure --event-handlers console_direct+ \
+colcon --log-base "log/$distro" test --base-paths src --packages-select wheelsim \
+  --build-base "build/$distro" --install-base "install/$distro" \
+  --return-code-on-test-failure --event-handlers console_direct+ \
   --pytest-args -q -p no:cacheprovider
 colcon_status=$?
 
 python -m pytest -q -p no:cacheprovider test --junitxml="$results/system.xml"
 system_status=$?
 
-python tools/junit_summary.py build/wheelsim/pytest.xml "$results/system.xml"
+python tools/junit_summary.py "build/$distro/wheelsim/pytest.xml" "$results/system.xml"
 summary_status=$?
 
 if [ $colcon_status -ne 0 ] || [ $system_status -ne 0 ] || [ $summary_status -ne 0 ]; then
-  echo "TESTS FAILED (colcon test: $colcon_status, system tests: $system_status, summary: $summary_status)"
+  echo "TESTS FAILED on $distro (colcon test: $colcon_status, system tests: $system_status, summary: $summary_status)"
   exit 1
 fi

@@ -32,6 +32,7 @@ LAYERS = {
     'testing': {'core', 'ros', 'testing'},
     'run': {'core', 'ros', 'nodes', 'report', 'run'},
     'cli': {'core', 'report', 'run', 'cli'},
+    'bringup': {'core', 'ros', 'bringup'},
 }
 
 

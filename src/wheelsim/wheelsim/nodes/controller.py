@@ -51,7 +51,7 @@ from wheelsim.ros.conversions import (
     twist2d,
     twist_stamped,
 )
-from wheelsim.ros.inputs import WARN_PERIOD_S, frame_matches, map_pose
+from wheelsim.ros.inputs import WARN_PERIOD_S, MapPoses, frame_matches
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
 
@@ -91,6 +91,7 @@ class Controller(Node):
         # Latched plans (wheelsim's planner) and volatile ones (other planners) alike.
         for profile in (qos.LATCHED, qos.DEFAULT):
             self.create_subscription(Path, 'plan', self._on_plan, profile)
+        self._map_poses = MapPoses(self, config.full_map_frame)
         self.create_subscription(PoseWithCovarianceStamped, 'pose', self._on_pose, qos.DEFAULT)
         self.create_subscription(Odometry, 'odom', self._on_odom, qos.DEFAULT)
         self._timer = self.create_timer(timer_period_s(config.control_rate), self._on_timer)
@@ -148,7 +149,7 @@ class Controller(Node):
         )
 
     def _on_pose(self, msg: PoseWithCovarianceStamped) -> None:
-        pose = map_pose(self, msg, self.config.full_map_frame)
+        pose = self._map_poses.pose(msg.pose.pose, msg.header.frame_id, 'pose')
         if pose is not None:
             self._pose = (pose, stamp_ns(msg.header.stamp))
 

@@ -40,6 +40,7 @@ from wheelsim.ros.conversions import (
     transform_stamped,
     twist2d,
 )
+from wheelsim.ros.inputs import WARN_PERIOD_S, MapPoses, rotate_planar_covariance
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
 
@@ -95,6 +96,7 @@ class Localization(Node):
             TFMessage(transforms=[TransformStamped(), TransformStamped()]),
         )
         self.create_subscription(Odometry, 'ground_truth', self._on_ground_truth, qos.DEFAULT)
+        self._map_poses = MapPoses(self, self.map_frame)
         self.create_subscription(
             PoseWithCovarianceStamped, 'initialpose', self._on_initial_pose, qos.DEFAULT
         )
@@ -160,18 +162,17 @@ class Localization(Node):
         self._pose.publish(pose)
 
     def _on_initial_pose(self, msg: PoseWithCovarianceStamped) -> None:
-        frame = msg.header.frame_id.lstrip('/')
-        if frame not in ('', self.map_frame):
-            self.get_logger().warning(
-                f'initialpose ignored: header.frame_id is "{frame}", expected "{self.map_frame}"'
-            )
+        pose = self._map_poses.pose(msg.pose.pose, msg.header.frame_id, 'initialpose')
+        if pose is None:
             return
+        map_T_frame = self._map_poses.map_T(msg.header.frame_id, 'initialpose')
+        covariance = rotate_planar_covariance(planar_covariance(msg.pose.covariance),
+                                              map_T_frame[2])
         try:
-            self.localization.request_reset(
-                pose2d(msg.pose.pose), planar_covariance(msg.pose.covariance)
-            )
+            self.localization.request_reset(pose, covariance)
         except ValueError as err:
-            self.get_logger().error(f'initialpose ignored: {err}')
+            self.get_logger().warning(f'initialpose ignored: {err}',
+                                      throttle_duration_sec=WARN_PERIOD_S)
 
 
 def main(args=None) -> int:

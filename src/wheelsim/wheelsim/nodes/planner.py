@@ -31,8 +31,8 @@ from wheelsim.core.planning.planner import plan_to_goal, plan_waypoints
 from wheelsim.core.planning.trajectory import Trajectory
 from wheelsim.ros import qos
 from wheelsim.ros.clock import now_ns
-from wheelsim.ros.conversions import NS_PER_S, pose2d, quaternion_from_yaw, time_msg
-from wheelsim.ros.inputs import frame_matches, map_pose
+from wheelsim.ros.conversions import NS_PER_S, quaternion_from_yaw, time_msg
+from wheelsim.ros.inputs import MapPoses
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
 
@@ -73,6 +73,7 @@ class Planner(Node):
         self._pose: Pose2D | None = None
         self._waypoints_pending = bool(self.config.waypoints)
         self._plan = self.create_publisher(Path, 'plan', qos.LATCHED)
+        self._map_poses = MapPoses(self, self.config.full_map_frame)
         self.create_subscription(PoseWithCovarianceStamped, 'pose', self._on_pose, qos.DEFAULT)
         self.create_subscription(PoseStamped, 'goal_pose', self._on_goal, qos.DEFAULT)
         self.create_timer(RETRY_PERIOD_S, self._plan_waypoints_when_ready)
@@ -90,7 +91,7 @@ class Planner(Node):
         self._waypoints_pending = bool(new.waypoints)
 
     def _on_pose(self, msg: PoseWithCovarianceStamped) -> None:
-        pose = map_pose(self, msg, self.config.full_map_frame)
+        pose = self._map_poses.pose(msg.pose.pose, msg.header.frame_id, 'pose')
         if pose is not None:
             self._pose = pose
 
@@ -107,9 +108,9 @@ class Planner(Node):
         self._publish('waypoints', lambda: plan_waypoints(self.config, pose))
 
     def _on_goal(self, msg: PoseStamped) -> None:
-        if not frame_matches(self, msg.header.frame_id, self.config.full_map_frame, 'goal_pose'):
+        goal = self._map_poses.pose(msg.pose, msg.header.frame_id, 'goal_pose')
+        if goal is None:
             return
-        goal = Pose2D(*pose2d(msg.pose))
         if self._pose is None:
             self.get_logger().warning(f'goal {tuple(goal)} ignored: no pose received yet')
             return

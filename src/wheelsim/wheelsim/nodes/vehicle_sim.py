@@ -48,7 +48,8 @@ from wheelsim.ros.clock import (
     timer_period_s,
 )
 from wheelsim.ros.cmd_vel import PUBLISHER_CHECK_PERIOD_S, CmdVelInput
-from wheelsim.ros.conversions import clock_msg, pose2d
+from wheelsim.ros.conversions import clock_msg
+from wheelsim.ros.inputs import MapPoses
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
 from wheelsim.ros.sim_diagnostics import DIAGNOSTICS_PERIOD_S, SimDiagnostics
@@ -98,6 +99,7 @@ class VehicleSim(Node):
         self.cmd_vel = CmdVelInput(
             self, settings.cmd_vel_type, self._on_command, self._command_limits()
         )
+        self._map_poses = MapPoses(self, settings.full_map_frame)
         self.create_subscription(
             PoseWithCovarianceStamped, 'initialpose', self._on_initial_pose, qos.DEFAULT
         )
@@ -314,16 +316,9 @@ class VehicleSim(Node):
 
     @_locked
     def _on_initial_pose(self, msg: PoseWithCovarianceStamped) -> None:
-        frame = msg.header.frame_id.lstrip('/')
-        if frame not in ('', self.outputs.map_frame):
-            self.get_logger().warning(
-                f'initialpose ignored: it is in frame "{frame}", expected '
-                f'"{self.outputs.map_frame}"'
-            )
+        pose = self._map_poses.pose(msg.pose.pose, msg.header.frame_id, 'initialpose')
+        if pose is None or self._now_ns() is None:
             return
-        if self._now_ns() is None:
-            return
-        pose = pose2d(msg.pose.pose)
         try:
             self.vehicle.teleport(pose)
         except ValueError as err:  # non-finite or absurd

@@ -3,14 +3,24 @@
     def main(args=None) -> int:
         return run_node(VehicleSim, 'vehicle_sim', args)
 
-Exit codes: 0 after SIGINT or an external shutdown, 2 when the node cannot start because of its
-parameters or arguments (the message names the parameter, the value and the allowed range; no
-stack trace), 1 if the node fails later.
+Signals: SIGINT and SIGTERM only set a stop request (:class:`StopRequest`). The signal also
+wakes the executor at once (Python's wake-up fd, read by a small thread that triggers a guard
+condition), and the executor never waits longer than :data:`SHUTDOWN_POLL_S` anyway, so the node
+stops at once whenever the signal comes (during start-up, in a callback, while waiting). rclpy's
+own signal handling is not installed: with it, a node sometimes missed a SIGINT and blocked in
+``rcl_wait`` until killed (seen on Jazzy and Kilted, under load).
+
+Exit codes: 0 after SIGINT, SIGTERM or an external shutdown, 2 when the node cannot start
+because of its parameters or arguments (the message names the parameter, the value and the
+allowed range; no stack trace), 1 if the node fails later.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 
@@ -18,17 +28,60 @@ import rclpy
 from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
+from rclpy.signals import SignalHandlerOptions
 
 from wheelsim.core.params import ParameterError
 
 EXIT_BAD_INPUT = 2
+SHUTDOWN_POLL_S = 1.0  # the longest the executor waits before it looks at the stop request
 
 
-def _shuts_down_soon(timeout_s: float = 1.0) -> bool:
-    """Whether the rclpy context is shut down, or is within ``timeout_s`` (rclpy's signal
-    handler shuts it down on SIGINT and SIGTERM, a moment after the interrupt is raised)."""
+class StopRequest:
+    """Set by SIGINT or SIGTERM (Python handlers, run by the main thread between two executor
+    waits); the node's loop ends when it is set. :meth:`wake` makes a signal wake a node's
+    executor at once."""
+
+    def __init__(self) -> None:
+        self.signal_name = ''
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, self._on_signal)
+        self._read_fd, write_fd = os.pipe()
+        os.set_blocking(write_fd, False)
+        signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
+
+    def _on_signal(self, signum: int, _frame: object) -> None:
+        self.signal_name = signal.Signals(signum).name
+
+    def __bool__(self) -> bool:
+        return bool(self.signal_name)
+
+    def wake(self, node: Node) -> None:
+        """From now on a signal triggers a guard condition of ``node``: its executor wakes."""
+        guard = node.create_guard_condition(lambda: None)
+
+        def forward() -> None:
+            while os.read(self._read_fd, 1):  # one byte per signal, written by the C handler
+                guard.trigger()
+
+        threading.Thread(target=forward, name='signal wake-up', daemon=True).start()
+
+
+def spin_until_stopped(node: Node, stop: StopRequest) -> None:
+    """Spin ``node`` on the global executor until ``stop`` is set or its context shuts down."""
+    executor = rclpy.get_global_executor()
+    executor.add_node(node)
+    stop.wake(node)
+    try:
+        while not stop and node.context.ok():
+            executor.spin_once(timeout_sec=SHUTDOWN_POLL_S)
+    finally:
+        executor.remove_node(node)
+
+
+def _shuts_down_soon(stop: StopRequest, timeout_s: float = 1.0) -> bool:
+    """Whether a stop was requested or the rclpy context shuts down within ``timeout_s``."""
     deadline_s = time.monotonic() + timeout_s
-    while rclpy.ok():
+    while not stop and rclpy.ok():
         if time.monotonic() > deadline_s:
             return False
         time.sleep(0.01)
@@ -43,12 +96,13 @@ def _error(program: str, text: str) -> int:
 def run_node(
     factory: Callable[[], Node], program: str, args: Sequence[str] | None = None
 ) -> int:
-    """Initialise rclpy with ``args``, build the node with ``factory``, spin until shutdown.
+    """Initialise rclpy with ``args``, build the node with ``factory``, spin until a stop.
 
     ``program`` names the executable in error messages.
     """
+    stop = StopRequest()
     try:
-        rclpy.init(args=args)
+        rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     except Exception as err:  # noqa: BLE001 - rcl reports bad --ros-args as RCLError
         text = str(err).split(', at /')[0]  # drop the C source locations rcl appends
         return _error(program, f'invalid ROS arguments: {text}')
@@ -59,15 +113,14 @@ def run_node(
         rclpy.try_shutdown()
         return code
     try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
+        spin_until_stopped(node, stop)
+    except ExternalShutdownException:
         pass
     except Exception:
-        if not _shuts_down_soon():
+        if not _shuts_down_soon(stop):
             raise
-        # Ctrl-C or SIGTERM arrived inside a callback or while rclpy was building a received
-        # message (the KeyboardInterrupt surfaces as that call's error): part of a clean
-        # shutdown, not a failure of the node.
+        # A stop arrived while a callback ran or rclpy was building a received message and
+        # the shutdown made that call fail: part of a clean shutdown, not a failure.
     finally:
         node.destroy_node()
         rclpy.try_shutdown()

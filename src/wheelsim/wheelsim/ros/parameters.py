@@ -92,7 +92,7 @@ def descriptor(spec: ParamSpec) -> ParameterDescriptor:
     text = spec.description + (f' [{spec.unit}]' if spec.unit else '')
     result = ParameterDescriptor(
         name=spec.name,
-        type=int(_ROS_TYPE[spec.kind]),
+        type=_ROS_TYPE[spec.kind].value,  # rclpy 7 (Jazzy): a plain Enum, not an IntEnum
         description=text,
         read_only=spec.read_only,
     )

@@ -158,10 +158,12 @@ class Probe:
 
 
 class ClockedVehicleSim:
-    """vehicle_sim in its own process on a ``/clock`` published by ``probe``.
+    """vehicle_sim in its own process on a clock published by ``probe``.
 
     ``params`` are vehicle_sim's (``use_sim_time`` and ``cmd_vel_type: twist`` are added); the
-    clock starts at ``start_ns``, where the node publishes its first state.
+    clock starts at ``start_ns``, where the node publishes its first state. Each instance has
+    its own clock topic (``/clock`` remapped to ``<namespace>/clock``), so that several
+    instances alive at once, or one left from an earlier test, never see each other's time.
     """
 
     def __init__(
@@ -171,8 +173,10 @@ class ClockedVehicleSim:
         self.probe = probe
         self.namespace = namespace
         self.pub_period_ns = round(1e9 / params.get('pub_rate', 50.0))
-        self.process = NodeProcess('wheelsim.nodes.vehicle_sim', params, namespace)
-        self.clock = probe.publisher(Clock, '/clock', qos.CLOCK_PUBLISHER)
+        clock_topic = f'{namespace.rstrip("/")}/clock'
+        self.process = NodeProcess('wheelsim.nodes.vehicle_sim', params, namespace,
+                                   ros_args=['-r', f'/clock:={clock_topic}'])
+        self.clock = probe.publisher(Clock, clock_topic, qos.CLOCK_PUBLISHER)
         self.cmd = probe.publisher(Twist, f'{namespace}/cmd_vel')
         twist_topic = f'{namespace}/twist_actual'
         self.twists = probe.record(TwistStamped, twist_topic)

@@ -116,7 +116,11 @@ def _after_turn(
 
 def _csc_candidates(shape: TurnShape, start: Pose2D, goal: Pose2D, word: str) -> list[FloatArray]:
     first_sign, last_sign = _SIGNS[word[0]], _SIGNS[word[2]]
-    first = _CSC_GRID
+    # The last angle wraps (2 pi -> 0) where the first turn alone makes the heading change; a
+    # root next to that point (a nearly straight goal: both turns tiny) would fall in a bracket
+    # skipped as wrapping, so the grid gets points just before and after it.
+    zero_last = np.mod(first_sign * (goal.yaw_rad - start.yaw_rad), 2.0 * np.pi)
+    first = np.union1d(_CSC_GRID, np.clip(zero_last + np.array([-1e-9, 1e-9]), 0.0, 2.0 * np.pi))
     last = np.mod(last_sign * (goal.yaw_rad - start.yaw_rad - first_sign * first), 2.0 * np.pi)
     x1, y1, yaw1 = _after_turn(shape, start.x_m, start.y_m, start.yaw_rad, first_sign, first)
     # Where the last turn must begin: walk it backwards from the goal.

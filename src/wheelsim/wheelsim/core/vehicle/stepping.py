@@ -22,9 +22,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import prange
 
-from wheelsim.core.compiled import compiled, compiled_parallel
+from wheelsim.core.compiled import compiled, compiled_parallel, prange
 from wheelsim.core.geometry.angles import wrap_angle
 from wheelsim.core.geometry.se2 import integrate_twist
 from wheelsim.core.vehicle.actuators import (

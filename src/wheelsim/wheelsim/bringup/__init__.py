@@ -1,0 +1,1 @@
+"""Helpers of the launch files: required packages checked first, optional tools when installed."""

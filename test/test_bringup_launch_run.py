@@ -1,0 +1,167 @@
+"""The launch files run for real (launch / launch_ros from ../shared/ros-launch or a ROS install):
+nodes start, topics flow, TF is complete, optional tools missing here are reported in one line,
+a failing launch leaves nothing running, and every process exits cleanly at shutdown.
+
+Each case runs ``launch_run`` (the ros-launch runner: ``ros2 launch`` for a fixed time, then
+SIGINT to every process) with a JSON summary. RViz, PlotJuggler, teleop_twist_keyboard and Nav2
+do not exist on these machines: the launches must say so and run the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+from bringup_support import PARAMS_DIR, launch_tooling_problem
+
+PROBLEM = launch_tooling_problem()
+if PROBLEM is None and shutil.which('launch_run') is None:
+    PROBLEM = 'launch_run (../shared/ros-launch/install.sh) is not installed in this environment'
+pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=str(PROBLEM))
+
+DURATION_S = 14.0
+CORE_TOPICS = ('ground_truth', 'twist_actual', 'joint_states', 'odom', 'pose', 'tf')
+
+
+def launch(tmp_path, ros_domain_id, file_name, *arguments, duration_s=DURATION_S):
+    """Run ``wheelsim FILE args`` for ``duration_s``; return (summary, printed output)."""
+    out = tmp_path / 'summary.json'
+    command = ['launch_run', '--duration', str(duration_s), '--window', '5', '--tf-frames',
+               '--json', str(out), 'wheelsim', file_name, *arguments]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=duration_s + 60,
+                            env=dict(os.environ, ROS_DOMAIN_ID=str(ros_domain_id)))
+    text = result.stdout + result.stderr
+    assert out.exists(), f'launch_run wrote no summary (exit {result.returncode}):\n{text}'
+    return json.loads(out.read_text()), text
+
+
+def topics(summary, namespace=''):
+    """{topic: messages in the window} for the topics under ``namespace``."""
+    prefix = '/' + namespace.strip('/') + '/' if namespace.strip('/') else '/'
+    return {info['topic'][len(prefix):]: info.get('messages', 0)
+            for info in summary['probe']['topics'].values()
+            if info['topic'].startswith(prefix)}
+
+
+def frames(summary, topic='/tf'):
+    return {frame for info in summary['probe']['topics'].values() if info['topic'] == topic
+            for frame in info.get('frames', [])}
+
+
+def assert_ran_and_shut_down_cleanly(summary, text, expected_processes):
+    where = f'\n{text[-4000:]}'
+    assert summary['launch_returncode'] == 0, where
+    assert summary['ended_by'] == 'timeout', where
+    names = sorted(p['name'].split('-')[0] for p in summary['processes_started'])
+    assert names == sorted(expected_processes), where
+    early = [e for e in summary['process_exits'] if not e['during_shutdown']]
+    assert not early, f'processes ended before the shutdown: {early}{where}'
+    bad = [e for e in summary['process_exits'] if e['returncode'] != 0]
+    assert not bad, f'unclean exits at shutdown: {bad}{where}'
+    assert len(summary['process_exits']) == len(summary['processes_started']), where
+    assert not summary['left_running_after_launch_ended'], where
+
+
+SIM = ['vehicle_sim', 'localization', 'robot_state_publisher']
+LOOP = [*SIM, 'planner', 'controller']
+
+
+@pytest.mark.parametrize('preset', sorted(p.stem for p in PARAMS_DIR.glob('*.yaml')
+                                          if not p.stem.startswith('nav2')))
+def test_sim_launch_runs_every_preset(tmp_path, ros_domain_id, preset):
+    summary, text = launch(tmp_path, ros_domain_id, 'sim.launch.py', f'preset:={preset}')
+    assert_ran_and_shut_down_cleanly(summary, text, SIM)
+    seen = topics(summary)
+    for topic in CORE_TOPICS:
+        assert seen.get(topic, 0) > 0, f'no {topic} messages: {seen}'
+    assert {'map -> odom', 'odom -> base_link'} <= frames(summary)
+    assert 'RViz not started: rviz2 not installed (sudo apt install ros-' in text
+
+
+def test_demo_launch_closes_the_loop(tmp_path, ros_domain_id):
+    summary, text = launch(tmp_path, ros_domain_id, 'demo.launch.py', 'rviz:=false',
+                           'localization_mode:=ekf')
+    assert_ran_and_shut_down_cleanly(summary, text, LOOP)
+    seen = topics(summary)
+    assert seen.get('cmd_vel', 0) > 0 and seen.get('tracking_error', 0) > 0, seen
+    assert 'plan' in seen, seen
+    assert 'RViz not started' not in text  # rviz:=false: not asked for, nothing to say
+
+
+def test_namespaced_sim_keeps_everything_in_its_namespace(tmp_path, ros_domain_id):
+    summary, text = launch(tmp_path, ros_domain_id, 'sim.launch.py', 'namespace:=robot7',
+                           'frame_prefix:=robot7/', 'rviz:=false', 'plotjuggler:=true')
+    assert_ran_and_shut_down_cleanly(summary, text, SIM)
+    seen = topics(summary, 'robot7')
+    for topic in CORE_TOPICS:
+        assert seen.get(topic, 0) > 0, f'no /robot7/{topic} messages: {seen}'
+    assert {'robot7/map -> robot7/odom', 'robot7/odom -> robot7/base_link'} <= frames(
+        summary, '/robot7/tf')
+    assert 'PlotJuggler not started: plotjuggler, plotjuggler_ros not installed' in text
+
+
+def test_reference_clock_mode_publishes_clock(tmp_path, ros_domain_id):
+    params = tmp_path / 'clock.yaml'
+    params.write_text((PARAMS_DIR / 'indoor_differential.yaml').read_text()
+                      + '\n/**:\n  ros__parameters:\n    use_sim_time: true\n'
+                      'vehicle_sim:\n  ros__parameters:\n    be_reference_clock: true\n')
+    summary, text = launch(tmp_path, ros_domain_id, 'sim.launch.py', f'params_file:={params}',
+                           'use_sim_time:=true', 'rviz:=false')
+    assert_ran_and_shut_down_cleanly(summary, text, SIM)
+    seen = topics(summary)
+    assert seen.get('clock', 0) > 0 and seen.get('odom', 0) > 0, seen
+
+
+def test_multi_robot_launch_runs_two_robots(tmp_path, ros_domain_id):
+    summary, text = launch(tmp_path, ros_domain_id, 'multi_robot.launch.py', 'rviz:=false',
+                           duration_s=18.0)
+    expected = [*LOOP, *LOOP, 'static_transform_publisher', 'static_transform_publisher']
+    assert_ran_and_shut_down_cleanly(summary, text, expected)
+    for robot in ('robot1', 'robot2'):
+        seen = topics(summary, robot)
+        assert seen.get('odom', 0) > 0 and seen.get('cmd_vel', 0) > 0, (robot, seen)
+        assert {f'{robot}/map -> {robot}/odom', f'{robot}/odom -> {robot}/base_link'} <= frames(
+            summary)
+
+
+def test_nav2_launch_without_nav2_runs_the_simulation_and_says_why(tmp_path, ros_domain_id):
+    summary, text = launch(tmp_path, ros_domain_id, 'nav2.launch.py', 'rviz:=false')
+    assert_ran_and_shut_down_cleanly(summary, text, SIM)
+    assert 'Nav2 (the simulation runs without it) not started:' in text
+    assert 'sudo apt install ros-' in text and '-navigation2' in text
+    assert topics(summary).get('odom', 0) > 0
+
+
+def test_teleop_launch_without_teleop_says_what_to_install(tmp_path, ros_domain_id):
+    summary, text = launch(tmp_path, ros_domain_id, 'teleop.launch.py', duration_s=4.0)
+    assert summary['launch_returncode'] == 0, text
+    assert not summary['processes_started'], text
+    assert ('the keyboard teleop not started: teleop_twist_keyboard not installed (sudo apt '
+            'install ros-') in text
+
+
+def test_a_failing_launch_starts_nothing(tmp_path, ros_domain_id):
+    params = tmp_path / 'bad.yaml'
+    params.write_text('vehicle_sim:\n  ros__parameters:\n    model: tricycle\n')
+    summary, text = launch(tmp_path, ros_domain_id, 'demo.launch.py', f'params_file:={params}',
+                           'rviz:=false', duration_s=6.0)
+    assert summary['launch_returncode'] != 0, text
+    assert 'model' in text and 'tricycle' in text, text
+    assert not summary['processes_started'], text
+    assert not summary['left_running_after_launch_ended'], text
+
+
+def test_a_node_failing_at_start_ends_the_whole_launch(tmp_path, ros_domain_id):
+    params = tmp_path / 'bad_controller.yaml'
+    params.write_text((PARAMS_DIR / 'indoor_differential.yaml').read_text()
+                      + '\ncontroller:\n  ros__parameters:\n    control_rate: -5.0\n')
+    summary, text = launch(tmp_path, ros_domain_id, 'demo.launch.py', f'params_file:={params}',
+                           'rviz:=false', duration_s=12.0)
+    assert summary['ended_by'] == 'launch ended itself', text
+    assert 'parameter control_rate = -5.0 is invalid' in text, text
+    assert not summary['left_running_after_launch_ended'], text
+    running = [e for e in summary['process_exits'] if e['returncode'] not in (0, 2)]
+    assert not running, f'{running}\n{text[-3000:]}'
