@@ -112,7 +112,7 @@ def test_goals_are_planned_from_the_pose_and_bad_ones_refused(probe):
         assert len(plans) == 1
         output = node.output()
         assert 'goal_pose ignored: its frame is "odom"' in output
-        assert 'no plan for the goal' in output and 'not finite' in output
+        assert 'goal_pose ignored: not finite (nan, 5.0, 0.0)' in output
         assert 'pose ignored: not finite' in output
         assert 'no pose received yet' in output
         assert node.stop() == 0, node.output()
@@ -145,3 +145,41 @@ def test_invalid_parameters_stop_start_up_with_one_line(ros_domain_id, params, m
     node.stop()
     assert message in output
     assert 'Traceback' not in output
+
+
+def test_goal_in_a_frame_joined_by_a_static_transform_is_moved_into_the_map_frame(probe):
+    """multi_robot: RViz stamps goals with its fixed frame 'map'; robot2 plans in robot2/map,
+    placed 4 m to the right of map and turned by 90 degrees by a static transform."""
+    from geometry_msgs.msg import TransformStamped
+    from tf2_msgs.msg import TFMessage
+
+    from wheelsim.ros.static_frames import STATIC_TF_QOS
+
+    node = NodeProcess(NODE, {'frame_prefix': 'robot2/', 'waypoints': []})
+    with node:
+        static = probe.publisher(TFMessage, '/tf_static', STATIC_TF_QOS)
+        placement = TransformStamped()
+        placement.header.frame_id, placement.child_frame_id = 'map', 'robot2/map'
+        placement.transform.translation.y = -4.0
+        placement.transform.rotation = quaternion_from_yaw(math.pi / 2)
+        static.publish(TFMessage(transforms=[placement]))
+        plans = probe.record(Path, 'plan', qos.LATCHED)
+        pose = probe.publisher(PoseWithCovarianceStamped, 'pose')
+        goal = probe.publisher(PoseStamped, 'goal_pose')
+        assert probe.spin_until(lambda: pose.get_subscription_count() >= 1
+                                and goal.get_subscription_count() >= 1, 20), node.output()
+        probe.spin_for(0.5)
+        pose.publish(pose_msg(0.0, 0.0, 0.0, frame='robot2/map'))
+        probe.spin_for(0.5)
+        goal.publish(goal_msg(1.0, -1.0, math.pi / 2, frame='map'))  # = (3, -1, 0) in robot2/map
+        assert probe.spin_until(lambda: plans, 10), node.output()
+        assert plans[0].header.frame_id == 'robot2/map'
+        assert xy(plans[0])[-1] == pytest.approx([3.0, -1.0], abs=1e-5)
+        end_yaw = yaw_from_quaternion(plans[0].poses[-1].pose.orientation)
+        assert math.remainder(end_yaw, 2 * math.pi) == pytest.approx(0.0, abs=1e-5)
+        goal.publish(goal_msg(1.0, 1.0, 0.0, frame='odom'))  # not joined: refused
+        probe.spin_for(1.0)
+        assert len(plans) == 1
+        assert 'goal_pose ignored: its frame is "odom", planner works in "robot2/map"' in (
+            node.output())
+        assert node.stop() == 0, node.output()

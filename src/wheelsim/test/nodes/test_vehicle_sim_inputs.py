@@ -154,8 +154,9 @@ def test_initialpose_teleports_and_reset_returns_to_the_start(sim):
     pose.pose.pose.position.x = math.nan
     sim.initial_pose.publish(pose)
     sim.probe.spin_for(0.3)
-    assert 'initialpose ignored: it is in frame "odom"' in sim.process.output()
-    assert 'initialpose ignored: pose [nan' in sim.process.output()
+    assert 'initialpose ignored: its frame is "odom", vehicle_sim works in "map"' in (
+        sim.process.output())
+    assert 'initialpose ignored: not finite (nan, -3.0, 1.0)' in sim.process.output()
     assert sim.latest().pose.pose.position.x == 5.0
 
     response = sim.probe.call(Trigger, '/vehicle_sim/reset', Trigger.Request())

@@ -51,7 +51,7 @@ from wheelsim.ros.conversions import (
     twist2d,
     twist_stamped,
 )
-from wheelsim.ros.inputs import WARN_PERIOD_S, MapPoses, frame_matches
+from wheelsim.ros.inputs import WARN_PERIOD_S, MapPoses
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
 
@@ -112,7 +112,7 @@ class Controller(Node):
             self._timer = self.create_timer(timer_period_s(new.control_rate), self._on_timer)
 
     def _on_plan(self, msg: Path) -> None:
-        if not frame_matches(self, msg.header.frame_id, self.config.full_map_frame, 'plan'):
+        if not self._map_poses.frame_matches(msg.header.frame_id, 'plan'):
             return
         if not msg.poses:
             self._plan_key = None

@@ -40,7 +40,7 @@ from wheelsim.ros.conversions import (
     transform_stamped,
     twist2d,
 )
-from wheelsim.ros.inputs import WARN_PERIOD_S, MapPoses, rotate_planar_covariance
+from wheelsim.ros.inputs import MapPoses, rotate_planar_covariance
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
 
@@ -171,8 +171,7 @@ class Localization(Node):
         try:
             self.localization.request_reset(pose, covariance)
         except ValueError as err:
-            self.get_logger().warning(f'initialpose ignored: {err}',
-                                      throttle_duration_sec=WARN_PERIOD_S)
+            self._map_poses.warnings.warn('initialpose invalid', f'initialpose ignored: {err}')
 
 
 def main(args=None) -> int:

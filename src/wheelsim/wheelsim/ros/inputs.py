@@ -10,6 +10,7 @@ stream of bad messages cannot flood the log.
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 from geometry_msgs.msg import Pose
@@ -22,17 +23,20 @@ from wheelsim.ros.static_frames import StaticFrames
 WARN_PERIOD_S = 5.0  # throttle of warnings that can repeat with every message
 
 
-def frame_matches(node: Node, frame_id: str, expected: str, what: str) -> bool:
-    """Whether ``frame_id`` is ``expected`` (or empty); warns (throttled) when it is not."""
-    frame = frame_id.lstrip('/')
-    if frame in ('', expected):
-        return True
-    node.get_logger().warning(
-        f'{what} ignored: its frame is "{frame}", {node.get_name()} works in "{expected}" '
-        '(no static transform joins them)',
-        throttle_duration_sec=WARN_PERIOD_S,
-    )
-    return False
+class InputWarnings:
+    """Warnings about dropped input, at most one per :data:`WARN_PERIOD_S` per kind (the topic
+    and the reason): rclpy's throttle is per call site, which would let one topic's warnings
+    hide another's."""
+
+    def __init__(self, node: Node) -> None:
+        self._node = node
+        self._last_s: dict[str, float] = {}
+
+    def warn(self, kind: str, text: str) -> None:
+        now_s = time.monotonic()
+        if now_s - self._last_s.get(kind, -math.inf) >= WARN_PERIOD_S:
+            self._last_s[kind] = now_s
+            self._node.get_logger().warning(text)
 
 
 class MapPoses:
@@ -41,7 +45,18 @@ class MapPoses:
     def __init__(self, node: Node, map_frame: str) -> None:
         self._node = node
         self.map_frame = map_frame
+        self.warnings = InputWarnings(node)
         self._static = StaticFrames(node)
+
+    def frame_matches(self, frame_id: str, what: str) -> bool:
+        """Whether ``frame_id`` is the map frame (or empty); warns (throttled) when not."""
+        frame = frame_id.lstrip('/')
+        if frame in ('', self.map_frame):
+            return True
+        self.warnings.warn(f'{what} frame', (
+            f'{what} ignored: its frame is "{frame}", {self._node.get_name()} works in '
+            f'"{self.map_frame}" (no static transform joins them)'))
+        return False
 
     def map_T(self, frame_id: str, what: str) -> Floats3 | None:
         """The planar transform from ``frame_id`` into the map frame; None (and a throttled
@@ -51,16 +66,15 @@ class MapPoses:
             return (0.0, 0.0, 0.0)
         transform = self._static.target_T_source(self.map_frame, frame)
         if transform is None:
-            frame_matches(self._node, frame, self.map_frame, what)
+            self.frame_matches(frame, what)
         return transform
 
     def pose(self, pose: Pose, frame_id: str, what: str) -> Pose2D | None:
         """``pose`` (in ``frame_id``) in the map frame if finite and transformable, else None."""
         planar = pose2d(pose)
         if not all(math.isfinite(v) for v in planar):
-            self._node.get_logger().warning(
-                f'{what} ignored: not finite {tuple(planar)}', throttle_duration_sec=WARN_PERIOD_S
-            )
+            self.warnings.warn(f'{what} not finite',
+                               f'{what} ignored: not finite {tuple(planar)}')
             return None
         transform = self.map_T(frame_id, what)
         if transform is None:
