@@ -54,7 +54,11 @@ fi
 if [ "${WHEELSIM_DDS_LOCALHOST:-1}" != 0 ]; then
   # The profile alone keeps every socket on 127.0.0.1. ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
   # must not be added: with it Fast DDS opens UDP sockets on every interface.
+  # Fast DDS 3 (Kilted) reads FASTDDS_DEFAULT_PROFILES_FILE, Fast DDS 2 (Jazzy) the older
+  # FASTRTPS_DEFAULT_PROFILES_FILE: set both, or Jazzy ignores the profile and discovers by
+  # multicast on every interface.
   export FASTDDS_DEFAULT_PROFILES_FILE="$_wheelsim_root/tools/fastdds_localhost.xml"
+  export FASTRTPS_DEFAULT_PROFILES_FILE="$FASTDDS_DEFAULT_PROFILES_FILE"
   if [ "${ROS_AUTOMATIC_DISCOVERY_RANGE:-}" = LOCALHOST ]; then
     unset ROS_AUTOMATIC_DISCOVERY_RANGE
   fi

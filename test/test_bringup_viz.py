@@ -111,15 +111,22 @@ def field_exists(type_name: str, path: list[str]) -> bool:
     return False
 
 
-def joint_names() -> set[str]:
-    """Every joint any preset's vehicle publishes in joint_states."""
+#: Vehicles beyond the presets whose joints differ: bicycles with one wheel per axle.
+SINGLE_WHEEL_AXLES = [
+    {'model': 'bicycle', 'model_params.bicycle.vis_track_fixed': 0.0},
+    {'model': 'bicycle', 'model_params.bicycle.vis_track_steered': 0.0},
+]
+
+
+def joint_names(extra_vehicles=()) -> set[str]:
+    """Every joint any preset's vehicle (and ``extra_vehicles``) publishes in joint_states."""
+    vehicles = [values for path in VEHICLE_PRESETS for _, values in preset_vehicles(path)]
     names = set()
-    for path in VEHICLE_PRESETS:
-        for _, values in preset_vehicles(path):
-            for wheel in wheel_layout(vehicle_config_from_params(values)):
-                names.add(wheel.joint)
-                if wheel.steering:
-                    names.add(wheel.steering.joint)
+    for values in [*vehicles, *extra_vehicles]:
+        for wheel in wheel_layout(vehicle_config_from_params(values)):
+            names.add(wheel.joint)
+            if wheel.steering:
+                names.add(wheel.steering.joint)
     return names
 
 
@@ -131,7 +138,8 @@ def check_series(series: str, published: dict) -> None:
     types = set(published[topic]) | (set(CMD_VEL_TYPES) if topic == '/cmd_vel' else set())
     if types == {'sensor_msgs/msg/JointState'}:
         joint, field = path
-        assert joint in joint_names() and field in ('position', 'velocity', 'effort'), series
+        joints = joint_names(SINGLE_WHEEL_AXLES)
+        assert joint in joints and field in ('position', 'velocity', 'effort'), series
         return
     assert any(field_exists(t, path) for t in types), f'{series}: no such field in {types}'
 
@@ -239,3 +247,11 @@ def test_series_check_catches_a_wrong_field(graph):
         check_series('/joint_states/no_such_joint/velocity', graph['published'])
     with pytest.raises(AssertionError):
         check_series('/no_topic/x', graph['published'])
+
+
+def test_plotjuggler_layout_plots_every_wheel_any_vehicle_can_have():
+    used, _ = layout_series(ET.parse(LAYOUT).getroot())
+    plotted = {series.split('/')[2] for series in used
+               if series.startswith('/joint_states/') and series.endswith('/velocity')}
+    wheels = {name for name in joint_names(SINGLE_WHEEL_AXLES) if 'wheel' in name}
+    assert wheels <= plotted, f'wheels missing from the wheel-speed plot: {wheels - plotted}'

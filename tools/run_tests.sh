@@ -12,15 +12,18 @@ distro="$WHEELSIM_DISTRO"
 echo "[test] ROS 2 $distro"
 
 results="$root/build/$distro/test-results"
+# Every run shuffles the modules and the tests inside each (pytest-random-order; the seed is
+# printed at the top, --random-order-seed=N replays it), so no test relies on another's leftovers.
+order=(-p random_order --random-order-bucket=module)
 rm -rf "$results" && mkdir -p "$results"
 
 colcon --log-base "log/$distro" test --base-paths src --packages-select wheelsim \
   --build-base "build/$distro" --install-base "install/$distro" \
   --return-code-on-test-failure --event-handlers console_direct+ \
-  --pytest-args -q -p no:cacheprovider
+  --pytest-args -q -p no:cacheprovider "${order[@]}"
 colcon_status=$?
 
-python -m pytest -q -p no:cacheprovider test --junitxml="$results/system.xml"
+python -m pytest -q -p no:cacheprovider "${order[@]}" test --junitxml="$results/system.xml"
 system_status=$?
 
 python tools/junit_summary.py "build/$distro/wheelsim/pytest.xml" "$results/system.xml"

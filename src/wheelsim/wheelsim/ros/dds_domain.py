@@ -2,7 +2,10 @@
 
 Two test runs at once must not see each other's nodes. A reservation is an exclusive ``flock`` on
 ``/tmp/wheelsim-ros-domains/<id>.lock``, released when the context exits or the process dies.
-Domain IDs 1..100 are used (safe port range on Linux for DDS).
+Domain IDs 1..100 are used (safe port range on Linux for DDS). The folder is shared by every
+user of the machine (sticky, like /tmp), so it is refused when it is a symbolic link, and lock
+files are opened without following symbolic links and without truncating: a planted link
+``<id>.lock -> somebody's file`` is skipped and its target left untouched.
 """
 
 from __future__ import annotations
@@ -15,37 +18,63 @@ from contextlib import contextmanager
 from pathlib import Path
 
 LOCK_DIR = Path('/tmp/wheelsim-ros-domains')
+#: Where Fast DDS looks for its default XML profile: version 3 (Kilted) reads the first, version 2
+#: (Jazzy) only the second.
+PROFILE_VARIABLES = ('FASTDDS_DEFAULT_PROFILES_FILE', 'FASTRTPS_DEFAULT_PROFILES_FILE')
 DOMAIN_IDS = range(1, 101)
 
 
+def _lock_dir(lock_dir: Path) -> Path:
+    """``lock_dir``, created sticky and writable for all users; refused if it is a link."""
+    if lock_dir.is_symlink() or (lock_dir.exists() and not lock_dir.is_dir()):
+        raise RuntimeError(f'{lock_dir} is not a plain folder: refusing to keep locks there')
+    if not lock_dir.exists():
+        lock_dir.mkdir(parents=True, exist_ok=True)
+        if lock_dir.stat().st_uid == os.getuid():
+            lock_dir.chmod(0o1777)
+    return lock_dir
+
+
+def _open_lock(path: Path) -> int | None:
+    """A descriptor of lock file ``path`` (created if missing, never truncated, never through a
+    symbolic link); None when it cannot be opened that way."""
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    except OSError:  # a link (ELOOP), another user's file without write access
+        return None
+
+
 @contextmanager
-def reserved_domain_id() -> Iterator[int]:
+def reserved_domain_id(lock_dir: Path = LOCK_DIR) -> Iterator[int]:
     """Yield a ROS domain ID that no other reservation on this machine holds."""
-    LOCK_DIR.mkdir(parents=True, exist_ok=True)
+    folder = _lock_dir(lock_dir)
     candidates = list(DOMAIN_IDS)
     random.shuffle(candidates)
     for domain_id in candidates:
-        handle = open(LOCK_DIR / f'{domain_id}.lock', 'w')  # held until release
+        descriptor = _open_lock(folder / f'{domain_id}.lock')  # held until release
+        if descriptor is None:
+            continue
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            handle.close()
+            os.close(descriptor)
             continue
         try:
             yield domain_id
         finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-            handle.close()
+            fcntl.flock(descriptor, fcntl.LOCK_UN)
+            os.close(descriptor)
         return
     raise RuntimeError(f'all ROS domain IDs {DOMAIN_IDS.start}..{DOMAIN_IDS.stop - 1} are reserved')
 
 
 def require_loopback_dds() -> None:
     """Raise RuntimeError unless the environment keeps DDS on loopback (see tools/env.sh)."""
-    profile = os.environ.get('FASTDDS_DEFAULT_PROFILES_FILE', '')
-    if not profile or not Path(profile).is_file():
+    profiles = [os.environ.get(variable, '') for variable in PROFILE_VARIABLES]
+    if not all(profile and Path(profile).is_file() for profile in profiles):
         raise RuntimeError(
-            'FASTDDS_DEFAULT_PROFILES_FILE is not set to an existing file: run tests and demos '
+            f'{" and ".join(PROFILE_VARIABLES)} must both name the loopback profile (Fast DDS '
+            '2 reads only the second): run tests and demos '
             'through `make test` / `make demo` or after `source env.sh`, which keep DDS on loopback'
         )
 

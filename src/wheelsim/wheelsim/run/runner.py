@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from wheelsim.core.params import ParamSpec
-from wheelsim.ros.dds_domain import reserved_domain_id
+from wheelsim.ros.dds_domain import PROFILE_VARIABLES, reserved_domain_id
 from wheelsim.run.scenario import NODE_NAMES, Scenario
 
 # Node name -> (module, class). The runner builds exactly these, in this order (the order in
@@ -104,8 +104,11 @@ def _use_loopback_dds(domain_id: int) -> None:
     from ament_index_python.packages import get_package_share_directory
 
     profile = Path(get_package_share_directory('wheelsim')) / 'fastdds_localhost.xml'
-    os.environ['FASTDDS_DEFAULT_PROFILES_FILE'] = str(profile)
-    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    for variable in PROFILE_VARIABLES:
+        os.environ[variable] = str(profile)
+    # Not ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST: with it Fast DDS also binds sockets on every
+    # interface; the profile alone keeps them all on 127.0.0.1.
+    os.environ.pop('ROS_AUTOMATIC_DISCOVERY_RANGE', None)
     os.environ['ROS_DOMAIN_ID'] = str(domain_id)
 
 

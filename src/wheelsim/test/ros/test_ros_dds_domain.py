@@ -1,0 +1,50 @@
+"""Domain reservations: exclusive, and safe in a folder other users can write to."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from wheelsim.ros.dds_domain import DOMAIN_IDS, reserved_domain_id
+
+
+def test_two_reservations_never_share_an_id(tmp_path):
+    with reserved_domain_id(tmp_path) as first, reserved_domain_id(tmp_path) as second:
+        assert first != second
+        assert first in DOMAIN_IDS and second in DOMAIN_IDS
+
+
+def test_a_planted_link_is_skipped_and_its_target_left_untouched(tmp_path):
+    victim = tmp_path / 'victim.txt'
+    victim.write_text('precious data\n')
+    locks = tmp_path / 'locks'
+    locks.mkdir()
+    for domain_id in list(DOMAIN_IDS)[:-1]:  # every lock but one is a link to the victim
+        (locks / f'{domain_id}.lock').symlink_to(victim)
+    with reserved_domain_id(locks) as domain_id:
+        assert domain_id == DOMAIN_IDS[-1]
+    assert victim.read_text() == 'precious data\n'
+
+
+def test_a_linked_lock_folder_is_refused(tmp_path):
+    (tmp_path / 'elsewhere').mkdir()
+    (tmp_path / 'locks').symlink_to(tmp_path / 'elsewhere')
+    with pytest.raises(RuntimeError, match='not a plain folder'):
+        with reserved_domain_id(tmp_path / 'locks'):
+            pass
+
+
+def test_a_reservation_ends_with_its_process(tmp_path):
+    code = ('import sys, time\nfrom pathlib import Path\n'
+            'from wheelsim.ros.dds_domain import reserved_domain_id\n'
+            f'with reserved_domain_id(Path({str(tmp_path)!r})) as d:\n'
+            '    print(d, flush=True); time.sleep(30)\n')
+    child = subprocess.Popen([sys.executable, '-c', code], stdout=subprocess.PIPE, text=True)
+    held = int(child.stdout.readline())
+    child.kill()
+    child.wait()
+    lock = os.open(tmp_path / f'{held}.lock', os.O_RDWR)
+    import fcntl
+    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free again: no BlockingIOError
+    os.close(lock)
