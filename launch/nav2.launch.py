@@ -113,6 +113,7 @@ def generate_launch_description():
             'namespace': namespace,
             'use_namespaced_tf': use_namespaced_tf,
             'use_sim_time': use_sim_time,
+            'rviz_config': PathJoinSubstitution([share, 'rviz', 'nav2.rviz']),
         }.items())
 
     navigation = GroupAction([

@@ -90,9 +90,12 @@ def _wheelsim_nodes(context):
     # Any of these nodes ending (a bad parameter, a crash) ends the whole launch: no half-run.
     common = {'output': 'screen', 'arguments': ['--ros-args', '--log-level', log_level]}
     return [
+        # robot_state_publisher is the one publisher of robot_description: vehicle_sim's copy
+        # goes to vehicle_sim/robot_description, and after a live vehicle change vehicle_sim
+        # sets robot_state_publisher's parameter, which republishes it.
         Node(package='wheelsim', executable='vehicle_sim', name='vehicle_sim',
              parameters=[params_file, sim_overrides], on_exit=_shutdown('vehicle_sim'),
-             **common),
+             remappings=[('robot_description', 'vehicle_sim/robot_description')], **common),
         Node(package='wheelsim', executable='localization', name='localization',
              parameters=[params_file, localization_overrides],
              on_exit=_shutdown('localization'), **common),

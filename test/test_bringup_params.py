@@ -223,3 +223,20 @@ def test_nav2_plugins_have_sections_and_frames_are_wheelsim_s(server, namespace,
             assert f'{plugin}.plugin' in given, f'{server}: {key} names {plugin} without a section'
     frames = {k: v for k, v in given.items() if k.endswith('frame')}
     assert set(frames.values()) <= {'map', 'odom', 'base_link'}, frames
+
+
+@pytest.mark.parametrize('distro', SUPPORTED_DISTROS)
+def test_bt_navigator_gets_its_distro_s_error_code_key_only(distro, ros_domain_id):
+    """navigation2 1.3.13 (Jazzy) reads error_code_names; 1.4.2 (Kilted) reads
+    error_code_name_prefixes and throws when error_code_names is set
+    (nav2_behavior_tree/include/nav2_behavior_tree/bt_action_server_impl.hpp:91-93)."""
+    files = [NAV2_COMMON, PARAMS_DIR / f'nav2_{distro}.yaml']
+    given = params_file_overrides(files, 'bt_navigator', namespace='/robot1')
+    key, other = (('error_code_names', 'error_code_name_prefixes') if distro == 'jazzy'
+                  else ('error_code_name_prefixes', 'error_code_names'))
+    assert given.get(key), f'{distro}: bt_navigator gets no {key}'
+    assert other not in given, f'{distro}: bt_navigator must not get {other}'
+    if distro == 'jazzy':
+        assert set(given[key]) == {'compute_path_error_code', 'follow_path_error_code'}
+    else:
+        assert {'compute_path', 'follow_path'} <= set(given[key])

@@ -34,7 +34,14 @@ LAYOUT = REPO / 'plotjuggler' / 'wheelsim_layout.xml'
 #: cmd_vel is Twist or TwistStamped (INTERFACE.md); a layout plots both forms.
 CMD_VEL_TYPES = ('geometry_msgs/msg/Twist', 'geometry_msgs/msg/TwistStamped')
 #: Topics of nodes the wheelsim launch files start besides the wheelsim ones.
-EXTERNAL_TOPICS = {'/map': ('nav2.launch.py', 'map_server')}
+#: The Nav2 ones as navigation2 1.3.13 / 1.4.2 publish them: costmap_2d_publisher.cpp:73 (costmap,
+#: transient local), regulated_pure_pursuit_controller.cpp:75 (received_global_plan).
+EXTERNAL_TOPICS = {
+    '/map': ('nav2.launch.py', 'map_server'),
+    '/global_costmap/costmap': ('nav2.launch.py', 'planner_server'),
+    '/local_costmap/costmap': ('nav2.launch.py', 'controller_server'),
+    '/received_global_plan': ('nav2.launch.py', 'controller_server'),
+}
 
 
 @pytest.fixture(scope='module')
@@ -218,13 +225,22 @@ def layout_series(root: ET.Element) -> tuple[set[str], set[str]]:
     return used, snippets
 
 
+def selected_topics(root: ET.Element) -> set[str]:
+    """The topics the layout preselects, as plotjuggler_ros 2.3.1 reads them: the attribute
+    ``value`` of ``<selected_topics>``, split on ';' (src/parser_configuration.cpp:52-54)."""
+    element = root.find('.//plugin[@ID="ROS2 Topic Subscriber"]/selected_topics')
+    assert element is not None and element.get('value'), 'no <selected_topics value="a;b"/>'
+    assert not list(element), 'child elements of <selected_topics> are not read by the plugin'
+    return set(element.get('value').split(';'))
+
+
 def test_plotjuggler_layout_names_only_fields_of_published_topics(graph):
     root = ET.parse(LAYOUT).getroot()
     used, snippets = layout_series(root)
     assert used and snippets
     for series in sorted(used):
         check_series(series, graph['published'])
-    selected = {t.get('name') for t in root.iter('topic')}
+    selected = selected_topics(root)
     assert selected <= set(graph['published'])
     assert {s for s in selected} >= {max((t for t in selected if s.startswith(t + '/')),
                                          key=len, default=s) for s in used}
@@ -255,3 +271,49 @@ def test_plotjuggler_layout_plots_every_wheel_any_vehicle_can_have():
                if series.startswith('/joint_states/') and series.endswith('/velocity')}
     wheels = {name for name in joint_names(SINGLE_WHEEL_AXLES) if 'wheel' in name}
     assert wheels <= plotted, f'wheels missing from the wheel-speed plot: {wheels - plotted}'
+
+
+def test_namespaced_plotjuggler_layout_moves_every_topic_into_the_namespace():
+    """PlotJuggler's ROS 2 plugin subscribes by absolute name and ignores the launch namespace
+    (datastream_ros2.cpp:61 inits its own context without arguments): sim.launch.py writes a
+    copy of the layout with every topic under the namespace."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location('sim_launch', REPO / 'launch' / 'sim.launch.py')
+    if importlib.util.find_spec('launch') is None:
+        pytest.skip('launch is not importable: sim.launch.py cannot be loaded here')
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    text = module.namespaced_layout(LAYOUT.read_text(), '/robot1')
+    root = ET.fromstring(text)
+    original = selected_topics(ET.parse(LAYOUT).getroot())
+    assert selected_topics(root) == {'/robot1' + topic for topic in original}
+    used, _ = layout_series(root)
+    assert used and all(series.startswith('/robot1/') for series in used), sorted(used)[:5]
+    assert module.namespaced_layout(LAYOUT.read_text(), '') == LAYOUT.read_text()
+
+
+@pytest.mark.parametrize(('name', 'durability'), [
+    ('wheelsim.rviz', 'Transient Local'),  # the wheelsim planner latches its plan
+    ('multi_robot.rviz', 'Transient Local'),
+    ('nav2.rviz', 'Volatile'),  # Nav2's planner_server.cpp:150 publishes plan volatile
+])
+def test_plan_displays_subscribe_as_the_plan_is_published(name, durability):
+    config = yaml.safe_load((REPO / 'rviz' / name).read_text())
+    def displays(items):  # groups (multi_robot.rviz) hold displays of their own
+        for item in items:
+            yield item
+            yield from displays(item.get('Displays', []))
+
+    plans = [display for display in displays(config['Visualization Manager']['Displays'])
+             if display.get('Class') == 'rviz_default_plugins/Path'
+             and display['Topic']['Value'].rsplit('/', 1)[-1] == 'plan']
+    assert plans, f'{name}: no plan display'
+    assert {p['Topic']['Durability Policy'] for p in plans} == {durability}
+
+
+def test_nav2_launch_uses_the_nav2_rviz_config():
+    launch = parse_launch_file(REPO / 'launch' / 'nav2.launch.py')
+    assert ['rviz/nav2.rviz'] in [paths for paths, _ in launch.share_paths]
+    panels = yaml.safe_load((REPO / 'rviz' / 'nav2.rviz').read_text())['Panels']
+    assert 'nav2_rviz_plugins/Navigation 2' in {panel['Class'] for panel in panels}

@@ -1,10 +1,13 @@
-"""Two vehicle_sim robots side by side in one ROS domain: namespace plus frame_prefix."""
+"""Robots around vehicle_sim: two side by side (namespace plus frame_prefix), and the
+robot_state_publisher that shows its vehicle."""
 
 from __future__ import annotations
 
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
+from rcl_interfaces.srv import SetParameters
+from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from urdf_parser_py.urdf import URDF
@@ -51,3 +54,38 @@ def test_two_robots_run_side_by_side_without_collisions(ros_domain_id):
     assert len(joints['r2'][-1].name) == 4  # four mecanum wheels
     names = {array.status[0].name for array in diagnostics}
     assert names == {'/r1/vehicle_sim: simulation', '/r2/vehicle_sim: simulation'}
+
+
+def test_a_live_vehicle_change_updates_robot_state_publisher(ros_domain_id):
+    """After a live vehicle change vehicle_sim sets robot_state_publisher's robot_description
+    (which real robot_state_publisher 3.3/3.4 republishes), so the two never disagree."""
+    from rclpy.node import Node
+
+    probe = Probe()
+    try:
+        fake_rsp = Node('robot_state_publisher', context=probe.context)
+        fake_rsp.declare_parameter('robot_description', '')
+        probe.executor.add_node(fake_rsp)
+        with NodeProcess('wheelsim.nodes.vehicle_sim', {'model': 'bicycle'}) as sim:
+            descriptions = probe.record(String, 'robot_description', qos.LATCHED)
+            assert probe.spin_until(lambda: descriptions, 20), sim.output()
+            original = URDF.from_xml_string(descriptions[-1].data)
+            client = probe.node.create_client(SetParameters, 'vehicle_sim/set_parameters')
+            assert client.wait_for_service(timeout_sec=10)
+            limit = 'model_params.bicycle.steering_actuator.max_position'  # a URDF joint limit
+            change = Parameter(limit, value=0.4).to_parameter_msg()
+            future = client.call_async(SetParameters.Request(parameters=[change]))
+            assert probe.spin_until(future.done, 10) and future.result().results[0].successful
+
+            def synced():
+                text = fake_rsp.get_parameter('robot_description').value
+                return bool(text) and text == descriptions[-1].data != original.to_xml_string()
+
+            assert probe.spin_until(synced, 10), sim.output()
+            from wheelsim.core.vehicle.config import vehicle_config_from_params
+            from wheelsim.core.vehicle.urdf import build_urdf
+
+            expected = build_urdf(vehicle_config_from_params({'model': 'bicycle', limit: 0.4}))
+            assert fake_rsp.get_parameter('robot_description').value == expected
+    finally:
+        probe.close()

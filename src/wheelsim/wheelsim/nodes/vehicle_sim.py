@@ -49,6 +49,7 @@ from wheelsim.ros.clock import (
 )
 from wheelsim.ros.cmd_vel import PUBLISHER_CHECK_PERIOD_S, CmdVelInput
 from wheelsim.ros.conversions import clock_msg
+from wheelsim.ros.description_sync import RobotStatePublisherSync
 from wheelsim.ros.inputs import MapPoses
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
@@ -96,6 +97,7 @@ class VehicleSim(Node):
             serialized=self.mode is not ClockMode.FOLLOW,  # see VehicleOutputs
         )
         self.outputs.publish_description(self._urdf())
+        self._description_sync = RobotStatePublisherSync(self, settings.robot_state_publisher)
         self.cmd_vel = CmdVelInput(
             self, settings.cmd_vel_type, self._on_command, self._command_limits()
         )
@@ -360,7 +362,9 @@ class VehicleSim(Node):
     def _on_vehicle_config(self, new, _old) -> None:
         self._now_ns()
         self.vehicle.apply_config(new)
-        self.outputs.publish_description(self._urdf())
+        urdf = self._urdf()
+        self.outputs.publish_description(urdf)
+        self._description_sync.update(urdf)
 
     def destroy_node(self) -> None:
         for ticker in self._tickers:

@@ -89,6 +89,11 @@ class VehicleSimSettings(frames.FrameNames):
     map_frame: str = frames.map_frame()
     base_frame: str = frames.base_frame()
     frame_prefix: str = frames.frame_prefix()
+    robot_state_publisher: str = param(
+        'robot_state_publisher', 'Node (relative names: in the namespace of vehicle_sim) whose '
+        'robot_description parameter is set to the new URDF after a live change of the vehicle, '
+        'so that RViz shows the simulated vehicle; empty: none.', read_only=True,
+    )
     initial_pose: InitialPose = group(InitialPose)
     cmd_vel_limits: CommandLimits = group(CommandLimits)
 

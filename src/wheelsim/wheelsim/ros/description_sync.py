@@ -1,0 +1,41 @@
+"""Keep robot_state_publisher's URDF equal to vehicle_sim's after a live change of the vehicle.
+
+The launch files give robot_state_publisher the URDF as its ``robot_description`` parameter and
+make it the only publisher of the ``robot_description`` topic. When a vehicle parameter changes
+while vehicle_sim runs, vehicle_sim sets that parameter anew through the node's
+``set_parameters`` service; robot_state_publisher (3.3.x on Jazzy, 3.4.x on Kilted) takes a
+changed ``robot_description`` parameter at run time and republishes it. Without such a node
+(vehicle_sim alone) nothing happens.
+"""
+
+from __future__ import annotations
+
+from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+from rcl_interfaces.srv import SetParameters
+from rclpy.node import Node
+
+
+class RobotStatePublisherSync:
+    """Sets ``robot_description`` of the node ``node_name`` (relative: in our namespace)."""
+
+    def __init__(self, node: Node, node_name: str) -> None:
+        self._node = node
+        self._client = (node.create_client(SetParameters, f'{node_name}/set_parameters')
+                        if node_name else None)
+
+    def update(self, urdf: str) -> None:
+        """Send ``urdf`` if the node is there; a refusal is logged."""
+        if self._client is None or not self._client.service_is_ready():
+            return
+        value = ParameterValue(type=ParameterType.PARAMETER_STRING, string_value=urdf)
+        request = SetParameters.Request(
+            parameters=[Parameter(name='robot_description', value=value)])
+        self._client.call_async(request).add_done_callback(self._on_reply)
+
+    def _on_reply(self, future) -> None:
+        result = future.result()
+        if result is None or not all(r.successful for r in result.results):
+            reasons = [] if result is None else [r.reason for r in result.results]
+            self._node.get_logger().warning(
+                f'{self._client.srv_name}: robot_description not updated {reasons}; RViz may '
+                'show the vehicle as it was')
