@@ -121,14 +121,64 @@ def test_sweep_of_a_few_points(tmp_path):
     ('nodes: {planner: {waypoint: [1.0, 0.0, .nan]}}\n',
      'nodes.planner.waypoint: planner has no such parameter (did you mean waypoints?)'),
     ('nodes: {vehicle_sim: {step_rate: -5.0}}\n', 'nodes.vehicle_sim.step_rate'),
+    # Cross-field rules the node applies are checked before anything starts or is written.
+    ('nodes: {planner: {waypoints: [.nan, 0.0, .nan]}}\n', 'non-finite position'),
+    ('nodes: {planner: {waypoints: [' + ', '.join(['1.0, 1.0, .nan'] * 2000) + ']}}\n',
+     'are 0 m apart'),
+    ('name: ".."\n', "name: '..' is not a folder name"),
+    ('name: "a/b"\n', 'must not contain path separators'),
+    ('params_file: broken.yaml\n', 'params_file'),
 ])
 def test_bad_scenario_files_name_the_key(tmp_path, text, fragment):
     path = tmp_path / 'bad.yaml'
     path.write_text(text)
+    (tmp_path / 'broken.yaml').write_text('vehicle_sim: [unclosed\n')
     result = wheelsim('run', str(path), '--quiet', cwd=tmp_path)
-    assert result.returncode == 2
+    assert result.returncode == 2, result.stdout + result.stderr
     assert fragment in result.stderr and 'Traceback' not in result.stderr
+    assert len(result.stderr) < 2000, 'one line, not the whole waypoint list'
     assert not (tmp_path / 'results').exists()
+
+
+def test_no_scenario_name_reaches_outside_its_run_folder(tmp_path):
+    """A scenario named '..' or '.' (or a file '..yaml') once emptied the output root's parent
+    or every other run; now refused, and nothing outside the output root is touched."""
+    (tmp_path / 'code').mkdir()
+    (tmp_path / 'code' / 'important.txt').write_text('keep')
+    (tmp_path / 'results' / 'other').mkdir(parents=True)
+    (tmp_path / 'results' / 'other' / 'metrics.json').write_text('{}')
+    for name, text in (('dots.yaml', 'name: ".."\nduration: 1.0\n'),
+                       ('dot.yaml', 'name: "."\nduration: 1.0\n'), ('..yaml', 'duration: 1.0\n')):
+        (tmp_path / name).write_text(text)
+        result = wheelsim('run', name, '--quiet', '--no-plots', cwd=tmp_path)
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert 'Traceback' not in result.stderr
+    assert (tmp_path / 'code' / 'important.txt').read_text() == 'keep'
+    assert (tmp_path / 'results' / 'other' / 'metrics.json').read_text() == '{}'
+
+
+def test_a_second_run_keeps_the_first_and_overwrite_keeps_user_files(tmp_path):
+    scenario = write_scenario(tmp_path, 1)
+    scenario.write_text(scenario.read_text().replace('duration: 6.0', 'duration: 1.0'))
+    first = wheelsim('run', str(scenario), '--quiet', '--no-plots', '--output', 'o', cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    (tmp_path / 'o' / 'short' / 'notes.txt').write_text('mine')
+    second = wheelsim('run', str(scenario), '--quiet', '--no-plots', '--output', 'o',
+                      cwd=tmp_path)
+    assert second.returncode == 0 and 'o/short-2' in second.stdout, second.stdout
+    third = wheelsim('run', str(scenario), '--quiet', '--no-plots', '--output', 'o',
+                     '--overwrite', cwd=tmp_path)
+    assert third.returncode == 0, third.stderr
+    assert (tmp_path / 'o' / 'short' / 'notes.txt').read_text() == 'mine'
+    assert (tmp_path / 'o' / 'short' / 'metrics.json').is_file()
+    assert sorted(p.name for p in (tmp_path / 'o').iterdir()) == ['short', 'short-2']
+
+
+@pytest.mark.parametrize('factor', ['1e-300', '-1', 'nan', '1e9'])
+def test_an_impossible_real_time_factor_is_refused_by_name(tmp_path, factor):
+    result = wheelsim('run', '--real-time-factor', factor, cwd=tmp_path)
+    assert result.returncode == 2
+    assert '--real-time-factor' in result.stderr and 'Traceback' not in result.stderr
 
 
 def test_interrupted_run_keeps_a_valid_bag(tmp_path):
@@ -149,6 +199,8 @@ def test_interrupted_run_keeps_a_valid_bag(tmp_path):
     assert 'interrupted' in stdout
     topics = read_bag(bag)
     assert 0 < len(topics['/ground_truth']) < 50 * 90
+    metrics = json.loads((bag.parent / 'metrics.json').read_text())
+    assert metrics['partial'] is True  # computed on the part that ran
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from wheelsim.run.output import OutputError
 from wheelsim.run.scenario import ScenarioError, load_scenario, with_overrides
 
 EXIT_BAD_INPUT = 2
@@ -21,10 +22,11 @@ EXIT_INTERRUPTED = 130
 
 def _load(path: str | None):
     from wheelsim.report.metrics import METRIC_NAMES
-    from wheelsim.run.runner import node_parameter_specs
+    from wheelsim.run.runner import node_parameter_checks, node_parameter_specs
 
     specs = node_parameter_specs()
-    scenario = load_scenario(Path(path) if path else None, specs, METRIC_NAMES)
+    scenario = load_scenario(Path(path) if path else None, specs, METRIC_NAMES,
+                             node_parameter_checks())
     return scenario, specs
 
 
@@ -40,10 +42,15 @@ def _output_root(text: str) -> Path:
     return root
 
 
-def _positive_or_zero(text: str) -> float:
+MIN_REAL_TIME_FACTOR, MAX_REAL_TIME_FACTOR = 1e-3, 1e6
+
+
+def _real_time_factor(text: str) -> float:
     value = float(text)
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f'{text} must be >= 0 (0: as fast as possible)')
+    if not (value == 0 or MIN_REAL_TIME_FACTOR <= value <= MAX_REAL_TIME_FACTOR):
+        raise argparse.ArgumentTypeError(
+            f'{text} must be 0 (as fast as possible) or in [{MIN_REAL_TIME_FACTOR:g}, '
+            f'{MAX_REAL_TIME_FACTOR:g}]')
     return value
 
 
@@ -53,11 +60,14 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser('run', help='run one scenario headless, faster than real time')
     run.add_argument('scenario', nargs='?', help='scenario YAML (default: the built-in '
                      'figure-eight with a differential robot and noisy localization)')
-    run.add_argument('--real-time-factor', type=_positive_or_zero, default=0.0,
+    run.add_argument('--real-time-factor', type=_real_time_factor, default=0.0,
                      help='pace the run: 1 real time, 10 ten times faster; 0 (default) as fast '
                      'as possible')
     run.add_argument('--output', default='results', help='output root (default: results)')
     run.add_argument('--no-plots', action='store_true', help='skip the PNG/PDF plots')
+    run.add_argument('--overwrite', action='store_true',
+                     help='reuse OUTPUT/<name>/ of an earlier run, removing only the files a run '
+                     'writes (default: keep it and write to OUTPUT/<name>-2/, -3, ...)')
     run.add_argument('--quiet', action='store_true', help='no progress bar')
     sweep = sub.add_parser('sweep', help='run a scenario over a grid of parameters in parallel')
     sweep.add_argument('scenario', nargs='?', help='scenario YAML (default: built-in)')
@@ -74,7 +84,8 @@ def _run(args: argparse.Namespace) -> int:
 
     scenario, _ = _load(args.scenario)
     outcome = run_scenario(scenario, _output_root(args.output), args.real_time_factor,
-                           show_progress=not args.quiet, make_plots=not args.no_plots)
+                           show_progress=not args.quiet, make_plots=not args.no_plots,
+                           overwrite=args.overwrite)
     print(format_summary(outcome.metrics, outcome.timing, scenario.pass_criteria,
                          outcome.output_dir))
     if outcome.interrupted:
@@ -128,7 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, _interrupt)
     try:
         return _run(args) if args.command == 'run' else _sweep(args)
-    except ScenarioError as err:
+    except (ScenarioError, OutputError) as err:
         print(f'wheelsim: error: {err}', file=sys.stderr)
         return EXIT_BAD_INPUT
     except (RecordingError, OSError) as err:  # a full disk, a folder that vanished

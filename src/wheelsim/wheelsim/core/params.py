@@ -37,11 +37,20 @@ class ParameterError(ValueError):
         self.name = name
         self.value = value
         self.allowed = allowed
-        super().__init__(f'parameter {name} = {value!r} is invalid: {allowed}')
+        super().__init__(f'parameter {name} = {_short_repr(value)} is invalid: {allowed}')
 
     def with_prefix(self, prefix: str) -> ParameterError:
         """Return the same error with ``prefix.`` prepended to the parameter path."""
         return ParameterError(_join(prefix, self.name), self.value, self.allowed)
+
+
+def _short_repr(value: Any, limit: int = 120) -> str:
+    """``repr(value)``, cut to about ``limit`` characters (a 60 000-number list stays readable)."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    count = f', {len(value)} values' if isinstance(value, (list, tuple)) else ''
+    return f'{text[:limit]}... ({len(text)} characters{count})'
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,8 @@ schedule holds until poses come again. At the goal
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped, Vector3Stamped
@@ -30,7 +32,7 @@ from nav_msgs.msg import Odometry, Path
 from rclpy.node import Node
 
 from wheelsim.core.geometry.se2 import Pose2D, integrate_twist
-from wheelsim.core.params import ParamSpec, specs
+from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.core.planning.path import PlanningError
 from wheelsim.core.tracking.config import ControllerConfig
 from wheelsim.core.tracking.controller import (
@@ -59,6 +61,11 @@ from wheelsim.ros.parameters import NodeParameters
 def parameter_specs() -> list[ParamSpec]:
     """Every parameter the node declares (for the headless runner and the docs)."""
     return specs(ControllerConfig)
+
+
+def check_parameters(values: Mapping[str, Any]) -> None:
+    """Raise ParameterError unless ``values`` (dotted names) make a valid configuration."""
+    from_flat(ControllerConfig, values)
 
 
 def _plan_key(msg: Path) -> tuple:

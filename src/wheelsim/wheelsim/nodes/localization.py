@@ -19,7 +19,8 @@ Covariances are 6x6 over ``(x, y, z, roll, pitch, yaw)``; the planar model fills
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from geometry_msgs.msg import PoseWithCovarianceStamped, TransformStamped
@@ -30,7 +31,7 @@ from tf2_msgs.msg import TFMessage
 from wheelsim.core.localization.config import LocalizationConfig
 from wheelsim.core.localization.model import Localization as LocalizationModel
 from wheelsim.core.localization.model import LocalizationOutput
-from wheelsim.core.params import ParamSpec, specs
+from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import (
     odometry,
@@ -70,6 +71,11 @@ def planar_covariance(covariance: Sequence[float]) -> np.ndarray:
 def parameter_specs() -> list[ParamSpec]:
     """Every parameter the node declares (for the headless runner and the docs)."""
     return specs(LocalizationConfig)
+
+
+def check_parameters(values: Mapping[str, Any]) -> None:
+    """Raise ParameterError unless ``values`` (dotted names) make a valid configuration."""
+    from_flat(LocalizationConfig, values)
 
 
 class Localization(Node):

@@ -19,12 +19,15 @@ reach are refused with a warning and no plan. The math is :mod:`wheelsim.core.pl
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
 from nav_msgs.msg import Path
 from rclpy.node import Node
 
 from wheelsim.core.geometry.se2 import Pose2D
-from wheelsim.core.params import ParamSpec, specs
+from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.core.planning.config import PlannerConfig
 from wheelsim.core.planning.path import PlanningError
 from wheelsim.core.planning.planner import plan_to_goal, plan_waypoints
@@ -42,6 +45,11 @@ RETRY_PERIOD_S = 0.2  # how often a pending waypoint plan checks its preconditio
 def parameter_specs() -> list[ParamSpec]:
     """Every parameter the node declares (for the headless runner and the docs)."""
     return specs(PlannerConfig)
+
+
+def check_parameters(values: Mapping[str, Any]) -> None:
+    """Raise ParameterError unless ``values`` (dotted names) make a valid configuration."""
+    from_flat(PlannerConfig, values)
 
 
 def path_message(trajectory: Trajectory, start_ns: int, frame_id: str) -> Path:

@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Mapping
 from functools import partial, wraps
+from typing import Any
 
 from geometry_msgs.msg import PoseWithCovarianceStamped
 from rclpy.node import Node
 from rosgraph_msgs.msg import Clock
 from std_srvs.srv import Trigger
 
-from wheelsim.core.params import ParamSpec, specs
+from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.core.vehicle.config import VEHICLE_PARAM_SPECS, vehicle_config_from_params
 from wheelsim.core.vehicle.model import Vehicle
 from wheelsim.core.vehicle.urdf import build_urdf
@@ -375,6 +377,12 @@ class VehicleSim(Node):
 def parameter_specs() -> list[ParamSpec]:
     """Every parameter vehicle_sim declares: the node's own, then the vehicle's."""
     return specs(VehicleSimSettings) + VEHICLE_PARAM_SPECS
+
+
+def check_parameters(values: Mapping[str, Any]) -> None:
+    """Raise ParameterError unless ``values`` (dotted names) make a valid configuration."""
+    from_flat(VehicleSimSettings, values)
+    vehicle_config_from_params(values)
 
 
 def main(args=None) -> int:

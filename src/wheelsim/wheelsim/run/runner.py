@@ -17,15 +17,15 @@ import contextlib
 import importlib
 import json
 import os
-import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from wheelsim.core.params import ParamSpec
 from wheelsim.ros.dds_domain import PROFILE_VARIABLES, reserved_domain_id
+from wheelsim.run.output import run_folder
 from wheelsim.run.scenario import NODE_NAMES, Scenario
 
 # Node name -> (module, class). The runner builds exactly these, in this order (the order in
@@ -89,6 +89,12 @@ class RunOutcome:
 def node_parameter_specs() -> dict[str, list[ParamSpec]]:
     """The parameter specs each node declares, by node name."""
     return {name: importlib.import_module(module).parameter_specs()
+            for name, (module, _) in NODE_CLASSES.items()}
+
+
+def node_parameter_checks() -> dict[str, Callable[[Mapping[str, Any]], None]]:
+    """Each node's check of a whole parameter set (its configuration's cross-field rules)."""
+    return {name: importlib.import_module(module).check_parameters
             for name, (module, _) in NODE_CLASSES.items()}
 
 
@@ -214,16 +220,15 @@ def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
 
 
 def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float = 0.0,
-                 show_progress: bool = True, make_plots: bool = True) -> RunOutcome:
-    """Simulate, then write metrics, timing and plots into ``output_root/<scenario name>``."""
+                 show_progress: bool = True, make_plots: bool = True,
+                 overwrite: bool = False) -> RunOutcome:
+    """Simulate, then write metrics, timing and plots into ``output_root/<scenario name>``
+    (a numbered sibling if that exists; see :func:`wheelsim.run.output.run_folder`)."""
     from wheelsim.report import bag_data, metrics, plots, summary
 
     phases = Phases()
 
-    out = Path(output_root) / scenario.name
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
+    out = run_folder(output_root, scenario.name, overwrite)
     with reserved_domain_id() as domain_id:
         _use_loopback_dds(domain_id)
         wall_s, interrupted = simulate(scenario, out / 'bag', real_time_factor, show_progress,
@@ -232,6 +237,8 @@ def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float 
         run = bag_data.load_run(out / 'bag')
     with phases('metrics'):
         values = metrics.compute_metrics(run, goal_tolerance_m=_goal_tolerance_m(scenario))
+    if interrupted:
+        values['partial'] = True  # computed on the part of the run that was simulated
     (out / 'metrics.json').write_text(json.dumps(values, indent=2, sort_keys=True) + '\n')
     simulated_s = round(run.end_time_s - START_TIME_NS / 1e9, 3) if run.end_time_s > 0 else 0.0
     timing = {'wall_time_s': round(wall_s, 3), 'simulated_time_s': simulated_s,

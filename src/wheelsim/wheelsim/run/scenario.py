@@ -32,6 +32,7 @@ from typing import Any
 import yaml
 
 from wheelsim.core.params import ParameterError, ParamSpec, flatten, unknown_keys
+from wheelsim.run.output import OutputError, check_run_name
 
 NODE_NAMES = ('vehicle_sim', 'localization', 'planner', 'controller')
 SCENARIO_KEYS = ('name', 'duration', 'seed', 'params_file', 'record', 'pass_criteria', 'nodes')
@@ -77,11 +78,20 @@ def _params_file_sections(path: Path, node_specs: Mapping[str, list[ParamSpec]]
     A section for one of the four nodes is taken whole (and checked like ``nodes:``); a ``/**``
     section applies to every node that declares the parameter, as ROS applies it.
     """
-    tree = yaml.safe_load(path.read_text()) or {}
+    try:
+        tree = yaml.safe_load(path.read_text()) or {}
+    except (OSError, yaml.YAMLError) as err:
+        raise ScenarioError(f'params_file {path}: not a readable YAML file: {err}') from None
+    if not isinstance(tree, dict):
+        raise ScenarioError(f'params_file {path}: must map node names to sections')
     sections: dict[str, dict[str, Any]] = {name: {} for name in NODE_NAMES}
     for key, body in tree.items():
         node = str(key).rsplit('/', 1)[-1]
-        values = flatten((body or {}).get('ros__parameters', {}))
+        parameters = (body or {}).get('ros__parameters', {}) if isinstance(body, dict) else None
+        if not isinstance(parameters, dict):
+            raise ScenarioError(f'params_file {path}: section {key}: must be a mapping with '
+                                'ros__parameters (a mapping of parameter names to values)')
+        values = flatten(parameters)
         if node == '**':
             for target in NODE_NAMES:
                 declared = {spec.name for spec in node_specs[target]}
@@ -95,6 +105,7 @@ def load_scenario(
     path: Path | None,
     node_specs: Mapping[str, list[ParamSpec]],
     metric_names: tuple[str, ...],
+    node_checks: Mapping[str, Callable[[Mapping[str, Any]], None]] | None = None,
 ) -> Scenario:
     """Read and validate a scenario file (``None``: the built-in default).
 
@@ -117,8 +128,10 @@ def load_scenario(
             raise _fail(source, str(key), 'unknown scenario key' + hint)
 
     name = tree.get('name', source.stem)
-    if not isinstance(name, str) or not name or '/' in name:
-        raise _fail(source, 'name', f'{name!r} must be a non-empty string without "/"')
+    try:
+        check_run_name(name)
+    except OutputError as err:
+        raise _fail(source, 'name', str(err)) from None
     duration = tree.get('duration', 60.0)
     if not _is_finite_number(duration) or not 0 < duration <= 86400:
         raise _fail(source, 'duration', f'{duration!r} must be a number of seconds in (0, 86400]')
@@ -161,6 +174,11 @@ def load_scenario(
         parameters[node].update(flatten(values))
     for node, values in parameters.items():
         _check_node_parameters(source, node, values, node_specs[node])
+        if node_checks is not None:  # rules across parameters, as the node applies them
+            try:
+                node_checks[node](values)
+            except ParameterError as err:
+                raise _fail(source, f'nodes.{node}', str(err)) from None
 
     return Scenario(name=name, duration_s=float(duration), seed=seed, record_topics=record_topics,
                     pass_criteria={k: float(v) for k, v in criteria.items()},

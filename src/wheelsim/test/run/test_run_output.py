@@ -1,0 +1,61 @@
+"""Run folders: one safe name component, earlier runs kept, --overwrite removes only run files."""
+
+import pytest
+
+from wheelsim.run.output import MARKER, OutputError, check_run_name, run_folder
+
+
+@pytest.mark.parametrize('name', ['', '.', '..', 'a/b', '../x', 'a\\b', 'tab\there', 'nul\0', 42])
+def test_unsafe_names_are_refused(name):
+    with pytest.raises(OutputError):
+        check_run_name(name)
+
+
+@pytest.mark.parametrize('name', ['default', 'my run', 'figure-eight_2', '..x', 'x..', 'ümlaut'])
+def test_ordinary_names_are_accepted(name):
+    assert check_run_name(name) == name
+
+
+def test_an_existing_run_is_kept_and_the_next_run_numbered(tmp_path):
+    first = run_folder(tmp_path, 'demo')
+    (first / 'metrics.json').write_text('{}')
+    (first / 'notes.txt').write_text('mine')
+    second = run_folder(tmp_path, 'demo')
+    third = run_folder(tmp_path, 'demo')
+    assert (first.name, second.name, third.name) == ('demo', 'demo-2', 'demo-3')
+    assert (first / 'notes.txt').read_text() == 'mine' and (first / 'metrics.json').exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['demo', 'demo-2', 'demo-3']
+
+
+def test_overwrite_removes_only_what_a_run_writes(tmp_path):
+    folder = run_folder(tmp_path, 'demo')
+    for relative in ('metrics.json', 'timing.json', 'bag/bag_0.mcap', 'bag/metadata.yaml',
+                     'plots/xy.png', 'plots/report.pdf', 'plots/mine.txt', 'notes.txt'):
+        (folder / relative).parent.mkdir(exist_ok=True)
+        (folder / relative).write_text('x')
+    again = run_folder(tmp_path, 'demo', overwrite=True)
+    assert again == folder
+    left = sorted(str(p.relative_to(folder)) for p in folder.rglob('*'))
+    assert left == [MARKER, 'notes.txt', 'plots', 'plots/mine.txt']
+
+
+def test_overwrite_refuses_a_folder_no_run_wrote(tmp_path):
+    (tmp_path / 'demo').mkdir()
+    (tmp_path / 'demo' / 'thesis.tex').write_text('years of work')
+    with pytest.raises(OutputError, match='not written by wheelsim run'):
+        run_folder(tmp_path, 'demo', overwrite=True)
+    assert (tmp_path / 'demo' / 'thesis.tex').read_text() == 'years of work'
+
+
+def test_a_symlinked_run_folder_is_neither_followed_nor_overwritten(tmp_path):
+    elsewhere = tmp_path / 'elsewhere'
+    elsewhere.mkdir()
+    (elsewhere / 'metrics.json').write_text('keep')
+    (elsewhere / MARKER).write_text('')
+    root = tmp_path / 'out'
+    root.mkdir()
+    (root / 'demo').symlink_to(elsewhere)
+    with pytest.raises(OutputError, match='not a plain folder'):
+        run_folder(root, 'demo', overwrite=True)
+    assert run_folder(root, 'demo').name == 'demo-2'
+    assert (elsewhere / 'metrics.json').read_text() == 'keep'

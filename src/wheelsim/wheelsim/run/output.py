@@ -1,0 +1,77 @@
+"""Where a run writes: ``OUTPUT/<name>/``, and never anything outside it.
+
+- :func:`check_run_name`: a scenario name is one safe path component (not empty, ``.`` or
+  ``..``, no path separator, no control character), so ``OUTPUT/<name>`` is a folder directly
+  inside the output root.
+- :func:`run_folder`: an existing run folder is kept and the run goes to ``<name>-2``,
+  ``<name>-3``, ...; with ``overwrite`` the folder is reused after removing only what a run writes
+  (:data:`RUN_FILES`), and only from a folder a run made (it holds :data:`MARKER`). Symbolic links
+  are never followed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+MARKER = '.wheelsim-run'
+#: What a run writes into its folder: (folder or '', file name patterns).
+RUN_FILES = (('', ('metrics.json', 'timing.json', MARKER)),
+             ('bag', ('*.mcap', 'metadata.yaml')),
+             ('plots', ('*.png', 'report.pdf')))
+MAX_NUMBERED = 10_000
+
+
+class OutputError(ValueError):
+    """An output folder that cannot be used safely; the message says why."""
+
+
+def check_run_name(name: object) -> str:
+    """``name`` if it is a safe single path component; OutputError otherwise."""
+    if not isinstance(name, str) or not name:
+        raise OutputError(f'{name!r} must be a non-empty string')
+    if name in ('.', '..'):
+        raise OutputError(f'{name!r} is not a folder name (it would point outside the run folder)')
+    bad = [c for c in name if c in ('/', '\\', os.sep) or ord(c) < 32 or ord(c) == 127]
+    if bad:
+        raise OutputError(f'{name!r} must not contain path separators or control characters '
+                          f'(found {"".join(sorted(set(bad)))!r})')
+    return name
+
+
+def _remove_run_files(folder: Path) -> None:
+    """Remove what an earlier run wrote into ``folder``; every other file stays."""
+    if not (folder / MARKER).is_file():
+        raise OutputError(f'{folder} was not written by wheelsim run (no {MARKER}): '
+                          'not overwriting it; choose another --output or scenario name')
+    for sub, patterns in RUN_FILES:
+        place = folder / sub if sub else folder
+        if sub and (place.is_symlink() or not place.is_dir()):
+            continue
+        for pattern in patterns:
+            for path in place.glob(pattern):
+                if path.is_file() and not path.is_symlink():
+                    path.unlink()
+        if sub and not any(place.iterdir()):
+            place.rmdir()
+
+
+def run_folder(output_root: Path, name: str, overwrite: bool = False) -> Path:
+    """The folder of a new run of ``name`` in ``output_root``, created (see the module doc)."""
+    root = Path(output_root).resolve()
+    folder = root / check_run_name(name)  # one component: directly inside the root
+    if overwrite and (folder.exists() or folder.is_symlink()):
+        if folder.is_symlink() or not folder.is_dir():
+            raise OutputError(f'{folder} is not a plain folder: not overwriting it')
+        _remove_run_files(folder)
+    else:
+        for number in range(2, MAX_NUMBERED):
+            if not folder.exists() and not folder.is_symlink():
+                break
+            folder = root / f'{name}-{number}'
+        else:
+            raise OutputError(f'{root}: {MAX_NUMBERED} runs named {name} already')
+    folder.mkdir(exist_ok=overwrite)
+    (folder / MARKER).write_text('written by wheelsim run; --overwrite removes only its own '
+                                 'files from this folder\n')
+    return folder
