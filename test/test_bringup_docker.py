@@ -21,7 +21,8 @@ from bringup_support import (
 DOCKERFILE = REPO / 'docker' / 'Dockerfile'
 COMPOSE = REPO / 'docker-compose.yml'
 #: requirements-venv.txt entries that are build or test tooling, not needed to run the nodes.
-TOOLING = {'colcon-common-extensions', 'pytest', 'hypothesis', 'ruff', 'urdf-parser-py'}
+TOOLING = {'colcon-common-extensions', 'pytest', 'hypothesis', 'ruff', 'urdf-parser-py',
+           'pytest-random-order'}
 APT_NAMES = {'pyyaml': 'python3-yaml'}
 
 

@@ -86,9 +86,7 @@ def test_demo_launch_closes_the_loop(tmp_path, ros_domain_id):
                            'localization_mode:=ekf')
     assert_ran_and_shut_down_cleanly(summary, text, LOOP)
     seen = topics(summary)
-    # tracking_error comes with every control step once a plan and poses arrive (cmd_vel, with
-    # two types on one topic, is not always countable by the probe's single participant).
-    assert seen.get('tracking_error', 0) > 0, seen
+    assert seen.get('tracking_error', 0) > 0 and seen.get('cmd_vel', 0) > 0, seen
     assert 'plan' in seen, seen
     assert 'RViz not started' not in text  # rviz:=false: not asked for, nothing to say
 
@@ -124,7 +122,8 @@ def test_multi_robot_launch_runs_two_robots(tmp_path, ros_domain_id):
     assert_ran_and_shut_down_cleanly(summary, text, expected)
     for robot in ('robot1', 'robot2'):
         seen = topics(summary, robot)
-        assert seen.get('odom', 0) > 0 and seen.get('tracking_error', 0) > 0, (robot, seen)
+        assert seen.get('odom', 0) > 0 and seen.get('cmd_vel', 0) > 0, (robot, seen)
+        assert seen.get('tracking_error', 0) > 0, (robot, seen)
         assert {f'{robot}/map -> {robot}/odom', f'{robot}/odom -> {robot}/base_link'} <= frames(
             summary)
 

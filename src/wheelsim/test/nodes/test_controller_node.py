@@ -4,6 +4,7 @@ plans and poses, and closes the loop with a kinematic vehicle that integrates ``
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -175,7 +176,7 @@ def test_a_plan_from_another_clock_starts_on_arrival_and_stale_poses_stop(probe)
         trajectory = plan_to_goal(PLANNER, Pose2D(0.0, 0.0, 0.0), Pose2D(6.0, 0.0, 0.0))
         send_plan(probe, trajectory, offset_s=-1000.0)  # stamped 1000 s ago
         assert probe.spin_until(lambda: plant.twist[0] > 0.1, 10), node.output()
-        assert 'following it from now' in node.output()
+        assert "goes on from the vehicle's nearest point, 0.0 s into it" in node.output()
         plant.silent = True  # poses stop coming: zero, a warning
         assert probe.spin_until(lambda: 'no recent pose' in node.output(), 5), node.output()
         # The zero command follows the warning (over DDS, on a machine that may be busy).
@@ -189,3 +190,24 @@ def test_invalid_parameters_stop_start_up_with_one_line(ros_domain_id):
     node.stop()
     assert "parameter algorithm = 'mpc' is invalid" in output
     assert 'Traceback' not in output
+
+
+def test_a_restarted_controller_goes_on_from_where_the_vehicle_is(probe):
+    """A controller restarted while the vehicle is 3 m along a 6 m plan gets the latched plan,
+    stamped long ago: it must drive on from there, never back towards the path's start (it
+    used to reverse about 1.5 m at min_linear_x)."""
+    params = {'model': 'differential'}
+    with NodeProcess(NODE, params) as node:
+        plant = Plant(probe, Pose2D(3.0, 0.0, 0.0))
+        assert probe.spin_until(lambda: plant._pose_pub.get_subscription_count() > 0, 20), (
+            node.output()
+        )
+        trajectory = plan_to_goal(PLANNER, Pose2D(0.0, 0.0, 0.0), Pose2D(6.0, 0.0, 0.0))
+        send_plan(probe, trajectory, offset_s=-30.0)  # the latched plan of a run 30 s ago
+        assert probe.spin_until(lambda: plant.twist[0] > 0.05, 10), node.output()
+        probe.spin_for(2.0)
+        speeds = [cmd.twist.linear.x for cmd in plant.commands]
+        assert min(speeds) >= 0.0, (speeds, node.output())
+        assert plant.pose[0] > 3.0, plant.pose
+        planned = re.search(r"nearest point, ([0-9.]+) s into it", node.output())
+        assert planned and float(planned.group(1)) > 1.0, node.output()

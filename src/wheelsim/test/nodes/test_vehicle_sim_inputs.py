@@ -179,9 +179,12 @@ def test_live_parameter_changes_are_validated_and_applied(sim):
     assert not sim.set('step_rate', 500.0).successful  # read only
     assert 'cannot change while the node runs' in sim.set('use_sim_time', True).reason
     assert not sim.set(f'{DRIVE}.max_velocity', -1.0).successful
-    assert sim.set(f'{DRIVE}.max_velocity', 0.5).successful
-    assert sim.speed_after(lambda: sim.send_twist(1.0)) == pytest.approx(0.5)
-    assert sim.set('pub_rate', 50.0).successful
+    try:
+        assert sim.set(f'{DRIVE}.max_velocity', 0.5).successful
+        assert sim.speed_after(lambda: sim.send_twist(1.0)) == pytest.approx(0.5)
+    finally:  # the other tests share this vehicle, in any order
+        assert sim.set(f'{DRIVE}.max_velocity', 2.0).successful
+        assert sim.set('pub_rate', 50.0).successful
 
 
 BAD_START_UPS = {

@@ -3,7 +3,7 @@
 import math
 
 import pytest
-from geometry_msgs.msg import Pose, Twist
+from geometry_msgs.msg import Pose, Quaternion, Twist
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -79,3 +79,20 @@ def test_pose_and_transform_messages_of_a_planar_pose():
     translation = transform.transform.translation
     assert (translation.x, translation.y, translation.z) == (1.5, -2.0, 0.0)
     assert transform.transform.rotation == quaternion_from_yaw(-3.0)
+
+
+@pytest.mark.parametrize(('xyzw', 'yaw'), [
+    ((0.0, 0.0, 3.0, 4.0), 2 * math.atan2(3.0, 4.0)),  # not unit: 1.287 rad, not 2.187
+    ((0.0, 0.0, 0.3, 0.4), 2 * math.atan2(0.3, 0.4)),
+    ((0.0, 0.0, -2.0, 0.0), math.pi),
+])
+def test_yaw_of_a_non_unit_quaternion_is_the_rotation_it_represents(xyzw, yaw):
+    q = Quaternion(x=xyzw[0], y=xyzw[1], z=xyzw[2], w=xyzw[3])
+    assert math.remainder(yaw_from_quaternion(q) - yaw, 2 * math.pi) == pytest.approx(0, abs=1e-12)
+
+
+@pytest.mark.parametrize('xyzw', [(0.0, 0.0, 0.0, 0.0), (math.nan, 0.0, 0.0, 1.0),
+                                  (0.0, 0.0, math.inf, 1.0), (1e-9, 0.0, 0.0, 0.0)])
+def test_a_zero_or_non_finite_quaternion_has_no_yaw(xyzw):
+    q = Quaternion(x=xyzw[0], y=xyzw[1], z=xyzw[2], w=xyzw[3])
+    assert math.isnan(yaw_from_quaternion(q))

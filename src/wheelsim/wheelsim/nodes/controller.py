@@ -87,6 +87,7 @@ class Controller(Node):
         self._pose: tuple[Pose2D, int] | None = None
         self._twist: BodyTwist | None = None
         self._plan_key: tuple | None = None
+        self._stale_plan: tuple | None = None  # (trajectory, description, offset) until a pose
         self._stamped = config.enable_stamped_cmd_vel
         self._cmd_vel = self.create_publisher(
             TwistStamped if self._stamped else Twist, 'cmd_vel', qos.DEFAULT
@@ -123,8 +124,9 @@ class Controller(Node):
             return
         if not msg.poses:
             self._plan_key = None
+            self._stale_plan = None
             if self.tracker.trajectory is not None:
-                self.get_logger().info('empty plan: stopping')
+                self._map_poses.warnings.info('empty plan', 'empty plan: stopping')
                 self.tracker.stop()
                 self._publish_command(ZERO_TWIST)
             return
@@ -139,26 +141,41 @@ class Controller(Node):
                 (stamps - stamps[0]) / NS_PER_S, poses[:, 0], poses[:, 1], poses[:, 2], self.config
             )
         except PlanningError as err:
-            self.get_logger().warning(f'plan ignored: {err}')
+            self._map_poses.warnings.warn('plan invalid', f'plan ignored: {err}')
             return
         now = now_ns(self)
         start = int(stamps[0]) if timed else now
-        if abs(start - now) > self.config.plan_clock_tolerance * NS_PER_S:
-            self.get_logger().warning(
-                f"plan starts {(start - now) / NS_PER_S:+.1f} s from this node's clock (another "
-                'clock or an old plan?): following it from now'
-            )
-            start = now
+        described = (f'a plan of {len(msg.poses)} poses, {trajectory.length_m:.2f} m, '
+                     f'{trajectory.duration_s:.1f} s')
+        if timed and abs(start - now) > self.config.plan_clock_tolerance * NS_PER_S:
+            # Another clock, or an old plan (a restarted controller gets the latched one): the
+            # schedule starts where the vehicle is on the path, not at the path's start.
+            self._stale_plan = (trajectory, described, (start - now) / NS_PER_S)
+            self._follow_stale_plan()
+            return
+        self._stale_plan = None
         self.tracker.follow(trajectory, start / NS_PER_S)
-        self.get_logger().info(
-            f'following a plan of {len(msg.poses)} poses, {trajectory.length_m:.2f} m, '
-            f'{trajectory.duration_s:.1f} s ' + ('as stamped' if timed else '(timed here)')
-        )
+        self._map_poses.warnings.info('plan', f'following {described} ' + (
+            'as stamped' if timed else '(timed here)'))
+
+    def _follow_stale_plan(self) -> None:
+        """Start the pending stale plan from the vehicle's nearest point once a pose exists."""
+        if self._stale_plan is None or self._pose is None:
+            return
+        trajectory, described, offset_s = self._stale_plan
+        self._stale_plan = None
+        planned_s = self.tracker.follow_from_nearest(
+            trajectory, now_ns(self) / NS_PER_S, self._pose[0])
+        self._map_poses.warnings.info('plan', (
+            f"following {described}: its stamps are {offset_s:+.1f} s from this node's clock "
+            f'(another clock or an old plan), so it goes on from the vehicle\'s nearest point, '
+            f'{planned_s:.1f} s into it'))
 
     def _on_pose(self, msg: PoseWithCovarianceStamped) -> None:
         pose = self._map_poses.pose(msg.pose.pose, msg.header.frame_id, 'pose')
         if pose is not None:
             self._pose = (pose, stamp_ns(msg.header.stamp))
+            self._follow_stale_plan()
 
     def _on_odom(self, msg: Odometry) -> None:
         twist = BodyTwist(*twist2d(msg.twist.twist))

@@ -140,17 +140,16 @@ class Localization(Node):
         self._publish(out)
 
     def _log_event(self, out: LocalizationOutput) -> None:
+        notes = self._map_poses.warnings
         if out.event == 'teleport':
-            self.get_logger().info(
+            notes.info('teleport', (
                 'ground truth jumped further than its twist explains (a teleport): odometry '
-                f'stays continuous, {self.map_frame} -> {self.odom_frame} absorbs the jump'
-            )
+                f'stays continuous, {self.map_frame} -> {self.odom_frame} absorbs the jump'))
         elif out.event == 'time_jump':
-            self.get_logger().warning(
-                'ground truth stamp went back in time: localization restarted at the vehicle'
-            )
+            notes.warn('time back', (
+                'ground truth stamp went back in time: localization restarted at the vehicle'))
         elif out.event == 'reset':
-            self.get_logger().info('estimate reset from initialpose')
+            notes.info('reset', 'estimate reset from initialpose')
 
     def _publish(self, out: LocalizationOutput) -> None:
         odom, pose, tf = self._messages

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
 from nav_msgs.msg import Path
 from rclpy.node import Node
@@ -120,7 +121,8 @@ class Planner(Node):
         if goal is None:
             return
         if self._pose is None:
-            self.get_logger().warning(f'goal {tuple(goal)} ignored: no pose received yet')
+            self._map_poses.warnings.warn(
+                'goal early', f'goal {tuple(goal)} ignored: no pose received yet')
             return
         start = self._pose
         self._publish(f'goal {_pose_text(goal)}', lambda: plan_to_goal(self.config, start, goal))
@@ -129,16 +131,20 @@ class Planner(Node):
         try:
             trajectory = plan()
         except PlanningError as err:
-            self.get_logger().warning(f'no plan for the {what}: {err}')
+            self._map_poses.warnings.warn('no plan', f'no plan for the {what}: {err}')
+            return
+        except (ArithmeticError, ValueError, np.linalg.LinAlgError) as err:
+            # Numbers the math cannot handle (a bug to report): the node keeps running.
+            self._map_poses.warnings.warn(
+                'planner failed', f'no plan for the {what}: the planner failed: {err!r}')
             return
         start_ns = now_ns(self)
         self._plan.publish(path_message(trajectory, start_ns, self.config.full_map_frame))
         end = trajectory.end()
-        self.get_logger().info(
+        self._map_poses.warnings.info('plan', (
             f'plan for the {what}: {len(trajectory)} poses, {trajectory.length_m:.2f} m, '
             f'{trajectory.duration_s:.1f} s, ending at '
-            + _pose_text(Pose2D(end.x_m, end.y_m, end.yaw_rad))
-        )
+            + _pose_text(Pose2D(end.x_m, end.y_m, end.yaw_rad))))
 
 
 def _pose_text(pose: Pose2D) -> str:

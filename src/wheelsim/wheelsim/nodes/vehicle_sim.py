@@ -241,19 +241,17 @@ class VehicleSim(Node):
             return
         gap_s = (target_ns - self.timeline.now_ns) / NS_PER_S
         if kind is JumpKind.BACKWARD:
-            self.get_logger().warning(
+            self._map_poses.warnings.warn('time back', (
                 f'time jumped back by {-gap_s:.6g} s: actuator histories and the command are '
-                'reset, the simulation goes on from the new time'
-            )
+                'reset, the simulation goes on from the new time'))
             self.vehicle.clear_histories()
             self.command_age.clear()
             self.vehicle.set_command(0.0, 0.0, 0.0)
         else:
-            self.get_logger().warning(
+            self._map_poses.warnings.warn('time forward', (
                 f'time jumped forward by {gap_s:.6g} s (more than max_time_jump '
                 f'{settings.max_time_jump:g} s): the gap is skipped, the vehicle state is '
-                'carried over'
-            )
+                'carried over'))
         self.diagnostics.count_jump(kind)
         self._start(target_ns)
         self._arm_deadline()
@@ -326,11 +324,10 @@ class VehicleSim(Node):
         try:
             self.vehicle.teleport(pose)
         except ValueError as err:  # non-finite or absurd
-            self.get_logger().warning(f'initialpose ignored: {err}')
+            self._map_poses.warnings.warn('initialpose invalid', f'initialpose ignored: {err}')
             return
-        self.get_logger().info(
-            f'teleported to x={pose[0]:.3f} m, y={pose[1]:.3f} m, yaw={pose[2]:.3f} rad'
-        )
+        self._map_poses.warnings.info('teleport', (
+            f'teleported to x={pose[0]:.3f} m, y={pose[1]:.3f} m, yaw={pose[2]:.3f} rad'))
 
     @_locked
     def _on_reset(self, _request: Trigger.Request, response: Trigger.Response):

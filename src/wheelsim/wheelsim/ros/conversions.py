@@ -58,9 +58,22 @@ def quaternion_from_yaw(yaw_rad: float) -> Quaternion:
     return Quaternion(x=0.0, y=0.0, z=z, w=w)
 
 
+UNIT_TOLERANCE = 1e-9  # |norm^2 - 1| below which a quaternion is taken as unit
+MIN_NORM_SQUARED = 1e-12  # below this a quaternion is no rotation at all
+
+
 def yaw_from_quaternion(q: Quaternion) -> float:
-    """Heading (rotation about +z) of a quaternion, in (-pi, pi]; roll and pitch are ignored."""
-    return math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
+    """Heading (rotation about +z) of a quaternion, in (-pi, pi]; roll and pitch are ignored.
+
+    A quaternion that is not of unit length is taken for the rotation it represents (the
+    scale-free form ``atan2(2(wz + xy), w^2 + x^2 - y^2 - z^2)``); a zero or non-finite one
+    gives NaN, which every input check refuses.
+    """
+    norm_squared = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z
+    if not norm_squared > MIN_NORM_SQUARED or math.isinf(norm_squared):
+        return math.nan
+    along = 1.0 if abs(norm_squared - 1.0) <= UNIT_TOLERANCE else norm_squared
+    return math.atan2(2.0 * (q.w * q.z + q.x * q.y), along - 2.0 * (q.y * q.y + q.z * q.z))
 
 
 def pose2d(pose: Pose) -> tuple[float, float, float]:

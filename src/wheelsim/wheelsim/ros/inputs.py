@@ -23,20 +23,33 @@ from wheelsim.ros.static_frames import StaticFrames
 WARN_PERIOD_S = 5.0  # throttle of warnings that can repeat with every message
 
 
+INFO_PERIOD_S = 1.0  # throttle of the notes a message triggers (a new plan, a teleport)
+
+
 class InputWarnings:
-    """Warnings about dropped input, at most one per :data:`WARN_PERIOD_S` per kind (the topic
-    and the reason): rclpy's throttle is per call site, which would let one topic's warnings
-    hide another's."""
+    """Log lines that received messages trigger, at most one per period per kind (the topic and
+    the reason), so that a flood of messages cannot flood the log: warnings every
+    :data:`WARN_PERIOD_S`, notes every :data:`INFO_PERIOD_S`. rclpy's throttle is per call
+    site, which would let one topic's lines hide another's."""
 
     def __init__(self, node: Node) -> None:
         self._node = node
         self._last_s: dict[str, float] = {}
 
-    def warn(self, kind: str, text: str) -> None:
+    def _due(self, kind: str, period_s: float) -> bool:
         now_s = time.monotonic()
-        if now_s - self._last_s.get(kind, -math.inf) >= WARN_PERIOD_S:
-            self._last_s[kind] = now_s
+        if now_s - self._last_s.get(kind, -math.inf) < period_s:
+            return False
+        self._last_s[kind] = now_s
+        return True
+
+    def warn(self, kind: str, text: str) -> None:
+        if self._due(kind, WARN_PERIOD_S):
             self._node.get_logger().warning(text)
+
+    def info(self, kind: str, text: str) -> None:
+        if self._due(kind, INFO_PERIOD_S):
+            self._node.get_logger().info(text)
 
 
 class MapPoses:

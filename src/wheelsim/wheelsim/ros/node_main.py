@@ -12,7 +12,8 @@ own signal handling is not installed: with it, a node sometimes missed a SIGINT 
 
 Exit codes: 0 after SIGINT, SIGTERM or an external shutdown, 2 when the node cannot start
 because of its parameters or arguments (the message names the parameter, the value and the
-allowed range; no stack trace), 1 if the node fails later.
+allowed range; no stack trace). Once running, a failing callback is logged and skipped
+(:func:`spin_until_stopped`): no message ends a node.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ import os
 import signal
 import sys
 import threading
-import time
 from collections.abc import Callable, Sequence
 
 import rclpy
@@ -34,6 +34,7 @@ from wheelsim.core.params import ParameterError
 
 EXIT_BAD_INPUT = 2
 SHUTDOWN_POLL_S = 1.0  # the longest the executor waits before it looks at the stop request
+CALLBACK_ERROR_PERIOD_S = 5.0  # throttle of the error logged for a failed callback
 
 
 class StopRequest:
@@ -67,25 +68,32 @@ class StopRequest:
 
 
 def spin_until_stopped(node: Node, stop: StopRequest) -> None:
-    """Spin ``node`` on the global executor until ``stop`` is set or its context shuts down."""
+    """Spin ``node`` on the global executor until ``stop`` is set or its context shuts down.
+
+    An exception escaping a callback (a message no check foresaw, such as a ``/clock`` with a
+    negative time, which rclpy's own time source cannot take) is logged as an error, at most
+    every :data:`CALLBACK_ERROR_PERIOD_S`, with the number so far; the node keeps running with
+    the state it had.
+    """
     executor = rclpy.get_global_executor()
     executor.add_node(node)
     stop.wake(node)
+    failures = 0
     try:
         while not stop and node.context.ok():
-            executor.spin_once(timeout_sec=SHUTDOWN_POLL_S)
+            try:
+                executor.spin_once(timeout_sec=SHUTDOWN_POLL_S)
+            except ExternalShutdownException:
+                raise
+            except Exception as err:  # noqa: BLE001 - any callback: logged, never fatal
+                if stop or not node.context.ok():
+                    break
+                failures += 1
+                node.get_logger().error(
+                    f'a callback failed and was skipped ({failures} so far): {err!r}',
+                    throttle_duration_sec=CALLBACK_ERROR_PERIOD_S)
     finally:
         executor.remove_node(node)
-
-
-def _shuts_down_soon(stop: StopRequest, timeout_s: float = 1.0) -> bool:
-    """Whether a stop was requested or the rclpy context shuts down within ``timeout_s``."""
-    deadline_s = time.monotonic() + timeout_s
-    while not stop and rclpy.ok():
-        if time.monotonic() > deadline_s:
-            return False
-        time.sleep(0.01)
-    return True
 
 
 def _error(program: str, text: str) -> int:
@@ -116,11 +124,6 @@ def run_node(
         spin_until_stopped(node, stop)
     except ExternalShutdownException:
         pass
-    except Exception:
-        if not _shuts_down_soon(stop):
-            raise
-        # A stop arrived while a callback ran or rclpy was building a received message and
-        # the shutdown made that call fail: part of a clean shutdown, not a failure.
     finally:
         node.destroy_node()
         rclpy.try_shutdown()

@@ -158,3 +158,30 @@ def test_holonomic_waypoints_turn_only_where_headings_are_given():
     assert trajectory.yaw_rad[0] == 0.0
     assert trajectory.yaw_rad[-1] == pytest.approx(math.pi)
     assert_within(trajectory, cfg)
+
+
+# --- bounded work: a far or absurd goal is refused, never planned --------------------------
+
+@pytest.mark.parametrize('goal', [(1e7, 0.0, 0.0), (1e308, 1e308, 0.0), (1e154, -1e154, 1.0),
+                                  (700.0, 800.0, 0.0)])
+def test_goals_beyond_the_workspace_are_refused_before_any_planning(goal):
+    config = from_flat(PlannerConfig, {})
+    with pytest.raises(PlanningError, match='beyond limits.workspace_radius = 1000 m'):
+        plan_to_goal(config, Pose2D(0.0, 0.0, 0.0), Pose2D(*goal))
+
+
+def test_a_goal_at_the_workspace_edge_is_planned():
+    config = from_flat(PlannerConfig, {'limits.workspace_radius': 50.0})
+    trajectory = plan_to_goal(config, Pose2D(-49.0, 0.0, 0.0), Pose2D(49.0, 0.0, 0.0))
+    assert trajectory.length_m == pytest.approx(98.0, abs=1e-6)
+
+
+def test_waypoints_beyond_the_workspace_are_an_invalid_parameter():
+    with pytest.raises(ParameterError, match='waypoint 1 at .* beyond limits.workspace_radius'):
+        from_flat(PlannerConfig, {'waypoints': (0.0, 0.0, math.nan, 1e308, -1e308, math.nan)})
+
+
+def test_a_plan_needing_too_many_poses_is_refused():
+    config = from_flat(PlannerConfig, {'limits.max_plan_poses': 100, 'path_resolution': 0.05})
+    with pytest.raises(PlanningError, match='more than limits.max_plan_poses = 100'):
+        plan_to_goal(config, Pose2D(0.0, 0.0, 0.0), Pose2D(10.0, 0.0, 0.0))  # 200 poses

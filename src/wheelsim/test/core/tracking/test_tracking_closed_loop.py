@@ -113,3 +113,28 @@ def test_tracks_through_localization_noise(model):
     )
     assert result.status == GOAL_REACHED, result.message
     assert result.rms_cross_track_m < 0.04
+
+
+@pytest.mark.parametrize('algorithm', ['feedforward', 'pure_pursuit', 'stanley'])
+def test_a_schedule_placed_at_the_nearest_point_drives_on_never_back(algorithm):
+    """A controller taking over a plan the vehicle is already 3 m along (a restart) places the
+    schedule at the vehicle's nearest point: the vehicle goes on to the goal, never backwards."""
+    planner = from_flat(PlannerConfig, {})
+    trajectory = plan_to_goal(planner, Pose2D(0.0, 0.0, 0.0), Pose2D(6.0, 0.0, 0.0))
+    controller = TrackingController(from_flat(ControllerConfig, {'model': 'differential',
+                                                                  'algorithm': algorithm}))
+    planned_s = controller.follow_from_nearest(trajectory, 100.0, Pose2D(3.0, 0.0, 0.0))
+    assert planned_s == pytest.approx(trajectory.at_arc_length(3.0).t_s, abs=1e-3)
+    vehicle = Vehicle(vehicle_config_from_params({'model': 'differential'}), 0.001,
+                      (3.0, 0.0, 0.0))
+    forward = []
+    for k in range(1, 200):  # 10 s at 20 Hz
+        state = vehicle.state()
+        step = controller.step(100.0 + 0.05 * k, Pose2D(state.x_m, state.y_m, state.yaw_rad))
+        command = step.command or (0.0, 0.0, 0.0)
+        forward.append(command[0])
+        vehicle.set_command(*command)
+        vehicle.step(50)
+    assert min(forward[:60]) >= 0.0  # the 3 s after taking over: onwards, not back to 0 m
+    assert max(forward[:60]) > 0.3
+    assert vehicle.state().x_m == pytest.approx(6.0, abs=0.25)

@@ -19,7 +19,6 @@ state.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,16 +29,22 @@ from wheelsim.core.arrays import FloatArray
 from wheelsim.core.geometry.angles import wrap_angle
 from wheelsim.core.geometry.se2 import Floats3, compose_floats, compose_jacobians
 
+#: Largest magnitude of any input number: vehicle_sim keeps poses within 1e9 m and commands
+#: within 1e6; beyond, sums and products could overflow to inf (and inf - inf to NaN).
+MAX_MAGNITUDE = 1e9
+
 
 def checked_floats(name: str, value: ArrayLike, components: str) -> Floats3:
-    """``value`` as three finite floats, else ``ValueError`` naming ``name`` and the three
-    ``components`` (e.g. ``'x, y, yaw'``)."""
+    """``value`` as three finite floats of magnitude at most :data:`MAX_MAGNITUDE`, else
+    ``ValueError`` naming ``name`` and the three ``components`` (e.g. ``'x, y, yaw'``)."""
     values = np.asarray(value, dtype=float)
     if values.shape == (3,):
         first, second, third = values.tolist()
-        if math.isfinite(first) and math.isfinite(second) and math.isfinite(third):
+        if abs(first) <= MAX_MAGNITUDE and abs(second) <= MAX_MAGNITUDE and (
+                abs(third) <= MAX_MAGNITUDE):  # False for NaN too
             return first, second, third
-    raise ValueError(f'{name} = {value!r} must be three finite numbers ({components})')
+    raise ValueError(f'{name} = {value!r} must be three finite numbers ({components}) of '
+                     f'magnitude at most {MAX_MAGNITUDE:g}')
 
 
 def checked_pose(name: str, value: ArrayLike) -> Floats3:

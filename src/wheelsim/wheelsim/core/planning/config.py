@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from wheelsim.core import frames
 from wheelsim.core.params import ParameterError, group, param
 from wheelsim.core.planning.timing import MotionLimits
-from wheelsim.core.planning.waypoints import waypoints_from_flat
+from wheelsim.core.planning.waypoints import check_workspace, waypoints_from_flat
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,22 @@ class PlannerLimitsConfig:
         max_value=1000.0,
     )
 
+    workspace_radius: float = param(
+        1000.0,
+        'Waypoints, goals and the start of every plan must lie within this distance of the map '
+        "frame's origin; anything beyond is refused (it bounds a plan's length and memory).",
+        unit='m',
+        min_value=0.0,
+        min_exclusive=True,
+        max_value=100_000.0,
+    )
+    max_plan_poses: int = param(
+        200_000,
+        'A plan needing more poses than this (length / path_resolution) is refused.',
+        min_value=2,
+        max_value=10_000_000,
+    )
+
     def motion_limits(self) -> MotionLimits:
         """The limits as the time scaling takes them."""
         return MotionLimits(
@@ -115,9 +131,11 @@ class PlannerConfig(frames.FrameNames):
     def __post_init__(self) -> None:
         self.check_frames()
         try:
-            count = len(waypoints_from_flat(self.waypoints, where='the waypoint list'))
+            waypoints = waypoints_from_flat(self.waypoints, where='the waypoint list')
+            check_workspace(waypoints.xy_m, self.limits.workspace_radius, 'waypoint')
         except ValueError as err:
             raise ParameterError('waypoints', list(self.waypoints), str(err)) from None
+        count = len(waypoints)
         if count == 1 and not self.start_at_current_pose:
             raise ParameterError(
                 'waypoints',

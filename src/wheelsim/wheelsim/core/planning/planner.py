@@ -20,6 +20,7 @@ from wheelsim.core.planning.trajectory import Trajectory
 from wheelsim.core.planning.waypoints import (
     MIN_WAYPOINT_SPACING_M,
     Waypoints,
+    check_workspace,
     pose_is_finite,
     validated,
     waypoints_from_flat,
@@ -48,9 +49,11 @@ def plan_through(waypoints: Waypoints, config: PlannerConfig) -> Trajectory:
     """
     waypoints = validated(waypoints)
     limits = config.limits
+    check_workspace(waypoints.xy_m, limits.workspace_radius, 'point')
     if config.holonomic:
         free = Waypoints(waypoints.xy_m, np.full(len(waypoints), np.nan))
         path, knot_s = bounded_path(free, limits.max_curvature)
+        _check_size(path.length_m, config)
         path = path.resampled(config.path_resolution, knot_s)
         heading = waypoints.heading_rad
         if not np.isfinite(heading).any():
@@ -58,7 +61,18 @@ def plan_through(waypoints: Waypoints, config: PlannerConfig) -> Trajectory:
         yaw = _heading_profile(path.s_m, knot_s, heading)
         return time_scale(path, limits.motion_limits(), yaw)
     path, knot_s = bounded_path(waypoints, limits.max_curvature)
+    _check_size(path.length_m, config)
     return time_scale(path.resampled(config.path_resolution, knot_s), limits.motion_limits())
+
+
+def _check_size(length_m: float, config: PlannerConfig) -> None:
+    """Refuse a path that would need more than ``limits.max_plan_poses`` poses."""
+    poses = length_m / config.path_resolution
+    if not poses <= config.limits.max_plan_poses:
+        raise PlanningError(
+            f'the path is {length_m:.4g} m long: {poses:.3g} poses at path_resolution '
+            f'{config.path_resolution:g} m, more than limits.max_plan_poses = '
+            f'{config.limits.max_plan_poses}')
 
 
 def plan_waypoints(config: PlannerConfig, current: Pose2D | None) -> Trajectory:

@@ -100,6 +100,18 @@ def validated(waypoints: Waypoints, where: str = 'waypoints') -> Waypoints:
     return _check(waypoints.xy_m, waypoints.heading_rad, where)
 
 
+def check_workspace(xy_m: FloatArray, radius_m: float, what: str) -> None:
+    """Raise PlanningError naming the first point of ``xy_m`` (n, 2) [m] farther than
+    ``radius_m`` from the origin (``limits.workspace_radius``)."""
+    distance = np.hypot(xy_m[:, 0], xy_m[:, 1]) if len(xy_m) else np.zeros(0)
+    outside = np.flatnonzero(~(distance <= radius_m))
+    if len(outside):
+        i = int(outside[0])
+        raise PlanningError(
+            f'{what} {i} at ({xy_m[i, 0]:.4g} m, {xy_m[i, 1]:.4g} m) is {distance[i]:.4g} m from '
+            f'the origin, beyond limits.workspace_radius = {radius_m:g} m')
+
+
 def pose_is_finite(pose: Pose2D) -> bool:
     """True when every field of ``pose`` is a finite number."""
     return all(math.isfinite(v) for v in pose)

@@ -31,6 +31,7 @@ from numpy.typing import ArrayLike
 
 from wheelsim.core.geometry.angles import wrap_angle
 from wheelsim.core.geometry.se2 import Pose2D
+from wheelsim.core.planning.path import PlanningError
 from wheelsim.core.planning.timing import MotionLimits, time_scale
 from wheelsim.core.planning.trajectory import (
     Trajectory,
@@ -57,6 +58,8 @@ IDLE = 'idle'
 TRACKING = 'tracking'
 GOAL_REACHED = 'goal_reached'
 GOAL_FAILED = 'goal_failed'
+#: A plan reaching farther from the origin is broken (vehicle_sim's poses stay within 1e9 m).
+MAX_PLAN_COORDINATE_M = 1e6
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,10 @@ def trajectory_from_plan(
     as Nav2's) the path is timed here within the output limits (a 1 m/s^2 acceleration if that
     limit is 0), facing along the path. Raises :class:`PlanningError` for an unusable plan.
     """
+    largest = max((float(np.max(np.abs(v), initial=0.0)) for v in (x_m, y_m)), default=0.0)
+    if not largest <= MAX_PLAN_COORDINATE_M:
+        raise PlanningError(f'plan coordinates reach {largest:.3g} m, beyond '
+                            f'{MAX_PLAN_COORDINATE_M:g} m (a broken plan)')
     t = np.asarray(t_s, dtype=float)
     if len(t) >= 2 and np.isfinite(t).all() and (np.diff(t) > 0).all():
         return trajectory_from_poses(t, x_m, y_m, yaw_rad), True
@@ -128,6 +135,17 @@ class TrackingController:
         # The first step is measured from the start, so a first step long after it (a stale
         # clock when the plan came) starts the schedule one period in, like any gap.
         self._previous_time_s = start_time_s
+
+    def follow_from_nearest(self, trajectory: Trajectory, now_s: float, pose: Pose2D) -> float:
+        """Follow ``trajectory`` with its schedule placed so that now is the time of the path
+        point nearest to ``pose``: a vehicle already partway along the path goes on from there
+        (a restarted controller given a latched plan), never back to the start. Returns the
+        planned time (s) the schedule starts at."""
+        nearest = PathProgress(trajectory).nearest(pose.x_m, pose.y_m)
+        planned_s = trajectory.at_arc_length(nearest.s_m).t_s
+        self.follow(trajectory, now_s - planned_s)
+        self._previous_time_s = now_s  # a schedule placed now: no gap to make up at the step
+        return planned_s
 
     def stop(self) -> None:
         """Drop the trajectory (the next steps are idle)."""
