@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 import pytest
-from diagnostic_msgs.msg import DiagnosticArray
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
 from rcl_interfaces.srv import SetParameters
@@ -71,6 +71,26 @@ def test_wall_clock_runs_at_the_right_speed_at_any_step_rate(ros_domain_id):
         reports = [a for a in diagnostics if a.status[0].name == f'/s{int(rate)}/vehicle_sim: '
                    'simulation']
         assert float(diagnostic(reports[-1], 'steps per second')) == pytest.approx(rate, rel=0.1)
+
+
+def test_rates_the_machine_cannot_sustain_are_reported(ros_domain_id):
+    """step_rate and pub_rate at their maxima (100 kHz): vehicle_sim reaches a fraction of it
+    and skips simulated time; /diagnostics turns WARN and says so, and a warning is logged."""
+    probe = Probe()
+    node = NodeProcess(NODE, {'model': 'differential', 'step_rate': 100_000.0,
+                              'pub_rate': 100_000.0})
+    try:
+        diagnostics = probe.record(DiagnosticArray, '/diagnostics')
+
+        def slow_reported():
+            return any(a.status[0].level == DiagnosticStatus.WARN
+                       and 'cannot keep up' in a.status[0].message for a in diagnostics)
+
+        assert probe.spin_until(slow_reported, 20.0), node.output()
+        assert 'below step_rate 100000 Hz: this machine cannot keep up' in node.output()
+    finally:
+        node.stop()
+        probe.close()
 
 
 # A lean node (nothing but two sim-time timers) in its own process, so that the recording probe's

@@ -59,3 +59,9 @@ def test_a_symlinked_run_folder_is_neither_followed_nor_overwritten(tmp_path):
         run_folder(root, 'demo', overwrite=True)
     assert run_folder(root, 'demo').name == 'demo-2'
     assert (elsewhere / 'metrics.json').read_text() == 'keep'
+
+
+def test_a_missing_output_root_is_created(tmp_path):
+    folder = run_folder(tmp_path / 'sweep' / '000', 'short')
+    assert folder == (tmp_path / 'sweep' / '000' / 'short').resolve()
+    assert (folder / MARKER).is_file()

@@ -7,8 +7,10 @@ achieved`` (simulated seconds per wall second over the last period), ``steps per
 commands`` (expired or too old on arrival), ``backward time jumps``, ``skipped forward jumps``,
 ``cmd_vel type``, ``pacing restarts (fell behind)`` (reference clock: how often the machine was
 more than 0.1 s of wall time behind the requested factor). Level WARN while a reference clock
-runs below 90 % of the requested factor, and in the period in which a command was rejected or
-time jumped.
+runs below 90 % of the requested factor, while the wall clock's stepping reaches less than 90 %
+of ``step_rate`` (rates this machine cannot sustain: simulated time is then skipped; also logged,
+at most every :data:`SLOW_WARNING_PERIOD_S`), and in the period in which a command was rejected
+or time jumped.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from wheelsim.ros.cmd_vel import TYPE_NAMES
 from wheelsim.ros.diagnostics import OK, WARN, DiagnosticsPublisher
 
 DIAGNOSTICS_PERIOD_S = 1.0
+SLOW_WARNING_PERIOD_S = 10.0
 
 
 class SimDiagnostics:
@@ -36,6 +39,7 @@ class SimDiagnostics:
         self._last_sim_ns = 0
         self._last_steps = 0
         self._last_troubles = 0
+        self._reports = 0
 
     def restart(self, sim_ns: int) -> None:
         """Measure the achieved real-time factor from ``sim_ns`` (after a start or a jump)."""
@@ -58,6 +62,13 @@ class SimDiagnostics:
             level, message = WARN, 'waiting for /clock'
         elif node.mode is ClockMode.REFERENCE and requested and factor < 0.9 * requested:
             level, message = WARN, f'running at {factor:.3g}x, below the requested {requested:g}x'
+        elif (node.mode is ClockMode.WALL and self._reports
+              and steps_per_s < 0.9 * node.settings.step_rate):
+            level, message = WARN, (
+                f'stepping at {steps_per_s:.0f} steps/s, below step_rate '
+                f'{node.settings.step_rate:g} Hz: this machine cannot keep up, simulated time is '
+                'skipped; lower step_rate or pub_rate')
+            node.get_logger().warning(message, throttle_duration_sec=SLOW_WARNING_PERIOD_S)
         elif troubles != self._last_troubles:
             level, message = WARN, 'commands rejected or time jumped since the last report'
         values = {
@@ -78,3 +89,4 @@ class SimDiagnostics:
         self._publisher.publish(sim_ns, level, message, values)
         self._last_wall_ns, self._last_sim_ns, self._last_steps = wall_ns, sim_ns, self.steps
         self._last_troubles = troubles
+        self._reports += 1

@@ -60,6 +60,7 @@ def run_folder(output_root: Path, name: str, overwrite: bool = False) -> Path:
     """The folder of a new run of ``name`` in ``output_root``, created (see the module doc)."""
     root = Path(output_root).resolve()
     folder = root / check_run_name(name)  # one component: directly inside the root
+    root.mkdir(parents=True, exist_ok=True)
     if overwrite and (folder.exists() or folder.is_symlink()):
         if folder.is_symlink() or not folder.is_dir():
             raise OutputError(f'{folder} is not a plain folder: not overwriting it')

@@ -13,6 +13,7 @@ from wheelsim.core.planning.planner import plan_through, plan_to_goal
 from wheelsim.core.planning.waypoints import figure_eight, waypoints_from_lists
 from wheelsim.core.tracking.config import ControllerConfig
 from wheelsim.core.tracking.controller import GOAL_REACHED, TrackingController
+from wheelsim.core.tracking.reference import resume_arc_length
 from wheelsim.core.tracking.simulation import run_closed_loop
 from wheelsim.core.vehicle.config import vehicle_config_from_params
 from wheelsim.core.vehicle.model import Vehicle
@@ -138,3 +139,21 @@ def test_a_schedule_placed_at_the_nearest_point_drives_on_never_back(algorithm):
     assert min(forward[:60]) >= 0.0  # the 3 s after taking over: onwards, not back to 0 m
     assert max(forward[:60]) > 0.3
     assert vehicle.state().x_m == pytest.approx(6.0, abs=0.25)
+
+
+def test_a_figure_eight_is_resumed_on_the_branch_the_vehicle_faces_along():
+    """A path that crosses itself and ends where it starts: a vehicle 2 cm from the start,
+    facing along the path, resumes at its start (not at the crossing half-way, nor at the end,
+    both as near: the nearest point alone picked them), one at the crossing facing the second
+    branch resumes half-way."""
+    trajectory = plan_through(waypoints_from_lists(figure_eight()), PLANNER)
+    start = trajectory.at_arc_length(0.0)
+    for x_m, y_m in ((0.0, 0.02), (0.0, -0.02), (0.02, -0.02), (-0.02, 0.0)):
+        resumed = resume_arc_length(trajectory, Pose2D(x_m, y_m, start.yaw_rad))
+        assert resumed == pytest.approx(0.0, abs=0.05), (x_m, y_m)
+    # The crossing half-way: the point nearest to the origin around the middle of the path.
+    middle = np.abs(trajectory.s_m - trajectory.length_m / 2) < trajectory.length_m / 4
+    k = np.flatnonzero(middle)[np.argmin(np.hypot(trajectory.x_m, trajectory.y_m)[middle])]
+    crossing = Pose2D(0.0, 0.0, float(trajectory.yaw_rad[k]))
+    assert abs(math.remainder(crossing.yaw_rad - start.yaw_rad, math.tau)) > 0.5  # distinct
+    assert resume_arc_length(trajectory, crossing) == pytest.approx(trajectory.s_m[k], abs=0.1)

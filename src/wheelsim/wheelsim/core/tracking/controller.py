@@ -50,6 +50,7 @@ from wheelsim.core.tracking.reference import (
     PathProgress,
     Projection,
     TrackingErrors,
+    resume_arc_length,
     tracking_errors,
 )
 from wheelsim.core.tracking.stanley import front_axle, front_axle_trajectory, stanley_twist
@@ -138,11 +139,11 @@ class TrackingController:
 
     def follow_from_nearest(self, trajectory: Trajectory, now_s: float, pose: Pose2D) -> float:
         """Follow ``trajectory`` with its schedule placed so that now is the time of the path
-        point nearest to ``pose``: a vehicle already partway along the path goes on from there
-        (a restarted controller given a latched plan), never back to the start. Returns the
-        planned time (s) the schedule starts at."""
-        nearest = PathProgress(trajectory).nearest(pose.x_m, pose.y_m)
-        planned_s = trajectory.at_arc_length(nearest.s_m).t_s
+        point where ``pose`` resumes it (:func:`resume_arc_length`: nearest in position and
+        heading): a vehicle already partway along the path goes on from there (a restarted
+        controller given a latched plan), never back to the start. Returns the planned time (s)
+        the schedule starts at."""
+        planned_s = trajectory.at_arc_length(resume_arc_length(trajectory, pose)).t_s
         self.follow(trajectory, now_s - planned_s)
         self._previous_time_s = now_s  # a schedule placed now: no gap to make up at the step
         return planned_s

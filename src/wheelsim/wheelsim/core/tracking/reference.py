@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from wheelsim.core.geometry.angles import wrap_angle
+from wheelsim.core.geometry.angles import wrap_angle, wrap_angles
 from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.planning.trajectory import Trajectory
 
@@ -24,6 +24,10 @@ SEARCH_BEHIND_M = 1.0
 SEARCH_AHEAD_M = 3.0
 #: A local nearest point farther than this (m) triggers a search of the whole path.
 RELOCATE_DISTANCE_M = 1.0
+#: Where a vehicle resumes a path: metres of distance one radian of heading mismatch weighs as.
+RESUME_HEADING_WEIGHT_M_PER_RAD = 1.0
+#: Path points within this much (m) of the best match count as equal; the earliest wins.
+RESUME_TIE_M = 0.05
 
 
 class BodyTwist(NamedTuple):
@@ -128,6 +132,20 @@ class PathProgress:
         yaw = self.trajectory.at_arc_length(s).path_yaw_rad
         offset = -math.sin(yaw) * (x_m - nearest_x) + math.cos(yaw) * (y_m - nearest_y)
         return Projection(s, nearest_x, nearest_y, yaw, offset)
+
+
+def resume_arc_length(trajectory: Trajectory, pose: Pose2D) -> float:
+    """The arc length (m) at which a vehicle at ``pose`` (map frame) resumes ``trajectory``:
+    the path point nearest in position and heading (one radian of heading mismatch weighs
+    :data:`RESUME_HEADING_WEIGHT_M_PER_RAD` metres), the earliest of near-equal ones. Where a
+    path crosses itself (a figure-eight) the branch the vehicle faces along is taken, and a
+    vehicle at the start of a closed path starts it, not ends it."""
+    heading_mismatch = np.abs(wrap_angles(trajectory.yaw_rad - pose.yaw_rad))
+    cost_m = (np.hypot(trajectory.x_m - pose.x_m, trajectory.y_m - pose.y_m)
+              + RESUME_HEADING_WEIGHT_M_PER_RAD * heading_mismatch)
+    first_best = int(np.argmax(cost_m <= cost_m.min() + RESUME_TIE_M))
+    progress = PathProgress(trajectory)
+    return progress.nearest(pose.x_m, pose.y_m, float(trajectory.s_m[first_best])).s_m
 
 
 def tracking_errors(
