@@ -65,9 +65,10 @@ def test_default_scenario_end_to_end(tmp_path):
     assert EXPECTED_TOPICS <= set(topics), sorted(topics)
     duration_s = 90.0
     assert abs(len(topics['/ground_truth']) - (50 * duration_s + 1)) <= 1
-    # The controller commands at 20 Hz, exactly in simulated time, until the goal is reached.
+    # The controller commands at 20 Hz, exactly in simulated time, until the goal is reached
+    # (the figure-eight is planned for about 40 s).
     cmd_times = [t for t, _ in topics['/cmd_vel']]
-    assert len(cmd_times) > 20 * 70
+    assert len(cmd_times) > 20 * 35
     assert {b - a for a, b in zip(cmd_times, cmd_times[1:], strict=False)} == {50_000_000}
     assert len(topics['/odom']) == len(topics['/pose']) == len(topics['/ground_truth'])
     metrics = json.loads((out / 'metrics.json').read_text())

@@ -121,6 +121,30 @@ def test_concentric_circle_gives_radius_difference(tmp_path):
     assert m['cross_track_rms_m'] == pytest.approx(0.05, abs=3e-5)
 
 
+def test_plan_length_curvature_and_turning(tmp_path):
+    """The latest plan: a full circle of radius 2 m (720 steps) is 4 pi m long, bends 0.5 1/m
+    and turns 2 pi less the one step's turn its ends leave out; a straight plan before it does
+    not count."""
+    phase = np.linspace(0.0, 2 * np.pi, 721)
+    records = [('/plan', plan(0.0, [(t, t, 0.0, 0.0) for t in range(11)]), 0.0),
+               ('/plan', plan(1.0, [(1 + p, *circle(2.0, p)) for p in phase]), 1.0),
+               ('/ground_truth', odometry(1.0, 2.0, 0.0, np.pi / 2), 1.0)]
+    m = metrics_of(tmp_path, records)
+    assert m['plan_length_m'] == pytest.approx(4 * np.pi, rel=1e-5)
+    assert m['plan_max_curvature_inv_m'] == pytest.approx(0.5, rel=1e-4)
+    assert m['plan_total_turning_rad'] == pytest.approx(2 * np.pi * 719 / 720, rel=1e-6)
+
+
+def test_a_reversing_plan_turns_only_where_it_bends(tmp_path):
+    """Forwards 5 m, then back 3 m along the same line (a cusp): 8 m, no turning."""
+    poses = [(t, t, 0.0, 0.0) for t in range(6)] + [(5 + t, 5 - t, 0.0, 0.0) for t in (1, 2, 3)]
+    m = metrics_of(tmp_path, [('/plan', plan(0.0, poses), 0.0),
+                              ('/ground_truth', odometry(0.0, 0.0, 0.0, 0.0), 0.0)])
+    assert m['plan_length_m'] == pytest.approx(8.0)
+    assert m['plan_max_curvature_inv_m'] == 0.0
+    assert m['plan_total_turning_rad'] == 0.0
+
+
 def test_figure_eight_crossing_keeps_its_branch(tmp_path):
     """The vehicle drives 0.02 m left of a lemniscate. Near the crossing the other branch is as
     close as its own; matching must not jump to it (a jump shows as a 90 degree heading error)."""

@@ -13,6 +13,7 @@ METRICS = {name: None for name in METRIC_NAMES} | {
     'goal_position_error_m': 0.031, 'goal_heading_error_rad': math.radians(1.5),
     'time_to_goal_s': 41.2, 'odom_drift_end_m': 0.3, 'odom_drift_per_distance': 0.012,
     'distance_travelled_m': 25.0, 'plans_received': 1,
+    'plan_length_m': 19.2451, 'plan_max_curvature_inv_m': 0.998651,
 }
 
 
@@ -28,6 +29,8 @@ def test_main_metrics_fit_one_screen_with_units():
     assert 'time to goal                 41.2 s' in text
     assert 'odometry drift at end        0.3 m (1.2 % of 25 m), -' in text
     assert 'position RMS / max           - / - m' in text
+    assert 'length, max curvature        19.25 m, 0.9987 1/m' in text
+    assert 'total turning                -' in text
     assert lines[-1] == 'results: results/eight'
 
 

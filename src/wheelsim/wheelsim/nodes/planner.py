@@ -30,7 +30,7 @@ from rclpy.node import Node
 from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.core.planning.config import PlannerConfig
-from wheelsim.core.planning.path import PlanningError
+from wheelsim.core.planning.path import PlanningError, path_shape
 from wheelsim.core.planning.planner import plan_to_goal, plan_waypoints
 from wheelsim.core.planning.trajectory import Trajectory
 from wheelsim.ros import qos
@@ -114,7 +114,7 @@ class Planner(Node):
             return
         self._waypoints_pending = False
         pose = self._pose
-        self._publish('waypoints', lambda: plan_waypoints(self.config, pose))
+        self._publish('waypoints', lambda warnings: plan_waypoints(self.config, pose, warnings))
 
     def _on_goal(self, msg: PoseStamped) -> None:
         goal = self._map_poses.pose(msg.pose, msg.header.frame_id, 'goal_pose')
@@ -125,11 +125,13 @@ class Planner(Node):
                 'goal early', f'goal {tuple(goal)} ignored: no pose received yet')
             return
         start = self._pose
-        self._publish(f'goal {_pose_text(goal)}', lambda: plan_to_goal(self.config, start, goal))
+        self._publish(f'goal {_pose_text(goal)}',
+                      lambda warnings: plan_to_goal(self.config, start, goal, warnings))
 
     def _publish(self, what: str, plan) -> None:
+        warnings: list[str] = []
         try:
-            trajectory = plan()
+            trajectory = plan(warnings)
         except PlanningError as err:
             self._map_poses.warnings.warn('no plan', f'no plan for the {what}: {err}')
             return
@@ -138,12 +140,16 @@ class Planner(Node):
             self._map_poses.warnings.warn(
                 'planner failed', f'no plan for the {what}: the planner failed: {err!r}')
             return
+        for warning in warnings:
+            self.get_logger().warning(f'plan for the {what}: {warning}')
         start_ns = now_ns(self)
         self._plan.publish(path_message(trajectory, start_ns, self.config.full_map_frame))
         end = trajectory.end()
+        shape = path_shape(trajectory.x_m, trajectory.y_m)
         self._map_poses.warnings.info('plan', (
-            f'plan for the {what}: {len(trajectory)} poses, {trajectory.length_m:.2f} m, '
-            f'{trajectory.duration_s:.1f} s, ending at '
+            f'plan for the {what}: {len(trajectory)} poses, {shape.length_m:.2f} m, max '
+            f'curvature {shape.max_curvature_inv_m:.3g} 1/m, total turning '
+            f'{shape.total_turning_rad:.2f} rad, {trajectory.duration_s:.1f} s, ending at '
             + _pose_text(Pose2D(end.x_m, end.y_m, end.yaw_rad))))
 
 

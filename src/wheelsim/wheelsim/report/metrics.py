@@ -16,6 +16,7 @@ import numpy as np
 
 from wheelsim.core.geometry.angles import wrap_angles
 from wheelsim.core.geometry.se2 import compose, inverse
+from wheelsim.core.planning.path import path_shape
 from wheelsim.report.bag_data import PoseSeries, RunData
 from wheelsim.report.geometry import FloatArray, Polyline, hold_last, interp_pose, path_length_m
 
@@ -37,6 +38,8 @@ METRIC_NAMES = (
     'cmd_vs_actual_vx_rms_mps', 'cmd_vs_actual_vy_rms_mps', 'cmd_vs_actual_wz_rms_radps',
     # the run
     'distance_travelled_m', 'plans_received',
+    # the plan (the latest one): how long it is and how much it bends
+    'plan_length_m', 'plan_max_curvature_inv_m', 'plan_total_turning_rad',
 )
 """Every key of :func:`compute_metrics`' result, in that order: the main ones first (a sweep
 table shows the first few). Units end the names; definitions are in ``docs/report.md``."""
@@ -210,6 +213,7 @@ def compute_metrics(run: RunData, goal_tolerance_m: float = DEFAULT_GOAL_TOLERAN
         return _rms(hold_last(command.t_s, command_values, t_cmd) - actual_values[commanded])
 
     drift_end = _last(localization.odom_position_m)
+    shape = None if plan is None else path_shape(plan.poses.x_m, plan.poses.y_m)
     values = {
         'cross_track_rms_m': _rms(tracking.cross_track_m),
         'cross_track_max_m': _max_abs(tracking.cross_track_m),
@@ -233,5 +237,8 @@ def compute_metrics(run: RunData, goal_tolerance_m: float = DEFAULT_GOAL_TOLERAN
         'cmd_vs_actual_wz_rms_radps': velocity_rms(actual.wz_radps, command.wz_radps),
         'distance_travelled_m': distance_m if len(truth) else None,
         'plans_received': len(run.plans),
+        'plan_length_m': None if shape is None else shape.length_m,
+        'plan_max_curvature_inv_m': None if shape is None else shape.max_curvature_inv_m,
+        'plan_total_turning_rad': None if shape is None else shape.total_turning_rad,
     }
     return {name: round_significant(values[name]) for name in METRIC_NAMES}

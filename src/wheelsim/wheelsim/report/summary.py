@@ -86,6 +86,10 @@ def format_summary(metrics: Mapping[str, Value], timing: Mapping[str, float] | N
          f'{_number(m.get("cmd_vs_actual_vy_rms_mps"), "m/s")}, '
          f'{_number(m.get("cmd_vs_actual_wz_rms_radps"), "rad/s")}'),
         ('plans', 'received', _number(m.get('plans_received'))),
+        ('', 'length, max curvature',
+         f'{_number(m.get("plan_length_m"), "m")}, '
+         f'{_number(m.get("plan_max_curvature_inv_m"), "1/m")}'),
+        ('', 'total turning', _number(m.get('plan_total_turning_rad'), 'rad')),
     ]
     group_width = max(len(r[0]) for r in rows)
     label_width = max(len(r[1]) for r in rows)

@@ -101,12 +101,12 @@ def test_waypoint_path_needs_waypoints_and_a_finite_pose():
 
 def test_car_waypoints_keep_the_steering_limit():
     cfg = config(
-        **{'waypoints': [2.0, 0.0, NAN, 2.0, 2.0, 1.57], 'limits.max_curvature': CAR_CURVATURE}
+        **{'waypoints': [6.0, 0.0, NAN, 10.0, 6.0, 1.57], 'limits.max_curvature': CAR_CURVATURE}
     )
     trajectory = plan_waypoints(cfg, Pose2D(0.0, 0.0, 0.0))
     assert_within(trajectory, cfg)
-    assert distance_to_path(trajectory, 2.0, 0.0) < 1e-5
-    assert distance_to_path(trajectory, 2.0, 2.0) < 1e-5
+    assert distance_to_path(trajectory, 6.0, 0.0) < 1e-5
+    assert distance_to_path(trajectory, 10.0, 6.0) < 1e-5
 
 
 # --- goals ------------------------------------------------------------------------------------

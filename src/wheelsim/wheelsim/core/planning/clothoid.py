@@ -163,13 +163,6 @@ def _shortest(
     return best
 
 
-def cc_dubins_length(start: Pose2D, goal: Pose2D, max_curvature_inv_m: float) -> float:
-    """Length (m) of the leg :func:`cc_dubins` would return, from the coarse solution (about
-    1e-3 relative); inf if there is none."""
-    best = _shortest(start, goal, max_curvature_inv_m)
-    return math.inf if best is None else float(best[2].sum())
-
-
 def cc_dubins(start: Pose2D, goal: Pose2D, max_curvature_inv_m: float) -> PathSamples:
     """The shortest continuous-curvature Dubins leg found from ``start`` to ``goal``.
 

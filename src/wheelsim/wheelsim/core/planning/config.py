@@ -52,8 +52,9 @@ class PlannerLimitsConfig:
     )
     max_curvature: float = param(
         1.0,
-        'Highest path curvature (1 / smallest turning radius); where the spline through the '
-        'waypoints bends more, Dubins-guided curves are used. A car: tan(max_steer)/wheel_base. '
+        'Highest path curvature (1 / smallest turning radius); where the smooth curve through '
+        'the waypoints bends more it is optimised to keep it, and only legs that cannot be bent '
+        'become continuous-curvature Dubins legs. A car: tan(max_steer)/wheel_base. '
         '0: unbounded (differential and omni only).',
         unit='1/m',
         min_value=0.0,

@@ -1,179 +1,207 @@
-"""A continuous-curvature path through waypoints whose curvature stays within a bound.
+"""A continuous-curvature path through waypoints whose curvature stays within a bound, never a loop.
 
-First choice: the minimum-jerk spline through the waypoints (:mod:`planning_spline`). When its
-curvature exceeds ``max_curvature_inv_m`` (a car's steering limit, tan(max_steer)/wheel_base) or
-it has a cusp, the path becomes a chain of continuous-curvature Dubins legs
-(:mod:`planning_clothoid`), one between each pair of consecutive waypoints: forward-only,
-curvature within the bound by construction, straight (curvature 0) at every waypoint, so the
-chain's curvature is continuous too.
+1. The minimum-jerk spline through the waypoints (:mod:`planning_spline`). Kept where it stays
+   within ``max_curvature_inv_m`` (a car's steering limit, tan(max_steer)/wheel_base) and never
+   nearly stops (a cusp).
+2. Where it does not, its free headings, tangent lengths and second derivatives around those
+   stretches are optimised (:mod:`planning_spline_bound`): the curve closest to the smooth one
+   (least jerk and bending) that keeps the bound.
+3. Only a leg (the curve between two consecutive waypoints) that no such curve can drive
+   becomes a continuous-curvature Dubins leg (:mod:`planning_clothoid`), straight at both ends;
+   the spline on either side then arrives and leaves straight with the same heading, so the
+   curvature stays continuous. Each such leg is reported in ``warnings``.
+4. In a route (more than two points), a fallback leg that turns more than its waypoints ask
+   for by :data:`LOOP_SLACK_RAD` (a loop) is refused with a :class:`PlanningError` naming its
+   waypoints: the route cannot be driven as given. Between two poses (a goal) the shortest
+   path within the bound is what was asked for, whatever it turns.
 
-Headings at waypoints are kept where given; free ones are chosen to make the chain short
-(coordinate descent on the lengths of the legs, starting from the first spline's tangents).
+With ``max_curvature_inv_m`` 0 (unbounded: differential and omni bases) only cusps are removed,
+and fallback legs turn within ``fallback_curvature_inv_m``.
 """
 
 from __future__ import annotations
 
-import functools
 import math
-from collections.abc import Callable
 
 import numpy as np
 
 from wheelsim.core.arrays import FloatArray
+from wheelsim.core.geometry.angles import wrap_angle
 from wheelsim.core.geometry.se2 import Pose2D
-from wheelsim.core.planning.clothoid import cc_dubins, cc_dubins_length
-from wheelsim.core.planning.dubins import dubins_path
+from wheelsim.core.planning.clothoid import cc_dubins
 from wheelsim.core.planning.path import PathSamples, PlanningError
-from wheelsim.core.planning.spline import spline_through
-from wheelsim.core.planning.waypoints import Waypoints
+from wheelsim.core.planning.spline import (
+    HermiteSpline,
+    cusp_message,
+    minimum_jerk_spline,
+)
+from wheelsim.core.planning.spline_bound import (
+    BOUND_MARGIN,
+    MIN_SPEED,
+    Freedom,
+    SegmentCheck,
+    bend_within,
+    check_segments,
+)
+from wheelsim.core.planning.waypoints import Waypoints, validated
 
-#: Free headings are searched for a short chain only when this few are free (it is costly).
-MAX_SEARCHED_HEADINGS = 4
-#: A chain through three or more waypoints may exceed twice the spline's length by this many
-#: turning radii (about two turns) before it counts as looping.
-MAX_DETOUR_M_PER_RADIUS = 4.0 * math.pi
-
-#: Candidate headings tried for a free waypoint heading (every 10 degrees).
-_CANDIDATE_HEADINGS = np.linspace(-math.pi, math.pi, 36, endpoint=False)
-#: How many candidates (the shortest by Dubins length) are measured as continuous-curvature legs.
-_CANDIDATES_MEASURED = 12
-
-
-def _free_headings(
-    waypoints: Waypoints, initial: FloatArray, max_curvature_inv_m: float
-) -> FloatArray:
-    """Waypoint headings, free ones chosen to shorten the chain of continuous-curvature legs.
-
-    Coordinate descent, two sweeps: each free heading in turn becomes the best of its current
-    value and the candidates by the length of the two legs it joins. Dubins lengths (a lower
-    bound, cheap) pick the candidates worth measuring as continuous-curvature legs.
-    """
-    heading = initial.copy()
-    xy = waypoints.xy_m
-    radius_m = 1.0 / max_curvature_inv_m
-
-    @functools.cache
-    def leg(i: int, yaw_i: float, yaw_j: float) -> float:
-        pair = Pose2D(*xy[i], yaw_i), Pose2D(*xy[i + 1], yaw_j)
-        return cc_dubins_length(*pair, max_curvature_inv_m)
-
-    def joined(i: int, yaw: float, length: Callable[[int, float, float], float]) -> float:
-        before = length(i - 1, heading[i - 1], yaw) if i > 0 else 0.0
-        after = length(i, yaw, heading[i + 1]) if i + 1 < len(heading) else 0.0
-        return before + after
-
-    def dubins_length(i: int, yaw_i: float, yaw_j: float) -> float:
-        pair = Pose2D(*xy[i], yaw_i), Pose2D(*xy[i + 1], yaw_j)
-        return dubins_path(*pair, radius_m).length_m
-
-    for _ in range(2):
-        for i in np.flatnonzero(~np.isfinite(waypoints.heading_rad)):
-            ranked = sorted(_CANDIDATE_HEADINGS, key=lambda yaw: joined(i, yaw, dubins_length))
-            measured = [heading[i], *ranked[:_CANDIDATES_MEASURED]]
-            heading[i] = min(measured, key=lambda yaw: joined(i, float(yaw), leg))
-    return heading
+#: How often a segment's bound may be tightened before it counts as unable to keep it.
+MAX_TIGHTENING = 3
+#: A fallback leg may turn this much (a U-turn) more than its waypoints' geometry (chord, headings)
+#: before it counts as a loop and is refused (rad).
+LOOP_SLACK_RAD = math.pi
 
 
-def _initial_headings(
-    waypoints: Waypoints, spline: tuple[PathSamples, FloatArray] | None
-) -> FloatArray:
-    """Given headings, free ones from the spline's tangent (or along the neighbours' chord)."""
-    heading = waypoints.heading_rad.copy()
-    free = ~np.isfinite(heading)
-    if spline is not None:
-        path, knot_s = spline
-        heading[free] = np.interp(knot_s[free], path.s_m, path.yaw_rad)
-        return heading
-    xy = waypoints.xy_m
-    ahead = np.vstack([xy[1:], xy[-1:]]) - np.vstack([xy[:1], xy[:-1]])
-    heading[free] = np.arctan2(ahead[free, 1], ahead[free, 0])
-    return heading
+def _excess(check: SegmentCheck, max_curvature_inv_m: float) -> FloatArray:
+    """How badly each segment breaks the bound and the speed floor (> 1: broken)."""
+    excess = MIN_SPEED / np.maximum(check.min_speed, 1e-12)
+    if max_curvature_inv_m > 0:
+        excess = np.maximum(excess, check.max_curvature_inv_m / max_curvature_inv_m)
+    return excess
 
 
-def _chain(
-    waypoints: Waypoints, heading: FloatArray, max_curvature_inv_m: float
-) -> tuple[PathSamples, FloatArray]:
-    """Continuous-curvature Dubins legs joined end to end (yaw kept continuous), and the arc
-    length at each waypoint."""
-    parts: list[PathSamples] = []
-    knot_s = [0.0]
-    for i in range(len(waypoints) - 1):
-        start = Pose2D(*waypoints.xy_m[i], heading[i])
-        if parts:
-            start = Pose2D(start.x_m, start.y_m, float(parts[-1].yaw_rad[-1]))
-        goal = Pose2D(*waypoints.xy_m[i + 1], heading[i + 1])
-        leg = cc_dubins(start, goal, max_curvature_inv_m)
-        # The leg ends within Newton's tolerance (1e-7 turning radii): end exactly at the goal.
-        leg.x_m[-1], leg.y_m[-1] = goal.x_m, goal.y_m
-        skip = 1 if parts else 0
-        parts.append(
-            PathSamples(
-                s_m=leg.s_m[skip:] + knot_s[-1],
-                x_m=leg.x_m[skip:],
-                y_m=leg.y_m[skip:],
-                yaw_rad=leg.yaw_rad[skip:],
-                curvature_inv_m=leg.curvature_inv_m[skip:],
-            )
-        )
-        knot_s.append(knot_s[-1] + leg.length_m)
-    path = PathSamples(
-        *(np.concatenate([getattr(p, name) for p in parts]) for name in PathSamples.__annotations__)
-    )
-    return path, np.array(knot_s)
+def _tangent_heading(spline: HermiteSpline, i: int) -> float:
+    return float(math.atan2(spline.tangents[i, 1], spline.tangents[i, 0]))
 
 
-def _excess_message(waypoints: Waypoints, spline: tuple[PathSamples, FloatArray] | None) -> str:
-    """Where and by how much the spline through the waypoints exceeds the bound."""
-    if spline is None:
-        return 'the smooth curve through them has a cusp'
-    path, knot_s = spline
-    peak, index = path.max_abs_curvature()
-    near = int(np.argmin(np.abs(knot_s - path.s_m[index])))
-    return (
-        f'the smooth curve through them bends up to {peak:.3g} 1/m (radius {1 / peak:.3g} m) '
-        f'near waypoint {near} {waypoints.xy_m[near].tolist()}'
-    )
+def _optimised(
+    waypoints: Waypoints, spline: HermiteSpline, max_curvature_inv_m: float
+) -> tuple[HermiteSpline, Freedom]:
+    """The spline bent within the bound, and which legs must fall back (``skipped``)."""
+    count = len(waypoints)
+    freedom = Freedom.of(waypoints.heading_rad)
+    broken = check_segments(spline).broken(max_curvature_inv_m)
+    tightened = np.zeros(count - 1, dtype=int)
+    while broken.size:
+        before = check_segments(spline)
+        spline = bend_within(spline, freedom, max_curvature_inv_m, broken)
+        check = check_segments(spline)
+        still = check.broken(max_curvature_inv_m)
+        still = still[~freedom.skipped[still]]
+        if not still.size:
+            break
+        # Kept at the constraint samples but not between them: hold those segments tighter.
+        close = still[(check.max_curvature_inv_m[still] < max_curvature_inv_m * 1.1)
+                      & (check.min_speed[still] >= MIN_SPEED)
+                      & (tightened[still] < MAX_TIGHTENING)
+                      & (check.max_curvature_inv_m[still] < before.max_curvature_inv_m[still])]
+        if close.size:
+            freedom.bound_fraction[close] *= (
+                max_curvature_inv_m / check.max_curvature_inv_m[close] * BOUND_MARGIN)
+            tightened[close] += 1
+            broken = close
+            continue
+        # The worst leg falls back; its ends keep the heading the curve has there and become
+        # straight; the legs around it are bent again to meet them.
+        worst = int(still[np.argmax(_excess(check, max_curvature_inv_m)[still])])
+        freedom.skipped[worst] = True
+        for i in (worst, worst + 1):
+            if np.isnan(freedom.direction_rad[i]):
+                freedom.direction_rad[i] = _tangent_heading(spline, i)
+            freedom.straight[i] = True
+        neighbours = [s for s in (worst - 1, worst + 1) if 0 <= s < count - 1]
+        broken = np.union1d(still, np.array(neighbours, dtype=int))
+        broken = broken[~freedom.skipped[broken]]
+    return spline, freedom
+
+
+def _geometric_turning(start: Pose2D, goal: Pose2D) -> float:
+    """Turning (rad) a forward leg needs at least: from the start heading to the chord, then
+    to the goal heading."""
+    chord = math.atan2(goal.y_m - start.y_m, goal.x_m - start.x_m)
+    return abs(wrap_angle(chord - start.yaw_rad)) + abs(wrap_angle(goal.yaw_rad - chord))
+
+
+def _fallback_leg(
+    waypoints: Waypoints, i: int, heading: FloatArray, curvature_inv_m: float,
+    warnings: list[str] | None,
+) -> PathSamples:
+    """The continuous-curvature Dubins leg from waypoint i to i + 1 (refused if it loops in a
+    route)."""
+    start = Pose2D(*waypoints.xy_m[i], float(heading[i]))
+    goal = Pose2D(*waypoints.xy_m[i + 1], float(heading[i + 1]))
+    leg = cc_dubins(start, goal, curvature_inv_m)
+    turning = float(np.abs(np.diff(leg.yaw_rad)).sum())
+    needed = _geometric_turning(start, goal)
+    where = (f'waypoints {i} {_xy_text(waypoints, i)} and {i + 1} {_xy_text(waypoints, i + 1)}')
+    if len(waypoints) > 2 and turning > needed + LOOP_SLACK_RAD:
+        raise PlanningError(
+            f'{where} cannot be driven within max_curvature {curvature_inv_m:.3g} 1/m (radius '
+            f'{1 / curvature_inv_m:.3g} m): no smooth curve through them keeps the bound, and '
+            f'the shortest path that does turns {turning:.2f} rad where they turn '
+            f'{needed:.2f} rad (a loop). Space the waypoints wider, round the turn, or free '
+            'their headings')
+    if warnings is not None:
+        warnings.append(
+            f'{where}: no smooth curve through the waypoints keeps max_curvature '
+            f'{curvature_inv_m:.3g} 1/m here, so this leg is a continuous-curvature Dubins path '
+            f'({leg.length_m:.2f} m, straight at both ends, headings {start.yaw_rad:.2f} and '
+            f'{goal.yaw_rad:.2f} rad)')
+    return leg
+
+
+def _xy_text(waypoints: Waypoints, i: int) -> str:
+    x, y = waypoints.xy_m[i]
+    return f'({x:.3g}, {y:.3g})'
+
+
+def _joined(parts: list[PathSamples]) -> PathSamples:
+    """Paths end to end (each starts where the previous ends): arc length and yaw continued."""
+    arrays: dict[str, list[FloatArray]] = {name: [] for name in PathSamples.__annotations__}
+    offset_s, yaw_end = 0.0, None
+    for k, part in enumerate(parts):
+        skip = 1 if k else 0
+        yaw = part.yaw_rad
+        if yaw_end is not None:  # the same heading, the same branch of the angle
+            yaw = yaw + 2 * np.pi * np.round((yaw_end - yaw[0]) / (2 * np.pi))
+        arrays['s_m'].append(part.s_m[skip:] + offset_s)
+        arrays['x_m'].append(part.x_m[skip:])
+        arrays['y_m'].append(part.y_m[skip:])
+        arrays['yaw_rad'].append(yaw[skip:])
+        arrays['curvature_inv_m'].append(part.curvature_inv_m[skip:])
+        offset_s += part.length_m
+        yaw_end = float(yaw[-1])
+    return PathSamples(**{name: np.concatenate(values) for name, values in arrays.items()})
 
 
 def bounded_path(
-    waypoints: Waypoints, max_curvature_inv_m: float = 0.0
+    waypoints: Waypoints,
+    max_curvature_inv_m: float = 0.0,
+    fallback_curvature_inv_m: float = 0.0,
+    warnings: list[str] | None = None,
 ) -> tuple[PathSamples, FloatArray]:
     """A smooth path through ``waypoints`` with |curvature| <= ``max_curvature_inv_m``.
 
-    ``max_curvature_inv_m`` 0 means unbounded (then only the spline is used). Returns the densely
-    sampled path and the arc length (m) at each waypoint.
-
-    The chain of legs is meant for sparse waypoints (corners, goals): as it comes to a straight
-    at every waypoint, dense waypoints along a curve near the bound would need loops. So free
-    headings are searched only when at most ``MAX_SEARCHED_HEADINGS`` are free, and with three
-    or more waypoints a chain longer than the spline by more than ``MAX_DETOUR_M_PER_RADIUS``
-    turning radii plus the spline's own length is refused. Raises :class:`PlanningError` for
-    invalid waypoints, a cusp (unbounded), or that refusal, saying where the curve is too tight.
+    ``max_curvature_inv_m`` 0 means unbounded; fallback legs then turn within
+    ``fallback_curvature_inv_m`` (0: none allowed, a cusp the optimisation cannot remove is
+    refused). Returns the densely sampled path and the arc length (m) at each waypoint; the
+    fallback legs are described in ``warnings`` when given. Raises :class:`PlanningError` for
+    invalid waypoints and for waypoints that cannot be driven without a loop (see the module
+    doc), naming the waypoints.
     """
-    try:
-        spline = spline_through(waypoints)
-    except PlanningError:
-        if max_curvature_inv_m <= 0:
-            raise
-        spline = None
-    if spline is not None:
-        peak, _ = spline[0].max_abs_curvature()
-        if max_curvature_inv_m <= 0 or peak <= max_curvature_inv_m:
-            return spline
-    heading = _initial_headings(waypoints, spline)
-    if int((~np.isfinite(waypoints.heading_rad)).sum()) <= MAX_SEARCHED_HEADINGS:
-        heading = _free_headings(waypoints, heading, max_curvature_inv_m)
-    chain = _chain(waypoints, heading, max_curvature_inv_m)
-    if len(waypoints) > 2:
-        radius_m = 1.0 / max_curvature_inv_m
-        reference_m = spline[0].length_m if spline is not None else chain[0].length_m
-        allowed_m = 2.0 * reference_m + MAX_DETOUR_M_PER_RADIUS * radius_m
-        if chain[0].length_m > allowed_m:
-            where = _excess_message(waypoints, spline)
-            raise PlanningError(
-                f'the waypoints ask for tighter turns than max_curvature {max_curvature_inv_m:.3g}'
-                f' 1/m (radius {radius_m:.3g} m): {where}; a path within the bound would loop '
-                f'({chain[0].length_m:.1f} m instead of '
-                f'{reference_m:.1f} m). Space the waypoints wider or round the turns.'
-            )
-    return chain
+    waypoints = validated(waypoints)
+    spline = minimum_jerk_spline(waypoints)
+    spline, freedom = _optimised(waypoints, spline, max_curvature_inv_m)
+    leg_curvature = max_curvature_inv_m or fallback_curvature_inv_m
+    if freedom.skipped.any() and leg_curvature <= 0:
+        raise PlanningError(cusp_message(spline, waypoints))
+    parts: list[PathSamples] = []
+    knot_s = [0.0]
+    segment = 0
+    while segment < len(waypoints) - 1:
+        if freedom.skipped[segment]:
+            leg = _fallback_leg(waypoints, segment, freedom.direction_rad, leg_curvature,
+                                warnings)
+            leg.x_m[-1], leg.y_m[-1] = waypoints.xy_m[segment + 1]  # exact, not within 1e-7 r
+            parts.append(leg)
+            knot_s.append(knot_s[-1] + leg.length_m)
+            segment += 1
+            continue
+        run_end = segment
+        while run_end + 1 < len(waypoints) - 1 and not freedom.skipped[run_end + 1]:
+            run_end += 1
+        piece, piece_knots, _ = spline.sample(segments=np.arange(segment, run_end + 1))
+        parts.append(piece)
+        knot_s.extend((knot_s[-1] + piece_knots[1:]).tolist())
+        segment = run_end + 1
+    return _joined(parts), np.array(knot_s)

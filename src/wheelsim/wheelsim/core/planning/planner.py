@@ -41,18 +41,30 @@ def _heading_profile(s_m: FloatArray, knot_s_m: FloatArray, heading_rad: FloatAr
     return PchipInterpolator(knots, yaw)(np.clip(s_m, knots[0], knots[-1]))
 
 
-def plan_through(waypoints: Waypoints, config: PlannerConfig) -> Trajectory:
+def fallback_curvature(config: PlannerConfig) -> float:
+    """The curvature bound (1/m) of fallback legs: ``limits.max_curvature``, or where that is
+    0 (unbounded), the curvature at which the lateral acceleration limit allows only the top
+    speed: max_lateral_acceleration / max_speed^2."""
+    limits = config.limits
+    return limits.max_curvature or limits.max_lateral_acceleration / limits.max_speed**2
+
+
+def plan_through(
+    waypoints: Waypoints, config: PlannerConfig, warnings: list[str] | None = None
+) -> Trajectory:
     """The time-optimal trajectory through ``waypoints`` within ``config.limits``; every
-    waypoint is one of its samples.
+    waypoint is one of its samples. What the caller should know (fallback legs) is appended to
+    ``warnings`` when given.
 
     Raises :class:`PlanningError` (a ValueError) saying why when no trajectory exists.
     """
     waypoints = validated(waypoints)
     limits = config.limits
     check_workspace(waypoints.xy_m, limits.workspace_radius, 'point')
+    bound = (limits.max_curvature, fallback_curvature(config))
     if config.holonomic:
         free = Waypoints(waypoints.xy_m, np.full(len(waypoints), np.nan))
-        path, knot_s = bounded_path(free, limits.max_curvature)
+        path, knot_s = bounded_path(free, *bound, warnings)
         _check_size(path.length_m, config)
         path = path.resampled(config.path_resolution, knot_s)
         heading = waypoints.heading_rad
@@ -60,7 +72,7 @@ def plan_through(waypoints: Waypoints, config: PlannerConfig) -> Trajectory:
             heading = np.concatenate([[path.yaw_rad[0]], heading[1:]])
         yaw = _heading_profile(path.s_m, knot_s, heading)
         return time_scale(path, limits.motion_limits(), yaw)
-    path, knot_s = bounded_path(waypoints, limits.max_curvature)
+    path, knot_s = bounded_path(waypoints, *bound, warnings)
     _check_size(path.length_m, config)
     return time_scale(path.resampled(config.path_resolution, knot_s), limits.motion_limits())
 
@@ -75,8 +87,11 @@ def _check_size(length_m: float, config: PlannerConfig) -> None:
             f'{config.limits.max_plan_poses}')
 
 
-def plan_waypoints(config: PlannerConfig, current: Pose2D | None) -> Trajectory:
-    """The trajectory through ``config.waypoints``, from ``current`` if the config says so."""
+def plan_waypoints(
+    config: PlannerConfig, current: Pose2D | None, warnings: list[str] | None = None
+) -> Trajectory:
+    """The trajectory through ``config.waypoints``, from ``current`` if the config says so
+    (``warnings`` as for :func:`plan_through`)."""
     waypoints = waypoints_from_flat(config.waypoints)
     if len(waypoints) == 0:
         raise PlanningError('no waypoints are configured')
@@ -84,11 +99,14 @@ def plan_waypoints(config: PlannerConfig, current: Pose2D | None) -> Trajectory:
         if current is None or not pose_is_finite(current):
             raise PlanningError(f'the current pose is unknown or not finite: {current}')
         waypoints = waypoints.with_start(current)
-    return plan_through(waypoints, config)
+    return plan_through(waypoints, config, warnings)
 
 
-def plan_to_goal(config: PlannerConfig, current: Pose2D, goal: Pose2D) -> Trajectory:
-    """The trajectory from ``current`` to ``goal`` (its heading enforced)."""
+def plan_to_goal(
+    config: PlannerConfig, current: Pose2D, goal: Pose2D, warnings: list[str] | None = None
+) -> Trajectory:
+    """The trajectory from ``current`` to ``goal`` (its heading enforced; ``warnings`` as for
+    :func:`plan_through`)."""
     if not pose_is_finite(current):
         raise PlanningError(f'the current pose is not finite: {current}')
     if not pose_is_finite(goal):
@@ -103,4 +121,4 @@ def plan_to_goal(config: PlannerConfig, current: Pose2D, goal: Pose2D) -> Trajec
         xy_m=np.array([[current.x_m, current.y_m], [goal.x_m, goal.y_m]]),
         heading_rad=np.array([current.yaw_rad, goal.yaw_rad]),
     )
-    return plan_through(waypoints, config)
+    return plan_through(waypoints, config, warnings)

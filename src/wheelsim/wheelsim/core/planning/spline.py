@@ -8,17 +8,22 @@ unit vector (cos theta_i, sin theta_i); every other T_i and every A_i is chosen 
 
     J = integral |r'''(u)|^2 du + (1 / h_mean^2) integral |r''(u)|^2 du,
 
-a quadratic in the unknowns (x and y separate), so the optimum is one linear solve. The first
-term spreads curvature changes smoothly (gentle steering), the second keeps the curve from
-bulging; with free headings on collinear points the optimum is the straight line itself.
+a quadratic in the unknowns (x and y separate), so the optimum is one sparse (banded) linear
+solve. The first term spreads curvature changes smoothly (gentle steering), the second keeps the
+curve from bulging; with free headings on collinear points the optimum is the straight line
+itself. :mod:`planning_spline_bound` moves the unknowns (and the tangents' lengths) where this
+curve bends more than a vehicle can.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 import numpy as np
 from numpy.polynomial import polynomial as npoly
 from scipy.integrate import cumulative_trapezoid
-from scipy.interpolate import BPoly
+from scipy.sparse import coo_matrix
+from scipy.sparse.linalg import spsolve
 
 from wheelsim.core.arrays import FloatArray
 from wheelsim.core.planning.path import PathSamples, PlanningError
@@ -28,8 +33,10 @@ from wheelsim.core.planning.waypoints import Waypoints, validated
 #: the spline nearly stops and turns on the spot (a cusp), which no vehicle can follow.
 MIN_PARAMETRIC_SPEED = 0.05
 
-# Quintic Hermite basis on sigma in [0, 1] for (P0, T0, A0, P1, T1, A1), lowest power first.
-_BASIS = np.array(
+#: Quintic Hermite basis on sigma in [0, 1] for (P0, T0, A0, P1, T1, A1), lowest power first:
+#: on a segment of width h, r(sigma) = sum_k BASIS[k](sigma) w_k with
+#: w = (P0, h T0, h^2 A0, P1, h T1, h^2 A1).
+BASIS = np.array(
     [
         [1, 0, 0, -10, 15, -6],
         [0, 1, 0, -6, 8, -3],
@@ -41,9 +48,16 @@ _BASIS = np.array(
 )
 
 
+def basis_rows(sigma: FloatArray, order: int = 0) -> FloatArray:
+    """(n, 6): the ``order``-th sigma-derivative of every basis polynomial at each sigma."""
+    coefficients = np.array([npoly.polyder(row, order) if order else row for row in BASIS])
+    powers = np.asarray(sigma, dtype=float)[:, np.newaxis] ** np.arange(coefficients.shape[1])
+    return powers @ coefficients.T
+
+
 def _gram(order: int) -> FloatArray:
     """G[k, l] = integral over [0, 1] of H_k^(order) * H_l^(order)."""
-    derivs = [npoly.polyder(row, order) for row in _BASIS]
+    derivs = [npoly.polyder(row, order) for row in BASIS]
     gram = np.empty((6, 6))
     for k in range(6):
         for m in range(6):
@@ -52,43 +66,135 @@ def _gram(order: int) -> FloatArray:
     return gram
 
 
-_GRAM_JERK = _gram(3)
-_GRAM_BEND = _gram(2)
+GRAM_JERK = _gram(3)
+GRAM_BEND = _gram(2)
 
 
-def _solve_derivatives(waypoints: Waypoints, knots_u: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """Tangents T (N, 2) and second derivatives A (N, 2) minimising J (see module doc)."""
+def segment_grams(widths_u: FloatArray) -> FloatArray:
+    """(n, 6, 6): the matrix of J on each segment in its coefficients w (see :data:`BASIS`)."""
+    bend_weight = 1.0 / float(np.mean(widths_u)) ** 2
+    h = widths_u[:, np.newaxis, np.newaxis]
+    return GRAM_JERK / h**5 + bend_weight * GRAM_BEND / h**3
+
+
+@dataclass(frozen=True)
+class HermiteSpline:
+    """The curve: at knot ``knots_u[i]`` (chord length, m) it passes ``points[i]`` (m) with
+    tangent ``tangents[i]`` (dr/du) and second derivative ``accels[i]`` (d2r/du2, 1/m)."""
+
+    knots_u: FloatArray
+    points: FloatArray
+    tangents: FloatArray
+    accels: FloatArray
+
+    @property
+    def widths_u(self) -> FloatArray:
+        """Width of each segment in the chord parameter (m)."""
+        return np.diff(self.knots_u)
+
+    def coefficients(self, segments: FloatArray | slice = slice(None)) -> FloatArray:
+        """(n, 6, 2): each segment's w = (P0, h T0, h^2 A0, P1, h T1, h^2 A1)."""
+        index = np.arange(len(self.knots_u) - 1)[segments]
+        h = self.widths_u[index][:, np.newaxis]
+        return np.stack(
+            [
+                self.points[index],
+                h * self.tangents[index],
+                h * h * self.accels[index],
+                self.points[index + 1],
+                h * self.tangents[index + 1],
+                h * h * self.accels[index + 1],
+            ],
+            axis=1,
+        )
+
+    def with_derivatives(self, tangents: FloatArray, accels: FloatArray) -> HermiteSpline:
+        """The same knots and points with other tangents and second derivatives."""
+        return replace(self, tangents=tangents, accels=accels)
+
+    def sample(
+        self, max_sample_spacing_m: float = 0.01, segments: FloatArray | None = None
+    ) -> tuple[PathSamples, FloatArray, float]:
+        """The curve (or only ``segments``, consecutive) densely sampled: the path with arc
+        length from 0, the arc length at each knot of those segments, and the smallest
+        parametric speed |dr/du| (about 1; near 0 at a cusp).
+
+        Samples are at most ``max_sample_spacing_m`` apart in u, at least 16 per segment.
+        """
+        if segments is None:
+            segments = np.arange(len(self.knots_u) - 1)
+        widths = self.widths_u[segments]
+        counts = np.maximum(16, np.ceil(widths / max_sample_spacing_m).astype(int))
+        segment = np.repeat(segments, counts)
+        sigma = np.concatenate([np.arange(n) / n for n in counts] + [[1.0]])
+        segment = np.concatenate([segment, segments[-1:]])
+        w = self.coefficients(segment)
+        h = self.widths_u[segment][:, np.newaxis]
+        position = np.einsum('nk,nkc->nc', basis_rows(sigma), w)
+        d1 = np.einsum('nk,nkc->nc', basis_rows(sigma, 1), w) / h
+        d2 = np.einsum('nk,nkc->nc', basis_rows(sigma, 2), w) / h**2
+        u = self.knots_u[segment] + sigma * h[:, 0]
+        speed = np.hypot(d1[:, 0], d1[:, 1])
+        s = cumulative_trapezoid(speed, u, initial=0.0)
+        with np.errstate(divide='ignore', invalid='ignore'):
+            curvature = (d1[:, 0] * d2[:, 1] - d1[:, 1] * d2[:, 0]) / speed**3
+        path = PathSamples(
+            s_m=s,
+            x_m=position[:, 0],
+            y_m=position[:, 1],
+            yaw_rad=np.unwrap(np.arctan2(d1[:, 1], d1[:, 0])),
+            curvature_inv_m=curvature,
+        )
+        knots = np.append(self.knots_u[segments], self.knots_u[segments[-1] + 1])
+        return path, np.interp(knots, u, s), float(speed.min())
+
+
+def chord_knots(xy_m: FloatArray) -> FloatArray:
+    """Cumulative chord length (m) at each point."""
+    return np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(xy_m, axis=0).T))])
+
+
+def minimum_jerk_spline(waypoints: Waypoints) -> HermiteSpline:
+    """The spline through ``waypoints`` minimising J (see the module doc), unit tangents where a
+    heading is given. One sparse solve, linear in the number of waypoints."""
+    waypoints = validated(waypoints)
+    knots_u = chord_knots(waypoints.xy_m)
     count = len(waypoints)
     heading = waypoints.heading_rad
     fixed = np.isfinite(heading)
     tangents = np.zeros((count, 2))
     tangents[fixed] = np.column_stack([np.cos(heading[fixed]), np.sin(heading[fixed])])
     # Unknowns (the same layout for x and y): a tangent at each free knot, then every A_i.
-    tangent_var = np.full(count, -1)
-    tangent_var[~fixed] = np.arange(int((~fixed).sum()))
-    accel_var = int((~fixed).sum()) + np.arange(count)
+    variable = np.full((count, 2), -1)  # column 0: tangent, 1: second derivative
+    variable[~fixed, 0] = np.arange(int((~fixed).sum()))
+    variable[:, 1] = int((~fixed).sum()) + np.arange(count)
     n_vars = int((~fixed).sum()) + count
     widths = np.diff(knots_u)
-    bend_weight = 1.0 / float(np.mean(widths)) ** 2
-    quad = np.zeros((n_vars, n_vars))
+    grams = segment_grams(widths)
+    j = np.arange(count - 1)
+    # Per segment and local slot k: the global variable (-1: a constant), its scale, and the
+    # constant's value (per coordinate) where it is one.
+    slot_var = np.stack([np.full(count - 1, -1), variable[j, 0], variable[j, 1],
+                         np.full(count - 1, -1), variable[j + 1, 0], variable[j + 1, 1]], axis=1)
+    h = widths[:, np.newaxis]
+    slot_scale = np.hstack([np.ones_like(h), h, h * h, np.ones_like(h), h, h * h])
+    constant = np.stack([waypoints.xy_m[j], h * tangents[j], np.zeros((count - 1, 2)),
+                         waypoints.xy_m[j + 1], h * tangents[j + 1], np.zeros((count - 1, 2))],
+                        axis=1)
+    constant[slot_var >= 0] = 0.0
+    is_var = slot_var >= 0
+    # Quadratic: sum over segments of (S z + c)^T G (S z + c) per coordinate.
+    seg, k, m = np.nonzero(is_var[:, :, np.newaxis] & is_var[:, np.newaxis, :])
+    values = slot_scale[seg, k] * slot_scale[seg, m] * grams[seg, k, m]
+    quad = coo_matrix((values, (slot_var[seg, k], slot_var[seg, m])), shape=(n_vars, n_vars))
     lin = np.zeros((n_vars, 2))
-    for j, h in enumerate(widths):
-        gram = _GRAM_JERK / h**5 + bend_weight * _GRAM_BEND / h**3
-        # w = select @ z + const, w = (P0, h T0, h^2 A0, P1, h T1, h^2 A1) per coordinate.
-        select = np.zeros((6, n_vars))
-        const = np.zeros((6, 2))
-        for side, i in ((0, j), (3, j + 1)):
-            const[side] = waypoints.xy_m[i]
-            if fixed[i]:
-                const[side + 1] = h * tangents[i]
-            else:
-                select[side + 1, tangent_var[i]] = h
-            select[side + 2, accel_var[i]] = h * h
-        quad += select.T @ gram @ select
-        lin += select.T @ gram @ const
-    solution = np.linalg.solve(quad, -lin)
-    tangents[~fixed] = solution[tangent_var[~fixed]]
-    return tangents, solution[accel_var]
+    g_c = np.einsum('jkl,jlc->jkc', grams, constant)  # G c per segment, slot, coordinate
+    seg_v, k_v = np.nonzero(is_var)
+    np.add.at(lin, slot_var[seg_v, k_v], slot_scale[seg_v, k_v, np.newaxis] * g_c[seg_v, k_v])
+    solution = spsolve(quad.tocsc(), -lin)
+    solution = solution.reshape(n_vars, 2)
+    tangents[~fixed] = solution[variable[~fixed, 0]]
+    return HermiteSpline(knots_u, waypoints.xy_m.astype(float), tangents, solution[variable[:, 1]])
 
 
 def spline_through(
@@ -101,36 +207,24 @@ def spline_through(
     Raises :class:`PlanningError` for invalid waypoints or a spline with a cusp.
     """
     waypoints = validated(waypoints)
-    knots_u = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(waypoints.xy_m, axis=0).T))])
-    tangents, accels = _solve_derivatives(waypoints, knots_u)
-    curves = [
-        BPoly.from_derivatives(
-            knots_u, np.stack([waypoints.xy_m[:, c], tangents[:, c], accels[:, c]], axis=1)
-        )
-        for c in (0, 1)
-    ]
-    pieces = [
-        np.linspace(a, b, max(16, int(np.ceil((b - a) / max_sample_spacing_m)) + 1))[:-1]
-        for a, b in zip(knots_u[:-1], knots_u[1:], strict=True)
-    ]
-    u = np.concatenate([*pieces, knots_u[-1:]])
-    d1 = np.stack([curve.derivative(1)(u) for curve in curves])
-    d2 = np.stack([curve.derivative(2)(u) for curve in curves])
-    speed = np.hypot(d1[0], d1[1])
-    slow = int(np.argmin(speed))
-    if speed[slow] < MIN_PARAMETRIC_SPEED:
-        near = int(np.argmin(np.abs(knots_u - u[slow])))
-        raise PlanningError(
-            f'the spline through the waypoints nearly reverses near waypoint {near} '
-            f'({waypoints.xy_m[near].tolist()}): a heading there points against the direction '
-            'to the neighbouring waypoints, or waypoints are too close for the given headings'
-        )
-    s = cumulative_trapezoid(speed, u, initial=0.0)
-    path = PathSamples(
-        s_m=s,
-        x_m=curves[0](u),
-        y_m=curves[1](u),
-        yaw_rad=np.unwrap(np.arctan2(d1[1], d1[0])),
-        curvature_inv_m=(d1[0] * d2[1] - d1[1] * d2[0]) / speed**3,
+    spline = minimum_jerk_spline(waypoints)
+    path, knot_s, slowest = spline.sample(max_sample_spacing_m)
+    if slowest < MIN_PARAMETRIC_SPEED:
+        raise PlanningError(cusp_message(spline, waypoints))
+    return path, knot_s
+
+
+def cusp_message(spline: HermiteSpline, waypoints: Waypoints) -> str:
+    """Where the spline nearly reverses (its slowest point), naming the nearest waypoint."""
+    sigma = np.linspace(0.0, 1.0, 33)
+    w = spline.coefficients()
+    speed = np.linalg.norm(np.einsum('nk,jkc->jnc', basis_rows(sigma, 1), w), axis=2)
+    speed /= spline.widths_u[:, np.newaxis]
+    segment, where = np.unravel_index(int(np.argmin(speed)), speed.shape)
+    u = spline.knots_u[segment] + sigma[where] * spline.widths_u[segment]
+    near = int(np.argmin(np.abs(spline.knots_u - u)))
+    return (
+        f'the spline through the waypoints nearly reverses near waypoint {near} '
+        f'({waypoints.xy_m[near].tolist()}): a heading there points against the direction '
+        'to the neighbouring waypoints, or waypoints are too close for the given headings'
     )
-    return path, np.interp(knots_u, u, s)

@@ -1,0 +1,125 @@
+"""Curvature-bounded paths that never loop: the optimised spline, fallback legs, refusals.
+
+Reference geometry: the default scenario's figure-eight (waypoints on x = 3 sin t, y = 1.5 sin 2t,
+a curve 18.3 m long turning 3 pi rad, from a vehicle at the origin facing +x) and the
+minimum-jerk spline through the same waypoints without a bound (the waypoints' shortest smooth
+curve), whose length and turning a bounded path must stay close to.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wheelsim.core.geometry.se2 import Pose2D
+from wheelsim.core.params import from_flat
+from wheelsim.core.planning.config import PlannerConfig
+from wheelsim.core.planning.curvature import bounded_path
+from wheelsim.core.planning.path import PlanningError, path_shape
+from wheelsim.core.planning.planner import plan_waypoints
+from wheelsim.core.planning.spline import spline_through
+from wheelsim.core.planning.waypoints import figure_eight, waypoints_from_lists
+
+NAN = math.nan
+#: The default scenario's figure-eight waypoints (run/scenarios/default.yaml).
+SCENARIO_FIGURE_EIGHT = [
+    2.121, 1.5, NAN, 3.0, 0.0, NAN, 2.121, -1.5, NAN, 0.0, 0.0, NAN,
+    -2.121, 1.5, NAN, -3.0, 0.0, NAN, -2.121, -1.5, NAN, 0.0, 0.0, NAN,
+]
+
+
+def turning(path):
+    """Total turning (rad) of a sampled path (|curvature| integrated)."""
+    return float(np.abs(np.diff(path.yaw_rad)).sum())
+
+
+def assert_passes_every_waypoint(path, knot_s, points):
+    for i, point in enumerate(points):
+        x = np.interp(knot_s[i], path.s_m, path.x_m)
+        y = np.interp(knot_s[i], path.s_m, path.y_m)
+        assert math.hypot(x - point[0], y - point[1]) < 1e-6, i
+
+
+def test_the_default_figure_eight_is_planned_within_the_bound_and_20_m():
+    """It was planned as 38 m of Dubins loops (final yaw 19.99 rad) with max_curvature 1."""
+    config = from_flat(PlannerConfig, {'waypoints': SCENARIO_FIGURE_EIGHT,
+                                       'limits.max_curvature': 1.0})
+    warnings: list[str] = []
+    trajectory = plan_waypoints(config, Pose2D(0.0, 0.0, 0.0), warnings)
+    assert trajectory.length_m <= 20.0
+    assert np.abs(trajectory.curvature_inv_m).max() <= 1.0
+    assert path_shape(trajectory.x_m, trajectory.y_m).max_curvature_inv_m <= 1.0 + 1e-3
+    assert abs(trajectory.yaw_rad[-1]) < 2.0  # about once round each loop, not three times
+    assert warnings == []  # no fallback leg: the optimised curve keeps the bound everywhere
+
+
+@pytest.mark.parametrize('max_curvature', [1.0, 1.2])
+def test_a_bounded_figure_eight_turns_as_much_as_its_smooth_curve_no_loop(max_curvature):
+    """Loop-freedom: the bounded path turns within half a turn of the unbounded smooth curve
+    through the same waypoints (a loop adds 2 pi) and is hardly longer."""
+    waypoints = waypoints_from_lists(
+        [[0.0, 0.0, 0.0]] + np.reshape(SCENARIO_FIGURE_EIGHT, (-1, 3))[:, :2].tolist())
+    smooth, _ = spline_through(waypoints)
+    path, knot_s = bounded_path(waypoints, max_curvature)
+    assert np.abs(path.curvature_inv_m).max() <= max_curvature
+    assert turning(path) <= turning(smooth) + math.pi / 2
+    assert path.length_m <= smooth.length_m * 1.1
+    assert_passes_every_waypoint(path, knot_s, waypoints.xy_m)
+
+
+def test_a_path_within_the_bound_is_the_smooth_curve_itself():
+    waypoints = waypoints_from_lists(figure_eight(14.0))  # curvature up to 0.21 1/m
+    smooth, _ = spline_through(waypoints)
+    path, _ = bounded_path(waypoints, 0.25)
+    np.testing.assert_array_equal(path.x_m, smooth.x_m)
+
+
+def test_a_u_turn_tighter_than_the_bound_falls_back_on_that_leg_only_and_says_so():
+    """4 m between the lanes, a 2.5 m turning radius: the U-turn leg is a continuous-curvature
+    Dubins leg, the straights stay straight."""
+    points = [[0, 0, 0.0], [10, 0, 0.0], [10, 4, math.pi], [0, 4, math.pi]]
+    warnings: list[str] = []
+    path, knot_s = bounded_path(waypoints_from_lists(points), 0.4, warnings=warnings)
+    assert len(warnings) == 1
+    assert 'waypoints 1 (10, 0) and 2 (10, 4)' in warnings[0]
+    assert 'continuous-curvature Dubins' in warnings[0]
+    assert np.abs(path.curvature_inv_m).max() <= 0.4 + 1e-9
+    assert np.abs(np.diff(path.curvature_inv_m)).max() < 0.02  # continuous
+    np.testing.assert_allclose(knot_s[1], 10.0, atol=1e-6)  # the first lane is straight
+    np.testing.assert_allclose(knot_s[3] - knot_s[2], 10.0, atol=1e-6)
+    assert turning(path) < 2 * math.pi  # a U-turn and back, no loop
+    assert_passes_every_waypoint(path, knot_s, points)
+
+
+def test_unbounded_paths_only_lose_their_cusps():
+    """No bound (differential): the spline through points whose headings force it to nearly
+    stop is bent to keep moving, within no bound but without a fallback."""
+    points = [[0, 0, 0.0], [1, 0, math.pi / 2], [1, 1, math.pi]]
+    warnings: list[str] = []
+    path, knot_s = bounded_path(waypoints_from_lists(points), 0.0, 1.0, warnings)
+    assert warnings == []
+    assert_passes_every_waypoint(path, knot_s, points)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    steps=st.lists(st.tuples(st.floats(1.0, 4.0), st.floats(-1.5, 1.5)), min_size=2, max_size=8),
+    max_curvature=st.sampled_from([0.3, 0.5, 1.0, 2.0]),
+)
+def test_a_route_is_planned_within_the_bound_or_refused_naming_its_waypoints(steps, max_curvature):
+    """Any route (steps of 1-4 m, turning up to 86 degrees at each waypoint): either a path that
+    passes every waypoint within the bound, or a refusal naming two consecutive waypoints."""
+    heading, points = 0.0, [[0.0, 0.0, 0.0]]
+    for length, turn in steps:
+        heading += turn
+        x, y = points[-1][:2]
+        points.append([x + length * math.cos(heading), y + length * math.sin(heading)])
+    try:
+        path, knot_s = bounded_path(waypoints_from_lists(points), max_curvature)
+    except PlanningError as err:
+        assert 'cannot be driven' in str(err) and 'waypoints ' in str(err)
+        return
+    assert np.abs(path.curvature_inv_m).max() <= max_curvature * (1 + 1e-9)
+    assert_passes_every_waypoint(path, knot_s, points)
