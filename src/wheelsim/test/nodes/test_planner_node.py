@@ -118,6 +118,30 @@ def test_goals_are_planned_from_the_pose_and_bad_ones_refused(probe):
         assert node.stop() == 0, node.output()
 
 
+def test_a_goal_behind_a_car_gets_a_plan_that_backs_up_facing_forwards(probe):
+    """The plan carries the direction of travel: every pose faces +x (the heading) while the
+    positions go -x (reverse), and the planner says why the leg reverses."""
+    params = {'model': 'bicycle', 'limits.max_curvature': 0.25, 'waypoints': []}
+    with NodeProcess(NODE, params) as node:
+        plans = probe.record(Path, 'plan', qos.LATCHED)
+        pose = probe.publisher(PoseWithCovarianceStamped, 'pose')
+        goal = probe.publisher(PoseStamped, 'goal_pose')
+        assert probe.spin_until(lambda: pose.get_subscription_count() > 0
+                                and goal.get_subscription_count() > 0, 20), node.output()
+        pose.publish(pose_msg(0.0, 0.0, 0.0))
+        probe.spin_for(0.5)
+        goal.publish(goal_msg(-3.0, 0.0, 0.0))
+        assert probe.spin_until(lambda: plans, 10), node.output()
+        assert_timed(plans[0])
+        points = xy(plans[0])
+        assert np.all(np.diff(points[:, 0]) < 0) and points[-1] == pytest.approx([-3.0, 0.0])
+        headings = np.array([yaw_from_quaternion(p.pose.orientation) for p in plans[0].poses])
+        np.testing.assert_allclose(np.cos(headings), 1.0)  # all facing +x
+        np.testing.assert_allclose(np.sin(headings), 0.0, atol=1e-9)
+        assert probe.spin_until(lambda: 'Reeds-Shepp path (3.00 m' in node.output(), 5)
+        assert node.stop() == 0, node.output()
+
+
 def test_start_at_current_pose_waits_for_a_pose(probe):
     with NodeProcess(NODE, {'waypoints': [5.0, 0.0, NAN]}) as node:
         plans = probe.record(Path, 'plan', qos.LATCHED)

@@ -30,6 +30,12 @@ SCENARIO_FIGURE_EIGHT = [
 ]
 
 
+def forward(driven):
+    """The one forward piece of a driven path and its waypoints' arc lengths."""
+    assert driven.reverse == (False,)
+    return driven.pieces[0], driven.knot_s_m
+
+
 def turning(path):
     """Total turning (rad) of a sampled path (|curvature| integrated)."""
     return float(np.abs(np.diff(path.yaw_rad)).sum())
@@ -62,7 +68,7 @@ def test_a_bounded_figure_eight_turns_as_much_as_its_smooth_curve_no_loop(max_cu
     waypoints = waypoints_from_lists(
         [[0.0, 0.0, 0.0]] + np.reshape(SCENARIO_FIGURE_EIGHT, (-1, 3))[:, :2].tolist())
     smooth, _ = spline_through(waypoints)
-    path, knot_s = bounded_path(waypoints, max_curvature)
+    path, knot_s = forward(bounded_path(waypoints, max_curvature))
     assert np.abs(path.curvature_inv_m).max() <= max_curvature
     assert turning(path) <= turning(smooth) + math.pi / 2
     assert path.length_m <= smooth.length_m * 1.1
@@ -72,7 +78,7 @@ def test_a_bounded_figure_eight_turns_as_much_as_its_smooth_curve_no_loop(max_cu
 def test_a_path_within_the_bound_is_the_smooth_curve_itself():
     waypoints = waypoints_from_lists(figure_eight(14.0))  # curvature up to 0.21 1/m
     smooth, _ = spline_through(waypoints)
-    path, _ = bounded_path(waypoints, 0.25)
+    path, _ = forward(bounded_path(waypoints, 0.25))
     np.testing.assert_array_equal(path.x_m, smooth.x_m)
 
 
@@ -81,7 +87,7 @@ def test_a_u_turn_tighter_than_the_bound_falls_back_on_that_leg_only_and_says_so
     Dubins leg, the straights stay straight."""
     points = [[0, 0, 0.0], [10, 0, 0.0], [10, 4, math.pi], [0, 4, math.pi]]
     warnings: list[str] = []
-    path, knot_s = bounded_path(waypoints_from_lists(points), 0.4, warnings=warnings)
+    path, knot_s = forward(bounded_path(waypoints_from_lists(points), 0.4, warnings=warnings))
     assert len(warnings) == 1
     assert 'waypoints 1 (10, 0) and 2 (10, 4)' in warnings[0]
     assert 'continuous-curvature Dubins' in warnings[0]
@@ -98,7 +104,7 @@ def test_unbounded_paths_only_lose_their_cusps():
     stop is bent to keep moving, within no bound but without a fallback."""
     points = [[0, 0, 0.0], [1, 0, math.pi / 2], [1, 1, math.pi]]
     warnings: list[str] = []
-    path, knot_s = bounded_path(waypoints_from_lists(points), 0.0, 1.0, warnings)
+    path, knot_s = forward(bounded_path(waypoints_from_lists(points), 0.0, 1.0, warnings))
     assert warnings == []
     assert_passes_every_waypoint(path, knot_s, points)
 
@@ -117,7 +123,7 @@ def test_a_route_is_planned_within_the_bound_or_refused_naming_its_waypoints(ste
         x, y = points[-1][:2]
         points.append([x + length * math.cos(heading), y + length * math.sin(heading)])
     try:
-        path, knot_s = bounded_path(waypoints_from_lists(points), max_curvature)
+        path, knot_s = forward(bounded_path(waypoints_from_lists(points), max_curvature))
     except PlanningError as err:
         assert 'cannot be driven' in str(err) and 'waypoints ' in str(err)
         return

@@ -22,6 +22,12 @@ from wheelsim.core.planning.waypoints import waypoints_from_flat, waypoints_from
 NAN = math.nan
 
 
+def forward(driven):
+    """The one forward piece of a driven path and its waypoints' arc lengths."""
+    assert driven.reverse == (False,)
+    return driven.pieces[0], driven.knot_s_m
+
+
 def circle_points(radius_m, count, headings=True):
     angles = np.linspace(0.0, 2.0 * np.pi, count)
     if headings:
@@ -210,7 +216,7 @@ def test_continuous_curvature_leg_refuses_coinciding_start_and_goal():
 
 def test_bounded_path_keeps_the_spline_when_it_is_within_the_bound():
     waypoints = waypoints_from_lists(circle_points(3.0, 17))
-    path, _ = bounded_path(waypoints, max_curvature_inv_m=0.5)
+    path, _ = forward(bounded_path(waypoints, max_curvature_inv_m=0.5))
     spline, _ = spline_through(waypoints)
     np.testing.assert_array_equal(path.x_m, spline.x_m)
 
@@ -227,7 +233,7 @@ def test_bounded_path_keeps_the_spline_when_it_is_within_the_bound():
 def test_bounded_path_through_tight_waypoints_respects_the_curvature_bound(points):
     max_curvature = math.tan(math.pi / 6) / 2.0  # the reference car: 30 deg steering, 2 m base
     waypoints = waypoints_from_lists(points)
-    path, knot_s = bounded_path(waypoints, max_curvature)
+    path, knot_s = forward(bounded_path(waypoints, max_curvature))
     assert np.abs(path.curvature_inv_m).max() <= max_curvature * (1 + 1e-9)
     assert np.abs(np.diff(path.curvature_inv_m)).max() < 0.02 * max_curvature
     assert_passes(path, knot_s, points, position_m=1e-5, heading_rad=1e-6)
@@ -251,5 +257,5 @@ def test_bounded_path_refuses_dense_waypoints_that_would_loop(points, leg):
 def test_bounded_path_chooses_free_headings_for_a_short_chain():
     """A 90 degree corner at (2, 0) with a 1 m turning radius: about 10 m, not a 16 m loop."""
     waypoints = waypoints_from_lists([[0, 0, 0.0], [2, 0], [2, 2, 1.57]])
-    path, _ = bounded_path(waypoints, max_curvature_inv_m=1.0)
+    path, _ = forward(bounded_path(waypoints, max_curvature_inv_m=1.0))
     assert path.length_m < 11.0

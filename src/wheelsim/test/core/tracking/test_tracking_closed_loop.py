@@ -157,3 +157,45 @@ def test_a_figure_eight_is_resumed_on_the_branch_the_vehicle_faces_along():
     crossing = Pose2D(0.0, 0.0, float(trajectory.yaw_rad[k]))
     assert abs(math.remainder(crossing.yaw_rad - start.yaw_rad, math.tau)) > 0.5  # distinct
     assert resume_arc_length(trajectory, crossing) == pytest.approx(trajectory.s_m[k], abs=0.1)
+
+
+# --- reversing ----------------------------------------------------------------------------
+
+CAR_PLANNER = from_flat(PlannerConfig, {'model': 'bicycle', 'limits.max_curvature': 0.25})
+
+
+def drive_car(algorithm, trajectory):
+    """The default car (2 m wheel base, 30 degree steering) with the default actuators."""
+    vehicle = Vehicle(vehicle_config_from_params({'model': 'bicycle'}), 0.001, (0.0, 0.0, 0.0))
+    config = from_flat(ControllerConfig, {'model': 'bicycle', 'algorithm': algorithm,
+                                          'lead_time': LEAD_S, 'limits.min_linear_x': -2.0})
+    return run_closed_loop(vehicle, TrackingController(config), trajectory,
+                           trajectory.duration_s + 20.0)
+
+
+@pytest.mark.parametrize('algorithm', ALGORITHMS)
+def test_a_goal_straight_behind_a_car_is_reached_by_reversing(algorithm):
+    """3 m straight behind: the car backs up along the line, never drives off forwards."""
+    goal = Pose2D(-3.0, 0.0, 0.0)
+    trajectory = plan_to_goal(CAR_PLANNER, Pose2D(0.0, 0.0, 0.0), goal)
+    result = drive_car(algorithm, trajectory)
+    assert result.status == GOAL_REACHED, result.message
+    assert result.x_m.max() < 0.02  # never forwards
+    assert np.abs(result.y_m).max() < 0.02 and np.abs(result.yaw_rad).max() < 0.02
+    assert result.final_error_m(goal) < 0.1
+
+
+@pytest.mark.parametrize('algorithm', ALGORITHMS)
+def test_every_tracker_follows_reverse_legs_and_cusps(algorithm):
+    """3 m to the left, same heading: back, forwards, back (two cusps) within 5 cm."""
+    goal = Pose2D(2.0, 3.0, 0.0)
+    trajectory = plan_to_goal(CAR_PLANNER, Pose2D(0.0, 0.0, 0.0), goal)
+    assert [leg.reverse for leg in trajectory.legs] == [True, False, True]
+    result = drive_car(algorithm, trajectory)
+    assert result.status == GOAL_REACHED, result.message
+    assert result.rms_cross_track_m < 0.03
+    assert result.max_cross_track_m < 0.06
+    assert result.final_error_m(goal) < 0.1
+    first_cusp = trajectory.legs[0].last  # it did back up to the first cusp and turn there
+    cusp = (trajectory.x_m[first_cusp], trajectory.y_m[first_cusp])
+    assert np.hypot(result.x_m - cusp[0], result.y_m - cusp[1]).min() < 0.1

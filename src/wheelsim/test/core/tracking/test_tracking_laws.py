@@ -9,7 +9,7 @@ from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.params import ParameterError, from_flat
 from wheelsim.core.planning.config import PlannerConfig
 from wheelsim.core.planning.path import PlanningError
-from wheelsim.core.planning.planner import plan_through
+from wheelsim.core.planning.planner import plan_through, plan_to_goal
 from wheelsim.core.planning.timing import MotionLimits, time_scale
 from wheelsim.core.planning.trajectory import TrajectoryPoint, path_from_points
 from wheelsim.core.planning.waypoints import waypoints_from_lists
@@ -33,7 +33,7 @@ from wheelsim.core.tracking.limits import limit_twist
 from wheelsim.core.tracking.point import point_to_point_twist
 from wheelsim.core.tracking.pure_pursuit import pure_pursuit_twist
 from wheelsim.core.tracking.reference import ZERO_TWIST, BodyTwist, PathProgress, tracking_errors
-from wheelsim.core.tracking.stanley import front_axle, front_axle_trajectory, stanley_twist
+from wheelsim.core.tracking.stanley import stanley_twist, steered_point, steered_point_trajectory
 
 LIMITS = MotionLimits(1.0, 0.5, 1.0, 1.0)
 
@@ -109,7 +109,58 @@ def test_feedforward_for_omni_corrects_sideways():
     assert command == pytest.approx((0.0, 0.2, 0.0))
 
 
+def test_plans_without_times_stop_at_each_cusp_and_back_up_facing_their_poses():
+    """Nav2-style (equal stamps): 4 m forwards, then 2 m back along the line facing +x."""
+    config = from_flat(ControllerConfig, {'limits.max_linear_x': 0.5})
+    x = np.concatenate([np.linspace(0.0, 4.0, 81), np.linspace(3.95, 2.0, 40)])
+    trajectory, timed = trajectory_from_plan(np.zeros(121), x, np.zeros(121), np.zeros(121),
+                                             config)
+    assert not timed
+    assert [(leg.first, leg.last, leg.reverse) for leg in trajectory.legs] == [
+        (0, 80, False), (80, 120, True)]
+    assert trajectory.v_mps[80] == 0.0  # at rest at the cusp
+    assert trajectory.vx_mps[:80].min() >= 0.0 and trajectory.vx_mps[81:].max() <= 0.0
+    np.testing.assert_allclose(trajectory.yaw_rad, 0.0, atol=1e-12)  # facing +x throughout
+    assert trajectory.length_m == pytest.approx(6.0)
+
+
 # --- pure pursuit ----------------------------------------------------------------------------
+
+
+def test_pure_pursuit_backs_along_a_reversed_leg_towards_a_point_behind():
+    """The path runs from x = 10 back to 0 with the car facing +x."""
+    trajectory = plan_to_goal(from_flat(PlannerConfig, {'model': 'bicycle',
+                                                        'limits.max_curvature': 0.25}),
+                              Pose2D(10.0, 0.0, 0.0), Pose2D(0.0, 0.0, 0.0))
+    assert [leg.reverse for leg in trajectory.legs] == [True]
+    config = PurePursuitConfig(min_lookahead=1.0, max_lookahead=1.0, regulated_min_radius=0.0)
+    pose = Pose2D(5.0, -0.5, 0.0)  # right of the path, the lookahead point 1 m behind
+    nearest = PathProgress(trajectory).nearest(pose.x_m, pose.y_m)
+    command = pure_pursuit_twist(trajectory, nearest, pose, -1.0, config, 'bicycle',
+                                 reverse=True)
+    assert command.vx_mps == pytest.approx(-1.0)
+    # The circle through the point (-1, 0.5) in the body frame, driven backwards.
+    assert command.wz_radps / command.vx_mps == pytest.approx(2 * 0.5 / (1.0 + 0.25))
+
+
+def test_stanley_in_reverse_steers_the_point_behind_back_to_its_path():
+    """Backing towards -x while facing +x, 0.3 m left (+y) of the path: the point 2 m behind
+    is led back onto its own path, at the plan's negative speed."""
+    trajectory = plan_to_goal(from_flat(PlannerConfig, {'model': 'bicycle',
+                                                        'limits.max_curvature': 0.25}),
+                              Pose2D(10.0, 0.0, 0.0), Pose2D(0.0, 0.0, 0.0))
+    leg = trajectory.legs[0]
+    guide = steered_point_trajectory(trajectory, 2.0, leg)
+    np.testing.assert_allclose(guide.x_m, trajectory.x_m - 2.0)  # 2 m behind base_link
+    pose = Pose2D(5.0, 0.3, 0.0)
+    behind = PathProgress(guide).nearest(*steered_point(pose, 2.0, reverse=True))
+    command = stanley_twist(behind, pose, -1.0, 0.0, 1.0, StanleyConfig(), 2.0, 0.5,
+                            reverse=True)
+    assert command.vx_mps == pytest.approx(-1.0)
+    # The point behind is 0.3 m right of its path seen along the travel (-x): steered back by
+    # atan2(k e, softening + |v|); turning left (wz > 0) swings the rear to -y.
+    steer = math.atan2(1.5 * 0.3, 0.5 + 1.0)
+    assert command.wz_radps == pytest.approx(-1.0 * math.tan(-steer) / 2.0)
 
 
 def test_pure_pursuit_curvature_is_two_y_over_d_squared():
@@ -167,7 +218,7 @@ def test_stanley_front_axle_path_of_a_circle_has_the_steady_steering():
         [radius * math.sin(a), radius * (1 - math.cos(a)), a] for a in np.linspace(0, 2 * np.pi, 33)
     ]
     trajectory = plan_through(waypoints_from_lists(points), from_flat(PlannerConfig, {}))
-    front = front_axle_trajectory(trajectory, base)
+    front = steered_point_trajectory(trajectory, base, trajectory.legs[0])
     inner = slice(len(front) // 4, 3 * len(front) // 4)
     offset = front.path_yaw_rad[inner] - trajectory.yaw_rad[inner]
     np.testing.assert_allclose(offset, math.atan(base / radius), atol=0.02)
@@ -176,9 +227,9 @@ def test_stanley_front_axle_path_of_a_circle_has_the_steady_steering():
 @pytest.mark.parametrize(('y', 'sign'), [(0.3, -1.0), (-0.3, 1.0)])
 def test_stanley_steers_the_front_axle_back_to_its_path(y, sign):
     trajectory = straight()
-    front_path = front_axle_trajectory(trajectory, 2.0)
+    front_path = steered_point_trajectory(trajectory, 2.0, trajectory.legs[0])
     pose = Pose2D(5.0, y, 0.0)
-    front = PathProgress(front_path).nearest(*front_axle(pose, 2.0))
+    front = PathProgress(front_path).nearest(*steered_point(pose, 2.0))
     command = stanley_twist(front, pose, 1.0, 0.0, 1.0, StanleyConfig(), 2.0, 0.5)
     assert command.vx_mps == pytest.approx(1.0)
     expected = math.atan2(1.5 * 0.3, 0.5 + 1.0)
@@ -187,9 +238,9 @@ def test_stanley_steers_the_front_axle_back_to_its_path(y, sign):
 
 def test_stanley_steering_is_clamped_and_speed_follows_the_schedule():
     trajectory = straight()
-    front_path = front_axle_trajectory(trajectory, 2.0)
+    front_path = steered_point_trajectory(trajectory, 2.0, trajectory.legs[0])
     pose = Pose2D(5.0, 3.0, 0.0)
-    front = PathProgress(front_path).nearest(*front_axle(pose, 2.0))
+    front = PathProgress(front_path).nearest(*steered_point(pose, 2.0))
     command = stanley_twist(front, pose, 1.0, 0.5, 1.0, StanleyConfig(k_s=1.0), 2.0, 0.3)
     assert command.vx_mps == pytest.approx(0.5)  # 0.5 m ahead of schedule
     assert command.wz_radps == pytest.approx(-0.5 * math.tan(0.3) / 2.0)

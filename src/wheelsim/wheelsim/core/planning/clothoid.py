@@ -19,6 +19,7 @@ Poses in the planning frame (metres, radians).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -32,12 +33,11 @@ from wheelsim.core.planning.path import PathSamples, PlanningError
 RAMP_LENGTH_PER_RADIUS = 0.5
 _SIGN = {'L': 1.0, 'R': -1.0, 'S': 0.0}
 _SAMPLE_SPACING_M = 0.01
-_POSITION_TOLERANCE = 1e-7  # relative to the turning radius
-_HEADING_TOLERANCE = 1e-7  # rad
+_POSITION_TOLERANCE = 1e-7  # relative to the turning radius (and heading, rad)
 _COARSE_RAMP_COUNT = 8
 
 
-def _curvature(
+def curvature_profile(
     shape: TurnShape, word: str, lengths: FloatArray, ramp_count: int, spacing_m: float = math.inf
 ) -> tuple[FloatArray, FloatArray]:
     """Arc length (m) and curvature (1/m) samples of a leg.
@@ -46,7 +46,7 @@ def _curvature(
     up and of its arc, its end; a straight's ends), so both are interpolated linearly in the
     sample index between the knots' values. Every ramp gets ``ramp_count`` intervals, and its
     ends are samples, so the heading (the integral of the piecewise linear curvature) is exact
-    by the trapezoid rule. Arcs and straights, integrated exactly by :func:`_integrate`
+    by the trapezoid rule. Arcs and straights, integrated exactly by :func:`integrate`
     whatever their sampling, get intervals at most ``spacing_m`` long (a single one by
     default).
     """
@@ -72,9 +72,16 @@ def _curvature(
     return np.interp(index, knot_index, knot_s_m), np.interp(index, knot_index, knot_curvature)
 
 
-def _integrate(start: Pose2D, s: FloatArray, curvature: FloatArray) -> tuple[FloatArray, ...]:
-    """Heading and position along the samples (trapezoid in heading, midpoint chords)."""
-    ds = np.diff(s)
+def integrate(
+    start: Pose2D, s: FloatArray, curvature: FloatArray, direction: FloatArray | None = None
+) -> tuple[FloatArray, ...]:
+    """Heading and position along the samples (trapezoid in heading, midpoint chords).
+
+    ``curvature`` is the steering curvature (1/m, left positive); ``direction`` (one per
+    interval, default all +1) is -1 where the vehicle backs: the heading then turns the other
+    way for the same steering and the position moves against it.
+    """
+    ds = np.diff(s) if direction is None else np.diff(s) * direction
     turn = ds * (curvature[:-1] + curvature[1:]) / 2.0
     yaw = start.yaw_rad + np.concatenate([[0.0], np.cumsum(turn)])
     # Each step as a chord at the mean heading of its ends plus the curvature correction: exact
@@ -95,8 +102,8 @@ def _end_error(
     ramp_count: int,
     radius_m: float,
 ) -> FloatArray:
-    s, k = _curvature(shape, word, lengths, ramp_count)
-    yaw, x, y = _integrate(start, s, k)
+    s, k = curvature_profile(shape, word, lengths, ramp_count)
+    yaw, x, y = integrate(start, s, k)
     return np.array(
         [
             (x[-1] - goal.x_m) / radius_m,
@@ -106,35 +113,33 @@ def _end_error(
     )
 
 
-def _solve(
-    shape: TurnShape, start: Pose2D, goal: Pose2D, word: str, guess: FloatArray, ramp_count: int
+def polish_lengths(
+    end_error: Callable[[FloatArray], FloatArray], guess: FloatArray, step_m: float,
+    iterations: int = 40, min_scale: float = 1e-3,
 ) -> FloatArray | None:
-    """Newton's method on the three segment lengths; None if it does not converge."""
-    radius_m = 1.0 / shape.max_curvature_inv_m
+    """Segment lengths (m) near ``guess`` at which ``end_error`` (miss of the goal: x, y in
+    turning radii, heading in rad) vanishes to 1e-7, by Newton's method (least-norm steps when
+    there are more lengths than errors) with backtracking that keeps the lengths >= 0; None if
+    it does not converge. The Jacobian is a forward difference of ``step_m``."""
     lengths = guess.copy()
-    error = _end_error(shape, start, goal, word, lengths, ramp_count, radius_m)
-    step_m = 1e-7 * radius_m
-    for _ in range(40):
-        if np.all(np.abs(error[:2]) < _POSITION_TOLERANCE) and abs(error[2]) < _HEADING_TOLERANCE:
+    error = end_error(lengths)
+    for _ in range(iterations):
+        if np.all(np.abs(error) < _POSITION_TOLERANCE):
             return lengths
-        jacobian = (
-            np.column_stack(
-                [
-                    _end_error(shape, start, goal, word, lengths + step, ramp_count, radius_m)
-                    - error
-                    for step in step_m * np.eye(3)
-                ]
-            )
-            / step_m
-        )
+        jacobian = np.column_stack(
+            [end_error(lengths + step) - error for step in step_m * np.eye(len(lengths))]
+        ) / step_m
         try:
-            delta = np.linalg.solve(jacobian, -error)
+            if len(lengths) == len(error):
+                delta = np.linalg.solve(jacobian, -error)
+            else:
+                delta = np.linalg.lstsq(jacobian, -error, rcond=None)[0]
         except np.linalg.LinAlgError:
             return None
         scale = 1.0
-        while scale > 1e-3:  # backtracking: stay non-negative and reduce the error
+        while scale > min_scale:  # backtracking: stay non-negative and reduce the error
             trial = np.maximum(lengths + scale * delta, 0.0)
-            trial_error = _end_error(shape, start, goal, word, trial, ramp_count, radius_m)
+            trial_error = end_error(trial)
             if np.linalg.norm(trial_error) < np.linalg.norm(error):
                 break
             scale /= 2.0
@@ -142,6 +147,16 @@ def _solve(
             return None
         lengths, error = trial, trial_error
     return None
+
+
+def _solve(
+    shape: TurnShape, start: Pose2D, goal: Pose2D, word: str, guess: FloatArray, ramp_count: int
+) -> FloatArray | None:
+    """Newton's method on the three segment lengths; None if it does not converge."""
+    radius_m = 1.0 / shape.max_curvature_inv_m
+    return polish_lengths(
+        lambda lengths: _end_error(shape, start, goal, word, lengths, ramp_count, radius_m),
+        guess, 1e-7 * radius_m)
 
 
 def _shortest(
@@ -186,8 +201,8 @@ def cc_dubins(start: Pose2D, goal: Pose2D, max_curvature_inv_m: float) -> PathSa
             f'continuous-curvature path from {tuple(start)} to {tuple(goal)} '
             'did not converge on the fine grid'
         )
-    s, curvature = _curvature(shape, word, lengths, ramp_count, _SAMPLE_SPACING_M)
-    yaw, x, y = _integrate(start, s, curvature)
+    s, curvature = curvature_profile(shape, word, lengths, ramp_count, _SAMPLE_SPACING_M)
+    yaw, x, y = integrate(start, s, curvature)
     keep = np.concatenate([[True], np.diff(s) > 0])
     return PathSamples(
         s_m=s[keep], x_m=x[keep], y_m=y[keep], yaw_rad=yaw[keep], curvature_inv_m=curvature[keep]

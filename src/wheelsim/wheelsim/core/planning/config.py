@@ -12,6 +12,7 @@ from wheelsim.core import frames
 from wheelsim.core.params import ParameterError, group, param
 from wheelsim.core.planning.timing import MotionLimits
 from wheelsim.core.planning.waypoints import check_workspace, waypoints_from_flat
+from wheelsim.core.vehicle.config import MODELS
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,19 @@ class PlannerConfig(frames.FrameNames):
         'Begin the waypoint path at the current pose (its position and heading); false: the '
         'path begins at the first waypoint.',
     )
+    model: str = param(
+        'auto',
+        'Vehicle model the plans are for: a bicycle (car) may get reversing legs (allow_reverse); '
+        'auto: the model vehicle_sim describes on vehicle_description.',
+        choices=('auto', *MODELS),
+        read_only=True,
+    )
+    allow_reverse: bool = param(
+        True,
+        'Bicycle (car) only: a leg the smooth curve cannot drive within max_curvature becomes a '
+        'Reeds-Shepp path that may back up (cusps, where the schedule stops); false: a forward '
+        'Dubins path. Irrelevant for differential and omni bases (no curvature bound needed).',
+    )
     holonomic: bool = param(
         False,
         'Omni bases only: the heading is planned apart from the direction of travel, turning '
@@ -128,6 +142,11 @@ class PlannerConfig(frames.FrameNames):
     map_frame: str = frames.map_frame()
     frame_prefix: str = frames.frame_prefix()
     limits: PlannerLimitsConfig = group(PlannerLimitsConfig)
+
+    @property
+    def reverses(self) -> bool:
+        """Whether fallback legs may reverse: a car allowed to."""
+        return self.allow_reverse and self.model == 'bicycle'
 
     def __post_init__(self) -> None:
         self.check_frames()

@@ -7,7 +7,8 @@
    stretches are optimised (:mod:`planning_spline_bound`): the curve closest to the smooth one
    (least jerk and bending) that keeps the bound.
 3. Only a leg (the curve between two consecutive waypoints) that no such curve can drive
-   becomes a continuous-curvature Dubins leg (:mod:`planning_clothoid`), straight at both ends;
+   becomes a continuous-curvature Dubins leg (:mod:`planning_clothoid`), or for a car that may
+   reverse a Reeds-Shepp leg with cusps (:mod:`planning_reeds_shepp`), straight at both ends;
    the spline on either side then arrives and leaves straight with the same heading, so the
    curvature stays continuous. Each such leg is reported in ``warnings``.
 4. In a route (more than two points), a fallback leg that turns more than its waypoints ask
@@ -29,7 +30,8 @@ from wheelsim.core.arrays import FloatArray
 from wheelsim.core.geometry.angles import wrap_angle
 from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.planning.clothoid import cc_dubins
-from wheelsim.core.planning.path import PathSamples, PlanningError
+from wheelsim.core.planning.path import DrivenPath, PathSamples, PlanningError
+from wheelsim.core.planning.reeds_shepp import cc_reeds_shepp
 from wheelsim.core.planning.spline import (
     HermiteSpline,
     cusp_message,
@@ -113,17 +115,29 @@ def _geometric_turning(start: Pose2D, goal: Pose2D) -> float:
 
 
 def _fallback_leg(
-    waypoints: Waypoints, i: int, heading: FloatArray, curvature_inv_m: float,
+    waypoints: Waypoints, i: int, heading: FloatArray, curvature_inv_m: float, reverse: bool,
     warnings: list[str] | None,
-) -> PathSamples:
-    """The continuous-curvature Dubins leg from waypoint i to i + 1 (refused if it loops in a
-    route)."""
+) -> list[tuple[PathSamples, bool]]:
+    """The fallback leg from waypoint i to i + 1 as pieces ``(path, reverse)``: the
+    continuous-curvature Reeds-Shepp leg when reversing is allowed, else the Dubins one (refused
+    if it loops in a route)."""
     start = Pose2D(*waypoints.xy_m[i], float(heading[i]))
     goal = Pose2D(*waypoints.xy_m[i + 1], float(heading[i + 1]))
+    where = (f'waypoints {i} {_xy_text(waypoints, i)} and {i + 1} {_xy_text(waypoints, i + 1)}')
+    because = (f'{where}: no smooth curve through the waypoints keeps max_curvature '
+               f'{curvature_inv_m:.3g} 1/m here, so this leg is a continuous-curvature')
+    ends = f'straight at both ends, headings {start.yaw_rad:.2f} and {goal.yaw_rad:.2f} rad'
+    if reverse:
+        pieces = cc_reeds_shepp(start, goal, curvature_inv_m)
+        if warnings is not None:
+            backwards = sum(path.length_m for path, back in pieces if back)
+            warnings.append(
+                f'{because} Reeds-Shepp path ({sum(p.length_m for p, _ in pieces):.2f} m, '
+                f'{len(pieces) - 1} direction changes, {backwards:.2f} m in reverse, {ends})')
+        return pieces
     leg = cc_dubins(start, goal, curvature_inv_m)
     turning = float(np.abs(np.diff(leg.yaw_rad)).sum())
     needed = _geometric_turning(start, goal)
-    where = (f'waypoints {i} {_xy_text(waypoints, i)} and {i + 1} {_xy_text(waypoints, i + 1)}')
     if len(waypoints) > 2 and turning > needed + LOOP_SLACK_RAD:
         raise PlanningError(
             f'{where} cannot be driven within max_curvature {curvature_inv_m:.3g} 1/m (radius '
@@ -132,12 +146,8 @@ def _fallback_leg(
             f'{needed:.2f} rad (a loop). Space the waypoints wider, round the turn, or free '
             'their headings')
     if warnings is not None:
-        warnings.append(
-            f'{where}: no smooth curve through the waypoints keeps max_curvature '
-            f'{curvature_inv_m:.3g} 1/m here, so this leg is a continuous-curvature Dubins path '
-            f'({leg.length_m:.2f} m, straight at both ends, headings {start.yaw_rad:.2f} and '
-            f'{goal.yaw_rad:.2f} rad)')
-    return leg
+        warnings.append(f'{because} Dubins path ({leg.length_m:.2f} m, {ends})')
+    return [(leg, False)]
 
 
 def _xy_text(waypoints: Waypoints, i: int) -> str:
@@ -169,15 +179,17 @@ def bounded_path(
     max_curvature_inv_m: float = 0.0,
     fallback_curvature_inv_m: float = 0.0,
     warnings: list[str] | None = None,
-) -> tuple[PathSamples, FloatArray]:
+    reverse: bool = False,
+) -> DrivenPath:
     """A smooth path through ``waypoints`` with |curvature| <= ``max_curvature_inv_m``.
 
     ``max_curvature_inv_m`` 0 means unbounded; fallback legs then turn within
     ``fallback_curvature_inv_m`` (0: none allowed, a cusp the optimisation cannot remove is
-    refused). Returns the densely sampled path and the arc length (m) at each waypoint; the
-    fallback legs are described in ``warnings`` when given. Raises :class:`PlanningError` for
-    invalid waypoints and for waypoints that cannot be driven without a loop (see the module
-    doc), naming the waypoints.
+    refused). With ``reverse`` (a car allowed to back up) fallback legs are Reeds-Shepp legs,
+    with cusps. Returns the densely sampled path in pieces of one direction each; the fallback
+    legs are described in ``warnings`` when given. Raises :class:`PlanningError` for invalid
+    waypoints and for waypoints that cannot be driven without a loop (see the module doc),
+    naming the waypoints.
     """
     waypoints = validated(waypoints)
     spline = minimum_jerk_spline(waypoints)
@@ -185,23 +197,32 @@ def bounded_path(
     leg_curvature = max_curvature_inv_m or fallback_curvature_inv_m
     if freedom.skipped.any() and leg_curvature <= 0:
         raise PlanningError(cusp_message(spline, waypoints))
-    parts: list[PathSamples] = []
+    parts: list[tuple[PathSamples, bool]] = []
     knot_s = [0.0]
     segment = 0
     while segment < len(waypoints) - 1:
         if freedom.skipped[segment]:
             leg = _fallback_leg(waypoints, segment, freedom.direction_rad, leg_curvature,
-                                warnings)
-            leg.x_m[-1], leg.y_m[-1] = waypoints.xy_m[segment + 1]  # exact, not within 1e-7 r
-            parts.append(leg)
-            knot_s.append(knot_s[-1] + leg.length_m)
+                                reverse, warnings)
+            last = leg[-1][0]
+            last.x_m[-1], last.y_m[-1] = waypoints.xy_m[segment + 1]  # exact, not within 1e-7 r
+            parts.extend(leg)
+            knot_s.append(knot_s[-1] + sum(piece.length_m for piece, _ in leg))
             segment += 1
             continue
         run_end = segment
         while run_end + 1 < len(waypoints) - 1 and not freedom.skipped[run_end + 1]:
             run_end += 1
         piece, piece_knots, _ = spline.sample(segments=np.arange(segment, run_end + 1))
-        parts.append(piece)
+        parts.append((piece, False))
         knot_s.extend((knot_s[-1] + piece_knots[1:]).tolist())
         segment = run_end + 1
-    return _joined(parts), np.array(knot_s)
+    pieces: list[PathSamples] = []
+    backwards: list[bool] = []
+    start = 0
+    for k in range(1, len(parts) + 1):  # consecutive parts of one direction: one piece
+        if k == len(parts) or parts[k][1] != parts[start][1]:
+            pieces.append(_joined([part for part, _ in parts[start:k]]))
+            backwards.append(parts[start][1])
+            start = k
+    return DrivenPath(tuple(pieces), tuple(backwards), np.array(knot_s))

@@ -107,3 +107,21 @@ class PathSamples:
         """The largest |curvature| in 1/m and the index of the sample where it occurs."""
         index = int(np.argmax(np.abs(self.curvature_inv_m)))
         return float(abs(self.curvature_inv_m[index])), index
+
+
+@dataclass(frozen=True)
+class DrivenPath:
+    """A path in pieces, each driven in one direction: ``pieces[k]`` is sampled with its yaw the
+    direction of travel (arc length from 0); ``reverse[k]`` is True where the vehicle backs
+    along it (its heading is then the direction of travel + pi). Between two pieces the
+    direction changes: a cusp, where the vehicle stops. ``knot_s_m`` is the arc length of each
+    waypoint from the start of the whole path (the pieces' lengths added up)."""
+
+    pieces: tuple[PathSamples, ...]
+    reverse: tuple[bool, ...]
+    knot_s_m: FloatArray
+
+    @property
+    def length_m(self) -> float:
+        """Total arc length in metres."""
+        return float(sum(piece.length_m for piece in self.pieces))

@@ -14,9 +14,9 @@ from wheelsim.core.arrays import FloatArray
 from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.planning.config import PlannerConfig
 from wheelsim.core.planning.curvature import bounded_path
-from wheelsim.core.planning.path import PlanningError
+from wheelsim.core.planning.path import DrivenPath, PlanningError
 from wheelsim.core.planning.timing import time_scale
-from wheelsim.core.planning.trajectory import Trajectory
+from wheelsim.core.planning.trajectory import Trajectory, joined
 from wheelsim.core.planning.waypoints import (
     MIN_WAYPOINT_SPACING_M,
     Waypoints,
@@ -54,7 +54,7 @@ def plan_through(
 ) -> Trajectory:
     """The time-optimal trajectory through ``waypoints`` within ``config.limits``; every
     waypoint is one of its samples. What the caller should know (fallback legs) is appended to
-    ``warnings`` when given.
+    ``warnings`` when given. A car allowed to reverse may get cusps: the schedule stops at each.
 
     Raises :class:`PlanningError` (a ValueError) saying why when no trajectory exists.
     """
@@ -64,17 +64,32 @@ def plan_through(
     bound = (limits.max_curvature, fallback_curvature(config))
     if config.holonomic:
         free = Waypoints(waypoints.xy_m, np.full(len(waypoints), np.nan))
-        path, knot_s = bounded_path(free, *bound, warnings)
+        path = bounded_path(free, *bound, warnings)
         _check_size(path.length_m, config)
-        path = path.resampled(config.path_resolution, knot_s)
+        resampled = path.pieces[0].resampled(config.path_resolution, path.knot_s_m)
         heading = waypoints.heading_rad
         if not np.isfinite(heading).any():
-            heading = np.concatenate([[path.yaw_rad[0]], heading[1:]])
-        yaw = _heading_profile(path.s_m, knot_s, heading)
-        return time_scale(path, limits.motion_limits(), yaw)
-    path, knot_s = bounded_path(waypoints, *bound, warnings)
+            heading = np.concatenate([[resampled.yaw_rad[0]], heading[1:]])
+        yaw = _heading_profile(resampled.s_m, path.knot_s_m, heading)
+        return time_scale(resampled, limits.motion_limits(), yaw)
+    path = bounded_path(waypoints, *bound, warnings, reverse=config.reverses)
     _check_size(path.length_m, config)
-    return time_scale(path.resampled(config.path_resolution, knot_s), limits.motion_limits())
+    return _schedule(path, config)
+
+
+def _schedule(path: DrivenPath, config: PlannerConfig) -> Trajectory:
+    """Each piece resampled at the plan resolution (every waypoint a sample) and timed from rest
+    to rest, reversed pieces with the heading opposite to the direction of travel."""
+    parts = []
+    start_m = 0.0
+    for piece, backwards in zip(path.pieces, path.reverse, strict=True):
+        knots = path.knot_s_m - start_m
+        inside = knots[(knots > 0.0) & (knots < piece.length_m)]
+        resampled = piece.resampled(config.path_resolution, inside)
+        heading = resampled.yaw_rad - np.pi if backwards else None
+        parts.append(time_scale(resampled, config.limits.motion_limits(), heading))
+        start_m += piece.length_m
+    return parts[0] if len(parts) == 1 else joined(parts)
 
 
 def _check_size(length_m: float, config: PlannerConfig) -> None:

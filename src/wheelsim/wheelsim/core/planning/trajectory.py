@@ -7,6 +7,14 @@ velocities are in the vehicle frame (``base_link``: x forward, y left); angles a
 
 On ROS the trajectory travels as a nav_msgs/Path of timed poses; :func:`trajectory_from_poses`
 rebuilds the velocities from those poses by finite differences.
+
+A trajectory may reverse (a car backing up): its :attr:`Trajectory.legs` are the stretches of
+one direction of travel, joined at cusps, where the direction of travel flips and the vehicle is
+at rest. The pose's yaw is always the vehicle's heading; a reversed leg moves against it (its
+``vx_mps`` is negative, its ``path_yaw_rad`` the heading + pi). In a nav_msgs/Path the direction
+needs no extra field: a pose is driven in reverse when the step to the next pose points against
+its heading, and a cusp is where two consecutive steps point against each other (as Nav2's
+regulated pure pursuit finds cusps).
 """
 
 from __future__ import annotations
@@ -20,6 +28,36 @@ import numpy as np
 
 from wheelsim.core.arrays import FloatArray
 from wheelsim.core.planning.path import PathSamples, PlanningError
+
+
+class Leg(NamedTuple):
+    """A stretch of one direction of travel: samples ``first`` .. ``last`` (inclusive; a cusp
+    sample ends one leg and starts the next), ``reverse`` True when driven backwards."""
+
+    first: int
+    last: int
+    reverse: bool
+
+
+def cusps(x_m: FloatArray, y_m: FloatArray) -> FloatArray:
+    """Sample indices where the direction of travel reverses: the steps into and out of the
+    sample point against each other (zero-length steps are skipped)."""
+    steps = np.column_stack([np.diff(x_m), np.diff(y_m)])
+    moving = np.flatnonzero(np.hypot(steps[:, 0], steps[:, 1]) > 0)
+    dots = (steps[moving[:-1]] * steps[moving[1:]]).sum(axis=1)
+    return moving[1:][dots < 0]
+
+
+def legs_of(x_m: FloatArray, y_m: FloatArray, yaw_rad: FloatArray) -> tuple[Leg, ...]:
+    """The legs of the poses: split at :func:`cusps`, each reversed when its steps point, on
+    the whole, against the headings."""
+    bounds = [0, *cusps(x_m, y_m).tolist(), len(x_m) - 1]
+    legs = []
+    for first, last in zip(bounds[:-1], bounds[1:], strict=True):
+        along = (np.diff(x_m[first:last + 1]) * np.cos(yaw_rad[first:last])
+                 + np.diff(y_m[first:last + 1]) * np.sin(yaw_rad[first:last])).sum()
+        legs.append(Leg(first, last, bool(along < 0)))
+    return tuple(legs)
 
 
 class TrajectoryPoint(NamedTuple):
@@ -92,6 +130,11 @@ class Trajectory:
         return self._samples[-1]
 
     @cached_property
+    def legs(self) -> tuple[Leg, ...]:
+        """The stretches of one direction of travel (one for a path without cusps)."""
+        return legs_of(self.x_m, self.y_m, self.yaw_rad)
+
+    @cached_property
     def _samples(self) -> list[TrajectoryPoint]:
         """Every sample as a point of Python floats."""
         columns = (getattr(self, name).tolist() for name in TrajectoryPoint._fields)
@@ -126,6 +169,31 @@ class Trajectory:
         )
 
 
+def joined(parts: list[Trajectory]) -> Trajectory:
+    """Trajectories one after the other (each starting where and, at rest, how the previous
+    ends, as at a cusp): times and arc lengths continued, the headings on one branch, the
+    sample where two meet kept once (the earlier part's, at rest)."""
+    columns: dict[str, list[FloatArray]] = {name: [] for name in TrajectoryPoint._fields}
+    t_end = s_end = 0.0
+    yaw_end: float | None = None
+    for k, part in enumerate(parts):
+        keep = slice(1 if k else 0, None)
+        turns = 0.0 if yaw_end is None else 2 * np.pi * np.round((yaw_end - part.yaw_rad[0])
+                                                                  / (2 * np.pi))
+        for name in TrajectoryPoint._fields:
+            values = getattr(part, name)[keep]
+            if name == 't_s':
+                values = values + t_end
+            elif name == 's_m':
+                values = values + s_end
+            elif name in ('yaw_rad', 'path_yaw_rad'):
+                values = values + turns
+            columns[name].append(values)
+        t_end, s_end = t_end + part.duration_s, s_end + part.length_m
+        yaw_end = float(part.yaw_rad[-1] + turns)
+    return Trajectory(**{name: np.concatenate(values) for name, values in columns.items()})
+
+
 def path_from_points(x_m: FloatArray, y_m: FloatArray) -> PathSamples:
     """A :class:`PathSamples` through the points (x, y), tangent and curvature by differences.
 
@@ -155,7 +223,8 @@ def trajectory_from_poses(
 
     ``t_s`` must be finite and strictly increasing (it is shifted to start at 0). Velocities and
     curvature are second-order finite differences, so they match the planner's up to the
-    discretisation (errors of order the sample spacing times the rate of change).
+    discretisation (errors of order the sample spacing times the rate of change); each leg
+    (:func:`legs_of`) is differentiated on its own, so a cusp does not blur the direction.
     """
     t = np.asarray(t_s, dtype=float)
     arrays = [np.asarray(a, dtype=float) for a in (x_m, y_m, yaw_rad)]
@@ -168,14 +237,31 @@ def trajectory_from_poses(
     x, y, yaw = arrays
     yaw = np.unwrap(yaw)
     t = t - t[0]
-    vel_x, vel_y = np.gradient(x, t), np.gradient(y, t)
     step = np.hypot(np.diff(x), np.diff(y))
     s = np.concatenate([[0.0], np.cumsum(step)])
+    legs = legs_of(x, y, yaw)
+    parts = [_leg_from_poses(t[leg.first:leg.last + 1], s[leg.first:leg.last + 1],
+                             x[leg.first:leg.last + 1], y[leg.first:leg.last + 1],
+                             yaw[leg.first:leg.last + 1]) for leg in legs]
+    names = TrajectoryPoint._fields
+    return Trajectory(**{
+        name: np.concatenate([getattr(part, name)[1 if k else 0:]
+                              for k, part in enumerate(parts)]) for name in names})
+
+
+def _leg_from_poses(t, s, x, y, yaw) -> Trajectory:
+    """One leg of :func:`trajectory_from_poses` (times and arc lengths as given)."""
+    if len(t) < 3:  # one step: constant velocity
+        vel_x = np.full(len(t), (x[-1] - x[0]) / (t[-1] - t[0]))
+        vel_y = np.full(len(t), (y[-1] - y[0]) / (t[-1] - t[0]))
+        yaw_rate = np.full(len(t), (yaw[-1] - yaw[0]) / (t[-1] - t[0]))
+    else:
+        vel_x, vel_y, yaw_rate = np.gradient(x, t), np.gradient(y, t), np.gradient(yaw, t)
     # Direction of travel: from the motion where the vehicle moves, else its heading.
     moving = np.hypot(vel_x, vel_y) > 1e-6
     path_yaw = np.where(moving, np.arctan2(vel_y, vel_x), yaw)
     path_yaw = yaw + np.angle(np.exp(1j * (path_yaw - yaw)))
-    distinct = np.concatenate([[True], step > 1e-9])
+    distinct = np.concatenate([[True], np.diff(s) > 1e-9])
     curvature = np.zeros_like(t)
     if distinct.sum() > 2:
         curvature_distinct = np.gradient(np.unwrap(path_yaw[distinct]), s[distinct])
@@ -192,5 +278,5 @@ def trajectory_from_poses(
         v_mps=np.hypot(vel_x, vel_y),
         vx_mps=cos_yaw * vel_x + sin_yaw * vel_y,
         vy_mps=-sin_yaw * vel_x + cos_yaw * vel_y,
-        wz_radps=np.gradient(yaw, t),
+        wz_radps=yaw_rate,
     )

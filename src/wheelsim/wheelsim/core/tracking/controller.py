@@ -19,6 +19,14 @@ has ended drives there point to point (:mod:`tracking_point`). On reaching the g
 command is returned once and the trajectory is dropped. If the goal is not reached
 ``goal.timeout`` after the planned arrival (or the schedule has waited that long for the
 vehicle), a zero command is returned once, the trajectory dropped and the status says so.
+
+Reversing: a trajectory with cusps is followed leg by leg (:attr:`Trajectory.legs`). Base_link
+is matched with the leg being driven only, so a path folding back on itself is followed on the
+right branch. The next leg begins once the vehicle is at the cusp (within ``goal.xy_tolerance``
+or past it) or, for the schedule-following laws, once the schedule has passed the cusp and the
+vehicle moves the new way. Every law drives a reversed leg backwards (feedforward with the plan's
+negative speed, pure pursuit towards a point behind, Stanley steering a point ``wheel_base``
+behind base_link, see :mod:`tracking_stanley`).
 """
 
 from __future__ import annotations
@@ -34,8 +42,11 @@ from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.planning.path import PlanningError
 from wheelsim.core.planning.timing import MotionLimits, time_scale
 from wheelsim.core.planning.trajectory import (
+    Leg,
     Trajectory,
     TrajectoryPoint,
+    joined,
+    legs_of,
     path_from_points,
     trajectory_from_poses,
 )
@@ -53,10 +64,16 @@ from wheelsim.core.tracking.reference import (
     resume_arc_length,
     tracking_errors,
 )
-from wheelsim.core.tracking.stanley import front_axle, front_axle_trajectory, stanley_twist
+from wheelsim.core.tracking.stanley import (
+    stanley_twist,
+    steered_point,
+    steered_point_trajectory,
+)
 
 IDLE = 'idle'
 TRACKING = 'tracking'
+#: Speed (m/s) above which a vehicle counts as moving one way (leaving a cusp).
+MOVING_MPS = 0.02
 GOAL_REACHED = 'goal_reached'
 GOAL_FAILED = 'goal_failed'
 #: A plan reaching farther from the origin is broken (vehicle_sim's poses stay within 1e9 m).
@@ -82,7 +99,9 @@ def trajectory_from_plan(
 
     Strictly increasing times give the planned schedule. Otherwise (a plan without times, such
     as Nav2's) the path is timed here within the output limits (a 1 m/s^2 acceleration if that
-    limit is 0), facing along the path. Raises :class:`PlanningError` for an unusable plan.
+    limit is 0), each leg (:func:`legs_of`) from rest to rest, facing along the path (backwards
+    on a leg whose steps point against its poses' headings). Raises :class:`PlanningError` for
+    an unusable plan.
     """
     largest = max((float(np.max(np.abs(v), initial=0.0)) for v in (x_m, y_m)), default=0.0)
     if not largest <= MAX_PLAN_COORDINATE_M:
@@ -98,18 +117,28 @@ def trajectory_from_plan(
         max_lateral_acceleration_mps2=limits.max_linear_acceleration or 1.0,
         max_yaw_rate_radps=limits.max_angular_z,
     )
-    return time_scale(path_from_points(np.asarray(x_m), np.asarray(y_m)), motion), False
+    x, y, yaw = (np.asarray(v, dtype=float) for v in (x_m, y_m, yaw_rad))
+    if not (np.isfinite(x).all() and np.isfinite(y).all()):
+        raise PlanningError('path has no points or non-finite coordinates')
+    parts = []
+    for leg in legs_of(x, y, np.nan_to_num(yaw)):
+        path = path_from_points(x[leg.first:leg.last + 1], y[leg.first:leg.last + 1])
+        heading = path.yaw_rad - np.pi if leg.reverse else None
+        parts.append(time_scale(path, motion, heading))
+    return (parts[0] if len(parts) == 1 else joined(parts)), False
 
 
 @dataclass
 class _Following:
-    """The trajectory being followed, its time 0 on the caller's clock, and the progress of
-    base_link along it and of the front axle along its own path (Stanley)."""
+    """The trajectory being followed, its time 0 on the caller's clock, the leg being driven,
+    and the progress of base_link along it and of the steered point along its own path
+    (Stanley)."""
 
     trajectory: Trajectory
     start_time_s: float
     progress: PathProgress
-    front_progress: PathProgress
+    front_progress: PathProgress | None = None  # built when Stanley first needs it
+    leg: int = 0
     waited_s: float = 0.0
 
 
@@ -127,15 +156,28 @@ class TrackingController:
         """The trajectory being followed, or None."""
         return None if self._following is None else self._following.trajectory
 
-    def follow(self, trajectory: Trajectory, start_time_s: float) -> None:
-        """Follow ``trajectory`` from now on; its time 0 is ``start_time_s``."""
-        front = front_axle_trajectory(trajectory, self.config.wheel_base)
-        self._following = _Following(
-            trajectory, start_time_s, PathProgress(trajectory), PathProgress(front)
-        )
+    @property
+    def leg(self) -> Leg | None:
+        """The leg being driven, or None."""
+        following = self._following
+        return None if following is None else following.trajectory.legs[following.leg]
+
+    def follow(self, trajectory: Trajectory, start_time_s: float, leg: int = 0) -> None:
+        """Follow ``trajectory`` from now on, from its leg ``leg``; its time 0 is
+        ``start_time_s``."""
+        self._following = _Following(trajectory, start_time_s, PathProgress(trajectory))
+        self._enter_leg(self._following, leg)
         # The first step is measured from the start, so a first step long after it (a stale
         # clock when the plan came) starts the schedule one period in, like any gap.
         self._previous_time_s = start_time_s
+
+    def _enter_leg(self, following: _Following, index: int) -> None:
+        """Drive leg ``index`` from now on: base_link is matched with it only (Stanley's
+        steered point gets the leg's own path when next needed)."""
+        leg = following.trajectory.legs[index]
+        following.leg = index
+        following.progress.hold_to(leg.first, leg.last)
+        following.front_progress = None
 
     def follow_from_nearest(self, trajectory: Trajectory, now_s: float, pose: Pose2D) -> float:
         """Follow ``trajectory`` with its schedule placed so that now is the time of the path
@@ -143,8 +185,11 @@ class TrackingController:
         heading): a vehicle already partway along the path goes on from there (a restarted
         controller given a latched plan), never back to the start. Returns the planned time (s)
         the schedule starts at."""
-        planned_s = trajectory.at_arc_length(resume_arc_length(trajectory, pose)).t_s
-        self.follow(trajectory, now_s - planned_s)
+        resumed_m = resume_arc_length(trajectory, pose)
+        planned_s = trajectory.at_arc_length(resumed_m).t_s
+        leg = next(k for k, leg in enumerate(trajectory.legs)
+                   if trajectory.s_m[leg.last] >= resumed_m or k == len(trajectory.legs) - 1)
+        self.follow(trajectory, now_s - planned_s, leg)
         self._previous_time_s = now_s  # a schedule placed now: no gap to make up at the step
         return planned_s
 
@@ -183,6 +228,10 @@ class TrackingController:
         # The first search starts at the scheduled point: a path may cross itself there.
         progress = following.progress
         nearest = progress.nearest(pose.x_m, pose.y_m, None if progress.located else scheduled.s_m)
+        if following.leg + 1 < len(trajectory.legs) and self._at_cusp(
+                following, nearest, pose, t_s, measured):
+            self._enter_leg(following, following.leg + 1)
+            nearest = progress.nearest(pose.x_m, pose.y_m)
         max_lag = self.config.max_schedule_lag
         if 0 < max_lag < scheduled.s_m - nearest.s_m:  # too far behind: the schedule waits
             waiting_t_s = trajectory.at_arc_length(nearest.s_m + max_lag).t_s
@@ -239,6 +288,24 @@ class TrackingController:
         self._previous = command
         return ControlStep(command, errors, TRACKING)
 
+    def _at_cusp(self, following: _Following, nearest: Projection, pose: Pose2D, t_s: float,
+                 measured: BodyTwist | None) -> bool:
+        """Whether the leg being driven is done: the vehicle is at its end (the cusp) or past
+        it, or (schedule-following laws) the schedule has passed the cusp and the vehicle moves
+        the way of the next leg."""
+        trajectory = following.trajectory
+        legs = trajectory.legs
+        cusp = legs[following.leg].last
+        if nearest.s_m >= trajectory.s_m[cusp] or math.hypot(
+                pose.x_m - trajectory.x_m[cusp],
+                pose.y_m - trajectory.y_m[cusp]) <= self.config.goal.xy_tolerance:
+            return True
+        if self.config.algorithm == 'pure_pursuit' or t_s < trajectory.t_s[cusp]:
+            return False
+        speed = self._previous.vx_mps if measured is None else measured.vx_mps
+        next_direction = -1.0 if legs[following.leg + 1].reverse else 1.0
+        return speed * next_direction > MOVING_MPS
+
     def _period(self, now_s: float) -> float:
         """Time since the previous step, or the nominal period after a gap or a jump back."""
         nominal = 1.0 / self.config.control_rate
@@ -279,28 +346,37 @@ class TrackingController:
             return feedforward_twist(
                 scheduled, pose, config.feedforward, config.model == 'omni', ahead
             )
+        trajectory = following.trajectory
+        leg = trajectory.legs[following.leg]
         if config.algorithm == 'pure_pursuit':
             return pure_pursuit_twist(
-                following.trajectory,
+                trajectory,
                 nearest,
                 pose,
                 speed_mps,
                 config.pure_pursuit,
                 config.model,
                 config.lead_time,
+                end_s_m=float(trajectory.s_m[leg.last]),
+                reverse=leg.reverse,
             )
+        if following.front_progress is None:
+            following.front_progress = PathProgress(
+                steered_point_trajectory(trajectory, config.wheel_base, leg))
         front_path = following.front_progress.trajectory
+        leg_s = trajectory.s_m[leg.first:leg.last + 1]
         front = following.front_progress.nearest(
-            *front_axle(pose, config.wheel_base),
-            float(np.interp(nearest.s_m, following.trajectory.s_m, front_path.s_m)),
+            *steered_point(pose, config.wheel_base, leg.reverse),
+            float(np.interp(nearest.s_m, leg_s, front_path.s_m)),
         )
         return stanley_twist(
             front,
             pose,
-            ahead.v_mps,
+            ahead.vx_mps,
             errors.along_track_m,
             speed_mps,
             config.stanley,
             config.wheel_base,
             config.max_steering_angle,
+            reverse=leg.reverse,
         )

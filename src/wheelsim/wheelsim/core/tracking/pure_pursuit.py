@@ -13,6 +13,11 @@ is more than ``rotate_to_heading_angle`` off its heading. An omni base drives to
 lookahead point (linear.x and linear.y; the chord's direction turned back by
 asin(curvature * chord / 2), the angle between a chord of the path's curvature and its
 tangent) while its yaw follows the plan.
+
+Reversing (a leg driven backwards): the lookahead point lies behind, the same circle through it
+is driven backwards (vx < 0, wz = vx * curvature), and the heading a differential vehicle turns
+to is the path's direction + pi. The lookahead never reaches past the end of the leg (a cusp,
+as Nav2 does), and the speed is reduced on approaching it as on approaching the goal.
 """
 
 from __future__ import annotations
@@ -34,23 +39,28 @@ def pure_pursuit_twist(
     config: PurePursuitConfig,
     model: str,
     lead_time_s: float = 0.0,
+    end_s_m: float | None = None,
+    reverse: bool = False,
 ) -> BodyTwist:
     """The body twist command (before output limits); ``speed_mps`` is the measured speed.
 
     The plan's speed and the distance left are taken where the vehicle will be
     ``lead_time_s`` from now at its present speed (making up for actuator delay).
+    ``end_s_m`` is the arc length where the leg being driven ends (default: the path's end),
+    ``reverse`` whether it is driven backwards.
     """
+    end_s_m = trajectory.length_m if end_s_m is None else end_s_m
     lookahead_m = min(
         max(config.lookahead_time * abs(speed_mps), config.min_lookahead), config.max_lookahead
     )
-    target = trajectory.at_arc_length(nearest.s_m + lookahead_m)
+    target = trajectory.at_arc_length(min(nearest.s_m + lookahead_m, end_s_m))
     dx, dy = target.x_m - pose.x_m, target.y_m - pose.y_m
     cos_yaw, sin_yaw = math.cos(pose.yaw_rad), math.sin(pose.yaw_rad)
     ahead_x = cos_yaw * dx + sin_yaw * dy
     ahead_y = -sin_yaw * dx + cos_yaw * dy
     distance_sq = ahead_x * ahead_x + ahead_y * ahead_y
     soon_s_m = nearest.s_m + abs(speed_mps) * lead_time_s
-    remaining_m = trajectory.length_m - soon_s_m
+    remaining_m = end_s_m - soon_s_m
     # The plan's speed: its larger value here or at the lookahead point (moving off from rest,
     # the plan is still at 0 here; braking at the end, it is lower ahead).
     planned = trajectory.at_arc_length(soon_s_m)
@@ -71,7 +81,8 @@ def pure_pursuit_twist(
             speed * math.sin(course),
             planned.wz_radps + config.k_theta * heading_error,
         )
-    heading_error = float(wrap_angle(nearest.path_yaw_rad - pose.yaw_rad))
+    facing = nearest.path_yaw_rad + (math.pi if reverse else 0.0)
+    heading_error = float(wrap_angle(facing - pose.yaw_rad))
     if model == 'differential' and 0 < config.rotate_to_heading_angle < abs(heading_error):
         return BodyTwist(0.0, 0.0, config.k_theta * heading_error)
     if distance_sq <= 0:
@@ -81,4 +92,5 @@ def pure_pursuit_twist(
         speed = max(
             speed / (abs(curvature) * config.regulated_min_radius), config.min_approach_speed
         )
-    return BodyTwist(speed, 0.0, speed * curvature)
+    velocity = -speed if reverse else speed
+    return BodyTwist(velocity, 0.0, velocity * curvature)

@@ -69,7 +69,11 @@ class Projection(NamedTuple):
 
 
 class PathProgress:
-    """Progress of one point (base_link, or a steered axle) along one trajectory."""
+    """Progress of one point (base_link, or a steered axle) along one trajectory.
+
+    The search may be held to one leg (:meth:`hold_to`, samples ``first`` .. ``last``): where a
+    path folds back on itself at a cusp, the vehicle is matched with the leg it drives.
+    """
 
     def __init__(self, trajectory: Trajectory) -> None:
         self.trajectory = trajectory
@@ -81,12 +85,18 @@ class PathProgress:
         self._dx_m, self._dy_m = np.diff(x), np.diff(y)
         length_sq = self._dx_m * self._dx_m + self._dy_m * self._dy_m
         self._length_sq_m2 = np.where(length_sq > 0.0, length_sq, np.inf)
-        # Where along each segment (0 start, 1 end) a projection may lie: the first and last
-        # segments extend beyond the path's ends.
-        self._min_fraction = np.zeros(len(length_sq))
-        self._max_fraction = np.ones(len(length_sq))
-        self._min_fraction[0], self._max_fraction[-1] = -np.inf, np.inf
         self._arc_lengths_m: list[float] = trajectory.s_m.tolist()
+        self.hold_to(0, len(x) - 1)
+
+    def hold_to(self, first: int, last: int) -> None:
+        """Search only the samples ``first`` .. ``last``; projections may lie beyond both ends
+        (on the extended first and last segments)."""
+        self._first_segment, self._last_segment = first, last - 1
+        count = len(self._dx_m)
+        # Where along each segment (0 start, 1 end) a projection may lie.
+        self._min_fraction = np.zeros(count)
+        self._max_fraction = np.ones(count)
+        self._min_fraction[first], self._max_fraction[last - 1] = -np.inf, np.inf
 
     @property
     def located(self) -> bool:
@@ -97,17 +107,17 @@ class PathProgress:
         """The nearest path point, searched near ``near_s_m`` if given, else near the previous
         one (see the module doc); the whole path when neither exists or nothing is close."""
         s_all = self._arc_lengths_m
-        last_segment = len(s_all) - 1
+        first_segment, end_segment = self._first_segment, self._last_segment + 1
         around = self._s_m if near_s_m is None else near_s_m
         if around is not None:
             first = bisect.bisect_left(s_all, around - SEARCH_BEHIND_M) - 1
-            first = min(max(first, 0), last_segment - 1)
+            first = min(max(first, first_segment), end_segment - 1)
             last = bisect.bisect_left(s_all, around + SEARCH_AHEAD_M) + 1
-            local = self._project(x_m, y_m, first, min(max(last, first + 1), last_segment))
+            local = self._project(x_m, y_m, first, min(max(last, first + 1), end_segment))
             if math.hypot(local.x_m - x_m, local.y_m - y_m) <= RELOCATE_DISTANCE_M:
                 self._s_m = local.s_m
                 return local
-        found = self._project(x_m, y_m, 0, last_segment)
+        found = self._project(x_m, y_m, first_segment, end_segment)
         self._s_m = found.s_m
         return found
 

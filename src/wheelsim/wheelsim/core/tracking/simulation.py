@@ -78,12 +78,17 @@ def run_closed_loop(
     period_s = steps * vehicle.step_period_s
     controller.follow(trajectory, 0.0)
     truth_progress = PathProgress(trajectory)
+    held = trajectory.legs[0]
     rows: list[tuple[float, ...]] = []
     status, message, now_s = 'running', '', 0.0
     while now_s <= max_duration_s:
         state = vehicle.state()
         truth = Pose2D(state.x_m, state.y_m, state.yaw_rad)
         scheduled_s = trajectory.at_time(now_s).s_m
+        leg = controller.leg
+        if leg is not None and leg != held:  # the truth on the leg the controller drives
+            truth_progress.hold_to(leg.first, leg.last)
+            held = leg
         nearest = truth_progress.nearest(
             truth.x_m, truth.y_m, None if truth_progress.located else scheduled_s
         )

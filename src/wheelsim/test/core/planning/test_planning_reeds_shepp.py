@@ -1,0 +1,121 @@
+"""Reeds-Shepp legs and reversing plans: optimal lengths against OMPL, continuous curvature,
+cusps where the schedule stops, the direction of travel readable from the poses.
+
+Reference lengths: OMPL 2.0.1's ``ReedsSheppStateSpace::distance`` (``pip install ompl==2.0.1``;
+ompl/ompl at tag 2.0.1, src/ompl/base/spaces/src/ReedsSheppStateSpace.cpp lines 505-508:
+``rho_ * getPath(state1, state2).length()``, the words' formulas from line 115 (CSC) to 433
+(CCSCC), after Reeds and Shepp 1990), computed from the start (0, 0, 0) with::
+
+    space = ompl.base.ReedsSheppStateSpace(radius)
+    space.distance(start, goal)
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wheelsim.core.geometry.angles import wrap_angle
+from wheelsim.core.geometry.se2 import Pose2D
+from wheelsim.core.params import from_flat
+from wheelsim.core.planning.clothoid import cc_dubins
+from wheelsim.core.planning.config import PlannerConfig
+from wheelsim.core.planning.planner import plan_to_goal
+from wheelsim.core.planning.reeds_shepp import cc_reeds_shepp, reeds_shepp_length
+from wheelsim.core.planning.trajectory import legs_of, trajectory_from_poses
+
+START = Pose2D(0.0, 0.0, 0.0)
+#: (goal, turning radius [m], OMPL 2.0.1's shortest Reeds-Shepp length [m]).
+OMPL_LENGTHS = [
+    ((-3.0, 0.0, 0.0), 1.0, 2.9999999999999996),
+    ((0.0, 0.0, math.pi), 1.0, 3.141592653589793),
+    ((0.0, 1.0, 0.0), 1.0, 2.636232143305636),
+    ((2.0, 3.0, 0.0), 4.0, 8.056325750230016),
+    ((1.0, -4.0, 0.5), 4.0, 10.115039208716603),
+    ((5.0, 5.0, math.pi / 2), 1.0, 7.227650576287277),
+    ((-6.0, 3.0, math.pi), 2.5, 9.562185566473852),
+    ((0.5, 0.0, -math.pi / 2), 3.5, 5.497787143782138),
+    ((-2.0, -2.0, 2.0), 1.5, 3.5468302490780133),
+    ((10.0, -1.0, 0.3), 2.0, 10.072867668671286),
+    ((0.0, 0.0, math.pi / 2), 2.0, 3.141592653589793),
+    ((-1.0, 4.0, -2.5), 1.0, 4.735216772152197),
+]
+CAR = from_flat(PlannerConfig, {'model': 'bicycle', 'limits.max_curvature': 0.25})
+
+
+@pytest.mark.parametrize(('goal', 'radius_m', 'expected_m'), OMPL_LENGTHS)
+def test_shortest_lengths_equal_ompls(goal, radius_m, expected_m):
+    assert reeds_shepp_length(START, Pose2D(*goal), radius_m) == pytest.approx(expected_m,
+                                                                               rel=1e-9)
+
+
+def assert_ends_at(pieces, goal):
+    last, backwards = pieces[-1]
+    heading = last.yaw_rad[-1] - (math.pi if backwards else 0.0)
+    assert math.hypot(last.x_m[-1] - goal.x_m, last.y_m[-1] - goal.y_m) < 1e-6
+    assert abs(wrap_angle(heading - goal.yaw_rad)) < 1e-6
+
+
+@settings(max_examples=40, deadline=None)
+@given(goal=st.tuples(st.floats(-10, 10), st.floats(-10, 10), st.floats(-math.pi, math.pi)),
+       max_curvature=st.sampled_from([0.2, 0.5, 1.0, 2.0]))
+def test_continuous_curvature_leg_ends_at_the_goal_within_the_bound(goal, max_curvature):
+    goal = Pose2D(*goal)
+    if math.hypot(goal.x_m, goal.y_m) < 1e-3 and abs(goal.yaw_rad) < 1e-3:
+        return
+    pieces = cc_reeds_shepp(START, goal, max_curvature)
+    assert_ends_at(pieces, goal)
+    for (piece, backwards), following in zip(pieces, pieces[1:] + [None], strict=True):
+        assert np.abs(piece.curvature_inv_m).max() <= max_curvature * (1 + 1e-9)
+        assert piece.curvature_inv_m[0] == pytest.approx(0.0, abs=1e-12)  # straight at cusps
+        assert piece.curvature_inv_m[-1] == pytest.approx(0.0, abs=1e-12)
+        if following is not None:  # pieces alternate at cusps
+            assert following[1] != backwards
+            assert (following[0].x_m[0], following[0].y_m[0]) == (piece.x_m[-1], piece.y_m[-1])
+    # Ramps cost length: never less than the shortest path with arcs, never more than going
+    # forwards only.
+    length = sum(piece.length_m for piece, _ in pieces)
+    shortest = reeds_shepp_length(START, goal, 1.0 / max_curvature)
+    assert shortest - 1e-6 <= length <= cc_dubins(START, goal, max_curvature).length_m + 1e-9
+
+
+def test_a_goal_straight_behind_a_car_is_reached_by_reversing():
+    trajectory = plan_to_goal(CAR, START, Pose2D(-3.0, 0.0, 0.0))
+    assert trajectory.length_m == pytest.approx(3.0, abs=1e-6)
+    assert [leg.reverse for leg in trajectory.legs] == [True]
+    np.testing.assert_allclose(trajectory.y_m, 0.0, atol=1e-9)
+    np.testing.assert_allclose(trajectory.yaw_rad, 0.0, atol=1e-9)  # the heading stays 0
+    assert trajectory.vx_mps.max() <= 0.0 and trajectory.vx_mps.min() == pytest.approx(-1.0)
+    assert trajectory.v_mps[[0, -1]].tolist() == [0.0, 0.0]
+
+
+def test_without_reversing_the_car_goes_round():
+    forward = from_flat(PlannerConfig, {'model': 'bicycle', 'allow_reverse': False,
+                                        'limits.max_curvature': 0.25})
+    trajectory = plan_to_goal(forward, START, Pose2D(-3.0, 0.0, 0.0))
+    assert [leg.reverse for leg in trajectory.legs] == [False]
+    assert trajectory.length_m > 25.0
+
+
+def test_cusps_stop_the_schedule_and_survive_the_plan_message():
+    """A goal 3 m to the left: forward and backward legs. The speed is 0 at every cusp; the
+    poses alone (as a nav_msgs/Path carries them: heading, position, stamp) give the same legs
+    and the sign of the speed."""
+    trajectory = plan_to_goal(CAR, START, Pose2D(2.0, 3.0, 0.0))
+    legs = trajectory.legs
+    assert len(legs) >= 2
+    assert [leg.reverse for leg in legs] != [legs[0].reverse] * len(legs)
+    for leg in legs[:-1]:
+        assert trajectory.v_mps[leg.last] == 0.0
+        assert np.sign(trajectory.vx_mps[leg.first + 1]) == (-1.0 if leg.reverse else 1.0)
+    received = trajectory_from_poses(trajectory.t_s, trajectory.x_m, trajectory.y_m,
+                                     trajectory.yaw_rad)
+    assert received.legs == legs
+    assert legs_of(trajectory.x_m, trajectory.y_m, trajectory.yaw_rad) == legs
+    moving = np.abs(trajectory.vx_mps) > 0.05
+    assert np.all(np.sign(received.vx_mps[moving]) == np.sign(trajectory.vx_mps[moving]))
+    inside = np.ones(len(trajectory), dtype=bool)  # legs' ends: one-sided differences
+    inside[[index for leg in legs for index in (leg.first, leg.last)]] = False
+    np.testing.assert_allclose(received.vx_mps[inside], trajectory.vx_mps[inside], atol=0.01)
