@@ -85,7 +85,6 @@ def _wheelsim_nodes(context):
 
     prefix = {'frame_prefix': frame_prefix}
     localization_overrides = {**prefix, 'mode': localization_mode} if localization_mode else prefix
-    controller_overrides = {**prefix, 'model': model} if model else prefix
     tracking = IfCondition(LaunchConfiguration('tracking'))
     # Any of these nodes ending (a bad parameter, a crash) ends the whole launch: no half-run.
     common = {'output': 'screen', 'arguments': ['--ros-args', '--log-level', log_level]}
@@ -106,7 +105,7 @@ def _wheelsim_nodes(context):
              parameters=[params_file, prefix], condition=tracking,
              on_exit=_shutdown('planner'), **common),
         Node(package='wheelsim', executable='controller', name='controller',
-             parameters=[params_file, controller_overrides], condition=tracking,
+             parameters=[params_file, prefix], condition=tracking,
              on_exit=_shutdown('controller'), **common),
     ]
 
@@ -166,8 +165,9 @@ def generate_launch_description():
             description='ROS parameters file for every wheelsim node; default: the preset\'s'),
         DeclareLaunchArgument(
             'model', default_value='',
-            description='Vehicle model of vehicle_sim and the controller, overriding the params '
-                        'file: differential, bicycle or omni (empty: as in the params file)'),
+            description='Vehicle model of vehicle_sim, overriding the params file: differential, '
+                        'bicycle or omni (empty: as in the params file); planner and controller '
+                        'follow its vehicle_description'),
         DeclareLaunchArgument(
             'localization_mode', default_value='',
             description='Localization mode, overriding the params file: perfect, noisy or ekf '

@@ -6,7 +6,6 @@ every preset parses, its waypoints lie in free space of the shipped map, and the
 configure exactly the Nav2 servers nav2.launch.py starts, with the cmd_vel type of each distro.
 """
 
-import math
 
 import numpy as np
 import pytest
@@ -27,10 +26,14 @@ from bringup_support import (
 )
 from urdf_parser_py.urdf import URDF
 
-from wheelsim.core.params import flatten, unknown_keys
+from wheelsim.core.params import flatten, from_flat, unknown_keys
+from wheelsim.core.planning import config as planning
+from wheelsim.core.tracking import config as tracking
 from wheelsim.core.vehicle.config import MODELS, vehicle_config_from_params
+from wheelsim.core.vehicle.description import describe
 from wheelsim.core.vehicle.joints import wheel_layout
 from wheelsim.core.vehicle.urdf import build_urdf
+from wheelsim.nodes.planner import parameter_specs as planning_specs
 
 NAV2_COMMON = PARAMS_DIR / 'nav2.yaml'
 MAP_YAML = PARAMS_DIR / 'maps' / 'room.yaml'
@@ -169,20 +172,28 @@ def _section(path, node):
 
 
 @pytest.mark.parametrize('path', VEHICLE_PRESETS, ids=lambda p: p.name)
-def test_preset_controller_and_planner_match_the_vehicle(path):
+def test_presets_describe_the_vehicle_once_and_never_contradict_it(path):
+    """Model, geometry and steering are vehicle_sim's alone; planner and controller take them
+    from its vehicle_description, and what they do set stays within the vehicle."""
     controller, planner = _section(path, 'controller'), _section(path, 'planner')
+    for copied in ('model', 'wheel_base', 'max_steering_angle'):
+        assert copied not in controller, f'{path.name}: controller repeats {copied}'
+    assert 'model' not in planner, f'{path.name}: planner repeats model'
     vehicle = vehicle_config_from_params(preset_vehicles(path)[0][1])
-    assert controller['model'] == vehicle.model, 'the controller drives another model'
-    assert planner.get('holonomic', False) == (vehicle.model == 'omni')
-    if vehicle.model == 'bicycle':
-        steering_limit = vehicle.active.steering_actuator.max_position or math.pi / 2
-        assert controller['wheel_base'] == vehicle.active.wheel_base
-        assert 0 < controller['max_steering_angle'] <= steering_limit
-        max_curvature = math.tan(controller['max_steering_angle']) / controller['wheel_base']
-        assert 0 < planner['limits.max_curvature'] <= max_curvature, 'plans too tight to steer'
-    assert controller['limits.max_linear_x'] <= vehicle.drive.max_velocity or \
-        vehicle.drive.max_velocity == 0
-    assert planner['limits.max_speed'] <= controller['limits.max_linear_x']
+    description = describe(vehicle)
+    declared = {spec.name for spec in planning_specs()}
+    planner_config, planner_conflicts = planning.with_vehicle(
+        from_flat(planning.PlannerConfig, {k: v for k, v in planner.items() if k in declared}),
+        description)
+    controller_config, controller_conflicts = tracking.with_vehicle(
+        from_flat(tracking.ControllerConfig, controller), description)
+    assert planner_conflicts == controller_conflicts == []
+    assert planner_config.holonomic == (vehicle.model == 'omni')
+    assert controller_config.model == planner_config.model == vehicle.model
+    if description.max_curvature is not None:
+        assert 0 < planner_config.limits.max_curvature <= description.max_curvature, \
+            'plans too tight to steer'
+    assert planner_config.limits.max_speed <= controller_config.limits.max_linear_x
 
 
 # --- Nav2 ------------------------------------------------------------------------------------

@@ -18,10 +18,13 @@ from wheelsim.core.planning.planner import plan_to_goal
 from wheelsim.nodes.planner import path_message
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import quaternion_from_yaw, stamp_ns, time_msg
+from wheelsim.testing.configs import FIXED_CONTROLLER, FIXED_PLANNER
 from wheelsim.testing.processes import NodeProcess, Probe
 
 NODE = 'wheelsim.nodes.controller'
-PLANNER = from_flat(PlannerConfig, {'limits.max_speed': 0.8})
+PLANNER = from_flat(PlannerConfig, {**FIXED_PLANNER, 'limits.max_speed': 0.8})
+#: Every vehicle value given: the controller needs no vehicle_description here.
+FIXED = {name: value for name, value in FIXED_CONTROLLER.items() if name != 'model'}
 
 
 class Plant:
@@ -102,7 +105,7 @@ def send_plan(probe, trajectory, frame='map', offset_s=0.0):
     [('differential', 'feedforward'), ('omni', 'pure_pursuit'), ('bicycle', 'stanley')],
 )
 def test_closes_the_loop_to_the_goal_and_stops(probe, model, algorithm):
-    params = {'model': model, 'algorithm': algorithm, 'control_rate': 20.0}
+    params = {**FIXED, 'model': model, 'algorithm': algorithm, 'control_rate': 20.0}
     with NodeProcess(NODE, params) as node:
         plant = Plant(probe, Pose2D(0.0, 0.3, 0.0))
         errors = probe.record(Vector3Stamped, 'tracking_error')
@@ -134,7 +137,7 @@ def test_closes_the_loop_to_the_goal_and_stops(probe, model, algorithm):
 
 
 def test_unstamped_commands_and_refused_input(probe):
-    with NodeProcess(NODE, {'model': 'differential', 'enable_stamped_cmd_vel': False}) as node:
+    with NodeProcess(NODE, {**FIXED_CONTROLLER, 'enable_stamped_cmd_vel': False}) as node:
         plant = Plant(probe, Pose2D(0.0, 0.0, 0.0), stamped=False)
         assert probe.spin_until(lambda: plant._pose_pub.get_subscription_count() > 0, 20), (
             node.output()
@@ -167,7 +170,7 @@ def test_unstamped_commands_and_refused_input(probe):
 
 
 def test_a_plan_from_another_clock_starts_on_arrival_and_stale_poses_stop(probe):
-    params = {'model': 'differential', 'pose_timeout': 0.5}
+    params = {**FIXED_CONTROLLER, 'pose_timeout': 0.5}
     with NodeProcess(NODE, params) as node:
         plant = Plant(probe, Pose2D(0.0, 0.0, 0.0))
         assert probe.spin_until(lambda: plant._pose_pub.get_subscription_count() > 0, 20), (
@@ -196,7 +199,7 @@ def test_a_restarted_controller_goes_on_from_where_the_vehicle_is(probe):
     """A controller restarted while the vehicle is 3 m along a 6 m plan gets the latched plan,
     stamped long ago: it must drive on from there, never back towards the path's start (it
     used to reverse about 1.5 m at min_linear_x)."""
-    params = {'model': 'differential'}
+    params = dict(FIXED_CONTROLLER)
     with NodeProcess(NODE, params) as node:
         plant = Plant(probe, Pose2D(3.0, 0.0, 0.0))
         assert probe.spin_until(lambda: plant._pose_pub.get_subscription_count() > 0, 20), (
@@ -211,3 +214,36 @@ def test_a_restarted_controller_goes_on_from_where_the_vehicle_is(probe):
         assert plant.pose[0] > 3.0, plant.pose
         planned = re.search(r"nearest point, ([0-9.]+) s into it", node.output())
         assert planned and float(planned.group(1)) > 1.0, node.output()
+
+
+def test_takes_the_vehicle_from_vehicle_description_and_warns_once_of_contradictions(probe):
+    """Without a description the controller says what it waits for; with one (a car with
+    0.1 s dead time, 0.15 s lag) it takes lead time, limits and geometry from it, and an
+    explicit model that contradicts the vehicle is warned about once, naming both values
+    (explicit values win; the steering limit is a car's only: not compared)."""
+    from std_msgs.msg import String
+
+    from wheelsim.core.vehicle.config import vehicle_config_from_params
+    from wheelsim.core.vehicle.description import describe
+
+    params = {'model': 'differential', 'max_steering_angle': 0.8}
+    with NodeProcess(NODE, params) as node:
+        assert probe.spin_until(lambda: 'waiting for vehicle_description' in node.output(),
+                                20), node.output()
+        assert 'to set wheel_base, lead_time, limits.max_linear_x' in node.output()
+        car = vehicle_config_from_params({
+            'model': 'bicycle', 'model_params.bicycle.wheel_base': 1.5,
+            'model_params.bicycle.drive_actuator.dead_time': 0.1,
+            'model_params.bicycle.drive_actuator.time_constant': 0.15})
+        description = probe.publisher(String, 'vehicle_description', qos.LATCHED)
+        for _ in range(2):  # twice: warned once
+            description.publish(String(data=describe(car).to_json()))
+            probe.spin_for(0.5)
+        assert probe.spin_until(lambda: 'lead_time 0.25 s' in node.output(), 10), node.output()
+        output = node.output()
+        assert ("controller parameter model = 'differential' differs from the vehicle's "
+                "'bicycle' (vehicle_description); using 'differential' as set") in output
+        assert output.count('differs from the vehicle') == 1
+        assert ('feedforward for a differential vehicle at 20 Hz (lead_time 0.25 s, speed -2 to '
+                '2 m/s)') in output
+        assert node.stop() == 0, node.output()

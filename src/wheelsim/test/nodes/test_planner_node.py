@@ -14,6 +14,7 @@ from rclpy.parameter import Parameter
 
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import quaternion_from_yaw, stamp_ns, yaw_from_quaternion
+from wheelsim.testing.configs import FIXED_PLANNER
 from wheelsim.testing.processes import NodeProcess, Probe
 
 NODE = 'wheelsim.nodes.planner'
@@ -59,7 +60,7 @@ def assert_timed(plan):
 def test_waypoint_plan_is_latched_timed_and_passes_every_waypoint(probe):
     params = {'waypoints': [0.0, 0.0, NAN, 4.0, 0.0, NAN, 4.0, 3.0, 1.57]}
     params['start_at_current_pose'] = False
-    with NodeProcess(NODE, params) as node:
+    with NodeProcess(NODE, {**FIXED_PLANNER, **params}) as node:
         plans = probe.record(Path, 'plan', qos.LATCHED)
         assert probe.spin_until(lambda: plans, 20), node.output()
         plan = plans[0]
@@ -86,7 +87,7 @@ def test_waypoint_plan_is_latched_timed_and_passes_every_waypoint(probe):
 
 
 def test_goals_are_planned_from_the_pose_and_bad_ones_refused(probe):
-    with NodeProcess(NODE, {'limits.max_curvature': 0.3}) as node:
+    with NodeProcess(NODE, {**FIXED_PLANNER, 'limits.max_curvature': 0.3}) as node:
         plans = probe.record(Path, 'plan', qos.LATCHED)
         pose = probe.publisher(PoseWithCovarianceStamped, 'pose')
         goal = probe.publisher(PoseStamped, 'goal_pose')
@@ -122,7 +123,7 @@ def test_a_goal_behind_a_car_gets_a_plan_that_backs_up_facing_forwards(probe):
     """The plan carries the direction of travel: every pose faces +x (the heading) while the
     positions go -x (reverse), and the planner says why the leg reverses."""
     params = {'model': 'bicycle', 'limits.max_curvature': 0.25, 'waypoints': []}
-    with NodeProcess(NODE, params) as node:
+    with NodeProcess(NODE, {**FIXED_PLANNER, **params}) as node:
         plans = probe.record(Path, 'plan', qos.LATCHED)
         pose = probe.publisher(PoseWithCovarianceStamped, 'pose')
         goal = probe.publisher(PoseStamped, 'goal_pose')
@@ -143,7 +144,7 @@ def test_a_goal_behind_a_car_gets_a_plan_that_backs_up_facing_forwards(probe):
 
 
 def test_start_at_current_pose_waits_for_a_pose(probe):
-    with NodeProcess(NODE, {'waypoints': [5.0, 0.0, NAN]}) as node:
+    with NodeProcess(NODE, {**FIXED_PLANNER, 'waypoints': [5.0, 0.0, NAN]}) as node:
         plans = probe.record(Path, 'plan', qos.LATCHED)
         pose = probe.publisher(PoseWithCovarianceStamped, 'pose')
         assert probe.spin_until(lambda: pose.get_subscription_count() > 0, 20), node.output()
@@ -159,7 +160,7 @@ def test_start_at_current_pose_waits_for_a_pose(probe):
     ('params', 'message'),
     [
         ({'waypoints': [1.0, 2.0]}, 'parameter waypoints'),
-        ({'limits.max_speed': -1.0}, 'parameter limits.max_speed = -1.0 is invalid'),
+        ({'limits.max_speed': -2.0}, 'parameter limits.max_speed = -2.0 is invalid'),
     ],
 )
 def test_invalid_parameters_stop_start_up_with_one_line(ros_domain_id, params, message):
@@ -179,7 +180,7 @@ def test_goal_in_a_frame_joined_by_a_static_transform_is_moved_into_the_map_fram
 
     from wheelsim.ros.static_frames import STATIC_TF_QOS
 
-    node = NodeProcess(NODE, {'frame_prefix': 'robot2/', 'waypoints': []})
+    node = NodeProcess(NODE, {**FIXED_PLANNER, 'frame_prefix': 'robot2/', 'waypoints': []})
     with node:
         static = probe.publisher(TFMessage, '/tf_static', STATIC_TF_QOS)
         placement = TransformStamped()

@@ -1,8 +1,12 @@
+
 """Robots around vehicle_sim: two side by side (namespace plus frame_prefix), and the
 robot_state_publisher that shows its vehicle."""
 
 from __future__ import annotations
 
+import math
+
+import pytest
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
@@ -87,5 +91,17 @@ def test_a_live_vehicle_change_updates_robot_state_publisher(ros_domain_id):
 
             expected = build_urdf(vehicle_config_from_params({'model': 'bicycle', limit: 0.4}))
             assert fake_rsp.get_parameter('robot_description').value == expected
+            # vehicle_description follows too: the planner's curvature bound and the
+            # controller's steering limit change with the steering.
+            from wheelsim.core.vehicle.description import parse_description
+
+            vehicles = probe.record(String, 'vehicle_description', qos.LATCHED)
+            assert probe.spin_until(
+                lambda: vehicles and parse_description(vehicles[-1].data).max_steering_angle
+                == 0.4, 10), sim.output()
+            described = parse_description(vehicles[-1].data)
+            assert described.model == 'bicycle' and described.urdf == expected
+            assert described.max_curvature == pytest.approx(math.tan(0.4) / 2.0)
+            assert (described.drive.dead_time, described.drive.time_constant) == (0.2, 0.4)
     finally:
         probe.close()

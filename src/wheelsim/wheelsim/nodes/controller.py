@@ -34,7 +34,7 @@ from rclpy.node import Node
 from wheelsim.core.geometry.se2 import Pose2D, integrate_twist
 from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.core.planning.path import PlanningError
-from wheelsim.core.tracking.config import ControllerConfig
+from wheelsim.core.tracking.config import ControllerConfig, waiting_for_vehicle, with_vehicle
 from wheelsim.core.tracking.controller import (
     GOAL_FAILED,
     GOAL_REACHED,
@@ -56,6 +56,7 @@ from wheelsim.ros.conversions import (
 from wheelsim.ros.inputs import WARN_PERIOD_S, MapPoses
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
+from wheelsim.ros.vehicle_description import VehicleDefaults
 
 
 def parameter_specs() -> list[ParamSpec]:
@@ -82,8 +83,9 @@ class Controller(Node):
         self.params = NodeParameters(self)
         self._settings = self.params.declare_config(ControllerConfig, self._on_settings)
         self.params.report_unknown()
-        config = self.config
-        self.tracker = TrackingController(config)
+        config = self._settings.config
+        self.tracker: TrackingController | None = None  # once the configuration is complete
+        self._waiting_plan: Path | None = None  # a plan received before that
         self._pose: tuple[Pose2D, int] | None = None
         self._twist: BodyTwist | None = None
         self._plan_key: tuple | None = None
@@ -103,24 +105,44 @@ class Controller(Node):
         self.create_subscription(PoseWithCovarianceStamped, 'pose', self._on_pose, qos.DEFAULT)
         self.create_subscription(Odometry, 'odom', self._on_odom, qos.DEFAULT)
         self._timer = self.create_timer(timer_period_s(config.control_rate), self._on_timer)
-        self.get_logger().info(
-            f'{config.algorithm} for a {config.model} vehicle at {config.control_rate:g} Hz, '
-            f'cmd_vel as {"TwistStamped" if self._stamped else "Twist"}'
-        )
+        self._vehicle = VehicleDefaults(
+            self, config, with_vehicle, waiting_for_vehicle, self._on_resolved)
 
     @property
-    def config(self) -> ControllerConfig:
-        """The current validated configuration."""
-        return self._settings.config
+    def config(self) -> ControllerConfig | None:
+        """The configuration in use: the parameters completed from the vehicle description
+        (None while some still wait for it)."""
+        return self._vehicle.config
 
     def _on_settings(self, new: ControllerConfig, old: ControllerConfig) -> None:
-        self.tracker.config = new
+        self._vehicle.declare(new)
         if new.control_rate != old.control_rate:
             self.destroy_timer(self._timer)
             self._timer = self.create_timer(timer_period_s(new.control_rate), self._on_timer)
 
+    def _on_resolved(self, config: ControllerConfig) -> None:
+        limits = config.limits
+        self.get_logger().info(
+            f'{config.algorithm} for a {config.model} vehicle at {config.control_rate:g} Hz '
+            f'(lead_time {config.lead_time:.3g} s, speed {limits.min_linear_x:.3g} to '
+            f'{limits.max_linear_x:.3g} m/s' + (
+                f', wheel_base {config.wheel_base:.3g} m, steering limit '
+                f'{config.max_steering_angle:.3g} rad' if config.model == 'bicycle' else '')
+            + f'), cmd_vel as {"TwistStamped" if self._stamped else "Twist"}')
+        if self.tracker is None:
+            self.tracker = TrackingController(config)
+            if self._waiting_plan is not None:
+                plan, self._waiting_plan = self._waiting_plan, None
+                self._on_plan(plan)
+        else:
+            self.tracker.config = config
+
     def _on_plan(self, msg: Path) -> None:
         if not self._map_poses.frame_matches(msg.header.frame_id, 'plan'):
+            return
+        if self.tracker is None:
+            self._waiting_plan = msg
+            self._vehicle.log_waiting()
             return
         if not msg.poses:
             self._plan_key = None
@@ -183,6 +205,9 @@ class Controller(Node):
             self._twist = twist
 
     def _on_timer(self) -> None:
+        if self.tracker is None:
+            self._vehicle.log_waiting()
+            return
         if self.tracker.trajectory is None:
             return
         now = now_ns(self)

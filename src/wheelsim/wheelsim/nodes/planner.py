@@ -29,7 +29,7 @@ from rclpy.node import Node
 
 from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.params import ParamSpec, from_flat, specs
-from wheelsim.core.planning.config import PlannerConfig
+from wheelsim.core.planning.config import PlannerConfig, waiting_for_vehicle, with_vehicle
 from wheelsim.core.planning.path import PlanningError, path_shape
 from wheelsim.core.planning.planner import plan_to_goal, plan_waypoints
 from wheelsim.core.planning.trajectory import Trajectory
@@ -39,6 +39,7 @@ from wheelsim.ros.conversions import NS_PER_S, quaternion_from_yaw, time_msg
 from wheelsim.ros.inputs import MapPoses
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
+from wheelsim.ros.vehicle_description import VehicleDefaults
 
 RETRY_PERIOD_S = 0.2  # how often a pending waypoint plan checks its preconditions
 
@@ -79,25 +80,38 @@ class Planner(Node):
         self.params = NodeParameters(self)
         self._settings = self.params.declare_config(PlannerConfig, self._on_settings)
         self.params.report_unknown()
+        declared = self._settings.config
         self._pose: Pose2D | None = None
-        self._waypoints_pending = bool(self.config.waypoints)
+        self._waypoints_pending = False
         self._plan = self.create_publisher(Path, 'plan', qos.LATCHED)
-        self._map_poses = MapPoses(self, self.config.full_map_frame)
+        self._map_poses = MapPoses(self, declared.full_map_frame)
         self.create_subscription(PoseWithCovarianceStamped, 'pose', self._on_pose, qos.DEFAULT)
         self.create_subscription(PoseStamped, 'goal_pose', self._on_goal, qos.DEFAULT)
+        self._vehicle = VehicleDefaults(
+            self, declared, with_vehicle, waiting_for_vehicle, self._on_resolved)
         self.create_timer(RETRY_PERIOD_S, self._plan_waypoints_when_ready)
-        count = len(self.config.waypoints) // 3
+        count = len(declared.waypoints) // 3
         self.get_logger().info(
-            f'planning in {self.config.full_map_frame}: {count} waypoints, goals on goal_pose'
+            f'planning in {declared.full_map_frame}: {count} waypoints, goals on goal_pose'
         )
 
     @property
-    def config(self) -> PlannerConfig:
-        """The current validated configuration."""
-        return self._settings.config
+    def config(self) -> PlannerConfig | None:
+        """The configuration in use: the parameters completed from the vehicle description
+        (None while some still wait for it)."""
+        return self._vehicle.config
 
     def _on_settings(self, new: PlannerConfig, _old: PlannerConfig) -> None:
+        self._vehicle.declare(new)
         self._waypoints_pending = bool(new.waypoints)
+
+    def _on_resolved(self, config: PlannerConfig) -> None:
+        limits = config.limits
+        self.get_logger().info(
+            f'planning for a {config.model} vehicle: max_speed {limits.max_speed:.3g} m/s, '
+            f'max_acceleration {limits.max_acceleration:.3g} m/s^2, max_curvature '
+            f'{limits.max_curvature:.3g} 1/m' + (', reversing allowed' if config.reverses else ''))
+        self._waypoints_pending = bool(config.waypoints)  # (again) for this vehicle
 
     def _on_pose(self, msg: PoseWithCovarianceStamped) -> None:
         pose = self._map_poses.pose(msg.pose.pose, msg.header.frame_id, 'pose')
@@ -105,6 +119,9 @@ class Planner(Node):
             self._pose = pose
 
     def _plan_waypoints_when_ready(self) -> None:
+        if self.config is None:
+            self._vehicle.log_waiting()
+            return
         if not self._waypoints_pending or now_ns(self) == 0:
             return
         if self.config.start_at_current_pose and self._pose is None:
@@ -123,6 +140,11 @@ class Planner(Node):
         if self._pose is None:
             self._map_poses.warnings.warn(
                 'goal early', f'goal {tuple(goal)} ignored: no pose received yet')
+            return
+        if self.config is None:
+            self._map_poses.warnings.warn('goal early', (
+                f'goal {tuple(goal)} ignored: {", ".join(self._vehicle.waiting_for())} still '
+                'wait for vehicle_description'))
             return
         start = self._pose
         self._publish(f'goal {_pose_text(goal)}',

@@ -33,6 +33,7 @@ from std_srvs.srv import Trigger
 
 from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.core.vehicle.config import VEHICLE_PARAM_SPECS, vehicle_config_from_params
+from wheelsim.core.vehicle.description import VehicleDescription, describe
 from wheelsim.core.vehicle.model import Vehicle
 from wheelsim.core.vehicle.urdf import build_urdf
 from wheelsim.core.vehicle_sim.command import CommandAge
@@ -56,6 +57,7 @@ from wheelsim.ros.inputs import MapPoses
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
 from wheelsim.ros.sim_diagnostics import DIAGNOSTICS_PERIOD_S, SimDiagnostics
+from wheelsim.ros.vehicle_description import VehicleDescriptionPublisher
 from wheelsim.ros.vehicle_outputs import VehicleOutputs
 
 PACING_BUDGET_NS = 2_000_000  # wall time one pacing call may use before yielding to callbacks
@@ -98,7 +100,10 @@ class VehicleSim(Node):
             [settings.frame_prefix + name for name in self.vehicle.joint_names],
             serialized=self.mode is not ClockMode.FOLLOW,  # see VehicleOutputs
         )
-        self.outputs.publish_description(self._urdf())
+        urdf = self._urdf()
+        self.outputs.publish_description(urdf)
+        self._vehicle_description = VehicleDescriptionPublisher(self)
+        self._vehicle_description.publish(self._describe(urdf))
         self._description_sync = RobotStatePublisherSync(self, settings.robot_state_publisher)
         self.cmd_vel = CmdVelInput(
             self, settings.cmd_vel_type, self._on_command, self._command_limits()
@@ -158,6 +163,10 @@ class VehicleSim(Node):
 
     def _command_limits(self) -> tuple[float, float]:
         return (self.settings.cmd_vel_limits.linear, self.settings.cmd_vel_limits.angular)
+
+    def _describe(self, urdf: str) -> VehicleDescription:
+        """The vehicle as vehicle_description tells planner and controller."""
+        return describe(self._vehicle_config.config, urdf, self.settings.full_base_frame)
 
     def _urdf(self) -> str:
         settings = self.settings
@@ -363,6 +372,7 @@ class VehicleSim(Node):
         self.vehicle.apply_config(new)
         urdf = self._urdf()
         self.outputs.publish_description(urdf)
+        self._vehicle_description.publish(self._describe(urdf))
         self._description_sync.update(urdf)
 
     def destroy_node(self) -> None:

@@ -21,6 +21,7 @@ from wheelsim.core.planning.path import PlanningError, path_shape
 from wheelsim.core.planning.planner import plan_waypoints
 from wheelsim.core.planning.spline import spline_through
 from wheelsim.core.planning.waypoints import figure_eight, waypoints_from_lists
+from wheelsim.testing.configs import FIXED_PLANNER
 
 NAN = math.nan
 #: The default scenario's figure-eight waypoints (run/scenarios/default.yaml).
@@ -50,7 +51,7 @@ def assert_passes_every_waypoint(path, knot_s, points):
 
 def test_the_default_figure_eight_is_planned_within_the_bound_and_20_m():
     """It was planned as 38 m of Dubins loops (final yaw 19.99 rad) with max_curvature 1."""
-    config = from_flat(PlannerConfig, {'waypoints': SCENARIO_FIGURE_EIGHT,
+    config = from_flat(PlannerConfig, {**FIXED_PLANNER, 'waypoints': SCENARIO_FIGURE_EIGHT,
                                        'limits.max_curvature': 1.0})
     warnings: list[str] = []
     trajectory = plan_waypoints(config, Pose2D(0.0, 0.0, 0.0), warnings)

@@ -13,13 +13,14 @@ from wheelsim.core.planning.path import PlanningError
 from wheelsim.core.planning.planner import plan_through, plan_to_goal, plan_waypoints
 from wheelsim.core.planning.waypoints import waypoints_from_lists
 from wheelsim.core.tracking.config import ControllerConfig
+from wheelsim.testing.configs import FIXED_PLANNER
 
 NAN = math.nan
 CAR_CURVATURE = math.tan(math.pi / 6) / 2.0  # reference car: 30 degree steering, 2 m base
 
 
 def config(**values):
-    return from_flat(PlannerConfig, values)
+    return from_flat(PlannerConfig, {**FIXED_PLANNER, **values})
 
 
 def distance_to_path(trajectory, x, y):
@@ -60,7 +61,8 @@ def test_every_parameter_is_documented_and_every_number_bounded(config_class):
             {'waypoints': [1.0, 0.0, NAN], 'start_at_current_pose': False},
             'only with start_at_current_pose',
         ),
-        ({'limits.max_speed': 0.0}, r'parameter limits.max_speed = 0.0 is invalid: must be .*\(0'),
+        ({'limits.max_speed': 0.0},
+         r'parameter limits.max_speed = 0.0 is invalid: must be -1 \(from the vehicle\) or > 0'),
         ({'path_resolution': 5.0}, 'parameter path_resolution'),
     ],
 )
@@ -165,13 +167,13 @@ def test_holonomic_waypoints_turn_only_where_headings_are_given():
 @pytest.mark.parametrize('goal', [(1e7, 0.0, 0.0), (1e308, 1e308, 0.0), (1e154, -1e154, 1.0),
                                   (700.0, 800.0, 0.0)])
 def test_goals_beyond_the_workspace_are_refused_before_any_planning(goal):
-    config = from_flat(PlannerConfig, {})
+    config = from_flat(PlannerConfig, FIXED_PLANNER)
     with pytest.raises(PlanningError, match='beyond limits.workspace_radius = 1000 m'):
         plan_to_goal(config, Pose2D(0.0, 0.0, 0.0), Pose2D(*goal))
 
 
 def test_a_goal_at_the_workspace_edge_is_planned():
-    config = from_flat(PlannerConfig, {'limits.workspace_radius': 50.0})
+    config = from_flat(PlannerConfig, {**FIXED_PLANNER, 'limits.workspace_radius': 50.0})
     trajectory = plan_to_goal(config, Pose2D(-49.0, 0.0, 0.0), Pose2D(49.0, 0.0, 0.0))
     assert trajectory.length_m == pytest.approx(98.0, abs=1e-6)
 
@@ -182,6 +184,7 @@ def test_waypoints_beyond_the_workspace_are_an_invalid_parameter():
 
 
 def test_a_plan_needing_too_many_poses_is_refused():
-    config = from_flat(PlannerConfig, {'limits.max_plan_poses': 100, 'path_resolution': 0.05})
+    config = from_flat(PlannerConfig, {**FIXED_PLANNER, 'limits.max_plan_poses': 100,
+                                       'path_resolution': 0.05})
     with pytest.raises(PlanningError, match='more than limits.max_plan_poses = 100'):
         plan_to_goal(config, Pose2D(0.0, 0.0, 0.0), Pose2D(10.0, 0.0, 0.0))  # 200 poses

@@ -25,6 +25,7 @@ from wheelsim.core.planning.config import PlannerConfig
 from wheelsim.core.planning.planner import plan_to_goal
 from wheelsim.core.planning.reeds_shepp import cc_reeds_shepp, reeds_shepp_length
 from wheelsim.core.planning.trajectory import legs_of, trajectory_from_poses
+from wheelsim.testing.configs import FIXED_PLANNER
 
 START = Pose2D(0.0, 0.0, 0.0)
 #: (goal, turning radius [m], OMPL 2.0.1's shortest Reeds-Shepp length [m]).
@@ -42,7 +43,7 @@ OMPL_LENGTHS = [
     ((0.0, 0.0, math.pi / 2), 2.0, 3.141592653589793),
     ((-1.0, 4.0, -2.5), 1.0, 4.735216772152197),
 ]
-CAR = from_flat(PlannerConfig, {'model': 'bicycle', 'limits.max_curvature': 0.25})
+CAR = from_flat(PlannerConfig, {**FIXED_PLANNER, 'model': 'bicycle', 'limits.max_curvature': 0.25})
 
 
 @pytest.mark.parametrize(('goal', 'radius_m', 'expected_m'), OMPL_LENGTHS)
@@ -92,7 +93,7 @@ def test_a_goal_straight_behind_a_car_is_reached_by_reversing():
 
 
 def test_without_reversing_the_car_goes_round():
-    forward = from_flat(PlannerConfig, {'model': 'bicycle', 'allow_reverse': False,
+    forward = from_flat(PlannerConfig, {**FIXED_PLANNER, 'model': 'bicycle', 'allow_reverse': False,
                                         'limits.max_curvature': 0.25})
     trajectory = plan_to_goal(forward, START, Pose2D(-3.0, 0.0, 0.0))
     assert [leg.reverse for leg in trajectory.legs] == [False]

@@ -17,21 +17,21 @@ from wheelsim.core.tracking.reference import resume_arc_length
 from wheelsim.core.tracking.simulation import run_closed_loop
 from wheelsim.core.vehicle.config import vehicle_config_from_params
 from wheelsim.core.vehicle.model import Vehicle
+from wheelsim.testing.configs import FIXED_CONTROLLER, FIXED_PLANNER, controller_for
 
 MODELS = ('differential', 'bicycle', 'omni')
 ALGORITHMS = ('feedforward', 'pure_pursuit', 'stanley')
 # The default drive's lag: dead time 0.2 s plus time constant 0.4 s.
 LEAD_S = 0.6
 # Within the default car's steering (tan(30 deg) / 2 m = 0.29 1/m), with a margin.
-PLANNER = from_flat(PlannerConfig, {'limits.max_curvature': 0.25, 'limits.max_speed': 1.0})
+PLANNER = from_flat(PlannerConfig, {**FIXED_PLANNER, 'limits.max_curvature': 0.25})
 CIRCLE_RADIUS_M = 6.0
 
 
 def drive(model, algorithm, trajectory, start, extra_time_s=20.0, lead_time=LEAD_S):
     """Run the loop; the controller's lead_time matches the vehicle's drive lag by default."""
     vehicle = Vehicle(vehicle_config_from_params({'model': model}), 0.001, start)
-    values = {'model': model, 'algorithm': algorithm, 'lead_time': lead_time}
-    config = from_flat(ControllerConfig, values)
+    config = controller_for({'model': model}, {'algorithm': algorithm, 'lead_time': lead_time})
     return run_closed_loop(
         vehicle, TrackingController(config), trajectory, trajectory.duration_s + extra_time_s
     )
@@ -107,8 +107,7 @@ def test_tracks_through_localization_noise(model):
     points = figure_eight()
     trajectory = plan_through(waypoints_from_lists(points), PLANNER)
     vehicle = Vehicle(vehicle_config_from_params({'model': model}), 0.001, tuple(points[0]))
-    values = {'model': model, 'algorithm': 'feedforward', 'lead_time': LEAD_S}
-    config = from_flat(ControllerConfig, values)
+    config = controller_for({'model': model}, {'algorithm': 'feedforward'})
     result = run_closed_loop(
         vehicle, TrackingController(config), trajectory, trajectory.duration_s + 20, noisy
     )
@@ -120,9 +119,9 @@ def test_tracks_through_localization_noise(model):
 def test_a_schedule_placed_at_the_nearest_point_drives_on_never_back(algorithm):
     """A controller taking over a plan the vehicle is already 3 m along (a restart) places the
     schedule at the vehicle's nearest point: the vehicle goes on to the goal, never backwards."""
-    planner = from_flat(PlannerConfig, {})
+    planner = from_flat(PlannerConfig, FIXED_PLANNER)
     trajectory = plan_to_goal(planner, Pose2D(0.0, 0.0, 0.0), Pose2D(6.0, 0.0, 0.0))
-    controller = TrackingController(from_flat(ControllerConfig, {'model': 'differential',
+    controller = TrackingController(from_flat(ControllerConfig, {**FIXED_CONTROLLER,
                                                                   'algorithm': algorithm}))
     planned_s = controller.follow_from_nearest(trajectory, 100.0, Pose2D(3.0, 0.0, 0.0))
     assert planned_s == pytest.approx(trajectory.at_arc_length(3.0).t_s, abs=1e-3)
@@ -161,14 +160,14 @@ def test_a_figure_eight_is_resumed_on_the_branch_the_vehicle_faces_along():
 
 # --- reversing ----------------------------------------------------------------------------
 
-CAR_PLANNER = from_flat(PlannerConfig, {'model': 'bicycle', 'limits.max_curvature': 0.25})
+CAR_PLANNER = from_flat(PlannerConfig, {**FIXED_PLANNER, 'model': 'bicycle',
+                                        'limits.max_curvature': 0.25})
 
 
 def drive_car(algorithm, trajectory):
     """The default car (2 m wheel base, 30 degree steering) with the default actuators."""
     vehicle = Vehicle(vehicle_config_from_params({'model': 'bicycle'}), 0.001, (0.0, 0.0, 0.0))
-    config = from_flat(ControllerConfig, {'model': 'bicycle', 'algorithm': algorithm,
-                                          'lead_time': LEAD_S, 'limits.min_linear_x': -2.0})
+    config = controller_for({'model': 'bicycle'}, {'algorithm': algorithm})
     return run_closed_loop(vehicle, TrackingController(config), trajectory,
                            trajectory.duration_s + 20.0)
 

@@ -34,6 +34,7 @@ from wheelsim.core.tracking.point import point_to_point_twist
 from wheelsim.core.tracking.pure_pursuit import pure_pursuit_twist
 from wheelsim.core.tracking.reference import ZERO_TWIST, BodyTwist, PathProgress, tracking_errors
 from wheelsim.core.tracking.stanley import stanley_twist, steered_point, steered_point_trajectory
+from wheelsim.testing.configs import FIXED_CONTROLLER, FIXED_PLANNER
 
 LIMITS = MotionLimits(1.0, 0.5, 1.0, 1.0)
 
@@ -111,7 +112,7 @@ def test_feedforward_for_omni_corrects_sideways():
 
 def test_plans_without_times_stop_at_each_cusp_and_back_up_facing_their_poses():
     """Nav2-style (equal stamps): 4 m forwards, then 2 m back along the line facing +x."""
-    config = from_flat(ControllerConfig, {'limits.max_linear_x': 0.5})
+    config = from_flat(ControllerConfig, {**FIXED_CONTROLLER, 'limits.max_linear_x': 0.5})
     x = np.concatenate([np.linspace(0.0, 4.0, 81), np.linspace(3.95, 2.0, 40)])
     trajectory, timed = trajectory_from_plan(np.zeros(121), x, np.zeros(121), np.zeros(121),
                                              config)
@@ -129,7 +130,7 @@ def test_plans_without_times_stop_at_each_cusp_and_back_up_facing_their_poses():
 
 def test_pure_pursuit_backs_along_a_reversed_leg_towards_a_point_behind():
     """The path runs from x = 10 back to 0 with the car facing +x."""
-    trajectory = plan_to_goal(from_flat(PlannerConfig, {'model': 'bicycle',
+    trajectory = plan_to_goal(from_flat(PlannerConfig, {**FIXED_PLANNER, 'model': 'bicycle',
                                                         'limits.max_curvature': 0.25}),
                               Pose2D(10.0, 0.0, 0.0), Pose2D(0.0, 0.0, 0.0))
     assert [leg.reverse for leg in trajectory.legs] == [True]
@@ -146,7 +147,7 @@ def test_pure_pursuit_backs_along_a_reversed_leg_towards_a_point_behind():
 def test_stanley_in_reverse_steers_the_point_behind_back_to_its_path():
     """Backing towards -x while facing +x, 0.3 m left (+y) of the path: the point 2 m behind
     is led back onto its own path, at the plan's negative speed."""
-    trajectory = plan_to_goal(from_flat(PlannerConfig, {'model': 'bicycle',
+    trajectory = plan_to_goal(from_flat(PlannerConfig, {**FIXED_PLANNER, 'model': 'bicycle',
                                                         'limits.max_curvature': 0.25}),
                               Pose2D(10.0, 0.0, 0.0), Pose2D(0.0, 0.0, 0.0))
     leg = trajectory.legs[0]
@@ -217,7 +218,7 @@ def test_stanley_front_axle_path_of_a_circle_has_the_steady_steering():
     points = [
         [radius * math.sin(a), radius * (1 - math.cos(a)), a] for a in np.linspace(0, 2 * np.pi, 33)
     ]
-    trajectory = plan_through(waypoints_from_lists(points), from_flat(PlannerConfig, {}))
+    trajectory = plan_through(waypoints_from_lists(points), from_flat(PlannerConfig, FIXED_PLANNER))
     front = steered_point_trajectory(trajectory, base, trajectory.legs[0])
     inner = slice(len(front) // 4, 3 * len(front) // 4)
     offset = front.path_yaw_rad[inner] - trajectory.yaw_rad[inner]
@@ -270,7 +271,8 @@ def test_limits_clamp_rate_limit_and_keep_the_steering_limit():
 
 def test_limits_turn_a_non_finite_command_into_zero():
     out = limit_twist(
-        BodyTwist(math.nan, 0.0, math.inf), ZERO_TWIST, 0.05, OutputLimitsConfig(), True
+        BodyTwist(math.nan, 0.0, math.inf), ZERO_TWIST, 0.05,
+        from_flat(ControllerConfig, FIXED_CONTROLLER).limits, True
     )
     assert out == ZERO_TWIST
 
@@ -284,7 +286,8 @@ def test_limits_turn_a_non_finite_command_into_zero():
         ({'algorithm': 'mpc'}, "parameter algorithm = 'mpc' is invalid: must be one of"),
         ({'control_rate': 0.0}, 'parameter control_rate'),
         ({'pure_pursuit.min_lookahead': 5.0}, 'parameter pure_pursuit.min_lookahead = 5.0'),
-        ({'limits.min_linear_x': 0.5}, r'parameter limits.min_linear_x = 0.5 .* \[-100, 0\]'),
+        ({'limits.min_linear_x': 0.5}, r'parameter limits.min_linear_x = 0.5 .* <= 0, or 1'),
+        ({'wheel_base': -0.5}, r'parameter wheel_base = -0.5 .* -1 \(from the vehicle\) or > 0'),
     ],
 )
 def test_invalid_controller_configuration_names_the_parameter(values, message):
@@ -296,7 +299,7 @@ def test_invalid_controller_configuration_names_the_parameter(values, message):
 
 
 def controller(**values):
-    return TrackingController(from_flat(ControllerConfig, {'model': 'differential', **values}))
+    return TrackingController(from_flat(ControllerConfig, {**FIXED_CONTROLLER, **values}))
 
 
 def run_until(ctl, end_s, pose, start_s=0.0):
@@ -417,7 +420,7 @@ def test_controller_refuses_a_non_finite_pose():
 
 
 def test_plans_without_times_are_timed_within_the_output_limits():
-    config = from_flat(ControllerConfig, {'limits.max_linear_x': 0.5})
+    config = from_flat(ControllerConfig, {**FIXED_CONTROLLER, 'limits.max_linear_x': 0.5})
     x = np.linspace(0.0, 4.0, 81)
     trajectory, timed = trajectory_from_plan(np.zeros(81), x, np.zeros(81), np.zeros(81), config)
     assert not timed

@@ -13,6 +13,18 @@ from wheelsim.core.params import ParameterError, group, param
 from wheelsim.core.planning.timing import MotionLimits
 from wheelsim.core.planning.waypoints import check_workspace, waypoints_from_flat
 from wheelsim.core.vehicle.config import MODELS
+from wheelsim.core.vehicle.description import (
+    FromVehicle,
+    VehicleDescription,
+    VehicleParameters,
+)
+
+AUTO = 'auto'
+#: The value of a numeric limit that takes the vehicle's (vehicle_description).
+FROM_VEHICLE = -1.0
+#: Plans keep within this fraction of the vehicle's speed, acceleration and curvature limits,
+#: leaving the controller room to correct.
+PLANNING_MARGIN = 0.8
 
 
 @dataclass(frozen=True)
@@ -20,19 +32,19 @@ class PlannerLimitsConfig:
     """The limits every planned trajectory keeps (set them at or below the vehicle's)."""
 
     max_speed: float = param(
-        1.0,
-        'Highest planned speed along the path.',
+        FROM_VEHICLE,
+        'Highest planned speed along the path. -1: 0.8 x the vehicle\'s top speed '
+        '(vehicle_description; 1 m/s for a vehicle without one).',
         unit='m/s',
-        min_value=0.0,
-        min_exclusive=True,
+        min_value=FROM_VEHICLE,
         max_value=100.0,
     )
     max_acceleration: float = param(
-        0.5,
-        'Highest planned acceleration and braking along the path.',
+        FROM_VEHICLE,
+        'Highest planned acceleration and braking along the path. -1: 0.8 x the vehicle\'s '
+        '(vehicle_description; 0.5 m/s^2 for a vehicle without a limit).',
         unit='m/s^2',
-        min_value=0.0,
-        min_exclusive=True,
+        min_value=FROM_VEHICLE,
         max_value=100.0,
     )
     max_lateral_acceleration: float = param(
@@ -52,13 +64,14 @@ class PlannerLimitsConfig:
         max_value=100.0,
     )
     max_curvature: float = param(
-        1.0,
+        FROM_VEHICLE,
         'Highest path curvature (1 / smallest turning radius); where the smooth curve through '
         'the waypoints bends more it is optimised to keep it, and only legs that cannot be bent '
-        'become continuous-curvature Dubins legs. A car: tan(max_steer)/wheel_base. '
-        '0: unbounded (differential and omni only).',
+        'become continuous-curvature Dubins or Reeds-Shepp legs. 0: unbounded (differential '
+        'and omni). -1: from the vehicle (vehicle_description): a car 0.8 x tan(max steering) / '
+        'wheel_base, others 0.',
         unit='1/m',
-        min_value=0.0,
+        min_value=FROM_VEHICLE,
         max_value=1000.0,
     )
     max_curvature_rate: float = param(
@@ -85,6 +98,15 @@ class PlannerLimitsConfig:
         min_value=2,
         max_value=10_000_000,
     )
+
+    def __post_init__(self) -> None:
+        for name in ('max_speed', 'max_acceleration'):
+            value = getattr(self, name)
+            if value != FROM_VEHICLE and value <= 0:
+                raise ParameterError(name, value, 'must be -1 (from the vehicle) or > 0')
+        if self.max_curvature != FROM_VEHICLE and self.max_curvature < 0:
+            raise ParameterError('max_curvature', self.max_curvature,
+                                 'must be -1 (from the vehicle), 0 (unbounded) or > 0')
 
     def motion_limits(self) -> MotionLimits:
         """The limits as the time scaling takes them."""
@@ -114,10 +136,10 @@ class PlannerConfig(frames.FrameNames):
         'path begins at the first waypoint.',
     )
     model: str = param(
-        'auto',
+        AUTO,
         'Vehicle model the plans are for: a bicycle (car) may get reversing legs (allow_reverse); '
         'auto: the model vehicle_sim describes on vehicle_description.',
-        choices=('auto', *MODELS),
+        choices=(AUTO, *MODELS),
         read_only=True,
     )
     allow_reverse: bool = param(
@@ -162,3 +184,33 @@ class PlannerConfig(frames.FrameNames):
                 list(self.waypoints),
                 'one waypoint makes a path only with start_at_current_pose true',
             )
+
+
+#: Every parameter that takes its default from the vehicle, with the value meaning so.
+VEHICLE_DEFAULTS = {'model': AUTO, 'limits.max_speed': FROM_VEHICLE,
+                    'limits.max_acceleration': FROM_VEHICLE, 'limits.max_curvature': FROM_VEHICLE}
+
+
+def _rules(description: VehicleDescription) -> list[FromVehicle]:
+    d = description
+    car_curvature = d.max_curvature if d.model == 'bicycle' else None
+    return [
+        FromVehicle('model', AUTO, d.model, d.model),
+        FromVehicle('limits.max_speed', FROM_VEHICLE,
+                    PLANNING_MARGIN * d.max_speed if d.max_speed else 1.0, d.max_speed,
+                    'at_most', 'm/s'),
+        FromVehicle('limits.max_acceleration', FROM_VEHICLE,
+                    PLANNING_MARGIN * d.max_acceleration if d.max_acceleration else 0.5,
+                    d.max_acceleration, 'at_most', 'm/s^2'),
+        FromVehicle('limits.max_curvature', FROM_VEHICLE,
+                    PLANNING_MARGIN * car_curvature if car_curvature else 0.0, car_curvature,
+                    'at_most', '1/m'),
+    ]
+
+
+#: Resolution of the "from the vehicle" parameters: ``with_vehicle(config, description)`` gives
+#: the completed configuration and the contradiction warnings, ``waiting_for_vehicle(config)``
+#: the parameters still waiting.
+VEHICLE = VehicleParameters('planner', VEHICLE_DEFAULTS, _rules)
+with_vehicle = VEHICLE.resolve
+waiting_for_vehicle = VEHICLE.waiting

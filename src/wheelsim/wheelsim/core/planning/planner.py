@@ -12,7 +12,7 @@ from scipy.interpolate import PchipInterpolator
 
 from wheelsim.core.arrays import FloatArray
 from wheelsim.core.geometry.se2 import Pose2D
-from wheelsim.core.planning.config import PlannerConfig
+from wheelsim.core.planning.config import PlannerConfig, waiting_for_vehicle
 from wheelsim.core.planning.curvature import bounded_path
 from wheelsim.core.planning.path import DrivenPath, PlanningError
 from wheelsim.core.planning.timing import time_scale
@@ -61,6 +61,11 @@ def plan_through(
     waypoints = validated(waypoints)
     limits = config.limits
     check_workspace(waypoints.xy_m, limits.workspace_radius, 'point')
+    waiting = waiting_for_vehicle(config)
+    if waiting:
+        raise PlanningError(
+            f'the planner parameters {", ".join(waiting)} take their values from the vehicle: '
+            'resolve the configuration with a vehicle description (with_vehicle) or set them')
     bound = (limits.max_curvature, fallback_curvature(config))
     if config.holonomic:
         free = Waypoints(waypoints.xy_m, np.full(len(waypoints), np.nan))

@@ -52,8 +52,15 @@ def reeds_shepp_word(start: Pose2D, goal: Pose2D, radius_m: float) -> tuple[str,
                                                                             FloatArray]:
     """The shortest Reeds-Shepp path: its word (L, R, S per segment), the direction of each
     segment (+1 forwards, -1 backwards) and their lengths (m, > 0)."""
+    # The goal in the start's frame, values within 1e-9 radii of zero taken as zero: rsplan
+    # misses the straight path to (3, 3e-77, 0) and returns a 7 m four-turn word instead.
+    dx, dy = goal.x_m - start.x_m, goal.y_m - start.y_m
+    cos_yaw, sin_yaw = math.cos(start.yaw_rad), math.sin(start.yaw_rad)
+    relative = [cos_yaw * dx + sin_yaw * dy, -sin_yaw * dx + cos_yaw * dy,
+                float(wrap_angle(goal.yaw_rad - start.yaw_rad))]
+    relative = tuple(0.0 if abs(v) < 1e-9 * max(radius_m, 1.0) else v for v in relative)
     try:
-        path = rsplan.path(tuple(start), tuple(goal), radius_m, 0.0, radius_m,
+        path = rsplan.path((0.0, 0.0, 0.0), relative, radius_m, 0.0, radius_m,
                            length_tolerance=0.0)
     except (IndexError, ValueError, ZeroDivisionError) as err:  # no path: start == goal
         raise PlanningError(f'no Reeds-Shepp path from {tuple(start)} to {tuple(goal)}: '

@@ -223,7 +223,8 @@ def trajectory_from_poses(
 
     ``t_s`` must be finite and strictly increasing (it is shifted to start at 0). Velocities and
     curvature are second-order finite differences, so they match the planner's up to the
-    discretisation (errors of order the sample spacing times the rate of change); each leg
+    discretisation (errors of order the sample spacing times the rate of change; second order
+    at the ends, so a plan that stops ends at rest); each leg
     (:func:`legs_of`) is differentiated on its own, so a cusp does not blur the direction.
     """
     t = np.asarray(t_s, dtype=float)
@@ -256,10 +257,18 @@ def _leg_from_poses(t, s, x, y, yaw) -> Trajectory:
         vel_y = np.full(len(t), (y[-1] - y[0]) / (t[-1] - t[0]))
         yaw_rate = np.full(len(t), (yaw[-1] - yaw[0]) / (t[-1] - t[0]))
     else:
-        vel_x, vel_y, yaw_rate = np.gradient(x, t), np.gradient(y, t), np.gradient(yaw, t)
-    # Direction of travel: from the motion where the vehicle moves, else its heading.
+        # Second-order one-sided differences at the ends: exact for constant acceleration, so a
+        # leg timed to end at rest (the goal, a cusp) ends at rest here too.
+        vel_x, vel_y, yaw_rate = (np.gradient(v, t, edge_order=2) for v in (x, y, yaw))
+    # Direction of travel: from the motion, except at the leg's ends (at rest: a goal, a cusp,
+    # where one-sided differences say little) and wherever it stands still: along the step to
+    # the next pose (from the previous one at the end), or the heading where there is no step.
+    steps_x, steps_y = np.diff(x), np.diff(y)
+    step_x, step_y = np.append(steps_x, steps_x[-1]), np.append(steps_y, steps_y[-1])
+    step_yaw = np.where(np.hypot(step_x, step_y) > 0, np.arctan2(step_y, step_x), yaw)
     moving = np.hypot(vel_x, vel_y) > 1e-6
-    path_yaw = np.where(moving, np.arctan2(vel_y, vel_x), yaw)
+    moving[[0, -1]] = False
+    path_yaw = np.where(moving, np.arctan2(vel_y, vel_x), step_yaw)
     path_yaw = yaw + np.angle(np.exp(1j * (path_yaw - yaw)))
     distinct = np.concatenate([[True], np.diff(s) > 1e-9])
     curvature = np.zeros_like(t)

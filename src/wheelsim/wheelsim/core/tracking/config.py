@@ -11,9 +11,21 @@ from dataclasses import dataclass
 
 from wheelsim.core import frames
 from wheelsim.core.params import ParameterError, group, param
+from wheelsim.core.vehicle.description import (
+    FromVehicle,
+    VehicleDescription,
+    VehicleParameters,
+)
 
 ALGORITHMS = ('feedforward', 'pure_pursuit', 'stanley')
 MODELS = ('bicycle', 'differential', 'omni')
+AUTO = 'auto'
+#: The value of a numeric parameter that takes the vehicle's (vehicle_description).
+FROM_VEHICLE = -1.0
+#: The value of ``limits.min_linear_x`` that takes minus the vehicle's top speed.
+REVERSE_FROM_VEHICLE = 1.0
+#: Largest steering angle the controller takes (rad): an unlimited steering becomes this.
+MAX_STEERING_RAD = 1.55
 
 
 def _gain(default: float, description: str, unit: str, high: float = 100.0) -> float:
@@ -111,28 +123,63 @@ class GoalConfig:
         's',
         3600.0,
     )
+    max_speed: float = _gain(
+        0.1,
+        'The goal counts as reached only when the measured speed (odom) is at most this; at the '
+        'goal but faster (a vehicle catching up with its schedule), a stop is commanded first '
+        '(0: not checked).',
+        'm/s',
+    )
+
+
+def _from_vehicle(description: str, unit: str, high: float, low: float = 0.0) -> float:
+    """A parameter whose default -1 takes the vehicle's value (vehicle_description)."""
+    return param(FROM_VEHICLE, description + ' -1: from the vehicle (vehicle_description).',
+                 unit=unit, min_value=min(FROM_VEHICLE, low), max_value=high)
+
+
+def _check_from_vehicle(name: str, value: float, low: float, exclusive: bool) -> None:
+    """-1 (from the vehicle) or above ``low`` (strictly if ``exclusive``)."""
+    if value == FROM_VEHICLE:
+        return
+    if value < low or (exclusive and value == low):
+        relation = '>' if exclusive else '>='
+        raise ParameterError(name, value, f'must be -1 (from the vehicle) or {relation} {low:g}')
 
 
 @dataclass(frozen=True)
 class OutputLimitsConfig:
     """Limits on every published command (0 for an acceleration: no limit)."""
 
-    max_linear_x: float = _positive(2.0, 'Highest forward speed.', 'm/s', 100.0)
+    max_linear_x: float = _from_vehicle(
+        'Highest forward speed; the vehicle\'s top speed.', 'm/s', 100.0)
     min_linear_x: float = param(
-        -0.3,
-        'Lowest speed (negative: reversing allowed that fast).',
+        REVERSE_FROM_VEHICLE,
+        'Lowest speed (negative: reversing allowed that fast). 1: minus the vehicle\'s top '
+        'speed (vehicle_description).',
         unit='m/s',
         min_value=-100.0,
-        max_value=0.0,
+        max_value=REVERSE_FROM_VEHICLE,
     )
-    max_linear_y: float = _gain(1.0, 'Highest sideways speed (omni only; others always 0).', 'm/s')
-    max_angular_z: float = _positive(2.0, 'Highest yaw rate.', 'rad/s', 100.0)
-    max_linear_acceleration: float = _gain(
-        2.0, 'Highest change of the linear command.', 'm/s^2', 1000.0
-    )
+    max_linear_y: float = _from_vehicle(
+        'Highest sideways speed (omni only; others always 0); the vehicle\'s top speed.', 'm/s',
+        100.0)
+    max_angular_z: float = _from_vehicle(
+        'Highest yaw rate; the vehicle\'s (on the spot; a car: at top speed and full lock).',
+        'rad/s', 100.0)
+    max_linear_acceleration: float = _from_vehicle(
+        'Highest change of the linear command (0: no limit); the vehicle\'s.', 'm/s^2', 1000.0)
     max_angular_acceleration: float = _gain(
         4.0, 'Highest change of the yaw rate command.', 'rad/s^2', 1000.0
     )
+
+    def __post_init__(self) -> None:
+        for name, exclusive in (('max_linear_x', True), ('max_linear_y', False),
+                                ('max_angular_z', True), ('max_linear_acceleration', False)):
+            _check_from_vehicle(name, getattr(self, name), 0.0, exclusive)
+        if 0.0 < self.min_linear_x < REVERSE_FROM_VEHICLE:
+            raise ParameterError('min_linear_x', self.min_linear_x,
+                                 'must be <= 0, or 1 (minus the vehicle\'s top speed)')
 
 
 @dataclass(frozen=True)
@@ -146,23 +193,18 @@ class ControllerConfig(frames.FrameNames):
         choices=ALGORITHMS,
     )
     model: str = param(
-        'bicycle',
+        AUTO,
         'Vehicle model: omni uses linear.y; differential and omni may turn on the spot; bicycle '
-        'commands stay within the steering limit.',
-        choices=MODELS,
+        'commands stay within the steering limit. auto: the model vehicle_sim describes on '
+        'vehicle_description.',
+        choices=(AUTO, *MODELS),
         read_only=True,
     )
-    wheel_base: float = _positive(
-        2.0, 'Bicycle: distance between the axles (Stanley front axle, steering limit).', 'm', 100.0
-    )
-    max_steering_angle: float = param(
-        math.pi / 6,
-        'Bicycle: steering limit; commands keep |yaw rate| <= tan(limit) / wheel_base * |speed|.',
-        unit='rad',
-        min_value=0.0,
-        min_exclusive=True,
-        max_value=1.55,
-    )
+    wheel_base: float = _from_vehicle(
+        'Bicycle: distance between the axles (Stanley front axle, steering limit).', 'm', 100.0)
+    max_steering_angle: float = _from_vehicle(
+        'Bicycle: steering limit; commands keep |yaw rate| <= tan(limit) / wheel_base * |speed| '
+        '(an unlimited steering: 1.55).', 'rad', MAX_STEERING_RAD)
     control_rate: float = _positive(20.0, 'Rate of the control loop in ROS time.', 'Hz', 1000.0)
     enable_stamped_cmd_vel: bool = param(
         True,
@@ -176,15 +218,11 @@ class ControllerConfig(frames.FrameNames):
         's',
         1e6,
     )
-    lead_time: float = param(
-        0.0,
-        "Make up for the vehicle's actuator delay (set about dead time plus time constant): "
-        'feedforward and Stanley take the planned speed and turn rate this far ahead on the '
-        "schedule, pure pursuit the plan's speed where the vehicle will be then; 0: none.",
-        unit='s',
-        min_value=0.0,
-        max_value=10.0,
-    )
+    lead_time: float = _from_vehicle(
+        "Make up for the vehicle's actuator delay: feedforward and Stanley take the planned "
+        "speed and turn rate this far ahead on the schedule, pure pursuit the plan's speed "
+        'where the vehicle will be then; 0: none. From the vehicle: its actuators\' lag (see '
+        'docs/planning_control.md).', 's', 10.0)
     max_schedule_lag: float = _gain(
         1.0,
         'When the vehicle falls further behind its schedule than this, the schedule waits for it '
@@ -205,6 +243,9 @@ class ControllerConfig(frames.FrameNames):
 
     def __post_init__(self) -> None:
         self.check_frames()
+        _check_from_vehicle('wheel_base', self.wheel_base, 0.0, True)
+        _check_from_vehicle('max_steering_angle', self.max_steering_angle, 0.0, True)
+        _check_from_vehicle('lead_time', self.lead_time, 0.0, False)
 
     @property
     def max_curvature_inv_m(self) -> float:
@@ -212,3 +253,54 @@ class ControllerConfig(frames.FrameNames):
         if self.model != 'bicycle':
             return 0.0
         return math.tan(self.max_steering_angle) / self.wheel_base
+
+
+#: Every parameter that takes its default from the vehicle, with the value meaning so.
+VEHICLE_DEFAULTS = {
+    'model': AUTO, 'wheel_base': FROM_VEHICLE, 'max_steering_angle': FROM_VEHICLE,
+    'lead_time': FROM_VEHICLE, 'limits.max_linear_x': FROM_VEHICLE,
+    'limits.min_linear_x': REVERSE_FROM_VEHICLE, 'limits.max_linear_y': FROM_VEHICLE,
+    'limits.max_angular_z': FROM_VEHICLE, 'limits.max_linear_acceleration': FROM_VEHICLE,
+}
+#: Stand-ins where the vehicle has no limit (or the figure does not apply to its model).
+_UNLIMITED = {'speed': 2.0, 'yaw_rate': 2.0, 'wheel_base': 2.0, 'steering': math.pi / 6}
+
+
+def lead_time_of(description: VehicleDescription) -> float:
+    """The lead time (s) that makes up for the vehicle's actuators: the drive's dead time plus
+    time constant."""
+    return description.drive.lag_s
+
+
+def _rules(description: VehicleDescription) -> list[FromVehicle]:
+    d = description
+    car = d.model == 'bicycle'
+    speed = d.max_speed or _UNLIMITED['speed']
+    steering = d.max_steering_angle
+    return [
+        FromVehicle('model', AUTO, d.model, d.model),
+        FromVehicle('wheel_base', FROM_VEHICLE, d.wheel_base or _UNLIMITED['wheel_base'],
+                    d.wheel_base if car else None, unit='m'),
+        FromVehicle('max_steering_angle', FROM_VEHICLE,
+                    min(steering or MAX_STEERING_RAD, MAX_STEERING_RAD) if car
+                    else _UNLIMITED['steering'], steering if car else None, 'at_most', 'rad'),
+        FromVehicle('lead_time', FROM_VEHICLE, lead_time_of(d), unit='s'),
+        FromVehicle('limits.max_linear_x', FROM_VEHICLE, speed, d.max_speed, 'at_most', 'm/s'),
+        FromVehicle('limits.min_linear_x', REVERSE_FROM_VEHICLE, -speed,
+                    None if d.max_speed is None else -d.max_speed, 'at_least', 'm/s'),
+        FromVehicle('limits.max_linear_y', FROM_VEHICLE, speed,
+                    d.max_speed if d.model == 'omni' else None, 'at_most', 'm/s'),
+        FromVehicle('limits.max_angular_z', FROM_VEHICLE,  # a car's: its steering limit too
+                    d.max_yaw_rate or _UNLIMITED['yaw_rate'], None if car else d.max_yaw_rate,
+                    'at_most', 'rad/s'),
+        FromVehicle('limits.max_linear_acceleration', FROM_VEHICLE, d.max_acceleration or 0.0,
+                    d.max_acceleration, 'at_most', 'm/s^2'),
+    ]
+
+
+#: Resolution of the "from the vehicle" parameters: ``with_vehicle(config, description)`` gives
+#: the completed configuration and the contradiction warnings, ``waiting_for_vehicle(config)``
+#: the parameters still waiting.
+VEHICLE = VehicleParameters('controller', VEHICLE_DEFAULTS, _rules)
+with_vehicle = VEHICLE.resolve
+waiting_for_vehicle = VEHICLE.waiting

@@ -11,7 +11,8 @@ gap between steps (or between the start and the first step) longer than ten cont
 period only.
 
 Goal: reached when the schedule has ended (pure pursuit: at once), base_link has progressed to
-within ``goal.xy_tolerance`` of the path's end, is that close to the final position, and
+within ``goal.xy_tolerance`` of the path's end, is that close to the final position, moves no
+faster than ``goal.max_speed`` (measured; faster, a stop is commanded first), and
 (vehicles that can turn on the spot) within
 ``goal.yaw_tolerance`` of the final heading; a vehicle at the final position but not yet at its
 heading turns on the spot; a differential vehicle still off the final position when its schedule
@@ -50,7 +51,7 @@ from wheelsim.core.planning.trajectory import (
     path_from_points,
     trajectory_from_poses,
 )
-from wheelsim.core.tracking.config import ControllerConfig
+from wheelsim.core.tracking.config import ControllerConfig, waiting_for_vehicle
 from wheelsim.core.tracking.feedforward import feedforward_twist
 from wheelsim.core.tracking.limits import limit_twist
 from wheelsim.core.tracking.point import point_to_point_twist
@@ -146,6 +147,12 @@ class TrackingController:
     """Follows one trajectory at a time (see the module doc)."""
 
     def __init__(self, config: ControllerConfig) -> None:
+        waiting = waiting_for_vehicle(config)
+        if waiting:
+            raise ValueError(
+                f'the controller parameters {", ".join(waiting)} take their values from the '
+                'vehicle: resolve the configuration with a vehicle description (with_vehicle) '
+                'or set them')
         self.config = config
         self._following: _Following | None = None
         self._previous = ZERO_TWIST
@@ -252,7 +259,10 @@ class TrackingController:
             and goal_distance_m <= goal.xy_tolerance
         )
         turns_on_spot = self.config.model != 'bicycle'
-        if at_end and (not turns_on_spot or abs(goal_yaw_error) <= goal.yaw_tolerance):
+        moving = (measured is not None and goal.max_speed > 0
+                  and math.hypot(measured.vx_mps, measured.vy_mps) > goal.max_speed)
+        if at_end and not moving and (
+                not turns_on_spot or abs(goal_yaw_error) <= goal.yaw_tolerance):
             return self._finish(
                 errors,
                 GOAL_REACHED,
@@ -268,8 +278,9 @@ class TrackingController:
                 f'waited {following.waited_s:.1f} s for the vehicle): {goal_distance_m:.3f} m, '
                 f'{goal_yaw_error:+.3f} rad from the final pose',
             )
-        if at_end:  # at the final position, not yet at its heading: turn on the spot
-            command = BodyTwist(0.0, 0.0, self._heading_gain() * goal_yaw_error)
+        if at_end:  # at the final position: stop; not yet at its heading: turn on the spot
+            command = BodyTwist(0.0, 0.0, self._heading_gain() * goal_yaw_error
+                                if turns_on_spot else 0.0)
         elif self._finishes_point_to_point() and t_s >= trajectory.duration_s:
             command = point_to_point_twist(
                 end.x_m, end.y_m, pose, self.config.feedforward.k_x, self._heading_gain()
