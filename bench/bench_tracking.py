@@ -18,6 +18,11 @@ time constant). ``--lead 0`` shows the controllers without it.
 2. Goals: from (0, 0, 0) to three goal poses, each model with each algorithm and perfect
    localization: time to goal (planned duration in brackets) and final position error once the
    vehicle has come to rest.
+3. Node defaults: planner and controller given only the waypoints (and the algorithm), the
+   rest taken from the vehicle's description as the nodes take it from vehicle_description;
+   every actuator with 0.1 s dead time and 0.15 s lag; a 10 m square (corners as waypoints,
+   headings free) and a goal 3 m straight behind (a car reverses). Printed: RMS and maximum of
+   the true cross-track error, final distance to the goal, time to goal (planned).
 """
 
 from __future__ import annotations
@@ -30,13 +35,13 @@ from wheelsim.core.localization.config import LocalizationConfig
 from wheelsim.core.localization.model import Localization
 from wheelsim.core.params import from_flat
 from wheelsim.core.planning.config import PlannerConfig
-from wheelsim.core.planning.planner import plan_through, plan_to_goal
+from wheelsim.core.planning.planner import plan_through, plan_to_goal, plan_waypoints
 from wheelsim.core.planning.waypoints import figure_eight, waypoints_from_lists
-from wheelsim.core.tracking.config import ControllerConfig
 from wheelsim.core.tracking.controller import TrackingController
 from wheelsim.core.tracking.simulation import PoseEstimator, run_closed_loop
 from wheelsim.core.vehicle.config import vehicle_config_from_params
 from wheelsim.core.vehicle.model import Vehicle
+from wheelsim.testing.configs import FIXED_PLANNER, controller_for, planner_for
 
 MODELS = ('differential', 'bicycle', 'omni')
 ALGORITHMS = ('feedforward', 'pure_pursuit', 'stanley')
@@ -56,8 +61,7 @@ def noisy_localization(seed: int = 1) -> PoseEstimator:
 
 def run(model, algorithm, trajectory, start, lead_s, estimator=None):
     vehicle = Vehicle(vehicle_config_from_params({'model': model}), 0.001, tuple(start))
-    values = {'model': model, 'algorithm': algorithm, 'lead_time': lead_s}
-    config = from_flat(ControllerConfig, values)
+    config = controller_for({'model': model}, {'algorithm': algorithm, 'lead_time': lead_s})
     controller = TrackingController(config)
     return run_closed_loop(vehicle, controller, trajectory, trajectory.duration_s + 30.0, estimator)
 
@@ -102,6 +106,38 @@ def goal_table(planner: PlannerConfig, lead_s: float) -> None:
             print(f'{model:13}{algorithm:14}' + ''.join(f'{c:>26}' for c in cells))
 
 
+SQUARE = [10.0, 0.0, math.nan, 10.0, 10.0, math.nan, 0.0, 10.0, math.nan, 0.0, 0.0, math.nan]
+
+
+def lagging(model: str) -> dict:
+    """vehicle_sim parameters: 0.1 s dead time and 0.15 s lag on every actuator."""
+    groups = ['drive_actuator', 'steering_actuator'] if model == 'bicycle' else ['drive_actuators']
+    return {'model': model, **{f'model_params.{model}.{group}.{name}': value
+                               for group in groups
+                               for name, value in (('dead_time', 0.1), ('time_constant', 0.15))}}
+
+
+def defaults_table() -> None:
+    print('\nNode defaults (only waypoints given; 0.1 s dead time, 0.15 s lag on every actuator):')
+    print(f'{"model":13}{"algorithm":14}{"route":9}{"RMS [m]":>9}{"max [m]":>9}{"final [m]":>11}'
+          f'{"to goal [s]":>13}  result')
+    for model in MODELS:
+        vehicle = lagging(model)
+        square = plan_waypoints(planner_for(vehicle, {'waypoints': SQUARE}), Pose2D(0, 0, 0))
+        behind = plan_to_goal(planner_for(vehicle), Pose2D(0, 0, 0), Pose2D(-3.0, 0.0, 0.0))
+        for algorithm in ALGORITHMS:
+            for name, trajectory in (('square', square), ('behind', behind)):
+                end = trajectory.end()
+                result = run_closed_loop(
+                    Vehicle(vehicle_config_from_params(vehicle), 0.001, (0.0, 0.0, 0.0)),
+                    TrackingController(controller_for(vehicle, {'algorithm': algorithm})),
+                    trajectory, trajectory.duration_s + 30.0)
+                final = result.final_error_m(Pose2D(end.x_m, end.y_m, end.yaw_rad))
+                print(f'{model:13}{algorithm:14}{name:9}{result.rms_cross_track_m:9.3f}'
+                      f'{result.max_cross_track_m:9.3f}{final:11.3f}{result.end_time_s:7.1f} '
+                      f'({trajectory.duration_s:4.1f})  {result.status}')
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--size', type=float, default=14.0, help='figure-eight half-width [m]')
@@ -109,10 +145,12 @@ def main() -> None:
     parser.add_argument('--lead', type=float, default=0.6, help='controller lead_time [s]')
     args = parser.parse_args()
     planner = from_flat(
-        PlannerConfig, {'limits.max_curvature': 0.25, 'limits.max_speed': args.speed}
+        PlannerConfig,
+        {**FIXED_PLANNER, 'limits.max_curvature': 0.25, 'limits.max_speed': args.speed},
     )
     figure_eight_table(planner, args.size, args.lead)
     goal_table(planner, args.lead)
+    defaults_table()
 
 
 if __name__ == '__main__':
