@@ -100,7 +100,8 @@ S_WHEEL_ANGLE = 19  # MAX_WHEELS columns (rad, wrapped)
 S_WHEEL_RATE = 23  # MAX_WHEELS columns (rad/s)
 S_STEERING_JOINT_ANGLE = 27  # 2 columns: steered wheels left, right (rad); bicycle only
 S_STEERING_JOINT_RATE = 29  # 2 columns (rad/s)
-N_STATE = 31
+S_STEER_REFERENCE = 31  # the steering reference last sent (rad): held with no command
+N_STATE = 32
 
 
 def _limit(value: float) -> float:
@@ -113,8 +114,12 @@ def _alpha(time_constant_s: float, dt: float) -> float:
 
 
 def delay_steps(dead_time_s: float, dt: float) -> int:
-    """Dead time in whole steps: round(dead_time / dt)."""
-    return round(dead_time_s / dt)
+    """Dead time in whole steps: ``dead_time / dt`` rounded half up (0.5 -> 1, 2.5 -> 3).
+
+    The ratio is first rounded to 9 decimals, so a dead time meant as a half step counts as
+    one whatever the binary rounding of the division (0.0045 / 0.001 = 4.4999999999999991).
+    """
+    return math.floor(round(dead_time_s / dt, 9) + 0.5)
 
 
 def _pack_drive(row: np.ndarray, drive: DriveActuatorConfig, dt: float) -> None:
@@ -193,9 +198,10 @@ def _step_bicycle(p, s, history, slot):
     signed_base = p[P_BI_SIGNED_WHEEL_BASE]
     steered_drive = p[P_BI_STEERED_DRIVE] > 0.5
     drive_ref, steer_ref = bicycle_references(
-        s[S_CMD_VX], s[S_CMD_WZ], s[S_STEER], signed_base, steered_drive,
+        s[S_CMD_VX], s[S_CMD_WZ], s[S_STEER], s[S_STEER_REFERENCE], signed_base, steered_drive,
         p[P_BI_STEER_MAX_POSITION],
     )
+    s[S_STEER_REFERENCE] = steer_ref
     _drive(p, s, 0, _drive_command(p, history, slot, 0, drive_ref), 0.0, 0.0)
     steer_in = delay(history[1], slot, int(p[P_BI_STEER_DELAY]), steer_ref)
     steering = steering_step(
