@@ -53,9 +53,40 @@ def _time_constant(default: float, what: str) -> Any:
     )
 
 
+def _bias(what: str, unit: str) -> Any:
+    return param(
+        0.0, f'Command imperfection: offset added to the {what} reference (a zero that is off)',
+        unit=unit, min_value=-100.0, max_value=100.0,
+    )
+
+
+def _dead_band(what: str, unit: str) -> Any:
+    return param(
+        0.0, f'Command imperfection: {what} references within +-this (after bias and noise) '
+        'become 0, the actuator does not move (0 = none)', unit=unit, min_value=0.0,
+        max_value=100.0,
+    )
+
+
+def _resolution(what: str, unit: str) -> Any:
+    return param(
+        0.0, f'Command imperfection: the {what} reference is rounded to a multiple of this '
+        '(quantisation; 0 = continuous)', unit=unit, min_value=0.0, max_value=100.0,
+    )
+
+
+def _noise(what: str, unit: str) -> Any:
+    return param(
+        0.0, f'Command imperfection: standard deviation of white Gaussian noise added to the '
+        f'{what} reference at every step, seeded by vehicle_sim\'s seed (0 = none)', unit=unit,
+        min_value=0.0, max_value=100.0,
+    )
+
+
 @dataclass(frozen=True)
 class DriveActuatorConfig:
-    """A velocity-controlled drive: dead time -> saturation -> low pass -> acceleration limits."""
+    """A velocity-controlled drive: command imperfections -> dead time -> saturation -> low pass
+    -> acceleration limits."""
 
     dead_time: float = _dead_time('speed command')
     time_constant: float = _time_constant(0.4, 'speed response')
@@ -84,6 +115,10 @@ class DriveActuatorConfig:
         min_value=0.0,
         max_value=100000.0,
     )
+    bias: float = _bias('speed', 'm/s')
+    dead_band: float = _dead_band('speed', 'm/s')
+    resolution: float = _resolution('speed', 'm/s')
+    noise_stddev: float = _noise('speed', 'm/s')
 
     def __post_init__(self) -> None:
         _check_derived_or_non_negative(
@@ -98,7 +133,8 @@ class DriveActuatorConfig:
 
 @dataclass(frozen=True)
 class SteeringActuatorConfig:
-    """A position-controlled steering: dead time -> position limit -> low pass -> rate limit."""
+    """A position-controlled steering: command imperfections -> dead time -> position limit ->
+    low pass -> rate limit."""
 
     dead_time: float = _dead_time('steering command')
     time_constant: float = _time_constant(0.05, 'steering angle')
@@ -112,6 +148,10 @@ class SteeringActuatorConfig:
         min_value=0.0,
         max_value=math.pi,
     )
+    bias: float = _bias('steering angle', 'rad')
+    dead_band: float = _dead_band('steering angle', 'rad')
+    resolution: float = _resolution('steering angle', 'rad')
+    noise_stddev: float = _noise('steering angle', 'rad')
 
 
 def _geometry(default: float, description: str, **limits: float) -> Any:

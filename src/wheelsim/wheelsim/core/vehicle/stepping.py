@@ -38,8 +38,10 @@ from wheelsim.core.vehicle.config import (
     DifferentialConfig,
     DriveActuatorConfig,
     OmniConfig,
+    SteeringActuatorConfig,
     VehicleConfig,
 )
+from wheelsim.core.vehicle.imperfections import MASK32, imperfect_reference, standard_normal
 from wheelsim.core.vehicle.kinematics import (
     ackermann_angle,
     ackermann_rate_factor,
@@ -86,7 +88,14 @@ P_OM_LEVER = 9
 P_OM_HALF_BASE = 10
 P_OM_HALF_TRACK = 11
 P_OM_PROPORTIONAL = 12
-N_PARAMS = 17
+# command imperfections: a block of IMPERFECTION_COLUMNS per actuator kind, offsets below
+P_DRIVE_IMPERFECTIONS = 17
+P_STEER_IMPERFECTIONS = 22  # bicycle only
+I_ANY, I_RESOLUTION, I_BIAS, I_NOISE, I_DEAD_BAND = 0, 1, 2, 3, 4  # I_ANY: 1.0 if any is set
+IMPERFECTION_COLUMNS = 5
+P_SEED_LOW = 27  # vehicle_sim's seed, low and high 32 bits (exact in a float)
+P_SEED_HIGH = 28
+N_PARAMS = 29
 
 # state columns
 S_X, S_Y, S_YAW = 0, 1, 2
@@ -131,11 +140,26 @@ def _pack_drive(row: np.ndarray, drive: DriveActuatorConfig, dt: float) -> None:
     row[P_DRIVE_DELAY] = delay_steps(drive.dead_time, dt)
 
 
-def pack_params(config: VehicleConfig, dt: float) -> np.ndarray:
-    """The kernel's parameter row for ``config`` at step period ``dt`` seconds."""
+def _pack_imperfections(
+    row: np.ndarray, column: int, actuator: DriveActuatorConfig | SteeringActuatorConfig
+) -> None:
+    values = (actuator.resolution, actuator.bias, actuator.noise_stddev, actuator.dead_band)
+    row[column + I_ANY] = float(any(value != 0.0 for value in values))
+    row[column + I_RESOLUTION] = actuator.resolution
+    row[column + I_BIAS] = actuator.bias
+    row[column + I_NOISE] = actuator.noise_stddev
+    row[column + I_DEAD_BAND] = actuator.dead_band
+
+
+def pack_params(config: VehicleConfig, dt: float, seed: int = 0) -> np.ndarray:
+    """The kernel's parameter row for ``config`` at step period ``dt`` seconds; ``seed``
+    (an integer in [0, 2^63)) seeds the command noise."""
     row = np.zeros(N_PARAMS)
     model = config.active
     row[P_DT] = dt
+    row[P_SEED_LOW] = seed & MASK32
+    row[P_SEED_HIGH] = seed >> 32
+    _pack_imperfections(row, P_DRIVE_IMPERFECTIONS, config.drive)
     row[P_OFFSET] = model.base_link_offset
     row[P_RADIUS] = model.wheel_radius_m
     _pack_drive(row, config.drive, dt)
@@ -149,6 +173,7 @@ def pack_params(config: VehicleConfig, dt: float) -> np.ndarray:
         row[P_BI_STEER_MAX_POSITION] = _limit(steering.max_position)
         row[P_BI_STEER_MAX_RATE] = _limit(steering.max_velocity)
         row[P_BI_STEER_DELAY] = delay_steps(steering.dead_time, dt)
+        _pack_imperfections(row, P_STEER_IMPERFECTIONS, steering)
     elif isinstance(model, DifferentialConfig):
         row[P_DI_HALF_TRACK] = 0.5 * model.track
         row[P_DI_SLIP_LEFT] = model.slip_left
@@ -171,8 +196,25 @@ def delays_of(params: np.ndarray, model: int) -> np.ndarray:
 
 
 @compiled
-def _drive_command(p, history, slot, actuator, reference):
-    """Drive reference after the dead time and the saturation to +-max_velocity."""
+def _imperfect(p, column, reference, step, actuator):
+    """``reference`` after the command imperfections of the block at ``column`` (unchanged
+    when none is set); ``actuator`` (its history row) and ``step`` key the noise draw."""
+    if p[column + I_ANY] == 0.0:
+        return reference
+    noise = 0.0
+    if p[column + I_NOISE] > 0.0:
+        noise = standard_normal(int(p[P_SEED_LOW]), int(p[P_SEED_HIGH]), step, actuator)
+    return imperfect_reference(
+        reference, p[column + I_RESOLUTION], p[column + I_BIAS], p[column + I_NOISE],
+        p[column + I_DEAD_BAND], noise,
+    )
+
+
+@compiled
+def _drive_command(p, history, slot, step, actuator, reference):
+    """Drive reference after the command imperfections, the dead time and the saturation to
+    +-max_velocity."""
+    reference = _imperfect(p, P_DRIVE_IMPERFECTIONS, reference, step, actuator)
     command = delay(history[actuator], slot, int(p[P_DRIVE_DELAY]), reference)
     return saturate(command, p[P_DRIVE_VMAX])
 
@@ -193,7 +235,7 @@ def _drive(p, s, wheel, command, share, common_limit):
 
 
 @compiled
-def _step_bicycle(p, s, history, slot):
+def _step_bicycle(p, s, history, slot, step):
     """One step of a bicycle; returns the twist at R (vx, vy, wz)."""
     signed_base = p[P_BI_SIGNED_WHEEL_BASE]
     steered_drive = p[P_BI_STEERED_DRIVE] > 0.5
@@ -202,7 +244,9 @@ def _step_bicycle(p, s, history, slot):
         p[P_BI_STEER_MAX_POSITION],
     )
     s[S_STEER_REFERENCE] = steer_ref
-    _drive(p, s, 0, _drive_command(p, history, slot, 0, drive_ref), 0.0, 0.0)
+    _drive(p, s, 0, _drive_command(p, history, slot, step, 0, drive_ref), 0.0, 0.0)
+    if p[P_STEER_IMPERFECTIONS + I_ANY] != 0.0:
+        steer_ref = wrap_angle(_imperfect(p, P_STEER_IMPERFECTIONS, steer_ref, step, 1))
     steer_in = delay(history[1], slot, int(p[P_BI_STEER_DELAY]), steer_ref)
     steering = steering_step(
         s[S_STEER], steer_in, p[P_BI_STEER_ALPHA], p[P_DT], p[P_BI_STEER_MAX_POSITION],
@@ -225,14 +269,14 @@ def _step_bicycle(p, s, history, slot):
 
 
 @compiled
-def _step_differential(p, s, history, slot):
+def _step_differential(p, s, history, slot, step):
     """One step of a differential drive; returns the twist at R (vx, vy, wz)."""
     half_track = p[P_DI_HALF_TRACK]
     left_ref, right_ref = differential_wheel_speeds(
         s[S_CMD_VX], s[S_CMD_WZ], half_track, p[P_DRIVE_VMAX]
     )
-    _drive(p, s, 0, _drive_command(p, history, slot, 0, left_ref), 0.0, 0.0)
-    _drive(p, s, 1, _drive_command(p, history, slot, 1, right_ref), 0.0, 0.0)
+    _drive(p, s, 0, _drive_command(p, history, slot, step, 0, left_ref), 0.0, 0.0)
+    _drive(p, s, 1, _drive_command(p, history, slot, step, 1, right_ref), 0.0, 0.0)
     left = s[S_DRIVE_V]
     right = s[S_DRIVE_V + 1]
     s[S_WHEEL_RATE] = left / p[P_RADIUS]
@@ -242,7 +286,7 @@ def _step_differential(p, s, history, slot):
 
 
 @compiled
-def _step_omni(p, s, history, slot):
+def _step_omni(p, s, history, slot, step):
     """One step of a mecanum vehicle; returns the twist at R (vx, vy, wz)."""
     lever = p[P_OM_LEVER]
     wz_cmd = s[S_CMD_WZ]
@@ -250,10 +294,10 @@ def _step_omni(p, s, history, slot):
         s[S_CMD_VX], s[S_CMD_VY] - p[P_OFFSET] * wz_cmd, wz_cmd, lever, p[P_DRIVE_VMAX]
     )
     commands = (
-        _drive_command(p, history, slot, 0, refs[0]),
-        _drive_command(p, history, slot, 1, refs[1]),
-        _drive_command(p, history, slot, 2, refs[2]),
-        _drive_command(p, history, slot, 3, refs[3]),
+        _drive_command(p, history, slot, step, 0, refs[0]),
+        _drive_command(p, history, slot, step, 1, refs[1]),
+        _drive_command(p, history, slot, step, 2, refs[2]),
+        _drive_command(p, history, slot, step, 3, refs[3]),
     )
     proportional = p[P_OM_PROPORTIONAL] > 0.5
     largest = 0.0
@@ -312,13 +356,14 @@ def _step_vehicle(model, n_steps, first_step, p, s, history):
     offset = p[P_OFFSET]
     size = history.shape[1]
     slot = first_step % size  # ring-buffer slot of this step
-    for _ in range(n_steps):
+    for i in range(n_steps):
+        step = first_step + i
         if model == BICYCLE:
-            vx, vy, wz = _step_bicycle(p, s, history, slot)
+            vx, vy, wz = _step_bicycle(p, s, history, slot, step)
         elif model == DIFFERENTIAL:
-            vx, vy, wz = _step_differential(p, s, history, slot)
+            vx, vy, wz = _step_differential(p, s, history, slot, step)
         else:
-            vx, vy, wz = _step_omni(p, s, history, slot)
+            vx, vy, wz = _step_omni(p, s, history, slot, step)
         slot = 0 if slot + 1 == size else slot + 1
         s[S_VX] = vx
         s[S_VY] = vy + offset * wz
