@@ -154,6 +154,15 @@ class SteeringActuatorConfig:
     noise_stddev: float = _noise('steering angle', 'rad')
 
 
+def _friction() -> Any:
+    return param(
+        0.0, 'Tyre-road friction coefficient mu: the acceleration of the reference point '
+        '(speeding up, braking and turning together) is at most mu x 9.81 m/s^2; asked for '
+        'more, the wheels spin, lock or slide (0 = no limit)', unit='1', min_value=0.0,
+        max_value=10.0,
+    )
+
+
 def _geometry(default: float, description: str, **limits: float) -> Any:
     return param(default, description, unit='m', read_only=True, **limits)
 
@@ -205,6 +214,7 @@ class BicycleConfig:
         min_value=DERIVED, max_value=100.0,
     )
     vis_tire_diameter: float = _diameter('0.25 x wheel_base')
+    friction_coefficient: float = _friction()
     drive_actuator: DriveActuatorConfig = group(DriveActuatorConfig)
     steering_actuator: SteeringActuatorConfig = group(SteeringActuatorConfig)
 
@@ -261,6 +271,7 @@ class DifferentialConfig:
     vis_tire_diameter: float = _diameter('0.4 x track')
     slip_left: float = _slip('left')
     slip_right: float = _slip('right')
+    friction_coefficient: float = _friction()
     drive_actuators: DriveActuatorConfig = group(DriveActuatorConfig)
 
     def __post_init__(self) -> None:
@@ -292,6 +303,7 @@ class OmniConfig:
         'Change all four wheel speeds in proportion, so the direction of travel is held while '
         'accelerating (false: each wheel is limited on its own)',
     )
+    friction_coefficient: float = _friction()
     drive_actuators: DriveActuatorConfig = group(DriveActuatorConfig)
 
     def __post_init__(self) -> None:

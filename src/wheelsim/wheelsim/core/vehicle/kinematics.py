@@ -156,13 +156,14 @@ def ackermann_rate_factor(steering: float, lateral_m: float, signed_wheel_base: 
 
 @compiled
 def steered_rolling_speed(
-    vx: float, wz: float, lateral_m: float, sin_steer: float, cos_steer: float,
+    vx: float, vy: float, wz: float, lateral_m: float, sin_steer: float, cos_steer: float,
     signed_wheel_base: float,
 ) -> float:
-    """Ground speed along its heading of the steered wheel ``lateral_m`` left of the axle middle.
+    """Ground speed along its heading of the steered wheel ``lateral_m`` left of the axle middle,
+    for the twist ``(vx, vy, wz)`` at R (``vy`` is 0 unless the tyres slip sideways).
 
     Same heading as :func:`ackermann_angle`, taken as a direction vector (no trigonometry).
     """
     along = cos_steer - lateral_m * sin_steer / signed_wheel_base
     length = math.hypot(along, sin_steer)
-    return ((vx - wz * lateral_m) * along + wz * signed_wheel_base * sin_steer) / length
+    return ((vx - wz * lateral_m) * along + (vy + wz * signed_wheel_base) * sin_steer) / length

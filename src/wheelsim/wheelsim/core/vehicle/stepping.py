@@ -53,6 +53,7 @@ from wheelsim.core.vehicle.kinematics import (
     mecanum_wheel_speeds,
     steered_rolling_speed,
 )
+from wheelsim.core.vehicle.traction import GRAVITY_MPS2, friction_limited_twist
 
 BICYCLE, DIFFERENTIAL, OMNI = 0, 1, 2
 MODEL_CODES = {'bicycle': BICYCLE, 'differential': DIFFERENTIAL, 'omni': OMNI}
@@ -95,7 +96,8 @@ I_ANY, I_RESOLUTION, I_BIAS, I_NOISE, I_DEAD_BAND = 0, 1, 2, 3, 4  # I_ANY: 1.0 
 IMPERFECTION_COLUMNS = 5
 P_SEED_LOW = 27  # vehicle_sim's seed, low and high 32 bits (exact in a float)
 P_SEED_HIGH = 28
-N_PARAMS = 29
+P_FRICTION_LIMIT = 29  # mu g: the largest acceleration of R (m/s^2; inf = no limit)
+N_PARAMS = 30
 
 # state columns
 S_X, S_Y, S_YAW = 0, 1, 2
@@ -160,6 +162,7 @@ def pack_params(config: VehicleConfig, dt: float, seed: int = 0) -> np.ndarray:
     row[P_SEED_LOW] = seed & MASK32
     row[P_SEED_HIGH] = seed >> 32
     _pack_imperfections(row, P_DRIVE_IMPERFECTIONS, config.drive)
+    row[P_FRICTION_LIMIT] = _limit(model.friction_coefficient * GRAVITY_MPS2)
     row[P_OFFSET] = model.base_link_offset
     row[P_RADIUS] = model.wheel_radius_m
     _pack_drive(row, config.drive, dt)
@@ -235,6 +238,18 @@ def _drive(p, s, wheel, command, share, common_limit):
 
 
 @compiled
+def _on_the_ground(p, s, vx, vy, wz):
+    """The twist at R the ground realises when the wheels ask for ``(vx, vy, wz)``: the same,
+    or less within the friction circle (:mod:`.traction`)."""
+    if p[P_FRICTION_LIMIT] == math.inf:
+        return vx, vy, wz
+    wz0 = s[S_WZ]  # the state holds base_link's twist: R's lateral speed is vy - offset * wz
+    return friction_limited_twist(
+        s[S_VX], s[S_VY] - p[P_OFFSET] * wz0, vx, vy, wz, p[P_DT], p[P_FRICTION_LIMIT]
+    )
+
+
+@compiled
 def _step_bicycle(p, s, history, slot, step):
     """One step of a bicycle; returns the twist at R (vx, vy, wz)."""
     signed_base = p[P_BI_SIGNED_WHEEL_BASE]
@@ -257,15 +272,23 @@ def _step_bicycle(p, s, history, slot, step):
     sin_steer = math.sin(steering)
     cos_steer = math.cos(steering)
     vx, wz = bicycle_twist(s[S_DRIVE_V], sin_steer, cos_steer, signed_base, steered_drive)
+    ground_vx, ground_vy, ground_wz = _on_the_ground(p, s, vx, 0.0, wz)
+    # Driven wheels turn as the drive makes them (the wheels' twist), the others roll with the
+    # ground: they differ when the driven wheels spin or lock.
+    fixed_vx, fixed_wz = (ground_vx, ground_wz) if steered_drive else (vx, wz)
+    steered_vx, steered_vy, steered_wz = (vx, 0.0, wz) if steered_drive else (
+        ground_vx, ground_vy, ground_wz)
     half_fixed = p[P_BI_HALF_TRACK_FIXED]
     half_steered = p[P_BI_HALF_TRACK_STEERED]
     radius = p[P_RADIUS]
-    s[S_WHEEL_RATE] = (vx - wz * half_fixed) / radius
-    s[S_WHEEL_RATE + 1] = (vx + wz * half_fixed) / radius
+    s[S_WHEEL_RATE] = (fixed_vx - fixed_wz * half_fixed) / radius
+    s[S_WHEEL_RATE + 1] = (fixed_vx + fixed_wz * half_fixed) / radius
     for wheel, lateral in ((2, half_steered), (3, -half_steered)):
-        speed = steered_rolling_speed(vx, wz, lateral, sin_steer, cos_steer, signed_base)
+        speed = steered_rolling_speed(
+            steered_vx, steered_vy, steered_wz, lateral, sin_steer, cos_steer, signed_base
+        )
         s[S_WHEEL_RATE + wheel] = speed / radius
-    return vx, 0.0, wz
+    return ground_vx, ground_vy, ground_wz
 
 
 @compiled
@@ -282,7 +305,7 @@ def _step_differential(p, s, history, slot, step):
     s[S_WHEEL_RATE] = left / p[P_RADIUS]
     s[S_WHEEL_RATE + 1] = right / p[P_RADIUS]
     vx, wz = differential_twist(left, right, p[P_DI_SLIP_LEFT], p[P_DI_SLIP_RIGHT], half_track)
-    return vx, 0.0, wz
+    return _on_the_ground(p, s, vx, 0.0, wz)
 
 
 @compiled
@@ -313,7 +336,8 @@ def _step_omni(p, s, history, slot, step):
             s[S_DRIVE_V + wheel] = commands[wheel]
             s[S_DRIVE_A + wheel] = 0.0
             s[S_WHEEL_RATE + wheel] = commands[wheel] / p[P_RADIUS]
-        return mecanum_twist(commands[0], commands[1], commands[2], commands[3], lever)
+        vx, vy, wz = mecanum_twist(commands[0], commands[1], commands[2], commands[3], lever)
+        return _on_the_ground(p, s, vx, vy, wz)
     common = math.inf
     if proportional and largest > 0.0:
         for wheel in range(4):
@@ -330,9 +354,10 @@ def _step_omni(p, s, history, slot, step):
             )
         _drive(p, s, wheel, commands[wheel], share, common)
         s[S_WHEEL_RATE + wheel] = s[S_DRIVE_V + wheel] / p[P_RADIUS]
-    return mecanum_twist(
+    vx, vy, wz = mecanum_twist(
         s[S_DRIVE_V], s[S_DRIVE_V + 1], s[S_DRIVE_V + 2], s[S_DRIVE_V + 3], lever
     )
+    return _on_the_ground(p, s, vx, vy, wz)
 
 
 @compiled
