@@ -16,8 +16,13 @@ MODELS = ['bicycle', 'differential', 'omni']
 
 
 def grippy(model, mu, **leaves):
-    """Actuators with no dead time, lag or limits (the rims do what they are told at once)."""
-    extra = {'steering_actuator.max_position': 1.2} if model == 'bicycle' else {}
+    """Actuators with no dead time, lag or limits (the rims do what they are told at once);
+    ``bicycle_dynamic``: the bicycle with its single-track model."""
+    extra = {}
+    if model.startswith('bicycle'):
+        extra['steering_actuator.max_position'] = 1.2
+    if model == 'bicycle_dynamic':
+        model, extra['dynamics.enabled'] = 'bicycle', True
     return ideal_config(model, friction_coefficient=mu, **extra, **leaves)
 
 
@@ -32,12 +37,12 @@ def run(vehicle, steps):
 def driven_wheels(model, vehicle):
     """Indices (in joint order) of the wheels the drive turns."""
     names = vehicle.joint_names
-    if model == 'bicycle':
+    if model.startswith('bicycle'):
         return [i for i, n in enumerate(names) if n.startswith('fixed_')]
     return [i for i, n in enumerate(names) if 'steering' not in n]
 
 
-@pytest.mark.parametrize('model', MODELS)
+@pytest.mark.parametrize('model', [*MODELS, 'bicycle_dynamic'])
 @pytest.mark.parametrize('mu', [0.3, 0.8])
 def test_friction_limited_braking_distance_is_v_squared_over_two_mu_g(model, mu):
     v0 = 2.0
@@ -60,14 +65,14 @@ def test_friction_limited_braking_distance_is_v_squared_over_two_mu_g(model, mu)
     assert sliding.vx_mps > 0.5
     for i in driven_wheels(model, vehicle):
         assert sliding.joint_velocities_radps[i] == 0.0
-    if model == 'bicycle':  # the undriven steered wheels roll with the ground
+    if model.startswith('bicycle'):  # the undriven steered wheels roll with the ground
         radius = vehicle.config.active.wheel_radius_m
         rolling = [sliding.joint_velocities_radps[i] * radius for i, n in
                    enumerate(vehicle.joint_names) if n.startswith('steered_')]
         np.testing.assert_allclose(rolling, sliding.vx_mps, rtol=1e-12)
 
 
-@pytest.mark.parametrize('model', MODELS)
+@pytest.mark.parametrize('model', [*MODELS, 'bicycle_dynamic'])
 def test_a_drive_asked_for_more_than_mu_g_spins_its_wheels(model):
     mu = 0.25
     vehicle = Vehicle(grippy(model, mu), DT)

@@ -188,6 +188,56 @@ def _diameter(derived_from: str) -> Any:
 
 
 @dataclass(frozen=True)
+class SingleTrackConfig:
+    """The dynamic single-track model of the bicycle (docs/fidelity.md); off: kinematic."""
+
+    enabled: bool = param(
+        False, 'Dynamic single-track model: lateral tyre slip and understeer at speed, the '
+        'kinematic bicycle at low speed (needs friction_coefficient > 0 and fixed-axle drive)',
+        read_only=True,
+    )
+    mass: float = param(
+        1000.0, 'Vehicle mass', unit='kg', min_value=0.0, min_exclusive=True, max_value=1e6
+    )
+    yaw_inertia: float = param(
+        DERIVED, 'Moment of inertia about the vertical axis through the centre of mass '
+        '(-1 = mass x d x (wheel_base - d), d = cg_to_fixed_axle)', unit='kg*m^2',
+        min_value=DERIVED, max_value=1e9,
+    )
+    cg_to_fixed_axle: float = param(
+        DERIVED, 'Distance from the fixed axle to the centre of mass, towards the steered axle '
+        '(-1 = wheel_base / 2)', unit='m', min_value=DERIVED, max_value=100.0,
+    )
+    cornering_stiffness_steered: float = param(
+        20.0, 'Normalised cornering stiffness of the steered axle: lateral force per radian of '
+        'slip angle per newton of normal load, at friction 1 (CommonRoad C_S,f)', unit='1/rad',
+        min_value=0.0, min_exclusive=True, max_value=1000.0,
+    )
+    cornering_stiffness_fixed: float = param(
+        20.0, 'Normalised cornering stiffness of the fixed axle (CommonRoad C_S,r)',
+        unit='1/rad', min_value=0.0, min_exclusive=True, max_value=1000.0,
+    )
+    blend_speed_low: float = param(
+        0.5, 'Below this speed the model is the kinematic bicycle', unit='m/s', min_value=0.0,
+        min_exclusive=True, max_value=100.0,
+    )
+    blend_speed_high: float = param(
+        1.0, 'Above this speed the model is fully dynamic; in between the two are blended '
+        'linearly (>= blend_speed_low)', unit='m/s', min_value=0.0, min_exclusive=True,
+        max_value=100.0,
+    )
+
+    def __post_init__(self) -> None:
+        _check_derived_or_positive('yaw_inertia', self.yaw_inertia, 'mass x d x (L - d)')
+        _check_derived_or_positive('cg_to_fixed_axle', self.cg_to_fixed_axle, 'wheel_base / 2')
+        if self.blend_speed_high < self.blend_speed_low:
+            raise ParameterError(
+                'blend_speed_high', self.blend_speed_high,
+                f'must be >= blend_speed_low ({self.blend_speed_low:g} m/s)',
+            )
+
+
+@dataclass(frozen=True)
 class BicycleConfig:
     """Car-like (Ackermann) vehicle: a fixed axle and a steered axle ``wheel_base`` apart."""
 
@@ -217,6 +267,7 @@ class BicycleConfig:
     friction_coefficient: float = _friction()
     drive_actuator: DriveActuatorConfig = group(DriveActuatorConfig)
     steering_actuator: SteeringActuatorConfig = group(SteeringActuatorConfig)
+    dynamics: SingleTrackConfig = group(SingleTrackConfig)
 
     def __post_init__(self) -> None:
         _check_derived_or_non_negative('vis_track_fixed', self.vis_track_fixed, '0.7 x wheel_base')
@@ -231,6 +282,41 @@ class BicycleConfig:
                 'must be in (0, pi/2) when drive_on_steered_wheel is false (fixed-axle drive '
                 'cannot turn at or beyond 90 degrees)',
             )
+        if self.dynamics.enabled:
+            self._check_dynamics()
+
+    def _check_dynamics(self) -> None:
+        if self.friction_coefficient == 0.0:
+            raise ParameterError(
+                'friction_coefficient', 0.0,
+                'must be > 0 when dynamics.enabled is true (the tyre forces scale with it)',
+            )
+        if self.drive_on_steered_wheel:
+            raise ParameterError(
+                'drive_on_steered_wheel', True,
+                'must be false when dynamics.enabled is true (the single-track model drives the '
+                'centre of mass; the driven axle does not change its lateral dynamics)',
+            )
+        if not 0.0 < self.cg_m < self.wheel_base:
+            raise ParameterError(
+                'dynamics.cg_to_fixed_axle', self.dynamics.cg_to_fixed_axle,
+                f'must be below wheel_base ({self.wheel_base:g} m): the centre of mass lies '
+                'between the axles',
+            )
+
+    @property
+    def cg_m(self) -> float:
+        """Distance from the fixed axle to the centre of mass [m]."""
+        cg = self.dynamics.cg_to_fixed_axle
+        return 0.5 * self.wheel_base if cg == DERIVED else cg
+
+    @property
+    def gyration_sq_m2(self) -> float:
+        """Yaw inertia over mass [m^2] (the single-track model needs only this ratio)."""
+        inertia = self.dynamics.yaw_inertia
+        if inertia == DERIVED:
+            return self.cg_m * (self.wheel_base - self.cg_m)
+        return inertia / self.dynamics.mass
 
     @property
     def track_fixed_m(self) -> float:

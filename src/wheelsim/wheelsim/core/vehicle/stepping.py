@@ -53,6 +53,11 @@ from wheelsim.core.vehicle.kinematics import (
     mecanum_wheel_speeds,
     steered_rolling_speed,
 )
+from wheelsim.core.vehicle.single_track import (
+    dynamic_weight,
+    kinematic_slip_and_yaw_rate,
+    single_track_step,
+)
 from wheelsim.core.vehicle.traction import GRAVITY_MPS2, friction_limited_twist
 
 BICYCLE, DIFFERENTIAL, OMNI = 0, 1, 2
@@ -97,7 +102,16 @@ IMPERFECTION_COLUMNS = 5
 P_SEED_LOW = 27  # vehicle_sim's seed, low and high 32 bits (exact in a float)
 P_SEED_HIGH = 28
 P_FRICTION_LIMIT = 29  # mu g: the largest acceleration of R (m/s^2; inf = no limit)
-N_PARAMS = 30
+# bicycle: the dynamic single-track model (core/vehicle/single_track.py)
+P_BI_DYNAMIC = 30  # 1.0 when on
+P_BI_CG = 31  # fixed axle to centre of mass (m)
+P_BI_GYRATION_SQ = 32  # yaw inertia / mass (m^2)
+P_BI_STIFFNESS_STEERED = 33  # normalised cornering stiffnesses (1/rad)
+P_BI_STIFFNESS_FIXED = 34
+P_BI_MU = 35
+P_BI_BLEND_LOW = 36  # m/s
+P_BI_BLEND_HIGH = 37
+N_PARAMS = 38
 
 # state columns
 S_X, S_Y, S_YAW = 0, 1, 2
@@ -112,7 +126,9 @@ S_WHEEL_RATE = 23  # MAX_WHEELS columns (rad/s)
 S_STEERING_JOINT_ANGLE = 27  # 2 columns: steered wheels left, right (rad); bicycle only
 S_STEERING_JOINT_RATE = 29  # 2 columns (rad/s)
 S_STEER_REFERENCE = 31  # the steering reference last sent (rad): held with no command
-N_STATE = 32
+S_SPEED_CG = 32  # single-track model: speed of the centre of mass along its velocity (m/s)
+S_SLIP_CG = 33  # and its slip angle to the body x axis (rad)
+N_STATE = 34
 
 
 def _limit(value: float) -> float:
@@ -177,6 +193,16 @@ def pack_params(config: VehicleConfig, dt: float, seed: int = 0) -> np.ndarray:
         row[P_BI_STEER_MAX_RATE] = _limit(steering.max_velocity)
         row[P_BI_STEER_DELAY] = delay_steps(steering.dead_time, dt)
         _pack_imperfections(row, P_STEER_IMPERFECTIONS, steering)
+        dynamics = model.dynamics
+        if dynamics.enabled:
+            row[P_BI_DYNAMIC] = 1.0
+            row[P_BI_CG] = model.cg_m
+            row[P_BI_GYRATION_SQ] = model.gyration_sq_m2
+            row[P_BI_STIFFNESS_STEERED] = dynamics.cornering_stiffness_steered
+            row[P_BI_STIFFNESS_FIXED] = dynamics.cornering_stiffness_fixed
+            row[P_BI_MU] = model.friction_coefficient
+            row[P_BI_BLEND_LOW] = dynamics.blend_speed_low
+            row[P_BI_BLEND_HIGH] = dynamics.blend_speed_high
     elif isinstance(model, DifferentialConfig):
         row[P_DI_HALF_TRACK] = 0.5 * model.track
         row[P_DI_SLIP_LEFT] = model.slip_left
@@ -250,6 +276,48 @@ def _on_the_ground(p, s, vx, vy, wz):
 
 
 @compiled
+def _single_track(p, s, steer_before, steer_after):
+    """One step of the single-track model: updates G's speed and slip angle; returns the twist
+    at R. The speed follows the drive within the friction the turn leaves (spin and lock)."""
+    dt = p[P_DT]
+    signed_base = p[P_BI_SIGNED_WHEEL_BASE]
+    cg = p[P_BI_CG]
+    speed = s[S_SPEED_CG]
+    slip = s[S_SLIP_CG]
+    yaw_rate = s[S_WZ]
+    turning = speed * yaw_rate
+    budget = math.sqrt(max(p[P_FRICTION_LIMIT] ** 2 - turning * turning, 0.0)) * dt
+    new_speed = speed + min(max(s[S_DRIVE_V] - speed, -budget), budget)
+    mid_speed = 0.5 * (speed + new_speed)
+    weight = dynamic_weight(mid_speed, p[P_BI_BLEND_LOW], p[P_BI_BLEND_HIGH])
+    new_slip = new_yaw_rate = 0.0
+    if weight > 0.0:
+        new_slip, new_yaw_rate, _ = single_track_step(
+            mid_speed, 0.5 * (steer_before + steer_after), slip, yaw_rate, dt, signed_base, cg,
+            p[P_BI_STIFFNESS_STEERED], p[P_BI_STIFFNESS_FIXED], p[P_BI_MU], p[P_BI_GYRATION_SQ],
+        )
+    if weight < 1.0:
+        kinematic_slip, kinematic_yaw_rate = kinematic_slip_and_yaw_rate(
+            new_speed, steer_after, signed_base, cg
+        )
+        new_slip = weight * new_slip + (1.0 - weight) * kinematic_slip
+        new_yaw_rate = weight * new_yaw_rate + (1.0 - weight) * kinematic_yaw_rate
+    s[S_SPEED_CG] = new_speed
+    s[S_SLIP_CG] = new_slip
+    side = 1.0 if signed_base > 0.0 else -1.0
+    vx = new_speed * math.cos(new_slip)
+    return vx, new_speed * math.sin(new_slip) - side * cg * new_yaw_rate, new_yaw_rate
+
+
+@compiled
+def _cg_speed_factor(p, steer_reference):
+    """Speed of G over the speed of R in the kinematic bicycle at the (clamped) steering
+    reference: what the single-track model's drive is asked for, so that R goes at vx."""
+    steer = saturate(steer_reference, p[P_BI_STEER_MAX_POSITION])
+    return math.hypot(1.0, p[P_BI_CG] * math.tan(steer) / abs(p[P_BI_SIGNED_WHEEL_BASE]))
+
+
+@compiled
 def _step_bicycle(p, s, history, slot, step):
     """One step of a bicycle; returns the twist at R (vx, vy, wz)."""
     signed_base = p[P_BI_SIGNED_WHEEL_BASE]
@@ -259,6 +327,9 @@ def _step_bicycle(p, s, history, slot, step):
         p[P_BI_STEER_MAX_POSITION],
     )
     s[S_STEER_REFERENCE] = steer_ref
+    dynamic = p[P_BI_DYNAMIC] > 0.5
+    if dynamic:
+        drive_ref *= _cg_speed_factor(p, steer_ref)
     _drive(p, s, 0, _drive_command(p, history, slot, step, 0, drive_ref), 0.0, 0.0)
     if p[P_STEER_IMPERFECTIONS + I_ANY] != 0.0:
         steer_ref = wrap_angle(_imperfect(p, P_STEER_IMPERFECTIONS, steer_ref, step, 1))
@@ -267,12 +338,18 @@ def _step_bicycle(p, s, history, slot, step):
         s[S_STEER], steer_in, p[P_BI_STEER_ALPHA], p[P_DT], p[P_BI_STEER_MAX_POSITION],
         p[P_BI_STEER_MAX_RATE],
     )
-    s[S_STEER_RATE] = wrap_angle(steering - s[S_STEER]) / p[P_DT]
+    steer_before = s[S_STEER]
+    s[S_STEER_RATE] = wrap_angle(steering - steer_before) / p[P_DT]
     s[S_STEER] = steering
     sin_steer = math.sin(steering)
     cos_steer = math.cos(steering)
-    vx, wz = bicycle_twist(s[S_DRIVE_V], sin_steer, cos_steer, signed_base, steered_drive)
-    ground_vx, ground_vy, ground_wz = _on_the_ground(p, s, vx, 0.0, wz)
+    if dynamic:
+        ground_vx, ground_vy, ground_wz = _single_track(p, s, steer_before, steering)
+        # the driven (fixed) wheels: rolling with the ground plus the drive's slip
+        vx, wz = ground_vx + s[S_DRIVE_V] - s[S_SPEED_CG], ground_wz
+    else:
+        vx, wz = bicycle_twist(s[S_DRIVE_V], sin_steer, cos_steer, signed_base, steered_drive)
+        ground_vx, ground_vy, ground_wz = _on_the_ground(p, s, vx, 0.0, wz)
     # Driven wheels turn as the drive makes them (the wheels' twist), the others roll with the
     # ground: they differ when the driven wheels spin or lock.
     fixed_vx, fixed_wz = (ground_vx, ground_wz) if steered_drive else (vx, wz)
