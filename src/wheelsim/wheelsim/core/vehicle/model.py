@@ -171,6 +171,12 @@ class VehicleBatch:
         )
         self._elapsed += int(n_steps)
 
+    @property
+    def states(self) -> NDArray[np.float64]:
+        """(N, N_STATE) the kernel states of every vehicle (a copy; columns in
+        :mod:`.stepping`)."""
+        return self._state.copy()
+
     def state_row(self, index: int) -> NDArray[np.float64]:
         """The kernel state of one vehicle (a copy; columns in :mod:`.stepping`)."""
         return self._state[index].copy()
