@@ -1,5 +1,5 @@
-"""Excitation for calibration tests and benchmarks: command sequences and recordings made by
-driving wheelsim's own core with known parameters."""
+"""Calibration recordings for tests and benchmarks, made by driving wheelsim's own core with
+known parameters."""
 
 from __future__ import annotations
 
@@ -7,36 +7,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from wheelsim.core.calibration.excitation import Step
 from wheelsim.core.calibration.recording import Recording
 from wheelsim.core.vehicle.model import Vehicle
 from wheelsim.core.vehicle.stepping import S_STEER
-
-Step = tuple[float, tuple[float, float, float]]  # (hold [s], command (vx, vy, wz))
-
-
-def excitation(model: str, top_speed_mps: float) -> list[Step]:
-    """Held steps that identify every actuator parameter of ``model``: small and large speed
-    steps, a command beyond the top speed, reversals; for the bicycle steering steps at half
-    the top speed (curvatures 0.05 to 0.3 1/m, and 1.5 1/m beyond any lock), for the omni
-    sideways steps too."""
-    v = top_speed_mps
-    steps: list[Step] = [
-        (1.0, (0.0, 0.0, 0.0)), (3.0, (0.3 * v, 0.0, 0.0)), (2.0, (0.0, 0.0, 0.0)),
-        (3.0, (0.6 * v, 0.0, 0.0)), (3.0, (1.4 * v, 0.0, 0.0)), (2.5, (0.2 * v, 0.0, 0.0)),
-        (3.0, (-0.7 * v, 0.0, 0.0)), (2.0, (0.0, 0.0, 0.0)), (2.5, (0.9 * v, 0.0, 0.0)),
-        (2.5, (0.0, 0.0, 0.0)),
-    ]
-    if model == 'bicycle':
-        cruise = 0.5 * v
-        for curvature in (0.1, 0.0, -0.3, 0.0, 1.5, -0.05, 0.0):
-            steps.append((2.5, (cruise, 0.0, curvature * cruise)))
-        steps.append((2.5, (0.0, 0.0, 0.0)))
-    elif model == 'differential':
-        steps += [(2.5, (0.3 * v, 0.0, 0.5)), (2.5, (0.0, 0.0, -1.0)), (2.0, (0.0, 0.0, 0.0))]
-    else:
-        steps += [(2.5, (0.0, 0.5 * v, 0.0)), (2.5, (0.3 * v, -0.4 * v, 0.4)),
-                  (2.0, (0.0, 0.0, 0.0))]
-    return steps
 
 
 def record_core(vehicle: Vehicle, steps: Sequence[Step], sample_every: int = 20,

@@ -4,6 +4,7 @@ noise and bias on) are fitted back; poor recordings are refused with what to rec
 import numpy as np
 import pytest
 
+from wheelsim.core.calibration.excitation import excitation
 from wheelsim.core.calibration.fit import calibrate, drive_group
 from wheelsim.core.calibration.recording import (
     CalibrationError,
@@ -13,7 +14,7 @@ from wheelsim.core.calibration.recording import (
 )
 from wheelsim.core.vehicle.config import vehicle_config_from_params
 from wheelsim.core.vehicle.model import Vehicle
-from wheelsim.testing.calibration import excitation, record_core
+from wheelsim.testing.calibration import record_core
 
 
 def truth(model):

@@ -188,7 +188,7 @@ class EncoderOdometry:
             turn = 0.25 * (-front_left + front_right - rear_left + rear_right) / lever
         else:
             forward, sideways = sum(arcs) / len(arcs), 0.0
-            turn = forward * _centre_steering_tan(steering) / config.wheel_base
+            turn = forward * centre_steering_tan(steering) / config.wheel_base
         at_reference = integrate_twist(0.0, 0.0, 0.0, forward, sideways, turn, 1.0)
         offset = (config.base_link_offset, 0.0, 0.0)
         if offset[0] == 0.0:
@@ -203,7 +203,7 @@ class EncoderOdometry:
         return None
 
 
-def _centre_steering_tan(steering: Sequence[float]) -> float:
+def centre_steering_tan(steering: Sequence[float]) -> float:
     """tan of the virtual centre wheel's angle from the steering joints: one joint is the
     centre wheel; two Ackermann joints give ``cot(centre) = (cot(left) + cot(right)) / 2``."""
     if len(steering) == 1:
