@@ -8,6 +8,9 @@ Run after ``source env.sh``:  python bench/bench_core.py [--seconds 1.0] [--vehi
    Goal: at least 200,000 steps/s, so 1 kHz stepping costs under 0.5 % of a core.
 2. ``--vehicles`` vehicles of each model in one VehicleBatch (parameters varied per vehicle),
    stepped 100 at a time on all cores. Goal: at least 10 million vehicle-steps/s on 2 cores.
+3. The first figure (``step(20)`` + ``state()``, per CPU second) with each fidelity effect of
+   docs/fidelity.md on: command imperfections, the friction circle, the dynamic single-track
+   bicycle, and all of them. Goal for the kinematic path (no effect): above 4 million.
 
 Compilation happens before timing (cached on disk after the first run). No ROS needed.
 """
@@ -48,8 +51,27 @@ def timed_rates(run_once, steps_per_call: int, seconds: float) -> tuple[float, f
     return steps / (time.perf_counter() - wall), steps / (time.process_time() - cpu)
 
 
-def single_vehicle(model: str, steps_per_call: int, seconds: float) -> tuple[float, float]:
-    config = vehicle_config_from_params({'model': model, drive_key(model, 'max_jerk'): 20.0})
+def effects(model: str) -> dict[str, dict[str, float | bool]]:
+    """Parameters switching on each fidelity effect (and all of them) for ``model``."""
+    imperfect = {drive_key(model, 'bias'): 0.02, drive_key(model, 'dead_band'): 0.01,
+                 drive_key(model, 'resolution'): 0.001, drive_key(model, 'noise_stddev'): 0.01}
+    if model == 'bicycle':
+        imperfect.update({f'model_params.bicycle.steering_actuator.{k}': v for k, v in (
+            ('bias', 0.01), ('dead_band', 0.005), ('resolution', 0.001),
+            ('noise_stddev', 0.005))})
+    friction = {f'model_params.{model}.friction_coefficient': 0.5}
+    out = {'kinematic (no effect)': {}, 'command imperfections': imperfect,
+           'friction circle': friction}
+    if model == 'bicycle':
+        out['dynamic single-track'] = {**friction, 'model_params.bicycle.dynamics.enabled': True}
+    out['all of them'] = {k: v for extra in out.values() for k, v in extra.items()}
+    return out
+
+
+def single_vehicle(model: str, steps_per_call: int, seconds: float,
+                   extra: dict | None = None) -> tuple[float, float]:
+    config = vehicle_config_from_params(
+        {'model': model, drive_key(model, 'max_jerk'): 20.0, **(extra or {})})
     vehicle = Vehicle(config, STEP_PERIOD_S)
     vehicle.step(1)  # compile / load the cached kernel
     toggle = [1.0]
@@ -99,6 +121,12 @@ def main() -> None:
     for model in MODELS:
         wall, cpu = batch(model, args.vehicles, 2 * args.seconds)
         print(f'  {model:13s} {wall:14,.0f} ({cpu:14,.0f})')
+    print('fidelity effects, one vehicle, step(20)+state() per CPU second (goal for the '
+          'kinematic path: > 4,000,000):')
+    for model in MODELS:
+        for name, extra in effects(model).items():
+            _, cpu = single_vehicle(model, 20, args.seconds, extra)
+            print(f'  {model:13s} {name:24s} {cpu:10,.0f}')
 
 if __name__ == '__main__':
     main()

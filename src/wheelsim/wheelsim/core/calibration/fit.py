@@ -11,7 +11,8 @@ with the measured one at the measured times, each channel scaled by its standard
 - The continuous parameters (time constant, velocity and acceleration limits, bias; for the
   bicycle's steering also its angle limit) by ``scipy.optimize.least_squares`` (trust region
   with bounds), its Jacobian by forward differences computed as one batch.
-- Alternated until the dead times stay (at most ``MAX_ROUNDS``).
+- Alternated until the dead times stay (at most ``MAX_ROUNDS``). A recording longer than
+  ``FIRST_PASS_S`` is fitted so on its beginning first, then refined on the whole of it.
 
 Confidence intervals (95 %): the covariance ``s^2 (J^T J)^-1`` of the scaled residuals, inflated
 by ``n / n_eff`` for their correlation (``n_eff = n (1 - rho) / (1 + rho)``, ``rho`` their lag-1
@@ -40,6 +41,7 @@ MAX_DEAD_TIME_S = 1.0
 COARSE_DEAD_TIME_S = 0.01
 REFINE_STEPS = 15
 MAX_ROUNDS = 6
+FIRST_PASS_S = 120.0  # a longer recording is first fitted on its beginning
 MAX_RELATIVE_CI = 0.1
 CHI2_1_95 = 3.841
 
@@ -227,6 +229,14 @@ class Fitter:
             self.scan(key, np.arange(best - REFINE_STEPS, best + REFINE_STEPS + 1))
         return self.dead_steps != before
 
+    def refine(self) -> None:
+        """From good values: refit, then alternate as :meth:`run` does."""
+        self.fit_continuous()
+        for _ in range(MAX_ROUNDS):
+            if not self._refine():
+                break
+            self.fit_continuous()
+
     def run(self) -> None:
         coarse = max(1, round(COARSE_DEAD_TIME_S / self.sim.dt))
         for key in self.dead_steps:
@@ -311,12 +321,21 @@ def calibrate(recording: Recording, model: str, base: Mapping[str, Any] | None =
     for key in ('max_jerk', 'noise_stddev', 'dead_band', 'resolution'):
         base.setdefault(f'{group}.{key}', 0.0)
     base.setdefault(f'{group}.max_deceleration', -1.0)
-    simulator = Simulator(recording, model, base, step_period_s)
     dead_times = {f'{group}.dead_time': 0.1}
     if model == 'bicycle':
         dead_times['steering_actuator.dead_time'] = 0.1
-    fitter = Fitter(simulator, initial_parameters(recording, model), dead_times)
+    parameters = initial_parameters(recording, model)
+    first = recording.head(FIRST_PASS_S)
+    fitter = Fitter(Simulator(first, model, base, step_period_s), parameters, dead_times)
     fitter.run()
+    simulator = fitter.sim
+    if first.duration_s < recording.duration_s:
+        simulator = Simulator(recording, model, base, step_period_s)
+        values = fitter.values
+        starts = [Parameter(p.key, values[p.key], p.lower, p.upper) for p in parameters]
+        dead = {key: steps * step_period_s for key, steps in fitter.dead_steps.items()}
+        fitter = Fitter(simulator, starts, dead)
+        fitter.refine()
     estimates = fitter.estimates()
     _check_identified(estimates, step_period_s)
     values = fitter._all_values()

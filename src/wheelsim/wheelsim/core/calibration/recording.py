@@ -53,6 +53,20 @@ class Recording:
     def duration_s(self) -> float:
         return float(self.measured_t_s[-1] - self.measured_t_s[0])
 
+    def head(self, seconds: float) -> Recording:
+        """The first ``seconds`` of the recording (all of it if shorter)."""
+        end = self.start_s + seconds
+        commands = self.command_t_s <= end
+        measured = self.measured_t_s <= end
+        joints = self.joints_t_s <= end
+        return Recording(
+            self.command_t_s[commands], self.command[commands], self.measured_t_s[measured],
+            self.measured[measured], self.joints_t_s[joints],
+            self.wheel_velocity_radps[joints] if len(self.joints_t_s) else
+            self.wheel_velocity_radps, self.wheel_names,
+            self.steering_rad[joints] if len(self.steering_rad) else self.steering_rad,
+        )
+
     def measured_steering_at_samples(self) -> FloatArray:
         """The steering angle at each measured sample (nearest joint sample), or empty."""
         if not len(self.steering_rad):
