@@ -130,7 +130,7 @@ def _parameters(scenario: Scenario, node: str) -> list:
     values = dict(scenario.node_parameters.get(node, {}))
     values['use_sim_time'] = True
     controller = scenario.node_parameters.get('controller', {})
-    if node == 'localization':
+    if node in ('localization', 'vehicle_sim'):
         values['seed'] = scenario.seed
     if node == 'vehicle_sim':
         values['be_reference_clock'] = False

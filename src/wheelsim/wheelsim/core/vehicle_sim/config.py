@@ -94,6 +94,11 @@ class VehicleSimSettings(frames.FrameNames):
         'robot_description parameter is set to the new URDF after a live change of the vehicle, '
         'so that RViz shows the simulated vehicle; empty: none.', read_only=True,
     )
+    seed: int = param(
+        0, 'Seed of every random draw vehicle_sim makes (each use has its own stream): equal '
+        'seeds and inputs give equal outputs.', min_value=0, max_value=2**63 - 1,
+        read_only=True,
+    )
     initial_pose: InitialPose = group(InitialPose)
     cmd_vel_limits: CommandLimits = group(CommandLimits)
 
