@@ -22,7 +22,7 @@ Covariances are 6x6 over ``(x, y, z, roll, pitch, yaw)``; the planar model fills
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 from geometry_msgs.msg import PoseWithCovarianceStamped, TransformStamped
@@ -212,8 +212,8 @@ class Localization(Node):
             self._map_poses.warnings.warn('initialpose invalid', f'initialpose ignored: {err}')
 
 
-def main(args=None) -> int:
-    return run_node(Localization, 'localization', args)
+def main(args=None) -> NoReturn:
+    run_node(Localization, 'localization', args)
 
 
 if __name__ == '__main__':

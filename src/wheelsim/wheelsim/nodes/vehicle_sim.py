@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Mapping
 from functools import partial, wraps
-from typing import Any
+from typing import Any, NoReturn
 
 from geometry_msgs.msg import PoseWithCovarianceStamped
 from rclpy.node import Node
@@ -384,8 +384,8 @@ def check_parameters(values: Mapping[str, Any]) -> None:
     vehicle_config_from_params(values)
 
 
-def main(args=None) -> int:
-    return run_node(VehicleSim, 'vehicle_sim', args)
+def main(args=None) -> NoReturn:
+    run_node(VehicleSim, 'vehicle_sim', args)
 
 
 if __name__ == '__main__':

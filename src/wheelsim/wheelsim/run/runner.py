@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from wheelsim.core.params import ParamSpec
-from wheelsim.ros.dds_domain import PROFILE_VARIABLES, reserved_domain_id
+from wheelsim.ros.dds_domain import reserved_domain_id, use_profile
 from wheelsim.run.output import run_folder
 from wheelsim.run.scenario import NODE_NAMES, Scenario
 
@@ -110,8 +110,7 @@ def _use_loopback_dds(domain_id: int) -> None:
     from ament_index_python.packages import get_package_share_directory
 
     profile = Path(get_package_share_directory('wheelsim')) / 'fastdds_localhost.xml'
-    for variable in PROFILE_VARIABLES:
-        os.environ[variable] = str(profile)
+    use_profile(profile)
     # Not ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST: with it Fast DDS also binds sockets on every
     # interface; the profile alone keeps them all on 127.0.0.1.
     os.environ.pop('ROS_AUTOMATIC_DISCOVERY_RANGE', None)

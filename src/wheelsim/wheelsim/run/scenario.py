@@ -4,7 +4,7 @@ A scenario is YAML::
 
     name: figure_eight            # names the output folder results/<name>/
     duration: 60.0                # simulated seconds
-    seed: 1                       # seed of localization and vehicle_sim noise (repeatable runs)
+    seed: 1                       # seed of localization and vehicle_sim (repeatable runs)
     params_file: ../params/indoor_differential.yaml   # optional ROS params file, relative to
                                   # this file; its sections for the four nodes are the base
     record: all                   # 'all' or a list of topics

@@ -82,10 +82,6 @@ class VehicleSimSettings(frames.FrameNames):
         unit='s',
         min_value=0.0, min_exclusive=True, max_value=86_400.0,
     )
-    seed: int = param(
-        0, 'Seed of every random draw vehicle_sim makes (the actuators\' command noise): equal '
-        'seeds and inputs give equal runs.', min_value=0, max_value=2**63 - 1, read_only=True,
-    )
     cmd_vel_type: str = param(
         'auto', 'Message type of cmd_vel: auto follows the type its publishers use.',
         choices=CMD_VEL_TYPES, read_only=True,
@@ -97,6 +93,11 @@ class VehicleSimSettings(frames.FrameNames):
         'robot_state_publisher', 'Node (relative names: in the namespace of vehicle_sim) whose '
         'robot_description parameter is set to the new URDF after a live change of the vehicle, '
         'so that RViz shows the simulated vehicle; empty: none.', read_only=True,
+    )
+    seed: int = param(
+        0, 'Seed of every random draw vehicle_sim makes (each use has its own stream): equal '
+        'seeds and inputs give equal outputs.', min_value=0, max_value=2**63 - 1,
+        read_only=True,
     )
     initial_pose: InitialPose = group(InitialPose)
     cmd_vel_limits: CommandLimits = group(CommandLimits)
