@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from wheelsim.core.compiled import compiled
 
 MASK32 = 0xFFFFFFFF
@@ -59,6 +61,17 @@ def standard_normal(seed_low: int, seed_high: int, step: int, actuator: int) -> 
     u1 = _uniform(seed_low, seed_high, step, 2 * actuator)
     u2 = _uniform(seed_low, seed_high, step, 2 * actuator + 1)
     return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
+
+
+@compiled
+def normal_draws(seed_low: int, seed_high: int, first_step: int, n_steps: int, actuators: int):
+    """(n_steps, actuators) array: :func:`standard_normal` of every actuator at the steps
+    ``first_step ...``; drawn before a batch of steps, so the stepping code stays small."""
+    out = np.empty((n_steps, actuators))
+    for i in range(n_steps):
+        for actuator in range(actuators):
+            out[i, actuator] = standard_normal(seed_low, seed_high, first_step + i, actuator)
+    return out
 
 
 @compiled

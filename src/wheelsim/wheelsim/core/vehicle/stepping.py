@@ -41,7 +41,7 @@ from wheelsim.core.vehicle.config import (
     SteeringActuatorConfig,
     VehicleConfig,
 )
-from wheelsim.core.vehicle.imperfections import MASK32, imperfect_reference, standard_normal
+from wheelsim.core.vehicle.imperfections import MASK32, imperfect_reference, normal_draws
 from wheelsim.core.vehicle.kinematics import (
     ackermann_angle,
     ackermann_rate_factor,
@@ -225,25 +225,25 @@ def delays_of(params: np.ndarray, model: int) -> np.ndarray:
 
 
 @compiled
-def _imperfect(p, column, reference, step, actuator):
+def _imperfect(p, column, reference, noise, actuator):
     """``reference`` after the command imperfections of the block at ``column`` (unchanged
-    when none is set); ``actuator`` (its history row) and ``step`` key the noise draw."""
+    when none is set); ``noise = (draws, i)``: step ``i``'s normal draws by actuator (its
+    history row) are ``draws[i]`` when any noise is set."""
     if p[column + I_ANY] == 0.0:
         return reference
-    noise = 0.0
-    if p[column + I_NOISE] > 0.0:
-        noise = standard_normal(int(p[P_SEED_LOW]), int(p[P_SEED_HIGH]), step, actuator)
+    draws, i = noise
+    draw = draws[i, actuator] if p[column + I_NOISE] > 0.0 else 0.0
     return imperfect_reference(
         reference, p[column + I_RESOLUTION], p[column + I_BIAS], p[column + I_NOISE],
-        p[column + I_DEAD_BAND], noise,
+        p[column + I_DEAD_BAND], draw,
     )
 
 
 @compiled
-def _drive_command(p, history, slot, step, actuator, reference):
+def _drive_command(p, history, slot, noise, actuator, reference):
     """Drive reference after the command imperfections, the dead time and the saturation to
     +-max_velocity."""
-    reference = _imperfect(p, P_DRIVE_IMPERFECTIONS, reference, step, actuator)
+    reference = _imperfect(p, P_DRIVE_IMPERFECTIONS, reference, noise, actuator)
     command = delay(history[actuator], slot, int(p[P_DRIVE_DELAY]), reference)
     return saturate(command, p[P_DRIVE_VMAX])
 
@@ -318,7 +318,7 @@ def _cg_speed_factor(p, steer_reference):
 
 
 @compiled
-def _step_bicycle(p, s, history, slot, step):
+def _step_bicycle(p, s, history, slot, noise):
     """One step of a bicycle; returns the twist at R (vx, vy, wz)."""
     signed_base = p[P_BI_SIGNED_WHEEL_BASE]
     steered_drive = p[P_BI_STEERED_DRIVE] > 0.5
@@ -330,9 +330,9 @@ def _step_bicycle(p, s, history, slot, step):
     dynamic = p[P_BI_DYNAMIC] > 0.5
     if dynamic:
         drive_ref *= _cg_speed_factor(p, steer_ref)
-    _drive(p, s, 0, _drive_command(p, history, slot, step, 0, drive_ref), 0.0, 0.0)
+    _drive(p, s, 0, _drive_command(p, history, slot, noise, 0, drive_ref), 0.0, 0.0)
     if p[P_STEER_IMPERFECTIONS + I_ANY] != 0.0:
-        steer_ref = wrap_angle(_imperfect(p, P_STEER_IMPERFECTIONS, steer_ref, step, 1))
+        steer_ref = wrap_angle(_imperfect(p, P_STEER_IMPERFECTIONS, steer_ref, noise, 1))
     steer_in = delay(history[1], slot, int(p[P_BI_STEER_DELAY]), steer_ref)
     steering = steering_step(
         s[S_STEER], steer_in, p[P_BI_STEER_ALPHA], p[P_DT], p[P_BI_STEER_MAX_POSITION],
@@ -369,14 +369,14 @@ def _step_bicycle(p, s, history, slot, step):
 
 
 @compiled
-def _step_differential(p, s, history, slot, step):
+def _step_differential(p, s, history, slot, noise):
     """One step of a differential drive; returns the twist at R (vx, vy, wz)."""
     half_track = p[P_DI_HALF_TRACK]
     left_ref, right_ref = differential_wheel_speeds(
         s[S_CMD_VX], s[S_CMD_WZ], half_track, p[P_DRIVE_VMAX]
     )
-    _drive(p, s, 0, _drive_command(p, history, slot, step, 0, left_ref), 0.0, 0.0)
-    _drive(p, s, 1, _drive_command(p, history, slot, step, 1, right_ref), 0.0, 0.0)
+    _drive(p, s, 0, _drive_command(p, history, slot, noise, 0, left_ref), 0.0, 0.0)
+    _drive(p, s, 1, _drive_command(p, history, slot, noise, 1, right_ref), 0.0, 0.0)
     left = s[S_DRIVE_V]
     right = s[S_DRIVE_V + 1]
     s[S_WHEEL_RATE] = left / p[P_RADIUS]
@@ -386,7 +386,7 @@ def _step_differential(p, s, history, slot, step):
 
 
 @compiled
-def _step_omni(p, s, history, slot, step):
+def _step_omni(p, s, history, slot, noise):
     """One step of a mecanum vehicle; returns the twist at R (vx, vy, wz)."""
     lever = p[P_OM_LEVER]
     wz_cmd = s[S_CMD_WZ]
@@ -394,10 +394,10 @@ def _step_omni(p, s, history, slot, step):
         s[S_CMD_VX], s[S_CMD_VY] - p[P_OFFSET] * wz_cmd, wz_cmd, lever, p[P_DRIVE_VMAX]
     )
     commands = (
-        _drive_command(p, history, slot, step, 0, refs[0]),
-        _drive_command(p, history, slot, step, 1, refs[1]),
-        _drive_command(p, history, slot, step, 2, refs[2]),
-        _drive_command(p, history, slot, step, 3, refs[3]),
+        _drive_command(p, history, slot, noise, 0, refs[0]),
+        _drive_command(p, history, slot, noise, 1, refs[1]),
+        _drive_command(p, history, slot, noise, 2, refs[2]),
+        _drive_command(p, history, slot, noise, 3, refs[3]),
     )
     proportional = p[P_OM_PROPORTIONAL] > 0.5
     largest = 0.0
@@ -458,14 +458,19 @@ def _step_vehicle(model, n_steps, first_step, p, s, history):
     offset = p[P_OFFSET]
     size = history.shape[1]
     slot = first_step % size  # ring-buffer slot of this step
+    actuators = history.shape[0]
+    if p[P_DRIVE_IMPERFECTIONS + I_NOISE] > 0.0 or p[P_STEER_IMPERFECTIONS + I_NOISE] > 0.0:
+        noise = normal_draws(int(p[P_SEED_LOW]), int(p[P_SEED_HIGH]), first_step, n_steps,
+                             actuators)
+    else:
+        noise = np.zeros((0, actuators))  # never read: no noise is set
     for i in range(n_steps):
-        step = first_step + i
         if model == BICYCLE:
-            vx, vy, wz = _step_bicycle(p, s, history, slot, step)
+            vx, vy, wz = _step_bicycle(p, s, history, slot, (noise, i))
         elif model == DIFFERENTIAL:
-            vx, vy, wz = _step_differential(p, s, history, slot, step)
+            vx, vy, wz = _step_differential(p, s, history, slot, (noise, i))
         else:
-            vx, vy, wz = _step_omni(p, s, history, slot, step)
+            vx, vy, wz = _step_omni(p, s, history, slot, (noise, i))
         slot = 0 if slot + 1 == size else slot + 1
         s[S_VX] = vx
         s[S_VY] = vy + offset * wz
