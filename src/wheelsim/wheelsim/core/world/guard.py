@@ -70,6 +70,9 @@ class CollisionGuard:
         self.collisions = 0
         """Contacts counted so far: each time the vehicle touches after having been clear."""
         self.last_contact: Contact | None = None
+        self.last_contact_step = 0
+        """Of the collision :meth:`step` returned last: the contact step, counted from 1 at
+        the first step of that call."""
         self.touching = False
         """In contact, or within half a cell of the last contact, since the last contact."""
         self.stuck = False
@@ -119,6 +122,8 @@ class CollisionGuard:
                     end = None
                 taken, hit = self._single_steps(vehicle, k, start, end)
             remaining -= taken
+            if hit is not None and not self.touching:
+                self.last_contact_step = n_steps - remaining
             if hit is None:
                 self._k_hint = min(2 * k, MAX_SUB_BATCH)
                 continue
