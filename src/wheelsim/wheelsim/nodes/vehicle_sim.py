@@ -91,7 +91,9 @@ class VehicleSim(Node):
         self.params.report_unknown()
 
         initial = self._initial_pose()
-        self.vehicle = Vehicle(self._vehicle_config.config, 1.0 / settings.step_rate, initial)
+        self.vehicle = Vehicle(
+            self._vehicle_config.config, 1.0 / settings.step_rate, initial, settings.seed
+        )
         # Load the compiled kernel now, not at the first step (it would stall the clock there).
         Vehicle(self._vehicle_config.config, 1.0 / settings.step_rate).step(1)
         self.outputs = VehicleOutputs(

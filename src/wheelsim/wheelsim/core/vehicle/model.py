@@ -5,7 +5,8 @@ twist of base_link (vx, vy in m/s, wz in rad/s), held until changed. Steps have 
 Poses are base_link in map (x, y in m, yaw in rad, in (-pi, pi]); twists are base_link's body
 twist after the actuator dynamics. Commands must be finite and at most ``COMMAND_LIMIT`` in
 magnitude; anything else raises ``ValueError`` and the held command stays as it was, so no
-NaN or inf ever reaches the state.
+NaN or inf ever reaches the state. The only randomness (command noise, when configured) is
+keyed by each vehicle's seed and the step count: runs repeat bit for bit.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from wheelsim.core.vehicle.joints import wheel_layout
 
 COMMAND_LIMIT = 1e6
 PARALLEL_FROM_VEHICLES = 64
+SEED_LIMIT = 2**63  # seeds are integers in [0, SEED_LIMIT), as vehicle_sim's seed parameter
 _READ_ONLY = frozenset(spec.name for spec in VEHICLE_PARAM_SPECS if spec.read_only)
 #: State columns of motion: the body twist, drive speeds and accelerations, the steering rate,
 #: wheel rates and steering joint rates (zeroed by :meth:`VehicleBatch.stop`).
@@ -47,6 +49,20 @@ def _finite_rows(values: ArrayLike, rows: int, what: str, limit: float) -> NDArr
         row = int(np.argwhere(~good)[0][0])
         raise _range_error(what, array[row].tolist(), row, limit)
     return array
+
+
+def _checked_seeds(seeds: Sequence[int] | None, count: int) -> tuple[int, ...]:
+    if seeds is None:
+        return (0,) * count
+    seeds = tuple(seeds)
+    if len(seeds) != count:
+        raise ValueError(f'expected {count} seeds, got {len(seeds)}')
+    for seed in seeds:
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not (
+            0 <= seed < SEED_LIMIT
+        ):
+            raise ValueError(f'seed {seed!r} must be an integer in [0, 2^63)')
+    return tuple(int(seed) for seed in seeds)
 
 
 def _picker(columns: Sequence[int]) -> Callable[[Sequence[float]], tuple[float, ...]]:
@@ -73,7 +89,10 @@ class VehicleBatch:
         configs: Sequence[VehicleConfig],
         step_period_s: float,
         poses: ArrayLike | None = None,
+        seeds: Sequence[int] | None = None,
     ) -> None:
+        """``seeds``: one per vehicle (default 0), for its command noise (see
+        :mod:`wheelsim.core.vehicle.imperfections`)."""
         if not configs:
             raise ValueError('a vehicle batch needs at least one configuration')
         models = {config.model for config in configs}
@@ -85,7 +104,8 @@ class VehicleBatch:
         self.step_period_s = float(step_period_s)
         self._code = st.MODEL_CODES[self.model]
         self._configs = tuple(configs)
-        self._params = np.stack([st.pack_params(c, self.step_period_s) for c in configs])
+        self._seeds = _checked_seeds(seeds, len(configs))
+        self._params = self._packed(configs)
         count = len(configs)
         start = np.zeros((count, 3)) if poses is None else _finite_rows(poses, count, 'pose', 1e9)
         self._start = start.copy()
@@ -104,6 +124,10 @@ class VehicleBatch:
     @property
     def configs(self) -> tuple[VehicleConfig, ...]:
         return self._configs
+
+    @property
+    def seeds(self) -> tuple[int, ...]:
+        return self._seeds
 
     @property
     def elapsed_steps(self) -> int:
@@ -151,6 +175,12 @@ class VehicleBatch:
             self._code, int(n_steps), self._elapsed, self._params, self._state, self._history
         )
         self._elapsed += int(n_steps)
+
+    @property
+    def states(self) -> NDArray[np.float64]:
+        """(N, N_STATE) the kernel states of every vehicle (a copy; columns in
+        :mod:`.stepping`)."""
+        return self._state.copy()
 
     def state_row(self, index: int) -> NDArray[np.float64]:
         """The kernel state of one vehicle (a copy; columns in :mod:`.stepping`)."""
@@ -232,10 +262,16 @@ class VehicleBatch:
             if changed:
                 raise ValueError(f'cannot change read-only parameters while running: {changed}')
         self._configs = tuple(configs)
-        self._params = np.stack([st.pack_params(c, self.step_period_s) for c in configs])
+        self._params = self._packed(configs)
         capacity = self._capacity()
         if capacity > self._history.shape[2]:
             self._history = self._grown_history(capacity)
+
+    def _packed(self, configs: Sequence[VehicleConfig]) -> NDArray[np.float64]:
+        return np.stack([
+            st.pack_params(config, self.step_period_s, seed)
+            for config, seed in zip(configs, self._seeds, strict=True)
+        ])
 
     def _capacity(self) -> int:
         return int(st.delays_of(self._params, self._code).max()) + 1
@@ -289,8 +325,10 @@ class Vehicle:
         config: VehicleConfig,
         step_period_s: float,
         pose: tuple[float, float, float] = (0.0, 0.0, 0.0),
+        seed: int = 0,
     ) -> None:
-        self._batch = VehicleBatch([config], step_period_s, [pose])
+        """``seed`` seeds the command noise (vehicle_sim's ``seed``)."""
+        self._batch = VehicleBatch([config], step_period_s, [pose], [seed])
         wheels = wheel_layout(config)
         steering = tuple(w.steering for w in wheels if w.steering is not None)
         self.joint_names: tuple[str, ...] = tuple(w.joint for w in wheels) + tuple(

@@ -84,6 +84,10 @@ class VehicleSimSettings(frames.FrameNames):
         unit='s',
         min_value=0.0, min_exclusive=True, max_value=86_400.0,
     )
+    seed: int = param(
+        0, 'Seed of every random draw vehicle_sim makes (the actuators\' command noise): equal '
+        'seeds and inputs give equal runs.', min_value=0, max_value=2**63 - 1, read_only=True,
+    )
     cmd_vel_type: str = param(
         'auto', 'Message type of cmd_vel: auto follows the type its publishers use.',
         choices=CMD_VEL_TYPES, read_only=True,
