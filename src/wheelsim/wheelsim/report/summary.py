@@ -86,6 +86,8 @@ def format_summary(metrics: Mapping[str, Value], timing: Mapping[str, float] | N
          f'{_number(m.get("cmd_vs_actual_vy_rms_mps"), "m/s")}, '
          f'{_number(m.get("cmd_vs_actual_wz_rms_radps"), "rad/s")}'),
         ('plans', 'received', _number(m.get('plans_received'))),
+        ('world', 'collisions, min clearance',
+         f'{_number(m.get("collisions"))}, {_number(m.get("min_clearance_m"), "m")}'),
     ]
     group_width = max(len(r[0]) for r in rows)
     label_width = max(len(r[1]) for r in rows)

@@ -170,6 +170,20 @@ class _Progress:
         return time.perf_counter() - self._start
 
 
+def _serve_map(scenario: Scenario, executor) -> None:
+    """Publish the scenario's map on ``map`` once, as Nav2's map_server does (transient local:
+    vehicle_sim takes it, the bag records it), in vehicle_sim's map frame."""
+    from wheelsim.core.world.map_file import load_map_file
+    from wheelsim.ros.map_messages import occupancy_grid
+
+    if scenario.map_yaml is None:
+        return
+    sim = scenario.node_parameters.get('vehicle_sim', {})
+    frame = sim.get('frame_prefix', '') + sim.get('map_frame', 'map')
+    world = load_map_file(scenario.map_yaml).occupancy_map()
+    executor.publish('/map', occupancy_grid(world, frame, executor.now_ns))
+
+
 def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
              show_progress: bool = True, phases: Phases | None = None) -> tuple[float, bool]:
     """Run the nodes in lock-step for the scenario's duration, recording into ``bag_dir``.
@@ -203,6 +217,7 @@ def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
                                       parameter_overrides=_parameters(scenario, name))
                     nodes.append(node)
                     executor.add_node(node)
+                _serve_map(scenario, executor)
             with phases('loop'):
                 executor.run_until(START_TIME_NS + round(scenario.duration_s * 1e9),
                                    between=progress)

@@ -29,6 +29,13 @@ COMMAND_LIMIT = 1e6
 PARALLEL_FROM_VEHICLES = 64
 SEED_LIMIT = 2**63  # seeds are integers in [0, SEED_LIMIT), as vehicle_sim's seed parameter
 _READ_ONLY = frozenset(spec.name for spec in VEHICLE_PARAM_SPECS if spec.read_only)
+#: State columns of motion: the body twist, drive speeds and accelerations, the steering rate,
+#: wheel rates, steering joint rates and the single-track model's speed and slip angle (zeroed
+#: by :meth:`VehicleBatch.stop`).
+_MOTION_COLUMNS = np.r_[st.S_VX:st.S_WZ + 1, st.S_DRIVE_V:st.S_STEER, st.S_STEER_RATE,
+                        st.S_WHEEL_RATE:st.S_WHEEL_RATE + st.MAX_WHEELS,
+                        st.S_STEERING_JOINT_RATE:st.S_STEERING_JOINT_RATE + 2,
+                        st.S_SPEED_CG, st.S_SLIP_CG]
 
 
 def _range_error(what: str, values: Sequence[float], row: int, limit: float) -> ValueError:
@@ -185,6 +192,27 @@ class VehicleBatch:
         """The kernel state of one vehicle, a view that follows every later step."""
         return self._state[index]
 
+    def snapshot(self) -> BatchSnapshot:
+        """Everything :meth:`step` changes, to go back to with :meth:`restore`."""
+        return BatchSnapshot(self._state.copy(), self._history.copy(), self._elapsed)
+
+    def restore(self, snapshot: BatchSnapshot) -> None:
+        """Back to the moment of ``snapshot`` (taken from this batch, same configuration)."""
+        self._state[:] = snapshot.state
+        self._history = snapshot.history.copy()
+        self._elapsed = snapshot.elapsed
+
+    def stop(self, index: int, pose: tuple[float, float, float] | None = None) -> None:
+        """Stop one vehicle where it is, or back at ``pose``: its body twist, actuator speeds
+        and accelerations, steering rate and joint rates become zero (a contact stops it).
+        The pose (unless given), steering angle, wheel angles, held command and the commands
+        in flight are kept, so it drives on as commanded from the next step."""
+        row = self._state[index]
+        if pose is not None:
+            x, y, yaw = _finite_rows([pose], 1, 'pose', 1e9)[0]
+            row[st.S_X], row[st.S_Y], row[st.S_YAW] = x, y, wrap_angle(yaw)
+        row[_MOTION_COLUMNS] = 0.0
+
     def teleport(self, poses: ArrayLike, indices: ArrayLike | None = None) -> None:
         """Put vehicles at new poses at rest: actuators zeroed, histories cleared.
 
@@ -261,6 +289,14 @@ class VehicleBatch:
         return grown
 
 
+class BatchSnapshot(NamedTuple):
+    """A copy of a batch's changing arrays (:meth:`VehicleBatch.snapshot`)."""
+
+    state: NDArray[np.float64]
+    history: NDArray[np.float64]
+    elapsed: int
+
+
 class VehicleState(NamedTuple):
     """Everything observable about one vehicle after a step.
 
@@ -328,6 +364,24 @@ class Vehicle:
     def step(self, n_steps: int) -> None:
         """Advance ``n_steps`` fixed steps with the held command, inside compiled code."""
         self._batch.step(n_steps)
+
+    @property
+    def pose(self) -> tuple[float, float, float]:
+        """Pose of base_link in map: x_m, y_m, yaw_rad."""
+        row = self._row
+        return float(row[st.S_X]), float(row[st.S_Y]), float(row[st.S_YAW])
+
+    def snapshot(self) -> BatchSnapshot:
+        """See :meth:`VehicleBatch.snapshot`."""
+        return self._batch.snapshot()
+
+    def restore(self, snapshot: BatchSnapshot) -> None:
+        """See :meth:`VehicleBatch.restore`."""
+        self._batch.restore(snapshot)
+
+    def stop(self, pose: tuple[float, float, float] | None = None) -> None:
+        """Stop where it is, or back at ``pose`` (see :meth:`VehicleBatch.stop`)."""
+        self._batch.stop(0, pose)
 
     def state(self) -> VehicleState:
         row = self._row.tolist()
