@@ -54,11 +54,20 @@ fi
 if [ "${WHEELSIM_DDS_LOCALHOST:-1}" != 0 ]; then
   # The profile alone keeps every socket on 127.0.0.1. ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
   # must not be added: with it Fast DDS opens UDP sockets on every interface.
-  # Fast DDS 3 (Kilted) reads FASTDDS_DEFAULT_PROFILES_FILE, Fast DDS 2 (Jazzy) the older
-  # FASTRTPS_DEFAULT_PROFILES_FILE: set both, or Jazzy ignores the profile and discovers by
-  # multicast on every interface.
-  export FASTDDS_DEFAULT_PROFILES_FILE="$_wheelsim_root/tools/fastdds_localhost.xml"
-  export FASTRTPS_DEFAULT_PROFILES_FILE="$FASTDDS_DEFAULT_PROFILES_FILE"
+  # Fast DDS 2 (Jazzy) reads only FASTRTPS_DEFAULT_PROFILES_FILE (without it, it discovers by
+  # multicast on every interface); Fast DDS 3 (Kilted) reads FASTDDS_DEFAULT_PROFILES_FILE and
+  # warns at every node's start that the other is deprecated when it is set: set the one the
+  # distro reads (wheelsim.ros.dds_domain.profile_variables does the same in Python).
+  _wheelsim_profile="$_wheelsim_root/tools/fastdds_localhost.xml"
+  case "$_wheelsim_distro" in
+    humble|iron|jazzy)
+      export FASTRTPS_DEFAULT_PROFILES_FILE="$_wheelsim_profile"
+      unset FASTDDS_DEFAULT_PROFILES_FILE ;;
+    *)
+      export FASTDDS_DEFAULT_PROFILES_FILE="$_wheelsim_profile"
+      unset FASTRTPS_DEFAULT_PROFILES_FILE ;;
+  esac
+  unset _wheelsim_profile
   if [ "${ROS_AUTOMATIC_DISCOVERY_RANGE:-}" = LOCALHOST ]; then
     unset ROS_AUTOMATIC_DISCOVERY_RANGE
   fi

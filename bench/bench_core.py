@@ -8,6 +8,14 @@ Run after ``source env.sh``:  python bench/bench_core.py [--seconds 1.0] [--vehi
    Goal: at least 200,000 steps/s, so 1 kHz stepping costs under 0.5 % of a core.
 2. ``--vehicles`` vehicles of each model in one VehicleBatch (parameters varied per vehicle),
    stepped 100 at a time on all cores. Goal: at least 10 million vehicle-steps/s on 2 cores.
+3. The first figure (``step(20)`` + ``state()``, per CPU second) with each fidelity effect of
+   docs/fidelity.md on: command imperfections, the friction circle, the dynamic single-track
+   bicycle, and all of them. Goal for the kinematic path (no effect): above 4 million.
+
+``--best`` prints instead, per model with default parameters, the best of 15 windows (thread
+CPU time) of the bare kernel (``step(200000)``) and of 5,000 ``step(20)`` + ``state()``: on a
+busy machine the best window is what the code costs when it has a core. It uses only the public
+API, so it also measures an older tree: ``PYTHONPATH=<old>/src/wheelsim python bench/...``.
 
 Compilation happens before timing (cached on disk after the first run). No ROS needed.
 """
@@ -48,8 +56,27 @@ def timed_rates(run_once, steps_per_call: int, seconds: float) -> tuple[float, f
     return steps / (time.perf_counter() - wall), steps / (time.process_time() - cpu)
 
 
-def single_vehicle(model: str, steps_per_call: int, seconds: float) -> tuple[float, float]:
-    config = vehicle_config_from_params({'model': model, drive_key(model, 'max_jerk'): 20.0})
+def effects(model: str) -> dict[str, dict[str, float | bool]]:
+    """Parameters switching on each fidelity effect (and all of them) for ``model``."""
+    imperfect = {drive_key(model, 'bias'): 0.02, drive_key(model, 'dead_band'): 0.01,
+                 drive_key(model, 'resolution'): 0.001, drive_key(model, 'noise_stddev'): 0.01}
+    if model == 'bicycle':
+        imperfect.update({f'model_params.bicycle.steering_actuator.{k}': v for k, v in (
+            ('bias', 0.01), ('dead_band', 0.005), ('resolution', 0.001),
+            ('noise_stddev', 0.005))})
+    friction = {f'model_params.{model}.friction_coefficient': 0.5}
+    out = {'kinematic (no effect)': {}, 'command imperfections': imperfect,
+           'friction circle': friction}
+    if model == 'bicycle':
+        out['dynamic single-track'] = {**friction, 'model_params.bicycle.dynamics.enabled': True}
+    out['all of them'] = {k: v for extra in out.values() for k, v in extra.items()}
+    return out
+
+
+def single_vehicle(model: str, steps_per_call: int, seconds: float,
+                   extra: dict | None = None) -> tuple[float, float]:
+    config = vehicle_config_from_params(
+        {'model': model, drive_key(model, 'max_jerk'): 20.0, **(extra or {})})
     vehicle = Vehicle(config, STEP_PERIOD_S)
     vehicle.step(1)  # compile / load the cached kernel
     toggle = [1.0]
@@ -80,11 +107,41 @@ def batch(model: str, count: int, seconds: float) -> tuple[float, float]:
     return timed_rates(lambda: vehicles.step(100), 100 * count, seconds)
 
 
+def best_windows(model: str) -> tuple[float, float]:
+    """Best steps per thread CPU second of the bare kernel and of step(20)+state()."""
+    vehicle = Vehicle(vehicle_config_from_params(
+        {'model': model, drive_key(model, 'max_jerk'): 20.0}), STEP_PERIOD_S)
+    vehicle.step(1)
+    kernel = node = 0.0
+    sign = 1.0
+    for _ in range(15):
+        sign = -sign
+        vehicle.set_command(COMMAND[0] * sign, COMMAND[1], COMMAND[2])
+        start = time.thread_time()
+        vehicle.step(200_000)
+        kernel = max(kernel, 200_000 / (time.thread_time() - start))
+        start = time.thread_time()
+        for _ in range(5_000):
+            sign = -sign
+            vehicle.set_command(COMMAND[0] * sign, COMMAND[1], COMMAND[2])
+            vehicle.step(20)
+            vehicle.state()
+        node = max(node, 100_000 / (time.thread_time() - start))
+    return kernel, node
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--seconds', type=float, default=1.0, help='timing per figure [s]')
     parser.add_argument('--vehicles', type=int, default=10000, help='batch size')
+    parser.add_argument('--best', action='store_true', help='best-of-windows figures only')
     args = parser.parse_args()
+    if args.best:
+        for model in MODELS:
+            kernel, node = best_windows(model)
+            print(f'  {model:13s} bare kernel {kernel:12,.0f}   step(20)+state() {node:11,.0f}'
+                  ' steps per CPU second (best of 15 windows)')
+        return
     print(f'wheelsim core benchmark: {os.cpu_count()} cores, step period {STEP_PERIOD_S} s, '
           f'load average {os.getloadavg()[0]:.1f} at start')
     print('single vehicle, steps per CPU second (per wall second); goal >= 200,000:')
@@ -99,6 +156,12 @@ def main() -> None:
     for model in MODELS:
         wall, cpu = batch(model, args.vehicles, 2 * args.seconds)
         print(f'  {model:13s} {wall:14,.0f} ({cpu:14,.0f})')
+    print('fidelity effects, one vehicle, step(20)+state() per CPU second (goal for the '
+          'kinematic path: > 4,000,000):')
+    for model in MODELS:
+        for name, extra in effects(model).items():
+            _, cpu = single_vehicle(model, 20, args.seconds, extra)
+            print(f'  {model:13s} {name:24s} {cpu:10,.0f}')
 
 if __name__ == '__main__':
     main()

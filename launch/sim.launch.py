@@ -9,9 +9,9 @@ loop as well.
     ros2 launch wheelsim sim.launch.py namespace:=robot1 frame_prefix:=robot1/ rviz:=false
 
 robot_state_publisher gets the URDF as its ``robot_description`` parameter: it is built here,
-with ``wheelsim.core.vehicle.urdf.build_urdf``, from the same params file (and ``model``) that
-vehicle_sim reads, so the model in RViz is the simulated one. No forked robot_state_publisher is
-needed.
+with ``wheelsim.core.vehicle_sim.description.vehicle_sim_urdf``, from the same params file (and
+``model``) that vehicle_sim reads, so the model in RViz is the simulated one, laser and
+footprint frames included. No forked robot_state_publisher is needed.
 """
 
 import re
@@ -27,9 +27,10 @@ from launch_ros.actions import Node, PushROSNamespace, SetParameter, SetRemap
 from launch_ros.substitutions import FindPackageShare
 
 from wheelsim.bringup.packages import apt_package, optional, require
-from wheelsim.core.params import ParameterError, flatten
+from wheelsim.core.params import ParameterError, flatten, from_flat
 from wheelsim.core.vehicle.config import vehicle_config_from_params
-from wheelsim.core.vehicle.urdf import build_urdf
+from wheelsim.core.vehicle_sim.config import VehicleSimSettings
+from wheelsim.core.vehicle_sim.description import vehicle_sim_urdf
 
 
 def _node_section(params_file, node_fqn):
@@ -56,13 +57,14 @@ def vehicle_sim_values(params_file, namespace, overrides):
 
 
 def robot_description(params_file, sim_values):
-    """The URDF of the vehicle that vehicle_sim simulates with ``sim_values`` (as the node)."""
+    """The URDF that vehicle_sim publishes with ``sim_values``: the vehicle, its laser and its
+    footprint frame (as the node builds it)."""
     try:
         config = vehicle_config_from_params(sim_values)
+        settings = from_flat(VehicleSimSettings, sim_values)
     except ParameterError as err:
         raise RuntimeError(f'{params_file}: vehicle_sim: {err}') from None
-    return build_urdf(config, sim_values.get('frame_prefix', ''),
-                      base_link=sim_values.get('base_frame', 'base_link'))
+    return vehicle_sim_urdf(config, settings)
 
 
 def _wheelsim_nodes(context):

@@ -29,6 +29,7 @@ ROS_PACKAGES_IN_BOTH_DISTROS = {
 SYSTEM_KEYS_FOR_UBUNTU = {
     'python3-numpy', 'python3-scipy', 'python3-matplotlib', 'python3-yaml', 'python3-tqdm',
     'python3-pytest', 'python3-hypothesis', 'python3-rosbags-pip', 'xterm',
+    'python3-pil',  # rosdep/python.yaml:6405-6422 (ubuntu: python3-pil)
 }
 #: Nav2 plugins named in params/nav2.yaml, by package.
 NAV2_PLUGIN_PACKAGES = {'nav2_regulated_pure_pursuit_controller', 'nav2_navfn_planner',

@@ -78,7 +78,7 @@ if [ -n "${ROS_DISTRO:-}" ]; then
 import importlib.util
 mods = {'numba': 'numba', 'mcap_ros2': 'mcap-ros2-support', 'mcap': 'mcap', 'hypothesis': 'hypothesis',
         'ruff': 'ruff', 'urdf_parser_py': 'urdf-parser-py', 'rosbags': 'rosbags', 'tqdm': 'tqdm',
-        'rsplan': 'rsplan==1.0.10'}
+        'rsplan': 'rsplan==1.0.10', 'vehiclemodels': 'commonroad-vehicle-models==3.0.2'}
 print(' '.join(pkg for mod, pkg in mods.items() if importlib.util.find_spec(mod) is None))
 PYEOF
 )

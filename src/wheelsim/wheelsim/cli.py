@@ -1,7 +1,9 @@
-"""The ``wheelsim`` command: ``wheelsim run [SCENARIO]`` and ``wheelsim sweep SCENARIO --param``.
+"""The ``wheelsim`` command: ``wheelsim run [SCENARIO]``, ``wheelsim sweep SCENARIO --param``
+and ``wheelsim calibrate BAG``.
 
 Exit codes: 0 success (and every pass criterion met), 1 a pass criterion failed, 2 bad input
-(scenario file, arguments), 130 interrupted (the bag written so far stays valid).
+(scenario file, arguments, a bag that cannot be calibrated), 130 interrupted (the bag written so
+far stays valid).
 """
 
 from __future__ import annotations
@@ -75,6 +77,25 @@ def _parser() -> argparse.ArgumentParser:
                        help='a swept parameter, e.g. controller.k_x=1,2,4 (repeat for a grid)')
     sweep.add_argument('--workers', type=int, default=2, help='parallel processes (default 2)')
     sweep.add_argument('--output', default='results', help='output root (default: results)')
+    calibrate = sub.add_parser(
+        'calibrate', help='fit the actuators (and geometry) to a bag recorded on a robot')
+    calibrate.add_argument('bag', help='rosbag2 folder (MCAP or sqlite3) or bag file with '
+                           'cmd_vel and odom or twist_actual (joint_states optional)')
+    calibrate.add_argument('-o', '--output', default='calibration/params.yaml',
+                           help='params file to write (default: calibration/params.yaml); the '
+                           'report (_report.txt) and plot (_response.png) go beside it')
+    calibrate.add_argument('--model', choices=('differential', 'bicycle', 'omni'),
+                           help='vehicle model (default: from the joint names, else the '
+                           '--params file\'s model, else differential)')
+    calibrate.add_argument('--params', help='vehicle_sim params file with the other parameters '
+                           '(geometry, ...) held fixed, e.g. a preset')
+    calibrate.add_argument('--cmd-topic', help='command topic (default: the one named cmd_vel)')
+    calibrate.add_argument('--measured-topic', help='measured motion (default: twist_actual, '
+                           'else odom)')
+    calibrate.add_argument('--joint-states-topic', help='joint states (default: joint_states)')
+    calibrate.add_argument('--step-rate', type=float, default=1000.0,
+                           help='simulation step rate [Hz]; dead times are whole steps '
+                           '(default 1000, as vehicle_sim)')
     return parser
 
 
@@ -125,6 +146,24 @@ def _sweep(args: argparse.Namespace) -> int:
     return 0 if all(r['passed'] for r in rows) else 1
 
 
+def _calibrate(args: argparse.Namespace) -> int:
+    from wheelsim.core.calibration.recording import CalibrationError
+    from wheelsim.run import calibration
+
+    try:
+        outputs = calibration.calibrate_bag(
+            Path(args.bag), Path(args.output), model=args.model,
+            params_file=Path(args.params) if args.params else None, cmd_topic=args.cmd_topic,
+            measured_topic=args.measured_topic, joint_states_topic=args.joint_states_topic,
+            step_rate_hz=args.step_rate)
+    except CalibrationError as err:
+        print(f'wheelsim calibrate: cannot calibrate: {err}', file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print(outputs.report, end='')
+    print(f'params: {outputs.params}  report: {outputs.report_path}  plot: {outputs.plot}')
+    return 0
+
+
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -138,6 +177,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGINT, _interrupt)
     signal.signal(signal.SIGTERM, _interrupt)
     try:
+        if args.command == 'calibrate':
+            return _calibrate(args)
         return _run(args) if args.command == 'run' else _sweep(args)
     except (ScenarioError, OutputError) as err:
         print(f'wheelsim: error: {err}', file=sys.stderr)

@@ -36,3 +36,14 @@ def test_every_configuration_refuses_two_equal_frame_names(config_class):
 def test_prefixed_names(config_class):
     config = from_flat(config_class, {'frame_prefix': 'robot1/'})
     assert config.full_map_frame == 'robot1/map'
+
+
+@pytest.mark.parametrize('config_class', CONFIGS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize('value, reason', [('a b/', 'whitespace'), ('/robot1/', "start with '/'"),
+                                           ('r\t1/', 'whitespace')])
+def test_every_configuration_refuses_a_malformed_prefix_or_frame(config_class, value, reason):
+    with pytest.raises(ParameterError, match=f'parameter frame_prefix = .* {reason}'):
+        from_flat(config_class, {'frame_prefix': value})
+    for name in frame_names(config_class):
+        with pytest.raises(ParameterError, match=f'parameter {name} = .* {reason}'):
+            from_flat(config_class, {name: value.rstrip('/') or value})

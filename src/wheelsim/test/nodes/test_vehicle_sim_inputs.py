@@ -104,7 +104,8 @@ def test_description_and_joint_states_name_the_same_joints(sim):
     robot = URDF.from_xml_string(sim.descriptions[-1].data)
     sim.latest()
     assert list(sim.joint_states[-1].name) == ['left_wheel_joint', 'right_wheel_joint']
-    assert {j.name for j in robot.joints} == set(sim.joint_states[-1].name)
+    assert {j.name for j in robot.joints if j.type != 'fixed'} == set(sim.joint_states[-1].name)
+    assert [j.child for j in robot.joints if j.type == 'fixed'] == ['base_scan']  # the laser
     assert len(sim.joint_states[-1].position) == len(sim.joint_states[-1].velocity) == 2
 
 

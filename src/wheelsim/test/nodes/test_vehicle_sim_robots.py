@@ -53,7 +53,8 @@ def test_two_robots_run_side_by_side_without_collisions(ros_domain_id):
         assert (last.header.frame_id, last.child_frame_id) == (f'{name}/map', f'{name}/base_link')
         robot = URDF.from_xml_string(urdf[name][-1].data)
         assert all(link.name.startswith(f'{name}/') for link in robot.links)
-        assert set(joints[name][-1].name) == {joint.name for joint in robot.joints}
+        movable = {joint.name for joint in robot.joints if joint.type != 'fixed'}
+        assert set(joints[name][-1].name) == movable
     assert len(joints['r1'][-1].name) == 6  # four wheels and two steering joints
     assert len(joints['r2'][-1].name) == 4  # four mecanum wheels
     names = {array.status[0].name for array in diagnostics}
@@ -87,9 +88,11 @@ def test_a_live_vehicle_change_updates_robot_state_publisher(ros_domain_id):
 
             assert probe.spin_until(synced, 10), sim.output()
             from wheelsim.core.vehicle.config import vehicle_config_from_params
-            from wheelsim.core.vehicle.urdf import build_urdf
+            from wheelsim.core.vehicle_sim.config import VehicleSimSettings
+            from wheelsim.core.vehicle_sim.description import vehicle_sim_urdf
 
-            expected = build_urdf(vehicle_config_from_params({'model': 'bicycle', limit: 0.4}))
+            expected = vehicle_sim_urdf(
+                vehicle_config_from_params({'model': 'bicycle', limit: 0.4}), VehicleSimSettings())
             assert fake_rsp.get_parameter('robot_description').value == expected
             # vehicle_description follows too: the planner's curvature bound and the
             # controller's steering limit change with the steering.

@@ -52,7 +52,7 @@ def test_every_figure_written_as_png_and_pdf_page(tmp_path, records):
     run = load_run(write_bag(tmp_path / 'bag', records))
     paths = write_plots(run, tmp_path / 'plots', title='test run')
     assert [p.name for p in paths] == [f'{n}.png' for n in PAGE_NAMES] + [PDF_NAME]
-    assert len(PAGE_NAMES) == 6
+    assert len(PAGE_NAMES) == 7
     for png in paths[:-1]:
         assert png.read_bytes()[:8] == b'\x89PNG\r\n\x1a\n'
         image = imread(png)

@@ -6,7 +6,14 @@ import sys
 
 import pytest
 
-from wheelsim.ros.dds_domain import DOMAIN_IDS, reserved_domain_id
+from wheelsim.ros.dds_domain import (
+    DOMAIN_IDS,
+    PROFILE_VARIABLES,
+    profile_variables,
+    require_loopback_dds,
+    reserved_domain_id,
+    use_profile,
+)
 
 
 def test_two_reservations_never_share_an_id(tmp_path):
@@ -48,3 +55,31 @@ def test_a_reservation_ends_with_its_process(tmp_path):
     import fcntl
     fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free again: no BlockingIOError
     os.close(lock)
+
+
+@pytest.mark.parametrize('distro, variables', [
+    ('jazzy', ('FASTRTPS_DEFAULT_PROFILES_FILE',)),
+    ('humble', ('FASTRTPS_DEFAULT_PROFILES_FILE',)),
+    ('kilted', ('FASTDDS_DEFAULT_PROFILES_FILE',)),
+    ('rolling', ('FASTDDS_DEFAULT_PROFILES_FILE',)),
+    ('', PROFILE_VARIABLES),
+])
+def test_the_profile_is_named_only_where_the_distros_fast_dds_reads_it(
+        monkeypatch, tmp_path, distro, variables):
+    """Fast DDS 3 (Kilted) warns at every start when the Fast DDS 2 name is set; Fast DDS 2
+    (Jazzy) reads only that name. Unknown distro: both."""
+    monkeypatch.delenv('ROS_DISTRO', raising=False)
+    monkeypatch.setenv('WHEELSIM_DISTRO', distro)
+    for variable in PROFILE_VARIABLES:
+        monkeypatch.setenv(variable, 'stale')
+    profile = tmp_path / 'profile.xml'
+    profile.write_text('<profiles/>')
+    assert profile_variables() == variables
+    use_profile(profile)
+    assert {v: os.environ.get(v) for v in PROFILE_VARIABLES} == {
+        v: str(profile) if v in variables else None for v in PROFILE_VARIABLES}
+    require_loopback_dds()
+    if distro:  # a sourced ROS_DISTRO wins over WHEELSIM_DISTRO
+        monkeypatch.setenv('ROS_DISTRO', 'kilted' if distro in ('jazzy', 'humble') else 'jazzy')
+        with pytest.raises(RuntimeError, match='must name the loopback profile'):
+            require_loopback_dds()

@@ -38,6 +38,16 @@ def frame_prefix() -> Any:
                  'puts it before its joint names too.', read_only=True)
 
 
+def check_frame_text(name: str, value: str) -> None:
+    """Raise :class:`ParameterError` if ``value`` (parameter ``name``) starts with '/' (tf2
+    refuses such frame ids: geometry2 BufferCore::validateFrameId) or holds whitespace or
+    control characters."""
+    if value.startswith('/'):
+        raise ParameterError(name, value, "must not start with '/' (tf2 refuses such frame ids)")
+    if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in value):
+        raise ParameterError(name, value, 'must not contain whitespace or control characters')
+
+
 class FrameNames:
     """Checks and prefixed names for a configuration dataclass holding frame parameters.
 
@@ -47,7 +57,9 @@ class FrameNames:
     frame_prefix: str
 
     def check_frames(self) -> None:
-        """Raise :class:`ParameterError` unless every frame name is non-empty and distinct."""
+        """Raise :class:`ParameterError` unless every frame name is non-empty, distinct and
+        well-formed, and the prefix well-formed (:func:`check_frame_text`)."""
+        check_frame_text('frame_prefix', self.frame_prefix)
         seen: dict[str, str] = {}
         for name in FRAME_PARAMETERS:
             value = getattr(self, name, None)
@@ -55,6 +67,7 @@ class FrameNames:
                 continue
             if not value:
                 raise ParameterError(name, value, 'must not be empty')
+            check_frame_text(name, value)
             if value in seen:
                 raise ParameterError(name, value, f'must differ from {seen[value]}')
             seen[value] = name

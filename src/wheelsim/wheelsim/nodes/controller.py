@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped, Vector3Stamped
@@ -255,8 +255,8 @@ class Controller(Node):
         self._errors.publish(msg)
 
 
-def main(args=None) -> int:
-    return run_node(Controller, 'controller', args)
+def main(args=None) -> NoReturn:
+    run_node(Controller, 'controller', args)
 
 
 if __name__ == '__main__':

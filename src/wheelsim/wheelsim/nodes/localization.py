@@ -1,7 +1,9 @@
 """localization: drifting odometry, a map pose estimate and the REP-105 chain from ground truth.
 
 For every ``ground_truth`` message (nav_msgs/Odometry from vehicle_sim: true pose in the map
-frame, true body twist) this node publishes, all stamped with the ground truth's stamp:
+frame, true body twist) this node publishes, all stamped with the ground truth's stamp (with
+``odometry_source: joint_states`` once the ``joint_states`` of the same stamp have come too, whose
+wheel encoders the odometry integrates):
 
 - ``odom`` (nav_msgs/Odometry, frame odom, child base_link): the wheel odometry with the
   covariance of its error and the (optionally noisy) body twist with its covariance;
@@ -20,12 +22,13 @@ Covariances are 6x6 over ``(x, y, z, roll, pitch, yaw)``; the planar model fills
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 from geometry_msgs.msg import PoseWithCovarianceStamped, TransformStamped
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
+from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
 from wheelsim.core.localization.config import LocalizationConfig
@@ -102,6 +105,12 @@ class Localization(Node):
             TFMessage(transforms=[TransformStamped(), TransformStamped()]),
         )
         self.create_subscription(Odometry, 'ground_truth', self._on_ground_truth, qos.DEFAULT)
+        # With wheel encoders, each ground-truth sample waits for the joint_states of its time.
+        self._waiting: list[tuple[int, tuple, tuple]] = []
+        if config.odometry_source == 'joint_states':
+            self.create_subscription(
+                JointState, 'joint_states', self._on_joint_states, qos.DEFAULT
+            )
         self._map_poses = MapPoses(self, self.map_frame)
         self.create_subscription(
             PoseWithCovarianceStamped, 'initialpose', self._on_initial_pose, qos.DEFAULT
@@ -127,10 +136,34 @@ class Localization(Node):
                 '(frame_prefix/map_frame differ from vehicle_sim?); taken as the map frame',
                 throttle_duration_sec=10.0,
             )
-        try:
-            out = self.localization.step(
-                stamp_ns(msg.header.stamp), pose2d(msg.pose.pose), twist2d(msg.twist.twist)
+        sample = (stamp_ns(msg.header.stamp), pose2d(msg.pose.pose), twist2d(msg.twist.twist))
+        if self.localization.encoders is None:
+            self._step(*sample)
+            return
+        self._waiting.append(sample)
+        if len(self._waiting) > 1:  # its joint_states did not come: go on without them
+            self.get_logger().warning(
+                'no joint_states for a ground_truth stamp: odometry takes the wheels as '
+                'last seen', throttle_duration_sec=5.0,
             )
+            self._step(*self._waiting.pop(0))
+        self._step_ready()
+
+    def _on_joint_states(self, msg: JointState) -> None:
+        try:
+            self.localization.encoders.update(stamp_ns(msg.header.stamp), msg.name, msg.position)
+        except ValueError as err:
+            self.get_logger().error(f'joint_states ignored: {err}', throttle_duration_sec=5.0)
+            return
+        self._step_ready()
+
+    def _step_ready(self) -> None:
+        while self._waiting and self.localization.ready(self._waiting[0][0]):
+            self._step(*self._waiting.pop(0))
+
+    def _step(self, stamp: int, pose, twist) -> None:
+        try:
+            out = self.localization.step(stamp, pose, twist)
         except ValueError as err:
             self.get_logger().error(
                 f'ground_truth message ignored: {err}', throttle_duration_sec=5.0
@@ -179,8 +212,8 @@ class Localization(Node):
             self._map_poses.warnings.warn('initialpose invalid', f'initialpose ignored: {err}')
 
 
-def main(args=None) -> int:
-    return run_node(Localization, 'localization', args)
+def main(args=None) -> NoReturn:
+    run_node(Localization, 'localization', args)
 
 
 if __name__ == '__main__':

@@ -20,7 +20,7 @@ reach are refused with a warning and no plan. The math is :mod:`wheelsim.core.pl
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
@@ -179,8 +179,8 @@ def _pose_text(pose: Pose2D) -> str:
     return f'({pose.x_m:.2f} m, {pose.y_m:.2f} m, {pose.yaw_rad:.2f} rad)'
 
 
-def main(args=None) -> int:
-    return run_node(Planner, 'planner', args)
+def main(args=None) -> NoReturn:
+    run_node(Planner, 'planner', args)
 
 
 if __name__ == '__main__':

@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Mapping
 from functools import partial, wraps
-from typing import Any
+from typing import Any, NoReturn
 
 from geometry_msgs.msg import PoseWithCovarianceStamped
 from rclpy.node import Node
@@ -35,9 +35,9 @@ from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.core.vehicle.config import VEHICLE_PARAM_SPECS, vehicle_config_from_params
 from wheelsim.core.vehicle.description import VehicleDescription, describe
 from wheelsim.core.vehicle.model import Vehicle
-from wheelsim.core.vehicle.urdf import build_urdf
 from wheelsim.core.vehicle_sim.command import CommandAge
 from wheelsim.core.vehicle_sim.config import VehicleSimSettings
+from wheelsim.core.vehicle_sim.description import vehicle_sim_urdf
 from wheelsim.core.vehicle_sim.timeline import NS_PER_S, Event, JumpKind, Pacer, Timeline
 from wheelsim.ros import qos
 from wheelsim.ros.clock import (
@@ -57,6 +57,7 @@ from wheelsim.ros.inputs import MapPoses
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
 from wheelsim.ros.sim_diagnostics import DIAGNOSTICS_PERIOD_S, SimDiagnostics
+from wheelsim.ros.sim_world import SimWorld
 from wheelsim.ros.vehicle_description import VehicleDescriptionPublisher
 from wheelsim.ros.vehicle_outputs import VehicleOutputs
 
@@ -92,7 +93,9 @@ class VehicleSim(Node):
         self.params.report_unknown()
 
         initial = self._initial_pose()
-        self.vehicle = Vehicle(self._vehicle_config.config, 1.0 / settings.step_rate, initial)
+        self.vehicle = Vehicle(
+            self._vehicle_config.config, 1.0 / settings.step_rate, initial, settings.seed
+        )
         # Load the compiled kernel now, not at the first step (it would stall the clock there).
         Vehicle(self._vehicle_config.config, 1.0 / settings.step_rate).step(1)
         self.outputs = VehicleOutputs(
@@ -109,6 +112,7 @@ class VehicleSim(Node):
             self, settings.cmd_vel_type, self._on_command, self._command_limits()
         )
         self._map_poses = MapPoses(self, settings.full_map_frame)
+        self.world = SimWorld(self, settings, self._vehicle_config.config, self._map_poses)
         self.create_subscription(
             PoseWithCovarianceStamped, 'initialpose', self._on_initial_pose, qos.DEFAULT
         )
@@ -119,7 +123,7 @@ class VehicleSim(Node):
         self._ros_now_ns = ros_time_reader(self, self.mode)
         self.timeline: Timeline | None = None
         self.command_age = CommandAge(settings.twist_reference_max_oldness)
-        self._timer = None
+        self._event_timers = {}
         housekeeping = (
             (DIAGNOSTICS_PERIOD_S, self.diagnostics.publish),
             (PUBLISHER_CHECK_PERIOD_S, self.cmd_vel.check_publishers),
@@ -169,10 +173,7 @@ class VehicleSim(Node):
         return describe(self._vehicle_config.config, urdf, self.settings.full_base_frame)
 
     def _urdf(self) -> str:
-        settings = self.settings
-        return build_urdf(
-            self._vehicle_config.config, settings.frame_prefix, base_link=settings.base_frame
-        )
+        return vehicle_sim_urdf(self._vehicle_config.config, self.settings)
 
     # --- time -------------------------------------------------------------------------------
 
@@ -183,36 +184,41 @@ class VehicleSim(Node):
         self.diagnostics.restart(origin_ns)
         self.outputs.publish_state(origin_ns, self.vehicle.state())
 
-    def _apply_rates(self, publish: bool = True, clock: bool = True) -> None:
-        """(Re)start the publish and/or clock events from now, and what drives them."""
+    def _apply_rates(self, publish: bool = True, clock: bool = True, scan: bool = True) -> None:
+        """(Re)start the publish, clock and/or scan events from now, and what drives them."""
         settings = self.settings
-        if publish:
-            self.timeline.set_rate(Event.PUBLISH, settings.pub_rate)
+        rates = {Event.PUBLISH: settings.pub_rate, Event.SCAN: settings.scan.rate}
+        restart = [event for event, wanted in ((Event.PUBLISH, publish), (Event.SCAN, scan))
+                   if wanted]
+        for event in restart:
+            self.timeline.set_rate(event, rates[event])
         if self.mode is ClockMode.REFERENCE:
             if clock:
                 self.timeline.set_rate(Event.CLOCK, settings.clock_rate)
             self.pacer.restart(self.timeline.now_ns, time.monotonic_ns(), settings.real_time_factor)
-        if self.mode is ClockMode.FOLLOW and publish:
-            # On the node's clock: fires at (not before) every publish time, also in lock-step.
-            if self._timer is not None:
-                self.destroy_timer(self._timer)
-            self._timer = self.create_timer(
-                timer_period_s(settings.pub_rate), self._mark_publish_time
-            )
+        if self.mode is ClockMode.FOLLOW:
+            # On the node's clock: fire at (not before) every publish and scan time, so that a
+            # lock-step executor, which advances time from timer to timer, stops there too.
+            for event in restart:
+                if event in self._event_timers:
+                    self.destroy_timer(self._event_timers[event])
+                self._event_timers[event] = self.create_timer(
+                    timer_period_s(rates[event]), self._mark_publish_time)
         elif self._tickers:
             self._tickers[0].wake()  # stepping and publishing
 
     def _mark_publish_time(self) -> None:
-        """Publish timer (use_sim_time): nothing left to do when it fires. The clock-change
-        callback has stepped and published up to the new time already; the timer makes a
-        lock-step executor, which advances time from timer to timer, stop at every publish
-        time."""
+        """Publish and scan timers (use_sim_time): nothing left to do when they fire. The
+        clock-change callback has stepped and published up to the new time already; the
+        timers make a lock-step executor, which advances time from timer to timer, stop at
+        every publish and scan time."""
 
     def _wall_tick(self) -> float:
         """Wall clock: advance to now; return the wall delay [s] to the next publish time."""
         with self._lock:
             self._follow_clock()
-            next_ns = self.timeline.next_time_ns(Event.PUBLISH)
+            next_ns = min(self.timeline.next_time_ns(Event.PUBLISH),
+                          self.timeline.next_time_ns(Event.SCAN))
         return (next_ns - self._ros_now_ns()) / NS_PER_S
 
     @_locked
@@ -281,11 +287,13 @@ class VehicleSim(Node):
         """Step to ``target_ns`` in batches, handling the events on the way."""
         for n_steps, event in self.timeline.run(target_ns):
             if n_steps:
-                self.vehicle.step(n_steps)
+                self.world.step(self.vehicle, n_steps, self.timeline)
                 self.diagnostics.steps += n_steps
             now = self.timeline.now_ns
             if event is Event.PUBLISH:
                 self.outputs.publish_state(now, self.vehicle.state())
+            elif event is Event.SCAN:
+                self.world.publish(now, self.vehicle.pose)
             elif event is Event.CLOCK:
                 self._clock_publisher.publish(clock_msg(now, self._clock_message))
                 if wall_deadline_ns is not None and time.monotonic_ns() > wall_deadline_ns:
@@ -358,13 +366,15 @@ class VehicleSim(Node):
     def _on_settings(self, new: VehicleSimSettings, old: VehicleSimSettings) -> None:
         self.cmd_vel.limits = self._command_limits()
         self.command_age.max_oldness_s = new.twist_reference_max_oldness
+        self.world.update(new)
         if self._now_ns() is None:
             return
         self._arm_deadline()
-        if (new.pub_rate, new.clock_rate, new.real_time_factor) != (
-            old.pub_rate, old.clock_rate, old.real_time_factor
+        if (new.pub_rate, new.clock_rate, new.real_time_factor, new.scan.rate) != (
+            old.pub_rate, old.clock_rate, old.real_time_factor, old.scan.rate
         ):
-            self._apply_rates(new.pub_rate != old.pub_rate, new.clock_rate != old.clock_rate)
+            self._apply_rates(new.pub_rate != old.pub_rate, new.clock_rate != old.clock_rate,
+                              new.scan.rate != old.scan.rate)
 
     @_locked
     def _on_vehicle_config(self, new, _old) -> None:
@@ -392,8 +402,8 @@ def check_parameters(values: Mapping[str, Any]) -> None:
     vehicle_config_from_params(values)
 
 
-def main(args=None) -> int:
-    return run_node(VehicleSim, 'vehicle_sim', args)
+def main(args=None) -> NoReturn:
+    run_node(VehicleSim, 'vehicle_sim', args)
 
 
 if __name__ == '__main__':

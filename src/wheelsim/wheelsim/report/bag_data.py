@@ -25,11 +25,13 @@ from mcap_ros2.decoder import DecoderFactory
 from rosbags.serde import SerdeError
 from rosbags.typesys import Stores, get_typestore
 
+from wheelsim.core.world.footprint import Footprint
+from wheelsim.core.world.occupancy import OccupancyMap
 from wheelsim.report.geometry import FloatArray, yaw_from_quaternion
 
 NS_PER_S = 1e9
 TOPICS = ('ground_truth', 'odom', 'pose', 'twist_actual', 'joint_states', 'cmd_vel', 'plan',
-          'tracking_error')
+          'tracking_error', 'map', 'footprint', 'collision')
 """The topics read (relative to the run's namespace); every other topic is only counted."""
 
 
@@ -113,6 +115,18 @@ class ColumnSeries:
 
 
 @dataclass(frozen=True)
+class PointSeries:
+    """Points over time: ``t_s`` [s], ``x_m``, ``y_m`` [m] in the topic's frame."""
+
+    t_s: FloatArray = _no_samples()
+    x_m: FloatArray = _no_samples()
+    y_m: FloatArray = _no_samples()
+
+    def __len__(self) -> int:
+        return len(self.t_s)
+
+
+@dataclass(frozen=True)
 class RunData:
     """Everything the report uses from one run. Times in seconds of simulated time."""
 
@@ -130,6 +144,12 @@ class RunData:
     start_time_s: float
     end_time_s: float
     """Log time of the first and last message (0 for an empty bag)."""
+    world: OccupancyMap | None = None
+    """The last map recorded on ``map`` (obstacles: cells of value 100)."""
+    footprint: Footprint | None = None
+    """The footprint recorded on ``footprint`` (base frame)."""
+    collisions: PointSeries = field(default_factory=PointSeries)
+    """Every ``collision``: its stamp and the obstacle cell touched (map frame)."""
 
     @property
     def plan(self) -> Plan | None:
@@ -216,6 +236,33 @@ def _flatten(msg: Any, prefix: str, out: dict[str, float]) -> None:
                     _flatten(item, f'{path}[{i}].', out)
         else:
             _flatten(value, f'{path}.', out)
+
+
+def _world(messages: list[Any]) -> OccupancyMap | None:
+    """The last nav_msgs/OccupancyGrid, or None."""
+    if not messages:
+        return None
+    info = messages[-1].info
+    q = info.origin.orientation
+    yaw = float(yaw_from_quaternion(q.x, q.y, q.z, q.w))
+    return OccupancyMap.from_values(np.asarray(messages[-1].data, dtype=np.int8), int(info.width),
+                                    int(info.height), float(info.resolution),
+                                    (info.origin.position.x, info.origin.position.y, yaw))
+
+
+def _footprint(messages: list[Any]) -> Footprint | None:
+    """The last geometry_msgs/PolygonStamped as a footprint, or None."""
+    if not messages:
+        return None
+    try:
+        return Footprint.from_flat([v for p in messages[-1].polygon.points for v in (p.x, p.y)])
+    except ValueError:  # not a simple polygon of three corners or more: no footprint
+        return None
+
+
+def _points(stamps: list[float], messages: list[Any]) -> PointSeries:
+    return PointSeries(*_sorted(_array(stamps), _array(m.point.x for m in messages),
+                                _array(m.point.y for m in messages)))
 
 
 def _columns(stamps: list[float], messages: list[Any]) -> ColumnSeries:
@@ -318,4 +365,7 @@ def load_run(bag_dir: Path | str, namespace: str = '/') -> RunData:
         message_counts=dict(sorted(counts.items())),
         start_time_s=min(log_times, default=0) / NS_PER_S,
         end_time_s=max(log_times, default=0) / NS_PER_S,
+        world=_world(received['map'][1]),
+        footprint=_footprint(received['footprint'][1]),
+        collisions=_points(*received['collision']),
     )

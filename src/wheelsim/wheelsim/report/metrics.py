@@ -4,7 +4,7 @@ Pure functions over :class:`wheelsim.report.bag_data.RunData`. The error series
 (:func:`tracking_errors`, :func:`localization_errors`) are what the plots show;
 :func:`compute_metrics` condenses them into a flat dict of numbers for ``metrics.json``, the
 summary and a scenario's pass criteria. Definitions are in ``docs/report.md``; every metric is
-"smaller is better" except ``distance_travelled_m`` and ``plans_received``.
+"smaller is better" except ``distance_travelled_m``, ``plans_received`` and ``min_clearance_m``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import numpy as np
 from wheelsim.core.geometry.angles import wrap_angles
 from wheelsim.core.geometry.se2 import compose, inverse
 from wheelsim.core.planning.path import path_shape
+from wheelsim.core.world.collision import clearances
 from wheelsim.report.bag_data import PoseSeries, RunData
 from wheelsim.report.geometry import FloatArray, Polyline, hold_last, interp_pose, path_length_m
 
@@ -38,6 +39,8 @@ METRIC_NAMES = (
     'cmd_vs_actual_vx_rms_mps', 'cmd_vs_actual_vy_rms_mps', 'cmd_vs_actual_wz_rms_radps',
     # the run
     'distance_travelled_m', 'plans_received',
+    # the world (with a map and a footprint recorded)
+    'collisions', 'min_clearance_m',
     # the plan (the latest one): how long it is and how much it bends
     'plan_length_m', 'plan_max_curvature_inv_m', 'plan_total_turning_rad',
 )
@@ -140,6 +143,17 @@ def localization_errors(run: RunData) -> LocalizationErrors:
                               *_pose_errors(run.ground_truth, odom_in_map(run)))
 
 
+def clearance_series(run: RunData) -> tuple[FloatArray, FloatArray]:
+    """``(t_s, clearance_m)``: at each ground-truth stamp, the distance from the footprint at the
+    true pose to the nearest obstacle cell of the recorded map (0 in contact). Empty without a
+    map, a footprint or a ground truth."""
+    truth = run.ground_truth
+    if run.world is None or run.footprint is None or not len(truth):
+        return np.empty(0), np.empty(0)
+    poses = np.column_stack((truth.x_m, truth.y_m, truth.yaw_rad))
+    return truth.t_s, clearances(run.world, run.footprint, poses)
+
+
 def time_goal_reached_s(run: RunData, goal_tolerance_m: float,
                         goal_yaw_tolerance_rad: float | None = None) -> float | None:
     """Stamp from which the true pose stays within the tolerances of the goal (the last pose of
@@ -214,6 +228,8 @@ def compute_metrics(run: RunData, goal_tolerance_m: float = DEFAULT_GOAL_TOLERAN
 
     drift_end = _last(localization.odom_position_m)
     shape = None if plan is None else path_shape(plan.poses.x_m, plan.poses.y_m)
+    _, clearance_m = clearance_series(run)
+    finite_clearance = clearance_m[np.isfinite(clearance_m)]
     values = {
         'cross_track_rms_m': _rms(tracking.cross_track_m),
         'cross_track_max_m': _max_abs(tracking.cross_track_m),
@@ -240,5 +256,7 @@ def compute_metrics(run: RunData, goal_tolerance_m: float = DEFAULT_GOAL_TOLERAN
         'plan_length_m': None if shape is None else shape.length_m,
         'plan_max_curvature_inv_m': None if shape is None else shape.max_curvature_inv_m,
         'plan_total_turning_rad': None if shape is None else shape.total_turning_rad,
+        'collisions': len(run.collisions) if run.world is not None else None,
+        'min_clearance_m': float(finite_clearance.min()) if len(finite_clearance) else None,
     }
     return {name: round_significant(values[name]) for name in METRIC_NAMES}

@@ -13,10 +13,16 @@ from pathlib import Path
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_pdf import PdfPages
+from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 
 from wheelsim.report.bag_data import RunData
-from wheelsim.report.metrics import localization_errors, odom_in_map, tracking_errors
+from wheelsim.report.metrics import (
+    clearance_series,
+    localization_errors,
+    odom_in_map,
+    tracking_errors,
+)
 
 PDF_NAME = 'report.pdf'
 PNG_DPI = 100
@@ -45,9 +51,43 @@ def _legend(ax: Axes) -> None:
         ax.legend(loc='best', fontsize='small')
 
 
+MAP_COLORS = ListedColormap(['#eeeeee', 'white', '#444444'])  # unknown, free, obstacle
+
+
+def _draw_map(ax: Axes, run: RunData) -> None:
+    """The recorded map under the paths (obstacles dark, unknown light grey), placed by its
+    origin (rotation included)."""
+    world = run.world
+    if world is None:
+        return
+    classes = np.where(world.obstacles, 2, np.where(world.values < 0, 0, 1))
+    cols, rows = np.meshgrid(np.arange(world.width + 1), np.arange(world.height + 1))
+    x_m, y_m = world.to_map(cols, rows)  # cell corners, rotation included
+    ax.pcolormesh(x_m, y_m, classes, cmap=MAP_COLORS, vmin=0, vmax=2, shading='flat',
+                  rasterized=True, zorder=0)
+
+
+def _draw_world_events(ax: Axes, run: RunData) -> None:
+    """Collisions (red crosses) and the footprint where the clearance was smallest."""
+    if len(run.collisions):
+        ax.plot(run.collisions.x_m, run.collisions.y_m, 'x', color='red', ms=10, mew=2,
+                label=f'collision ({len(run.collisions)})', zorder=6)
+    t_s, clearance_m = clearance_series(run)
+    if not len(t_s) or not np.isfinite(clearance_m).any():
+        return
+    i = int(np.nanargmin(np.where(np.isfinite(clearance_m), clearance_m, np.nan)))
+    truth = run.ground_truth
+    corners = run.footprint.in_map(truth.x_m[i], truth.y_m[i], truth.yaw_rad[i])
+    closed = np.vstack([corners, corners[:1]])
+    ax.plot(closed[:, 0], closed[:, 1], color='darkorange', lw=1.5, zorder=5,
+            label=f'footprint at the minimum clearance ({clearance_m[i]:.3g} m)')
+
+
 def plot_xy(fig: Figure, run: RunData) -> None:
-    """Paths in ``map``: plans (the latest solid), true, estimated, odometry; start and goal."""
+    """Paths in ``map`` over the recorded map: plans (the latest solid), true, estimated,
+    odometry; start and goal; collisions and the footprint at the minimum clearance."""
     ax = fig.subplots()
+    _draw_map(ax, run)
     latest = run.plan
     earlier = [p for p in run.plans if len(p.poses) and p is not latest]
     for i, plan in enumerate(earlier):
@@ -74,6 +114,7 @@ def plot_xy(fig: Figure, run: RunData) -> None:
                             goal.y_m[-1] + 0.3 * np.sin(goal.yaw_rad[-1])),
                     xytext=(goal.x_m[-1], goal.y_m[-1]),
                     arrowprops={'arrowstyle': '->', 'color': 'red'})
+    _draw_world_events(ax, run)
     if not ax.lines:
         _no_data(ax, 'no paths recorded')
         return
@@ -168,6 +209,21 @@ def plot_localization_errors(fig: Figure, run: RunData) -> None:
             _no_data(ax, 'no ground truth, or neither pose nor odom recorded')
 
 
+def plot_clearance(fig: Figure, run: RunData) -> None:
+    """Distance from the footprint to the nearest obstacle over time; collision times."""
+    ax = _time_axes(fig, 1)[0]
+    t_s, clearance_m = clearance_series(run)
+    if not len(t_s):
+        _no_data(ax, 'no map, footprint or ground truth recorded')
+        return
+    ax.plot(t_s, clearance_m, color=COLORS['true'], lw=1, label='clearance (true pose)')
+    for i, t in enumerate(run.collisions.t_s):
+        ax.axvline(t, color='red', lw=1, label='collision' if i == 0 else None)
+    ax.axhline(0.0, color='black', lw=0.6)
+    ax.set_ylabel('clearance [m]')
+    _legend(ax)
+
+
 PAGES: dict[str, tuple[str, Callable[[Figure, RunData], None]]] = {
     'xy_paths': ('Paths in the map frame', plot_xy),
     'velocities': ('Commanded vs actual body velocity', plot_velocities),
@@ -175,6 +231,7 @@ PAGES: dict[str, tuple[str, Callable[[Figure, RunData], None]]] = {
     'steering': ('Steering angles', plot_steering),
     'tracking_errors': ('Tracking errors: true pose vs reference plan', plot_tracking_errors),
     'localization_errors': ('Localization errors vs ground truth', plot_localization_errors),
+    'clearance': ('Clearance of the footprint to the map\'s obstacles', plot_clearance),
 }
 PAGE_NAMES = tuple(PAGES)
 """The figures, in PDF page order; each is also written as ``<name>.png``."""

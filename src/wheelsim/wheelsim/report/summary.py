@@ -90,6 +90,8 @@ def format_summary(metrics: Mapping[str, Value], timing: Mapping[str, float] | N
          f'{_number(m.get("plan_length_m"), "m")}, '
          f'{_number(m.get("plan_max_curvature_inv_m"), "1/m")}'),
         ('', 'total turning', _number(m.get('plan_total_turning_rad'), 'rad')),
+        ('world', 'collisions, min clearance',
+         f'{_number(m.get("collisions"))}, {_number(m.get("min_clearance_m"), "m")}'),
     ]
     group_width = max(len(r[0]) for r in rows)
     label_width = max(len(r[1]) for r in rows)

@@ -18,9 +18,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 LOCK_DIR = Path('/tmp/wheelsim-ros-domains')
-#: Where Fast DDS looks for its default XML profile: version 3 (Kilted) reads the first, version 2
-#: (Jazzy) only the second.
+#: Where Fast DDS looks for its default XML profile: version 3 (Kilted) reads the first and warns
+#: that the second is deprecated when it is set; version 2 (Jazzy) reads only the second.
 PROFILE_VARIABLES = ('FASTDDS_DEFAULT_PROFILES_FILE', 'FASTRTPS_DEFAULT_PROFILES_FILE')
+#: ROS 2 distributions whose default Fast DDS is version 2.
+FAST_DDS_2_DISTROS = ('humble', 'iron', 'jazzy')
 DOMAIN_IDS = range(1, 101)
 
 
@@ -68,13 +70,32 @@ def reserved_domain_id(lock_dir: Path = LOCK_DIR) -> Iterator[int]:
     raise RuntimeError(f'all ROS domain IDs {DOMAIN_IDS.start}..{DOMAIN_IDS.stop - 1} are reserved')
 
 
+def profile_variables() -> tuple[str, ...]:
+    """The variable(s) that name Fast DDS's default profile for this ROS distribution
+    (``ROS_DISTRO``, else ``WHEELSIM_DISTRO``): the one its Fast DDS reads, both if unknown."""
+    distro = os.environ.get('ROS_DISTRO') or os.environ.get('WHEELSIM_DISTRO', '')
+    if not distro:
+        return PROFILE_VARIABLES
+    return PROFILE_VARIABLES[1:] if distro in FAST_DDS_2_DISTROS else PROFILE_VARIABLES[:1]
+
+
+def use_profile(path: Path) -> None:
+    """Make ``path`` Fast DDS's default profile in this process and its children, under the
+    variable name this distribution reads (and only that one: :func:`profile_variables`)."""
+    chosen = profile_variables()
+    for variable in PROFILE_VARIABLES:
+        if variable in chosen:
+            os.environ[variable] = str(path)
+        else:
+            os.environ.pop(variable, None)
+
+
 def require_loopback_dds() -> None:
     """Raise RuntimeError unless the environment keeps DDS on loopback (see tools/env.sh)."""
-    profiles = [os.environ.get(variable, '') for variable in PROFILE_VARIABLES]
-    if not all(profile and Path(profile).is_file() for profile in profiles):
+    variables = profile_variables()
+    if not all(Path(os.environ.get(v, '')).is_file() and os.environ[v] for v in variables):
         raise RuntimeError(
-            f'{" and ".join(PROFILE_VARIABLES)} must both name the loopback profile (Fast DDS '
-            '2 reads only the second): run tests and demos '
+            f'{" and ".join(variables)} must name the loopback profile: run tests and demos '
             'through `make test` / `make demo` or after `source env.sh`, which keep DDS on loopback'
         )
 

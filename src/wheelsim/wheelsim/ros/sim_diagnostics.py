@@ -6,11 +6,13 @@ achieved`` (simulated seconds per wall second over the last period), ``steps per
 ``simulated time [s]``, ``rejected commands`` (non-finite), ``saturated commands``, ``stale
 commands`` (expired or too old on arrival), ``backward time jumps``, ``skipped forward jumps``,
 ``cmd_vel type``, ``pacing restarts (fell behind)`` (reference clock: how often the machine was
-more than 0.1 s of wall time behind the requested factor). Level WARN while a reference clock
+more than 0.1 s of wall time behind the requested factor), and the world's: ``map``, ``scans
+published``, ``collisions``, ``last collision at`` (:meth:`wheelsim.ros.sim_world.SimWorld.
+diagnostics`). Level WARN while a reference clock
 runs below 90 % of the requested factor, while the wall clock's stepping reaches less than 90 %
 of ``step_rate`` (rates this machine cannot sustain: simulated time is then skipped; also logged,
 at most every :data:`SLOW_WARNING_PERIOD_S`), and in the period in which a command was rejected
-or time jumped.
+or time jumped, or the vehicle collided (the message then says where).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class SimDiagnostics:
         self._last_sim_ns = 0
         self._last_steps = 0
         self._last_troubles = 0
+        self._last_collisions = 0
         self._reports = 0
 
     def restart(self, sim_ns: int) -> None:
@@ -56,6 +59,7 @@ class SimDiagnostics:
         factor = (sim_ns - self._last_sim_ns) / elapsed_wall_ns
         steps_per_s = (self.steps - self._last_steps) * NS_PER_S / elapsed_wall_ns
         troubles = node.cmd_vel.rejected + sum(self.jumps.values())
+        world = node.world.diagnostics()
         level, message = OK, node.mode.value
         requested = node.settings.real_time_factor
         if node.timeline is None:
@@ -69,6 +73,8 @@ class SimDiagnostics:
                 f'{node.settings.step_rate:g} Hz: this machine cannot keep up, simulated time is '
                 'skipped; lower step_rate or pub_rate')
             node.get_logger().warning(message, throttle_duration_sec=SLOW_WARNING_PERIOD_S)
+        elif world['collisions'] != self._last_collisions:
+            level, message = WARN, f'collision at {world["last collision at"]}'
         elif troubles != self._last_troubles:
             level, message = WARN, 'commands rejected or time jumped since the last report'
         values = {
@@ -83,10 +89,12 @@ class SimDiagnostics:
             'skipped forward jumps': self.jumps[JumpKind.FORWARD],
             'cmd_vel type': TYPE_NAMES[node.cmd_vel.msg_type],
         }
+        values.update(world)
         if node.mode is ClockMode.REFERENCE:
             values['real-time factor requested'] = requested
             values['pacing restarts (fell behind)'] = node.pacer.lag_restarts
         self._publisher.publish(sim_ns, level, message, values)
         self._last_wall_ns, self._last_sim_ns, self._last_steps = wall_ns, sim_ns, self.steps
         self._last_troubles = troubles
+        self._last_collisions = world['collisions']
         self._reports += 1

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from wheelsim.core.params import ParamSpec
-from wheelsim.ros.dds_domain import PROFILE_VARIABLES, reserved_domain_id
+from wheelsim.ros.dds_domain import reserved_domain_id, use_profile
 from wheelsim.run.output import run_folder
 from wheelsim.run.scenario import NODE_NAMES, Scenario
 
@@ -110,8 +110,7 @@ def _use_loopback_dds(domain_id: int) -> None:
     from ament_index_python.packages import get_package_share_directory
 
     profile = Path(get_package_share_directory('wheelsim')) / 'fastdds_localhost.xml'
-    for variable in PROFILE_VARIABLES:
-        os.environ[variable] = str(profile)
+    use_profile(profile)
     # Not ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST: with it Fast DDS also binds sockets on every
     # interface; the profile alone keeps them all on 127.0.0.1.
     os.environ.pop('ROS_AUTOMATIC_DISCOVERY_RANGE', None)
@@ -130,7 +129,7 @@ def _parameters(scenario: Scenario, node: str) -> list:
     values = dict(scenario.node_parameters.get(node, {}))
     values['use_sim_time'] = True
     controller = scenario.node_parameters.get('controller', {})
-    if node == 'localization':
+    if node in ('localization', 'vehicle_sim'):
         values['seed'] = scenario.seed
     if node == 'vehicle_sim':
         values['be_reference_clock'] = False
@@ -171,6 +170,20 @@ class _Progress:
         return time.perf_counter() - self._start
 
 
+def _serve_map(scenario: Scenario, executor) -> None:
+    """Publish the scenario's map on ``map`` once, as Nav2's map_server does (transient local:
+    vehicle_sim takes it, the bag records it), in vehicle_sim's map frame."""
+    from wheelsim.core.world.map_file import load_map_file
+    from wheelsim.ros.map_messages import occupancy_grid
+
+    if scenario.map_yaml is None:
+        return
+    sim = scenario.node_parameters.get('vehicle_sim', {})
+    frame = sim.get('frame_prefix', '') + sim.get('map_frame', 'map')
+    world = load_map_file(scenario.map_yaml).occupancy_map()
+    executor.publish('/map', occupancy_grid(world, frame, executor.now_ns))
+
+
 def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
              show_progress: bool = True, phases: Phases | None = None) -> tuple[float, bool]:
     """Run the nodes in lock-step for the scenario's duration, recording into ``bag_dir``.
@@ -204,6 +217,7 @@ def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
                                       parameter_overrides=_parameters(scenario, name))
                     nodes.append(node)
                     executor.add_node(node)
+                _serve_map(scenario, executor)
             with phases('loop'):
                 executor.run_until(START_TIME_NS + round(scenario.duration_s * 1e9),
                                    between=progress)

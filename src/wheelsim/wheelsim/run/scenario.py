@@ -4,9 +4,11 @@ A scenario is YAML::
 
     name: figure_eight            # names the output folder results/<name>/
     duration: 60.0                # simulated seconds
-    seed: 1                       # localization noise seed (repeatable runs)
+    seed: 1                       # seed of localization and vehicle_sim (repeatable runs)
     params_file: ../params/indoor_differential.yaml   # optional ROS params file, relative to
                                   # this file; its sections for the four nodes are the base
+    map: room                     # optional map_server YAML (relative to this file), or the
+                                  # name of a shipped map (share/wheelsim/params/maps/<name>.yaml)
     record: all                   # 'all' or a list of topics
     pass_criteria:                # optional upper bounds on metrics.json entries
       cross_track_rms_m: 0.10
@@ -18,11 +20,13 @@ A scenario is YAML::
 
 Every key is checked: unknown scenario keys, unknown node names and parameters a node does not
 declare are errors naming the key (with the closest valid name), as are values out of range.
-No ROS imports: the CLI validates a scenario before starting anything.
+No ROS imports (but the package index, to find a shipped map): the CLI validates a scenario,
+its map included, before starting anything.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -32,10 +36,13 @@ from typing import Any
 import yaml
 
 from wheelsim.core.params import ParameterError, ParamSpec, flatten, unknown_keys
+from wheelsim.core.world.map_file import load_map_file
+from wheelsim.core.world.occupancy import MapError
 from wheelsim.run.output import OutputError, check_run_name
 
 NODE_NAMES = ('vehicle_sim', 'localization', 'planner', 'controller')
-SCENARIO_KEYS = ('name', 'duration', 'seed', 'params_file', 'record', 'pass_criteria', 'nodes')
+SCENARIO_KEYS = ('name', 'duration', 'seed', 'params_file', 'map', 'record', 'pass_criteria',
+                 'nodes')
 DEFAULT_SCENARIO = Path(__file__).parent / 'scenarios' / 'default.yaml'
 
 
@@ -54,6 +61,8 @@ class Scenario:
     pass_criteria: Mapping[str, float]
     node_parameters: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     source: Path | None = None
+    map_yaml: Path | None = None
+    """The map the runner serves on ``map`` (as Nav2's map_server would), if any."""
 
 
 def _is_finite_number(value: Any) -> bool:
@@ -99,6 +108,35 @@ def _params_file_sections(path: Path, node_specs: Mapping[str, list[ParamSpec]]
         elif node in NODE_NAMES:
             sections[node].update(values)
     return sections
+
+
+def shipped_map(name: str) -> Path:
+    """``share/wheelsim/params/maps/<name>.yaml`` of the installed package."""
+    from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
+
+    try:
+        share = Path(get_package_share_directory('wheelsim'))
+    except PackageNotFoundError:
+        share = Path(__file__).resolve().parents[4]  # the source tree: share is the repository
+    return share / 'params' / 'maps' / f'{name}.yaml'
+
+
+def _map_path(source: Path, value: Any, vehicle_sim: Mapping[str, Any]) -> Path:
+    """The scenario's ``map``: a shipped map's name or a YAML path relative to the scenario."""
+    if not isinstance(value, str) or not value:
+        raise _fail(source, 'map', f'{value!r} must name a map_server YAML file or a shipped map')
+    if vehicle_sim.get('world.map_yaml'):
+        raise _fail(source, 'map', 'nodes.vehicle_sim.world.map_yaml names a map too: give one '
+                    '(map is served on the map topic, as Nav2\'s map_server does)')
+    if '/' not in value and not value.endswith(('.yaml', '.yml')):
+        path = shipped_map(value)
+    else:
+        path = (source.parent / value).resolve()
+    try:
+        load_map_file(path)
+    except MapError as err:
+        raise _fail(source, 'map', str(err)) from None
+    return path
 
 
 def load_scenario(
@@ -180,9 +218,10 @@ def load_scenario(
             except ParameterError as err:
                 raise _fail(source, f'nodes.{node}', str(err)) from None
 
+    map_yaml = _map_path(source, tree['map'], parameters['vehicle_sim']) if 'map' in tree else None
     return Scenario(name=name, duration_s=float(duration), seed=seed, record_topics=record_topics,
                     pass_criteria={k: float(v) for k, v in criteria.items()},
-                    node_parameters=parameters, source=source)
+                    node_parameters=parameters, source=source, map_yaml=map_yaml)
 
 
 def _check_node_parameters(source: Path, node: str, values: Mapping[str, Any],
@@ -213,6 +252,4 @@ def with_overrides(scenario: Scenario, overrides: Mapping[str, Any],
                                 f'{", ".join(NODE_NAMES)}')
         check(node, name, value)
         parameters[node][name] = value
-    return Scenario(name=scenario.name, duration_s=scenario.duration_s, seed=scenario.seed,
-                    record_topics=scenario.record_topics, pass_criteria=scenario.pass_criteria,
-                    node_parameters=parameters, source=scenario.source)
+    return dataclasses.replace(scenario, node_parameters=parameters)

@@ -5,7 +5,6 @@ import math
 import numpy as np
 import pytest
 
-from wheelsim.core.vehicle.config import vehicle_config_from_params
 from wheelsim.core.vehicle.kinematics import (
     ackermann_angle,
     differential_wheel_speeds,
@@ -13,21 +12,9 @@ from wheelsim.core.vehicle.kinematics import (
     mecanum_wheel_speeds,
 )
 from wheelsim.core.vehicle.model import Vehicle
+from wheelsim.testing.vehicles import ideal_config as ideal
 
 DT = 1e-3
-
-
-def ideal(model, **overrides):
-    """A vehicle without dead time, lag or limits, plus ``overrides`` (short keys of the model)."""
-    drive = 'drive_actuator' if model == 'bicycle' else 'drive_actuators'
-    values = {'model': model}
-    for leaf in ('dead_time', 'time_constant', 'max_velocity', 'max_acceleration'):
-        values[f'model_params.{model}.{drive}.{leaf}'] = 0.0
-    if model == 'bicycle':
-        for leaf in ('dead_time', 'time_constant', 'max_velocity'):
-            values[f'model_params.bicycle.steering_actuator.{leaf}'] = 0.0
-    values.update({f'model_params.{model}.{key}': value for key, value in overrides.items()})
-    return vehicle_config_from_params(values)
 
 
 def drive(config, command, steps, dt=DT):

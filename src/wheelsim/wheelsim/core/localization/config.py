@@ -40,9 +40,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from wheelsim.core import frames
-from wheelsim.core.params import group, param
+from wheelsim.core.localization.wheel_encoders import EncoderConfig
+from wheelsim.core.params import ParameterError, group, param
 
 MODES = ('perfect', 'noisy', 'ekf')
+ODOMETRY_SOURCES = ('ground_truth', 'joint_states')
 
 
 @dataclass(frozen=True)
@@ -145,12 +147,25 @@ class LocalizationConfig(frames.FrameNames):
         max_value=2**63 - 1,
         read_only=True,
     )
+    odometry_source: str = param(
+        'ground_truth',
+        'ground_truth: odometry is the true motion plus drift noise; joint_states: odometry '
+        'integrates the wheel encoders of joint_states (encoders.*), so slip, spin and '
+        'calibration errors become odometry error (modes noisy and ekf).',
+        choices=ODOMETRY_SOURCES, read_only=True,
+    )
     map_frame: str = frames.map_frame()
     odom_frame: str = frames.odom_frame()
     base_frame: str = frames.base_frame()
     frame_prefix: str = frames.frame_prefix()
     localization: NoiseConfig = group(NoiseConfig)
     ekf: EkfConfig = group(EkfConfig)
+    encoders: EncoderConfig = group(EncoderConfig)
 
     def __post_init__(self) -> None:
         self.check_frames()
+        if self.odometry_source == 'joint_states' and self.mode == 'perfect':
+            raise ParameterError(
+                'odometry_source', self.odometry_source,
+                "must be 'ground_truth' in mode perfect (perfect odometry is the true motion)",
+            )

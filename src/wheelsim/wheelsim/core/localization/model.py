@@ -54,6 +54,7 @@ from wheelsim.core.localization.odometry_drift import (
     DriftRates,
     add_normal_noise,
 )
+from wheelsim.core.localization.wheel_encoders import EncoderOdometry
 
 #: Pose jumps larger than what the twist explains by more than these are teleports.
 TELEPORT_TOLERANCE_M = 0.1
@@ -154,11 +155,18 @@ class Localization:
         )
         self._ekf: PoseEkf | None = None
         self._next_fix_ns = 0
+        self.encoders: EncoderOdometry | None = None
+        if config.odometry_source == 'joint_states':
+            self.encoders = EncoderOdometry(config.encoders, config.frame_prefix)
+        self._wheel_pose: Floats3 | None = None  # the encoders' pose at the previous sample
 
     def update_config(self, config: LocalizationConfig) -> None:
         """Apply new noise parameters from the next sample on (``mode`` and ``seed`` are fixed)."""
         if (config.mode, config.seed) != (self.config.mode, self.config.seed):
             raise ValueError('mode and seed cannot change while running')
+        if self.encoders is not None and config.encoders != self.config.encoders:
+            self.encoders = EncoderOdometry(config.encoders, config.frame_prefix)
+            self._wheel_pose = None
         self.config = config
         self._twist_variances = _twist_variances(config)
         self._twist_std = _standard_deviations(self._twist_variances)
@@ -173,13 +181,23 @@ class Localization:
             checked_covariance('initial pose covariance', covariance),
         )
 
+    def ready(self, stamp_ns: int) -> bool:
+        """Whether a ground-truth sample at ``stamp_ns`` can be processed: always, unless the
+        odometry integrates wheel encoders and their sample of that time has not come yet."""
+        latest = None if self.encoders is None else self.encoders.latest_stamp_ns
+        return self.encoders is None or (latest is not None and latest >= stamp_ns)
+
     def step(self, stamp_ns: int, map_T_base: ArrayLike, twist: ArrayLike) -> LocalizationOutput:
-        """Process one ground-truth sample: time [ns], true pose in map, true body twist."""
+        """Process one ground-truth sample: time [ns], true pose in map, true body twist. With
+        wheel encoders the odometry takes their motion up to ``stamp_ns`` (feed
+        ``self.encoders`` first; see :meth:`ready`)."""
         if isinstance(stamp_ns, bool) or not isinstance(stamp_ns, (int, np.integer)):
             raise ValueError(f'stamp_ns = {stamp_ns!r} must be an integer time in nanoseconds')
         truth = checked_pose('ground truth pose', map_T_base)
         true_twist = checked_twist(twist)
         event = None
+        wheel_pose = None if self.encoders is None else self.encoders.pose_at(stamp_ns)
+        measured_twist = true_twist
         if self._previous is None or stamp_ns < self._previous[0]:
             event = 'start' if self._previous is None else 'time_jump'
             self._start(stamp_ns)
@@ -189,11 +207,15 @@ class Localization:
             dt_s = (stamp_ns - previous_stamp_ns) * 1e-9
             # The true motion since the previous sample, seen from the previous pose.
             increment = compose_floats(inverse_floats(previous_truth), truth)
+            wheels = self._wheel_increment(wheel_pose)
+            if wheels is not None and dt_s > 0.0:
+                measured_twist = (wheels[0] / dt_s, wheels[1] / dt_s, wheels[2] / dt_s)
             if is_teleport(increment, previous_twist, true_twist, dt_s):
                 event = 'teleport'
             else:
-                self._predict(increment)
+                self._predict(increment, wheels)
         self._previous = (int(stamp_ns), truth, true_twist)
+        self._wheel_pose = wheel_pose
         if self._pending_reset is not None:
             self._apply_reset(*self._pending_reset)
             self._pending_reset = None
@@ -204,7 +226,7 @@ class Localization:
             stamp_ns=int(stamp_ns),
             odom_T_base=odom_T_base,
             odom_covariance=self._odometry.covariance,
-            twist=add_normal_noise(true_twist, self._twist_std, self._twist_rng),
+            twist=add_normal_noise(measured_twist, self._twist_std, self._twist_rng),
             twist_variances=self._twist_variances,
             map_T_base=map_T_base_estimate,
             map_covariance=map_covariance,
@@ -219,8 +241,14 @@ class Localization:
         self._ekf = None
         self._next_fix_ns = stamp_ns
 
-    def _predict(self, increment: Floats3) -> None:
-        measured, increment_variances = self._odometry.step(increment)
+    def _wheel_increment(self, wheel_pose: Floats3 | None) -> Floats3 | None:
+        """The encoders' motion since the previous sample (None without encoders)."""
+        if wheel_pose is None or self._wheel_pose is None:
+            return None if self.encoders is None else (0.0, 0.0, 0.0)
+        return compose_floats(inverse_floats(self._wheel_pose), wheel_pose)
+
+    def _predict(self, increment: Floats3, wheels: Floats3 | None = None) -> None:
+        measured, increment_variances = self._odometry.step(increment, wheels)
         if self._ekf is not None:
             self._ekf.predict_diagonal(measured, increment_variances)
 

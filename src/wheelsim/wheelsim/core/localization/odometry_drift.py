@@ -153,17 +153,24 @@ class DriftingOdometry:
         self.true_pose = (0.0, 0.0, 0.0)
         self.moments = DriftErrorMoments()
 
-    def step(self, true_increment: Sequence[float]) -> tuple[Floats3, Floats3]:
+    def step(
+        self, true_increment: Sequence[float], measured: Floats3 | None = None
+    ) -> tuple[Floats3, Floats3]:
         """Integrate one true body-frame increment ``(dx [m], dy [m], dyaw [rad])`` with its error;
         return the measured increment and the diagonal of its covariance ``Q`` (the prediction
-        input of an EKF fed by this odometry).  Draws as :func:`measure_increment` does."""
+        input of an EKF fed by this odometry).  Draws as :func:`measure_increment` does, unless
+        the ``measured`` increment is given (wheel encoders): then it is integrated as it is and
+        ``Q`` is the drift model's variance of the true increment (what the robot believes)."""
         u = tuple(true_increment)
         dx, dy, dyaw = u
         # np.hypot as in increment_variances (math.hypot may differ in the last bit)
         translation, rotation = self.rates.variances(float(np.hypot(dx, dy)), dyaw)
         variances = (translation, translation, rotation)
-        translation_std, rotation_std = math.sqrt(translation), math.sqrt(rotation)
-        measured = add_normal_noise(u, (translation_std, translation_std, rotation_std), self.rng)
+        if measured is None:
+            translation_std, rotation_std = math.sqrt(translation), math.sqrt(rotation)
+            measured = add_normal_noise(
+                u, (translation_std, translation_std, rotation_std), self.rng
+            )
         self.moments.step(self.true_pose[2], u, variances)
         self.pose = compose_floats(self.pose, measured)
         self.true_pose = compose_floats(self.true_pose, u)

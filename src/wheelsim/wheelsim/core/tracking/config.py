@@ -93,8 +93,9 @@ class PurePursuitConfig:
 
 @dataclass(frozen=True)
 class StanleyConfig:
-    """Stanley steering (Thrun et al. 2006) for car-like vehicles: the front axle is steered
-    onto the path it traces when base_link follows the plan (see tracking_stanley)."""
+    """Stanley steering (Thrun et al. 2006): the front axle (on differential and omni bases a
+    virtual one, ``wheel_base`` ahead) is steered onto the path it traces when base_link follows
+    the plan (see :mod:`wheelsim.core.tracking.stanley`)."""
 
     k: float = _gain(1.5, 'Gain on the front axle cross-track error.', '1/s')
     softening: float = _positive(
@@ -189,7 +190,8 @@ class ControllerConfig(frames.FrameNames):
     algorithm: str = param(
         'feedforward',
         'Tracking law: feedforward (trajectory tracking with feedforward, seed 000), '
-        'pure_pursuit (regulated pure pursuit), stanley (car-like vehicles).',
+        'pure_pursuit (regulated pure pursuit), stanley (front-axle steering; on differential and '
+        'omni bases a virtual front axle wheel_base ahead).',
         choices=ALGORITHMS,
     )
     model: str = param(

@@ -1,4 +1,7 @@
-"""Stanley steering (Thrun et al. 2006) for car-like vehicles, on the front axle's own path.
+"""Stanley steering (Thrun et al. 2006), on the front axle's own path.
+
+Designed for car-like vehicles; differential and omni bases are steered the same way through a
+virtual front axle ``wheel_base`` ahead, and turn at the yaw rate that steering implies.
 
 The plan is for base_link (on the fixed axle). When base_link follows it, the front axle,
 ``wheel_base`` ahead (:func:`steered_point`), traces another curve: the plan's poses shifted by

@@ -53,9 +53,40 @@ def _time_constant(default: float, what: str) -> Any:
     )
 
 
+def _bias(what: str, unit: str) -> Any:
+    return param(
+        0.0, f'Command imperfection: offset added to the {what} reference (a zero that is off)',
+        unit=unit, min_value=-100.0, max_value=100.0,
+    )
+
+
+def _dead_band(what: str, unit: str) -> Any:
+    return param(
+        0.0, f'Command imperfection: {what} references within +-this (after bias and noise) '
+        'become 0, the actuator does not move (0 = none)', unit=unit, min_value=0.0,
+        max_value=100.0,
+    )
+
+
+def _resolution(what: str, unit: str) -> Any:
+    return param(
+        0.0, f'Command imperfection: the {what} reference is rounded to a multiple of this '
+        '(quantisation; 0 = continuous)', unit=unit, min_value=0.0, max_value=100.0,
+    )
+
+
+def _noise(what: str, unit: str) -> Any:
+    return param(
+        0.0, f'Command imperfection: standard deviation of white Gaussian noise added to the '
+        f'{what} reference at every step, seeded by vehicle_sim\'s seed (0 = none)', unit=unit,
+        min_value=0.0, max_value=100.0,
+    )
+
+
 @dataclass(frozen=True)
 class DriveActuatorConfig:
-    """A velocity-controlled drive: dead time -> saturation -> low pass -> acceleration limits."""
+    """A velocity-controlled drive: command imperfections -> dead time -> saturation -> low pass
+    -> acceleration limits."""
 
     dead_time: float = _dead_time('speed command')
     time_constant: float = _time_constant(0.4, 'speed response')
@@ -84,6 +115,10 @@ class DriveActuatorConfig:
         min_value=0.0,
         max_value=100000.0,
     )
+    bias: float = _bias('speed', 'm/s')
+    dead_band: float = _dead_band('speed', 'm/s')
+    resolution: float = _resolution('speed', 'm/s')
+    noise_stddev: float = _noise('speed', 'm/s')
 
     def __post_init__(self) -> None:
         _check_derived_or_non_negative(
@@ -98,7 +133,8 @@ class DriveActuatorConfig:
 
 @dataclass(frozen=True)
 class SteeringActuatorConfig:
-    """A position-controlled steering: dead time -> position limit -> low pass -> rate limit."""
+    """A position-controlled steering: command imperfections -> dead time -> position limit ->
+    low pass -> rate limit."""
 
     dead_time: float = _dead_time('steering command')
     time_constant: float = _time_constant(0.05, 'steering angle')
@@ -111,6 +147,19 @@ class SteeringActuatorConfig:
         unit='rad',
         min_value=0.0,
         max_value=math.pi,
+    )
+    bias: float = _bias('steering angle', 'rad')
+    dead_band: float = _dead_band('steering angle', 'rad')
+    resolution: float = _resolution('steering angle', 'rad')
+    noise_stddev: float = _noise('steering angle', 'rad')
+
+
+def _friction() -> Any:
+    return param(
+        0.0, 'Tyre-road friction coefficient mu: the acceleration of the reference point '
+        '(speeding up, braking and turning together) is at most mu x 9.81 m/s^2; asked for '
+        'more, the wheels spin, lock or slide (0 = no limit)', unit='1', min_value=0.0,
+        max_value=10.0,
     )
 
 
@@ -136,6 +185,56 @@ def _diameter(derived_from: str) -> Any:
         min_value=DERIVED,
         max_value=10.0,
     )
+
+
+@dataclass(frozen=True)
+class SingleTrackConfig:
+    """The dynamic single-track model of the bicycle (docs/fidelity.md); off: kinematic."""
+
+    enabled: bool = param(
+        False, 'Dynamic single-track model: lateral tyre slip and understeer at speed, the '
+        'kinematic bicycle at low speed (needs friction_coefficient > 0 and fixed-axle drive)',
+        read_only=True,
+    )
+    mass: float = param(
+        1000.0, 'Vehicle mass', unit='kg', min_value=0.0, min_exclusive=True, max_value=1e6
+    )
+    yaw_inertia: float = param(
+        DERIVED, 'Moment of inertia about the vertical axis through the centre of mass '
+        '(-1 = mass x d x (wheel_base - d), d = cg_to_fixed_axle)', unit='kg*m^2',
+        min_value=DERIVED, max_value=1e9,
+    )
+    cg_to_fixed_axle: float = param(
+        DERIVED, 'Distance from the fixed axle to the centre of mass, towards the steered axle '
+        '(-1 = wheel_base / 2)', unit='m', min_value=DERIVED, max_value=100.0,
+    )
+    cornering_stiffness_steered: float = param(
+        20.0, 'Normalised cornering stiffness of the steered axle: lateral force per radian of '
+        'slip angle per newton of normal load, at friction 1 (CommonRoad C_S,f)', unit='1/rad',
+        min_value=0.0, min_exclusive=True, max_value=1000.0,
+    )
+    cornering_stiffness_fixed: float = param(
+        20.0, 'Normalised cornering stiffness of the fixed axle (CommonRoad C_S,r)',
+        unit='1/rad', min_value=0.0, min_exclusive=True, max_value=1000.0,
+    )
+    blend_speed_low: float = param(
+        0.5, 'Below this speed the model is the kinematic bicycle', unit='m/s', min_value=0.0,
+        min_exclusive=True, max_value=100.0,
+    )
+    blend_speed_high: float = param(
+        1.0, 'Above this speed the model is fully dynamic; in between the two are blended '
+        'linearly (>= blend_speed_low)', unit='m/s', min_value=0.0, min_exclusive=True,
+        max_value=100.0,
+    )
+
+    def __post_init__(self) -> None:
+        _check_derived_or_positive('yaw_inertia', self.yaw_inertia, 'mass x d x (L - d)')
+        _check_derived_or_positive('cg_to_fixed_axle', self.cg_to_fixed_axle, 'wheel_base / 2')
+        if self.blend_speed_high < self.blend_speed_low:
+            raise ParameterError(
+                'blend_speed_high', self.blend_speed_high,
+                f'must be >= blend_speed_low ({self.blend_speed_low:g} m/s)',
+            )
 
 
 @dataclass(frozen=True)
@@ -165,8 +264,10 @@ class BicycleConfig:
         min_value=DERIVED, max_value=100.0,
     )
     vis_tire_diameter: float = _diameter('0.25 x wheel_base')
+    friction_coefficient: float = _friction()
     drive_actuator: DriveActuatorConfig = group(DriveActuatorConfig)
     steering_actuator: SteeringActuatorConfig = group(SteeringActuatorConfig)
+    dynamics: SingleTrackConfig = group(SingleTrackConfig)
 
     def __post_init__(self) -> None:
         _check_derived_or_non_negative('vis_track_fixed', self.vis_track_fixed, '0.7 x wheel_base')
@@ -181,6 +282,41 @@ class BicycleConfig:
                 'must be in (0, pi/2) when drive_on_steered_wheel is false (fixed-axle drive '
                 'cannot turn at or beyond 90 degrees)',
             )
+        if self.dynamics.enabled:
+            self._check_dynamics()
+
+    def _check_dynamics(self) -> None:
+        if self.friction_coefficient == 0.0:
+            raise ParameterError(
+                'friction_coefficient', 0.0,
+                'must be > 0 when dynamics.enabled is true (the tyre forces scale with it)',
+            )
+        if self.drive_on_steered_wheel:
+            raise ParameterError(
+                'drive_on_steered_wheel', True,
+                'must be false when dynamics.enabled is true (the single-track model drives the '
+                'centre of mass; the driven axle does not change its lateral dynamics)',
+            )
+        if not 0.0 < self.cg_m < self.wheel_base:
+            raise ParameterError(
+                'dynamics.cg_to_fixed_axle', self.dynamics.cg_to_fixed_axle,
+                f'must be below wheel_base ({self.wheel_base:g} m): the centre of mass lies '
+                'between the axles',
+            )
+
+    @property
+    def cg_m(self) -> float:
+        """Distance from the fixed axle to the centre of mass [m]."""
+        cg = self.dynamics.cg_to_fixed_axle
+        return 0.5 * self.wheel_base if cg == DERIVED else cg
+
+    @property
+    def gyration_sq_m2(self) -> float:
+        """Yaw inertia over mass [m^2] (the single-track model needs only this ratio)."""
+        inertia = self.dynamics.yaw_inertia
+        if inertia == DERIVED:
+            return self.cg_m * (self.wheel_base - self.cg_m)
+        return inertia / self.dynamics.mass
 
     @property
     def track_fixed_m(self) -> float:
@@ -221,6 +357,7 @@ class DifferentialConfig:
     vis_tire_diameter: float = _diameter('0.4 x track')
     slip_left: float = _slip('left')
     slip_right: float = _slip('right')
+    friction_coefficient: float = _friction()
     drive_actuators: DriveActuatorConfig = group(DriveActuatorConfig)
 
     def __post_init__(self) -> None:
@@ -252,6 +389,7 @@ class OmniConfig:
         'Change all four wheel speeds in proportion, so the direction of travel is held while '
         'accelerating (false: each wheel is limited on its own)',
     )
+    friction_coefficient: float = _friction()
     drive_actuators: DriveActuatorConfig = group(DriveActuatorConfig)
 
     def __post_init__(self) -> None:

@@ -77,32 +77,45 @@ def mecanum_twist(
 
 @compiled
 def bicycle_references(
-    vx: float, wz: float, steering: float, signed_wheel_base: float, steered_drive: bool,
-    max_position: float,
+    vx: float, wz: float, steering: float, last_reference: float, signed_wheel_base: float,
+    steered_drive: bool, max_position: float,
 ) -> tuple[float, float]:
     """Drive speed and steering angle that realise a forward speed and turn rate.
 
     ``signed_wheel_base`` is +wheel_base (steered axle ahead of R) or -wheel_base (behind).
     The steered axle moves with (vx, signed_wheel_base * wz), so the steering angle is its
     direction. The wheel may instead point the opposite way with the drive reversed; of the two
-    the one inside ``max_position`` is taken, and if both are, the one closer to the present
-    ``steering`` angle. If neither is, the one that keeps the sign of vx is taken (the steering
-    actuator clamps it). With no command the steering holds. Fixed-axle drive: the speed is vx
-    whichever way the wheel points; steered drive: the wheel's speed along its direction.
+    the one inside ``max_position`` is taken, and if both are, the one the steering reaches
+    sooner from its present angle ``steering``: by the wrapped distance when it turns all
+    around (``max_position`` inf), by the plain distance when it is limited (it never passes
+    +-pi). If neither is, the one that keeps the sign of vx is taken (the steering actuator
+    clamps it to +-max_position). With no command the steering holds ``last_reference`` (the
+    angle it was last sent to) and the drive stops.
+
+    Fixed-axle drive: the drive speed is vx whichever way the wheel points. Steered drive: the
+    wheel's speed along its direction, ``+-hypot(vx, L wz)``; when the angle is clamped,
+    ``vx / cos(clamped angle)``, so vx is kept as with fixed-axle drive (a spin command at full
+    lock does not drive the vehicle forward).
     """
     lateral = signed_wheel_base * wz
     if vx == 0.0 and lateral == 0.0:
-        return 0.0, steering
+        return 0.0, last_reference
     ahead = math.atan2(lateral, vx)
     behind = wrap_angle(ahead + math.pi)
     ahead_fits = abs(ahead) <= max_position
     behind_fits = abs(behind) <= max_position
     if ahead_fits and behind_fits:
-        use_behind = abs(wrap_angle(behind - steering)) < abs(wrap_angle(ahead - steering))
+        if max_position < math.inf:
+            use_behind = abs(behind - steering) < abs(ahead - steering)
+        else:
+            use_behind = abs(wrap_angle(behind - steering)) < abs(wrap_angle(ahead - steering))
     elif ahead_fits or behind_fits:
         use_behind = behind_fits
     else:
         use_behind = abs(behind) < abs(ahead)
+        if steered_drive:  # neither fits, so max_position < pi/2: the clamped wheel keeps vx
+            angle = behind if use_behind else ahead
+            return vx / math.cos(max_position), angle
     angle = behind if use_behind else ahead
     if not steered_drive:
         return vx, angle
@@ -143,13 +156,14 @@ def ackermann_rate_factor(steering: float, lateral_m: float, signed_wheel_base: 
 
 @compiled
 def steered_rolling_speed(
-    vx: float, wz: float, lateral_m: float, sin_steer: float, cos_steer: float,
+    vx: float, vy: float, wz: float, lateral_m: float, sin_steer: float, cos_steer: float,
     signed_wheel_base: float,
 ) -> float:
-    """Ground speed along its heading of the steered wheel ``lateral_m`` left of the axle middle.
+    """Ground speed along its heading of the steered wheel ``lateral_m`` left of the axle middle,
+    for the twist ``(vx, vy, wz)`` at R (``vy`` is 0 unless the tyres slip sideways).
 
     Same heading as :func:`ackermann_angle`, taken as a direction vector (no trigonometry).
     """
     along = cos_steer - lateral_m * sin_steer / signed_wheel_base
     length = math.hypot(along, sin_steer)
-    return ((vx - wz * lateral_m) * along + wz * signed_wheel_base * sin_steer) / length
+    return ((vx - wz * lateral_m) * along + (vy + wz * signed_wheel_base) * sin_steer) / length

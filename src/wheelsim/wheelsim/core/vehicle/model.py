@@ -5,7 +5,8 @@ twist of base_link (vx, vy in m/s, wz in rad/s), held until changed. Steps have 
 Poses are base_link in map (x, y in m, yaw in rad, in (-pi, pi]); twists are base_link's body
 twist after the actuator dynamics. Commands must be finite and at most ``COMMAND_LIMIT`` in
 magnitude; anything else raises ``ValueError`` and the held command stays as it was, so no
-NaN or inf ever reaches the state.
+NaN or inf ever reaches the state. The only randomness (command noise, when configured) is
+keyed by each vehicle's seed and the step count: runs repeat bit for bit.
 """
 
 from __future__ import annotations
@@ -26,7 +27,15 @@ from wheelsim.core.vehicle.joints import wheel_layout
 
 COMMAND_LIMIT = 1e6
 PARALLEL_FROM_VEHICLES = 64
+SEED_LIMIT = 2**63  # seeds are integers in [0, SEED_LIMIT), as vehicle_sim's seed parameter
 _READ_ONLY = frozenset(spec.name for spec in VEHICLE_PARAM_SPECS if spec.read_only)
+#: State columns of motion: the body twist, drive speeds and accelerations, the steering rate,
+#: wheel rates, steering joint rates and the single-track model's speed and slip angle (zeroed
+#: by :meth:`VehicleBatch.stop`).
+_MOTION_COLUMNS = np.r_[st.S_VX:st.S_WZ + 1, st.S_DRIVE_V:st.S_STEER, st.S_STEER_RATE,
+                        st.S_WHEEL_RATE:st.S_WHEEL_RATE + st.MAX_WHEELS,
+                        st.S_STEERING_JOINT_RATE:st.S_STEERING_JOINT_RATE + 2,
+                        st.S_SPEED_CG, st.S_SLIP_CG]
 
 
 def _range_error(what: str, values: Sequence[float], row: int, limit: float) -> ValueError:
@@ -42,6 +51,20 @@ def _finite_rows(values: ArrayLike, rows: int, what: str, limit: float) -> NDArr
         row = int(np.argwhere(~good)[0][0])
         raise _range_error(what, array[row].tolist(), row, limit)
     return array
+
+
+def _checked_seeds(seeds: Sequence[int] | None, count: int) -> tuple[int, ...]:
+    if seeds is None:
+        return (0,) * count
+    seeds = tuple(seeds)
+    if len(seeds) != count:
+        raise ValueError(f'expected {count} seeds, got {len(seeds)}')
+    for seed in seeds:
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not (
+            0 <= seed < SEED_LIMIT
+        ):
+            raise ValueError(f'seed {seed!r} must be an integer in [0, 2^63)')
+    return tuple(int(seed) for seed in seeds)
 
 
 def _picker(columns: Sequence[int]) -> Callable[[Sequence[float]], tuple[float, ...]]:
@@ -68,7 +91,10 @@ class VehicleBatch:
         configs: Sequence[VehicleConfig],
         step_period_s: float,
         poses: ArrayLike | None = None,
+        seeds: Sequence[int] | None = None,
     ) -> None:
+        """``seeds``: one per vehicle (default 0), for its command noise (see
+        :mod:`wheelsim.core.vehicle.imperfections`)."""
         if not configs:
             raise ValueError('a vehicle batch needs at least one configuration')
         models = {config.model for config in configs}
@@ -80,7 +106,8 @@ class VehicleBatch:
         self.step_period_s = float(step_period_s)
         self._code = st.MODEL_CODES[self.model]
         self._configs = tuple(configs)
-        self._params = np.stack([st.pack_params(c, self.step_period_s) for c in configs])
+        self._seeds = _checked_seeds(seeds, len(configs))
+        self._params = self._packed(configs)
         count = len(configs)
         start = np.zeros((count, 3)) if poses is None else _finite_rows(poses, count, 'pose', 1e9)
         self._start = start.copy()
@@ -99,6 +126,10 @@ class VehicleBatch:
     @property
     def configs(self) -> tuple[VehicleConfig, ...]:
         return self._configs
+
+    @property
+    def seeds(self) -> tuple[int, ...]:
+        return self._seeds
 
     @property
     def elapsed_steps(self) -> int:
@@ -147,6 +178,12 @@ class VehicleBatch:
         )
         self._elapsed += int(n_steps)
 
+    @property
+    def states(self) -> NDArray[np.float64]:
+        """(N, N_STATE) the kernel states of every vehicle (a copy; columns in
+        :mod:`.stepping`)."""
+        return self._state.copy()
+
     def state_row(self, index: int) -> NDArray[np.float64]:
         """The kernel state of one vehicle (a copy; columns in :mod:`.stepping`)."""
         return self._state[index].copy()
@@ -154,6 +191,27 @@ class VehicleBatch:
     def state_view(self, index: int) -> NDArray[np.float64]:
         """The kernel state of one vehicle, a view that follows every later step."""
         return self._state[index]
+
+    def snapshot(self) -> BatchSnapshot:
+        """Everything :meth:`step` changes, to go back to with :meth:`restore`."""
+        return BatchSnapshot(self._state.copy(), self._history.copy(), self._elapsed)
+
+    def restore(self, snapshot: BatchSnapshot) -> None:
+        """Back to the moment of ``snapshot`` (taken from this batch, same configuration)."""
+        self._state[:] = snapshot.state
+        self._history = snapshot.history.copy()
+        self._elapsed = snapshot.elapsed
+
+    def stop(self, index: int, pose: tuple[float, float, float] | None = None) -> None:
+        """Stop one vehicle where it is, or back at ``pose``: its body twist, actuator speeds
+        and accelerations, steering rate and joint rates become zero (a contact stops it).
+        The pose (unless given), steering angle, wheel angles, held command and the commands
+        in flight are kept, so it drives on as commanded from the next step."""
+        row = self._state[index]
+        if pose is not None:
+            x, y, yaw = _finite_rows([pose], 1, 'pose', 1e9)[0]
+            row[st.S_X], row[st.S_Y], row[st.S_YAW] = x, y, wrap_angle(yaw)
+        row[_MOTION_COLUMNS] = 0.0
 
     def teleport(self, poses: ArrayLike, indices: ArrayLike | None = None) -> None:
         """Put vehicles at new poses at rest: actuators zeroed, histories cleared.
@@ -206,10 +264,16 @@ class VehicleBatch:
             if changed:
                 raise ValueError(f'cannot change read-only parameters while running: {changed}')
         self._configs = tuple(configs)
-        self._params = np.stack([st.pack_params(c, self.step_period_s) for c in configs])
+        self._params = self._packed(configs)
         capacity = self._capacity()
         if capacity > self._history.shape[2]:
             self._history = self._grown_history(capacity)
+
+    def _packed(self, configs: Sequence[VehicleConfig]) -> NDArray[np.float64]:
+        return np.stack([
+            st.pack_params(config, self.step_period_s, seed)
+            for config, seed in zip(configs, self._seeds, strict=True)
+        ])
 
     def _capacity(self) -> int:
         return int(st.delays_of(self._params, self._code).max()) + 1
@@ -223,6 +287,14 @@ class VehicleBatch:
         grown = np.empty(self._history.shape[:2] + (capacity,))
         grown[:, :, times % capacity] = self._history[:, :, source]
         return grown
+
+
+class BatchSnapshot(NamedTuple):
+    """A copy of a batch's changing arrays (:meth:`VehicleBatch.snapshot`)."""
+
+    state: NDArray[np.float64]
+    history: NDArray[np.float64]
+    elapsed: int
 
 
 class VehicleState(NamedTuple):
@@ -255,8 +327,10 @@ class Vehicle:
         config: VehicleConfig,
         step_period_s: float,
         pose: tuple[float, float, float] = (0.0, 0.0, 0.0),
+        seed: int = 0,
     ) -> None:
-        self._batch = VehicleBatch([config], step_period_s, [pose])
+        """``seed`` seeds the command noise (vehicle_sim's ``seed``)."""
+        self._batch = VehicleBatch([config], step_period_s, [pose], [seed])
         wheels = wheel_layout(config)
         steering = tuple(w.steering for w in wheels if w.steering is not None)
         self.joint_names: tuple[str, ...] = tuple(w.joint for w in wheels) + tuple(
@@ -290,6 +364,24 @@ class Vehicle:
     def step(self, n_steps: int) -> None:
         """Advance ``n_steps`` fixed steps with the held command, inside compiled code."""
         self._batch.step(n_steps)
+
+    @property
+    def pose(self) -> tuple[float, float, float]:
+        """Pose of base_link in map: x_m, y_m, yaw_rad."""
+        row = self._row
+        return float(row[st.S_X]), float(row[st.S_Y]), float(row[st.S_YAW])
+
+    def snapshot(self) -> BatchSnapshot:
+        """See :meth:`VehicleBatch.snapshot`."""
+        return self._batch.snapshot()
+
+    def restore(self, snapshot: BatchSnapshot) -> None:
+        """See :meth:`VehicleBatch.restore`."""
+        self._batch.restore(snapshot)
+
+    def stop(self, pose: tuple[float, float, float] | None = None) -> None:
+        """Stop where it is, or back at ``pose`` (see :meth:`VehicleBatch.stop`)."""
+        self._batch.stop(0, pose)
 
     def state(self) -> VehicleState:
         row = self._row.tolist()

@@ -38,8 +38,10 @@ from wheelsim.core.vehicle.config import (
     DifferentialConfig,
     DriveActuatorConfig,
     OmniConfig,
+    SteeringActuatorConfig,
     VehicleConfig,
 )
+from wheelsim.core.vehicle.imperfections import MASK32, imperfect_reference, normal_draws
 from wheelsim.core.vehicle.kinematics import (
     ackermann_angle,
     ackermann_rate_factor,
@@ -51,6 +53,12 @@ from wheelsim.core.vehicle.kinematics import (
     mecanum_wheel_speeds,
     steered_rolling_speed,
 )
+from wheelsim.core.vehicle.single_track import (
+    dynamic_weight,
+    kinematic_slip_and_yaw_rate,
+    single_track_step,
+)
+from wheelsim.core.vehicle.traction import GRAVITY_MPS2, friction_limited_twist
 
 BICYCLE, DIFFERENTIAL, OMNI = 0, 1, 2
 MODEL_CODES = {'bicycle': BICYCLE, 'differential': DIFFERENTIAL, 'omni': OMNI}
@@ -86,7 +94,24 @@ P_OM_LEVER = 9
 P_OM_HALF_BASE = 10
 P_OM_HALF_TRACK = 11
 P_OM_PROPORTIONAL = 12
-N_PARAMS = 17
+# command imperfections: a block of IMPERFECTION_COLUMNS per actuator kind, offsets below
+P_DRIVE_IMPERFECTIONS = 17
+P_STEER_IMPERFECTIONS = 22  # bicycle only
+I_ANY, I_RESOLUTION, I_BIAS, I_NOISE, I_DEAD_BAND = 0, 1, 2, 3, 4  # I_ANY: 1.0 if any is set
+IMPERFECTION_COLUMNS = 5
+P_SEED_LOW = 27  # vehicle_sim's seed, low and high 32 bits (exact in a float)
+P_SEED_HIGH = 28
+P_FRICTION_LIMIT = 29  # mu g: the largest acceleration of R (m/s^2; inf = no limit)
+# bicycle: the dynamic single-track model (core/vehicle/single_track.py)
+P_BI_DYNAMIC = 30  # 1.0 when on
+P_BI_CG = 31  # fixed axle to centre of mass (m)
+P_BI_GYRATION_SQ = 32  # yaw inertia / mass (m^2)
+P_BI_STIFFNESS_STEERED = 33  # normalised cornering stiffnesses (1/rad)
+P_BI_STIFFNESS_FIXED = 34
+P_BI_MU = 35
+P_BI_BLEND_LOW = 36  # m/s
+P_BI_BLEND_HIGH = 37
+N_PARAMS = 38
 
 # state columns
 S_X, S_Y, S_YAW = 0, 1, 2
@@ -100,7 +125,10 @@ S_WHEEL_ANGLE = 19  # MAX_WHEELS columns (rad, wrapped)
 S_WHEEL_RATE = 23  # MAX_WHEELS columns (rad/s)
 S_STEERING_JOINT_ANGLE = 27  # 2 columns: steered wheels left, right (rad); bicycle only
 S_STEERING_JOINT_RATE = 29  # 2 columns (rad/s)
-N_STATE = 31
+S_STEER_REFERENCE = 31  # the steering reference last sent (rad): held with no command
+S_SPEED_CG = 32  # single-track model: speed of the centre of mass along its velocity (m/s)
+S_SLIP_CG = 33  # and its slip angle to the body x axis (rad)
+N_STATE = 34
 
 
 def _limit(value: float) -> float:
@@ -113,8 +141,12 @@ def _alpha(time_constant_s: float, dt: float) -> float:
 
 
 def delay_steps(dead_time_s: float, dt: float) -> int:
-    """Dead time in whole steps: round(dead_time / dt)."""
-    return round(dead_time_s / dt)
+    """Dead time in whole steps: ``dead_time / dt`` rounded half up (0.5 -> 1, 2.5 -> 3).
+
+    The ratio is first rounded to 9 decimals, so a dead time meant as a half step counts as
+    one whatever the binary rounding of the division (0.0045 / 0.001 = 4.4999999999999991).
+    """
+    return math.floor(round(dead_time_s / dt, 9) + 0.5)
 
 
 def _pack_drive(row: np.ndarray, drive: DriveActuatorConfig, dt: float) -> None:
@@ -126,11 +158,27 @@ def _pack_drive(row: np.ndarray, drive: DriveActuatorConfig, dt: float) -> None:
     row[P_DRIVE_DELAY] = delay_steps(drive.dead_time, dt)
 
 
-def pack_params(config: VehicleConfig, dt: float) -> np.ndarray:
-    """The kernel's parameter row for ``config`` at step period ``dt`` seconds."""
+def _pack_imperfections(
+    row: np.ndarray, column: int, actuator: DriveActuatorConfig | SteeringActuatorConfig
+) -> None:
+    values = (actuator.resolution, actuator.bias, actuator.noise_stddev, actuator.dead_band)
+    row[column + I_ANY] = float(any(value != 0.0 for value in values))
+    row[column + I_RESOLUTION] = actuator.resolution
+    row[column + I_BIAS] = actuator.bias
+    row[column + I_NOISE] = actuator.noise_stddev
+    row[column + I_DEAD_BAND] = actuator.dead_band
+
+
+def pack_params(config: VehicleConfig, dt: float, seed: int = 0) -> np.ndarray:
+    """The kernel's parameter row for ``config`` at step period ``dt`` seconds; ``seed``
+    (an integer in [0, 2^63)) seeds the command noise."""
     row = np.zeros(N_PARAMS)
     model = config.active
     row[P_DT] = dt
+    row[P_SEED_LOW] = seed & MASK32
+    row[P_SEED_HIGH] = seed >> 32
+    _pack_imperfections(row, P_DRIVE_IMPERFECTIONS, config.drive)
+    row[P_FRICTION_LIMIT] = _limit(model.friction_coefficient * GRAVITY_MPS2)
     row[P_OFFSET] = model.base_link_offset
     row[P_RADIUS] = model.wheel_radius_m
     _pack_drive(row, config.drive, dt)
@@ -144,6 +192,17 @@ def pack_params(config: VehicleConfig, dt: float) -> np.ndarray:
         row[P_BI_STEER_MAX_POSITION] = _limit(steering.max_position)
         row[P_BI_STEER_MAX_RATE] = _limit(steering.max_velocity)
         row[P_BI_STEER_DELAY] = delay_steps(steering.dead_time, dt)
+        _pack_imperfections(row, P_STEER_IMPERFECTIONS, steering)
+        dynamics = model.dynamics
+        if dynamics.enabled:
+            row[P_BI_DYNAMIC] = 1.0
+            row[P_BI_CG] = model.cg_m
+            row[P_BI_GYRATION_SQ] = model.gyration_sq_m2
+            row[P_BI_STIFFNESS_STEERED] = dynamics.cornering_stiffness_steered
+            row[P_BI_STIFFNESS_FIXED] = dynamics.cornering_stiffness_fixed
+            row[P_BI_MU] = model.friction_coefficient
+            row[P_BI_BLEND_LOW] = dynamics.blend_speed_low
+            row[P_BI_BLEND_HIGH] = dynamics.blend_speed_high
     elif isinstance(model, DifferentialConfig):
         row[P_DI_HALF_TRACK] = 0.5 * model.track
         row[P_DI_SLIP_LEFT] = model.slip_left
@@ -166,8 +225,25 @@ def delays_of(params: np.ndarray, model: int) -> np.ndarray:
 
 
 @compiled
-def _drive_command(p, history, slot, actuator, reference):
-    """Drive reference after the dead time and the saturation to +-max_velocity."""
+def _imperfect(p, column, reference, noise, actuator):
+    """``reference`` after the command imperfections of the block at ``column`` (unchanged
+    when none is set); ``noise = (draws, i)``: step ``i``'s normal draws by actuator (its
+    history row) are ``draws[i]`` when any noise is set."""
+    if p[column + I_ANY] == 0.0:
+        return reference
+    draws, i = noise
+    draw = draws[i, actuator] if p[column + I_NOISE] > 0.0 else 0.0
+    return imperfect_reference(
+        reference, p[column + I_RESOLUTION], p[column + I_BIAS], p[column + I_NOISE],
+        p[column + I_DEAD_BAND], draw,
+    )
+
+
+@compiled
+def _drive_command(p, history, slot, noise, actuator, reference):
+    """Drive reference after the command imperfections, the dead time and the saturation to
+    +-max_velocity."""
+    reference = _imperfect(p, P_DRIVE_IMPERFECTIONS, reference, noise, actuator)
     command = delay(history[actuator], slot, int(p[P_DRIVE_DELAY]), reference)
     return saturate(command, p[P_DRIVE_VMAX])
 
@@ -188,55 +264,129 @@ def _drive(p, s, wheel, command, share, common_limit):
 
 
 @compiled
-def _step_bicycle(p, s, history, slot):
+def _on_the_ground(p, s, vx, vy, wz):
+    """The twist at R the ground realises when the wheels ask for ``(vx, vy, wz)``: the same,
+    or less within the friction circle (:mod:`.traction`)."""
+    if p[P_FRICTION_LIMIT] == math.inf:
+        return vx, vy, wz
+    wz0 = s[S_WZ]  # the state holds base_link's twist: R's lateral speed is vy - offset * wz
+    return friction_limited_twist(
+        s[S_VX], s[S_VY] - p[P_OFFSET] * wz0, vx, vy, wz, p[P_DT], p[P_FRICTION_LIMIT]
+    )
+
+
+@compiled
+def _single_track(p, s, steer_before, steer_after):
+    """One step of the single-track model: updates G's speed and slip angle; returns the twist
+    at R. The speed follows the drive within the friction the turn leaves (spin and lock)."""
+    dt = p[P_DT]
+    signed_base = p[P_BI_SIGNED_WHEEL_BASE]
+    cg = p[P_BI_CG]
+    speed = s[S_SPEED_CG]
+    slip = s[S_SLIP_CG]
+    yaw_rate = s[S_WZ]
+    turning = speed * yaw_rate
+    budget = math.sqrt(max(p[P_FRICTION_LIMIT] ** 2 - turning * turning, 0.0)) * dt
+    new_speed = speed + min(max(s[S_DRIVE_V] - speed, -budget), budget)
+    mid_speed = 0.5 * (speed + new_speed)
+    weight = dynamic_weight(mid_speed, p[P_BI_BLEND_LOW], p[P_BI_BLEND_HIGH])
+    new_slip = new_yaw_rate = 0.0
+    if weight > 0.0:
+        new_slip, new_yaw_rate, _ = single_track_step(
+            mid_speed, 0.5 * (steer_before + steer_after), slip, yaw_rate, dt, signed_base, cg,
+            p[P_BI_STIFFNESS_STEERED], p[P_BI_STIFFNESS_FIXED], p[P_BI_MU], p[P_BI_GYRATION_SQ],
+        )
+    if weight < 1.0:
+        kinematic_slip, kinematic_yaw_rate = kinematic_slip_and_yaw_rate(
+            new_speed, steer_after, signed_base, cg
+        )
+        new_slip = weight * new_slip + (1.0 - weight) * kinematic_slip
+        new_yaw_rate = weight * new_yaw_rate + (1.0 - weight) * kinematic_yaw_rate
+    s[S_SPEED_CG] = new_speed
+    s[S_SLIP_CG] = new_slip
+    side = 1.0 if signed_base > 0.0 else -1.0
+    vx = new_speed * math.cos(new_slip)
+    return vx, new_speed * math.sin(new_slip) - side * cg * new_yaw_rate, new_yaw_rate
+
+
+@compiled
+def _cg_speed_factor(p, steer_reference):
+    """Speed of G over the speed of R in the kinematic bicycle at the (clamped) steering
+    reference: what the single-track model's drive is asked for, so that R goes at vx."""
+    steer = saturate(steer_reference, p[P_BI_STEER_MAX_POSITION])
+    return math.hypot(1.0, p[P_BI_CG] * math.tan(steer) / abs(p[P_BI_SIGNED_WHEEL_BASE]))
+
+
+@compiled
+def _step_bicycle(p, s, history, slot, noise):
     """One step of a bicycle; returns the twist at R (vx, vy, wz)."""
     signed_base = p[P_BI_SIGNED_WHEEL_BASE]
     steered_drive = p[P_BI_STEERED_DRIVE] > 0.5
     drive_ref, steer_ref = bicycle_references(
-        s[S_CMD_VX], s[S_CMD_WZ], s[S_STEER], signed_base, steered_drive,
+        s[S_CMD_VX], s[S_CMD_WZ], s[S_STEER], s[S_STEER_REFERENCE], signed_base, steered_drive,
         p[P_BI_STEER_MAX_POSITION],
     )
-    _drive(p, s, 0, _drive_command(p, history, slot, 0, drive_ref), 0.0, 0.0)
+    s[S_STEER_REFERENCE] = steer_ref
+    dynamic = p[P_BI_DYNAMIC] > 0.5
+    if dynamic:
+        drive_ref *= _cg_speed_factor(p, steer_ref)
+    _drive(p, s, 0, _drive_command(p, history, slot, noise, 0, drive_ref), 0.0, 0.0)
+    if p[P_STEER_IMPERFECTIONS + I_ANY] != 0.0:
+        steer_ref = wrap_angle(_imperfect(p, P_STEER_IMPERFECTIONS, steer_ref, noise, 1))
     steer_in = delay(history[1], slot, int(p[P_BI_STEER_DELAY]), steer_ref)
     steering = steering_step(
         s[S_STEER], steer_in, p[P_BI_STEER_ALPHA], p[P_DT], p[P_BI_STEER_MAX_POSITION],
         p[P_BI_STEER_MAX_RATE],
     )
-    s[S_STEER_RATE] = wrap_angle(steering - s[S_STEER]) / p[P_DT]
+    steer_before = s[S_STEER]
+    s[S_STEER_RATE] = wrap_angle(steering - steer_before) / p[P_DT]
     s[S_STEER] = steering
     sin_steer = math.sin(steering)
     cos_steer = math.cos(steering)
-    vx, wz = bicycle_twist(s[S_DRIVE_V], sin_steer, cos_steer, signed_base, steered_drive)
+    if dynamic:
+        ground_vx, ground_vy, ground_wz = _single_track(p, s, steer_before, steering)
+        # the driven (fixed) wheels: rolling with the ground plus the drive's slip
+        vx, wz = ground_vx + s[S_DRIVE_V] - s[S_SPEED_CG], ground_wz
+    else:
+        vx, wz = bicycle_twist(s[S_DRIVE_V], sin_steer, cos_steer, signed_base, steered_drive)
+        ground_vx, ground_vy, ground_wz = _on_the_ground(p, s, vx, 0.0, wz)
+    # Driven wheels turn as the drive makes them (the wheels' twist), the others roll with the
+    # ground: they differ when the driven wheels spin or lock.
+    fixed_vx, fixed_wz = (ground_vx, ground_wz) if steered_drive else (vx, wz)
+    steered_vx, steered_vy, steered_wz = (vx, 0.0, wz) if steered_drive else (
+        ground_vx, ground_vy, ground_wz)
     half_fixed = p[P_BI_HALF_TRACK_FIXED]
     half_steered = p[P_BI_HALF_TRACK_STEERED]
     radius = p[P_RADIUS]
-    s[S_WHEEL_RATE] = (vx - wz * half_fixed) / radius
-    s[S_WHEEL_RATE + 1] = (vx + wz * half_fixed) / radius
+    s[S_WHEEL_RATE] = (fixed_vx - fixed_wz * half_fixed) / radius
+    s[S_WHEEL_RATE + 1] = (fixed_vx + fixed_wz * half_fixed) / radius
     for wheel, lateral in ((2, half_steered), (3, -half_steered)):
-        speed = steered_rolling_speed(vx, wz, lateral, sin_steer, cos_steer, signed_base)
+        speed = steered_rolling_speed(
+            steered_vx, steered_vy, steered_wz, lateral, sin_steer, cos_steer, signed_base
+        )
         s[S_WHEEL_RATE + wheel] = speed / radius
-    return vx, 0.0, wz
+    return ground_vx, ground_vy, ground_wz
 
 
 @compiled
-def _step_differential(p, s, history, slot):
+def _step_differential(p, s, history, slot, noise):
     """One step of a differential drive; returns the twist at R (vx, vy, wz)."""
     half_track = p[P_DI_HALF_TRACK]
     left_ref, right_ref = differential_wheel_speeds(
         s[S_CMD_VX], s[S_CMD_WZ], half_track, p[P_DRIVE_VMAX]
     )
-    _drive(p, s, 0, _drive_command(p, history, slot, 0, left_ref), 0.0, 0.0)
-    _drive(p, s, 1, _drive_command(p, history, slot, 1, right_ref), 0.0, 0.0)
+    _drive(p, s, 0, _drive_command(p, history, slot, noise, 0, left_ref), 0.0, 0.0)
+    _drive(p, s, 1, _drive_command(p, history, slot, noise, 1, right_ref), 0.0, 0.0)
     left = s[S_DRIVE_V]
     right = s[S_DRIVE_V + 1]
     s[S_WHEEL_RATE] = left / p[P_RADIUS]
     s[S_WHEEL_RATE + 1] = right / p[P_RADIUS]
     vx, wz = differential_twist(left, right, p[P_DI_SLIP_LEFT], p[P_DI_SLIP_RIGHT], half_track)
-    return vx, 0.0, wz
+    return _on_the_ground(p, s, vx, 0.0, wz)
 
 
 @compiled
-def _step_omni(p, s, history, slot):
+def _step_omni(p, s, history, slot, noise):
     """One step of a mecanum vehicle; returns the twist at R (vx, vy, wz)."""
     lever = p[P_OM_LEVER]
     wz_cmd = s[S_CMD_WZ]
@@ -244,10 +394,10 @@ def _step_omni(p, s, history, slot):
         s[S_CMD_VX], s[S_CMD_VY] - p[P_OFFSET] * wz_cmd, wz_cmd, lever, p[P_DRIVE_VMAX]
     )
     commands = (
-        _drive_command(p, history, slot, 0, refs[0]),
-        _drive_command(p, history, slot, 1, refs[1]),
-        _drive_command(p, history, slot, 2, refs[2]),
-        _drive_command(p, history, slot, 3, refs[3]),
+        _drive_command(p, history, slot, noise, 0, refs[0]),
+        _drive_command(p, history, slot, noise, 1, refs[1]),
+        _drive_command(p, history, slot, noise, 2, refs[2]),
+        _drive_command(p, history, slot, noise, 3, refs[3]),
     )
     proportional = p[P_OM_PROPORTIONAL] > 0.5
     largest = 0.0
@@ -263,7 +413,8 @@ def _step_omni(p, s, history, slot):
             s[S_DRIVE_V + wheel] = commands[wheel]
             s[S_DRIVE_A + wheel] = 0.0
             s[S_WHEEL_RATE + wheel] = commands[wheel] / p[P_RADIUS]
-        return mecanum_twist(commands[0], commands[1], commands[2], commands[3], lever)
+        vx, vy, wz = mecanum_twist(commands[0], commands[1], commands[2], commands[3], lever)
+        return _on_the_ground(p, s, vx, vy, wz)
     common = math.inf
     if proportional and largest > 0.0:
         for wheel in range(4):
@@ -280,9 +431,10 @@ def _step_omni(p, s, history, slot):
             )
         _drive(p, s, wheel, commands[wheel], share, common)
         s[S_WHEEL_RATE + wheel] = s[S_DRIVE_V + wheel] / p[P_RADIUS]
-    return mecanum_twist(
+    vx, vy, wz = mecanum_twist(
         s[S_DRIVE_V], s[S_DRIVE_V + 1], s[S_DRIVE_V + 2], s[S_DRIVE_V + 3], lever
     )
+    return _on_the_ground(p, s, vx, vy, wz)
 
 
 @compiled
@@ -306,13 +458,19 @@ def _step_vehicle(model, n_steps, first_step, p, s, history):
     offset = p[P_OFFSET]
     size = history.shape[1]
     slot = first_step % size  # ring-buffer slot of this step
-    for _ in range(n_steps):
+    actuators = history.shape[0]
+    if p[P_DRIVE_IMPERFECTIONS + I_NOISE] > 0.0 or p[P_STEER_IMPERFECTIONS + I_NOISE] > 0.0:
+        noise = normal_draws(int(p[P_SEED_LOW]), int(p[P_SEED_HIGH]), first_step, n_steps,
+                             actuators)
+    else:
+        noise = np.zeros((0, actuators))  # never read: no noise is set
+    for i in range(n_steps):
         if model == BICYCLE:
-            vx, vy, wz = _step_bicycle(p, s, history, slot)
+            vx, vy, wz = _step_bicycle(p, s, history, slot, (noise, i))
         elif model == DIFFERENTIAL:
-            vx, vy, wz = _step_differential(p, s, history, slot)
+            vx, vy, wz = _step_differential(p, s, history, slot, (noise, i))
         else:
-            vx, vy, wz = _step_omni(p, s, history, slot)
+            vx, vy, wz = _step_omni(p, s, history, slot, (noise, i))
         slot = 0 if slot + 1 == size else slot + 1
         s[S_VX] = vx
         s[S_VY] = vy + offset * wz

@@ -4,13 +4,17 @@ One body link (base_link, a box spanning the wheels), every wheel on a continuou
 (axis +y, positive rolls forward), steered wheels below a revolute steering joint (axis +z)
 limited to the angles the wheel reaches within ``max_position`` (continuous when unlimited).
 Joint names equal ``Vehicle.joint_names``; ``prefix`` goes in front of every link and joint
-name. base_link is on the ground; wheel axles are one wheel radius above it.
+name. base_link is on the ground; wheel axles are one wheel radius above it. Sensor and REP-120
+frames are extra links on fixed joints (``<link>_joint``) from base_link (:class:`FixedFrame`);
+one with ``visual_radius_m`` is drawn as a small cylinder (a laser scanner).
 """
 
 from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from wheelsim.core.vehicle.config import BicycleConfig, VehicleConfig
 from wheelsim.core.vehicle.joints import Wheel, wheel_layout
@@ -18,6 +22,19 @@ from wheelsim.core.vehicle.joints import Wheel, wheel_layout
 BODY_RGBA = '0.2 0.4 0.8 1'
 WHEEL_RGBA = '0.1 0.1 0.1 1'
 UNLIMITED_RATE_RADPS = 1000.0
+SENSOR_RGBA = '0.9 0.4 0.1 1'
+
+
+@dataclass(frozen=True)
+class FixedFrame:
+    """A link fixed to base_link: its pose there (m, rad) and an optional cylinder to draw."""
+
+    link: str
+    x_m: float = 0.0
+    y_m: float = 0.0
+    z_m: float = 0.0
+    yaw_rad: float = 0.0
+    visual_radius_m: float = 0.0
 
 
 def _xyz(x: float, y: float, z: float) -> str:
@@ -57,12 +74,30 @@ def _body(robot: ET.Element, name: str, wheels: tuple[Wheel, ...]) -> None:
           {'xyz': center, 'rpy': '0 0 0'}, 'body')
 
 
-def build_urdf(config: VehicleConfig, prefix: str = '', base_link: str = 'base_link') -> str:
+def _fixed_frame(robot: ET.Element, body: str, frame: FixedFrame, prefix: str) -> None:
+    name = prefix + frame.link
+    if frame.visual_radius_m > 0.0:
+        radius = frame.visual_radius_m
+        _link(robot, name, 'cylinder', {'radius': f'{radius:.9g}', 'length': f'{radius:.9g}'},
+              {'xyz': '0 0 0', 'rpy': '0 0 0'}, 'sensor')
+    else:
+        ET.SubElement(robot, 'link', name=name)
+    joint = ET.SubElement(robot, 'joint', name=name + '_joint', type='fixed')
+    ET.SubElement(joint, 'parent', link=body)
+    ET.SubElement(joint, 'child', link=name)
+    ET.SubElement(joint, 'origin', xyz=_xyz(frame.x_m, frame.y_m, frame.z_m),
+                  rpy=f'0 0 {frame.yaw_rad:.9g}')
+
+
+def build_urdf(config: VehicleConfig, prefix: str = '', base_link: str = 'base_link',
+               fixed_frames: Sequence[FixedFrame] = ()) -> str:
     """URDF text of the selected model; ``prefix`` is put before every link and joint name."""
     wheels = wheel_layout(config)
     robot = ET.Element('robot', name=f'wheelsim_{config.model}')
     _material(robot, 'body', BODY_RGBA)
     _material(robot, 'wheel', WHEEL_RGBA)
+    if any(frame.visual_radius_m > 0.0 for frame in fixed_frames):
+        _material(robot, 'sensor', SENSOR_RGBA)
     body = prefix + base_link
     _body(robot, body, wheels)
     steering_rate = 0.0
@@ -88,5 +123,7 @@ def build_urdf(config: VehicleConfig, prefix: str = '', base_link: str = 'base_l
               {'xyz': '0 0 0', 'rpy': f'{math.pi / 2:.9g} 0 0'}, 'wheel')
         _joint(robot, prefix + wheel.joint, 'continuous', parent, prefix + wheel.link,
                wheel_origin, '0 1 0')
+    for frame in fixed_frames:
+        _fixed_frame(robot, body, frame, prefix)
     ET.indent(robot)
     return '<?xml version="1.0"?>\n' + ET.tostring(robot, encoding='unicode') + '\n'

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from wheelsim.core import frames
 from wheelsim.core.params import ParameterError, group, param
+from wheelsim.core.world.config import ScanSettings, WorldSettings
+from wheelsim.core.world.footprint import Footprint
 
 CMD_VEL_TYPES = ('auto', 'twist', 'twist_stamped')
 
@@ -94,13 +96,40 @@ class VehicleSimSettings(frames.FrameNames):
         'robot_description parameter is set to the new URDF after a live change of the vehicle, '
         'so that RViz shows the simulated vehicle; empty: none.', read_only=True,
     )
+    seed: int = param(
+        0, 'Seed of every random draw vehicle_sim makes (each use has its own stream): equal '
+        'seeds and inputs give equal outputs.', min_value=0, max_value=2**63 - 1,
+        read_only=True,
+    )
     initial_pose: InitialPose = group(InitialPose)
     cmd_vel_limits: CommandLimits = group(CommandLimits)
+    world: WorldSettings = group(WorldSettings)
+    scan: ScanSettings = group(ScanSettings)
+    footprint: tuple[float, ...] = param(
+        (), 'Collision footprint in the base frame, x, y pairs of its corners '
+        '[x1, y1, x2, y2, ...] (as Nav2\'s footprint, flat); empty: the rectangle around the '
+        'wheels.', unit='m', read_only=True,
+    )
+    footprint_frame: str = param(
+        '', 'REP-120 frame joined to the base frame by a fixed identity joint in the URDF '
+        '(e.g. base_footprint, which stock Nav2 parameters name); empty: none. frame_prefix '
+        'is put before it.', read_only=True,
+    )
 
     def __post_init__(self) -> None:
-        for name in ('pub_rate', 'clock_rate'):
-            if getattr(self, name) > self.step_rate:
-                raise ParameterError(
-                    name, getattr(self, name), f'must be <= step_rate ({self.step_rate:g} Hz)'
-                )
+        for name in ('pub_rate', 'clock_rate', 'scan.rate'):
+            value = self.scan.rate if name == 'scan.rate' else getattr(self, name)
+            if value > self.step_rate:
+                raise ParameterError(name, value, f'must be <= step_rate ({self.step_rate:g} Hz)')
         self.check_frames()
+        taken = {self.map_frame: 'map_frame', self.base_frame: 'base_frame'}
+        for name, value in (('scan.frame_id', self.scan.frame_id),
+                            ('footprint_frame', self.footprint_frame)):
+            if name == 'scan.frame_id' and not value:
+                raise ParameterError(name, value, 'must not be empty')
+            if value in taken:
+                raise ParameterError(name, value, f'must differ from {taken[value]}')
+            if value:
+                taken[value] = name
+        if self.footprint:
+            Footprint.from_flat(self.footprint)

@@ -4,7 +4,7 @@ The vehicle is stepped at ``step_rate`` in simulated time. Step ``k`` happens at
 ``origin_ns + floor(k * 1e9 / step_rate)`` nanoseconds, computed with exact rationals, so any
 rate (300, 400, 2500 Hz, ...) keeps the right speed for as long as the simulation runs.
 
-Periodic events (publishing outputs, publishing ``/clock``) fire at the step where their time
+Periodic events (publishing outputs, scans, publishing ``/clock``) fire at the step where their time
 falls: event ``j`` of a rate ``r`` anchored at step ``a`` fires at step
 ``a + floor(j * step_rate / r)``; when ``step_rate / r`` is an integer (1000/50 Hz, 300/50 Hz)
 that is exactly every ``1/r`` seconds. A one-shot deadline (a command going stale) fires at the
@@ -31,7 +31,8 @@ class Event(enum.IntEnum):
 
     EXPIRE = 0  # the command deadline has passed
     PUBLISH = 1  # publish the outputs
-    CLOCK = 2  # publish /clock (reference-clock mode)
+    SCAN = 2  # publish the scan and the footprint
+    CLOCK = 3  # publish /clock (reference-clock mode)
 
 
 class JumpKind(enum.Enum):

@@ -1,0 +1,97 @@
+"""Calibration in the core: recordings made by driving the core with known parameters (command
+noise and bias on) are fitted back; poor recordings are refused with what to record."""
+
+import numpy as np
+import pytest
+
+from wheelsim.core.calibration.excitation import excitation
+from wheelsim.core.calibration.fit import calibrate, drive_group
+from wheelsim.core.calibration.recording import (
+    CalibrationError,
+    check_excitation,
+    fit_geometry,
+    line_through_origin,
+)
+from wheelsim.core.vehicle.config import vehicle_config_from_params
+from wheelsim.core.vehicle.model import Vehicle
+from wheelsim.testing.calibration import record_core
+
+
+def truth(model):
+    group = drive_group(model)
+    values = {f'{group}.dead_time': 0.137, f'{group}.time_constant': 0.23,
+              f'{group}.max_velocity': 1.3, f'{group}.max_acceleration': 1.7,
+              f'{group}.bias': 0.03, f'{group}.noise_stddev': 0.01}
+    if model == 'bicycle':
+        values.update({'wheel_base': 1.5, 'steering_actuator.dead_time': 0.081,
+                       'steering_actuator.time_constant': 0.07,
+                       'steering_actuator.max_velocity': 0.9,
+                       'steering_actuator.max_position': 0.45, 'steering_actuator.bias': 0.02,
+                       'steering_actuator.noise_stddev': 0.005})
+    return values
+
+
+def recording_of(model, values, steps):
+    config = vehicle_config_from_params(
+        {'model': model, **{f'model_params.{model}.{k}': v for k, v in values.items()}})
+    return record_core(Vehicle(config, 1e-3, seed=3), steps)
+
+
+@pytest.mark.parametrize('model', ['differential', 'bicycle', 'omni'])
+def test_round_trip_recovers_the_actuators_within_two_percent(model):
+    values = truth(model)
+    recording = recording_of(model, values, excitation(model, 1.3))
+    check_excitation(recording, model)
+    geometry = fit_geometry(recording, model)
+    base = {'wheel_base': geometry['wheel_base'].value} if model == 'bicycle' else {}
+    result = calibrate(recording, model, base)
+    for key, estimate in result.estimates.items():
+        if key.endswith('dead_time'):
+            assert abs(estimate.value - values[key]) <= 1e-3 + 1e-12, key  # one step
+        elif not key.endswith('bias'):
+            assert estimate.value == pytest.approx(values[key], rel=0.02), key
+            assert estimate.low <= estimate.value <= estimate.high
+    assert result.estimates[f'{drive_group(model)}.bias'].value == pytest.approx(0.03, abs=0.003)
+    if model == 'bicycle':
+        assert geometry['wheel_base'].value == pytest.approx(1.5, rel=0.02)
+
+
+def test_geometry_from_wheel_joints():
+    values = {'track': 0.55, 'vis_tire_diameter': 0.21}
+    recording = recording_of('differential', values, excitation('differential', 2.0))
+    geometry = fit_geometry(recording, 'differential')
+    assert geometry['wheel_radius'].value == pytest.approx(0.105, rel=1e-9)
+    assert geometry['track'].value == pytest.approx(0.55, rel=1e-9)
+
+
+def test_a_recording_without_enough_steps_is_refused_with_the_motion_to_record():
+    steps = [(1.0, (0.0, 0.0, 0.0)), (12.0, (0.5, 0.0, 0.0))]
+    recording = recording_of('differential', {}, steps)
+    with pytest.raises(CalibrationError, match='record steps in vx'):
+        check_excitation(recording, 'differential')
+
+
+def test_a_recording_that_never_reaches_the_top_speed_is_refused_naming_max_velocity():
+    steps = [(1.0, (0.0, 0.0, 0.0))] + [(3.0, (v, 0.0, 0.0)) for v in (0.3, 0.0, 0.6, 0.1,
+                                                                        0.5, 0.0)]
+    recording = recording_of('differential', {}, steps)  # top speed 2.0, never reached
+    check_excitation(recording, 'differential')
+    with pytest.raises(CalibrationError, match='max_velocity.*above the top speed'):
+        calibrate(recording, 'differential')
+
+
+def test_a_bicycle_recording_without_steering_steps_is_refused():
+    recording = recording_of('bicycle', {}, excitation('differential', 1.0)[:10])
+    with pytest.raises(CalibrationError, match='steering steps'):
+        check_excitation(recording, 'bicycle')
+
+
+def test_line_through_origin_interval_covers_the_slope():
+    rng = np.random.default_rng(1)
+    x = rng.uniform(0.5, 2.0, 400)
+    covered = 0
+    for _ in range(200):
+        y = 1.7 * x + rng.normal(0, 0.05, x.size)
+        estimate = line_through_origin(x, y)
+        covered += estimate.low <= 1.7 <= estimate.high
+    assert 0.9 <= covered / 200 <= 0.99

@@ -1,0 +1,131 @@
+"""Odometry from wheel encoders: exact on ideal wheels, and slip, locking, radius errors and
+encoder ticks turned into the odometry errors they cause."""
+
+import math
+
+import numpy as np
+import pytest
+
+from wheelsim.core.localization.config import LocalizationConfig
+from wheelsim.core.localization.model import Localization
+from wheelsim.core.params import from_flat
+from wheelsim.core.vehicle.model import Vehicle
+from wheelsim.core.vehicle.traction import GRAVITY_MPS2
+from wheelsim.testing.vehicles import ideal_config
+
+DT = 1e-3
+PUBLISH_EVERY = 20  # 50 Hz, as vehicle_sim publishes
+
+
+def localization(**encoders):
+    values = {'mode': 'noisy', 'odometry_source': 'joint_states',
+              'localization.odom_walk_velocity_translation': 0.0,
+              'localization.odom_walk_velocity_rotation': 0.0,
+              'localization.odom_walk_turn_rotation': 0.0}
+    values.update({f'encoders.{k}': v for k, v in encoders.items()})
+    return Localization(from_flat(LocalizationConfig, values))
+
+
+def drive(vehicle, loc, commands, seconds_each):
+    """Run the vehicle, feeding joint_states then ground truth at 50 Hz; return (odometry
+    pose, true motion since the start) after each command."""
+    out = []
+    start = None
+    for command in commands:
+        vehicle.set_command(*command)
+        for _ in range(round(seconds_each / (DT * PUBLISH_EVERY))):
+            vehicle.step(PUBLISH_EVERY)
+            state = vehicle.state()
+            stamp = state.elapsed_steps * 1_000_000
+            loc.encoders.update(stamp, vehicle.joint_names, state.joint_positions_rad)
+            assert loc.ready(stamp)
+            result = loc.step(stamp, (state.x_m, state.y_m, state.yaw_rad),
+                              (state.vx_mps, state.vy_mps, state.wz_radps))
+            start = start or (state.x_m, state.y_m, state.yaw_rad)
+        out.append((result.odom_T_base, (state.x_m, state.y_m, state.yaw_rad)))
+    return out, start
+
+
+CASES = {
+    'differential': (dict(track=0.6, vis_tire_diameter=0.2),
+                     dict(model='differential', track=0.6, wheel_radius=0.1)),
+    'bicycle': (dict(wheel_base=1.2, vis_tire_diameter=0.3, vis_track_steered=0.8,
+                     **{'steering_actuator.max_position': 0.6}),
+                dict(model='bicycle', wheel_base=1.2, wheel_radius=0.15)),
+    'bicycle_rear_steer_offset': (dict(wheel_base=1.2, vis_tire_diameter=0.3, reverse=True,
+                                       base_link_offset=0.4, vis_track_steered=0.0,
+                                       **{'steering_actuator.max_position': 0.6}),
+                                  dict(model='bicycle', wheel_base=-1.2, wheel_radius=0.15,
+                                       base_link_offset=0.4)),
+    'omni': (dict(wheel_base=0.5, track=0.4, vis_wheel_diameter=0.1),
+             dict(model='omni', wheel_base=0.5, track=0.4, wheel_radius=0.05)),
+}
+
+
+@pytest.mark.parametrize('case', sorted(CASES))
+def test_ideal_encoders_give_the_true_motion(case):
+    vehicle_leaves, encoders = CASES[case]
+    model = encoders['model']
+    vehicle = Vehicle(ideal_config(model, **vehicle_leaves), DT)
+    loc = localization(**encoders)
+    commands = [(0.8, 0.2, 0.0), (0.8, 0.0, 0.4), (-0.5, 0.3, -0.3), (0.6, -0.2, 0.5)]
+    results, start = drive(vehicle, loc, commands, 3.0)
+    for odom, truth in results:
+        # truth relative to the start pose (the odom frame starts at the vehicle)
+        dx, dy = truth[0] - start[0], truth[1] - start[1]
+        c, s = math.cos(start[2]), math.sin(start[2])
+        expected = (c * dx + s * dy, -s * dx + c * dy, truth[2] - start[2])
+        np.testing.assert_allclose(odom[:2], expected[:2], atol=1e-9)
+        assert math.remainder(odom[2] - expected[2], 2 * math.pi) == pytest.approx(0, abs=1e-9)
+
+
+def test_wheel_slip_becomes_heading_drift():
+    """Left wheel slipping 10 %: the ground turns left, the encoders see a straight line."""
+    vehicle = Vehicle(ideal_config('differential', track=0.6, vis_tire_diameter=0.2,
+                                   slip_left=0.1), DT)
+    loc = localization(model='differential', track=0.6, wheel_radius=0.1)
+    [(odom, truth)], start = drive(vehicle, loc, [(1.0, 0.0, 0.0)], 4.0)
+    assert odom[2] == pytest.approx(0.0, abs=1e-12)
+    assert odom[0] == pytest.approx(4.0 - 0.02, abs=1e-9)  # started after the first sample
+    assert truth[2] == pytest.approx(0.1 / 0.6 * 4.0, rel=1e-9)  # wz = (1 - 0.9) / 0.6
+
+
+def test_locked_wheels_stop_the_odometry_while_the_vehicle_slides():
+    mu = 0.4
+    vehicle = Vehicle(ideal_config('differential', track=0.6, vis_tire_diameter=0.2,
+                                   friction_coefficient=mu), DT)
+    loc = localization(model='differential', track=0.6, wheel_radius=0.1)
+    results, _ = drive(vehicle, loc, [(2.0, 0.0, 0.0), (0.0, 0.0, 0.0)], 2.0)
+    (odom_moving, truth_moving), (odom_stopped, truth_stopped) = results
+    slid = truth_stopped[0] - truth_moving[0]
+    assert slid == pytest.approx(2.0 ** 2 / (2 * mu * GRAVITY_MPS2), abs=2.0 * DT)
+    assert odom_stopped[0] - odom_moving[0] == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.parametrize('error', [-0.02, 0.05])
+def test_wheel_radius_error_scales_the_distance(error):
+    vehicle = Vehicle(ideal_config('differential', track=0.6, vis_tire_diameter=0.2), DT)
+    loc = localization(model='differential', track=0.6, wheel_radius=0.1,
+                       wheel_radius_error=error)
+    [(odom, truth)], start = drive(vehicle, loc, [(1.0, 0.0, 0.0)], 5.0)
+    assert odom[0] == pytest.approx((1 + error) * (truth[0] - start[0]), rel=1e-12)
+
+
+def test_encoder_ticks_quantise_the_distance():
+    ticks = 100
+    vehicle = Vehicle(ideal_config('differential', track=0.6, vis_tire_diameter=0.2), DT)
+    loc = localization(model='differential', track=0.6, wheel_radius=0.1, resolution=ticks)
+    [(odom, truth)], start = drive(vehicle, loc, [(0.37, 0.0, 0.0)], 3.0)
+    tick_m = 2 * math.pi / ticks * 0.1
+    travelled = truth[0] - start[0]
+    assert odom[0] == pytest.approx(math.floor(travelled / tick_m) * tick_m, abs=tick_m)
+    assert odom[0] <= travelled
+    assert odom[0] / tick_m == pytest.approx(round(odom[0] / tick_m), abs=1e-9)
+
+
+def test_encoders_need_the_model_joints_and_a_real_mode():
+    loc = localization(model='omni')
+    with pytest.raises(ValueError, match='front_left_wheel_joint'):
+        loc.encoders.update(0, ('left_wheel_joint', 'right_wheel_joint'), (0.0, 0.0))
+    with pytest.raises(ValueError, match='odometry_source'):
+        from_flat(LocalizationConfig, {'mode': 'perfect', 'odometry_source': 'joint_states'})

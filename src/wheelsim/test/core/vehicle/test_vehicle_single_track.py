@@ -1,0 +1,236 @@
+"""The dynamic single-track bicycle: against the CommonRoad single-track model (the field's
+reference implementation, ``commonroad-vehicle-models`` 3.0.2, installed for the tests), the
+steady-state cornering radius with its understeer gradient, the lateral friction limit, the
+blend to the kinematic bicycle at low speed, and the exact integration at any step rate."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import linalg as scipy_linalg
+from vehiclemodels.parameters_vehicle2 import parameters_vehicle2
+from vehiclemodels.vehicle_dynamics_st import vehicle_dynamics_st
+
+from wheelsim.core.vehicle import stepping as st
+from wheelsim.core.vehicle.config import vehicle_config_from_params
+from wheelsim.core.vehicle.model import Vehicle
+from wheelsim.core.vehicle.single_track import GRAVITY_MPS2, linear2_step
+
+
+def single_track(dt=1e-3, **leaves):
+    values = {
+        'model': 'bicycle',
+        'model_params.bicycle.wheel_base': 2.6,
+        'model_params.bicycle.friction_coefficient': 1.0,
+        'model_params.bicycle.vis_track_steered': 0.0,
+        'model_params.bicycle.dynamics.enabled': True,
+        'model_params.bicycle.drive_actuator.max_velocity': 40.0,
+        'model_params.bicycle.steering_actuator.max_position': 1.0,
+    }
+    values.update({f'model_params.bicycle.{k.replace("__", ".")}': v for k, v in leaves.items()})
+    return Vehicle(vehicle_config_from_params(values), dt)
+
+
+def row(vehicle):
+    return vehicle._batch.state_row(0)
+
+
+# --- CommonRoad ----------------------------------------------------------------------------
+
+
+def commonroad_vehicle():
+    """CommonRoad's vehicle 2 (a BMW 320i) without load transfer (wheelsim has no CG height);
+    its ST model uses one normalised cornering stiffness for both axles, -p_ky1 / p_dy1."""
+    p = parameters_vehicle2()
+    p.h_s = 0.0
+    return p
+
+
+def rk4(f, x, u, p, dt, substeps=4):
+    h = dt / substeps
+    x = np.asarray(x, dtype=float)
+    for _ in range(substeps):
+        k1 = np.asarray(f(x, u, p))
+        k2 = np.asarray(f(x + 0.5 * h * k1, u, p))
+        k3 = np.asarray(f(x + 0.5 * h * k2, u, p))
+        k4 = np.asarray(f(x + h * k3, u, p))
+        x = x + h / 6.0 * (k1 + 2 * k2 + 2 * k3 + k4)
+    return x
+
+
+def test_trajectories_equal_the_commonroad_single_track_model():
+    """Same parameters (vehicle 2), same inputs (the steering rate and the acceleration that
+    wheelsim's actuators produce, piecewise constant per step), 12 s of sine steering while
+    speeding up from 12 to 20 m/s and braking to 8 m/s, at 1 kHz."""
+    p = commonroad_vehicle()
+    mu = p.tire.p_dy1
+    stiffness = -p.tire.p_ky1 / p.tire.p_dy1
+    dt = 1e-3
+    vehicle = single_track(
+        dt, wheel_base=p.a + p.b, base_link_offset=p.b, friction_coefficient=mu,
+        dynamics__cg_to_fixed_axle=p.b, dynamics__mass=p.m, dynamics__yaw_inertia=p.I_z,
+        dynamics__cornering_stiffness_steered=stiffness,
+        dynamics__cornering_stiffness_fixed=stiffness,
+        steering_actuator__max_position=p.steering.max, steering_actuator__max_velocity=0.4,
+        drive_actuator__max_acceleration=3.0,
+    )
+    vehicle.set_command(12.0, 0.0, 0.0)  # straight up to speed: both models agree trivially
+    vehicle.step(15000)
+    start = vehicle.state()
+    r = row(vehicle)
+    cr = np.array([start.x_m, start.y_m, r[st.S_STEER], r[st.S_SPEED_CG], start.yaw_rad,
+                   start.wz_radps, r[st.S_SLIP_CG]])
+    assert cr[3] == pytest.approx(12.0) and cr[2] == 0.0 and cr[5] == 0.0
+    worst = np.zeros(5)
+    turning = np.zeros(2)  # largest yaw rate and slip angle
+    steer, speed = cr[2], cr[3]
+    for k in range(12000):
+        t = k * dt
+        target = 20.0 if t < 5.0 else 8.0
+        wz = 0.25 * math.sin(2 * math.pi * t / 4.0) * target / 12.0
+        if k % 50 == 0:  # a 20 Hz controller
+            vehicle.set_command(target, 0.0, wz)
+        vehicle.step(1)
+        r = row(vehicle)
+        u = [(r[st.S_STEER] - steer) / dt, (r[st.S_SPEED_CG] - speed) / dt]
+        steer, speed = r[st.S_STEER], r[st.S_SPEED_CG]
+        cr = rk4(vehicle_dynamics_st, cr, u, p, dt)
+        s = vehicle.state()
+        slip = math.atan2(s.vy_mps, s.vx_mps)  # base_link is the centre of mass here
+        errors = np.abs([math.hypot(s.x_m - cr[0], s.y_m - cr[1]),
+                         math.remainder(s.yaw_rad - cr[4], 2 * math.pi), s.wz_radps - cr[5],
+                         slip - cr[6], speed - cr[3]])
+        worst = np.maximum(worst, errors)
+        turning = np.maximum(turning, np.abs([cr[5], cr[6]]))
+    # wheelsim holds the end-of-step twist over each step (exact arc): the pose runs dt/2
+    # ahead (up to v dt / 2 = 1 cm at 20 m/s, yaw rate x dt / 2 in heading); the lateral
+    # states agree to second order in dt.
+    assert worst[0] < 0.01, f'position {worst[0]:.3g} m'  # measured 4.6 mm
+    assert worst[1] < 3e-4, f'yaw {worst[1]:.3g} rad'  # 2.0e-4 = max yaw rate x dt / 2
+    assert worst[2] < 2e-6, f'yaw rate {worst[2]:.3g} rad/s'  # 6.2e-7
+    assert worst[3] < 5e-7, f'slip angle {worst[3]:.3g} rad'
+    assert worst[4] < 1e-12
+    assert turning[0] > 0.2 and turning[1] > 0.005  # a real manoeuvre: turned and slipped
+
+
+# --- analytic -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(('stiffness_steered', 'stiffness_fixed'), [(15.0, 25.0), (20.0, 20.0),
+                                                                    (25.0, 18.0)])
+@pytest.mark.parametrize('speed', [5.0, 15.0])
+def test_steady_state_cornering_radius_follows_the_understeer_gradient(
+    stiffness_steered, stiffness_fixed, speed
+):
+    base, cg, mu = 2.6, 1.2, 0.9
+    vehicle = single_track(
+        wheel_base=base, friction_coefficient=mu, dynamics__cg_to_fixed_axle=cg,
+        dynamics__cornering_stiffness_steered=stiffness_steered,
+        dynamics__cornering_stiffness_fixed=stiffness_fixed,
+    )
+    vehicle.set_command(speed, 0.0, 0.04 * speed / base)  # a gentle turn: linear tyres
+    vehicle.step(20000)
+    r = row(vehicle)
+    delta, v = r[st.S_STEER], r[st.S_SPEED_CG]
+    gradient = (1 / stiffness_steered - 1 / stiffness_fixed) / (mu * GRAVITY_MPS2)
+    state = vehicle.state()
+    assert v / state.wz_radps == pytest.approx((base + gradient * v ** 2) / delta, rel=1e-9)
+    kinematic_radius = v / (v * math.cos(r[st.S_SLIP_CG]) * math.tan(delta) / base)
+    if gradient > 0:  # understeer: a wider circle than the kinematic bicycle drives
+        assert v / state.wz_radps > kinematic_radius
+
+
+def test_lateral_acceleration_never_exceeds_mu_g_and_the_car_slides():
+    """Full lock at 12 m/s on mu 0.4: both axles saturate; the lateral acceleration of G,
+    v (d beta / dt + r), stays at mu g while the body keeps turning faster than its velocity
+    (the slip angle grows: the car slides)."""
+    mu, dt = 0.4, 1e-3
+    vehicle = single_track(friction_coefficient=mu)
+    vehicle.set_command(12.0, 0.0, 0.0)
+    vehicle.step(15000)
+    vehicle.set_command(12.0, 0.0, 2.0)
+    lateral, slips = [], []
+    slip = row(vehicle)[st.S_SLIP_CG]
+    for _ in range(3000):
+        vehicle.step(1)
+        r = row(vehicle)
+        lateral.append(r[st.S_SPEED_CG] * ((r[st.S_SLIP_CG] - slip) / dt + r[st.S_WZ]))
+        slip = r[st.S_SLIP_CG]
+        slips.append(slip)
+    assert max(np.abs(lateral)) <= mu * GRAVITY_MPS2 * 1.01
+    assert abs(lateral[-1]) == pytest.approx(mu * GRAVITY_MPS2, rel=1e-3)
+    assert abs(slips[-1]) > 0.1 and abs(slips[-1]) > abs(slips[-1000])
+
+
+def test_blends_to_the_kinematic_bicycle_and_is_well_behaved_at_zero_speed():
+    base = 2.6
+    dynamic = single_track(wheel_base=base)
+    kinematic = Vehicle(vehicle_config_from_params({
+        'model': 'bicycle', 'model_params.bicycle.wheel_base': base,
+        'model_params.bicycle.vis_track_steered': 0.0,
+        'model_params.bicycle.steering_actuator.max_position': 1.0,
+        'model_params.bicycle.drive_actuator.max_velocity': 40.0}), 1e-3)
+    states = []
+    for vehicle in (dynamic, kinematic):
+        vehicle.set_command(0.3, 0.0, 0.2)  # below blend_speed_low: kinematic
+        vehicle.step(8000)
+        states.append(vehicle.state())
+    # The single-track drive sets G's speed so that R goes at vx, as the kinematic bicycle.
+    assert states[0].vx_mps == pytest.approx(states[1].vx_mps, rel=1e-9)
+    assert states[0].wz_radps == pytest.approx(states[1].wz_radps, rel=1e-9)
+    assert states[0].vy_mps == pytest.approx(0.0, abs=1e-12)
+    # From rest through the blend up to 3 m/s and back to a stop while steering: smooth.
+    vehicle = single_track(dt=1e-2)  # 100 Hz: stiff tyres at low speed, exact integration
+    yaw_rates, speeds = [], []
+    for command, steps in (((3.0, 0.0, 0.5), 800), ((0.0, 0.0, 0.5), 800)):
+        vehicle.set_command(*command)
+        for _ in range(steps):
+            vehicle.step(1)
+            yaw_rates.append(vehicle.state().wz_radps)
+            speeds.append(row(vehicle)[st.S_SPEED_CG])
+    assert np.all(np.isfinite(yaw_rates))
+    assert max(speeds) > 2.0 and speeds[-1] < 1e-6 and abs(yaw_rates[-1]) < 1e-6
+    assert np.max(np.abs(np.diff(yaw_rates))) < 0.05  # no jump where the blend starts
+
+
+@pytest.mark.parametrize('dt', [1e-2, 1e-3, 1e-4])
+def test_steady_state_is_the_same_at_any_step_rate(dt):
+    vehicle = single_track(dt=dt, dynamics__cornering_stiffness_steered=15.0)
+    vehicle.set_command(10.0, 0.0, 0.15)
+    vehicle.step(round(25.0 / dt))
+    reference = single_track(dt=1e-3, dynamics__cornering_stiffness_steered=15.0)
+    reference.set_command(10.0, 0.0, 0.15)
+    reference.step(25000)
+    assert vehicle.state().wz_radps == pytest.approx(reference.state().wz_radps, rel=1e-9)
+
+
+def test_linear_step_is_the_matrix_exponential():
+    rng = np.random.default_rng(2)
+    for scale in (0.1, 10.0, 1e4):
+        for _ in range(20):
+            a = rng.normal(size=(2, 2)) * scale
+            a[np.diag_indices(2)] = -np.abs(a[np.diag_indices(2)])  # mostly stable
+            b = rng.normal(size=2)
+            x = rng.normal(size=2)
+            dt = 1e-3
+            augmented = np.zeros((3, 3))
+            augmented[:2, :2], augmented[:2, 2] = a * dt, b * dt
+            expected = scipy_linalg.expm(augmented) @ np.append(x, 1.0)
+            got = linear2_step(*a.ravel(), *b, *x, dt)
+            np.testing.assert_allclose(got, expected[:2], rtol=1e-10, atol=1e-12)
+
+
+def test_dynamics_needs_friction_and_fixed_axle_drive():
+    base = {'model': 'bicycle', 'model_params.bicycle.dynamics.enabled': True}
+    with pytest.raises(ValueError, match='friction_coefficient'):
+        vehicle_config_from_params(base)
+    with pytest.raises(ValueError, match='drive_on_steered_wheel'):
+        vehicle_config_from_params({**base, 'model_params.bicycle.friction_coefficient': 1.0,
+                                    'model_params.bicycle.drive_on_steered_wheel': True,
+                                    'model_params.bicycle.steering_actuator.max_position': 1.0})
+    with pytest.raises(ValueError, match='cg_to_fixed_axle'):
+        vehicle_config_from_params({**base, 'model_params.bicycle.friction_coefficient': 1.0,
+                                    'model_params.bicycle.dynamics.cg_to_fixed_axle': 2.5})
+    with pytest.raises(ValueError, match='blend_speed_high'):
+        vehicle_config_from_params({**base, 'model_params.bicycle.friction_coefficient': 1.0,
+                                    'model_params.bicycle.dynamics.blend_speed_high': 0.1})

@@ -1,0 +1,39 @@
+"""vehicle_sim's URDF: the vehicle plus its laser link and REP-120 footprint frame."""
+
+import math
+
+import pytest
+from urdf_parser_py.urdf import URDF
+
+from wheelsim.core.params import from_flat
+from wheelsim.core.vehicle.config import vehicle_config_from_params
+from wheelsim.core.vehicle_sim.config import VehicleSimSettings
+from wheelsim.core.vehicle_sim.description import vehicle_sim_urdf
+
+CONFIG = vehicle_config_from_params({'model': 'differential'})
+
+
+def urdf(**values):
+    settings = from_flat(VehicleSimSettings, {k.replace('__', '.'): v for k, v in values.items()})
+    return URDF.from_xml_string(vehicle_sim_urdf(CONFIG, settings))
+
+
+def test_the_laser_is_a_fixed_link_at_its_mount_pose():
+    robot = urdf(scan__x=0.2, scan__y=-0.1, scan__z=0.3, scan__yaw=math.pi / 2,
+                 frame_prefix='r1/')
+    joint = robot.joint_map['r1/base_scan_joint']
+    assert (joint.type, joint.parent, joint.child) == ('fixed', 'r1/base_link', 'r1/base_scan')
+    assert joint.origin.xyz == pytest.approx([0.2, -0.1, 0.3])
+    assert joint.origin.rpy == pytest.approx([0.0, 0.0, math.pi / 2])
+    assert robot.link_map['r1/base_scan'].visual is not None
+
+
+def test_footprint_frame_is_an_identity_child_of_the_base_and_optional():
+    robot = urdf(footprint_frame='base_footprint', scan__frame_id='laser')
+    joint = robot.joint_map['base_footprint_joint']
+    assert (joint.type, joint.parent, joint.child) == ('fixed', 'base_link', 'base_footprint')
+    assert joint.origin.xyz == [0.0, 0.0, 0.0] and joint.origin.rpy == [0.0, 0.0, 0.0]
+    assert 'laser' in robot.link_map
+    plain = urdf(scan__enabled=False)
+    assert 'base_footprint' not in plain.link_map and 'base_scan' not in plain.link_map
+    assert plain.get_root() == 'base_link'

@@ -1,0 +1,125 @@
+"""Map YAML + image -> the cell values nav2_map_server publishes (map_io.cpp semantics)."""
+
+import math
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from wheelsim.core.world.map_file import cell_values, load_map_file
+from wheelsim.core.world.occupancy import MapError
+
+YAML = """image: {image}
+resolution: 0.1
+origin: [-1.0, -2.0, 0.5]
+negate: {negate}
+occupied_thresh: 0.65
+free_thresh: 0.25
+{mode}
+"""
+
+
+def write_map(tmp_path, pixels, negate=0, mode='', image_mode='L', name='map.pgm', extra=''):
+    image = Image.fromarray(np.asarray(pixels, dtype=np.uint8), mode=image_mode)
+    image.save(tmp_path / name)
+    path = tmp_path / 'map.yaml'
+    path.write_text(YAML.format(image=name, negate=negate, mode=mode) + extra)
+    return path
+
+
+def test_trinary_map_is_flipped_and_thresholded(tmp_path):
+    # Top image row first: black (occupied), white (free), mid grey (unknown).
+    pixels = [[0, 254, 128],
+              [255, 255, 0]]
+    loaded = load_map_file(write_map(tmp_path, pixels))
+    # The image's bottom row is row 0 of the grid.
+    np.testing.assert_array_equal(loaded.values, [[0, 0, 100], [100, 0, -1]])
+    assert (loaded.resolution_m, loaded.origin, loaded.mode) == (0.1, (-1.0, -2.0, 0.5), 'trinary')
+    assert loaded.image_path == tmp_path / 'map.pgm'
+
+
+@pytest.mark.parametrize('gray, negate, expected', [
+    # p = 1 - g/255 (negate 0): occupied when p >= 0.65, free when p <= 0.25.
+    (89, 0, 100),   # p = 0.6510 >= 0.65
+    (90, 0, -1),    # p = 0.6471
+    (191, 0, -1),   # p = 0.2510
+    (192, 0, 0),    # p = 0.2471
+    # negate: p = g/255
+    (166, 1, 100),  # p = 0.6510
+    (63, 1, 0),     # p = 0.2471
+    (64, 1, -1),    # p = 0.2510
+])
+def test_trinary_thresholds_at_their_edges(gray, negate, expected):
+    values = cell_values(np.array([[gray]], np.uint8), None, 'trinary', bool(negate), 0.65, 0.25)
+    assert values[0, 0] == expected
+
+
+def test_scale_mode_scales_the_between_values_and_rounds_half_away_from_zero():
+    gray = np.arange(256, dtype=np.uint8).reshape(1, -1)
+    values = cell_values(gray, None, 'scale', False, 0.65, 0.25)[0]
+    p = 1.0 - np.arange(256) / 255.0
+    exact = (p - 0.25) / 0.4 * 100
+    expected = np.where(p >= 0.65, 100, np.where(p <= 0.25, 0, np.floor(exact + 0.5)))
+    # Grey 102 and 153 scale to exactly 87.5 and 37.5; map_io works in single precision, where
+    # they come out as 87.5000 and 37.4999, so std::round gives 88 and 37.
+    expected[102], expected[153] = 88, 37
+    np.testing.assert_array_equal(values, expected.astype(np.int8))
+    assert set(values.tolist()) >= {0, 50, 100}
+
+
+def test_raw_mode_keeps_0_to_100_and_makes_the_rest_unknown():
+    gray = np.array([[0, 1, 100, 101, 200, 255]], np.uint8)
+    np.testing.assert_array_equal(cell_values(gray, None, 'raw', False, 0.65, 0.25),
+                                  [[0, 1, 100, -1, -1, -1]])
+
+
+def test_transparent_pixels_are_unknown(tmp_path):
+    pixels = np.zeros((1, 3, 2), np.uint8)  # black, alpha 255 / 254 / 0
+    pixels[0, :, 1] = [255, 254, 0]
+    loaded = load_map_file(write_map(tmp_path, pixels, image_mode='LA', name='map.png'))
+    np.testing.assert_array_equal(loaded.values, [[100, -1, -1]])
+
+
+def test_colour_images_turn_grey_and_mode_is_case_insensitive(tmp_path):
+    pixels = np.zeros((1, 2, 3), np.uint8)
+    pixels[0, 1] = [255, 255, 255]
+    loaded = load_map_file(write_map(tmp_path, pixels, mode='mode: Trinary', image_mode='RGB',
+                                     name='map.png'))
+    np.testing.assert_array_equal(loaded.values, [[100, 0]])
+
+
+def test_an_occupancy_map_from_a_file_places_its_cells(tmp_path):
+    world = load_map_file(write_map(tmp_path, [[0, 255], [255, 255]])).occupancy_map()
+    assert world.obstacles[1, 0]  # the image's top-left pixel
+    x, y = world.cell_center(1, 0)
+    # Cell (1, 0) centre is (0.05, 0.15) in the grid, rotated by 0.5 rad and moved to (-1, -2).
+    assert x == pytest.approx(-1.0 + 0.05 * math.cos(0.5) - 0.15 * math.sin(0.5))
+    assert y == pytest.approx(-2.0 + 0.05 * math.sin(0.5) + 0.15 * math.cos(0.5))
+
+
+@pytest.mark.parametrize('replace, message', [
+    ('resolution: 0.1', 'resolution: -0.1 must be > 0'),
+    ('origin: [-1.0, -2.0, 0.5]', 'origin: [1, 2] must be three finite numbers'),
+    ('negate: 0', 'negate: missing'),
+    ('free_thresh: 0.25', 'free_thresh: missing'),
+    ('image: map.pgm', "image: '' must name the image file"),
+])
+def test_bad_yaml_fields_are_named(tmp_path, replace, message):
+    path = write_map(tmp_path, [[0]])
+    broken = {'resolution: 0.1': 'resolution: -0.1', 'origin: [-1.0, -2.0, 0.5]': 'origin: [1, 2]',
+              'negate: 0': '', 'free_thresh: 0.25': '', 'image: map.pgm': "image: ''"}[replace]
+    path.write_text(path.read_text().replace(replace, broken))
+    with pytest.raises(MapError, match=message.replace('[', r'\[').replace(']', r'\]')):
+        load_map_file(path)
+
+
+def test_bad_mode_and_missing_image_are_named(tmp_path):
+    path = write_map(tmp_path, [[0]], mode='mode: fuzzy')
+    with pytest.raises(MapError, match="mode: 'fuzzy' must be one of trinary, scale, raw"):
+        load_map_file(path)
+    path = write_map(tmp_path, [[0]])
+    (tmp_path / 'map.pgm').unlink()
+    with pytest.raises(MapError, match='map.pgm: no such file'):
+        load_map_file(path)
+    with pytest.raises(MapError, match='cannot read map'):
+        load_map_file(tmp_path / 'nothing.yaml')

@@ -1,0 +1,101 @@
+"""Reading calibration recordings from bags as real robots record them: rosbag2 sqlite3, an
+unstamped Twist on cmd_vel, nav_msgs/Odometry, a namespace; and the topic errors."""
+
+import numpy as np
+import pytest
+from rosbags.rosbag2 import StoragePlugin, Writer
+from rosbags.typesys import Stores, get_typestore
+
+from wheelsim.core.calibration.excitation import excitation
+from wheelsim.core.calibration.fit import calibrate
+from wheelsim.core.calibration.recording import CalibrationError
+from wheelsim.core.vehicle.config import vehicle_config_from_params
+from wheelsim.core.vehicle.model import Vehicle
+from wheelsim.report.calibration_bag import load_recording
+from wheelsim.testing.calibration import record_core
+
+TYPES = get_typestore(Stores.ROS2_JAZZY)
+START_NS = 1_700_000_000_000_000_000  # a robot's wall clock
+
+
+def _twist(vx, vy, wz):
+    vector = TYPES.types['geometry_msgs/msg/Vector3']
+    return TYPES.types['geometry_msgs/msg/Twist'](
+        linear=vector(x=vx, y=vy, z=0.0), angular=vector(x=0.0, y=0.0, z=wz))
+
+
+def _odometry(stamp_ns, twist):
+    types = TYPES.types
+    header = types['std_msgs/msg/Header'](
+        stamp=types['builtin_interfaces/msg/Time'](sec=stamp_ns // 10**9,
+                                                   nanosec=stamp_ns % 10**9),
+        frame_id='odom')
+    pose = types['geometry_msgs/msg/PoseWithCovariance'](
+        pose=types['geometry_msgs/msg/Pose'](
+            position=types['geometry_msgs/msg/Point'](x=0.0, y=0.0, z=0.0),
+            orientation=types['geometry_msgs/msg/Quaternion'](x=0.0, y=0.0, z=0.0, w=1.0)),
+        covariance=np.zeros(36))
+    return types['nav_msgs/msg/Odometry'](
+        header=header, child_frame_id='base_footprint', pose=pose,
+        twist=types['geometry_msgs/msg/TwistWithCovariance'](twist=twist,
+                                                              covariance=np.zeros(36)))
+
+
+def robot_bag(path, recording, extra_cmd_topic=None):
+    """A sqlite3 rosbag2 bag as a TurtleBot-like robot records it: /robot1/cmd_vel (Twist, log
+    time only) and /robot1/odom (Odometry, stamped), no joint_states."""
+    with Writer(path, version=8, storage_plugin=StoragePlugin.SQLITE3) as writer:
+        cmd = writer.add_connection('/robot1/cmd_vel', 'geometry_msgs/msg/Twist', typestore=TYPES)
+        odom = writer.add_connection('/robot1/odom', 'nav_msgs/msg/Odometry', typestore=TYPES)
+        if extra_cmd_topic:
+            writer.add_connection(extra_cmd_topic, 'geometry_msgs/msg/Twist', typestore=TYPES)
+        for t, command in zip(recording.command_t_s, recording.command, strict=True):
+            stamp = START_NS + round(t * 1e9)
+            writer.write(cmd, stamp, TYPES.serialize_cdr(_twist(*command),
+                                                         'geometry_msgs/msg/Twist'))
+        for t, twist in zip(recording.measured_t_s, recording.measured, strict=True):
+            stamp = START_NS + round(t * 1e9)
+            message = _odometry(stamp, _twist(*twist))
+            writer.write(odom, stamp + 3_000_000,  # logged 3 ms after its stamp
+                         TYPES.serialize_cdr(message, 'nav_msgs/msg/Odometry'))
+
+
+@pytest.fixture(scope='module')
+def recorded():
+    config = vehicle_config_from_params({
+        'model': 'differential', 'model_params.differential.drive_actuators.dead_time': 0.09,
+        'model_params.differential.drive_actuators.time_constant': 0.15,
+        'model_params.differential.drive_actuators.max_velocity': 0.8,
+        'model_params.differential.drive_actuators.max_acceleration': 1.2})
+    return record_core(Vehicle(config, 1e-3), excitation('differential', 0.8))
+
+
+def test_a_robots_sqlite3_bag_is_read_and_calibrated(tmp_path, recorded):
+    robot_bag(tmp_path / 'bag', recorded)
+    recording, topics = load_recording(tmp_path / 'bag')
+    assert (topics.commands, topics.measured, topics.joint_states) == (
+        '/robot1/cmd_vel', '/robot1/odom', None)
+    np.testing.assert_allclose(recording.command, recorded.command)
+    np.testing.assert_allclose(recording.measured, recorded.measured)
+    # the Twist's times are log times, the odometry's its stamps
+    np.testing.assert_allclose(recording.command_t_s - START_NS / 1e9, recorded.command_t_s,
+                               atol=1e-6)
+    result = calibrate(recording, 'differential')
+    assert result.estimates['drive_actuators.dead_time'].value == pytest.approx(0.09, abs=1e-3)
+    assert result.estimates['drive_actuators.time_constant'].value == pytest.approx(0.15,
+                                                                                  rel=0.02)
+    assert result.estimates['drive_actuators.max_velocity'].value == pytest.approx(0.8,
+                                                                                 rel=0.02)
+
+
+def test_topics_are_named_when_missing_or_ambiguous(tmp_path, recorded):
+    robot_bag(tmp_path / 'two', recorded, extra_cmd_topic='/robot2/cmd_vel')
+    with pytest.raises(CalibrationError, match=r"several command topics \['/robot1/cmd_vel', "
+                                               r"'/robot2/cmd_vel'\]"):
+        load_recording(tmp_path / 'two')
+    recording, _ = load_recording(tmp_path / 'two', commands='/robot1/cmd_vel')
+    assert len(recording.command_t_s) == len(recorded.command_t_s)
+    with pytest.raises(CalibrationError, match='no topic /robot9/odom'):
+        load_recording(tmp_path / 'two', commands='/robot1/cmd_vel', measured='/robot9/odom')
+    with pytest.raises(CalibrationError, match='no such bag'):
+        load_recording(tmp_path / 'missing')

@@ -1,0 +1,44 @@
+"""A scenario's map: a shipped map by name or a YAML relative to the scenario, checked at load."""
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from wheelsim.core.params import ParamSpec
+from wheelsim.run.scenario import ScenarioError, load_scenario, shipped_map, with_overrides
+from wheelsim.testing.maps import write_map
+
+SPECS = {'vehicle_sim': [ParamSpec('world.map_yaml', '', 'map')], 'localization': [],
+         'planner': [], 'controller': []}
+
+
+def scenario(tmp_path, text):
+    path = tmp_path / 'scenario.yaml'
+    path.write_text(textwrap.dedent(text))
+    return load_scenario(path, SPECS, ())
+
+
+def test_a_map_relative_to_the_scenario(tmp_path):
+    write_map(tmp_path / 'maps', np.eye(4, dtype=bool), 0.1, (0.0, 0.0, 0.0), name='tiny')
+    loaded = scenario(tmp_path, 'map: maps/tiny.yaml\n')
+    assert loaded.map_yaml == (tmp_path / 'maps' / 'tiny.yaml').resolve()
+    assert with_overrides(loaded, {}, lambda *_: None).map_yaml == loaded.map_yaml
+    assert scenario(tmp_path, 'name: plain\n').map_yaml is None
+
+
+def test_a_shipped_map_by_name(tmp_path):
+    loaded = scenario(tmp_path, 'map: room\n')
+    assert loaded.map_yaml == shipped_map('room') and loaded.map_yaml.is_file()
+
+
+@pytest.mark.parametrize('text, message', [
+    ('map: nowhere\n', 'map: cannot read map'),
+    ('map: maps/missing.yaml\n', 'map: cannot read map'),
+    ('map: 3\n', 'map: 3 must name a map_server YAML file'),
+    ('map: room\nnodes:\n  vehicle_sim: {world: {map_yaml: other.yaml}}\n',
+     'map: nodes.vehicle_sim.world.map_yaml names a map too'),
+])
+def test_bad_maps_are_named(tmp_path, text, message):
+    with pytest.raises(ScenarioError, match=message):
+        scenario(tmp_path, text)

@@ -1,0 +1,214 @@
+"""Wheel odometry from encoders: the body motion the wheel joints report, as a robot computes it.
+
+With ``odometry_source: joint_states`` the localization integrates the wheel joints of
+``joint_states`` (vehicle_sim's rims) instead of perturbing the ground truth, so everything the
+wheels do that the ground does not (slip, spin, lock, sliding in a turn) becomes odometry error,
+and so do the robot's own calibration errors:
+
+- each wheel's angle is counted in encoder ticks, ``resolution`` per revolution (0 = exact):
+  the joint angles (wrapped to (-pi, pi] in ``joint_states``) are unwrapped, the count is
+  ``floor(angle / tick)`` and the measured turn is the change of count times the tick;
+- the arc a wheel rolled is its measured turn times the radius the robot believes,
+  ``wheel_radius * (1 + wheel_radius_error)``;
+- the body increment over a sample is the exact arc (constant curvature) through the wheels'
+  arcs: differential ``ds = (s_l + s_r) / 2``, ``dyaw = (s_r - s_l) / track``; bicycle ``ds``
+  the fixed axle's mean, ``dyaw = ds tan(delta) / wheel_base`` with ``delta`` the steering
+  joints' angle (negative ``wheel_base``: steered axle behind); omni the mecanum least squares
+  ``(dx, dy, dyaw)`` with the lever ``(wheel_base + track) / 2``;
+- the increment is moved from the kinematic reference point to base_link
+  (``base_link_offset`` ahead), as vehicle_sim places them.
+
+Joint names are vehicle_sim's (``Vehicle.joint_names``) with the ``frame_prefix``.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from wheelsim.core.geometry.angles import wrap_angle
+from wheelsim.core.geometry.se2 import Floats3, compose_floats, integrate_twist, inverse_floats
+from wheelsim.core.params import ParameterError, param
+
+ENCODER_MODELS = ('differential', 'bicycle', 'omni')
+KEPT_SAMPLES = 256  # encoder poses remembered, to pair a ground-truth stamp with its sample
+WHEELS = {
+    'differential': ('left_wheel_joint', 'right_wheel_joint'),
+    'omni': ('front_left_wheel_joint', 'front_right_wheel_joint', 'rear_left_wheel_joint',
+             'rear_right_wheel_joint'),
+}
+BICYCLE_FIXED = (('fixed_left_wheel_joint', 'fixed_right_wheel_joint'), ('fixed_wheel_joint',))
+BICYCLE_STEERING = (('steering_left_joint', 'steering_right_joint'), ('steering_joint',))
+
+
+@dataclass(frozen=True)
+class EncoderConfig:
+    """The robot's own idea of its wheels (``encoders.*``), used with
+    ``odometry_source: joint_states``; set them to vehicle_sim's values, or off them to model a
+    mis-calibrated robot."""
+
+    model: str = param(
+        'differential', 'Kinematic model the wheel odometry assumes (as vehicle_sim\'s model)',
+        choices=ENCODER_MODELS,
+    )
+    wheel_radius: float = param(
+        0.28, 'Wheel radius the odometry assumes (vehicle_sim: half the tyre/wheel diameter)',
+        unit='m', min_value=0.0, min_exclusive=True, max_value=10.0,
+    )
+    wheel_radius_error: float = param(
+        0.0, 'Relative error of that radius: the odometry computes with wheel_radius x '
+        '(1 + this), e.g. 0.01 for wheels 1 % smaller than believed', unit='1',
+        min_value=-0.5, max_value=0.5,
+    )
+    track: float = param(
+        1.4, 'Distance between the left and right wheels (differential, omni)', unit='m',
+        min_value=0.0, min_exclusive=True, max_value=100.0,
+    )
+    wheel_base: float = param(
+        2.0, 'Fixed to steered axle (bicycle; negative when the steered axle is behind), front '
+        'to rear axle (omni)', unit='m', min_value=-100.0, max_value=100.0,
+    )
+    base_link_offset: float = param(
+        0.0, 'base_link ahead of the kinematic reference point (as vehicle_sim)', unit='m',
+        min_value=-100.0, max_value=100.0,
+    )
+    resolution: int = param(
+        0, 'Encoder ticks per wheel revolution (0 = exact angles)', min_value=0,
+        max_value=10_000_000,
+    )
+
+    def __post_init__(self) -> None:
+        if self.wheel_base == 0.0:
+            raise ParameterError('wheel_base', 0.0, 'must not be 0')
+
+
+def _exact(names: Sequence[str], candidates: tuple[tuple[str, ...], ...], prefix: str):
+    for group in candidates:
+        if all(prefix + name in names for name in group):
+            return tuple(prefix + name for name in group)
+    return None
+
+
+class EncoderOdometry:
+    """Integrates wheel joint angles into a pose in its own start frame (see the module doc).
+
+    :meth:`update` with every ``joint_states`` sample; :meth:`pose_at` gives the pose at the
+    latest sample at or before a stamp (the localization pairs it with ground truth).
+    """
+
+    def __init__(self, config: EncoderConfig, frame_prefix: str = '') -> None:
+        self.config = config
+        self._prefix = frame_prefix
+        self._radius = config.wheel_radius * (1.0 + config.wheel_radius_error)
+        self._tick = 2.0 * math.pi / config.resolution if config.resolution else 0.0
+        self._wheels: tuple[str, ...] | None = None
+        self._steering: tuple[str, ...] = ()
+        self._poses: collections.deque[tuple[int, Floats3]] = collections.deque(
+            maxlen=KEPT_SAMPLES
+        )
+        self.restart()
+
+    @property
+    def latest_stamp_ns(self) -> int | None:
+        return self._poses[-1][0] if self._poses else None
+
+    def restart(self) -> None:
+        """Forget the wheels' past (a time jump back): the next sample starts at the origin."""
+        self._unwrapped: list[float] = []  # each wheel's angle since the start [rad]
+        self._last: list[float] = []  # the last wrapped joint angles [rad]
+        self._counted: list[float] = []  # what was counted so far [rad, or ticks]
+        self.pose: Floats3 = (0.0, 0.0, 0.0)
+        self._poses.clear()
+
+    def _joints(self, names: Sequence[str]) -> None:
+        if self.config.model == 'bicycle':
+            wheels = _exact(names, BICYCLE_FIXED, self._prefix)
+            steering = _exact(names, BICYCLE_STEERING, self._prefix)
+            if wheels is None or steering is None:
+                raise ValueError(
+                    f'joint_states has no bicycle wheels and steering joints '
+                    f'({self._prefix}fixed_*_wheel_joint, {self._prefix}steering*_joint): '
+                    f'{list(names)}')
+            self._steering = steering
+        else:
+            wheels = tuple(self._prefix + name for name in WHEELS[self.config.model])
+            if not all(name in names for name in wheels):
+                raise ValueError(f'joint_states lacks the {self.config.model} wheel joints '
+                                 f'{list(wheels)}: {list(names)}')
+        self._wheels = wheels
+
+    def _measured_turns(self, angles: Sequence[float]) -> list[float]:
+        turns = []
+        for i, angle in enumerate(angles):
+            self._unwrapped[i] += wrap_angle(angle - self._last[i])
+            self._last[i] = angle
+            count = math.floor(self._unwrapped[i] / self._tick) if self._tick else (
+                self._unwrapped[i])
+            turns.append((count - self._counted[i]) * (self._tick or 1.0))
+            self._counted[i] = count
+        return turns
+
+    def update(self, stamp_ns: int, names: Sequence[str], positions: Sequence[float]) -> None:
+        """One ``joint_states`` sample: joint names and positions [rad]. ValueError if the
+        model's joints are missing or a value is not finite."""
+        if self._wheels is None:
+            self._joints(names)
+        index = {name: i for i, name in enumerate(names)}
+        try:
+            angles = [float(positions[index[name]]) for name in self._wheels]
+            steering = [float(positions[index[name]]) for name in self._steering]
+        except (KeyError, IndexError):
+            raise ValueError(f'joint_states lacks a position of {list(self._wheels)}') from None
+        if not all(math.isfinite(v) for v in angles + steering):
+            raise ValueError(f'joint_states positions are not finite: {angles + steering}')
+        if not self._last:
+            self._last = list(angles)
+            self._unwrapped = [0.0] * len(angles)
+            self._counted = [0.0] * len(angles)
+        else:
+            arcs = [turn * self._radius for turn in self._measured_turns(angles)]
+            increment = self._increment(arcs, steering)
+            self.pose = compose_floats(self.pose, increment)
+        if self._poses and stamp_ns < self._poses[-1][0]:
+            self._poses.clear()
+        self._poses.append((int(stamp_ns), self.pose))
+
+    def _increment(self, arcs: list[float], steering: list[float]) -> Floats3:
+        config = self.config
+        if config.model == 'differential':
+            left, right = arcs
+            forward, sideways, turn = 0.5 * (left + right), 0.0, (right - left) / config.track
+        elif config.model == 'omni':
+            front_left, front_right, rear_left, rear_right = arcs
+            lever = 0.5 * (config.wheel_base + config.track)
+            forward = 0.25 * (front_left + front_right + rear_left + rear_right)
+            sideways = 0.25 * (-front_left + front_right + rear_left - rear_right)
+            turn = 0.25 * (-front_left + front_right - rear_left + rear_right) / lever
+        else:
+            forward, sideways = sum(arcs) / len(arcs), 0.0
+            turn = forward * centre_steering_tan(steering) / config.wheel_base
+        at_reference = integrate_twist(0.0, 0.0, 0.0, forward, sideways, turn, 1.0)
+        offset = (config.base_link_offset, 0.0, 0.0)
+        if offset[0] == 0.0:
+            return at_reference
+        return compose_floats(compose_floats(inverse_floats(offset), at_reference), offset)
+
+    def pose_at(self, stamp_ns: int) -> Floats3 | None:
+        """The pose at the latest sample at or before ``stamp_ns`` (None before the first)."""
+        for stamp, pose in reversed(self._poses):
+            if stamp <= stamp_ns:
+                return pose
+        return None
+
+
+def centre_steering_tan(steering: Sequence[float]) -> float:
+    """tan of the virtual centre wheel's angle from the steering joints: one joint is the
+    centre wheel; two Ackermann joints give ``cot(centre) = (cot(left) + cot(right)) / 2``."""
+    if len(steering) == 1:
+        return math.tan(steering[0])
+    tan_left, tan_right = math.tan(steering[0]), math.tan(steering[1])
+    if tan_left == 0.0 or tan_right == 0.0:
+        return 0.0
+    return 2.0 * tan_left * tan_right / (tan_left + tan_right)

@@ -1,0 +1,149 @@
+"""The dynamic single-track (bicycle) model, compiled: lateral tyre slip, understeer, blending to
+the kinematic bicycle at low speed.
+
+Equations as the CommonRoad single-track model (Althoff and Wuersching, "CommonRoad: Vehicle
+Models", ``vehicle_dynamics_st`` of ``commonroad-vehicle-models`` 3.0.2), without load transfer
+(centre of mass on the ground), generalised to a steered axle behind the fixed one. States: the
+speed ``v`` of the centre of mass G along its velocity [m/s, signed], the slip angle ``beta``
+between that velocity and the body x axis [rad], the yaw rate ``r`` [rad/s]. Geometry along the
+body x axis from G: the steered axle at ``a_s = s (L - d)``, the fixed axle at ``a_x = -s d``,
+with ``L`` the wheel base, ``d`` the distance from the fixed axle to G, ``s = +1`` (steered axle
+ahead) or ``-1`` (behind). Per unit mass (the mass cancels but in the yaw inertia ``I``):
+
+    normal loads        F_zs = g d / L,            F_zx = g (L - d) / L
+    slip angles         alpha_s = delta - beta - a_s r / v,   alpha_x = -beta - a_x r / v
+    lateral forces      F_s = mu C_s F_zs alpha_s, F_x = mu C_x F_zx alpha_x,
+                        each saturated at +-mu F_z (the tyre slides)
+    dynamics            d beta / dt = (F_s + F_x) / v - r,
+                        d r / dt    = (a_s F_s + a_x F_x) / (I / m)
+
+``C_s``, ``C_x`` [1/rad] are CommonRoad's normalised cornering stiffnesses (lateral force per
+radian of slip angle per newton of normal load, at mu 1). Over one step, with ``v`` and ``delta``
+held at their mid-step values and each saturated force held constant, this is linear in
+``(beta, r)``; :func:`linear2_step` integrates it exactly (the matrix exponential), so the model
+is stable at any step rate, however stiff the tyres are at low speed.
+
+At low speed the tyre model is singular (``1 / v``); below ``blend_speed_low`` the model is the
+kinematic bicycle seen from G, as CommonRoad's low-speed branch (``beta = atan(d tan(delta) /
+L)``, ``r = v cos(beta) tan(delta) / (s L)``), above ``blend_speed_high`` the dynamic one, and
+in between the two states are blended linearly in ``|v|``, so the model is well defined at
+0 m/s. In steady state the linear model turns with ``r = v delta / (L + K v^2)``, understeer
+gradient ``K = (1 / C_s - 1 / C_x) / (mu g)`` [rad / (m/s^2)] for a front-steered vehicle.
+"""
+
+from __future__ import annotations
+
+import math
+
+from wheelsim.core.compiled import compiled
+from wheelsim.core.vehicle.traction import GRAVITY_MPS2
+
+TAYLOR_TERMS = 14  # of exp(A h) with |A h| <= 1/2: remainder below 1e-16
+
+
+@compiled
+def linear2_step(
+    a11: float, a12: float, a21: float, a22: float, b1: float, b2: float, x1: float, x2: float,
+    dt: float,
+) -> tuple[float, float]:
+    """Exact solution after ``dt`` of ``x' = A x + b`` (2x2, constant) from ``(x1, x2)``.
+
+    ``exp(A dt)`` and ``integral_0^dt exp(A t) dt b`` by scaling and squaring: a Taylor series
+    for the step ``h = dt / 2^j`` with ``|A h| <= 1/2``, then ``j`` doublings of the step.
+    """
+    norm = max(abs(a11) + abs(a12), abs(a21) + abs(a22)) * dt
+    doublings = 0
+    while norm > 0.5:
+        norm *= 0.5
+        doublings += 1
+    h = dt / 2.0 ** doublings
+    m11, m12, m21, m22 = a11 * h, a12 * h, a21 * h, a22 * h
+    t11, t12, t21, t22 = 1.0, 0.0, 0.0, 1.0  # (A h)^k / k!
+    e11, e12, e21, e22 = 1.0, 0.0, 0.0, 1.0  # exp(A h)
+    p11, p12, p21, p22 = 1.0, 0.0, 0.0, 1.0  # sum (A h)^k / (k + 1)!
+    for k in range(1, TAYLOR_TERMS):
+        t11, t12, t21, t22 = (
+            (t11 * m11 + t12 * m21) / k, (t11 * m12 + t12 * m22) / k,
+            (t21 * m11 + t22 * m21) / k, (t21 * m12 + t22 * m22) / k,
+        )
+        e11 += t11
+        e12 += t12
+        e21 += t21
+        e22 += t22
+        p11 += t11 / (k + 1)
+        p12 += t12 / (k + 1)
+        p21 += t21 / (k + 1)
+        p22 += t22 / (k + 1)
+    g1 = (p11 * b1 + p12 * b2) * h
+    g2 = (p21 * b1 + p22 * b2) * h
+    for _ in range(doublings):  # (E, g) for 2h from (E, g) for h: (E E, E g + g)
+        g1, g2 = e11 * g1 + e12 * g2 + g1, e21 * g1 + e22 * g2 + g2
+        e11, e12, e21, e22 = (
+            e11 * e11 + e12 * e21, e11 * e12 + e12 * e22,
+            e21 * e11 + e22 * e21, e21 * e12 + e22 * e22,
+        )
+    return e11 * x1 + e12 * x2 + g1, e21 * x1 + e22 * x2 + g2
+
+
+@compiled
+def kinematic_slip_and_yaw_rate(
+    speed: float, steer: float, signed_wheel_base: float, cg_m: float
+) -> tuple[float, float]:
+    """``(beta, r)`` of the kinematic bicycle seen from G, ``cg_m`` from the fixed axle."""
+    tan_steer = math.tan(steer)
+    slip = math.atan(cg_m * tan_steer / abs(signed_wheel_base))
+    return slip, speed * math.cos(slip) * tan_steer / signed_wheel_base
+
+
+@compiled
+def dynamic_weight(speed: float, low: float, high: float) -> float:
+    """Share of the dynamic model at ``speed``: 0 below ``low``, 1 above ``high``, linear in
+    between (a switch at ``low`` when ``low == high``)."""
+    magnitude = abs(speed)
+    if magnitude >= high:
+        return 1.0
+    if magnitude < low:
+        return 0.0
+    return (magnitude - low) / (high - low)
+
+
+@compiled
+def _axle(stiffness, load, mu, lever, steer, slip, yaw_rate, speed, gyration_sq):
+    """One axle's terms of ``d(beta, r)/dt = A (beta, r) + b``: ``(a11, a12, a21, a22, b1, b2)``
+    and its lateral force per unit mass now. ``lever``: the axle's position ahead of G."""
+    gain = mu * stiffness * load  # force per unit mass per radian of slip angle
+    cap = mu * load
+    angle = steer - slip - lever * yaw_rate / speed
+    if abs(gain * angle) <= cap:
+        return (
+            -gain / speed, -gain * lever / (speed * speed), -lever * gain / gyration_sq,
+            -lever * lever * gain / (gyration_sq * speed), gain * steer / speed,
+            lever * gain * steer / gyration_sq, gain * angle,
+        )
+    force = math.copysign(cap, angle)  # sliding: the force stays at the limit over the step
+    return 0.0, 0.0, 0.0, 0.0, force / speed, lever * force / gyration_sq, force
+
+
+@compiled
+def single_track_step(
+    speed: float, steer: float, slip: float, yaw_rate: float, dt: float,
+    signed_wheel_base: float, cg_m: float, stiffness_steered: float, stiffness_fixed: float,
+    mu: float, gyration_sq: float,
+) -> tuple[float, float, float]:
+    """``(beta, r)`` after ``dt`` at constant ``speed`` (!= 0) and ``steer``, and the lateral
+    acceleration [m/s^2] of G at the start of the step (the tyres' forces per unit mass).
+    ``gyration_sq`` = I / m [m^2]."""
+    side = 1.0 if signed_wheel_base > 0.0 else -1.0
+    base = abs(signed_wheel_base)
+    s11, s12, s21, s22, s1, s2, steered = _axle(
+        stiffness_steered, GRAVITY_MPS2 * cg_m / base, mu, side * (base - cg_m), steer, slip,
+        yaw_rate, speed, gyration_sq,
+    )
+    f11, f12, f21, f22, f1, f2, fixed = _axle(
+        stiffness_fixed, GRAVITY_MPS2 * (base - cg_m) / base, mu, -side * cg_m, 0.0, slip,
+        yaw_rate, speed, gyration_sq,
+    )
+    new_slip, new_yaw_rate = linear2_step(
+        s11 + f11, s12 + f12 - 1.0, s21 + f21, s22 + f22, s1 + f1, s2 + f2, slip, yaw_rate, dt
+    )
+    return new_slip, new_yaw_rate, steered + fixed

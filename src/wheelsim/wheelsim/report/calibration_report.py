@@ -1,0 +1,108 @@
+"""What ``wheelsim calibrate`` writes: the params file vehicle_sim takes, the report with the
+confidence intervals, and the plot of measured against simulated response."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import yaml
+
+from wheelsim.core.calibration.fit import Calibration
+from wheelsim.core.calibration.recording import Estimate, Recording
+from wheelsim.core.params import flatten
+
+UNITS = {'dead_time': 's', 'time_constant': 's', 'max_velocity': 'm/s', 'max_acceleration':
+         'm/s^2', 'bias': 'm/s', 'wheel_radius': 'm', 'track': 'm', 'wheel_base': 'm',
+         'lever': 'm'}
+STEERING_UNITS = {'max_velocity': 'rad/s', 'max_position': 'rad', 'bias': 'rad'}
+CHANNEL_UNITS = {'vx': 'm/s', 'vy': 'm/s', 'wz': 'rad/s', 'steering': 'rad'}
+
+
+def _unit(key: str) -> str:
+    leaf = key.rsplit('.', 1)[-1]
+    if key.startswith('steering_actuator.') and leaf in STEERING_UNITS:
+        return STEERING_UNITS[leaf]
+    return UNITS.get(leaf, '')
+
+
+def params_tree(calibration: Calibration, geometry: Mapping[str, Estimate]) -> dict:
+    """The vehicle_sim parameters: the fitted actuators, and the geometry joint_states gave
+    (the omni's lever is reported only: it does not separate wheel_base from track)."""
+    values: dict = {key: round(float(value), 6) for key, value in calibration.values.items()}
+    for key, estimate in geometry.items():
+        if key == 'wheel_radius':
+            diameter = 'vis_wheel_diameter' if calibration.model == 'omni' else 'vis_tire_diameter'
+            values[diameter] = round(2.0 * estimate.value, 6)
+        elif key != 'lever':
+            values[key] = round(estimate.value, 6)
+    tree: dict = {}
+    for key, value in sorted(values.items()):
+        node = tree
+        parts = key.split('.')
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = value
+    return {'/**/vehicle_sim': {'ros__parameters': {
+        'model': calibration.model, 'model_params': {calibration.model: tree}}}}
+
+
+def write_params(calibration: Calibration, geometry: Mapping[str, Estimate], path: Path) -> None:
+    header = ('# Written by wheelsim calibrate: vehicle_sim parameters fitted to a recording.\n'
+              '#   vehicle_sim --ros-args --params-file ' + path.name + '\n')
+    path.write_text(header + yaml.safe_dump(params_tree(calibration, geometry),
+                                            sort_keys=False))
+
+
+def flat_params(path: Path) -> dict:
+    """The vehicle_sim parameters of a params file as dotted names (for checks)."""
+    tree = yaml.safe_load(path.read_text())
+    return flatten(tree['/**/vehicle_sim']['ros__parameters'])
+
+
+def format_report(calibration: Calibration, geometry: Mapping[str, Estimate],
+                  recording: Recording, source: str, seconds: float) -> str:
+    lines = [f'wheelsim calibrate: {source}',
+             f'model {calibration.model}; {recording.duration_s:.1f} s, '
+             f'{len(recording.command_t_s)} commands, {len(recording.measured_t_s)} measured '
+             f'samples; fitted in {seconds:.1f} s of CPU', '',
+             f'{"parameter (model_params." + calibration.model + ".)":48s} {"value":>10s}  '
+             f'95 % interval']
+    rows = [(key, key, estimate) for key, estimate in calibration.estimates.items()] + [
+        (f'{key} (geometry, from joint_states)', key, estimate)
+        for key, estimate in geometry.items()]
+    for label, key, estimate in rows:
+        lines.append(f'{label:48s} {estimate.value:10.5g}  [{estimate.low:.5g}, '
+                     f'{estimate.high:.5g}] {_unit(key)}')
+    lines += ['', 'residual RMS (simulated - measured): ' + ', '.join(
+        f'{channel} {rms:.4g} {CHANNEL_UNITS[channel]}'
+        for channel, rms in calibration.rms.items())]
+    lines += ['', 'The intervals assume the model is right and scale the residual noise up for '
+              'its correlation; a dead time is a whole number of steps. Geometry: from '
+              'joint_states, assuming rolling without slip.']
+    return '\n'.join(lines) + '\n'
+
+
+def plot_response(calibration: Calibration, recording: Recording, path: Path) -> None:
+    """One panel per channel: measured and simulated against time."""
+    import matplotlib
+
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+
+    t_s = recording.measured_t_s - recording.start_s
+    channels = calibration.channels
+    figure, axes = plt.subplots(len(channels), 1, figsize=(10, 2.4 * len(channels)),
+                                sharex=True, squeeze=False)
+    for i, (axis, channel) in enumerate(zip(axes[:, 0], channels, strict=True)):
+        axis.plot(t_s, calibration.measured[:, i], label='measured', lw=1.5)
+        axis.plot(t_s, calibration.simulated[:, i], label='simulated (fitted)', lw=1.0,
+                  ls='--')
+        axis.set_ylabel(f'{channel} [{CHANNEL_UNITS[channel]}]')
+        axis.grid(alpha=0.3)
+    axes[0, 0].legend(loc='upper right')
+    axes[0, 0].set_title(f'wheelsim calibrate: {calibration.model}, measured vs simulated')
+    axes[-1, 0].set_xlabel('time since the first sample [s]')
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)

@@ -1,0 +1,161 @@
+"""vehicle_sim's world on ROS: the map in, ``scan``, ``footprint`` and ``collision`` out, and the
+collision guard around the vehicle's steps.
+
+- **Map**: read from ``world.map_yaml`` at start-up (a bad file stops the node with the reason),
+  or else taken from the ``map`` topic (transient local, reliable, as Nav2's map_server serves
+  it; every new map replaces the last). A grid in another frame is used when static transforms
+  join it to the map frame (:class:`wheelsim.ros.inputs.MapPoses`), else it waits, with a
+  throttled warning, until they do. No map: no scan and no collisions.
+- **scan** (sensor_msgs/LaserScan, sensor-data QoS: best effort, volatile, depth 5, as a lidar
+  driver publishes): cast from the pose at the simulated time it is stamped with
+  (:class:`wheelsim.core.world.scanner.LaserScanner`), frame ``frame_prefix + scan.frame_id``.
+- **footprint** (geometry_msgs/PolygonStamped): the collision footprint in the base frame,
+  stamped and published with every scan time (``scan.rate``), so RViz draws it where the
+  vehicle is.
+- **collision** (geometry_msgs/PointStamped, map frame): once per collision, at the simulated
+  time of the contact step, the centre of the obstacle cell touched; a warning (throttled) says
+  the same and ``/diagnostics`` counts collisions and shows the last one.
+"""
+
+from __future__ import annotations
+
+from geometry_msgs.msg import PointStamped, PolygonStamped
+from nav_msgs.msg import OccupancyGrid
+from rclpy.node import Node
+from rclpy.qos import qos_profile_sensor_data
+from sensor_msgs.msg import LaserScan
+
+from wheelsim.core.geometry.se2 import compose_floats
+from wheelsim.core.params import ParameterError
+from wheelsim.core.vehicle.config import VehicleConfig
+from wheelsim.core.vehicle.model import Vehicle
+from wheelsim.core.vehicle_sim.config import VehicleSimSettings
+from wheelsim.core.vehicle_sim.randomness import random_stream
+from wheelsim.core.vehicle_sim.timeline import NS_PER_S, Timeline
+from wheelsim.core.world.collision import Contact
+from wheelsim.core.world.footprint import footprint_of
+from wheelsim.core.world.guard import CollisionGuard
+from wheelsim.core.world.map_file import load_map_file
+from wheelsim.core.world.occupancy import MapError, OccupancyMap
+from wheelsim.core.world.scanner import LaserScanner
+from wheelsim.ros import qos
+from wheelsim.ros.conversions import pose2d
+from wheelsim.ros.inputs import MapPoses
+from wheelsim.ros.map_messages import (
+    footprint_polygon,
+    laser_scan,
+    occupancy_map,
+    point_stamped,
+)
+
+
+class SimWorld:
+    """The map, laser, footprint and collision guard of one vehicle_sim node."""
+
+    def __init__(self, node: Node, settings: VehicleSimSettings, vehicle: VehicleConfig,
+                 map_poses: MapPoses) -> None:
+        self._node = node
+        self._map_poses = map_poses
+        self.settings = settings
+        self.footprint = footprint_of(settings.footprint, vehicle)
+        self.scanner = LaserScanner(settings.scan, random_stream(settings.seed, 'scan_noise'))
+        self._scan_frame = settings.frame_prefix + settings.scan.frame_id
+        self._base_frame = settings.full_base_frame
+        self._map_frame = settings.full_map_frame
+        self.world: OccupancyMap | None = None
+        self.guard: CollisionGuard | None = None
+        self.map_source = ''
+        self._pending_map: OccupancyGrid | None = None
+        self.scans = 0
+        self._scan = node.create_publisher(LaserScan, 'scan', qos_profile_sensor_data)
+        self._footprint = node.create_publisher(PolygonStamped, 'footprint', qos.DEFAULT)
+        self._collision = node.create_publisher(PointStamped, 'collision', qos.DEFAULT)
+        if settings.world.map_yaml:
+            try:
+                map_file = load_map_file(settings.world.map_yaml)
+            except MapError as err:
+                raise ParameterError('world.map_yaml', settings.world.map_yaml, str(err)) from None
+            self._use(map_file.occupancy_map(settings.world.occupied_threshold),
+                      str(map_file.yaml_path))
+        else:
+            node.create_subscription(OccupancyGrid, 'map', self._on_map, qos.LATCHED)
+
+    def _use(self, world: OccupancyMap, source: str) -> None:
+        self.world, self.map_source = world, source
+        self.guard = CollisionGuard(world, self.footprint)
+        self._node.get_logger().info(
+            f'map from {source}: {world.width} x {world.height} cells of {world.resolution_m:g} m'
+            f'; scan {"on" if self.settings.scan.enabled else "off"}, collisions '
+            f'{"on" if self.settings.world.collisions else "off"}')
+
+    def _on_map(self, msg: OccupancyGrid) -> None:
+        self._pending_map = msg
+        self._take_pending_map()
+
+    def _take_pending_map(self) -> None:
+        """Use the last received map once its frame can be placed in the map frame."""
+        msg = self._pending_map
+        map_T_frame = self._map_poses.map_T(msg.header.frame_id, 'map')
+        if map_T_frame is None:
+            return  # warned (throttled); tried again at the next scan time
+        self._pending_map = None
+        origin = compose_floats(map_T_frame, pose2d(msg.info.origin))
+        try:
+            world = occupancy_map(msg, self.settings.world.occupied_threshold, origin)
+        except MapError as err:
+            self._map_poses.warnings.warn('map invalid', f'map ignored: {err}')
+            return
+        self._use(world, f'the map topic ({msg.header.frame_id or "no frame"})')
+
+    def update(self, settings: VehicleSimSettings) -> None:
+        """Live parameter change: scan angles, ranges, noise, rate; collisions on or off."""
+        self.settings = settings
+        self.scanner.update(settings.scan)
+
+    def step(self, vehicle: Vehicle, n_steps: int, timeline: Timeline) -> None:
+        """Step the vehicle the ``n_steps`` that ``timeline`` has just advanced by, guarded
+        when there is a map and collisions are on."""
+        if self.guard is None or not self.settings.world.collisions:
+            vehicle.step(n_steps)
+            return
+        contact = self.guard.step(vehicle, n_steps)
+        if contact is not None:
+            step = timeline.step - n_steps + self.guard.last_contact_step
+            self._report(contact, timeline.time_ns(step))
+
+    def _report(self, contact: Contact, stamp_ns: int) -> None:
+        self._collision.publish(point_stamped(contact.x_m, contact.y_m, self._map_frame,
+                                              stamp_ns))
+        self._map_poses.warnings.warn('collision', (
+            f'collision at t={stamp_ns / NS_PER_S:.3f} s: the footprint touched the obstacle '
+            f'cell at x={contact.x_m:.3f} m, y={contact.y_m:.3f} m ({self._map_frame}); the '
+            f'vehicle stopped ({self.guard.collisions} collisions so far)'))
+
+    def publish(self, stamp_ns: int, base_pose: tuple[float, float, float]) -> None:
+        """At a scan time: the footprint, and the scan cast from ``base_pose`` if there is a
+        map and the scan is on."""
+        self._footprint.publish(footprint_polygon(self.footprint, self._base_frame, stamp_ns))
+        if self._pending_map is not None:
+            self._take_pending_map()
+        if self.world is None or not self.settings.scan.enabled:
+            return
+        ranges = self.scanner.scan(self.world, base_pose)
+        self._scan.publish(laser_scan(self.settings.scan, self._scan_frame, stamp_ns, ranges))
+        self.scans += 1
+
+    def diagnostics(self) -> dict[str, object]:
+        """Values for /diagnostics."""
+        guard = self.guard
+        values: dict[str, object] = {
+            'map': (f'{self.world.width} x {self.world.height} cells of '
+                    f'{self.world.resolution_m:g} m from {self.map_source}'
+                    if self.world is not None else 'none yet'),
+            'scans published': self.scans,
+            'collisions': 0 if guard is None else guard.collisions,
+        }
+        if guard is not None and guard.last_contact is not None:
+            contact = guard.last_contact
+            values['last collision at'] = f'x={contact.x_m:.3f} m, y={contact.y_m:.3f} m'
+        if guard is not None and guard.stuck:
+            values['footprint overlaps an obstacle'] = 'yes: not held until it is clear'
+        return values

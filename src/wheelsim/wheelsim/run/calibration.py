@@ -1,0 +1,156 @@
+"""``wheelsim calibrate BAG``: read the recording, check it, fit, write the params file, the
+report and the plot (the fitting math is :mod:`wheelsim.core.calibration`)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from wheelsim.core.calibration.excitation import Step
+from wheelsim.core.calibration.fit import calibrate
+from wheelsim.core.calibration.recording import (
+    CalibrationError,
+    Recording,
+    check_excitation,
+    fit_geometry,
+)
+from wheelsim.core.params import flatten
+from wheelsim.core.vehicle.config import MODELS
+from wheelsim.report.calibration_bag import load_recording
+from wheelsim.report.calibration_report import format_report, plot_response, write_params
+
+
+@dataclass(frozen=True)
+class CalibrationOutputs:
+    params: Path
+    report_path: Path
+    plot: Path
+    report: str
+
+
+def _vehicle_sim_section(path: Path) -> dict[str, Any]:
+    """The vehicle_sim parameters of a ROS params file (any node-name pattern ending in
+    vehicle_sim), as dotted names."""
+    try:
+        tree = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as err:
+        raise CalibrationError(f'--params {path}: cannot read it ({err})') from None
+    for name, section in (tree or {}).items():
+        if str(name).rstrip('/').endswith('vehicle_sim') and isinstance(section, dict):
+            return flatten(section.get('ros__parameters', {}))
+    raise CalibrationError(f'--params {path}: no vehicle_sim section')
+
+
+def _model(given: str | None, recording: Recording, params: dict[str, Any]) -> str:
+    if given:
+        return given
+    names = recording.wheel_names
+    if any(n.startswith('fixed') for n in names):
+        return 'bicycle'
+    if any(n.startswith('front') for n in names):
+        return 'omni'
+    if names:
+        return 'differential'
+    model = params.get('model', 'differential')
+    if model not in MODELS:
+        raise CalibrationError(f'--params: model {model!r} is not one of {MODELS}')
+    return model
+
+
+def calibrate_bag(bag: Path, output: Path, model: str | None = None,
+                  params_file: Path | None = None, cmd_topic: str | None = None,
+                  measured_topic: str | None = None, joint_states_topic: str | None = None,
+                  step_rate_hz: float = 1000.0) -> CalibrationOutputs:
+    """Fit and write ``output`` (params), ``<stem>_report.txt`` and ``<stem>_response.png``.
+    CalibrationError when the bag cannot be calibrated (says what to record)."""
+    if not 1.0 <= step_rate_hz <= 100_000.0:
+        raise CalibrationError(f'--step-rate {step_rate_hz:g}: must be in [1, 100000] Hz')
+    started = time.process_time()
+    recording, topics = load_recording(bag, cmd_topic, measured_topic, joint_states_topic)
+    params = _vehicle_sim_section(params_file) if params_file else {}
+    model = _model(model, recording, params)
+    prefix = f'model_params.{model}.'
+    base = {k[len(prefix):]: v for k, v in params.items() if k.startswith(prefix)}
+    check_excitation(recording, model)
+    geometry = fit_geometry(recording, model)
+    for key, estimate in geometry.items():
+        if key == 'wheel_base':
+            base['wheel_base'] = estimate.value
+        elif key == 'track' and model == 'differential':
+            base['track'] = estimate.value
+    try:
+        result = calibrate(recording, model, base, 1.0 / step_rate_hz)
+    except ValueError as err:
+        if isinstance(err, CalibrationError):
+            raise
+        raise CalibrationError(f'the vehicle parameters are invalid: {err}') from None
+    seconds = time.process_time() - started
+    output.parent.mkdir(parents=True, exist_ok=True)
+    report_path = output.with_name(output.stem + '_report.txt')
+    plot_path = output.with_name(output.stem + '_response.png')
+    write_params(result, geometry, output)
+    source = f'{bag} (commands {topics.commands}, measured {topics.measured}' + (
+        f', joints {topics.joint_states})' if topics.joint_states else ')')
+    report = format_report(result, geometry, recording, source, seconds)
+    report_path.write_text(report)
+    plot_response(result, recording, plot_path)
+    return CalibrationOutputs(output, report_path, plot_path, report)
+
+
+def record_excitation_bag(bag_dir: Path, parameters: dict[str, Any], steps: Sequence[Step],
+                          command_rate_hz: float = 20.0) -> None:
+    """Drive vehicle_sim through ``steps`` in lock-step in this process, a driver sending each
+    held command as TwistStamped at ``command_rate_hz``, and record every topic into the new
+    bag folder ``bag_dir`` (MCAP): a recording ``wheelsim calibrate`` takes, with known
+    parameters (vehicle_sim's, dotted names). DDS stays on loopback on its own domain."""
+    import rclpy
+    from geometry_msgs.msg import TwistStamped
+    from rclpy.parameter import Parameter
+    from rclpy.signals import SignalHandlerOptions
+
+    from wheelsim.nodes.vehicle_sim import VehicleSim
+    from wheelsim.ros import qos
+    from wheelsim.ros.conversions import time_msg
+    from wheelsim.ros.dds_domain import reserved_domain_id
+    from wheelsim.run.lockstep import LockstepExecutor
+    from wheelsim.run.recording import BagRecorder
+    from wheelsim.run.runner import START_TIME_NS, _use_loopback_dds
+
+    ends_ns = START_TIME_NS + np.cumsum([round(hold_s * 1e9) for hold_s, _ in steps])
+    values = {**parameters, 'use_sim_time': True, 'cmd_vel_type': 'twist_stamped'}
+    with reserved_domain_id() as domain_id:
+        _use_loopback_dds(domain_id)
+        context = rclpy.Context()
+        rclpy.init(context=context, domain_id=domain_id,
+                   signal_handler_options=SignalHandlerOptions.NO)
+        try:
+            with BagRecorder(bag_dir) as recorder, LockstepExecutor(
+                    recorder.record, START_TIME_NS) as executor:
+                executor.add_node(VehicleSim(context=context, parameter_overrides=[
+                    Parameter(k, value=v) for k, v in sorted(values.items())]))
+                driver = rclpy.create_node('excitation', context=context, parameter_overrides=[
+                    Parameter('use_sim_time', value=True)])
+                publisher = driver.create_publisher(TwistStamped, 'cmd_vel', qos.DEFAULT)
+                message = TwistStamped()
+
+                def send() -> None:
+                    now_ns = driver.get_clock().now().nanoseconds
+                    index = min(int(np.searchsorted(ends_ns, now_ns, side='right')),
+                                len(steps) - 1)
+                    vx, vy, wz = steps[index][1]
+                    time_msg(now_ns, message.header.stamp)
+                    message.twist.linear.x, message.twist.linear.y = vx, vy
+                    message.twist.angular.z = wz
+                    publisher.publish(message)
+
+                driver.create_timer(1.0 / command_rate_hz, send)
+                executor.add_node(driver)
+                executor.run_until(int(ends_ns[-1]))
+        finally:
+            rclpy.try_shutdown(context=context)

@@ -1,0 +1,113 @@
+"""`wheelsim run` in a world: a scenario names a map, the runner serves it on `map`, records
+`map`, `scan`, `footprint` and `collision`, and a vehicle driving at a wall is stopped there and
+the collision reported (metrics, summary, plots). Through the installed command."""
+
+import json
+import math
+import textwrap
+
+import numpy as np
+from test_wheelsim_run import wheelsim
+
+from wheelsim.core.params import from_flat
+from wheelsim.core.world.config import ScanSettings
+from wheelsim.core.world.map_file import load_map_file
+from wheelsim.core.world.scanner import LaserScanner
+from wheelsim.report.bag_data import NS_PER_S
+from wheelsim.testing.maps import walled_room, write_map
+
+RES = 0.05
+WALL_X_M = 4.0
+SCENARIO = """
+    name: at_the_wall
+    duration: 8.0
+    seed: 5
+    map: maps/wall.yaml
+    nodes:
+      vehicle_sim:
+        model: differential
+        footprint: [-0.3, -0.25, 0.35, -0.25, 0.35, 0.25, -0.3, 0.25]
+        scan: {x: 0.2, noise_stddev: 0.0}
+      localization: {mode: perfect}
+      planner:
+        limits: {max_speed: 1.0}
+        waypoints: [2.0, 0.0, .nan, 7.0, 0.0, .nan]
+      controller: {model: differential}
+"""
+
+
+def wall_scenario(tmp_path):
+    """A 12 m x 6 m room (x in [-2, 10], y in [-3, 3]) with a wall across it at x = 4 m; the
+    plan runs straight through that wall."""
+    obstacles = walled_room(12.0, 6.0)
+    obstacles[:, round((WALL_X_M + 2.0) / RES)] = True
+    write_map(tmp_path / 'maps', obstacles, RES, (-2.0, -3.0, 0.0), name='wall')
+    path = tmp_path / 'at_the_wall.yaml'
+    path.write_text(textwrap.dedent(SCENARIO))
+    return path
+
+
+def messages(bag_dir, topic):
+    """Decoded messages of ``topic`` in the run's bag, with the rosbags type store."""
+    from mcap.reader import make_reader
+    from rosbags.typesys import Stores, get_typestore
+
+    store = get_typestore(Stores.ROS2_KILTED)
+    with next(bag_dir.glob('*.mcap')).open('rb') as handle:
+        return [store.deserialize_cdr(message.data, schema.name)
+                for schema, channel, message in make_reader(handle).iter_messages()
+                if channel.topic == topic]
+
+
+def stamp(msg):
+    return msg.header.stamp.sec * NS_PER_S + msg.header.stamp.nanosec
+
+
+def test_driving_at_a_wall_stops_there_and_is_reported(tmp_path):
+    result = wheelsim('run', str(wall_scenario(tmp_path)), '--quiet', '--output', 'out',
+                      cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = tmp_path / 'out' / 'at_the_wall'
+    metrics = json.loads((out / 'metrics.json').read_text())
+    assert metrics['collisions'] == 1
+    assert 0.0 <= metrics['min_clearance_m'] <= RES / 64
+    assert 'collisions, min clearance    1' in result.stdout
+    truth = messages(out / 'bag', '/ground_truth')
+    fronts = [m.pose.pose.position.x + 0.35 for m in truth]
+    assert max(fronts) <= WALL_X_M + 1e-9  # never into the wall
+    assert fronts[-1] > WALL_X_M - RES / 64  # stopped at it, pushed on by the controller
+    assert truth[-1].twist.twist.linear.x == 0.0
+    hits = messages(out / 'bag', '/collision')
+    assert len(hits) == 1 and hits[0].point.x == WALL_X_M + RES / 2
+    assert [m.info.width for m in messages(out / 'bag', '/map')] == [240]
+    assert (out / 'plots' / 'clearance.png').is_file()
+
+
+def test_scans_in_a_lock_step_run_are_stamped_with_the_pose_they_were_cast_from(tmp_path):
+    result = wheelsim('run', str(wall_scenario(tmp_path)), '--quiet', '--output', 'out',
+                      cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    bag = tmp_path / 'out' / 'at_the_wall' / 'bag'
+    scans = messages(bag, '/scan')
+    poses = {stamp(m): m.pose.pose for m in messages(bag, '/ground_truth')}
+    assert len(scans) == 80  # 10 Hz for 8 s
+    assert {stamp(s) for s in scans} <= set(poses)
+    world = load_map_file(tmp_path / 'maps' / 'wall.yaml').occupancy_map()
+    settings = from_flat(ScanSettings, {'scan.x': 0.2}, 'scan')
+    reference = LaserScanner(settings, np.random.default_rng(0))
+    for scan in scans:
+        pose = poses[stamp(scan)]
+        yaw = 2.0 * math.atan2(pose.orientation.z, pose.orientation.w)
+        expected = reference.true_ranges(world, (pose.position.x, pose.position.y, yaw))
+        finite = np.isfinite(expected)
+        np.testing.assert_allclose(np.asarray(scan.ranges)[finite], expected[finite], atol=1e-4)
+    assert scans[0].header.frame_id == 'base_scan'
+
+
+def test_a_bad_map_is_named_before_anything_starts(tmp_path):
+    path = wall_scenario(tmp_path)
+    (tmp_path / 'maps' / 'wall.pgm').unlink()
+    result = wheelsim('run', str(path), '--quiet', '--output', 'out', cwd=tmp_path)
+    assert result.returncode == 2
+    assert 'map: map image' in result.stderr and 'wall.pgm: no such file' in result.stderr
+    assert not (tmp_path / 'out').exists()
