@@ -51,6 +51,29 @@ def frames(summary, topic='/tf'):
             for frame in info.get('frames', [])}
 
 
+def output_of(text, exits):
+    """The printed lines of the processes in ``exits`` (launch prefixes them ``[name-N]``)."""
+    names = tuple(f"[{e['name']}]" for e in exits)
+    return '\n'.join(line for line in text.splitlines() if line.startswith(names))[-4000:]
+
+
+# The harness's robot_state_publisher is a Python STAND-IN with rclpy's default signal handling
+# (the real one is C++). On Kilted's rclpy, a SIGINT that lands while it takes a joint_states
+# message turns the KeyboardInterrupt into "RuntimeError: Unable to convert call argument '0' to
+# Python object" inside take_message and the stand-in exits 1 (reproduced about 2 in 100
+# SIGINTs). wheelsim's nodes do not install rclpy's handlers (ros/node_main.py) and are held to
+# a clean exit; only this failure of the stand-in, shown by its own output, is let through.
+STANDIN_TAKE_FAILURE = "RuntimeError: Unable to convert call argument '0' to Python object"
+
+
+def standin_rclpy_take_failure(text, process_exit):
+    """True if ``process_exit`` is the stand-in robot_state_publisher failing as described above."""
+    return (process_exit['name'].startswith('robot_state_publisher-')
+            and process_exit['returncode'] == 1
+            and 'STAND-IN robot_state_publisher' in text
+            and STANDIN_TAKE_FAILURE in output_of(text, [process_exit]))
+
+
 def assert_ran_and_shut_down_cleanly(summary, text, expected_processes):
     where = f'\n{text[-4000:]}'
     assert summary['launch_returncode'] == 0, where
@@ -59,8 +82,9 @@ def assert_ran_and_shut_down_cleanly(summary, text, expected_processes):
     assert names == sorted(expected_processes), where
     early = [e for e in summary['process_exits'] if not e['during_shutdown']]
     assert not early, f'processes ended before the shutdown: {early}{where}'
-    bad = [e for e in summary['process_exits'] if e['returncode'] != 0]
-    assert not bad, f'unclean exits at shutdown: {bad}{where}'
+    bad = [e for e in summary['process_exits']
+           if e['returncode'] != 0 and not standin_rclpy_take_failure(text, e)]
+    assert not bad, f'unclean exits at shutdown: {bad}\n{output_of(text, bad)}{where}'
     assert len(summary['process_exits']) == len(summary['processes_started']), where
     assert not summary['left_running_after_launch_ended'], where
 
