@@ -145,6 +145,22 @@ def test_map_is_a_room_with_walls_and_free_start():
     assert free[row, column], 'the world origin, where vehicles start, is not free'
 
 
+@pytest.mark.parametrize('x, y, obstacle', [
+    (1.0, -2.6, True),     # the table in the west part
+    (10.0, 0.3, True),     # the shelf on the first inner wall ...
+    (12.3, 0.3, False),    # ... and the 1.4 m aisle beside it
+    (8.9, -3.3, False),    # the aisle beside the second shelf ...
+    (11.0, -3.3, True),    # ... and that shelf
+    (15.0, 3.1, True),     # the partition in the east part ...
+    (16.9, 3.1, False),    # ... and its door, the narrow passage
+    (16.42, 3.1, False), (17.38, 3.1, False), (16.38, 3.1, True), (17.42, 3.1, True),
+])
+def test_map_has_furniture_aisles_and_a_narrow_door(x, y, obstacle):
+    from wheelsim.core.world.map_file import load_map_file
+
+    assert load_map_file(str(MAP_YAML)).occupancy_map().is_obstacle(x, y) is obstacle, (x, y)
+
+
 def test_map_files_are_up_to_date_with_their_generator():
     import subprocess
     import sys
