@@ -4,11 +4,13 @@
     ros2 launch wheelsim nav2.launch.py map:=/path/to/my_map.yaml namespace:=robot1
 
 Send goals with RViz's "2D Goal Pose" tool. wheelsim's localization publishes map -> odom, so
-there is no AMCL. Nav2's parameters come from two files: nav2.yaml, common to every distro,
-then nav2_<ROS_DISTRO>.yaml with what differs between distros (Jazzy publishes cmd_vel as
-Twist, Kilted as TwistStamped; vehicle_sim takes either). The Nav2 servers are started here
-directly (not through nav2_bringup), so the same node set runs on Jazzy and Kilted.
-The shipped Nav2 parameters suit the indoor_differential preset (footprint, speeds).
+there is no AMCL. The light option: four Nav2 servers started here directly (not through
+nav2_bringup), costmaps from the map only, Regulated Pure Pursuit publishing cmd_vel
+straight to vehicle_sim. Nav2's parameters come from two files: params/nav2/reduced.yaml, common
+to every distro, then params/nav2/reduced_<ROS_DISTRO>.yaml with what differs between distros
+(Jazzy publishes cmd_vel as Twist, Kilted as TwistStamped; vehicle_sim takes either). They suit
+the indoor_differential preset (footprint, speeds). Stock Nav2 through nav2_bringup, with the
+velocity smoother, collision monitor and AMCL: nav2_bringup.launch.py.
 """
 
 from launch.actions import (
@@ -27,7 +29,7 @@ from launch_ros.substitutions import FindPackageShare
 from wheelsim.bringup.packages import apt_package, optional
 
 NAVIGATION_NODES = ['controller_server', 'planner_server', 'behavior_server', 'bt_navigator']
-#: The Nav2 packages started or loaded here (servers and the plugins named in nav2.yaml).
+#: The Nav2 packages started or loaded here (servers and the plugins named in reduced.yaml).
 NAV2_PACKAGES = ['nav2_map_server', 'nav2_lifecycle_manager', 'nav2_controller', 'nav2_planner',
                  'nav2_behaviors', 'nav2_bt_navigator', 'nav2_regulated_pure_pursuit_controller',
                  'nav2_navfn_planner', 'nav2_costmap_2d']
@@ -91,11 +93,11 @@ def generate_launch_description():
             description='Map YAML file for the Nav2 map server (the world the costmaps see)'),
         DeclareLaunchArgument(
             'nav2_params_file',
-            default_value=PathJoinSubstitution([share, 'params', 'nav2.yaml']),
+            default_value=PathJoinSubstitution([share, 'params', 'nav2', 'reduced.yaml']),
             description='Nav2 parameters common to every ROS distro'),
         DeclareLaunchArgument(
             'nav2_distro_params_file',
-            default_value=[share, '/params/nav2_',
+            default_value=[share, '/params/nav2/reduced_',
                            EnvironmentVariable('ROS_DISTRO', default_value='jazzy'), '.yaml'],
             description='Nav2 parameters of this ROS distro (cmd_vel type), applied over '
                         'nav2_params_file'),

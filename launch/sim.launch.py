@@ -18,7 +18,6 @@ import re
 import tempfile
 from pathlib import Path
 
-import yaml
 from launch.actions import DeclareLaunchArgument, GroupAction, OpaqueFunction, Shutdown
 from launch.conditions import IfCondition
 from launch.launch_description import LaunchDescription
@@ -27,66 +26,37 @@ from launch_ros.actions import Node, PushROSNamespace, SetParameter, SetRemap
 from launch_ros.substitutions import FindPackageShare
 
 from wheelsim.bringup.packages import apt_package, optional, require
-from wheelsim.core.params import ParameterError, flatten, from_flat
-from wheelsim.core.vehicle.config import vehicle_config_from_params
-from wheelsim.core.vehicle_sim.config import VehicleSimSettings
-from wheelsim.core.vehicle_sim.description import vehicle_sim_urdf
-
-
-def _node_section(params_file, node_fqn):
-    """Flat parameters a params file gives the node ``node_fqn`` (e.g. ``/robot1/vehicle_sim``).
-
-    Sections apply in file order when their key matches as ROS matches them: ``vehicle_sim``,
-    ``/robot1/vehicle_sim``, ``/**/vehicle_sim``, ``/**`` (``*`` is one name, ``**`` any number).
-    """
-    with open(params_file) as stream:
-        tree = yaml.safe_load(stream) or {}
-    values = {}
-    for key, body in tree.items():
-        key = '/' + str(key).strip('/')
-        pattern = re.escape(key).replace(r'/\*\*', '(/[^/]+)*').replace(r'\*', '[^/]+')
-        if re.fullmatch(pattern, node_fqn):
-            values.update(flatten((body or {}).get('ros__parameters', {})))
-    return values
-
-
-def vehicle_sim_values(params_file, namespace, overrides):
-    """The parameters vehicle_sim gets: its params-file sections, then ``overrides``."""
-    fqn = '/' + '/'.join(part for part in (namespace.strip('/'), 'vehicle_sim') if part)
-    return {**_node_section(params_file, fqn), **overrides}
-
-
-def robot_description(params_file, sim_values):
-    """The URDF that vehicle_sim publishes with ``sim_values``: the vehicle, its laser and its
-    footprint frame (as the node builds it)."""
-    try:
-        config = vehicle_config_from_params(sim_values)
-        settings = from_flat(VehicleSimSettings, sim_values)
-    except ParameterError as err:
-        raise RuntimeError(f'{params_file}: vehicle_sim: {err}') from None
-    return vehicle_sim_urdf(config, settings)
+from wheelsim.bringup.params_files import robot_description, vehicle_sim_values
 
 
 def _wheelsim_nodes(context):
     """vehicle_sim, localization, robot_state_publisher (+ planner, controller if tracking)."""
     params_file = LaunchConfiguration('params_file').perform(context)
+    overrides_file = LaunchConfiguration('overrides_file').perform(context)
     model = LaunchConfiguration('model').perform(context)
+    map_yaml = LaunchConfiguration('map_yaml').perform(context)
     frame_prefix = LaunchConfiguration('frame_prefix').perform(context)
     localization_mode = LaunchConfiguration('localization_mode').perform(context)
+    map_to_odom = LaunchConfiguration('map_to_odom').perform(context).lower() == 'true'
     log_level = LaunchConfiguration('log_level').perform(context)
 
+    files = [params_file, overrides_file] if overrides_file else [params_file]
     sim_overrides = {'frame_prefix': frame_prefix}
     if model:
         sim_overrides['model'] = model
+    if map_yaml:
+        sim_overrides['world.map_yaml'] = map_yaml
     namespace = context.launch_configurations.get('ros_namespace', '')
-    sim_values = vehicle_sim_values(params_file, namespace, sim_overrides)
-    urdf = robot_description(params_file, sim_values)
+    sim_values = vehicle_sim_values(files, namespace, sim_overrides)
+    urdf = robot_description(' + '.join(files), sim_values)
     if sim_values.get('be_reference_clock', False):
         # Clock mode 3: vehicle_sim is the time source, so it must not itself follow /clock.
         sim_overrides['use_sim_time'] = False
 
     prefix = {'frame_prefix': frame_prefix}
-    localization_overrides = {**prefix, 'mode': localization_mode} if localization_mode else prefix
+    localization_overrides = {**prefix, 'publish_map_to_odom': map_to_odom}
+    if localization_mode:
+        localization_overrides['mode'] = localization_mode
     tracking = IfCondition(LaunchConfiguration('tracking'))
     # Any of these nodes ending (a bad parameter, a crash) ends the whole launch: no half-run.
     common = {'output': 'screen', 'arguments': ['--ros-args', '--log-level', log_level]}
@@ -95,19 +65,19 @@ def _wheelsim_nodes(context):
         # goes to vehicle_sim/robot_description, and after a live vehicle change vehicle_sim
         # sets robot_state_publisher's parameter, which republishes it.
         Node(package='wheelsim', executable='vehicle_sim', name='vehicle_sim',
-             parameters=[params_file, sim_overrides], on_exit=_shutdown('vehicle_sim'),
+             parameters=[*files, sim_overrides], on_exit=_shutdown('vehicle_sim'),
              remappings=[('robot_description', 'vehicle_sim/robot_description')], **common),
         Node(package='wheelsim', executable='localization', name='localization',
-             parameters=[params_file, localization_overrides],
+             parameters=[*files, localization_overrides],
              on_exit=_shutdown('localization'), **common),
         Node(package='robot_state_publisher', executable='robot_state_publisher',
              name='robot_state_publisher', parameters=[{'robot_description': urdf}],
              on_exit=_shutdown('robot_state_publisher'), **common),
         Node(package='wheelsim', executable='planner', name='planner',
-             parameters=[params_file, prefix], condition=tracking,
+             parameters=[*files, prefix], condition=tracking,
              on_exit=_shutdown('planner'), **common),
         Node(package='wheelsim', executable='controller', name='controller',
-             parameters=[params_file, prefix], condition=tracking,
+             parameters=[*files, prefix], condition=tracking,
              on_exit=_shutdown('controller'), **common),
     ]
 
@@ -165,6 +135,20 @@ def generate_launch_description():
             'params_file',
             default_value=[share, '/params/', preset, '.yaml'],
             description='ROS parameters file for every wheelsim node; default: the preset\'s'),
+        DeclareLaunchArgument(
+            'overrides_file', default_value='',
+            description='A second ROS parameters file for every wheelsim node, applied over '
+                        'params_file (nav2_bringup.launch.py: params/nav2/stock_wheelsim.yaml); '
+                        'empty: none'),
+        DeclareLaunchArgument(
+            'map_yaml', default_value='',
+            description='map_server YAML of the world vehicle_sim simulates (world.map_yaml, '
+                        'overriding the params file); empty: as in the params file (there '
+                        'empty: the map topic)'),
+        DeclareLaunchArgument(
+            'map_to_odom', default_value='true',
+            description='localization publishes map -> odom (false when another localizer, '
+                        "Nav2's AMCL, does: publish_map_to_odom)"),
         DeclareLaunchArgument(
             'model', default_value='',
             description='Vehicle model of vehicle_sim, overriding the params file: differential, '

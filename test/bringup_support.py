@@ -105,9 +105,10 @@ class NodeUse:
 
 @dataclass
 class Include:
-    targets: list[str] | None  # share-relative paths, None: not static
+    targets: list[str] | None  # share-relative paths of wheelsim files, None: not static
     arguments: list[str]
     line: int
+    external: list[str] = field(default_factory=list)  # '<share:package>/path' of others
 
 
 @dataclass
@@ -251,8 +252,11 @@ def parse_launch_file(path: Path) -> LaunchFile:
             source = _keyword(call, 'launch_description_source', 0)
             location = _keyword(source, 'launch_file_path', 0) if isinstance(
                 source, ast.Call) else None
-            launch.includes.append(Include(_share_relative(evaluate(location)),
-                                           _include_arguments(call), call.lineno))
+            values = evaluate(location)
+            external = [v for v in values or [] if not v.startswith('<share:wheelsim>')]
+            launch.includes.append(Include(_share_relative(values),
+                                           _include_arguments(call, evaluate.names),
+                                           call.lineno, external))
     # Installed files are named by PathJoinSubstitution([share, ...]) or by a list [share, ...]
     # that concatenates (not the list inside a PathJoinSubstitution).
     joined = {id(_keyword(c, 'substitutions', 0)) for c in calls
@@ -270,10 +274,12 @@ def parse_launch_file(path: Path) -> LaunchFile:
     return launch
 
 
-def _include_arguments(call: ast.Call) -> list[str]:
+def _include_arguments(call: ast.Call, names: dict[str, ast.AST]) -> list[str]:
     arguments = _keyword(call, 'launch_arguments')
     if isinstance(arguments, ast.Call) and isinstance(arguments.func, ast.Attribute):
         arguments = arguments.func.value  # {...}.items()
+    if isinstance(arguments, ast.Name):  # arguments = {...}; ... arguments.items()
+        arguments = names.get(arguments.id)
     if not isinstance(arguments, ast.Dict):
         return []
     return [_constant(key) or '<not a constant>' for key in arguments.keys]
@@ -296,7 +302,7 @@ def declared_arguments(share_path: str, seen: frozenset[str] = frozenset()) -> s
 
 # --- presets and nodes ----------------------------------------------------------------------
 
-VEHICLE_PRESETS = sorted(p for p in PARAMS_DIR.glob('*.yaml') if not p.stem.startswith('nav2'))
+VEHICLE_PRESETS = sorted(PARAMS_DIR.glob('*.yaml'))  # Nav2's parameters are in params/nav2/
 
 
 def node_module(node: str) -> Any:

@@ -13,8 +13,10 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
+import yaml
 from bringup_support import PARAMS_DIR, launch_tooling_problem
 
 PROBLEM = launch_tooling_problem()
@@ -26,13 +28,14 @@ DURATION_S = 14.0
 CORE_TOPICS = ('ground_truth', 'twist_actual', 'joint_states', 'odom', 'pose', 'tf')
 
 
-def launch(tmp_path, ros_domain_id, file_name, *arguments, duration_s=DURATION_S):
-    """Run ``wheelsim FILE args`` for ``duration_s``; return (summary, printed output)."""
+def launch(tmp_path, ros_domain_id, file_name, *arguments, duration_s=DURATION_S, env=None):
+    """Run ``wheelsim FILE args`` for ``duration_s`` (``env``: more environment variables);
+    return (summary, printed output)."""
     out = tmp_path / 'summary.json'
     command = ['launch_run', '--duration', str(duration_s), '--window', '5', '--tf-frames',
                '--json', str(out), 'wheelsim', file_name, *arguments]
     result = subprocess.run(command, capture_output=True, text=True, timeout=duration_s + 60,
-                            env=dict(os.environ, ROS_DOMAIN_ID=str(ros_domain_id)))
+                            env={**os.environ, **(env or {}), 'ROS_DOMAIN_ID': str(ros_domain_id)})
     text = result.stdout + result.stderr
     assert out.exists(), f'launch_run wrote no summary (exit {result.returncode}):\n{text}'
     return json.loads(out.read_text()), text
@@ -93,8 +96,7 @@ SIM = ['vehicle_sim', 'localization', 'robot_state_publisher']
 LOOP = [*SIM, 'planner', 'controller']
 
 
-@pytest.mark.parametrize('preset', sorted(p.stem for p in PARAMS_DIR.glob('*.yaml')
-                                          if not p.stem.startswith('nav2')))
+@pytest.mark.parametrize('preset', sorted(p.stem for p in PARAMS_DIR.glob('*.yaml')))
 def test_sim_launch_runs_every_preset(tmp_path, ros_domain_id, preset):
     summary, text = launch(tmp_path, ros_domain_id, 'sim.launch.py', f'preset:={preset}')
     assert_ran_and_shut_down_cleanly(summary, text, SIM)
@@ -161,6 +163,101 @@ def test_nav2_launch_without_nav2_runs_the_simulation_and_says_why(tmp_path, ros
     assert 'Nav2 (the simulation runs without it) not started:' in text
     assert 'sudo apt install ros-' in text and '-navigation2' in text
     assert topics(summary).get('odom', 0) > 0
+
+
+def test_nav2_bringup_launch_without_nav2_runs_the_robot_on_its_clock(tmp_path, ros_domain_id):
+    """Without Nav2: wheelsim as the stock bring-up's robot: the scan, /clock, base_footprint."""
+    summary, text = launch(tmp_path, ros_domain_id, 'nav2_bringup.launch.py', 'rviz:=false')
+    assert_ran_and_shut_down_cleanly(summary, text, SIM)
+    assert 'Nav2 (the simulation runs without it) not started: nav2_bringup' in text
+    seen = topics(summary)
+    for topic in ('clock', 'scan', 'footprint', 'odom'):
+        assert seen.get(topic, 0) > 0, f'no {topic} messages: {seen}'
+    assert {'base_link -> base_footprint', 'base_link -> base_scan'} <= frames(summary,
+                                                                               '/tf_static')
+    assert 'map -> odom' in frames(summary)
+
+
+@pytest.mark.parametrize('localization', ['wheelsim', 'amcl'])
+def test_nav2_bringup_launch_includes_nav2_bringup_with_the_merged_parameters(
+        tmp_path, ros_domain_id, localization):
+    """With stand-ins of nav2_bringup (bringup_launch.py declaring the arguments of Jazzy's,
+    navigation2 1.3.13, and printing them; a nav2_params.yaml of the facts' stock values), the
+    map server and the lifecycle manager: the launch includes bringup with the stock
+    parameters and wheelsim's overrides merged and filled, starts the map server only when
+    AMCL's bring-up does not, and wheelsim's localization leaves map -> odom to AMCL."""
+    prefix = nav2_stand_ins(tmp_path / 'nav2')
+    env = {'AMENT_PREFIX_PATH': f"{prefix}{os.pathsep}{os.environ.get('AMENT_PREFIX_PATH', '')}"}
+    summary, text = launch(tmp_path, ros_domain_id, 'nav2_bringup.launch.py', 'rviz:=false',
+                           f'localization:={localization}', env=env)
+    amcl = localization == 'amcl'
+    assert_ran_and_shut_down_cleanly(
+        summary, text, SIM if amcl else [*SIM, 'map_server', 'lifecycle_manager'])
+    line = next(x for x in text.splitlines() if 'STAND-IN bringup_launch.py' in x)
+    given = dict(item.split('=', 1) for item in line.split('STAND-IN bringup_launch.py ')[1]
+                 .split())
+    assert given['use_localization'] == str(amcl) and given['use_sim_time'] == 'True', given
+    assert given['map'].endswith('share/wheelsim/params/maps/room.yaml'), given
+    merged = yaml.safe_load(open(given['params_file']))
+    costmap = merged['local_costmap']['local_costmap']['ros__parameters']
+    assert costmap['robot_radius'] == 0.22 and len(yaml.safe_load(costmap['footprint'])) == 4
+    assert merged['amcl']['ros__parameters']['initial_pose'] == {
+        'x': 0.0, 'y': 0.0, 'z': 0.0, 'yaw': 0.0}
+    if not amcl:
+        assert "STAND-IN map_server ['--ros-args'" in text
+    assert ('map -> odom' in frames(summary)) is not amcl
+    assert 'odom -> base_link' in frames(summary)
+    assert topics(summary).get('clock', 0) > 0
+
+
+def nav2_stand_ins(prefix):
+    """An ament prefix with stand-in packages nav2_bringup, nav2_map_server (map_server) and
+    nav2_lifecycle_manager (lifecycle_manager): the executables print their arguments and wait
+    for SIGINT; bringup_launch.py declares Jazzy's arguments (test/nav2_upstream_facts.yaml) and
+    prints their values."""
+    facts = yaml.safe_load((PARAMS_DIR.parent / 'test' / 'nav2_upstream_facts.yaml').read_text())
+    index = prefix / 'share' / 'ament_index' / 'resource_index' / 'packages'
+    index.mkdir(parents=True)
+    for package, executable in (('nav2_map_server', 'map_server'),
+                                ('nav2_lifecycle_manager', 'lifecycle_manager')):
+        (index / package).write_text('')
+        script = prefix / 'lib' / package / executable
+        script.parent.mkdir(parents=True)
+        script.write_text(f'#!{sys.executable}\n' + STAND_IN_EXECUTABLE.format(executable))
+        script.chmod(0o755)
+    (index / 'nav2_bringup').write_text('')
+    share = prefix / 'share' / 'nav2_bringup'
+    (share / 'launch').mkdir(parents=True)
+    (share / 'params').mkdir()
+    names = [n for n, lines in facts['launch_arguments']['names'].items() if 'jazzy' in lines]
+    (share / 'launch' / 'bringup_launch.py').write_text(STAND_IN_BRINGUP.format(names))
+    stock = {'amcl': {'ros__parameters': {'base_frame_id': 'base_footprint'}},
+             'local_costmap': {'local_costmap': {'ros__parameters': {'robot_radius': 0.22}}},
+             'global_costmap': {'global_costmap': {'ros__parameters': {'robot_radius': 0.22}}}}
+    (share / 'params' / 'nav2_params.yaml').write_text(yaml.safe_dump(stock))
+    return prefix
+
+
+STAND_IN_EXECUTABLE = """import signal, sys, time
+print('STAND-IN {0}', sys.argv[1:], flush=True)
+signal.signal(signal.SIGINT, lambda *_: sys.exit(0))
+while True:
+    time.sleep(0.1)
+"""
+STAND_IN_BRINGUP = """from launch import LaunchDescription
+from launch.actions import DeclareLaunchArgument, LogInfo
+from launch.substitutions import LaunchConfiguration
+
+
+def generate_launch_description():
+    names = {0!r}
+    message = ['STAND-IN bringup_launch.py']
+    for name in names:
+        message += [' ', name, '=', LaunchConfiguration(name)]
+    return LaunchDescription([
+        *[DeclareLaunchArgument(name, default_value='', description=name) for name in names],
+        LogInfo(msg=message)])
+"""
 
 
 def test_teleop_launch_without_teleop_says_what_to_install(tmp_path, ros_domain_id):

@@ -31,7 +31,7 @@ SYSTEM_KEYS_FOR_UBUNTU = {
     'python3-pytest', 'python3-hypothesis', 'python3-rosbags-pip', 'xterm',
     'python3-pil',  # rosdep/python.yaml:6405-6422 (ubuntu: python3-pil)
 }
-#: Nav2 plugins named in params/nav2.yaml, by package.
+#: Nav2 plugins named in params/nav2/reduced.yaml, by package.
 NAV2_PLUGIN_PACKAGES = {'nav2_regulated_pure_pursuit_controller', 'nav2_navfn_planner',
                         'nav2_costmap_2d'}
 
@@ -56,7 +56,7 @@ def test_every_package_a_launch_file_starts_or_loads_is_an_exec_depend():
                 needed.add('plotjuggler_ros' if node.package == 'plotjuggler' else node.package)
     assert needed <= dependencies('exec_depend'), needed - dependencies('exec_depend')
     assert 'xterm' in dependencies('exec_depend'), 'teleop.launch.py opens an xterm'
-    nav2_text = (REPO / 'params' / 'nav2.yaml').read_text()
+    nav2_text = (REPO / 'params' / 'nav2' / 'reduced.yaml').read_text()
     for package in NAV2_PLUGIN_PACKAGES:
         assert f'{package}::' in nav2_text, package
     assert {package for package, _ in EXTERNAL_EXECUTABLES} - {'plotjuggler'} <= (

@@ -35,7 +35,8 @@ from wheelsim.core.vehicle.joints import wheel_layout
 from wheelsim.core.vehicle.urdf import build_urdf
 from wheelsim.nodes.planner import parameter_specs as planning_specs
 
-NAV2_COMMON = PARAMS_DIR / 'nav2.yaml'
+NAV2_DIR = PARAMS_DIR / 'nav2'
+NAV2_COMMON = NAV2_DIR / 'reduced.yaml'
 MAP_YAML = PARAMS_DIR / 'maps' / 'room.yaml'
 #: Parameters every ROS node accepts besides the ones it declares.
 ROS_BUILTIN = ('use_sim_time', 'start_type_description_service')
@@ -55,8 +56,8 @@ def test_the_issue_s_presets_exist():
     names = {p.stem for p in VEHICLE_PRESETS}
     assert {'indoor_differential', 'ackermann_car', 'forklift', 'mecanum_omni',
             'all_vehicles'} <= names
-    assert {f'nav2_{distro}' for distro in SUPPORTED_DISTROS} | {'nav2'} <= {
-        p.stem for p in PARAMS_DIR.glob('nav2*.yaml')}
+    assert {f'{kind}_{distro}' for distro in SUPPORTED_DISTROS for kind in ('reduced', 'stock')
+            } | {'reduced', 'stock_wheelsim'} <= {p.stem for p in NAV2_DIR.glob('*.yaml')}
 
 
 @pytest.mark.parametrize('path', VEHICLE_PRESETS, ids=lambda p: p.name)
@@ -144,6 +145,22 @@ def test_map_is_a_room_with_walls_and_free_start():
     assert free[row, column], 'the world origin, where vehicles start, is not free'
 
 
+@pytest.mark.parametrize('x, y, obstacle', [
+    (1.0, -2.6, True),     # the table in the west part
+    (10.0, 0.3, True),     # the shelf on the first inner wall ...
+    (12.3, 0.3, False),    # ... and the 1.4 m aisle beside it
+    (8.9, -3.3, False),    # the aisle beside the second shelf ...
+    (11.0, -3.3, True),    # ... and that shelf
+    (15.0, 3.1, True),     # the partition in the east part ...
+    (16.9, 3.1, False),    # ... and its door, the narrow passage
+    (16.42, 3.1, False), (17.38, 3.1, False), (16.38, 3.1, True), (17.42, 3.1, True),
+])
+def test_map_has_furniture_aisles_and_a_narrow_door(x, y, obstacle):
+    from wheelsim.core.world.map_file import load_map_file
+
+    assert load_map_file(str(MAP_YAML)).occupancy_map().is_obstacle(x, y) is obstacle, (x, y)
+
+
 def test_map_files_are_up_to_date_with_their_generator():
     import subprocess
     import sys
@@ -205,7 +222,7 @@ def nav2_launched_nodes() -> set[str]:
 
 def test_nav2_sections_are_for_the_servers_nav2_launch_starts():
     started = nav2_launched_nodes()
-    for path in PARAMS_DIR.glob('nav2*.yaml'):
+    for path in NAV2_DIR.glob('reduced*.yaml'):
         for name in section_node_names(path):
             assert name in started | {'local_costmap', 'global_costmap'}, \
                 f'{path.name}: section for {name}, which nav2.launch.py does not start'
@@ -215,7 +232,7 @@ def test_nav2_sections_are_for_the_servers_nav2_launch_starts():
 
 @pytest.mark.parametrize('distro', SUPPORTED_DISTROS)
 def test_nav2_cmd_vel_type_per_distro(distro, ros_domain_id):
-    files = [NAV2_COMMON, PARAMS_DIR / f'nav2_{distro}.yaml']
+    files = [NAV2_COMMON, NAV2_DIR / f'reduced_{distro}.yaml']
     for server in ('controller_server', 'behavior_server'):
         given = params_file_overrides(files, server, namespace='/robot1')
         assert given['enable_stamped_cmd_vel'] is (distro != 'jazzy'), (distro, server)
@@ -227,7 +244,7 @@ def test_nav2_cmd_vel_type_per_distro(distro, ros_domain_id):
     ('global_costmap', '/global_costmap')])
 def test_nav2_plugins_have_sections_and_frames_are_wheelsim_s(server, namespace, ros_domain_id):
     given = params_file_overrides([NAV2_COMMON], server, namespace=namespace)
-    assert given, f'ROS gives {server} no parameter from nav2.yaml'
+    assert given, f'ROS gives {server} no parameter from reduced.yaml'
     lists = [k for k, v in given.items() if k.endswith('plugins') or k == 'navigators']
     for key in lists:
         for plugin in given[key]:
@@ -241,7 +258,7 @@ def test_bt_navigator_gets_its_distro_s_error_code_key_only(distro, ros_domain_i
     """navigation2 1.3.13 (Jazzy) reads error_code_names; 1.4.2 (Kilted) reads
     error_code_name_prefixes and throws when error_code_names is set
     (nav2_behavior_tree/include/nav2_behavior_tree/bt_action_server_impl.hpp:91-93)."""
-    files = [NAV2_COMMON, PARAMS_DIR / f'nav2_{distro}.yaml']
+    files = [NAV2_COMMON, NAV2_DIR / f'reduced_{distro}.yaml']
     given = params_file_overrides(files, 'bt_navigator', namespace='/robot1')
     key, other = (('error_code_names', 'error_code_name_prefixes') if distro == 'jazzy'
                   else ('error_code_name_prefixes', 'error_code_names'))

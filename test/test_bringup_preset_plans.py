@@ -1,8 +1,10 @@
 """Every preset's waypoints give a plan the planner accepts, from the preset's start pose, for
-the vehicle its vehicle_sim section describes."""
+the vehicle its vehicle_sim section describes, and the vehicle's footprint along that plan keeps
+clear of the walls and furniture of the shipped map (params/maps/room.yaml)."""
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -12,10 +14,15 @@ from wheelsim.core.planning.config import PlannerConfig, with_vehicle
 from wheelsim.core.planning.planner import plan_waypoints
 from wheelsim.core.vehicle.config import vehicle_config_from_params
 from wheelsim.core.vehicle.description import describe
+from wheelsim.core.world.collision import clearances
+from wheelsim.core.world.footprint import footprint_of
+from wheelsim.core.world.map_file import load_map_file
 from wheelsim.nodes.planner import parameter_specs
 
 PARAMS_DIR = Path(__file__).resolve().parents[1] / 'params'
-PRESETS = sorted(p for p in PARAMS_DIR.glob('*.yaml') if not p.name.startswith('nav2'))
+PRESETS = sorted(PARAMS_DIR.glob('*.yaml'))
+#: Clearance the planned loops keep from every obstacle of the shipped map, beyond the footprint.
+MIN_CLEARANCE_M = 0.3
 
 
 def node_values(tree: dict, node: str) -> dict:
@@ -40,3 +47,12 @@ def test_preset_waypoints_are_plannable(preset):
                    sim.get('initial_pose.yaw', 0.0))
     trajectory = plan_waypoints(config, start)  # raises with the reason if refused
     assert trajectory.duration_s > 0
+    world = load_map_file(str(PARAMS_DIR / 'maps' / 'room.yaml')).occupancy_map()
+    vehicle = vehicle_config_from_params(sim)
+    footprint = footprint_of(tuple(sim.get('footprint', ())), vehicle)
+    poses = np.column_stack((trajectory.x_m, trajectory.y_m, trajectory.yaw_rad))
+    clearance = clearances(world, footprint, poses)
+    worst = int(np.argmin(clearance))
+    assert clearance[worst] >= MIN_CLEARANCE_M, (
+        f'{preset.name}: the footprint comes {clearance[worst]:.2f} m near an obstacle at '
+        f'{poses[worst].round(2)}')

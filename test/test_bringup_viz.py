@@ -41,7 +41,14 @@ EXTERNAL_TOPICS = {
     '/global_costmap/costmap': ('nav2.launch.py', 'planner_server'),
     '/local_costmap/costmap': ('nav2.launch.py', 'controller_server'),
     '/received_global_plan': ('nav2.launch.py', 'controller_server'),
+    # costmap_2d_ros.cpp 1.3.13:229 / 1.4.2:220 (published_footprint)
+    '/local_costmap/published_footprint': ('nav2.launch.py', 'controller_server'),
+    # AMCL, started by nav2_bringup's localization_launch.py (test/nav2_upstream_facts.yaml)
+    '/particle_cloud': ('nav2_bringup.launch.py', 'amcl'),
 }
+#: Nav2 nodes nav2_bringup.launch.py starts through nav2_bringup's launch files, by fact name
+#: in test/nav2_upstream_facts.yaml.
+NAV2_BRINGUP_NODES = {'amcl': 'amcl_publishes_particle_cloud'}
 
 
 @pytest.fixture(scope='module')
@@ -190,6 +197,11 @@ def test_rviz_config_names_only_topics_the_nodes_publish_or_read(path, graph):
         elif name in EXTERNAL_TOPICS:
             launch_file, executable = EXTERNAL_TOPICS[name]
             started = {n.executable for n in parse_launch_file(REPO / 'launch' / launch_file).nodes}
+            if launch_file == 'nav2_bringup.launch.py':
+                facts = yaml.safe_load((REPO / 'test' / 'nav2_upstream_facts.yaml').read_text())
+                fact = facts['sources'][NAV2_BRINGUP_NODES[executable]]
+                assert f'"{name[1:]}"' == fact['text'], (name, fact)
+                started.add(executable)
             assert executable in started, f'{path.name}: nothing publishes {name}'
         else:
             assert name in graph['published'], f'{path.name}: no wheelsim node publishes {name}'

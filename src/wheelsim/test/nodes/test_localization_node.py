@@ -104,9 +104,12 @@ def tf_by_stamp(messages):
     return {stamp_ns(m.transforms[0].header.stamp): m for m in messages}
 
 
-@pytest.mark.parametrize('mode', ['perfect', 'ekf'])
-def test_every_ground_truth_gives_odom_pose_and_the_full_tf_chain(probe, mode):
-    node = start('localization', '-p', f'mode:={mode}', '-p', 'seed:=5')
+@pytest.mark.parametrize('mode, map_to_odom', [('perfect', True), ('ekf', True),
+                                                ('perfect', False)])
+def test_every_ground_truth_gives_odom_pose_and_the_full_tf_chain(probe, mode, map_to_odom):
+    """With publish_map_to_odom false (beside AMCL) only odom -> base_link is on /tf."""
+    node = start('localization', '-p', f'mode:={mode}', '-p', 'seed:=5',
+                 '-p', f'publish_map_to_odom:={str(map_to_odom).lower()}')
     try:
         ground_truth = probe.node.create_publisher(Odometry, 'ground_truth', qos.DEFAULT)
         probe.wait_for_localization(ground_truth)
@@ -137,9 +140,16 @@ def test_every_ground_truth_gives_odom_pose_and_the_full_tf_chain(probe, mode):
     assert sorted(odom) == sorted(pose) == sorted(tf) == expected
     for k, stamp in enumerate(expected):
         frames = [(t.header.frame_id, t.child_frame_id) for t in tf[stamp].transforms]
-        assert frames == [('map', 'odom'), ('odom', 'base_link')]
         assert (odom[stamp].header.frame_id, odom[stamp].child_frame_id) == ('odom', 'base_link')
         assert pose[stamp].header.frame_id == 'map'
+        if not map_to_odom:
+            assert frames == [('odom', 'base_link')]
+            np.testing.assert_allclose(pose2d(odom[stamp].pose.pose),
+                                       transform2d(tf[stamp].transforms[0]), atol=1e-12)
+            np.testing.assert_allclose(pose2d(pose[stamp].pose.pose), scenario.poses[k],
+                                       atol=1e-9)
+            continue
+        assert frames == [('map', 'odom'), ('odom', 'base_link')]
         map_T_odom, odom_T_base = (transform2d(t) for t in tf[stamp].transforms)
         np.testing.assert_allclose(pose2d(odom[stamp].pose.pose), odom_T_base, atol=1e-12)
         np.testing.assert_allclose(

@@ -8,7 +8,8 @@ wheel encoders the odometry integrates):
 - ``odom`` (nav_msgs/Odometry, frame odom, child base_link): the wheel odometry with the
   covariance of its error and the (optionally noisy) body twist with its covariance;
 - ``pose`` (PoseWithCovarianceStamped, map frame): the estimate, as AMCL's ``amcl_pose``;
-- ``/tf``: ``map -> odom`` and ``odom -> base_link``, which compose exactly to ``pose``.
+- ``/tf``: ``map -> odom`` and ``odom -> base_link``, which compose exactly to ``pose``
+  (``odom -> base_link`` only with ``publish_map_to_odom: false``, beside Nav2's AMCL).
 
 The numbers come from :class:`wheelsim.core.localization.model.Localization` (modes, noise
 models and the meaning of every parameter: docs/localization.md). The node never reads its own
@@ -99,11 +100,10 @@ class Localization(Node):
         self._tf = self.create_publisher(TFMessage, '/tf', qos.TF)
         # The same message objects are filled for every ground-truth sample (building them costs
         # more than filling them): a published message is valid until the next one.
-        self._messages = (
-            Odometry(),
-            PoseWithCovarianceStamped(),
-            TFMessage(transforms=[TransformStamped(), TransformStamped()]),
-        )
+        transforms = [TransformStamped(), TransformStamped()]
+        self._messages = (Odometry(), PoseWithCovarianceStamped(), TFMessage(
+            transforms=transforms if config.publish_map_to_odom else transforms[1:]))
+        self._map_to_odom, self._odom_to_base = transforms
         self.create_subscription(Odometry, 'ground_truth', self._on_ground_truth, qos.DEFAULT)
         # With wheel encoders, each ground-truth sample waits for the joint_states of its time.
         self._waiting: list[tuple[int, tuple, tuple]] = []
@@ -186,15 +186,16 @@ class Localization(Node):
 
     def _publish(self, out: LocalizationOutput) -> None:
         odom, pose, tf = self._messages
-        map_to_odom, odom_to_base = tf.transforms
         stamp, odom_T_base = out.stamp_ns, out.odom_T_base
         odometry(stamp, self.odom_frame, self.base_frame, odom_T_base, out.twist, odom)
         covariance6(out.odom_covariance, odom.pose.covariance)
         odom.twist.covariance[PLANAR_DIAGONAL_FLAT] = out.twist_variances  # independent errors
         pose_with_covariance_stamped(stamp, self.map_frame, out.map_T_base, pose)
         covariance6(out.map_covariance, pose.pose.covariance)
-        transform_stamped(stamp, self.map_frame, self.odom_frame, out.map_T_odom, map_to_odom)
-        transform_stamped(stamp, self.odom_frame, self.base_frame, odom_T_base, odom_to_base)
+        transform_stamped(stamp, self.map_frame, self.odom_frame, out.map_T_odom,
+                          self._map_to_odom)
+        transform_stamped(stamp, self.odom_frame, self.base_frame, odom_T_base,
+                          self._odom_to_base)
         self._tf.publish(tf)
         self._odom.publish(odom)
         self._pose.publish(pose)

@@ -21,6 +21,11 @@ def test_defaults_follow_the_interface():
     ({'scan.frame_id': ''}, 'scan.frame_id'),
     ({'footprint_frame': 'base_link'}, 'footprint_frame'),
     ({'footprint_frame': 'base_scan'}, 'footprint_frame'),
+    ({'footprint_frame': '/base_footprint'}, "footprint_frame = '/base_footprint' is invalid: "
+                                             "must not start with '/'"),
+    ({'footprint_frame': 'base footprint'}, "footprint_frame = 'base footprint' is invalid: "
+                                            'must not contain whitespace'),
+    ({'scan.frame_id': '/base_scan'}, "scan.frame_id = '/base_scan' is invalid: must not start"),
     ({'footprint': [0.0, 0.0, 1.0]}, 'footprint'),
 ])
 def test_cross_checks_name_the_parameter(values, message):

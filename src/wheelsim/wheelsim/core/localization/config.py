@@ -154,6 +154,12 @@ class LocalizationConfig(frames.FrameNames):
         'calibration errors become odometry error (modes noisy and ekf).',
         choices=ODOMETRY_SOURCES, read_only=True,
     )
+    publish_map_to_odom: bool = param(
+        True,
+        'Publish map -> odom on /tf; false when another localizer publishes it (Nav2\'s AMCL: '
+        'nav2_bringup.launch.py localization:=amcl). odom, pose and odom -> base_link stay.',
+        read_only=True,
+    )
     map_frame: str = frames.map_frame()
     odom_frame: str = frames.odom_frame()
     base_frame: str = frames.base_frame()

@@ -127,6 +127,7 @@ class VehicleSimSettings(frames.FrameNames):
                             ('footprint_frame', self.footprint_frame)):
             if name == 'scan.frame_id' and not value:
                 raise ParameterError(name, value, 'must not be empty')
+            frames.check_frame_text(name, value)
             if value in taken:
                 raise ParameterError(name, value, f'must differ from {taken[value]}')
             if value:

@@ -1,0 +1,172 @@
+"""Stock Nav2 drives the simulated vehicle: nav2_bringup's own bringup_launch.py, wheelsim as robot.
+
+    ros2 launch wheelsim nav2_bringup.launch.py                      # wheelsim's localization
+    ros2 launch wheelsim nav2_bringup.launch.py localization:=amcl   # Nav2's AMCL on the scan
+
+wheelsim stands in for the robot and its drivers: vehicle_sim (the plant, a laser scan ray-cast
+on the map, collisions, the reference clock on /clock), localization (odometry and, unless AMCL
+runs, map -> odom) and robot_state_publisher (the URDF with base_footprint and the laser). Nav2
+comes from nav2_bringup's ``bringup_launch.py`` with the stock ``nav2_params.yaml`` of the
+installed release and only wheelsim's overrides (``params/nav2/stock_<ROS_DISTRO>.yaml``) merged
+over it: every Nav2 node runs on vehicle_sim's /clock; Nav2's controller and behaviours publish
+``cmd_vel_nav``, the velocity smoother ``cmd_vel_smoothed`` and the collision monitor ``cmd_vel``,
+which vehicle_sim takes (Twist on Jazzy, TwistStamped on Kilted).
+
+With ``localization:=wheelsim`` (default) bringup runs with ``use_localization:=False`` and the map
+server is started here, as Nav2's own loopback simulation does; with ``localization:=amcl``
+bringup starts the map server and AMCL, and wheelsim's localization leaves map -> odom to AMCL.
+nav2.launch.py is the lighter option (fewer Nav2 servers, no nav2_bringup).
+"""
+
+import os
+
+from launch.actions import (
+    DeclareLaunchArgument,
+    GroupAction,
+    IncludeLaunchDescription,
+    OpaqueFunction,
+    SetEnvironmentVariable,
+)
+from launch.launch_description import LaunchDescription
+from launch.launch_description_sources import PythonLaunchDescriptionSource
+from launch.substitutions import (
+    EnvironmentVariable,
+    EqualsSubstitution,
+    LaunchConfiguration,
+    PathJoinSubstitution,
+)
+from launch_ros.actions import Node, SetParameter
+from launch_ros.substitutions import FindPackageShare
+
+from wheelsim.bringup.nav2_stock import nav2_parameters, vehicle_values, write_nav2_parameters
+from wheelsim.bringup.packages import apt_package, optional
+from wheelsim.bringup.params_files import vehicle_sim_values
+
+LOCALIZATIONS = ('wheelsim', 'amcl')
+#: The Nav2 packages started here besides those bringup_launch.py starts.
+NAV2_PACKAGES = ['nav2_bringup', 'nav2_map_server', 'nav2_lifecycle_manager']
+#: bringup_launch.py arguments only Kilted's has (navigation2 1.4.2): the stock parameters
+#: enable keepout and speed filters that need masks; wheelsim has none, as Nav2's loopback
+#: simulation (tb3_loopback_simulation_launch.py) passes them.
+KILTED_ARGUMENTS = {'use_keepout_zones': 'False', 'use_speed_zones': 'False'}
+
+
+def _share(context, package, *parts):
+    return PathJoinSubstitution([FindPackageShare(package), *parts]).perform(context)
+
+
+def _check_localization(context):
+    """Fail the launch before anything starts unless ``localization`` is a known choice."""
+    localization = LaunchConfiguration('localization').perform(context)
+    if localization not in LOCALIZATIONS:
+        raise RuntimeError(f'localization:={localization} is invalid: must be one of '
+                           f'{", ".join(LOCALIZATIONS)}; nothing was started')
+    return []
+
+
+def _nav2(context):
+    """The map server (unless AMCL's bring-up starts it) and nav2_bringup's bringup_launch.py
+    with the stock parameters and wheelsim's overrides."""
+    localization = LaunchConfiguration('localization').perform(context)
+    distro = os.environ.get('ROS_DISTRO') or 'jazzy'
+    stock = (LaunchConfiguration('nav2_params_file').perform(context)
+             or _share(context, 'nav2_bringup', 'params', 'nav2_params.yaml'))
+    overrides = LaunchConfiguration('nav2_overrides_file').perform(context)
+    files = [LaunchConfiguration('params_file').perform(context),
+             _share(context, 'wheelsim', 'params', 'nav2', 'stock_wheelsim.yaml')]
+    vehicle = vehicle_values(' + '.join(files), vehicle_sim_values(files, '', {}))
+    params_file = write_nav2_parameters(nav2_parameters(stock, overrides, vehicle))
+    map_yaml = LaunchConfiguration('map')
+    autostart = LaunchConfiguration('autostart')
+    log_level = ['--ros-args', '--log-level', LaunchConfiguration('log_level')]
+    bringup_arguments = {
+        'map': map_yaml, 'use_sim_time': 'True', 'params_file': params_file,
+        'autostart': autostart, 'use_composition': LaunchConfiguration('use_composition'),
+        'log_level': LaunchConfiguration('log_level'),
+        'use_localization': str(localization == 'amcl'),
+    }
+    if distro != 'jazzy':
+        bringup_arguments.update(KILTED_ARGUMENTS)
+    actions = [IncludeLaunchDescription(
+        PythonLaunchDescriptionSource(PathJoinSubstitution(
+            [FindPackageShare('nav2_bringup'), 'launch', 'bringup_launch.py'])),
+        launch_arguments=bringup_arguments.items())]
+    if localization == 'wheelsim':
+        actions[:0] = [
+            Node(package='nav2_map_server', executable='map_server', name='map_server',
+                 output='screen', arguments=log_level,
+                 parameters=[params_file, {'yaml_filename': map_yaml}]),
+            Node(package='nav2_lifecycle_manager', executable='lifecycle_manager',
+                 name='lifecycle_manager_map_server', output='screen', arguments=log_level,
+                 parameters=[{'autostart': autostart, 'node_names': ['map_server']}]),
+        ]
+    return [GroupAction([SetParameter('use_sim_time', True), *actions])]
+
+
+def generate_launch_description():
+    share = FindPackageShare('wheelsim')
+    preset = LaunchConfiguration('preset')
+    params_file = LaunchConfiguration('params_file')
+    localization = LaunchConfiguration('localization')
+    map_yaml = LaunchConfiguration('map')
+
+    arguments = [
+        DeclareLaunchArgument(
+            'preset', default_value='indoor_differential',
+            description='Shipped vehicle preset (the stock Nav2 parameters, MPPI with a '
+                        'differential motion model, suit indoor_differential)'),
+        DeclareLaunchArgument(
+            'params_file', default_value=[share, '/params/', preset, '.yaml'],
+            description='ROS parameters file of the wheelsim nodes; default: the preset\'s'),
+        DeclareLaunchArgument(
+            'localization', default_value='wheelsim',
+            description='wheelsim: wheelsim\'s localization publishes map -> odom (bringup '
+                        'with use_localization:=False); amcl: Nav2\'s AMCL on the simulated '
+                        'scan does'),
+        DeclareLaunchArgument(
+            'map', default_value=PathJoinSubstitution([share, 'params', 'maps', 'room.yaml']),
+            description='Map YAML file: the world vehicle_sim simulates and the map server '
+                        'serves'),
+        DeclareLaunchArgument(
+            'nav2_params_file', default_value='',
+            description='Nav2 parameters the overrides are merged over; empty: the stock '
+                        'nav2_bringup/params/nav2_params.yaml of the installed Nav2'),
+        DeclareLaunchArgument(
+            'nav2_overrides_file',
+            default_value=[share, '/params/nav2/stock_',
+                           EnvironmentVariable('ROS_DISTRO', default_value='jazzy'), '.yaml'],
+            description='wheelsim\'s overrides of the stock Nav2 parameters for this ROS '
+                        'distro'),
+        DeclareLaunchArgument(
+            'use_composition', default_value='True',
+            description='Nav2 servers in one component container (bringup_launch.py\'s '
+                        'default) or as separate processes'),
+        DeclareLaunchArgument(
+            'autostart', default_value='true',
+            description='Configure and activate the Nav2 servers at start'),
+        DeclareLaunchArgument(
+            'log_level', default_value='info', description='Log level of the Nav2 servers'),
+        DeclareLaunchArgument(
+            'rviz', default_value='true',
+            description='Start RViz with costmaps, plans, scan and the Navigation 2 panel'),
+    ]
+
+    simulation = IncludeLaunchDescription(
+        PythonLaunchDescriptionSource(PathJoinSubstitution([share, 'launch', 'sim.launch.py'])),
+        launch_arguments={
+            'params_file': params_file,
+            'overrides_file': PathJoinSubstitution(
+                [share, 'params', 'nav2', 'stock_wheelsim.yaml']),
+            'map_yaml': map_yaml,
+            'map_to_odom': EqualsSubstitution(localization, 'wheelsim'),
+            'use_sim_time': 'true',
+            'rviz': LaunchConfiguration('rviz'),
+            'rviz_config': PathJoinSubstitution([share, 'rviz', 'nav2.rviz']),
+        }.items())
+
+    navigation = optional({package: apt_package(package) for package in NAV2_PACKAGES},
+                          'Nav2 (the simulation runs without it)', _nav2)
+    return LaunchDescription([
+        SetEnvironmentVariable('RCUTILS_LOGGING_BUFFERED_STREAM', '1'),
+        *arguments, OpaqueFunction(function=_check_localization), simulation, navigation,
+    ])

@@ -1,0 +1,63 @@
+"""ROS parameters files as a node gets them, and the vehicle the launch files build from them.
+
+A launch file reads the same files vehicle_sim reads, so that what it derives from the vehicle
+(robot_state_publisher's URDF, the footprint Nav2's costmaps get) is the simulated vehicle.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import yaml
+
+from wheelsim.core.params import ParameterError, flatten, from_flat
+from wheelsim.core.vehicle.config import VehicleConfig, vehicle_config_from_params
+from wheelsim.core.vehicle_sim.config import VehicleSimSettings
+from wheelsim.core.vehicle_sim.description import vehicle_sim_urdf
+
+
+def node_section(params_file: str, node_fqn: str) -> dict[str, Any]:
+    """Flat parameters a params file gives the node ``node_fqn`` (e.g. ``/robot1/vehicle_sim``).
+
+    Sections apply in file order when their key matches as ROS matches them: ``vehicle_sim``,
+    ``/robot1/vehicle_sim``, ``/**/vehicle_sim``, ``/**`` (``*`` is one name, ``**`` any number).
+    """
+    with open(params_file) as stream:
+        tree = yaml.safe_load(stream) or {}
+    values: dict[str, Any] = {}
+    for key, body in tree.items():
+        key = '/' + str(key).strip('/')
+        pattern = re.escape(key).replace(r'/\*\*', '(/[^/]+)*').replace(r'\*', '[^/]+')
+        if re.fullmatch(pattern, node_fqn):
+            values.update(flatten((body or {}).get('ros__parameters', {})))
+    return values
+
+
+def vehicle_sim_values(params_files: Sequence[str], namespace: str,
+                       overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """The parameters vehicle_sim gets: the sections of ``params_files`` in turn (empty names
+    skipped), then ``overrides``."""
+    fqn = '/' + '/'.join(part for part in (namespace.strip('/'), 'vehicle_sim') if part)
+    values: dict[str, Any] = {}
+    for params_file in params_files:
+        if params_file:
+            values.update(node_section(params_file, fqn))
+    return {**values, **overrides}
+
+
+def simulated_vehicle(label: str, sim_values: Mapping[str, Any]
+                      ) -> tuple[VehicleConfig, VehicleSimSettings]:
+    """vehicle_sim's vehicle and settings for ``sim_values``; a bad value raises RuntimeError
+    naming ``label`` (the params file) and the parameter."""
+    try:
+        return vehicle_config_from_params(sim_values), from_flat(VehicleSimSettings, sim_values)
+    except ParameterError as err:
+        raise RuntimeError(f'{label}: vehicle_sim: {err}') from None
+
+
+def robot_description(label: str, sim_values: Mapping[str, Any]) -> str:
+    """The URDF that vehicle_sim publishes with ``sim_values``: the vehicle, its laser and its
+    footprint frame (as the node builds it)."""
+    return vehicle_sim_urdf(*simulated_vehicle(label, sim_values))
