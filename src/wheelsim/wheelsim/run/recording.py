@@ -1,8 +1,9 @@
 """Record ROS 2 messages into a rosbag2 bag with MCAP storage, without needing rosbag2 installed.
 
 The bag plays back in ``ros2 bag play``, Foxglove and PlotJuggler (format:
-:mod:`wheelsim.run.bag_writer`). A message is serialized to CDR by rclpy when it is recorded, so its
-publisher may fill the same object again for its next publication. Writing the bag (MCAP
+:mod:`wheelsim.run.bag_writer`). A message is serialized to CDR when it is recorded (by
+:mod:`wheelsim.run.cdr`: rclpy's bytes, faster), so its publisher may fill the same object again
+for its next publication. Writing the bag (MCAP
 records, indexes, the file) happens in a child process (``python -m wheelsim.run.bag_writer``) fed
 batches of serialized messages through a pipe: on a machine with two cores or more it runs beside
 the simulation instead of taking a third of its time. The child is in its own session, so a
@@ -19,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rclpy.serialization import serialize_message
+from wheelsim.run.cdr import serialize
 
 # ROS infrastructure topics: not part of a run (parameter events carry wall-clock stamps from
 # node construction, which would make two identical runs differ).
@@ -92,7 +93,7 @@ class BagRecorder:
         type_name = self._type_names.get(topic)
         if type_name is None:
             type_name = self._type_names[topic] = ros_type_name(msg)
-        self._batch.append((topic, type_name, time_ns, serialize_message(msg)))
+        self._batch.append((topic, type_name, time_ns, serialize(msg)))
         self.message_counts[topic] = self.message_counts.get(topic, 0) + 1
         if len(self._batch) >= BATCH_MESSAGES:
             self._send(self._batch)
