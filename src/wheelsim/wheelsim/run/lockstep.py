@@ -54,10 +54,12 @@ class LockstepExecutor:
     constructor (a transient-local robot description, say) are delivered when the run starts.
     Time starts at ``start_time_ns``.
 
-    Who receives what is looked up in a topic -> subscriptions table, rebuilt only when the set
-    of subscriptions changes (checked before each batch of deliveries, not per message: a
-    subscription created in a subscription callback receives messages from the next timer
-    callback on); the ROS-time timers are re-scanned only when the set of timers changes.
+    Who receives what is looked up in a topic -> subscriptions table, rebuilt only after a
+    subscription was created or destroyed (checked before each batch of deliveries, not per
+    message: a subscription created in a subscription callback receives messages from the next
+    timer callback on); the ROS-time timers are re-scanned only after a timer was created,
+    destroyed, cancelled or reset (``Node.create_timer``, ``Node.destroy_timer``,
+    ``Timer.cancel`` and ``Timer.reset`` note it while the executor is open).
     """
 
     def __init__(self, recorder: Recorder | None = None, start_time_ns: int = 0) -> None:
@@ -66,17 +68,16 @@ class LockstepExecutor:
         self._now_ns = start_time_ns
         self._pending: collections.deque[tuple[str, Any]] = collections.deque()
         self._due_ns: dict[Timer, int] = {}
-        self._original_publish = Publisher.publish
-        self._subscriptions: tuple[Subscription, ...] = ()
         self._routes: dict[str, list[Subscription]] = {}
-        self._timers: tuple[Timer, ...] = ()
-        self._ros_timers: list[Timer] = []
+        self._timers_changed = self._subscriptions_changed = True
+        self._patched: list[tuple[type, str, Any]] = []
 
     def add_node(self, node: Node) -> None:
         """Drive ``node`` from now on; it must have been created with ``use_sim_time: true``."""
         if not node.get_parameter('use_sim_time').value:
             raise ValueError(f'node {node.get_name()} must be created with use_sim_time: true')
         self._nodes.append(node)
+        self._timers_changed = self._subscriptions_changed = True
         self._set_clocks()
 
     @property
@@ -99,11 +100,35 @@ class LockstepExecutor:
                 )
             pending.append((topic, msg))
 
-        Publisher.publish = publish  # type: ignore[method-assign]
+        self._patch(Publisher, 'publish', lambda original: publish)
+        for cls, name in ((Node, 'create_timer'), (Node, 'destroy_timer'), (Timer, 'cancel'),
+                          (Timer, 'reset')):
+            self._patch(cls, name, lambda original: self._noting(original, '_timers_changed'))
+        for name in ('create_subscription', 'destroy_subscription'):
+            self._patch(Node, name,
+                        lambda original: self._noting(original, '_subscriptions_changed'))
         return self
 
     def __exit__(self, *exc: object) -> None:
-        Publisher.publish = self._original_publish  # type: ignore[method-assign]
+        for cls, name, original in reversed(self._patched):
+            setattr(cls, name, original)
+        self._patched.clear()
+
+    def _patch(self, cls: type, name: str, replacement: Callable[[Any], Any]) -> None:
+        """Replace method ``name`` of ``cls`` by ``replacement(original)`` until exit."""
+        original = getattr(cls, name)
+        self._patched.append((cls, name, original))
+        setattr(cls, name, replacement(original))
+
+    def _noting(self, method: Any, flag: str) -> Callable[..., Any]:
+        """``method``, setting attribute ``flag`` of this executor after each call."""
+
+        def noting(*args: Any, **kwargs: Any) -> Any:
+            result = method(*args, **kwargs)
+            setattr(self, flag, True)
+            return result
+
+        return noting
 
     def publish(self, topic: str, msg: Any) -> None:
         """Inject a message on ``topic`` (fully qualified) as if an outside node published it."""
@@ -143,30 +168,32 @@ class LockstepExecutor:
             node.get_clock().set_ros_time_override(now)
 
     def _refresh_timers(self) -> None:
-        """Track ROS-time timers created or cancelled since the last event.
+        """Track ROS-time timers created, destroyed, cancelled or reset since the last event.
 
         Timers on a steady or system clock (wall-clock housekeeping such as diagnostics) are
         not driven: in a lock-step run they would depend on the machine's speed.
         """
-        timers = tuple(timer for node in self._nodes for timer in node.timers)
-        if timers != self._timers:
-            self._timers = timers
-            self._ros_timers = [t for t in timers if t.clock.clock_type == ClockType.ROS_TIME]
+        if not self._timers_changed:
+            return
+        self._timers_changed = False
         current: dict[Timer, int] = {}
-        for timer in self._ros_timers:
-            if not timer.is_canceled():
-                current[timer] = self._due_ns.get(timer, self._now_ns + timer.timer_period_ns)
+        for node in self._nodes:
+            for timer in node.timers:
+                if timer.clock.clock_type == ClockType.ROS_TIME and not timer.is_canceled():
+                    due_ns = self._due_ns.get(timer)
+                    current[timer] = (self._now_ns + timer.timer_period_ns if due_ns is None
+                                      else due_ns)
         self._due_ns = current
 
     def _refresh_routes(self) -> None:
         """Rebuild the topic -> subscriptions table if the subscriptions changed."""
-        subscriptions = tuple(s for node in self._nodes for s in node.subscriptions)
-        if subscriptions == self._subscriptions:
+        if not self._subscriptions_changed:
             return
-        self._subscriptions = subscriptions
+        self._subscriptions_changed = False
         self._routes = {}
-        for subscription in subscriptions:
-            self._routes.setdefault(subscription.topic_name, []).append(subscription)
+        for node in self._nodes:
+            for subscription in node.subscriptions:
+                self._routes.setdefault(subscription.topic_name, []).append(subscription)
 
     def _deliver(self) -> None:
         if not self._pending:
