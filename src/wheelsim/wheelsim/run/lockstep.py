@@ -35,6 +35,7 @@ import collections
 from collections.abc import Callable
 from typing import Any
 
+from rclpy.clock import ROSClock
 from rclpy.clock_type import ClockType
 from rclpy.node import Node
 from rclpy.publisher import Publisher
@@ -64,6 +65,7 @@ class LockstepExecutor:
 
     def __init__(self, recorder: Recorder | None = None, start_time_ns: int = 0) -> None:
         self._nodes: list[Node] = []
+        self._clocks: list[ROSClock] = []
         self._recorder = recorder
         self._now_ns = start_time_ns
         self._pending: collections.deque[tuple[str, Any]] = collections.deque()
@@ -77,6 +79,7 @@ class LockstepExecutor:
         if not node.get_parameter('use_sim_time').value:
             raise ValueError(f'node {node.get_name()} must be created with use_sim_time: true')
         self._nodes.append(node)
+        self._clocks.append(node.get_clock())
         self._timers_changed = self._subscriptions_changed = True
         self._set_clocks()
 
@@ -164,8 +167,8 @@ class LockstepExecutor:
 
     def _set_clocks(self) -> None:
         now = Time(nanoseconds=self._now_ns, clock_type=ClockType.ROS_TIME)
-        for node in self._nodes:
-            node.get_clock().set_ros_time_override(now)
+        for clock in self._clocks:
+            clock.set_ros_time_override(now)
 
     def _refresh_timers(self) -> None:
         """Track ROS-time timers created, destroyed, cancelled or reset since the last event.

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from wheelsim.run.cdr import serialize
+from wheelsim.run.cdr import Serializer, serializer
 
 # ROS infrastructure topics: not part of a run (parameter events carry wall-clock stamps from
 # node construction, which would make two identical runs differ).
@@ -52,7 +52,7 @@ class BagRecorder:
         if self.path.exists():
             raise FileExistsError(f'bag folder {self.path} exists already: give a new path')
         self._topics = topics
-        self._type_names: dict[str, str] = {}
+        self._routes: dict[str, tuple[str, Serializer] | None] = {}
         self._batch: list[tuple[str, str, int, bytes]] = []
         self._writer: subprocess.Popen | None = None
         self.message_counts: dict[str, int] = {}
@@ -88,16 +88,24 @@ class BagRecorder:
 
     def record(self, topic: str, msg: Any, time_ns: int) -> None:
         """Record ``msg`` on ``topic`` with log time ``time_ns`` (simulated time) [ns]."""
-        if topic in IGNORED_TOPICS or (self._topics is not None and topic not in self._topics):
+        route = self._routes.get(topic, False)
+        if route is False:
+            route = self._routes[topic] = self._route(topic, msg)
+        if route is None:
             return
-        type_name = self._type_names.get(topic)
-        if type_name is None:
-            type_name = self._type_names[topic] = ros_type_name(msg)
-        self._batch.append((topic, type_name, time_ns, serialize(msg)))
+        type_name, serialize_msg = route
+        self._batch.append((topic, type_name, time_ns, serialize_msg(msg)))
         self.message_counts[topic] = self.message_counts.get(topic, 0) + 1
         if len(self._batch) >= BATCH_MESSAGES:
             self._send(self._batch)
             self._batch = []
+
+    def _route(self, topic: str, msg: Any) -> tuple[str, Serializer] | None:
+        """How messages on ``topic`` are recorded: (type name, serializer), or None if not.
+        A topic carries one type (DDS allows no other in one process)."""
+        if topic in IGNORED_TOPICS or (self._topics is not None and topic not in self._topics):
+            return None
+        return ros_type_name(msg), serializer(type(msg))
 
     def _send(self, batch: list | None) -> None:
         pickle.dump(batch, self._writer.stdin, protocol=pickle.HIGHEST_PROTOCOL)
