@@ -160,8 +160,12 @@ class _Compiler:
         members = _members(cls)
         # Emitted before the pending numbers are packed, and never reassigned: they may use it.
         self.emit(f'{value} = {expr}')
+        slots = set(getattr(cls, '__slots__', ()))
         for field, kind in members:
-            self.member(f'{value}.{field}', kind)
+            # The generated classes keep each field in slot _<field> behind a property that
+            # only returns it: reading the slot skips a Python call.
+            attribute = f'_{field}' if f'_{field}' in slots else field
+            self.member(f'{value}.{attribute}', kind)
 
     def array(self, expr: str, kind: Any, size: int) -> None:
         """A fixed-size array: numbers as one block (rclpy holds them in numpy arrays)."""
