@@ -59,8 +59,10 @@ class LockstepExecutor:
     subscription was created or destroyed (checked before each batch of deliveries, not per
     message: a subscription created in a subscription callback receives messages from the next
     timer callback on); the ROS-time timers are re-scanned only after a timer was created,
-    destroyed, cancelled or reset (``Node.create_timer``, ``Node.destroy_timer``,
-    ``Timer.cancel`` and ``Timer.reset`` note it while the executor is open).
+    destroyed, cancelled, reset or given a new period (``Node.create_timer``,
+    ``Node.destroy_timer``, ``Timer.cancel``, ``Timer.reset`` and the ``Timer.timer_period_ns``
+    setter note it while the executor is open; a new period applies from the timer's next
+    event on).
     """
 
     def __init__(self, recorder: Recorder | None = None, start_time_ns: int = 0) -> None:
@@ -69,7 +71,9 @@ class LockstepExecutor:
         self._recorder = recorder
         self._now_ns = start_time_ns
         self._pending: collections.deque[tuple[str, Any]] = collections.deque()
+        self._pending_ids: set[int] = set()  # of the messages in _pending
         self._due_ns: dict[Timer, int] = {}
+        self._period_ns: dict[Timer, int] = {}
         self._routes: dict[str, list[Subscription]] = {}
         self._timers_changed = self._subscriptions_changed = True
         self._patched: list[tuple[type, str, Any]] = []
@@ -89,24 +93,27 @@ class LockstepExecutor:
         return self._now_ns
 
     def __enter__(self) -> LockstepExecutor:
-        pending = self._pending
+        pending, pending_ids = self._pending, self._pending_ids
         topic_names: dict[Publisher, str] = {}  # asking rclpy each time costs a C call
 
         def publish(publisher: Publisher, msg: Any) -> None:
             topic = topic_names.get(publisher)
             if topic is None:
                 topic = topic_names[publisher] = publisher.topic_name
-            if any(msg is queued for _, queued in pending):
+            if id(msg) in pending_ids:
                 raise RuntimeError(
                     f'a message on {topic} was published again before it was delivered: '
                     'publish a new message object, or publish once per callback'
                 )
             pending.append((topic, msg))
+            pending_ids.add(id(msg))
 
         self._patch(Publisher, 'publish', lambda original: publish)
         for cls, name in ((Node, 'create_timer'), (Node, 'destroy_timer'), (Timer, 'cancel'),
                           (Timer, 'reset')):
             self._patch(cls, name, lambda original: self._noting(original, '_timers_changed'))
+        self._patch(Timer, 'timer_period_ns', lambda original: property(
+            original.fget, self._noting(original.fset, '_timers_changed')))
         for name in ('create_subscription', 'destroy_subscription'):
             self._patch(Node, name,
                         lambda original: self._noting(original, '_subscriptions_changed'))
@@ -119,7 +126,7 @@ class LockstepExecutor:
 
     def _patch(self, cls: type, name: str, replacement: Callable[[Any], Any]) -> None:
         """Replace method ``name`` of ``cls`` by ``replacement(original)`` until exit."""
-        original = getattr(cls, name)
+        original = cls.__dict__[name]
         self._patched.append((cls, name, original))
         setattr(cls, name, replacement(original))
 
@@ -136,6 +143,7 @@ class LockstepExecutor:
     def publish(self, topic: str, msg: Any) -> None:
         """Inject a message on ``topic`` (fully qualified) as if an outside node published it."""
         self._pending.append((topic, msg))
+        self._pending_ids.add(id(msg))
         self._deliver()
 
     def run_until(self, end_ns: int, between: Callable[[int], None] | None = None) -> None:
@@ -159,7 +167,7 @@ class LockstepExecutor:
             self._deliver()
             for timer, due_ns in list(self._due_ns.items()):
                 if due_ns == next_ns:
-                    self._due_ns[timer] = due_ns + timer.timer_period_ns
+                    self._due_ns[timer] = due_ns + self._period_ns[timer]
                     timer.callback()
                     self._deliver()
             if between is not None:
@@ -180,12 +188,13 @@ class LockstepExecutor:
             return
         self._timers_changed = False
         current: dict[Timer, int] = {}
+        self._period_ns = {}
         for node in self._nodes:
             for timer in node.timers:
                 if timer.clock.clock_type == ClockType.ROS_TIME and not timer.is_canceled():
+                    period_ns = self._period_ns[timer] = timer.timer_period_ns
                     due_ns = self._due_ns.get(timer)
-                    current[timer] = (self._now_ns + timer.timer_period_ns if due_ns is None
-                                      else due_ns)
+                    current[timer] = self._now_ns + period_ns if due_ns is None else due_ns
         self._due_ns = current
 
     def _refresh_routes(self) -> None:
@@ -203,8 +212,10 @@ class LockstepExecutor:
             return
         self._refresh_routes()
         routes, recorder, pending = self._routes, self._recorder, self._pending
+        pending_ids = self._pending_ids
         while pending:
             topic, msg = pending.popleft()
+            pending_ids.discard(id(msg))
             if recorder is not None:
                 recorder(topic, msg, self._now_ns)
             for subscription in routes.get(topic, ()):

@@ -55,7 +55,6 @@ class BagRecorder:
         self._routes: dict[str, tuple[str, Serializer] | None] = {}
         self._batch: list[tuple[str, str, int, bytes]] = []
         self._writer: subprocess.Popen | None = None
-        self.message_counts: dict[str, int] = {}
 
     def __enter__(self) -> BagRecorder:
         self._writer = subprocess.Popen(
@@ -95,7 +94,6 @@ class BagRecorder:
             return
         type_name, serialize_msg = route
         self._batch.append((topic, type_name, time_ns, serialize_msg(msg)))
-        self.message_counts[topic] = self.message_counts.get(topic, 0) + 1
         if len(self._batch) >= BATCH_MESSAGES:
             self._send(self._batch)
             self._batch = []
