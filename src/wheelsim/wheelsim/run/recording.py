@@ -14,6 +14,7 @@ at the end of its input. Either way the bag stays readable.
 
 from __future__ import annotations
 
+import fcntl
 import pickle
 import subprocess
 import sys
@@ -27,6 +28,8 @@ from wheelsim.run.cdr import Serializer, serializer
 IGNORED_TOPICS = frozenset({'/parameter_events', '/rosout'})
 #: Messages sent to the writer process at once.
 BATCH_MESSAGES = 500
+#: Size asked for the pipe to the writer [bytes] (Linux's default maximum for a user).
+PIPE_BYTES = 1 << 20
 
 
 class RecordingError(RuntimeError):
@@ -37,6 +40,19 @@ def ros_type_name(msg: Any) -> str:
     """``pkg/msg/Type`` of an rclpy message instance."""
     package = type(msg).__module__.split('.')[0]
     return f'{package}/msg/{type(msg).__name__}'
+
+
+def _enlarge_pipe(fd: int) -> None:
+    """Give the pipe to the writer room for several batches (Linux; elsewhere, or if the system
+    refuses, it keeps its size): the simulation then does not wait whenever the writer is
+    descheduled for a moment on a busy machine."""
+    set_size = getattr(fcntl, 'F_SETPIPE_SZ', None)  # Linux only
+    if set_size is None:
+        return
+    try:
+        fcntl.fcntl(fd, set_size, PIPE_BYTES)
+    except OSError:
+        pass
 
 
 class BagRecorder:
@@ -63,6 +79,7 @@ class BagRecorder:
             stdout=subprocess.PIPE,
             start_new_session=True,
         )
+        _enlarge_pipe(self._writer.stdin.fileno())
         return self
 
     def __exit__(self, *exc: object) -> None:
