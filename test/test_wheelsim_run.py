@@ -39,8 +39,8 @@ def wheelsim(*args, cwd):
 def read_bag(bag_dir: Path) -> dict[str, list[tuple[int, str]]]:
     """(log time, decoded message as text) per topic, decoded with the mcap reader.
 
-    Decoded, not raw bytes: rclpy's CDR serialization leaves alignment padding uninitialised
-    (seen in sensor_msgs/JointState after the frame id), so equal messages can differ in bytes.
+    Decoded, not raw bytes: what a reader sees (the raw bytes, alignment padding included, are
+    compared by test_recordings_are_identical_bytes_in_order_and_rclpy_cdr).
     """
     mcap_files = list(bag_dir.glob('*.mcap'))
     assert len(mcap_files) == 1 and (bag_dir / 'metadata.yaml').is_file()
