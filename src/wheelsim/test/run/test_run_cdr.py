@@ -8,6 +8,7 @@ from geometry_msgs.msg import (
     Point32,
     PolygonStamped,
     PoseStamped,
+    PoseWithCovariance,
     PoseWithCovarianceStamped,
     TransformStamped,
     TwistStamped,
@@ -97,6 +98,13 @@ def test_joint_states_with_any_strings_and_empty_sequences(frame_id, name, posit
     msg = JointState(name=name, position=position, velocity=velocity, effort=effort)
     msg.header.frame_id = frame_id
     assert_same_as_rclpy(msg)
+
+
+def test_a_fixed_array_of_the_wrong_length_is_refused():
+    msg = Odometry(pose=PoseWithCovariance(check_fields=False))
+    msg.pose.covariance = [0.0] * 35  # rclpy's setter takes it as it is without check_fields
+    with pytest.raises(ValueError, match='pose.covariance: 35 items, not 36'):
+        cdr.serialize(msg)
 
 
 def test_refilled_messages_are_serialized_with_their_new_values():

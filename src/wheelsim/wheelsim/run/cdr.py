@@ -90,6 +90,7 @@ class _Compiler:
         self.indent = 1
         self.may_be_short = False  # has an 8-byte number sequence (see the module docstring)
         self.plain = True  # no string, no sequence: a fixed size
+        self.fields: list[str] = []  # the path of the member being compiled, for errors
 
     def name(self, prefix: str) -> str:
         self._names += 1
@@ -165,7 +166,9 @@ class _Compiler:
             # The generated classes keep each field in slot _<field> behind a property that
             # only returns it: reading the slot skips a Python call.
             attribute = f'_{field}' if f'_{field}' in slots else field
+            self.fields.append(field)
             self.member(f'{value}.{attribute}', kind)
+            self.fields.pop()
 
     def array(self, expr: str, kind: Any, size: int) -> None:
         """A fixed-size array: numbers as one block (rclpy holds them in numpy arrays)."""
@@ -173,8 +176,14 @@ class _Compiler:
             _, item_size = _number(kind)
             self.align(item_size)
             self.flush()
-            self.emit(f'buf += {expr}.tobytes()' if kind.typename != 'boolean'
-                      else f'buf += bytes({expr})')
+            items = self.name('a')
+            self.emit(f'{items} = {expr}')
+            # rclpy's setters convert without checking the length unless check_fields is on
+            self.emit(f'if len({items}) != {size}:')
+            self.emit(f"    raise ValueError(f'{'.'.join(self.fields)}: {{len({items})}} items, "
+                      f"not {size}')")
+            self.emit(f'buf += {items}.tobytes()' if kind.typename != 'boolean'
+                      else f'buf += bytes({items})')
             self.advance(size * item_size)
         else:
             self.each(expr, kind)
