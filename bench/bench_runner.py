@@ -22,7 +22,9 @@ every topic recorded), timed by phase:
 ``--baseline REV`` (a git revision, e.g. ``main``) also runs the code of REV (its
 ``src/wheelsim/wheelsim`` exported with ``git archive`` into a temporary folder put first on
 ``PYTHONPATH``, bag writer included), alternating with the working tree's run by run, and prints
-both side by side with the ratio. ``--one-core`` pins each run (and so its bag writer) to one CPU,
+both side by side with the ratio (REV's first run compiles the vehicle kernel, whose numba
+cache lives beside the exported code: compare REV's start-up by its best, not its median).
+``--one-core`` pins each run (and so its bag writer) to one CPU,
 so the writer's time counts in ``RTF wall``. ``--profile N`` runs each variant once more under
 cProfile (the lock-step loop only, ``LockstepExecutor.run_until``) and prints its top N
 functions by own time (cProfile adds a cost per Python call, so its shares lean towards code
