@@ -1,6 +1,7 @@
 """`wheelsim run` figures: real-time factor of the default scenario, start-up and report times.
 
 Run after ``source env.sh``:  python bench/bench_runner.py [--runs 3] [--no-plots]
+[--baseline REV] [--one-core] [--profile N]
 
 Each run is a fresh process doing what ``wheelsim run`` does with the built-in default scenario
 (differential robot, noisy localization, planner and feedforward controller, 90 s simulated,
@@ -18,6 +19,17 @@ every topic recorded), timed by phase:
 - ``close`` (the end of the bag, node destruction), then the report: ``load_run`` (decoding the
   bag), ``metrics`` and ``plots``.
 
+``--baseline REV`` (a git revision, e.g. ``main``) also runs the code of REV (its
+``src/wheelsim/wheelsim`` exported with ``git archive`` into a temporary folder put first on
+``PYTHONPATH``, bag writer included), alternating with the working tree's run by run, and prints
+both side by side with the ratio (REV's first run compiles the vehicle kernel, whose numba
+cache lives beside the exported code: compare REV's start-up by its best, not its median).
+``--one-core`` pins each run (and so its bag writer) to one CPU,
+so the writer's time counts in ``RTF wall``. ``--profile N`` runs each variant once more under
+cProfile (the lock-step loop only, ``LockstepExecutor.run_until``) and prints its top N
+functions by own time (cProfile adds a cost per Python call, so its shares lean towards code
+making many small calls).
+
 Goal: a real-time factor of at least 50 on a 2-core machine (RTF wall on a quiet machine;
 RTF cpu is the same figure without the machine's other load). The table gives the best and the
 median of the runs (the best is the least disturbed by other processes) and the load average
@@ -27,85 +39,160 @@ while they ran.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import cProfile
+import io
 import json
 import os
+import pstats
 import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 PHASES = ('imports', 'nodes', 'loop', 'close', 'load_run', 'metrics', 'plots')
 
 
-def one_run(output: Path, plots: bool) -> dict[str, tuple[float, float]]:
-    """Time one run of the default scenario in this process; ``{phase: (cpu_s, wall_s)}``."""
+def one_run(output: Path, plots: bool, profile_top: int = 0) -> dict:
+    """Time one run of the default scenario in this process; ``{phase: (cpu_s, wall_s)}``
+    (and ``profile``: the loop's top ``profile_top`` functions, when asked)."""
     cpu_s, wall_s = time.thread_time(), time.perf_counter()
     import rclpy  # noqa: F401  (timed with the rest of the imports)
 
     from wheelsim.cli import _load
+    from wheelsim.run import lockstep
     from wheelsim.run.runner import run_scenario
 
     scenario, _ = _load(None)
     imports = (time.thread_time() - cpu_s, time.perf_counter() - wall_s)
+    profiler = cProfile.Profile() if profile_top else None
+    if profiler is not None:
+        run_until = lockstep.LockstepExecutor.run_until
+
+        def profiled(*args, **kwargs):
+            with profiler:
+                return run_until(*args, **kwargs)
+
+        lockstep.LockstepExecutor.run_until = profiled
     outcome = run_scenario(scenario, output, show_progress=False, make_plots=plots)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)  # the bag writer, waited for
-    return {'imports': imports, **outcome.phases.seconds,
-            'bag_writer': (children.ru_utime + children.ru_stime, 0.0),
-            'simulated_s': (outcome.timing['simulated_time_s'], 0.0)}
+    result = {'imports': imports, **outcome.phases.seconds,
+              'bag_writer': (children.ru_utime + children.ru_stime, 0.0),
+              'simulated_s': (outcome.timing['simulated_time_s'], 0.0)}
+    if profiler is not None:
+        text = io.StringIO()
+        stats = pstats.Stats(profiler, stream=text)
+        stats.sort_stats('tottime').print_stats(profile_top)
+        result['profile'] = text.getvalue()
+    return result
 
 
-def spawn(plots: bool) -> dict[str, tuple[float, float]]:
-    """One run in a fresh process (so that the imports are timed too)."""
+@contextlib.contextmanager
+def baseline_tree(revision: str | None) -> Iterator[Path | None]:
+    """``src/wheelsim/wheelsim`` of ``revision`` in a temporary folder (None: no baseline)."""
+    if revision is None:
+        yield None
+        return
+    repo = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory(prefix='bench_runner_baseline_') as tmp:
+        archive = subprocess.run(['git', '-C', str(repo), 'archive', revision,
+                                  'src/wheelsim/wheelsim'], capture_output=True, check=True)
+        subprocess.run(['tar', '-x', '-C', tmp, '--strip-components=2'], input=archive.stdout,
+                       check=True)
+        yield Path(tmp)
+
+
+def spawn(plots: bool, code: Path | None = None, one_core: bool = False,
+          profile_top: int = 0) -> dict:
+    """One run in a fresh process (so that the imports are timed too), with the package in
+    ``code`` first on the path if given, pinned to one CPU if asked."""
+    env = dict(os.environ)
+    if code is not None:
+        env['PYTHONPATH'] = os.pathsep.join([str(code), env.get('PYTHONPATH', '')])
     with tempfile.TemporaryDirectory(prefix='bench_runner_') as tmp:
         args = [sys.executable, __file__, '--child', tmp] + ([] if plots else ['--no-plots'])
-        result = subprocess.run(args, capture_output=True, text=True, check=False)
+        args += ['--profile', str(profile_top)] if profile_top else []
+        pin = (lambda: os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})) if one_core \
+            else None
+        result = subprocess.run(args, capture_output=True, text=True, check=False, env=env,
+                                preexec_fn=pin)
         if result.returncode != 0:
             raise SystemExit(f'run failed:\n{result.stdout}\n{result.stderr}')
         return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def summary(runs: list[dict]) -> dict[str, tuple[float, float]]:
+    """Per figure: (best, median) over the runs."""
+    simulated_s = runs[0]['simulated_s'][0]
+    figures = {
+        'RTF wall': [simulated_s / r['loop'][1] for r in runs],
+        'RTF cpu': [simulated_s / r['loop'][0] for r in runs],
+        'loop + writer CPU s': [r['loop'][0] + r['bag_writer'][0] for r in runs],
+        'RTF one core (loop + writer CPU)': [simulated_s / (r['loop'][0] + r['bag_writer'][0])
+                                             for r in runs],
+    }
+    for phase in PHASES:
+        if phase in runs[0]:
+            figures[f'{phase} CPU s'] = [r[phase][0] for r in runs]
+    figures['bag writer CPU s'] = [r['bag_writer'][0] for r in runs]
+    best = {name: max(values) if name.startswith('RTF') else min(values)
+            for name, values in figures.items()}
+    return {name: (best[name], statistics.median(values)) for name, values in figures.items()}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--runs', type=int, default=3, help='fresh processes (default 3)')
     parser.add_argument('--no-plots', action='store_true', help='skip the plots')
+    parser.add_argument('--baseline', metavar='REV',
+                        help='also run the code of this git revision, alternating')
+    parser.add_argument('--one-core', action='store_true',
+                        help='pin each run and its bag writer to one CPU')
+    parser.add_argument('--profile', type=int, default=0, metavar='N',
+                        help='print the top N functions of the loop under cProfile')
     parser.add_argument('--child', help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(one_run(Path(args.child), not args.no_plots)))
+        print(json.dumps(one_run(Path(args.child), not args.no_plots, args.profile)))
         return
 
     load_before = os.getloadavg()[0]
-    runs = [spawn(not args.no_plots) for _ in range(args.runs)]
+    with baseline_tree(args.baseline) as old_code:
+        variants = {'this tree': None} if old_code is None else \
+            {f'{args.baseline} (before)': old_code, 'this tree (after)': None}
+        runs: dict[str, list[dict]] = {name: [] for name in variants}
+        for _ in range(args.runs):
+            for name, code in variants.items():
+                runs[name].append(spawn(not args.no_plots, code, args.one_core))
+        profiles = {name: spawn(not args.no_plots, code, args.one_core, args.profile)
+                    for name, code in variants.items()} if args.profile else {}
     load_after = os.getloadavg()[0]
-    simulated_s = runs[0]['simulated_s'][0]
-    print(f'default scenario, {simulated_s:g} s simulated, {len(runs)} runs, load average '
+    simulated_s = next(iter(runs.values()))[0]['simulated_s'][0]
+    print(f'default scenario, {simulated_s:g} s simulated, {args.runs} runs per variant'
+          f'{" (alternating)" if len(variants) > 1 else ""}'
+          f'{", each pinned to one CPU" if args.one_core else ""}, load average '
           f'{load_before:.1f} before, {load_after:.1f} after ({os.cpu_count()} CPUs)')
-    loop_cpu = [r['loop'][0] for r in runs]
-    loop_wall = [r['loop'][1] for r in runs]
-    print(f'  RTF wall  best {simulated_s / min(loop_wall):6.1f}x   median '
-          f'{simulated_s / statistics.median(loop_wall):6.1f}x')
-    print(f'  RTF cpu   best {simulated_s / min(loop_cpu):6.1f}x   median '
-          f'{simulated_s / statistics.median(loop_cpu):6.1f}x   (loop CPU time best '
-          f'{min(loop_cpu):.2f} s)')
-    print('  phase        CPU s (best / median)    wall s (best / median)')
-    for phase in PHASES:
-        if phase not in runs[0]:
-            continue
-        cpu = [r[phase][0] for r in runs]
-        wall = [r[phase][1] for r in runs]
-        print(f'  {phase:10s} {min(cpu):8.2f} / {statistics.median(cpu):5.2f}       '
-              f'{min(wall):8.2f} / {statistics.median(wall):5.2f}')
-    writer = [r['bag_writer'][0] for r in runs]
-    print(f'  bag writer process CPU (whole run, beside the loop) best {min(writer):.2f} s, '
-          f'median {statistics.median(writer):.2f} s')
-    for label, names in (('start-up', ('imports', 'nodes')),
-                         ('report', ('close', 'load_run', 'metrics', 'plots'))):
-        total = [sum(r[n][0] for n in names if n in r) for r in runs]
-        print(f'  {label} total CPU best {min(total):.2f} s, '
-              f'median {statistics.median(total):.2f} s')
+    tables = {name: summary(variant_runs) for name, variant_runs in runs.items()}
+    names = list(tables)
+    header = ''.join(f'{name:>26s}' for name in names)
+    print(f'  {"figure (best / median)":34s}{header}' + ('     after/before' if len(names) > 1
+                                                           else ''))
+    for figure in tables[names[0]]:
+        cells = ''.join(f'{tables[n][figure][0]:12.2f} / {tables[n][figure][1]:8.2f}'
+                        for n in names)
+        ratio = (f'   {tables[names[1]][figure][0] / tables[names[0]][figure][0]:6.2f}x'
+                 if len(names) > 1 and tables[names[0]][figure][0] else '')
+        print(f'  {figure:34s}{cells}{ratio}')
+    print('  (RTF: simulated s per wall s of the loop, per CPU s of its thread, and per CPU s of '
+          'the loop plus the bag writer process: what one core would take)')
+    for name, result in profiles.items():
+        print(f'\ncProfile of the loop, {name}:')
+        print(result['profile'].split('Ordered by')[0].strip())
+        print(result['profile'].split('\n\n', 2)[-1].rstrip())
 
 
 if __name__ == '__main__':

@@ -131,6 +131,19 @@ def test_subscriptions_and_timers_added_or_removed_during_a_run(context):
                    ('chatter', '100000000'), ('timer', 100_000_000)]
 
 
+def test_a_new_timer_period_applies_from_the_next_event_on(context):
+    log = []
+    with LockstepExecutor() as ex:
+        node = Node('ticker', context=context,
+                    parameter_overrides=[Parameter('use_sim_time', value=True)])
+        ex.add_node(node)
+        timer = node.create_timer(0.03, lambda: log.append(ex.now_ns))
+        ex.run_until(60_000_000)
+        timer.timer_period_ns = 50_000_000
+        ex.run_until(200_000_000)
+    assert log == [30_000_000, 60_000_000, 90_000_000, 140_000_000, 190_000_000]
+
+
 class ClockWatcher(Node):
     """Publishes the new time from a clock-change callback (as vehicle_sim does) and logs
     what its 20 ms timer and its subscription see."""

@@ -69,11 +69,12 @@ def yaw_from_quaternion(q: Quaternion) -> float:
     scale-free form ``atan2(2(wz + xy), w^2 + x^2 - y^2 - z^2)``); a zero or non-finite one
     gives NaN, which every input check refuses.
     """
-    norm_squared = q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z
+    x, y, z, w = q.x, q.y, q.z, q.w  # each read once: message fields are properties
+    norm_squared = w * w + x * x + y * y + z * z
     if not norm_squared > MIN_NORM_SQUARED or math.isinf(norm_squared):
         return math.nan
     along = 1.0 if abs(norm_squared - 1.0) <= UNIT_TOLERANCE else norm_squared
-    return math.atan2(2.0 * (q.w * q.z + q.x * q.y), along - 2.0 * (q.y * q.y + q.z * q.z))
+    return math.atan2(2.0 * (w * z + x * y), along - 2.0 * (y * y + z * z))
 
 
 def pose2d(pose: Pose) -> tuple[float, float, float]:
@@ -97,9 +98,10 @@ def fill_pose(pose: Pose, pose_m_rad: Sequence[float]) -> Pose:
     """Set the planar pose ``(x, y, yaw)`` in ``pose`` (a new ``geometry_msgs/Pose`` or one only
     ever filled by this function: z, roll and pitch stay 0); returns it."""
     x_m, y_m, yaw_rad = pose_m_rad
-    pose.position.x = float(x_m)
-    pose.position.y = float(y_m)
-    pose.orientation.z, pose.orientation.w = yaw_quaternion_zw(yaw_rad)
+    position, orientation = pose.position, pose.orientation
+    position.x = float(x_m)
+    position.y = float(y_m)
+    orientation.z, orientation.w = yaw_quaternion_zw(yaw_rad)
     return pose
 
 
@@ -107,8 +109,9 @@ def fill_twist(twist: Twist, twist_body: Sequence[float]) -> Twist:
     """Set the body twist ``(vx, vy, wz)`` in ``twist`` (a new ``geometry_msgs/Twist`` or one
     only ever filled by this function: the other components stay 0); returns it."""
     vx_mps, vy_mps, wz_radps = twist_body
-    twist.linear.x = float(vx_mps)
-    twist.linear.y = float(vy_mps)
+    linear = twist.linear
+    linear.x = float(vx_mps)
+    linear.y = float(vy_mps)
     twist.angular.z = float(wz_radps)
     return twist
 
@@ -127,8 +130,9 @@ def odometry(
     place when given (a message reused from one publish to the next) instead of a new message.
     """
     out = Odometry() if out is None else out
-    time_msg(stamp, out.header.stamp)
-    out.header.frame_id = frame_id
+    header = out.header
+    time_msg(stamp, header.stamp)
+    header.frame_id = frame_id
     out.child_frame_id = child_frame_id
     fill_pose(out.pose.pose, pose_m_rad)
     fill_twist(out.twist.twist, twist_body)
@@ -164,9 +168,10 @@ def transform_stamped(
     out.header.frame_id = frame_id
     out.child_frame_id = child_frame_id
     x_m, y_m, yaw_rad = pose_m_rad
-    out.transform.translation.x = float(x_m)
-    out.transform.translation.y = float(y_m)
-    out.transform.rotation.z, out.transform.rotation.w = yaw_quaternion_zw(yaw_rad)
+    translation, rotation = out.transform.translation, out.transform.rotation
+    translation.x = float(x_m)
+    translation.y = float(y_m)
+    rotation.z, rotation.w = yaw_quaternion_zw(yaw_rad)
     return out
 
 

@@ -39,7 +39,7 @@ from wheelsim.core.world.map_file import load_map_file
 from wheelsim.core.world.occupancy import MapError, OccupancyMap
 from wheelsim.core.world.scanner import LaserScanner
 from wheelsim.ros import qos
-from wheelsim.ros.conversions import pose2d
+from wheelsim.ros.conversions import pose2d, time_msg
 from wheelsim.ros.inputs import MapPoses
 from wheelsim.ros.map_messages import (
     footprint_polygon,
@@ -69,6 +69,8 @@ class SimWorld:
         self.scans = 0
         self._scan = node.create_publisher(LaserScan, 'scan', qos_profile_sensor_data)
         self._footprint = node.create_publisher(PolygonStamped, 'footprint', qos.DEFAULT)
+        # The footprint is fixed in the base frame: one message, stamped again at each scan.
+        self._footprint_message = footprint_polygon(self.footprint, self._base_frame, 0)
         self._collision = node.create_publisher(PointStamped, 'collision', qos.DEFAULT)
         if settings.world.map_yaml:
             try:
@@ -134,7 +136,8 @@ class SimWorld:
     def publish(self, stamp_ns: int, base_pose: tuple[float, float, float]) -> None:
         """At a scan time: the footprint, and the scan cast from ``base_pose`` if there is a
         map and the scan is on."""
-        self._footprint.publish(footprint_polygon(self.footprint, self._base_frame, stamp_ns))
+        time_msg(stamp_ns, self._footprint_message.header.stamp)
+        self._footprint.publish(self._footprint_message)
         if self._pending_map is not None:
             self._take_pending_map()
         if self.world is None or not self.settings.scan.enabled:

@@ -35,6 +35,7 @@ import collections
 from collections.abc import Callable
 from typing import Any
 
+from rclpy.clock import ROSClock
 from rclpy.clock_type import ClockType
 from rclpy.node import Node
 from rclpy.publisher import Publisher
@@ -54,29 +55,36 @@ class LockstepExecutor:
     constructor (a transient-local robot description, say) are delivered when the run starts.
     Time starts at ``start_time_ns``.
 
-    Who receives what is looked up in a topic -> subscriptions table, rebuilt only when the set
-    of subscriptions changes (checked before each batch of deliveries, not per message: a
-    subscription created in a subscription callback receives messages from the next timer
-    callback on); the ROS-time timers are re-scanned only when the set of timers changes.
+    Who receives what is looked up in a topic -> subscriptions table, rebuilt only after a
+    subscription was created or destroyed (checked before each batch of deliveries, not per
+    message: a subscription created in a subscription callback receives messages from the next
+    timer callback on); the ROS-time timers are re-scanned only after a timer was created,
+    destroyed, cancelled, reset or given a new period (``Node.create_timer``,
+    ``Node.destroy_timer``, ``Timer.cancel``, ``Timer.reset`` and the ``Timer.timer_period_ns``
+    setter note it while the executor is open; a new period applies from the timer's next
+    event on).
     """
 
     def __init__(self, recorder: Recorder | None = None, start_time_ns: int = 0) -> None:
         self._nodes: list[Node] = []
+        self._clocks: list[ROSClock] = []
         self._recorder = recorder
         self._now_ns = start_time_ns
         self._pending: collections.deque[tuple[str, Any]] = collections.deque()
+        self._pending_ids: set[int] = set()  # of the messages in _pending
         self._due_ns: dict[Timer, int] = {}
-        self._original_publish = Publisher.publish
-        self._subscriptions: tuple[Subscription, ...] = ()
+        self._period_ns: dict[Timer, int] = {}
         self._routes: dict[str, list[Subscription]] = {}
-        self._timers: tuple[Timer, ...] = ()
-        self._ros_timers: list[Timer] = []
+        self._timers_changed = self._subscriptions_changed = True
+        self._patched: list[tuple[type, str, Any]] = []
 
     def add_node(self, node: Node) -> None:
         """Drive ``node`` from now on; it must have been created with ``use_sim_time: true``."""
         if not node.get_parameter('use_sim_time').value:
             raise ValueError(f'node {node.get_name()} must be created with use_sim_time: true')
         self._nodes.append(node)
+        self._clocks.append(node.get_clock())
+        self._timers_changed = self._subscriptions_changed = True
         self._set_clocks()
 
     @property
@@ -85,29 +93,57 @@ class LockstepExecutor:
         return self._now_ns
 
     def __enter__(self) -> LockstepExecutor:
-        pending = self._pending
+        pending, pending_ids = self._pending, self._pending_ids
         topic_names: dict[Publisher, str] = {}  # asking rclpy each time costs a C call
 
         def publish(publisher: Publisher, msg: Any) -> None:
             topic = topic_names.get(publisher)
             if topic is None:
                 topic = topic_names[publisher] = publisher.topic_name
-            if any(msg is queued for _, queued in pending):
+            if id(msg) in pending_ids:
                 raise RuntimeError(
                     f'a message on {topic} was published again before it was delivered: '
                     'publish a new message object, or publish once per callback'
                 )
             pending.append((topic, msg))
+            pending_ids.add(id(msg))
 
-        Publisher.publish = publish  # type: ignore[method-assign]
+        self._patch(Publisher, 'publish', lambda original: publish)
+        for cls, name in ((Node, 'create_timer'), (Node, 'destroy_timer'), (Timer, 'cancel'),
+                          (Timer, 'reset')):
+            self._patch(cls, name, lambda original: self._noting(original, '_timers_changed'))
+        self._patch(Timer, 'timer_period_ns', lambda original: property(
+            original.fget, self._noting(original.fset, '_timers_changed')))
+        for name in ('create_subscription', 'destroy_subscription'):
+            self._patch(Node, name,
+                        lambda original: self._noting(original, '_subscriptions_changed'))
         return self
 
     def __exit__(self, *exc: object) -> None:
-        Publisher.publish = self._original_publish  # type: ignore[method-assign]
+        for cls, name, original in reversed(self._patched):
+            setattr(cls, name, original)
+        self._patched.clear()
+
+    def _patch(self, cls: type, name: str, replacement: Callable[[Any], Any]) -> None:
+        """Replace method ``name`` of ``cls`` by ``replacement(original)`` until exit."""
+        original = cls.__dict__[name]
+        self._patched.append((cls, name, original))
+        setattr(cls, name, replacement(original))
+
+    def _noting(self, method: Any, flag: str) -> Callable[..., Any]:
+        """``method``, setting attribute ``flag`` of this executor after each call."""
+
+        def noting(*args: Any, **kwargs: Any) -> Any:
+            result = method(*args, **kwargs)
+            setattr(self, flag, True)
+            return result
+
+        return noting
 
     def publish(self, topic: str, msg: Any) -> None:
         """Inject a message on ``topic`` (fully qualified) as if an outside node published it."""
         self._pending.append((topic, msg))
+        self._pending_ids.add(id(msg))
         self._deliver()
 
     def run_until(self, end_ns: int, between: Callable[[int], None] | None = None) -> None:
@@ -131,7 +167,7 @@ class LockstepExecutor:
             self._deliver()
             for timer, due_ns in list(self._due_ns.items()):
                 if due_ns == next_ns:
-                    self._due_ns[timer] = due_ns + timer.timer_period_ns
+                    self._due_ns[timer] = due_ns + self._period_ns[timer]
                     timer.callback()
                     self._deliver()
             if between is not None:
@@ -139,42 +175,47 @@ class LockstepExecutor:
 
     def _set_clocks(self) -> None:
         now = Time(nanoseconds=self._now_ns, clock_type=ClockType.ROS_TIME)
-        for node in self._nodes:
-            node.get_clock().set_ros_time_override(now)
+        for clock in self._clocks:
+            clock.set_ros_time_override(now)
 
     def _refresh_timers(self) -> None:
-        """Track ROS-time timers created or cancelled since the last event.
+        """Track ROS-time timers created, destroyed, cancelled or reset since the last event.
 
         Timers on a steady or system clock (wall-clock housekeeping such as diagnostics) are
         not driven: in a lock-step run they would depend on the machine's speed.
         """
-        timers = tuple(timer for node in self._nodes for timer in node.timers)
-        if timers != self._timers:
-            self._timers = timers
-            self._ros_timers = [t for t in timers if t.clock.clock_type == ClockType.ROS_TIME]
+        if not self._timers_changed:
+            return
+        self._timers_changed = False
         current: dict[Timer, int] = {}
-        for timer in self._ros_timers:
-            if not timer.is_canceled():
-                current[timer] = self._due_ns.get(timer, self._now_ns + timer.timer_period_ns)
+        self._period_ns = {}
+        for node in self._nodes:
+            for timer in node.timers:
+                if timer.clock.clock_type == ClockType.ROS_TIME and not timer.is_canceled():
+                    period_ns = self._period_ns[timer] = timer.timer_period_ns
+                    due_ns = self._due_ns.get(timer)
+                    current[timer] = self._now_ns + period_ns if due_ns is None else due_ns
         self._due_ns = current
 
     def _refresh_routes(self) -> None:
         """Rebuild the topic -> subscriptions table if the subscriptions changed."""
-        subscriptions = tuple(s for node in self._nodes for s in node.subscriptions)
-        if subscriptions == self._subscriptions:
+        if not self._subscriptions_changed:
             return
-        self._subscriptions = subscriptions
+        self._subscriptions_changed = False
         self._routes = {}
-        for subscription in subscriptions:
-            self._routes.setdefault(subscription.topic_name, []).append(subscription)
+        for node in self._nodes:
+            for subscription in node.subscriptions:
+                self._routes.setdefault(subscription.topic_name, []).append(subscription)
 
     def _deliver(self) -> None:
         if not self._pending:
             return
         self._refresh_routes()
         routes, recorder, pending = self._routes, self._recorder, self._pending
+        pending_ids = self._pending_ids
         while pending:
             topic, msg = pending.popleft()
+            pending_ids.discard(id(msg))
             if recorder is not None:
                 recorder(topic, msg, self._now_ns)
             for subscription in routes.get(topic, ()):

@@ -155,6 +155,8 @@ class _Progress:
 
     def __call__(self, now_ns: int) -> None:
         sim_s = (now_ns - START_TIME_NS) / 1e9
+        if self._rtf <= 0 and sim_s - self._shown_s < 0.5:
+            return  # nothing to pace nor to show
         wall_s = time.perf_counter() - self._start
         if self._rtf > 0 and sim_s / self._rtf > wall_s:
             time.sleep(sim_s / self._rtf - wall_s)
