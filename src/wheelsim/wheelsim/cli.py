@@ -128,6 +128,29 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument('--sample-seed', type=int, default=0,
                        help='seed of the random or lhs samples (default 0)')
     _add_ray_arguments(sweep)
+    tune = sub.add_parser('tune', help='search node parameters for the best value of a metric '
+                          '(Optuna, trials on Ray)')
+    tune.add_argument('scenario', nargs='?', help='scenario YAML (default: built-in); its '
+                      'pass_criteria are constraints')
+    tune.add_argument('--param', action='append', default=[],
+                      metavar='NODE.PARAM=LOW:HIGH[:log]|V1,V2,...',
+                      help='a parameter to tune: a range (log: on a log scale) or a list of '
+                      'choices; NAME may be seed (repeatable)')
+    tune.add_argument('--objective', required=True, metavar='METRIC',
+                      help='the metric to optimise (minimised; maximised for '
+                      'distance_travelled_m, plans_received, min_clearance_m)')
+    tune.add_argument('--trials', type=int, default=50,
+                      help='finished trials wanted in the study (default 50; a resumed study '
+                      'counts the ones it has)')
+    tune.add_argument('--sampler', choices=('tpe', 'random', 'qmc'), default='tpe',
+                      help='Optuna sampler (default tpe)')
+    tune.add_argument('--sampler-seed', type=int, default=0, help='sampler seed (default 0)')
+    tune.add_argument('--study', default='tune', help='study name (default tune): the folder '
+                      'OUTPUT/<scenario>/<study>/ and the name in the storage')
+    tune.add_argument('--storage', help='Optuna storage URL (default: sqlite:///'
+                      'OUTPUT/<scenario>/<study>/study.db); a shared database lets several '
+                      'machines work on one study')
+    _add_ray_arguments(tune)
     calibrate = sub.add_parser(
         'calibrate', help='fit the actuators (and geometry) to a bag recorded on a robot')
     calibrate.add_argument('bag', help='rosbag2 folder (MCAP or sqlite3) or bag file with '
@@ -230,6 +253,63 @@ def _sweep(args: argparse.Namespace) -> int:
     return 0 if all(r['passed'] for r in rows) else 1
 
 
+def _tune(args: argparse.Namespace) -> int:
+    from wheelsim.report import bag_data, plots
+    from wheelsim.report.metrics import METRIC_NAMES
+    from wheelsim.run import sampling, tables, tune
+    from wheelsim.run.output import check_run_name
+
+    scenario, specs = _load(args.scenario)
+    if args.objective not in METRIC_NAMES:
+        raise ScenarioError(f'--objective {args.objective}: not a metric (one of '
+                            f'{", ".join(METRIC_NAMES)})')
+    if args.trials < 1:
+        raise ScenarioError(f'--trials {args.trials}: must be at least 1')
+    try:
+        check_run_name(args.study)
+    except OutputError as err:
+        raise ScenarioError(f'--study {err}') from None
+    axes = sampling.parse_axes(args.param)
+    check = _override_check(specs)
+    for axis in axes:  # every bound and choice is a value the nodes accept
+        for value in axis.values if axis.values is not None else (axis.low, axis.high):
+            with_overrides(scenario, {axis.name: value}, check)
+    root = _output_root(args.output) / scenario.name / args.study
+    study = tune.open_study(root, args.storage, args.study, args.objective, axes, args.sampler,
+                            args.sampler_seed, bool(scenario.pass_criteria))
+    with _ray_runner(args) as runner:
+        print(f'tuning {", ".join(a.name for a in axes)} of {scenario.name} for '
+              f'{args.objective} ({study.direction.name.lower()}), {args.trials} trials on '
+              f'{runner.workers} Ray workers -> {root}')
+        outcome = tune.tune(scenario, axes, args.objective, args.trials, study, root, runner,
+                            check, show_progress=not args.quiet)
+    parameters = [a.name for a in axes]
+    csv_path, _ = tables.write_tables(outcome.rows, root / 'trials')
+    metrics = tables.metric_columns(outcome.rows)
+    tables.plot_metrics(outcome.rows, parameters, metrics, root / 'plots')
+    tables.write_worst_runs(outcome.rows, parameters, metrics, root / 'worst_runs.md')
+    tune.write_study_plots(study, root)
+    if outcome.best is None:
+        print(f'no finished trial; trials: {csv_path}')
+        return EXIT_INTERRUPTED if outcome.interrupted else 1
+    best = outcome.best
+    (root / 'best_params.yaml').write_text(tune.params_file(best, parameters))
+    best_run = root / best['run']
+    plots.write_plots(bag_data.load_run(best_run / 'bag'), best_run / 'plots',
+                      title=f'{scenario.name}: best trial {best["point"]}')
+    print(f'best {args.objective} = {best["value"]:.6g} at trial {best["point"]}: ' + ', '.join(
+        f'{p}={best[p]}' for p in parameters) + ('' if outcome.best_feasible else
+                                                 '  (no trial meets the pass criteria)'))
+    print(f'params: {root / "best_params.yaml"}  best run (bag, plots): {best_run}\n'
+          f'trials: {csv_path}  history: {root / "history.png"}  importance: '
+          f'{root / "importance.png"}  ({outcome.ran} runs this time)')
+    if outcome.interrupted:
+        print(f'interrupted: the study in {root} keeps its finished trials; the same command '
+              'resumes it')
+        return EXIT_INTERRUPTED
+    return 0 if outcome.best_feasible else 1
+
+
 def _calibrate(args: argparse.Namespace) -> int:
     from wheelsim.core.calibration.recording import CalibrationError
     from wheelsim.run import calibration
@@ -263,7 +343,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == 'calibrate':
             return _calibrate(args)
-        return _run(args) if args.command == 'run' else _sweep(args)
+        return {'run': _run, 'sweep': _sweep, 'tune': _tune}[args.command](args)
     except (ScenarioError, OutputError) as err:
         print(f'wheelsim: error: {err}', file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -3,8 +3,9 @@
 A worker process imports wheelsim, rclpy and the nodes once and then runs one scenario after
 another in-process (:func:`wheelsim.run.runner.run_scenario`: a fresh rclpy context per run, on
 a ROS domain reserved for that run, so the runs of one machine never share a domain). Locally
-(the default) ``ray.init`` starts a private Ray instance with ``workers`` CPUs (the machine's
-cores unless told); with ``address`` (``auto``, ``ray://host:10001`` or ``host:6379``) the runs go
+(the default) ``ray.init`` starts a private Ray instance on 127.0.0.1 with ``workers`` CPUs (the
+machine's cores unless told; Ray's usage statistics off unless ``RAY_USAGE_STATS_ENABLED`` says
+otherwise); with ``address`` (``auto``, ``ray://host:10001`` or ``host:6379``) the runs go
 to that cluster, whose nodes need the same wheelsim installed (docs/ray_cluster.md).
 
 Output: a worker that sees the output folder (same machine or a shared file system: it finds
@@ -15,6 +16,7 @@ At most ``workers`` runs are in flight, so an interrupted sweep loses at most th
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -31,6 +33,8 @@ from typing import Any
 from wheelsim.run.scenario import Scenario
 
 TOKEN_FILE = '.wheelsim-output-token'
+LOOPBACK = '127.0.0.1'
+"""The address of a local Ray instance: it serves this machine only."""
 WAIT_S = 0.2
 """How often the driver looks up from waiting (Ctrl-C is handled between two looks)."""
 
@@ -98,6 +102,7 @@ class RayRunner:
 
         import ray
 
+        os.environ.setdefault('RAY_USAGE_STATS_ENABLED', '0')  # nothing leaves the machine
         if self._address:
             ray.init(address=self._address, logging_level=logging.WARNING, log_to_driver=False)
             cluster_cpus = int(ray.cluster_resources().get('CPU', 1))
@@ -105,7 +110,10 @@ class RayRunner:
         else:
             self.workers = self._requested or os.cpu_count() or 1
             # The workers inherit this environment (ROS, loopback DDS, domain range).
-            ray.init(num_cpus=self.workers, include_dashboard=False,
+            # address='local': a new private instance, never a cluster that `ray start` left
+            # running on this machine (which ray.init() without an address would join).
+            ray.init(address='local', num_cpus=self.workers, include_dashboard=False,
+                     _node_ip_address=LOOPBACK,
                      logging_level=logging.WARNING, log_to_driver=False)
         self._task = ray.remote(num_cpus=1, max_retries=0)(run_job)
         return self
@@ -117,21 +125,26 @@ class RayRunner:
 
     def run(self, jobs: Iterable[Job], root: Path) -> Iterator[tuple[Job, dict[str, Any]]]:
         """Run ``jobs``, yielding ``(job, result)`` as each finishes (see :func:`run_job`; a
-        worker that died gives an ``error`` result). On KeyboardInterrupt the runs in flight
-        are cancelled and the interrupt goes on."""
+        worker that died gives an ``error`` result). A job is taken from ``jobs`` only when a
+        worker is free, so a generator can choose the next run from the results so far. On
+        KeyboardInterrupt the runs in flight are cancelled and the interrupt goes on."""
         import ray
 
         root = root.resolve()  # workers do not share the driver's working folder
         root.mkdir(parents=True, exist_ok=True)
         token = uuid.uuid4().hex
         (root / TOKEN_FILE).write_text(token)
-        waiting = list(jobs)[::-1]
+        waiting = iter(jobs)
         in_flight: dict[Any, Job] = {}
         try:
-            while waiting or in_flight:
-                while waiting and len(in_flight) < self.workers:
-                    job = waiting.pop()
+            while True:
+                while len(in_flight) < self.workers:  # pulled only when a worker is free
+                    job = next(waiting, None)
+                    if job is None:
+                        break
                     in_flight[self._task.remote(job, str(root), token)] = job
+                if not in_flight:
+                    return
                 done, _ = ray.wait(list(in_flight), num_returns=1, timeout=WAIT_S)
                 for ref in done:
                     job = in_flight.pop(ref)
@@ -143,7 +156,8 @@ class RayRunner:
                     yield job, result
         except (KeyboardInterrupt, GeneratorExit):
             for ref in in_flight:
-                ray.cancel(ref, force=True)
+                with contextlib.suppress(Exception):  # Ray may be going down with the Ctrl-C
+                    ray.cancel(ref, force=True)
             raise
 
 

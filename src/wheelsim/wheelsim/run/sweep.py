@@ -55,17 +55,19 @@ def plan_sweep(scenario: Scenario, points: Sequence[Mapping[str, Any]],
     return planned
 
 
-def load_record(root: Path, point: SweepPoint) -> dict[str, Any] | None:
-    """The record of a finished point, or None."""
-    path = root / 'runs' / point.job.key / RECORD
+def load_record(root: Path, key: str) -> dict[str, Any] | None:
+    """The record of the finished run ``key`` in ``root``, or None."""
+    path = root / 'runs' / key / RECORD
     return json.loads(path.read_text()) if path.is_file() else None
 
 
-def _write_record(root: Path, point: SweepPoint, result: Mapping[str, Any]) -> dict[str, Any]:
-    record = {'overrides': dict(point.overrides), 'metrics': result['metrics'],
+def write_record(root: Path, key: str, overrides: Mapping[str, Any],
+                 result: Mapping[str, Any]) -> dict[str, Any]:
+    """Record the finished run ``key`` (a :func:`wheelsim.run.execution.run_job` result)."""
+    record = {'overrides': dict(overrides), 'metrics': result['metrics'],
               'failed': result['failed'], 'run_dir': f'runs/{result["run_dir"]}',
               'wall_s': round(result['wall_s'], 3)}
-    path = root / 'runs' / point.job.key / RECORD
+    path = root / 'runs' / key / RECORD
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix('.part')
     partial.write_text(json.dumps(record, indent=2, sort_keys=True) + '\n')
@@ -93,7 +95,7 @@ def run_sweep(points: Sequence[SweepPoint], root: Path, runner: RayRunner,
     from tqdm import tqdm
 
     root.mkdir(parents=True, exist_ok=True)
-    records = {p.index: load_record(root, p) for p in points}
+    records = {p.index: load_record(root, p.job.key) for p in points}
     todo = [p for p in points if records[p.index] is None]
     outcome = SweepOutcome([], skipped=len(points) - len(todo))
     by_key = {p.job.key: p for p in todo}
@@ -109,7 +111,7 @@ def run_sweep(points: Sequence[SweepPoint], root: Path, runner: RayRunner,
             elif result['interrupted']:
                 outcome.errors[point.index] = 'interrupted'
             else:
-                records[point.index] = _write_record(root, point, result)
+                records[point.index] = write_record(root, job.key, point.overrides, result)
             bar.update(1)
             bar.set_postfix_str(f'{len(outcome.errors)} failed', refresh=False)
     except KeyboardInterrupt:
