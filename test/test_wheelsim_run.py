@@ -1,4 +1,4 @@
-"""`wheelsim run` and `wheelsim sweep` end to end, through the installed command."""
+"""`wheelsim run` end to end, through the installed command (sweeps: test_wheelsim_sweep.py)."""
 
 import importlib
 import json
@@ -146,19 +146,6 @@ def test_pass_criteria_failure_gives_exit_code_1(tmp_path):
                       cwd=tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert 'FAIL' in result.stdout
-
-
-def test_sweep_of_a_few_points(tmp_path):
-    scenario = write_scenario(tmp_path, 1)
-    result = wheelsim('sweep', str(scenario), '--param', 'controller.feedforward.k_x=1.0,3.0',
-                      '--param', 'localization.mode=perfect,noisy', '--workers', '2',
-                      '--output', 'o', cwd=tmp_path)
-    assert result.returncode == 0, result.stdout + result.stderr
-    root = tmp_path / 'o' / 'short' / 'sweep'
-    rows = (root / 'sweep.csv').read_text().strip().splitlines()
-    assert len(rows) == 1 + 4 and rows[0].startswith('point,controller.feedforward.k_x,')
-    assert (root / 'sweep.png').stat().st_size > 5_000
-    assert sorted(p.name for p in root.iterdir() if p.is_dir()) == ['000', '001', '002', '003']
 
 
 @pytest.mark.parametrize('text, fragment', [

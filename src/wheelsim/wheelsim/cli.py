@@ -1,9 +1,9 @@
-"""The ``wheelsim`` command: ``wheelsim run [SCENARIO]``, ``wheelsim sweep SCENARIO --param``
-and ``wheelsim calibrate BAG``.
+"""The ``wheelsim`` command: ``wheelsim run [SCENARIO]``, ``wheelsim sweep SCENARIO --param``,
+``wheelsim tune SCENARIO --param --objective`` and ``wheelsim calibrate BAG``.
 
-Exit codes: 0 success (and every pass criterion met), 1 a pass criterion failed, 2 bad input
-(scenario file, arguments, a bag that cannot be calibrated), 130 interrupted (the bag written so
-far stays valid).
+Exit codes: 0 success (and every pass criterion met), 1 a pass criterion failed (or a sweep
+point failed), 2 bad input (scenario file, arguments, a bag that cannot be calibrated), 130
+interrupted (the bag written so far stays valid; a sweep keeps its finished points).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from wheelsim.run.output import OutputError
-from wheelsim.run.scenario import ScenarioError, load_scenario, with_overrides
+from wheelsim.run.scenario import SEED_KEY, ScenarioError, load_scenario, with_overrides
 
 EXIT_BAD_INPUT = 2
 EXIT_WRITE_FAILED = 3
@@ -30,6 +30,33 @@ def _load(path: str | None):
     scenario = load_scenario(Path(path) if path else None, specs, METRIC_NAMES,
                              node_parameter_checks())
     return scenario, specs
+
+
+def _override_check(specs):
+    """``check(node, name, value)`` for :func:`with_overrides`: the node declares the parameter
+    and the value is in its range; ScenarioError naming ``--param`` otherwise."""
+    def check(node: str, name: str, value) -> None:
+        by_name = {s.name: s for s in specs[node]}
+        if name not in by_name:
+            raise ScenarioError(f'--param {node}.{name}: {node} has no such parameter')
+        try:
+            by_name[name].check(value)
+        except ValueError as err:
+            raise ScenarioError(f'--param {node}.{name}: {err}') from None
+    return check
+
+
+def _single_values(texts: Sequence[str]) -> dict:
+    """``wheelsim run``'s ``--param NAME=VALUE`` (one value each)."""
+    from wheelsim.run.sampling import parse_axes
+
+    values = {}
+    for axis in parse_axes(texts) if texts else []:
+        if axis.values is None or len(axis.values) != 1:
+            raise ScenarioError(f'--param {axis.name}: wheelsim run takes one value (sweep '
+                                'several with wheelsim sweep)')
+        values[axis.name] = axis.values[0]
+    return values
 
 
 def _output_root(text: str) -> Path:
@@ -56,6 +83,16 @@ def _real_time_factor(text: str) -> float:
     return value
 
 
+def _add_ray_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument('--workers', type=int, help='runs at once (default: every core of this '
+                        'machine, or of the cluster with --address)')
+    parser.add_argument('--address', help='an existing Ray cluster: auto, ray://HOST:10001 or '
+                        'HOST:6379 (default: a local Ray instance on this machine)')
+    parser.add_argument('--output', default='results', help='output root (default: results); '
+                        'a rerun into the same output skips the runs already done')
+    parser.add_argument('--quiet', action='store_true', help='no progress bar')
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog='wheelsim', description=__doc__.split('\n')[0])
     sub = parser.add_subparsers(dest='command', required=True)
@@ -71,12 +108,49 @@ def _parser() -> argparse.ArgumentParser:
                      help='reuse OUTPUT/<name>/ of an earlier run, removing only the files a run '
                      'writes (default: keep it and write to OUTPUT/<name>-2/, -3, ...)')
     run.add_argument('--quiet', action='store_true', help='no progress bar')
-    sweep = sub.add_parser('sweep', help='run a scenario over a grid of parameters in parallel')
+    run.add_argument('--seed', type=int, help="the scenario's seed for this run (e.g. the worst "
+                     'seed of a sweep)')
+    run.add_argument('--param', action='append', default=[], metavar='NODE.PARAM=VALUE',
+                     help='set a node parameter for this run (repeatable)')
+    sweep = sub.add_parser('sweep', help='run a scenario at many points (a grid or samples) '
+                           'on Ray, locally or on a cluster')
     sweep.add_argument('scenario', nargs='?', help='scenario YAML (default: built-in)')
-    sweep.add_argument('--param', action='append', default=[], metavar='NODE.PARAM=V1,V2,...',
-                       help='a swept parameter, e.g. controller.k_x=1,2,4 (repeat for a grid)')
-    sweep.add_argument('--workers', type=int, default=2, help='parallel processes (default 2)')
-    sweep.add_argument('--output', default='results', help='output root (default: results)')
+    sweep.add_argument('--param', action='append', default=[],
+                       metavar='NAME=V1,V2,...|FIRST..LAST|LOW:HIGH[:log]',
+                       help='an axis: values (controller.feedforward.k_x=1,2,4), integers '
+                       '(seed=1..200) or a range to sample (controller.lead_time=0:0.5); NAME '
+                       'is seed or NODE.PARAM; repeat for more axes')
+    sweep.add_argument('--sample', choices=('grid', 'random', 'lhs'), default='grid',
+                       help='grid (default): every combination of the value lists; random or '
+                       'lhs (Latin hypercube): --samples points over the ranges, each with every '
+                       'combination of the value lists')
+    sweep.add_argument('--samples', type=int, help='number of random or lhs samples')
+    sweep.add_argument('--sample-seed', type=int, default=0,
+                       help='seed of the random or lhs samples (default 0)')
+    _add_ray_arguments(sweep)
+    tune = sub.add_parser('tune', help='search node parameters for the best value of a metric '
+                          '(Optuna, trials on Ray)')
+    tune.add_argument('scenario', nargs='?', help='scenario YAML (default: built-in); its '
+                      'pass_criteria are constraints')
+    tune.add_argument('--param', action='append', default=[],
+                      metavar='NODE.PARAM=LOW:HIGH[:log]|V1,V2,...',
+                      help='a parameter to tune: a range (log: on a log scale) or a list of '
+                      'choices; NAME may be seed (repeatable)')
+    tune.add_argument('--objective', required=True, metavar='METRIC',
+                      help='the metric to optimise (minimised; maximised for '
+                      'distance_travelled_m, plans_received, min_clearance_m)')
+    tune.add_argument('--trials', type=int, default=50,
+                      help='finished trials wanted in the study (default 50; a resumed study '
+                      'counts the ones it has)')
+    tune.add_argument('--sampler', choices=('tpe', 'random', 'qmc'), default='tpe',
+                      help='Optuna sampler (default tpe)')
+    tune.add_argument('--sampler-seed', type=int, default=0, help='sampler seed (default 0)')
+    tune.add_argument('--study', default='tune', help='study name (default tune): the folder '
+                      'OUTPUT/<scenario>/<study>/ and the name in the storage')
+    tune.add_argument('--storage', help='Optuna storage URL (default: sqlite:///'
+                      'OUTPUT/<scenario>/<study>/study.db); a shared database lets several '
+                      'machines work on one study')
+    _add_ray_arguments(tune)
     calibrate = sub.add_parser(
         'calibrate', help='fit the actuators (and geometry) to a bag recorded on a robot')
     calibrate.add_argument('bag', help='rosbag2 folder (MCAP or sqlite3) or bag file with '
@@ -103,7 +177,13 @@ def _run(args: argparse.Namespace) -> int:
     from wheelsim.report.summary import format_summary
     from wheelsim.run.runner import run_scenario
 
-    scenario, _ = _load(args.scenario)
+    scenario, specs = _load(args.scenario)
+    overrides = _single_values(args.param)
+    if args.seed is not None:
+        if SEED_KEY in overrides:
+            raise ScenarioError('--seed and --param seed=... both set the seed: give one')
+        overrides[SEED_KEY] = args.seed
+    scenario = with_overrides(scenario, overrides, _override_check(specs))
     outcome = run_scenario(scenario, _output_root(args.output), args.real_time_factor,
                            show_progress=not args.quiet, make_plots=not args.no_plots,
                            overwrite=args.overwrite)
@@ -114,36 +194,120 @@ def _run(args: argparse.Namespace) -> int:
     return outcome.exit_code
 
 
+def _ray_runner(args: argparse.Namespace):
+    from wheelsim.run.execution import RayRunner
+
+    if args.workers is not None and args.workers < 1:
+        raise ScenarioError(f'--workers {args.workers}: must be at least 1')
+    return RayRunner(args.workers, args.address)
+
+
+MAX_ROWS_SHOWN = 30
+
+
 def _sweep(args: argparse.Namespace) -> int:
-    from wheelsim.run import sweep
+    from wheelsim.run import robustness, sampling, sweep, tables
 
     scenario, specs = _load(args.scenario)
-    if args.workers < 1:
-        raise ScenarioError(f'--workers {args.workers}: must be at least 1')
-    grid = sweep.parse_grid(args.param)
-
-    def check(node: str, name: str, value) -> None:
-        by_name = {s.name: s for s in specs[node]}
-        if name not in by_name:
-            raise ScenarioError(f'--param {node}.{name}: {node} has no such parameter')
-        try:
-            by_name[name].check(value)
-        except ValueError as err:
-            raise ScenarioError(f'--param {node}.{name}: {err}') from None
-
-    points = sweep.grid_points(grid)
-    runs = [(p, with_overrides(scenario, p.overrides, check)) for p in points]
+    axes = sampling.parse_axes(args.param)
+    points = sampling.plan_points(axes, args.sample, args.samples, args.sample_seed)
+    planned = sweep.plan_sweep(scenario, points, _override_check(specs))
     root = _output_root(args.output) / scenario.name / 'sweep'
-    print(f'sweep of {len(runs)} runs of {scenario.name} on {args.workers} workers -> {root}')
-    rows = sweep.run_sweep(runs, root, args.workers)
-    metric_columns = [k for k in rows[0] if k not in grid and k not in ('point', 'passed')]
-    numeric = [k for k in metric_columns if isinstance(rows[0][k], (int, float))]
-    sweep.write_table(rows, root / 'sweep.csv')
-    shown = ['point', *grid, *numeric[:6], 'passed']
-    print(sweep.format_table(rows, shown))
-    sweep.plot_sweep(rows, list(grid), numeric[:6], root / 'sweep.png')
-    print(f'table: {root / "sweep.csv"}  plot: {root / "sweep.png"}')
+    with _ray_runner(args) as runner:
+        print(f'sweep of {len(planned)} runs of {scenario.name} on {runner.workers} Ray '
+              f'workers -> {root}')
+        outcome = sweep.run_sweep(planned, root, runner, show_progress=not args.quiet)
+    parameters = [a.name for a in axes]
+    rows = outcome.rows
+    metrics = tables.metric_columns(rows)
+    csv_path, parquet_path = tables.write_tables(rows, root / 'sweep')
+    tables.plot_metrics(rows, parameters, metrics, root / 'plots')
+    tables.write_worst_runs(rows, parameters, metrics, root / 'worst_runs.md')
+    shown = ['point', *parameters, *metrics[:4], 'passed']
+    print(sweep.format_table(rows[:MAX_ROWS_SHOWN], shown))
+    if len(rows) > MAX_ROWS_SHOWN:
+        print(f'... {len(rows) - MAX_ROWS_SHOWN} more rows in {csv_path}')
+    if metrics:
+        print(f'worst {metrics[0]}: ' + ', '.join(f'{r[metrics[0]]:.4g} (point {r["point"]}, '
+                                                  f'{root / r["run"]})'
+                                                  for r in tables.worst_rows(rows, metrics[0])))
+    summary = robustness.seed_summary(rows, parameters, metrics[:4], args.scenario)
+    if summary:
+        tables.write_tables(summary, root / 'robustness')
+        print('over the seeds (percentiles, worst and its seed; the command reruns it):')
+        print(sweep.format_table(summary, [*[p for p in parameters if p != SEED_KEY], 'metric',
+                                           'runs', 'p50', 'p90', 'p95', 'worst', 'worst_seed']))
+        for line in summary:
+            if line['metric'] == metrics[0]:
+                print(f'  worst {line["metric"]}: {line["reproduce"]}')
+    print(f'tables: {csv_path}, {parquet_path}  plots: {root / "plots"}  worst runs: '
+          f'{root / "worst_runs.md"}' + (f'  ({outcome.skipped} runs already done, skipped)'
+                                         if outcome.skipped else ''))
+    if outcome.errors:
+        print(f'{len(outcome.errors)} of {len(rows)} points failed: ' + ', '.join(
+            f'{i}: {e}' for i, e in sorted(outcome.errors.items())[:5]))
+    if outcome.interrupted:
+        print(f'interrupted: {sum(1 for r in rows if r["run"])} finished points kept in {root}; '
+              'the same command resumes')
+        return EXIT_INTERRUPTED
     return 0 if all(r['passed'] for r in rows) else 1
+
+
+def _tune(args: argparse.Namespace) -> int:
+    from wheelsim.report import bag_data, plots
+    from wheelsim.report.metrics import METRIC_NAMES
+    from wheelsim.run import sampling, tables, tune
+    from wheelsim.run.output import check_run_name
+
+    scenario, specs = _load(args.scenario)
+    if args.objective not in METRIC_NAMES:
+        raise ScenarioError(f'--objective {args.objective}: not a metric (one of '
+                            f'{", ".join(METRIC_NAMES)})')
+    if args.trials < 1:
+        raise ScenarioError(f'--trials {args.trials}: must be at least 1')
+    try:
+        check_run_name(args.study)
+    except OutputError as err:
+        raise ScenarioError(f'--study {err}') from None
+    axes = sampling.parse_axes(args.param)
+    check = _override_check(specs)
+    for axis in axes:  # every bound and choice is a value the nodes accept
+        for value in axis.values if axis.values is not None else (axis.low, axis.high):
+            with_overrides(scenario, {axis.name: value}, check)
+    root = _output_root(args.output) / scenario.name / args.study
+    study = tune.open_study(root, args.storage, args.study, args.objective, axes, args.sampler,
+                            args.sampler_seed, bool(scenario.pass_criteria))
+    with _ray_runner(args) as runner:
+        print(f'tuning {", ".join(a.name for a in axes)} of {scenario.name} for '
+              f'{args.objective} ({study.direction.name.lower()}), {args.trials} trials on '
+              f'{runner.workers} Ray workers -> {root}')
+        outcome = tune.tune(scenario, axes, args.objective, args.trials, study, root, runner,
+                            check, show_progress=not args.quiet)
+    parameters = [a.name for a in axes]
+    csv_path, _ = tables.write_tables(outcome.rows, root / 'trials')
+    metrics = tables.metric_columns(outcome.rows)
+    tables.plot_metrics(outcome.rows, parameters, metrics, root / 'plots')
+    tables.write_worst_runs(outcome.rows, parameters, metrics, root / 'worst_runs.md')
+    tune.write_study_plots(study, root)
+    if outcome.best is None:
+        print(f'no finished trial; trials: {csv_path}')
+        return EXIT_INTERRUPTED if outcome.interrupted else 1
+    best = outcome.best
+    (root / 'best_params.yaml').write_text(tune.params_file(best, parameters))
+    best_run = root / best['run']
+    plots.write_plots(bag_data.load_run(best_run / 'bag'), best_run / 'plots',
+                      title=f'{scenario.name}: best trial {best["point"]}')
+    print(f'best {args.objective} = {best["value"]:.6g} at trial {best["point"]}: ' + ', '.join(
+        f'{p}={best[p]}' for p in parameters) + ('' if outcome.best_feasible else
+                                                 '  (no trial meets the pass criteria)'))
+    print(f'params: {root / "best_params.yaml"}  best run (bag, plots): {best_run}\n'
+          f'trials: {csv_path}  history: {root / "history.png"}  importance: '
+          f'{root / "importance.png"}  ({outcome.ran} runs this time)')
+    if outcome.interrupted:
+        print(f'interrupted: the study in {root} keeps its finished trials; the same command '
+              'resumes it')
+        return EXIT_INTERRUPTED
+    return 0 if outcome.best_feasible else 1
 
 
 def _calibrate(args: argparse.Namespace) -> int:
@@ -179,7 +343,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == 'calibrate':
             return _calibrate(args)
-        return _run(args) if args.command == 'run' else _sweep(args)
+        return {'run': _run, 'sweep': _sweep, 'tune': _tune}[args.command](args)
     except (ScenarioError, OutputError) as err:
         print(f'wheelsim: error: {err}', file=sys.stderr)
         return EXIT_BAD_INPUT

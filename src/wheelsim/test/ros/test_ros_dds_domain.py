@@ -8,12 +8,36 @@ import pytest
 
 from wheelsim.ros.dds_domain import (
     DOMAIN_IDS,
+    DOMAIN_RANGE_VARIABLE,
     PROFILE_VARIABLES,
     profile_variables,
     require_loopback_dds,
     reserved_domain_id,
     use_profile,
 )
+
+
+@pytest.fixture(autouse=True)
+def whole_range(monkeypatch):
+    """These tests choose among every domain ID unless they set the range themselves."""
+    monkeypatch.delenv(DOMAIN_RANGE_VARIABLE, raising=False)
+
+
+def test_reservations_stay_in_the_range_the_environment_names(tmp_path, monkeypatch):
+    monkeypatch.setenv(DOMAIN_RANGE_VARIABLE, '60-61')
+    with reserved_domain_id(tmp_path) as first, reserved_domain_id(tmp_path) as second:
+        assert {first, second} == {60, 61}
+        with pytest.raises(RuntimeError, match='60..61 are reserved'):
+            with reserved_domain_id(tmp_path):
+                pass
+
+
+@pytest.mark.parametrize('text', ['0-5', '70-60', '60-101', 'sixty'])
+def test_a_bad_range_is_an_error_naming_the_variable(tmp_path, monkeypatch, text):
+    monkeypatch.setenv(DOMAIN_RANGE_VARIABLE, text)
+    with pytest.raises(ValueError, match=f'{DOMAIN_RANGE_VARIABLE}=.*1 <= FIRST <= LAST <= 100'):
+        with reserved_domain_id(tmp_path):
+            pass
 
 
 def test_two_reservations_never_share_an_id(tmp_path):

@@ -94,5 +94,37 @@ def test_overrides_for_sweeps(tmp_path):
     assert swept.node_parameters['controller']['k_x'] == 5.0
     assert 'k_x' not in scenario.node_parameters['controller']
     assert seen == [('controller', 'k_x', 5.0)]
-    with pytest.raises(ScenarioError, match='expected <node>.<parameter>'):
+    with pytest.raises(ScenarioError, match='expected seed or <node>.<parameter>'):
         with_overrides(scenario, {'k_x': 1.0}, lambda *a: None)
+
+
+def test_seed_override_sets_the_scenario_seed(tmp_path):
+    scenario = load_scenario(write(tmp_path, 'duration: 1\nseed: 3\n'), SPECS, METRICS)
+    assert with_overrides(scenario, {'seed': 9}, lambda *a: None).seed == 9
+    with pytest.raises(ScenarioError, match='--param seed: -1 must be a non-negative integer'):
+        with_overrides(scenario, {'seed': -1}, lambda *a: None)
+
+
+@pytest.mark.parametrize('key, other', [
+    ('localization.seed', "the scenario's seed"),
+    ('vehicle_sim.seed', "the scenario's seed"),
+    ('vehicle_sim.be_reference_clock', 'wheelsim run'),
+    ('controller.use_sim_time', 'wheelsim run'),
+])
+def test_an_override_the_run_would_replace_is_an_error_naming_both(tmp_path, key, other):
+    scenario = load_scenario(write(tmp_path, 'duration: 1\n'), SPECS, METRICS)
+    with pytest.raises(ScenarioError, match=f'--param {key}: overridden in every run by {other}'):
+        with_overrides(scenario, {key: 2}, lambda *a: None)
+
+
+def test_a_node_seed_in_the_scenario_is_an_error_naming_both(tmp_path):
+    path = write(tmp_path, 'duration: 1\nnodes: {localization: {seed: 4}}\n')
+    with pytest.raises(ScenarioError, match="nodes.localization.seed: overridden in every run by "
+                                            "the scenario's seed"):
+        load_scenario(path, SPECS, METRICS)
+
+
+def test_a_params_file_seed_is_the_base_the_scenario_seed_replaces(tmp_path):
+    write(tmp_path, 'localization:\n  ros__parameters: {seed: 4}\n', 'robot.yaml')
+    path = write(tmp_path, 'duration: 1\nseed: 6\nparams_file: robot.yaml\n')
+    assert load_scenario(path, SPECS, METRICS).seed == 6

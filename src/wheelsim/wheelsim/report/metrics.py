@@ -46,6 +46,9 @@ METRIC_NAMES = (
 )
 """Every key of :func:`compute_metrics`' result, in that order: the main ones first (a sweep
 table shows the first few). Units end the names; definitions are in ``docs/report.md``."""
+LARGER_IS_BETTER = ('distance_travelled_m', 'plans_received', 'min_clearance_m')
+"""The metrics whose worst value is the smallest (every other one: the largest)."""
+MAIN_METRICS = METRIC_NAMES[:6]
 
 
 @dataclass(frozen=True)

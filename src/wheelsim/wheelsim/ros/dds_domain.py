@@ -2,7 +2,9 @@
 
 Two test runs at once must not see each other's nodes. A reservation is an exclusive ``flock`` on
 ``/tmp/wheelsim-ros-domains/<id>.lock``, released when the context exits or the process dies.
-Domain IDs 1..100 are used (safe port range on Linux for DDS). The folder is shared by every
+Domain IDs 1..100 are used (safe port range on Linux for DDS), or the range
+``WHEELSIM_ROS_DOMAIN_IDS=FIRST-LAST`` names (a machine's share of them: several people or
+benchmark jobs on one host, each its own range). The folder is shared by every
 user of the machine (sticky, like /tmp), so it is refused when it is a symbolic link, and lock
 files are opened without following symbolic links and without truncating: a planted link
 ``<id>.lock -> somebody's file`` is skipped and its target left untouched.
@@ -24,6 +26,7 @@ PROFILE_VARIABLES = ('FASTDDS_DEFAULT_PROFILES_FILE', 'FASTRTPS_DEFAULT_PROFILES
 #: ROS 2 distributions whose default Fast DDS is version 2.
 FAST_DDS_2_DISTROS = ('humble', 'iron', 'jazzy')
 DOMAIN_IDS = range(1, 101)
+DOMAIN_RANGE_VARIABLE = 'WHEELSIM_ROS_DOMAIN_IDS'
 
 
 def _lock_dir(lock_dir: Path) -> Path:
@@ -46,11 +49,31 @@ def _open_lock(path: Path) -> int | None:
         return None
 
 
+def domain_ids() -> range:
+    """The domain IDs reservations choose from: :data:`DOMAIN_IDS`, or the sub-range
+    ``WHEELSIM_ROS_DOMAIN_IDS=FIRST-LAST`` (inclusive) names; ValueError naming the variable
+    and the allowed range when it is malformed."""
+    text = os.environ.get(DOMAIN_RANGE_VARIABLE, '').strip()
+    if not text:
+        return DOMAIN_IDS
+    first, sep, last = text.partition('-')
+    try:
+        chosen = range(int(first), int(last) + 1) if sep else range(int(text), int(text) + 1)
+    except ValueError:
+        chosen = range(0)
+    if not chosen or chosen.start < DOMAIN_IDS.start or chosen.stop > DOMAIN_IDS.stop:
+        raise ValueError(f'{DOMAIN_RANGE_VARIABLE}={text!r}: must be FIRST-LAST with '
+                         f'{DOMAIN_IDS.start} <= FIRST <= LAST <= {DOMAIN_IDS.stop - 1}')
+    return chosen
+
+
 @contextmanager
 def reserved_domain_id(lock_dir: Path = LOCK_DIR) -> Iterator[int]:
-    """Yield a ROS domain ID that no other reservation on this machine holds."""
+    """Yield a ROS domain ID of :func:`domain_ids` that no other reservation on this machine
+    holds."""
     folder = _lock_dir(lock_dir)
-    candidates = list(DOMAIN_IDS)
+    ids = domain_ids()
+    candidates = list(ids)
     random.shuffle(candidates)
     for domain_id in candidates:
         descriptor = _open_lock(folder / f'{domain_id}.lock')  # held until release
@@ -67,7 +90,7 @@ def reserved_domain_id(lock_dir: Path = LOCK_DIR) -> Iterator[int]:
             fcntl.flock(descriptor, fcntl.LOCK_UN)
             os.close(descriptor)
         return
-    raise RuntimeError(f'all ROS domain IDs {DOMAIN_IDS.start}..{DOMAIN_IDS.stop - 1} are reserved')
+    raise RuntimeError(f'all ROS domain IDs {ids.start}..{ids.stop - 1} are reserved')
 
 
 def profile_variables() -> tuple[str, ...]:

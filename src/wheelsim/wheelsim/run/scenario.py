@@ -19,7 +19,10 @@ A scenario is YAML::
       controller: {algorithm: ...}
 
 Every key is checked: unknown scenario keys, unknown node names and parameters a node does not
-declare are errors naming the key (with the closest valid name), as are values out of range.
+declare are errors naming the key (with the closest valid name), as are values out of range, and
+a node parameter that the run sets itself (:data:`RUN_SET_PARAMETERS`: ``seed`` comes from the
+scenario's ``seed``) when ``nodes:`` or a sweep sets it too: the error names both settings.
+(A ``params_file`` is the base layer, which ``nodes:`` and the scenario's keys replace.)
 No ROS imports (but the package index, to find a shipped map): the CLI validates a scenario,
 its map included, before starting anything.
 """
@@ -44,6 +47,16 @@ NODE_NAMES = ('vehicle_sim', 'localization', 'planner', 'controller')
 SCENARIO_KEYS = ('name', 'duration', 'seed', 'params_file', 'map', 'record', 'pass_criteria',
                  'nodes')
 DEFAULT_SCENARIO = Path(__file__).parent / 'scenarios' / 'default.yaml'
+SEED_KEY = 'seed'
+"""The override key of the scenario's seed (``--param seed=1,2,3``)."""
+#: Node parameters every run sets itself (wheelsim.run.runner), with the setting that does it.
+RUN_SET_PARAMETERS = {
+    **{(node, 'use_sim_time'): 'wheelsim run (lock-step simulated time)' for node in NODE_NAMES},
+    ('vehicle_sim', 'seed'): "the scenario's seed (sweep it with --param seed=...)",
+    ('localization', 'seed'): "the scenario's seed (sweep it with --param seed=...)",
+    ('vehicle_sim', 'be_reference_clock'): 'wheelsim run (the lock-step executor is the clock)',
+    ('vehicle_sim', 'cmd_vel_type'): 'wheelsim run (from controller.enable_stamped_cmd_vel)',
+}
 
 
 class ScenarioError(ValueError):
@@ -209,6 +222,10 @@ def load_scenario(
             raise _fail(source, f'nodes.{node}', 'unknown node' + _closest(str(node), NODE_NAMES))
         if not isinstance(values, dict):
             raise _fail(source, f'nodes.{node}', 'must map parameter names to values')
+        for parameter in flatten(values):
+            if (node, parameter) in RUN_SET_PARAMETERS:
+                raise _fail(source, f'nodes.{node}.{parameter}', 'overridden in every run by '
+                            f'{RUN_SET_PARAMETERS[node, parameter]}: remove it')
         parameters[node].update(flatten(values))
     for node, values in parameters.items():
         _check_node_parameters(source, node, values, node_specs[node])
@@ -240,16 +257,32 @@ def _check_node_parameters(source: Path, node: str, values: Mapping[str, Any],
 
 def with_overrides(scenario: Scenario, overrides: Mapping[str, Any],
                    check: Callable[[str, str, Any], None]) -> Scenario:
-    """A copy of ``scenario`` with ``{'node.param': value}`` overrides (used by sweeps).
+    """A copy of ``scenario`` with ``{'node.param': value}`` overrides and, under
+    :data:`SEED_KEY`, its seed (used by ``--param`` of run, sweep and tune).
 
-    ``check(node, param, value)`` validates each override and raises ScenarioError.
+    ``check(node, param, value)`` validates each node override and raises ScenarioError; an
+    override of a parameter the run sets itself (:data:`RUN_SET_PARAMETERS`) is an error naming
+    both, as is ``vehicle_sim.world.map_yaml`` in a scenario with a ``map``.
     """
     parameters = {node: dict(values) for node, values in scenario.node_parameters.items()}
+    seed = scenario.seed
     for key, value in overrides.items():
+        if key == SEED_KEY:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ScenarioError(f'--param seed: {value!r} must be a non-negative integer')
+            seed = value
+            continue
         node, _, name = key.partition('.')
         if node not in NODE_NAMES or not name:
-            raise ScenarioError(f'{key}: expected <node>.<parameter> with node one of '
-                                f'{", ".join(NODE_NAMES)}')
+            raise ScenarioError(f'--param {key}: expected seed or <node>.<parameter> with node '
+                                f'one of {", ".join(NODE_NAMES)}')
+        if (node, name) in RUN_SET_PARAMETERS:
+            raise ScenarioError(f'--param {key}: overridden in every run by '
+                                f'{RUN_SET_PARAMETERS[node, name]}')
+        if (node, name) == ('vehicle_sim', 'world.map_yaml') and value and scenario.map_yaml:
+            raise ScenarioError(f'--param {key}: the scenario\'s map ({scenario.map_yaml}) is '
+                                'served on the map topic and vehicle_sim would take this file '
+                                'instead: give one')
         check(node, name, value)
         parameters[node][name] = value
-    return dataclasses.replace(scenario, node_parameters=parameters)
+    return dataclasses.replace(scenario, node_parameters=parameters, seed=seed)

@@ -1,122 +1,137 @@
-"""``wheelsim sweep``: one scenario over a grid of parameters, in parallel worker processes.
+"""``wheelsim sweep``: one scenario at many points (a grid or samples), run on Ray.
 
-Each grid point is a full lock-step run (own process, own rclpy context, own ROS domain) written
-to ``<output>/<scenario>/sweep/<index>/``. The table of metrics per point is printed, saved as
-``sweep.csv``, and plotted (``sweep.png``: each metric against the first swept parameter, one
-line per value of the others).
+Each point is a full lock-step run written to ``<sweep>/runs/<key>/<scenario>/`` (bag and
+metrics), where ``key`` is a hash of the run (scenario, overrides, seed:
+:func:`wheelsim.run.execution.job_key`). When a run finishes, its record
+``runs/<key>/point.json`` (overrides, metrics, failed criteria) is written at once, so an
+interrupted sweep keeps every finished point and a rerun into the same output skips the points
+that have a record. A point whose run raised is reported with its error (traceback in
+``runs/<key>/error.txt``), has no record (a rerun tries it again) and the others go on.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
-import csv
-import itertools
-import multiprocessing
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
+from wheelsim.report.metrics import METRIC_NAMES
+from wheelsim.run.execution import Job, RayRunner, job_key
+from wheelsim.run.scenario import Scenario, with_overrides
 
-from wheelsim.run.scenario import Scenario, ScenarioError
+RECORD = 'point.json'
 
 
 @dataclass(frozen=True)
 class SweepPoint:
+    """Point ``index`` of a sweep: its overrides and the scenario they make."""
+
     index: int
     overrides: Mapping[str, Any]
+    job: Job
 
 
-def parse_grid(assignments: Sequence[str]) -> dict[str, list[Any]]:
-    """``['controller.k_x=1,2', ...]`` -> ``{'controller.k_x': [1, 2]}`` (values parsed as YAML)."""
-    grid: dict[str, list[Any]] = {}
-    for text in assignments:
-        key, sep, values = text.partition('=')
-        if not sep or not key or not values:
-            raise ScenarioError(f'--param {text!r}: expected <node>.<parameter>=<v1>,<v2>,...')
-        try:
-            grid[key.strip()] = [yaml.safe_load(v) for v in values.split(',')]
-        except yaml.YAMLError as err:
-            raise ScenarioError(f'--param {text!r}: cannot parse a value: {err}') from None
-    if not grid:
-        raise ScenarioError('a sweep needs at least one --param <node>.<parameter>=<values>')
-    return grid
+@dataclass
+class SweepOutcome:
+    """One row per point in point order (finished, failed or not run), and what happened."""
+
+    rows: list[dict[str, Any]]
+    skipped: int = 0
+    """Points already done in the output (resumed)."""
+    errors: dict[int, str] = field(default_factory=dict)
+    interrupted: bool = False
 
 
-def grid_points(grid: Mapping[str, list[Any]]) -> list[SweepPoint]:
-    """Every combination of the grid values, in a fixed order."""
-    keys = list(grid)
-    return [SweepPoint(i, dict(zip(keys, combo, strict=True)))
-            for i, combo in enumerate(itertools.product(*(grid[k] for k in keys)))]
+def plan_sweep(scenario: Scenario, points: Sequence[Mapping[str, Any]],
+               check: Callable[[str, str, Any], None]) -> list[SweepPoint]:
+    """The scenario at each point (overrides checked, see :func:`with_overrides`)."""
+    planned = []
+    for index, overrides in enumerate(points):
+        swept = with_overrides(scenario, overrides, check)
+        planned.append(SweepPoint(index, dict(overrides), Job(job_key(swept), swept)))
+    return planned
 
 
-def _run_point(scenario: Scenario, point: SweepPoint, root: Path) -> dict[str, Any]:
-    from wheelsim.run.runner import run_scenario
-
-    outcome = run_scenario(scenario, root / f'{point.index:03d}', show_progress=False,
-                           make_plots=False)
-    return {'metrics': outcome.metrics, 'failed': list(outcome.failed_criteria)}
+def load_record(root: Path, key: str) -> dict[str, Any] | None:
+    """The record of the finished run ``key`` in ``root``, or None."""
+    path = root / 'runs' / key / RECORD
+    return json.loads(path.read_text()) if path.is_file() else None
 
 
-def run_sweep(scenarios: Sequence[tuple[SweepPoint, Scenario]], output_dir: Path,
-              workers: int) -> list[dict[str, Any]]:
-    """Run every point (``workers`` processes); return one row per point, in point order."""
-    output_dir.mkdir(parents=True, exist_ok=True)
-    context = multiprocessing.get_context('spawn')
-    with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        futures = [pool.submit(_run_point, scenario, point, output_dir)
-                   for point, scenario in scenarios]
-        results = [future.result() for future in futures]
-    rows = []
-    for (point, _), result in zip(scenarios, results, strict=True):
-        rows.append({'point': point.index, **point.overrides, **result['metrics'],
-                     'passed': not result['failed']})
-    return rows
+def write_record(root: Path, key: str, overrides: Mapping[str, Any],
+                 result: Mapping[str, Any]) -> dict[str, Any]:
+    """Record the finished run ``key`` (a :func:`wheelsim.run.execution.run_job` result)."""
+    record = {'overrides': dict(overrides), 'metrics': result['metrics'],
+              'failed': result['failed'], 'run_dir': f'runs/{result["run_dir"]}',
+              'wall_s': round(result['wall_s'], 3)}
+    path = root / 'runs' / key / RECORD
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix('.part')
+    partial.write_text(json.dumps(record, indent=2, sort_keys=True) + '\n')
+    os.replace(partial, path)  # a record is whole or absent
+    return record
 
 
-def write_table(rows: list[dict[str, Any]], path: Path) -> None:
-    """Write the rows as CSV (columns from the first row)."""
-    with path.open('w', newline='') as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+def row(point: SweepPoint, record: Mapping[str, Any] | None, error: str = '') -> dict[str, Any]:
+    """The table row of a point: index, overrides, metrics, passed, error, run folder."""
+    if record is None:
+        return {'point': point.index, **point.overrides, 'passed': False,
+                'error': error or 'not run', 'run': ''}
+    metrics = record['metrics']
+    ordered = sorted(metrics, key=lambda m: METRIC_NAMES.index(m) if m in METRIC_NAMES
+                     else len(METRIC_NAMES))
+    return {'point': point.index, **point.overrides, **{m: metrics[m] for m in ordered},
+            'passed': not record['failed'], 'error': '', 'run': record['run_dir']}
+
+
+def run_sweep(points: Sequence[SweepPoint], root: Path, runner: RayRunner,
+              show_progress: bool = True) -> SweepOutcome:
+    """Run the points without a record in ``root`` on ``runner``, streaming a progress bar
+    (points done, failures, ETA); return every point's row. Ctrl-C stops the sweep and keeps
+    the finished points (``interrupted``)."""
+    from tqdm import tqdm
+
+    root.mkdir(parents=True, exist_ok=True)
+    records = {p.index: load_record(root, p.job.key) for p in points}
+    todo = [p for p in points if records[p.index] is None]
+    outcome = SweepOutcome([], skipped=len(points) - len(todo))
+    by_key = {p.job.key: p for p in todo}
+    bar = tqdm(total=len(points), initial=outcome.skipped, unit='run', disable=not show_progress,
+               dynamic_ncols=True)
+    try:
+        for job, result in runner.run([p.job for p in todo], root / 'runs'):
+            point = by_key[job.key]
+            if 'error' in result:
+                outcome.errors[point.index] = result['error']
+                tqdm.write(f'point {point.index} ({_describe(point.overrides)}) failed: '
+                           f'{result["error"]} (runs/{job.key}/error.txt)')
+            elif result['interrupted']:
+                outcome.errors[point.index] = 'interrupted'
+            else:
+                records[point.index] = write_record(root, job.key, point.overrides, result)
+            bar.update(1)
+            bar.set_postfix_str(f'{len(outcome.errors)} failed', refresh=False)
+    except KeyboardInterrupt:
+        outcome.interrupted = True
+    finally:
+        bar.close()
+    outcome.rows = [row(p, records[p.index], outcome.errors.get(p.index, '')) for p in points]
+    return outcome
+
+
+def _describe(overrides: Mapping[str, Any]) -> str:
+    return ', '.join(f'{k}={v}' for k, v in overrides.items())
 
 
 def format_table(rows: list[dict[str, Any]], columns: Sequence[str]) -> str:
-    """A fixed-width text table of ``columns``."""
+    """A fixed-width text table of ``columns`` (missing cells blank)."""
     cells = [[str(c) for c in columns]]
-    for row in rows:
-        cells.append([f'{row[c]:.4g}' if isinstance(row[c], float) else str(row[c])
-                      for c in columns])
+    for values in rows:
+        cells.append([f'{values[c]:.4g}' if isinstance(values.get(c), float)
+                      else str(values.get(c, '')) for c in columns])
     widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
     return '\n'.join('  '.join(cell.rjust(w) for cell, w in zip(line, widths, strict=True))
                      for line in cells)
-
-
-def plot_sweep(rows: list[dict[str, Any]], swept: Sequence[str], metrics: Sequence[str],
-               path: Path) -> None:
-    """Each metric against the first swept parameter; one line per combination of the others."""
-    import matplotlib
-
-    matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(len(metrics), 1, figsize=(7, 2.6 * len(metrics)), squeeze=False)
-    first, others = swept[0], list(swept[1:])
-    groups: dict[tuple, list[dict[str, Any]]] = {}
-    for row in rows:
-        groups.setdefault(tuple(row[k] for k in others), []).append(row)
-    for ax, metric in zip(axes[:, 0], metrics, strict=True):
-        for key, group_rows in groups.items():
-            label = ', '.join(f'{k}={v}' for k, v in zip(others, key, strict=True)) or None
-            ax.plot([r[first] for r in group_rows], [r[metric] for r in group_rows], 'o-',
-                    label=label)
-        ax.set_xlabel(first)
-        ax.set_ylabel(metric)
-        ax.grid(True)
-        if others:
-            ax.legend(fontsize='small')
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)

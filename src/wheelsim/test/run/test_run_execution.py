@@ -1,0 +1,50 @@
+"""One run as a Ray worker runs it (in this process, real nodes): written into a visible output
+folder, or returned as files when the output is on another machine; and the run keys."""
+
+import dataclasses
+import json
+
+from wheelsim.cli import _load
+from wheelsim.run.execution import TOKEN_FILE, Job, _write_files, job_key, run_job
+
+
+def _short_scenario():
+    scenario, _ = _load(None)
+    return dataclasses.replace(scenario, name='short', duration_s=3.0)
+
+
+def test_keys_follow_everything_that_makes_the_run():
+    scenario = _short_scenario()
+    assert job_key(scenario) == job_key(dataclasses.replace(scenario))
+    assert job_key(scenario) != job_key(dataclasses.replace(scenario, seed=scenario.seed + 1))
+    assert job_key(scenario) != job_key(dataclasses.replace(scenario, duration_s=3.5))
+
+
+def test_a_worker_without_the_output_folder_returns_the_files(tmp_path, ros_domain_id):
+    scenario = _short_scenario()
+    job = Job(job_key(scenario), scenario)
+    shared, remote = tmp_path / 'shared', tmp_path / 'driver'
+    shared.mkdir()
+    (shared / TOKEN_FILE).write_text('abc')
+    here = run_job(job, str(shared), 'abc')  # sees the token: writes in place
+    assert 'files' not in here and here['run_dir'] == f'{job.key}/short'
+    elsewhere = run_job(job, str(remote), 'abc')  # no token there: runs aside, returns files
+    assert not remote.exists()
+    assert {'short/metrics.json', 'short/bag/metadata.yaml'} <= {
+        name.split('/', 1)[1] for name in elsewhere['files']}
+    _write_files(remote, elsewhere.pop('files'))
+    written = remote / elsewhere['run_dir'] / 'metrics.json'
+    assert written.read_bytes() == (shared / here['run_dir'] / 'metrics.json').read_bytes()
+    assert json.loads(written.read_text()) == here['metrics'] == elsewhere['metrics']
+
+
+def test_a_run_that_raises_gives_its_error_and_traceback(tmp_path, ros_domain_id):
+    scenario = _short_scenario()
+    broken = dataclasses.replace(scenario, node_parameters={
+        **scenario.node_parameters,
+        'vehicle_sim': {**scenario.node_parameters['vehicle_sim'],
+                        'world.map_yaml': str(tmp_path / 'missing.yaml')}})
+    (tmp_path / TOKEN_FILE).write_text('t')
+    result = run_job(Job('k', broken), str(tmp_path), 't')
+    assert result['error'].startswith('ParameterError: parameter world.map_yaml')
+    assert 'Traceback' in (tmp_path / 'k' / 'error.txt').read_text()

@@ -1,0 +1,68 @@
+"""Sweep points from --param axes: grids, integer ranges, random and Latin-hypercube samples."""
+
+import math
+
+import numpy as np
+import pytest
+
+from wheelsim.run.sampling import Axis, parse_axes, parse_axis, plan_points
+from wheelsim.run.scenario import ScenarioError
+
+
+def test_axis_forms():
+    assert parse_axis('controller.k_x=1,2.5,abc') == Axis('controller.k_x', (1, 2.5, 'abc'))
+    assert parse_axis('seed=3..6') == Axis('seed', (3, 4, 5, 6))
+    assert parse_axis('controller.lead_time=0:0.5') == Axis('controller.lead_time', low=0.0,
+                                                           high=0.5)
+    assert parse_axis('c.k=0.1:10:log') == Axis('c.k', low=0.1, high=10.0, log=True)
+
+
+@pytest.mark.parametrize('text, fragment', [
+    ('c.k', 'expected NAME=V1,V2'),
+    ('c.k=1:0', 'LOW < HIGH'),
+    ('c.k=0:1:log', 'LOW > 0 (log scale)'),
+    ('c.k=0:1:ln', 'LOW:HIGH:log'),
+    ('c.k=a:1', "LOW 'a' must be a finite number"),
+    ('seed=5..2', 'FIRST <= LAST'),
+])
+def test_bad_axes_name_the_text(text, fragment):
+    with pytest.raises(ScenarioError, match=f"--param '{text}'.*") as info:
+        parse_axis(text)
+    assert fragment in str(info.value)
+
+
+def test_a_name_given_twice_is_an_error_naming_both():
+    with pytest.raises(ScenarioError, match="'seed=1,2' and --param 'seed=3' both set seed"):
+        parse_axes(['seed=3', 'seed=1,2'])
+
+
+def test_grid_is_every_combination_in_order():
+    points = plan_points(parse_axes(['a.x=1,2', 'seed=1..3']))
+    assert points == [{'a.x': x, 'seed': s} for x in (1, 2) for s in (1, 2, 3)]
+
+
+def test_a_grid_refuses_ranges_and_sampling_needs_ranges():
+    with pytest.raises(ScenarioError, match='is a range: a grid needs value lists'):
+        plan_points(parse_axes(['a.x=0:1']))
+    with pytest.raises(ScenarioError, match='needs at least one range'):
+        plan_points(parse_axes(['a.x=1,2']), 'lhs', 4)
+    with pytest.raises(ScenarioError, match='needs --samples N'):
+        plan_points(parse_axes(['a.x=0:1']), 'random')
+
+
+def test_latin_hypercube_puts_one_sample_in_each_stratum_of_each_range():
+    count = 8
+    points = plan_points(parse_axes(['a.x=0:8', 'b.y=1:256:log']), 'lhs', count, sample_seed=3)
+    assert len(points) == count
+    x_strata = sorted(math.floor(p['a.x']) for p in points)
+    y_strata = sorted(math.floor(math.log2(p['b.y'])) for p in points)  # log: equal ratios
+    assert x_strata == list(range(count)) and y_strata == list(range(count))
+    assert plan_points(parse_axes(['a.x=0:8', 'b.y=1:256:log']), 'lhs', count, 3) == points
+
+
+def test_random_samples_are_seeded_uniform_and_crossed_with_the_value_lists():
+    points = plan_points(parse_axes(['a.x=-1:1', 'seed=1,2']), 'random', 500, sample_seed=1)
+    assert len(points) == 1000 and [p['seed'] for p in points[:4]] == [1, 2, 1, 2]
+    xs = np.array([p['a.x'] for p in points[::2]])
+    assert xs.min() >= -1 and xs.max() <= 1 and abs(xs.mean()) < 0.1  # 4.5 sigma of U(-1, 1)
+    assert points != plan_points(parse_axes(['a.x=-1:1', 'seed=1,2']), 'random', 500, 2)

@@ -1,0 +1,52 @@
+"""Sweep results: CSV and Parquet tables, worst runs, plots, and the seed robustness summary."""
+
+import csv
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from wheelsim.run.robustness import seed_summary
+from wheelsim.run.tables import (
+    metric_columns,
+    plot_metrics,
+    worst_rows,
+    write_tables,
+    write_worst_runs,
+)
+
+ROWS = [{'point': i, 'c.k': k, 'seed': s, 'cross_track_rms_m': 0.1 * k + 0.01 * s,
+         'min_clearance_m': 1.0 - 0.1 * s, 'passed': True, 'error': '', 'run': f'runs/{i}/r'}
+        for i, (k, s) in enumerate((k, s) for k in (1, 2) for s in range(1, 11))]
+
+
+def test_tables_hold_every_row_and_column(tmp_path):
+    rows = [*ROWS, {'point': 20, 'c.k': 3, 'seed': 1, 'passed': False, 'error': 'boom',
+                    'run': ''}]
+    csv_path, parquet_path = write_tables(rows, tmp_path / 'sweep')
+    with csv_path.open() as handle:
+        read = list(csv.DictReader(handle))
+    assert len(read) == 21 and read[-1]['error'] == 'boom' and read[-1]['cross_track_rms_m'] == ''
+    table = pq.read_table(parquet_path).to_pylist()
+    assert table[3]['cross_track_rms_m'] == ROWS[3]['cross_track_rms_m']
+    assert table[-1]['cross_track_rms_m'] is None
+
+
+def test_worst_is_largest_or_smallest_by_metric(tmp_path):
+    assert metric_columns(ROWS) == ['cross_track_rms_m', 'min_clearance_m']
+    assert [r['point'] for r in worst_rows(ROWS, 'cross_track_rms_m', 2)] == [19, 18]
+    assert worst_rows(ROWS, 'min_clearance_m', 1)[0]['seed'] == 10
+    write_worst_runs(ROWS, ['c.k', 'seed'], ['cross_track_rms_m'], tmp_path / 'worst.md')
+    assert '- 0.3 at point 19 (c.k=2, seed=10): [runs/19/r](runs/19/r)' in \
+        (tmp_path / 'worst.md').read_text()
+    plots = plot_metrics(ROWS, ['c.k', 'seed'], ['cross_track_rms_m'], tmp_path / 'plots')
+    assert [p.name for p in plots] == ['cross_track_rms_m.png'] and plots[0].stat().st_size > 5000
+
+
+def test_seed_summary_percentiles_worst_seed_and_command():
+    summary = seed_summary(ROWS, ['c.k', 'seed'], ['cross_track_rms_m'], 'eight.yaml')
+    assert [(s['c.k'], s['runs'], s['worst_seed']) for s in summary] == [(1, 10, 10), (2, 10, 10)]
+    values = [r['cross_track_rms_m'] for r in ROWS[:10]]
+    assert summary[0]['p90'] == np.percentile(values, 90)
+    assert summary[0]['worst'] == max(values)
+    assert summary[0]['reproduce'] == 'wheelsim run eight.yaml --param c.k=1 --seed 10'
+    assert seed_summary(ROWS, ['c.k'], ['cross_track_rms_m'], None) == []

@@ -1,0 +1,170 @@
+"""Many runs on Ray: each run is a Ray task on long-lived worker processes.
+
+A worker process imports wheelsim, rclpy and the nodes once and then runs one scenario after
+another in-process (:func:`wheelsim.run.runner.run_scenario`: a fresh rclpy context per run, on
+a ROS domain reserved for that run, so the runs of one machine never share a domain). Locally
+(the default) ``ray.init`` starts a private Ray instance on 127.0.0.1 with ``workers`` CPUs (the
+machine's cores unless told; Ray's usage statistics off unless ``RAY_USAGE_STATS_ENABLED`` says
+otherwise); with ``address`` (``auto``, ``ray://host:10001`` or ``host:6379``) the runs go
+to that cluster, whose nodes need the same wheelsim installed (docs/ray_cluster.md).
+
+Output: a worker that sees the output folder (same machine or a shared file system: it finds
+the token file the driver wrote there) writes the run there; any other worker runs into a
+temporary folder and returns the run's files, which the driver writes into the output.
+At most ``workers`` runs are in flight, so an interrupted sweep loses at most that many runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+import traceback
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from wheelsim.run.scenario import Scenario
+
+TOKEN_FILE = '.wheelsim-output-token'
+LOOPBACK = '127.0.0.1'
+"""The address of a local Ray instance: it serves this machine only."""
+WAIT_S = 0.2
+"""How often the driver looks up from waiting (Ctrl-C is handled between two looks)."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """One run: ``key`` names its folder in the output (:func:`job_key`)."""
+
+    key: str
+    scenario: Scenario
+
+
+def job_key(scenario: Scenario) -> str:
+    """A short hash of everything that makes the run what it is (the scenario with its
+    overrides and seed): equal keys, equal runs, so a rerun can skip them."""
+    text = json.dumps(asdict(scenario), sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob('*') if p.is_file()}
+
+
+def run_job(job: Job, root: str, token: str) -> dict[str, Any]:
+    """Run ``job`` in this process into ``root/<key>/<scenario name>/`` (see the module doc).
+
+    Returns ``metrics``, ``failed`` (criteria), ``interrupted``, ``run_dir`` (relative to root),
+    ``wall_s``, and ``files`` when the output folder is not visible here; or ``error`` (one
+    line; the traceback is in ``root/<key>/error.txt``) when the run raised.
+    """
+    from wheelsim.run.runner import run_scenario
+
+    token_path = Path(root) / TOKEN_FILE
+    shared = token_path.is_file() and token_path.read_text() == token
+    target = Path(root) if shared else Path(tempfile.mkdtemp(prefix='wheelsim-run-'))
+    start = time.perf_counter()
+    try:
+        outcome = run_scenario(job.scenario, target / job.key, show_progress=False,
+                               make_plots=False, overwrite=True)
+        result: dict[str, Any] = {
+            'metrics': outcome.metrics, 'failed': list(outcome.failed_criteria),
+            'interrupted': outcome.interrupted,
+            'run_dir': str(outcome.output_dir.relative_to(target.resolve()))}
+    except Exception as err:  # noqa: BLE001 - any failure of one run is reported, the rest go on
+        (target / job.key).mkdir(parents=True, exist_ok=True)
+        (target / job.key / 'error.txt').write_text(traceback.format_exc())
+        result = {'error': f'{type(err).__name__}: {err}'.splitlines()[0]}
+    result['wall_s'] = time.perf_counter() - start
+    if not shared:
+        result['files'] = _files(target)
+        shutil.rmtree(target, ignore_errors=True)
+    return result
+
+
+class RayRunner:
+    """A Ray instance for many runs (a context manager: ``ray.init`` ... ``ray.shutdown``)."""
+
+    def __init__(self, workers: int | None = None, address: str | None = None) -> None:
+        self._address = address
+        self._requested = workers
+        self.workers = 0
+
+    def __enter__(self) -> RayRunner:
+        import logging
+
+        import ray
+
+        os.environ.setdefault('RAY_USAGE_STATS_ENABLED', '0')  # nothing leaves the machine
+        if self._address:
+            ray.init(address=self._address, logging_level=logging.WARNING, log_to_driver=False)
+            cluster_cpus = int(ray.cluster_resources().get('CPU', 1))
+            self.workers = min(self._requested or cluster_cpus, cluster_cpus)
+        else:
+            self.workers = self._requested or os.cpu_count() or 1
+            # The workers inherit this environment (ROS, loopback DDS, domain range).
+            # address='local': a new private instance, never a cluster that `ray start` left
+            # running on this machine (which ray.init() without an address would join).
+            ray.init(address='local', num_cpus=self.workers, include_dashboard=False,
+                     _node_ip_address=LOOPBACK,
+                     logging_level=logging.WARNING, log_to_driver=False)
+        self._task = ray.remote(num_cpus=1, max_retries=0)(run_job)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import ray
+
+        ray.shutdown()
+
+    def run(self, jobs: Iterable[Job], root: Path) -> Iterator[tuple[Job, dict[str, Any]]]:
+        """Run ``jobs``, yielding ``(job, result)`` as each finishes (see :func:`run_job`; a
+        worker that died gives an ``error`` result). A job is taken from ``jobs`` only when a
+        worker is free, so a generator can choose the next run from the results so far. On
+        KeyboardInterrupt the runs in flight are cancelled and the interrupt goes on."""
+        import ray
+
+        root = root.resolve()  # workers do not share the driver's working folder
+        root.mkdir(parents=True, exist_ok=True)
+        token = uuid.uuid4().hex
+        (root / TOKEN_FILE).write_text(token)
+        waiting = iter(jobs)
+        in_flight: dict[Any, Job] = {}
+        try:
+            while True:
+                while len(in_flight) < self.workers:  # pulled only when a worker is free
+                    job = next(waiting, None)
+                    if job is None:
+                        break
+                    in_flight[self._task.remote(job, str(root), token)] = job
+                if not in_flight:
+                    return
+                done, _ = ray.wait(list(in_flight), num_returns=1, timeout=WAIT_S)
+                for ref in done:
+                    job = in_flight.pop(ref)
+                    try:
+                        result = ray.get(ref)
+                    except ray.exceptions.RayError as err:  # the worker died (crash, OOM)
+                        result = {'error': f'{type(err).__name__}: {err}'.splitlines()[0]}
+                    _write_files(root, result.pop('files', {}))
+                    yield job, result
+        except (KeyboardInterrupt, GeneratorExit):
+            for ref in in_flight:
+                with contextlib.suppress(Exception):  # Ray may be going down with the Ctrl-C
+                    ray.cancel(ref, force=True)
+            raise
+
+
+def _write_files(root: Path, files: dict[str, bytes]) -> None:
+    """Write the files a worker returned under ``root``."""
+    for relative, data in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+

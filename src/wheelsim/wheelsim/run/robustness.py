@@ -1,0 +1,56 @@
+"""Seed robustness: how a metric spreads over noise seeds, and the seed of the worst run.
+
+For a sweep with ``seed`` among its axes, the runs are grouped by the other parameters; per
+group and metric: the number of runs, the 50th, 90th and 95th percentiles (linear
+interpolation, numpy's default), the worst value (:func:`wheelsim.run.tables.worst_rows`), the
+seed that produced it and the ``wheelsim run`` command that reproduces that run.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from wheelsim.run.scenario import SEED_KEY
+from wheelsim.run.tables import worst_rows
+
+PERCENTILES = (50, 90, 95)
+
+
+def reproduce_command(scenario_path: str | None, overrides: Mapping[str, Any]) -> str:
+    """``wheelsim run [SCENARIO] --seed S --param NODE.PARAM=V ...`` for one run."""
+    words = ['wheelsim', 'run'] + ([scenario_path] if scenario_path else [])
+    for key, value in overrides.items():
+        words += ['--seed', str(value)] if key == SEED_KEY else ['--param', f'{key}={value}']
+    return shlex.join(words)
+
+
+def seed_summary(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
+                 metrics: Sequence[str], scenario_path: str | None) -> list[dict[str, Any]]:
+    """One summary row per (other parameters, metric); empty without a seed axis."""
+    if SEED_KEY not in parameters:
+        return []
+    others = [p for p in parameters if p != SEED_KEY]
+    groups: dict[tuple, list[Mapping[str, Any]]] = {}
+    for values in rows:
+        groups.setdefault(tuple(values.get(p) for p in others), []).append(values)
+    summary = []
+    for key, group in groups.items():
+        for metric in metrics:
+            worst = worst_rows(group, metric, count=1)
+            if not worst:
+                continue
+            values = np.array([r[metric] for r in group if isinstance(r.get(metric),
+                                                                         (int, float))])
+            percentiles = np.percentile(values, PERCENTILES)
+            overrides = {p: worst[0][p] for p in parameters}
+            summary.append({**dict(zip(others, key, strict=True)), 'metric': metric,
+                            'runs': len(values),
+                            **{f'p{q}': float(v) for q, v in zip(PERCENTILES, percentiles,
+                                                                 strict=True)},
+                            'worst': worst[0][metric], 'worst_seed': worst[0][SEED_KEY],
+                            'reproduce': reproduce_command(scenario_path, overrides)})
+    return summary

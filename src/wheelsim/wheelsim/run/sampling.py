@@ -1,0 +1,149 @@
+"""The points of a sweep: ``--param`` axes as value lists (a grid) or ranges (sampled).
+
+An axis is ``NAME=V1,V2,...`` (values parsed as YAML), ``NAME=FIRST..LAST`` (the integers from
+FIRST to LAST, e.g. ``seed=1..200``) or ``NAME=LOW:HIGH[:log]`` (a range of real numbers,
+uniform or log-uniform). ``NAME`` is ``seed`` (the scenario's seed) or ``<node>.<parameter>``.
+
+- ``grid``: every combination of the value lists (ranges are refused: a grid has no values
+  for them);
+- ``random`` / ``lhs``: ``samples`` points over the ranges, independent uniform draws or a Latin
+  hypercube (scipy.stats.qmc: each range cut into ``samples`` equal strata, one point in each),
+  from ``sample_seed``; each crossed with every combination of the value lists (so
+  ``--param seed=1..10`` runs every sample with each of 10 seeds).
+
+No ROS imports: the CLI plans a sweep before starting anything.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import yaml
+
+from wheelsim.run.scenario import ScenarioError
+
+METHODS = ('grid', 'random', 'lhs')
+SAMPLE_DIGITS = 6
+"""Sampled values are rounded to this many significant digits (readable tables, exact reruns)."""
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One ``--param``: a list of ``values``, or the range ``[low, high]`` (``log``: sampled
+    uniformly in log space) when ``values`` is None."""
+
+    name: str
+    values: tuple[Any, ...] | None = None
+    low: float = math.nan
+    high: float = math.nan
+    log: bool = False
+
+
+def _number(text: str, what: str, spec: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise ScenarioError(f'--param {spec!r}: {what} {text!r} must be a finite number')
+    return value
+
+
+def parse_axis(text: str) -> Axis:
+    """One ``--param`` text -> :class:`Axis`; ScenarioError naming the text on bad input."""
+    name, sep, spec = (part.strip() for part in text.partition('='))
+    if not sep or not name or not spec:
+        raise ScenarioError(f'--param {text!r}: expected NAME=V1,V2,... or NAME=FIRST..LAST or '
+                            'NAME=LOW:HIGH[:log] (NAME: seed or <node>.<parameter>)')
+    if ',' not in spec and ':' in spec:
+        parts = spec.split(':')
+        if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] != 'log'):
+            raise ScenarioError(f'--param {text!r}: a range is LOW:HIGH or LOW:HIGH:log')
+        low, high = _number(parts[0], 'LOW', text), _number(parts[1], 'HIGH', text)
+        log = len(parts) == 3
+        if not low < high or (log and low <= 0):
+            raise ScenarioError(f'--param {text!r}: a range needs LOW < HIGH'
+                                + (' and LOW > 0 (log scale)' if log else ''))
+        return Axis(name, low=low, high=high, log=log)
+    if ',' not in spec and '..' in spec:
+        first, _, last = spec.partition('..')
+        try:
+            values = tuple(range(int(first), int(last) + 1))
+        except ValueError:
+            values = ()
+        if not values:
+            raise ScenarioError(f'--param {text!r}: FIRST..LAST needs integers with FIRST <= LAST')
+        return Axis(name, values=values)
+    try:
+        return Axis(name, values=tuple(yaml.safe_load(v) for v in spec.split(',')))
+    except yaml.YAMLError as err:
+        raise ScenarioError(f'--param {text!r}: cannot parse a value: {err}') from None
+
+
+def parse_axes(texts: Sequence[str]) -> list[Axis]:
+    """Every ``--param``; a name given twice is an error naming both."""
+    axes: dict[str, Axis] = {}
+    texts_by_name: dict[str, str] = {}
+    for text in texts:
+        axis = parse_axis(text)
+        if axis.name in axes:
+            raise ScenarioError(f'--param {text!r} and --param {texts_by_name[axis.name]!r} '
+                                f'both set {axis.name}: give it once')
+        axes[axis.name] = axis
+        texts_by_name[axis.name] = text
+    if not axes:
+        raise ScenarioError('give at least one --param NAME=VALUES (or LOW:HIGH with --sample)')
+    return list(axes.values())
+
+
+def _unit_samples(method: str, count: int, dimensions: int, sample_seed: int) -> np.ndarray:
+    """``count`` x ``dimensions`` points in the unit cube."""
+    from scipy.stats import qmc
+
+    if method == 'lhs':
+        return qmc.LatinHypercube(d=dimensions, seed=sample_seed).random(count)
+    return np.random.default_rng(sample_seed).random((count, dimensions))
+
+
+def _scaled(axis: Axis, unit: float) -> float:
+    if axis.log:
+        value = math.exp(math.log(axis.low) + unit * (math.log(axis.high) - math.log(axis.low)))
+    else:
+        value = axis.low + unit * (axis.high - axis.low)
+    return float(f'{value:.{SAMPLE_DIGITS}g}')
+
+
+def plan_points(axes: Sequence[Axis], method: str = 'grid', samples: int | None = None,
+                sample_seed: int = 0) -> list[dict[str, Any]]:
+    """The sweep's points, ``{name: value}`` each, in a fixed order (see the module doc)."""
+    if method not in METHODS:
+        raise ScenarioError(f'--sample {method!r}: must be one of {", ".join(METHODS)}')
+    ranges = [a for a in axes if a.values is None]
+    lists = [a for a in axes if a.values is not None]
+    if method == 'grid':
+        if ranges:
+            raise ScenarioError(f'--param {ranges[0].name}={ranges[0].low:g}:{ranges[0].high:g} '
+                                'is a range: a grid needs value lists; sample ranges with '
+                                '--sample random|lhs --samples N')
+        if samples is not None:
+            raise ScenarioError('--samples: only with --sample random or lhs (a grid runs '
+                                'every combination)')
+        sampled: list[dict[str, Any]] = [{}]
+    else:
+        if not ranges:
+            raise ScenarioError(f'--sample {method}: needs at least one range --param '
+                                'NAME=LOW:HIGH[:log]')
+        if samples is None or samples < 1:
+            raise ScenarioError(f'--sample {method}: needs --samples N with N >= 1')
+        unit = _unit_samples(method, samples, len(ranges), sample_seed)
+        sampled = [{a.name: _scaled(a, u) for a, u in zip(ranges, row, strict=True)}
+                   for row in unit]
+    combos = list(itertools.product(*(a.values for a in lists)))
+    return [{**point, **dict(zip((a.name for a in lists), combo, strict=True))}
+            for point in sampled for combo in combos]
+

@@ -1,0 +1,110 @@
+"""Results people can open: the table of a sweep or tune as CSV and Parquet, a plot of each
+metric against each parameter with the worst runs marked, and the worst runs linked.
+
+Rows are flat dicts (``point``, the parameters, the metrics, ``passed``, ``error``, ``run``: the
+run folder relative to the table). "Worst" is the largest value of a metric, or the smallest
+for the metrics in :data:`wheelsim.report.metrics.LARGER_IS_BETTER`.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from wheelsim.report.metrics import LARGER_IS_BETTER, METRIC_NAMES
+
+WORST_SHOWN = 3
+
+
+def metric_columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The numeric metrics present in the rows, in :data:`METRIC_NAMES` order."""
+    present = {k for r in rows for k, v in r.items()
+               if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    return [m for m in METRIC_NAMES if m in present]
+
+
+def _columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    columns: dict[str, None] = {}
+    for values in rows:
+        columns.update(dict.fromkeys(values))
+    return list(columns)
+
+
+def write_tables(rows: Sequence[Mapping[str, Any]], stem: Path) -> tuple[Path, Path]:
+    """``stem.csv`` and ``stem.parquet`` (missing cells empty / null); returns both paths."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    columns = _columns(rows)
+    csv_path, parquet_path = stem.with_suffix('.csv'), stem.with_suffix('.parquet')
+    with csv_path.open('w', newline='') as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+    table = pa.Table.from_pylist([{c: r.get(c) for c in columns} for r in rows])
+    pq.write_table(table, parquet_path)
+    return csv_path, parquet_path
+
+
+def worst_rows(rows: Sequence[Mapping[str, Any]], metric: str,
+               count: int = WORST_SHOWN) -> list[Mapping[str, Any]]:
+    """The ``count`` rows with the worst values of ``metric`` (rows without it left out)."""
+    valued = [r for r in rows if isinstance(r.get(metric), (int, float))]
+    return sorted(valued, key=lambda r: r[metric], reverse=metric not in LARGER_IS_BETTER)[:count]
+
+
+def write_worst_runs(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
+                     metrics: Sequence[str], path: Path) -> None:
+    """A Markdown list of the worst runs per metric, linked to their run folders."""
+    lines = ['# Worst runs per metric', '']
+    for metric in metrics:
+        lines.append(f'## {metric}')
+        for r in worst_rows(rows, metric):
+            where = ', '.join(f'{p}={r[p]}' for p in parameters)
+            lines.append(f'- {r[metric]:.4g} at point {r["point"]} ({where}): [{r["run"]}]'
+                         f'({r["run"]})')
+        lines.append('')
+    path.write_text('\n'.join(lines))
+
+
+def plot_metrics(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
+                 metrics: Sequence[str], folder: Path) -> list[Path]:
+    """``folder/<metric>.png`` for each metric: one panel per parameter (numeric ones), every
+    run a dot, the worst runs circled in red and labelled with their point number."""
+    import matplotlib
+
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+
+    numeric = [p for p in parameters
+               if all(isinstance(r.get(p), (int, float)) for r in rows if p in r)]
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for metric in metrics:
+        valued = [r for r in rows if isinstance(r.get(metric), (int, float))]
+        if not valued or not numeric:
+            continue
+        fig, axes = plt.subplots(1, len(numeric), figsize=(4.2 * len(numeric), 3.4),
+                                 squeeze=False)
+        worst = worst_rows(valued, metric)
+        for ax, parameter in zip(axes[0], numeric, strict=True):
+            ax.plot([r[parameter] for r in valued], [r[metric] for r in valued], 'o',
+                    alpha=0.6, markersize=4)
+            for r in worst:
+                ax.plot(r[parameter], r[metric], 'o', markersize=9, markerfacecolor='none',
+                        markeredgecolor='tab:red')
+                ax.annotate(str(r['point']), (r[parameter], r[metric]), fontsize=7,
+                            color='tab:red', xytext=(4, 2), textcoords='offset points')
+            ax.set_xlabel(parameter)
+            ax.set_ylabel(metric)
+            ax.grid(True)
+        fig.suptitle(f'{metric}: worst runs in red (point numbers; worst_runs.md links them)',
+                     fontsize=9)
+        fig.tight_layout()
+        path = folder / f'{metric}.png'
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        written.append(path)
+    return written

@@ -1,0 +1,227 @@
+"""``wheelsim tune``: an Optuna search for the node parameters that give the best value of one
+metric, with parallel trials on Ray.
+
+- The study lives in SQLite storage (``<tune>/study.db`` unless ``storage`` names another
+  database URL, e.g. on a shared disk or a server), so a rerun resumes it: ``trials`` is the
+  number of finished trials wanted in total. The driver alone talks to the storage
+  (ask-and-tell); workers only run scenarios. A study remembers its objective and parameters;
+  resuming it with others is an error naming both.
+- Samplers: ``tpe`` (default, Optuna's TPESampler with the constant liar for parallel trials),
+  ``random``, ``qmc`` (Sobol). Each takes ``sampler_seed``.
+- The scenario's ``pass_criteria`` are constraints (``metric - bound <= 0``): TPE samples toward
+  feasible points, and the best trial is the best feasible one (the best of all only when none
+  is feasible, said so in the report).
+- Each trial is a run in ``<tune>/runs/<key>/`` recorded as a sweep's points are
+  (:mod:`wheelsim.run.sweep`), so a trial whose parameters ran before is not run again.
+
+Report in ``<tune>/``: ``best_params.yaml`` (a ROS params file of the best parameters, and the
+seed when tuned), ``trials.csv`` / ``trials.parquet``, ``history.png`` (optimisation history),
+``importance.png`` (parameter importances), ``plots/`` (each metric against each parameter),
+and the best run's bag with its plots (``<best run>/plots/report.pdf``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from wheelsim.report.metrics import LARGER_IS_BETTER
+from wheelsim.run.execution import Job, RayRunner, job_key
+from wheelsim.run.sampling import Axis
+from wheelsim.run.scenario import SEED_KEY, Scenario, ScenarioError, with_overrides
+from wheelsim.run.sweep import load_record, write_record
+
+SAMPLERS = ('tpe', 'random', 'qmc')
+INFEASIBLE = 1e9
+"""Constraint value of a pass criterion whose metric is missing (always violated)."""
+
+
+@dataclass
+class TuneOutcome:
+    """The study's trials as table rows, its best row (None without a finished trial)."""
+
+    rows: list[dict[str, Any]]
+    best: dict[str, Any] | None
+    best_feasible: bool
+    interrupted: bool = False
+    ran: int = 0
+
+
+def _constraints(trial) -> Sequence[float]:
+    return trial.user_attrs.get('constraints', [INFEASIBLE])
+
+
+def _sampler(name: str, seed: int, constrained: bool):
+    import optuna
+
+    if name == 'tpe':
+        return optuna.samplers.TPESampler(seed=seed, constant_liar=True,
+                                          constraints_func=_constraints if constrained else None)
+    if name == 'random':
+        return optuna.samplers.RandomSampler(seed=seed)
+    if name == 'qmc':
+        return optuna.samplers.QMCSampler(seed=seed, warn_independent_sampling=False)
+    raise ScenarioError(f'--sampler {name!r}: must be one of {", ".join(SAMPLERS)}')
+
+
+def _suggest(trial, axes: Sequence[Axis]) -> dict[str, Any]:
+    return {a.name: (trial.suggest_categorical(a.name, list(a.values)) if a.values is not None
+                     else trial.suggest_float(a.name, a.low, a.high, log=a.log)) for a in axes}
+
+
+def open_study(folder: Path, storage: str | None, name: str, objective: str,
+               axes: Sequence[Axis], sampler: str, sampler_seed: int, constrained: bool):
+    """Create or load the study; ScenarioError if it was made for another search."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    folder.mkdir(parents=True, exist_ok=True)
+    url = storage or f'sqlite:///{(folder / "study.db").resolve()}'
+    direction = 'maximize' if objective in LARGER_IS_BETTER else 'minimize'
+    study = optuna.create_study(storage=url, study_name=name, direction=direction,
+                                load_if_exists=True,
+                                sampler=_sampler(sampler, sampler_seed, constrained))
+    search = {'objective': objective, 'parameters': [repr(a) for a in axes]}
+    for key, value in search.items():
+        known = study.user_attrs.get(key)
+        if known is None:
+            study.set_user_attr(key, value)
+        elif known != value:
+            raise ScenarioError(f'study {name} in {url}: made with {key} {known}, not {value}: '
+                                'give another --study name or --output')
+    return study
+
+
+def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, study,
+         root: Path, runner: RayRunner, check: Callable[[str, str, Any], None],
+         show_progress: bool = True) -> TuneOutcome:
+    """Run trials until the study has ``trials`` finished ones (see the module doc)."""
+    import optuna
+    from optuna.trial import TrialState
+    from tqdm import tqdm
+
+    criteria = dict(scenario.pass_criteria)
+    finished = [t for t in study.trials if t.state == TrialState.COMPLETE]
+    failed: list[int] = []  # this session's failed trials: as many as trials wanted stop it
+    outcome = TuneOutcome([], None, False)
+    in_flight: dict[str, list[Any]] = {}
+    bar = tqdm(total=trials, initial=min(len(finished), trials), unit='trial',
+               disable=not show_progress, dynamic_ncols=True)
+
+    def tell(trial, overrides: Mapping[str, Any], record: Mapping[str, Any] | None,
+             error: str = '') -> None:
+        metrics = record['metrics'] if record else {}
+        value = metrics.get(objective)
+        if record is None or value is None:
+            trial.set_user_attr('error', error or f'{objective} not computed for this run')
+            study.tell(trial, state=TrialState.FAIL)
+            failed.append(trial.number)
+            tqdm.write(f'trial {trial.number} ({overrides}) failed: {trial.user_attrs["error"]}')
+            return
+        trial.set_user_attr('constraints', [
+            metrics[k] - bound if metrics.get(k) is not None else INFEASIBLE
+            for k, bound in criteria.items()])
+        trial.set_user_attr('metrics', metrics)
+        trial.set_user_attr('run', record['run_dir'])
+        study.tell(trial, value)
+        bar.update(1)
+
+    def jobs() -> Iterator[Job]:
+        while (len(finished) + sum(map(len, in_flight.values())) < trials
+               and len(failed) < trials):
+            trial = study.ask()
+            overrides = _suggest(trial, axes)
+            swept = with_overrides(scenario, overrides, check)
+            key = job_key(swept)
+            trial.set_user_attr('key', key)
+            record = load_record(root, key)
+            if record is not None:  # these parameters ran before (a resumed study)
+                tell(trial, overrides, record)
+                finished.append(trial)
+                continue
+            in_flight.setdefault(key, []).append((trial, overrides))
+            if len(in_flight[key]) == 1:
+                yield Job(key, swept)
+
+    try:
+        for job, result in runner.run(jobs(), root / 'runs'):
+            outcome.ran += 1
+            for trial, overrides in in_flight.pop(job.key):
+                if 'error' in result or result['interrupted']:
+                    tell(trial, overrides, None, result.get('error', 'interrupted'))
+                else:
+                    tell(trial, overrides, write_record(root, job.key, overrides, result))
+                    finished.append(trial)
+    except KeyboardInterrupt:
+        outcome.interrupted = True
+        for waiting in in_flight.values():
+            for trial, _ in waiting:
+                study.tell(trial, state=TrialState.FAIL)
+    finally:
+        bar.close()
+    completed = [t for t in study.trials if t.state == TrialState.COMPLETE]
+    outcome.rows = [_row(t, objective) for t in study.trials]
+    if completed:
+        feasible = [t for t in completed if all(c <= 0 for c in _constraints(t))]
+        pool = feasible or completed
+        sign = -1 if study.direction == optuna.study.StudyDirection.MAXIMIZE else 1
+        best = min(pool, key=lambda t: sign * t.value)
+        outcome.best = _row(best, objective)
+        outcome.best_feasible = bool(feasible)
+    return outcome
+
+
+def _row(trial, objective: str) -> dict[str, Any]:
+    constraints = trial.user_attrs.get('constraints')
+    return {'point': trial.number, **trial.params, 'objective': objective, 'value': trial.value,
+            'state': trial.state.name,
+            'feasible': None if constraints is None else all(c <= 0 for c in constraints),
+            **trial.user_attrs.get('metrics', {}), 'error': trial.user_attrs.get('error', ''),
+            'run': trial.user_attrs.get('run', '')}
+
+
+def params_file(best: Mapping[str, Any], parameters: Sequence[str]) -> str:
+    """The best parameters as a ROS params file (one section per node); the seed as a comment."""
+    sections: dict[str, dict[str, Any]] = {}
+    for name in parameters:
+        if name == SEED_KEY:
+            continue
+        node, _, parameter = name.partition('.')
+        sections.setdefault(node, {'ros__parameters': {}})['ros__parameters'][parameter] = \
+            best[name]
+    header = f'# wheelsim tune: best {best["objective"]} = {best["value"]:.6g} (trial ' \
+             f'{best["point"]})' + (f', scenario seed {best[SEED_KEY]}' if SEED_KEY in best
+                                    else '') + '\n'
+    return header + yaml.safe_dump(sections, sort_keys=True)
+
+
+def write_study_plots(study, folder: Path) -> list[Path]:
+    """``history.png`` and ``importance.png`` (Optuna's matplotlib plots)."""
+    import warnings
+
+    import matplotlib
+
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    from optuna.visualization import matplotlib as optuna_plots
+
+    written = []
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')  # "experimental" notices of the plot functions
+        for name, plot in (('history', optuna_plots.plot_optimization_history),
+                           ('importance', optuna_plots.plot_param_importances)):
+            try:
+                axes = plot(study)
+            except (ValueError, RuntimeError):  # importances need two finished trials
+                continue
+            figure = axes.figure
+            figure.set_size_inches(7, 4.5)
+            figure.tight_layout()
+            figure.savefig(folder / f'{name}.png', dpi=100)
+            plt.close(figure)
+            written.append(folder / f'{name}.png')
+    return written

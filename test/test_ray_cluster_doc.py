@@ -1,0 +1,65 @@
+"""docs/ray_cluster.md's local example, run as written: a Ray head started with `ray start`,
+a sweep sent to it with --address, the head stopped by its process id."""
+
+import os
+import re
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+DOC = Path(__file__).resolve().parents[1] / 'docs' / 'ray_cluster.md'
+CURRENT_CLUSTER = Path('/tmp/ray/ray_current_cluster')  # `ray start` names its head here
+
+
+def _commands() -> tuple[str, str]:
+    """The `ray start` line and the `wheelsim sweep` line of the tested example."""
+    text = DOC.read_text().split('<!-- tested example')[1]
+    blocks = re.findall(r'```bash\n(.*?)```', text, re.S)
+    start = next(line for line in blocks[0].splitlines() if line.startswith('ray start'))
+    sweep = next(line for line in blocks[1].splitlines() if line.startswith('wheelsim sweep'))
+    assert 'export RAY_AUTH_MODE=token RAY_USAGE_STATS_ENABLED=0' in blocks[0]
+    return start, sweep
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(('127.0.0.1', 0))
+        return probe.getsockname()[1]
+
+
+def test_the_documented_cluster_example_runs(tmp_path):
+    start, sweep = _commands()
+    port = str(_free_port())
+    env = {**os.environ, 'RAY_AUTH_MODE': 'token', 'RAY_USAGE_STATS_ENABLED': '0'}
+    head = subprocess.Popen(shlex.split(start.replace('6379', port)), cwd=tmp_path, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(('127.0.0.1', int(port))) == 0:
+                    break
+            assert head.poll() is None, head.communicate()[0]
+            time.sleep(0.5)
+        args = shlex.split(sweep.replace('6379', port))
+        result = subprocess.run([shutil.which(args[0]), *args[1:]], cwd=tmp_path, env=env,
+                                capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert 'on 2 Ray workers' in result.stdout
+        root = tmp_path / 'cluster_demo' / 'default' / 'sweep'
+        assert len((root / 'sweep.csv').read_text().strip().splitlines()) == 1 + 4
+        assert len(list((root / 'runs').glob('*/point.json'))) == 4
+    finally:
+        os.killpg(head.pid, signal.SIGINT)  # Ctrl-C in the head's shell
+        try:
+            head.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(head.pid, signal.SIGKILL)
+            head.wait()
+        if CURRENT_CLUSTER.is_file() and CURRENT_CLUSTER.read_text().endswith(f':{port}'):
+            CURRENT_CLUSTER.unlink()  # ours, stopped: a later ray.init() must not look for it

@@ -1,0 +1,125 @@
+"""`wheelsim sweep` on Ray (local, 2 workers at most) end to end, through the installed command:
+points equal single runs, resume, a failing point, Ctrl-C, and settings that would be overridden."""
+
+import csv
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from test_wheelsim_run import wheelsim, write_scenario
+
+GRID = ['--param', 'controller.feedforward.k_x=1.0,3.0', '--param', 'seed=1..2']
+ROOM_MAP = Path(__file__).resolve().parents[1] / 'params' / 'maps' / 'room.yaml'
+
+
+def read_rows(path: Path) -> list[dict[str, str]]:
+    with path.open() as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_sweep_points_equal_single_runs_with_the_same_parameters(tmp_path):
+    scenario = write_scenario(tmp_path, 1)
+    result = wheelsim('sweep', str(scenario), *GRID, '--workers', '2', '--output', 'o',
+                      '--quiet', cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    root = tmp_path / 'o' / 'short' / 'sweep'
+    rows = read_rows(root / 'sweep.csv')
+    assert [(r['controller.feedforward.k_x'], r['seed']) for r in rows] == [
+        ('1.0', '1'), ('1.0', '2'), ('3.0', '1'), ('3.0', '2')]
+    assert (root / 'sweep.parquet').is_file() and (root / 'worst_runs.md').is_file()
+    assert (root / 'plots' / 'cross_track_rms_m.png').stat().st_size > 5_000
+    assert 'over the seeds' in result.stdout and (root / 'robustness.csv').is_file()
+    for row in (rows[1], rows[2]):  # different gain and seed: each as a single run
+        single = wheelsim('run', str(scenario), '--seed', row['seed'], '--param',
+                          f'controller.feedforward.k_x={row["controller.feedforward.k_x"]}',
+                          '--quiet', '--no-plots', '--output', f'single{row["point"]}',
+                          cwd=tmp_path)
+        assert single.returncode == 0, single.stdout + single.stderr
+        expected = (tmp_path / f'single{row["point"]}' / 'short' / 'metrics.json').read_bytes()
+        assert (root / row['run'] / 'metrics.json').read_bytes() == expected
+        assert float(row['cross_track_rms_m']) == json.loads(expected)['cross_track_rms_m']
+    # The worst seed's command, as printed, reproduces that run.
+    worst = read_rows(root / 'robustness.csv')[0]
+    assert worst['metric'] == 'cross_track_rms_m' and worst['reproduce'].startswith(
+        f'wheelsim run {scenario} --param controller.feedforward.k_x=1.0 --seed ')
+
+
+def test_a_failing_point_is_reported_the_others_finish_and_a_rerun_skips_them(tmp_path):
+    scenario = write_scenario(tmp_path, 1)
+    args = ['sweep', str(scenario), '--param',
+            f'vehicle_sim.world.map_yaml=/nonexistent/map.yaml,{ROOM_MAP}',
+            '--param', 'controller.feedforward.k_x=1.0,2.0', '--workers', '2', '--output', 'o',
+            '--quiet']
+    first = wheelsim(*args, cwd=tmp_path)
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert '2 of 4 points failed' in first.stdout
+    assert 'cannot read map /nonexistent/map.yaml' in first.stdout + first.stderr
+    root = tmp_path / 'o' / 'short' / 'sweep'
+    rows = read_rows(root / 'sweep.csv')
+    assert [bool(r['error']) for r in rows] == [True, True, False, False]
+    assert all(r['cross_track_rms_m'] for r in rows[2:])
+    tracebacks = [p.read_text() for p in (root / 'runs').glob('*/error.txt')]
+    assert len(tracebacks) == 2 and all(t.startswith('Traceback') for t in tracebacks)
+    done = {r['run']: (root / r['run'] / 'metrics.json').stat().st_mtime_ns for r in rows[2:]}
+    second = wheelsim(*args, cwd=tmp_path)  # the two finished points are skipped
+    assert second.returncode == 1, second.stdout + second.stderr
+    assert '2 runs already done, skipped' in second.stdout
+    assert '2 of 4 points failed' in second.stdout  # the failed ones were tried again
+    assert {r: (root / r / 'metrics.json').stat().st_mtime_ns for r in done} == done
+    assert read_rows(root / 'sweep.csv')[2:] == rows[2:]
+
+
+def test_ctrl_c_keeps_the_finished_points_and_the_same_command_resumes(tmp_path):
+    scenario = write_scenario(tmp_path, 1)
+    args = ['sweep', str(scenario), '--param', 'seed=1..6', '--workers', '1', '--output', 'o',
+            '--quiet']
+    exe = shutil.which('wheelsim')
+    sweep = subprocess.Popen([exe, *args], cwd=tmp_path, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+    runs = tmp_path / 'o' / 'short' / 'sweep' / 'runs'
+    deadline = time.monotonic() + 300
+    while len(list(runs.glob('*/point.json'))) < 2 and time.monotonic() < deadline:
+        assert sweep.poll() is None, sweep.communicate()
+        time.sleep(0.2)
+    os.killpg(sweep.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground process group
+    out, err = sweep.communicate(timeout=120)
+    assert sweep.returncode == 130, out + err
+    kept = len(list(runs.glob('*/point.json')))
+    assert 2 <= kept < 6 and f'interrupted: {kept} finished points kept' in out
+    assert 'Traceback' not in err
+    rerun = wheelsim(*args, cwd=tmp_path)
+    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+    assert f'{kept} runs already done, skipped' in rerun.stdout
+    assert len(read_rows(tmp_path / 'o' / 'short' / 'sweep' / 'sweep.csv')) == 6
+
+
+@pytest.mark.parametrize('args, fragment', [
+    (['sweep', '--param', 'localization.seed=1,2,3,4'],
+     "--param localization.seed: overridden in every run by the scenario's seed"),
+    (['sweep', '--param', 'seed=1,2', '--param', 'seed=3..4'],
+     "--param 'seed=3..4' and --param 'seed=1,2' both set seed"),
+    (['sweep', '--param', 'controller.feedforward.k_x=0:2'], 'is a range: a grid needs'),
+    (['run', '--seed', '2', '--param', 'seed=3'], '--seed and --param seed=... both set'),
+    (['run', '--param', 'vehicle_sim.be_reference_clock=true'],
+     '--param vehicle_sim.be_reference_clock: overridden in every run by wheelsim run'),
+])
+def test_settings_another_one_overrides_are_errors_naming_both(tmp_path, args, fragment):
+    scenario = write_scenario(tmp_path, 1)
+    result = wheelsim(args[0], str(scenario), *args[1:], '--output', 'o', cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert fragment in result.stderr and 'Traceback' not in result.stderr
+    assert not (tmp_path / 'o' / 'short').exists()
+
+
+def test_a_node_seed_in_a_scenario_file_is_an_error(tmp_path):
+    scenario = write_scenario(tmp_path, 1)
+    scenario.write_text(scenario.read_text().replace('{mode: noisy}', '{mode: noisy, seed: 3}'))
+    result = wheelsim('run', str(scenario), '--quiet', cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "nodes.localization.seed: overridden in every run by the scenario's seed" in \
+        result.stderr
