@@ -1,7 +1,11 @@
-"""The bag writer's batch path writes the bytes rosbags' own ``Writer.write`` writes."""
+"""The bag writer writes the bytes rosbags' own ``Writer.write`` writes, with the schemas of the
+installed message definitions."""
 
+import io
+import pickle
 import random
 
+from mcap.reader import make_reader
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.rosbag2.enums import CompressionMode
 from rosbags.typesys import Stores, get_typestore
@@ -68,3 +72,41 @@ def test_a_writer_without_the_storage_parts_is_written_message_by_message():
     batch = [('c', 1, b'x'), ('c', 2, b'y')]
     bag_writer.write_messages(OtherWriter(), batch)
     assert written == batch
+
+
+RECORDED_TYPES = ['nav_msgs/msg/Odometry', 'nav_msgs/msg/Path', 'tf2_msgs/msg/TFMessage',
+                  'sensor_msgs/msg/JointState', 'geometry_msgs/msg/PoseWithCovarianceStamped',
+                  'geometry_msgs/msg/PolygonStamped', 'geometry_msgs/msg/TwistStamped',
+                  'geometry_msgs/msg/Vector3Stamped', 'std_msgs/msg/String',
+                  'nav_msgs/msg/OccupancyGrid', 'sensor_msgs/msg/LaserScan',
+                  'diagnostic_msgs/msg/DiagnosticArray',
+                  'geometry_msgs/msg/PointStamped', 'rosgraph_msgs/msg/Clock', 'std_msgs/msg/Bool']
+
+
+def test_installed_definitions_give_the_schemas_and_hashes_of_rosbags_store():
+    """What a run records (the room scenarios add map, scan and collision): the installed
+    definitions, nested types and sequences of them included, give rosbags' own text."""
+    installed, built_in = get_typestore(Stores.EMPTY), get_typestore(Stores.ROS2_KILTED)
+    for name in RECORDED_TYPES:
+        assert bag_writer.add_installed_types(installed, name), name
+        assert installed.generate_msgdef(name, ros_version=2) == \
+            built_in.generate_msgdef(name, ros_version=2), name
+        assert installed.hash_rihs01(name) == built_in.hash_rihs01(name), name
+    assert 'geometry_msgs/msg/PoseStamped' in installed.fielddefs  # inside nav_msgs/Path
+
+
+def test_types_without_an_installed_definition_come_from_rosbags_store(tmp_path, monkeypatch):
+    installed = get_typestore(Stores.EMPTY)
+    monkeypatch.setenv('AMENT_PREFIX_PATH', str(tmp_path))
+    assert not bag_writer.add_installed_types(installed, 'std_msgs/msg/String')
+    assert installed.fielddefs == get_typestore(Stores.EMPTY).fielddefs
+    stream = io.BytesIO()
+    pickle.dump([('/chatter', 'std_msgs/msg/String', 5, b'\x00\x01\x00\x00\x01\x00\x00\x00\x00')],
+                stream)
+    pickle.dump(None, stream)
+    stream.seek(0)
+    bag_writer.write_bag(tmp_path / 'bag', stream)
+    (schema, _, message), = make_reader((tmp_path / 'bag' / 'bag.mcap').open('rb')).iter_messages()
+    assert (schema.name, message.log_time) == ('std_msgs/msg/String', 5)
+    assert schema.data.decode() == \
+        get_typestore(Stores.ROS2_KILTED).generate_msgdef('std_msgs/msg/String', ros_version=2)[0]
