@@ -94,6 +94,7 @@ def write_messages(writer: Writer, messages: Iterable[tuple[Connection, int, byt
             first_ns, last_ns = chunk.message_start_time, chunk.message_end_time
     close_times(chunk, first_ns, last_ns)
 
+
 def installed_definition(type_name: str) -> Path | None:
     """The ``.msg`` file of ``pkg/msg/Type`` in the ROS installation (None if there is none)."""
     package, _, name = type_name.split('/')
@@ -135,18 +136,20 @@ def write_bag(path: Path, batches: BinaryIO) -> None:
     """Write the batches pickled on ``batches`` into the new bag folder ``path``, until
     ``None`` or the end of the stream."""
     installed = get_typestore(Stores.EMPTY)
-    built_in: list[Typestore] = []  # rosbags' store, loaded if a type is not installed
+    built_in: Typestore | None = None  # rosbags' own, loaded if a type is not installed
     writer = Writer(path, version=9, storage_plugin=StoragePlugin.MCAP)
     connections: dict[str, Connection] = {}
 
     def connection(topic: str, type_name: str) -> Connection:
+        nonlocal built_in
         found = connections.get(topic)
         if found is None:
             if add_installed_types(installed, type_name):
                 typestore = installed
             else:
-                built_in[:] = built_in or [get_typestore(Stores.ROS2_KILTED)]
-                typestore = built_in[0]
+                if built_in is None:
+                    built_in = get_typestore(Stores.ROS2_KILTED)
+                typestore = built_in
             found = connections[topic] = writer.add_connection(topic, type_name,
                                                                typestore=typestore)
         return found
