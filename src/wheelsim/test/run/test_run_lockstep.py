@@ -1,7 +1,10 @@
 """Lock-step executor: exact event times, in-process delivery before time moves on, determinism."""
 
+import time
+
 import pytest
 import rclpy
+from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.publisher import Publisher
@@ -102,6 +105,25 @@ def test_publish_is_restored_and_stop_from_between(context):
             ex.run_until(1_000_000_000, between=stop_at_60ms)
         assert ex.now_ns == 60_000_000
     assert Publisher.publish is original
+
+
+def test_clock_now_answers_the_event_time_and_is_restored(context):
+    original = Clock.now
+    other = Clock(clock_type=ClockType.STEADY_TIME)
+    with LockstepExecutor(start_time_ns=5) as ex:
+        talker = Talker(context)
+        assert talker.get_clock().now().nanoseconds == 0  # not driven yet: rcl's answer
+        ex.add_node(talker)
+        seen = []
+        ex.run_until(70_000_000, between=lambda now_ns: seen.append(
+            (now_ns, talker.get_clock().now().nanoseconds,
+             talker.get_clock().now().clock_type)))
+        assert seen == [(5 + k * 20_000_000, 5 + k * 20_000_000, ClockType.ROS_TIME)
+                        for k in (1, 2, 3)]
+        before, after = time.monotonic_ns(), other.now().nanoseconds
+        assert before <= after <= time.monotonic_ns()  # other clocks ask rcl as before
+    assert Clock.now is original
+    assert talker.get_clock().now().nanoseconds == 70_000_000  # rcl was set all along
 
 
 def test_rejects_node_without_sim_time(context):

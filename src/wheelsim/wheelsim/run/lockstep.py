@@ -4,7 +4,9 @@ The nodes are the ordinary node classes, built with ``use_sim_time: true``. Inst
 executor, :class:`LockstepExecutor` owns simulated time:
 
 1. it jumps every node's ROS clock to the next timer due time (``ROSClock.set_ros_time_override``,
-   which runs the nodes' clock-change callbacks);
+   which runs the nodes' clock-change callbacks); ``now()`` of those clocks then returns the
+   executor's ``Time`` of that event (the value rcl would return, without asking it: about
+   2.5 us less a call; rclpy's ``Time`` is immutable, so sharing it is safe);
 2. it calls the callbacks of the ROS-time timers due then, in node order, then in creation
    order;
 3. every message published by those callbacks is delivered in-process, first in first out, to
@@ -25,8 +27,10 @@ after 0 (the ``wheelsim`` runner starts at 1 s): setting a node's clock when it 
 the first clock it sees.
 
 Only public rclpy API is used (``Node.publishers/subscriptions/timers``, ``Timer.callback``,
-``Timer.timer_period_ns``, ``Subscription.callback``, ``ROSClock.set_ros_time_override``), which
-is the same on Jazzy and Kilted. Services and parameter events are not served during a run.
+``Timer.timer_period_ns``, ``Subscription.callback``, ``ROSClock.set_ros_time_override``,
+``Clock.now``), which is the same on Jazzy and Kilted. Services and parameter events are not
+served during a run, and a node must keep ``use_sim_time`` true while it is driven (it is checked
+when the node is added; its clock's ``now()`` answers the executor's time until the run ends).
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ import collections
 from collections.abc import Callable
 from typing import Any
 
-from rclpy.clock import ROSClock
+from rclpy.clock import Clock, ROSClock
 from rclpy.clock_type import ClockType
 from rclpy.node import Node
 from rclpy.publisher import Publisher
@@ -68,6 +72,8 @@ class LockstepExecutor:
     def __init__(self, recorder: Recorder | None = None, start_time_ns: int = 0) -> None:
         self._nodes: list[Node] = []
         self._clocks: list[ROSClock] = []
+        self._clock_ids: set[int] = set()  # id() of the clocks in _clocks
+        self._now = Time(nanoseconds=start_time_ns, clock_type=ClockType.ROS_TIME)
         self._recorder = recorder
         self._now_ns = start_time_ns
         self._pending: collections.deque[tuple[str, Any]] = collections.deque()
@@ -84,6 +90,7 @@ class LockstepExecutor:
             raise ValueError(f'node {node.get_name()} must be created with use_sim_time: true')
         self._nodes.append(node)
         self._clocks.append(node.get_clock())
+        self._clock_ids.add(id(node.get_clock()))
         self._timers_changed = self._subscriptions_changed = True
         self._set_clocks()
 
@@ -109,6 +116,7 @@ class LockstepExecutor:
             pending_ids.add(id(msg))
 
         self._patch(Publisher, 'publish', lambda original: publish)
+        self._patch(Clock, 'now', self._now_of_driven_clocks)
         for cls, name in ((Node, 'create_timer'), (Node, 'destroy_timer'), (Timer, 'cancel'),
                           (Timer, 'reset')):
             self._patch(cls, name, lambda original: self._noting(original, '_timers_changed'))
@@ -129,6 +137,15 @@ class LockstepExecutor:
         original = cls.__dict__[name]
         self._patched.append((cls, name, original))
         setattr(cls, name, replacement(original))
+
+    def _now_of_driven_clocks(self, original: Callable[[Clock], Time]) -> Callable[[Clock], Time]:
+        """``Clock.now``, answering the current event's time for the clocks this executor sets."""
+        clock_ids = self._clock_ids
+
+        def now(clock: Clock) -> Time:
+            return self._now if id(clock) in clock_ids else original(clock)
+
+        return now
 
     def _noting(self, method: Any, flag: str) -> Callable[..., Any]:
         """``method``, setting attribute ``flag`` of this executor after each call."""
@@ -174,7 +191,7 @@ class LockstepExecutor:
                 between(self._now_ns)
 
     def _set_clocks(self) -> None:
-        now = Time(nanoseconds=self._now_ns, clock_type=ClockType.ROS_TIME)
+        now = self._now = Time(nanoseconds=self._now_ns, clock_type=ClockType.ROS_TIME)
         for clock in self._clocks:
             clock.set_ros_time_override(now)
 
