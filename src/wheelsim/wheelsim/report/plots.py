@@ -4,7 +4,7 @@ matplotlib with the Agg canvas (no display, no pyplot state). Positions in metre
 in m/s and rad/s, angles shown in degrees. A figure whose data is missing from the bag still gets
 its page, saying what is missing, so the PDF always has :data:`PAGE_NAMES` pages in that order.
 matplotlib is imported by :func:`write_plots`, not with this module: a run without plots (each
-point of a sweep) does not pay for its import (about 0.5 s).
+point of a sweep) does not pay for its import (0.3-0.4 s).
 """
 
 from __future__ import annotations
