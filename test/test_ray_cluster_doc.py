@@ -11,18 +11,22 @@ import subprocess
 import time
 from pathlib import Path
 
+from wheelsim.testing.sockets import bound_sockets, descendants, is_loopback
+
 DOC = Path(__file__).resolve().parents[1] / 'docs' / 'ray_cluster.md'
 CURRENT_CLUSTER = Path('/tmp/ray/ray_current_cluster')  # `ray start` names its head here
 
 
-def _commands() -> tuple[str, str]:
-    """The `ray start` line and the `wheelsim sweep` line of the tested example."""
+def _commands() -> tuple[dict[str, str], str, str]:
+    """The variables exported, the `ray start` line and the `wheelsim sweep` line of the
+    tested example."""
     text = DOC.read_text().split('<!-- tested example')[1]
     blocks = re.findall(r'```bash\n(.*?)```', text, re.S)
+    export = next(line for line in blocks[0].splitlines() if line.startswith('export '))
     start = next(line for line in blocks[0].splitlines() if line.startswith('ray start'))
     sweep = next(line for line in blocks[1].splitlines() if line.startswith('wheelsim sweep'))
-    assert 'export RAY_AUTH_MODE=token RAY_USAGE_STATS_ENABLED=0' in blocks[0]
-    return start, sweep
+    variables = dict(item.split('=', 1) for item in shlex.split(export)[1:])
+    return variables, start, sweep
 
 
 def _free_port() -> int:
@@ -32,9 +36,11 @@ def _free_port() -> int:
 
 
 def test_the_documented_cluster_example_runs(tmp_path):
-    start, sweep = _commands()
+    variables, start, sweep = _commands()
+    assert variables == {'RAY_AUTH_MODE': 'token', 'RAY_USAGE_STATS_ENABLED': '0',
+                         'RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER': '0'}
     port = str(_free_port())
-    env = {**os.environ, 'RAY_AUTH_MODE': 'token', 'RAY_USAGE_STATS_ENABLED': '0'}
+    env = {**os.environ, **variables}
     head = subprocess.Popen(shlex.split(start.replace('6379', port)), cwd=tmp_path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
@@ -54,6 +60,10 @@ def test_the_documented_cluster_example_runs(tmp_path):
         root = tmp_path / 'cluster_demo' / 'default' / 'sweep'
         assert len((root / 'sweep.csv').read_text().strip().splitlines()) == 1 + 4
         assert len(list((root / 'runs').glob('*/point.json'))) == 4
+        # the head's services and its idle workers, all on loopback
+        sockets = bound_sockets(descendants(head.pid))
+        assert {'gcs_server', 'raylet'} <= {name for name, _ in sockets}, sockets
+        assert all(is_loopback(address) for _, address in sockets), sockets
     finally:
         os.killpg(head.pid, signal.SIGINT)  # Ctrl-C in the head's shell
         try:

@@ -1,11 +1,14 @@
 """One run as a Ray worker runs it (in this process, real nodes): written into a visible output
-folder, or returned as files when the output is on another machine; and the run keys."""
+folder, or returned as files when the output is on another machine; the run keys; and a local
+Ray instance kept on loopback."""
 
 import dataclasses
 import json
+import os
 
 from wheelsim.cli import _load
-from wheelsim.run.execution import TOKEN_FILE, Job, _write_files, job_key, run_job
+from wheelsim.run.execution import TOKEN_FILE, Job, RayRunner, _write_files, job_key, run_job
+from wheelsim.testing.sockets import bound_sockets, descendants, is_loopback
 
 
 def _short_scenario():
@@ -48,3 +51,17 @@ def test_a_run_that_raises_gives_its_error_and_traceback(tmp_path, ros_domain_id
     result = run_job(Job('k', broken), str(tmp_path), 't')
     assert result['error'].startswith('ParameterError: parameter world.map_yaml')
     assert 'Traceback' in (tmp_path / 'k' / 'error.txt').read_text()
+
+
+def test_a_local_ray_instance_listens_on_loopback_only(tmp_path):
+    scenario = _short_scenario()
+    jobs = [Job(job_key(s), s) for s in (scenario, dataclasses.replace(scenario, seed=2))]
+    with RayRunner(workers=2) as runner:
+        for _ in runner.run(jobs, tmp_path):  # sockets looked at with a run in flight, then idle
+            sockets = bound_sockets(descendants(os.getpid()))
+        sockets += bound_sockets(descendants(os.getpid()))
+    names = {name for name, _ in sockets}
+    assert {'gcs_server', 'raylet'} <= names, sockets
+    assert any(name.startswith('ray::') for name in names), sockets  # the workers, the agents
+    assert all(is_loopback(address) for _, address in sockets), sockets
+

@@ -1,10 +1,14 @@
 """Read a wheelsim run's rosbag2 (MCAP) folder into numpy arrays, one series per topic.
 
-Messages are read with the ``mcap`` reader and decoded by the ``rosbags`` type store (generated
-code, several times faster than ``mcap_ros2``'s decoder), or by ``mcap_ros2``'s decoder from the
-schema in the bag for a type the store does not know or cannot read exactly (``rosbags`` refuses
-more than 3 bytes of trailing padding, which rclpy writes after an empty sequence of doubles, as
-in ``sensor_msgs/JointState``); neither needs a ROS install or message package. Times are in
+Messages are read with the ``mcap`` reader. The numbers of the pose, twist and point series are
+read column-wise from the CDR bytes of all messages of a topic at once
+(:func:`wheelsim.report.cdr_columns.read_columns`); other messages are decoded one by one by the
+``rosbags`` type store (generated code, several times faster than ``mcap_ros2``'s decoder), or
+by ``mcap_ros2``'s decoder from the schema in the bag for a type the store does not know or
+cannot read exactly (``rosbags`` refuses more than 3 bytes of trailing padding, which rclpy
+writes after an empty sequence of doubles, as in ``sensor_msgs/JointState``); none needs a ROS
+install or message package. Of ``map`` and ``footprint`` only the last message is decoded; the
+joint states and tracking errors (only the plots use them) when first asked for. Times are in
 seconds of simulated time: the header stamp of stamped messages, the log time of the others (a
 Twist on ``cmd_vel``). Every series is in stamp order, the plans in log time order. A topic
 missing from the bag gives empty arrays, never an error.
@@ -15,6 +19,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +33,7 @@ from rosbags.typesys import Stores, get_typestore
 
 from wheelsim.core.world.footprint import Footprint
 from wheelsim.core.world.occupancy import OccupancyMap
+from wheelsim.report.cdr_columns import NotColumnar, read_columns
 from wheelsim.report.geometry import FloatArray, yaw_from_quaternion
 
 NS_PER_S = 1e9
@@ -136,9 +143,7 @@ class RunData:
     estimate: PoseSeries
     twist_actual: TwistSeries
     cmd_vel: TwistSeries
-    joints: JointSeries
     plans: tuple[Plan, ...]
-    tracking_error: ColumnSeries
     message_counts: Mapping[str, int]
     """Messages per topic, every topic in the bag (fully qualified names)."""
     start_time_s: float
@@ -150,6 +155,21 @@ class RunData:
     """The footprint recorded on ``footprint`` (base frame)."""
     collisions: PointSeries = field(default_factory=PointSeries)
     """Every ``collision``: its stamp and the obstacle cell touched (map frame)."""
+    decode_later: Mapping[str, Callable[[], Any]] = field(default_factory=dict, repr=False,
+                                                          compare=False)
+    """How to get :attr:`joints` and :attr:`tracking_error` (empty series without)."""
+
+    @cached_property
+    def joints(self) -> JointSeries:
+        """The joint states, decoded on first use (the plots use them, the metrics do not)."""
+        decode = self.decode_later.get('joints')
+        return JointSeries() if decode is None else decode()
+
+    @cached_property
+    def tracking_error(self) -> ColumnSeries:
+        """The controller's tracking errors, decoded on first use (as :attr:`joints`)."""
+        decode = self.decode_later.get('tracking_error')
+        return ColumnSeries() if decode is None else decode()
 
     @property
     def plan(self) -> Plan | None:
@@ -174,16 +194,6 @@ def _pose_arrays(poses: list[Any]) -> tuple[FloatArray, FloatArray, FloatArray]:
     q = [_array(getattr(p.orientation, axis) for p in poses) for axis in 'xyzw']
     return (_array(p.position.x for p in poses), _array(p.position.y for p in poses),
             yaw_from_quaternion(*q))
-
-
-def _poses(stamps: list[float], poses: list[Any]) -> PoseSeries:
-    return PoseSeries(*_sorted(_array(stamps), *_pose_arrays(poses)))
-
-
-def _twists(stamps: list[float], twists: list[Any]) -> TwistSeries:
-    return TwistSeries(*_sorted(_array(stamps), _array(t.linear.x for t in twists),
-                                _array(t.linear.y for t in twists),
-                                _array(t.angular.z for t in twists)))
 
 
 def _joints(stamps: list[float], messages: list[Any]) -> JointSeries:
@@ -238,31 +248,26 @@ def _flatten(msg: Any, prefix: str, out: dict[str, float]) -> None:
             _flatten(value, f'{path}.', out)
 
 
-def _world(messages: list[Any]) -> OccupancyMap | None:
-    """The last nav_msgs/OccupancyGrid, or None."""
-    if not messages:
+def _world(msg: Any | None) -> OccupancyMap | None:
+    """The nav_msgs/OccupancyGrid ``msg`` as a map, or None."""
+    if msg is None:
         return None
-    info = messages[-1].info
+    info = msg.info
     q = info.origin.orientation
     yaw = float(yaw_from_quaternion(q.x, q.y, q.z, q.w))
-    return OccupancyMap.from_values(np.asarray(messages[-1].data, dtype=np.int8), int(info.width),
+    return OccupancyMap.from_values(np.asarray(msg.data, dtype=np.int8), int(info.width),
                                     int(info.height), float(info.resolution),
                                     (info.origin.position.x, info.origin.position.y, yaw))
 
 
-def _footprint(messages: list[Any]) -> Footprint | None:
-    """The last geometry_msgs/PolygonStamped as a footprint, or None."""
-    if not messages:
+def _footprint(msg: Any | None) -> Footprint | None:
+    """The geometry_msgs/PolygonStamped ``msg`` as a footprint, or None."""
+    if msg is None:
         return None
     try:
-        return Footprint.from_flat([v for p in messages[-1].polygon.points for v in (p.x, p.y)])
+        return Footprint.from_flat([v for p in msg.polygon.points for v in (p.x, p.y)])
     except ValueError:  # not a simple polygon of three corners or more: no footprint
         return None
-
-
-def _points(stamps: list[float], messages: list[Any]) -> PointSeries:
-    return PointSeries(*_sorted(_array(stamps), _array(m.point.x for m in messages),
-                                _array(m.point.y for m in messages)))
 
 
 def _columns(stamps: list[float], messages: list[Any]) -> ColumnSeries:
@@ -283,29 +288,92 @@ class _Decoders:
     for a message it cannot read exactly, ``mcap_ros2`` from the schema (see the module doc)."""
 
     def __init__(self) -> None:
-        self._typestore = get_typestore(Stores.ROS2_KILTED)
+        self.typestore = get_typestore(Stores.ROS2_KILTED)
+        self._known_ids: dict[int, bool] = {}  # schema id -> the type store's definition
         self._fast: dict[int, bool] = {}  # schema id -> the type store can decode it
         self._factory = DecoderFactory()
         self._fallback: dict[int, Callable[[bytes], Any]] = {}
 
-    def _known(self, schema: Schema) -> bool:
-        if schema.name not in self._typestore.types:
-            return False
-        definition, _ = self._typestore.generate_msgdef(schema.name, ros_version=2)
-        return schema.data == definition.encode()
+    def known(self, schema: Schema) -> bool:
+        """Whether ``schema`` is the type store's definition of its type."""
+        known = self._known_ids.get(schema.id)
+        if known is None:
+            known = schema.name in self.typestore.types and schema.data == (
+                self.typestore.generate_msgdef(schema.name, ros_version=2)[0].encode())
+            self._known_ids[schema.id] = known
+        return known
 
     def decode(self, schema: Schema, encoding: str, data: bytes) -> Any:
         fast = self._fast.get(schema.id)
         if fast is None:
-            fast = self._fast[schema.id] = self._known(schema)
+            fast = self._fast[schema.id] = self.known(schema)
         if fast:
             try:
-                return self._typestore.deserialize_cdr(data, schema.name)
+                return self.typestore.deserialize_cdr(data, schema.name)
             except SerdeError:
                 self._fast[schema.id] = False
         if schema.id not in self._fallback:
             self._fallback[schema.id] = self._factory.decoder_for(encoding, schema)
         return self._fallback[schema.id](data)
+
+
+@dataclass
+class _Topic:
+    """The messages of one topic, in file order, as recorded: decoded only when asked for."""
+
+    log_times_ns: list[int] = field(default_factory=list)
+    payloads: list[bytes] = field(default_factory=list)
+    schemas: list[tuple[Schema, str]] = field(default_factory=list)
+    """Each message's schema and message encoding."""
+
+    def messages(self, decoders: _Decoders) -> list[Any]:
+        return [decoders.decode(schema, encoding, data)
+                for (schema, encoding), data in zip(self.schemas, self.payloads, strict=True)]
+
+    def stamps_s(self, messages: list[Any]) -> list[float]:
+        return [_stamp_s(m, t) for m, t in zip(messages, self.log_times_ns, strict=True)]
+
+    def last(self, decoders: _Decoders) -> Any | None:
+        if not self.payloads:
+            return None
+        (schema, encoding), data = self.schemas[-1], self.payloads[-1]
+        return decoders.decode(schema, encoding, data)
+
+    def _one_known_schema(self, decoders: _Decoders) -> Schema | None:
+        schema = self.schemas[0][0] if self.schemas else None
+        if schema is None or any(s.id != schema.id for s, _ in self.schemas):
+            return None
+        return schema if decoders.known(schema) else None
+
+    def has_field(self, decoders: _Decoders, name: str) -> bool:
+        """Whether the messages have a field ``name`` (False without messages)."""
+        schema = self._one_known_schema(decoders)
+        if schema is not None:
+            return any(f == name for f, _ in decoders.typestore.fielddefs[schema.name][1])
+        return hasattr(self.last(decoders), name)
+
+    def table(self, decoders: _Decoders, paths: list[str]) -> list[FloatArray]:
+        """``[t_s, *values]``: the stamps (see :func:`_stamp_s`) and the numeric fields at the
+        dotted ``paths`` as float arrays, in file order; read column-wise
+        (:func:`wheelsim.report.cdr_columns.read_columns`) where the type allows it."""
+        schema = self._one_known_schema(decoders)
+        if schema is not None:
+            stamped = self.has_field(decoders, 'header')
+            stamp = ['header.stamp.sec', 'header.stamp.nanosec'] if stamped else []
+            try:
+                columns = read_columns(decoders.typestore, schema.name, self.payloads,
+                                       paths + stamp)
+            except NotColumnar:
+                pass
+            else:
+                if stamped:
+                    t_s = columns[stamp[0]].astype(float) + columns[stamp[1]] / NS_PER_S
+                else:
+                    t_s = np.asarray(self.log_times_ns, dtype=np.int64) / NS_PER_S
+                return [t_s, *(columns[p].astype(float) for p in paths)]
+        messages = self.messages(decoders)
+        return [_array(self.stamps_s(messages)),
+                *(_array(attrgetter(p)(m) for m in messages) for p in paths)]
 
 
 def _bag_file(bag: Path) -> Path:
@@ -318,54 +386,76 @@ def _bag_file(bag: Path) -> Path:
     return files[0]
 
 
+POSE_FIELDS = ['position.x', 'position.y', 'orientation.x', 'orientation.y', 'orientation.z',
+               'orientation.w']
+TWIST_FIELDS = ['linear.x', 'linear.y', 'angular.z']
+
+
+def _pose_series(topic: _Topic, decoders: _Decoders, prefix: str) -> PoseSeries:
+    t_s, x_m, y_m, *q = topic.table(decoders, [prefix + f for f in POSE_FIELDS])
+    return PoseSeries(*_sorted(t_s, x_m, y_m, yaw_from_quaternion(*q)))
+
+
+def _twist_series(topic: _Topic, decoders: _Decoders, prefix: str) -> TwistSeries:
+    return TwistSeries(*_sorted(*topic.table(decoders, [prefix + f for f in TWIST_FIELDS])))
+
+
 def load_run(bag_dir: Path | str, namespace: str = '/') -> RunData:
     """Read the run recorded in ``bag_dir`` (a rosbag2 folder, or its ``.mcap`` file).
 
-    ``namespace``: the robot's namespace; the topics in :data:`TOPICS` are read under it.
+    ``namespace``: the robot's namespace; the topics in :data:`TOPICS` are read under it. The
+    joint states and the tracking errors, which only the plots use, are decoded on first use.
     """
     prefix = namespace.rstrip('/') + '/'
     wanted = {prefix + name: name for name in TOPICS}
-    received: dict[str, tuple[list[float], list[Any]]] = {name: ([], []) for name in TOPICS}
-    plans: list[tuple[int, Plan]] = []
+    topics = {name: _Topic() for name in TOPICS}
     counts: dict[str, int] = {}
-    log_times: list[int] = []
+    start_ns = end_ns = None
     decoders = _Decoders()
     with _bag_file(Path(bag_dir)).open('rb') as stream:
         # File order: the recorder writes in time order, and every series is sorted anyway.
         for schema, channel, message in make_reader(stream).iter_messages(log_time_order=False):
             counts[channel.topic] = counts.get(channel.topic, 0) + 1
-            log_times.append(message.log_time)
+            log_time = message.log_time
+            if start_ns is None:
+                start_ns = end_ns = log_time
+            start_ns, end_ns = min(start_ns, log_time), max(end_ns, log_time)
             name = wanted.get(channel.topic)
             if name is None or schema is None:
                 continue
-            msg = decoders.decode(schema, channel.message_encoding, message.data)
-            if name == 'plan':
-                plans.append((message.log_time, _plan(msg, message.log_time)))
-            else:
-                received[name][0].append(_stamp_s(msg, message.log_time))
-                received[name][1].append(msg)
+            topic = topics[name]
+            topic.log_times_ns.append(log_time)
+            topic.payloads.append(message.data)
+            topic.schemas.append((schema, channel.message_encoding))
 
-    def pose_of(name: str) -> PoseSeries:
-        stamps, messages = received[name]
-        return _poses(stamps, [m.pose.pose for m in messages])
+    plan_topic = topics['plan']
+    plans = [(t, _plan(m, t)) for m, t in zip(plan_topic.messages(decoders),
+                                               plan_topic.log_times_ns, strict=True)]
+    cmd_vel = topics['cmd_vel']
+    t_s, x_m, y_m = topics['collision'].table(decoders, ['point.x', 'point.y'])
 
-    gt_stamps, gt_messages = received['ground_truth']
+    def joints() -> JointSeries:
+        messages = topics['joint_states'].messages(decoders)
+        return _joints(topics['joint_states'].stamps_s(messages), messages)
+
+    def tracking_error() -> ColumnSeries:
+        messages = topics['tracking_error'].messages(decoders)
+        return _columns(topics['tracking_error'].stamps_s(messages), messages)
+
     return RunData(
-        ground_truth=pose_of('ground_truth'),
-        ground_truth_twist=_twists(gt_stamps, [m.twist.twist for m in gt_messages]),
-        odom=pose_of('odom'),
-        estimate=pose_of('pose'),
-        twist_actual=_twists(received['twist_actual'][0],
-                             [m.twist for m in received['twist_actual'][1]]),
-        cmd_vel=_twists(received['cmd_vel'][0],
-                        [getattr(m, 'twist', m) for m in received['cmd_vel'][1]]),
-        joints=_joints(*received['joint_states']),
+        ground_truth=_pose_series(topics['ground_truth'], decoders, 'pose.pose.'),
+        ground_truth_twist=_twist_series(topics['ground_truth'], decoders, 'twist.twist.'),
+        odom=_pose_series(topics['odom'], decoders, 'pose.pose.'),
+        estimate=_pose_series(topics['pose'], decoders, 'pose.pose.'),
+        twist_actual=_twist_series(topics['twist_actual'], decoders, 'twist.'),
+        cmd_vel=_twist_series(cmd_vel, decoders,
+                              'twist.' if cmd_vel.has_field(decoders, 'twist') else ''),
         plans=tuple(plan for _, plan in sorted(plans, key=lambda item: item[0])),
-        tracking_error=_columns(*received['tracking_error']),
         message_counts=dict(sorted(counts.items())),
-        start_time_s=min(log_times, default=0) / NS_PER_S,
-        end_time_s=max(log_times, default=0) / NS_PER_S,
-        world=_world(received['map'][1]),
-        footprint=_footprint(received['footprint'][1]),
-        collisions=_points(*received['collision']),
+        start_time_s=(start_ns or 0) / NS_PER_S,
+        end_time_s=(end_ns or 0) / NS_PER_S,
+        world=_world(topics['map'].last(decoders)),
+        footprint=_footprint(topics['footprint'].last(decoders)),
+        collisions=PointSeries(*_sorted(t_s, x_m, y_m)),
+        decode_later={'joints': joints, 'tracking_error': tracking_error},
     )

@@ -89,15 +89,18 @@ class Polyline:
         return self.delta[nearest] / np.sqrt(self.length2[nearest])[:, None]
 
     def _project(self, point: FloatArray, segments: slice) -> tuple[int, float, float]:
-        """Closest point on the segments in ``segments`` to ``point``: (segment, fraction, d2)."""
+        """Closest point on the segments in ``segments`` to ``point``: (segment, fraction, d2).
+
+        Called once per matched point: array methods rather than the ``np.`` functions (the
+        same computation without their Python wrappers), and the 0/0 of zero-length segments
+        (replaced by 0) silenced by the caller, :meth:`match`, once for all points."""
         start, delta, length2 = self.start[segments], self.delta[segments], self.length2[segments]
         offset = point - start
-        with np.errstate(invalid='ignore', divide='ignore'):
-            fraction = np.where(length2 > 0.0, np.sum(offset * delta, axis=1) / length2, 0.0)
-        fraction = np.clip(fraction, 0.0, 1.0)
+        fraction = np.where(length2 > 0.0, (offset * delta).sum(axis=1) / length2, 0.0)
+        fraction = fraction.clip(0.0, 1.0)
         gap = offset - fraction[:, None] * delta
-        distance2 = np.sum(gap**2, axis=1)
-        best = int(np.argmin(distance2))
+        distance2 = (gap**2).sum(axis=1)
+        best = int(distance2.argmin())
         return best + (segments.start or 0), float(fraction[best]), float(distance2[best])
 
     def match(self, x_m: FloatArray, y_m: FloatArray, window_m: float = 1.0) -> PathMatch:
@@ -118,23 +121,24 @@ class Polyline:
         everything = slice(0, len(self.length2))
         previous_s = 0.0
         previous_xy = np.array([x_m[0], y_m[0]]) if count else None
-        for i in range(count):
-            point = np.array([x_m[i], y_m[i]])
-            reach = window_m + float(np.hypot(*(point - previous_xy)))
-            first = int(np.searchsorted(segment_end_m, previous_s - reach, side='left'))
-            first = min(first, len(self.length2) - 1)
-            last = max(int(np.searchsorted(self.s_start_m, previous_s + reach, side='right')),
-                       first + 1)
-            segment, fraction, distance2 = self._project(point, slice(first, last))
-            if distance2 > (2.0 * window_m) ** 2:
-                global_match = self._project(point, everything)
-                if np.sqrt(global_match[2]) < np.sqrt(distance2) - window_m:
-                    segment, fraction, distance2 = global_match
-            closest = self.start[segment] + fraction * self.delta[segment]
-            tangent = self.tangent[segment]
-            side = tangent[0] * (point[1] - closest[1]) - tangent[1] * (point[0] - closest[0])
-            cross[i] = np.copysign(np.sqrt(distance2), side) if distance2 > 0.0 else 0.0
-            s_m[i] = self.s_start_m[segment] + fraction * np.sqrt(self.length2[segment])
-            yaw[i] = self.yaw_start[segment] + fraction * self.yaw_step[segment]
-            previous_s, previous_xy = s_m[i], point
+        with np.errstate(invalid='ignore', divide='ignore'):  # see _project
+            for i in range(count):
+                point = np.array([x_m[i], y_m[i]])
+                reach = window_m + float(np.hypot(*(point - previous_xy)))
+                first = int(segment_end_m.searchsorted(previous_s - reach, side='left'))
+                first = min(first, len(self.length2) - 1)
+                last = max(int(self.s_start_m.searchsorted(previous_s + reach, side='right')),
+                           first + 1)
+                segment, fraction, distance2 = self._project(point, slice(first, last))
+                if distance2 > (2.0 * window_m) ** 2:
+                    global_match = self._project(point, everything)
+                    if np.sqrt(global_match[2]) < np.sqrt(distance2) - window_m:
+                        segment, fraction, distance2 = global_match
+                closest = self.start[segment] + fraction * self.delta[segment]
+                tangent = self.tangent[segment]
+                side = tangent[0] * (point[1] - closest[1]) - tangent[1] * (point[0] - closest[0])
+                cross[i] = np.copysign(np.sqrt(distance2), side) if distance2 > 0.0 else 0.0
+                s_m[i] = self.s_start_m[segment] + fraction * np.sqrt(self.length2[segment])
+                yaw[i] = self.yaw_start[segment] + fraction * self.yaw_step[segment]
+                previous_s, previous_xy = s_m[i], point
         return PathMatch(cross_track_m=cross, s_m=s_m, yaw_rad=wrap_angles(yaw))

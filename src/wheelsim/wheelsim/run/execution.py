@@ -3,10 +3,12 @@
 A worker process imports wheelsim, rclpy and the nodes once and then runs one scenario after
 another in-process (:func:`wheelsim.run.runner.run_scenario`: a fresh rclpy context per run, on
 a ROS domain reserved for that run, so the runs of one machine never share a domain). Locally
-(the default) ``ray.init`` starts a private Ray instance on 127.0.0.1 with ``workers`` CPUs (the
-machine's cores unless told; Ray's usage statistics off unless ``RAY_USAGE_STATS_ENABLED`` says
-otherwise); with ``address`` (``auto``, ``ray://host:10001`` or ``host:6379``) the runs go
-to that cluster, whose nodes need the same wheelsim installed (docs/ray_cluster.md).
+(the default) ``ray.init`` starts a private Ray instance with ``workers`` CPUs (the machine's
+cores unless told; Ray's usage statistics off unless ``RAY_USAGE_STATS_ENABLED`` says otherwise)
+whose every service (GCS, raylet, agents, the workers' and the driver's gRPC servers) listens on
+127.0.0.1 only (:data:`SINGLE_NODE_SWITCH`); with ``address`` (``auto``, ``ray://host:10001``
+or ``host:6379``) the runs go to that cluster, whose nodes need the same wheelsim installed
+(docs/ray_cluster.md).
 
 Output: a worker that sees the output folder (same machine or a shared file system: it finds
 the token file the driver wrote there) writes the run there; any other worker runs into a
@@ -35,6 +37,13 @@ from wheelsim.run.scenario import Scenario
 TOKEN_FILE = '.wheelsim-output-token'
 LOOPBACK = '127.0.0.1'
 """The address of a local Ray instance: it serves this machine only."""
+SINGLE_NODE_SWITCH = 'RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER'
+"""Set to ``0`` before Ray is imported, Ray takes this machine for a single-node one (as on
+Windows and macOS): it keeps the node address 127.0.0.1 instead of replacing it with the
+machine's network address (Ray 2.60 ``ray/_private/services.py``,
+``resolve_ip_for_localhost`` and ``get_node_ip_address``), so its gRPC servers and agents bind
+to 127.0.0.1. Read once, when ``ray`` is imported; it also makes ``ray start`` refuse to join
+another node, so it is set for a local instance only."""
 WAIT_S = 0.2
 """How often the driver looks up from waiting (Ctrl-C is handled between two looks)."""
 
@@ -100,9 +109,11 @@ class RayRunner:
     def __enter__(self) -> RayRunner:
         import logging
 
+        os.environ.setdefault('RAY_USAGE_STATS_ENABLED', '0')  # nothing leaves the machine
+        if not self._address:
+            os.environ[SINGLE_NODE_SWITCH] = '0'  # before Ray's first import
         import ray
 
-        os.environ.setdefault('RAY_USAGE_STATS_ENABLED', '0')  # nothing leaves the machine
         if self._address:
             ray.init(address=self._address, logging_level=logging.WARNING, log_to_driver=False)
             cluster_cpus = int(ray.cluster_resources().get('CPU', 1))
@@ -115,6 +126,13 @@ class RayRunner:
             ray.init(address='local', num_cpus=self.workers, include_dashboard=False,
                      _node_ip_address=LOOPBACK,
                      logging_level=logging.WARNING, log_to_driver=False)
+            node_address = ray.util.get_node_ip_address()
+            if node_address != LOOPBACK:  # Ray was imported before the switch was set
+                ray.shutdown()
+                raise RuntimeError(
+                    f'the local Ray instance would listen on {node_address}, not only on '
+                    f'{LOOPBACK}: Ray was imported before {SINGLE_NODE_SWITCH}=0 was set (set it '
+                    'in the environment, or start the sweep in a new process)')
         self._task = ray.remote(num_cpus=1, max_retries=0)(run_job)
         return self
 
