@@ -200,9 +200,9 @@ class Controller(Node):
             self._follow_stale_plan()
 
     def _on_odom(self, msg: Odometry) -> None:
-        twist = BodyTwist(*twist2d(msg.twist.twist))
-        if all(math.isfinite(v) for v in twist):
-            self._twist = twist
+        vx_mps, vy_mps, wz_radps = twist2d(msg.twist.twist)
+        if math.isfinite(vx_mps) and math.isfinite(vy_mps) and math.isfinite(wz_radps):
+            self._twist = BodyTwist(vx_mps, vy_mps, wz_radps)
 
     def _on_timer(self) -> None:
         if self.tracker is None:

@@ -104,6 +104,7 @@ class Localization(Node):
         self._messages = (Odometry(), PoseWithCovarianceStamped(), TFMessage(
             transforms=transforms if config.publish_map_to_odom else transforms[1:]))
         self._map_to_odom, self._odom_to_base = transforms
+        self._twist_variances = None  # those in the odom message, set at its first publication
         self.create_subscription(Odometry, 'ground_truth', self._on_ground_truth, qos.DEFAULT)
         # With wheel encoders, each ground-truth sample waits for the joint_states of its time.
         self._waiting: list[tuple[int, tuple, tuple]] = []
@@ -189,7 +190,9 @@ class Localization(Node):
         stamp, odom_T_base = out.stamp_ns, out.odom_T_base
         odometry(stamp, self.odom_frame, self.base_frame, odom_T_base, out.twist, odom)
         covariance6(out.odom_covariance, odom.pose.covariance)
-        odom.twist.covariance[PLANAR_DIAGONAL_FLAT] = out.twist_variances  # independent errors
+        if out.twist_variances is not self._twist_variances:  # they change with parameters only
+            odom.twist.covariance[PLANAR_DIAGONAL_FLAT] = out.twist_variances  # independent errors
+            self._twist_variances = out.twist_variances
         pose_with_covariance_stamped(stamp, self.map_frame, out.map_T_base, pose)
         covariance6(out.map_covariance, pose.pose.covariance)
         transform_stamped(stamp, self.map_frame, self.odom_frame, out.map_T_odom,

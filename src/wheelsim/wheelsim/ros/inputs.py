@@ -16,6 +16,7 @@ import numpy as np
 from geometry_msgs.msg import Pose
 from rclpy.node import Node
 
+from wheelsim.core.geometry.angles import wrap_angle
 from wheelsim.core.geometry.se2 import Floats3, Pose2D, compose_floats
 from wheelsim.ros.conversions import pose2d
 from wheelsim.ros.static_frames import StaticFrames
@@ -24,6 +25,7 @@ WARN_PERIOD_S = 5.0  # throttle of warnings that can repeat with every message
 
 
 INFO_PERIOD_S = 1.0  # throttle of the notes a message triggers (a new plan, a teleport)
+IDENTITY: Floats3 = (0.0, 0.0, 0.0)  # map_T of a pose already in the map frame
 
 
 class InputWarnings:
@@ -76,7 +78,7 @@ class MapPoses:
         warning) when no static transform joins them."""
         frame = frame_id.lstrip('/')
         if frame in ('', self.map_frame):
-            return (0.0, 0.0, 0.0)
+            return IDENTITY
         transform = self._static.target_T_source(self.map_frame, frame)
         if transform is None:
             self.frame_matches(frame, what)
@@ -84,14 +86,18 @@ class MapPoses:
 
     def pose(self, pose: Pose, frame_id: str, what: str) -> Pose2D | None:
         """``pose`` (in ``frame_id``) in the map frame if finite and transformable, else None."""
-        planar = pose2d(pose)
-        if not all(math.isfinite(v) for v in planar):
+        planar = x_m, y_m, yaw_rad = pose2d(pose)
+        if not (math.isfinite(x_m) and math.isfinite(y_m) and math.isfinite(yaw_rad)):
             self.warnings.warn(f'{what} not finite',
                                f'{what} ignored: not finite {tuple(planar)}')
             return None
         transform = self.map_T(frame_id, what)
         if transform is None:
             return None
+        if transform is IDENTITY:
+            # compose_floats(IDENTITY, planar) without its trigonometry: cos 0 = 1 and sin 0 = 0
+            # exactly, so each component is 0 + the input (which turns -0.0 into 0.0 alike).
+            return Pose2D(0.0 + x_m, 0.0 + y_m, wrap_angle(0.0 + yaw_rad))
         return Pose2D(*compose_floats(transform, planar))
 
 

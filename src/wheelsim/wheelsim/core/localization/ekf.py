@@ -37,9 +37,14 @@ MAX_MAGNITUDE = 1e9
 def checked_floats(name: str, value: ArrayLike, components: str) -> Floats3:
     """``value`` as three finite floats of magnitude at most :data:`MAX_MAGNITUDE`, else
     ``ValueError`` naming ``name`` and the three ``components`` (e.g. ``'x, y, yaw'``)."""
-    values = np.asarray(value, dtype=float)
-    if values.shape == (3,):
-        first, second, third = values.tolist()
+    if type(value) is tuple and len(value) == 3 and (
+            type(value[0]) is type(value[1]) is type(value[2]) is float):
+        values = value  # three floats already (each sample's case): what numpy would give
+    else:
+        array = np.asarray(value, dtype=float)
+        values = array.tolist() if array.shape == (3,) else ()
+    if len(values) == 3:
+        first, second, third = values
         if abs(first) <= MAX_MAGNITUDE and abs(second) <= MAX_MAGNITUDE and (
                 abs(third) <= MAX_MAGNITUDE):  # False for NaN too
             return first, second, third

@@ -23,7 +23,6 @@ previous one (``dt = 0``) repeats it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -46,21 +45,38 @@ def correlation(dt_s: float, tau_s: float) -> float:
     return math.exp(-dt_s / tau_s)
 
 
-@dataclass
 class GaussMarkovNoise:
     """Independent Gauss-Markov noise on each axis; ``density`` [unit^2 * s] per axis.
 
     ``density`` and ``tau_s`` may be changed between samples (live parameter updates); the unit
-    process ``z`` carries on, so the noise stays continuous in correlation.
+    process ``z`` carries on, so the noise stays continuous in correlation. The coefficients of
+    a time step are kept until the step, ``density`` or ``tau_s`` changes (with regular samples
+    they are computed once).
     """
 
-    density: FloatArray
-    tau_s: float
-    rng: np.random.Generator
-
-    def __post_init__(self) -> None:
-        self.density = np.asarray(self.density, dtype=float)
+    def __init__(self, density: ArrayLike, tau_s: float, rng: np.random.Generator) -> None:
+        self.density = density
+        self.tau_s = tau_s
+        self.rng = rng
         self.reset()
+
+    @property
+    def density(self) -> FloatArray:
+        return self._density
+
+    @density.setter
+    def density(self, value: ArrayLike) -> None:
+        self._density = np.asarray(value, dtype=float)
+        self._coefficients = None
+
+    @property
+    def tau_s(self) -> float:
+        return self._tau_s
+
+    @tau_s.setter
+    def tau_s(self, value: float) -> None:
+        self._tau_s = value
+        self._coefficients = None
 
     def reset(self) -> None:
         """Restart at a known value: zero noise with zero variance."""
@@ -69,17 +85,23 @@ class GaussMarkovNoise:
         self.value = np.zeros_like(self.density)
         self.variance = np.zeros_like(self.density)
 
+    def _step_coefficients(self, dt_s: float) -> tuple[float, float, float, FloatArray, FloatArray]:
+        """``(dt_s, phi, sqrt(1 - phi^2), sigma^2, sigma)`` of a step of ``dt_s`` [s] (> 0)."""
+        if self._coefficients is None or self._coefficients[0] != dt_s:
+            phi = correlation(dt_s, self.tau_s)
+            sigma2 = sample_variance(self.density, dt_s, self.tau_s)
+            self._coefficients = (dt_s, phi, math.sqrt(1.0 - phi * phi), sigma2, np.sqrt(sigma2))
+        return self._coefficients
+
     def sample(self, dt_s: float) -> FloatArray:
         """Advance by ``dt_s`` [s] (>= 0) and return the noise; its variance is in ``variance``."""
         if not (math.isfinite(dt_s) and dt_s >= 0.0):
             raise ValueError(f'time step dt_s = {dt_s!r} must be finite and >= 0')
         if dt_s == 0.0:
             return self.value
-        phi = correlation(dt_s, self.tau_s)
-        innovation_std = math.sqrt(1.0 - phi * phi)
+        _, phi, innovation_std, sigma2, sigma = self._step_coefficients(dt_s)
         self.z = phi * self.z + innovation_std * self.rng.standard_normal(self.z.shape)
         self.z_variance = phi * phi * self.z_variance + (1.0 - phi * phi)
-        sigma2 = sample_variance(self.density, dt_s, self.tau_s)
-        self.value = np.sqrt(sigma2) * self.z
+        self.value = sigma * self.z
         self.variance = sigma2 * self.z_variance
         return self.value

@@ -1,0 +1,47 @@
+"""wheelsim.ros.inputs.MapPoses: a pose in the map frame comes out as composing it with the
+identity would give it, bit for bit (signed zeros included); non-finite poses are dropped."""
+
+import itertools
+import math
+import struct
+
+import rclpy
+from geometry_msgs.msg import Pose
+from rclpy.node import Node
+
+from wheelsim.core.geometry.se2 import compose_floats
+from wheelsim.ros.conversions import pose2d
+from wheelsim.ros.inputs import MapPoses
+
+EDGE_VALUES = (0.0, -0.0, 5e-324, -5e-324, 1e-300, 2.5, -2.5, 1e9, -1e9)
+EDGE_YAWS_RAD = (0.0, -0.0, 1e-300, 3.0, -3.0, math.pi, -math.pi)
+
+
+def pose_message(x_m: float, y_m: float, yaw_rad: float) -> Pose:
+    pose = Pose()
+    pose.position.x, pose.position.y = x_m, y_m
+    pose.orientation.z, pose.orientation.w = math.sin(0.5 * yaw_rad), math.cos(0.5 * yaw_rad)
+    return pose
+
+
+def bits(values) -> bytes:
+    return struct.pack('<3d', *values)
+
+
+def test_map_frame_poses_are_the_identity_composition_bit_for_bit(ros_domain_id):
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    try:
+        poses = MapPoses(Node('map_poses', context=context), 'map')
+        for frame_id in ('', 'map', '/map'):
+            for x_m, y_m, yaw_rad in itertools.product(EDGE_VALUES, EDGE_VALUES, EDGE_YAWS_RAD):
+                msg = pose_message(x_m, y_m, yaw_rad)
+                expected = compose_floats((0.0, 0.0, 0.0), pose2d(msg))
+                assert bits(poses.pose(msg, frame_id, 'pose')) == bits(expected), (
+                    frame_id, x_m, y_m, yaw_rad)
+        # -0.0 in, +0.0 out: what the composition gives, not the input as it is
+        assert bits(poses.pose(pose_message(-0.0, -0.0, 0.0), 'map', 'pose')) == bits((0.0,) * 3)
+        for bad in ((math.nan, 0.0, 0.0), (0.0, math.inf, 0.0), (0.0, 0.0, math.nan)):
+            assert poses.pose(pose_message(*bad), 'map', 'pose') is None
+    finally:
+        rclpy.try_shutdown(context=context)
