@@ -12,8 +12,8 @@ from wheelsim.core.planning.config import PlannerConfig
 from wheelsim.core.planning.planner import plan_through, plan_to_goal, plan_waypoints
 from wheelsim.core.planning.waypoints import figure_eight, waypoints_from_lists
 from wheelsim.core.tracking.config import ControllerConfig
-from wheelsim.core.tracking.controller import GOAL_REACHED, TrackingController
-from wheelsim.core.tracking.reference import resume_arc_length
+from wheelsim.core.tracking.controller import GOAL_REACHED, TRACKING, TrackingController
+from wheelsim.core.tracking.reference import PathProgress, resume_arc_length
 from wheelsim.core.tracking.simulation import run_closed_loop
 from wheelsim.core.vehicle.config import vehicle_config_from_params
 from wheelsim.core.vehicle.model import Vehicle
@@ -156,6 +156,49 @@ def test_a_figure_eight_is_resumed_on_the_branch_the_vehicle_faces_along():
     crossing = Pose2D(0.0, 0.0, float(trajectory.yaw_rad[k]))
     assert abs(math.remainder(crossing.yaw_rad - start.yaw_rad, math.tau)) > 0.5  # distinct
     assert resume_arc_length(trajectory, crossing) == pytest.approx(trajectory.s_m[k], abs=0.1)
+
+
+def test_a_vehicle_put_back_at_the_start_of_a_closed_path_starts_it_again():
+    """A restarted vehicle_sim puts the vehicle back at its start mid-run: the progress search,
+    lost (the nearest point is far from the last one), relocates where the vehicle faces along
+    the path, its start, not its end at the same place (there it was taken for the goal, and
+    the vehicle never moved again)."""
+    square = waypoints_from_lists([[0.0, 0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0],
+                                   [0.0, 0.0]])
+    trajectory = plan_through(square, PLANNER)
+    end = trajectory.end()
+    assert math.hypot(end.x_m, end.y_m) < 0.05  # closed: it ends where it starts
+    progress = PathProgress(trajectory)
+    halfway = trajectory.at_arc_length(trajectory.length_m / 2)
+    assert progress.nearest(halfway.x_m, halfway.y_m, halfway.s_m).s_m == pytest.approx(
+        halfway.s_m, abs=0.01)
+    # Put back 4 cm beside the start, facing along the path (x, yaw 0): by position alone the
+    # end's last metre is nearer (s 43.44 of 43.39 m); the heading decides.
+    assert progress.nearest(0.04, -0.03, yaw_rad=0.0).s_m == pytest.approx(0.04, abs=0.01)
+    assert PathProgress(trajectory).nearest(end.x_m, end.y_m, yaw_rad=end.yaw_rad).s_m == (
+        pytest.approx(trajectory.length_m, abs=0.05))
+
+
+def test_a_vehicle_put_back_at_the_start_mid_run_follows_the_path_again():
+    """Half-way round a closed square the vehicle is put back beside the start (vehicle_sim
+    restarted): the controller goes on from the start on a schedule from there. Before, the
+    schedule counted the whole way back as waiting for the vehicle, more than goal.timeout at
+    once, and gave up: the vehicle never moved again."""
+    square = waypoints_from_lists([[0.0, 0.0, 0.0], [10.0, 0.0], [10.0, 10.0], [0.0, 10.0],
+                                   [0.0, 0.0]])
+    trajectory = plan_through(square, PLANNER)
+    controller = TrackingController(controller_for({'model': 'differential'}, {}))
+    period_s = 1.0 / controller.config.control_rate
+    controller.follow(trajectory, 0.0)
+    steps = round(trajectory.duration_s / 2 / period_s)
+    for k in range(steps):
+        point = trajectory.at_time(k * period_s)
+        step = controller.step(k * period_s, Pose2D(point.x_m, point.y_m, point.yaw_rad))
+        assert step.status == TRACKING, step.message
+    after = [controller.step((steps + k) * period_s, Pose2D(0.04, -0.03, 0.0)) for k in range(20)]
+    assert {step.status for step in after} == {TRACKING}, after[-1].message
+    assert after[-1].command.vx_mps > 0.05  # off again along the first side
+    assert abs(after[-1].errors.along_track_m) < 0.5
 
 
 # --- reversing ----------------------------------------------------------------------------

@@ -10,6 +10,10 @@ gap between steps (or between the start and the first step) longer than ten cont
 (the clock jumped, the caller stalled) or a jump back in time, the schedule advances by one
 period only.
 
+When the vehicle turns up far from its previous point on the path (put back by a restarted
+simulator, relocalised), it is found again where it faces along the path, and the schedule goes
+on from there (no wait is counted).
+
 Goal: reached when the schedule has ended (pure pursuit: at once), base_link has progressed to
 within ``goal.xy_tolerance`` of the path's end, is that close to the final position, moves no
 faster than ``goal.max_speed`` (measured; faster, a stop is commanded first), and
@@ -232,9 +236,16 @@ class TrackingController:
         trajectory = following.trajectory
         t_s = now_s - following.start_time_s
         scheduled = trajectory.at_time(t_s)
-        # The first search starts at the scheduled point: a path may cross itself there.
+        # The first search starts at the scheduled point: a path may cross itself there. A
+        # vehicle found far from where it was (put back at its start by a restarted simulator,
+        # a relocalised pose) resumes the path where it faces along it, on a schedule from there.
         progress = following.progress
-        nearest = progress.nearest(pose.x_m, pose.y_m, None if progress.located else scheduled.s_m)
+        nearest = progress.nearest(pose.x_m, pose.y_m, None if progress.located else scheduled.s_m,
+                                   yaw_rad=pose.yaw_rad)
+        if progress.relocated:  # the schedule goes on from there: a jump is no wait, nor a lead
+            t_s = trajectory.at_arc_length(nearest.s_m).t_s
+            following.start_time_s = now_s - t_s
+            scheduled = trajectory.at_time(t_s)
         if following.leg + 1 < len(trajectory.legs) and self._at_cusp(
                 following, nearest, pose, t_s, measured):
             self._enter_leg(following, following.leg + 1)

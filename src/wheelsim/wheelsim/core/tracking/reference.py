@@ -78,6 +78,9 @@ class PathProgress:
     def __init__(self, trajectory: Trajectory) -> None:
         self.trajectory = trajectory
         self._s_m: float | None = None
+        #: Whether the last search lost the vehicle near its previous point and found it
+        #: elsewhere on the path (put back by a restarted simulator, relocalised).
+        self.relocated = False
         # The polyline's segments, once: start (m), extent (m) and squared length (m^2; a
         # zero-length segment gets infinity, so that a point projects onto its start).
         x, y = trajectory.x_m, trajectory.y_m
@@ -103,23 +106,51 @@ class PathProgress:
         """Whether a nearest point has been found before (a local search is possible)."""
         return self._s_m is not None
 
-    def nearest(self, x_m: float, y_m: float, near_s_m: float | None = None) -> Projection:
+    def nearest(self, x_m: float, y_m: float, near_s_m: float | None = None,
+                yaw_rad: float | None = None) -> Projection:
         """The nearest path point, searched near ``near_s_m`` if given, else near the previous
-        one (see the module doc); the whole path when neither exists or nothing is close."""
-        s_all = self._arc_lengths_m
-        first_segment, end_segment = self._first_segment, self._last_segment + 1
+        one (see the module doc). When neither exists or nothing is close (a first search, a
+        vehicle put somewhere else), the whole path is searched: by position alone, or, given the
+        vehicle's ``yaw_rad`` (map frame), where it resumes the path (:meth:`resume_s_m`)."""
         around = self._s_m if near_s_m is None else near_s_m
+        self.relocated = False
         if around is not None:
-            first = bisect.bisect_left(s_all, around - SEARCH_BEHIND_M) - 1
-            first = min(max(first, first_segment), end_segment - 1)
-            last = bisect.bisect_left(s_all, around + SEARCH_AHEAD_M) + 1
-            local = self._project(x_m, y_m, first, min(max(last, first + 1), end_segment))
+            local = self._near(x_m, y_m, around)
             if math.hypot(local.x_m - x_m, local.y_m - y_m) <= RELOCATE_DISTANCE_M:
                 self._s_m = local.s_m
                 return local
-        found = self._project(x_m, y_m, first_segment, end_segment)
+        self.relocated = self._s_m is not None
+        if yaw_rad is None:
+            found = self._project(x_m, y_m, self._first_segment, self._last_segment + 1)
+        else:
+            found = self._near(x_m, y_m, self.resume_s_m(x_m, y_m, yaw_rad))
         self._s_m = found.s_m
         return found
+
+    def resume_s_m(self, x_m: float, y_m: float, yaw_rad: float) -> float:
+        """The arc length (m) of the sample where a vehicle at (x, y, yaw) (map frame) resumes
+        the searched part of the path: nearest in position and heading (one radian of heading
+        mismatch weighs :data:`RESUME_HEADING_WEIGHT_M_PER_RAD` metres), the earliest of
+        near-equal ones. Where a path crosses itself (a figure-eight) the branch the vehicle
+        faces along is taken, and a vehicle at the start of a closed path starts it, not ends
+        it."""
+        first = self._first_segment
+        samples = slice(first, self._last_segment + 2)
+        trajectory = self.trajectory
+        heading_mismatch = np.abs(wrap_angles(trajectory.yaw_rad[samples] - yaw_rad))
+        cost_m = (np.hypot(trajectory.x_m[samples] - x_m, trajectory.y_m[samples] - y_m)
+                  + RESUME_HEADING_WEIGHT_M_PER_RAD * heading_mismatch)
+        return self._arc_lengths_m[first + int(np.argmax(cost_m <= cost_m.min() + RESUME_TIE_M))]
+
+    def _near(self, x_m: float, y_m: float, around_s_m: float) -> Projection:
+        """The nearest point on the segments from SEARCH_BEHIND_M before ``around_s_m`` to
+        SEARCH_AHEAD_M after it."""
+        s_all = self._arc_lengths_m
+        first_segment, end_segment = self._first_segment, self._last_segment + 1
+        first = bisect.bisect_left(s_all, around_s_m - SEARCH_BEHIND_M) - 1
+        first = min(max(first, first_segment), end_segment - 1)
+        last = bisect.bisect_left(s_all, around_s_m + SEARCH_AHEAD_M) + 1
+        return self._project(x_m, y_m, first, min(max(last, first + 1), end_segment))
 
     def _project(self, x_m: float, y_m: float, first: int, last: int) -> Projection:
         """The nearest point to (x, y) (map frame, m) on the segments ``first`` .. ``last - 1``.
@@ -145,17 +176,9 @@ class PathProgress:
 
 
 def resume_arc_length(trajectory: Trajectory, pose: Pose2D) -> float:
-    """The arc length (m) at which a vehicle at ``pose`` (map frame) resumes ``trajectory``:
-    the path point nearest in position and heading (one radian of heading mismatch weighs
-    :data:`RESUME_HEADING_WEIGHT_M_PER_RAD` metres), the earliest of near-equal ones. Where a
-    path crosses itself (a figure-eight) the branch the vehicle faces along is taken, and a
-    vehicle at the start of a closed path starts it, not ends it."""
-    heading_mismatch = np.abs(wrap_angles(trajectory.yaw_rad - pose.yaw_rad))
-    cost_m = (np.hypot(trajectory.x_m - pose.x_m, trajectory.y_m - pose.y_m)
-              + RESUME_HEADING_WEIGHT_M_PER_RAD * heading_mismatch)
-    first_best = int(np.argmax(cost_m <= cost_m.min() + RESUME_TIE_M))
-    progress = PathProgress(trajectory)
-    return progress.nearest(pose.x_m, pose.y_m, float(trajectory.s_m[first_best])).s_m
+    """The arc length (m) at which a vehicle at ``pose`` (map frame) resumes ``trajectory``
+    (:meth:`PathProgress.resume_s_m`, then the nearest point around it)."""
+    return PathProgress(trajectory).nearest(pose.x_m, pose.y_m, yaw_rad=pose.yaw_rad).s_m
 
 
 def tracking_errors(
