@@ -22,6 +22,9 @@ from wheelsim.ros.conversions import pose2d
 from wheelsim.ros.static_frames import StaticFrames
 
 WARN_PERIOD_S = 5.0  # throttle of warnings that can repeat with every message
+#: A pose with a coordinate beyond +- this (m) is refused like a non-finite one: no map is
+#: that large, and squares of such coordinates overflow in the trackers' nearest-point search.
+MAX_POSE_DISTANCE_M = 1e9
 
 
 INFO_PERIOD_S = 1.0  # throttle of the notes a message triggers (a new plan, a teleport)
@@ -90,6 +93,11 @@ class MapPoses:
         if not (math.isfinite(x_m) and math.isfinite(y_m) and math.isfinite(yaw_rad)):
             self.warnings.warn(f'{what} not finite',
                                f'{what} ignored: not finite {tuple(planar)}')
+            return None
+        if not (abs(x_m) <= MAX_POSE_DISTANCE_M and abs(y_m) <= MAX_POSE_DISTANCE_M):
+            self.warnings.warn(f'{what} too far',
+                               f'{what} ignored: ({x_m:g}, {y_m:g}) m is beyond '
+                               f'+-{MAX_POSE_DISTANCE_M:g} m')
             return None
         transform = self.map_T(frame_id, what)
         if transform is None:

@@ -242,7 +242,7 @@ class TrackingController:
         progress = following.progress
         nearest = progress.nearest(pose.x_m, pose.y_m, None if progress.located else scheduled.s_m,
                                    yaw_rad=pose.yaw_rad)
-        if progress.relocated:  # the schedule goes on from there: a jump is no wait, nor a lead
+        if progress.relocated and math.isfinite(nearest.s_m):  # the schedule goes on from there
             t_s = trajectory.at_arc_length(nearest.s_m).t_s
             following.start_time_s = now_s - t_s
             scheduled = trajectory.at_time(t_s)
