@@ -95,6 +95,13 @@ else
   WHEELSIM_DISTRO="$distro" source "$root/env.sh"
   set -u
   build_tf2_msgs
+  # The launch tooling (launch, launch_ros, launch_run) of ../shared/ros-launch where it exists
+  # beside the project: the launch tests then run every launch file for real instead of skipping.
+  harness="$root/../shared/ros-launch/install.sh"
+  if [ -f "$harness" ]; then
+    bash "$harness" "$venv" "$distro" --without-testing >"$deps/ros-launch.log" 2>&1 \
+      || { log "installing $harness failed; see $deps/ros-launch.log"; exit 1; }
+  fi
 fi
 
 set +u
