@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
 import numpy as np
-from geometry_msgs.msg import PoseWithCovarianceStamped, TransformStamped
+from geometry_msgs.msg import PoseWithCovarianceStamped
 from nav_msgs.msg import Odometry
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
@@ -38,6 +38,9 @@ from wheelsim.core.localization.model import LocalizationOutput
 from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import (
+    fill_planar,
+    fill_stamps,
+    fill_twist,
     odometry,
     pose2d,
     pose_with_covariance_stamped,
@@ -99,11 +102,24 @@ class Localization(Node):
         self._pose = self.create_publisher(PoseWithCovarianceStamped, 'pose', qos.DEFAULT)
         self._tf = self.create_publisher(TFMessage, '/tf', qos.TF)
         # The same message objects are filled for every ground-truth sample (building them costs
-        # more than filling them): a published message is valid until the next one.
-        transforms = [TransformStamped(), TransformStamped()]
-        self._messages = (Odometry(), PoseWithCovarianceStamped(), TFMessage(
+        # more than filling them): a published message is valid until the next one. Their frames
+        # are written here once; per sample only the stamps and the numbers change.
+        zero = (0.0, 0.0, 0.0)
+        odom = odometry(0, self.odom_frame, self.base_frame, zero, zero)
+        pose = pose_with_covariance_stamped(0, self.map_frame, zero)
+        transforms = [transform_stamped(0, self.map_frame, self.odom_frame, zero),
+                      transform_stamped(0, self.odom_frame, self.base_frame, zero)]
+        self._messages = (odom, pose, TFMessage(
             transforms=transforms if config.publish_map_to_odom else transforms[1:]))
-        self._map_to_odom, self._odom_to_base = transforms
+        self._stamps = [msg.header.stamp for msg in (odom, pose, *transforms)]
+        map_to_odom, odom_to_base = (transform.transform for transform in transforms)
+        # (position, orientation) of odom, pose, map -> odom and odom -> base, for fill_planar
+        self._planar_parts = (
+            (odom.pose.pose.position, odom.pose.pose.orientation),
+            (pose.pose.pose.position, pose.pose.pose.orientation),
+            (map_to_odom.translation, map_to_odom.rotation),
+            (odom_to_base.translation, odom_to_base.rotation),
+        )
         self._twist_variances = None  # those in the odom message, set at its first publication
         self.create_subscription(Odometry, 'ground_truth', self._on_ground_truth, qos.DEFAULT)
         # With wheel encoders, each ground-truth sample waits for the joint_states of its time.
@@ -187,18 +203,18 @@ class Localization(Node):
 
     def _publish(self, out: LocalizationOutput) -> None:
         odom, pose, tf = self._messages
-        stamp, odom_T_base = out.stamp_ns, out.odom_T_base
-        odometry(stamp, self.odom_frame, self.base_frame, odom_T_base, out.twist, odom)
+        fill_stamps(self._stamps, out.stamp_ns)
+        odom_part, pose_part, map_to_odom_part, odom_to_base_part = self._planar_parts
+        fill_planar(*odom_part, out.odom_T_base)
+        fill_twist(odom.twist.twist, out.twist)
         covariance6(out.odom_covariance, odom.pose.covariance)
         if out.twist_variances is not self._twist_variances:  # they change with parameters only
             odom.twist.covariance[PLANAR_DIAGONAL_FLAT] = out.twist_variances  # independent errors
             self._twist_variances = out.twist_variances
-        pose_with_covariance_stamped(stamp, self.map_frame, out.map_T_base, pose)
+        fill_planar(*pose_part, out.map_T_base)
         covariance6(out.map_covariance, pose.pose.covariance)
-        transform_stamped(stamp, self.map_frame, self.odom_frame, out.map_T_odom,
-                          self._map_to_odom)
-        transform_stamped(stamp, self.odom_frame, self.base_frame, odom_T_base,
-                          self._odom_to_base)
+        fill_planar(*map_to_odom_part, out.map_T_odom)
+        fill_planar(*odom_to_base_part, out.odom_T_base)
         self._tf.publish(tf)
         self._odom.publish(odom)
         self._pose.publish(pose)

@@ -13,12 +13,14 @@ from collections.abc import Sequence
 
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import (
+    Point,
     Pose,
     PoseWithCovarianceStamped,
     Quaternion,
     TransformStamped,
     Twist,
     TwistStamped,
+    Vector3,
 )
 from nav_msgs.msg import Odometry
 from rosgraph_msgs.msg import Clock
@@ -32,6 +34,15 @@ def time_msg(stamp_ns: int, out: Time | None = None) -> Time:
     out = Time() if out is None else out
     out.sec, out.nanosec = divmod(int(stamp_ns), NS_PER_S)
     return out
+
+
+def fill_stamps(stamps: Sequence[Time], stamp_ns_: int) -> None:
+    """Set each ``builtin_interfaces/Time`` of ``stamps`` to the same time [ns] (>= 0), as
+    :func:`time_msg` would, dividing only once (the headers of messages published together)."""
+    sec, nanosec = divmod(int(stamp_ns_), NS_PER_S)
+    for stamp in stamps:
+        stamp.sec = sec
+        stamp.nanosec = nanosec
 
 
 def stamp_ns(stamp: Time) -> int:
@@ -94,14 +105,23 @@ def twist_is_finite(twist: Twist) -> bool:
     return all(math.isfinite(v) for v in values)
 
 
-def fill_pose(pose: Pose, pose_m_rad: Sequence[float]) -> Pose:
-    """Set the planar pose ``(x, y, yaw)`` in ``pose`` (a new ``geometry_msgs/Pose`` or one only
-    ever filled by this function: z, roll and pitch stay 0); returns it."""
+def fill_planar(
+    position: Point | Vector3, orientation: Quaternion, pose_m_rad: Sequence[float]
+) -> None:
+    """Set the planar pose ``(x, y, yaw)`` in the ``position`` (a ``Point``, or a transform's
+    ``Vector3`` translation) and ``orientation`` of one message (new ones or ones only ever
+    filled by this function: z, roll and pitch stay 0). A node filling the same message for
+    every publication can look the two parts up once and hand them here each time."""
     x_m, y_m, yaw_rad = pose_m_rad
-    position, orientation = pose.position, pose.orientation
     position.x = float(x_m)
     position.y = float(y_m)
     orientation.z, orientation.w = yaw_quaternion_zw(yaw_rad)
+
+
+def fill_pose(pose: Pose, pose_m_rad: Sequence[float]) -> Pose:
+    """Set the planar pose ``(x, y, yaw)`` in ``pose`` (a new ``geometry_msgs/Pose`` or one only
+    ever filled by this function: z, roll and pitch stay 0); returns it."""
+    fill_planar(pose.position, pose.orientation, pose_m_rad)
     return pose
 
 
@@ -167,11 +187,8 @@ def transform_stamped(
     time_msg(stamp, out.header.stamp)
     out.header.frame_id = frame_id
     out.child_frame_id = child_frame_id
-    x_m, y_m, yaw_rad = pose_m_rad
-    translation, rotation = out.transform.translation, out.transform.rotation
-    translation.x = float(x_m)
-    translation.y = float(y_m)
-    rotation.z, rotation.w = yaw_quaternion_zw(yaw_rad)
+    transform = out.transform
+    fill_planar(transform.translation, transform.rotation, pose_m_rad)
     return out
 
 
