@@ -19,6 +19,7 @@ Two ways to publish the same messages:
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 
 from geometry_msgs.msg import TwistStamped
@@ -31,6 +32,9 @@ from wheelsim.core.vehicle.model import VehicleState
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import (
     NS_PER_S,
+    fill_planar,
+    fill_stamps,
+    fill_twist,
     joint_state,
     odometry,
     twist_stamped,
@@ -79,7 +83,12 @@ class VehicleOutputs:
         self._twist_actual = node.create_publisher(TwistStamped, 'twist_actual', qos.DEFAULT)
         self._joint_states = node.create_publisher(JointState, 'joint_states', qos.DEFAULT)
         self._description = node.create_publisher(String, 'robot_description', qos.LATCHED)
-        self._messages = (Odometry(), TwistStamped(), JointState())
+        # Frames and joint names are written here once; per publication only the stamps and
+        # the numbers change.
+        self._messages = odom, twist_msg, _ = self._new_messages()
+        self._stamps = [msg.header.stamp for msg in self._messages]
+        self._pose_parts = (odom.pose.pose.position, odom.pose.pose.orientation)
+        self._twists = (odom.twist.twist, twist_msg.twist)
         self._templates: tuple[SerializedMessage, ...] | None = None
         if serialized:
             try:
@@ -109,10 +118,13 @@ class VehicleOutputs:
         pose = (state.x_m, state.y_m, state.yaw_rad)
         twist = (state.vx_mps, state.vy_mps, state.wz_radps)
         if self._templates is None:
-            odom, twist_msg, joints = self._fill(
-                self._messages, stamp_ns, pose, twist, state.joint_positions_rad,
-                state.joint_velocities_radps,
-            )
+            odom, twist_msg, joints = self._messages
+            fill_stamps(self._stamps, stamp_ns)
+            fill_planar(*self._pose_parts, pose)
+            for message_twist in self._twists:
+                fill_twist(message_twist, twist)
+            joints.position = array('d', state.joint_positions_rad)
+            joints.velocity = array('d', state.joint_velocities_radps)
         else:
             ground_truth, twist_actual, joint_states = self._templates
             stamp = divmod(stamp_ns, NS_PER_S)
@@ -131,20 +143,17 @@ class VehicleOutputs:
         """Publish the URDF (transient local: late subscribers get it too)."""
         self._description.publish(String(data=urdf))
 
-    def _fill(self, messages, stamp_ns, pose, twist, positions, velocities):
-        """Fill the three messages ``(Odometry, TwistStamped, JointState)``; returns them."""
-        odom, twist_msg, joints = messages
-        odometry(stamp_ns, self.map_frame, self.base_frame, pose, twist, odom)
-        twist_stamped(stamp_ns, self.base_frame, twist, twist_msg)
-        joint_state(stamp_ns, self.joint_names, positions, velocities, joints)
-        return messages
+    def _new_messages(self) -> tuple[Odometry, TwistStamped, JointState]:
+        """New ``(Odometry, TwistStamped, JointState)`` with the frames and joint names, every
+        number zero."""
+        zero3, zeros = (0.0,) * 3, (0.0,) * len(self.joint_names)
+        return (odometry(0, self.map_frame, self.base_frame, zero3, zero3),
+                twist_stamped(0, self.base_frame, zero3),
+                joint_state(0, self.joint_names, zeros, zeros))
 
     def _serialized_templates(self) -> tuple[SerializedMessage, ...]:
-        """Templates of messages filled as the object path fills them (numbers zero)."""
-        zeros = (0.0,) * len(self.joint_names)
-        odom, twist_msg, joints = self._fill(
-            (Odometry(), TwistStamped(), JointState()), 0, (0.0,) * 3, (0.0,) * 3, zeros, zeros
-        )
+        """Templates of the messages as the object path fills them (numbers zero)."""
+        odom, twist_msg, joints = self._new_messages()
         return (
             SerializedMessage(odom, GROUND_TRUTH_FIELDS),
             SerializedMessage(twist_msg, TWIST_ACTUAL_FIELDS),
