@@ -5,9 +5,16 @@ import pytest
 from scipy import stats
 
 from wheelsim.core.localization.config import LocalizationConfig
-from wheelsim.core.localization.ekf import PoseEkf
+from wheelsim.core.localization.ekf import PoseEkf, diagonal_covariance
 from wheelsim.core.localization.scenario import figure_eight, run
 from wheelsim.core.params import from_flat
+
+
+def test_diagonal_covariance_is_np_diag_bit_for_bit():
+    variances = (0.1, 2.5e-5, 3.0)
+    matrix = diagonal_covariance(variances)
+    assert matrix.dtype == np.float64
+    np.testing.assert_array_equal(matrix, np.diag(variances))
 
 
 def test_correct_is_the_weighted_mean_for_independent_axes():

@@ -48,6 +48,10 @@ def correlation(dt_s: float, tau_s: float) -> float:
 class GaussMarkovNoise:
     """Independent Gauss-Markov noise on each axis; ``density`` [unit^2 * s] per axis.
 
+    Per axis values (``z``, ``value``, ``variance``) are lists of floats, the same numbers an
+    array computation gives element by element: the localization samples three axes per
+    ground-truth message, where numpy objects would cost more than the arithmetic on them.
+
     ``density`` and ``tau_s`` may be changed between samples (live parameter updates); the unit
     process ``z`` carries on, so the noise stays continuous in correlation. The coefficients of
     a time step are kept until the step, ``density`` or ``tau_s`` changes (with regular samples
@@ -66,7 +70,7 @@ class GaussMarkovNoise:
 
     @density.setter
     def density(self, value: ArrayLike) -> None:
-        self._density = np.asarray(value, dtype=float)
+        self._density = np.asarray(value, dtype=float).reshape(-1)
         self._coefficients = None
 
     @property
@@ -80,28 +84,33 @@ class GaussMarkovNoise:
 
     def reset(self) -> None:
         """Restart at a known value: zero noise with zero variance."""
-        self.z = np.zeros_like(self.density)
+        axes = len(self.density)
+        self.z = [0.0] * axes
         self.z_variance = 0.0
-        self.value = np.zeros_like(self.density)
-        self.variance = np.zeros_like(self.density)
+        self.value = [0.0] * axes
+        self.variance = [0.0] * axes
 
-    def _step_coefficients(self, dt_s: float) -> tuple[float, float, float, FloatArray, FloatArray]:
+    def _step_coefficients(
+        self, dt_s: float
+    ) -> tuple[float, float, float, list[float], list[float]]:
         """``(dt_s, phi, sqrt(1 - phi^2), sigma^2, sigma)`` of a step of ``dt_s`` [s] (> 0)."""
         if self._coefficients is None or self._coefficients[0] != dt_s:
             phi = correlation(dt_s, self.tau_s)
-            sigma2 = sample_variance(self.density, dt_s, self.tau_s)
-            self._coefficients = (dt_s, phi, math.sqrt(1.0 - phi * phi), sigma2, np.sqrt(sigma2))
+            sigma2 = sample_variance(self.density, dt_s, self.tau_s).tolist()
+            sigma = [math.sqrt(variance) for variance in sigma2]
+            self._coefficients = (dt_s, phi, math.sqrt(1.0 - phi * phi), sigma2, sigma)
         return self._coefficients
 
-    def sample(self, dt_s: float) -> FloatArray:
+    def sample(self, dt_s: float) -> list[float]:
         """Advance by ``dt_s`` [s] (>= 0) and return the noise; its variance is in ``variance``."""
         if not (math.isfinite(dt_s) and dt_s >= 0.0):
             raise ValueError(f'time step dt_s = {dt_s!r} must be finite and >= 0')
         if dt_s == 0.0:
             return self.value
         _, phi, innovation_std, sigma2, sigma = self._step_coefficients(dt_s)
-        self.z = phi * self.z + innovation_std * self.rng.standard_normal(self.z.shape)
-        self.z_variance = phi * phi * self.z_variance + (1.0 - phi * phi)
-        self.value = sigma * self.z
-        self.variance = sigma2 * self.z_variance
+        draws = self.rng.standard_normal(len(self.z)).tolist()
+        self.z = [phi * z + innovation_std * draw for z, draw in zip(self.z, draws, strict=True)]
+        self.z_variance = z_variance = phi * phi * self.z_variance + (1.0 - phi * phi)
+        self.value = [scale * z for scale, z in zip(sigma, self.z, strict=True)]
+        self.variance = [variance * z_variance for variance in sigma2]
         return self.value

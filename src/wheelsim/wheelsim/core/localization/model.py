@@ -47,6 +47,7 @@ from wheelsim.core.localization.ekf import (
     checked_covariance,
     checked_floats,
     checked_pose,
+    diagonal_covariance,
 )
 from wheelsim.core.localization.gauss_markov import GaussMarkovNoise
 from wheelsim.core.localization.odometry_drift import (
@@ -268,17 +269,17 @@ class Localization:
         if self.config.mode == 'perfect':
             return truth, np.zeros((3, 3)), None
         if self.config.mode == 'noisy':
-            noise_x, noise_y, noise_yaw = self._map_noise.sample(dt_s).tolist()
+            noise_x, noise_y, noise_yaw = self._map_noise.sample(dt_s)
             x_m, y_m, yaw_rad = truth
             estimate = (x_m + noise_x, y_m + noise_y, wrap_angle(yaw_rad + noise_yaw))
-            return estimate, np.diag(self._map_noise.variance), None
+            return estimate, diagonal_covariance(self._map_noise.variance), None
         fix = None
         if self._ekf is None or stamp_ns >= self._next_fix_ns:
             fix_variances = _fix_variances(self.config)
             fix = self._pose_fix(truth, fix_variances)
             if self._ekf is None:
                 # The filter starts from its first pose fix.
-                self._ekf = PoseEkf.from_pose(fix, np.diag(fix_variances))
+                self._ekf = PoseEkf.from_pose(fix, diagonal_covariance(fix_variances))
             else:
                 self._ekf.correct_diagonal(fix, fix_variances)
             # Fixes on the grid start + k * period, each at the first sample at or after it.
