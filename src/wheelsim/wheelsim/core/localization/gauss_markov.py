@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from wheelsim.core.arrays import FloatArray
+from wheelsim.core.localization.normal_draws import NormalDraws
 
 
 def sample_variance(density: ArrayLike, dt_s: float, tau_s: float) -> FloatArray:
@@ -62,6 +63,7 @@ class GaussMarkovNoise:
         self.density = density
         self.tau_s = tau_s
         self.rng = rng
+        self._draws = NormalDraws(rng)  # nothing else draws from rng
         self.reset()
 
     @property
@@ -108,7 +110,7 @@ class GaussMarkovNoise:
         if dt_s == 0.0:
             return self.value
         _, phi, innovation_std, sigma2, sigma = self._step_coefficients(dt_s)
-        draws = self.rng.standard_normal(len(self.z)).tolist()
+        draws = self._draws.take(len(self.z))
         self.z = [phi * z + innovation_std * draw for z, draw in zip(self.z, draws, strict=True)]
         self.z_variance = z_variance = phi * phi * self.z_variance + (1.0 - phi * phi)
         self.value = [scale * z for scale, z in zip(sigma, self.z, strict=True)]

@@ -50,6 +50,7 @@ from wheelsim.core.localization.ekf import (
     diagonal_covariance,
 )
 from wheelsim.core.localization.gauss_markov import GaussMarkovNoise
+from wheelsim.core.localization.normal_draws import NormalDraws
 from wheelsim.core.localization.odometry_drift import (
     DriftingOdometry,
     DriftRates,
@@ -137,22 +138,22 @@ class Localization:
     """The localization simulator of one vehicle; see the module documentation."""
 
     def __init__(self, config: LocalizationConfig) -> None:
-        streams = np.random.SeedSequence(config.seed).spawn(4)
-        odometry_seq, map_noise_seq, fix_seq, twist_seq = streams
-        self._odometry_rng = np.random.default_rng(odometry_seq)
-        self._map_noise_rng = np.random.default_rng(map_noise_seq)
-        self._fix_rng = np.random.default_rng(fix_seq)
-        self._twist_rng = np.random.default_rng(twist_seq)
+        # One generator per noise stream, each drawn from by its consumer alone.
+        odometry_rng, map_noise_rng, fix_rng, twist_rng = (
+            np.random.default_rng(stream)
+            for stream in np.random.SeedSequence(config.seed).spawn(4))
+        self._fix_draws = NormalDraws(fix_rng)
+        self._twist_draws = NormalDraws(twist_rng)
         self.config = config
         self._twist_variances = _twist_variances(config)
         self._twist_std = _standard_deviations(self._twist_variances)
         self._previous: tuple[int, Floats3, Floats3] | None = None
         self._pending_reset: tuple[Floats3, FloatArray] | None = None
-        self._odometry = DriftingOdometry(_drift_rates(config), self._odometry_rng)
+        self._odometry = DriftingOdometry(_drift_rates(config), odometry_rng)
         self._map_noise = GaussMarkovNoise(
             _map_noise_density(config),
             config.localization.map_noise_correlation_time,
-            self._map_noise_rng,
+            map_noise_rng,
         )
         self._ekf: PoseEkf | None = None
         self._next_fix_ns = 0
@@ -227,7 +228,7 @@ class Localization:
             stamp_ns=int(stamp_ns),
             odom_T_base=odom_T_base,
             odom_covariance=self._odometry.covariance,
-            twist=add_normal_noise(measured_twist, self._twist_std, self._twist_rng),
+            twist=add_normal_noise(measured_twist, self._twist_std, self._twist_draws),
             twist_variances=self._twist_variances,
             map_T_base=map_T_base_estimate,
             map_covariance=map_covariance,
@@ -260,7 +261,7 @@ class Localization:
 
     def _pose_fix(self, truth: Floats3, fix_variances: Floats3) -> Floats3:
         std = _standard_deviations(fix_variances)
-        x_m, y_m, yaw_rad = add_normal_noise(truth, std, self._fix_rng)
+        x_m, y_m, yaw_rad = add_normal_noise(truth, std, self._fix_draws)
         return x_m, y_m, wrap_angle(yaw_rad)
 
     def _estimate(

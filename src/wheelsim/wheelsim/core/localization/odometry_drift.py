@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike
 
 from wheelsim.core.arrays import FloatArray
 from wheelsim.core.geometry.se2 import Floats3, compose_floats
+from wheelsim.core.localization.normal_draws import NormalDraws
 
 
 @dataclass(frozen=True)
@@ -52,10 +53,10 @@ def increment_variances(increment: ArrayLike, rates: DriftRates) -> FloatArray:
     return np.stack([translation, translation, rotation], axis=-1)
 
 
-def add_normal_noise(values: Floats3, std: Floats3, rng: np.random.Generator) -> Floats3:
-    """``values + std * n`` per component, ``n`` three standard normal draws from ``rng`` taken
-    in one call (the same stream position as ``rng.standard_normal(3)``)."""
-    noise_0, noise_1, noise_2 = rng.standard_normal(3).tolist()
+def add_normal_noise(values: Floats3, std: Floats3, draws: NormalDraws) -> Floats3:
+    """``values + std * n`` per component, ``n`` the next three standard normal ``draws`` (those
+    of ``rng.standard_normal(3)`` from their generator)."""
+    noise_0, noise_1, noise_2 = draws.take(3)
     return values[0] + std[0] * noise_0, values[1] + std[1] * noise_1, values[2] + std[2] * noise_2
 
 
@@ -141,6 +142,10 @@ class DriftingOdometry:
     pose: Floats3 = (0.0, 0.0, 0.0)
     true_pose: Floats3 = (0.0, 0.0, 0.0)
     moments: DriftErrorMoments = field(default_factory=DriftErrorMoments)
+    draws: NormalDraws = field(init=False)  # those of rng, which nothing else draws from
+
+    def __post_init__(self) -> None:
+        self.draws = NormalDraws(self.rng)
 
     @property
     def covariance(self) -> FloatArray:
@@ -169,7 +174,7 @@ class DriftingOdometry:
         if measured is None:
             translation_std, rotation_std = math.sqrt(translation), math.sqrt(rotation)
             measured = add_normal_noise(
-                u, (translation_std, translation_std, rotation_std), self.rng
+                u, (translation_std, translation_std, rotation_std), self.draws
             )
         self.moments.step(self.true_pose[2], u, variances)
         self.pose = compose_floats(self.pose, measured)
