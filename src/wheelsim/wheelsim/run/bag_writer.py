@@ -20,6 +20,7 @@ It reaches into rosbags' MCAP storage writer (its pending chunk and counters, ro
 
 from __future__ import annotations
 
+import functools
 import os
 import struct
 from collections.abc import Iterable, Iterator
@@ -124,23 +125,27 @@ def add_installed_types(typestore: Typestore, type_name: str) -> bool:
     return True
 
 
+@functools.cache
+def _typestore(store: Stores) -> Typestore:
+    """One type store of each kind for the process: the installed types (``Stores.EMPTY``,
+    filled on first use of each type) and rosbags' own ROS 2 Kilted definitions. Every bag
+    written by this process takes its types from the same installation, and building a type
+    costs far more than looking it up (about 4 ms a type: rosbags generates its classes)."""
+    return get_typestore(store)
+
+
 class McapBagWriter:
     """A new bag folder ``path`` (which must not exist), open until :meth:`close`."""
 
     def __init__(self, path: Path) -> None:
-        self._installed = get_typestore(Stores.EMPTY)
-        self._built_in: Typestore | None = None  # rosbags' own, loaded if a type is not installed
         self._writer = Writer(path, version=9, storage_plugin=StoragePlugin.MCAP)
         self._writer.open()
 
     def add_topic(self, topic: str, type_name: str) -> Connection:
         """The connection to write ``topic``'s messages of type ``pkg/msg/Type`` with."""
-        if add_installed_types(self._installed, type_name):
-            typestore = self._installed
-        else:
-            if self._built_in is None:
-                self._built_in = get_typestore(Stores.ROS2_KILTED)
-            typestore = self._built_in
+        installed = _typestore(Stores.EMPTY)
+        typestore = installed if add_installed_types(installed, type_name) else \
+            _typestore(Stores.ROS2_KILTED)
         return self._writer.add_connection(topic, type_name, typestore=typestore)
 
     def write(self, messages: Iterable[tuple[Connection, int, bytes]]) -> None:
