@@ -17,7 +17,8 @@ Areas (each prints its figures; a line starting with ``NOT`` is a case that fail
 - ``faults``: the four nodes driving a square; each of controller, localization and vehicle_sim
   killed with SIGKILL and restarted: wall seconds until the vehicle is at rest (< 0.05 m/s), and
   from the restart until it moves again (> 0.1 m/s); the slowest backward speed after a restart.
-- ``signals``: ``wheelsim run`` interrupted by SIGINT, SIGTERM and SIGKILL: the bag stays readable.
+- ``signals``: ``wheelsim run`` interrupted by SIGINT, SIGTERM and SIGKILL: whether the bag was
+  finished (``metadata.yaml`` written) and how many messages wheelsim's reader finds in it.
 - ``load``: vehicle_sim at 1000/1000 Hz with three subscribers for 30 s (messages lost), and
   vehicle_sim + localization as fast as possible for 120 s (memory growth per simulated hour).
 
@@ -40,7 +41,6 @@ from pathlib import Path
 
 import yaml
 from geometry_msgs.msg import TwistStamped
-from mcap.reader import make_reader
 from nav_msgs.msg import Odometry
 from rcl_interfaces.srv import GetParameters, SetParameters
 from rclpy.parameter import Parameter, parameter_value_to_python
@@ -372,8 +372,10 @@ def area_faults() -> None:
 
 
 def _bag_messages(bag: Path) -> int:
-    with open(next(bag.glob('*.mcap')), 'rb') as handle:
-        return sum(1 for _ in make_reader(handle).iter_messages())
+    """Messages wheelsim's reader finds in the bag (of an unfinished one: its complete chunks)."""
+    from wheelsim.report.bag_data import load_run
+
+    return sum(load_run(bag).message_counts.values())
 
 
 def area_signals() -> None:
@@ -390,13 +392,14 @@ def area_signals() -> None:
             time.sleep(3.0)
             process.send_signal(getattr(signal, name))
             code = process.wait(timeout=120)
-            time.sleep(1.0)  # the writer child finishes the bag when its pipe closes
+            finished = 'finished' if (bag / 'metadata.yaml').is_file() else \
+                'NOT finished (no metadata.yaml)'
             try:
                 count, verdict = _bag_messages(bag), 'readable'
             except Exception as err:  # noqa: BLE001 - any failure to read is the figure
                 count, verdict = 0, f'NOT readable ({err})'
-            print(f'signals: wheelsim run, {name} after 3 s: exit {code}, bag {verdict}, '
-                  f'{count} messages')
+            print(f'signals: wheelsim run, {name} after 3 s: exit {code}, bag {finished}, '
+                  f'{verdict} by load_run, {count} messages')
 
 
 def _rss_mb(pid: int) -> float:

@@ -14,17 +14,20 @@ every topic recorded), timed by phase:
   wall second (``RTF wall``: what the user sees, which on a shared machine depends on its load)
   and per CPU second of the thread running it (``RTF cpu``: what the loop costs, whatever else
   the machine does; DDS threads are idle in a lock-step run and not counted). The bag is
-  written by a child process beside the loop (``wheelsim.run.bag_writer``, on the second core of a
-  2-core machine); its CPU time over the whole run is given as ``bag writer``;
-- ``close`` (the end of the bag, node destruction), then the report: ``load_run`` (decoding the
-  bag), ``metrics`` and ``plots``.
+  written in the process (code up to ``c4f76bb``: by a child process beside the loop, on the
+  second core of a 2-core machine, whose CPU time over the whole run is given as
+  ``bag writer``); ``RTF one core`` counts the loop, ``close`` and that child: what one core
+  would take to simulate and record;
+- ``close`` (the end of the bag, node destruction), then the report: ``report_data`` (the
+  run's series decoded from the recorded messages; code up to ``c4f76bb``: ``load_run``,
+  reading the bag back), ``metrics`` and ``plots``.
 
 ``--baseline REV`` (a git revision, e.g. ``main``) also runs the code of REV (its
 ``src/wheelsim/wheelsim`` exported with ``git archive`` into a temporary folder put first on
 ``PYTHONPATH``, bag writer included), alternating with the working tree's run by run, and prints
 both side by side with the ratio (REV's first run compiles the vehicle kernel, whose numba
 cache lives beside the exported code: compare REV's start-up by its best, not its median).
-``--one-core`` pins each run (and so its bag writer) to one CPU,
+``--one-core`` pins each run (and so a bag writer process) to one CPU,
 so the writer's time counts in ``RTF wall``. ``--profile N`` runs each variant once more under
 cProfile (the lock-step loop only, ``LockstepExecutor.run_until``) and prints its top N
 functions by own time (cProfile adds a cost per Python call, so its shares lean towards code
@@ -54,7 +57,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-PHASES = ('imports', 'nodes', 'loop', 'close', 'load_run', 'metrics', 'plots')
+PHASES = ('imports', 'nodes', 'loop', 'close', 'report_data', 'metrics', 'plots')
 
 
 def one_run(output: Path, plots: bool, profile_top: int = 0) -> dict:
@@ -80,7 +83,10 @@ def one_run(output: Path, plots: bool, profile_top: int = 0) -> dict:
         lockstep.LockstepExecutor.run_until = profiled
     outcome = run_scenario(scenario, output, show_progress=False, make_plots=plots)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)  # the bag writer, waited for
-    result = {'imports': imports, **outcome.phases.seconds,
+    seconds = dict(outcome.phases.seconds)
+    if 'load_run' in seconds:  # the code before the report read the recorded messages
+        seconds['report_data'] = seconds.pop('load_run')
+    result = {'imports': imports, **seconds,
               'bag_writer': (children.ru_utime + children.ru_stime, 0.0),
               'simulated_s': (outcome.timing['simulated_time_s'], 0.0)}
     if profiler is not None:
@@ -125,15 +131,19 @@ def spawn(plots: bool, code: Path | None = None, one_core: bool = False,
         return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def _one_core_s(run: dict) -> float:
+    """CPU seconds one core would take to simulate and record: loop, close, writer process."""
+    return run['loop'][0] + run['close'][0] + run['bag_writer'][0]
+
+
 def summary(runs: list[dict]) -> dict[str, tuple[float, float]]:
     """Per figure: (best, median) over the runs."""
     simulated_s = runs[0]['simulated_s'][0]
     figures = {
         'RTF wall': [simulated_s / r['loop'][1] for r in runs],
         'RTF cpu': [simulated_s / r['loop'][0] for r in runs],
-        'loop + writer CPU s': [r['loop'][0] + r['bag_writer'][0] for r in runs],
-        'RTF one core (loop + writer CPU)': [simulated_s / (r['loop'][0] + r['bag_writer'][0])
-                                             for r in runs],
+        'loop + close + writer CPU s': [_one_core_s(r) for r in runs],
+        'RTF one core (loop + close + writer CPU)': [simulated_s / _one_core_s(r) for r in runs],
     }
     for phase in PHASES:
         if phase in runs[0]:
@@ -151,7 +161,7 @@ def main() -> None:
     parser.add_argument('--baseline', metavar='REV',
                         help='also run the code of this git revision, alternating')
     parser.add_argument('--one-core', action='store_true',
-                        help='pin each run and its bag writer to one CPU')
+                        help='pin each run (and a bag writer process) to one CPU')
     parser.add_argument('--profile', type=int, default=0, metavar='N',
                         help='print the top N functions of the loop under cProfile')
     parser.add_argument('--child', help=argparse.SUPPRESS)
@@ -188,7 +198,7 @@ def main() -> None:
                  if len(names) > 1 and tables[names[0]][figure][0] else '')
         print(f'  {figure:34s}{cells}{ratio}')
     print('  (RTF: simulated s per wall s of the loop, per CPU s of its thread, and per CPU s of '
-          'the loop plus the bag writer process: what one core would take)')
+          'the loop, the close and a bag writer process: what one core would take)')
     for name, result in profiles.items():
         print(f'\ncProfile of the loop, {name}:')
         print(result['profile'].split('Ordered by')[0].strip())

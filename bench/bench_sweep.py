@@ -21,7 +21,10 @@ points. ``run s`` is the median wall time of one point inside a worker; ``overhe
 points x run s / workers, the time the runs themselves do not explain (start-up, scheduling,
 idle workers at the end); ``ray.init s`` is Ray's own start; ``shutdown s`` the end of the pool
 or ``ray.shutdown`` after the last point (not in the wall time: the results are all written).
-Scaling efficiency = rate(2 workers) / (2 x rate(1 worker)). Goal: at least 120 points/min on 2
+``steady points/min``: the rate once every worker is up, from the moment the first ``workers``
+points had finished to the last one (the points' result files' times): what the sweep gains per
+point once start-up is amortised over many points. Scaling efficiency = rate(2 workers) /
+(2 x rate(1 worker)), for both rates. Goal: at least 120 points/min on 2
 cores, efficiency at least 0.9. The load average is printed: on a machine shared with other
 work the figures are lower bounds.
 """
@@ -46,21 +49,30 @@ def _old_pool_point(scenario, root: Path) -> float:
     return time.perf_counter() - start
 
 
-def old_pool(planned, root: Path, workers: int) -> tuple[float, float, float, float]:
-    """(total wall s, median run s, 0, shutdown s) of the old engine."""
+def steady_rate(finish_times_s: list[float], workers: int) -> float:
+    """Points per minute from the moment ``workers`` points had finished to the last one."""
+    times = sorted(finish_times_s)
+    return (len(times) - workers) / (times[-1] - times[workers - 1]) * 60
+
+
+def old_pool(planned, root: Path, workers: int) -> tuple[float, float, float, float, float]:
+    """(total wall s, median run s, 0, shutdown s, steady points/min) of the old engine."""
     start = time.perf_counter()
     context = multiprocessing.get_context('spawn')
     with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         runs = list(pool.map(_old_pool_point, [p.job.scenario for p in planned],
                              [root / f'{p.index:03d}' for p in planned]))
         total = time.perf_counter() - start
-    return total, statistics.median(runs), 0.0, time.perf_counter() - start - total
+    finished = [p.stat().st_mtime for p in root.glob('*/*/metrics.json')]
+    return (total, statistics.median(runs), 0.0, time.perf_counter() - start - total,
+            steady_rate(finished, workers))
 
 
-def ray_path(planned, root: Path, workers: int) -> tuple[float, float, float, float]:
-    """(total wall s, median run s, ray.init s, ray.shutdown s) of the Ray path."""
+def ray_path(planned, root: Path, workers: int) -> tuple[float, float, float, float, float]:
+    """(total wall s, median run s, ray.init s, ray.shutdown s, steady points/min) of the Ray
+    path."""
     from wheelsim.run.execution import RayRunner
-    from wheelsim.run.sweep import load_record, run_sweep
+    from wheelsim.run.sweep import RECORD, load_record, run_sweep
 
     start = time.perf_counter()
     with RayRunner(workers) as runner:
@@ -69,7 +81,9 @@ def ray_path(planned, root: Path, workers: int) -> tuple[float, float, float, fl
         total = time.perf_counter() - start
     assert not outcome.errors, outcome.errors
     runs = [load_record(root, p.job.key)['wall_s'] for p in planned]
-    return total, statistics.median(runs), init_s, time.perf_counter() - start - total
+    finished = [p.stat().st_mtime for p in (root / 'runs').glob(f'*/{RECORD}')]
+    return (total, statistics.median(runs), init_s, time.perf_counter() - start - total,
+            steady_rate(finished, workers))
 
 
 def main() -> None:
@@ -90,18 +104,20 @@ def main() -> None:
           f'noisy figure-eight; k_x {args.gains} x seeds 1..{args.seeds}), '
           f'{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start')
     print(f'  {"engine":10s} {"points/min":>10s} {"wall s":>7s} {"run s":>6s} '
-          f'{"overhead s":>10s} {"ray.init s":>10s} {"shutdown s":>10s}')
-    rates = {}
+          f'{"overhead s":>10s} {"ray.init s":>10s} {"shutdown s":>10s} {"steady points/min":>17s}')
+    rates, steady = {}, {}
     for label, engine, workers in (('old pool 2', old_pool, 2), ('ray 1', ray_path, 1),
                                    ('ray 2', ray_path, 2)):
         with tempfile.TemporaryDirectory(prefix='bench_sweep_') as tmp:
-            total, run_s, init_s, shutdown_s = engine(planned, Path(tmp), workers)
+            total, run_s, init_s, shutdown_s, steady[label] = engine(planned, Path(tmp), workers)
         rates[label] = count / total * 60
         print(f'  {label:10s} {rates[label]:10.1f} {total:7.1f} {run_s:6.2f} '
-              f'{total - count * run_s / workers:10.1f} {init_s:10.1f} {shutdown_s:10.1f}')
+              f'{total - count * run_s / workers:10.1f} {init_s:10.1f} {shutdown_s:10.1f} '
+              f'{steady[label]:17.1f}')
     print(f'  scaling efficiency 1 -> 2 Ray workers: '
-          f'{rates["ray 2"] / (2 * rates["ray 1"]):.2f}; load average {os.getloadavg()[0]:.1f} '
-          'at the end')
+          f'{rates["ray 2"] / (2 * rates["ray 1"]):.2f} (steady '
+          f'{steady["ray 2"] / (2 * steady["ray 1"]):.2f}); load average '
+          f'{os.getloadavg()[0]:.1f} at the end')
 
 
 if __name__ == '__main__':

@@ -2,9 +2,7 @@
 report tests use: small bags written with BagRecorder from rclpy message objects (no nodes)."""
 
 import math
-import pickle
-import subprocess
-import sys
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +14,7 @@ from nav_msgs.msg import Path as PathMsg
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 
-from wheelsim.report.bag_data import load_run
+from wheelsim.report.bag_data import RunReader, load_run
 from wheelsim.run.recording import BagRecorder, RecordingError
 
 NS = 1_000_000_000
@@ -206,27 +204,65 @@ def test_types_the_rosbags_store_does_not_know_are_decoded_from_the_bag_schema(t
     np.testing.assert_allclose(errors.t_s, [0.0, 0.1, 0.2])
 
 
-def test_recorder_reports_a_writer_that_died(tmp_path):
+def test_recorder_reports_a_bag_it_cannot_finish(tmp_path):
     recorder = BagRecorder(tmp_path / 'bag')
-    with pytest.raises(RecordingError, match='writing the bag .* failed: the writer process ended'):
+    with pytest.raises(RecordingError, match='writing the bag .*bag failed: FileNotFoundError'):
         with recorder:
             recorder.record('/ground_truth', odometry(0.0, 0.0, 0.0, 0.0), 0)
-            recorder._writer.kill()
+            shutil.rmtree(tmp_path / 'bag')  # its folder vanished: metadata.yaml cannot be written
+
+
+def test_recorder_names_a_type_it_cannot_write(tmp_path):
+    # A type neither installed nor in rosbags' store: the error names the bag and the type.
+    recorder = BagRecorder(tmp_path / 'bag')
+    unknown = type('Unknown', (), {'__module__': 'my_msgs.msg._unknown'})()
+    with pytest.raises(RecordingError, match='writing the bag .* failed: .*my_msgs/msg/Unknown'):
+        with recorder:
+            recorder.record('/ground_truth', odometry(0.0, 0.0, 0.0, 0.0), 0)
+            recorder.record('/b', unknown, 1)
+    assert load_run(tmp_path / 'bag').message_counts == {'/ground_truth': 1}  # closed, readable
+
+
+def test_run_reader_given_the_recorded_messages_equals_reading_the_bag(tmp_path):
+    records = straight_run(end_s=3.0, delay_s=0.2)
+    records += [('/robot_description', String(data='<robot/>'), 0.5),
+                ('/cmd_vel', twist_stamped(1.0, 0.5, 0.2), 1.0),
+                ('/joint_states', JointState(name=['w'], position=[1.0], velocity=[2.0]), 1.2)]
+    reader = RunReader()
+    with BagRecorder(tmp_path / 'bag', listener=reader.add) as recorder:
+        for topic, msg, t_s in sorted(records, key=lambda r: r[2]):
+            recorder.record(topic, msg, ns(t_s))
+    given, read = reader.run(), load_run(tmp_path / 'bag')
+    assert given.message_counts == read.message_counts
+    assert (given.start_time_s, given.end_time_s) == (read.start_time_s, read.end_time_s) == (0, 3)
+    for series in ('ground_truth', 'ground_truth_twist', 'cmd_vel'):
+        for name, column in vars(getattr(read, series)).items():
+            np.testing.assert_array_equal(getattr(getattr(given, series), name), column, series)
+    np.testing.assert_array_equal(given.joints.velocity, read.joints.velocity)
+    assert len(given.ground_truth) == 151
+    np.testing.assert_array_equal(given.plan.poses.x_m, read.plan.poses.x_m)
+
+
+def test_a_bag_whose_writer_was_killed_gives_its_complete_chunks(tmp_path):
+    # A process killed outright leaves the MCAP file without its summary, possibly in the
+    # middle of a chunk: the messages of the chunks before are still read.
+    count = 4000  # about 2.6 MB: two complete 1 MiB chunks, then the pending one
+    msg = odometry(0.0, 0.0, 0.0, 0.0)
+    msg.pose.covariance = [0.5] * 36
+    with BagRecorder(tmp_path / 'bag') as recorder:
+        for i in range(count):
+            set_stamp(msg.header, 0.01 * i)
+            recorder.record('/ground_truth', msg, ns(0.01 * i))
+    mcap_file = next((tmp_path / 'bag').glob('*.mcap'))
+    whole = mcap_file.read_bytes()
+    for cut, complete in ((len(whole) - 100, True), (2_500_000, False)):  # summary; 3rd chunk
+        mcap_file.write_bytes(whole[:cut])
+        run = load_run(tmp_path / 'bag')
+        read = run.message_counts['/ground_truth']
+        assert read == count if complete else 1000 < read < count
+        np.testing.assert_allclose(run.ground_truth.t_s, 0.01 * np.arange(read))
 
 
 def test_recorder_refuses_an_existing_folder(tmp_path):
     with pytest.raises(FileExistsError, match='exists already'):
         BagRecorder(tmp_path)
-
-
-def test_writer_process_reports_what_stopped_it(tmp_path):
-    # A type the rosbags type store does not know cannot be written: the error comes back.
-    batches = [[('/a', 'std_msgs/msg/String', 0, b'\\0\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\0')],
-               [('/b', 'my_msgs/msg/Unknown', 1, b'\\0\\1\\0\\0')], None]
-    answer = subprocess.run(
-        [sys.executable, '-m', 'wheelsim.run.bag_writer', str(tmp_path / 'bag')],
-        input=b''.join(pickle.dumps(batch) for batch in batches), capture_output=True,
-        check=True,
-    ).stdout
-    assert 'my_msgs/msg/Unknown' in pickle.loads(answer)
-    assert load_run(tmp_path / 'bag').message_counts == {'/a': 1}  # closed, still readable

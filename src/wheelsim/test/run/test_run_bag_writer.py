@@ -1,8 +1,6 @@
 """The bag writer writes the bytes rosbags' own ``Writer.write`` writes, with the schemas of the
 installed message definitions."""
 
-import io
-import pickle
 import random
 
 from mcap.reader import make_reader
@@ -100,12 +98,10 @@ def test_types_without_an_installed_definition_come_from_rosbags_store(tmp_path,
     monkeypatch.setenv('AMENT_PREFIX_PATH', str(tmp_path))
     assert not bag_writer.add_installed_types(installed, 'std_msgs/msg/String')
     assert installed.fielddefs == get_typestore(Stores.EMPTY).fielddefs
-    stream = io.BytesIO()
-    pickle.dump([('/chatter', 'std_msgs/msg/String', 5, b'\x00\x01\x00\x00\x01\x00\x00\x00\x00')],
-                stream)
-    pickle.dump(None, stream)
-    stream.seek(0)
-    bag_writer.write_bag(tmp_path / 'bag', stream)
+    writer = bag_writer.McapBagWriter(tmp_path / 'bag')
+    chatter = writer.add_topic('/chatter', 'std_msgs/msg/String')
+    writer.write([(chatter, 5, b'\x00\x01\x00\x00\x01\x00\x00\x00\x00')])
+    writer.close()
     (schema, _, message), = make_reader((tmp_path / 'bag' / 'bag.mcap').open('rb')).iter_messages()
     assert (schema.name, message.log_time) == ('std_msgs/msg/String', 5)
     assert schema.data.decode() == \

@@ -11,22 +11,25 @@ install or message package. Of ``map`` and ``footprint`` only the last message i
 joint states and tracking errors (only the plots use them) when first asked for. Times are in
 seconds of simulated time: the header stamp of stamped messages, the log time of the others (a
 Twist on ``cmd_vel``). Every series is in stamp order, the plans in log time order. A topic
-missing from the bag gives empty arrays, never an error.
+missing from the bag gives empty arrays, never an error; a bag whose writer was killed (no
+summary, no ``metadata.yaml``) gives the messages of its complete chunks.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping
+import struct
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
-from mcap.reader import make_reader
-from mcap.records import Schema
+from mcap.exceptions import EndOfFile, McapError
+from mcap.reader import NonSeekingReader, make_reader
+from mcap.records import Channel, Message, Schema
 from mcap_ros2.decoder import DecoderFactory
 from rosbags.serde import SerdeError
 from rosbags.typesys import Stores, get_typestore
@@ -400,62 +403,101 @@ def _twist_series(topic: _Topic, decoders: _Decoders, prefix: str) -> TwistSerie
     return TwistSeries(*_sorted(*topic.table(decoders, [prefix + f for f in TWIST_FIELDS])))
 
 
-def load_run(bag_dir: Path | str, namespace: str = '/') -> RunData:
-    """Read the run recorded in ``bag_dir`` (a rosbag2 folder, or its ``.mcap`` file).
+class RunReader:
+    """Gathers the messages of one run, given one by one in recording order (:meth:`add`), and
+    builds its :class:`RunData` (:meth:`run`). Fed by :func:`load_run` from a bag file, or by
+    :class:`wheelsim.run.recording.BagRecorder` as it records (the same messages, so the same
+    result without reading the bag back).
 
-    ``namespace``: the robot's namespace; the topics in :data:`TOPICS` are read under it. The
-    joint states and the tracking errors, which only the plots use, are decoded on first use.
+    ``namespace``: the robot's namespace; the topics in :data:`TOPICS` are read under it.
     """
-    prefix = namespace.rstrip('/') + '/'
-    wanted = {prefix + name: name for name in TOPICS}
-    topics = {name: _Topic() for name in TOPICS}
-    counts: dict[str, int] = {}
-    start_ns = end_ns = None
-    decoders = _Decoders()
+
+    def __init__(self, namespace: str = '/') -> None:
+        prefix = namespace.rstrip('/') + '/'
+        self._wanted = {prefix + name: name for name in TOPICS}
+        self._topics = {name: _Topic() for name in TOPICS}
+        self._counts: dict[str, int] = {}
+        self._start_ns: int | None = None
+        self._end_ns: int | None = None
+
+    def add(self, topic: str, schema: Schema | None, encoding: str, log_time_ns: int,
+            data: bytes) -> None:
+        """One message on ``topic`` (fully qualified) with its schema (None: schemaless, only
+        counted), message encoding, log time [ns] and serialized bytes."""
+        self._counts[topic] = self._counts.get(topic, 0) + 1
+        if self._start_ns is None:
+            self._start_ns = self._end_ns = log_time_ns
+        elif log_time_ns < self._start_ns:
+            self._start_ns = log_time_ns
+        elif log_time_ns > self._end_ns:
+            self._end_ns = log_time_ns
+        name = self._wanted.get(topic)
+        if name is None or schema is None:
+            return
+        recorded = self._topics[name]
+        recorded.log_times_ns.append(log_time_ns)
+        recorded.payloads.append(data)
+        recorded.schemas.append((schema, encoding))
+
+    def run(self) -> RunData:
+        """The run read so far. The joint states and the tracking errors, which only the plots
+        use, are decoded on first use."""
+        topics, decoders = self._topics, _Decoders()
+        plan_topic = topics['plan']
+        plans = [(t, _plan(m, t)) for m, t in zip(plan_topic.messages(decoders),
+                                                   plan_topic.log_times_ns, strict=True)]
+        cmd_vel = topics['cmd_vel']
+        t_s, x_m, y_m = topics['collision'].table(decoders, ['point.x', 'point.y'])
+
+        def joints() -> JointSeries:
+            messages = topics['joint_states'].messages(decoders)
+            return _joints(topics['joint_states'].stamps_s(messages), messages)
+
+        def tracking_error() -> ColumnSeries:
+            messages = topics['tracking_error'].messages(decoders)
+            return _columns(topics['tracking_error'].stamps_s(messages), messages)
+
+        return RunData(
+            ground_truth=_pose_series(topics['ground_truth'], decoders, 'pose.pose.'),
+            ground_truth_twist=_twist_series(topics['ground_truth'], decoders, 'twist.twist.'),
+            odom=_pose_series(topics['odom'], decoders, 'pose.pose.'),
+            estimate=_pose_series(topics['pose'], decoders, 'pose.pose.'),
+            twist_actual=_twist_series(topics['twist_actual'], decoders, 'twist.'),
+            cmd_vel=_twist_series(cmd_vel, decoders,
+                                  'twist.' if cmd_vel.has_field(decoders, 'twist') else ''),
+            plans=tuple(plan for _, plan in sorted(plans, key=lambda item: item[0])),
+            message_counts=dict(sorted(self._counts.items())),
+            start_time_s=(self._start_ns or 0) / NS_PER_S,
+            end_time_s=(self._end_ns or 0) / NS_PER_S,
+            world=_world(topics['map'].last(decoders)),
+            footprint=_footprint(topics['footprint'].last(decoders)),
+            collisions=PointSeries(*_sorted(t_s, x_m, y_m)),
+            decode_later={'joints': joints, 'tracking_error': tracking_error},
+        )
+
+
+def _file_messages(stream: BinaryIO) -> Iterator[tuple[Schema | None, Channel, Message]]:
+    """The messages of an MCAP file in file order. A file its writer never finished (a process
+    killed outright: no summary at the end) gives the messages of its complete chunks."""
+    reader = make_reader(stream)
+    try:
+        reader.get_summary()
+    except McapError:  # no footer, or garbage where it should be
+        stream.seek(0)
+        reader = NonSeekingReader(stream)
+    try:
+        yield from reader.iter_messages(log_time_order=False)
+    except (EndOfFile, struct.error):  # cut short in a record (read whole or field by field)
+        return
+
+
+def load_run(bag_dir: Path | str, namespace: str = '/') -> RunData:
+    """Read the run recorded in ``bag_dir`` (a rosbag2 folder, or its ``.mcap`` file); see
+    :class:`RunReader`."""
+    reader = RunReader(namespace)
     with _bag_file(Path(bag_dir)).open('rb') as stream:
         # File order: the recorder writes in time order, and every series is sorted anyway.
-        for schema, channel, message in make_reader(stream).iter_messages(log_time_order=False):
-            counts[channel.topic] = counts.get(channel.topic, 0) + 1
-            log_time = message.log_time
-            if start_ns is None:
-                start_ns = end_ns = log_time
-            start_ns, end_ns = min(start_ns, log_time), max(end_ns, log_time)
-            name = wanted.get(channel.topic)
-            if name is None or schema is None:
-                continue
-            topic = topics[name]
-            topic.log_times_ns.append(log_time)
-            topic.payloads.append(message.data)
-            topic.schemas.append((schema, channel.message_encoding))
-
-    plan_topic = topics['plan']
-    plans = [(t, _plan(m, t)) for m, t in zip(plan_topic.messages(decoders),
-                                               plan_topic.log_times_ns, strict=True)]
-    cmd_vel = topics['cmd_vel']
-    t_s, x_m, y_m = topics['collision'].table(decoders, ['point.x', 'point.y'])
-
-    def joints() -> JointSeries:
-        messages = topics['joint_states'].messages(decoders)
-        return _joints(topics['joint_states'].stamps_s(messages), messages)
-
-    def tracking_error() -> ColumnSeries:
-        messages = topics['tracking_error'].messages(decoders)
-        return _columns(topics['tracking_error'].stamps_s(messages), messages)
-
-    return RunData(
-        ground_truth=_pose_series(topics['ground_truth'], decoders, 'pose.pose.'),
-        ground_truth_twist=_twist_series(topics['ground_truth'], decoders, 'twist.twist.'),
-        odom=_pose_series(topics['odom'], decoders, 'pose.pose.'),
-        estimate=_pose_series(topics['pose'], decoders, 'pose.pose.'),
-        twist_actual=_twist_series(topics['twist_actual'], decoders, 'twist.'),
-        cmd_vel=_twist_series(cmd_vel, decoders,
-                              'twist.' if cmd_vel.has_field(decoders, 'twist') else ''),
-        plans=tuple(plan for _, plan in sorted(plans, key=lambda item: item[0])),
-        message_counts=dict(sorted(counts.items())),
-        start_time_s=(start_ns or 0) / NS_PER_S,
-        end_time_s=(end_ns or 0) / NS_PER_S,
-        world=_world(topics['map'].last(decoders)),
-        footprint=_footprint(topics['footprint'].last(decoders)),
-        collisions=PointSeries(*_sorted(t_s, x_m, y_m)),
-        decode_later={'joints': joints, 'tracking_error': tracking_error},
-    )
+        for schema, channel, message in _file_messages(stream):
+            reader.add(channel.topic, schema, channel.message_encoding, message.log_time,
+                       message.data)
+    return reader.run()

@@ -1,38 +1,31 @@
-"""The bag-writing child process of :class:`wheelsim.run.recording.BagRecorder`.
+"""Write serialized ROS 2 messages into a new rosbag2 bag folder with MCAP storage.
 
-``python -m wheelsim.run.bag_writer BAG_FOLDER`` writes the serialized messages it reads from its
-standard input into a new rosbag2 bag folder with MCAP storage (``metadata.yaml`` and one
-``.mcap`` file, as ``ros2 bag record -s mcap`` writes it) with the rosbags library. It imports no
-ROS, so it starts quickly. The schema text and type hash of each recorded type are rosbags'
-(``generate_msgdef``, ``hash_rihs01``) for the definitions in the ``.msg`` files of the ROS
-installation (``share/<package>/msg/<Type>.msg`` under ``AMENT_PREFIX_PATH``), the type and what
-it contains parsed on first use: the types the bag holds are those of the ROS 2 the run used, and
-building them takes about 20 ms where rosbags' built-in type store takes 65 ms (importing every
-distro's definitions); that store (ROS 2 Kilted) is used only for a type without a ``.msg`` file.
-For the default scenario's types both give the same text and hashes.
+:class:`McapBagWriter` writes ``metadata.yaml`` and one ``.mcap`` file, as
+``ros2 bag record -s mcap`` writes them, with the rosbags library, in this process. The schema
+text and type hash of each recorded type are rosbags' (``generate_msgdef``, ``hash_rihs01``) for
+the definitions in the ``.msg`` files of the ROS installation (``share/<package>/msg/<Type>.msg``
+under ``AMENT_PREFIX_PATH``), the type and what it contains parsed on first use: the types the bag
+holds are those of the ROS 2 the run used, and building them takes about 20 ms where rosbags'
+built-in type store takes 65 ms (importing every distro's definitions); that store (ROS 2
+Kilted) is used only for a type without a ``.msg`` file. For the default scenario's types both
+give the same text and hashes.
 
 Messages are written by :func:`write_messages`, which produces the bytes of rosbags' own
 ``Writer.write`` (checked by the tests against it) at about a tenth of its cost: rosbags builds
-each MCAP message record field by field (about 10 us a message, most of this process's time),
-this packs its header at once. It reaches into rosbags' MCAP storage writer (its pending chunk and
-counters, rosbags 0.9 to 0.11); with another storage or a rosbags whose writer has not these
-parts it writes through ``Writer.write``.
-
-Protocol, all pickled: on standard input, lists of ``(topic, type_name, log_time_ns, cdr_bytes)``
-and then ``None`` to finish; on standard output, once the bag is closed, ``None`` or the text of
-the error that stopped the writing. The end of the input (the parent is gone) also finishes the
-bag, so it stays readable whatever happens to the parent.
+each MCAP message record field by field (about 10 us a message), this packs its header at once.
+It reaches into rosbags' MCAP storage writer (its pending chunk and counters, rosbags 0.9 to
+0.11); with another storage or a rosbags whose writer has not these parts it writes through
+``Writer.write``.
 """
 
 from __future__ import annotations
 
+import functools
 import os
-import pickle
 import struct
-import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from rosbags.interfaces import Nodetype
 from rosbags.rosbag2 import StoragePlugin, Writer
@@ -132,51 +125,33 @@ def add_installed_types(typestore: Typestore, type_name: str) -> bool:
     return True
 
 
-def write_bag(path: Path, batches: BinaryIO) -> None:
-    """Write the batches pickled on ``batches`` into the new bag folder ``path``, until
-    ``None`` or the end of the stream."""
-    installed = get_typestore(Stores.EMPTY)
-    built_in: Typestore | None = None  # rosbags' own, loaded if a type is not installed
-    writer = Writer(path, version=9, storage_plugin=StoragePlugin.MCAP)
-    connections: dict[str, Connection] = {}
-
-    def connection(topic: str, type_name: str) -> Connection:
-        nonlocal built_in
-        found = connections.get(topic)
-        if found is None:
-            if add_installed_types(installed, type_name):
-                typestore = installed
-            else:
-                if built_in is None:
-                    built_in = get_typestore(Stores.ROS2_KILTED)
-                typestore = built_in
-            found = connections[topic] = writer.add_connection(topic, type_name,
-                                                               typestore=typestore)
-        return found
-
-    writer.open()
-    try:
-        while (batch := pickle.load(batches)) is not None:
-            write_messages(writer, ((connection(topic, type_name), log_time_ns, data)
-                                    for topic, type_name, log_time_ns, data in batch))
-    except EOFError:  # the parent is gone: finish the bag
-        pass
-    finally:
-        writer.close()
+@functools.cache
+def _typestore(store: Stores) -> Typestore:
+    """One type store of each kind for the process: the installed types (``Stores.EMPTY``,
+    filled on first use of each type) and rosbags' own ROS 2 Kilted definitions. Every bag
+    written by this process takes its types from the same installation, and building a type
+    costs far more than looking it up (about 4 ms a type: rosbags generates its classes)."""
+    return get_typestore(store)
 
 
-def main() -> None:
-    error = None
-    try:
-        write_bag(Path(sys.argv[1]), sys.stdin.buffer)
-    except Exception as err:  # noqa: BLE001 - reported to the parent, which raises it
-        error = f'{type(err).__name__}: {err}'
-    try:
-        pickle.dump(error, sys.stdout.buffer)
-        sys.stdout.flush()
-    except OSError:  # the parent is gone
-        pass
+class McapBagWriter:
+    """A new bag folder ``path`` (which must not exist), open until :meth:`close`."""
 
+    def __init__(self, path: Path) -> None:
+        self._writer = Writer(path, version=9, storage_plugin=StoragePlugin.MCAP)
+        self._writer.open()
 
-if __name__ == '__main__':
-    main()
+    def add_topic(self, topic: str, type_name: str) -> Connection:
+        """The connection to write ``topic``'s messages of type ``pkg/msg/Type`` with."""
+        installed = _typestore(Stores.EMPTY)
+        typestore = installed if add_installed_types(installed, type_name) else \
+            _typestore(Stores.ROS2_KILTED)
+        return self._writer.add_connection(topic, type_name, typestore=typestore)
+
+    def write(self, messages: Iterable[tuple[Connection, int, bytes]]) -> None:
+        """Write ``(connection, log_time_ns, cdr_bytes)`` messages, in order."""
+        write_messages(self._writer, messages)
+
+    def close(self) -> None:
+        """Write the indexes, the summary and ``metadata.yaml``: the bag is complete."""
+        self._writer.close()

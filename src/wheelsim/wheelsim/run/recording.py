@@ -1,39 +1,42 @@
 """Record ROS 2 messages into a rosbag2 bag with MCAP storage, without needing rosbag2 installed.
 
-The bag plays back in ``ros2 bag play``, Foxglove and PlotJuggler (format:
+The bag plays back in ``ros2 bag play``, Foxglove and PlotJuggler (format and writer:
 :mod:`wheelsim.run.bag_writer`). A message is serialized to CDR when it is recorded (by
 :mod:`wheelsim.run.cdr`: rclpy's bytes, faster), so its publisher may fill the same object again
-for its next publication. Writing the bag (MCAP
-records, indexes, the file) happens in a child process (``python -m wheelsim.run.bag_writer``) fed
-batches of serialized messages through a pipe: on a machine with two cores or more it runs beside
-the simulation instead of taking a third of its time. The child is in its own session, so a
-Ctrl-C reaches only this process, which finishes the bag when the recorder closes (also on an
-interrupted run, through the context manager); if this process dies, the child finishes the bag
-at the end of its input. Either way the bag stays readable.
+for its next publication, and written in batches in this process. A listener (the report's
+:class:`wheelsim.report.bag_data.RunReader`) may be given every recorded message as the bag file
+gets it, so a run's metrics need not read the bag back. The bag is finished when the recorder
+closes, also on an interrupted run (through the context manager); a process killed outright
+leaves an MCAP file without its summary (the ``mcap`` tools can recover its messages).
 """
 
 from __future__ import annotations
 
-import fcntl
-import pickle
-import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mcap.records import Schema
+from rosbags.interfaces import MessageDefinitionFormat
+from rosbags.rosbag2.writer import Connection
+
+from wheelsim.run.bag_writer import McapBagWriter
 from wheelsim.run.cdr import Serializer, serializer
 
 # ROS infrastructure topics: not part of a run (parameter events carry wall-clock stamps from
 # node construction, which would make two identical runs differ).
 IGNORED_TOPICS = frozenset({'/parameter_events', '/rosout'})
-#: Messages sent to the writer process at once.
+#: Messages written at once (the writer's cost per call is spread over them).
 BATCH_MESSAGES = 500
-#: Size asked for the pipe to the writer [bytes] (Linux's default maximum for a user).
-PIPE_BYTES = 1 << 20
+MESSAGE_ENCODING = 'cdr'
+
+Listener = Callable[[str, Schema, str, int, bytes], None]
+"""Called as ``listener(topic, schema, message_encoding, log_time_ns, cdr_bytes)`` for every
+recorded message, with the schema the bag holds for its type."""
 
 
 class RecordingError(RuntimeError):
-    """The bag could not be written (the writer process's error is in the message)."""
+    """The bag could not be written (the cause is in the message)."""
 
 
 def ros_type_name(msg: Any) -> str:
@@ -42,65 +45,36 @@ def ros_type_name(msg: Any) -> str:
     return f'{package}/msg/{type(msg).__name__}'
 
 
-def _enlarge_pipe(fd: int) -> None:
-    """Give the pipe to the writer room for several batches (Linux; elsewhere, or if the system
-    refuses, it keeps its size): the simulation then does not wait whenever the writer is
-    descheduled for a moment on a busy machine."""
-    set_size = getattr(fcntl, 'F_SETPIPE_SZ', None)  # Linux only
-    if set_size is None:
-        return
-    try:
-        fcntl.fcntl(fd, set_size, PIPE_BYTES)
-    except OSError:
-        pass
-
-
 class BagRecorder:
     """Record messages into a new bag folder ``path`` (which must not exist yet).
 
-    Use as a context manager: entering starts the writer process, leaving finishes the bag and
-    raises :class:`RecordingError` if writing it failed.
+    Use as a context manager: entering creates the bag, leaving finishes it. A failure to write
+    raises :class:`RecordingError` naming the bag.
     """
 
-    def __init__(self, path: Path, topics: set[str] | None = None) -> None:
-        """``topics``: fully qualified topic names to record; None records every topic."""
+    def __init__(self, path: Path, topics: set[str] | None = None,
+                 listener: Listener | None = None) -> None:
+        """``topics``: fully qualified topic names to record; None records every topic.
+        ``listener``: also given every recorded message (see :data:`Listener`)."""
         self.path = Path(path)
         if self.path.exists():
             raise FileExistsError(f'bag folder {self.path} exists already: give a new path')
         self._topics = topics
-        self._routes: dict[str, tuple[str, Serializer] | None] = {}
-        self._batch: list[tuple[str, str, int, bytes]] = []
-        self._writer: subprocess.Popen | None = None
+        self._listener = listener
+        self._routes: dict[str, tuple[Connection, Serializer, Schema] | None] = {}
+        self._batch: list[tuple[Connection, int, bytes]] = []
+        self._writer: McapBagWriter | None = None
 
     def __enter__(self) -> BagRecorder:
-        self._writer = subprocess.Popen(
-            [sys.executable, '-m', 'wheelsim.run.bag_writer', str(self.path)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            start_new_session=True,
-        )
-        _enlarge_pipe(self._writer.stdin.fileno())
+        self._writer = self._writing(McapBagWriter, self.path)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        writer = self._writer
         try:
-            self._send(self._batch)
-            self._send(None)
-        except OSError:  # the writer stopped early: its answer says why
-            pass
-        try:
-            error = pickle.load(writer.stdout)
-        except (EOFError, pickle.UnpicklingError) as err:
-            error = f'the writer process ended without an answer ({err!r})'
-        writer.wait()
-        for stream in (writer.stdin, writer.stdout):
-            try:
-                stream.close()
-            except OSError:  # unsent data on a broken pipe
-                pass
-        if error is not None:
-            raise RecordingError(f'writing the bag {self.path} failed: {error}')
+            self._writing(self._writer.write, self._batch)
+        finally:
+            self._batch = []
+            self._writing(self._writer.close)
 
     def record(self, topic: str, msg: Any, time_ns: int) -> None:
         """Record ``msg`` on ``topic`` with log time ``time_ns`` (simulated time) [ns]."""
@@ -109,19 +83,32 @@ class BagRecorder:
             route = self._routes[topic] = self._route(topic, msg)
         if route is None:
             return
-        type_name, serialize_msg = route
-        self._batch.append((topic, type_name, time_ns, serialize_msg(msg)))
+        connection, serialize_msg, schema = route
+        data = serialize_msg(msg)
+        self._batch.append((connection, time_ns, data))
+        if self._listener is not None:
+            self._listener(topic, schema, MESSAGE_ENCODING, time_ns, data)
         if len(self._batch) >= BATCH_MESSAGES:
-            self._send(self._batch)
+            self._writing(self._writer.write, self._batch)
             self._batch = []
 
-    def _route(self, topic: str, msg: Any) -> tuple[str, Serializer] | None:
-        """How messages on ``topic`` are recorded: (type name, serializer), or None if not.
-        A topic carries one type (DDS allows no other in one process)."""
+    def _route(self, topic: str,
+               msg: Any) -> tuple[Connection, Serializer, Schema] | None:
+        """How messages on ``topic`` are recorded: (connection, serializer, schema), or None if
+        not. A topic carries one type (DDS allows no other in one process)."""
         if topic in IGNORED_TOPICS or (self._topics is not None and topic not in self._topics):
             return None
-        return ros_type_name(msg), serializer(type(msg))
+        connection = self._writing(self._writer.add_topic, topic, ros_type_name(msg))
+        msgdef = connection.msgdef
+        schema = Schema(id=connection.id, name=connection.msgtype, data=msgdef.data.encode(),
+                        encoding='ros2msg' if msgdef.format == MessageDefinitionFormat.MSG
+                        else 'ros2idl')
+        return connection, serializer(type(msg)), schema
 
-    def _send(self, batch: list | None) -> None:
-        pickle.dump(batch, self._writer.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-        self._writer.stdin.flush()
+    def _writing(self, action: Callable[..., Any], *args: Any) -> Any:
+        """``action(*args)``, a failure of which is a :class:`RecordingError` naming the bag."""
+        try:
+            return action(*args)
+        except Exception as err:  # noqa: BLE001 - the disk, the folder or the type: all reported
+            raise RecordingError(f'writing the bag {self.path} failed: '
+                                 f'{type(err).__name__}: {err}') from err

@@ -21,12 +21,15 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wheelsim.core.params import ParamSpec
 from wheelsim.ros.dds_domain import reserved_domain_id, use_profile
 from wheelsim.run.output import run_folder
 from wheelsim.run.scenario import NODE_NAMES, Scenario
+
+if TYPE_CHECKING:  # the recorder imports rclpy: not for --help
+    from wheelsim.run.recording import Listener
 
 # Node name -> (module, class). The runner builds exactly these, in this order (the order in
 # which callbacks at equal times run).
@@ -187,8 +190,10 @@ def _serve_map(scenario: Scenario, executor) -> None:
 
 
 def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
-             show_progress: bool = True, phases: Phases | None = None) -> tuple[float, bool]:
-    """Run the nodes in lock-step for the scenario's duration, recording into ``bag_dir``.
+             show_progress: bool = True, phases: Phases | None = None,
+             listener: Listener | None = None) -> tuple[float, bool]:
+    """Run the nodes in lock-step for the scenario's duration, recording into ``bag_dir``
+    (and giving every recorded message to ``listener`` if given).
 
     Returns (wall time [s], interrupted). Ctrl-C stops between two events; the bag stays valid.
     ``phases`` gets the times of ``nodes`` (construction), ``loop`` and ``close``.
@@ -208,7 +213,7 @@ def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
     progress = _Progress(scenario.duration_s, real_time_factor, show_progress)
     interrupted = False
     nodes = []
-    recorder = BagRecorder(bag_dir, set(scenario.record_topics or ()) or None)
+    recorder = BagRecorder(bag_dir, set(scenario.record_topics or ()) or None, listener)
     try:
         with recorder, LockstepExecutor(recorder.record, START_TIME_NS) as executor:
             with phases('nodes'):
@@ -240,17 +245,19 @@ def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float 
                  overwrite: bool = False) -> RunOutcome:
     """Simulate, then write metrics, timing and plots into ``output_root/<scenario name>``
     (a numbered sibling if that exists; see :func:`wheelsim.run.output.run_folder`)."""
-    from wheelsim.report import bag_data, metrics, plots, summary
+    from wheelsim.report import metrics, plots, summary
+    from wheelsim.report.bag_data import RunReader
 
     phases = Phases()
 
     out = run_folder(output_root, scenario.name, overwrite)
+    reader = RunReader()  # the report's data, given each message as the bag gets it
     with reserved_domain_id() as domain_id:
         _use_loopback_dds(domain_id)
         wall_s, interrupted = simulate(scenario, out / 'bag', real_time_factor, show_progress,
-                                       phases)
-    with phases('load_run'):
-        run = bag_data.load_run(out / 'bag')
+                                       phases, reader.add)
+    with phases('report_data'):
+        run = reader.run()
     with phases('metrics'):
         values = metrics.compute_metrics(run, goal_tolerance_m=_goal_tolerance_m(scenario))
     if interrupted:
