@@ -1,0 +1,165 @@
+"""Per-sample CPU of the nodes' own work in a lock-step run, without the executor or recording.
+
+Run after ``source env.sh``:  python bench/bench_node_work.py [--runs 4] [--baseline REV]
+
+Each run is a fresh process that builds the nodes as ``wheelsim run`` does (``use_sim_time``)
+and calls their callbacks directly, with ``Publisher.publish`` replaced by a no-op: the figures
+are what the nodes themselves cost per 50 Hz ground-truth sample (4 500 samples, the default
+scenario's 90 s), not the executor's delivery nor the bag's serialization
+(``bench/bench_runner.py`` times the whole loop). Thread CPU time, best of 5 passes per run:
+
+- ``localization callback``: ``Localization._on_ground_truth`` (mode noisy, as in the default
+  scenario) over a 50 Hz figure-eight (:func:`wheelsim.core.localization.scenario.figure_eight`)
+  given as ``nav_msgs/Odometry`` messages, and its parts: the model's ``step`` alone (a fresh
+  model per pass) and the node's ``_publish`` of the model's outputs;
+- ``vehicle publish_state``: ``VehicleOutputs.publish_state`` with message objects (the
+  lock-step path) for a differential robot's states;
+- ``pose input``: ``MapPoses.pose`` of a ``pose`` message in the map frame (the controller and
+  the planner, per sample each).
+
+``--baseline REV`` also runs the code of REV (exported as ``bench_runner.py`` does), alternating
+with this tree run by run, and prints both side by side (best over the runs). DDS stays on
+loopback on a reserved domain; nothing is sent (publishing is a no-op).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+from bench_runner import baseline_tree
+
+SAMPLES = 4500
+PASSES = 5
+FIGURES = ('localization callback', '  model step', '  node _publish', 'vehicle publish_state',
+           'pose input (MapPoses.pose)')
+
+
+def best_us(action, count: int = SAMPLES) -> float:
+    """Best thread CPU time over :data:`PASSES` calls of ``action`` [us per sample]."""
+    times = []
+    for _ in range(PASSES):
+        start = time.thread_time()
+        action()
+        times.append(time.thread_time() - start)
+    return min(times) / count * 1e6
+
+
+def measure() -> dict[str, float]:
+    """Every figure of one run, in this process [us per sample]."""
+    import rclpy
+    from rclpy.parameter import Parameter
+    from rclpy.publisher import Publisher
+
+    from wheelsim.core.localization.model import Localization as LocalizationModel
+    from wheelsim.core.localization.scenario import figure_eight
+    from wheelsim.core.vehicle.model import VehicleState
+    from wheelsim.nodes.localization import Localization
+    from wheelsim.ros.conversions import odometry, pose_with_covariance_stamped
+    from wheelsim.ros.inputs import MapPoses
+    from wheelsim.ros.vehicle_outputs import VehicleOutputs
+
+    Publisher.publish = lambda _publisher, _msg: None  # the nodes' own work only
+    rclpy.init()
+    try:
+        node = Localization(parameter_overrides=[Parameter('use_sim_time', value=True),
+                                                 Parameter('mode', value='noisy')])
+        scenario = figure_eight(duration_s=(SAMPLES - 1) / 50.0)  # SAMPLES stamps at 50 Hz
+        samples = [(int(stamp), tuple(pose.tolist()), tuple(twist.tolist()))
+                   for stamp, pose, twist in zip(scenario.stamps_ns, scenario.poses,
+                                                 scenario.twists, strict=True)]
+        messages = [odometry(stamp, 'map', 'base_link', pose, twist)
+                    for stamp, pose, twist in samples]
+
+        def callbacks() -> None:
+            node.localization = LocalizationModel(node.config)  # the same samples each pass
+            for msg in messages:
+                node._on_ground_truth(msg)
+
+        def model_steps() -> list:
+            model = LocalizationModel(node.config)
+            return [model.step(*sample) for sample in samples]
+
+        outputs = model_steps()
+
+        def publications() -> None:
+            for out in outputs:
+                node._publish(out)
+
+        joints = ('left_wheel_joint', 'right_wheel_joint')
+        vehicle = VehicleOutputs(node, 'map', 'base_link', joints, serialized=False)
+        states = [VehicleState(*pose, *twist, (0.1 * k, 0.2 * k), (1.0, 2.0), (), k)
+                  for k, (_, pose, twist) in enumerate(samples)]
+
+        def vehicle_publications() -> None:
+            for (stamp, _, _), state in zip(samples, states, strict=True):
+                vehicle.publish_state(stamp, state)
+
+        map_poses = MapPoses(node, 'map')
+        poses = [pose_with_covariance_stamped(stamp, 'map', pose) for stamp, pose, _ in samples]
+
+        def pose_inputs() -> None:
+            for msg in poses:
+                map_poses.pose(msg.pose.pose, msg.header.frame_id, 'pose')
+
+        figures = dict(zip(FIGURES, (best_us(callbacks), best_us(model_steps),
+                                     best_us(publications), best_us(vehicle_publications),
+                                     best_us(pose_inputs)), strict=True))
+        node.destroy_node()
+        return figures
+    finally:
+        rclpy.try_shutdown()
+
+
+def spawn(code) -> dict[str, float]:
+    """One run in a fresh process, with the package in ``code`` first on the path if given."""
+    from wheelsim.ros.dds_domain import require_loopback_dds, reserved_domain_id
+
+    require_loopback_dds()
+    with reserved_domain_id() as domain_id:
+        env = dict(os.environ, ROS_DOMAIN_ID=str(domain_id))
+        if code is not None:
+            env['PYTHONPATH'] = os.pathsep.join([str(code), env.get('PYTHONPATH', '')])
+        result = subprocess.run([sys.executable, __file__, '--child'], capture_output=True,
+                                text=True, check=False, env=env)
+    if result.returncode != 0:
+        raise SystemExit(f'run failed:\n{result.stdout}\n{result.stderr}')
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--runs', type=int, default=4, help='fresh processes (default 4)')
+    parser.add_argument('--baseline', metavar='REV',
+                        help='also run the code of this git revision, alternating')
+    parser.add_argument('--child', action='store_true', help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(measure()))
+        return
+    load_before = os.getloadavg()[0]
+    with baseline_tree(args.baseline) as old_code:
+        variants = {'this tree': None} if old_code is None else \
+            {f'{args.baseline} (before)': old_code, 'this tree (after)': None}
+        runs: dict[str, list[dict]] = {name: [] for name in variants}
+        for _ in range(args.runs):
+            for name, code in variants.items():
+                runs[name].append(spawn(code))
+    print(f'{SAMPLES} samples, best of {PASSES} passes x {args.runs} runs per variant'
+          f'{" (alternating)" if len(variants) > 1 else ""}, load average {load_before:.1f} '
+          f'before, {os.getloadavg()[0]:.1f} after ({os.cpu_count()} CPUs)')
+    names = list(runs)
+    print(f'  {"us per sample (best)":30s}' + ''.join(f'{name:>24s}' for name in names)
+          + ('   after/before' if len(names) > 1 else ''))
+    for figure in FIGURES:
+        best = [min(run[figure] for run in runs[name]) for name in names]
+        ratio = f'   {best[1] / best[0]:12.2f}' if len(best) > 1 else ''
+        print(f'  {figure:30s}' + ''.join(f'{value:24.2f}' for value in best) + ratio)
+
+
+if __name__ == '__main__':
+    main()
