@@ -15,7 +15,14 @@ scenario's 90 s), not the executor's delivery nor the bag's serialization
 - ``vehicle publish_state``: ``VehicleOutputs.publish_state`` with message objects (the
   lock-step path) for a differential robot's states;
 - ``pose input``: ``MapPoses.pose`` of a ``pose`` message in the map frame (the controller and
-  the planner, per sample each).
+  the planner, per sample each);
+- ``controller step``: ``TrackingController.step`` (the controller node's timer work) per
+  control step, replaying the inputs of a closed loop without ROS
+  (:func:`wheelsim.core.tracking.simulation.run_closed_loop`, noisy localization, 20 Hz) on a
+  16-waypoint figure-eight of half-width 3 m: a differential robot with feedforward (the default
+  scenario's law), a car with Stanley and a car with pure pursuit;
+- ``controller pose+odom callbacks``, ``planner pose callback``: the nodes' ``_on_pose`` (and
+  the controller's ``_on_odom``) per 50 Hz sample.
 
 ``--baseline REV`` also runs the code of REV (exported as ``bench_runner.py`` does), alternating
 with this tree run by run, and prints both side by side (best over the runs). DDS stays on
@@ -36,7 +43,11 @@ from bench_runner import baseline_tree
 SAMPLES = 4500
 PASSES = 5
 FIGURES = ('localization callback', '  model step', '  node _publish', 'vehicle publish_state',
-           'pose input (MapPoses.pose)')
+           'pose input (MapPoses.pose)', 'controller step differential ff',
+           'controller step car Stanley', 'controller step car pure pursuit',
+           'controller pose+odom callbacks', 'planner pose callback')
+#: (vehicle model, tracking law) of each ``controller step`` figure.
+TRACKERS = (('differential', 'feedforward'), ('bicycle', 'stanley'), ('bicycle', 'pure_pursuit'))
 
 
 def best_us(action, count: int = SAMPLES) -> float:
@@ -49,6 +60,48 @@ def best_us(action, count: int = SAMPLES) -> float:
     return min(times) / count * 1e6
 
 
+def controller_steps(model: str, algorithm: str):
+    """A function stepping a fresh controller through the recorded inputs of one closed loop,
+    and the number of steps."""
+    from wheelsim.core.localization.config import LocalizationConfig
+    from wheelsim.core.localization.model import Localization as LocalizationModel
+    from wheelsim.core.params import from_flat
+    from wheelsim.core.planning.planner import plan_through
+    from wheelsim.core.planning.waypoints import figure_eight as eight_waypoints
+    from wheelsim.core.planning.waypoints import waypoints_from_lists
+    from wheelsim.core.tracking.controller import TrackingController
+    from wheelsim.core.tracking.simulation import run_closed_loop
+    from wheelsim.core.vehicle.config import vehicle_config_from_params
+    from wheelsim.core.vehicle.model import Vehicle
+    from wheelsim.testing.configs import controller_for, planner_for
+
+    vehicle_params = {'model': model}
+    points = eight_waypoints(3.0 if model == 'differential' else 14.0)
+    trajectory = plan_through(waypoints_from_lists(points), planner_for(vehicle_params))
+    config = controller_for(vehicle_params, {'algorithm': algorithm, 'lead_time': 0.15})
+    localization = LocalizationModel(from_flat(LocalizationConfig, {'mode': 'noisy', 'seed': 1}))
+    inputs = []
+
+    def estimate(truth, twist, t_s):
+        out = localization.step(round(t_s * 1e9), tuple(truth), tuple(twist))
+        seen = type(truth)(*(float(v) for v in out.map_T_base))
+        inputs.append((t_s, seen, twist))
+        return seen
+
+    vehicle = Vehicle(vehicle_config_from_params(vehicle_params), 0.001, tuple(points[0]))
+    run_closed_loop(vehicle, TrackingController(config), trajectory,
+                    trajectory.duration_s + 30.0, estimate)
+
+    def steps() -> None:
+        controller = TrackingController(config)
+        controller.follow(trajectory, 0.0)
+        step = controller.step
+        for now_s, pose, twist in inputs:
+            step(now_s, pose, twist)
+
+    return steps, len(inputs)
+
+
 def measure() -> dict[str, float]:
     """Every figure of one run, in this process [us per sample]."""
     import rclpy
@@ -58,7 +111,9 @@ def measure() -> dict[str, float]:
     from wheelsim.core.localization.model import Localization as LocalizationModel
     from wheelsim.core.localization.scenario import figure_eight
     from wheelsim.core.vehicle.model import VehicleState
+    from wheelsim.nodes.controller import Controller
     from wheelsim.nodes.localization import Localization
+    from wheelsim.nodes.planner import Planner
     from wheelsim.ros.conversions import odometry, pose_with_covariance_stamped
     from wheelsim.ros.inputs import MapPoses
     from wheelsim.ros.vehicle_outputs import VehicleOutputs
@@ -106,10 +161,29 @@ def measure() -> dict[str, float]:
             for msg in poses:
                 map_poses.pose(msg.pose.pose, msg.header.frame_id, 'pose')
 
+        tracker_figures = [best_us(*controller_steps(*tracker)) for tracker in TRACKERS]
+        sim_time = [Parameter('use_sim_time', value=True)]
+        controller, planner = Controller(parameter_overrides=sim_time), \
+            Planner(parameter_overrides=sim_time)
+        odometries = [odometry(stamp, 'odom', 'base_link', pose, twist)
+                      for stamp, pose, twist in samples]
+
+        def controller_inputs() -> None:
+            for pose_msg, odom_msg in zip(poses, odometries, strict=True):
+                controller._on_pose(pose_msg)
+                controller._on_odom(odom_msg)
+
+        def planner_inputs() -> None:
+            for msg in poses:
+                planner._on_pose(msg)
+
         figures = dict(zip(FIGURES, (best_us(callbacks), best_us(model_steps),
                                      best_us(publications), best_us(vehicle_publications),
-                                     best_us(pose_inputs)), strict=True))
-        node.destroy_node()
+                                     best_us(pose_inputs), *tracker_figures,
+                                     best_us(controller_inputs), best_us(planner_inputs)),
+                           strict=True))
+        for each in (node, controller, planner):
+            each.destroy_node()
         return figures
     finally:
         rclpy.try_shutdown()
