@@ -137,6 +137,24 @@ def test_trajectory_interpolates_and_holds_its_end():
     assert trajectory.at_arc_length(4.0).x_m == pytest.approx(4.0)
 
 
+def test_one_field_of_the_reference_is_the_same_to_the_last_bit():
+    trajectory = time_scale(line(10.0), LIMITS)
+    times = [-1.0, 0.0, 0.3, 1.0, *trajectory.t_s[5:8].tolist(), trajectory.duration_s, 1e9,
+             math.nan]
+    lengths = [-1.0, 0.0, 0.01, 4.0, *trajectory.s_m[5:8].tolist(), trajectory.length_m, 1e9,
+               math.nan]
+    for field in ('t_s', 's_m', 'x_m', 'yaw_rad', 'vx_mps', 'curvature_inv_m'):
+        for t_s, s_m in zip(times, lengths, strict=True):
+            at_time = getattr(trajectory.at_time(t_s), field)
+            at_length = getattr(trajectory.at_arc_length(s_m), field)
+            assert np.array_equal(trajectory.value_at_time(t_s, field), at_time, equal_nan=True)
+            assert np.array_equal(trajectory.value_at_arc_length(s_m, field), at_length,
+                                  equal_nan=True)
+            # Bit for bit: np.interp's arithmetic (signs of zeros included).
+            assert math.copysign(1.0, trajectory.value_at_time(t_s, field)) == \
+                math.copysign(1.0, at_time)
+
+
 def test_timed_poses_rebuild_the_velocities():
     planned = time_scale(circle(2.0, spacing_m=0.05), LIMITS)
     rebuilt = trajectory_from_poses(planned.t_s + 100.0, planned.x_m, planned.y_m, planned.yaw_rad)

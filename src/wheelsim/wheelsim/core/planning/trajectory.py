@@ -76,6 +76,10 @@ class TrajectoryPoint(NamedTuple):
     wz_radps: float
 
 
+#: Position of each :class:`TrajectoryPoint` field in a point.
+_FIELD_INDEX = {name: k for k, name in enumerate(TrajectoryPoint._fields)}
+
+
 @dataclass(frozen=True)
 class Trajectory:
     """A path with a schedule.
@@ -125,6 +129,17 @@ class Trajectory:
         """The reference where the arc length is ``s_m`` (clamped to the path)."""
         return self._at(self._arc_lengths_m, min(max(s_m, 0.0), self.length_m))
 
+    def value_at_time(self, t_s: float, field: str) -> float:
+        """The ``field`` (a :class:`TrajectoryPoint` field name) of :meth:`at_time`, the same
+        to the last bit, interpolating that field only."""
+        return self._value_at(self._times_s, min(max(t_s, 0.0), self.duration_s),
+                              _FIELD_INDEX[field])
+
+    def value_at_arc_length(self, s_m: float, field: str) -> float:
+        """The ``field`` of :meth:`at_arc_length`, the same to the last bit, that field only."""
+        return self._value_at(self._arc_lengths_m, min(max(s_m, 0.0), self.length_m),
+                              _FIELD_INDEX[field])
+
     def end(self) -> TrajectoryPoint:
         """The final reference point."""
         return self._samples[-1]
@@ -150,6 +165,16 @@ class Trajectory:
         """``s_m`` as Python floats."""
         return self.s_m.tolist()
 
+    @staticmethod
+    def _interval(axis: list[float], value: float) -> tuple[int, bool]:
+        """Where ``value`` (within the range of ``axis``, sorted, or NaN) lies: ``(i, True)``
+        at sample ``i`` (the last one where the axis repeats a value), else ``(i, False)`` on
+        the interval ``i`` .. ``i + 1`` where ``axis[i] <= value`` (NaN: the last one)."""
+        i = bisect.bisect_right(axis, value) - 1
+        if axis[i] == value:
+            return i, True
+        return min(i, len(axis) - 2), False  # NaN compares false: bisect puts it at the end
+
     def _at(self, axis: list[float], value: float) -> TrajectoryPoint:
         """The samples interpolated linearly where ``axis`` (times or arc lengths, sorted) has
         ``value``, which lies within the axis range or is NaN (all fields NaN then).
@@ -158,15 +183,23 @@ class Trajectory:
         itself at a sample (the last one where the axis repeats a value), else
         ``slope * (value - axis[i]) + field[i]`` on the interval where ``axis[i] <= value``.
         """
-        i = bisect.bisect_right(axis, value) - 1
-        if axis[i] == value:
+        i, at_sample = self._interval(axis, value)
+        if at_sample:
             return self._samples[i]
-        i = min(i, len(axis) - 2)  # NaN compares false, so bisect puts it after the last sample
         before, after = self._samples[i], self._samples[i + 1]
         interval, offset = axis[i + 1] - axis[i], value - axis[i]
-        return TrajectoryPoint(
-            *[(b - a) / interval * offset + a for a, b in zip(before, after, strict=True)]
+        return TrajectoryPoint._make(
+            [(b - a) / interval * offset + a for a, b in zip(before, after, strict=True)]
         )
+
+    def _value_at(self, axis: list[float], value: float, field: int) -> float:
+        """Field number ``field`` of :meth:`_at`, with the same arithmetic."""
+        i, at_sample = self._interval(axis, value)
+        samples = self._samples
+        if at_sample:
+            return samples[i][field]
+        a = samples[i][field]
+        return (samples[i + 1][field] - a) / (axis[i + 1] - axis[i]) * (value - axis[i]) + a
 
 
 def joined(parts: list[Trajectory]) -> Trajectory:

@@ -197,7 +197,7 @@ class TrackingController:
         controller given a latched plan), never back to the start. Returns the planned time (s)
         the schedule starts at."""
         resumed_m = resume_arc_length(trajectory, pose)
-        planned_s = trajectory.at_arc_length(resumed_m).t_s
+        planned_s = trajectory.value_at_arc_length(resumed_m, 't_s')
         leg = next(k for k, leg in enumerate(trajectory.legs)
                    if trajectory.s_m[leg.last] >= resumed_m or k == len(trajectory.legs) - 1)
         self.follow(trajectory, now_s - planned_s, leg)
@@ -243,7 +243,7 @@ class TrackingController:
         nearest = progress.nearest(pose.x_m, pose.y_m, None if progress.located else scheduled.s_m,
                                    yaw_rad=pose.yaw_rad)
         if progress.relocated and math.isfinite(nearest.s_m):  # the schedule goes on from there
-            t_s = trajectory.at_arc_length(nearest.s_m).t_s
+            t_s = trajectory.value_at_arc_length(nearest.s_m, 't_s')
             following.start_time_s = now_s - t_s
             scheduled = trajectory.at_time(t_s)
         if following.leg + 1 < len(trajectory.legs) and self._at_cusp(
@@ -252,7 +252,7 @@ class TrackingController:
             nearest = progress.nearest(pose.x_m, pose.y_m)
         max_lag = self.config.max_schedule_lag
         if 0 < max_lag < scheduled.s_m - nearest.s_m:  # too far behind: the schedule waits
-            waiting_t_s = trajectory.at_arc_length(nearest.s_m + max_lag).t_s
+            waiting_t_s = trajectory.value_at_arc_length(nearest.s_m + max_lag, 't_s')
             following.waited_s += t_s - waiting_t_s
             following.start_time_s, t_s = now_s - waiting_t_s, waiting_t_s
             scheduled = trajectory.at_time(t_s)

@@ -73,7 +73,8 @@ def pure_pursuit_twist(
         heading_error = float(wrap_angle(planned.yaw_rad - pose.yaw_rad))
         # Along the chord, turned back by the angle between a chord of the path's curvature
         # and its tangent, so that a base on a curved path does not cut the corner.
-        curvature = trajectory.at_arc_length(nearest.s_m + lookahead_m / 2).curvature_inv_m
+        curvature = trajectory.value_at_arc_length(nearest.s_m + lookahead_m / 2,
+                                                    'curvature_inv_m')
         half_chord = min(abs(curvature) * math.sqrt(distance_sq) / 2.0, 1.0)
         course = math.atan2(ahead_y, ahead_x) - math.copysign(math.asin(half_chord), curvature)
         return BodyTwist(

@@ -170,7 +170,7 @@ class PathProgress:
         s_before, s_after = self._arc_lengths_m[first + k], self._arc_lengths_m[first + k + 1]
         s = s_before + float(fraction[k]) * (s_after - s_before)
         nearest_x, nearest_y = float(px[k]), float(py[k])
-        yaw = self.trajectory.at_arc_length(s).path_yaw_rad
+        yaw = self.trajectory.value_at_arc_length(s, 'path_yaw_rad')
         offset = -math.sin(yaw) * (x_m - nearest_x) + math.cos(yaw) * (y_m - nearest_y)
         return Projection(s, nearest_x, nearest_y, yaw, offset)
 
@@ -185,7 +185,7 @@ def tracking_errors(
     trajectory: Trajectory, nearest: Projection, pose: Pose2D, scheduled_s_m: float
 ) -> TrackingErrors:
     """Errors of ``pose`` whose nearest path point is ``nearest``, at the scheduled arc length."""
-    planned_yaw = trajectory.at_arc_length(nearest.s_m).yaw_rad
+    planned_yaw = trajectory.value_at_arc_length(nearest.s_m, 'yaw_rad')
     return TrackingErrors(
         along_track_m=nearest.s_m - scheduled_s_m,
         cross_track_m=nearest.offset_m,

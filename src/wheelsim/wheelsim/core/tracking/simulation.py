@@ -84,7 +84,7 @@ def run_closed_loop(
     while now_s <= max_duration_s:
         state = vehicle.state()
         truth = Pose2D(state.x_m, state.y_m, state.yaw_rad)
-        scheduled_s = trajectory.at_time(now_s).s_m
+        scheduled_s = trajectory.value_at_time(now_s, 's_m')
         leg = controller.leg
         if leg is not None and leg != held:  # the truth on the leg the controller drives
             truth_progress.hold_to(leg.first, leg.last)
