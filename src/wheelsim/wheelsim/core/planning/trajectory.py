@@ -123,22 +123,23 @@ class Trajectory:
 
     def at_time(self, t_s: float) -> TrajectoryPoint:
         """The reference at time ``t_s``, clamped to [0, duration] (at rest after the end)."""
-        return self._at(self._times_s, min(max(t_s, 0.0), self.duration_s))
+        return self._at(self._times_s, self._time_slopes, min(max(t_s, 0.0), self.duration_s))
 
     def at_arc_length(self, s_m: float) -> TrajectoryPoint:
         """The reference where the arc length is ``s_m`` (clamped to the path)."""
-        return self._at(self._arc_lengths_m, min(max(s_m, 0.0), self.length_m))
+        return self._at(self._arc_lengths_m, self._arc_length_slopes,
+                        min(max(s_m, 0.0), self.length_m))
 
     def value_at_time(self, t_s: float, field: str) -> float:
         """The ``field`` (a :class:`TrajectoryPoint` field name) of :meth:`at_time`, the same
         to the last bit, interpolating that field only."""
-        return self._value_at(self._times_s, min(max(t_s, 0.0), self.duration_s),
-                              _FIELD_INDEX[field])
+        return self._value_at(self._times_s, self._time_slopes,
+                              min(max(t_s, 0.0), self.duration_s), _FIELD_INDEX[field])
 
     def value_at_arc_length(self, s_m: float, field: str) -> float:
         """The ``field`` of :meth:`at_arc_length`, the same to the last bit, that field only."""
-        return self._value_at(self._arc_lengths_m, min(max(s_m, 0.0), self.length_m),
-                              _FIELD_INDEX[field])
+        return self._value_at(self._arc_lengths_m, self._arc_length_slopes,
+                              min(max(s_m, 0.0), self.length_m), _FIELD_INDEX[field])
 
     def end(self) -> TrajectoryPoint:
         """The final reference point."""
@@ -165,6 +166,24 @@ class Trajectory:
         """``s_m`` as Python floats."""
         return self.s_m.tolist()
 
+    @cached_property
+    def _time_slopes(self) -> list[list[float]]:
+        """Per interval of ``t_s``, every field's change per second (see :meth:`_slopes`)."""
+        return self._slopes(self.t_s)
+
+    @cached_property
+    def _arc_length_slopes(self) -> list[list[float]]:
+        """Per interval of ``s_m``, every field's change per metre (see :meth:`_slopes`)."""
+        return self._slopes(self.s_m)
+
+    def _slopes(self, axis: FloatArray) -> list[list[float]]:
+        """Per interval ``i`` of ``axis``, ``(field[i + 1] - field[i]) / (axis[i + 1] -
+        axis[i])`` of every field in :class:`TrajectoryPoint` order, as np.interp computes it
+        (infinite or NaN on an interval of zero length, which a lookup meets only for NaN)."""
+        columns = np.stack([getattr(self, name) for name in TrajectoryPoint._fields])
+        with np.errstate(divide='ignore', invalid='ignore'):
+            return (np.diff(columns, axis=1) / np.diff(axis)).T.tolist()
+
     @staticmethod
     def _interval(axis: list[float], value: float) -> tuple[int, bool]:
         """Where ``value`` (within the range of ``axis``, sorted, or NaN) lies: ``(i, True)``
@@ -175,9 +194,11 @@ class Trajectory:
             return i, True
         return min(i, len(axis) - 2), False  # NaN compares false: bisect puts it at the end
 
-    def _at(self, axis: list[float], value: float) -> TrajectoryPoint:
-        """The samples interpolated linearly where ``axis`` (times or arc lengths, sorted) has
-        ``value``, which lies within the axis range or is NaN (all fields NaN then).
+    def _at(self, axis: list[float], slopes: list[list[float]], value: float
+            ) -> TrajectoryPoint:
+        """The samples interpolated linearly where ``axis`` (times or arc lengths, sorted, with
+        their ``slopes``) has ``value``, which lies within the axis range or is NaN (all fields
+        NaN then).
 
         The arithmetic is np.interp's, so the result is the same to the last bit: the sample
         itself at a sample (the last one where the axis repeats a value), else
@@ -186,20 +207,18 @@ class Trajectory:
         i, at_sample = self._interval(axis, value)
         if at_sample:
             return self._samples[i]
-        before, after = self._samples[i], self._samples[i + 1]
-        interval, offset = axis[i + 1] - axis[i], value - axis[i]
+        offset = value - axis[i]
         return TrajectoryPoint._make(
-            [(b - a) / interval * offset + a for a, b in zip(before, after, strict=True)]
+            [slope * offset + a for slope, a in zip(slopes[i], self._samples[i], strict=True)]
         )
 
-    def _value_at(self, axis: list[float], value: float, field: int) -> float:
+    def _value_at(self, axis: list[float], slopes: list[list[float]], value: float,
+                  field: int) -> float:
         """Field number ``field`` of :meth:`_at`, with the same arithmetic."""
         i, at_sample = self._interval(axis, value)
-        samples = self._samples
         if at_sample:
-            return samples[i][field]
-        a = samples[i][field]
-        return (samples[i + 1][field] - a) / (axis[i + 1] - axis[i]) * (value - axis[i]) + a
+            return self._samples[i][field]
+        return slopes[i][field] * (value - axis[i]) + self._samples[i][field]
 
 
 def joined(parts: list[Trajectory]) -> Trajectory:

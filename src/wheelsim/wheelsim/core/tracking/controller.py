@@ -222,7 +222,9 @@ class TrackingController:
 
         Raises ValueError for a non-finite pose or time (nothing changes then).
         """
-        if not math.isfinite(now_s) or not all(math.isfinite(v) for v in pose):
+        isfinite = math.isfinite
+        if not (isfinite(now_s) and isfinite(pose[0]) and isfinite(pose[1])
+                and isfinite(pose[2])):
             raise ValueError(f'time and pose must be finite, got {now_s}, {pose}')
         following = self._following
         previous_s = self._previous_time_s

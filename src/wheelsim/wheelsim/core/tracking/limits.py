@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from wheelsim.core.tracking.config import OutputLimitsConfig
-from wheelsim.core.tracking.reference import ZERO_TWIST, BodyTwist
+from wheelsim.core.tracking.reference import BodyTwist
 
 
 def _clamp(value: float, low: float, high: float) -> float:
@@ -38,11 +38,12 @@ def limit_twist(
     A non-finite command becomes zero (still rate limited), so NaN never leaves the controller.
     ``max_curvature_inv_m`` 0 means no curvature limit.
     """
-    if not all(math.isfinite(v) for v in command):
-        command = ZERO_TWIST
-    vx = _clamp(command.vx_mps, limits.min_linear_x, limits.max_linear_x)
-    vy = _clamp(command.vy_mps, -limits.max_linear_y, limits.max_linear_y) if holonomic else 0.0
-    wz = _clamp(command.wz_radps, -limits.max_angular_z, limits.max_angular_z)
+    vx, vy, wz = command
+    if not (math.isfinite(vx) and math.isfinite(vy) and math.isfinite(wz)):
+        vx = vy = wz = 0.0
+    vx = _clamp(vx, limits.min_linear_x, limits.max_linear_x)
+    vy = _clamp(vy, -limits.max_linear_y, limits.max_linear_y) if holonomic else 0.0
+    wz = _clamp(wz, -limits.max_angular_z, limits.max_angular_z)
     linear_step = limits.max_linear_acceleration * period_s
     vx = _step_towards(vx, previous.vx_mps, linear_step)
     vy = _step_towards(vy, previous.vy_mps, linear_step)
