@@ -21,6 +21,9 @@ scenario's 90 s), not the executor's delivery nor the bag's serialization
   (:func:`wheelsim.core.tracking.simulation.run_closed_loop`, noisy localization, 20 Hz) on a
   16-waypoint figure-eight of half-width 3 m: a differential robot with feedforward (the default
   scenario's law), a car with Stanley and a car with pure pursuit;
+- ``controller node step``: the same differential feedforward inputs given to a ``controller``
+  node per control step: its ROS time set (a lock-step executor's work, included), then
+  ``_on_pose``, ``_on_odom`` and ``_on_timer`` (the step and its two publications);
 - ``controller pose+odom callbacks``, ``planner pose callback``: the nodes' ``_on_pose`` (and
   the controller's ``_on_odom``) per 50 Hz sample.
 
@@ -44,7 +47,8 @@ SAMPLES = 4500
 PASSES = 5
 FIGURES = ('localization callback', '  model step', '  node _publish', 'vehicle publish_state',
            'pose input (MapPoses.pose)', 'controller step differential ff',
-           'controller step car Stanley', 'controller step car pure pursuit',
+           'controller node step (diff ff)', 'controller step car Stanley',
+           'controller step car pure pursuit',
            'controller pose+odom callbacks', 'planner pose callback')
 #: (vehicle model, tracking law) of each ``controller step`` figure.
 TRACKERS = (('differential', 'feedforward'), ('bicycle', 'stanley'), ('bicycle', 'pure_pursuit'))
@@ -99,7 +103,41 @@ def controller_steps(model: str, algorithm: str):
         for now_s, pose, twist in inputs:
             step(now_s, pose, twist)
 
-    return steps, len(inputs)
+    return steps, len(inputs), config, trajectory, inputs
+
+
+def controller_node_steps(config, trajectory, inputs):
+    """A function driving a ``controller`` node through ``inputs`` (as recorded by
+    :func:`controller_steps`): per control step the ROS time set, then ``_on_pose``,
+    ``_on_odom`` and ``_on_timer``; and the node."""
+    from rclpy.parameter import Parameter
+    from rclpy.time import Time
+
+    from wheelsim.core.params import to_flat
+    from wheelsim.core.tracking.controller import TrackingController
+    from wheelsim.nodes.controller import Controller
+    from wheelsim.ros.conversions import odometry, pose_with_covariance_stamped
+
+    node = Controller(parameter_overrides=[Parameter('use_sim_time', value=True)] + [
+        Parameter(name, value=value) for name, value in to_flat(config).items()])
+    start_ns = 1_000_000_000  # as wheelsim run: ROS time 0 is "no clock yet"
+    messages = []
+    for t_s, pose, twist in inputs:
+        stamp = start_ns + round(t_s * 1e9)
+        messages.append((Time(nanoseconds=stamp), pose_with_covariance_stamped(stamp, 'map', pose),
+                         odometry(stamp, 'odom', 'base_link', (0.0, 0.0, 0.0), tuple(twist))))
+    set_time = node.get_clock().set_ros_time_override
+
+    def steps() -> None:
+        node.tracker = TrackingController(node.config)
+        node.tracker.follow(trajectory, start_ns / 1e9)
+        for ros_time, pose_msg, odom_msg in messages:
+            set_time(ros_time)
+            node._on_pose(pose_msg)
+            node._on_odom(odom_msg)
+            node._on_timer()
+
+    return steps, node
 
 
 def measure() -> dict[str, float]:
@@ -161,7 +199,14 @@ def measure() -> dict[str, float]:
             for msg in poses:
                 map_poses.pose(msg.pose.pose, msg.header.frame_id, 'pose')
 
-        tracker_figures = [best_us(*controller_steps(*tracker)) for tracker in TRACKERS]
+        tracker_figures = []
+        for tracker in TRACKERS:
+            steps, count, config, trajectory, inputs = controller_steps(*tracker)
+            tracker_figures.append(best_us(steps, count))
+            if tracker == TRACKERS[0]:
+                node_steps, controller_node = controller_node_steps(config, trajectory, inputs)
+                tracker_figures.append(best_us(node_steps, count))
+                controller_node.destroy_node()
         sim_time = [Parameter('use_sim_time', value=True)]
         controller, planner = Controller(parameter_overrides=sim_time), \
             Planner(parameter_overrides=sim_time)

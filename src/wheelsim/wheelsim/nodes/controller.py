@@ -150,7 +150,7 @@ class Controller(Node):
             if self.tracker.trajectory is not None:
                 self._map_poses.warnings.info('empty plan', 'empty plan: stopping')
                 self.tracker.stop()
-                self._publish_command(ZERO_TWIST)
+                self._publish_command(now_ns(self), ZERO_TWIST)
             return
         key = _plan_key(msg)
         if key == self._plan_key:
@@ -222,14 +222,14 @@ class Controller(Node):
                 throttle_duration_sec=WARN_PERIOD_S,
             )
             self.tracker.hold(now / NS_PER_S)
-            self._publish_command(ZERO_TWIST)
+            self._publish_command(now, ZERO_TWIST)
             return
         pose, stamp = self._pose
         if self._twist is not None and now > stamp:  # where the vehicle is by now
             pose = Pose2D(*integrate_twist(*pose, *self._twist, (now - stamp) / NS_PER_S))
         step = self.tracker.step(now / NS_PER_S, pose, self._twist)
         if step.command is not None:
-            self._publish_command(step.command)
+            self._publish_command(now, step.command)
         if step.errors is not None:
             self._publish_errors(now, step.errors)
         if step.status == GOAL_REACHED:
@@ -237,10 +237,11 @@ class Controller(Node):
         elif step.status == GOAL_FAILED:
             self.get_logger().warning(step.message)
 
-    def _publish_command(self, command: BodyTwist) -> None:
+    def _publish_command(self, stamp: int, command: BodyTwist) -> None:
+        """Publish ``command`` stamped ``stamp`` [ns] (the control step's time)."""
         msg = self._command_msg
         if self._stamped:
-            twist_stamped(now_ns(self), self.config.full_base_frame, command, msg)
+            twist_stamped(stamp, self.config.full_base_frame, command, msg)
         else:
             fill_twist(msg, command)
         self._cmd_vel.publish(msg)
