@@ -82,6 +82,20 @@ def test_continuous_curvature_leg_ends_at_the_goal_within_the_bound(goal, max_cu
     assert shortest - 1e-6 <= length <= cc_dubins(START, goal, max_curvature).length_m + 1e-9
 
 
+@pytest.mark.parametrize('max_curvature', [0.2, 0.5, 1.0, 2.0])
+@pytest.mark.parametrize('goal', [(3.0, 2.220446049250313e-16, 2.220446049250313e-16),
+                                  (0.5, 1e-17, 2.2e-16), (3.0, -4e-16, 1e-15)])
+def test_a_goal_straight_ahead_up_to_rounding_is_the_straight_line(goal, max_curvature):
+    # Found by the property test above: turns of a few ulps are below the scans' resolution,
+    # which found no path (curvature 2) or detours up to 51 times the distance (0.5 m, 0.5).
+    goal = Pose2D(*goal)
+    path = cc_dubins(START, goal, max_curvature)
+    assert path.length_m == pytest.approx(goal.x_m, abs=1e-12)
+    np.testing.assert_array_equal(path.curvature_inv_m, 0.0)
+    assert sum(piece.length_m for piece, _ in cc_reeds_shepp(START, goal, max_curvature)) == \
+        pytest.approx(goal.x_m, abs=1e-12)
+
+
 def test_a_goal_straight_behind_a_car_is_reached_by_reversing():
     trajectory = plan_to_goal(CAR, START, Pose2D(-3.0, 0.0, 0.0))
     assert trajectory.length_m == pytest.approx(3.0, abs=1e-6)
