@@ -50,8 +50,11 @@ def _old_pool_point(scenario, root: Path) -> float:
 
 
 def steady_rate(finish_times_s: list[float], workers: int) -> float:
-    """Points per minute from the moment ``workers`` points had finished to the last one."""
+    """Points per minute from the moment ``workers`` points had finished to the last one (NaN
+    with no more points than workers)."""
     times = sorted(finish_times_s)
+    if len(times) <= workers:
+        return float('nan')  # every point finished while the workers started
     return (len(times) - workers) / (times[-1] - times[workers - 1]) * 60
 
 

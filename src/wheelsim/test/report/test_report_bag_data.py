@@ -261,6 +261,11 @@ def test_a_bag_whose_writer_was_killed_gives_its_complete_chunks(tmp_path):
         read = run.message_counts['/ground_truth']
         assert read == count if complete else 1000 < read < count
         np.testing.assert_allclose(run.ground_truth.t_s, 0.01 * np.arange(read))
+    # Killed before its first chunk reached the file (still in the writer's buffer: empty), in
+    # the header, inside the first chunk, or garbage after it: no messages, no error.
+    for content in (b'', whole[:20], whole[:5000], whole[:5000] + bytes(range(256)) * 40):
+        mcap_file.write_bytes(content)
+        assert load_run(tmp_path / 'bag').message_counts == {}
 
 
 def test_recorder_refuses_an_existing_folder(tmp_path):

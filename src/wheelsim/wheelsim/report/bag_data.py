@@ -18,6 +18,7 @@ summary, no ``metadata.yaml``) gives the messages of its complete chunks.
 from __future__ import annotations
 
 import dataclasses
+import io
 import struct
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -27,7 +28,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import numpy as np
-from mcap.exceptions import EndOfFile, McapError
+from mcap.exceptions import McapError
 from mcap.reader import NonSeekingReader, make_reader
 from mcap.records import Channel, Message, Schema
 from mcap_ros2.decoder import DecoderFactory
@@ -476,18 +477,24 @@ class RunReader:
         )
 
 
+#: The last 8 bytes of a finished MCAP file (and its first 8).
+MCAP_MAGIC = b'\x89MCAP0\r\n'
+
+
 def _file_messages(stream: BinaryIO) -> Iterator[tuple[Schema | None, Channel, Message]]:
     """The messages of an MCAP file in file order. A file its writer never finished (a process
-    killed outright: no summary at the end) gives the messages of its complete chunks."""
-    reader = make_reader(stream)
+    killed outright: no summary, no closing magic; empty if it died before its first chunk)
+    gives the messages of its complete chunks."""
+    size = stream.seek(0, io.SEEK_END)
+    finished = size >= 2 * len(MCAP_MAGIC) and stream.seek(size - len(MCAP_MAGIC)) >= 0 and \
+        stream.read(len(MCAP_MAGIC)) == MCAP_MAGIC
+    stream.seek(0)
+    if finished:
+        yield from make_reader(stream).iter_messages(log_time_order=False)
+        return
     try:
-        reader.get_summary()
-    except McapError:  # no footer, or garbage where it should be
-        stream.seek(0)
-        reader = NonSeekingReader(stream)
-    try:
-        yield from reader.iter_messages(log_time_order=False)
-    except (EndOfFile, struct.error):  # cut short in a record (read whole or field by field)
+        yield from NonSeekingReader(stream).iter_messages(log_time_order=False)
+    except (McapError, struct.error, UnicodeDecodeError):  # cut short inside a record
         return
 
 

@@ -196,7 +196,12 @@ def _existing_objects_frozen() -> Iterator[None]:
     of the garbage collector's full collections until the block ends (``gc.freeze``): a full
     collection scans every tracked object, about 45 ms each in a fresh ``wheelsim run``, two of
     them during its loop. They go back to the collector afterwards (``gc.unfreeze``), so what a
-    run leaves behind is still freed in a process running many (a sweep worker)."""
+    run leaves behind is still freed in a process running many (a sweep worker). A process
+    that froze objects itself (before forking, say) is left as it is: unfreezing would release
+    its objects too."""
+    if gc.get_freeze_count():
+        yield
+        return
     gc.freeze()
     try:
         yield
@@ -210,12 +215,14 @@ def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
     """Run the nodes in lock-step for the scenario's duration, recording into ``bag_dir``
     (and giving every recorded message to ``listener`` if given).
 
-    Returns (wall time [s], interrupted). Ctrl-C stops between two events; the bag stays valid.
+    Returns (wall time [s], interrupted). Ctrl-C and SIGTERM stop the run between two events
+    (:mod:`wheelsim.run.held_signals`); the bag is finished either way.
     ``phases`` gets the times of ``nodes`` (construction), ``loop`` and ``close``.
     """
     import rclpy
     from rclpy.signals import SignalHandlerOptions
 
+    from wheelsim.run.held_signals import HeldSignals
     from wheelsim.run.lockstep import LockstepExecutor
     from wheelsim.run.recording import BagRecorder
 
@@ -229,8 +236,14 @@ def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
     interrupted = False
     nodes = []
     recorder = BagRecorder(bag_dir, set(scenario.record_topics or ()) or None, listener)
+    held = HeldSignals()  # Ctrl-C and SIGTERM act between two events, never inside a write
+
+    def between(now_ns: int) -> None:
+        held.deliver()
+        progress(now_ns)
+
     try:
-        with recorder, LockstepExecutor(recorder.record, START_TIME_NS) as executor:
+        with held, recorder, LockstepExecutor(recorder.record, START_TIME_NS) as executor:
             with phases('nodes'):
                 for name in NODE_NAMES:
                     module, cls = NODE_CLASSES[name]
@@ -242,9 +255,9 @@ def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
                 _serve_map(scenario, executor)
             with phases('loop'), _existing_objects_frozen():
                 executor.run_until(START_TIME_NS + round(scenario.duration_s * 1e9),
-                                   between=progress)
+                                   between=between)
             phases.start('close')  # writing the bag's end, destroying the nodes
-    except KeyboardInterrupt:  # the recorder has been closed: the bag is valid
+    except KeyboardInterrupt:  # raised between two events or after the bag was finished
         interrupted = True
     finally:
         wall_s = progress.close()

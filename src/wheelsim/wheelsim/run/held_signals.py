@@ -1,0 +1,52 @@
+"""Ctrl-C and SIGTERM during a run, taken between two events of the lock-step loop.
+
+``wheelsim run`` turns both signals into KeyboardInterrupt (:mod:`wheelsim.cli`). Raised at
+whatever line the simulation is on, it could land in the middle of writing a batch into the bag
+(a message written twice, a record without its data) or between the recorder's bag and the
+report's reader getting the same message. While :class:`HeldSignals` is open, those signals are
+noted instead and handed to their own handler by :meth:`HeldSignals.deliver`, which the runner
+calls between two events, or when the block ends (after the bag is finished). Only signals
+whose handler is Python code are held (a default or ignored one stays as it is), and only in
+the main thread, where Python runs signal handlers.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Callable
+from typing import Any
+
+HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class HeldSignals:
+    """A context manager holding SIGINT and SIGTERM until :meth:`deliver` or its end."""
+
+    def __init__(self) -> None:
+        self._handlers: dict[int, Callable[[int, Any], Any]] = {}
+        self._pending: list[int] = []
+
+    def __enter__(self) -> HeldSignals:
+        if threading.current_thread() is threading.main_thread():
+            for signum in HELD_SIGNALS:
+                handler = signal.getsignal(signum)
+                if callable(handler):
+                    self._handlers[signum] = handler
+                    signal.signal(signum, self._note)
+        return self
+
+    def _note(self, signum: int, frame: Any) -> None:
+        self._pending.append(signum)
+
+    def deliver(self) -> None:
+        """Call the handler of each signal held so far (it may raise, KeyboardInterrupt say)."""
+        while self._pending:
+            signum = self._pending.pop(0)
+            self._handlers[signum](signum, None)
+
+    def __exit__(self, exc_type: type | None, *exc: object) -> None:
+        for signum, handler in self._handlers.items():
+            signal.signal(signum, handler)
+        if exc_type is None:
+            self.deliver()
