@@ -54,6 +54,15 @@ def test_short_straight_line_has_the_triangular_profile():
     assert trajectory.v_mps.max() == pytest.approx(math.sqrt(length * 0.5), rel=1e-3)
 
 
+def test_a_path_of_two_points_takes_the_triangular_time_not_forever():
+    # A Nav2-style plan with a cusp at every pose makes legs of two poses: both samples at
+    # rest. The fuzz test saw the controller publish a -inf/NaN tracking error from the
+    # infinite time 2 ds / (0 + 0) of such a leg.
+    trajectory = time_scale(path_from_points(np.array([0.0, 0.5]), np.array([0.0, 0.0])), LIMITS)
+    assert trajectory.duration_s == pytest.approx(2.0 * math.sqrt(0.5 / 0.5), rel=1e-12)
+    assert np.isfinite(trajectory.t_s).all()
+
+
 @pytest.mark.parametrize(
     ('radius_m', 'cruise_mps'),
     [

@@ -101,7 +101,14 @@ def time_scale(
     for i in range(len(ds) - 1, -1, -1):
         speed_sq[i] = min(speed_sq[i], speed_sq[i + 1] + two_a_ds[i])
     speed = np.sqrt(speed_sq)
-    t = np.concatenate([[0.0], np.cumsum(2.0 * ds / (speed[:-1] + speed[1:]))])
+    end_speed_sum = speed[:-1] + speed[1:]
+    with np.errstate(divide='ignore', invalid='ignore'):
+        dt = 2.0 * ds / end_speed_sum
+    # A segment at rest at both ends (a leg of two poses, between two cusps): it accelerates
+    # over its first half and brakes over the second (2 ds / 0 would be infinite).
+    at_rest = end_speed_sum == 0.0
+    dt[at_rest] = 2.0 * np.sqrt(ds[at_rest] / limits.max_acceleration_mps2)
+    t = np.concatenate([[0.0], np.cumsum(dt)])
     offset = path.yaw_rad - yaw
     return Trajectory(
         t_s=t,
