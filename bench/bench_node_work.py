@@ -41,7 +41,7 @@ import subprocess
 import sys
 import time
 
-from bench_runner import baseline_tree
+from bench_runner import alternated, baseline_tree, variant_codes
 
 SAMPLES = 4500
 PASSES = 5
@@ -262,12 +262,8 @@ def main() -> None:
         return
     load_before = os.getloadavg()[0]
     with baseline_tree(args.baseline) as old_code:
-        variants = {'this tree': None} if old_code is None else \
-            {f'{args.baseline} (before)': old_code, 'this tree (after)': None}
-        runs: dict[str, list[dict]] = {name: [] for name in variants}
-        for _ in range(args.runs):
-            for name, code in variants.items():
-                runs[name].append(spawn(code))
+        variants = variant_codes(args.baseline, old_code)
+        runs = alternated(variants, args.runs, spawn)
     print(f'{SAMPLES} samples, best of {PASSES} passes x {args.runs} runs per variant'
           f'{" (alternating)" if len(variants) > 1 else ""}, load average {load_before:.1f} '
           f'before, {os.getloadavg()[0]:.1f} after ({os.cpu_count()} CPUs)')

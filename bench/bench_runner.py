@@ -54,7 +54,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 PHASES = ('imports', 'nodes', 'loop', 'close', 'report_data', 'metrics', 'plots')
@@ -110,6 +110,23 @@ def baseline_tree(revision: str | None) -> Iterator[Path | None]:
         subprocess.run(['tar', '-x', '-C', tmp, '--strip-components=2'], input=archive.stdout,
                        check=True)
         yield Path(tmp)
+
+
+def variant_codes(revision: str | None, old_code: Path | None) -> dict[str, Path | None]:
+    """Variant name -> code folder (None: this tree), the baseline first when there is one."""
+    return {'this tree': None} if old_code is None else \
+        {f'{revision} (before)': old_code, 'this tree (after)': None}
+
+
+def alternated(variants: dict[str, Path | None], runs: int,
+               run_one: Callable[[Path | None], dict]) -> dict[str, list[dict]]:
+    """``runs`` results of ``run_one(code)`` per variant, the variants taking turns run by run
+    (so that both see the same phases of a shared machine)."""
+    results: dict[str, list[dict]] = {name: [] for name in variants}
+    for _ in range(runs):
+        for name, code in variants.items():
+            results[name].append(run_one(code))
+    return results
 
 
 def spawn(plots: bool, code: Path | None = None, one_core: bool = False,
@@ -172,12 +189,9 @@ def main() -> None:
 
     load_before = os.getloadavg()[0]
     with baseline_tree(args.baseline) as old_code:
-        variants = {'this tree': None} if old_code is None else \
-            {f'{args.baseline} (before)': old_code, 'this tree (after)': None}
-        runs: dict[str, list[dict]] = {name: [] for name in variants}
-        for _ in range(args.runs):
-            for name, code in variants.items():
-                runs[name].append(spawn(not args.no_plots, code, args.one_core))
+        variants = variant_codes(args.baseline, old_code)
+        runs = alternated(variants, args.runs,
+                          lambda code: spawn(not args.no_plots, code, args.one_core))
         profiles = {name: spawn(not args.no_plots, code, args.one_core, args.profile)
                     for name, code in variants.items()} if args.profile else {}
     load_after = os.getloadavg()[0]

@@ -14,7 +14,6 @@ with ``wheelsim.core.vehicle_sim.description.vehicle_sim_urdf``, from the same p
 footprint frames included. No forked robot_state_publisher is needed.
 """
 
-import re
 import tempfile
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from launch_ros.substitutions import FindPackageShare
 
 from wheelsim.bringup.packages import apt_package, optional, require
 from wheelsim.bringup.params_files import robot_description, vehicle_sim_values
+from wheelsim.bringup.plotjuggler_layout import namespaced_layout
 
 
 def _wheelsim_nodes(context):
@@ -90,19 +90,6 @@ def _rviz(context):
     config = LaunchConfiguration('rviz_config').perform(context)
     return [Node(package='rviz2', executable='rviz2', name='rviz2', output='log',
                  arguments=['-d', config])]
-
-
-def namespaced_layout(layout_xml, namespace):
-    """The PlotJuggler layout with every topic under ``namespace``: PlotJuggler's ROS 2 plugin
-    subscribes by absolute name and ignores the launch namespace."""
-    if not namespace.strip('/'):
-        return layout_xml
-    prefix = '/' + namespace.strip('/')
-    topics = re.search(r'<selected_topics value="([^"]*)"', layout_xml).group(1).split(';')
-    for topic in topics:
-        layout_xml = re.sub(rf'(["> ;]){re.escape(topic)}(?=[/";<])', rf'\g<1>{prefix}{topic}',
-                            layout_xml)
-    return layout_xml
 
 
 def _plotjuggler(context):
