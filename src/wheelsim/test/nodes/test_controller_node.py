@@ -158,6 +158,24 @@ def test_unstamped_commands_and_refused_input(probe):
         plant._pose_pub.publish(bad)
         probe.spin_for(0.3)
         assert 'pose ignored: not finite' in node.output()
+        # A twist no vehicle has (the fuzz test saw it overflow the predicted pose into
+        # NaN tracking errors) is refused, naming the range.
+        errors = probe.record(Vector3Stamped, 'tracking_error')
+        plant.silent = True
+        good = PoseWithCovarianceStamped()
+        good.header.frame_id = 'map'
+        time_msg(probe.node.get_clock().now().nanoseconds, good.header.stamp)
+        plant._pose_pub.publish(good)
+        fast = Odometry()
+        fast.twist.twist.linear.x, fast.twist.twist.linear.y = 1e308, -1e308
+        fast.twist.twist.angular.z = 100.0
+        plant._odom_pub.publish(fast)
+        assert probe.spin_until(lambda: 'odom twist ignored' in node.output(), 5), node.output()
+        probe.spin_for(0.3)
+        assert errors and all(math.isfinite(e.vector.x) and math.isfinite(e.vector.y)
+                              for e in errors), errors
+        assert 'must be finite and within +-1e+06' in node.output()
+        plant.silent = False
         # An empty plan stops the vehicle.
         stop = Path()
         stop.header.frame_id = 'map'

@@ -21,6 +21,7 @@ from rcl_interfaces.srv import SetParameters
 from rclpy.parameter import Parameter
 from rosgraph_msgs.msg import Clock
 
+from wheelsim.core.vehicle_sim.timeline import PACER_MAX_LAG_S
 from wheelsim.ros.conversions import stamp_ns
 from wheelsim.testing.processes import NodeProcess, Probe
 
@@ -151,10 +152,17 @@ def test_reference_clock_at_10x_drives_a_follower_and_sim_time_timers(ros_domain
     reports = [(arrival, a) for arrival, a in diagnostics[:fast_reports]
                if a.status[0].name == '/reference/vehicle_sim: simulation']
     # The node's own measure (simulated over monotonic wall time between its reports): the
-    # arrival times at a busy probe would add the probe's delays. Never faster than asked;
-    # slower only when the machine is saturated (2 shared cores).
-    achieved = [float(diagnostic(a, 'real-time factor achieved')) for _, a in reports[1:]]
-    assert achieved and 6.0 < float(np.median(achieved)) < 10.5, achieved
+    # arrival times at a busy probe would add the probe's delays. Never faster than asked, except
+    # for catching up a lag of at most the pacer's 0.1 s of wall time (a stall on a loaded
+    # machine; a CI run saw 11.03x over one period and 10.0x over the next); slower only when
+    # the machine is saturated (2 shared cores).
+    sim_s = np.array([float(diagnostic(a, 'simulated time [s]')) for _, a in reports])
+    achieved = np.array([float(diagnostic(a, 'real-time factor achieved')) for _, a in reports])
+    sim_step_s, achieved = np.diff(sim_s), achieved[1:]
+    wall_step_s = sim_step_s / achieved
+    assert len(achieved) >= 1, achieved
+    assert np.all(sim_step_s <= 10.0 * (wall_step_s + PACER_MAX_LAG_S) + 0.01), (sim_s, achieved)
+    assert 6.0 < sim_step_s.sum() / wall_step_s.sum(), achieved
     # Exact where it is vehicle_sim's doing; a busy receiver (2 shared cores) may drop messages
     # or run a timer late, so from the receivers' side: on the grid, and mostly one period apart.
     clock_ns = np.array([stamp_ns(c.clock) for c in clocks])

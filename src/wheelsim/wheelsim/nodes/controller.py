@@ -22,7 +22,6 @@ schedule holds until poses come again. At the goal
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
@@ -53,7 +52,7 @@ from wheelsim.ros.conversions import (
     twist2d,
     twist_stamped,
 )
-from wheelsim.ros.inputs import WARN_PERIOD_S, MapPoses
+from wheelsim.ros.inputs import MAX_TWIST_COMPONENT, WARN_PERIOD_S, MapPoses
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
 from wheelsim.ros.vehicle_description import VehicleDefaults
@@ -201,8 +200,13 @@ class Controller(Node):
 
     def _on_odom(self, msg: Odometry) -> None:
         vx_mps, vy_mps, wz_radps = twist2d(msg.twist.twist)
-        if math.isfinite(vx_mps) and math.isfinite(vy_mps) and math.isfinite(wz_radps):
+        if (abs(vx_mps) <= MAX_TWIST_COMPONENT and abs(vy_mps) <= MAX_TWIST_COMPONENT
+                and abs(wz_radps) <= MAX_TWIST_COMPONENT):  # False for NaN too
             self._twist = BodyTwist(vx_mps, vy_mps, wz_radps)
+        else:
+            self._map_poses.warnings.warn('odom twist', (
+                f'odom twist ignored: ({vx_mps:g} m/s, {vy_mps:g} m/s, {wz_radps:g} rad/s) '
+                f'must be finite and within +-{MAX_TWIST_COMPONENT:g}'))
 
     def _on_timer(self) -> None:
         if self.tracker is None:

@@ -200,6 +200,10 @@ class Localization(Node):
                 'ground truth stamp went back in time: localization restarted at the vehicle'))
         elif out.event == 'reset':
             notes.info('reset', 'estimate reset from initialpose')
+        elif out.event == 'ekf_restart':
+            notes.warn('ekf restart', (
+                'the EKF state stopped being finite (an extreme initialpose covariance?): '
+                'restarted from the pose fix of this sample'))
 
     def _publish(self, out: LocalizationOutput) -> None:
         odom, pose, tf = self._messages

@@ -25,6 +25,9 @@ WARN_PERIOD_S = 5.0  # throttle of warnings that can repeat with every message
 #: A pose with a coordinate beyond +- this (m) is refused like a non-finite one: no map is
 #: that large, and squares of such coordinates overflow in the trackers' nearest-point search.
 MAX_POSE_DISTANCE_M = 1e9
+#: A body twist with a component beyond +- this (m/s, rad/s) is refused like a non-finite one:
+#: no vehicle moves that fast, and a pose predicted with it overflows the trackers' arithmetic.
+MAX_TWIST_COMPONENT = 1e6
 
 
 INFO_PERIOD_S = 1.0  # throttle of the notes a message triggers (a new plan, a teleport)

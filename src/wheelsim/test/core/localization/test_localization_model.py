@@ -8,6 +8,7 @@ from scipy import stats
 
 from wheelsim.core.geometry.se2 import compose, inverse, relative
 from wheelsim.core.localization.config import LocalizationConfig
+from wheelsim.core.localization.ekf import checked_covariance
 from wheelsim.core.localization.model import Localization
 from wheelsim.core.localization.scenario import constant_twist, figure_eight, run
 from wheelsim.core.params import ParameterError, from_flat, specs
@@ -121,6 +122,36 @@ def test_initialpose_resets_the_ekf_estimate():
     np.testing.assert_allclose(out.map_T_base, [3.0, -1.0, 2.0])  # no fix due yet
     np.testing.assert_allclose(out.map_covariance, covariance)
     np.testing.assert_allclose(compose(out.map_T_odom, out.odom_T_base), out.map_T_base)
+
+
+@pytest.mark.parametrize('covariance', [
+    np.diag([1e308, 1e308, 1e308]),  # the EKF's predict overflows: inf
+    # Symmetric within 1e-9 of its largest entry, not positive definite once symmetrized: a
+    # later correction fails (Cholesky), as the core fuzz found
+    [[1e154, -0.0, 0.0], [0.0, 1.0, -0.0], [5e-324, 1.0, 5e-324]],
+    [[1e308, 1e308, 0.0], [1e308, 1e308, 0.0], [0.0, 0.0, 1.0]],  # (m + m.T) / 2 overflowed
+])
+def test_an_extreme_initialpose_restarts_the_ekf_instead_of_breaking_it(covariance):
+    """A fuzz run of the node saw localization publish nothing for good after such an
+    initialpose: the reset failed at every sample, or the filter overflowed and every correction
+    failed. Now the filter restarts from a fix once and goes on."""
+    localization = Localization(config(mode='ekf'))
+    stamp = 1_000_000_000
+    localization.step(stamp, [0.0, 0.0, 0.0], [1.0, 0.0, 0.0])
+    localization.request_reset([0.0, 0.0, 0.0], covariance)
+    events = []
+    for k in range(1, 101):
+        out = localization.step(stamp + k * 20_000_000, [0.02 * k, 0.0, 0.0], [1.0, 0.0, 0.0])
+        events.append(out.event)
+        assert all(np.all(np.isfinite(value)) for value in (
+            out.map_T_base, out.map_covariance, out.map_T_odom, out.odom_T_base)), k
+    assert events[0] in ('reset', 'ekf_restart') and events.count('ekf_restart') == 1, events
+    assert abs(out.map_T_base[0] - 2.0) < 0.5  # tracking the truth again
+
+
+def test_a_covariance_check_never_overflows_into_an_accepted_inf():
+    huge = np.array([[1e308, 1e308, 0.0], [1e308, 1e308, 0.0], [0.0, 0.0, 1.0]])
+    np.testing.assert_array_equal(checked_covariance('c', huge), huge)
 
 
 @pytest.mark.parametrize(

@@ -83,11 +83,13 @@ def checked_covariance(name: str, value: ArrayLike) -> FloatArray:
     if matrix.shape != (3, 3) or not np.all(np.isfinite(matrix)):
         raise ValueError(f'{name} must be a 3x3 matrix of finite numbers, got {value!r}')
     scale = max(float(np.max(np.abs(matrix))), 1e-300)
-    if float(np.max(np.abs(matrix - matrix.T))) > 1e-9 * scale:
+    with np.errstate(over='ignore'):  # entries near the largest float: an inf difference
+        asymmetry = float(np.max(np.abs(matrix - matrix.T)))
+    if asymmetry > 1e-9 * scale:
         raise ValueError(f'{name} must be symmetric, got {matrix.tolist()}')
     if float(np.min(np.linalg.eigvalsh(matrix))) < -1e-9 * scale:
         raise ValueError(f'{name} must be positive semi-definite, got {matrix.tolist()}')
-    return 0.5 * (matrix + matrix.T)
+    return 0.5 * matrix + 0.5 * matrix.T  # halves first: no overflow near the largest float
 
 
 @dataclass
@@ -104,6 +106,10 @@ class PoseEkf:
             np.array(checked_pose('initial pose', pose)),
             checked_covariance('initial covariance', covariance),
         )
+
+    def is_finite(self) -> bool:
+        """Whether the pose and the covariance are finite (an estimate that can be published)."""
+        return bool(np.all(np.isfinite(self.pose)) and np.all(np.isfinite(self.covariance)))
 
     def predict(self, increment: ArrayLike, increment_covariance: ArrayLike) -> None:
         """Move the estimate by the body-frame odometry increment (covariance ``Q``)."""

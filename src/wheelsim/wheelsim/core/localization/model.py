@@ -77,7 +77,7 @@ class LocalizationOutput(NamedTuple):
     map_covariance: FloatArray
     map_T_odom: Floats3
     pose_fix: Floats3 | None
-    event: str | None
+    event: str | None  # start, time_jump, teleport, reset, ekf_restart or None
 
 
 def _drift_rates(config: LocalizationConfig) -> DriftRates:
@@ -219,10 +219,11 @@ class Localization:
         self._previous = (int(stamp_ns), truth, true_twist)
         self._wheel_pose = wheel_pose
         if self._pending_reset is not None:
-            self._apply_reset(*self._pending_reset)
-            self._pending_reset = None
+            reset, self._pending_reset = self._pending_reset, None
+            self._apply_reset(*reset)
             event = event or 'reset'
-        map_T_base_estimate, map_covariance, fix = self._estimate(stamp_ns, dt_s, truth)
+        map_T_base_estimate, map_covariance, fix, restarted = self._estimate(stamp_ns, dt_s, truth)
+        event = 'ekf_restart' if restarted else event
         odom_T_base = self._odometry.pose
         return LocalizationOutput(
             stamp_ns=int(stamp_ns),
@@ -266,27 +267,38 @@ class Localization:
 
     def _estimate(
         self, stamp_ns: int, dt_s: float, truth: Floats3
-    ) -> tuple[Floats3, FloatArray, Floats3 | None]:
+    ) -> tuple[Floats3, FloatArray, Floats3 | None, bool]:
+        """The map pose estimate, its covariance, the pose fix taken now (EKF) and whether the
+        EKF was restarted because its state stopped being finite or a correction failed."""
         if self.config.mode == 'perfect':
-            return truth, np.zeros((3, 3)), None
+            return truth, np.zeros((3, 3)), None, False
         if self.config.mode == 'noisy':
             noise_x, noise_y, noise_yaw = self._map_noise.sample(dt_s)
             x_m, y_m, yaw_rad = truth
             estimate = (x_m + noise_x, y_m + noise_y, wrap_angle(yaw_rad + noise_yaw))
-            return estimate, diagonal_covariance(self._map_noise.variance), None
+            return estimate, diagonal_covariance(self._map_noise.variance), None, False
         fix = None
+        # An extreme initialpose (covariance near the largest float) can overflow the filter:
+        # it restarts from a pose fix instead of publishing inf or failing at every sample.
+        restarted = self._ekf is not None and not self._ekf.is_finite()
+        if restarted:
+            self._ekf = None
         if self._ekf is None or stamp_ns >= self._next_fix_ns:
             fix_variances = _fix_variances(self.config)
             fix = self._pose_fix(truth, fix_variances)
-            if self._ekf is None:
+            if self._ekf is not None:
+                try:
+                    self._ekf.correct_diagonal(fix, fix_variances)
+                except ValueError:  # numerically not positive definite (LinAlgError)
+                    self._ekf, restarted = None, True
+            if self._ekf is None or not self._ekf.is_finite():
                 # The filter starts from its first pose fix.
+                restarted = restarted or self._ekf is not None
                 self._ekf = PoseEkf.from_pose(fix, diagonal_covariance(fix_variances))
-            else:
-                self._ekf.correct_diagonal(fix, fix_variances)
             # Fixes on the grid start + k * period, each at the first sample at or after it.
             period_ns = round(1e9 / self.config.ekf.measurement_rate)
             self._next_fix_ns += period_ns
             if self._next_fix_ns <= stamp_ns:
                 self._next_fix_ns = stamp_ns + period_ns
         x_m, y_m, yaw_rad = self._ekf.pose.tolist()
-        return (x_m, y_m, yaw_rad), self._ekf.covariance.copy(), fix
+        return (x_m, y_m, yaw_rad), self._ekf.covariance.copy(), fix, restarted

@@ -24,6 +24,8 @@ from collections.abc import Iterator
 from fractions import Fraction
 
 NS_PER_S = 1_000_000_000
+# Wall time the reference clock may fall behind before it restarts pacing instead of catching up.
+PACER_MAX_LAG_S = 0.1
 
 
 class Event(enum.IntEnum):
@@ -158,7 +160,7 @@ class Pacer:
     current simulated time instead of racing to catch up, and counts it in :attr:`lag_restarts`.
     """
 
-    def __init__(self, real_time_factor: float, max_lag_s: float = 0.1) -> None:
+    def __init__(self, real_time_factor: float, max_lag_s: float = PACER_MAX_LAG_S) -> None:
         self.factor = float(real_time_factor)
         self.max_lag_ns = int(max_lag_s * NS_PER_S)
         self.lag_restarts = 0
