@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -66,15 +67,22 @@ def output_of(text, exits):
 # Python object" inside take_message and the stand-in exits 1 (reproduced about 2 in 100
 # SIGINTs). wheelsim's nodes do not install rclpy's handlers (ros/node_main.py) and are held to
 # a clean exit; only this failure of the stand-in, shown by its own output, is let through.
+# On a loaded machine the stand-in has also failed to end within launch's SIGINT and SIGTERM
+# timeouts (5 s each) and was killed (-9; Jazzy CI, forklift preset, our nodes exited 0): that is
+# let through too, for the stand-in only.
 STANDIN_TAKE_FAILURE = "RuntimeError: Unable to convert call argument '0' to Python object"
+KILLED_BY_LAUNCH = (-signal.SIGTERM, -signal.SIGKILL)
 
 
 def standin_rclpy_take_failure(text, process_exit):
-    """True if ``process_exit`` is the stand-in robot_state_publisher failing as described above."""
-    return (process_exit['name'].startswith('robot_state_publisher-')
-            and process_exit['returncode'] == 1
-            and 'STAND-IN robot_state_publisher' in text
-            and STANDIN_TAKE_FAILURE in output_of(text, [process_exit]))
+    """True if ``process_exit`` is the stand-in robot_state_publisher failing at shutdown as
+    described above: its rclpy take failure, or killed by launch's escalation."""
+    if not (process_exit['name'].startswith('robot_state_publisher-')
+            and process_exit['during_shutdown'] and 'STAND-IN robot_state_publisher' in text):
+        return False
+    return process_exit['returncode'] in KILLED_BY_LAUNCH or (
+        process_exit['returncode'] == 1
+        and STANDIN_TAKE_FAILURE in output_of(text, [process_exit]))
 
 
 def assert_ran_and_shut_down_cleanly(summary, text, expected_processes):

@@ -18,7 +18,6 @@ At most ``workers`` runs are in flight, so an interrupted sweep loses at most th
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -145,7 +144,11 @@ class RayRunner:
         """Run ``jobs``, yielding ``(job, result)`` as each finishes (see :func:`run_job`; a
         worker that died gives an ``error`` result). A job is taken from ``jobs`` only when a
         worker is free, so a generator can choose the next run from the results so far. On
-        KeyboardInterrupt the runs in flight are cancelled and the interrupt goes on."""
+        KeyboardInterrupt the interrupt goes on and the runs in flight are left to Ray, which
+        ends a job's workers when its driver disconnects (``ray.shutdown``). They are not
+        cancelled: a force-cancelled task whose reply was already on its way (Ctrl-C reaches the
+        workers too) aborted Ray's core worker with "Tried to complete task that was not
+        pending" (Kilted CI)."""
         import ray
 
         root = root.resolve()  # workers do not share the driver's working folder
@@ -154,29 +157,23 @@ class RayRunner:
         (root / TOKEN_FILE).write_text(token)
         waiting = iter(jobs)
         in_flight: dict[Any, Job] = {}
-        try:
-            while True:
-                while len(in_flight) < self.workers:  # pulled only when a worker is free
-                    job = next(waiting, None)
-                    if job is None:
-                        break
-                    in_flight[self._task.remote(job, str(root), token)] = job
-                if not in_flight:
-                    return
-                done, _ = ray.wait(list(in_flight), num_returns=1, timeout=WAIT_S)
-                for ref in done:
-                    job = in_flight.pop(ref)
-                    try:
-                        result = ray.get(ref)
-                    except ray.exceptions.RayError as err:  # the worker died (crash, OOM)
-                        result = {'error': f'{type(err).__name__}: {err}'.splitlines()[0]}
-                    _write_files(root, result.pop('files', {}))
-                    yield job, result
-        except (KeyboardInterrupt, GeneratorExit):
-            for ref in in_flight:
-                with contextlib.suppress(Exception):  # Ray may be going down with the Ctrl-C
-                    ray.cancel(ref, force=True)
-            raise
+        while True:
+            while len(in_flight) < self.workers:  # pulled only when a worker is free
+                job = next(waiting, None)
+                if job is None:
+                    break
+                in_flight[self._task.remote(job, str(root), token)] = job
+            if not in_flight:
+                return
+            done, _ = ray.wait(list(in_flight), num_returns=1, timeout=WAIT_S)
+            for ref in done:
+                job = in_flight.pop(ref)
+                try:
+                    result = ray.get(ref)
+                except ray.exceptions.RayError as err:  # the worker died (crash, OOM)
+                    result = {'error': f'{type(err).__name__}: {err}'.splitlines()[0]}
+                _write_files(root, result.pop('files', {}))
+                yield job, result
 
 
 def _write_files(root: Path, files: dict[str, bytes]) -> None:
