@@ -17,6 +17,7 @@ The environment must keep DDS on loopback and name a reserved ``ROS_DOMAIN_ID``
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -66,10 +67,13 @@ class NodeProcess:
         command += list(ros_args)
         self.command = command
         self._log = open(self._dir / 'output.txt', 'w+')  # noqa: SIM115 - closed in stop()
+        self._final_output: str | None = None  # kept by stop(), which removes the folder
         self.process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT)
 
     def output(self) -> str:
         """Everything the node printed so far (stdout and stderr, ROS logging included)."""
+        if self._final_output is not None:
+            return self._final_output
         return (self._dir / 'output.txt').read_text()
 
     def wait(self, timeout_s: float = 30.0) -> int:
@@ -77,7 +81,8 @@ class NodeProcess:
         return self.process.wait(timeout=timeout_s)
 
     def stop(self, timeout_s: float = 10.0) -> int:
-        """SIGINT, then wait (kill after ``timeout_s``); return the exit code."""
+        """SIGINT, then wait (kill after ``timeout_s``); return the exit code. The output stays
+        readable (:meth:`output`); its temporary folder is removed."""
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGINT)
             try:
@@ -85,7 +90,10 @@ class NodeProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        self._log.close()
+        if self._final_output is None:
+            self._final_output = self.output()
+            self._log.close()
+            shutil.rmtree(self._dir, ignore_errors=True)
         return self.process.returncode
 
     def __enter__(self) -> NodeProcess:

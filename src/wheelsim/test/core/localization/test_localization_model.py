@@ -124,6 +124,7 @@ def test_initialpose_resets_the_ekf_estimate():
     np.testing.assert_allclose(compose(out.map_T_odom, out.odom_T_base), out.map_T_base)
 
 
+@pytest.mark.filterwarnings('ignore:overflow encountered:RuntimeWarning')  # what it tests
 @pytest.mark.parametrize('covariance', [
     np.diag([1e308, 1e308, 1e308]),  # the EKF's predict overflows: inf
     # Symmetric within 1e-9 of its largest entry, not positive definite once symmetrized: a
