@@ -107,6 +107,13 @@ class Stack:
     def output(self, name: str) -> str:
         return self.nodes[name].output()
 
+    def controller_diagnosis(self) -> str:
+        """The controller's output and who publishes /clock on the test's domain: a CI run saw
+        the controller's clock jump back by ~8300 s (a second /clock source was suspected)."""
+        sources = sorted(f'{info.node_namespace.rstrip("/")}/{info.node_name}'
+                         for info in self.probe.node.get_publishers_info_by_topic('/clock'))
+        return f'/clock publishers: {sources}\n{self.output("controller")}'
+
     def wait_for_goal(self, count: int, timeout_s: float) -> None:
         """Until the controller has ended ``count`` plans (reached or given up)."""
 
@@ -114,8 +121,9 @@ class Stack:
             text = self.output('controller')
             return text.count('goal reached') + text.count('goal not reached') >= count
 
-        assert self.probe.spin_until(ended, timeout_s), self.output('controller')
-        assert self.output('controller').count('goal reached') >= count, self.output('controller')
+        assert self.probe.spin_until(ended, timeout_s), self.controller_diagnosis()
+        assert self.output('controller').count('goal reached') >= count, (
+            self.controller_diagnosis())
         self.probe.spin_for(2.0 / SPEEDUP)  # one more simulated second to come to rest
 
     def send_goal(self, goal: Pose2D) -> None:
