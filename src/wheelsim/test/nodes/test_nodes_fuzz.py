@@ -5,7 +5,9 @@ fuzzed too. For 8 s a seeded fuzzer sends messages whose numbers are NaN, +-inf,
 ordinary, with negative, huge and non-normalised stamps, empty, odd and long frame names, zero
 and non-unit quaternions, and empty or long arrays (paths of 20 000 poses, 500 transforms).
 Then: every node is alive, what the nodes published is finite, their logs stayed short
-(throttled), and once the fuzzing stops they go on working (fresh, finite outputs).
+(throttled), and once the fuzzing stops they go on working (fresh, finite outputs). The seed is
+the test's ROS domain ID: ``WHEELSIM_ROS_DOMAIN_IDS=<id>`` replays a failure's message sequence
+(its timing, and so which messages interleave with the clock, varies).
 """
 
 from __future__ import annotations
@@ -111,6 +113,8 @@ def non_finite(msg) -> bool:
 
 def test_no_message_kills_a_node(ros_domain_id):
     rng = random.Random(f'fuzz-{ros_domain_id}')
+    # Shown with a failure: WHEELSIM_ROS_DOMAIN_IDS=<id> replays the same messages.
+    print(f'fuzz seed: domain {ros_domain_id}')
     probe = Probe(use_sim_time=False)
     nodes = {name: NodeProcess(f'wheelsim.nodes.{name}', {**params, 'use_sim_time': True})
              for name, params in NODES.items()}
