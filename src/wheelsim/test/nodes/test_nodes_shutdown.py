@@ -11,10 +11,12 @@ from __future__ import annotations
 import random
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
 
+from wheelsim.ros.node_main import SHUTDOWN_TIMEOUT_S
 from wheelsim.testing.processes import NodeProcess
 
 NODES = ('vehicle_sim', 'localization', 'planner', 'controller')
@@ -66,3 +68,44 @@ def test_every_node_exits_cleanly_within_a_second(ros_domain_id, sig, rounds):
                 failures.append(f'round {round_index}: {name} exit code {code} after '
                                 f'{seconds:.2f} s\n{output[-2000:]}')
     assert not failures, f'{len(failures)} of {4 * rounds} stops not clean:\n' + '\n'.join(failures)
+
+
+# A node whose destruction hangs (a stand-in for a DDS teardown that never returns), run by
+# run_node like every wheelsim node.
+HANGING_NODE = """
+import time
+from rclpy.node import Node
+from wheelsim.ros.node_main import run_node
+
+class Hanging(Node):
+    def __init__(self):
+        super().__init__('hanging')
+        self.get_logger().info('up')
+
+    def destroy_node(self):
+        time.sleep(60.0)
+
+run_node(Hanging, 'hanging')
+"""
+
+
+def test_a_shutdown_that_hangs_ends_with_a_traceback_and_exit_1(ros_domain_id):
+    process = subprocess.Popen([sys.executable, '-c', HANGING_NODE], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 30.0
+        lines = []
+        while not any('[hanging]: up' in line for line in lines):
+            assert time.monotonic() < deadline and process.poll() is None, lines
+            lines.append(process.stdout.readline())
+        sent = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        code = process.wait(timeout=SHUTDOWN_TIMEOUT_S + 10.0)
+        seconds = time.monotonic() - sent
+        output = process.stdout.read()
+    finally:
+        process.kill()
+        process.wait()
+    assert code == 1, output
+    assert SHUTDOWN_TIMEOUT_S <= seconds < SHUTDOWN_TIMEOUT_S + 5.0, (seconds, output)
+    assert 'Timeout (0:00:03)!' in output and 'in destroy_node' in output, output

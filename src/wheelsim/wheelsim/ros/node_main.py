@@ -10,6 +10,13 @@ stops at once whenever the signal comes (during start-up, in a callback, while w
 own signal handling is not installed: with it, a node sometimes missed a SIGINT and blocked in
 ``rcl_wait`` until killed (seen on Jazzy and Kilted, under load).
 
+Should the shutdown itself hang (once, under load in CI, a localization process outlived launch's
+SIGINT and SIGTERM timeouts and was killed with SIGKILL; where it hung is not known), the first
+signal has armed a watchdog (:mod:`faulthandler`; a signal during start-up arms it when the
+node would start spinning): :data:`SHUTDOWN_TIMEOUT_S` later it prints
+every thread's Python stack to standard error, which shows where it hung, and ends the process
+with exit code 1.
+
 Exit codes: 0 after SIGINT, SIGTERM or an external shutdown, 2 when the node cannot start
 because of its parameters or arguments (the message names the parameter, the value and the
 allowed range; no stack trace). Once running, a failing callback is logged and skipped
@@ -24,6 +31,7 @@ through ``main()``.
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import signal
 import sys
@@ -41,6 +49,9 @@ from wheelsim.core.params import ParameterError
 
 EXIT_BAD_INPUT = 2
 SHUTDOWN_POLL_S = 1.0  # the longest the executor waits before it looks at the stop request
+#: From the first SIGINT or SIGTERM to the watchdog's traceback and exit 1 (launch escalates to
+#: SIGTERM after 5 s).
+SHUTDOWN_TIMEOUT_S = 3.0
 CALLBACK_ERROR_PERIOD_S = 5.0  # throttle of the error logged for a failed callback
 
 
@@ -51,6 +62,7 @@ class StopRequest:
 
     def __init__(self) -> None:
         self.signal_name = ''
+        self._running = False  # the node is built and spinning (see wake)
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, self._on_signal)
         self._read_fd, write_fd = os.pipe()
@@ -58,13 +70,23 @@ class StopRequest:
         signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
 
     def _on_signal(self, signum: int, _frame: object) -> None:
+        first = not self.signal_name
         self.signal_name = signal.Signals(signum).name
+        if first and self._running:
+            self._arm_watchdog()
+
+    @staticmethod
+    def _arm_watchdog() -> None:
+        """Traceback and exit 1 unless the process has ended within SHUTDOWN_TIMEOUT_S."""
+        faulthandler.dump_traceback_later(SHUTDOWN_TIMEOUT_S, exit=True, file=sys.stderr)
 
     def __bool__(self) -> bool:
         return bool(self.signal_name)
 
     def wake(self, node: Node) -> None:
-        """From now on a signal triggers a guard condition of ``node``: its executor wakes."""
+        """From now on a signal triggers a guard condition of ``node``: its executor wakes.
+        Called when the node starts spinning; from then on the first signal arms the shutdown
+        watchdog (see the module doc)."""
         guard = node.create_guard_condition(lambda: None)
 
         def forward() -> None:
@@ -72,6 +94,9 @@ class StopRequest:
                 guard.trigger()
 
         threading.Thread(target=forward, name='signal wake-up', daemon=True).start()
+        self._running = True
+        if self.signal_name:  # it came during start-up: the shutdown starts now
+            self._arm_watchdog()
 
 
 def spin_until_stopped(node: Node, stop: StopRequest) -> None:
