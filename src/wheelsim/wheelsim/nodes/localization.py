@@ -202,8 +202,8 @@ class Localization(Node):
             notes.info('reset', 'estimate reset from initialpose')
         elif out.event == 'ekf_restart':
             notes.warn('ekf restart', (
-                'the EKF state stopped being finite (an extreme initialpose covariance?): '
-                'restarted from the pose fix of this sample'))
+                'the EKF state stopped being finite or a correction failed numerically (an '
+                'extreme initialpose covariance?): restarted from the pose fix of this sample'))
 
     def _publish(self, out: LocalizationOutput) -> None:
         odom, pose, tf = self._messages
