@@ -84,6 +84,14 @@ class Probe:
         assert self.spin_until(matched, timeout_s), 'localization node did not come up'
         self.spin_until(lambda: False, 0.5)  # let the remaining endpoints match
 
+    def drain(self, quiet_s=0.5, timeout_s=5.0):
+        """Take what is still on its way: until nothing came for ``quiet_s``."""
+        deadline = time.monotonic() + timeout_s
+        count = -1
+        while count != sum(map(len, self.received.values())) and time.monotonic() < deadline:
+            count = sum(map(len, self.received.values()))
+            self.spin_until(lambda: False, quiet_s)
+
     def close(self):
         self.node.destroy_node()
         rclpy.try_shutdown(context=self.context)
@@ -229,20 +237,35 @@ def test_with_vehicle_sim_all_three_frames_and_both_topics(probe):
         results = [stop(sim), stop(node)]
     for code, output in results:
         assert code == 0, output
+    probe.drain()
     truth_stamps = {stamp_ns(m.header.stamp) for m in truth}
     odom, pose = by_stamp(probe.received['odom']), by_stamp(probe.received['pose'])
-    # Equal up to the last stamp both arrived for (the nodes stop between two publications).
-    end = min(max(pose), max(odom))
-    assert len(odom) > 50 and {s for s in pose if s <= end} == {s for s in odom if s <= end}
-    # Both saw the same ground truth while both were subscribed: one odom per message, same stamp.
-    low, high = max(min(truth_stamps), min(odom)), min(max(truth_stamps), max(odom))
-    window = {s for s in truth_stamps | set(odom) if low <= s <= high}
-    assert len(window) > 50
-    assert window <= truth_stamps and window <= set(odom)
     tf = probe.received['/tf']
     frames = {(t.header.frame_id, t.child_frame_id) for m in tf for t in m.transforms}
     assert frames == {('map', 'odom'), ('odom', 'base_link')}
-    assert {s for s in tf_by_stamp(tf) if low <= s <= high} == window
+    # Over the stamps all streams cover (each starts once discovery matched its reader and ends
+    # when the nodes stop): odom, pose and tf with the stamp of a ground truth, all three alike.
+    outputs = {'odom': set(odom), 'pose': set(pose), '/tf': set(tf_by_stamp(tf))}
+    low = max(min(stamps) for stamps in (truth_stamps, *outputs.values()))
+    high = min(max(stamps) for stamps in (truth_stamps, *outputs.values()))
+    window = {s for s in truth_stamps if low <= s <= high}
+    assert len(window) > 50
+    answered = {s for s in outputs['odom'] if low <= s <= high}
+    assert answered <= window, f'odom stamps no ground truth had: {sorted(answered - window)}'
+    for name in ('pose', '/tf'):
+        stamps = {s for s in outputs[name] if low <= s <= high}
+        assert stamps == answered, (
+            f'in [{low}, {high}] ns, {name} without odom {sorted(stamps - answered)}, odom '
+            f'without {name} {sorted(answered - stamps)}'
+        )
+    # One answer per ground truth, but a subscriber's keep-last 10 queue drops samples when its
+    # process is starved for 0.2 s (a CI run lost at least one): a few, not a pattern.
+    # Exactly one per ground truth is checked where the test paces the samples (above).
+    unanswered = sorted(window - answered)
+    assert len(unanswered) <= 0.05 * len(window), (
+        f'{len(unanswered)} of {len(window)} ground truths unanswered: {unanswered}\n'
+        + '\n'.join(output for _, output in results)
+    )
     last = max(odom)
     assert math.hypot(*pose2d(odom[last].pose.pose)[:2]) > 0.2  # the vehicle drove
     assert np.all(np.diag(planar_covariance(odom[last].pose.covariance)) > 0.0)
