@@ -12,9 +12,12 @@ distro="$WHEELSIM_DISTRO"
 echo "[test] ROS 2 $distro"
 
 results="$root/build/$distro/test-results"
-# Every run shuffles the modules and the tests inside each (pytest-random-order; the seed is
-# printed at the top, --random-order-seed=N replays it), so no test relies on another's leftovers.
-order=(-p random_order --random-order-bucket=module)
+# Every run shuffles the modules and the tests inside each (pytest-random-order), so no test
+# relies on another's leftovers. The seed is printed here (pytest's -q hides the plugin's own
+# line); WHEELSIM_TEST_SEED=N replays an order.
+seed="${WHEELSIM_TEST_SEED:-$((RANDOM * 32768 + RANDOM))}"
+echo "[test] random order seed $seed (replay: WHEELSIM_TEST_SEED=$seed make test DISTRO=$distro)"
+order=(-p random_order --random-order-bucket=module "--random-order-seed=$seed")
 rm -rf "$results" && mkdir -p "$results"
 
 colcon --log-base "log/$distro" test --base-paths src --packages-select wheelsim \
