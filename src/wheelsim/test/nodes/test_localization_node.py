@@ -7,7 +7,6 @@ the test process publishes ground truth or commands and records what comes back.
 import math
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from wheelsim.core.localization.scenario import figure_eight
 from wheelsim.nodes.localization import covariance6, planar_covariance
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import odometry, pose2d, quaternion_from_yaw, stamp_ns, time_msg
-from wheelsim.testing.processes import RECORD_QOS
+from wheelsim.testing.processes import RECORD_QOS, python_command
 
 PACKAGE_PARENT = str(Path(wheelsim.__file__).resolve().parents[1])
 TOPICS = {'odom': Odometry, 'pose': PoseWithCovarianceStamped, '/tf': TFMessage}
@@ -34,7 +33,7 @@ def start(module, *ros_args):
     """A wheelsim node as a child process on the test's domain (set by ``ros_domain_id``)."""
     env = dict(os.environ)
     env['PYTHONPATH'] = PACKAGE_PARENT + os.pathsep + env.get('PYTHONPATH', '')
-    command = [sys.executable, '-m', f'wheelsim.nodes.{module}']
+    command = python_command('-m', f'wheelsim.nodes.{module}')
     if ros_args:
         command += ['--ros-args', *ros_args]
     return subprocess.Popen(

@@ -8,6 +8,7 @@ its own random moment after it is up (seeded, so a failure can be replayed). Bef
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import subprocess
@@ -17,7 +18,7 @@ import time
 import pytest
 
 from wheelsim.ros.node_main import SHUTDOWN_TIMEOUT_S
-from wheelsim.testing.processes import NodeProcess
+from wheelsim.testing.processes import NodeProcess, python_command
 
 NODES = ('vehicle_sim', 'localization', 'planner', 'controller')
 EXIT_WITHIN_S = 1.0
@@ -90,7 +91,7 @@ run_node(Hanging, 'hanging')
 
 
 def test_a_shutdown_that_hangs_ends_with_a_traceback_and_exit_1(ros_domain_id):
-    process = subprocess.Popen([sys.executable, '-c', HANGING_NODE], stdout=subprocess.PIPE,
+    process = subprocess.Popen(python_command('-c', HANGING_NODE), stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 30.0
@@ -109,3 +110,64 @@ def test_a_shutdown_that_hangs_ends_with_a_traceback_and_exit_1(ros_domain_id):
     assert code == 1, output
     assert SHUTDOWN_TIMEOUT_S <= seconds < SHUTDOWN_TIMEOUT_S + 5.0, (seconds, output)
     assert 'Timeout (0:00:03)!' in output and 'in destroy_node' in output, output
+
+
+# A test process that starts a node through NodeProcess, prints the node's PID and waits to be
+# killed: a pytest run ended by SIGKILL (a CI time-out) or a crash.
+PARENT_OF_A_NODE = """
+import time
+from wheelsim.testing.processes import NodeProcess, python_command
+
+node = NodeProcess('wheelsim.nodes.vehicle_sim')
+print(node.process.pid, flush=True)
+time.sleep(600.0)
+"""
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (nobody may reap an orphan here)."""
+    try:
+        with open(f'/proc/{pid}/stat') as stat:
+            return stat.read().rpartition(')')[2].split()[0] != 'Z'
+    except FileNotFoundError:
+        return False
+
+
+def test_a_node_ends_when_the_test_process_that_started_it_is_killed(ros_domain_id):
+    parent = subprocess.Popen([sys.executable, '-c', PARENT_OF_A_NODE], stdout=subprocess.PIPE,
+                              text=True)
+    node_pid = int(parent.stdout.readline())
+    try:
+        time.sleep(1.0)  # the node is starting or up
+        assert running(node_pid)
+        parent.kill()
+        parent.wait()
+        deadline = time.monotonic() + SHUTDOWN_TIMEOUT_S + 5.0
+        while running(node_pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not running(node_pid), (
+            f'the node (PID {node_pid}) outlived the killed test process that started it: it '
+            f'would go on publishing on domain {ros_domain_id} after the domain is released')
+    finally:
+        if running(node_pid):
+            os.kill(node_pid, signal.SIGKILL)
+
+
+def test_a_child_whose_parent_ended_before_it_started_exits_saying_so():
+    command = python_command('-c', 'print("ran")')
+    command[command.index(str(os.getpid()))] = '1'  # as if its parent had ended: init adopted it
+    done = subprocess.run(command, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 1
+    assert 'ran' not in done.stdout
+    assert 'the process that started this one (PID 1) has ended already' in done.stderr
+
+
+def test_python_command_runs_code_and_modules_with_their_arguments():
+    code = 'import sys; print(__name__, sys.argv)'
+    assert subprocess.run(python_command('-c', code, 'a', 'b'), capture_output=True, text=True,
+                          timeout=30).stdout == "__main__ ['-c', 'a', 'b']\n"
+    module = subprocess.run(python_command('-m', 'json.tool', '--compact'), input='{"a": 1}',
+                            capture_output=True, text=True, timeout=30)
+    assert module.stdout == '{"a":1}\n', module.stderr
+    with pytest.raises(ValueError, match='option .-x. must be -m'):
+        python_command('-x', 'code')

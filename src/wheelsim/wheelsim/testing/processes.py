@@ -3,6 +3,9 @@
 - :class:`NodeProcess`: ``python -m wheelsim.nodes.<name> --ros-args ...`` in its own process,
   parameters written to a params file, output captured to a file (a pipe could fill up and
   block the node), stopped with SIGINT like ``ros2 run`` on Ctrl-C.
+- :func:`python_command`: the command line of a Python child that gets SIGTERM when the thread
+  that started it ends, so a killed test run (a CI time-out, SIGKILL) leaves no node publishing
+  on a domain it no longer reserves. :class:`NodeProcess` starts its node with it.
 - :class:`Probe`: an rclpy node in the calling process, with its own context and executor,
   that records topics, publishes, calls services and spins until a condition holds.
 - :class:`ClockedVehicleSim`: a ``use_sim_time`` vehicle_sim whose ``/clock`` the probe
@@ -45,6 +48,36 @@ from wheelsim.ros.conversions import clock_msg, stamp_ns
 #: Deep enough that nothing is dropped while the probe is busy (depth 10 can overflow).
 RECORD_QOS = QoSProfile(depth=1000)
 
+#: Run as ``python -c CHILD_LAUNCHER PARENT_PID -m MODULE ARGS...`` (or ``-c CODE ARGS...``):
+#: asks Linux for SIGTERM when the parent's starting thread ends (``PR_SET_PDEATHSIG``, prctl(2)),
+#: exits if the parent has ended already, then runs the module or code as ``python -m`` or
+#: ``python -c`` would, with ``sys.argv`` as they would set it.
+CHILD_LAUNCHER = """
+import ctypes, os, runpy, signal, sys
+PR_SET_PDEATHSIG = 1
+if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM) != 0:
+    sys.exit(f'prctl(PR_SET_PDEATHSIG) failed: {os.strerror(ctypes.get_errno())}')
+if os.getppid() != int(sys.argv[1]):
+    sys.exit(f'the process that started this one (PID {sys.argv[1]}) has ended already')
+option, target, *arguments = sys.argv[2:]
+if option == '-m':
+    sys.argv = [target, *arguments]
+    runpy.run_module(target, run_name='__main__', alter_sys=True)
+else:
+    sys.argv = ['-c', *arguments]
+    exec(compile(target, '<string>', 'exec'), {'__name__': '__main__'})
+"""
+
+
+def python_command(option: str, target: str, *arguments: str) -> list[str]:
+    """The command line running ``python OPTION TARGET ARGUMENTS...`` (``-m module`` or
+    ``-c code``) in a child that ends with SIGTERM when the thread calling ``subprocess.Popen``
+    ends (the whole test process, when that is its main thread; Linux only)."""
+    if option not in ('-m', '-c'):
+        raise ValueError(f'option {option!r} must be -m (a module) or -c (code)')
+    return [sys.executable, '-c', CHILD_LAUNCHER, str(os.getpid()), option, target,
+            *arguments]
+
 
 class NodeProcess:
     """A node module started in a child process with parameters and extra ROS arguments."""
@@ -57,7 +90,7 @@ class NodeProcess:
         ros_args: Sequence[str] = (),
     ) -> None:
         self._dir = Path(tempfile.mkdtemp(prefix='wheelsim-node-'))
-        command = [sys.executable, '-m', module, '--ros-args']
+        command = python_command('-m', module, '--ros-args')
         if params:
             params_file = self._dir / 'params.yaml'
             params_file.write_text(yaml.safe_dump({'/**': {'ros__parameters': dict(params)}}))
