@@ -7,6 +7,7 @@ the test process publishes ground truth or commands and records what comes back.
 import math
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from wheelsim.core.localization.scenario import figure_eight
 from wheelsim.nodes.localization import covariance6, planar_covariance
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import odometry, pose2d, quaternion_from_yaw, stamp_ns, time_msg
-from wheelsim.testing.processes import RECORD_QOS, python_command
+from wheelsim.testing.processes import RECORD_QOS, ending_with_this_process
 
 PACKAGE_PARENT = str(Path(wheelsim.__file__).resolve().parents[1])
 TOPICS = {'odom': Odometry, 'pose': PoseWithCovarianceStamped, '/tf': TFMessage}
@@ -33,11 +34,12 @@ def start(module, *ros_args):
     """A wheelsim node as a child process on the test's domain (set by ``ros_domain_id``)."""
     env = dict(os.environ)
     env['PYTHONPATH'] = PACKAGE_PARENT + os.pathsep + env.get('PYTHONPATH', '')
-    command = python_command('-m', f'wheelsim.nodes.{module}')
+    command = [sys.executable, '-m', f'wheelsim.nodes.{module}']
     if ros_args:
         command += ['--ros-args', *ros_args]
     return subprocess.Popen(
-        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        ending_with_this_process(command), env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
     )
 
 

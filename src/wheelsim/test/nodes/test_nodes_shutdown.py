@@ -18,7 +18,7 @@ import time
 import pytest
 
 from wheelsim.ros.node_main import SHUTDOWN_TIMEOUT_S
-from wheelsim.testing.processes import NodeProcess, python_command
+from wheelsim.testing.processes import NodeProcess, ending_with_this_process
 
 NODES = ('vehicle_sim', 'localization', 'planner', 'controller')
 EXIT_WITHIN_S = 1.0
@@ -91,8 +91,8 @@ run_node(Hanging, 'hanging')
 
 
 def test_a_shutdown_that_hangs_ends_with_a_traceback_and_exit_1(ros_domain_id):
-    process = subprocess.Popen(python_command('-c', HANGING_NODE), stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True)
+    process = subprocess.Popen(ending_with_this_process([sys.executable, '-c', HANGING_NODE]),
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 30.0
         lines = []
@@ -116,7 +116,7 @@ def test_a_shutdown_that_hangs_ends_with_a_traceback_and_exit_1(ros_domain_id):
 # killed: a pytest run ended by SIGKILL (a CI time-out) or a crash.
 PARENT_OF_A_NODE = """
 import time
-from wheelsim.testing.processes import NodeProcess, python_command
+from wheelsim.testing.processes import NodeProcess, ending_with_this_process
 
 node = NodeProcess('wheelsim.nodes.vehicle_sim')
 print(node.process.pid, flush=True)
@@ -154,20 +154,16 @@ def test_a_node_ends_when_the_test_process_that_started_it_is_killed(ros_domain_
 
 
 def test_a_child_whose_parent_ended_before_it_started_exits_saying_so():
-    command = python_command('-c', 'print("ran")')
+    command = ending_with_this_process(['echo', 'ran'])
     command[command.index(str(os.getpid()))] = '1'  # as if its parent had ended: init adopted it
     done = subprocess.run(command, capture_output=True, text=True, timeout=30)
-    assert done.returncode == 1
-    assert 'ran' not in done.stdout
+    assert (done.returncode, done.stdout) == (1, '')
     assert 'the process that started this one (PID 1) has ended already' in done.stderr
 
 
-def test_python_command_runs_code_and_modules_with_their_arguments():
-    code = 'import sys; print(__name__, sys.argv)'
-    assert subprocess.run(python_command('-c', code, 'a', 'b'), capture_output=True, text=True,
-                          timeout=30).stdout == "__main__ ['-c', 'a', 'b']\n"
-    module = subprocess.run(python_command('-m', 'json.tool', '--compact'), input='{"a": 1}',
-                            capture_output=True, text=True, timeout=30)
-    assert module.stdout == '{"a":1}\n', module.stderr
-    with pytest.raises(ValueError, match='option .-x. must be -m'):
-        python_command('-x', 'code')
+def test_the_child_runs_the_command_with_its_arguments_and_environment():
+    code = 'import os, sys; print(__name__, sys.argv, os.environ["WHEELSIM_PROBE"])'
+    done = subprocess.run(ending_with_this_process([sys.executable, '-c', code, 'a', 'b c']),
+                          capture_output=True, text=True, timeout=30,
+                          env={**os.environ, 'WHEELSIM_PROBE': 'kept'})
+    assert done.stdout == "__main__ ['-c', 'a', 'b c'] kept\n", done.stderr

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -22,7 +23,7 @@ from rosgraph_msgs.msg import Clock
 
 from wheelsim.core.vehicle_sim.timeline import PACER_MAX_LAG_S
 from wheelsim.ros.conversions import stamp_ns
-from wheelsim.testing.processes import NodeProcess, Probe, python_command
+from wheelsim.testing.processes import NodeProcess, Probe, ending_with_this_process
 
 MS = 1_000_000
 NODE = 'wheelsim.nodes.vehicle_sim'
@@ -124,8 +125,8 @@ def test_reference_clock_at_10x_drives_a_follower_and_sim_time_timers(ros_domain
     # A follower that stalls 0.1 s (a loaded machine) misses 1 s of a 10x clock: step through it.
     follower = NodeProcess(NODE, {'use_sim_time': True, 'max_time_jump': 10.0},
                            namespace='/follower')
-    timers = subprocess.Popen(python_command('-c', TIMER_NODE), stdout=subprocess.PIPE,
-                              text=True)
+    timers = subprocess.Popen(ending_with_this_process([sys.executable, '-c', TIMER_NODE]),
+                              stdout=subprocess.PIPE, text=True)
     try:
         clocks = probe.record(Clock, '/clock')
         ground_truth = probe.record(Odometry, '/reference/ground_truth')

@@ -3,9 +3,9 @@
 - :class:`NodeProcess`: ``python -m wheelsim.nodes.<name> --ros-args ...`` in its own process,
   parameters written to a params file, output captured to a file (a pipe could fill up and
   block the node), stopped with SIGINT like ``ros2 run`` on Ctrl-C.
-- :func:`python_command`: the command line of a Python child that gets SIGTERM when the thread
-  that started it ends, so a killed test run (a CI time-out, SIGKILL) leaves no node publishing
-  on a domain it no longer reserves. :class:`NodeProcess` starts its node with it.
+- :func:`ending_with_this_process`: a child's command line such that it gets SIGTERM when the
+  thread that started it ends, so a killed test run (a CI time-out, SIGKILL) leaves no node
+  publishing on a domain it no longer reserves. :class:`NodeProcess` starts its node with it.
 - :class:`Probe`: an rclpy node in the calling process, with its own context and executor,
   that records topics, publishes, calls services and spins until a condition holds.
 - :class:`ClockedVehicleSim`: a ``use_sim_time`` vehicle_sim whose ``/clock`` the probe
@@ -48,35 +48,24 @@ from wheelsim.ros.conversions import clock_msg, stamp_ns
 #: Deep enough that nothing is dropped while the probe is busy (depth 10 can overflow).
 RECORD_QOS = QoSProfile(depth=1000)
 
-#: Run as ``python -c CHILD_LAUNCHER PARENT_PID -m MODULE ARGS...`` (or ``-c CODE ARGS...``):
-#: asks Linux for SIGTERM when the parent's starting thread ends (``PR_SET_PDEATHSIG``, prctl(2)),
-#: exits if the parent has ended already, then runs the module or code as ``python -m`` or
-#: ``python -c`` would, with ``sys.argv`` as they would set it.
+#: Run as ``python -c CHILD_LAUNCHER PARENT_PID PROGRAM ARGS...``: asks Linux for SIGTERM when
+#: the parent's starting thread ends (``PR_SET_PDEATHSIG``, prctl(2), which ``execve`` keeps),
+#: exits if the parent has ended already, then executes ``PROGRAM ARGS...`` in its place.
 CHILD_LAUNCHER = """
-import ctypes, os, runpy, signal, sys
+import ctypes, os, signal, sys
 PR_SET_PDEATHSIG = 1
 if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM) != 0:
     sys.exit(f'prctl(PR_SET_PDEATHSIG) failed: {os.strerror(ctypes.get_errno())}')
 if os.getppid() != int(sys.argv[1]):
     sys.exit(f'the process that started this one (PID {sys.argv[1]}) has ended already')
-option, target, *arguments = sys.argv[2:]
-if option == '-m':
-    sys.argv = [target, *arguments]
-    runpy.run_module(target, run_name='__main__', alter_sys=True)
-else:
-    sys.argv = ['-c', *arguments]
-    exec(compile(target, '<string>', 'exec'), {'__name__': '__main__'})
+os.execvp(sys.argv[2], sys.argv[2:])
 """
 
 
-def python_command(option: str, target: str, *arguments: str) -> list[str]:
-    """The command line running ``python OPTION TARGET ARGUMENTS...`` (``-m module`` or
-    ``-c code``) in a child that ends with SIGTERM when the thread calling ``subprocess.Popen``
-    ends (the whole test process, when that is its main thread; Linux only)."""
-    if option not in ('-m', '-c'):
-        raise ValueError(f'option {option!r} must be -m (a module) or -c (code)')
-    return [sys.executable, '-c', CHILD_LAUNCHER, str(os.getpid()), option, target,
-            *arguments]
+def ending_with_this_process(command: Sequence[str]) -> list[str]:
+    """``command`` run so that it gets SIGTERM when the thread calling ``subprocess.Popen`` ends
+    (the whole process, when that is its main thread, even killed outright; Linux only)."""
+    return [sys.executable, '-S', '-c', CHILD_LAUNCHER, str(os.getpid()), *command]
 
 
 class NodeProcess:
@@ -90,7 +79,7 @@ class NodeProcess:
         ros_args: Sequence[str] = (),
     ) -> None:
         self._dir = Path(tempfile.mkdtemp(prefix='wheelsim-node-'))
-        command = python_command('-m', module, '--ros-args')
+        command = [sys.executable, '-m', module, '--ros-args']
         if params:
             params_file = self._dir / 'params.yaml'
             params_file.write_text(yaml.safe_dump({'/**': {'ros__parameters': dict(params)}}))
@@ -98,10 +87,11 @@ class NodeProcess:
         if namespace:
             command += ['-r', f'__ns:={namespace}']
         command += list(ros_args)
-        self.command = command
+        self.command = ending_with_this_process(command)
         self._log = open(self._dir / 'output.txt', 'w+')  # noqa: SIM115 - closed in stop()
         self._final_output: str | None = None  # kept by stop(), which removes the folder
-        self.process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(self.command, stdout=self._log,
+                                        stderr=subprocess.STDOUT)
 
     def output(self) -> str:
         """Everything the node printed so far (stdout and stderr, ROS logging included)."""
