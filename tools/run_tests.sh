@@ -19,6 +19,14 @@ seed="${WHEELSIM_TEST_SEED:-$((RANDOM * 32768 + RANDOM))}"
 echo "[test] random order seed $seed (replay: WHEELSIM_TEST_SEED=$seed make test DISTRO=$distro)"
 order=(-p random_order --random-order-bucket=module "--random-order-seed=$seed")
 rm -rf "$results" && mkdir -p "$results"
+# What the tests and the nodes they start write to temporary files and ROS logs (pytest's
+# tmp_path, NodeProcess folders, launch_ros's launch_params_* files, Ray's session folders, the
+# ROS 2 log files of every node and launch) goes into one folder per run, removed at the end: a
+# test run leaves nothing behind in the temporary folder or ~/.ros/log. The DDS domain
+# reservations stay in /tmp/wheelsim-ros-domains, which every run shares.
+scratch="$(mktemp -d -t wheelsim-test-XXXXXX)"
+trap 'rm -rf "$scratch"' EXIT
+export TMPDIR="$scratch" ROS_LOG_DIR="$scratch/ros-log"
 
 colcon --log-base "log/$distro" test --base-paths src --packages-select wheelsim \
   --build-base "build/$distro" --install-base "install/$distro" \
