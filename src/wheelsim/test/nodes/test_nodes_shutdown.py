@@ -112,11 +112,39 @@ def test_a_shutdown_that_hangs_ends_with_a_traceback_and_exit_1(ros_domain_id):
     assert 'Timeout (0:00:03)!' in output and 'in destroy_node' in output, output
 
 
+# A node that crashes in a timer callback (a stand-in for a segmentation fault in a library).
+CRASHING_NODE = """
+import ctypes
+from rclpy.node import Node
+from wheelsim.ros.node_main import run_node
+
+class Crashing(Node):
+    def __init__(self):
+        super().__init__('crashing')
+        self.create_timer(0.1, self.read_address_zero)
+
+    def read_address_zero(self):
+        ctypes.string_at(0)
+
+run_node(Crashing, 'crashing')
+"""
+
+
+def test_a_crash_prints_the_python_stack_of_every_thread(ros_domain_id):
+    done = subprocess.run(ending_with_this_process([sys.executable, '-c', CRASHING_NODE]),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == -signal.SIGSEGV, done
+    assert 'Fatal Python error: Segmentation fault' in done.stderr, done.stderr
+    crashed, _, others = done.stderr.partition('Current thread 0x')
+    assert 'in read_address_zero' in others, done.stderr
+    assert 'Thread 0x' in crashed and 'in forward' in crashed, done.stderr  # the wake-up thread
+
+
 # A test process that starts a node through NodeProcess, prints the node's PID and waits to be
 # killed: a pytest run ended by SIGKILL (a CI time-out) or a crash.
 PARENT_OF_A_NODE = """
 import time
-from wheelsim.testing.processes import NodeProcess, ending_with_this_process
+from wheelsim.testing.processes import NodeProcess
 
 node = NodeProcess('wheelsim.nodes.vehicle_sim')
 print(node.process.pid, flush=True)

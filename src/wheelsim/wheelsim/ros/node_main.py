@@ -17,6 +17,9 @@ node would start spinning): :data:`SHUTDOWN_TIMEOUT_S` later it prints
 every thread's Python stack to standard error, which shows where it hung, and ends the process
 with exit code 1.
 
+A crash (a segmentation fault in a library, say) prints every thread's Python stack to standard
+error before the process dies (:func:`faulthandler.enable`), so a rare one can be traced.
+
 Exit codes: 0 after SIGINT, SIGTERM or an external shutdown, 2 when the node cannot start
 because of its parameters or arguments (the message names the parameter, the value and the
 allowed range; no stack trace). Once running, a failing callback is logged and skipped
@@ -154,6 +157,7 @@ def run_node(
 
 def _run(factory: Callable[[], Node], program: str, args: Sequence[str] | None) -> int:
     """:func:`run_node`'s work; returns the exit code."""
+    faulthandler.enable(file=sys.stderr, all_threads=True)
     stop = StopRequest()
     try:
         rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
