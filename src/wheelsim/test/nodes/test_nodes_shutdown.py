@@ -189,6 +189,13 @@ def test_a_child_whose_parent_ended_before_it_started_exits_saying_so():
     assert 'the process that started this one (PID 1) has ended already' in done.stderr
 
 
+def test_a_command_that_cannot_run_ends_with_one_line_naming_it():
+    done = subprocess.run(ending_with_this_process(['no-such-program', 'x']), capture_output=True,
+                          text=True, timeout=30)
+    assert done.returncode == 1
+    assert done.stderr == "cannot run 'no-such-program': No such file or directory\n"
+
+
 def test_the_child_runs_the_command_with_its_arguments_and_environment():
     code = 'import os, sys; print(__name__, sys.argv, os.environ["WHEELSIM_PROBE"])'
     done = subprocess.run(ending_with_this_process([sys.executable, '-c', code, 'a', 'b c']),

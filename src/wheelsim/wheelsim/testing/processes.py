@@ -50,7 +50,8 @@ RECORD_QOS = QoSProfile(depth=1000)
 
 #: Run as ``python -c CHILD_LAUNCHER PARENT_PID PROGRAM ARGS...``: asks Linux for SIGTERM when
 #: the parent's starting thread ends (``PR_SET_PDEATHSIG``, prctl(2), which ``execve`` keeps),
-#: exits if the parent has ended already, then executes ``PROGRAM ARGS...`` in its place.
+#: exits if the parent has ended already, then executes ``PROGRAM ARGS...`` in its place (or exits
+#: with one line naming the program if it cannot).
 CHILD_LAUNCHER = """
 import ctypes, os, signal, sys
 PR_SET_PDEATHSIG = 1
@@ -58,7 +59,10 @@ if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM) != 
     sys.exit(f'prctl(PR_SET_PDEATHSIG) failed: {os.strerror(ctypes.get_errno())}')
 if os.getppid() != int(sys.argv[1]):
     sys.exit(f'the process that started this one (PID {sys.argv[1]}) has ended already')
-os.execvp(sys.argv[2], sys.argv[2:])
+try:
+    os.execvp(sys.argv[2], sys.argv[2:])
+except OSError as err:
+    sys.exit(f'cannot run {sys.argv[2]!r}: {err.strerror}')
 """
 
 
