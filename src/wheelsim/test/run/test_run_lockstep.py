@@ -4,7 +4,7 @@ import time
 
 import pytest
 import rclpy
-from rclpy.clock import Clock, ClockType
+from rclpy.clock import Clock, ClockType, ROSClock
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.publisher import Publisher
@@ -205,3 +205,64 @@ def test_refilling_a_message_still_pending_is_an_error(context):
     with LockstepExecutor(start_time_ns=1) as ex, pytest.raises(RuntimeError, match=message):
         ex.add_node(ClockWatcher(context, [], publishes_per_change=2))
         ex.run_until(20_000_001)
+
+
+def test_jump_callbacks_of_a_node_built_before_the_executor_opened_still_run(context):
+    log = []
+    watcher = ClockWatcher(context, log)  # its jump callback was registered unseen
+    with LockstepExecutor(start_time_ns=1) as ex:
+        ex.add_node(watcher)
+        ex.run_until(40_000_001)
+    assert log == [('time', '1'),
+                   ('time', '20000001'), ('timer', 20_000_001),
+                   ('time', '40000001'), ('timer', 40_000_001)]
+
+
+class LateWatcher(Node):
+    """Registers a jump callback at its first timer call and logs every jump it then sees."""
+
+    def __init__(self, context, log):
+        super().__init__('late', context=context,
+                         parameter_overrides=[Parameter('use_sim_time', value=True)])
+        self.log, self.jump_handle = log, None
+        self.create_timer(0.02, self.tick)
+
+    def tick(self):
+        if self.jump_handle is None:
+            self.jump_handle = on_time_change(self, lambda jump: self.log.append(
+                (self.get_clock().now().nanoseconds, jump.delta.nanoseconds)))
+
+
+def test_a_jump_callback_registered_during_a_run_sees_each_event_once(context):
+    """The clock of a node without jump callbacks is not set at every event; one registered
+    later must still see each event's own jump, not one from a stale rcl time."""
+    log = []
+    with LockstepExecutor(start_time_ns=1) as ex:
+        late = LateWatcher(context, log)
+        ex.add_node(late)
+        ex.run_until(60_000_001)
+        late.jump_handle.unregister()
+        ex.run_until(100_000_001)
+    assert log == [(40_000_001, 20_000_000), (60_000_001, 20_000_000)]
+
+
+def test_each_event_sets_only_the_clocks_with_jump_callbacks(context, monkeypatch):
+    set_times = []
+    original = ROSClock.set_ros_time_override
+
+    def counting(clock, time_):
+        set_times.append((clock, time_.nanoseconds))
+        original(clock, time_)
+
+    monkeypatch.setattr(ROSClock, 'set_ros_time_override', counting)
+    with LockstepExecutor(start_time_ns=1) as ex:
+        talker, watcher = Talker(context), ClockWatcher(context, [])
+        ex.add_node(talker)
+        ex.add_node(watcher)
+        set_times.clear()
+        ex.run_until(40_000_001)
+        in_run = list(set_times)
+    talker_clock, watcher_clock = talker.get_clock(), watcher.get_clock()
+    assert [t for c, t in in_run if c is watcher_clock][:2] == [20_000_001, 40_000_001]
+    assert [t for c, t in in_run if c is talker_clock] == [40_000_001]  # at the run's end only
+    assert talker_clock.now().nanoseconds == 40_000_001  # rcl's time after the executor closed

@@ -3,10 +3,11 @@
 The nodes are the ordinary node classes, built with ``use_sim_time: true``. Instead of spinning an
 executor, :class:`LockstepExecutor` owns simulated time:
 
-1. it jumps every node's ROS clock to the next timer due time (``ROSClock.set_ros_time_override``,
-   which runs the nodes' clock-change callbacks); ``now()`` of those clocks then returns the
-   executor's ``Time`` of that event (the value rcl would return, without asking it: about
-   2.5 us less a call; rclpy's ``Time`` is immutable, so sharing it is safe);
+1. it moves simulated time to the next timer due time: ``now()`` of every driven clock returns
+   the executor's ``Time`` of that event from then on (without asking rcl: about 2.5 us less a
+   call; rclpy's ``Time`` is immutable, so sharing it is safe), and the clocks that have
+   clock-jump callbacks get it as their ROS time override (``ROSClock.set_ros_time_override``,
+   which runs those callbacks);
 2. it calls the callbacks of the ROS-time timers due then, in node order, then in creation
    order;
 3. every message published by those callbacks is delivered in-process, first in first out, to
@@ -26,24 +27,34 @@ ROS time 0 means "no clock yet" to a node following ``/clock``, so a run should 
 after 0 (the ``wheelsim`` runner starts at 1 s): setting a node's clock when it is added is then
 the first clock it sees.
 
+Besides ``now()``, which the executor answers, a clock's time reaches a node only through its jump
+callbacks (the executor calls the timers itself), so the override is set at every event only on
+the clocks that have one (each override costs about 2 us,
+and a run has thousands of events): the executor notes every ``JumpHandle`` registered and
+unregistered while it is open. A node built before the executor was opened may have jump
+callbacks it never saw, so its clock is set at every event. Every driven clock is set when its
+node is added, when a run ends and when the executor closes, so rcl's time is the executor's
+whenever no event is under way.
+
 Only public rclpy API is used (``Node.publishers/subscriptions/timers``, ``Timer.callback``,
-``Timer.timer_period_ns``, ``Subscription.callback``, ``ROSClock.set_ros_time_override``,
-``Clock.now``), which is the same on Jazzy and Kilted. Services and parameter events are not
-served during a run, and a node must keep ``use_sim_time`` true while it is driven (it is checked
-when the node is added; its clock's ``now()`` answers the executor's time until the run ends).
+``Timer.timer_period_ns``, ``Subscription.msg_type/callback``, ``ROSClock.set_ros_time_override``,
+``Clock.now``, ``JumpHandle``), which is the same on Jazzy and Kilted. Services and parameter
+events are not served during a run, and a node must keep ``use_sim_time`` true while it is
+driven (it is checked when the node is added; its clock's ``now()`` answers the executor's time
+until the run ends).
 """
 
 from __future__ import annotations
 
 import collections
+import weakref
 from collections.abc import Callable
 from typing import Any
 
-from rclpy.clock import Clock, ROSClock
+from rclpy.clock import Clock, JumpHandle, ROSClock
 from rclpy.clock_type import ClockType
 from rclpy.node import Node
 from rclpy.publisher import Publisher
-from rclpy.subscription import Subscription
 from rclpy.time import Time
 from rclpy.timer import Timer
 
@@ -59,14 +70,17 @@ class LockstepExecutor:
     constructor (a transient-local robot description, say) are delivered when the run starts.
     Time starts at ``start_time_ns``.
 
-    Who receives what is looked up in a topic -> subscriptions table, rebuilt only after a
-    subscription was created or destroyed (checked before each batch of deliveries, not per
+    Who receives what is looked up in a topic -> (message type, callback) table, rebuilt only
+    after a subscription was created or destroyed (checked before each batch of deliveries, not per
     message: a subscription created in a subscription callback receives messages from the next
     timer callback on); the ROS-time timers are re-scanned only after a timer was created,
     destroyed, cancelled, reset or given a new period (``Node.create_timer``,
     ``Node.destroy_timer``, ``Timer.cancel``, ``Timer.reset`` and the ``Timer.timer_period_ns``
     setter note it while the executor is open; a new period applies from the timer's next
     event on).
+
+    The clocks are set as the module documentation says; nodes built inside the ``with``
+    block (the usual way) have theirs set at every event only if they register jump callbacks.
     """
 
     def __init__(self, recorder: Recorder | None = None, start_time_ns: int = 0) -> None:
@@ -80,19 +94,27 @@ class LockstepExecutor:
         self._pending_ids: set[int] = set()  # of the messages in _pending
         self._due_ns: dict[Timer, int] = {}
         self._period_ns: dict[Timer, int] = {}
-        self._routes: dict[str, list[Subscription]] = {}
+        self._routes: dict[str, list[tuple[type, Callable[[Any], None]]]] = {}
         self._timers_changed = self._subscriptions_changed = True
         self._patched: list[tuple[type, str, Any]] = []
+        self._built_here: weakref.WeakSet[Node] = weakref.WeakSet()  # nodes built while open
+        self._jump_handles: dict[JumpHandle, Clock] = {}  # registered while open, still live
+        self._always_set: set[int] = set()  # id() of the clocks of nodes built before opening
+        self._set_each_event: list[ROSClock] = []  # the clocks set at every event
 
     def add_node(self, node: Node) -> None:
         """Drive ``node`` from now on; it must have been created with ``use_sim_time: true``."""
         if not node.get_parameter('use_sim_time').value:
             raise ValueError(f'node {node.get_name()} must be created with use_sim_time: true')
+        clock = node.get_clock()
         self._nodes.append(node)
-        self._clocks.append(node.get_clock())
-        self._clock_ids.add(id(node.get_clock()))
+        self._clocks.append(clock)
+        self._clock_ids.add(id(clock))
+        if node not in self._built_here:
+            self._always_set.add(id(clock))
         self._timers_changed = self._subscriptions_changed = True
-        self._set_clocks()
+        self._refresh_clocks_set_each_event()
+        clock.set_ros_time_override(self._now)
 
     @property
     def now_ns(self) -> int:
@@ -125,12 +147,16 @@ class LockstepExecutor:
         for name in ('create_subscription', 'destroy_subscription'):
             self._patch(Node, name,
                         lambda original: self._noting(original, '_subscriptions_changed'))
+        self._patch(Node, '__init__', self._noting_node_built)
+        self._patch(JumpHandle, '__init__', self._noting_jump_handle)
+        self._patch(JumpHandle, 'unregister', self._noting_unregister)
         return self
 
     def __exit__(self, *exc: object) -> None:
         for cls, name, original in reversed(self._patched):
             setattr(cls, name, original)
         self._patched.clear()
+        self._set_every_clock()
 
     def _patch(self, cls: type, name: str, replacement: Callable[[Any], Any]) -> None:
         """Replace method ``name`` of ``cls`` by ``replacement(original)`` until exit."""
@@ -146,6 +172,45 @@ class LockstepExecutor:
             return self._now if id(clock) in clock_ids else original(clock)
 
         return now
+
+    def _noting_node_built(self, original: Callable[..., None]) -> Callable[..., None]:
+        """``Node.__init__``, noting the node as built while this executor is open."""
+        built_here = self._built_here
+
+        def __init__(node: Node, *args: Any, **kwargs: Any) -> None:
+            original(node, *args, **kwargs)
+            built_here.add(node)
+
+        return __init__
+
+    def _noting_jump_handle(self, original: Callable[..., None]) -> Callable[..., None]:
+        """``JumpHandle.__init__``, noting the handle of a clock; a driven clock first gets the
+        current time from rcl's point of view, so its first jump is that of the next event."""
+
+        def __init__(handle: JumpHandle, *, clock: Clock, **kwargs: Any) -> None:
+            if id(clock) in self._clock_ids and clock not in self._set_each_event:
+                clock.set_ros_time_override(self._now)
+            original(handle, clock=clock, **kwargs)
+            self._jump_handles[handle] = clock
+            self._refresh_clocks_set_each_event()
+
+        return __init__
+
+    def _noting_unregister(self, original: Callable[[JumpHandle], None]
+                           ) -> Callable[[JumpHandle], None]:
+        """``JumpHandle.unregister``, forgetting the handle."""
+
+        def unregister(handle: JumpHandle) -> None:
+            original(handle)
+            if self._jump_handles.pop(handle, None) is not None:
+                self._refresh_clocks_set_each_event()
+
+        return unregister
+
+    def _refresh_clocks_set_each_event(self) -> None:
+        """The driven clocks with a jump callback (or unknown ones), in the order of their nodes."""
+        with_callbacks = {id(clock) for clock in self._jump_handles.values()} | self._always_set
+        self._set_each_event = [clock for clock in self._clocks if id(clock) in with_callbacks]
 
     def _noting(self, method: Any, flag: str) -> Callable[..., Any]:
         """``method``, setting attribute ``flag`` of this executor after each call."""
@@ -178,6 +243,7 @@ class LockstepExecutor:
             if next_ns > end_ns:
                 self._now_ns = end_ns
                 self._set_clocks()
+                self._set_every_clock()
                 return
             self._now_ns = next_ns
             self._set_clocks()
@@ -191,9 +257,17 @@ class LockstepExecutor:
                 between(self._now_ns)
 
     def _set_clocks(self) -> None:
+        """The event's time: ``now()`` of every driven clock, and the override of those that
+        have jump callbacks (which it runs)."""
         now = self._now = Time(nanoseconds=self._now_ns, clock_type=ClockType.ROS_TIME)
-        for clock in self._clocks:
+        for clock in self._set_each_event:
             clock.set_ros_time_override(now)
+
+    def _set_every_clock(self) -> None:
+        """Set rcl's time of every driven clock to the current time (outside events; the clocks
+        with jump callbacks have it already, so none of those runs)."""
+        for clock in self._clocks:
+            clock.set_ros_time_override(self._now)
 
     def _refresh_timers(self) -> None:
         """Track ROS-time timers created, destroyed, cancelled or reset since the last event.
@@ -222,7 +296,8 @@ class LockstepExecutor:
         self._routes = {}
         for node in self._nodes:
             for subscription in node.subscriptions:
-                self._routes.setdefault(subscription.topic_name, []).append(subscription)
+                self._routes.setdefault(subscription.topic_name, []).append(
+                    (subscription.msg_type, subscription.callback))
 
     def _deliver(self) -> None:
         if not self._pending:
@@ -235,6 +310,6 @@ class LockstepExecutor:
             pending_ids.discard(id(msg))
             if recorder is not None:
                 recorder(topic, msg, self._now_ns)
-            for subscription in routes.get(topic, ()):
-                if isinstance(msg, subscription.msg_type):
-                    subscription.callback(msg)
+            for msg_type, callback in routes.get(topic, ()):
+                if isinstance(msg, msg_type):
+                    callback(msg)
