@@ -102,7 +102,8 @@ class Localization(Node):
         self._tf = self.create_publisher(TFMessage, '/tf', qos.TF)
         # The same message objects are filled for every ground-truth sample (building them costs
         # more than filling them): a published message is valid until the next one. Their frames
-        # are written here once; per sample only the stamps and the numbers change.
+        # are written here once; per sample only the stamp and the numbers change. The four
+        # headers share one stamp object: one to fill per sample.
         zero = (0.0, 0.0, 0.0)
         odom = odometry(0, self.odom_frame, self.base_frame, zero, zero)
         pose = pose_with_covariance_stamped(0, self.map_frame, zero)
@@ -110,7 +111,9 @@ class Localization(Node):
                       transform_stamped(0, self.odom_frame, self.base_frame, zero)]
         self._messages = (odom, pose, TFMessage(
             transforms=transforms if config.publish_map_to_odom else transforms[1:]))
-        self._stamps = [msg.header.stamp for msg in (odom, pose, *transforms)]
+        self._stamps = [odom.header.stamp]
+        for msg in (pose, *transforms):
+            msg.header.stamp = odom.header.stamp
         map_to_odom, odom_to_base = (transform.transform for transform in transforms)
         # (position, orientation) of odom, pose, map -> odom and odom -> base, for
         # fill_planar_quaternion; then the numbers of the odom twist and of the covariances
@@ -148,14 +151,15 @@ class Localization(Node):
         self.localization.update_config(new)
 
     def _on_ground_truth(self, msg: Odometry) -> None:
-        frame = msg.header.frame_id.lstrip('/')
+        header = msg.header
+        frame = header.frame_id.lstrip('/')
         if frame and frame != self.map_frame:
             self.get_logger().warning(
                 f'ground_truth header.frame_id is "{frame}", expected "{self.map_frame}" '
                 '(frame_prefix/map_frame differ from vehicle_sim?); taken as the map frame',
                 throttle_duration_sec=10.0,
             )
-        sample = (stamp_ns(msg.header.stamp), pose2d(msg.pose.pose), twist2d(msg.twist.twist))
+        sample = (stamp_ns(header.stamp), pose2d(msg.pose.pose), twist2d(msg.twist.twist))
         if self.localization.encoders is None:
             self._step(*sample)
             return

@@ -136,8 +136,9 @@ class Localization:
         self._state = np.zeros(kernel.STATE_SIZE)
         self._clock = np.zeros(kernel.CLOCK_SIZE, dtype=np.int64)
         self.output = np.zeros(kernel.OUTPUT_SIZE)
-        self.odom_covariance = np.zeros((3, 3))
-        self.map_covariance = np.zeros((3, 3))
+        self._covariances = np.zeros((2, 3, 3))
+        self.odom_covariance = self._covariances[kernel.ODOM_COVARIANCE]  # views
+        self.map_covariance = self._covariances[kernel.MAP_COVARIANCE]
         self.pose_fix: Floats3 | None = None
         self._pending_reset: tuple[Floats3, FloatArray] | None = None
         self._ekf: PoseEkf | None = None
@@ -146,6 +147,7 @@ class Localization:
         if config.odometry_source == 'joint_states':
             self.encoders = EncoderOdometry(config.encoders, config.frame_prefix)
         self.config = config
+        self._ekf_mode = config.mode == 'ekf'  # fixed
         self._apply(config)
         self._reserve_draws()
         kernel.load_kernel()
@@ -161,7 +163,7 @@ class Localization:
         self._draws.reserve(kernel.DRAWS_PER_SAMPLE)
         # The kernel's arrays after the stamp, the inputs and the reset flag.
         self._arrays = (self._state, self._clock, self._draws.values, self._draws.cursors,
-                        self.output, self.odom_covariance, self.map_covariance)
+                        self.output, self._covariances)
 
     def update_config(self, config: LocalizationConfig) -> None:
         """Apply new noise parameters from the next sample on (``mode`` and ``seed`` are fixed)."""
@@ -230,7 +232,7 @@ class Localization:
                                             wz_radps, reset, *self._arrays)
         if code < 0:
             raise self._refusal(code, map_T_base, twist)
-        if self.config.mode == 'ekf':
+        if self._ekf_mode:
             return self._ekf_step(stamp_ns, (x_m, y_m, wrap_angle(yaw_rad)), code)
         self._pending_reset = None
         return kernel.EVENTS[code]

@@ -13,8 +13,8 @@
   below (the kernel asks for more with :data:`DRAWS_NEEDED` instead of running out);
 - outputs: ``output`` (:data:`OUTPUT_SIZE` floats: ``odom_T_base``, ``map_T_base``,
   ``map_T_odom`` as ``(x [m], y [m], yaw [rad], qz, qw)``, ``qz, qw`` the quaternion of the
-  yaw, and the published body twist) and the 3x3 covariances (x, y, yaw) of the odometry and
-  of the map estimate.
+  yaw, and the published body twist) and ``covariances`` (2, 3, 3): the covariances (x, y, yaw)
+  of the odometry and of the map estimate.
 
 It returns the event code (``EVENTS``), or a negative code for a sample it refused without
 changing anything (:data:`INVALID_POSE`, :data:`INVALID_TWIST`, :data:`DRAWS_NEEDED`) or
@@ -81,6 +81,8 @@ MAP = 5
 MAP_ODOM = 10
 TWIST = 15
 OUTPUT_SIZE = 18
+# covariances
+ODOM_COVARIANCE, MAP_COVARIANCE = 0, 1
 
 NO_EVENT, START, TIME_JUMP, TELEPORT, RESET = 0, 1, 2, 3, 4
 EVENTS = (None, 'start', 'time_jump', 'teleport', 'reset')
@@ -149,8 +151,7 @@ def _wheel_increment(state: FloatArray) -> Floats3:
 def localization_step(
     stamp_ns: int, x_m: float, y_m: float, yaw_rad: float, vx_mps: float, vy_mps: float,
     wz_radps: float, reset: bool, state: FloatArray, clock: IntArray, draws: FloatArray,
-    cursors: IntArray, output: FloatArray, odom_covariance: FloatArray,
-    map_covariance: FloatArray,
+    cursors: IntArray, output: FloatArray, covariances: FloatArray,
 ) -> int:
     """One ground-truth sample: stamp [ns], true ``map_T_base``, true body twist, and whether
     ``initialpose`` asked for a reset; see the module documentation."""
@@ -207,7 +208,7 @@ def localization_step(
             event = RESET
     write_pose(output, ODOM, odometry[odometry_drift.POSE], odometry[odometry_drift.POSE + 1],
                odometry[odometry_drift.POSE + 2])
-    write_error_covariance(odometry, odom_covariance)
+    write_error_covariance(odometry, covariances[ODOM_COVARIANCE])
     for axis in range(3):
         output[TWIST + axis] = measured_twist[axis] + state[TWIST_STD + axis] * next_normal(
             draws, cursors, TWIST_DRAWS)
@@ -220,12 +221,13 @@ def localization_step(
         x_m, y_m, yaw_rad = truth
         write_map_outputs(output, x_m + state[NOISE_VALUE], y_m + state[NOISE_VALUE + 1],
                           wrap_angle(yaw_rad + state[NOISE_VALUE + 2]))
+        map_covariance = covariances[MAP_COVARIANCE]
         map_covariance[:, :] = 0.0
         for axis in range(3):
             map_covariance[axis, axis] = state[NOISE_VARIANCE + axis]
     else:
         write_map_outputs(output, truth[0], truth[1], truth[2])
-        map_covariance[:, :] = 0.0
+        covariances[MAP_COVARIANCE, :, :] = 0.0
     return event
 
 
@@ -235,5 +237,4 @@ def load_kernel() -> None:
     localization_step(
         0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, False, np.zeros(STATE_SIZE),
         np.zeros(CLOCK_SIZE, dtype=np.int64), np.zeros((STREAMS, DRAWS_PER_SAMPLE)),
-        np.zeros(STREAMS, dtype=np.int64), np.zeros(OUTPUT_SIZE), np.zeros((3, 3)),
-        np.zeros((3, 3)))
+        np.zeros(STREAMS, dtype=np.int64), np.zeros(OUTPUT_SIZE), np.zeros((2, 3, 3)))
