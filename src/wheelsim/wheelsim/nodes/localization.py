@@ -115,13 +115,13 @@ class Localization(Node):
         for msg in (pose, *transforms):
             msg.header.stamp = odom.header.stamp
         map_to_odom, odom_to_base = (transform.transform for transform in transforms)
-        # (position, orientation) of odom, pose, map -> odom and odom -> base, for
+        # position and orientation of odom, pose, map -> odom and odom -> base, for
         # fill_planar_quaternion; then the numbers of the odom twist and of the covariances
         self._planar_parts = (
-            (odom.pose.pose.position, odom.pose.pose.orientation),
-            (pose.pose.pose.position, pose.pose.pose.orientation),
-            (map_to_odom.translation, map_to_odom.rotation),
-            (odom_to_base.translation, odom_to_base.rotation),
+            odom.pose.pose.position, odom.pose.pose.orientation,
+            pose.pose.pose.position, pose.pose.pose.orientation,
+            map_to_odom.translation, map_to_odom.rotation,
+            odom_to_base.translation, odom_to_base.rotation,
         )
         self._twist_parts = (odom.twist.twist.linear, odom.twist.twist.angular)
         self._covariances = (odom.pose.covariance, pose.pose.covariance)
@@ -159,11 +159,11 @@ class Localization(Node):
                 '(frame_prefix/map_frame differ from vehicle_sim?); taken as the map frame',
                 throttle_duration_sec=10.0,
             )
-        sample = (stamp_ns(header.stamp), pose2d(msg.pose.pose), twist2d(msg.twist.twist))
+        stamp, pose, twist = stamp_ns(header.stamp), pose2d(msg.pose.pose), twist2d(msg.twist.twist)
         if self.localization.encoders is None:
-            self._step(*sample)
+            self._step(stamp, pose, twist)
             return
-        self._waiting.append(sample)
+        self._waiting.append((stamp, pose, twist))
         if len(self._waiting) > 1:  # its joint_states did not come: go on without them
             self.get_logger().warning(
                 'no joint_states for a ground_truth stamp: odometry takes the wheels as '
@@ -221,12 +221,15 @@ class Localization(Node):
         # each), the body twist
         (odom_x, odom_y, _, odom_qz, odom_qw, map_x, map_y, _, map_qz, map_qw, map_odom_x,
          map_odom_y, _, map_odom_qz, map_odom_qw, vx, vy, wz) = model.output.tolist()
-        odom_part, pose_part, map_to_odom_part, odom_to_base_part = self._planar_parts
-        fill_planar_quaternion(*odom_part, odom_x, odom_y, odom_qz, odom_qw)
-        fill_planar_quaternion(*pose_part, map_x, map_y, map_qz, map_qw)
-        fill_planar_quaternion(*map_to_odom_part, map_odom_x, map_odom_y, map_odom_qz,
-                               map_odom_qw)
-        fill_planar_quaternion(*odom_to_base_part, odom_x, odom_y, odom_qz, odom_qw)
+        (odom_position, odom_orientation, pose_position, pose_orientation, map_to_odom_position,
+         map_to_odom_orientation, odom_to_base_position, odom_to_base_orientation) = (
+            self._planar_parts)
+        fill_planar_quaternion(odom_position, odom_orientation, odom_x, odom_y, odom_qz, odom_qw)
+        fill_planar_quaternion(pose_position, pose_orientation, map_x, map_y, map_qz, map_qw)
+        fill_planar_quaternion(map_to_odom_position, map_to_odom_orientation, map_odom_x,
+                               map_odom_y, map_odom_qz, map_odom_qw)
+        fill_planar_quaternion(odom_to_base_position, odom_to_base_orientation, odom_x, odom_y,
+                               odom_qz, odom_qw)
         linear, angular = self._twist_parts
         linear.x = vx
         linear.y = vy

@@ -224,8 +224,9 @@ class Localization:
             self._state[at:at + 4] = (0.0, 0.0, 0.0, 0.0) if wheel_pose is None else (
                 *wheel_pose, 1.0)
         reset = self._pending_reset is not None
+        state, clock, draws, cursors, output, covariances = self._arrays
         code = kernel.localization_step(stamp_ns, x_m, y_m, yaw_rad, vx_mps, vy_mps, wz_radps,
-                                        reset, *self._arrays)
+                                        reset, state, clock, draws, cursors, output, covariances)
         if code == kernel.DRAWS_NEEDED:
             self._reserve_draws()
             code = kernel.localization_step(stamp_ns, x_m, y_m, yaw_rad, vx_mps, vy_mps,
