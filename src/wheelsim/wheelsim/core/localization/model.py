@@ -114,7 +114,7 @@ def checked_twist(value: ArrayLike) -> Floats3:
     return checked_floats('twist', value, 'vx, vy, wz')
 
 
-def _pose(values: list[float]) -> Floats3:
+def _floats3(values: list[float]) -> Floats3:
     x_m, y_m, yaw_rad = values
     return x_m, y_m, yaw_rad
 
@@ -148,11 +148,11 @@ class Localization:
             self.encoders = EncoderOdometry(config.encoders, config.frame_prefix)
         self.config = config
         self._ekf_mode = config.mode == 'ekf'  # fixed
-        self._apply(config)
+        self._apply_settings(config)
         self._reserve_draws()
         kernel.load_kernel()
 
-    def _apply(self, config: LocalizationConfig) -> None:
+    def _apply_settings(self, config: LocalizationConfig) -> None:
         self.twist_variances = _twist_variances(config)
         kernel.write_settings(
             self._state, config.mode, self.encoders is not None, _drift_rates(config),
@@ -173,7 +173,7 @@ class Localization:
             self.encoders = EncoderOdometry(config.encoders, config.frame_prefix)
             self._state[kernel.PREVIOUS_WHEEL_POSE + 3] = 0.0  # unknown
         self.config = config
-        self._apply(config)
+        self._apply_settings(config)
 
     def request_reset(self, map_T_base: ArrayLike, covariance: ArrayLike) -> None:
         """Re-initialise the estimate at the next sample (``initialpose``); inputs are validated."""
@@ -201,13 +201,13 @@ class Localization:
         values = self.output.tolist()
         return LocalizationOutput(
             stamp_ns=stamp,
-            odom_T_base=_pose(values[kernel.ODOM:kernel.ODOM + 3]),
+            odom_T_base=_floats3(values[kernel.ODOM:kernel.ODOM + 3]),
             odom_covariance=self.odom_covariance.copy(),
-            twist=_pose(values[kernel.TWIST:kernel.TWIST + 3]),
+            twist=_floats3(values[kernel.TWIST:kernel.TWIST + 3]),
             twist_variances=self.twist_variances,
-            map_T_base=_pose(values[kernel.MAP:kernel.MAP + 3]),
+            map_T_base=_floats3(values[kernel.MAP:kernel.MAP + 3]),
             map_covariance=self.map_covariance.copy(),
-            map_T_odom=_pose(values[kernel.MAP_ODOM:kernel.MAP_ODOM + 3]),
+            map_T_odom=_floats3(values[kernel.MAP_ODOM:kernel.MAP_ODOM + 3]),
             pose_fix=self.pose_fix,
             event=event,
         )
