@@ -37,16 +37,13 @@ from wheelsim.core.localization.model import Localization as LocalizationModel
 from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import (
-    fill_planar_quaternion,
-    fill_stamps,
     odometry,
-    pose2d,
     pose_with_covariance_stamped,
     stamp_ns,
     transform_stamped,
-    twist2d,
 )
 from wheelsim.ros.inputs import MapPoses, rotate_planar_covariance
+from wheelsim.ros.message_slots import odometry_sample, write_planar, write_stamp, write_twist
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
 
@@ -111,12 +108,12 @@ class Localization(Node):
                       transform_stamped(0, self.odom_frame, self.base_frame, zero)]
         self._messages = (odom, pose, TFMessage(
             transforms=transforms if config.publish_map_to_odom else transforms[1:]))
-        self._stamps = [odom.header.stamp]
+        self._stamp = odom.header.stamp
         for msg in (pose, *transforms):
-            msg.header.stamp = odom.header.stamp
+            msg.header.stamp = self._stamp
         map_to_odom, odom_to_base = (transform.transform for transform in transforms)
         # position and orientation of odom, pose, map -> odom and odom -> base, for
-        # fill_planar_quaternion; then the numbers of the odom twist and of the covariances
+        # write_planar; then the numbers of the odom twist and of the covariances
         self._planar_parts = (
             odom.pose.pose.position, odom.pose.pose.orientation,
             pose.pose.pose.position, pose.pose.pose.orientation,
@@ -151,15 +148,14 @@ class Localization(Node):
         self.localization.update_config(new)
 
     def _on_ground_truth(self, msg: Odometry) -> None:
-        header = msg.header
-        frame = header.frame_id.lstrip('/')
+        frame, stamp, pose, twist = odometry_sample(msg)
+        frame = frame.lstrip('/')
         if frame and frame != self.map_frame:
             self.get_logger().warning(
                 f'ground_truth header.frame_id is "{frame}", expected "{self.map_frame}" '
                 '(frame_prefix/map_frame differ from vehicle_sim?); taken as the map frame',
                 throttle_duration_sec=10.0,
             )
-        stamp, pose, twist = stamp_ns(header.stamp), pose2d(msg.pose.pose), twist2d(msg.twist.twist)
         if self.localization.encoders is None:
             self._step(stamp, pose, twist)
             return
@@ -216,7 +212,7 @@ class Localization(Node):
         """Publish the model's outputs of the sample at ``stamp`` [ns]."""
         model = self.localization
         odom, pose, tf = self._messages
-        fill_stamps(self._stamps, stamp)
+        write_stamp(self._stamp, stamp)
         # the order of model.output: odom_T_base, map_T_base, map_T_odom (x, y, yaw, qz, qw
         # each), the body twist
         (odom_x, odom_y, _, odom_qz, odom_qw, map_x, map_y, _, map_qz, map_qw, map_odom_x,
@@ -224,16 +220,14 @@ class Localization(Node):
         (odom_position, odom_orientation, pose_position, pose_orientation, map_to_odom_position,
          map_to_odom_orientation, odom_to_base_position, odom_to_base_orientation) = (
             self._planar_parts)
-        fill_planar_quaternion(odom_position, odom_orientation, odom_x, odom_y, odom_qz, odom_qw)
-        fill_planar_quaternion(pose_position, pose_orientation, map_x, map_y, map_qz, map_qw)
-        fill_planar_quaternion(map_to_odom_position, map_to_odom_orientation, map_odom_x,
-                               map_odom_y, map_odom_qz, map_odom_qw)
-        fill_planar_quaternion(odom_to_base_position, odom_to_base_orientation, odom_x, odom_y,
-                               odom_qz, odom_qw)
+        write_planar(odom_position, odom_orientation, odom_x, odom_y, odom_qz, odom_qw)
+        write_planar(pose_position, pose_orientation, map_x, map_y, map_qz, map_qw)
+        write_planar(map_to_odom_position, map_to_odom_orientation, map_odom_x, map_odom_y,
+                     map_odom_qz, map_odom_qw)
+        write_planar(odom_to_base_position, odom_to_base_orientation, odom_x, odom_y, odom_qz,
+                     odom_qw)
         linear, angular = self._twist_parts
-        linear.x = vx
-        linear.y = vy
-        angular.z = wz
+        write_twist(linear, angular, vx, vy, wz)
         odom_covariance, pose_covariance = self._covariances
         covariance6(model.odom_covariance, odom_covariance)
         covariance6(model.map_covariance, pose_covariance)

@@ -114,18 +114,6 @@ def fill_planar(
     orientation.z, orientation.w = yaw_quaternion_zw(yaw_rad)
 
 
-def fill_planar_quaternion(
-    position: Point | Vector3, orientation: Quaternion, x_m: float, y_m: float, qz: float,
-    qw: float,
-) -> None:
-    """:func:`fill_planar` of a pose whose yaw is given by its quaternion's ``qz``, ``qw``
-    (:func:`yaw_quaternion_zw`), all four floats."""
-    position.x = x_m
-    position.y = y_m
-    orientation.z = qz
-    orientation.w = qw
-
-
 def fill_pose(pose: Pose, pose_m_rad: Sequence[float]) -> Pose:
     """Set the planar pose ``(x, y, yaw)`` in ``pose`` (a new ``geometry_msgs/Pose`` or one only
     ever filled by this function: z, roll and pitch stay 0); returns it."""
