@@ -10,8 +10,9 @@ scenario's 90 s), not the executor's delivery nor the bag's serialization
 
 - ``localization callback``: ``Localization._on_ground_truth`` (mode noisy, as in the default
   scenario) over a 50 Hz figure-eight (:func:`wheelsim.core.localization.scenario.figure_eight`)
-  given as ``nav_msgs/Odometry`` messages, and its parts: the model's ``step`` alone (a fresh
-  model per pass) and the node's ``_publish`` of the model's outputs;
+  given as ``nav_msgs/Odometry`` messages, and its parts: the model's per-sample call alone
+  (``advance``, or ``step`` before the outputs went into arrays; a fresh model per pass) and
+  the node's ``_publish`` of the model's outputs;
 - ``vehicle publish_state``: ``VehicleOutputs.publish_state`` with message objects (the
   lock-step path) for a differential robot's states;
 - ``pose input``: ``MapPoses.pose`` of a ``pose`` message in the map frame (the controller and
@@ -173,15 +174,25 @@ def measure() -> dict[str, float]:
             for msg in messages:
                 node._on_ground_truth(msg)
 
-        def model_steps() -> list:
-            model = LocalizationModel(node.config)
-            return [model.step(*sample) for sample in samples]
+        if hasattr(LocalizationModel, 'advance'):  # the node publishes the model's arrays
+            def model_steps() -> None:
+                advance = LocalizationModel(node.config).advance
+                for sample in samples:
+                    advance(*sample)
 
-        outputs = model_steps()
+            def publications() -> None:
+                for stamp, _, _ in samples:  # the numbers of the last sample, each time
+                    node._publish(stamp)
+        else:  # before: a LocalizationOutput per sample, published
+            def model_steps() -> list:
+                model = LocalizationModel(node.config)
+                return [model.step(*sample) for sample in samples]
 
-        def publications() -> None:
-            for out in outputs:
-                node._publish(out)
+            outputs = model_steps()
+
+            def publications() -> None:
+                for out in outputs:
+                    node._publish(out)
 
         joints = ('left_wheel_joint', 'right_wheel_joint')
         vehicle = VehicleOutputs(node, 'map', 'base_link', joints, serialized=False)

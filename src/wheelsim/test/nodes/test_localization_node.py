@@ -74,8 +74,9 @@ class Probe:
             self.executor.spin_once(timeout_sec=0.02)
         return condition()
 
-    def wait_for_localization(self, publisher, timeout_s=20.0):
-        """Until the node's publishers and subscriptions are matched with ours."""
+    def wait_for_localization(self, publisher, timeout_s=60.0):
+        """Until the node's publishers and subscriptions are matched with ours (a node that
+        starts with numba's cache cold compiles its kernel first: 10 to 25 s)."""
 
         def matched():
             return publisher.get_subscription_count() > 0 and all(

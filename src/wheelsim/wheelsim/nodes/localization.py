@@ -34,21 +34,16 @@ from tf2_msgs.msg import TFMessage
 
 from wheelsim.core.localization.config import LocalizationConfig
 from wheelsim.core.localization.model import Localization as LocalizationModel
-from wheelsim.core.localization.model import LocalizationOutput
 from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import (
-    fill_planar,
-    fill_stamps,
-    fill_twist,
     odometry,
-    pose2d,
     pose_with_covariance_stamped,
     stamp_ns,
     transform_stamped,
-    twist2d,
 )
 from wheelsim.ros.inputs import MapPoses, rotate_planar_covariance
+from wheelsim.ros.message_slots import odometry_sample, write_planar, write_stamp, write_twist
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
 
@@ -56,6 +51,7 @@ from wheelsim.ros.parameters import NodeParameters
 #: the positions of that 3x3 block and of its diagonal in the row-major 36 numbers.
 PLANAR_INDICES = (0, 1, 5)
 PLANAR_FLAT = np.array([6 * row + col for row in PLANAR_INDICES for col in PLANAR_INDICES])
+PLANAR_BLOCK = PLANAR_FLAT.reshape(3, 3)
 PLANAR_DIAGONAL_FLAT = PLANAR_FLAT[::4]
 
 
@@ -66,7 +62,7 @@ def covariance6(planar: np.ndarray, out: np.ndarray | None = None) -> np.ndarray
     their zeros when only this function ever writes them), else a new array.
     """
     full = np.zeros(36) if out is None else out
-    full[PLANAR_FLAT] = np.asarray(planar, dtype=float).ravel()
+    full[PLANAR_BLOCK] = planar
     return full
 
 
@@ -103,7 +99,8 @@ class Localization(Node):
         self._tf = self.create_publisher(TFMessage, '/tf', qos.TF)
         # The same message objects are filled for every ground-truth sample (building them costs
         # more than filling them): a published message is valid until the next one. Their frames
-        # are written here once; per sample only the stamps and the numbers change.
+        # are written here once; per sample only the stamp and the numbers change. The four
+        # headers share one stamp object: one to fill per sample.
         zero = (0.0, 0.0, 0.0)
         odom = odometry(0, self.odom_frame, self.base_frame, zero, zero)
         pose = pose_with_covariance_stamped(0, self.map_frame, zero)
@@ -111,15 +108,20 @@ class Localization(Node):
                       transform_stamped(0, self.odom_frame, self.base_frame, zero)]
         self._messages = (odom, pose, TFMessage(
             transforms=transforms if config.publish_map_to_odom else transforms[1:]))
-        self._stamps = [msg.header.stamp for msg in (odom, pose, *transforms)]
+        self._stamp = odom.header.stamp
+        for msg in (pose, *transforms):
+            msg.header.stamp = self._stamp
         map_to_odom, odom_to_base = (transform.transform for transform in transforms)
-        # (position, orientation) of odom, pose, map -> odom and odom -> base, for fill_planar
+        # position and orientation of odom, pose, map -> odom and odom -> base, for
+        # write_planar; then the numbers of the odom twist and of the covariances
         self._planar_parts = (
-            (odom.pose.pose.position, odom.pose.pose.orientation),
-            (pose.pose.pose.position, pose.pose.pose.orientation),
-            (map_to_odom.translation, map_to_odom.rotation),
-            (odom_to_base.translation, odom_to_base.rotation),
+            odom.pose.pose.position, odom.pose.pose.orientation,
+            pose.pose.pose.position, pose.pose.pose.orientation,
+            map_to_odom.translation, map_to_odom.rotation,
+            odom_to_base.translation, odom_to_base.rotation,
         )
+        self._twist_parts = (odom.twist.twist.linear, odom.twist.twist.angular)
+        self._covariances = (odom.pose.covariance, pose.pose.covariance)
         self._twist_variances = None  # those in the odom message, set at its first publication
         self.create_subscription(Odometry, 'ground_truth', self._on_ground_truth, qos.DEFAULT)
         # With wheel encoders, each ground-truth sample waits for the joint_states of its time.
@@ -146,18 +148,18 @@ class Localization(Node):
         self.localization.update_config(new)
 
     def _on_ground_truth(self, msg: Odometry) -> None:
-        frame = msg.header.frame_id.lstrip('/')
+        frame, stamp, pose, twist = odometry_sample(msg)
+        frame = frame.lstrip('/')
         if frame and frame != self.map_frame:
             self.get_logger().warning(
                 f'ground_truth header.frame_id is "{frame}", expected "{self.map_frame}" '
                 '(frame_prefix/map_frame differ from vehicle_sim?); taken as the map frame',
                 throttle_duration_sec=10.0,
             )
-        sample = (stamp_ns(msg.header.stamp), pose2d(msg.pose.pose), twist2d(msg.twist.twist))
         if self.localization.encoders is None:
-            self._step(*sample)
+            self._step(stamp, pose, twist)
             return
-        self._waiting.append(sample)
+        self._waiting.append((stamp, pose, twist))
         if len(self._waiting) > 1:  # its joint_states did not come: go on without them
             self.get_logger().warning(
                 'no joint_states for a ground_truth stamp: odometry takes the wheels as '
@@ -180,45 +182,58 @@ class Localization(Node):
 
     def _step(self, stamp: int, pose, twist) -> None:
         try:
-            out = self.localization.step(stamp, pose, twist)
+            event = self.localization.advance(stamp, pose, twist)
         except ValueError as err:
             self.get_logger().error(
                 f'ground_truth message ignored: {err}', throttle_duration_sec=5.0
             )
             return
-        self._log_event(out)
-        self._publish(out)
+        if event is not None:
+            self._log_event(event)
+        self._publish(stamp)
 
-    def _log_event(self, out: LocalizationOutput) -> None:
+    def _log_event(self, event: str) -> None:
         notes = self._map_poses.warnings
-        if out.event == 'teleport':
+        if event == 'teleport':
             notes.info('teleport', (
                 'ground truth jumped further than its twist explains (a teleport): odometry '
                 f'stays continuous, {self.map_frame} -> {self.odom_frame} absorbs the jump'))
-        elif out.event == 'time_jump':
+        elif event == 'time_jump':
             notes.warn('time back', (
                 'ground truth stamp went back in time: localization restarted at the vehicle'))
-        elif out.event == 'reset':
+        elif event == 'reset':
             notes.info('reset', 'estimate reset from initialpose')
-        elif out.event == 'ekf_restart':
+        elif event == 'ekf_restart':
             notes.warn('ekf restart', (
                 'the EKF state stopped being finite or a correction failed numerically (an '
                 'extreme initialpose covariance?): restarted from the pose fix of this sample'))
 
-    def _publish(self, out: LocalizationOutput) -> None:
+    def _publish(self, stamp: int) -> None:
+        """Publish the model's outputs of the sample at ``stamp`` [ns]."""
+        model = self.localization
         odom, pose, tf = self._messages
-        fill_stamps(self._stamps, out.stamp_ns)
-        odom_part, pose_part, map_to_odom_part, odom_to_base_part = self._planar_parts
-        fill_planar(*odom_part, out.odom_T_base)
-        fill_twist(odom.twist.twist, out.twist)
-        covariance6(out.odom_covariance, odom.pose.covariance)
-        if out.twist_variances is not self._twist_variances:  # they change with parameters only
-            odom.twist.covariance[PLANAR_DIAGONAL_FLAT] = out.twist_variances  # independent errors
-            self._twist_variances = out.twist_variances
-        fill_planar(*pose_part, out.map_T_base)
-        covariance6(out.map_covariance, pose.pose.covariance)
-        fill_planar(*map_to_odom_part, out.map_T_odom)
-        fill_planar(*odom_to_base_part, out.odom_T_base)
+        write_stamp(self._stamp, stamp)
+        # the order of model.output: odom_T_base, map_T_base, map_T_odom (x, y, yaw, qz, qw
+        # each), the body twist
+        (odom_x, odom_y, _, odom_qz, odom_qw, map_x, map_y, _, map_qz, map_qw, map_odom_x,
+         map_odom_y, _, map_odom_qz, map_odom_qw, vx, vy, wz) = model.output.tolist()
+        (odom_position, odom_orientation, pose_position, pose_orientation, map_to_odom_position,
+         map_to_odom_orientation, odom_to_base_position, odom_to_base_orientation) = (
+            self._planar_parts)
+        write_planar(odom_position, odom_orientation, odom_x, odom_y, odom_qz, odom_qw)
+        write_planar(pose_position, pose_orientation, map_x, map_y, map_qz, map_qw)
+        write_planar(map_to_odom_position, map_to_odom_orientation, map_odom_x, map_odom_y,
+                     map_odom_qz, map_odom_qw)
+        write_planar(odom_to_base_position, odom_to_base_orientation, odom_x, odom_y, odom_qz,
+                     odom_qw)
+        linear, angular = self._twist_parts
+        write_twist(linear, angular, vx, vy, wz)
+        odom_covariance, pose_covariance = self._covariances
+        covariance6(model.odom_covariance, odom_covariance)
+        covariance6(model.map_covariance, pose_covariance)
+        if model.twist_variances is not self._twist_variances:  # they change with parameters
+            odom.twist.covariance[PLANAR_DIAGONAL_FLAT] = model.twist_variances  # independent
+            self._twist_variances = model.twist_variances
         self._tf.publish(tf)
         self._odom.publish(odom)
         self._pose.publish(pose)

@@ -26,6 +26,8 @@ from nav_msgs.msg import Odometry
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 
+from wheelsim.core.geometry.angles import yaw_quaternion_zw  # also the core's, compiled too
+
 NS_PER_S = 1_000_000_000
 
 
@@ -55,12 +57,6 @@ def clock_msg(stamp_ns_: int, out: Clock | None = None) -> Clock:
     out = Clock() if out is None else out
     time_msg(stamp_ns_, out.clock)
     return out
-
-
-def yaw_quaternion_zw(yaw_rad: float) -> tuple[float, float]:
-    """The z and w components of the rotation about +z by ``yaw_rad`` (x = y = 0)."""
-    half = 0.5 * float(yaw_rad)
-    return math.sin(half), math.cos(half)
 
 
 def quaternion_from_yaw(yaw_rad: float) -> Quaternion:

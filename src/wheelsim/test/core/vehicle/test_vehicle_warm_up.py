@@ -1,4 +1,5 @@
-"""The kernel warm-up the Docker image runs: every model, one vehicle and a parallel batch."""
+"""The kernel warm-up the Docker image runs: every model, one vehicle and a parallel batch, and
+the localization's kernel."""
 
 import subprocess
 import sys
@@ -8,4 +9,5 @@ def test_warm_up_loads_every_kernel_and_says_so():
     result = subprocess.run([sys.executable, '-m', 'wheelsim.core.vehicle.warm_up'],
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
-    assert 'compiled kernels loaded for bicycle, differential, omni' in result.stdout
+    assert ('compiled kernels loaded for bicycle, differential, omni and the localization'
+            in result.stdout)

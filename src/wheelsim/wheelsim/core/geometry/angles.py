@@ -1,4 +1,5 @@
-"""Planar angles: wrapping to (-pi, pi], for one float (also in compiled code) or for arrays.
+"""Planar angles: wrapping to (-pi, pi], for one float (also in compiled code) or for arrays, and
+a heading as the quaternion of the rotation about +z.
 
 Angles already inside (-pi, pi] are returned unchanged (bit for bit), so wrapping a wrapped
 angle is free of rounding; outside, ``pi - (pi - a) mod 2 pi`` maps ``-pi`` to ``pi``.
@@ -21,6 +22,14 @@ def wrap_angle(angle_rad: float) -> float:
     if -math.pi < angle_rad <= math.pi:
         return angle_rad
     return math.pi - (math.pi - angle_rad) % (2.0 * math.pi)
+
+
+@jitable
+def yaw_quaternion_zw(yaw_rad: float) -> tuple[float, float]:
+    """The z and w components of the unit quaternion of the rotation about +z by ``yaw_rad``
+    (x = y = 0): ``(sin(yaw / 2), cos(yaw / 2))``."""
+    half = 0.5 * float(yaw_rad)
+    return math.sin(half), math.cos(half)
 
 
 def wrap_angles(angles_rad: ArrayLike) -> FloatArray:

@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from wheelsim.core.arrays import FloatArray
-from wheelsim.core.compiled import compiled
+from wheelsim.core.compiled import compiled, jitable
 from wheelsim.core.geometry.angles import wrap_angle, wrap_angles
 
 SERIES_BELOW_RAD = 1e-3
@@ -50,16 +50,18 @@ class Pose2D(NamedTuple):
     yaw_rad: float
 
 
+@jitable
 def compose_floats(a_T_b: Floats3, b_T_c: Floats3) -> Floats3:
-    """:func:`compose` of one pose pair given as floats, as floats."""
+    """:func:`compose` of one pose pair given as floats, as floats (also in compiled code)."""
     x, y, yaw = a_T_b
     dx, dy, dyaw = b_T_c
     cos, sin = math.cos(yaw), math.sin(yaw)
     return x + cos * dx - sin * dy, y + sin * dx + cos * dy, wrap_angle(yaw + dyaw)
 
 
+@jitable
 def inverse_floats(a_T_b: Floats3) -> Floats3:
-    """:func:`inverse` of one pose given as floats, as floats."""
+    """:func:`inverse` of one pose given as floats, as floats (also in compiled code)."""
     x, y, yaw = a_T_b
     cos, sin = math.cos(yaw), math.sin(yaw)
     return -cos * x - sin * y, sin * x - cos * y, wrap_angle(-yaw)

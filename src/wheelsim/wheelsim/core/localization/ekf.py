@@ -27,12 +27,20 @@ import scipy.linalg
 from numpy.typing import ArrayLike
 
 from wheelsim.core.arrays import FloatArray
+from wheelsim.core.compiled import jitable
 from wheelsim.core.geometry.angles import wrap_angle
 from wheelsim.core.geometry.se2 import Floats3, compose_floats, compose_jacobians
 
 #: Largest magnitude of any input number: vehicle_sim keeps poses within 1e9 m and commands
 #: within 1e6; beyond, sums and products could overflow to inf (and inf - inf to NaN).
 MAX_MAGNITUDE = 1e9
+
+
+@jitable
+def is_within_magnitude(first: float, second: float, third: float) -> bool:
+    """Whether the three numbers are finite of magnitude at most :data:`MAX_MAGNITUDE`."""
+    return abs(first) <= MAX_MAGNITUDE and abs(second) <= MAX_MAGNITUDE and (
+        abs(third) <= MAX_MAGNITUDE)  # False for NaN too
 
 
 def checked_floats(name: str, value: ArrayLike, components: str) -> Floats3:
@@ -46,11 +54,15 @@ def checked_floats(name: str, value: ArrayLike, components: str) -> Floats3:
         values = array.tolist() if array.shape == (3,) else ()
     if len(values) == 3:
         first, second, third = values
-        if abs(first) <= MAX_MAGNITUDE and abs(second) <= MAX_MAGNITUDE and (
-                abs(third) <= MAX_MAGNITUDE):  # False for NaN too
+        if is_within_magnitude(first, second, third):
             return first, second, third
-    raise ValueError(f'{name} = {value!r} must be three finite numbers ({components}) of '
-                     f'magnitude at most {MAX_MAGNITUDE:g}')
+    raise invalid_floats(name, value, components)
+
+
+def invalid_floats(name: str, value: object, components: str) -> ValueError:
+    """The error of :func:`checked_floats` for ``value``."""
+    return ValueError(f'{name} = {value!r} must be three finite numbers ({components}) of '
+                      f'magnitude at most {MAX_MAGNITUDE:g}')
 
 
 def checked_pose(name: str, value: ArrayLike) -> Floats3:

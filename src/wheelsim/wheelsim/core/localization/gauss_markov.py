@@ -18,6 +18,10 @@ known pose; the variance of ``z`` is propagated exactly
 (``var_k = phi_k^2 var_{k-1} + 1 - phi_k^2``), so the reported variance is the true one from
 the first sample on and tends to the stationary ``sigma^2``.  A sample at the same time as the
 previous one (``dt = 0``) repeats it.
+
+The state of ``N`` axes is one float array (:func:`state_size`): the variance of ``z``, then
+``z``, the noise and its variance per axis. :func:`advance_gauss_markov` steps it (compiled
+code calls it per localization sample); :class:`GaussMarkovNoise` wraps one state for Python.
 """
 
 from __future__ import annotations
@@ -27,18 +31,28 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from wheelsim.core.arrays import FloatArray
-from wheelsim.core.localization.normal_draws import NormalDraws
+from wheelsim.core.arrays import FloatArray, IntArray
+from wheelsim.core.compiled import compiled, jitable
+from wheelsim.core.localization.normal_draws import NormalDraws, next_normal
+
+Z_VARIANCE = 0  # index of the variance of z in a state; then z, value, variance per axis
 
 
-def sample_variance(density: ArrayLike, dt_s: float, tau_s: float) -> FloatArray:
-    """Per-sample variance ``sigma^2 = (S / dt) tanh(dt / (2 tau))`` [unit^2] (``dt > 0``)."""
-    density = np.asarray(density, dtype=float)
+def state_size(axes: int) -> int:
+    """Length of the state array of ``axes`` axes."""
+    return 1 + 3 * axes
+
+
+@jitable
+def sample_variance(density: float | FloatArray, dt_s: float, tau_s: float) -> float | FloatArray:
+    """Per-sample variance ``sigma^2 = (S / dt) tanh(dt / (2 tau))`` [unit^2] (``dt > 0``) of a
+    density ``S`` (a float, or an array of them from Python)."""
     if tau_s == 0.0:
         return density / dt_s
     return density / dt_s * math.tanh(dt_s / (2.0 * tau_s))
 
 
+@jitable
 def correlation(dt_s: float, tau_s: float) -> float:
     """Correlation ``phi = exp(-dt / tau)`` of two samples ``dt`` apart (0 for white noise)."""
     if tau_s == 0.0:
@@ -46,73 +60,75 @@ def correlation(dt_s: float, tau_s: float) -> float:
     return math.exp(-dt_s / tau_s)
 
 
+@jitable
+def advance_gauss_markov(
+    state: FloatArray, density: FloatArray, dt_s: float, tau_s: float,
+    draws: FloatArray, cursors: IntArray, stream: int,
+) -> None:
+    """Advance ``state`` (``len(density)`` axes) by ``dt_s`` [s] (> 0), one standard normal
+    draw per axis from ``stream`` of the arrays of a :class:`NormalDraws` (reserved)."""
+    axes = len(density)
+    phi = correlation(dt_s, tau_s)
+    innovation_std = math.sqrt(1.0 - phi * phi)
+    z_variance = phi * phi * state[Z_VARIANCE] + (1.0 - phi * phi)
+    state[Z_VARIANCE] = z_variance
+    for axis in range(axes):
+        sigma2 = sample_variance(density[axis], dt_s, tau_s)
+        z = phi * state[1 + axis] + innovation_std * next_normal(draws, cursors, stream)
+        state[1 + axis] = z
+        state[1 + axes + axis] = math.sqrt(sigma2) * z
+        state[1 + 2 * axes + axis] = sigma2 * z_variance
+
+
+_advance_compiled = compiled(advance_gauss_markov)  # for many axes at once from Python
+
+
 class GaussMarkovNoise:
     """Independent Gauss-Markov noise on each axis; ``density`` [unit^2 * s] per axis.
 
-    Per axis values (``z``, ``value``, ``variance``) are lists of floats, the same numbers an
-    array computation gives element by element: the localization samples three axes per
-    ground-truth message, where numpy objects would cost more than the arithmetic on them.
-
     ``density`` and ``tau_s`` may be changed between samples (live parameter updates); the unit
-    process ``z`` carries on, so the noise stays continuous in correlation. The coefficients of
-    a time step are kept until the step, ``density`` or ``tau_s`` changes (with regular samples
-    they are computed once).
+    process ``z`` carries on, so the noise stays continuous in correlation.
     """
 
     def __init__(self, density: ArrayLike, tau_s: float, rng: np.random.Generator) -> None:
-        self.density = density
+        self.density = np.asarray(density, dtype=float).reshape(-1)
         self.tau_s = tau_s
         self.rng = rng
-        self._draws = NormalDraws(rng)  # nothing else draws from rng
-        self.reset()
+        self._draws = NormalDraws([rng])  # nothing else draws from rng
+        self.state = np.zeros(state_size(len(self.density)))
 
     @property
-    def density(self) -> FloatArray:
-        return self._density
-
-    @density.setter
-    def density(self, value: ArrayLike) -> None:
-        self._density = np.asarray(value, dtype=float).reshape(-1)
-        self._coefficients = None
+    def z_variance(self) -> float:
+        """Variance of the unit process ``z``."""
+        return float(self.state[Z_VARIANCE])
 
     @property
-    def tau_s(self) -> float:
-        return self._tau_s
+    def z(self) -> FloatArray:
+        return self.state[1:1 + len(self.density)]
 
-    @tau_s.setter
-    def tau_s(self, value: float) -> None:
-        self._tau_s = value
-        self._coefficients = None
+    @property
+    def value(self) -> FloatArray:
+        """The noise of the latest sample, per axis."""
+        axes = len(self.density)
+        return self.state[1 + axes:1 + 2 * axes]
+
+    @property
+    def variance(self) -> FloatArray:
+        """Its variance, per axis."""
+        axes = len(self.density)
+        return self.state[1 + 2 * axes:]
 
     def reset(self) -> None:
         """Restart at a known value: zero noise with zero variance."""
-        axes = len(self.density)
-        self.z = [0.0] * axes
-        self.z_variance = 0.0
-        self.value = [0.0] * axes
-        self.variance = [0.0] * axes
+        self.state[:] = 0.0
 
-    def _step_coefficients(
-        self, dt_s: float
-    ) -> tuple[float, float, float, list[float], list[float]]:
-        """``(dt_s, phi, sqrt(1 - phi^2), sigma^2, sigma)`` of a step of ``dt_s`` [s] (> 0)."""
-        if self._coefficients is None or self._coefficients[0] != dt_s:
-            phi = correlation(dt_s, self.tau_s)
-            sigma2 = sample_variance(self.density, dt_s, self.tau_s).tolist()
-            sigma = [math.sqrt(variance) for variance in sigma2]
-            self._coefficients = (dt_s, phi, math.sqrt(1.0 - phi * phi), sigma2, sigma)
-        return self._coefficients
-
-    def sample(self, dt_s: float) -> list[float]:
-        """Advance by ``dt_s`` [s] (>= 0) and return the noise; its variance is in ``variance``."""
+    def sample(self, dt_s: float) -> FloatArray:
+        """Advance by ``dt_s`` [s] (>= 0) and return the noise (a copy); its variance is in
+        ``variance``."""
         if not (math.isfinite(dt_s) and dt_s >= 0.0):
             raise ValueError(f'time step dt_s = {dt_s!r} must be finite and >= 0')
-        if dt_s == 0.0:
-            return self.value
-        _, phi, innovation_std, sigma2, sigma = self._step_coefficients(dt_s)
-        draws = self._draws.take(len(self.z))
-        self.z = [phi * z + innovation_std * draw for z, draw in zip(self.z, draws, strict=True)]
-        self.z_variance = z_variance = phi * phi * self.z_variance + (1.0 - phi * phi)
-        self.value = [scale * z for scale, z in zip(sigma, self.z, strict=True)]
-        self.variance = [variance * z_variance for variance in sigma2]
-        return self.value
+        if dt_s > 0.0:
+            self._draws.reserve(len(self.density))
+            _advance_compiled(self.state, self.density, dt_s, self.tau_s, self._draws.values,
+                              self._draws.cursors, 0)
+        return self.value.copy()

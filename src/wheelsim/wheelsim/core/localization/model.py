@@ -2,9 +2,7 @@
 
 Frames (REP-105): ``map`` fixed; ``odom`` where the odometry started, drifting against ``map``;
 ``base`` the vehicle body.  Poses are ``(x [m], y [m], yaw [rad])`` (see
-:mod:`wheelsim.core.localization_se2`); ``a_T_b`` places ``b`` in ``a``.  Per sample, poses,
-twists and variances are tuples of three floats and only the 3x3 covariances are arrays: numpy
-objects for 3-vectors would cost more than the arithmetic on them.
+:mod:`wheelsim.core.geometry.se2`); ``a_T_b`` places ``b`` in ``a``.
 
 Per ground-truth sample (true ``map_T_base`` and the true body twist) :meth:`Localization.step`
 returns ``odom_T_base`` (wheel odometry), the map-frame estimate ``map_T_base`` and
@@ -28,6 +26,12 @@ estimate at the next sample: the EKF to the given pose and covariance, the map n
 Every random draw comes from generators seeded by ``seed`` (independent streams for odometry,
 map noise, pose fixes and twist noise), so equal seeds and inputs give equal outputs.  Non-finite
 inputs raise ``ValueError`` naming the field; they never reach the state.
+
+The per-sample work runs in one compiled call (:mod:`.step_kernel`) on arrays this class keeps;
+mode ``ekf`` adds the filter in Python (:class:`.ekf.PoseEkf`). :meth:`Localization.advance`
+leaves the outputs in those arrays (``output``, ``odom_covariance``, ``map_covariance``: what a
+node copies into its messages), :meth:`Localization.step` returns them as a
+:class:`LocalizationOutput`.
 """
 
 from __future__ import annotations
@@ -40,7 +44,8 @@ from numpy.typing import ArrayLike
 
 from wheelsim.core.arrays import FloatArray
 from wheelsim.core.geometry.angles import wrap_angle
-from wheelsim.core.geometry.se2 import Floats3, compose_floats, inverse_floats
+from wheelsim.core.geometry.se2 import Floats3
+from wheelsim.core.localization import step_kernel as kernel
 from wheelsim.core.localization.config import LocalizationConfig
 from wheelsim.core.localization.ekf import (
     PoseEkf,
@@ -48,19 +53,10 @@ from wheelsim.core.localization.ekf import (
     checked_floats,
     checked_pose,
     diagonal_covariance,
+    invalid_floats,
 )
-from wheelsim.core.localization.gauss_markov import GaussMarkovNoise
 from wheelsim.core.localization.normal_draws import NormalDraws
-from wheelsim.core.localization.odometry_drift import (
-    DriftingOdometry,
-    DriftRates,
-    add_normal_noise,
-)
 from wheelsim.core.localization.wheel_encoders import EncoderOdometry
-
-#: Pose jumps larger than what the twist explains by more than these are teleports.
-TELEPORT_TOLERANCE_M = 0.1
-TELEPORT_TOLERANCE_RAD = 0.2
 
 
 class LocalizationOutput(NamedTuple):
@@ -80,21 +76,18 @@ class LocalizationOutput(NamedTuple):
     event: str | None  # start, time_jump, teleport, reset, ekf_restart or None
 
 
-def _drift_rates(config: LocalizationConfig) -> DriftRates:
+def _drift_rates(config: LocalizationConfig) -> Floats3:
     if config.mode == 'perfect':
-        return DriftRates(0.0, 0.0, 0.0)
+        return 0.0, 0.0, 0.0
     noise = config.localization
-    return DriftRates(
-        noise.odom_walk_velocity_translation,
-        noise.odom_walk_velocity_rotation,
-        noise.odom_walk_turn_rotation,
-    )
+    return (noise.odom_walk_velocity_translation, noise.odom_walk_velocity_rotation,
+            noise.odom_walk_turn_rotation)
 
 
-def _map_noise_density(config: LocalizationConfig) -> FloatArray:
+def _map_noise_density(config: LocalizationConfig) -> Floats3:
     noise = config.localization
     translation, rotation = noise.map_sample_noise_translation, noise.map_sample_noise_rotation
-    return np.array([translation, translation, rotation])
+    return translation, translation, rotation
 
 
 def _fix_variances(config: LocalizationConfig) -> Floats3:
@@ -121,46 +114,56 @@ def checked_twist(value: ArrayLike) -> Floats3:
     return checked_floats('twist', value, 'vx, vy, wz')
 
 
-def is_teleport(
-    increment: Floats3, twist_before: Floats3, twist_after: Floats3, dt_s: float
-) -> bool:
-    """Whether the body-frame ``increment`` over ``dt_s`` is larger than the twists can explain."""
-    (dx, dy, dyaw), (vx0, vy0, wz0), (vx1, vy1, wz1) = increment, twist_before, twist_after
-    speed_bound = math.hypot(vx0, vy0) + math.hypot(vx1, vy1)
-    turn_bound = abs(wz0) + abs(wz1)
-    return (
-        math.hypot(dx, dy) > speed_bound * dt_s + TELEPORT_TOLERANCE_M
-        or abs(dyaw) > turn_bound * dt_s + TELEPORT_TOLERANCE_RAD
-    )
+def _floats3(values: list[float]) -> Floats3:
+    x_m, y_m, yaw_rad = values
+    return x_m, y_m, yaw_rad
 
 
 class Localization:
-    """The localization simulator of one vehicle; see the module documentation."""
+    """The localization simulator of one vehicle; see the module documentation.
+
+    After each :meth:`advance`, ``output`` holds ``odom_T_base``, ``map_T_base``, ``map_T_odom``
+    (each ``x, y, yaw, qz, qw``) and the published twist at the offsets of :mod:`.step_kernel`,
+    ``odom_covariance`` and ``map_covariance`` their 3x3 covariances, ``twist_variances`` the
+    twist's (a new tuple when they change) and ``pose_fix`` the EKF's fix of the sample (or
+    None). The arrays are the same objects from sample to sample.
+    """
 
     def __init__(self, config: LocalizationConfig) -> None:
         # One generator per noise stream, each drawn from by its consumer alone.
-        odometry_rng, map_noise_rng, fix_rng, twist_rng = (
-            np.random.default_rng(stream)
-            for stream in np.random.SeedSequence(config.seed).spawn(4))
-        self._fix_draws = NormalDraws(fix_rng)
-        self._twist_draws = NormalDraws(twist_rng)
-        self.config = config
-        self._twist_variances = _twist_variances(config)
-        self._twist_std = _standard_deviations(self._twist_variances)
-        self._previous: tuple[int, Floats3, Floats3] | None = None
+        self._draws = NormalDraws(np.random.default_rng(stream)
+                                  for stream in np.random.SeedSequence(config.seed).spawn(4))
+        self._state = np.zeros(kernel.STATE_SIZE)
+        self._clock = np.zeros(kernel.CLOCK_SIZE, dtype=np.int64)
+        self.output = np.zeros(kernel.OUTPUT_SIZE)
+        self._covariances = np.zeros((2, 3, 3))
+        self.odom_covariance = self._covariances[kernel.ODOM_COVARIANCE]  # views
+        self.map_covariance = self._covariances[kernel.MAP_COVARIANCE]
+        self.pose_fix: Floats3 | None = None
         self._pending_reset: tuple[Floats3, FloatArray] | None = None
-        self._odometry = DriftingOdometry(_drift_rates(config), odometry_rng)
-        self._map_noise = GaussMarkovNoise(
-            _map_noise_density(config),
-            config.localization.map_noise_correlation_time,
-            map_noise_rng,
-        )
         self._ekf: PoseEkf | None = None
         self._next_fix_ns = 0
         self.encoders: EncoderOdometry | None = None
         if config.odometry_source == 'joint_states':
             self.encoders = EncoderOdometry(config.encoders, config.frame_prefix)
-        self._wheel_pose: Floats3 | None = None  # the encoders' pose at the previous sample
+        self.config = config
+        self._ekf_mode = config.mode == 'ekf'  # fixed
+        self._apply_settings(config)
+        self._reserve_draws()
+        kernel.load_kernel()
+
+    def _apply_settings(self, config: LocalizationConfig) -> None:
+        self.twist_variances = _twist_variances(config)
+        kernel.write_settings(
+            self._state, config.mode, self.encoders is not None, _drift_rates(config),
+            _map_noise_density(config), config.localization.map_noise_correlation_time,
+            _standard_deviations(self.twist_variances))
+
+    def _reserve_draws(self) -> None:
+        self._draws.reserve(kernel.DRAWS_PER_SAMPLE)
+        # The kernel's arrays after the stamp, the inputs and the reset flag.
+        self._arrays = (self._state, self._clock, self._draws.values, self._draws.cursors,
+                        self.output, self._covariances)
 
     def update_config(self, config: LocalizationConfig) -> None:
         """Apply new noise parameters from the next sample on (``mode`` and ``seed`` are fixed)."""
@@ -168,13 +171,9 @@ class Localization:
             raise ValueError('mode and seed cannot change while running')
         if self.encoders is not None and config.encoders != self.config.encoders:
             self.encoders = EncoderOdometry(config.encoders, config.frame_prefix)
-            self._wheel_pose = None
+            self._state[kernel.PREVIOUS_WHEEL_POSE + 3] = 0.0  # unknown
         self.config = config
-        self._twist_variances = _twist_variances(config)
-        self._twist_std = _standard_deviations(self._twist_variances)
-        self._odometry.rates = _drift_rates(config)
-        self._map_noise.density = _map_noise_density(config)
-        self._map_noise.tau_s = config.localization.map_noise_correlation_time
+        self._apply_settings(config)
 
     def request_reset(self, map_T_base: ArrayLike, covariance: ArrayLike) -> None:
         """Re-initialise the estimate at the next sample (``initialpose``); inputs are validated."""
@@ -193,91 +192,98 @@ class Localization:
         """Process one ground-truth sample: time [ns], true pose in map, true body twist. With
         wheel encoders the odometry takes their motion up to ``stamp_ns`` (feed
         ``self.encoders`` first; see :meth:`ready`)."""
-        if isinstance(stamp_ns, bool) or not isinstance(stamp_ns, (int, np.integer)):
+        if isinstance(stamp_ns, bool) or not isinstance(stamp_ns, (int, np.integer)) or not (
+                -2**63 <= stamp_ns < 2**63):
             raise ValueError(f'stamp_ns = {stamp_ns!r} must be an integer time in nanoseconds')
-        truth = checked_pose('ground truth pose', map_T_base)
-        true_twist = checked_twist(twist)
-        event = None
-        wheel_pose = None if self.encoders is None else self.encoders.pose_at(stamp_ns)
-        measured_twist = true_twist
-        if self._previous is None or stamp_ns < self._previous[0]:
-            event = 'start' if self._previous is None else 'time_jump'
-            self._start(stamp_ns)
-            dt_s = 0.0
-        else:
-            previous_stamp_ns, previous_truth, previous_twist = self._previous
-            dt_s = (stamp_ns - previous_stamp_ns) * 1e-9
-            # The true motion since the previous sample, seen from the previous pose.
-            increment = compose_floats(inverse_floats(previous_truth), truth)
-            wheels = self._wheel_increment(wheel_pose)
-            if wheels is not None and dt_s > 0.0:
-                measured_twist = (wheels[0] / dt_s, wheels[1] / dt_s, wheels[2] / dt_s)
-            if is_teleport(increment, previous_twist, true_twist, dt_s):
-                event = 'teleport'
-            else:
-                self._predict(increment, wheels)
-        self._previous = (int(stamp_ns), truth, true_twist)
-        self._wheel_pose = wheel_pose
-        if self._pending_reset is not None:
-            reset, self._pending_reset = self._pending_reset, None
-            self._apply_reset(*reset)
-            event = event or 'reset'
-        map_T_base_estimate, map_covariance, fix, restarted = self._estimate(stamp_ns, dt_s, truth)
-        event = 'ekf_restart' if restarted else event
-        odom_T_base = self._odometry.pose
+        stamp = int(stamp_ns)
+        event = self.advance(stamp, checked_pose('ground truth pose', map_T_base),
+                             checked_twist(twist))
+        values = self.output.tolist()
         return LocalizationOutput(
-            stamp_ns=int(stamp_ns),
-            odom_T_base=odom_T_base,
-            odom_covariance=self._odometry.covariance,
-            twist=add_normal_noise(measured_twist, self._twist_std, self._twist_draws),
-            twist_variances=self._twist_variances,
-            map_T_base=map_T_base_estimate,
-            map_covariance=map_covariance,
-            map_T_odom=compose_floats(map_T_base_estimate, inverse_floats(odom_T_base)),
-            pose_fix=fix,
+            stamp_ns=stamp,
+            odom_T_base=_floats3(values[kernel.ODOM:kernel.ODOM + 3]),
+            odom_covariance=self.odom_covariance.copy(),
+            twist=_floats3(values[kernel.TWIST:kernel.TWIST + 3]),
+            twist_variances=self.twist_variances,
+            map_T_base=_floats3(values[kernel.MAP:kernel.MAP + 3]),
+            map_covariance=self.map_covariance.copy(),
+            map_T_odom=_floats3(values[kernel.MAP_ODOM:kernel.MAP_ODOM + 3]),
+            pose_fix=self.pose_fix,
             event=event,
         )
 
-    def _start(self, stamp_ns: int) -> None:
-        self._odometry.restart()
-        self._map_noise.reset()
-        self._ekf = None
-        self._next_fix_ns = stamp_ns
+    def advance(self, stamp_ns: int, map_T_base: Floats3, twist: Floats3) -> str | None:
+        """:meth:`step` of a stamp given as an ``int`` and a pose and a twist given as three
+        floats each (a message's numbers), leaving the outputs in the arrays (see the class);
+        return the event."""
+        x_m, y_m, yaw_rad = map_T_base
+        vx_mps, vy_mps, wz_radps = twist
+        if self.encoders is not None:
+            wheel_pose = self.encoders.pose_at(stamp_ns)
+            at = kernel.WHEEL_POSE
+            self._state[at:at + 4] = (0.0, 0.0, 0.0, 0.0) if wheel_pose is None else (
+                *wheel_pose, 1.0)
+        reset = self._pending_reset is not None
+        state, clock, draws, cursors, output, covariances = self._arrays
+        code = kernel.localization_step(stamp_ns, x_m, y_m, yaw_rad, vx_mps, vy_mps, wz_radps,
+                                        reset, state, clock, draws, cursors, output, covariances)
+        if code == kernel.DRAWS_NEEDED:
+            self._reserve_draws()
+            code = kernel.localization_step(stamp_ns, x_m, y_m, yaw_rad, vx_mps, vy_mps,
+                                            wz_radps, reset, *self._arrays)
+        if code < 0:
+            raise self._refusal(code, map_T_base, twist)
+        if self._ekf_mode:
+            return self._ekf_step(stamp_ns, (x_m, y_m, wrap_angle(yaw_rad)), code)
+        self._pending_reset = None
+        return kernel.EVENTS[code]
 
-    def _wheel_increment(self, wheel_pose: Floats3 | None) -> Floats3 | None:
-        """The encoders' motion since the previous sample (None without encoders)."""
-        if wheel_pose is None or self._wheel_pose is None:
-            return None if self.encoders is None else (0.0, 0.0, 0.0)
-        return compose_floats(inverse_floats(self._wheel_pose), wheel_pose)
+    def _refusal(self, code: int, map_T_base: Floats3, twist: Floats3) -> ValueError:
+        """The error of a sample the kernel refused (``code`` < 0, not DRAWS_NEEDED)."""
+        if code == kernel.INVALID_POSE:
+            return invalid_floats('ground truth pose', map_T_base, 'x, y, yaw')
+        if code == kernel.INVALID_TWIST:
+            return invalid_floats('twist', twist, 'vx, vy, wz')
+        dx_m, dy_m, dyaw_rad = self._state[kernel.MEASURED:kernel.MEASURED + 3].tolist()
+        return invalid_floats('odometry increment', (dx_m, dy_m, dyaw_rad), 'x, y, yaw')
 
-    def _predict(self, increment: Floats3, wheels: Floats3 | None = None) -> None:
-        measured, increment_variances = self._odometry.step(increment, wheels)
-        if self._ekf is not None:
-            self._ekf.predict_diagonal(measured, increment_variances)
-
-    def _apply_reset(self, map_T_base: Floats3, covariance: FloatArray) -> None:
-        self._map_noise.reset()
-        if self.config.mode == 'ekf':
-            self._ekf = PoseEkf.from_pose(map_T_base, covariance)
+    def _ekf_step(self, stamp_ns: int, truth: Floats3, code: int) -> str | None:
+        """Mode ekf after the kernel: predict, reset, correct; the map outputs; the event."""
+        try:
+            if code in (kernel.START, kernel.TIME_JUMP):
+                self._ekf = None
+                self._next_fix_ns = stamp_ns
+            elif code != kernel.TELEPORT and self._ekf is not None:
+                at = kernel.MEASURED
+                dx_m, dy_m, dyaw_rad, translation, rotation = self._state[at:at + 5].tolist()
+                self._ekf.predict_diagonal((dx_m, dy_m, dyaw_rad),
+                                           (translation, translation, rotation))
+            if self._pending_reset is not None:
+                (pose, covariance), self._pending_reset = self._pending_reset, None
+                self._ekf = PoseEkf.from_pose(pose, covariance)
+            restarted = self._estimate(stamp_ns, truth)
+        except ValueError:  # a pose fix beyond the largest magnitude: the twist was not noised
+            self._draws.cursors[kernel.TWIST_DRAWS] -= kernel.DRAWS_PER_SAMPLE
+            raise
+        finally:
+            self._state[kernel.EKF_PREDICTS] = float(self._ekf is not None)
+        x_m, y_m, yaw_rad = self._ekf.pose.tolist()
+        kernel.write_map_outputs(self.output, x_m, y_m, yaw_rad)
+        self.map_covariance[:] = self._ekf.covariance
+        return 'ekf_restart' if restarted else kernel.EVENTS[code]
 
     def _pose_fix(self, truth: Floats3, fix_variances: Floats3) -> Floats3:
-        std = _standard_deviations(fix_variances)
-        x_m, y_m, yaw_rad = add_normal_noise(truth, std, self._fix_draws)
-        return x_m, y_m, wrap_angle(yaw_rad)
+        """The truth plus white noise of ``fix_variances``."""
+        (x_m, y_m, yaw_rad), (std_x, std_y, std_yaw) = truth, _standard_deviations(fix_variances)
+        noise_x, noise_y, noise_yaw = self._draws.take(3, kernel.FIX_DRAWS)
+        return (x_m + std_x * noise_x, y_m + std_y * noise_y,
+                wrap_angle(yaw_rad + std_yaw * noise_yaw))
 
-    def _estimate(
-        self, stamp_ns: int, dt_s: float, truth: Floats3
-    ) -> tuple[Floats3, FloatArray, Floats3 | None, bool]:
-        """The map pose estimate, its covariance, the pose fix taken now (EKF) and whether the
-        EKF was restarted because its state stopped being finite or a correction failed."""
-        if self.config.mode == 'perfect':
-            return truth, np.zeros((3, 3)), None, False
-        if self.config.mode == 'noisy':
-            noise_x, noise_y, noise_yaw = self._map_noise.sample(dt_s)
-            x_m, y_m, yaw_rad = truth
-            estimate = (x_m + noise_x, y_m + noise_y, wrap_angle(yaw_rad + noise_yaw))
-            return estimate, diagonal_covariance(self._map_noise.variance), None, False
-        fix = None
+    def _estimate(self, stamp_ns: int, truth: Floats3) -> bool:
+        """Take a pose fix if one is due (``pose_fix``) and correct the EKF with it; return
+        whether the EKF was restarted because its state stopped being finite or a correction
+        failed."""
+        self.pose_fix = None
         # An extreme initialpose (covariance near the largest float) can overflow the filter:
         # it restarts from a pose fix instead of publishing inf or failing at every sample.
         restarted = self._ekf is not None and not self._ekf.is_finite()
@@ -285,7 +291,7 @@ class Localization:
             self._ekf = None
         if self._ekf is None or stamp_ns >= self._next_fix_ns:
             fix_variances = _fix_variances(self.config)
-            fix = self._pose_fix(truth, fix_variances)
+            fix = self.pose_fix = self._pose_fix(truth, fix_variances)
             if self._ekf is not None:
                 try:
                     self._ekf.correct_diagonal(fix, fix_variances)
@@ -300,5 +306,4 @@ class Localization:
             self._next_fix_ns += period_ns
             if self._next_fix_ns <= stamp_ns:
                 self._next_fix_ns = stamp_ns + period_ns
-        x_m, y_m, yaw_rad = self._ekf.pose.tolist()
-        return (x_m, y_m, yaw_rad), self._ekf.covariance.copy(), fix, restarted
+        return restarted

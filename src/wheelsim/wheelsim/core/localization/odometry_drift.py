@@ -11,23 +11,52 @@ The variances add linearly over increments, so the heading error after a path of
 turns by a total angle A has variance exactly ``q_r d + q_w A``, and without heading error the
 position error has variance ``q_t d`` per axis, independent of the sample rate.
 
-:class:`DriftingOdometry` integrates the noisy increments into the odometry pose
-``odom_T_base``; :class:`DriftErrorMoments` propagates the exact second moments of its error
-(no linearisation), so the reported covariance describes the simulated error at any distance.
+:func:`advance_odometry` integrates one noisy increment into the odometry pose ``odom_T_base``
+and propagates the exact second moments of its error (:func:`advance_error_moments`, no
+linearisation), so the reported covariance describes the simulated error at any distance. Its
+state is one float array (layout below), stepped per localization sample by compiled code;
+:class:`DriftingOdometry` wraps one state for Python. :func:`measure_increment` draws many
+increments at once (arrays; the statistical tests).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from wheelsim.core.arrays import FloatArray
+from wheelsim.core.arrays import FloatArray, IntArray
+from wheelsim.core.compiled import jitable
 from wheelsim.core.geometry.se2 import Floats3, compose_floats
-from wheelsim.core.localization.normal_draws import NormalDraws
+from wheelsim.core.localization.normal_draws import NormalDraws, next_normal
+
+# The odometry state: poses (x [m], y [m], yaw [rad]) in the odom frame, then the error moments
+# of DriftErrorMoments' recursion, complex ones as (real, imaginary).
+POSE = 0  # odom_T_base: the integrated noisy increments
+TRUE_POSE = 3  # the same increments without error: the motion the wheels saw
+MEAN = 6  # E eps
+POWER = 8  # E |eps|^2
+SQUARE = 9  # E eps^2
+ROT = 11  # E eps exp(i delta)
+CONJ_ROT = 13  # E conj(eps) exp(i delta)
+CROSS = 15  # E eps delta
+HEADING_VARIANCE = 17  # v = E delta^2
+STATE_SIZE = 18
+
+
+@jitable
+def drift_variances(
+    translation_m2_per_m: float, rotation_rad2_per_m: float, turn_rad2_per_rad: float,
+    distance_m: float, turn_rad: float,
+) -> tuple[float, float]:
+    """Error variances ``(q_t ds [m^2], q_r ds + q_w |dyaw| [rad^2])`` of an increment of length
+    ``distance_m`` turning by ``turn_rad`` (floats, or arrays from Python)."""
+    translation = translation_m2_per_m * distance_m
+    rotation = rotation_rad2_per_m * distance_m + turn_rad2_per_rad * abs(turn_rad)
+    return translation, rotation
 
 
 @dataclass(frozen=True)
@@ -39,11 +68,9 @@ class DriftRates:
     turn_rad2_per_rad: float
 
     def variances(self, distance_m: ArrayLike, turn_rad: ArrayLike) -> tuple[ArrayLike, ArrayLike]:
-        """Error variances ``(q_t ds [m^2], q_r ds + q_w |dyaw| [rad^2])`` of an increment of
-        length ``distance_m`` turning by ``turn_rad`` (floats or arrays alike)."""
-        translation = self.translation_m2_per_m * distance_m
-        rotation = self.rotation_rad2_per_m * distance_m + self.turn_rad2_per_rad * abs(turn_rad)
-        return translation, rotation
+        """:func:`drift_variances` with these rates."""
+        return drift_variances(self.translation_m2_per_m, self.rotation_rad2_per_m,
+                               self.turn_rad2_per_rad, distance_m, turn_rad)
 
 
 def increment_variances(increment: ArrayLike, rates: DriftRates) -> FloatArray:
@@ -51,13 +78,6 @@ def increment_variances(increment: ArrayLike, rates: DriftRates) -> FloatArray:
     u = np.asarray(increment, dtype=float)
     translation, rotation = rates.variances(np.hypot(u[..., 0], u[..., 1]), u[..., 2])
     return np.stack([translation, translation, rotation], axis=-1)
-
-
-def add_normal_noise(values: Floats3, std: Floats3, draws: NormalDraws) -> Floats3:
-    """``values + std * n`` per component, ``n`` the next three standard normal ``draws`` (those
-    of ``rng.standard_normal(3)`` from their generator)."""
-    noise_0, noise_1, noise_2 = draws.take(3)
-    return values[0] + std[0] * noise_0, values[1] + std[1] * noise_1, values[2] + std[2] * noise_2
 
 
 def measure_increment(
@@ -72,8 +92,23 @@ def measure_increment(
     return u + np.sqrt(variances) * rng.standard_normal(u.shape), variances
 
 
-class DriftErrorMoments:
-    """Exact first and second moments of the odometry error under the drift model.
+@jitable
+def square_as_python(value: float) -> float:
+    """``value ** 2`` as CPython computes it for a finite float: libm's ``pow(value, 2.0)``,
+    which differs from ``value * value`` in the last bit for about one value in 1200. Compilers
+    turn a constant exponent 2 into that product, so the exponent is computed at run time
+    (``2.0 + 0.0 * value`` is 2.0 for every finite value)."""
+    return value ** (2.0 + 0.0 * value)
+
+
+@jitable
+def advance_error_moments(
+    state: FloatArray, dx_m: float, dy_m: float, translation_variance: float,
+    rotation_variance: float,
+) -> None:
+    """Advance the exact first and second moments of the odometry error in ``state`` by one
+    true increment ``(dx, dy)`` taken at the heading of ``state``'s true pose, with the error
+    variances of :func:`drift_variances`.
 
     The error is ``e = (x_hat - x, y_hat - y, yaw_hat - yaw)`` of the noisy odometry against the
     noise-free integration of the same true increments, in the odom frame.  With complex
@@ -89,46 +124,85 @@ class DriftErrorMoments:
     so the reported matrix stays right when the heading error is large (the position error then
     bends into a banana that a first-order covariance misses).
     """
-
-    def __init__(self) -> None:
-        self.mean = 0j
-        self.power = 0.0
-        self.square = 0j
-        self.rot = 0j
-        self.conj_rot = 0j
-        self.cross = 0j
-        self.heading_variance = 0.0
-
-    def step(self, true_yaw: float, increment: Sequence[float], variances: Sequence[float]) -> None:
-        """Advance by one true ``increment`` taken at odom-frame heading ``true_yaw``, with the
-        diagonal ``variances`` of its error."""
-        g = complex(math.cos(true_yaw), math.sin(true_yaw)) * complex(increment[0], increment[1])
-        v = self.heading_variance
-        c1, c4 = math.exp(-0.5 * v), math.exp(-2.0 * v)  # E exp(i delta), E exp(2 i delta)
-        damping = math.exp(-0.5 * variances[2])  # E exp(i w_yaw)
-        self.power += (
-            2.0 * (g * (self.conj_rot - self.mean.conjugate())).real
-            + abs(g) ** 2 * (2.0 - 2.0 * c1)
-            + variances[0]
-            + variances[1]
-        )
-        self.square += 2.0 * g * (self.rot - self.mean) + g * g * (c4 - 2.0 * c1 + 1.0)
-        self.cross += g * 1j * v * c1
-        self.rot = damping * (self.rot + g * (c4 - c1))
-        self.conj_rot = damping * (self.conj_rot + g.conjugate() * (1.0 - c1))
-        self.mean += g * (c1 - 1.0)
-        self.heading_variance = v + variances[2]
-
-    def matrix(self) -> FloatArray:
-        """``E[e e^T]`` (3x3): the error covariance plus the outer product of its small mean."""
-        xx = 0.5 * (self.power + self.square.real)
-        yy = 0.5 * (self.power - self.square.real)
-        xy = 0.5 * self.square.imag
-        x_yaw, y_yaw = self.cross.real, self.cross.imag
-        return np.array([[xx, xy, x_yaw], [xy, yy, y_yaw], [x_yaw, y_yaw, self.heading_variance]])
+    true_yaw = state[TRUE_POSE + 2]
+    g = complex(math.cos(true_yaw), math.sin(true_yaw)) * complex(dx_m, dy_m)
+    mean = complex(state[MEAN], state[MEAN + 1])
+    square = complex(state[SQUARE], state[SQUARE + 1])
+    rot = complex(state[ROT], state[ROT + 1])
+    conj_rot = complex(state[CONJ_ROT], state[CONJ_ROT + 1])
+    cross = complex(state[CROSS], state[CROSS + 1])
+    v = state[HEADING_VARIANCE]
+    c1, c4 = math.exp(-0.5 * v), math.exp(-2.0 * v)  # E exp(i delta), E exp(2 i delta)
+    damping = math.exp(-0.5 * rotation_variance)  # E exp(i w_yaw)
+    state[POWER] += (
+        2.0 * (g * (conj_rot - mean.conjugate())).real
+        + square_as_python(abs(g)) * (2.0 - 2.0 * c1)
+        + translation_variance
+        + translation_variance
+    )
+    square += 2.0 * g * (rot - mean) + g * g * (c4 - 2.0 * c1 + 1.0)
+    cross += g * 1j * v * c1
+    new_rot = damping * (rot + g * (c4 - c1))
+    conj_rot = damping * (conj_rot + g.conjugate() * (1.0 - c1))
+    mean += g * (c1 - 1.0)
+    state[MEAN], state[MEAN + 1] = mean.real, mean.imag
+    state[SQUARE], state[SQUARE + 1] = square.real, square.imag
+    state[ROT], state[ROT + 1] = new_rot.real, new_rot.imag
+    state[CONJ_ROT], state[CONJ_ROT + 1] = conj_rot.real, conj_rot.imag
+    state[CROSS], state[CROSS + 1] = cross.real, cross.imag
+    state[HEADING_VARIANCE] = v + rotation_variance
 
 
-@dataclass
+@jitable
+def write_error_covariance(state: FloatArray, out: FloatArray) -> None:
+    """``E[e e^T]`` (x, y, yaw) of the error moments of ``state`` into the 3x3 ``out``: the
+    error covariance plus the outer product of its small mean."""
+    power, square_real, square_imag = state[POWER], state[SQUARE], state[SQUARE + 1]
+    xx = 0.5 * (power + square_real)
+    yy = 0.5 * (power - square_real)
+    xy = 0.5 * square_imag
+    x_yaw, y_yaw = state[CROSS], state[CROSS + 1]
+    out[0, 0], out[0, 1], out[0, 2] = xx, xy, x_yaw
+    out[1, 0], out[1, 1], out[1, 2] = xy, yy, y_yaw
+    out[2, 0], out[2, 1], out[2, 2] = x_yaw, y_yaw, state[HEADING_VARIANCE]
+
+
+@jitable
+def advance_odometry(
+    state: FloatArray, rates: FloatArray, dx_m: float, dy_m: float, dyaw_rad: float,
+    wheels: bool, wheels_dx_m: float, wheels_dy_m: float, wheels_dyaw_rad: float,
+    draws: FloatArray, cursors: IntArray, stream: int,
+) -> tuple[float, float, float, float, float]:
+    """Integrate one true body-frame increment ``(dx [m], dy [m], dyaw [rad])`` with its error
+    into ``state``; ``rates`` are the three of :class:`DriftRates`. Return the measured
+    increment and the error variances ``(translation [m^2], rotation [rad^2])`` of its
+    covariance ``Q`` (the prediction input of an EKF fed by this odometry).
+
+    The measured increment is the true one plus ``sqrt(Q)`` times the next three draws of
+    ``stream`` (reserved) of the arrays of a :class:`NormalDraws`, as
+    :func:`measure_increment` draws, unless ``wheels``: then the wheels' increment is
+    integrated as it is and ``Q`` is the drift model's variance of the true increment (what the
+    robot believes).
+    """
+    # np.hypot as in increment_variances (math.hypot may differ in the last bit)
+    translation, rotation = drift_variances(
+        rates[0], rates[1], rates[2], float(np.hypot(dx_m, dy_m)), dyaw_rad)
+    if wheels:
+        measured = (wheels_dx_m, wheels_dy_m, wheels_dyaw_rad)
+    else:
+        translation_std, rotation_std = math.sqrt(translation), math.sqrt(rotation)
+        measured = (dx_m + translation_std * next_normal(draws, cursors, stream),
+                    dy_m + translation_std * next_normal(draws, cursors, stream),
+                    dyaw_rad + rotation_std * next_normal(draws, cursors, stream))
+    advance_error_moments(state, dx_m, dy_m, translation, rotation)
+    pose = compose_floats((state[POSE], state[POSE + 1], state[POSE + 2]), measured)
+    true_pose = compose_floats(
+        (state[TRUE_POSE], state[TRUE_POSE + 1], state[TRUE_POSE + 2]), (dx_m, dy_m, dyaw_rad))
+    state[POSE], state[POSE + 1], state[POSE + 2] = pose
+    state[TRUE_POSE], state[TRUE_POSE + 1], state[TRUE_POSE + 2] = true_pose
+    return measured[0], measured[1], measured[2], translation, rotation
+
+
 class DriftingOdometry:
     """Integrated noisy odometry ``odom_T_base`` (odom frame) with its error second moments.
 
@@ -137,46 +211,45 @@ class DriftingOdometry:
     Poses are plain floats ``(x [m], y [m], yaw [rad])``.
     """
 
-    rates: DriftRates
-    rng: np.random.Generator
-    pose: Floats3 = (0.0, 0.0, 0.0)
-    true_pose: Floats3 = (0.0, 0.0, 0.0)
-    moments: DriftErrorMoments = field(default_factory=DriftErrorMoments)
-    draws: NormalDraws = field(init=False)  # those of rng, which nothing else draws from
+    def __init__(self, rates: DriftRates, rng: np.random.Generator) -> None:
+        self.rates = rates
+        self.rng = rng
+        self.draws = NormalDraws([rng])  # nothing else draws from rng
+        self.state = np.zeros(STATE_SIZE)
 
-    def __post_init__(self) -> None:
-        self.draws = NormalDraws(self.rng)
+    @property
+    def pose(self) -> Floats3:
+        x_m, y_m, yaw_rad = self.state[POSE:POSE + 3].tolist()
+        return x_m, y_m, yaw_rad
+
+    @property
+    def true_pose(self) -> Floats3:
+        x_m, y_m, yaw_rad = self.state[TRUE_POSE:TRUE_POSE + 3].tolist()
+        return x_m, y_m, yaw_rad
 
     @property
     def covariance(self) -> FloatArray:
         """``E[e e^T]`` of the error of ``pose`` against ``true_pose`` (x, y, yaw; 3x3)."""
-        return self.moments.matrix()
+        covariance = np.empty((3, 3))
+        write_error_covariance(self.state, covariance)
+        return covariance
 
     def restart(self) -> None:
         """Start a new odom frame at the vehicle: identity pose, zero error."""
-        self.pose = (0.0, 0.0, 0.0)
-        self.true_pose = (0.0, 0.0, 0.0)
-        self.moments = DriftErrorMoments()
+        self.state[:] = 0.0
 
     def step(
         self, true_increment: Sequence[float], measured: Floats3 | None = None
     ) -> tuple[Floats3, Floats3]:
-        """Integrate one true body-frame increment ``(dx [m], dy [m], dyaw [rad])`` with its error;
-        return the measured increment and the diagonal of its covariance ``Q`` (the prediction
-        input of an EKF fed by this odometry).  Draws as :func:`measure_increment` does, unless
-        the ``measured`` increment is given (wheel encoders): then it is integrated as it is and
-        ``Q`` is the drift model's variance of the true increment (what the robot believes)."""
-        u = tuple(true_increment)
-        dx, dy, dyaw = u
-        # np.hypot as in increment_variances (math.hypot may differ in the last bit)
-        translation, rotation = self.rates.variances(float(np.hypot(dx, dy)), dyaw)
-        variances = (translation, translation, rotation)
-        if measured is None:
-            translation_std, rotation_std = math.sqrt(translation), math.sqrt(rotation)
-            measured = add_normal_noise(
-                u, (translation_std, translation_std, rotation_std), self.draws
-            )
-        self.moments.step(self.true_pose[2], u, variances)
-        self.pose = compose_floats(self.pose, measured)
-        self.true_pose = compose_floats(self.true_pose, u)
-        return measured, variances
+        """:func:`advance_odometry` by one true increment, with the wheels' ``measured`` one if
+        given; return the measured increment and the diagonal of ``Q``."""
+        dx_m, dy_m, dyaw_rad = (float(value) for value in true_increment)
+        rates = self.rates
+        self.draws.reserve(3)
+        *increment, translation, rotation = advance_odometry(
+            self.state,
+            np.array([rates.translation_m2_per_m, rates.rotation_rad2_per_m,
+                      rates.turn_rad2_per_rad]),
+            dx_m, dy_m, dyaw_rad, measured is not None, *(measured or (0.0, 0.0, 0.0)),
+            self.draws.values, self.draws.cursors, 0)
+        return tuple(float(value) for value in increment), (translation, translation, rotation)
