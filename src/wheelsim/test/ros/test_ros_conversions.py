@@ -9,7 +9,6 @@ from hypothesis import strategies as st
 
 from wheelsim.ros.conversions import (
     fill_planar,
-    fill_stamps,
     joint_state,
     odometry,
     pose2d,
@@ -87,7 +86,8 @@ def test_refilling_stamps_and_planar_parts_gives_the_messages_built_anew():
     first, second = 5_999_999_999, 7_000_000_001
     pose, transform = (pose_with_covariance_stamped(first, 'map', (1.0, 2.0, 0.5)),
                        transform_stamped(first, 'map', 'odom', (3.0, 4.0, -1.0)))
-    fill_stamps([pose.header.stamp, transform.header.stamp], second)
+    time_msg(second, pose.header.stamp)
+    time_msg(second, transform.header.stamp)
     fill_planar(pose.pose.pose.position, pose.pose.pose.orientation, (1.5, -2.0, -3.0))
     fill_planar(transform.transform.translation, transform.transform.rotation, (0.5, 0.25, 3.0))
     assert pose == pose_with_covariance_stamped(second, 'map', (1.5, -2.0, -3.0))

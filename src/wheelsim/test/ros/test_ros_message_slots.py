@@ -1,11 +1,13 @@
 """wheelsim.ros.message_slots: the same numbers in and out of messages as the properties give."""
 
 import math
+from array import array
 
 import pytest
 from geometry_msgs.msg import TransformStamped, Twist
 from hypothesis import given
 from hypothesis import strategies as st
+from sensor_msgs.msg import JointState
 
 from wheelsim.ros import message_slots
 from wheelsim.ros.conversions import (
@@ -71,3 +73,12 @@ def test_the_import_check_refuses_fields_that_are_not_plain_slots(monkeypatch):
     monkeypatch.setitem(message_slots.FIELDS, Converting, ('x',))
     with pytest.raises(ImportError, match='Converting.x'):
         message_slots.check_slots()
+
+
+@given(positions=st.lists(numbers, max_size=6), velocities=st.lists(numbers, max_size=6))
+def test_write_joints_gives_the_message_the_setters_give(positions, velocities):
+    written, filled = JointState(), JointState()
+    message_slots.write_joints(written, array('d', positions), array('d', velocities))
+    filled.position, filled.velocity = positions, velocities
+    assert repr(written) == repr(filled)
+    assert written.position.typecode == 'd'

@@ -38,15 +38,6 @@ def time_msg(stamp_ns: int, out: Time | None = None) -> Time:
     return out
 
 
-def fill_stamps(stamps: Sequence[Time], stamp_ns_: int) -> None:
-    """Set each ``builtin_interfaces/Time`` of ``stamps`` to the same time [ns] (>= 0), as
-    :func:`time_msg` would, dividing only once (the headers of messages published together)."""
-    sec, nanosec = divmod(int(stamp_ns_), NS_PER_S)
-    for stamp in stamps:
-        stamp.sec = sec
-        stamp.nanosec = nanosec
-
-
 def stamp_ns(stamp: Time) -> int:
     """Integer nanoseconds of a ``builtin_interfaces/Time``."""
     return stamp.sec * NS_PER_S + stamp.nanosec

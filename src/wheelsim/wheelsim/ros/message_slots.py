@@ -17,6 +17,8 @@ the messages go wrong.
 
 from __future__ import annotations
 
+from array import array
+
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import (
     Point,
@@ -24,10 +26,12 @@ from geometry_msgs.msg import (
     PoseWithCovariance,
     Quaternion,
     Twist,
+    TwistStamped,
     TwistWithCovariance,
     Vector3,
 )
 from nav_msgs.msg import Odometry
+from sensor_msgs.msg import JointState
 from std_msgs.msg import Header
 
 from wheelsim.core.geometry.se2 import Floats3
@@ -45,20 +49,30 @@ FIELDS = {
     TwistWithCovariance: ('twist',),
     Twist: ('linear', 'angular'),
     Vector3: ('x', 'y', 'z'),
+    TwistStamped: ('header', 'twist'),
+    JointState: ('header', 'position', 'velocity'),
 }
 
 
 def check_slots() -> None:
     """Raise ImportError unless each field of :data:`FIELDS` is a property that returns its
-    slot ``_field`` and stores in it the object it is given."""
+    slot ``_field`` and stores in it the object it is given (a number sequence: an equal
+    ``array('d')``, which the setter makes of what it is given)."""
     for cls, fields in FIELDS.items():
         message = cls()
         for field in fields:
             kind = type(getattr(message, field))
-            probe = kind() if kind in FIELDS else kind(7)  # unlike the field's default
+            if kind in FIELDS:
+                probe = kind()
+            elif kind is array:
+                probe = array('d', [7.0])
+            else:
+                probe = kind(7)  # unlike the field's default
             setattr(message, field, probe)
-            if getattr(message, '_' + field, None) is not probe or getattr(
-                    message, field) is not probe:
+            stored = getattr(message, '_' + field, None)
+            fits = stored is probe or (kind is array and type(stored) is array
+                                       and stored.typecode == 'd' and stored == probe)
+            if not fits or getattr(message, field) is not stored:
                 raise ImportError(f'{cls.__name__}.{field} is not a property over the slot _{field}'
                                   ': wheelsim.ros.message_slots does not fit this rosidl')
 
@@ -104,6 +118,13 @@ def write_twist(linear: Vector3, angular: Vector3, vx_mps: float, vy_mps: float,
     linear._x = vx_mps
     linear._y = vy_mps
     angular._z = wz_radps
+
+
+def write_joints(joint_state: JointState, positions: array, velocities: array) -> None:
+    """Set a ``sensor_msgs/JointState``'s positions and velocities, each an ``array('d')``
+    (what the setters store: they would copy one)."""
+    joint_state._position = positions
+    joint_state._velocity = velocities
 
 
 check_slots()

@@ -28,18 +28,11 @@ from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
+from wheelsim.core.geometry.angles import yaw_quaternion_zw
 from wheelsim.core.vehicle.model import VehicleState
 from wheelsim.ros import qos
-from wheelsim.ros.conversions import (
-    NS_PER_S,
-    fill_planar,
-    fill_stamps,
-    fill_twist,
-    joint_state,
-    odometry,
-    twist_stamped,
-    yaw_quaternion_zw,
-)
+from wheelsim.ros.conversions import NS_PER_S, joint_state, odometry, twist_stamped
+from wheelsim.ros.message_slots import write_joints, write_planar, write_stamp, write_twist
 from wheelsim.ros.serialized_message import LayoutError, SerializedMessage
 
 STAMP = ('header.stamp.sec', 'header.stamp.nanosec')
@@ -83,12 +76,14 @@ class VehicleOutputs:
         self._twist_actual = node.create_publisher(TwistStamped, 'twist_actual', qos.DEFAULT)
         self._joint_states = node.create_publisher(JointState, 'joint_states', qos.DEFAULT)
         self._description = node.create_publisher(String, 'robot_description', qos.LATCHED)
-        # Frames and joint names are written here once; per publication only the stamps and
-        # the numbers change.
-        self._messages = odom, twist_msg, _ = self._new_messages()
-        self._stamps = [msg.header.stamp for msg in self._messages]
+        # Frames and joint names are written here once; per publication only the stamp and
+        # the numbers change. The three headers share one stamp object: one to fill.
+        self._messages = odom, twist_msg, joints = self._new_messages()
+        self._stamp = odom.header.stamp
+        twist_msg.header.stamp = joints.header.stamp = self._stamp
         self._pose_parts = (odom.pose.pose.position, odom.pose.pose.orientation)
-        self._twists = (odom.twist.twist, twist_msg.twist)
+        self._twist_parts = (odom.twist.twist.linear, odom.twist.twist.angular,
+                             twist_msg.twist.linear, twist_msg.twist.angular)
         self._templates: tuple[SerializedMessage, ...] | None = None
         if serialized:
             try:
@@ -119,12 +114,14 @@ class VehicleOutputs:
         twist = (state.vx_mps, state.vy_mps, state.wz_radps)
         if self._templates is None:
             odom, twist_msg, joints = self._messages
-            fill_stamps(self._stamps, stamp_ns)
-            fill_planar(*self._pose_parts, pose)
-            for message_twist in self._twists:
-                fill_twist(message_twist, twist)
-            joints.position = array('d', state.joint_positions_rad)
-            joints.velocity = array('d', state.joint_velocities_radps)
+            write_stamp(self._stamp, stamp_ns)
+            position, orientation = self._pose_parts
+            write_planar(position, orientation, *pose[:2], *yaw_quaternion_zw(state.yaw_rad))
+            odom_linear, odom_angular, twist_linear, twist_angular = self._twist_parts
+            write_twist(odom_linear, odom_angular, *twist)
+            write_twist(twist_linear, twist_angular, *twist)
+            write_joints(joints, array('d', state.joint_positions_rad),
+                         array('d', state.joint_velocities_radps))
         else:
             ground_truth, twist_actual, joint_states = self._templates
             stamp = divmod(stamp_ns, NS_PER_S)
