@@ -41,15 +41,17 @@ from wheelsim.core.tracking.controller import (
     trajectory_from_plan,
 )
 from wheelsim.core.tracking.reference import ZERO_TWIST, BodyTwist, TrackingErrors
+from wheelsim.core.tracking.warm_up import warm_up
 from wheelsim.ros import qos
 from wheelsim.ros.clock import now_ns, timer_period_s
 from wheelsim.ros.conversions import (
     NS_PER_S,
     fill_twist,
+    odometry_twist2d,
     pose2d,
     stamp_ns,
+    stamped_pose2d,
     time_msg,
-    twist2d,
     twist_stamped,
 )
 from wheelsim.ros.inputs import MAX_TWIST_COMPONENT, WARN_PERIOD_S, MapPoses
@@ -79,6 +81,7 @@ class Controller(Node):
 
     def __init__(self, **node_kwargs) -> None:
         super().__init__('controller', **node_kwargs)
+        warm_up()  # the control step's compiled kernels: loaded now, not at the first step
         self.params = NodeParameters(self)
         self._settings = self.params.declare_config(ControllerConfig, self._on_settings)
         self.params.report_unknown()
@@ -193,13 +196,14 @@ class Controller(Node):
             f'{planned_s:.1f} s into it'))
 
     def _on_pose(self, msg: PoseWithCovarianceStamped) -> None:
-        pose = self._map_poses.pose(msg.pose.pose, msg.header.frame_id, 'pose')
+        stamp, frame_id, x_m, y_m, yaw_rad = stamped_pose2d(msg)
+        pose = self._map_poses.planar(x_m, y_m, yaw_rad, frame_id, 'pose')
         if pose is not None:
-            self._pose = (pose, stamp_ns(msg.header.stamp))
+            self._pose = (pose, stamp)
             self._follow_stale_plan()
 
     def _on_odom(self, msg: Odometry) -> None:
-        vx_mps, vy_mps, wz_radps = twist2d(msg.twist.twist)
+        vx_mps, vy_mps, wz_radps = odometry_twist2d(msg)
         if (abs(vx_mps) <= MAX_TWIST_COMPONENT and abs(vy_mps) <= MAX_TWIST_COMPONENT
                 and abs(wz_radps) <= MAX_TWIST_COMPONENT):  # False for NaN too
             self._twist = BodyTwist(vx_mps, vy_mps, wz_radps)

@@ -35,7 +35,7 @@ from wheelsim.core.planning.planner import plan_to_goal, plan_waypoints
 from wheelsim.core.planning.trajectory import Trajectory
 from wheelsim.ros import qos
 from wheelsim.ros.clock import now_ns
-from wheelsim.ros.conversions import NS_PER_S, quaternion_from_yaw, time_msg
+from wheelsim.ros.conversions import NS_PER_S, quaternion_from_yaw, stamped_pose2d, time_msg
 from wheelsim.ros.inputs import MapPoses
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
@@ -114,7 +114,8 @@ class Planner(Node):
         self._waypoints_pending = bool(config.waypoints)  # (again) for this vehicle
 
     def _on_pose(self, msg: PoseWithCovarianceStamped) -> None:
-        pose = self._map_poses.pose(msg.pose.pose, msg.header.frame_id, 'pose')
+        _, frame_id, x_m, y_m, yaw_rad = stamped_pose2d(msg)
+        pose = self._map_poses.planar(x_m, y_m, yaw_rad, frame_id, 'pose')
         if pose is not None:
             self._pose = pose
 
