@@ -52,7 +52,6 @@ from wheelsim.ros.conversions import (
     stamp_ns,
     stamped_pose2d,
     time_msg,
-    twist_stamped,
 )
 from wheelsim.ros.inputs import MAX_TWIST_COMPONENT, WARN_PERIOD_S, MapPoses
 from wheelsim.ros.node_main import run_node
@@ -97,9 +96,13 @@ class Controller(Node):
             TwistStamped if self._stamped else Twist, 'cmd_vel', qos.DEFAULT
         )
         self._errors = self.create_publisher(Vector3Stamped, 'tracking_error', qos.DEFAULT)
-        # Filled again for every publication: a published message is valid until the next one.
+        # Filled again for every publication (a published message is valid until the next one):
+        # their frames, read-only parameters, once here.
         self._command_msg = TwistStamped() if self._stamped else Twist()
+        if self._stamped:
+            self._command_msg.header.frame_id = config.full_base_frame
         self._errors_msg = Vector3Stamped()
+        self._errors_msg.header.frame_id = config.full_map_frame
         # Latched plans (wheelsim's planner) and volatile ones (other planners) alike.
         for profile in (qos.LATCHED, qos.DEFAULT):
             self.create_subscription(Path, 'plan', self._on_plan, profile)
@@ -249,7 +252,8 @@ class Controller(Node):
         """Publish ``command`` stamped ``stamp`` [ns] (the control step's time)."""
         msg = self._command_msg
         if self._stamped:
-            twist_stamped(stamp, self.config.full_base_frame, command, msg)
+            time_msg(stamp, msg.header.stamp)
+            fill_twist(msg.twist, command)
         else:
             fill_twist(msg, command)
         self._cmd_vel.publish(msg)
@@ -257,10 +261,8 @@ class Controller(Node):
     def _publish_errors(self, stamp: int, errors: TrackingErrors) -> None:
         msg = self._errors_msg
         time_msg(stamp, msg.header.stamp)
-        msg.header.frame_id = self.config.full_map_frame
-        msg.vector.x = errors.along_track_m
-        msg.vector.y = errors.cross_track_m
-        msg.vector.z = errors.heading_rad
+        vector = msg.vector
+        vector.x, vector.y, vector.z = errors  # along-track, cross-track, heading
         self._errors.publish(msg)
 
 

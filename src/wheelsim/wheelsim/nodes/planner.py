@@ -35,7 +35,7 @@ from wheelsim.core.planning.planner import plan_to_goal, plan_waypoints
 from wheelsim.core.planning.trajectory import Trajectory
 from wheelsim.ros import qos
 from wheelsim.ros.clock import now_ns
-from wheelsim.ros.conversions import NS_PER_S, quaternion_from_yaw, stamped_pose2d, time_msg
+from wheelsim.ros.conversions import NS_PER_S, fill_planar, stamped_pose2d, time_msg
 from wheelsim.ros.inputs import MapPoses
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
@@ -59,16 +59,17 @@ def path_message(trajectory: Trajectory, start_ns: int, frame_id: str) -> Path:
     msg = Path()
     time_msg(start_ns, msg.header.stamp)
     msg.header.frame_id = frame_id
-    for t_s, x_m, y_m, yaw_rad in zip(
-        trajectory.t_s, trajectory.x_m, trajectory.y_m, trajectory.yaw_rad, strict=True
-    ):
+    poses = []
+    for t_s, x_m, y_m, yaw_rad in zip(trajectory.t_s.tolist(), trajectory.x_m.tolist(),
+                                      trajectory.y_m.tolist(), trajectory.yaw_rad.tolist(),
+                                      strict=True):
         pose = PoseStamped()
-        time_msg(start_ns + round(float(t_s) * NS_PER_S), pose.header.stamp)
-        pose.header.frame_id = frame_id
-        pose.pose.position.x = float(x_m)
-        pose.pose.position.y = float(y_m)
-        pose.pose.orientation = quaternion_from_yaw(float(yaw_rad))
-        msg.poses.append(pose)
+        header, planar = pose.header, pose.pose
+        time_msg(start_ns + round(t_s * NS_PER_S), header.stamp)
+        header.frame_id = frame_id
+        fill_planar(planar.position, planar.orientation, (x_m, y_m, yaw_rad))
+        poses.append(pose)
+    msg.poses = poses
     return msg
 
 
