@@ -6,6 +6,7 @@ import struct
 import numpy as np
 import pytest
 
+from wheelsim.core.compiled import plain_function
 from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.params import ParameterError, from_flat
 from wheelsim.core.planning.config import PlannerConfig
@@ -290,7 +291,7 @@ def test_limits_compiled_and_in_plain_python_agree_bit_for_bit(seed):
         limits[0] = -abs(limits[0])  # min_linear_x
         args = (*components, float(rng.choice([0.05, 0.1])), *limits, bool(rng.random() < 0.5),
                 float(rng.choice([0.0, 0.5])))
-        compiled, plain = _limited(*args), _limited.py_func(*args)
+        compiled, plain = _limited(*args), plain_function(_limited)(*args)
         assert struct.pack('<3d', *compiled) == struct.pack('<3d', *plain), args
 
 

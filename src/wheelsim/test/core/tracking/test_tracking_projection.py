@@ -8,6 +8,7 @@ import struct
 import numpy as np
 import pytest
 
+from wheelsim.core.compiled import plain_function
 from wheelsim.core.planning.trajectory import Trajectory, TrajectoryPoint
 from wheelsim.core.tracking.projection import nearest_around, nearest_on_segments
 from wheelsim.core.tracking.reference import SEARCH_AHEAD_M, SEARCH_BEHIND_M, PathProgress
@@ -99,7 +100,7 @@ def test_projection_is_the_numpy_formulation_bit_for_bit(seed):
                 expected = numpy_projection(trajectory, x_m, y_m, *window, *held)
                 found = nearest_on_segments(table, x_m, y_m, *window, *held)
                 assert bits(found) == bits(expected), (seed, x_m, y_m, window, held)
-                plain = nearest_on_segments.py_func(table, x_m, y_m, *window, *held)
+                plain = plain_function(nearest_on_segments)(table, x_m, y_m, *window, *held)
                 assert bits(plain) == bits(expected)
         around_s_m = float(rng.uniform(-1.0, trajectory.length_m + 1.0))
         window = numpy_window(trajectory, around_s_m, held_first, held_last)
@@ -107,7 +108,7 @@ def test_projection_is_the_numpy_formulation_bit_for_bit(seed):
         found = nearest_around(table, x_m, y_m, around_s_m, SEARCH_BEHIND_M, SEARCH_AHEAD_M,
                                held_first, held_last)
         assert bits(found) == bits(expected), (seed, x_m, y_m, around_s_m)
-        assert bits(nearest_around.py_func(table, x_m, y_m, around_s_m, SEARCH_BEHIND_M,
+        assert bits(plain_function(nearest_around)(table, x_m, y_m, around_s_m, SEARCH_BEHIND_M,
                                            SEARCH_AHEAD_M, held_first, held_last)) == bits(expected)
 
 
