@@ -8,12 +8,24 @@ import numpy as np
 import pytest
 
 from wheelsim.core.compiled import plain_function
-from wheelsim.core.planning.lookup import ARC_LENGTH, TIME, compiled_value_at, point_at
+from wheelsim.core.planning.lookup import (
+    ARC_LENGTH,
+    FIELD_COUNT,
+    TIME,
+    compiled_value_at,
+    point_at,
+)
 from wheelsim.core.planning.trajectory import Trajectory, TrajectoryPoint
 
 
 def bits(values) -> bytes:
     return struct.pack(f'<{len(values)}d', *values)
+
+
+def test_the_table_columns_are_the_trajectory_fields():
+    assert (TIME, ARC_LENGTH) == (TrajectoryPoint._fields.index('t_s'),
+                                  TrajectoryPoint._fields.index('s_m'))
+    assert FIELD_COUNT == len(TrajectoryPoint._fields)
 
 
 def random_trajectory(rng: np.random.Generator, count: int) -> Trajectory:

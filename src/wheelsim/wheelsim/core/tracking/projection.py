@@ -21,9 +21,11 @@ import math
 from wheelsim.core.arrays import FloatArray
 from wheelsim.core.compiled import compiled, jitable
 from wheelsim.core.planning.lookup import ARC_LENGTH, value_at
+from wheelsim.core.planning.trajectory import TrajectoryPoint
 
-#: Table columns (TrajectoryPoint order) of the position, heading and direction of travel.
-X, Y, YAW, PATH_YAW = 2, 3, 4, 5
+#: Table columns of the position, heading and direction of travel.
+X, Y, YAW, PATH_YAW = (TrajectoryPoint._fields.index(name)
+                       for name in ('x_m', 'y_m', 'yaw_rad', 'path_yaw_rad'))
 
 
 @jitable
