@@ -30,7 +30,7 @@ from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped, Ve
 from nav_msgs.msg import Odometry, Path
 from rclpy.node import Node
 
-from wheelsim.core.geometry.se2 import Pose2D, integrate_twist
+from wheelsim.core.geometry.se2 import Floats3, Pose2D, integrate_twist
 from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.core.planning.path import PlanningError
 from wheelsim.core.tracking.config import ControllerConfig, waiting_for_vehicle, with_vehicle
@@ -87,8 +87,11 @@ class Controller(Node):
         config = self._settings.config
         self.tracker: TrackingController | None = None  # once the configuration is complete
         self._waiting_plan: Path | None = None  # a plan received before that
-        self._pose: tuple[Pose2D, int] | None = None
-        self._twist: BodyTwist | None = None
+        # The latest pose (map frame, as MapPoses.planar gives it) with its stamp [ns], and the
+        # latest odometry body twist (vx, vy, wz): plain floats, made a Pose2D and a BodyTwist
+        # at the control step.
+        self._pose: tuple[Floats3, int] | None = None
+        self._twist: Floats3 | None = None
         self._plan_key: tuple | None = None
         self._stale_plan: tuple | None = None  # (trajectory, description, offset) until a pose
         self._stamped = config.enable_stamped_cmd_vel
@@ -192,7 +195,7 @@ class Controller(Node):
         trajectory, described, offset_s = self._stale_plan
         self._stale_plan = None
         planned_s = self.tracker.follow_from_nearest(
-            trajectory, now_ns(self) / NS_PER_S, self._pose[0])
+            trajectory, now_ns(self) / NS_PER_S, Pose2D(*self._pose[0]))
         self._map_poses.warnings.info('plan', (
             f"following {described}: its stamps are {offset_s:+.1f} s from this node's clock "
             f'(another clock or an old plan), so it goes on from the vehicle\'s nearest point, '
@@ -206,10 +209,10 @@ class Controller(Node):
             self._follow_stale_plan()
 
     def _on_odom(self, msg: Odometry) -> None:
-        vx_mps, vy_mps, wz_radps = odometry_twist2d(msg)
+        twist = vx_mps, vy_mps, wz_radps = odometry_twist2d(msg)
         if (abs(vx_mps) <= MAX_TWIST_COMPONENT and abs(vy_mps) <= MAX_TWIST_COMPONENT
                 and abs(wz_radps) <= MAX_TWIST_COMPONENT):  # False for NaN too
-            self._twist = BodyTwist(vx_mps, vy_mps, wz_radps)
+            self._twist = twist
         else:
             self._map_poses.warnings.warn('odom twist', (
                 f'odom twist ignored: ({vx_mps:g} m/s, {vy_mps:g} m/s, {wz_radps:g} rad/s) '
@@ -236,9 +239,11 @@ class Controller(Node):
             self._publish_command(now, ZERO_TWIST)
             return
         pose, stamp = self._pose
-        if self._twist is not None and now > stamp:  # where the vehicle is by now
-            pose = Pose2D(*integrate_twist(*pose, *self._twist, (now - stamp) / NS_PER_S))
-        step = self.tracker.step(now / NS_PER_S, pose, self._twist)
+        twist = self._twist
+        if twist is not None and now > stamp:  # where the vehicle is by now
+            pose = integrate_twist(*pose, *twist, (now - stamp) / NS_PER_S)
+        step = self.tracker.step(now / NS_PER_S, Pose2D(*pose),
+                                 None if twist is None else BodyTwist(*twist))
         if step.command is not None:
             self._publish_command(now, step.command)
         if step.errors is not None:

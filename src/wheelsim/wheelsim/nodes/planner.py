@@ -27,7 +27,7 @@ from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
 from nav_msgs.msg import Path
 from rclpy.node import Node
 
-from wheelsim.core.geometry.se2 import Pose2D
+from wheelsim.core.geometry.se2 import Floats3, Pose2D
 from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.core.planning.config import PlannerConfig, waiting_for_vehicle, with_vehicle
 from wheelsim.core.planning.path import PlanningError, path_shape
@@ -82,7 +82,7 @@ class Planner(Node):
         self._settings = self.params.declare_config(PlannerConfig, self._on_settings)
         self.params.report_unknown()
         declared = self._settings.config
-        self._pose: Pose2D | None = None
+        self._pose: Floats3 | None = None  # the latest (map frame, as MapPoses.planar gives it)
         self._waypoints_pending = False
         self._plan = self.create_publisher(Path, 'plan', qos.LATCHED)
         self._map_poses = MapPoses(self, declared.full_map_frame)
@@ -132,7 +132,7 @@ class Planner(Node):
             )
             return
         self._waypoints_pending = False
-        pose = self._pose
+        pose = None if self._pose is None else Pose2D(*self._pose)
         self._publish('waypoints', lambda warnings: plan_waypoints(self.config, pose, warnings))
 
     def _on_goal(self, msg: PoseStamped) -> None:
@@ -148,7 +148,7 @@ class Planner(Node):
                 f'goal {tuple(goal)} ignored: {", ".join(self._vehicle.waiting_for())} still '
                 'wait for vehicle_description'))
             return
-        start = self._pose
+        start = Pose2D(*self._pose)
         self._publish(f'goal {_pose_text(goal)}',
                       lambda warnings: plan_to_goal(self.config, start, goal, warnings))
 

@@ -92,12 +92,13 @@ class MapPoses:
 
     def pose(self, pose: Pose, frame_id: str, what: str) -> Pose2D | None:
         """``pose`` (in ``frame_id``) in the map frame if finite and transformable, else None."""
-        return self.planar(*pose2d(pose), frame_id, what)
+        planar = self.planar(*pose2d(pose), frame_id, what)
+        return None if planar is None else Pose2D(*planar)
 
     def planar(self, x_m: float, y_m: float, yaw_rad: float, frame_id: str, what: str
-               ) -> Pose2D | None:
-        """The planar pose (x, y, yaw) in ``frame_id``, in the map frame if finite and
-        transformable, else None (see :meth:`pose`)."""
+               ) -> Floats3 | None:
+        """:meth:`pose` of the planar pose (x, y, yaw) in ``frame_id``, as plain floats (a node
+        reading a pose at every sample builds its Pose2D when it uses one)."""
         if not (abs(x_m) <= MAX_POSE_DISTANCE_M and abs(y_m) <= MAX_POSE_DISTANCE_M
                 and math.isfinite(yaw_rad)):  # False for NaN too
             self._refuse(x_m, y_m, yaw_rad, what)
@@ -109,8 +110,8 @@ class MapPoses:
         if transform is IDENTITY:
             # compose_floats(IDENTITY, planar) without its trigonometry: cos 0 = 1 and sin 0 = 0
             # exactly, so each component is 0 + the input (which turns -0.0 into 0.0 alike).
-            return Pose2D(0.0 + x_m, 0.0 + y_m, wrap_angle(0.0 + yaw_rad))
-        return Pose2D(*compose_floats(transform, (x_m, y_m, yaw_rad)))
+            return 0.0 + x_m, 0.0 + y_m, wrap_angle(0.0 + yaw_rad)
+        return compose_floats(transform, (x_m, y_m, yaw_rad))
 
     def _refuse(self, x_m: float, y_m: float, yaw_rad: float, what: str) -> None:
         """Warn (throttled) why a pose with a non-finite or too large value is ignored."""
