@@ -15,8 +15,9 @@ scenario's 90 s), not the executor's delivery nor the bag's serialization
   the node's ``_publish`` of the model's outputs;
 - ``vehicle publish_state``: ``VehicleOutputs.publish_state`` with message objects (the
   lock-step path) for a differential robot's states;
-- ``pose input``: ``MapPoses.pose`` of a ``pose`` message in the map frame (the controller and
-  the planner, per sample each);
+- ``pose input``: ``MapPoses.pose`` of a ``pose`` message in the map frame (an ``initialpose``
+  or a goal; the controller's and the planner's per-sample ``pose`` goes through
+  ``MapPoses.planar``, inside the callback figures below, code up to 0824453 through this);
 - ``controller step``: ``TrackingController.step`` (the controller node's timer work) per
   control step, replaying the inputs of a closed loop without ROS
   (:func:`wheelsim.core.tracking.simulation.run_closed_loop`, noisy localization, 20 Hz) on a

@@ -40,6 +40,7 @@ def test_map_frame_poses_are_the_identity_composition_bit_for_bit(ros_domain_id)
                 expected = compose_floats((0.0, 0.0, 0.0), pose2d(msg))
                 assert bits(poses.pose(msg, frame_id, 'pose')) == bits(expected), (
                     frame_id, x_m, y_m, yaw_rad)
+                assert bits(poses.planar(*pose2d(msg), frame_id, 'pose')) == bits(expected)
         # -0.0 in, +0.0 out: what the composition gives, not the input as it is
         assert bits(poses.pose(pose_message(-0.0, -0.0, 0.0), 'map', 'pose')) == bits((0.0,) * 3)
         # Not finite, or finite but beyond +-1e9 m (squares overflow in the trackers' nearest-point
@@ -47,5 +48,7 @@ def test_map_frame_poses_are_the_identity_composition_bit_for_bit(ros_domain_id)
         for bad in ((math.nan, 0.0, 0.0), (0.0, math.inf, 0.0), (0.0, 0.0, math.nan),
                     (1e154, 0.0, 0.0), (0.0, -1e308, 0.0), (1.0000001e9, 0.0, 0.0)):
             assert poses.pose(pose_message(*bad), 'map', 'pose') is None
+            assert poses.planar(*bad, 'map', 'pose') is None
+        assert poses.planar(1.0, 2.0, 0.5, 'odom', 'pose') is None  # no transform to map
     finally:
         rclpy.try_shutdown(context=context)

@@ -33,4 +33,11 @@ else:
     compiled_parallel = njit(cache=True, error_model='numpy', parallel=True)
     jitable = register_jitable
 
-__all__ = ['compiled', 'compiled_parallel', 'jitable', 'prange']
+
+def plain_function(function):
+    """The plain Python function behind a compiled one (the function itself without numba):
+    tests compare the two bit for bit."""
+    return getattr(function, 'py_func', function)
+
+
+__all__ = ['compiled', 'compiled_parallel', 'jitable', 'plain_function', 'prange']

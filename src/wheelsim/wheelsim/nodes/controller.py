@@ -30,7 +30,7 @@ from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped, Ve
 from nav_msgs.msg import Odometry, Path
 from rclpy.node import Node
 
-from wheelsim.core.geometry.se2 import Pose2D, integrate_twist
+from wheelsim.core.geometry.se2 import Floats3, Pose2D, integrate_twist
 from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.core.planning.path import PlanningError
 from wheelsim.core.tracking.config import ControllerConfig, waiting_for_vehicle, with_vehicle
@@ -41,16 +41,17 @@ from wheelsim.core.tracking.controller import (
     trajectory_from_plan,
 )
 from wheelsim.core.tracking.reference import ZERO_TWIST, BodyTwist, TrackingErrors
+from wheelsim.core.tracking.warm_up import warm_up
 from wheelsim.ros import qos
 from wheelsim.ros.clock import now_ns, timer_period_s
 from wheelsim.ros.conversions import (
     NS_PER_S,
     fill_twist,
+    odometry_twist2d,
     pose2d,
     stamp_ns,
+    stamped_pose2d,
     time_msg,
-    twist2d,
-    twist_stamped,
 )
 from wheelsim.ros.inputs import MAX_TWIST_COMPONENT, WARN_PERIOD_S, MapPoses
 from wheelsim.ros.node_main import run_node
@@ -79,14 +80,18 @@ class Controller(Node):
 
     def __init__(self, **node_kwargs) -> None:
         super().__init__('controller', **node_kwargs)
+        warm_up()  # the control step's compiled kernels: loaded now, not at the first step
         self.params = NodeParameters(self)
         self._settings = self.params.declare_config(ControllerConfig, self._on_settings)
         self.params.report_unknown()
         config = self._settings.config
         self.tracker: TrackingController | None = None  # once the configuration is complete
         self._waiting_plan: Path | None = None  # a plan received before that
-        self._pose: tuple[Pose2D, int] | None = None
-        self._twist: BodyTwist | None = None
+        # The latest pose (map frame, as MapPoses.planar gives it) with its stamp [ns], and the
+        # latest odometry body twist (vx, vy, wz): plain floats, made a Pose2D and a BodyTwist
+        # at the control step.
+        self._pose: tuple[Floats3, int] | None = None
+        self._twist: Floats3 | None = None
         self._plan_key: tuple | None = None
         self._stale_plan: tuple | None = None  # (trajectory, description, offset) until a pose
         self._stamped = config.enable_stamped_cmd_vel
@@ -94,9 +99,13 @@ class Controller(Node):
             TwistStamped if self._stamped else Twist, 'cmd_vel', qos.DEFAULT
         )
         self._errors = self.create_publisher(Vector3Stamped, 'tracking_error', qos.DEFAULT)
-        # Filled again for every publication: a published message is valid until the next one.
+        # Filled again for every publication (a published message is valid until the next one):
+        # their frames, read-only parameters, once here.
         self._command_msg = TwistStamped() if self._stamped else Twist()
+        if self._stamped:
+            self._command_msg.header.frame_id = config.full_base_frame
         self._errors_msg = Vector3Stamped()
+        self._errors_msg.header.frame_id = config.full_map_frame
         # Latched plans (wheelsim's planner) and volatile ones (other planners) alike.
         for profile in (qos.LATCHED, qos.DEFAULT):
             self.create_subscription(Path, 'plan', self._on_plan, profile)
@@ -186,23 +195,24 @@ class Controller(Node):
         trajectory, described, offset_s = self._stale_plan
         self._stale_plan = None
         planned_s = self.tracker.follow_from_nearest(
-            trajectory, now_ns(self) / NS_PER_S, self._pose[0])
+            trajectory, now_ns(self) / NS_PER_S, Pose2D(*self._pose[0]))
         self._map_poses.warnings.info('plan', (
             f"following {described}: its stamps are {offset_s:+.1f} s from this node's clock "
             f'(another clock or an old plan), so it goes on from the vehicle\'s nearest point, '
             f'{planned_s:.1f} s into it'))
 
     def _on_pose(self, msg: PoseWithCovarianceStamped) -> None:
-        pose = self._map_poses.pose(msg.pose.pose, msg.header.frame_id, 'pose')
+        stamp, frame_id, x_m, y_m, yaw_rad = stamped_pose2d(msg)
+        pose = self._map_poses.planar(x_m, y_m, yaw_rad, frame_id, 'pose')
         if pose is not None:
-            self._pose = (pose, stamp_ns(msg.header.stamp))
+            self._pose = (pose, stamp)
             self._follow_stale_plan()
 
     def _on_odom(self, msg: Odometry) -> None:
-        vx_mps, vy_mps, wz_radps = twist2d(msg.twist.twist)
+        twist = vx_mps, vy_mps, wz_radps = odometry_twist2d(msg)
         if (abs(vx_mps) <= MAX_TWIST_COMPONENT and abs(vy_mps) <= MAX_TWIST_COMPONENT
                 and abs(wz_radps) <= MAX_TWIST_COMPONENT):  # False for NaN too
-            self._twist = BodyTwist(vx_mps, vy_mps, wz_radps)
+            self._twist = twist
         else:
             self._map_poses.warnings.warn('odom twist', (
                 f'odom twist ignored: ({vx_mps:g} m/s, {vy_mps:g} m/s, {wz_radps:g} rad/s) '
@@ -229,9 +239,11 @@ class Controller(Node):
             self._publish_command(now, ZERO_TWIST)
             return
         pose, stamp = self._pose
-        if self._twist is not None and now > stamp:  # where the vehicle is by now
-            pose = Pose2D(*integrate_twist(*pose, *self._twist, (now - stamp) / NS_PER_S))
-        step = self.tracker.step(now / NS_PER_S, pose, self._twist)
+        twist = self._twist
+        if twist is not None and now > stamp:  # where the vehicle is by now
+            pose = integrate_twist(*pose, *twist, (now - stamp) / NS_PER_S)
+        step = self.tracker.step(now / NS_PER_S, Pose2D(*pose),
+                                 None if twist is None else BodyTwist(*twist))
         if step.command is not None:
             self._publish_command(now, step.command)
         if step.errors is not None:
@@ -245,7 +257,8 @@ class Controller(Node):
         """Publish ``command`` stamped ``stamp`` [ns] (the control step's time)."""
         msg = self._command_msg
         if self._stamped:
-            twist_stamped(stamp, self.config.full_base_frame, command, msg)
+            time_msg(stamp, msg.header.stamp)
+            fill_twist(msg.twist, command)
         else:
             fill_twist(msg, command)
         self._cmd_vel.publish(msg)
@@ -253,10 +266,8 @@ class Controller(Node):
     def _publish_errors(self, stamp: int, errors: TrackingErrors) -> None:
         msg = self._errors_msg
         time_msg(stamp, msg.header.stamp)
-        msg.header.frame_id = self.config.full_map_frame
-        msg.vector.x = errors.along_track_m
-        msg.vector.y = errors.cross_track_m
-        msg.vector.z = errors.heading_rad
+        vector = msg.vector
+        vector.x, vector.y, vector.z = errors  # along-track, cross-track, heading
         self._errors.publish(msg)
 
 

@@ -27,7 +27,7 @@ from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
 from nav_msgs.msg import Path
 from rclpy.node import Node
 
-from wheelsim.core.geometry.se2 import Pose2D
+from wheelsim.core.geometry.se2 import Floats3, Pose2D
 from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.core.planning.config import PlannerConfig, waiting_for_vehicle, with_vehicle
 from wheelsim.core.planning.path import PlanningError, path_shape
@@ -35,7 +35,7 @@ from wheelsim.core.planning.planner import plan_to_goal, plan_waypoints
 from wheelsim.core.planning.trajectory import Trajectory
 from wheelsim.ros import qos
 from wheelsim.ros.clock import now_ns
-from wheelsim.ros.conversions import NS_PER_S, quaternion_from_yaw, time_msg
+from wheelsim.ros.conversions import NS_PER_S, fill_planar, stamped_pose2d, time_msg
 from wheelsim.ros.inputs import MapPoses
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
@@ -59,16 +59,17 @@ def path_message(trajectory: Trajectory, start_ns: int, frame_id: str) -> Path:
     msg = Path()
     time_msg(start_ns, msg.header.stamp)
     msg.header.frame_id = frame_id
-    for t_s, x_m, y_m, yaw_rad in zip(
-        trajectory.t_s, trajectory.x_m, trajectory.y_m, trajectory.yaw_rad, strict=True
-    ):
+    poses = []
+    for t_s, x_m, y_m, yaw_rad in zip(trajectory.t_s.tolist(), trajectory.x_m.tolist(),
+                                      trajectory.y_m.tolist(), trajectory.yaw_rad.tolist(),
+                                      strict=True):
         pose = PoseStamped()
-        time_msg(start_ns + round(float(t_s) * NS_PER_S), pose.header.stamp)
-        pose.header.frame_id = frame_id
-        pose.pose.position.x = float(x_m)
-        pose.pose.position.y = float(y_m)
-        pose.pose.orientation = quaternion_from_yaw(float(yaw_rad))
-        msg.poses.append(pose)
+        header, planar = pose.header, pose.pose
+        time_msg(start_ns + round(t_s * NS_PER_S), header.stamp)
+        header.frame_id = frame_id
+        fill_planar(planar.position, planar.orientation, (x_m, y_m, yaw_rad))
+        poses.append(pose)
+    msg.poses = poses
     return msg
 
 
@@ -81,7 +82,7 @@ class Planner(Node):
         self._settings = self.params.declare_config(PlannerConfig, self._on_settings)
         self.params.report_unknown()
         declared = self._settings.config
-        self._pose: Pose2D | None = None
+        self._pose: Floats3 | None = None  # the latest (map frame, as MapPoses.planar gives it)
         self._waypoints_pending = False
         self._plan = self.create_publisher(Path, 'plan', qos.LATCHED)
         self._map_poses = MapPoses(self, declared.full_map_frame)
@@ -114,7 +115,8 @@ class Planner(Node):
         self._waypoints_pending = bool(config.waypoints)  # (again) for this vehicle
 
     def _on_pose(self, msg: PoseWithCovarianceStamped) -> None:
-        pose = self._map_poses.pose(msg.pose.pose, msg.header.frame_id, 'pose')
+        _, frame_id, x_m, y_m, yaw_rad = stamped_pose2d(msg)
+        pose = self._map_poses.planar(x_m, y_m, yaw_rad, frame_id, 'pose')
         if pose is not None:
             self._pose = pose
 
@@ -130,7 +132,7 @@ class Planner(Node):
             )
             return
         self._waypoints_pending = False
-        pose = self._pose
+        pose = None if self._pose is None else Pose2D(*self._pose)
         self._publish('waypoints', lambda warnings: plan_waypoints(self.config, pose, warnings))
 
     def _on_goal(self, msg: PoseStamped) -> None:
@@ -146,7 +148,7 @@ class Planner(Node):
                 f'goal {tuple(goal)} ignored: {", ".join(self._vehicle.waiting_for())} still '
                 'wait for vehicle_description'))
             return
-        start = self._pose
+        start = Pose2D(*self._pose)
         self._publish(f'goal {_pose_text(goal)}',
                       lambda warnings: plan_to_goal(self.config, start, goal, warnings))
 

@@ -85,6 +85,27 @@ def twist2d(twist: Twist) -> tuple[float, float, float]:
     return twist.linear.x, twist.linear.y, twist.angular.z
 
 
+# rclpy's message fields are properties (a Python call each); the two readers below take the
+# values of the messages a node receives at every sample from the slots behind those properties
+# (``_<field>``, where rosidl's generated classes keep them).
+
+
+def stamped_pose2d(msg: PoseWithCovarianceStamped) -> tuple[int, str, float, float, float]:
+    """``(stamp_ns, frame_id, x_m, y_m, yaw_rad)`` of a PoseWithCovarianceStamped: its header's
+    stamp (as :func:`stamp_ns`) and frame, and :func:`pose2d` of its pose."""
+    header, pose = msg._header, msg._pose._pose
+    stamp, position = header._stamp, pose._position
+    return (stamp._sec * NS_PER_S + stamp._nanosec, header._frame_id, position._x, position._y,
+            yaw_from_quaternion(pose._orientation))
+
+
+def odometry_twist2d(msg: Odometry) -> tuple[float, float, float]:
+    """:func:`twist2d` of an Odometry's body twist."""
+    twist = msg._twist._twist
+    linear = twist._linear
+    return linear._x, linear._y, twist._angular._z
+
+
 def twist_is_finite(twist: Twist) -> bool:
     """True if all six components are finite numbers."""
     values = (twist.linear.x, twist.linear.y, twist.linear.z,

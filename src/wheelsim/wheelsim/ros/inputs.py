@@ -92,24 +92,36 @@ class MapPoses:
 
     def pose(self, pose: Pose, frame_id: str, what: str) -> Pose2D | None:
         """``pose`` (in ``frame_id``) in the map frame if finite and transformable, else None."""
-        planar = x_m, y_m, yaw_rad = pose2d(pose)
-        if not (math.isfinite(x_m) and math.isfinite(y_m) and math.isfinite(yaw_rad)):
-            self.warnings.warn(f'{what} not finite',
-                               f'{what} ignored: not finite {tuple(planar)}')
+        planar = self.planar(*pose2d(pose), frame_id, what)
+        return None if planar is None else Pose2D(*planar)
+
+    def planar(self, x_m: float, y_m: float, yaw_rad: float, frame_id: str, what: str
+               ) -> Floats3 | None:
+        """:meth:`pose` of the planar pose (x, y, yaw) in ``frame_id``, as plain floats (a node
+        reading a pose at every sample builds its Pose2D when it uses one)."""
+        if not (abs(x_m) <= MAX_POSE_DISTANCE_M and abs(y_m) <= MAX_POSE_DISTANCE_M
+                and math.isfinite(yaw_rad)):  # False for NaN too
+            self._refuse(x_m, y_m, yaw_rad, what)
             return None
-        if not (abs(x_m) <= MAX_POSE_DISTANCE_M and abs(y_m) <= MAX_POSE_DISTANCE_M):
-            self.warnings.warn(f'{what} too far',
-                               f'{what} ignored: ({x_m:g}, {y_m:g}) m is beyond '
-                               f'+-{MAX_POSE_DISTANCE_M:g} m')
-            return None
-        transform = self.map_T(frame_id, what)
+        # The map frame (never starting with '/', see frames.check_frame_text) as map_T finds it.
+        transform = IDENTITY if frame_id == self.map_frame else self.map_T(frame_id, what)
         if transform is None:
             return None
         if transform is IDENTITY:
             # compose_floats(IDENTITY, planar) without its trigonometry: cos 0 = 1 and sin 0 = 0
             # exactly, so each component is 0 + the input (which turns -0.0 into 0.0 alike).
-            return Pose2D(0.0 + x_m, 0.0 + y_m, wrap_angle(0.0 + yaw_rad))
-        return Pose2D(*compose_floats(transform, planar))
+            return 0.0 + x_m, 0.0 + y_m, wrap_angle(0.0 + yaw_rad)
+        return compose_floats(transform, (x_m, y_m, yaw_rad))
+
+    def _refuse(self, x_m: float, y_m: float, yaw_rad: float, what: str) -> None:
+        """Warn (throttled) why a pose with a non-finite or too large value is ignored."""
+        planar = (x_m, y_m, yaw_rad)
+        if not (math.isfinite(x_m) and math.isfinite(y_m) and math.isfinite(yaw_rad)):
+            self.warnings.warn(f'{what} not finite', f'{what} ignored: not finite {planar}')
+        else:
+            self.warnings.warn(f'{what} too far',
+                               f'{what} ignored: ({x_m:g}, {y_m:g}) m is beyond '
+                               f'+-{MAX_POSE_DISTANCE_M:g} m')
 
 
 def rotate_planar_covariance(covariance: np.ndarray, yaw_rad: float) -> np.ndarray:

@@ -1,10 +1,12 @@
 """Tracking laws, errors and output limits, one step at a time, against analytic answers."""
 
 import math
+import struct
 
 import numpy as np
 import pytest
 
+from wheelsim.core.compiled import plain_function
 from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.params import ParameterError, from_flat
 from wheelsim.core.planning.config import PlannerConfig
@@ -29,7 +31,7 @@ from wheelsim.core.tracking.controller import (
     trajectory_from_plan,
 )
 from wheelsim.core.tracking.feedforward import feedforward_twist
-from wheelsim.core.tracking.limits import limit_twist
+from wheelsim.core.tracking.limits import _limited, limit_twist
 from wheelsim.core.tracking.point import point_to_point_twist
 from wheelsim.core.tracking.pure_pursuit import pure_pursuit_twist
 from wheelsim.core.tracking.reference import ZERO_TWIST, BodyTwist, PathProgress, tracking_errors
@@ -56,7 +58,7 @@ def test_cross_track_is_positive_left_of_the_path(y, expected):
     trajectory = straight()
     progress = PathProgress(trajectory)
     nearest = progress.nearest(5.0, y)
-    errors = tracking_errors(trajectory, nearest, Pose2D(5.0, y, 0.1), scheduled_s_m=4.0)
+    errors = tracking_errors(nearest, Pose2D(5.0, y, 0.1), scheduled_s_m=4.0)
     assert errors.cross_track_m == pytest.approx(expected)
     assert errors.along_track_m == pytest.approx(1.0)  # 1 m ahead of schedule
     assert errors.heading_rad == pytest.approx(0.1)
@@ -275,6 +277,22 @@ def test_limits_turn_a_non_finite_command_into_zero():
         from_flat(ControllerConfig, FIXED_CONTROLLER).limits, True
     )
     assert out == ZERO_TWIST
+
+
+@pytest.mark.parametrize('seed', range(5))
+def test_limits_compiled_and_in_plain_python_agree_bit_for_bit(seed):
+    """numba's min and max keep Python's choice between equal values (signed zeros)."""
+    rng = np.random.default_rng(seed)
+    specials = [0.0, -0.0, math.nan, math.inf, -math.inf, 1e300, 0.3, -0.3]
+    for _ in range(300):
+        components = [float(rng.choice(specials)) if rng.random() < 0.3
+                      else float(rng.normal(0.0, 1.0)) for _ in range(6)]
+        limits = [float(rng.choice([0.0, -0.0, 0.3, 1.0])) for _ in range(6)]
+        limits[0] = -abs(limits[0])  # min_linear_x
+        args = (*components, float(rng.choice([0.05, 0.1])), *limits, bool(rng.random() < 0.5),
+                float(rng.choice([0.0, 0.5])))
+        compiled, plain = _limited(*args), plain_function(_limited)(*args)
+        assert struct.pack('<3d', *compiled) == struct.pack('<3d', *plain), args
 
 
 # --- configuration ---------------------------------------------------------------------------

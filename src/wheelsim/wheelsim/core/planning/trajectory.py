@@ -19,7 +19,6 @@ regulated pure pursuit finds cusps).
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
@@ -27,6 +26,14 @@ from typing import NamedTuple
 import numpy as np
 
 from wheelsim.core.arrays import FloatArray
+from wheelsim.core.planning.lookup import (
+    ARC_LENGTH,
+    FIELD_COUNT,
+    TIME,
+    compiled_value_at,
+    point_at,
+    sample_table,
+)
 from wheelsim.core.planning.path import PathSamples, PlanningError
 
 
@@ -92,8 +99,9 @@ class Trajectory:
     - ``v_mps``: speed along the path (>= 0); ``vx_mps``, ``vy_mps``: body-frame velocity;
       ``wz_radps``: yaw rate.
 
-    The arrays must not be modified after construction: the first lookup copies them into
-    Python lists (interpolating one instant there is several times faster than through numpy).
+    The arrays must not be modified after construction: the first lookup copies them into one
+    :attr:`table` (with the slopes between samples) that compiled code interpolates in
+    (:mod:`wheelsim.core.planning.lookup`).
     """
 
     t_s: FloatArray
@@ -108,42 +116,39 @@ class Trajectory:
     vy_mps: FloatArray
     wz_radps: FloatArray
 
-    @property
+    @cached_property
     def duration_s(self) -> float:
         """Time from start to end in seconds."""
-        return self._times_s[-1]
+        return float(self.t_s[-1])
 
-    @property
+    @cached_property
     def length_m(self) -> float:
         """Arc length in metres."""
-        return self._arc_lengths_m[-1]
+        return float(self.s_m[-1])
 
     def __len__(self) -> int:
         return len(self.t_s)
 
     def at_time(self, t_s: float) -> TrajectoryPoint:
         """The reference at time ``t_s``, clamped to [0, duration] (at rest after the end)."""
-        return self._at(self._times_s, self._time_slopes, min(max(t_s, 0.0), self.duration_s))
+        return TrajectoryPoint._make(point_at(self.table, TIME, t_s))
 
     def at_arc_length(self, s_m: float) -> TrajectoryPoint:
         """The reference where the arc length is ``s_m`` (clamped to the path)."""
-        return self._at(self._arc_lengths_m, self._arc_length_slopes,
-                        min(max(s_m, 0.0), self.length_m))
+        return TrajectoryPoint._make(point_at(self.table, ARC_LENGTH, s_m))
 
     def value_at_time(self, t_s: float, field: str) -> float:
         """The ``field`` (a :class:`TrajectoryPoint` field name) of :meth:`at_time`, the same
         to the last bit, interpolating that field only."""
-        return self._value_at(self._times_s, self._time_slopes,
-                              min(max(t_s, 0.0), self.duration_s), _FIELD_INDEX[field])
+        return compiled_value_at(self.table, TIME, t_s, _FIELD_INDEX[field])
 
     def value_at_arc_length(self, s_m: float, field: str) -> float:
         """The ``field`` of :meth:`at_arc_length`, the same to the last bit, that field only."""
-        return self._value_at(self._arc_lengths_m, self._arc_length_slopes,
-                              min(max(s_m, 0.0), self.length_m), _FIELD_INDEX[field])
+        return compiled_value_at(self.table, ARC_LENGTH, s_m, _FIELD_INDEX[field])
 
     def end(self) -> TrajectoryPoint:
         """The final reference point."""
-        return self._samples[-1]
+        return self._end
 
     @cached_property
     def legs(self) -> tuple[Leg, ...]:
@@ -151,74 +156,14 @@ class Trajectory:
         return legs_of(self.x_m, self.y_m, self.yaw_rad)
 
     @cached_property
-    def _samples(self) -> list[TrajectoryPoint]:
-        """Every sample as a point of Python floats."""
-        columns = (getattr(self, name).tolist() for name in TrajectoryPoint._fields)
-        return [TrajectoryPoint(*row) for row in zip(*columns, strict=True)]
+    def table(self) -> FloatArray:
+        """The samples as compiled lookups read them (:func:`~wheelsim.core.planning.lookup.
+        sample_table`)."""
+        return sample_table([getattr(self, name) for name in TrajectoryPoint._fields])
 
     @cached_property
-    def _times_s(self) -> list[float]:
-        """``t_s`` as Python floats."""
-        return self.t_s.tolist()
-
-    @cached_property
-    def _arc_lengths_m(self) -> list[float]:
-        """``s_m`` as Python floats."""
-        return self.s_m.tolist()
-
-    @cached_property
-    def _time_slopes(self) -> list[list[float]]:
-        """Per interval of ``t_s``, every field's change per second (see :meth:`_slopes`)."""
-        return self._slopes(self.t_s)
-
-    @cached_property
-    def _arc_length_slopes(self) -> list[list[float]]:
-        """Per interval of ``s_m``, every field's change per metre (see :meth:`_slopes`)."""
-        return self._slopes(self.s_m)
-
-    def _slopes(self, axis: FloatArray) -> list[list[float]]:
-        """Per interval ``i`` of ``axis``, ``(field[i + 1] - field[i]) / (axis[i + 1] -
-        axis[i])`` of every field in :class:`TrajectoryPoint` order, as np.interp computes it
-        (infinite or NaN on an interval of zero length, which a lookup meets only for NaN)."""
-        columns = np.stack([getattr(self, name) for name in TrajectoryPoint._fields])
-        with np.errstate(divide='ignore', invalid='ignore'):
-            return (np.diff(columns, axis=1) / np.diff(axis)).T.tolist()
-
-    @staticmethod
-    def _interval(axis: list[float], value: float) -> tuple[int, bool]:
-        """Where ``value`` (within the range of ``axis``, sorted, or NaN) lies: ``(i, True)``
-        at sample ``i`` (the last one where the axis repeats a value), else ``(i, False)`` on
-        the interval ``i`` .. ``i + 1`` where ``axis[i] <= value`` (NaN: the last one)."""
-        i = bisect.bisect_right(axis, value) - 1
-        if axis[i] == value:
-            return i, True
-        return min(i, len(axis) - 2), False  # NaN compares false: bisect puts it at the end
-
-    def _at(self, axis: list[float], slopes: list[list[float]], value: float
-            ) -> TrajectoryPoint:
-        """The samples interpolated linearly where ``axis`` (times or arc lengths, sorted, with
-        their ``slopes``) has ``value``, which lies within the axis range or is NaN (all fields
-        NaN then).
-
-        The arithmetic is np.interp's, so the result is the same to the last bit: the sample
-        itself at a sample (the last one where the axis repeats a value), else
-        ``slope * (value - axis[i]) + field[i]`` on the interval where ``axis[i] <= value``.
-        """
-        i, at_sample = self._interval(axis, value)
-        if at_sample:
-            return self._samples[i]
-        offset = value - axis[i]
-        return TrajectoryPoint._make(
-            [slope * offset + a for slope, a in zip(slopes[i], self._samples[i], strict=True)]
-        )
-
-    def _value_at(self, axis: list[float], slopes: list[list[float]], value: float,
-                  field: int) -> float:
-        """Field number ``field`` of :meth:`_at`, with the same arithmetic."""
-        i, at_sample = self._interval(axis, value)
-        if at_sample:
-            return self._samples[i][field]
-        return slopes[i][field] * (value - axis[i]) + self._samples[i][field]
+    def _end(self) -> TrajectoryPoint:
+        return TrajectoryPoint._make(self.table[-1, :FIELD_COUNT].tolist())
 
 
 def joined(parts: list[Trajectory]) -> Trajectory:

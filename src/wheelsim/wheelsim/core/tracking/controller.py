@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -85,8 +86,7 @@ GOAL_FAILED = 'goal_failed'
 MAX_PLAN_COORDINATE_M = 1e6
 
 
-@dataclass(frozen=True)
-class ControlStep:
+class ControlStep(NamedTuple):
     """What one control step decided: ``command`` (None: publish nothing), ``errors`` (None
     without a trajectory), ``status`` (one of IDLE, TRACKING, GOAL_REACHED, GOAL_FAILED) and a
     human-readable ``message`` when the status changed."""
@@ -258,7 +258,7 @@ class TrackingController:
             following.waited_s += t_s - waiting_t_s
             following.start_time_s, t_s = now_s - waiting_t_s, waiting_t_s
             scheduled = trajectory.at_time(t_s)
-        errors = tracking_errors(trajectory, nearest, pose, scheduled.s_m)
+        errors = tracking_errors(nearest, pose, scheduled.s_m)
         end = trajectory.end()
         goal_distance_m = math.hypot(pose.x_m - end.x_m, pose.y_m - end.y_m)
         goal_yaw_error = float(wrap_angle(end.yaw_rad - pose.yaw_rad))

@@ -3,14 +3,14 @@
 :class:`PathProgress` projects a point onto the trajectory's path (a polyline through its
 samples). It remembers the last arc length found and searches near it first, so a path that
 crosses itself (a figure-eight) is followed along the branch being driven, not the nearest one.
-Frames: positions and headings in the planning frame (``map``); errors as below.
+The search over the segments is compiled (:mod:`wheelsim.core.tracking.projection`); the
+nearest point comes with the plan's heading there, from which :func:`tracking_errors` takes the
+heading error. Frames: positions and headings in the planning frame (``map``); errors as below.
 """
 
 from __future__ import annotations
 
-import bisect
 import math
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -18,6 +18,7 @@ import numpy as np
 from wheelsim.core.geometry.angles import wrap_angle, wrap_angles
 from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.planning.trajectory import Trajectory
+from wheelsim.core.tracking.projection import nearest_around, nearest_on_segments
 
 #: How far (m) behind and ahead of the last arc length the local search looks.
 SEARCH_BEHIND_M = 1.0
@@ -41,8 +42,7 @@ class BodyTwist(NamedTuple):
 ZERO_TWIST = BodyTwist(0.0, 0.0, 0.0)
 
 
-@dataclass(frozen=True)
-class TrackingErrors:
+class TrackingErrors(NamedTuple):
     """How far the vehicle is from where it should be.
 
     - ``along_track_m``: arc length of the nearest path point minus the arc length scheduled
@@ -58,12 +58,14 @@ class TrackingErrors:
 
 
 class Projection(NamedTuple):
-    """The nearest path point to a query point: arc length (m), position (m), direction of
-    travel (rad, unwrapped) and the query's signed lateral offset (m, left positive)."""
+    """The nearest path point to a query point: arc length (m), position (m), planned heading
+    and direction of travel (rad, unwrapped) there, and the query's signed lateral offset (m,
+    left positive)."""
 
     s_m: float
     x_m: float
     y_m: float
+    yaw_rad: float
     path_yaw_rad: float
     offset_m: float
 
@@ -77,29 +79,17 @@ class PathProgress:
 
     def __init__(self, trajectory: Trajectory) -> None:
         self.trajectory = trajectory
+        self._table = trajectory.table
         self._s_m: float | None = None
         #: Whether the last search lost the vehicle near its previous point and found it
         #: elsewhere on the path (put back by a restarted simulator, relocalised).
         self.relocated = False
-        # The polyline's segments, once: start (m), extent (m) and squared length (m^2; a
-        # zero-length segment gets infinity, so that a point projects onto its start).
-        x, y = trajectory.x_m, trajectory.y_m
-        self._start_x_m, self._start_y_m = x[:-1], y[:-1]
-        self._dx_m, self._dy_m = np.diff(x), np.diff(y)
-        length_sq = self._dx_m * self._dx_m + self._dy_m * self._dy_m
-        self._length_sq_m2 = np.where(length_sq > 0.0, length_sq, np.inf)
-        self._arc_lengths_m: list[float] = trajectory.s_m.tolist()
-        self.hold_to(0, len(x) - 1)
+        self.hold_to(0, len(trajectory) - 1)
 
     def hold_to(self, first: int, last: int) -> None:
         """Search only the samples ``first`` .. ``last``; projections may lie beyond both ends
         (on the extended first and last segments)."""
         self._first_segment, self._last_segment = first, last - 1
-        count = len(self._dx_m)
-        # Where along each segment (0 start, 1 end) a projection may lie.
-        self._min_fraction = np.zeros(count)
-        self._max_fraction = np.ones(count)
-        self._min_fraction[first], self._max_fraction[last - 1] = -np.inf, np.inf
 
     @property
     def located(self) -> bool:
@@ -121,7 +111,9 @@ class PathProgress:
                 return local
         self.relocated = self._s_m is not None
         if yaw_rad is None:
-            found = self._project(x_m, y_m, self._first_segment, self._last_segment + 1)
+            found = Projection._make(nearest_on_segments(
+                self._table, x_m, y_m, self._first_segment, self._last_segment + 1,
+                self._first_segment, self._last_segment))
         else:
             found = self._near(x_m, y_m, self.resume_s_m(x_m, y_m, yaw_rad))
         self._s_m = found.s_m
@@ -140,39 +132,15 @@ class PathProgress:
         heading_mismatch = np.abs(wrap_angles(trajectory.yaw_rad[samples] - yaw_rad))
         cost_m = (np.hypot(trajectory.x_m[samples] - x_m, trajectory.y_m[samples] - y_m)
                   + RESUME_HEADING_WEIGHT_M_PER_RAD * heading_mismatch)
-        return self._arc_lengths_m[first + int(np.argmax(cost_m <= cost_m.min() + RESUME_TIE_M))]
+        return float(trajectory.s_m[first + int(np.argmax(cost_m <= cost_m.min()
+                                                          + RESUME_TIE_M))])
 
     def _near(self, x_m: float, y_m: float, around_s_m: float) -> Projection:
         """The nearest point on the segments from SEARCH_BEHIND_M before ``around_s_m`` to
         SEARCH_AHEAD_M after it."""
-        s_all = self._arc_lengths_m
-        first_segment, end_segment = self._first_segment, self._last_segment + 1
-        first = bisect.bisect_left(s_all, around_s_m - SEARCH_BEHIND_M) - 1
-        first = min(max(first, first_segment), end_segment - 1)
-        last = bisect.bisect_left(s_all, around_s_m + SEARCH_AHEAD_M) + 1
-        return self._project(x_m, y_m, first, min(max(last, first + 1), end_segment))
-
-    def _project(self, x_m: float, y_m: float, first: int, last: int) -> Projection:
-        """The nearest point to (x, y) (map frame, m) on the segments ``first`` .. ``last - 1``.
-
-        A vehicle behind the start or past the end gets an arc length below 0 or above the
-        length (and its true distance), on the extended first or last segment.
-        """
-        segments = slice(first, last)
-        start_x, start_y = self._start_x_m[segments], self._start_y_m[segments]
-        dx, dy = self._dx_m[segments], self._dy_m[segments]
-        fraction = ((x_m - start_x) * dx + (y_m - start_y) * dy) / self._length_sq_m2[segments]
-        fraction = np.minimum(
-            np.maximum(fraction, self._min_fraction[segments]), self._max_fraction[segments]
-        )
-        px, py = start_x + fraction * dx, start_y + fraction * dy
-        k = int(np.argmin((px - x_m) ** 2 + (py - y_m) ** 2))
-        s_before, s_after = self._arc_lengths_m[first + k], self._arc_lengths_m[first + k + 1]
-        s = s_before + float(fraction[k]) * (s_after - s_before)
-        nearest_x, nearest_y = float(px[k]), float(py[k])
-        yaw = self.trajectory.value_at_arc_length(s, 'path_yaw_rad')
-        offset = -math.sin(yaw) * (x_m - nearest_x) + math.cos(yaw) * (y_m - nearest_y)
-        return Projection(s, nearest_x, nearest_y, yaw, offset)
+        return Projection._make(nearest_around(
+            self._table, x_m, y_m, around_s_m, SEARCH_BEHIND_M, SEARCH_AHEAD_M,
+            self._first_segment, self._last_segment))
 
 
 def resume_arc_length(trajectory: Trajectory, pose: Pose2D) -> float:
@@ -181,13 +149,7 @@ def resume_arc_length(trajectory: Trajectory, pose: Pose2D) -> float:
     return PathProgress(trajectory).nearest(pose.x_m, pose.y_m, yaw_rad=pose.yaw_rad).s_m
 
 
-def tracking_errors(
-    trajectory: Trajectory, nearest: Projection, pose: Pose2D, scheduled_s_m: float
-) -> TrackingErrors:
+def tracking_errors(nearest: Projection, pose: Pose2D, scheduled_s_m: float) -> TrackingErrors:
     """Errors of ``pose`` whose nearest path point is ``nearest``, at the scheduled arc length."""
-    planned_yaw = trajectory.value_at_arc_length(nearest.s_m, 'yaw_rad')
-    return TrackingErrors(
-        along_track_m=nearest.s_m - scheduled_s_m,
-        cross_track_m=nearest.offset_m,
-        heading_rad=float(wrap_angle(pose.yaw_rad - planned_yaw)),
-    )
+    return TrackingErrors(nearest.s_m - scheduled_s_m, nearest.offset_m,
+                          wrap_angle(pose.yaw_rad - nearest.yaw_rad))

@@ -92,7 +92,7 @@ def run_closed_loop(
         nearest = truth_progress.nearest(
             truth.x_m, truth.y_m, None if truth_progress.located else scheduled_s
         )
-        errors = tracking_errors(trajectory, nearest, truth, scheduled_s)
+        errors = tracking_errors(nearest, truth, scheduled_s)
         rows.append((now_s, *truth, errors.cross_track_m, errors.along_track_m, errors.heading_rad))
         twist = BodyTwist(state.vx_mps, state.vy_mps, state.wz_radps)
         seen = truth if estimator is None else estimator(truth, twist, now_s)
