@@ -145,5 +145,4 @@ def test_image_takes_numba_from_pip_and_ships_a_warm_kernel_cache():
     # Ubuntu 24.04 (noble), the base of ros:jazzy and ros:kilted, has no python3-numba.
     assert 'python3-numba' not in apt_packages()
     assert 'numba' in re.search(r'pip3 install ([^&]+)', dockerfile_text()).group(1).split()
-    assert 'python3 -m wheelsim.core.vehicle.warm_up' in dockerfile_text()
-    assert 'python3 -m wheelsim.core.tracking.warm_up' in dockerfile_text()
+    assert 'python3 -m wheelsim.core.warm_up' in dockerfile_text()

@@ -11,15 +11,12 @@ from wheelsim.ros.conversions import (
     fill_planar,
     joint_state,
     odometry,
-    odometry_twist2d,
     pose2d,
     pose_with_covariance_stamped,
     quaternion_from_yaw,
     stamp_ns,
-    stamped_pose2d,
     time_msg,
     transform_stamped,
-    twist2d,
     twist_is_finite,
     twist_stamped,
     yaw_from_quaternion,
@@ -43,18 +40,6 @@ def test_pose2d_projects_a_pose():
     pose.position.x, pose.position.y, pose.position.z = 1.5, -2.0, 7.0
     pose.orientation = quaternion_from_yaw(2.5)
     assert pose2d(pose) == pytest.approx((1.5, -2.0, 2.5))
-
-
-@pytest.mark.parametrize('values', [(12_345_678_901, -1.5, 2.0, 2.5), (0, -0.0, 0.0, -math.pi),
-                                    (2**62, math.nan, math.inf, 0.0)])
-def test_readers_of_received_messages_give_what_the_field_properties_give(values):
-    stamp, x_m, y_m, yaw_rad = values
-    msg = pose_with_covariance_stamped(stamp, 'r1/map', (x_m, y_m, yaw_rad))
-    msg.pose.pose.orientation.x = 0.25  # not a planar rotation: read whole all the same
-    expected = (stamp_ns(msg.header.stamp), msg.header.frame_id, *pose2d(msg.pose.pose))
-    assert repr(stamped_pose2d(msg)) == repr(expected)  # signed zeros and NaN alike
-    odom = odometry(stamp, 'odom', 'base_link', (x_m, y_m, yaw_rad), (x_m, -y_m, yaw_rad))
-    assert repr(odometry_twist2d(odom)) == repr(twist2d(odom.twist.twist))
 
 
 def test_twist_is_finite_checks_all_six_components():

@@ -15,6 +15,7 @@ from wheelsim.ros.conversions import (
     fill_twist,
     odometry,
     pose2d,
+    pose_with_covariance_stamped,
     stamp_ns,
     time_msg,
     twist2d,
@@ -82,3 +83,15 @@ def test_write_joints_gives_the_message_the_setters_give(positions, velocities):
     filled.position, filled.velocity = positions, velocities
     assert repr(written) == repr(filled)
     assert written.position.typecode == 'd'
+
+
+@pytest.mark.parametrize('values', [(12_345_678_901, -1.5, 2.0, 2.5), (0, -0.0, 0.0, -math.pi),
+                                    (2**62, math.nan, math.inf, 0.0)])
+def test_readers_of_received_messages_give_what_the_field_properties_give(values):
+    stamp, x_m, y_m, yaw_rad = values
+    msg = pose_with_covariance_stamped(stamp, 'r1/map', (x_m, y_m, yaw_rad))
+    msg.pose.pose.orientation.x = 0.25  # not a planar rotation: read whole all the same
+    expected = (stamp_ns(msg.header.stamp), msg.header.frame_id, *pose2d(msg.pose.pose))
+    assert repr(message_slots.stamped_pose2d(msg)) == repr(expected)  # signed zeros and NaN alike
+    odom = odometry(stamp, 'odom', 'base_link', (x_m, y_m, yaw_rad), (x_m, -y_m, yaw_rad))
+    assert repr(message_slots.odometry_twist2d(odom)) == repr(twist2d(odom.twist.twist))

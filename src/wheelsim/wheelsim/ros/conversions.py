@@ -26,7 +26,10 @@ from nav_msgs.msg import Odometry
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 
-from wheelsim.core.geometry.angles import yaw_quaternion_zw  # also the core's, compiled too
+from wheelsim.core.geometry.angles import (  # also the core's, compiled too
+    quaternion_yaw,
+    yaw_quaternion_zw,
+)
 
 NS_PER_S = 1_000_000_000
 
@@ -56,23 +59,11 @@ def quaternion_from_yaw(yaw_rad: float) -> Quaternion:
     return Quaternion(x=0.0, y=0.0, z=z, w=w)
 
 
-UNIT_TOLERANCE = 1e-9  # |norm^2 - 1| below which a quaternion is taken as unit
-MIN_NORM_SQUARED = 1e-12  # below this a quaternion is no rotation at all
-
-
 def yaw_from_quaternion(q: Quaternion) -> float:
-    """Heading (rotation about +z) of a quaternion, in (-pi, pi]; roll and pitch are ignored.
-
-    A quaternion that is not of unit length is taken for the rotation it represents (the
-    scale-free form ``atan2(2(wz + xy), w^2 + x^2 - y^2 - z^2)``); a zero or non-finite one
-    gives NaN, which every input check refuses.
-    """
-    x, y, z, w = q.x, q.y, q.z, q.w  # each read once: message fields are properties
-    norm_squared = w * w + x * x + y * y + z * z
-    if not norm_squared > MIN_NORM_SQUARED or math.isinf(norm_squared):
-        return math.nan
-    along = 1.0 if abs(norm_squared - 1.0) <= UNIT_TOLERANCE else norm_squared
-    return math.atan2(2.0 * (w * z + x * y), along - 2.0 * (y * y + z * z))
+    """Heading (rotation about +z) of a quaternion, in (-pi, pi] (see
+    :func:`wheelsim.core.geometry.angles.quaternion_yaw`: roll and pitch ignored, not unit
+    length allowed, NaN for a zero or non-finite one)."""
+    return quaternion_yaw(q.x, q.y, q.z, q.w)
 
 
 def pose2d(pose: Pose) -> tuple[float, float, float]:
@@ -83,27 +74,6 @@ def pose2d(pose: Pose) -> tuple[float, float, float]:
 def twist2d(twist: Twist) -> tuple[float, float, float]:
     """``(vx_mps, vy_mps, wz_radps)`` of a twist; the other components are ignored."""
     return twist.linear.x, twist.linear.y, twist.angular.z
-
-
-# rclpy's message fields are properties (a Python call each); the two readers below take the
-# values of the messages a node receives at every sample from the slots behind those properties
-# (``_<field>``, where rosidl's generated classes keep them).
-
-
-def stamped_pose2d(msg: PoseWithCovarianceStamped) -> tuple[int, str, float, float, float]:
-    """``(stamp_ns, frame_id, x_m, y_m, yaw_rad)`` of a PoseWithCovarianceStamped: its header's
-    stamp (as :func:`stamp_ns`) and frame, and :func:`pose2d` of its pose."""
-    header, pose = msg._header, msg._pose._pose
-    stamp, position = header._stamp, pose._position
-    return (stamp._sec * NS_PER_S + stamp._nanosec, header._frame_id, position._x, position._y,
-            yaw_from_quaternion(pose._orientation))
-
-
-def odometry_twist2d(msg: Odometry) -> tuple[float, float, float]:
-    """:func:`twist2d` of an Odometry's body twist."""
-    twist = msg._twist._twist
-    linear = twist._linear
-    return linear._x, linear._y, twist._angular._z
 
 
 def twist_is_finite(twist: Twist) -> bool:

@@ -24,6 +24,7 @@ from geometry_msgs.msg import (
     Point,
     Pose,
     PoseWithCovariance,
+    PoseWithCovarianceStamped,
     Quaternion,
     Twist,
     TwistStamped,
@@ -34,18 +35,20 @@ from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Header
 
+from wheelsim.core.geometry.angles import quaternion_yaw
 from wheelsim.core.geometry.se2 import Floats3
-from wheelsim.ros.conversions import NS_PER_S, yaw_from_quaternion
+from wheelsim.ros.conversions import NS_PER_S
 
 #: The fields read or written through their slots, per message class.
 FIELDS = {
     Odometry: ('header', 'pose', 'twist'),
+    PoseWithCovarianceStamped: ('header', 'pose'),
     Header: ('stamp', 'frame_id'),
     Time: ('sec', 'nanosec'),
     PoseWithCovariance: ('pose',),
     Pose: ('position', 'orientation'),
     Point: ('x', 'y'),
-    Quaternion: ('z', 'w'),
+    Quaternion: ('x', 'y', 'z', 'w'),
     TwistWithCovariance: ('twist',),
     Twist: ('linear', 'angular'),
     Vector3: ('x', 'y', 'z'),
@@ -77,6 +80,11 @@ def check_slots() -> None:
                                   ': wheelsim.ros.message_slots does not fit this rosidl')
 
 
+def _yaw(q: Quaternion) -> float:
+    """:func:`wheelsim.ros.conversions.yaw_from_quaternion` of ``q``."""
+    return quaternion_yaw(q._x, q._y, q._z, q._w)
+
+
 def odometry_sample(msg: Odometry) -> tuple[str, int, Floats3, Floats3]:
     """The header's frame, the stamp [ns], the planar pose ``(x_m, y_m, yaw_rad)`` (as
     :func:`wheelsim.ros.conversions.pose2d`) and the body twist ``(vx_mps, vy_mps, wz_radps)``
@@ -85,11 +93,25 @@ def odometry_sample(msg: Odometry) -> tuple[str, int, Floats3, Floats3]:
     stamp = header._stamp
     pose = msg._pose._pose
     position = pose._position
+    return (header._frame_id, stamp._sec * NS_PER_S + stamp._nanosec,
+            (position._x, position._y, _yaw(pose._orientation)), odometry_twist2d(msg))
+
+
+def odometry_twist2d(msg: Odometry) -> Floats3:
+    """The body twist ``(vx_mps, vy_mps, wz_radps)`` of an ``Odometry`` (as
+    :func:`wheelsim.ros.conversions.twist2d` of its twist)."""
     twist = msg._twist._twist
     linear = twist._linear
-    return (header._frame_id, stamp._sec * NS_PER_S + stamp._nanosec,
-            (position._x, position._y, yaw_from_quaternion(pose._orientation)),
-            (linear._x, linear._y, twist._angular._z))
+    return linear._x, linear._y, twist._angular._z
+
+
+def stamped_pose2d(msg: PoseWithCovarianceStamped) -> tuple[int, str, float, float, float]:
+    """``(stamp_ns, frame_id, x_m, y_m, yaw_rad)`` of a ``PoseWithCovarianceStamped``: its
+    header's stamp and frame, and :func:`wheelsim.ros.conversions.pose2d` of its pose."""
+    header, pose = msg._header, msg._pose._pose
+    stamp, position = header._stamp, pose._position
+    return (stamp._sec * NS_PER_S + stamp._nanosec, header._frame_id, position._x, position._y,
+            _yaw(pose._orientation))
 
 
 def write_stamp(stamp: Time, stamp_ns: int) -> None:

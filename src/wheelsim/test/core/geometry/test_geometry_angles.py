@@ -8,7 +8,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from wheelsim.core.compiled import compiled
-from wheelsim.core.geometry.angles import wrap_angle, wrap_angles
+from wheelsim.core.geometry.angles import (
+    quaternion_yaw,
+    wrap_angle,
+    wrap_angles,
+    yaw_quaternion_zw,
+)
 
 
 @compiled
@@ -49,3 +54,19 @@ def test_angles_inside_are_returned_unchanged(angle):
     assert wrap_angle(angle) == angle
     assert wrap_in_compiled_code(angle) == angle
     assert wrap_angles([angle])[0] == angle
+
+
+@given(st.floats(-math.pi, math.pi, exclude_min=True), st.floats(1e-3, 1e3))
+def test_quaternion_yaw_inverts_yaw_quaternion_at_any_scale(yaw, scale):
+    z, w = yaw_quaternion_zw(yaw)
+    assert quaternion_yaw(0.0, 0.0, scale * z, scale * w) == pytest.approx(yaw, abs=1e-12)
+
+
+def test_quaternion_yaw_ignores_roll_and_refuses_no_rotation():
+    # yaw 0.5 about z, then a 90 degree roll about the turned x axis: the heading stays 0.5
+    half_roll, half_yaw = math.pi / 4, 0.25
+    x, y = math.cos(half_yaw) * math.sin(half_roll), math.sin(half_yaw) * math.sin(half_roll)
+    z, w = math.sin(half_yaw) * math.cos(half_roll), math.cos(half_yaw) * math.cos(half_roll)
+    assert quaternion_yaw(x, y, z, w) == pytest.approx(0.5, abs=1e-12)
+    assert math.isnan(quaternion_yaw(0.0, 0.0, 0.0, 0.0))
+    assert math.isnan(quaternion_yaw(math.inf, 0.0, 0.0, 1.0))

@@ -56,9 +56,3 @@ def test_after_the_warm_up_control_steps_load_no_kernel():
     assert all(found['warm']), found  # each kernel loaded
     assert not any(found['added']), found
 
-
-def test_warm_up_as_a_module_says_so():
-    result = subprocess.run([sys.executable, '-m', 'wheelsim.core.tracking.warm_up'],
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr
-    assert 'compiled kernels of the control step loaded' in result.stdout

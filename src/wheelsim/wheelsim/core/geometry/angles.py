@@ -1,5 +1,5 @@
 """Planar angles: wrapping to (-pi, pi], for one float (also in compiled code) or for arrays, and
-a heading as the quaternion of the rotation about +z.
+a heading as the quaternion of the rotation about +z, and back.
 
 Angles already inside (-pi, pi] are returned unchanged (bit for bit), so wrapping a wrapped
 angle is free of rounding; outside, ``pi - (pi - a) mod 2 pi`` maps ``-pi`` to ``pi``.
@@ -30,6 +30,25 @@ def yaw_quaternion_zw(yaw_rad: float) -> tuple[float, float]:
     (x = y = 0): ``(sin(yaw / 2), cos(yaw / 2))``."""
     half = 0.5 * float(yaw_rad)
     return math.sin(half), math.cos(half)
+
+
+UNIT_TOLERANCE = 1e-9  # |norm^2 - 1| below which a quaternion is taken as unit
+MIN_NORM_SQUARED = 1e-12  # below this a quaternion is no rotation at all
+
+
+def quaternion_yaw(x: float, y: float, z: float, w: float) -> float:
+    """Heading [rad] (rotation about +z) of the quaternion ``(x, y, z, w)``, in (-pi, pi]; roll
+    and pitch are ignored.
+
+    A quaternion that is not of unit length is taken for the rotation it represents (the
+    scale-free form ``atan2(2(wz + xy), w^2 + x^2 - y^2 - z^2)``); a zero or non-finite one
+    gives NaN, which every input check refuses.
+    """
+    norm_squared = w * w + x * x + y * y + z * z
+    if not norm_squared > MIN_NORM_SQUARED or math.isinf(norm_squared):
+        return math.nan
+    along = 1.0 if abs(norm_squared - 1.0) <= UNIT_TOLERANCE else norm_squared
+    return math.atan2(2.0 * (w * z + x * y), along - 2.0 * (y * y + z * z))
 
 
 def wrap_angles(angles_rad: ArrayLike) -> FloatArray:

@@ -2,8 +2,8 @@
 
 numba loads a kernel from its cache (or compiles it) at its first call with each set of argument
 types. The ``controller`` node calls :func:`warm_up` when it is built, so that its first control
-step (inside a lock-step run's timed loop, say) does not pay for that; the Docker image runs
-``python -m wheelsim.core.tracking.warm_up`` so that the cache ships with it.
+step (inside a lock-step run's timed loop, say) does not pay for that; so does
+:mod:`wheelsim.core.warm_up`, which the Docker image runs so that the cache ships with it.
 """
 
 from __future__ import annotations
@@ -30,7 +30,3 @@ def warm_up() -> None:
     limit_twist(ZERO_TWIST, ZERO_TWIST, 0.05, limits, False, 0.0)
     integrate_twist(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
-
-if __name__ == '__main__':
-    warm_up()
-    print('wheelsim: compiled kernels of the control step loaded')

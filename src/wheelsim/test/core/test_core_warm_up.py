@@ -1,0 +1,13 @@
+"""The kernel warm-up the Docker image runs: every vehicle model, one vehicle and a parallel
+batch, the localization's kernel and the control step's."""
+
+import subprocess
+import sys
+
+
+def test_warm_up_loads_every_kernel_and_says_so():
+    result = subprocess.run([sys.executable, '-m', 'wheelsim.core.warm_up'],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert ('compiled kernels loaded for bicycle, differential, omni, the localization and the '
+            'control step' in result.stdout)
