@@ -10,6 +10,7 @@ from geometry_msgs.msg import (
     PoseStamped,
     PoseWithCovariance,
     PoseWithCovarianceStamped,
+    Transform,
     TransformStamped,
     TwistStamped,
     Vector3,
@@ -18,8 +19,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nav_msgs.msg import OccupancyGrid, Odometry, Path
 from rclpy.serialization import deserialize_message, serialize_message
-from sensor_msgs.msg import JointState, LaserScan
-from std_msgs.msg import Bool, ColorRGBA, Empty, Int16, String, UInt8
+from sensor_msgs.msg import (
+    ChannelFloat32,
+    JointState,
+    LaserScan,
+    MultiDOFJointState,
+    PointCloud,
+    PointCloud2,
+    PointField,
+)
+from std_msgs.msg import (
+    Bool,
+    ColorRGBA,
+    Empty,
+    Float64MultiArray,
+    Int16,
+    MultiArrayDimension,
+    String,
+    UInt8,
+)
 from tf2_msgs.msg import TFMessage
 
 from wheelsim.run import cdr
@@ -66,6 +84,19 @@ def polygon():
     return msg
 
 
+def point_cloud():
+    """Structures in a sequence holding a string and a sequence of 4-byte numbers each."""
+    return PointCloud(points=[Point32(x=1.0)], channels=[
+        ChannelFloat32(name='ab', values=[1.0, 2.0]), ChannelFloat32(name='abc')])
+
+
+def array_after_labels(data):
+    """Strings in structures in a sequence, then a sequence of doubles (maybe empty)."""
+    msg = Float64MultiArray(data=data)
+    msg.layout.dim = [MultiArrayDimension(label='xy', size=3), MultiArrayDimension(label='t')]
+    return msg
+
+
 def grid():
     msg = OccupancyGrid(data=[0, 100, -1])
     msg.info.width, msg.info.height, msg.info.resolution = 3, 1, 0.05
@@ -75,7 +106,9 @@ def grid():
 @pytest.mark.parametrize('msg', [
     odometry(), transforms(), TFMessage(), path(), Path(),
     PoseWithCovarianceStamped(), TwistStamped(), PolygonStamped(),
-    polygon(), grid(),
+    polygon(), grid(), point_cloud(), array_after_labels([]), array_after_labels([0.5]),
+    MultiDOFJointState(joint_names=['a', 'bc'], transforms=[Transform(), Transform()]),
+    PointCloud2(fields=[PointField(name='x', count=1)], data=[1, 2, 3], is_dense=True),
     LaserScan(ranges=[1.0, 2.5], angle_min=-1.2), String(data='abc'), String(),
     # fixed-size messages: rmw_fastrtps rounds their length up to 4 bytes
     Bool(data=True), Int16(data=-3), UInt8(data=7), ColorRGBA(r=1.0), Time(sec=3), Vector3(x=1.0),
@@ -113,3 +146,22 @@ def test_refilled_messages_are_serialized_with_their_new_values():
     msg.pose.pose.position.x = 2.0
     assert cdr.serialize(msg) != first
     assert deserialize_message(cdr.serialize(msg), Odometry).pose.pose.position.x == 2.0
+
+
+@settings(max_examples=100, deadline=None)
+@given(labels=names, data=doubles, sizes=st.lists(st.integers(0, 2**32 - 1), max_size=3))
+def test_labelled_arrays_with_any_labels_and_data(labels, data, sizes):
+    msg = Float64MultiArray(data=data)
+    msg.layout.dim = [MultiArrayDimension(label=label, size=size)
+                      for label, size in zip(labels, sizes, strict=False)]
+    assert_same_as_rclpy(msg)
+
+
+def test_a_type_meeting_more_layouts_than_it_keeps_starts_its_table_again(monkeypatch):
+    # One layout per combination of string lengths: the table is bounded.
+    monkeypatch.setattr(cdr, 'MAX_LAYOUTS', 3)
+    layouts = cdr.serializer(JointState).__globals__['layouts']
+    for length in range(8):
+        assert_same_as_rclpy(JointState(name=['w' * length], position=[1.0]))
+        assert len(layouts) <= 3
+    assert (0, 1, 1, 1, 0, 0) not in layouts and (0, 1, 7, 1, 0, 0) in layouts
