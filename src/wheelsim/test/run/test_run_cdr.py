@@ -1,5 +1,6 @@
 """The compiled CDR serializer gives rclpy's bytes (padding as zeros) for every kind of member."""
 
+import itertools
 import math
 
 import pytest
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 from nav_msgs.msg import OccupancyGrid, Odometry, Path
 from rclpy.serialization import deserialize_message, serialize_message
 from sensor_msgs.msg import (
+    CameraInfo,
     ChannelFloat32,
     JointState,
     LaserScan,
@@ -78,6 +80,16 @@ def path():
     return msg
 
 
+def long_path():
+    """Poses whose frame ids take every length modulo 8 (their structures are walked once per
+    alignment and length: the padding must follow each)."""
+    msg = Path(poses=[PoseStamped() for _ in range(40)])
+    for i, pose in enumerate(msg.poses):
+        pose.header.frame_id = 'f' * (i % 11)
+        pose.pose.position.x = float(i)
+    return msg
+
+
 def polygon():
     msg = PolygonStamped()
     msg.polygon.points = [Point32(x=1.0), Point32(y=-2.5)]
@@ -104,11 +116,13 @@ def grid():
 
 
 @pytest.mark.parametrize('msg', [
-    odometry(), transforms(), TFMessage(), path(), Path(),
+    odometry(), transforms(), TFMessage(), path(), Path(), long_path(),
     PoseWithCovarianceStamped(), TwistStamped(), PolygonStamped(),
     polygon(), grid(), point_cloud(), array_after_labels([]), array_after_labels([0.5]),
     MultiDOFJointState(joint_names=['a', 'bc'], transforms=[Transform(), Transform()]),
     PointCloud2(fields=[PointField(name='x', count=1)], data=[1, 2, 3], is_dense=True),
+    # float64[] d, empty or not, then fixed arrays of doubles and a structure
+    CameraInfo(distortion_model='plumb_bob'), CameraInfo(d=[0.1, -0.2], height=480),
     LaserScan(ranges=[1.0, 2.5], angle_min=-1.2), String(data='abc'), String(),
     # fixed-size messages: rmw_fastrtps rounds their length up to 4 bytes
     Bool(data=True), Int16(data=-3), UInt8(data=7), ColorRGBA(r=1.0), Time(sec=3), Vector3(x=1.0),
@@ -161,7 +175,22 @@ def test_a_type_meeting_more_layouts_than_it_keeps_starts_its_table_again(monkey
     # One layout per combination of string lengths: the table is bounded.
     monkeypatch.setattr(cdr, 'MAX_LAYOUTS', 3)
     layouts = cdr.serializer(JointState).__globals__['layouts']
+    layouts.clear()  # other tests met other layouts
     for length in range(8):
         assert_same_as_rclpy(JointState(name=['w' * length], position=[1.0]))
         assert len(layouts) <= 3
     assert (0, 1, 1, 1, 0, 0) not in layouts and (0, 1, 7, 1, 0, 0) in layouts
+
+
+@pytest.mark.parametrize(('cls', 'key'), [(Vector3, ()), (PoseStamped, (3,)), (Point32, ()),
+                                          (TransformStamped, (0, 5))])
+def test_a_structure_walked_once_gives_the_layout_of_a_full_walk(cls, key):
+    # Its codes depend on where it starts (position and rmw's length, which differ after an
+    # empty sequence of doubles) modulo 8 only.
+    for position, length in itertools.product(range(16), range(16)):
+        remembered = cdr._Layout(iter(key), position, length)
+        remembered.structure(cls)
+        walked = cdr._Layout(iter(key), position, length)
+        walked.members(cls)
+        assert (remembered.codes, remembered.position, remembered.length, remembered.fixed) == (
+            [''.join(walked.codes)], walked.position, walked.length, walked.fixed)

@@ -35,6 +35,7 @@ import importlib
 import struct
 import sys
 from collections.abc import Callable, Iterator
+from itertools import islice
 from typing import Any
 
 from rclpy.serialization import serialize_message
@@ -87,10 +88,10 @@ class _Layout:
     is the same position as rmw_fastrtps counts it (see the module docstring); ``fixed``: no
     string, no sequence met."""
 
-    def __init__(self, key: Iterator[int]) -> None:
+    def __init__(self, key: Iterator[int], position: int = 0, length: int = 0) -> None:
         self.key = key
-        self.codes: list[str] = ['<4s']
-        self.position = self.length = 0
+        self.codes: list[str] = []
+        self.position, self.length = position, length
         self.fixed = True
 
     def put(self, code: str, size: int, alignment: int) -> None:
@@ -125,6 +126,20 @@ class _Layout:
             raise _Unsupported(str(kind))
 
     def structure(self, cls: type) -> None:
+        """A structure; one whose key entries are its strings walked once per alignment and
+        lengths (a plan's poses share them)."""
+        entries = _key_entries(cls)
+        if entries is None:
+            self.members(cls)
+            return
+        codes, moved, counted, fixed = _structure_part(
+            cls, self.position % 8, self.length % 8, tuple(islice(self.key, entries)))
+        self.codes.append(codes)
+        self.position += moved
+        self.length += counted
+        self.fixed &= fixed
+
+    def members(self, cls: type) -> None:
         for _, kind in _members(cls):
             self.member(kind)
 
@@ -155,8 +170,44 @@ def layout(cls: type, key: tuple[int, ...]) -> struct.Struct:
     """The struct that packs a ``cls`` message whose strings (encoded) and sequences have the
     lengths ``key`` (in the order of the members) after the CDR header, as its first value."""
     walk = _Layout(iter(key))
-    walk.structure(cls)
+    walk.codes.append('<4s')
+    walk.members(cls)
     return struct.Struct(walk.format())
+
+
+@functools.lru_cache(maxsize=1024)
+def _structure_part(cls: type, position: int, length: int,
+                    key: tuple[int, ...]) -> tuple[str, int, int, bool]:
+    """The codes of a ``cls`` structure with key entries ``key`` at ``position`` and ``length``
+    (below 8: the padding depends on nothing else), how far it moves them, whether fixed."""
+    walk = _Layout(iter(key), position, length)
+    walk.members(cls)
+    return ''.join(walk.codes), walk.position - position, walk.length - length, walk.fixed
+
+
+@functools.cache
+def _key_entries(cls: type) -> int | None:
+    """The number of key entries of a ``cls`` structure (its strings), None if it varies."""
+    total = 0
+    for _, kind in _members(cls):
+        entries = _member_key_entries(kind)
+        if entries is None:
+            return None
+        total += entries
+    return total
+
+
+def _member_key_entries(kind: Any) -> int | None:
+    if isinstance(kind, definition.BasicType):
+        return 0
+    if isinstance(kind, definition.NamespacedType):
+        return _key_entries(_message_class(kind))
+    if isinstance(kind, definition.UnboundedString):
+        return 1
+    if isinstance(kind, definition.Array):
+        entries = _member_key_entries(kind.value_type)
+        return None if entries is None else entries * kind.size
+    return None  # a sequence (or a type the compiler refuses)
 
 
 class _Compiler:
