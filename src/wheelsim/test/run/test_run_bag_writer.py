@@ -9,7 +9,7 @@ from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.rosbag2.enums import CompressionFormat, CompressionMode
 from rosbags.typesys import Stores, get_typestore
 
-from wheelsim.run import bag_writer
+from wheelsim.run import bag_writer, msg_definitions
 
 TOPICS = {'/odom': 'nav_msgs/msg/Odometry', '/tf': 'tf2_msgs/msg/TFMessage',
           '/joint_states': 'sensor_msgs/msg/JointState', '/pose': 'geometry_msgs/msg/PoseStamped'}
@@ -130,42 +130,17 @@ def test_chunks_are_used_only_with_rosbags_uncompressed_mcap_writer(tmp_path):
     assert not bag_writer._Chunks.usable(writer)
 
 
-RECORDED_TYPES = ['nav_msgs/msg/Odometry', 'nav_msgs/msg/Path', 'tf2_msgs/msg/TFMessage',
-                  'sensor_msgs/msg/JointState', 'geometry_msgs/msg/PoseWithCovarianceStamped',
-                  'geometry_msgs/msg/PolygonStamped', 'geometry_msgs/msg/TwistStamped',
-                  'geometry_msgs/msg/Vector3Stamped', 'std_msgs/msg/String',
-                  'nav_msgs/msg/OccupancyGrid', 'sensor_msgs/msg/LaserScan',
-                  'diagnostic_msgs/msg/DiagnosticArray',
-                  'geometry_msgs/msg/PointStamped', 'rosgraph_msgs/msg/Clock', 'std_msgs/msg/Bool']
-
-
-def test_installed_definitions_give_the_schemas_and_hashes_of_rosbags_store():
-    """What a run records (the room scenarios add map, scan and collision): the installed
-    definitions, nested types and sequences of them included, give rosbags' own text."""
-    installed, built_in = get_typestore(Stores.EMPTY), get_typestore(Stores.ROS2_KILTED)
-    for name in RECORDED_TYPES:
-        assert bag_writer.add_installed_types(installed, name), name
-        assert installed.generate_msgdef(name, ros_version=2) == \
-            built_in.generate_msgdef(name, ros_version=2), name
-        assert installed.hash_rihs01(name) == built_in.hash_rihs01(name), name
-    assert 'geometry_msgs/msg/PoseStamped' in installed.fielddefs  # inside nav_msgs/Path
-
-
 def test_types_without_an_installed_definition_come_from_rosbags_store(tmp_path, monkeypatch,
                                                                      request):
-    installed = get_typestore(Stores.EMPTY)
     monkeypatch.setenv('AMENT_PREFIX_PATH', str(tmp_path))
-    # The process's type stores may hold std_msgs/String already (another test recorded one):
-    # this test starts with new ones, and leaves none built without the installation behind.
-    bag_writer._typestore.cache_clear()
-    request.addfinalizer(bag_writer._typestore.cache_clear)
-    assert not bag_writer.add_installed_types(installed, 'std_msgs/msg/String')
-    assert installed.fielddefs == get_typestore(Stores.EMPTY).fielddefs
+    # The process's definitions may hold std_msgs/String already (another test recorded one):
+    # this test starts without, and leaves none found without the installation behind.
+    msg_definitions.installed_definition.cache_clear()
+    request.addfinalizer(msg_definitions.installed_definition.cache_clear)
     writer = bag_writer.McapBagWriter(tmp_path / 'bag')
     chatter = writer.add_topic('/chatter', 'std_msgs/msg/String')
     writer.write([(chatter.id, 5, b'\x00\x01\x00\x00\x01\x00\x00\x00\x00')])
     writer.close()
-    assert 'std_msgs/msg/String' not in bag_writer._typestore(Stores.EMPTY).fielddefs
     (schema, _, message), = make_reader((tmp_path / 'bag' / 'bag.mcap').open('rb')).iter_messages()
     assert (schema.name, message.log_time) == ('std_msgs/msg/String', 5)
     assert schema.data.decode() == \

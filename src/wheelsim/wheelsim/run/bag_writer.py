@@ -2,13 +2,10 @@
 
 :class:`McapBagWriter` writes ``metadata.yaml`` and one ``.mcap`` file, as
 ``ros2 bag record -s mcap`` writes them, with the rosbags library, in this process. The schema
-text and type hash of each recorded type are rosbags' (``generate_msgdef``, ``hash_rihs01``) for
-the definitions in the ``.msg`` files of the ROS installation (``share/<package>/msg/<Type>.msg``
-under ``AMENT_PREFIX_PATH``), the type and what it contains parsed on first use: the types the bag
-holds are those of the ROS 2 the run used, and building them takes about 20 ms where rosbags'
-built-in type store takes 65 ms (importing every distro's definitions); that store (ROS 2
-Kilted) is used only for a type without a ``.msg`` file. For the default scenario's types both
-give the same text and hashes.
+text and type hash of each recorded type are those of the ROS installation's ``.msg`` files
+(:mod:`wheelsim.run.msg_definitions`: the types the bag holds are those of the ROS 2 the run
+used); rosbags' built-in ROS 2 Kilted definitions are used only for a type without a ``.msg``
+file. For the types of a run both give the same text and hashes.
 
 Messages are written in batches by :class:`_Chunks`, which writes the bytes of rosbags' own
 ``Writer.write`` (checked by the tests against it) at a fraction of its cost: rosbags builds each
@@ -22,21 +19,21 @@ or a rosbags whose writer has not these parts it writes through ``Writer.write``
 from __future__ import annotations
 
 import functools
-import os
 import struct
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from io import BytesIO
 from itertools import accumulate
 from pathlib import Path
 
 import numpy as np
-from rosbags.interfaces import Nodetype
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.rosbag2.enums import CompressionMode
 from rosbags.rosbag2.writer import Connection
-from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+from rosbags.typesys import Stores, get_typestore
 from rosbags.typesys.store import Typestore
+
+from wheelsim.run.msg_definitions import installed_definition
 
 Message = tuple[int, int, bytes]
 """A message to write: ``(channel id, log time [ns], CDR bytes)``; the channel id is the
@@ -179,50 +176,11 @@ class _Chunks:
             self.close_chunk()
 
 
-def installed_definition(type_name: str) -> Path | None:
-    """The ``.msg`` file of ``pkg/msg/Type`` in the ROS installation (None if there is none)."""
-    package, _, name = type_name.split('/')
-    for prefix in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep):
-        path = Path(prefix, 'share', package, 'msg', f'{name}.msg')
-        if prefix and path.is_file():
-            return path
-    return None
-
-
-def _referenced_types(fields: list) -> Iterator[str]:
-    """The message types a parsed definition's fields hold (directly, in arrays, sequences)."""
-    for _, (node_type, argument) in fields:
-        while node_type in (Nodetype.ARRAY, Nodetype.SEQUENCE):
-            (node_type, argument), _ = argument
-        if node_type == Nodetype.NAME:
-            yield argument
-
-
-def add_installed_types(typestore: Typestore, type_name: str) -> bool:
-    """Register ``type_name`` and the types it contains from their installed ``.msg`` files
-    (those not in ``typestore`` yet); False, registering nothing, if one has no such file."""
-    parsed: dict = {}
-    to_read = [type_name]
-    while to_read:
-        name = to_read.pop()
-        if name in parsed or name in typestore.fielddefs:
-            continue
-        path = installed_definition(name)
-        if path is None:
-            return False
-        parsed.update(get_types_from_msg(path.read_text(), name))
-        to_read.extend(_referenced_types(parsed[name][1]))
-    typestore.register(parsed)
-    return True
-
-
 @functools.cache
-def _typestore(store: Stores) -> Typestore:
-    """One type store of each kind for the process: the installed types (``Stores.EMPTY``,
-    filled on first use of each type) and rosbags' own ROS 2 Kilted definitions. Every bag
-    written by this process takes its types from the same installation, and building a type
-    costs far more than looking it up (about 4 ms a type: rosbags generates its classes)."""
-    return get_typestore(store)
+def _built_in_types() -> Typestore:
+    """rosbags' own ROS 2 Kilted definitions (built once per process: importing them all takes
+    about 65 ms), for a type without an installed ``.msg`` file."""
+    return get_typestore(Stores.ROS2_KILTED)
 
 
 class McapBagWriter:
@@ -236,10 +194,14 @@ class McapBagWriter:
 
     def add_topic(self, topic: str, type_name: str) -> Connection:
         """The connection to write ``topic``'s messages of type ``pkg/msg/Type`` with."""
-        installed = _typestore(Stores.EMPTY)
-        typestore = installed if add_installed_types(installed, type_name) else \
-            _typestore(Stores.ROS2_KILTED)
-        connection = self._writer.add_connection(topic, type_name, typestore=typestore)
+        definition = installed_definition(type_name)
+        if definition is None:
+            connection = self._writer.add_connection(topic, type_name,
+                                                     typestore=_built_in_types())
+        else:
+            text, rihs01 = definition
+            connection = self._writer.add_connection(topic, type_name, msgdef=text,
+                                                     rihs01=rihs01)
         self._connections[connection.id] = connection
         return connection
 
