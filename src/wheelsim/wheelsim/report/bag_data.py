@@ -520,7 +520,8 @@ def load_run(bag_dir: Path | str, namespace: str = '/') -> RunData:
     with _bag_file(Path(bag_dir)).open('rb') as stream:
         # File order: the recorder writes in time order, and every series is sorted anyway.
         for schema, channel, message in _file_messages(stream):
-            channels[channel.id] = (channel.topic, schema, channel.message_encoding)
+            if channel.id not in channels:
+                channels[channel.id] = (channel.topic, schema, channel.message_encoding)
             records.append((channel.id, message.log_time, message.data))
     reader = RunReader(namespace)
     reader.add(channels, records)

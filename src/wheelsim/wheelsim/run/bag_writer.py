@@ -12,8 +12,9 @@ Messages are written in batches by :class:`_Chunks`, which writes the bytes of r
 MCAP message record field by field and, closing a chunk, its message indexes one number at a
 time; this packs the records of a batch in one pass, writes them at once and packs each
 channel's message index at once. It reaches into rosbags' MCAP storage writer (its pending
-chunk, file, chunk indexes and counters, rosbags 0.9 to 0.11); with another storage, compression
-or a rosbags whose writer has not these parts it writes through ``Writer.write``.
+chunk, file, chunk indexes and counters, as rosbags 0.11 has them: tools/requirements-common.txt
+pins it, and the tests compare the bytes with rosbags' own writer); with another storage,
+compression or a rosbags whose writer has not these parts it writes through ``Writer.write``.
 """
 
 from __future__ import annotations
