@@ -23,7 +23,7 @@ import struct
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -321,6 +321,8 @@ class _Decoders:
         return self._fallback[schema.id](data)
 
 
+_log_time = itemgetter(1)
+
 ChannelInfo = tuple[str, Schema | None, str]
 """A channel of recorded messages: ``(topic (fully qualified), schema (None: schemaless),
 message encoding)``."""
@@ -334,6 +336,7 @@ class _Topic:
 
     records: list[Record]
     channels: Mapping[int, ChannelInfo]
+    """The channels of the records (each with a schema)."""
 
     @cached_property
     def log_times_ns(self) -> list[int]:
@@ -357,10 +360,10 @@ class _Topic:
         return self._decode(decoders, self.records[-1]) if self.records else None
 
     def _one_known_schema(self, decoders: _Decoders) -> Schema | None:
-        schemas = {self.channels[channel][1].id for channel in {r[0] for r in self.records}}
-        if len(schemas) != 1:
+        schemas = {schema.id: schema for _, schema, _ in self.channels.values()}
+        if len(schemas) != 1 or not self.records:
             return None
-        schema = self.channels[self.records[0][0]][1]
+        schema, = schemas.values()
         return schema if decoders.known(schema) else None
 
     def has_field(self, decoders: _Decoders, name: str) -> bool:
@@ -454,7 +457,8 @@ class RunReader:
         plans = [(t, _plan(m, t)) for m, t in zip(plan_topic.messages(decoders),
                                                    plan_topic.log_times_ns, strict=True)]
         cmd_vel = topics['cmd_vel']
-        log_times_ns = [time_ns for records in self._records.values() for _, time_ns, _ in records]
+        spans_ns = [(min(map(_log_time, records)), max(map(_log_time, records)))
+                    for records in self._records.values() if records]  # each topic's
         t_s, x_m, y_m = topics['collision'].table(decoders, ['point.x', 'point.y'])
 
         def joints() -> JointSeries:
@@ -476,8 +480,8 @@ class RunReader:
             plans=tuple(plan for _, plan in sorted(plans, key=lambda item: item[0])),
             message_counts={topic: len(records)
                             for topic, records in sorted(self._records.items()) if records},
-            start_time_s=min(log_times_ns, default=0) / NS_PER_S,
-            end_time_s=max(log_times_ns, default=0) / NS_PER_S,
+            start_time_s=min((first for first, _ in spans_ns), default=0) / NS_PER_S,
+            end_time_s=max((last for _, last in spans_ns), default=0) / NS_PER_S,
             world=_world(topics['map'].last(decoders)),
             footprint=_footprint(topics['footprint'].last(decoders)),
             collisions=PointSeries(*_sorted(t_s, x_m, y_m)),
@@ -486,9 +490,12 @@ class RunReader:
 
     def _topic(self, topic: str) -> _Topic:
         """The messages of ``topic`` that have a schema."""
-        channels = self._channels
-        return _Topic([record for record in self._records.get(topic, ())
-                       if channels[record[0]][1] is not None], channels)
+        channels = {channel: info for channel, info in self._channels.items()
+                    if info[0] == topic and info[1] is not None}
+        records = self._records.get(topic, [])
+        if len(channels) < sum(info[0] == topic for info in self._channels.values()):
+            records = [record for record in records if record[0] in channels]
+        return _Topic(records, channels)
 
 
 #: The last 8 bytes of a finished MCAP file (and its first 8).
