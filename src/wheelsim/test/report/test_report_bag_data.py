@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped, TwistStamped
+from mcap.reader import make_reader
 from mcap_ros2.writer import Writer as McapRos2Writer
 from nav_msgs.msg import Odometry
 from nav_msgs.msg import Path as PathMsg
@@ -15,7 +16,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 
 from wheelsim.report.bag_data import RunReader, load_run
-from wheelsim.run.recording import BagRecorder, RecordingError
+from wheelsim.run.recording import BATCH_MESSAGES, BagRecorder, RecordingError
 
 NS = 1_000_000_000
 
@@ -241,6 +242,42 @@ def test_run_reader_given_the_recorded_messages_equals_reading_the_bag(tmp_path)
     np.testing.assert_array_equal(given.joints.velocity, read.joints.velocity)
     assert len(given.ground_truth) == 151
     np.testing.assert_array_equal(given.plan.poses.x_m, read.plan.poses.x_m)
+
+
+def test_run_reader_given_several_batches_equals_reading_the_bag(tmp_path):
+    # The recorder hands the listener a batch at a time: every message once, in order.
+    reader, msg = RunReader(), odometry(0.0, 0.0, 0.0, 0.0)
+    count = 2 * BATCH_MESSAGES + 7
+    with BagRecorder(tmp_path / 'bag', listener=reader.add) as recorder:
+        for i in range(count):
+            set_stamp(msg.header, 0.01 * (count - i))  # stamps falling: sorted by the reader
+            msg.pose.pose.position.x = 0.01 * i
+            recorder.record('/ground_truth' if i % 3 else '/odom', msg, ns(0.01 * i))
+            recorder.record('/rosout', msg, ns(0.01 * i))  # never recorded
+    given, read = reader.run(), load_run(tmp_path / 'bag')
+    assert given.message_counts == read.message_counts == {
+        '/ground_truth': count - (count + 2) // 3, '/odom': (count + 2) // 3}
+    assert (given.start_time_s, given.end_time_s) == (read.start_time_s, read.end_time_s)
+    for series in ('ground_truth', 'odom'):
+        for name, column in vars(getattr(read, series)).items():
+            np.testing.assert_array_equal(getattr(getattr(given, series), name), column, series)
+    assert len(given.odom) == (count + 2) // 3
+
+
+def test_messages_without_a_schema_are_only_counted(tmp_path):
+    write_bag(tmp_path / 'bag', [('/odom', odometry(0.1 * i, i, 0.0, 0.0), 0.1 * i)
+                                 for i in range(3)])
+    with next((tmp_path / 'bag').glob('*.mcap')).open('rb') as stream:
+        recorded = [(schema, message) for schema, _, message in
+                    make_reader(stream).iter_messages()]
+    reader = RunReader()
+    channels = {1: ('/odom', recorded[0][0], 'cdr'), 2: ('/odom', None, 'cdr')}
+    reader.add(channels, [(1 + i % 2, message.log_time, message.data)
+                          for i, (_, message) in enumerate(recorded)])
+    run = reader.run()
+    assert run.message_counts == {'/odom': 3}
+    np.testing.assert_array_equal(run.odom.x_m, [0.0, 2.0])  # channel 2's message left out
+    assert (run.start_time_s, run.end_time_s) == (0.0, 0.2)
 
 
 def test_a_bag_whose_writer_was_killed_gives_its_complete_chunks(tmp_path):

@@ -3,111 +3,144 @@ installed message definitions."""
 
 import random
 
+import pytest
 from mcap.reader import make_reader
 from rosbags.rosbag2 import StoragePlugin, Writer
-from rosbags.rosbag2.enums import CompressionMode
+from rosbags.rosbag2.enums import CompressionFormat, CompressionMode
 from rosbags.typesys import Stores, get_typestore
 
-from wheelsim.run import bag_writer
+from wheelsim.run import bag_writer, msg_definitions
 
 TOPICS = {'/odom': 'nav_msgs/msg/Odometry', '/tf': 'tf2_msgs/msg/TFMessage',
-          '/joint_states': 'sensor_msgs/msg/JointState'}
+          '/joint_states': 'sensor_msgs/msg/JointState', '/pose': 'geometry_msgs/msg/PoseStamped'}
 
 
 def messages(count: int) -> list[tuple[str, int, bytes]]:
-    """(topic, log time [ns], payload): sizes up to 3 kB so that several 1 MiB chunks fill,
-    times mostly rising with some going back (the writer must not assume an order)."""
+    """(topic, log time [ns], payload): sizes up to 3 kB so that several 1 MiB chunks fill, one
+    of 1.5 MB (a chunk of its own), times mostly rising with some going back (the writer must
+    not assume an order); /pose only from the middle on."""
     rng = random.Random(7)
     time_ns, result = 10**9, []
-    for _ in range(count):
+    for i in range(count):
         time_ns += rng.randrange(-2_000_000, 20_000_000)
-        result.append((rng.choice(list(TOPICS)), time_ns, rng.randbytes(rng.randrange(1, 3000))))
+        topics = list(TOPICS) if i > count // 2 else list(TOPICS)[:3]
+        size = 1_500_000 if i == count // 3 else rng.randrange(1, 3000)
+        result.append((rng.choice(topics), time_ns, rng.randbytes(size)))
     return result
 
 
-def write(folder, batches, write_batch) -> tuple[bytes, str]:
-    """Write ``batches`` with ``write_batch(writer, [(connection, time, data)])``; the MCAP
-    file's bytes and metadata.yaml."""
+def batches_of(all_messages, size: int = 500) -> list[list[tuple[str, int, bytes]]]:
+    return [all_messages[i:i + size] for i in range(0, len(all_messages), size)]
+
+
+def write(folder, batches, write_batch, late_topic: str | None = None) -> tuple[bytes, str]:
+    """Write ``batches`` with ``write_batch(writer, [(connection, time, data)])``, each topic
+    added before the batch of its first message (as the recorder adds them: its schema and
+    channel records go into the pending chunk), and ``late_topic`` added after the last one; the
+    MCAP file's bytes and metadata.yaml."""
     typestore = get_typestore(Stores.ROS2_KILTED)
     writer = Writer(folder / 'bag', version=9, storage_plugin=StoragePlugin.MCAP)
     writer.open()
-    connections = {topic: writer.add_connection(topic, name, typestore=typestore)
-                   for topic, name in TOPICS.items()}
+    connections = {}
     for batch in batches:
+        for topic, _, _ in batch:
+            if topic not in connections:
+                connections[topic] = writer.add_connection(topic, TOPICS[topic],
+                                                           typestore=typestore)
         write_batch(writer, [(connections[topic], t, data) for topic, t, data in batch])
+    if late_topic:
+        writer.add_connection(late_topic, TOPICS[late_topic], typestore=typestore)
+    write_batch(writer, None)  # the end
     writer.close()
     bag = folder / 'bag'
     return (bag / 'bag.mcap').read_bytes(), (bag / 'metadata.yaml').read_text()
 
 
 def one_by_one(writer, batch):
-    for connection, time_ns, data in batch:
+    for connection, time_ns, data in batch or ():
         writer.write(connection, time_ns, data)
 
 
-def test_batches_give_the_bytes_of_rosbags_writer(tmp_path):
-    all_messages = messages(3000)  # about 4.5 MB: four chunks closed, one pending at the end
-    batches = [all_messages[i:i + 500] for i in range(0, len(all_messages), 500)]
-    (tmp_path / 'a').mkdir()
-    (tmp_path / 'b').mkdir()
+def in_chunks():
+    """A batch writer with bag_writer's chunks."""
+    chunks = None
+
+    def write_batch(writer, batch):
+        nonlocal chunks
+        chunks = chunks or bag_writer._Chunks(writer)
+        if batch is None:
+            chunks.finish()
+        else:
+            chunks.write([(connection.id, time_ns, data) for connection, time_ns, data in batch])
+    return write_batch
+
+
+@pytest.mark.parametrize('batch_size', [500, 1, 3001])
+def test_batches_give_the_bytes_of_rosbags_writer(tmp_path, batch_size):
+    batches = batches_of(messages(3000), batch_size)  # about 6 MB: chunks closed, one pending
     expected = write(tmp_path / 'a', batches, one_by_one)
-    actual = write(tmp_path / 'b', batches, bag_writer.write_messages)
-    assert len(expected[0]) > 4 * bag_writer._CHUNK_BYTES
+    actual = write(tmp_path / 'b', batches, in_chunks())
+    assert len(expected[0]) > 5 * bag_writer._CHUNK_BYTES
     assert actual[1] == expected[1]
     assert actual[0] == expected[0]
 
 
-def test_a_writer_without_the_storage_parts_is_written_message_by_message():
-    written = []
-
-    class OtherWriter:
-        compression_mode = CompressionMode.NONE
-        storage = object()
-
-        def write(self, connection, time_ns, data):
-            written.append((connection, time_ns, data))
-
-    batch = [('c', 1, b'x'), ('c', 2, b'y')]
-    bag_writer.write_messages(OtherWriter(), batch)
-    assert written == batch
+def test_a_last_chunk_of_schemas_only_and_an_empty_bag_as_rosbags_writes_them(tmp_path):
+    batches = batches_of(messages(100)[:10])
+    expected = write(tmp_path / 'a', batches, one_by_one, late_topic='/pose')
+    actual = write(tmp_path / 'b', batches, in_chunks(), late_topic='/pose')
+    assert actual == expected
+    assert write(tmp_path / 'c', [], in_chunks()) == write(tmp_path / 'd', [], one_by_one)
 
 
-RECORDED_TYPES = ['nav_msgs/msg/Odometry', 'nav_msgs/msg/Path', 'tf2_msgs/msg/TFMessage',
-                  'sensor_msgs/msg/JointState', 'geometry_msgs/msg/PoseWithCovarianceStamped',
-                  'geometry_msgs/msg/PolygonStamped', 'geometry_msgs/msg/TwistStamped',
-                  'geometry_msgs/msg/Vector3Stamped', 'std_msgs/msg/String',
-                  'nav_msgs/msg/OccupancyGrid', 'sensor_msgs/msg/LaserScan',
-                  'diagnostic_msgs/msg/DiagnosticArray',
-                  'geometry_msgs/msg/PointStamped', 'rosgraph_msgs/msg/Clock', 'std_msgs/msg/Bool']
+def test_a_writer_without_the_parts_used_writes_message_by_message(tmp_path, monkeypatch):
+    batches = batches_of(messages(1000))
+    bags = []
+    for usable in (True, False):
+        monkeypatch.setattr(bag_writer._Chunks, 'usable',
+                            staticmethod(lambda writer, usable=usable: usable))
+        writer = bag_writer.McapBagWriter(tmp_path / str(usable) / 'bag')
+        assert (writer._chunks is None) == (not usable)
+        channels = {}
+        for batch in batches:
+            for topic, _, _ in batch:
+                if topic not in channels:
+                    channels[topic] = writer.add_topic(topic, TOPICS[topic]).id
+            writer.write([(channels[topic], t, data) for topic, t, data in batch])
+        writer.close()
+        bags.append((tmp_path / str(usable) / 'bag' / 'bag.mcap').read_bytes())
+    assert bags[0] == bags[1]
 
 
-def test_installed_definitions_give_the_schemas_and_hashes_of_rosbags_store():
-    """What a run records (the room scenarios add map, scan and collision): the installed
-    definitions, nested types and sequences of them included, give rosbags' own text."""
-    installed, built_in = get_typestore(Stores.EMPTY), get_typestore(Stores.ROS2_KILTED)
-    for name in RECORDED_TYPES:
-        assert bag_writer.add_installed_types(installed, name), name
-        assert installed.generate_msgdef(name, ros_version=2) == \
-            built_in.generate_msgdef(name, ros_version=2), name
-        assert installed.hash_rihs01(name) == built_in.hash_rihs01(name), name
-    assert 'geometry_msgs/msg/PoseStamped' in installed.fielddefs  # inside nav_msgs/Path
+def test_chunks_are_used_only_with_rosbags_uncompressed_mcap_writer(tmp_path):
+    writer = Writer(tmp_path / 'a', version=9, storage_plugin=StoragePlugin.MCAP)
+    writer.open()
+    assert bag_writer._Chunks.usable(writer)
+    writer.storage.compression = 'zstd'
+    assert not bag_writer._Chunks.usable(writer)
+    writer.storage.compression = ''
+    del writer.storage.chunks
+    assert not bag_writer._Chunks.usable(writer)
+    writer = Writer(tmp_path / 'b', version=9, storage_plugin=StoragePlugin.SQLITE3)
+    writer.open()
+    assert not bag_writer._Chunks.usable(writer)
+    writer = Writer(tmp_path / 'c', version=9, storage_plugin=StoragePlugin.MCAP)
+    writer.set_compression(CompressionMode.MESSAGE, CompressionFormat.ZSTD)
+    writer.open()
+    assert not bag_writer._Chunks.usable(writer)
 
 
 def test_types_without_an_installed_definition_come_from_rosbags_store(tmp_path, monkeypatch,
                                                                      request):
-    installed = get_typestore(Stores.EMPTY)
     monkeypatch.setenv('AMENT_PREFIX_PATH', str(tmp_path))
-    # The process's type stores may hold std_msgs/String already (another test recorded one):
-    # this test starts with new ones, and leaves none built without the installation behind.
-    bag_writer._typestore.cache_clear()
-    request.addfinalizer(bag_writer._typestore.cache_clear)
-    assert not bag_writer.add_installed_types(installed, 'std_msgs/msg/String')
-    assert installed.fielddefs == get_typestore(Stores.EMPTY).fielddefs
+    # The process's definitions may hold std_msgs/String already (another test recorded one):
+    # this test starts without, and leaves none found without the installation behind.
+    msg_definitions.installed_definition.cache_clear()
+    request.addfinalizer(msg_definitions.installed_definition.cache_clear)
     writer = bag_writer.McapBagWriter(tmp_path / 'bag')
     chatter = writer.add_topic('/chatter', 'std_msgs/msg/String')
-    writer.write([(chatter, 5, b'\x00\x01\x00\x00\x01\x00\x00\x00\x00')])
+    writer.write([(chatter.id, 5, b'\x00\x01\x00\x00\x01\x00\x00\x00\x00')])
     writer.close()
-    assert 'std_msgs/msg/String' not in bag_writer._typestore(Stores.EMPTY).fielddefs
     (schema, _, message), = make_reader((tmp_path / 'bag' / 'bag.mcap').open('rb')).iter_messages()
     assert (schema.name, message.log_time) == ('std_msgs/msg/String', 5)
     assert schema.data.decode() == \

@@ -1,5 +1,6 @@
 """The compiled CDR serializer gives rclpy's bytes (padding as zeros) for every kind of member."""
 
+import itertools
 import math
 
 import pytest
@@ -10,6 +11,7 @@ from geometry_msgs.msg import (
     PoseStamped,
     PoseWithCovariance,
     PoseWithCovarianceStamped,
+    Transform,
     TransformStamped,
     TwistStamped,
     Vector3,
@@ -18,8 +20,26 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nav_msgs.msg import OccupancyGrid, Odometry, Path
 from rclpy.serialization import deserialize_message, serialize_message
-from sensor_msgs.msg import JointState, LaserScan
-from std_msgs.msg import Bool, ColorRGBA, Empty, Int16, String, UInt8
+from sensor_msgs.msg import (
+    CameraInfo,
+    ChannelFloat32,
+    JointState,
+    LaserScan,
+    MultiDOFJointState,
+    PointCloud,
+    PointCloud2,
+    PointField,
+)
+from std_msgs.msg import (
+    Bool,
+    ColorRGBA,
+    Empty,
+    Float64MultiArray,
+    Int16,
+    MultiArrayDimension,
+    String,
+    UInt8,
+)
 from tf2_msgs.msg import TFMessage
 
 from wheelsim.run import cdr
@@ -60,9 +80,32 @@ def path():
     return msg
 
 
+def long_path():
+    """Poses whose frame ids take every length modulo 8 (their structures are walked once per
+    alignment and length: the padding must follow each)."""
+    msg = Path(poses=[PoseStamped() for _ in range(40)])
+    for i, pose in enumerate(msg.poses):
+        pose.header.frame_id = 'f' * (i % 11)
+        pose.pose.position.x = float(i)
+    return msg
+
+
 def polygon():
     msg = PolygonStamped()
     msg.polygon.points = [Point32(x=1.0), Point32(y=-2.5)]
+    return msg
+
+
+def point_cloud():
+    """Structures in a sequence holding a string and a sequence of 4-byte numbers each."""
+    return PointCloud(points=[Point32(x=1.0)], channels=[
+        ChannelFloat32(name='ab', values=[1.0, 2.0]), ChannelFloat32(name='abc')])
+
+
+def array_after_labels(data):
+    """Strings in structures in a sequence, then a sequence of doubles (maybe empty)."""
+    msg = Float64MultiArray(data=data)
+    msg.layout.dim = [MultiArrayDimension(label='xy', size=3), MultiArrayDimension(label='t')]
     return msg
 
 
@@ -73,9 +116,13 @@ def grid():
 
 
 @pytest.mark.parametrize('msg', [
-    odometry(), transforms(), TFMessage(), path(), Path(),
+    odometry(), transforms(), TFMessage(), path(), Path(), long_path(),
     PoseWithCovarianceStamped(), TwistStamped(), PolygonStamped(),
-    polygon(), grid(),
+    polygon(), grid(), point_cloud(), array_after_labels([]), array_after_labels([0.5]),
+    MultiDOFJointState(joint_names=['a', 'bc'], transforms=[Transform(), Transform()]),
+    PointCloud2(fields=[PointField(name='x', count=1)], data=[1, 2, 3], is_dense=True),
+    # float64[] d, empty or not, then fixed arrays of doubles and a structure
+    CameraInfo(distortion_model='plumb_bob'), CameraInfo(d=[0.1, -0.2], height=480),
     LaserScan(ranges=[1.0, 2.5], angle_min=-1.2), String(data='abc'), String(),
     # fixed-size messages: rmw_fastrtps rounds their length up to 4 bytes
     Bool(data=True), Int16(data=-3), UInt8(data=7), ColorRGBA(r=1.0), Time(sec=3), Vector3(x=1.0),
@@ -113,3 +160,37 @@ def test_refilled_messages_are_serialized_with_their_new_values():
     msg.pose.pose.position.x = 2.0
     assert cdr.serialize(msg) != first
     assert deserialize_message(cdr.serialize(msg), Odometry).pose.pose.position.x == 2.0
+
+
+@settings(max_examples=100, deadline=None)
+@given(labels=names, data=doubles, sizes=st.lists(st.integers(0, 2**32 - 1), max_size=3))
+def test_labelled_arrays_with_any_labels_and_data(labels, data, sizes):
+    msg = Float64MultiArray(data=data)
+    msg.layout.dim = [MultiArrayDimension(label=label, size=size)
+                      for label, size in zip(labels, sizes, strict=False)]
+    assert_same_as_rclpy(msg)
+
+
+def test_a_type_meeting_more_layouts_than_it_keeps_starts_its_table_again(monkeypatch):
+    # One layout per combination of string lengths: the table is bounded.
+    monkeypatch.setattr(cdr, 'MAX_LAYOUTS', 3)
+    layouts = cdr.serializer(JointState).__globals__['layouts']
+    layouts.clear()  # other tests met other layouts
+    for length in range(8):
+        assert_same_as_rclpy(JointState(name=['w' * length], position=[1.0]))
+        assert len(layouts) <= 3
+    assert (0, 1, 1, 1, 0, 0) not in layouts and (0, 1, 7, 1, 0, 0) in layouts
+
+
+@pytest.mark.parametrize(('cls', 'key'), [(Vector3, ()), (PoseStamped, (3,)), (Point32, ()),
+                                          (TransformStamped, (0, 5))])
+def test_a_structure_walked_once_gives_the_layout_of_a_full_walk(cls, key):
+    # Its codes depend on where it starts (position and rmw's length, which differ after an
+    # empty sequence of doubles) modulo 8 only.
+    for position, length in itertools.product(range(16), range(16)):
+        remembered = cdr._Layout(iter(key), position, length)
+        remembered.structure(cls)
+        walked = cdr._Layout(iter(key), position, length)
+        walked.members(cls)
+        assert (remembered.codes, remembered.position, remembered.length, remembered.fixed) == (
+            [''.join(walked.codes)], walked.position, walked.length, walked.fixed)

@@ -23,7 +23,7 @@ import struct
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -321,32 +321,49 @@ class _Decoders:
         return self._fallback[schema.id](data)
 
 
+_log_time = itemgetter(1)
+
+ChannelInfo = tuple[str, Schema | None, str]
+"""A channel of recorded messages: ``(topic (fully qualified), schema (None: schemaless),
+message encoding)``."""
+Record = tuple[int, int, bytes]
+"""A recorded message: ``(channel id, log time [ns], serialized bytes)``."""
+
+
 @dataclass
 class _Topic:
     """The messages of one topic, in file order, as recorded: decoded only when asked for."""
 
-    log_times_ns: list[int] = field(default_factory=list)
-    payloads: list[bytes] = field(default_factory=list)
-    schemas: list[tuple[Schema, str]] = field(default_factory=list)
-    """Each message's schema and message encoding."""
+    records: list[Record]
+    channels: Mapping[int, ChannelInfo]
+    """The channels of the records (each with a schema)."""
+
+    @cached_property
+    def log_times_ns(self) -> list[int]:
+        return [time_ns for _, time_ns, _ in self.records]
+
+    @cached_property
+    def payloads(self) -> list[bytes]:
+        return [data for _, _, data in self.records]
+
+    def _decode(self, decoders: _Decoders, record: Record) -> Any:
+        _, schema, encoding = self.channels[record[0]]
+        return decoders.decode(schema, encoding, record[2])
 
     def messages(self, decoders: _Decoders) -> list[Any]:
-        return [decoders.decode(schema, encoding, data)
-                for (schema, encoding), data in zip(self.schemas, self.payloads, strict=True)]
+        return [self._decode(decoders, record) for record in self.records]
 
     def stamps_s(self, messages: list[Any]) -> list[float]:
         return [_stamp_s(m, t) for m, t in zip(messages, self.log_times_ns, strict=True)]
 
     def last(self, decoders: _Decoders) -> Any | None:
-        if not self.payloads:
-            return None
-        (schema, encoding), data = self.schemas[-1], self.payloads[-1]
-        return decoders.decode(schema, encoding, data)
+        return self._decode(decoders, self.records[-1]) if self.records else None
 
     def _one_known_schema(self, decoders: _Decoders) -> Schema | None:
-        schema = self.schemas[0][0] if self.schemas else None
-        if schema is None or any(s.id != schema.id for s, _ in self.schemas):
+        schemas = {schema.id: schema for _, schema, _ in self.channels.values()}
+        if len(schemas) != 1 or not self.records:
             return None
+        schema, = schemas.values()
         return schema if decoders.known(schema) else None
 
     def has_field(self, decoders: _Decoders, name: str) -> bool:
@@ -405,8 +422,8 @@ def _twist_series(topic: _Topic, decoders: _Decoders, prefix: str) -> TwistSerie
 
 
 class RunReader:
-    """Gathers the messages of one run, given one by one in recording order (:meth:`add`), and
-    builds its :class:`RunData` (:meth:`run`). Fed by :func:`load_run` from a bag file, or by
+    """Gathers the messages of one run, given batch by batch in recording order (:meth:`add`),
+    and builds its :class:`RunData` (:meth:`run`). Fed by :func:`load_run` from a bag file, or by
     :class:`wheelsim.run.recording.BagRecorder` as it records (the same messages, so the same
     result without reading the bag back).
 
@@ -416,38 +433,32 @@ class RunReader:
     def __init__(self, namespace: str = '/') -> None:
         prefix = namespace.rstrip('/') + '/'
         self._wanted = {prefix + name: name for name in TOPICS}
-        self._topics = {name: _Topic() for name in TOPICS}
-        self._counts: dict[str, int] = {}
-        self._start_ns: int | None = None
-        self._end_ns: int | None = None
+        self._channels: dict[int, ChannelInfo] = {}
+        self._records: dict[str, list[Record]] = {}  # topic -> its messages
+        self._appenders: dict[int, Callable[[Record], None]] = {}  # channel id -> their append
 
-    def add(self, topic: str, schema: Schema | None, encoding: str, log_time_ns: int,
-            data: bytes) -> None:
-        """One message on ``topic`` (fully qualified) with its schema (None: schemaless, only
-        counted), message encoding, log time [ns] and serialized bytes."""
-        self._counts[topic] = self._counts.get(topic, 0) + 1
-        if self._start_ns is None:
-            self._start_ns = self._end_ns = log_time_ns
-        elif log_time_ns < self._start_ns:
-            self._start_ns = log_time_ns
-        elif log_time_ns > self._end_ns:
-            self._end_ns = log_time_ns
-        name = self._wanted.get(topic)
-        if name is None or schema is None:
-            return
-        recorded = self._topics[name]
-        recorded.log_times_ns.append(log_time_ns)
-        recorded.payloads.append(data)
-        recorded.schemas.append((schema, encoding))
+    def add(self, channels: Mapping[int, ChannelInfo], messages: Iterable[Record]) -> None:
+        """``messages`` in recording order, ``channels`` holding at least every channel they
+        use (a channel without a schema is only counted)."""
+        for channel in channels.keys() - self._channels.keys():
+            self._channels[channel] = channels[channel]
+            topic = channels[channel][0]
+            self._appenders[channel] = self._records.setdefault(topic, []).append
+        appenders = self._appenders
+        for record in messages:
+            appenders[record[0]](record)
 
     def run(self) -> RunData:
         """The run read so far. The joint states and the tracking errors, which only the plots
         use, are decoded on first use."""
-        topics, decoders = self._topics, _Decoders()
+        decoders = _Decoders()
+        topics = {name: self._topic(topic) for topic, name in self._wanted.items()}
         plan_topic = topics['plan']
         plans = [(t, _plan(m, t)) for m, t in zip(plan_topic.messages(decoders),
                                                    plan_topic.log_times_ns, strict=True)]
         cmd_vel = topics['cmd_vel']
+        spans_ns = [(min(map(_log_time, records)), max(map(_log_time, records)))
+                    for records in self._records.values() if records]  # each topic's
         t_s, x_m, y_m = topics['collision'].table(decoders, ['point.x', 'point.y'])
 
         def joints() -> JointSeries:
@@ -467,14 +478,24 @@ class RunReader:
             cmd_vel=_twist_series(cmd_vel, decoders,
                                   'twist.' if cmd_vel.has_field(decoders, 'twist') else ''),
             plans=tuple(plan for _, plan in sorted(plans, key=lambda item: item[0])),
-            message_counts=dict(sorted(self._counts.items())),
-            start_time_s=(self._start_ns or 0) / NS_PER_S,
-            end_time_s=(self._end_ns or 0) / NS_PER_S,
+            message_counts={topic: len(records)
+                            for topic, records in sorted(self._records.items()) if records},
+            start_time_s=min((first for first, _ in spans_ns), default=0) / NS_PER_S,
+            end_time_s=max((last for _, last in spans_ns), default=0) / NS_PER_S,
             world=_world(topics['map'].last(decoders)),
             footprint=_footprint(topics['footprint'].last(decoders)),
             collisions=PointSeries(*_sorted(t_s, x_m, y_m)),
             decode_later={'joints': joints, 'tracking_error': tracking_error},
         )
+
+    def _topic(self, topic: str) -> _Topic:
+        """The messages of ``topic`` that have a schema."""
+        channels = {channel: info for channel, info in self._channels.items()
+                    if info[0] == topic and info[1] is not None}
+        records = self._records.get(topic, [])
+        if len(channels) < sum(info[0] == topic for info in self._channels.values()):
+            records = [record for record in records if record[0] in channels]
+        return _Topic(records, channels)
 
 
 #: The last 8 bytes of a finished MCAP file (and its first 8).
@@ -501,10 +522,14 @@ def _file_messages(stream: BinaryIO) -> Iterator[tuple[Schema | None, Channel, M
 def load_run(bag_dir: Path | str, namespace: str = '/') -> RunData:
     """Read the run recorded in ``bag_dir`` (a rosbag2 folder, or its ``.mcap`` file); see
     :class:`RunReader`."""
-    reader = RunReader(namespace)
+    channels: dict[int, ChannelInfo] = {}
+    records = []
     with _bag_file(Path(bag_dir)).open('rb') as stream:
         # File order: the recorder writes in time order, and every series is sorted anyway.
         for schema, channel, message in _file_messages(stream):
-            reader.add(channel.topic, schema, channel.message_encoding, message.log_time,
-                       message.data)
+            if channel.id not in channels:
+                channels[channel.id] = (channel.topic, schema, channel.message_encoding)
+            records.append((channel.id, message.log_time, message.data))
+    reader = RunReader(namespace)
+    reader.add(channels, records)
     return reader.run()

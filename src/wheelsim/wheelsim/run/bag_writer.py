@@ -2,136 +2,186 @@
 
 :class:`McapBagWriter` writes ``metadata.yaml`` and one ``.mcap`` file, as
 ``ros2 bag record -s mcap`` writes them, with the rosbags library, in this process. The schema
-text and type hash of each recorded type are rosbags' (``generate_msgdef``, ``hash_rihs01``) for
-the definitions in the ``.msg`` files of the ROS installation (``share/<package>/msg/<Type>.msg``
-under ``AMENT_PREFIX_PATH``), the type and what it contains parsed on first use: the types the bag
-holds are those of the ROS 2 the run used, and building them takes about 20 ms where rosbags'
-built-in type store takes 65 ms (importing every distro's definitions); that store (ROS 2
-Kilted) is used only for a type without a ``.msg`` file. For the default scenario's types both
-give the same text and hashes.
+text and type hash of each recorded type are those of the ROS installation's ``.msg`` files
+(:mod:`wheelsim.run.msg_definitions`: the types the bag holds are those of the ROS 2 the run
+used); rosbags' built-in ROS 2 Kilted definitions are used only for a type without a ``.msg``
+file. For the types of a run both give the same text and hashes.
 
-Messages are written by :func:`write_messages`, which produces the bytes of rosbags' own
-``Writer.write`` (checked by the tests against it) at about a tenth of its cost: rosbags builds
-each MCAP message record field by field (about 10 us a message), this packs its header at once.
-It reaches into rosbags' MCAP storage writer (its pending chunk and counters, rosbags 0.9 to
-0.11); with another storage or a rosbags whose writer has not these parts it writes through
-``Writer.write``.
+Messages are written in batches by :class:`_Chunks`, which writes the bytes of rosbags' own
+``Writer.write`` (checked by the tests against it) at a fraction of its cost: rosbags builds each
+MCAP message record field by field and, closing a chunk, its message indexes one number at a
+time; this packs the records of a batch in one pass, writes them at once and packs each
+channel's message index at once. It reaches into rosbags' MCAP storage writer (its pending
+chunk, file, chunk indexes and counters, as rosbags 0.11 has them: tools/requirements-common.txt
+pins it, and the tests compare the bytes with rosbags' own writer); with another storage,
+compression or a rosbags whose writer has not these parts it writes through ``Writer.write``.
 """
 
 from __future__ import annotations
 
 import functools
-import os
 import struct
-from collections.abc import Iterable, Iterator
+from bisect import bisect_right
+from collections.abc import Sequence
+from io import BytesIO
+from itertools import accumulate
 from pathlib import Path
-from typing import Any
 
-from rosbags.interfaces import Nodetype
+import numpy as np
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.rosbag2.enums import CompressionMode
 from rosbags.rosbag2.writer import Connection
-from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+from rosbags.typesys import Stores, get_typestore
 from rosbags.typesys.store import Typestore
 
-#: MCAP message record up to its data: opcode 0x05, record length, channel id, sequence 0, log
-#: time, publish time (MCAP specification, "Message"; rosbags writes the log time as both).
-_MESSAGE_HEADER = struct.Struct('<BQHIQQ')
-_MESSAGE_FIELDS_BYTES = _MESSAGE_HEADER.size - 9  # the record length counts what follows it
+from wheelsim.run.msg_definitions import installed_definition
+
+Message = tuple[int, int, bytes]
+"""A message to write: ``(channel id, log time [ns], CDR bytes)``; the channel id is the
+connection's (:meth:`McapBagWriter.add_topic`)."""
+
+# MCAP records (MCAP specification), up to their variable part: opcode, record length, fields.
+#: Message: channel id, sequence 0, log time, publish time (rosbags writes the log time twice).
+_MESSAGE = struct.Struct('<BQHIQQ')
+#: Chunk: message start and end time, records size, CRC 0 (none), compression '' (its length
+#: 0), records size again (uncompressed).
+_CHUNK = struct.Struct('<BQQQQIIQ')
+#: Message index: channel id, size of its (log time, offset) entries.
+_MESSAGE_INDEX = struct.Struct('<BQHI')
+#: Chunk index (its opcode and length written by rosbags at the end): message start and end
+#: time, chunk offset and length, size of the message index offsets, each (channel id, offset),
+#: then message indexes length, compression '', compressed and uncompressed size.
+_CHUNK_INDEX = struct.Struct('<QQQQI')
+_CHUNK_INDEX_OFFSET = struct.Struct('<HQ')
+_CHUNK_INDEX_END = struct.Struct('<QIQQ')
 #: rosbags closes a chunk once its content passes this many bytes (``McapWriter.write``).
 _CHUNK_BYTES = 2**20
-#: The parts of rosbags' MCAP storage writer that :func:`write_messages` updates.
-_STORAGE_PARTS = ('chunk', 'close_chunk', 'channel_stats', 'message_start_time',
+_NO_MESSAGE_NS = 2**63 - 1  # rosbags' start time of a chunk without messages
+#: The parts of rosbags' writer and of its MCAP storage writer that :class:`_Chunks` uses.
+_WRITER_PARTS = ('storage', 'counts', 'min_timestamp', 'max_timestamp', 'compression_mode')
+_STORAGE_PARTS = ('chunk', 'bio', 'chunks', 'compression', 'channel_stats', 'message_start_time',
                   'message_end_time')
 
 
-def write_messages(writer: Writer, messages: Iterable[tuple[Connection, int, bytes]]) -> None:
-    """Write ``(connection, log_time_ns, cdr_bytes)`` messages, in order, into the open
-    ``writer``: the same file and metadata as ``writer.write`` for each."""
-    storage = writer.storage
-    if writer.compression_mode != CompressionMode.NONE or not all(
-            hasattr(storage, part) for part in _STORAGE_PARTS):
-        for connection, time_ns, data in messages:
-            writer.write(connection, time_ns, data)
-        return
-    pack, fields_bytes = _MESSAGE_HEADER.pack, _MESSAGE_FIELDS_BYTES
-    counts, stats = writer.counts, storage.channel_stats
+class _Chunks:
+    """Writes messages into ``writer``'s MCAP storage in chunks closed where and as rosbags
+    closes them (the same bytes), keeping the pending chunk's records and message index itself
+    and giving the writer and the storage their counts and times when it closes.
 
-    def close_times(chunk: Any, first_ns: int, last_ns: int) -> None:
-        """Give the chunk, the storage and the writer the times of the messages written."""
-        chunk.message_start_time, chunk.message_end_time = first_ns, last_ns
-        storage.message_start_time = min(storage.message_start_time, first_ns)
-        storage.message_end_time = max(storage.message_end_time, last_ns)
-        writer.min_timestamp = min(writer.min_timestamp, first_ns)
-        writer.max_timestamp = max(writer.max_timestamp, last_ns)
+    rosbags still writes the schema and channel records of a new connection into its pending
+    chunk (``storage.chunk.bio``): they are moved into this one before the next message."""
 
-    chunk = storage.chunk
-    bio, index = chunk.bio, chunk.msgs
-    first_ns, last_ns = chunk.message_start_time, chunk.message_end_time
-    for connection, time_ns, data in messages:
-        channel = connection.id
-        if time_ns < first_ns:
-            first_ns = time_ns
-        if time_ns > last_ns:
-            last_ns = time_ns
-        index[channel].append((time_ns, bio.tell()))
-        bio.write(pack(0x05, fields_bytes + len(data), channel, 0, time_ns, time_ns))
-        bio.write(data)
-        counts[channel] += 1
-        stats[channel] += 1
-        if bio.tell() > _CHUNK_BYTES:
-            close_times(chunk, first_ns, last_ns)
-            storage.close_chunk()
-            chunk = storage.chunk
-            bio, index = chunk.bio, chunk.msgs
-            first_ns, last_ns = chunk.message_start_time, chunk.message_end_time
-    close_times(chunk, first_ns, last_ns)
+    def __init__(self, writer: Writer) -> None:
+        self._writer, self._storage = writer, writer.storage
+        self._records: list[bytes] = []  # the pending chunk's records
+        self._size = 0  # their bytes
+        # Its messages: channel id, log time and offset in the chunk.
+        self._channels: list[int] = []
+        self._times_ns: list[int] = []
+        self._offsets: list[int] = []
 
-
-def installed_definition(type_name: str) -> Path | None:
-    """The ``.msg`` file of ``pkg/msg/Type`` in the ROS installation (None if there is none)."""
-    package, _, name = type_name.split('/')
-    for prefix in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep):
-        path = Path(prefix, 'share', package, 'msg', f'{name}.msg')
-        if prefix and path.is_file():
-            return path
-    return None
-
-
-def _referenced_types(fields: list) -> Iterator[str]:
-    """The message types a parsed definition's fields hold (directly, in arrays, sequences)."""
-    for _, (node_type, argument) in fields:
-        while node_type in (Nodetype.ARRAY, Nodetype.SEQUENCE):
-            (node_type, argument), _ = argument
-        if node_type == Nodetype.NAME:
-            yield argument
-
-
-def add_installed_types(typestore: Typestore, type_name: str) -> bool:
-    """Register ``type_name`` and the types it contains from their installed ``.msg`` files
-    (those not in ``typestore`` yet); False, registering nothing, if one has no such file."""
-    parsed: dict = {}
-    to_read = [type_name]
-    while to_read:
-        name = to_read.pop()
-        if name in parsed or name in typestore.fielddefs:
-            continue
-        path = installed_definition(name)
-        if path is None:
+    @staticmethod
+    def usable(writer: Writer) -> bool:
+        """Whether ``writer`` is rosbags' writer with the parts used here, uncompressed."""
+        if not all(hasattr(writer, part) for part in _WRITER_PARTS) or \
+                writer.compression_mode != CompressionMode.NONE:
             return False
-        parsed.update(get_types_from_msg(path.read_text(), name))
-        to_read.extend(_referenced_types(parsed[name][1]))
-    typestore.register(parsed)
-    return True
+        storage = writer.storage
+        return all(hasattr(storage, part) for part in _STORAGE_PARTS) and \
+            storage.compression == '' and isinstance(getattr(storage.chunk, 'bio', None), BytesIO)
+
+    def write(self, messages: Sequence[Message]) -> None:
+        """Write ``messages`` in order."""
+        if not messages:
+            return
+        pack, fields_bytes = _MESSAGE.pack, _MESSAGE.size - 9
+        records = [pack(0x05, fields_bytes + len(data), channel, 0, time_ns, time_ns) + data
+                   for channel, time_ns, data in messages]
+        channels, times_ns, _ = zip(*messages, strict=True)
+        self._take_rosbags_records()
+        first = 0
+        while first < len(records):
+            offsets = list(accumulate(map(len, records[first:]), initial=self._size))
+            # rosbags closes the chunk after the message that ends past _CHUNK_BYTES
+            past = bisect_right(offsets, _CHUNK_BYTES, lo=1)
+            end = first + min(past, len(offsets) - 1)
+            self._records += records[first:end]
+            self._size = offsets[end - first]
+            self._channels += channels[first:end]
+            self._times_ns += times_ns[first:end]
+            self._offsets += offsets[:end - first]
+            if past < len(offsets):
+                self.close_chunk()
+            first = end
+
+    def _take_rosbags_records(self) -> None:
+        """Move the records rosbags wrote into its pending chunk since into this one."""
+        chunk = self._storage.chunk
+        if chunk.bio.tell():
+            self._records.append(chunk.bio.getvalue())
+            self._size += chunk.bio.tell()
+            chunk.bio = BytesIO()
+
+    def close_chunk(self) -> None:
+        """Write the pending chunk, its message indexes, and keep its chunk index for the
+        summary."""
+        self._take_rosbags_records()
+        count = len(self._channels)
+        channels = np.fromiter(self._channels, np.int64, count)
+        entries = np.empty((count, 2), '<i8')  # (log time, offset): all below 2**63
+        entries[:, 0] = np.fromiter(self._times_ns, np.int64, count)
+        entries[:, 1] = np.fromiter(self._offsets, np.int64, count)
+        ids, firsts, counts = np.unique(channels, return_index=True, return_counts=True)
+        start_ns, end_ns = (int(entries[:, 0].min()), int(entries[:, 0].max())) if count else \
+            (_NO_MESSAGE_NS, 0)
+        self._count(ids.tolist(), counts.tolist(), start_ns, end_ns)
+        data = b''.join(self._records)
+        file = self._storage.bio
+        chunk_start = file.tell()
+        file.write(_CHUNK.pack(0x06, _CHUNK.size - 9 + len(data), start_ns, end_ns, len(data), 0,
+                               0, len(data)))
+        file.write(data)
+        chunk_end = file.tell()
+        index_offsets = []
+        for channel in ids[np.argsort(firsts)].tolist():  # rosbags' order: first message first
+            index = entries[channels == channel].tobytes()
+            index_offsets.append(_CHUNK_INDEX_OFFSET.pack(channel, file.tell()))
+            file.write(_MESSAGE_INDEX.pack(0x07, _MESSAGE_INDEX.size - 9 + len(index), channel,
+                                           len(index)))
+            file.write(index)
+        chunk_index = BytesIO()
+        chunk_index.write(_CHUNK_INDEX.pack(start_ns, end_ns, chunk_start, chunk_end - chunk_start,
+                                            len(index_offsets) * _CHUNK_INDEX_OFFSET.size))
+        chunk_index.write(b''.join(index_offsets))
+        chunk_index.write(_CHUNK_INDEX_END.pack(file.tell() - chunk_end, 0, len(data), len(data)))
+        self._storage.chunks.append(chunk_index)
+        self._records, self._size = [], 0
+        self._channels, self._times_ns, self._offsets = [], [], []
+
+    def _count(self, channels: list[int], counts: list[int], start_ns: int, end_ns: int) -> None:
+        """Give the writer and the storage the message counts and times of a chunk."""
+        writer, storage = self._writer, self._storage
+        for channel, count in zip(channels, counts, strict=True):
+            writer.counts[channel] += count
+            storage.channel_stats[channel] += count
+        storage.message_start_time = min(storage.message_start_time, start_ns)
+        storage.message_end_time = max(storage.message_end_time, end_ns)
+        writer.min_timestamp = min(writer.min_timestamp, start_ns)
+        writer.max_timestamp = max(writer.max_timestamp, end_ns)
+
+    def finish(self) -> None:
+        """Close the pending chunk if it holds anything (rosbags' ``close`` would close it
+        without the messages kept here)."""
+        self._take_rosbags_records()
+        if self._size:
+            self.close_chunk()
 
 
 @functools.cache
-def _typestore(store: Stores) -> Typestore:
-    """One type store of each kind for the process: the installed types (``Stores.EMPTY``,
-    filled on first use of each type) and rosbags' own ROS 2 Kilted definitions. Every bag
-    written by this process takes its types from the same installation, and building a type
-    costs far more than looking it up (about 4 ms a type: rosbags generates its classes)."""
-    return get_typestore(store)
+def _built_in_types() -> Typestore:
+    """rosbags' own ROS 2 Kilted definitions (built once per process: importing them all takes
+    about 65 ms), for a type without an installed ``.msg`` file."""
+    return get_typestore(Stores.ROS2_KILTED)
 
 
 class McapBagWriter:
@@ -140,18 +190,32 @@ class McapBagWriter:
     def __init__(self, path: Path) -> None:
         self._writer = Writer(path, version=9, storage_plugin=StoragePlugin.MCAP)
         self._writer.open()
+        self._chunks = _Chunks(self._writer) if _Chunks.usable(self._writer) else None
+        self._connections: dict[int, Connection] = {}
 
     def add_topic(self, topic: str, type_name: str) -> Connection:
         """The connection to write ``topic``'s messages of type ``pkg/msg/Type`` with."""
-        installed = _typestore(Stores.EMPTY)
-        typestore = installed if add_installed_types(installed, type_name) else \
-            _typestore(Stores.ROS2_KILTED)
-        return self._writer.add_connection(topic, type_name, typestore=typestore)
+        definition = installed_definition(type_name)
+        if definition is None:
+            connection = self._writer.add_connection(topic, type_name,
+                                                     typestore=_built_in_types())
+        else:
+            text, rihs01 = definition
+            connection = self._writer.add_connection(topic, type_name, msgdef=text,
+                                                     rihs01=rihs01)
+        self._connections[connection.id] = connection
+        return connection
 
-    def write(self, messages: Iterable[tuple[Connection, int, bytes]]) -> None:
-        """Write ``(connection, log_time_ns, cdr_bytes)`` messages, in order."""
-        write_messages(self._writer, messages)
+    def write(self, messages: Sequence[Message]) -> None:
+        """Write ``messages`` in order."""
+        if self._chunks is not None:
+            self._chunks.write(messages)
+            return
+        for channel, time_ns, data in messages:
+            self._writer.write(self._connections[channel], time_ns, data)
 
     def close(self) -> None:
         """Write the indexes, the summary and ``metadata.yaml``: the bag is complete."""
+        if self._chunks is not None:
+            self._chunks.finish()
         self._writer.close()

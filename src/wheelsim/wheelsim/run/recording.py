@@ -4,23 +4,22 @@ The bag plays back in ``ros2 bag play``, Foxglove and PlotJuggler (format and wr
 :mod:`wheelsim.run.bag_writer`). A message is serialized to CDR when it is recorded (by
 :mod:`wheelsim.run.cdr`: rclpy's bytes, faster), so its publisher may fill the same object again
 for its next publication, and written in batches in this process. A listener (the report's
-:class:`wheelsim.report.bag_data.RunReader`) may be given every recorded message as the bag file
-gets it, so a run's metrics need not read the bag back. The bag is finished when the recorder
-closes, also on an interrupted run (through the context manager); a process killed outright
-leaves an MCAP file without its summary (the ``mcap`` tools can recover its messages).
+:meth:`wheelsim.report.bag_data.RunReader.add`) may be given each batch as the bag file gets it,
+so a run's metrics need not read the bag back. The bag is finished when the recorder closes, also
+on an interrupted run (through the context manager); a process killed outright leaves an MCAP
+file without its summary (the ``mcap`` tools can recover its messages).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from mcap.records import Schema
 from rosbags.interfaces import MessageDefinitionFormat
-from rosbags.rosbag2.writer import Connection
 
-from wheelsim.run.bag_writer import McapBagWriter
+from wheelsim.run.bag_writer import McapBagWriter, Message
 from wheelsim.run.cdr import Serializer, serializer
 
 # ROS infrastructure topics: not part of a run (parameter events carry wall-clock stamps from
@@ -30,9 +29,13 @@ IGNORED_TOPICS = frozenset({'/parameter_events', '/rosout'})
 BATCH_MESSAGES = 500
 MESSAGE_ENCODING = 'cdr'
 
-Listener = Callable[[str, Schema, str, int, bytes], None]
-"""Called as ``listener(topic, schema, message_encoding, log_time_ns, cdr_bytes)`` for every
-recorded message, with the schema the bag holds for its type."""
+ChannelInfo = tuple[str, Schema, str]
+"""A recorded topic: ``(topic, schema, message encoding)``, the schema the bag holds for its
+type."""
+Listener = Callable[[Mapping[int, ChannelInfo], Sequence[Message]], None]
+"""Called as ``listener(channels, messages)`` for every batch of recorded messages, in recording
+order: ``messages`` as ``(channel id, log time [ns], CDR bytes)``, ``channels`` every channel
+recorded so far by id."""
 
 
 class RecordingError(RuntimeError):
@@ -55,14 +58,16 @@ class BagRecorder:
     def __init__(self, path: Path, topics: set[str] | None = None,
                  listener: Listener | None = None) -> None:
         """``topics``: fully qualified topic names to record; None records every topic.
-        ``listener``: also given every recorded message (see :data:`Listener`)."""
+        ``listener``: also given every batch of recorded messages (see :data:`Listener`)."""
         self.path = Path(path)
         if self.path.exists():
             raise FileExistsError(f'bag folder {self.path} exists already: give a new path')
         self._topics = topics
         self._listener = listener
-        self._routes: dict[str, tuple[Connection, Serializer, Schema] | None] = {}
-        self._batch: list[tuple[Connection, int, bytes]] = []
+        # topic -> (channel id, serializer); (0, None) for a topic not recorded
+        self._routes: dict[str, tuple[int, Serializer | None]] = {}
+        self._channels: dict[int, ChannelInfo] = {}
+        self._batch: list[Message] = []
         self._writer: McapBagWriter | None = None
 
     def __enter__(self) -> BagRecorder:
@@ -71,39 +76,42 @@ class BagRecorder:
 
     def __exit__(self, *exc: object) -> None:
         try:
-            self._writing(self._writer.write, self._batch)
+            self._flush()
         finally:
-            self._batch = []
             self._writing(self._writer.close)
 
     def record(self, topic: str, msg: Any, time_ns: int) -> None:
         """Record ``msg`` on ``topic`` with log time ``time_ns`` (simulated time) [ns]."""
-        route = self._routes.get(topic, False)
-        if route is False:
-            route = self._routes[topic] = self._route(topic, msg)
-        if route is None:
+        try:
+            channel, serialize_msg = self._routes[topic]
+        except KeyError:
+            channel, serialize_msg = self._routes[topic] = self._route(topic, msg)
+        if serialize_msg is None:
             return
-        connection, serialize_msg, schema = route
-        data = serialize_msg(msg)
-        self._batch.append((connection, time_ns, data))
-        if self._listener is not None:
-            self._listener(topic, schema, MESSAGE_ENCODING, time_ns, data)
-        if len(self._batch) >= BATCH_MESSAGES:
-            self._writing(self._writer.write, self._batch)
-            self._batch = []
+        batch = self._batch
+        batch.append((channel, time_ns, serialize_msg(msg)))
+        if len(batch) >= BATCH_MESSAGES:
+            self._flush()
 
-    def _route(self, topic: str,
-               msg: Any) -> tuple[Connection, Serializer, Schema] | None:
-        """How messages on ``topic`` are recorded: (connection, serializer, schema), or None if
-        not. A topic carries one type (DDS allows no other in one process)."""
+    def _flush(self) -> None:
+        """Write the messages recorded since the last batch and give them to the listener."""
+        batch, self._batch = self._batch, []
+        self._writing(self._writer.write, batch)
+        if self._listener is not None and batch:
+            self._listener(self._channels, batch)
+
+    def _route(self, topic: str, msg: Any) -> tuple[int, Serializer | None]:
+        """How messages on ``topic`` are recorded: (channel id, serializer), or (0, None) if not.
+        A topic carries one type (DDS allows no other in one process)."""
         if topic in IGNORED_TOPICS or (self._topics is not None and topic not in self._topics):
-            return None
+            return 0, None
         connection = self._writing(self._writer.add_topic, topic, ros_type_name(msg))
         msgdef = connection.msgdef
         schema = Schema(id=connection.id, name=connection.msgtype, data=msgdef.data.encode(),
                         encoding='ros2msg' if msgdef.format == MessageDefinitionFormat.MSG
                         else 'ros2idl')
-        return connection, serializer(type(msg)), schema
+        self._channels[connection.id] = (topic, schema, MESSAGE_ENCODING)
+        return connection.id, serializer(type(msg))
 
     def _writing(self, action: Callable[..., Any], *args: Any) -> Any:
         """``action(*args)``, a failure of which is a :class:`RecordingError` naming the bag."""

@@ -1,0 +1,160 @@
+"""Recording figures: what recording one run costs, its messages replayed through BagRecorder.
+
+Run after ``source env.sh``:  python bench/bench_recording.py [--runs 5] [--baseline REV]
+[--bag BAG]
+
+The messages of a recorded run (``--bag``: a run's ``bag`` folder; by default the built-in
+default scenario is run once with this tree into a temporary folder) are read back as rclpy
+message objects (rclpy's ``deserialize_message``) and given to ``BagRecorder.record`` in their
+order with their log times, the report's ``RunReader.add`` as listener, as ``wheelsim run``
+does (the objects that exist before are frozen out of the garbage collector, as in the loop).
+Each run is a fresh process, so what is built on first use counts as it does in a run. Times
+are CPU seconds of the thread:
+
+- ``record``: the replay's ``record`` calls (types built from the ``.msg`` files, serializers
+  and layouts generated, messages serialized, written in batches, given to the listener): what
+  recording adds to the lock-step loop;
+- ``close``: leaving the recorder (the last chunk, the summary, ``metadata.yaml``);
+- ``report data``: ``RunReader.run`` after it (the report's series);
+- ``record again``: a second replay in the same process, into a new bag (what a sweep worker's
+  later runs pay: the types, serializers and layouts are built).
+
+Each run also checks that the bag it wrote is the source bag byte for byte (the MCAP file and
+``metadata.yaml``: the writers of this tree and of the baseline write the bytes rosbags writes).
+``--baseline REV`` also runs the code of REV (exported as ``bench_runner.py`` does), alternating
+with the working tree's run by run, and prints both side by side with the ratio. The table gives
+the best and the median of the runs (the best is the least disturbed by other processes).
+For a count that does not depend on the machine's load, run a replay under valgrind
+(``--tool=callgrind``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench_runner import alternated, baseline_tree, variant_codes
+
+FIGURES = ('record', 'close', 'report data', 'record again')
+
+
+def recorded_messages(bag: Path) -> list[tuple[str, object, int]]:
+    """(topic, rclpy message, log time [ns]) of every message of ``bag``, in file order."""
+    from mcap.reader import make_reader
+    from rclpy.serialization import deserialize_message
+
+    classes: dict[str, type] = {}
+    messages = []
+    with next(bag.glob('*.mcap')).open('rb') as stream:
+        for schema, channel, message in make_reader(stream).iter_messages(log_time_order=False):
+            if schema.name not in classes:
+                package, _, name = schema.name.split('/')
+                classes[schema.name] = getattr(importlib.import_module(f'{package}.msg'), name)
+            messages.append((channel.topic, deserialize_message(message.data,
+                                                                classes[schema.name]),
+                             message.log_time))
+    return messages
+
+
+def replay(messages: list[tuple[str, object, int]], bag: Path) -> dict[str, float]:
+    """Record ``messages`` into the new bag folder ``bag``; CPU seconds of the parts."""
+    from wheelsim.report.bag_data import RunReader
+    from wheelsim.run.recording import BagRecorder
+
+    reader = RunReader()
+    recorder = BagRecorder(bag, listener=reader.add)
+    with recorder:
+        record = recorder.record
+        start_s = time.thread_time()
+        for topic, msg, time_ns in messages:
+            record(topic, msg, time_ns)
+        recorded_s = time.thread_time()
+    closed_s = time.thread_time()
+    reader.run()
+    return {'record': recorded_s - start_s, 'close': closed_s - recorded_s,
+            'report data': time.thread_time() - closed_s}
+
+
+def one_process(source: Path) -> dict:
+    """Two replays of ``source``'s messages in this process; the figures and whether the bags
+    equal the source."""
+    messages = recorded_messages(source)
+    gc.freeze()
+    with tempfile.TemporaryDirectory(prefix='bench_recording_') as tmp:
+        result = replay(messages, Path(tmp, 'first', source.name))
+        again = replay(messages, Path(tmp, 'again', source.name))
+        result['record again'] = again['record']
+        result['identical'] = all(
+            Path(tmp, run, source.name, file.name).read_bytes() == file.read_bytes()
+            for run in ('first', 'again') for file in (next(source.glob('*.mcap')),
+                                                       source / 'metadata.yaml'))
+    return result
+
+
+def spawn(source: Path, code: Path | None) -> dict:
+    """One process, with the package in ``code`` first on the path if given."""
+    env = dict(os.environ)
+    if code is not None:
+        env['PYTHONPATH'] = os.pathsep.join([str(code), env.get('PYTHONPATH', '')])
+    result = subprocess.run([sys.executable, __file__, '--child', str(source)],
+                            capture_output=True, text=True, check=False, env=env)
+    if result.returncode != 0:
+        raise SystemExit(f'replay failed:\n{result.stdout}\n{result.stderr}')
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def default_run_bag(folder: Path) -> Path:
+    """The bag of the built-in default scenario, run with this tree into ``folder``."""
+    from wheelsim.cli import _load
+    from wheelsim.run.runner import run_scenario
+
+    scenario, _ = _load(None)
+    return run_scenario(scenario, folder, show_progress=False, make_plots=False).output_dir / 'bag'
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--runs', type=int, default=5, help='fresh processes (default 5)')
+    parser.add_argument('--baseline', metavar='REV',
+                        help='also run the code of this git revision, alternating')
+    parser.add_argument('--bag', type=Path, help="a run's bag folder (default: run one)")
+    parser.add_argument('--child', help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(one_process(Path(args.child))))
+        return
+    with tempfile.TemporaryDirectory(prefix='bench_recording_run_') as tmp:
+        source = args.bag or default_run_bag(Path(tmp))
+        load_before = os.getloadavg()[0]
+        with baseline_tree(args.baseline) as old_code:
+            variants = variant_codes(args.baseline, old_code)
+            runs = alternated(variants, args.runs, lambda code: spawn(source, code))
+        load_after = os.getloadavg()[0]
+    print(f'{source}: {args.runs} processes per variant'
+          f'{" (alternating)" if len(variants) > 1 else ""}, load average {load_before:.1f} '
+          f'before, {load_after:.1f} after ({os.cpu_count()} CPUs)')
+    names = list(runs)
+    print(f'  {"CPU s (best / median)":22s}' + ''.join(f'{name:>26s}' for name in names) +
+          ('     after/before' if len(names) > 1 else ''))
+    for figure in FIGURES:
+        best = [min(r[figure] for r in runs[name]) for name in names]
+        cells = ''.join(f'{b:12.4f} / {statistics.median(r[figure] for r in runs[name]):8.4f}'
+                        for b, name in zip(best, names, strict=True))
+        ratio = f'   {best[1] / best[0]:6.2f}x' if len(names) > 1 and best[0] else ''
+        print(f'  {figure:22s}{cells}{ratio}')
+    for name in names:
+        same = all(r['identical'] for r in runs[name])
+        print(f'  {name}: bags {"identical to" if same else "DIFFERENT from"} the source')
+
+
+if __name__ == '__main__':
+    main()
