@@ -155,7 +155,7 @@ class Stack:
                 pose = Pose2D(*pose2d(msg.pose.pose))
                 nearest = progress.nearest(pose.x_m, pose.y_m, None if progress.located else 0.0)
                 scheduled = trajectory.at_time(t_s).s_m
-                errors.append(tracking_errors(trajectory, nearest, pose, scheduled).cross_track_m)
+                errors.append(tracking_errors(nearest, pose, scheduled).cross_track_m)
         return np.array(errors)
 
     def distance_to(self, goal: Pose2D) -> float:
