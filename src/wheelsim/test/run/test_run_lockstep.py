@@ -4,7 +4,8 @@ import time
 
 import pytest
 import rclpy
-from rclpy.clock import Clock, ClockType, ROSClock
+from rclpy.clock import Clock, ClockType, JumpThreshold, ROSClock
+from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.publisher import Publisher
@@ -179,7 +180,7 @@ class ClockWatcher(Node):
         self.pub = self.create_publisher(String, 'time', 10)
         self.create_subscription(String, 'time', lambda m: log.append(('time', m.data)), 10)
         self.create_timer(0.02, lambda: log.append(('timer', self.now())))
-        self.jump_handle = on_time_change(self, lambda _jump: self.on_change())
+        self.jump_handle = on_time_change(self, self.on_change)
 
     def now(self):
         return self.get_clock().now().nanoseconds
@@ -219,7 +220,8 @@ def test_jump_callbacks_of_a_node_built_before_the_executor_opened_still_run(con
 
 
 class LateWatcher(Node):
-    """Registers a jump callback at its first timer call and logs every jump it then sees."""
+    """Registers a jump callback (rclpy's, which reports the jump) at its first timer call and
+    logs every jump it then sees."""
 
     def __init__(self, context, log):
         super().__init__('late', context=context,
@@ -229,8 +231,10 @@ class LateWatcher(Node):
 
     def tick(self):
         if self.jump_handle is None:
-            self.jump_handle = on_time_change(self, lambda jump: self.log.append(
-                (self.get_clock().now().nanoseconds, jump.delta.nanoseconds)))
+            threshold = JumpThreshold(min_forward=Duration(nanoseconds=1), min_backward=None)
+            self.jump_handle = self.get_clock().create_jump_callback(
+                threshold, post_callback=lambda jump: self.log.append(
+                    (self.get_clock().now().nanoseconds, jump.delta.nanoseconds)))
 
 
 def test_a_jump_callback_registered_during_a_run_sees_each_event_once(context):

@@ -129,7 +129,7 @@ class VehicleSim(Node):
             (PUBLISHER_CHECK_PERIOD_S, self.cmd_vel.check_publishers),
         )
         if self.mode is ClockMode.FOLLOW:
-            self._jump_handle = on_time_change(self, lambda _jump: self._follow_clock())
+            self._jump_handle = on_time_change(self, self._follow_clock)
             self._follow_clock()
             for period_s, job in housekeeping:
                 steady_timer(self, period_s, job)
