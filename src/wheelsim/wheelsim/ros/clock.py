@@ -64,7 +64,8 @@ def ros_time_reader(node: Node, mode: ClockMode) -> Callable[[], int]:
     """
     if mode is ClockMode.WALL:
         return time.time_ns
-    return lambda: now_ns(node)
+    clock = node.get_clock()
+    return lambda: clock.now().nanoseconds
 
 
 def timer_period_s(rate_hz: float) -> float:

@@ -69,8 +69,11 @@ def _checked_seeds(seeds: Sequence[int] | None, count: int) -> tuple[int, ...]:
 
 def _picker(columns: Sequence[int]) -> Callable[[Sequence[float]], tuple[float, ...]]:
     """A function returning the values at ``columns`` of a sequence, as a tuple."""
-    if len(columns) < 2:  # itemgetter returns a bare value for one index
-        return lambda values: tuple(values[c] for c in columns)
+    if not columns:
+        return lambda values: ()
+    if len(columns) == 1:  # itemgetter returns a bare value for one index
+        column = columns[0]
+        return lambda values: (values[column],)
     return operator.itemgetter(*columns)
 
 
