@@ -52,8 +52,9 @@ if [ -f "$_wheelsim_install/setup.bash" ] && [ -n "${BASH_VERSION:-}" ]; then
 fi
 
 if [ "${WHEELSIM_DDS_LOCALHOST:-1}" != 0 ]; then
-  # The profile alone keeps every socket on 127.0.0.1. ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
-  # must not be added: with it Fast DDS opens UDP sockets on every interface.
+  # The profile alone keeps every socket on 127.0.0.1. The automatic discovery range must not
+  # also be limited to localhost through its ROS variable: with that, Fast DDS opens UDP sockets
+  # on every interface, so an inherited setting of it is removed below.
   # Fast DDS 2 (Jazzy) reads only FASTRTPS_DEFAULT_PROFILES_FILE (without it, it discovers by
   # multicast on every interface); Fast DDS 3 (Kilted) reads FASTDDS_DEFAULT_PROFILES_FILE and
   # warns at every node's start that the other is deprecated when it is set: set the one the
