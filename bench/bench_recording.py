@@ -132,6 +132,9 @@ def main() -> None:
     if args.child:
         print(json.dumps(one_process(Path(args.child))))
         return
+    if args.bag is not None and not any(args.bag.glob('*.mcap')):
+        parser.error(f'--bag {args.bag}: not a bag folder (no .mcap file in it); give a run\'s '
+                     'bag folder, e.g. results/default/bag')
     with tempfile.TemporaryDirectory(prefix='bench_recording_run_') as tmp:
         source = args.bag or default_run_bag(Path(tmp))
         load_before = os.getloadavg()[0]

@@ -106,7 +106,10 @@ def baseline_tree(revision: str | None) -> Iterator[Path | None]:
     repo = Path(__file__).resolve().parents[1]
     with tempfile.TemporaryDirectory(prefix='bench_runner_baseline_') as tmp:
         archive = subprocess.run(['git', '-C', str(repo), 'archive', revision,
-                                  'src/wheelsim/wheelsim'], capture_output=True, check=True)
+                                  'src/wheelsim/wheelsim'], capture_output=True)
+        if archive.returncode != 0:
+            raise SystemExit(f'--baseline {revision}: not a git revision of {repo} with '
+                             f'src/wheelsim/wheelsim ({archive.stderr.decode().strip()})')
         subprocess.run(['tar', '-x', '-C', tmp, '--strip-components=2'], input=archive.stdout,
                        check=True)
         yield Path(tmp)
