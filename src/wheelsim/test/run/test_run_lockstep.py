@@ -4,11 +4,12 @@ import time
 
 import pytest
 import rclpy
-from rclpy.clock import Clock, ClockType, JumpThreshold, ROSClock
+from rclpy.clock import Clock, ClockChange, ClockType, JumpHandle, JumpThreshold, ROSClock
 from rclpy.duration import Duration
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.publisher import Publisher
+from rclpy.time import Time
 from std_msgs.msg import String
 
 from wheelsim.ros.clock import on_time_change
@@ -250,7 +251,69 @@ def test_a_jump_callback_registered_during_a_run_sees_each_event_once(context):
     assert log == [(40_000_001, 20_000_000), (60_000_001, 20_000_000)]
 
 
-def test_each_event_sets_only_the_clocks_with_jump_callbacks(context, monkeypatch):
+class JumpLogger(Node):
+    """Timers every 20 and 50 ms (so jumps of 10 and 20 ms), and jump callbacks of several
+    thresholds registered directly (rcl's dictionary) and through rclpy (a ``TimeJump``), each
+    logging what it is given and rcl's view through ``now()``."""
+
+    def __init__(self, context, log):
+        super().__init__('jumps', context=context,
+                         parameter_overrides=[Parameter('use_sim_time', value=True)])
+        self.create_timer(0.02, lambda: log.append(('timer20', self.now())))
+        self.create_timer(0.05, lambda: log.append(('timer50', self.now())))
+        clock = self.get_clock()
+
+        def threshold(forward_ns, backward_ns):
+            return JumpThreshold(
+                min_forward=None if forward_ns is None else Duration(nanoseconds=forward_ns),
+                min_backward=None if backward_ns is None else Duration(nanoseconds=backward_ns),
+                on_clock_change=False)
+
+        self.handles = [
+            JumpHandle(clock=clock, threshold=threshold(1, -1),
+                       pre_callback=lambda: log.append(('pre any', self.now())),
+                       post_callback=lambda jump: log.append(
+                           ('post any', self.now(), jump['delta'],
+                            jump['clock_change'] == ClockChange.ROS_TIME_NO_CHANGE))),
+            JumpHandle(clock=clock, threshold=threshold(15_000_000, None), pre_callback=None,
+                       post_callback=lambda jump: log.append(
+                           ('post >= 15 ms', self.now(), jump['delta']))),
+            clock.create_jump_callback(
+                threshold(20_000_000, None),
+                pre_callback=lambda: log.append(('pre >= 20 ms', self.now())),
+                post_callback=lambda jump: log.append(
+                    ('post >= 20 ms', self.now(), jump.delta.nanoseconds,
+                     jump.clock_change == ClockChange.ROS_TIME_NO_CHANGE))),
+            JumpHandle(clock=clock, threshold=threshold(None, -1),
+                       pre_callback=lambda: log.append(('pre backward', self.now())),
+                       post_callback=None),
+        ]
+
+    def now(self):
+        return self.get_clock().now().nanoseconds
+
+
+def test_the_executor_calls_jump_callbacks_as_rcl_does(context):
+    """A node built before the executor opened has its jump callbacks run by rcl (its clock's
+    rcl time set at every event); one built inside has them called by the executor: both must
+    see the same calls, in the same order, with the same arguments."""
+    by_rcl, by_executor = [], []
+    before = JumpLogger(context, by_rcl)
+    with LockstepExecutor(start_time_ns=1) as ex:
+        ex.add_node(before)
+        ex.run_until(100_000_001)
+    with LockstepExecutor(start_time_ns=1) as ex:
+        ex.add_node(JumpLogger(context, by_executor))
+        ex.run_until(100_000_001)
+    assert ('post >= 15 ms', 20_000_001, 20_000_000) in by_rcl
+    assert ('post any', 50_000_001, 10_000_000, True) in by_rcl
+    assert ('post >= 15 ms', 50_000_001, 10_000_000) not in by_rcl
+    assert not any(entry[0] == 'pre backward' for entry in by_rcl)
+    assert by_executor == by_rcl
+
+
+def test_rcl_time_of_a_clock_whose_callbacks_the_executor_calls_is_set_outside_events(
+        context, monkeypatch):
     set_times = []
     original = ROSClock.set_ros_time_override
 
@@ -259,14 +322,41 @@ def test_each_event_sets_only_the_clocks_with_jump_callbacks(context, monkeypatc
         original(clock, time_)
 
     monkeypatch.setattr(ROSClock, 'set_ros_time_override', counting)
+    log = []
     with LockstepExecutor(start_time_ns=1) as ex:
-        talker, watcher = Talker(context), ClockWatcher(context, [])
+        talker, watcher = Talker(context), ClockWatcher(context, log)
         ex.add_node(talker)
         ex.add_node(watcher)
         set_times.clear()
         ex.run_until(40_000_001)
         in_run = list(set_times)
+        log.append('run ended')
+        ex.run_until(40_000_001)  # rcl's time set again: no jump callback may run again
     talker_clock, watcher_clock = talker.get_clock(), watcher.get_clock()
-    assert [t for c, t in in_run if c is watcher_clock][:2] == [20_000_001, 40_000_001]
-    assert [t for c, t in in_run if c is talker_clock] == [40_000_001]  # at the run's end only
+    assert [t for c, t in in_run if c is watcher_clock] == [40_000_001]  # at the run's end only
+    assert [t for c, t in in_run if c is talker_clock] == [40_000_001]
+    assert log[-2:] == [('timer', 40_000_001), 'run ended']
     assert talker_clock.now().nanoseconds == 40_000_001  # rcl's time after the executor closed
+    assert watcher_clock.now().nanoseconds == 40_000_001
+
+
+def test_jump_callbacks_registered_while_open_run_on_rcl_s_jumps_after_it_closed(context):
+    log = []
+    with LockstepExecutor(start_time_ns=1) as ex:
+        node = JumpLogger(context, log)
+        ex.add_node(node)
+        ex.run_until(20_000_001)
+    log.clear()
+    node.get_clock().set_ros_time_override(Time(nanoseconds=30_000_001,
+                                                clock_type=ClockType.ROS_TIME))
+    assert log == [('pre any', 20_000_001), ('post any', 30_000_001, 10_000_000, True)]
+
+
+def test_a_jump_handle_refuses_what_is_not_callable_while_the_executor_is_open(context):
+    with LockstepExecutor(start_time_ns=1) as ex:
+        node = JumpLogger(context, [])
+        ex.add_node(node)
+        with pytest.raises(ValueError, match='post_callback must be callable'):
+            JumpHandle(clock=node.get_clock(),
+                       threshold=JumpThreshold(min_forward=None, min_backward=None),
+                       pre_callback=None, post_callback='not callable')

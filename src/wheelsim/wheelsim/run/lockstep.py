@@ -5,9 +5,8 @@ executor, :class:`LockstepExecutor` owns simulated time:
 
 1. it moves simulated time to the next timer due time: ``now()`` of every driven clock returns
    the executor's ``Time`` of that event from then on (without asking rcl: about 2.5 us less a
-   call; rclpy's ``Time`` is immutable, so sharing it is safe), and the clocks that have
-   clock-jump callbacks get it as their ROS time override (``ROSClock.set_ros_time_override``,
-   which runs those callbacks);
+   call; rclpy's ``Time`` is immutable, so sharing it is safe), and the clock-jump callbacks of
+   the driven clocks run (see below);
 2. it calls the callbacks of the ROS-time timers due then, in node order, then in creation
    order;
 3. every message published by those callbacks is delivered in-process, first in first out, to
@@ -28,30 +27,38 @@ after 0 (the ``wheelsim`` runner starts at 1 s): setting a node's clock when it 
 the first clock it sees.
 
 Besides ``now()``, which the executor answers, a clock's time reaches a node only through its jump
-callbacks (the executor calls the timers itself), so the override is set at every event only on
-the clocks that have one (each override costs about 2 us,
-and a run has thousands of events): the executor notes every ``JumpHandle`` registered and
-unregistered while it is open. A node built before the executor was opened may have jump
-callbacks it never saw, so its clock is set at every event. Every driven clock is set when its
-node is added, when a run ends and when the executor closes, so rcl's time is the executor's
+callbacks (the executor calls the timers itself). The executor notes every ``JumpHandle``
+registered and unregistered while it is open (its clock, threshold and callbacks) and, at every
+event, calls those of the driven clocks itself, as rcl would on a ``set_ros_time_override``
+(``rcl_set_ros_time_override`` and ``rcl_clock_call_callbacks`` in rcl's ``time.c``): the pre-jump
+callbacks whose threshold the jump reaches, then their post-jump callbacks with
+``{'clock_change': ClockChange.ROS_TIME_NO_CHANGE, 'delta': nanoseconds}``. That spares rclpy's
+and rcl's path at every event, and the jump callbacks of rcl's own timers on those clocks (never
+called through rcl in a lock-step run, each triggers a middleware guard condition at every jump
+forward, ``_rcl_timer_time_jump`` in rcl's ``timer.c``): rcl's time of those clocks is not set
+during a run. A node built before the executor was opened may have jump callbacks it never saw,
+so its clock's rcl time is set at every event instead, which runs them. Every driven clock's rcl
+time is set when its node is added, when a run ends and when the executor closes (the callbacks
+the executor called already are not called again then), so rcl's time is the executor's
 whenever no event is under way.
 
 Only public rclpy API is used (``Node.publishers/subscriptions/timers``, ``Timer.callback``,
 ``Timer.timer_period_ns``, ``Subscription.msg_type/callback``, ``ROSClock.set_ros_time_override``,
-``Clock.now``, ``JumpHandle``), which is the same on Jazzy and Kilted. Services and parameter
-events are not served during a run, and a node must keep ``use_sim_time`` true while it is
-driven (it is checked when the node is added; its clock's ``now()`` answers the executor's time
-until the run ends).
+``Clock.now``, ``JumpHandle``, ``JumpThreshold``, ``ClockChange``), which is the same on Jazzy and
+Kilted. Services and parameter events are not served during a run, and a node must keep
+``use_sim_time`` true while it is driven (it is checked when the node is added; its clock's
+``now()`` answers the executor's time until the run ends).
 """
 
 from __future__ import annotations
 
 import collections
+import dataclasses
 import weakref
 from collections.abc import Callable
 from typing import Any
 
-from rclpy.clock import Clock, JumpHandle, ROSClock
+from rclpy.clock import Clock, ClockChange, JumpHandle, JumpThreshold, ROSClock
 from rclpy.clock_type import ClockType
 from rclpy.node import Node
 from rclpy.publisher import Publisher
@@ -60,6 +67,44 @@ from rclpy.timer import Timer
 
 Recorder = Callable[[str, Any, int], None]
 """Called as ``recorder(topic, message, sim_time_ns)`` for every message published."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _JumpCallbacks:
+    """The callbacks of a ``JumpHandle`` and when rcl calls them: on a jump of at least
+    ``min_forward_ns`` forward or ``min_backward_ns`` (negative) backward; 0 means never."""
+
+    clock: Clock
+    min_forward_ns: int
+    min_backward_ns: int
+    pre_callback: Callable[[], None] | None
+    post_callback: Callable[[dict[str, Any]], None] | None
+
+    @classmethod
+    def of(cls, clock: Clock, threshold: JumpThreshold, pre_callback: Any, post_callback: Any
+           ) -> _JumpCallbacks:
+        """As ``JumpHandle`` gives them to rcl (a threshold of ``None`` is 0)."""
+        forward, backward = threshold.min_forward, threshold.min_backward
+        return cls(clock, 0 if forward is None else forward.nanoseconds,
+                   0 if backward is None else backward.nanoseconds, pre_callback, post_callback)
+
+    def reached_by(self, delta_ns: int) -> bool:
+        """Whether rcl calls these callbacks on a jump of ``delta_ns`` that is not a clock
+        change (``rcl_clock_call_callbacks``)."""
+        return (0 < self.min_forward_ns <= delta_ns) or (delta_ns <= self.min_backward_ns < 0)
+
+
+def _call_jump_callbacks(callbacks: list[_JumpCallbacks], delta_ns: int) -> None:
+    """What rcl does on a ``set_ros_time_override`` that moves a clock with these callbacks (in
+    registration order) by ``delta_ns``: the pre-jump callbacks the jump reaches, then their
+    post-jump callbacks with the jump as rclpy gives it."""
+    reached = [c for c in callbacks if c.reached_by(delta_ns)]
+    for c in reached:
+        if c.pre_callback is not None:
+            c.pre_callback()
+    for c in reached:
+        if c.post_callback is not None:
+            c.post_callback({'clock_change': ClockChange.ROS_TIME_NO_CHANGE, 'delta': delta_ns})
 
 
 class LockstepExecutor:
@@ -79,8 +124,8 @@ class LockstepExecutor:
     setter note it while the executor is open; a new period applies from the timer's next
     event on).
 
-    The clocks are set as the module documentation says; nodes built inside the ``with``
-    block (the usual way) have theirs set at every event only if they register jump callbacks.
+    The clocks are set as the module documentation says: the jump callbacks of nodes built
+    inside the ``with`` block (the usual way) are called by the executor itself.
     """
 
     def __init__(self, recorder: Recorder | None = None, start_time_ns: int = 0) -> None:
@@ -90,6 +135,7 @@ class LockstepExecutor:
         self._now = Time(nanoseconds=start_time_ns, clock_type=ClockType.ROS_TIME)
         self._recorder = recorder
         self._now_ns = start_time_ns
+        self._clocks_ns = start_time_ns  # the time the driven clocks were given last
         self._pending: collections.deque[tuple[str, Any]] = collections.deque()
         self._pending_ids: set[int] = set()  # of the messages in _pending
         self._due_ns: dict[Timer, int] = {}
@@ -98,9 +144,11 @@ class LockstepExecutor:
         self._timers_changed = self._subscriptions_changed = True
         self._patched: list[tuple[type, str, Any]] = []
         self._built_here: weakref.WeakSet[Node] = weakref.WeakSet()  # nodes built while open
-        self._jump_handles: dict[JumpHandle, Clock] = {}  # registered while open, still live
+        self._jump_handles: dict[JumpHandle, _JumpCallbacks] = {}  # registered while open, live
         self._always_set: set[int] = set()  # id() of the clocks of nodes built before opening
-        self._set_each_event: list[ROSClock] = []  # the clocks set at every event
+        self._set_each_event: list[ROSClock] = []  # the clocks whose rcl time each event sets
+        self._called_each_event: list[list[_JumpCallbacks]] = []  # per clock, called by us
+        self._catching_up = False  # True while rcl's time of the driven clocks is brought level
 
     def add_node(self, node: Node) -> None:
         """Drive ``node`` from now on; it must have been created with ``use_sim_time: true``."""
@@ -113,8 +161,8 @@ class LockstepExecutor:
         if node not in self._built_here:
             self._always_set.add(id(clock))
         self._timers_changed = self._subscriptions_changed = True
+        clock.set_ros_time_override(self._now)  # its jump callbacks see their first time
         self._refresh_clocks_set_each_event()
-        clock.set_ros_time_override(self._now)
 
     @property
     def now_ns(self) -> int:
@@ -184,17 +232,32 @@ class LockstepExecutor:
         return __init__
 
     def _noting_jump_handle(self, original: Callable[..., None]) -> Callable[..., None]:
-        """``JumpHandle.__init__``, noting the handle of a clock; a driven clock first gets the
-        current time from rcl's point of view, so its first jump is that of the next event."""
+        """``JumpHandle.__init__``, noting the handle's clock, threshold and callbacks; rcl
+        gets callbacks that do nothing while the executor brings rcl's time of a clock level
+        (their callbacks were called already)."""
 
-        def __init__(handle: JumpHandle, *, clock: Clock, **kwargs: Any) -> None:
-            if id(clock) in self._clock_ids and clock not in self._set_each_event:
-                clock.set_ros_time_override(self._now)
-            original(handle, clock=clock, **kwargs)
-            self._jump_handles[handle] = clock
+        def __init__(handle: JumpHandle, *, clock: Clock, threshold: JumpThreshold,
+                     pre_callback: Any, post_callback: Any) -> None:
+            original(handle, clock=clock, threshold=threshold,
+                     pre_callback=self._unless_catching_up(pre_callback),
+                     post_callback=self._unless_catching_up(post_callback))
+            self._jump_handles[handle] = _JumpCallbacks.of(
+                clock, threshold, pre_callback, post_callback)
             self._refresh_clocks_set_each_event()
 
         return __init__
+
+    def _unless_catching_up(self, callback: Any) -> Any:
+        """``callback``, except while rcl's time of the driven clocks is brought level (what
+        is not callable is passed on as it is, for ``JumpHandle`` to refuse)."""
+        if not callable(callback):
+            return callback
+
+        def unless_catching_up(*args: Any) -> None:
+            if not self._catching_up:
+                callback(*args)
+
+        return unless_catching_up
 
     def _noting_unregister(self, original: Callable[[JumpHandle], None]
                            ) -> Callable[[JumpHandle], None]:
@@ -208,9 +271,15 @@ class LockstepExecutor:
         return unregister
 
     def _refresh_clocks_set_each_event(self) -> None:
-        """The driven clocks with a jump callback (or unknown ones), in the order of their nodes."""
-        with_callbacks = {id(clock) for clock in self._jump_handles.values()} | self._always_set
-        self._set_each_event = [clock for clock in self._clocks if id(clock) in with_callbacks]
+        """In the order of their nodes: the clocks whose rcl time each event sets (of nodes
+        built before opening: their jump callbacks are unknown), and the jump callbacks of the
+        others, which the executor calls itself."""
+        known: dict[int, list[_JumpCallbacks]] = {}
+        for callbacks in self._jump_handles.values():
+            known.setdefault(id(callbacks.clock), []).append(callbacks)
+        self._set_each_event = [clock for clock in self._clocks if id(clock) in self._always_set]
+        self._called_each_event = [known[id(clock)] for clock in self._clocks
+                                   if id(clock) not in self._always_set and id(clock) in known]
 
     def _noting(self, method: Any, flag: str) -> Callable[..., Any]:
         """``method``, setting attribute ``flag`` of this executor after each call."""
@@ -257,17 +326,24 @@ class LockstepExecutor:
                 between(self._now_ns)
 
     def _set_clocks(self) -> None:
-        """The event's time: ``now()`` of every driven clock, and the override of those that
-        have jump callbacks (which it runs)."""
+        """The event's time: ``now()`` of every driven clock, the jump callbacks of those the
+        executor knows, and rcl's time of the others that may have some."""
+        delta_ns, self._clocks_ns = self._now_ns - self._clocks_ns, self._now_ns
         now = self._now = Time(nanoseconds=self._now_ns, clock_type=ClockType.ROS_TIME)
         for clock in self._set_each_event:
             clock.set_ros_time_override(now)
+        for callbacks in self._called_each_event:
+            _call_jump_callbacks(callbacks, delta_ns)
 
     def _set_every_clock(self) -> None:
-        """Set rcl's time of every driven clock to the current time (outside events; the clocks
-        with jump callbacks have it already, so none of those runs)."""
-        for clock in self._clocks:
-            clock.set_ros_time_override(self._now)
+        """Set rcl's time of every driven clock to the current time (outside events; every
+        driven clock's jump callbacks have seen it already, so none of them runs)."""
+        self._catching_up = True
+        try:
+            for clock in self._clocks:
+                clock.set_ros_time_override(self._now)
+        finally:
+            self._catching_up = False
 
     def _refresh_timers(self) -> None:
         """Track ROS-time timers created, destroyed, cancelled or reset since the last event.
