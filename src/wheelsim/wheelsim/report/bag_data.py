@@ -22,7 +22,7 @@ import io
 import struct
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -34,6 +34,7 @@ from mcap.records import Channel, Message, Schema
 from mcap_ros2.decoder import DecoderFactory
 from rosbags.serde import SerdeError
 from rosbags.typesys import Stores, get_typestore
+from rosbags.typesys.store import Typestore
 
 from wheelsim.core.world.footprint import Footprint
 from wheelsim.core.world.occupancy import OccupancyMap
@@ -286,13 +287,21 @@ def _columns(stamps: list[float], messages: list[Any]) -> ColumnSeries:
     return ColumnSeries(_array(stamps)[order], columns)
 
 
+@cache
+def built_in_types() -> Typestore:
+    """rosbags' own ROS 2 Kilted definitions, one store per process: a store keeps the
+    (de)serializers it generates for each type, so the runs of one process (a sweep worker)
+    generate them once (the first store also imports every definition, about 65 ms)."""
+    return get_typestore(Stores.ROS2_KILTED)
+
+
 class _Decoders:
     """CDR bytes -> message object: the ``rosbags`` type store for a schema that is its own
     definition of the type (as :class:`wheelsim.run.recording.BagRecorder` writes them), else, and
     for a message it cannot read exactly, ``mcap_ros2`` from the schema (see the module doc)."""
 
     def __init__(self) -> None:
-        self.typestore = get_typestore(Stores.ROS2_KILTED)
+        self.typestore = built_in_types()
         self._known_ids: dict[int, bool] = {}  # schema id -> the type store's definition
         self._fast: dict[int, bool] = {}  # schema id -> the type store can decode it
         self._factory = DecoderFactory()

@@ -19,7 +19,6 @@ compression or a rosbags whose writer has not these parts it writes through ``Wr
 
 from __future__ import annotations
 
-import functools
 import struct
 from bisect import bisect_right
 from collections.abc import Sequence
@@ -31,9 +30,8 @@ import numpy as np
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.rosbag2.enums import CompressionMode
 from rosbags.rosbag2.writer import Connection
-from rosbags.typesys import Stores, get_typestore
-from rosbags.typesys.store import Typestore
 
+from wheelsim.report.bag_data import built_in_types
 from wheelsim.run.msg_definitions import installed_definition
 
 Message = tuple[int, int, bytes]
@@ -177,13 +175,6 @@ class _Chunks:
             self.close_chunk()
 
 
-@functools.cache
-def _built_in_types() -> Typestore:
-    """rosbags' own ROS 2 Kilted definitions (built once per process: importing them all takes
-    about 65 ms), for a type without an installed ``.msg`` file."""
-    return get_typestore(Stores.ROS2_KILTED)
-
-
 class McapBagWriter:
     """A new bag folder ``path`` (which must not exist), open until :meth:`close`."""
 
@@ -198,7 +189,7 @@ class McapBagWriter:
         definition = installed_definition(type_name)
         if definition is None:
             connection = self._writer.add_connection(topic, type_name,
-                                                     typestore=_built_in_types())
+                                                     typestore=built_in_types())
         else:
             text, rihs01 = definition
             connection = self._writer.add_connection(topic, type_name, msgdef=text,
