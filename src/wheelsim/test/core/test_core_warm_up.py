@@ -1,5 +1,6 @@
 """The kernel warm-up the Docker image runs: every vehicle model, one vehicle and a parallel
-batch, the localization's kernel and the control step's."""
+batch, the localization's kernel, the control step's and the world's (that a run finds them all
+in the cache afterwards: test/test_wheelsim_run_world.py)."""
 
 import subprocess
 import sys
@@ -9,5 +10,5 @@ def test_warm_up_loads_every_kernel_and_says_so():
     result = subprocess.run([sys.executable, '-m', 'wheelsim.core.warm_up'],
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
-    assert ('compiled kernels loaded for bicycle, differential, omni, the localization and the '
-            'control step' in result.stdout)
+    assert ('compiled kernels loaded for bicycle, differential, omni, the localization, the '
+            'control step and the world' in result.stdout)
