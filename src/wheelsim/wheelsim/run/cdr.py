@@ -16,6 +16,9 @@ Where it matters:
 
 - alignment padding is written as zeros (rclpy leaves it uninitialised, so its bytes there are
   arbitrary: equal messages serialized by rclpy can differ in those bytes, never here);
+- a structure without fields (``std_msgs/Empty``) is one byte, the member rosidl adds to it
+  (``structure_needs_at_least_one_member``, a ``uint8``), which rclpy also leaves uninitialised:
+  zero here;
 - the length is the one rmw_fastrtps computes before writing: an empty sequence of 8-byte
   numbers (``float64[]``, ``int64[]``) is not padded in the data but counted with its padding
   in the length, so such a message ends with as many zero bytes as that padding;
@@ -25,7 +28,7 @@ Both length rules were found by comparing with rclpy on Jazzy (rclpy 7, rmw_fast
 on Kilted (rclpy 9): ``test_run_cdr.py`` compares every member kind with rclpy's bytes.
 
 Types the compiler does not handle (``byte``, ``char``, wide strings, bounded strings and
-sequences, empty structures) are serialized by rclpy.
+sequences) are serialized by rclpy.
 """
 
 from __future__ import annotations
@@ -67,10 +70,9 @@ def _message_class(namespaced: definition.NamespacedType) -> type:
 
 @functools.cache
 def _members(cls: type) -> list[tuple[str, Any]]:
-    """(field name, rosidl type) of a message class, in declaration order."""
+    """(field name, rosidl type) of a message class, in declaration order (none for a structure
+    without fields: its one byte has no field in Python)."""
     names = list(cls.get_fields_and_field_types())
-    if not names:
-        raise _Unsupported(f'{cls.__name__} has no fields')
     return list(zip(names, cls.SLOT_TYPES, strict=True))
 
 
@@ -140,7 +142,10 @@ class _Layout:
         self.fixed &= fixed
 
     def members(self, cls: type) -> None:
-        for _, kind in _members(cls):
+        members = _members(cls)
+        if not members:  # structure_needs_at_least_one_member: a uint8, zero
+            self.put('x', 1, 1)
+        for _, kind in members:
             self.member(kind)
 
     def items(self, kind: Any, count: int) -> None:
