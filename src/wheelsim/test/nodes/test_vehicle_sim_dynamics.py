@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from geometry_msgs.msg import TwistStamped
 
 from wheelsim.ros.conversions import stamp_ns
 from wheelsim.ros.dds_domain import loopback_domain
-from wheelsim.testing.processes import ClockedVehicleSim, Probe
+from wheelsim.testing.processes import RECORD_QOS, ClockedVehicleSim, Probe
 
 MS = 1_000_000
 DEAD_TIME_S, TIME_CONSTANT_S = 0.1, 0.2
@@ -127,3 +128,22 @@ def test_stale_command_brakes_through_the_actuators(sim):
     expected = np.exp(-(t_s[after] - braking_s) / TIME_CONSTANT_S)
     np.testing.assert_allclose(twist[after, 0], expected, rtol=1e-6)
     assert sim.set_parameter('twist_reference_max_oldness', 60.0).successful
+
+
+@pytest.mark.parametrize('sim', ['omni'], indirect=True)
+def test_a_new_subscription_gets_the_next_output_after_wait_for_subscriptions(sim):
+    """What the fixture's start relies on: its first state, published once at the first /clock,
+    was lost in a loaded CI run when the node had not yet matched the probe's subscription.
+    A timing race, so this fails only under load without the wait: with three busy loops on two
+    cores, 5 and 7 of 200 new subscriptions missed the next output (none with the wait)."""
+    for _ in range(50):
+        received = []
+        subscription = sim.probe.node.create_subscription(
+            TwistStamped, f'{sim.namespace}/twist_actual', received.append, RECORD_QOS)
+        try:
+            sim.wait_for_subscriptions()
+            sim.advance(sim.now_ns + sim.pub_period_ns)
+            assert sim.probe.spin_until(lambda: received, 5.0)  # noqa: B023 - used at once
+            assert stamp_ns(received[0].header.stamp) == sim.now_ns
+        finally:
+            sim.probe.node.destroy_subscription(subscription)

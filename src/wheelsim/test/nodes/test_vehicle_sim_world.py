@@ -102,6 +102,7 @@ def test_scan_follows_the_clock_exactly_and_matches_the_map(ros_domain_id, tmp_p
         with sim.process:
             scans = probe.record(LaserScan, '/f/scan', SCAN_QOS)
             ground_truth = probe.record(Odometry, '/f/ground_truth')
+            sim.wait_for_subscriptions()  # the first scan is due 100 ms after the start
             start = sim.now_ns
             sim.command(0.6, 0.0, 0.8)
             sim.advance(start + 1500 * MS)
@@ -252,6 +253,7 @@ def test_collision_at_ten_cells_per_step_stops_before_the_wall_and_is_reported(r
             collisions = probe.record(PointStamped, '/c/collision')
             ground_truth = probe.record(Odometry, '/c/ground_truth')
             diagnostics = probe.record(DiagnosticArray, '/diagnostics')
+            sim.wait_for_subscriptions()  # one collision message, published once
             start = sim.now_ns
             sim.command(10.0, 0.0, 0.0)
             sim.advance(start + 1000 * MS)

@@ -41,6 +41,7 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import QoSProfile
 from rosgraph_msgs.msg import Clock
+from std_msgs.msg import String
 
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import clock_msg, stamp_ns
@@ -199,6 +200,8 @@ class ClockedVehicleSim:
     clock starts at ``start_ns``, where the node publishes its first state. Each instance has
     its own clock topic (``/clock`` remapped to ``<namespace>/clock``), so that several
     instances alive at once, or one left from an earlier test, never see each other's time.
+    A subscription made after construction may miss what the node publishes until
+    :meth:`wait_for_subscriptions` returns: call it before moving the clock on.
     """
 
     def __init__(
@@ -211,20 +214,52 @@ class ClockedVehicleSim:
         clock_topic = f'{namespace.rstrip("/")}/clock'
         self.process = NodeProcess('wheelsim.nodes.vehicle_sim', params, namespace,
                                    ros_args=['-r', f'/clock:={clock_topic}'])
-        self.clock = probe.publisher(Clock, clock_topic, qos.CLOCK_PUBLISHER)
+        # cmd_vel before /clock: the node learns of this probe's publishers in the order they
+        # were made (see wait_for_subscriptions), so that once it follows the clock (its first
+        # output arrived) it has matched the cmd_vel publisher too, and no command is lost.
         self.cmd = probe.publisher(Twist, f'{namespace}/cmd_vel')
-        twist_topic = f'{namespace}/twist_actual'
-        self.twists = probe.record(TwistStamped, twist_topic)
+        self.clock = probe.publisher(Clock, clock_topic, qos.CLOCK_PUBLISHER)
+        self.twists: list = []
+        twists = probe.node.create_subscription(
+            TwistStamped, f'{namespace}/twist_actual', self.twists.append, RECORD_QOS)
         matched = probe.spin_until(
             lambda: self.clock.get_subscription_count() >= 1
             and self.cmd.get_subscription_count() >= 1
-            and probe.node.count_publishers(twist_topic) >= 1, 30.0)
+            and twists.get_publisher_count() >= 1, 30.0)
         if not matched:
             raise TimeoutError(f'vehicle_sim did not come up:\n{self.process.output()}')
-        probe.spin_for(0.2)  # let both ends of every connection finish matching
+        # The node publishes its first state once, at the first /clock: it must reach us.
+        self.wait_for_subscriptions()
         self.now_ns = start_ns
         self.publish_clock(start_ns)
         self.wait_for_output(start_ns)
+
+    def wait_for_subscriptions(self, timeout_s: float = 30.0) -> None:
+        """Wait until vehicle_sim sends to every subscription the probe has made so far, so
+        that none of them misses anything the node publishes from now on.
+
+        A subscription is matched with the node's publisher on the probe's side (what
+        ``get_publisher_count`` and matched events report) as soon as the probe knows the
+        publisher, but on the node's side only once the node's DDS participant has processed
+        its announcement; a message published before that does not reach it (volatile QoS),
+        though the probe's side says matched. Under load that took
+        long enough to lose vehicle_sim's first state, published once at the first /clock, and
+        ``wait_for_output`` cannot get it back: republishing the same time publishes nothing.
+        A participant announces its subscriptions in the order they were made, over one
+        reliable discovery channel that delivers in order, and the node's ``robot_description``
+        is latched: its value reaching a subscription made now proves that the node has
+        processed this announcement and every earlier one (a publisher it creates later is
+        matched with them when it is created).
+        """
+        received: list = []
+        subscription = self.probe.node.create_subscription(
+            String, f'{self.namespace}/robot_description', received.append, qos.LATCHED)
+        try:
+            if not self.probe.spin_until(lambda: received, timeout_s):
+                raise TimeoutError(
+                    f'vehicle_sim did not match the subscriptions:\n{self.process.output()}')
+        finally:
+            self.probe.node.destroy_subscription(subscription)
 
     def publish_clock(self, t_ns: int) -> None:
         self.now_ns = t_ns
