@@ -63,10 +63,16 @@ class Probe:
         self.executor = rclpy.executors.SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
         self.received = {topic: [] for topic in TOPICS}
+        self.from_ns = 0  # outputs stamped earlier (the warm-up's) are not recorded
         for topic, kind in TOPICS.items():
             self.node.create_subscription(
-                kind, topic, self.received[topic].append, RECORD_QOS
+                kind, topic, lambda msg, topic=topic: self._record(topic, msg), RECORD_QOS
             )
+
+    def _record(self, topic, msg):
+        header = msg.transforms[0].header if isinstance(msg, TFMessage) else msg.header
+        if stamp_ns(header.stamp) >= self.from_ns:
+            self.received[topic].append(msg)
 
     def spin_until(self, condition, timeout_s):
         deadline = time.monotonic() + timeout_s
@@ -74,17 +80,31 @@ class Probe:
             self.executor.spin_once(timeout_sec=0.02)
         return condition()
 
-    def wait_for_localization(self, publisher, timeout_s=60.0):
-        """Until the node's publishers and subscriptions are matched with ours (a node that
-        starts with numba's cache cold compiles its kernel first: 10 to 25 s)."""
+    def wait_for_localization(self, ground_truth, *publishers, pose=(0.0, 0.0, 0.0),
+                              from_ns=1_000_000_000, timeout_s=60.0):
+        """Until the node answers on every output topic, so that no answer to the test's ground
+        truths, stamped from ``from_ns`` on, is lost; and ``publishers`` reach the node.
 
-        def matched():
-            return publisher.get_subscription_count() > 0 and all(
-                self.node.count_publishers(topic) > 0 for topic in ('odom', 'pose')
-            )
-
-        assert self.spin_until(matched, timeout_s), 'localization node did not come up'
-        self.spin_until(lambda: False, 0.5)  # let the remaining endpoints match
+        Matched on the probe's side (``get_subscription_count``, the graph) is not enough: the
+        node sends to a subscription only once its own side has matched it, and each output is
+        published once. So ground truths at ``pose``, at rest, stamped before ``from_ns``, are
+        published until an answer came on every topic; their answers are not recorded. A node
+        that starts with numba's cache cold compiles its kernel first: 10 to 25 s.
+        """
+        matched = self.spin_until(lambda: all(
+            p.get_subscription_count() > 0 for p in (ground_truth, *publishers)), timeout_s)
+        assert matched, 'localization node did not come up'
+        self.from_ns = 0
+        stamp = from_ns - 1_000_000_000
+        deadline = time.monotonic() + timeout_s
+        while not all(self.received.values()):
+            assert time.monotonic() < deadline, 'localization node did not answer'
+            stamp += 1_000_000
+            ground_truth.publish(odometry(stamp, 'map', 'base_link', pose, (0.0, 0.0, 0.0)))
+            self.spin_until(lambda: all(self.received.values()), 0.5)
+        self.from_ns = from_ns
+        for messages in self.received.values():
+            messages.clear()
 
     def drain(self, quiet_s=0.5, timeout_s=5.0):
         """Take what is still on its way: until nothing came for ``quiet_s``."""
@@ -122,8 +142,9 @@ def test_every_ground_truth_gives_odom_pose_and_the_full_tf_chain(probe, mode, m
                  '-p', f'publish_map_to_odom:={str(map_to_odom).lower()}')
     try:
         ground_truth = probe.node.create_publisher(Odometry, 'ground_truth', qos.DEFAULT)
-        probe.wait_for_localization(ground_truth)
         scenario = figure_eight(duration_s=2.0, rate_hz=50.0)
+        probe.wait_for_localization(ground_truth, pose=scenario.poses[0],
+                                    from_ns=int(scenario.stamps_ns[0]))
         def answered(stamp):
             return (all(stamp in by_stamp(probe.received[t]) for t in ('odom', 'pose'))
                     and stamp in tf_by_stamp(probe.received['/tf']))
@@ -194,8 +215,8 @@ def test_initialpose_resets_the_ekf_estimate(probe):
         initialpose = probe.node.create_publisher(
             PoseWithCovarianceStamped, 'initialpose', qos.DEFAULT
         )
-        probe.wait_for_localization(ground_truth)
         still = (1.0, 2.0, 0.3)
+        probe.wait_for_localization(ground_truth, initialpose, pose=still)
 
         def publish_truth(stamp):
             ground_truth.publish(odometry(stamp, 'map', 'base_link', still, (0.0, 0.0, 0.0)))
