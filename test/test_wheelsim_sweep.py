@@ -107,6 +107,7 @@ def test_ctrl_c_keeps_the_finished_points_and_the_same_command_resumes(tmp_path)
     (['run', '--seed', '2', '--param', 'seed=3'], '--seed and --param seed=... both set'),
     (['run', '--param', 'vehicle_sim.be_reference_clock=true'],
      '--param vehicle_sim.be_reference_clock: overridden in every run by wheelsim run'),
+    (['sweep', '--param', 'seed=1,2', '--workers', '0'], '--workers 0: must be at least 1'),
 ])
 def test_settings_another_one_overrides_are_errors_naming_both(tmp_path, args, fragment):
     scenario = write_scenario(tmp_path, 1)

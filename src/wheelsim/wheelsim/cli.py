@@ -209,11 +209,12 @@ def _sweep(args: argparse.Namespace) -> int:
     from wheelsim.run import robustness, sampling, sweep, tables
 
     scenario, specs = _load(args.scenario)
+    runner = _ray_runner(args)  # checks --workers before anything is written
     axes = sampling.parse_axes(args.param)
     points = sampling.plan_points(axes, args.sample, args.samples, args.sample_seed)
     planned = sweep.plan_sweep(scenario, points, _override_check(specs))
     root = _output_root(args.output) / scenario.name / 'sweep'
-    with _ray_runner(args) as runner:
+    with runner:
         print(f'sweep of {len(planned)} runs of {scenario.name} on {runner.workers} Ray '
               f'workers -> {root}')
         outcome = sweep.run_sweep(planned, root, runner, show_progress=not args.quiet)
@@ -260,6 +261,7 @@ def _tune(args: argparse.Namespace) -> int:
     from wheelsim.run.output import check_run_name
 
     scenario, specs = _load(args.scenario)
+    runner = _ray_runner(args)  # checks --workers before the study is created
     if args.objective not in METRIC_NAMES:
         raise ScenarioError(f'--objective {args.objective}: not a metric (one of '
                             f'{", ".join(METRIC_NAMES)})')
@@ -277,7 +279,7 @@ def _tune(args: argparse.Namespace) -> int:
     root = _output_root(args.output) / scenario.name / args.study
     study = tune.open_study(root, args.storage, args.study, args.objective, axes, args.sampler,
                             args.sampler_seed, bool(scenario.pass_criteria))
-    with _ray_runner(args) as runner:
+    with runner:
         print(f'tuning {", ".join(a.name for a in axes)} of {scenario.name} for '
               f'{args.objective} ({study.direction.name.lower()}), {args.trials} trials on '
               f'{runner.workers} Ray workers -> {root}')
