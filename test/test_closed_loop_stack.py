@@ -23,8 +23,9 @@ import math
 
 import numpy as np
 import pytest
-from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
+from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Odometry, Path
+from rclpy.wait_for_message import wait_for_message
 
 from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.planning.trajectory import trajectory_from_poses
@@ -55,11 +56,17 @@ def flat(waypoints):
 
 
 class Stack:
-    """The four nodes as processes, and the probe (on simulated time) recording their output."""
+    """The four nodes as processes, and the probe (on simulated time) recording their output.
 
-    def __init__(self, model: str, localization: str, speedup: float, waypoints=()) -> None:
+    ``record_truth`` records every ``ground_truth`` message (50 Hz simulated). At 10 times real
+    time that is 500 messages a second, more than a busy probe takes as they come: its recording
+    then lags the simulation by seconds.
+    """
+
+    def __init__(self, model: str, localization: str, speedup: float, waypoints=(),
+                 record_truth: bool = True) -> None:
         self.probe = Probe(use_sim_time=True)
-        self.truth = self.probe.record(Odometry, 'ground_truth')
+        self.truth = self.probe.record(Odometry, 'ground_truth') if record_truth else None
         self.plans = self.probe.record(Path, 'plan', qos.LATCHED)
         self._goal = None
         start = waypoints[0] if waypoints else (0.0, 0.0, 0.0)
@@ -159,7 +166,12 @@ class Stack:
         return np.array(errors)
 
     def distance_to(self, goal: Pose2D) -> float:
-        x, y, _ = pose2d(self.truth[-1].pose.pose)
+        """The true distance now: from the next ``ground_truth`` on a new subscription, not from
+        the recording, whose last message can be seconds old when the probe falls behind."""
+        received, msg = wait_for_message(Odometry, self.probe.node, 'ground_truth',
+                                         time_to_wait=10.0)
+        assert received, 'no ground_truth within 10 s'
+        x, y, _ = pose2d(msg.pose.pose)
         return math.hypot(x - goal.x_m, y - goal.y_m)
 
 
@@ -202,19 +214,18 @@ def test_figure_eight_then_goal(ros_domain_id, model, localization):
 
 
 def test_goal_at_ten_times_real_time(ros_domain_id):
-    stack = Stack('differential', 'noisy', 10.0)
-    poses = stack.probe.record(PoseWithCovarianceStamped, 'pose')
+    # Nothing recorded at 500 messages a second: a probe that falls behind measures old poses
+    # and takes CPU from the nodes. A loaded CI run failed with 0.61 m after "goal reached";
+    # with one busy loop beside it, the recording ended 10 to 20 simulated seconds behind the
+    # localization's pose and the test failed 2 times in 6.
+    stack = Stack('differential', 'noisy', 10.0, record_truth=False)
     try:
-        # Both recordings flowing before the goal (once, in a loaded full run, ground_truth had
-        # delivered nothing by the end while pose had).
-        assert stack.probe.spin_until(lambda: poses and stack.truth, 30), (
-            stack.output('localization') + stack.output('vehicle_sim'))
         # The planner ignores goals until its first pose (with a warning): send until planned.
         for _ in range(15):
             stack.send_goal(Pose2D(5.0, 2.0, 0.5))
             if stack.probe.spin_until(lambda: stack.plans, 2.0):
                 break
-        assert stack.plans, stack.output('planner')
+        assert stack.plans, stack.output('planner') + stack.output('localization')
         stack.wait_for_goal(1, 60)
         # Every millisecond of DDS delay is 10 ms of simulated delay here: more overshoot.
         assert stack.distance_to(Pose2D(5.0, 2.0, 0.5)) < GOAL_BOUND_10X
