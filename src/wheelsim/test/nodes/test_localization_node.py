@@ -5,11 +5,7 @@ the test process publishes ground truth or commands and records what comes back.
 """
 
 import math
-import os
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,54 +14,30 @@ from geometry_msgs.msg import PoseWithCovarianceStamped, Twist
 from nav_msgs.msg import Odometry
 from tf2_msgs.msg import TFMessage
 
-import wheelsim
 from wheelsim.core.geometry.se2 import compose
 from wheelsim.core.localization.scenario import figure_eight
 from wheelsim.nodes.localization import covariance6, planar_covariance
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import odometry, pose2d, quaternion_from_yaw, stamp_ns, time_msg
-from wheelsim.testing.processes import RECORD_QOS, ending_with_this_process
+from wheelsim.testing.processes import RECORD_QOS, NodeProcess, Probe
 
-PACKAGE_PARENT = str(Path(wheelsim.__file__).resolve().parents[1])
 TOPICS = {'odom': Odometry, 'pose': PoseWithCovarianceStamped, '/tf': TFMessage}
 
 
-def start(module, *ros_args):
-    """A wheelsim node as a child process on the test's domain (set by ``ros_domain_id``)."""
-    env = dict(os.environ)
-    env['PYTHONPATH'] = PACKAGE_PARENT + os.pathsep + env.get('PYTHONPATH', '')
-    command = [sys.executable, '-m', f'wheelsim.nodes.{module}']
-    if ros_args:
-        command += ['--ros-args', *ros_args]
-    return subprocess.Popen(
-        ending_with_this_process(command), env=env, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True,
-    )
+def localization(**params):
+    """The localization node in its own process on the test's domain (``ros_domain_id``)."""
+    return NodeProcess('wheelsim.nodes.localization', params)
 
 
-def stop(process):
-    process.send_signal(2)  # SIGINT: the node shuts down cleanly with exit code 0
-    try:
-        out, err = process.communicate(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        out, err = process.communicate()
-    return process.returncode, out + err
+class Outputs:
+    """The localization outputs by topic, recorded by ``probe``."""
 
-
-class Probe:
-    """A node in the test process that records the localization outputs by topic."""
-
-    def __init__(self, domain_id):
-        self.context = rclpy.Context()
-        rclpy.init(context=self.context, domain_id=domain_id)
-        self.node = rclpy.create_node('probe', context=self.context)
-        self.executor = rclpy.executors.SingleThreadedExecutor(context=self.context)
-        self.executor.add_node(self.node)
+    def __init__(self, probe):
+        self.probe = probe
         self.received = {topic: [] for topic in TOPICS}
         self.from_ns = 0  # outputs stamped earlier (the warm-up's) are not recorded
         for topic, kind in TOPICS.items():
-            self.node.create_subscription(
+            probe.node.create_subscription(
                 kind, topic, lambda msg, topic=topic: self._record(topic, msg), RECORD_QOS
             )
 
@@ -73,12 +45,6 @@ class Probe:
         header = msg.transforms[0].header if isinstance(msg, TFMessage) else msg.header
         if stamp_ns(header.stamp) >= self.from_ns:
             self.received[topic].append(msg)
-
-    def spin_until(self, condition, timeout_s):
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline and not condition():
-            self.executor.spin_once(timeout_sec=0.02)
-        return condition()
 
     def wait_for_localization(self, ground_truth, *publishers, pose=(0.0, 0.0, 0.0),
                               from_ns=1_000_000_000, timeout_s=60.0):
@@ -91,7 +57,8 @@ class Probe:
         published until an answer came on every topic; their answers are not recorded. A node
         that starts with numba's cache cold compiles its kernel first: 10 to 25 s.
         """
-        matched = self.spin_until(lambda: all(
+        probe = self.probe
+        matched = probe.spin_until(lambda: all(
             p.get_subscription_count() > 0 for p in (ground_truth, *publishers)), timeout_s)
         assert matched, 'localization node did not come up'
         self.from_ns = 0
@@ -101,7 +68,7 @@ class Probe:
             assert time.monotonic() < deadline, 'localization node did not answer'
             stamp += 1_000_000
             ground_truth.publish(odometry(stamp, 'map', 'base_link', pose, (0.0, 0.0, 0.0)))
-            self.spin_until(lambda: all(self.received.values()), 0.5)
+            probe.spin_until(lambda: all(self.received.values()), 0.5)
         self.from_ns = from_ns
         for messages in self.received.values():
             messages.clear()
@@ -112,18 +79,19 @@ class Probe:
         count = -1
         while count != sum(map(len, self.received.values())) and time.monotonic() < deadline:
             count = sum(map(len, self.received.values()))
-            self.spin_until(lambda: False, quiet_s)
-
-    def close(self):
-        self.node.destroy_node()
-        rclpy.try_shutdown(context=self.context)
+            self.probe.spin_for(quiet_s)
 
 
 @pytest.fixture
 def probe(ros_domain_id):
-    probe = Probe(ros_domain_id)
+    probe = Probe()
     yield probe
     probe.close()
+
+
+@pytest.fixture
+def outputs(probe):
+    return Outputs(probe)
 
 
 def by_stamp(messages):
@@ -136,18 +104,18 @@ def tf_by_stamp(messages):
 
 @pytest.mark.parametrize('mode, map_to_odom', [('perfect', True), ('ekf', True),
                                                 ('perfect', False)])
-def test_every_ground_truth_gives_odom_pose_and_the_full_tf_chain(probe, mode, map_to_odom):
+def test_every_ground_truth_gives_odom_pose_and_the_full_tf_chain(probe, outputs, mode,
+                                                                  map_to_odom):
     """With publish_map_to_odom false (beside AMCL) only odom -> base_link is on /tf."""
-    node = start('localization', '-p', f'mode:={mode}', '-p', 'seed:=5',
-                 '-p', f'publish_map_to_odom:={str(map_to_odom).lower()}')
+    node = localization(mode=mode, seed=5, publish_map_to_odom=map_to_odom)
     try:
         ground_truth = probe.node.create_publisher(Odometry, 'ground_truth', qos.DEFAULT)
         scenario = figure_eight(duration_s=2.0, rate_hz=50.0)
-        probe.wait_for_localization(ground_truth, pose=scenario.poses[0],
+        outputs.wait_for_localization(ground_truth, pose=scenario.poses[0],
                                     from_ns=int(scenario.stamps_ns[0]))
         def answered(stamp):
-            return (all(stamp in by_stamp(probe.received[t]) for t in ('odom', 'pose'))
-                    and stamp in tf_by_stamp(probe.received['/tf']))
+            return (all(stamp in by_stamp(outputs.received[t]) for t in ('odom', 'pose'))
+                    and stamp in tf_by_stamp(outputs.received['/tf']))
 
         # Each ground truth waits for its answer: outputs published faster than a loaded
         # probe takes them would overflow the writers' keep-last histories (a CI run lost 3).
@@ -157,12 +125,12 @@ def test_every_ground_truth_gives_odom_pose_and_the_full_tf_chain(probe, mode, m
             ground_truth.publish(odometry(int(stamp), 'map', 'base_link', pose, twist))
             probe.spin_until(lambda stamp=int(stamp): answered(stamp), 5.0)
     finally:
-        code, output = stop(node)
-    assert code == 0, output
+        code = node.stop()
+    assert code == 0, node.output()
     odom, pose, tf = (
-        by_stamp(probe.received['odom']),
-        by_stamp(probe.received['pose']),
-        tf_by_stamp(probe.received['/tf']),
+        by_stamp(outputs.received['odom']),
+        by_stamp(outputs.received['pose']),
+        tf_by_stamp(outputs.received['/tf']),
     )
     expected = [int(s) for s in scenario.stamps_ns]
     # One of each per ground truth, stamped with its stamp (reliable QoS: none lost).
@@ -199,28 +167,24 @@ def transform2d(t):
     return np.array([t.transform.translation.x, t.transform.translation.y, yaw])
 
 
-def test_initialpose_resets_the_ekf_estimate(probe):
+def test_initialpose_resets_the_ekf_estimate(probe, outputs):
     # Practically no fixes after the start, so the estimate stays where initialpose puts it.
-    node = start(
-        'localization',
-        '-p',
-        'mode:=ekf',
-        '-p',
-        'ekf.measurement_rate:=0.001',
-        '-p',
-        'localization.odom_walk_velocity_translaton:=0.1',
-    )  # a typo: reported
+    node = localization(**{
+        'mode': 'ekf',
+        'ekf.measurement_rate': 0.001,
+        'localization.odom_walk_velocity_translaton': 0.1,  # a typo: reported
+    })
     try:
         ground_truth = probe.node.create_publisher(Odometry, 'ground_truth', qos.DEFAULT)
         initialpose = probe.node.create_publisher(
             PoseWithCovarianceStamped, 'initialpose', qos.DEFAULT
         )
         still = (1.0, 2.0, 0.3)
-        probe.wait_for_localization(ground_truth, initialpose, pose=still)
+        outputs.wait_for_localization(ground_truth, initialpose, pose=still)
 
         def publish_truth(stamp):
             ground_truth.publish(odometry(stamp, 'map', 'base_link', still, (0.0, 0.0, 0.0)))
-            probe.spin_until(lambda: stamp in by_stamp(probe.received['pose']), 5.0)
+            probe.spin_until(lambda: stamp in by_stamp(outputs.received['pose']), 5.0)
 
         publish_truth(1_000_000_000)
         reset = PoseWithCovarianceStamped()
@@ -234,36 +198,38 @@ def test_initialpose_resets_the_ekf_estimate(probe):
         probe.spin_until(lambda: False, 0.5)
         publish_truth(1_020_000_000)
     finally:
-        code, output = stop(node)
+        code = node.stop()
+    output = node.output()
     assert code == 0, output
-    after = by_stamp(probe.received['pose'])[1_020_000_000].pose
+    after = by_stamp(outputs.received['pose'])[1_020_000_000].pose
     np.testing.assert_allclose(pose2d(after.pose), [-4.0, 6.0, -2.0], atol=1e-9)
     np.testing.assert_allclose(planar_covariance(after.covariance), covariance, atol=1e-12)
     assert 'estimate reset from initialpose' in output
     assert "did you mean 'localization.odom_walk_velocity_translation'" in output
 
 
-def test_with_vehicle_sim_all_three_frames_and_both_topics(probe):
-    sim = start('vehicle_sim', '-p', 'model:=differential')
-    node = start('localization', '-p', 'mode:=noisy')
+def test_with_vehicle_sim_all_three_frames_and_both_topics(probe, outputs):
+    nodes = [NodeProcess('wheelsim.nodes.vehicle_sim', {'model': 'differential'}),
+             localization(mode='noisy')]
     try:
         truth = []
         probe.node.create_subscription(Odometry, 'ground_truth', truth.append, RECORD_QOS)
         cmd_vel = probe.node.create_publisher(Twist, 'cmd_vel', qos.DEFAULT)
-        assert probe.spin_until(lambda: len(truth) > 5 and len(probe.received['odom']) > 5, 30.0)
+        assert probe.spin_until(
+            lambda: len(truth) > 5 and len(outputs.received['odom']) > 5, 30.0)
         command = Twist()
         command.linear.x, command.angular.z = 0.8, 0.4
         for _ in range(30):
             cmd_vel.publish(command)
             probe.spin_until(lambda: False, 0.05)
     finally:
-        results = [stop(sim), stop(node)]
-    for code, output in results:
-        assert code == 0, output
-    probe.drain()
+        codes = [node.stop() for node in nodes]
+    node_outputs = '\n'.join(node.output() for node in nodes)
+    assert codes == [0, 0], node_outputs
+    outputs.drain()
     truth_stamps = {stamp_ns(m.header.stamp) for m in truth}
-    odom, pose = by_stamp(probe.received['odom']), by_stamp(probe.received['pose'])
-    tf = probe.received['/tf']
+    odom, pose = by_stamp(outputs.received['odom']), by_stamp(outputs.received['pose'])
+    tf = outputs.received['/tf']
     frames = {(t.header.frame_id, t.child_frame_id) for m in tf for t in m.transforms}
     assert frames == {('map', 'odom'), ('odom', 'base_link')}
     # Over the stamps all streams cover (each starts once discovery matched its reader and ends
@@ -287,7 +253,7 @@ def test_with_vehicle_sim_all_three_frames_and_both_topics(probe):
     unanswered = sorted(window - answered)
     assert len(unanswered) <= 0.05 * len(window), (
         f'{len(unanswered)} of {len(window)} ground truths unanswered: {unanswered}\n'
-        + '\n'.join(output for _, output in results)
+        + node_outputs
     )
     last = max(odom)
     assert math.hypot(*pose2d(odom[last].pose.pose)[:2]) > 0.2  # the vehicle drove
@@ -295,12 +261,13 @@ def test_with_vehicle_sim_all_three_frames_and_both_topics(probe):
 
 
 def test_invalid_parameter_stops_with_one_clear_line(ros_domain_id):
-    node = start('localization', '-p', 'localization.odom_walk_velocity_translation:=-1.0')
-    _, err = node.communicate(timeout=30)
-    assert node.returncode == 2
-    assert 'localization.odom_walk_velocity_translation' in err
-    assert 'in [0, inf)' in err
-    assert 'Traceback' not in err
+    node = localization(**{'localization.odom_walk_velocity_translation': -1.0})
+    assert node.wait(30) == 2
+    node.stop()
+    output = node.output()
+    assert 'localization.odom_walk_velocity_translation' in output
+    assert 'in [0, inf)' in output
+    assert 'Traceback' not in output
 
 
 def test_composed_with_vehicle_sim_in_lock_step(ros_domain_id):
