@@ -84,13 +84,6 @@ class Plant:
         self._odom_pub.publish(odom)
 
 
-@pytest.fixture
-def probe(ros_domain_id):
-    probe = Probe()
-    yield probe
-    probe.close()
-
-
 def send_plan(probe, trajectory, frame='map', offset_s=0.0):
     publisher = probe.publisher(Path, 'plan', qos.LATCHED)
     # Both of the controller's plan subscriptions (transient local and volatile) matched.

@@ -19,7 +19,7 @@ from wheelsim.core.localization.scenario import figure_eight
 from wheelsim.nodes.localization import covariance6, planar_covariance
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import odometry, pose2d, quaternion_from_yaw, stamp_ns, time_msg
-from wheelsim.testing.processes import RECORD_QOS, NodeProcess, Probe
+from wheelsim.testing.processes import RECORD_QOS, NodeProcess
 
 TOPICS = {'odom': Odometry, 'pose': PoseWithCovarianceStamped, '/tf': TFMessage}
 
@@ -80,13 +80,6 @@ class Outputs:
         while count != sum(map(len, self.received.values())) and time.monotonic() < deadline:
             count = sum(map(len, self.received.values()))
             self.probe.spin_for(quiet_s)
-
-
-@pytest.fixture
-def probe(ros_domain_id):
-    probe = Probe()
-    yield probe
-    probe.close()
 
 
 @pytest.fixture

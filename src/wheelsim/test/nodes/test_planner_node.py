@@ -15,17 +15,10 @@ from rclpy.parameter import Parameter
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import quaternion_from_yaw, stamp_ns, yaw_from_quaternion
 from wheelsim.testing.configs import FIXED_PLANNER
-from wheelsim.testing.processes import NodeProcess, Probe
+from wheelsim.testing.processes import NodeProcess
 
 NODE = 'wheelsim.nodes.planner'
 NAN = math.nan
-
-
-@pytest.fixture
-def probe(ros_domain_id):
-    probe = Probe()
-    yield probe
-    probe.close()
 
 
 def pose_msg(x, y, yaw, frame='map'):

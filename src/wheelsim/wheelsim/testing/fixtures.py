@@ -3,6 +3,7 @@
 import pytest
 
 from wheelsim.ros.dds_domain import loopback_domain
+from wheelsim.testing.processes import Probe
 
 
 @pytest.fixture
@@ -10,3 +11,12 @@ def ros_domain_id():
     """A ROS domain ID reserved for this test, exported in os.environ for child processes."""
     with loopback_domain() as domain_id:
         yield domain_id
+
+
+@pytest.fixture
+def probe(ros_domain_id):
+    """A :class:`~wheelsim.testing.processes.Probe` on the test's reserved domain, closed after
+    the test."""
+    probe = Probe()
+    yield probe
+    probe.close()
