@@ -19,6 +19,7 @@ from geometry_msgs.msg import Twist
 from nav_msgs.msg import Odometry
 from rcl_interfaces.srv import SetParameters
 from rclpy.parameter import Parameter
+from rclpy.wait_for_message import wait_for_message
 from rosgraph_msgs.msg import Clock
 
 from wheelsim.core.vehicle_sim.timeline import PACER_MAX_LAG_S
@@ -101,6 +102,7 @@ import json, sys, rclpy
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rclpy.wait_for_message import wait_for_message
 rclpy.init()
 node = Node('sim_timers', parameter_overrides=[Parameter('use_sim_time', value=True)])
 fires = {'50': [], '20': []}
@@ -134,14 +136,21 @@ def test_reference_clock_at_10x_drives_a_follower_and_sim_time_timers(ros_domain
         diagnostics = probe.record_arrivals(DiagnosticArray, '/diagnostics')
         assert probe.spin_until(lambda: len(followed) > 0 and len(ground_truth) > 0, 30.0)
         probe.spin_for(2.5)
-        fast_reports = len(diagnostics)
         # Then at 1x, where a loaded machine delays the timer node's callbacks far less.
         request = SetParameters.Request(
             parameters=[Parameter('real_time_factor', value=1.0).to_parameter_msg()])
         service = '/reference/vehicle_sim/set_parameters'
         assert probe.call(SetParameters, service, request).results[0].successful
-        real_time_from_ns = stamp_ns(clocks[-1].clock) + 100 * MS
+        # The time now from a new subscription: at 10x the recordings (1000 /clock and 1000
+        # ground truths a second) lag a busy probe by seconds (a loaded CI run had taken fewer
+        # than two reports of the 10x phase when it counted them by wall time).
+        received, clock = wait_for_message(Clock, probe.node, '/clock', time_to_wait=10.0)
+        assert received, 'no /clock within 10 s'
+        real_time_from_ns = stamp_ns(clock.clock) + 100 * MS
         probe.spin_for(2.0)
+        # Every 10x report taken: a 1x report came after them, from the same publisher.
+        assert probe.spin_until(lambda: any(
+            requested(a) == 1.0 for _, a in reference_reports(diagnostics)), 20.0)
         timers.send_signal(signal.SIGINT)
         fires = json.loads(timers.communicate(timeout=10)[0])
     finally:
@@ -149,8 +158,8 @@ def test_reference_clock_at_10x_drives_a_follower_and_sim_time_timers(ros_domain
         follower.stop()
         timers.kill()
         probe.close()
-    reports = [(arrival, a) for arrival, a in diagnostics[:fast_reports]
-               if a.status[0].name == '/reference/vehicle_sim: simulation']
+    reports = [(arrival, a) for arrival, a in reference_reports(diagnostics)
+               if requested(a) == 10.0]
     # The node's own measure (simulated over monotonic wall time between its reports): the
     # arrival times at a busy probe would add the probe's delays. Never faster than asked, except
     # for catching up a lag of at most the pacer's 0.1 s of wall time (a stall on a loaded
@@ -176,6 +185,16 @@ def test_reference_clock_at_10x_drives_a_follower_and_sim_time_timers(ros_domain
         times = [t for t in all_times if t > real_time_from_ns]
         intervals, counts = np.unique(np.diff(times), return_counts=True)
         assert intervals[counts.argmax()] == int(period_ms) * MS, (intervals, counts)
+
+
+def reference_reports(diagnostics: list) -> list:
+    """The ``(arrival, message)`` pairs of the reference vehicle_sim's simulation reports."""
+    return [(arrival, a) for arrival, a in diagnostics
+            if a.status[0].name == '/reference/vehicle_sim: simulation']
+
+
+def requested(array: DiagnosticArray) -> float:
+    return float(diagnostic(array, 'real-time factor requested'))
 
 
 def assert_on_grid(times_ns: np.ndarray, period_ns: int) -> None:
