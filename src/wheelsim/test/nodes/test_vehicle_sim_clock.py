@@ -102,7 +102,6 @@ import json, sys, rclpy
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.wait_for_message import wait_for_message
 rclpy.init()
 node = Node('sim_timers', parameter_overrides=[Parameter('use_sim_time', value=True)])
 fires = {'50': [], '20': []}
