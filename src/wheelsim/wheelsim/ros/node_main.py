@@ -10,12 +10,12 @@ stops at once whenever the signal comes (during start-up, in a callback, while w
 own signal handling is not installed: with it, a node sometimes missed a SIGINT and blocked in
 ``rcl_wait`` until killed (seen on Jazzy and Kilted, under load).
 
-Should the shutdown itself hang (once, under load in CI, a localization process outlived launch's
-SIGINT and SIGTERM timeouts and was killed with SIGKILL; where it hung is not known), the first
-signal has armed a watchdog (:mod:`faulthandler`; a signal during start-up arms it when the
-node would start spinning): :data:`SHUTDOWN_TIMEOUT_S` later it prints
-every thread's Python stack to standard error, which shows where it hung, and ends the process
-with exit code 1.
+Should the shutdown itself hang (seen twice in CI, in localization under load: the second time
+inside rclpy's ``Node.destroy_node``, in the rcl node's and, for the process's last node, the
+Fast DDS participant's teardown; docs/reliability.md), the first signal has armed a watchdog
+(:mod:`faulthandler`; a signal during start-up arms it when the node would start spinning):
+:data:`SHUTDOWN_TIMEOUT_S` later it prints every thread's Python stack to standard error, which
+shows where it hung, and ends the process with exit code 1.
 
 A crash (a segmentation fault in a library, say) prints every thread's Python stack to standard
 error before the process dies (:func:`faulthandler.enable`), so a rare one can be traced.
