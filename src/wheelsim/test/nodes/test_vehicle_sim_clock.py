@@ -55,6 +55,9 @@ def test_wall_clock_runs_at_the_right_speed_at_any_step_rate(ros_domain_id):
                 command.publish(forward)
             probe.spin_for(0.05)
         probe.spin_for(1.0)  # at least one diagnostics period after the start
+        # Everything published until now (a busy probe lags).
+        assert probe.catch_up([*outputs.values(), diagnostics]), {
+            rate: node.output()[-2000:] for rate, node in zip(rates, nodes, strict=True)}
     finally:
         for node in nodes:
             node.stop()
@@ -64,8 +67,10 @@ def test_wall_clock_runs_at_the_right_speed_at_any_step_rate(ros_domain_id):
         stamps = np.array([stamp_ns(m.header.stamp) for _, m in received])
         x = np.array([m.pose.pose.position.x for _, m in received])
         assert set(np.diff(stamps)) == {20 * MS}, rate  # every 1/pub_rate, exactly
+        # Stamped with the wall clock: every message arrives after its stamp, the quickest within
+        # 50 ms. (When they were sent is not measured: arrival includes the probe's own lag.)
         latency_s = (arrival_ns - stamps) / 1e9
-        assert latency_s.min() > 0.0 and np.median(latency_s) < 0.05, rate  # on the wall clock
+        assert 0.0 < latency_s.min() < 0.05, rate
         # Moving at 1 m/s: exactly 2 cm per 20 ms, i.e. step_rate steps of 1/step_rate s each.
         steps = np.diff(x)[(x[:-1] > 0.1) & (x[1:] < x[-1] - 0.1)]
         assert len(steps) > 20

@@ -41,6 +41,8 @@ def test_two_robots_run_side_by_side_without_collisions(ros_domain_id):
             command.publish(forward)
             probe.spin_for(0.05)
         probe.spin_for(1.0)
+        # Everything published until now (a busy probe lags).
+        assert probe.catch_up([*odom.values(), diagnostics]), [n.output()[-2000:] for n in nodes]
     finally:
         codes = [node.stop() for node in nodes]
         probe.close()
