@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
+import warnings
 
 import pytest
 import yaml
@@ -95,6 +97,57 @@ def standin_shutdown_failure(text, process_exit):
                 for failure in STANDIN_SHUTDOWN_FAILURES))
 
 
+# A wheelsim node whose shutdown hangs is ended by its watchdog 3 s after the signal, with every
+# thread's Python stack and exit 1 (ros/node_main.py). In two full Jazzy test runs of 2026-11-27
+# (localization in the Nav2 bring-up, the controller in the demo) it hung inside rclpy's
+# Node.destroy_node, at its last call: the node handle's destruction, where rmw_fastrtps finishes
+# the rcl node and deletes the Fast DDS participant. That is below wheelsim's code and was not
+# reproduced in about 60 more launches and a replay of the run's order (docs/reliability.md).
+# Only that exit is let through, with a warning: exit 1 with the main thread's innermost frames
+# exactly rclpy's destroy_node called from node_main's _run. A hang anywhere else fails.
+MIDDLEWARE_TEARDOWN_HANG = re.compile(
+    r'Timeout \(0:00:\d\d\)!\n(?:.*\n)*?.*Thread 0x[0-9a-f]+ \(most recent call first\):\n'
+    r'.*/rclpy/node\.py", line \d+ in destroy_node\n'
+    r'.*/wheelsim/ros/node_main\.py", line \d+ in _run\n')
+
+
+def middleware_teardown_hang(text, process_exit):
+    """True if ``process_exit`` is a wheelsim node ended by its watchdog while rclpy destroyed
+    its node (see above)."""
+    return (process_exit['returncode'] == 1 and process_exit['during_shutdown']
+            and MIDDLEWARE_TEARDOWN_HANG.search(output_of(text, [process_exit]) + '\n')
+            is not None)
+
+
+HUNG_IN_DESTROY_NODE = '\n'.join(f'[controller-5] {line}' for line in (
+    'Timeout (0:00:03)!',
+    'Thread 0x00007f242e7236c0 (most recent call first):',
+    '  File "/w/build/jazzy/wheelsim/wheelsim/ros/node_main.py", line 96 in forward',
+    '  File "/usr/lib/python3.11/threading.py", line 982 in run',
+    '',
+    'Thread 0x00007f245de82640 (most recent call first):',
+    '  File "/w/.venv/jazzy/lib/python3.11/site-packages/rclpy/node.py", line 1965 in destroy_node',
+    '  File "/w/build/jazzy/wheelsim/wheelsim/ros/node_main.py", line 178 in _run',
+    '  File "/w/build/jazzy/wheelsim/wheelsim/ros/node_main.py", line 155 in run_node',
+))
+
+
+def test_only_a_hang_in_rclpy_destroy_node_is_let_through():
+    """The watchdog output of the 2026-11-27 demo run (paths shortened) is recognised; a hang in
+    wheelsim's own code, another process's output, a crash and a clean exit are not."""
+    hung = {'name': 'controller-5', 'returncode': 1, 'during_shutdown': True}
+    assert middleware_teardown_hang(HUNG_IN_DESTROY_NODE, hung)
+    in_own_code = HUNG_IN_DESTROY_NODE.replace(
+        'rclpy/node.py", line 1965 in destroy_node',
+        'wheelsim/ros/node_main.py", line 120 in spin_until_stopped')
+    assert not middleware_teardown_hang(in_own_code, hung)
+    assert not middleware_teardown_hang(HUNG_IN_DESTROY_NODE, {**hung, 'name': 'planner-4'})
+    crash = HUNG_IN_DESTROY_NODE.replace('Timeout (0:00:03)!', 'Fatal Python error: Aborted')
+    assert not middleware_teardown_hang(crash, hung)
+    assert not middleware_teardown_hang(HUNG_IN_DESTROY_NODE, {**hung, 'returncode': 0})
+    assert not middleware_teardown_hang(HUNG_IN_DESTROY_NODE, {**hung, 'during_shutdown': False})
+
+
 def assert_ran_and_shut_down_cleanly(summary, text, expected_processes):
     where = f'\n{text[-4000:]}'
     assert summary['launch_returncode'] == 0, where
@@ -103,8 +156,13 @@ def assert_ran_and_shut_down_cleanly(summary, text, expected_processes):
     assert names == sorted(expected_processes), where
     early = [e for e in summary['process_exits'] if not e['during_shutdown']]
     assert not early, f'processes ended before the shutdown: {early}{where}'
-    bad = [e for e in summary['process_exits']
-           if e['returncode'] != 0 and not standin_shutdown_failure(text, e)]
+    hung = [e for e in summary['process_exits'] if middleware_teardown_hang(text, e)]
+    for process_exit in hung:
+        warnings.warn(f"{process_exit['name']}: the shutdown hung in rclpy's Node.destroy_node "
+                      '(rmw / Fast DDS teardown) and the watchdog ended it with exit 1',
+                      stacklevel=2)
+    bad = [e for e in summary['process_exits'] if e['returncode'] != 0
+           and not standin_shutdown_failure(text, e) and e not in hung]
     assert not bad, f'unclean exits at shutdown: {bad}\n{output_of(text, bad)}{where}'
     assert len(summary['process_exits']) == len(summary['processes_started']), where
     assert not summary['left_running_after_launch_ended'], where

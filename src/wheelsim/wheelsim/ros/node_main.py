@@ -10,10 +10,10 @@ stops at once whenever the signal comes (during start-up, in a callback, while w
 own signal handling is not installed: with it, a node sometimes missed a SIGINT and blocked in
 ``rcl_wait`` until killed (seen on Jazzy and Kilted, under load).
 
-Should the shutdown itself hang (seen twice in CI, in localization under load: the second time
-inside rclpy's ``Node.destroy_node``, in the rcl node's and, for the process's last node, the
-Fast DDS participant's teardown; docs/reliability.md), the first signal has armed a watchdog
-(:mod:`faulthandler`; a signal during start-up arms it when the node would start spinning):
+Should the shutdown itself hang (seen three times in CI as a launch stopped; the two times since
+this watchdog inside rclpy's ``Node.destroy_node``, in the rcl node's and, for the process's last
+node, the Fast DDS participant's teardown; docs/reliability.md), the first signal has armed a
+watchdog (:mod:`faulthandler`; a signal during start-up arms it when the node would start spinning):
 :data:`SHUTDOWN_TIMEOUT_S` later it prints every thread's Python stack to standard error, which
 shows where it hung, and ends the process with exit code 1.
 
