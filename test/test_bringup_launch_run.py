@@ -102,7 +102,8 @@ def standin_shutdown_failure(text, process_exit):
 # (localization in the Nav2 bring-up, the controller in the demo) it hung inside rclpy's
 # Node.destroy_node, at its last call: the node handle's destruction, where rmw_fastrtps finishes
 # the rcl node and deletes the Fast DDS participant. That is below wheelsim's code and was not
-# reproduced in about 60 more launches and a replay of the run's order (docs/reliability.md).
+# reproduced in about 40 more launches, a replay of the run's order among them
+# (docs/reliability.md).
 # Only that exit is let through, with a warning: exit 1 with the main thread's innermost frames
 # exactly rclpy's destroy_node called from node_main's _run. A hang anywhere else fails.
 MIDDLEWARE_TEARDOWN_HANG = re.compile(
