@@ -195,8 +195,7 @@ def test_figure_eight_then_goal(ros_domain_id, model, localization):
         assert f'planning for a {model} vehicle' in stack.output('planner')
         # The recording holds the ground truth until the plan's end (a busy probe lags).
         plan_end_ns = stamp_ns(stack.plans[0].poses[-1].header.stamp)
-        assert stack.probe.spin_until(
-            lambda: stamp_ns(stack.truth[-1].header.stamp) >= plan_end_ns, 30), (
+        assert stack.probe.catch_up([stack.truth], 30, plan_end_ns), (
             stack.truth[-1].header.stamp, plan_end_ns)
         cross = stack.true_cross_track(stack.plans[0])
         rms = float(np.sqrt(np.mean(cross**2)))

@@ -174,21 +174,23 @@ class Probe:
         """Spin for ``duration_s`` of wall time."""
         self.spin_until(lambda: False, duration_s)
 
-    def catch_up(self, recordings: Sequence[list], timeout_s: float = 10.0) -> bool:
+    def catch_up(self, recordings: Sequence[list], timeout_s: float = 10.0,
+                 until_ns: int | None = None) -> bool:
         """Spin until each recording (of :meth:`record` or :meth:`record_arrivals`, of messages
-        with a header) ends with a message stamped at or after this probe's clock now (False
-        after ``timeout_s``). A busy probe takes a fast topic's messages seconds late: call this
-        before reading a recording's last message as the state of now, or before stopping the
-        nodes when the test needs everything they published until then."""
-        now_ns = self.node.get_clock().now().nanoseconds
+        with a header) ends with a message stamped at or after ``until_ns`` (default: this
+        probe's clock now); False after ``timeout_s``. A busy probe takes a fast topic's
+        messages seconds late: call this before reading a recording's last message as the state
+        of now, or before using everything the nodes published until a time."""
+        target_ns = self.node.get_clock().now().nanoseconds if until_ns is None else until_ns
 
         def stamp(entry: Any) -> int:
             message = entry[1] if isinstance(entry, tuple) else entry
             return stamp_ns(message.header.stamp)
 
-        return self.spin_until(
-            lambda: all(recording and stamp(recording[-1]) >= now_ns for recording in recordings),
-            timeout_s)
+        def caught_up() -> bool:
+            return all(recording and stamp(recording[-1]) >= target_ns for recording in recordings)
+
+        return self.spin_until(caught_up, timeout_s)
 
     def call(self, srv_type: type, name: str, request: Any, timeout_s: float = 10.0) -> Any:
         """Call a service and return its response; raises TimeoutError."""
