@@ -129,7 +129,7 @@ def test_closes_the_loop_to_the_goal_and_stops(probe, model, algorithm):
         count = len(plant.commands)
         probe.spin_for(1.0)
         assert len(plant.commands) == count  # nothing after the stop
-        assert node.stop() == 0, node.output()
+        assert node.stop_cleanly(), node.output()
 
 
 def test_unstamped_commands_and_refused_input(probe):
@@ -183,7 +183,7 @@ def test_unstamped_commands_and_refused_input(probe):
         assert probe.spin_until(lambda: plant.twist.tolist() == [0.0, 0.0, 0.0], 5), plant.twist
         output = node.output()
         assert 'plan ignored: its frame is "odom"' in output
-        assert node.stop() == 0, node.output()
+        assert node.stop_cleanly(), node.output()
 
 
 def test_a_plan_from_another_clock_starts_on_arrival_and_stale_poses_stop(probe):
@@ -263,4 +263,4 @@ def test_takes_the_vehicle_from_vehicle_description_and_warns_once_of_contradict
         assert output.count('differs from the vehicle') == 1
         assert ('feedforward for a differential vehicle at 20 Hz (lead_time 0.25 s, speed -2 to '
                 '2 m/s)') in output
-        assert node.stop() == 0, node.output()
+        assert node.stop_cleanly(), node.output()

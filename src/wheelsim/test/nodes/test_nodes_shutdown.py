@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -18,7 +19,12 @@ import time
 import pytest
 
 from wheelsim.ros.node_main import SHUTDOWN_TIMEOUT_S
-from wheelsim.testing.processes import NodeProcess, ending_with_this_process
+from wheelsim.testing.processes import (
+    NodeProcess,
+    ending_with_this_process,
+    middleware_teardown_hang,
+    stopped_cleanly,
+)
 
 NODES = ('vehicle_sim', 'localization', 'planner', 'controller')
 EXIT_WITHIN_S = 1.0
@@ -110,6 +116,14 @@ def test_a_shutdown_that_hangs_ends_with_a_traceback_and_exit_1(ros_domain_id):
     assert code == 1, output
     assert SHUTDOWN_TIMEOUT_S <= seconds < SHUTDOWN_TIMEOUT_S + 5.0, (seconds, output)
     assert 'Timeout (0:00:03)!' in output and 'in destroy_node' in output, output
+    # A hang in a node's own destroy_node is not the middleware's: tests do not let it through.
+    assert not middleware_teardown_hang(code, output), output
+    assert not stopped_cleanly('hanging', code, output)
+    in_rclpy = re.sub(r'"<string>", line \d+ in destroy_node',
+                      '"/venv/site-packages/rclpy/node.py", line 1965 in destroy_node', output)
+    assert in_rclpy != output, output  # the frame as this test expects it
+    with pytest.warns(UserWarning, match="hanging: the shutdown hung in rclpy's Node.destroy_n"):
+        assert stopped_cleanly('hanging', code, in_rclpy)
 
 
 # A node that crashes in a timer callback (a stand-in for a segmentation fault in a library).

@@ -76,7 +76,7 @@ def test_waypoint_plan_is_latched_timed_and_passes_every_waypoint(probe):
         assert response.results[0].successful, response.results[0].reason
         assert probe.spin_until(lambda: len(plans) >= 2, 10), node.output()
         assert xy(plans[-1])[-1] == pytest.approx([2.0, 0.0])
-        assert node.stop() == 0, node.output()
+        assert node.stop_cleanly(), node.output()
 
 
 def test_goals_are_planned_from_the_pose_and_bad_ones_refused(probe):
@@ -109,7 +109,7 @@ def test_goals_are_planned_from_the_pose_and_bad_ones_refused(probe):
         assert 'goal_pose ignored: not finite (nan, 5.0, 0.0)' in output
         assert 'pose ignored: not finite' in output
         assert 'no pose received yet' in output
-        assert node.stop() == 0, node.output()
+        assert node.stop_cleanly(), node.output()
 
 
 def test_a_goal_behind_a_car_gets_a_plan_that_backs_up_facing_forwards(probe):
@@ -133,7 +133,7 @@ def test_a_goal_behind_a_car_gets_a_plan_that_backs_up_facing_forwards(probe):
         np.testing.assert_allclose(np.cos(headings), 1.0)  # all facing +x
         np.testing.assert_allclose(np.sin(headings), 0.0, atol=1e-9)
         assert probe.spin_until(lambda: 'Reeds-Shepp path (3.00 m' in node.output(), 5)
-        assert node.stop() == 0, node.output()
+        assert node.stop_cleanly(), node.output()
 
 
 def test_start_at_current_pose_waits_for_a_pose(probe):
@@ -200,4 +200,4 @@ def test_goal_in_a_frame_joined_by_a_static_transform_is_moved_into_the_map_fram
         assert len(plans) == 1
         assert 'goal_pose ignored: its frame is "odom", planner works in "robot2/map"' in (
             node.output())
-        assert node.stop() == 0, node.output()
+        assert node.stop_cleanly(), node.output()

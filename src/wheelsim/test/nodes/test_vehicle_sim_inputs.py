@@ -91,7 +91,7 @@ def sim():
         probe = Probe()
         sim = Sim(probe)
         yield sim
-        assert sim.process.stop() == 0  # SIGINT: a clean exit
+        assert sim.process.stop_cleanly(), sim.process.output()  # SIGINT: a clean exit
         sim.stamped_probe.close()
         probe.close()
 

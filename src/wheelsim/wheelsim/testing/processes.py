@@ -11,6 +11,8 @@
 - :class:`ClockedVehicleSim`: a ``use_sim_time`` vehicle_sim whose ``/clock`` the probe
   publishes, so that simulated time moves only when the caller says: a command sent while the
   clock stands still enters at a known simulated time, and every output can be checked exactly.
+- :func:`stopped_cleanly`: whether a node process's exit counts as clean in a test (exit 0, or
+  the one known hang in the middleware's teardown, with a warning).
 
 The environment must keep DDS on loopback and name a reserved ``ROS_DOMAIN_ID``
 (:func:`wheelsim.ros.dds_domain.loopback_domain`, or the ``ros_domain_id`` fixture of
@@ -20,12 +22,14 @@ The environment must keep DDS on loopback and name a reserved ``ROS_DOMAIN_ID``
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -67,6 +71,39 @@ except OSError as err:
 """
 
 
+# A wheelsim node whose shutdown hangs is ended by its watchdog 3 s after the signal, with every
+# thread's Python stack and exit 1 (wheelsim.ros.node_main). In full Jazzy test runs of
+# 2026-11-27 it hung inside rclpy's Node.destroy_node, at its last call: the node handle's
+# destruction, where rmw_fastrtps finishes the rcl node and deletes the Fast DDS participant
+# (localization in the Nav2 bring-up launch, the controller in the demo launch). That is below
+# wheelsim's code and was not reproduced (docs/reliability.md). Only that exit is let through:
+# exit 1 with the watchdog's dump whose main thread's innermost frames are exactly rclpy's
+# destroy_node called from node_main's _run. A hang anywhere else fails. The frames may carry a
+# prefix (ros2 launch prints ``[name-N] `` before each line of a process).
+MIDDLEWARE_TEARDOWN_HANG = re.compile(
+    r'Timeout \(0:00:\d\d\)!\n(?:.*\n)*?.*Thread 0x[0-9a-f]+ \(most recent call first\):\n'
+    r'.*/rclpy/node\.py", line \d+ in destroy_node\n'
+    r'.*/wheelsim/ros/node_main\.py", line \d+ in _run\n')
+
+
+def middleware_teardown_hang(returncode: int, output: str) -> bool:
+    """True if a wheelsim node process that exited with ``returncode`` after printing ``output``
+    was ended by its watchdog while rclpy destroyed its node (see above)."""
+    return returncode == 1 and MIDDLEWARE_TEARDOWN_HANG.search(output + '\n') is not None
+
+
+def stopped_cleanly(name: str, returncode: int, output: str) -> bool:
+    """True if a node process ``name`` stopped by a signal exited cleanly: with 0, or (with a
+    warning) by the known middleware teardown hang, :func:`middleware_teardown_hang`."""
+    if returncode == 0:
+        return True
+    if middleware_teardown_hang(returncode, output):
+        warnings.warn(f"{name}: the shutdown hung in rclpy's Node.destroy_node (rmw / Fast DDS "
+                      'teardown) and the watchdog ended it with exit 1', stacklevel=2)
+        return True
+    return False
+
+
 def ending_with_this_process(command: Sequence[str]) -> list[str]:
     """``command`` run so that it gets SIGTERM when the thread calling ``subprocess.Popen`` ends
     (the whole process, when that is its main thread, even killed outright; Linux only)."""
@@ -83,6 +120,7 @@ class NodeProcess:
         namespace: str | None = None,
         ros_args: Sequence[str] = (),
     ) -> None:
+        self.module = module
         self._dir = Path(tempfile.mkdtemp(prefix='wheelsim-node-'))
         command = [sys.executable, '-m', module, '--ros-args']
         if params:
@@ -123,6 +161,10 @@ class NodeProcess:
             self._log.close()
             shutil.rmtree(self._dir, ignore_errors=True)
         return self.process.returncode
+
+    def stop_cleanly(self, timeout_s: float = 10.0) -> bool:
+        """:meth:`stop`; True if the exit was clean (:func:`stopped_cleanly`)."""
+        return stopped_cleanly(self.module, self.stop(timeout_s), self.output())
 
     def __enter__(self) -> NodeProcess:
         return self
