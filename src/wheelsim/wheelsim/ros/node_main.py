@@ -35,6 +35,7 @@ through ``main()``.
 from __future__ import annotations
 
 import faulthandler
+import gc
 import os
 import signal
 import sys
@@ -167,7 +168,15 @@ def _run(factory: Callable[[], Node], program: str, args: Sequence[str] | None) 
     try:
         node = factory()
     except (ParameterError, ParameterException) as err:
-        code = _error(program, str(err))  # first: the message must not depend on the shutdown
+        refused = str(err)
+    else:
+        refused = None
+    if refused is not None:
+        code = _error(program, refused)  # first: the message must not depend on the shutdown
+        # The node was built up to the refused parameter, its rcl node and DDS participant
+        # included; unreachable now, but in reference cycles, which only a collection frees.
+        # Without it end_process would leave the participant's shared memory in /dev/shm.
+        gc.collect()
         rclpy.try_shutdown()
         return code
     try:
