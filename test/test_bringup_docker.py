@@ -146,3 +146,4 @@ def test_image_takes_numba_from_pip_and_ships_a_warm_kernel_cache():
     assert 'python3-numba' not in apt_packages()
     assert 'numba' in re.search(r'pip3 install ([^&]+)', dockerfile_text()).group(1).split()
     assert 'python3 -m wheelsim.core.warm_up' in dockerfile_text()
+    assert 'python3 -m wheelsim.report.warm_up' in dockerfile_text()
