@@ -54,7 +54,7 @@ from wheelsim.core.vehicle.model import Vehicle
 from wheelsim.ros.conversions import stamp_ns
 from wheelsim.ros.dds_domain import loopback_domain
 from wheelsim.ros.vehicle_outputs import VehicleOutputs
-from wheelsim.testing.processes import ClockedVehicleSim, NodeProcess, Probe
+from wheelsim.testing.processes import ClockedVehicleSim, NodeProcess, Probe, diagnostic_values
 
 NODE = 'wheelsim.nodes.vehicle_sim'
 OUTPUTS = (('ground_truth', Odometry), ('twist_actual', TwistStamped),
@@ -191,8 +191,8 @@ def fastest_run(probe: Probe, seconds: float) -> float:
         probe.spin_for(seconds)
     finally:
         node.stop()
-    factors = [float(kv.value) for a in diagnostics if a.status[0].name == ours
-               for kv in a.status[0].values if kv.key == 'real-time factor achieved']
+    factors = [float(diagnostic_values(a)['real-time factor achieved']) for a in diagnostics
+               if a.status[0].name == ours and 'real-time factor achieved' in diagnostic_values(a)]
     return statistics.median(factors[1:])
 
 

@@ -24,17 +24,18 @@ from rosgraph_msgs.msg import Clock
 
 from wheelsim.core.vehicle_sim.timeline import PACER_MAX_LAG_S
 from wheelsim.ros.conversions import stamp_ns
-from wheelsim.testing.processes import NodeProcess, Probe, ending_with_this_process
+from wheelsim.testing.processes import (
+    NodeProcess,
+    Probe,
+    diagnostic_values,
+    ending_with_this_process,
+)
 
 MS = 1_000_000
 NODE = 'wheelsim.nodes.vehicle_sim'
 # No dynamics: the body follows the command from the next step on.
 INSTANT = {f'model_params.differential.drive_actuators.{name}': 0.0
            for name in ('dead_time', 'time_constant', 'max_acceleration')}
-
-
-def diagnostic(array: DiagnosticArray, key: str) -> str:
-    return next(kv.value for kv in array.status[0].values if kv.key == key)
 
 
 def test_wall_clock_runs_at_the_right_speed_at_any_step_rate(ros_domain_id):
@@ -77,7 +78,8 @@ def test_wall_clock_runs_at_the_right_speed_at_any_step_rate(ros_domain_id):
         np.testing.assert_allclose(steps, 0.02, atol=1e-9)
         reports = [a for a in diagnostics if a.status[0].name == f'/s{int(rate)}/vehicle_sim: '
                    'simulation']
-        assert float(diagnostic(reports[-1], 'steps per second')) == pytest.approx(rate, rel=0.1)
+        steps_per_s = float(diagnostic_values(reports[-1])['steps per second'])
+        assert steps_per_s == pytest.approx(rate, rel=0.1)
 
 
 def test_rates_the_machine_cannot_sustain_are_reported(ros_domain_id):
@@ -169,8 +171,9 @@ def test_reference_clock_at_10x_drives_a_follower_and_sim_time_timers(ros_domain
     # for catching up a lag of at most the pacer's 0.1 s of wall time (a stall on a loaded
     # machine; a CI run saw 11.03x over one period and 10.0x over the next); slower only when
     # the machine is saturated (2 shared cores).
-    sim_s = np.array([float(diagnostic(a, 'simulated time [s]')) for _, a in reports])
-    achieved = np.array([float(diagnostic(a, 'real-time factor achieved')) for _, a in reports])
+    sim_s = np.array([float(diagnostic_values(a)['simulated time [s]']) for _, a in reports])
+    achieved = np.array([float(diagnostic_values(a)['real-time factor achieved'])
+                         for _, a in reports])
     sim_step_s, achieved = np.diff(sim_s), achieved[1:]
     wall_step_s = sim_step_s / achieved
     assert len(achieved) >= 1, achieved
@@ -198,7 +201,7 @@ def reference_reports(diagnostics: list) -> list:
 
 
 def requested(array: DiagnosticArray) -> float:
-    return float(diagnostic(array, 'real-time factor requested'))
+    return float(diagnostic_values(array)['real-time factor requested'])
 
 
 def assert_on_grid(times_ns: np.ndarray, period_ns: int) -> None:

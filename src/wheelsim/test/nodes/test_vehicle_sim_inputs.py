@@ -20,7 +20,7 @@ from urdf_parser_py.urdf import URDF
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import quaternion_from_yaw, stamp_ns, time_msg, yaw_from_quaternion
 from wheelsim.ros.dds_domain import loopback_domain
-from wheelsim.testing.processes import NodeProcess, Probe
+from wheelsim.testing.processes import NodeProcess, Probe, diagnostic_values
 
 NODE = 'wheelsim.nodes.vehicle_sim'
 DRIVE = 'model_params.differential.drive_actuators'
@@ -82,7 +82,7 @@ class Sim:
     def diagnostic(self, key: str) -> str:
         """``key``'s value in the first report stamped at or after the probe's clock now."""
         assert self.probe.catch_up([self.diagnostics])
-        return next(kv.value for kv in self.diagnostics[-1].status[0].values if kv.key == key)
+        return diagnostic_values(self.diagnostics[-1])[key]
 
 
 @pytest.fixture(scope='module')

@@ -31,7 +31,7 @@ from wheelsim.ros import qos
 from wheelsim.ros.conversions import pose2d, stamp_ns
 from wheelsim.ros.map_messages import occupancy_grid
 from wheelsim.testing.maps import walled_room, write_map
-from wheelsim.testing.processes import ClockedVehicleSim, NodeProcess, Probe
+from wheelsim.testing.processes import ClockedVehicleSim, NodeProcess, Probe, diagnostic_values
 
 MS = 1_000_000
 NODE = 'wheelsim.nodes.vehicle_sim'
@@ -265,8 +265,7 @@ def test_collision_at_ten_cells_per_step_stops_before_the_wall_and_is_reported(r
             assert probe.spin_until(lambda: collisions, 5.0), sim.process.output()
 
             def reported():
-                return any(kv.key == 'collisions' and kv.value == '1'
-                           for a in diagnostics for kv in a.status[0].values)
+                return any(diagnostic_values(a).get('collisions') == '1' for a in diagnostics)
 
             assert probe.spin_until(reported, 5.0)
             front = ground_truth[-1].pose.pose.position.x + 0.3
@@ -280,9 +279,9 @@ def test_collision_at_ten_cells_per_step_stops_before_the_wall_and_is_reported(r
             # 0.5 m per step from x = 0: the front (0.3) reaches the wall in the 4th step
             assert stamp_ns(hit.header.stamp) == start + 4 * 50 * MS
             assert 'collision at t=1.200 s' in sim.process.output()
-            status = next(a.status[0] for a in reversed(diagnostics) if any(
-                kv.key == 'collisions' and kv.value == '1' for kv in a.status[0].values))
-            assert 'x=2.025 m' in {kv.key: kv.value for kv in status.values}['last collision at']
+            values = next(diagnostic_values(a) for a in reversed(diagnostics)
+                          if diagnostic_values(a).get('collisions') == '1')
+            assert 'x=2.025 m' in values['last collision at']
             assert sim.set_parameter('world.collisions', False).successful
             sim.advance(sim.now_ns + 500 * MS)
             assert ground_truth[-1].pose.pose.position.x > 2.5  # through the wall

@@ -13,6 +13,7 @@
   clock stands still enters at a known simulated time, and every output can be checked exactly.
 - :func:`stopped_cleanly`: whether a node process's exit counts as clean in a test (exit 0, or
   the one known hang in the middleware's teardown, with a warning).
+- :func:`diagnostic_values`: the key-value pairs of a node's ``/diagnostics`` report.
 
 The environment must keep DDS on loopback and name a reserved ``ROS_DOMAIN_ID``
 (:func:`wheelsim.ros.dds_domain.loopback_domain`, or the ``ros_domain_id`` fixture of
@@ -37,6 +38,7 @@ from typing import Any
 import numpy as np
 import rclpy
 import yaml
+from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Twist, TwistStamped
 from rcl_interfaces.msg import SetParametersResult
 from rcl_interfaces.srv import SetParameters
@@ -102,6 +104,12 @@ def stopped_cleanly(name: str, returncode: int, output: str) -> bool:
                       'teardown) and the watchdog ended it with exit 1', stacklevel=2)
         return True
     return False
+
+
+def diagnostic_values(report: DiagnosticArray) -> dict[str, str]:
+    """The ``key: value`` pairs of the first status of a ``/diagnostics`` message (a wheelsim
+    node reports one status per message)."""
+    return {pair.key: pair.value for pair in report.status[0].values}
 
 
 def ending_with_this_process(command: Sequence[str]) -> list[str]:
