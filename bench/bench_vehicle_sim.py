@@ -191,8 +191,9 @@ def fastest_run(probe: Probe, seconds: float) -> float:
         probe.spin_for(seconds)
     finally:
         node.stop()
-    factors = [float(diagnostic_values(a)['real-time factor achieved']) for a in diagnostics
-               if a.status[0].name == ours and 'real-time factor achieved' in diagnostic_values(a)]
+    reports = [diagnostic_values(a) for a in diagnostics if a.status[0].name == ours]
+    factors = [float(r['real-time factor achieved']) for r in reports
+               if 'real-time factor achieved' in r]
     return statistics.median(factors[1:])
 
 

@@ -134,6 +134,15 @@ def test_only_a_hang_in_rclpy_destroy_node_is_let_through():
     assert not shut_down_cleanly(crash, hung)
     assert not shut_down_cleanly(HUNG_IN_DESTROY_NODE, {**hung, 'returncode': 2})
     assert shut_down_cleanly(HUNG_IN_DESTROY_NODE, {**hung, 'returncode': 0})
+    # vehicle_sim's own destroy_node (it stops its threads) calls rclpy's: one frame more.
+    rclpy_frame = ('  File "/w/.venv/jazzy/lib/python3.11/site-packages/rclpy/node.py", '
+                   'line 1965 in destroy_node')
+    through_vehicle_sim = HUNG_IN_DESTROY_NODE.replace('controller-5', 'vehicle_sim-1').replace(
+        rclpy_frame, rclpy_frame + '\n[vehicle_sim-1]   File '
+        '"/w/build/jazzy/wheelsim/wheelsim/nodes/vehicle_sim.py", line 391 in destroy_node')
+    assert through_vehicle_sim != HUNG_IN_DESTROY_NODE.replace('controller-5', 'vehicle_sim-1')
+    with pytest.warns(UserWarning, match='vehicle_sim-1: the shutdown hung'):
+        assert shut_down_cleanly(through_vehicle_sim, {**hung, 'name': 'vehicle_sim-1'})
 
 
 def assert_ran_and_shut_down_cleanly(summary, text, expected_processes):

@@ -118,8 +118,8 @@ def test_every_ground_truth_gives_odom_pose_and_the_full_tf_chain(probe, outputs
             ground_truth.publish(odometry(int(stamp), 'map', 'base_link', pose, twist))
             probe.spin_until(lambda stamp=int(stamp): answered(stamp), 5.0)
     finally:
-        code = node.stop()
-    assert code == 0, node.output()
+        clean = node.stop_cleanly()
+    assert clean, node.output()
     odom, pose, tf = (
         by_stamp(outputs.received['odom']),
         by_stamp(outputs.received['pose']),
@@ -191,9 +191,9 @@ def test_initialpose_resets_the_ekf_estimate(probe, outputs):
         probe.spin_until(lambda: False, 0.5)
         publish_truth(1_020_000_000)
     finally:
-        code = node.stop()
+        clean = node.stop_cleanly()
     output = node.output()
-    assert code == 0, output
+    assert clean, output
     after = by_stamp(outputs.received['pose'])[1_020_000_000].pose
     np.testing.assert_allclose(pose2d(after.pose), [-4.0, 6.0, -2.0], atol=1e-9)
     np.testing.assert_allclose(planar_covariance(after.covariance), covariance, atol=1e-12)

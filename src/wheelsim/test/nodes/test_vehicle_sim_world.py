@@ -279,8 +279,8 @@ def test_collision_at_ten_cells_per_step_stops_before_the_wall_and_is_reported(r
             # 0.5 m per step from x = 0: the front (0.3) reaches the wall in the 4th step
             assert stamp_ns(hit.header.stamp) == start + 4 * 50 * MS
             assert 'collision at t=1.200 s' in sim.process.output()
-            values = next(diagnostic_values(a) for a in reversed(diagnostics)
-                          if diagnostic_values(a).get('collisions') == '1')
+            values = next(v for v in map(diagnostic_values, reversed(diagnostics))
+                          if v.get('collisions') == '1')
             assert 'x=2.025 m' in values['last collision at']
             assert sim.set_parameter('world.collisions', False).successful
             sim.advance(sim.now_ns + 500 * MS)

@@ -11,36 +11,35 @@ Python, with the same results and one warning, about 1.7 times slower on the def
 and much slower for large vehicle batches.
 
 Stale machine code: numba's cache keys a compiled function by its own file only (its time and
-size), not by the jitable helpers it inlines from other files. Editing such a helper, or a
-``git pull`` that changes only helpers, would leave the cached machine code of its callers in
-use, silently computing with the old helper. So a compiled function's ``__pycache__`` (where
-numba keeps its cache) also holds the SHA-256 of every module of ``wheelsim.core`` and
-``wheelsim.report`` (:func:`kernel_sources_digest`) it was built with; at decoration, cached
-machine code built from other sources is deleted and numba compiles again
-(:func:`forget_stale_machine_code`). With ``NUMBA_CACHE_DIR`` set, or a ``__pycache__`` this
-process cannot write (where numba keeps its cache elsewhere), the cache is the user's to clear.
+size), not by what it takes from other files at compile time (the jitable helpers it inlines,
+module constants). Editing such a helper, or a ``git pull`` that changes only helpers, would
+leave the cached machine code of its callers in use, silently computing with the old helper.
+So numba keeps wheelsim's cache in a folder named after a digest of every module of
+``wheelsim.core`` and ``wheelsim.report`` (:func:`kernel_cache_dir`): other sources, another
+folder, compiled afresh. The folder is in the package's ``__pycache__`` (the folders of earlier
+sources there are deleted when a new one is made, about 3.4 MB each), or in numba's cache
+folder if one is set (``NUMBA_CACHE_DIR``; nothing is deleted there); numba's own choice if
+neither is set and the package cannot be written to. The folder is given to numba as
+``numba.config.CACHE_DIR`` when this module is imported, so the cache of every numba function
+in the process goes there.
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import inspect
 import os
+import shutil
 import warnings
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-#: The packages of wheelsim whose modules hold compiled functions and the helpers they inline.
+#: The packages of wheelsim whose modules hold compiled functions and what those take from
+#: other modules at compile time.
 KERNEL_SOURCE_PACKAGES = ('core', 'report')
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
-#: The file beside a compiled function's cached machine code naming the sources it was built with.
-SOURCES_STAMP = 'wheelsim-kernel-sources.sha256'
+CACHE_FOLDER_PREFIX = 'wheelsim-kernels-'
 
 
-@functools.cache
-def kernel_sources_digest(package_dir: Path = PACKAGE_DIR) -> str:
+def kernel_sources_digest(package_dir: Path) -> str:
     """SHA-256 (hex) of the relative path and bytes of every module of the packages
     :data:`KERNEL_SOURCE_PACKAGES` under ``package_dir``, in path order."""
     digest = hashlib.sha256()
@@ -51,33 +50,24 @@ def kernel_sources_digest(package_dir: Path = PACKAGE_DIR) -> str:
     return digest.hexdigest()
 
 
-_checked_cache_dirs: set[str] = set()
-
-
-def forget_stale_machine_code(function: Callable[..., Any]) -> None:
-    """Delete the machine code numba cached beside ``function``'s module (its ``__pycache__``)
-    if it was built from other sources than today's (see the module doc), and note today's
-    there. Once per folder and process; nothing when numba caches elsewhere."""
-    if os.environ.get('NUMBA_CACHE_DIR'):
-        return
-    cache_dir = Path(os.path.dirname(inspect.getfile(function))) / '__pycache__'
-    if str(cache_dir) in _checked_cache_dirs:
-        return
-    _checked_cache_dirs.add(str(cache_dir))
-    stamp = cache_dir / SOURCES_STAMP
-    digest = kernel_sources_digest()
-    try:
-        if stamp.read_text() == digest:
-            return
-    except OSError:  # none yet
-        pass
-    try:
-        cache_dir.mkdir(exist_ok=True)
-        for cached in cache_dir.glob('*.nb[ic]'):  # numba's index and data files
-            cached.unlink(missing_ok=True)
-        stamp.write_text(digest)
-    except OSError:  # not writable: numba caches in its user-wide folder instead
-        pass
+def kernel_cache_dir(package_dir: Path, numba_cache_dir: str) -> Path | None:
+    """The folder for numba's cache of functions compiled from the current sources (see the
+    module doc): ``<root>/wheelsim-kernels-<16 hex digits of their digest>``, the root being
+    ``numba_cache_dir`` if set, else ``package_dir/__pycache__`` (whose folders of earlier
+    sources are deleted when this one is new); None if neither can be used."""
+    if numba_cache_dir:
+        root = Path(numba_cache_dir)
+    elif os.access(package_dir, os.W_OK):
+        root = package_dir / '__pycache__'
+    else:
+        return None
+    folder = root / f'{CACHE_FOLDER_PREFIX}{kernel_sources_digest(package_dir)[:16]}'
+    if not numba_cache_dir and not folder.exists():
+        for earlier in root.glob(f'{CACHE_FOLDER_PREFIX}*'):
+            if earlier != folder:  # another process may have made this one meanwhile
+                # (a process still running earlier sources makes its folder again if it saves)
+                shutil.rmtree(earlier, ignore_errors=True)
+    return folder
 
 
 try:
@@ -94,17 +84,13 @@ except ImportError:  # the kernels run as plain Python
     compiled = compiled_parallel = jitable = _plain
     prange = range
 else:
-    def _caching(compile_: Callable[[Callable[..., Any]], Any]) -> Callable[..., Any]:
-        """``compile_`` of a function once its stale cached machine code is gone."""
+    import numba
 
-        def decorate(function: Callable[..., Any]) -> Any:
-            forget_stale_machine_code(function)
-            return compile_(function)
-
-        return decorate
-
-    compiled = _caching(njit(cache=True, error_model='numpy'))
-    compiled_parallel = _caching(njit(cache=True, error_model='numpy', parallel=True))
+    _cache_dir = kernel_cache_dir(PACKAGE_DIR, numba.config.CACHE_DIR)
+    if _cache_dir is not None:
+        numba.config.CACHE_DIR = str(_cache_dir)
+    compiled = njit(cache=True, error_model='numpy')
+    compiled_parallel = njit(cache=True, error_model='numpy', parallel=True)
     jitable = register_jitable
 
 
@@ -114,5 +100,5 @@ def plain_function(function):
     return getattr(function, 'py_func', function)
 
 
-__all__ = ['compiled', 'compiled_parallel', 'forget_stale_machine_code', 'jitable',
+__all__ = ['compiled', 'compiled_parallel', 'jitable', 'kernel_cache_dir',
            'kernel_sources_digest', 'plain_function', 'prange']

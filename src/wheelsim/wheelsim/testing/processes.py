@@ -80,11 +80,13 @@ except OSError as err:
 # (localization in the Nav2 bring-up launch, the controller in the demo launch). That is below
 # wheelsim's code and was not reproduced (docs/reliability.md). Only that exit is let through:
 # exit 1 with the watchdog's dump whose main thread's innermost frames are exactly rclpy's
-# destroy_node called from node_main's _run. A hang anywhere else fails. The frames may carry a
-# prefix (ros2 launch prints ``[name-N] `` before each line of a process).
+# destroy_node called from node_main's _run, or from the node class's own destroy_node (as
+# vehicle_sim's, which stops its threads first) called from there. A hang anywhere else fails.
+# The frames may carry a prefix (ros2 launch prints ``[name-N] `` before each line of a process).
 MIDDLEWARE_TEARDOWN_HANG = re.compile(
     r'Timeout \(0:00:\d\d\)!\n(?:.*\n)*?.*Thread 0x[0-9a-f]+ \(most recent call first\):\n'
     r'.*/rclpy/node\.py", line \d+ in destroy_node\n'
+    r'(?:.*/wheelsim/nodes/\w+\.py", line \d+ in destroy_node\n)?'
     r'.*/wheelsim/ros/node_main\.py", line \d+ in _run\n')
 
 
@@ -101,7 +103,7 @@ def stopped_cleanly(name: str, returncode: int, output: str) -> bool:
         return True
     if middleware_teardown_hang(returncode, output):
         warnings.warn(f"{name}: the shutdown hung in rclpy's Node.destroy_node (rmw / Fast DDS "
-                      'teardown) and the watchdog ended it with exit 1', stacklevel=2)
+                      'teardown) and the watchdog ended it with exit 1', stacklevel=3)
         return True
     return False
 
