@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+import numba  # noqa: F401 - the subject: installed by every set-up (tools/bootstrap.sh, Docker)
 
 from wheelsim.core.compiled import (
     CACHE_FOLDER_PREFIX,
@@ -17,8 +17,6 @@ from wheelsim.core.compiled import (
     kernel_cache_dir,
     kernel_sources_digest,
 )
-
-pytest.importorskip('numba')
 
 # A compiled function in its own file, inlining a jitable helper of wheelsim.core.
 KERNEL = """
