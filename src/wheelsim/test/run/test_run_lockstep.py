@@ -360,3 +360,30 @@ def test_a_jump_handle_refuses_what_is_not_callable_while_the_executor_is_open(c
             JumpHandle(clock=node.get_clock(),
                        threshold=JumpThreshold(min_forward=None, min_backward=None),
                        pre_callback=None, post_callback='not callable')
+
+
+def test_the_time_a_driven_clock_gives_is_an_rclpy_time_in_every_respect(context):
+    """now() during a run answers the event's time without building rcl's time point; what
+    rclpy does with a Time (compare, convert, add, set a clock) still works, as with a Time
+    built by rclpy."""
+    with LockstepExecutor(start_time_ns=1_000_000_000) as ex:
+        node = Talker(context)
+        ex.add_node(node)
+        ex.run_until(1_020_000_000)
+        now = node.get_clock().now()
+        assert type(now) is not Time  # the executor's
+    same = Time(nanoseconds=1_020_000_000, clock_type=ClockType.ROS_TIME)
+    assert isinstance(now, Time)
+    assert now.nanoseconds == 1_020_000_000
+    assert now.clock_type == same.clock_type
+    assert now == same and not now < same and now <= same
+    assert now.to_msg() == same.to_msg()
+    assert now.seconds_nanoseconds() == (1, 20_000_000)
+    assert (now + Duration(seconds=0.5)).nanoseconds == 1_520_000_000
+    assert now - same == Duration()
+    with pytest.raises(TypeError):
+        now < Time(nanoseconds=1, clock_type=ClockType.SYSTEM_TIME)  # noqa: B015
+    # Closing, the executor set the clock's rcl time from it (rclpy hands rcl its time point,
+    # built on demand): rcl answers now() again, with the same time.
+    assert node.get_clock().now() == same
+    node.destroy_node()

@@ -120,6 +120,7 @@ class VehicleSim(Node):
         self.diagnostics = SimDiagnostics(self)
 
         self._lock = threading.RLock()
+        self._max_gap_ns = _max_gap_ns(settings)
         self._ros_now_ns = ros_time_reader(self, self.mode)
         self.timeline: Timeline | None = None
         self.command_age = CommandAge(settings.twist_reference_max_oldness)
@@ -248,9 +249,7 @@ class VehicleSim(Node):
             if target_ns > 0:  # with use_sim_time, 0 until the first /clock
                 self._start(target_ns)
             return
-        settings = self.settings
-        max_gap_s = settings.max_time_jump + 1.0 / settings.pub_rate  # beyond one normal period
-        kind = self.timeline.classify(target_ns, round(max_gap_s * NS_PER_S))
+        kind = self.timeline.classify(target_ns, self._max_gap_ns)
         if kind is JumpKind.NORMAL:
             self._run(target_ns)
             return
@@ -265,7 +264,7 @@ class VehicleSim(Node):
         else:
             self._map_poses.warnings.warn('time forward', (
                 f'time jumped forward by {gap_s:.6g} s (more than max_time_jump '
-                f'{settings.max_time_jump:g} s): the gap is skipped, the vehicle state is '
+                f'{self.settings.max_time_jump:g} s): the gap is skipped, the vehicle state is '
                 'carried over'))
         self.diagnostics.count_jump(kind)
         self._start(target_ns)
@@ -366,6 +365,7 @@ class VehicleSim(Node):
     def _on_settings(self, new: VehicleSimSettings, old: VehicleSimSettings) -> None:
         self.cmd_vel.limits = self._command_limits()
         self.command_age.max_oldness_s = new.twist_reference_max_oldness
+        self._max_gap_ns = _max_gap_ns(new)
         self.world.update(new)
         if self._now_ns() is None:
             return
@@ -389,6 +389,12 @@ class VehicleSim(Node):
         for ticker in self._tickers:
             ticker.stop()
         super().destroy_node()
+
+
+def _max_gap_ns(settings: VehicleSimSettings) -> int:
+    """The largest advance of the clock that is stepped through [ns]: ``max_time_jump`` beyond
+    one publish period; a larger one is skipped (see ``_follow_clock``)."""
+    return round((settings.max_time_jump + 1.0 / settings.pub_rate) * NS_PER_S)
 
 
 def parameter_specs() -> list[ParamSpec]:

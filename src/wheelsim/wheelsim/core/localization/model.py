@@ -43,6 +43,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from wheelsim.core.arrays import FloatArray
+from wheelsim.core.compiled import direct_call
 from wheelsim.core.geometry.angles import wrap_angle
 from wheelsim.core.geometry.se2 import Floats3
 from wheelsim.core.localization import step_kernel as kernel
@@ -150,7 +151,11 @@ class Localization:
         self._ekf_mode = config.mode == 'ekf'  # fixed
         self._apply_settings(config)
         self._reserve_draws()
-        kernel.load_kernel()
+        # Called without numba's dispatch (loaded now, not at the first sample): the stamp is
+        # an int, the pose and twist floats, and the arrays always of these types (the draws
+        # are replaced by such arrays only).
+        self._step_kernel = direct_call(kernel.localization_step, 0, 0.0, 0.0, 0.0, 0.0, 0.0,
+                                        0.0, False, *self._arrays)
 
     def _apply_settings(self, config: LocalizationConfig) -> None:
         self.twist_variances = _twist_variances(config)
@@ -225,12 +230,12 @@ class Localization:
                 *wheel_pose, 1.0)
         reset = self._pending_reset is not None
         state, clock, draws, cursors, output, covariances = self._arrays
-        code = kernel.localization_step(stamp_ns, x_m, y_m, yaw_rad, vx_mps, vy_mps, wz_radps,
-                                        reset, state, clock, draws, cursors, output, covariances)
+        code = self._step_kernel(stamp_ns, x_m, y_m, yaw_rad, vx_mps, vy_mps, wz_radps, reset,
+                                 state, clock, draws, cursors, output, covariances)
         if code == kernel.DRAWS_NEEDED:
             self._reserve_draws()
-            code = kernel.localization_step(stamp_ns, x_m, y_m, yaw_rad, vx_mps, vy_mps,
-                                            wz_radps, reset, *self._arrays)
+            code = self._step_kernel(stamp_ns, x_m, y_m, yaw_rad, vx_mps, vy_mps, wz_radps, reset,
+                                     *self._arrays)
         if code < 0:
             raise self._refusal(code, map_T_base, twist)
         if self._ekf_mode:

@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from wheelsim.core.compiled import direct_call
 from wheelsim.core.geometry.angles import wrap_angle
 from wheelsim.core.params import to_flat
 from wheelsim.core.vehicle import stepping as st
@@ -116,9 +117,13 @@ class VehicleBatch:
         self._start = start.copy()
         self._start[:, 2] = [wrap_angle(yaw) for yaw in start[:, 2]]
         self._state = np.zeros((count, st.N_STATE))  # written in place only, never replaced
-        self._kernel = st.step_parallel if count >= PARALLEL_FROM_VEHICLES else st.step_serial
         self._history = np.zeros((count, st.ACTUATOR_COUNT[self._code], self._capacity()))
         self._elapsed = 0
+        # Called without numba's dispatch: the arrays are always C-ordered float64 ones of
+        # these dimensions (the history and parameters are replaced by such arrays only).
+        self._kernel = direct_call(
+            st.step_parallel if count >= PARALLEL_FROM_VEHICLES else st.step_serial,
+            self._code, 1, self._elapsed, self._params, self._state, self._history)
         self.reset()
 
     @property

@@ -93,10 +93,11 @@ class Timeline:
     def set_rate(self, event: Event, rate_hz: float | None) -> None:
         """Fire ``event`` every ``1/rate_hz`` from now on (``None`` stops it)."""
         if rate_hz is None:
-            self._periodic.pop(event, None)
+            self._periodic.pop(event, None)  # the others stay in event order
             return
         ratio = self.step_rate / Fraction(rate_hz)
         self._periodic[event] = _Periodic(ratio.numerator, ratio.denominator, self.step)
+        self._periodic = dict(sorted(self._periodic.items()))  # see _next_event
 
     def next_time_ns(self, event: Event) -> int | None:
         """Simulated time of the next occurrence of a periodic ``event`` (None: not set)."""
@@ -116,16 +117,17 @@ class Timeline:
             return JumpKind.FORWARD
         return JumpKind.NORMAL
 
-    def _next_event(self) -> tuple[int, Event] | None:
-        """``(step, event)`` of the earliest pending event; at equal steps the lower event."""
-        upcoming = None
+    def _next_event(self) -> tuple[int, Event | None]:
+        """``(step, event)`` of the earliest pending event, at equal steps the lower event;
+        ``(0, None)`` if none is pending. The periodic events are kept in event order after
+        EXPIRE, the lowest: the first of the earliest is the one."""
+        step, upcoming = 0, None
         if self._deadline_step is not None:
-            upcoming = (max(self._deadline_step, self.step), Event.EXPIRE)
+            step, upcoming = max(self._deadline_step, self.step), Event.EXPIRE
         for event, periodic in self._periodic.items():
-            candidate = (periodic.next_step, event)
-            if upcoming is None or candidate < upcoming:
-                upcoming = candidate
-        return upcoming
+            if upcoming is None or periodic.next_step < step:
+                step, upcoming = periodic.next_step, event
+        return step, upcoming
 
     def run(self, target_ns: int) -> Iterator[tuple[int, Event | None]]:
         """Advance to the last step at or before ``target_ns``.
@@ -136,13 +138,12 @@ class Timeline:
         """
         target_step = self.last_step_at(target_ns)
         while True:
-            upcoming = self._next_event()
-            if upcoming is None or upcoming[0] > target_step:
+            event_step, event = self._next_event()
+            if event is None or event_step > target_step:
                 if target_step > self.step:
                     n_steps, self.step = target_step - self.step, target_step
                     yield n_steps, None
                 return
-            event_step, event = upcoming
             n_steps, self.step = event_step - self.step, event_step
             if event is Event.EXPIRE:
                 self._deadline_step = None
