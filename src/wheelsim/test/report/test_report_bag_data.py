@@ -264,6 +264,21 @@ def test_run_reader_given_several_batches_equals_reading_the_bag(tmp_path):
     assert len(given.odom) == (count + 2) // 3
 
 
+def test_run_reader_refuses_records_whose_data_start_elsewhere_than_before(tmp_path):
+    """The recorder gives MCAP message records (the CDR bytes after the record's fields), a bag
+    file its messages' data alone: one reader reads one source."""
+    reader = RunReader()
+    with BagRecorder(tmp_path / 'bag', listener=reader.add) as recorder:
+        recorder.record('/odom', odometry(0.0, 1.0, 0.0, 0.0), ns(0.0))
+    with next((tmp_path / 'bag').glob('*.mcap')).open('rb') as stream:
+        (schema, channel, message), = make_reader(stream).iter_messages()
+    with pytest.raises(ValueError, match='data start at byte 0 after records whose data start '
+                                         'at byte 31'):
+        reader.add({channel.id: ('/odom', schema, 'cdr')},
+                   [(channel.id, message.log_time, message.data)])
+    np.testing.assert_array_equal(reader.run().odom.x_m, [1.0])
+
+
 def test_messages_without_a_schema_are_only_counted(tmp_path):
     write_bag(tmp_path / 'bag', [('/odom', odometry(0.1 * i, i, 0.0, 0.0), 0.1 * i)
                                  for i in range(3)])

@@ -2,14 +2,18 @@
 installed message definitions."""
 
 import random
+import struct
 
 import pytest
+from geometry_msgs.msg import Point32, Polygon, PolygonStamped
 from mcap.reader import make_reader
+from nav_msgs.msg import Odometry
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.rosbag2.enums import CompressionFormat, CompressionMode
 from rosbags.typesys import Stores, get_typestore
+from std_msgs.msg import Empty, String
 
-from wheelsim.run import bag_writer, msg_definitions
+from wheelsim.run import bag_writer, cdr, msg_definitions
 
 TOPICS = {'/odom': 'nav_msgs/msg/Odometry', '/tf': 'tf2_msgs/msg/TFMessage',
           '/joint_states': 'sensor_msgs/msg/JointState', '/pose': 'geometry_msgs/msg/PoseStamped'}
@@ -27,6 +31,12 @@ def messages(count: int) -> list[tuple[str, int, bytes]]:
         size = 1_500_000 if i == count // 3 else rng.randrange(1, 3000)
         result.append((rng.choice(topics), time_ns, rng.randbytes(size)))
     return result
+
+
+def record(channel: int, time_ns: int, data: bytes) -> bytes:
+    """The MCAP message record of ``data`` (MCAP specification: opcode 0x05, the length of what
+    follows, channel id, sequence, log time, publish time, data)."""
+    return struct.pack('<BQHIQQ', 0x05, 22 + len(data), channel, 0, time_ns, time_ns) + data
 
 
 def batches_of(all_messages, size: int = 500) -> list[list[tuple[str, int, bytes]]]:
@@ -71,7 +81,8 @@ def in_chunks():
         if batch is None:
             chunks.finish()
         else:
-            chunks.write([(connection.id, time_ns, data) for connection, time_ns, data in batch])
+            chunks.write([(connection.id, time_ns, record(connection.id, time_ns, data))
+                          for connection, time_ns, data in batch])
     return write_batch
 
 
@@ -106,7 +117,8 @@ def test_a_writer_without_the_parts_used_writes_message_by_message(tmp_path, mon
             for topic, _, _ in batch:
                 if topic not in channels:
                     channels[topic] = writer.add_topic(topic, TOPICS[topic]).id
-            writer.write([(channels[topic], t, data) for topic, t, data in batch])
+            writer.write([(channels[topic], t, record(channels[topic], t, data))
+                          for topic, t, data in batch])
         writer.close()
         bags.append((tmp_path / str(usable) / 'bag' / 'bag.mcap').read_bytes())
     assert bags[0] == bags[1]
@@ -139,9 +151,31 @@ def test_types_without_an_installed_definition_come_from_rosbags_store(tmp_path,
     request.addfinalizer(msg_definitions.installed_definition.cache_clear)
     writer = bag_writer.McapBagWriter(tmp_path / 'bag')
     chatter = writer.add_topic('/chatter', 'std_msgs/msg/String')
-    writer.write([(chatter.id, 5, b'\x00\x01\x00\x00\x01\x00\x00\x00\x00')])
+    writer.write([(chatter.id, 5, record(chatter.id, 5, b'\x00\x01\x00\x00\x01\x00\x00\x00\x00'))])
     writer.close()
     (schema, _, message), = make_reader((tmp_path / 'bag' / 'bag.mcap').open('rb')).iter_messages()
     assert (schema.name, message.log_time) == ('std_msgs/msg/String', 5)
     assert schema.data.decode() == \
         get_typestore(Stores.ROS2_KILTED).generate_msgdef('std_msgs/msg/String', ros_version=2)[0]
+
+
+@pytest.mark.parametrize('msg', [
+    Odometry(child_frame_id='base_link'), String(data='a text'), Empty(),
+    PolygonStamped(polygon=Polygon(points=[Point32(x=1.0), Point32(y=2.0)])),
+], ids=lambda msg: type(msg).__name__)
+def test_a_message_record_is_the_mcap_record_of_the_messages_cdr(msg):
+    """Packed in one call with the message (the CDR part as cdr.serialize gives it), or after
+    rclpy's bytes for a type the compiler leaves to rclpy."""
+    pack = bag_writer.record_serializer(type(msg))
+    assert pack(msg, 3, 1_500_000_000) == record(3, 1_500_000_000, cdr.serialize(msg))
+    assert pack(msg, 65535, 2**63 - 1)[bag_writer.MESSAGE_DATA_START:] == cdr.serialize(msg)
+
+
+def test_a_type_left_to_rclpy_gets_its_record_around_rclpys_bytes(monkeypatch):
+    monkeypatch.setattr(cdr, '_serializers', {})
+    monkeypatch.setattr(cdr._Compiler, 'function', lambda self, cls: (_ for _ in ()).throw(
+        cdr._Unsupported('test')))
+    msg = String(data='no padding to differ')  # rclpy leaves padding bytes uninitialised
+    pack = bag_writer.record_serializer(String)
+    assert pack.__name__ == 'serialize' and pack is not cdr.serializer(String)
+    assert pack(msg, 2, 7) == record(2, 7, bytes(cdr.serialize_message(msg)))

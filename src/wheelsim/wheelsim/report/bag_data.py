@@ -336,7 +336,8 @@ ChannelInfo = tuple[str, Schema | None, str]
 """A channel of recorded messages: ``(topic (fully qualified), schema (None: schemaless),
 message encoding)``."""
 Record = tuple[int, int, bytes]
-"""A recorded message: ``(channel id, log time [ns], serialized bytes)``."""
+"""A recorded message: ``(channel id, log time [ns], bytes)``, the serialized message in the
+bytes from a given start on (see :class:`RunReader`)."""
 
 
 @dataclass
@@ -346,6 +347,8 @@ class _Topic:
     records: list[Record]
     channels: Mapping[int, ChannelInfo]
     """The channels of the records (each with a schema)."""
+    data_start: int
+    """Where the serialized message starts in a record's bytes."""
 
     @cached_property
     def log_times_ns(self) -> list[int]:
@@ -353,11 +356,14 @@ class _Topic:
 
     @cached_property
     def payloads(self) -> list[bytes]:
+        """The records' bytes (the serialized messages from :attr:`data_start` on)."""
         return [data for _, _, data in self.records]
 
     def _decode(self, decoders: _Decoders, record: Record) -> Any:
         _, schema, encoding = self.channels[record[0]]
-        return decoders.decode(schema, encoding, record[2])
+        data = record[2]
+        return decoders.decode(schema, encoding, data[self.data_start:] if self.data_start
+                               else data)
 
     def messages(self, decoders: _Decoders) -> list[Any]:
         return [self._decode(decoders, record) for record in self.records]
@@ -392,7 +398,7 @@ class _Topic:
             stamp = ['header.stamp.sec', 'header.stamp.nanosec'] if stamped else []
             try:
                 columns = read_columns(decoders.typestore, schema.name, self.payloads,
-                                       paths + stamp)
+                                       paths + stamp, self.data_start)
             except NotColumnar:
                 pass
             else:
@@ -441,14 +447,23 @@ class RunReader:
 
     def __init__(self, namespace: str = '/') -> None:
         prefix = namespace.rstrip('/') + '/'
+        self._data_start: int | None = None  # of every record, set by the first add
         self._wanted = {prefix + name: name for name in TOPICS}
         self._channels: dict[int, ChannelInfo] = {}
         self._records: dict[str, list[Record]] = {}  # topic -> its messages
         self._appenders: dict[int, Callable[[Record], None]] = {}  # channel id -> their append
 
-    def add(self, channels: Mapping[int, ChannelInfo], messages: Iterable[Record]) -> None:
+    def add(self, channels: Mapping[int, ChannelInfo], messages: Iterable[Record],
+            data_start: int = 0) -> None:
         """``messages`` in recording order, ``channels`` holding at least every channel they
-        use (a channel without a schema is only counted)."""
+        use (a channel without a schema is only counted); in the bytes of each, the serialized
+        message starts at ``data_start`` (0 in a bag file's messages; the recorder gives MCAP
+        message records). Every batch of a run must give the same start (ValueError)."""
+        if self._data_start is None:
+            self._data_start = data_start
+        elif data_start != self._data_start:
+            raise ValueError(f'records whose data start at byte {data_start} after records whose '
+                             f'data start at byte {self._data_start}: one source per run')
         for channel in channels.keys() - self._channels.keys():
             self._channels[channel] = channels[channel]
             topic = channels[channel][0]
@@ -504,7 +519,7 @@ class RunReader:
         records = self._records.get(topic, [])
         if len(channels) < sum(info[0] == topic for info in self._channels.values()):
             records = [record for record in records if record[0] in channels]
-        return _Topic(records, channels)
+        return _Topic(records, channels, self._data_start or 0)
 
 
 #: The last 8 bytes of a finished MCAP file (and its first 8).

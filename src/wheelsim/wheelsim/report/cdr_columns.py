@@ -105,16 +105,17 @@ class _Cursor:
 
 
 def read_columns(typestore: Typestore, type_name: str, payloads: Sequence[bytes],
-                 paths: Collection[str]) -> dict[str, np.ndarray]:
+                 paths: Collection[str], data_start: int = 0) -> dict[str, np.ndarray]:
     """``{path: values}``: the numeric field at each dotted ``path`` (``pose.pose.position.x``)
-    of every CDR-serialized message of ``type_name`` in ``payloads``, in payload order, in the
-    field's own numpy type.
+    of every CDR-serialized message of ``type_name`` in ``payloads`` (each from byte
+    ``data_start`` on), in payload order, in the field's own numpy type.
 
     Raises :class:`NotColumnar` for messages this reader does not handle (see the module doc)
     and ``KeyError`` for a path that is no numeric field of the type.
     """
-    lengths = np.fromiter(map(len, payloads), dtype=np.int64, count=len(payloads))
-    starts = np.cumsum(lengths) - lengths
+    sizes = np.fromiter(map(len, payloads), dtype=np.int64, count=len(payloads))
+    starts = np.cumsum(sizes) - sizes + data_start
+    lengths = sizes - data_start
     buffer = np.frombuffer(b''.join(payloads), dtype=np.uint8)
     if np.any(lengths < ENCAPSULATION_BYTES):
         raise NotColumnar(f'{type_name}: a message shorter than the CDR header')

@@ -7,11 +7,12 @@ text and type hash of each recorded type are those of the ROS installation's ``.
 used); rosbags' built-in ROS 2 Kilted definitions are used only for a type without a ``.msg``
 file. For the types of a run both give the same text and hashes.
 
-Messages are written in batches by :class:`_Chunks`, which writes the bytes of rosbags' own
-``Writer.write`` (checked by the tests against it) at a fraction of its cost: rosbags builds each
-MCAP message record field by field and, closing a chunk, its message indexes one number at a
-time; this packs the records of a batch in one pass, writes them at once and packs each
-channel's message index at once. It reaches into rosbags' MCAP storage writer (its pending
+Messages are given as MCAP message records (:func:`record_serializer` packs one from an rclpy
+message in one call) and written in batches by :class:`_Chunks`, which writes the bytes of
+rosbags' own ``Writer.write`` (checked by the tests against it) at a fraction of its cost:
+rosbags builds each MCAP message record field by field and, closing a chunk, its message indexes
+one number at a time; this writes the records of a batch at once and packs each channel's
+message index at once. It reaches into rosbags' MCAP storage writer (its pending
 chunk, file, chunk indexes and counters, as rosbags 0.11 has them: tools/requirements-common.txt
 pins it, and the tests compare the bytes with rosbags' own writer); with another storage,
 compression or a rosbags whose writer has not these parts it writes through ``Writer.write``.
@@ -32,15 +33,23 @@ from rosbags.rosbag2.enums import CompressionMode
 from rosbags.rosbag2.writer import Connection
 
 from wheelsim.report.bag_data import built_in_types
+from wheelsim.run.cdr import Frame, Serializer, serializer
 from wheelsim.run.msg_definitions import installed_definition
 
 Message = tuple[int, int, bytes]
-"""A message to write: ``(channel id, log time [ns], CDR bytes)``; the channel id is the
-connection's (:meth:`McapBagWriter.add_topic`)."""
+"""A message to write: ``(channel id, log time [ns], MCAP message record)``; the channel id is
+the connection's (:meth:`McapBagWriter.add_topic`), the record's data the CDR bytes, from byte
+:data:`MESSAGE_DATA_START` on."""
 
 # MCAP records (MCAP specification), up to their variable part: opcode, record length, fields.
 #: Message: channel id, sequence 0, log time, publish time (rosbags writes the log time twice).
 _MESSAGE = struct.Struct('<BQHIQQ')
+MESSAGE_DATA_START = _MESSAGE.size
+"""Where a message record's data (the CDR bytes) starts [bytes]."""
+#: The message record's fields, as a frame of the CDR bytes: its length counts what follows it
+#: (the record but its opcode and length, 9 bytes).
+_MESSAGE_FRAME = Frame(codes=_MESSAGE.format[1:], params=('channel', 'time_ns'),
+                       values=('0x05', 'size - 9', 'channel', '0', 'time_ns', 'time_ns'))
 #: Chunk: message start and end time, records size, CRC 0 (none), compression '' (its length
 #: 0), records size again (uncompressed).
 _CHUNK = struct.Struct('<BQQQQIIQ')
@@ -92,10 +101,7 @@ class _Chunks:
         """Write ``messages`` in order."""
         if not messages:
             return
-        pack, fields_bytes = _MESSAGE.pack, _MESSAGE.size - 9
-        records = [pack(0x05, fields_bytes + len(data), channel, 0, time_ns, time_ns) + data
-                   for channel, time_ns, data in messages]
-        channels, times_ns, _ = zip(*messages, strict=True)
+        channels, times_ns, records = zip(*messages, strict=True)
         self._take_rosbags_records()
         first = 0
         while first < len(records):
@@ -175,6 +181,13 @@ class _Chunks:
             self.close_chunk()
 
 
+def record_serializer(cls: type) -> Serializer:
+    """``record(msg, channel, time_ns)``: the MCAP message record of ``msg`` (an instance of
+    message class ``cls``) on channel ``channel`` with log and publish time ``time_ns`` [ns],
+    packed in one call (:mod:`wheelsim.run.cdr`)."""
+    return serializer(cls, _MESSAGE_FRAME)
+
+
 class McapBagWriter:
     """A new bag folder ``path`` (which must not exist), open until :meth:`close`."""
 
@@ -202,8 +215,8 @@ class McapBagWriter:
         if self._chunks is not None:
             self._chunks.write(messages)
             return
-        for channel, time_ns, data in messages:
-            self._writer.write(self._connections[channel], time_ns, data)
+        for channel, time_ns, record in messages:
+            self._writer.write(self._connections[channel], time_ns, record[MESSAGE_DATA_START:])
 
     def close(self) -> None:
         """Write the indexes, the summary and ``metadata.yaml``: the bag is complete."""

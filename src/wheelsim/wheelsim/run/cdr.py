@@ -29,10 +29,15 @@ on Kilted (rclpy 9): ``test_run_cdr.py`` compares every member kind with rclpy's
 
 Types the compiler does not handle (``byte``, ``char``, wide strings, bounded strings and
 sequences) are serialized by rclpy.
+
+A serializer may also pack a :class:`Frame` before the CDR bytes in the same call (the bag
+writer's MCAP message record: its fields, then the message), which spares a second ``pack`` and
+the copy of joining the two.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import struct
@@ -55,8 +60,26 @@ _HEADER = b'\x00\x01\x00\x00'  # CDR, little endian; offsets count from its end
 #: the table then starts again).
 MAX_LAYOUTS = 256
 
-Serializer = Callable[[Any], bytes]
-_serializers: dict[type, Serializer] = {}
+Serializer = Callable[..., bytes]
+"""``serialize(msg, *frame params)``: the frame's values, then ``msg`` in CDR."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Frame:
+    """Values packed before the CDR bytes by the same ``struct`` call.
+
+    ``codes``: their struct codes (little endian, nothing aligned); ``params``: the parameters
+    the serializer takes after the message; ``values``: a Python expression for each value, of
+    the parameters and of ``size``, the size of the whole (frame and CDR) [bytes].
+    """
+
+    codes: str
+    params: tuple[str, ...]
+    values: tuple[str, ...]
+
+
+NO_FRAME = Frame('', (), ())
+_serializers: dict[tuple[type, Frame], Serializer] = {}
 
 
 class _Unsupported(Exception):
@@ -171,11 +194,12 @@ class _Layout:
         return ''.join(self.codes) + 'x' * end
 
 
-def layout(cls: type, key: tuple[int, ...]) -> struct.Struct:
+def layout(cls: type, key: tuple[int, ...], frame_codes: str = '') -> struct.Struct:
     """The struct that packs a ``cls`` message whose strings (encoded) and sequences have the
-    lengths ``key`` (in the order of the members) after the CDR header, as its first value."""
+    lengths ``key`` (in the order of the members) after the values ``frame_codes`` and the CDR
+    header (a value)."""
     walk = _Layout(iter(key))
-    walk.codes.append('<4s')
+    walk.codes.append(f'<{frame_codes}4s')
     walk.members(cls)
     return struct.Struct(walk.format())
 
@@ -224,7 +248,8 @@ class _Compiler:
     which the collected expressions are added to before each loop; the others pack them in one
     call."""
 
-    def __init__(self) -> None:
+    def __init__(self, frame: Frame) -> None:
+        self.frame = frame
         self.lines: list[str] = []
         self.namespace: dict[str, Any] = {'HEADER': _HEADER}
         self.args: list[str] = ['HEADER']
@@ -332,41 +357,63 @@ class _Compiler:
             key, values = 'tuple(key)', '*args'
         else:
             key, values = f'({", ".join(self.key)},)', ', '.join(self.args)
+        codes = self.frame.codes
         if self.listed or self.key:
             layouts: dict[tuple[int, ...], struct.Struct] = {}
             self.namespace.update(layouts=layouts,
-                                  new_layout=functools.partial(_new_layout, cls, layouts))
+                                  new_layout=functools.partial(_new_layout, cls, codes, layouts))
             self.emit(f'packer = layouts.get({key})')
             self.emit('if packer is None:')
             self.emit(f'    packer = new_layout({key})')
         else:  # one layout
-            self.namespace['packer'] = layout(cls, ())
+            self.namespace['packer'] = layout(cls, (), codes)
+        if self.frame.values:
+            self.emit('size = packer.size')
+            values = ', '.join((*self.frame.values, values))
         self.emit(f'return packer.pack({values})')
-        source = 'def serialize(msg):\n' + '\n'.join(self.lines)
-        exec(compile(source, f'<cdr serializer of {cls.__name__}>', 'exec'), self.namespace)
-        return self.namespace['serialize']
+        return _defined(self.lines, self.frame, self.namespace, f'cdr serializer of {cls.__name__}')
 
 
-def _new_layout(cls: type, layouts: dict[tuple[int, ...], struct.Struct],
+def _defined(lines: list[str], frame: Frame, namespace: dict[str, Any], name: str) -> Serializer:
+    """The function ``serialize(msg, *frame.params)`` of body ``lines``."""
+    source = f'def serialize({", ".join(("msg", *frame.params))}):\n' + '\n'.join(lines)
+    exec(compile(source, f'<{name}>', 'exec'), namespace)
+    return namespace['serialize']
+
+
+def _new_layout(cls: type, frame_codes: str, layouts: dict[tuple[int, ...], struct.Struct],
                 key: tuple[int, ...]) -> struct.Struct:
     """The layout of ``key``, kept in ``layouts``."""
     if len(layouts) >= MAX_LAYOUTS:
         layouts.clear()
-    packer = layouts[key] = layout(cls, key)
+    packer = layouts[key] = layout(cls, key, frame_codes)
     return packer
 
 
-def serializer(cls: type) -> Serializer:
-    """The serializer of message class ``cls`` (compiled on first use)."""
-    function = _serializers.get(cls)
+def _by_rclpy(frame: Frame) -> Serializer:
+    """A serializer taking the CDR bytes from rclpy (``serialize_message``)."""
+    if not frame.values:
+        return serialize_message
+    packer = struct.Struct(f'<{frame.codes}')
+    lines = ['    data = serialize_message(msg)',
+             f'    size = {packer.size} + len(data)',
+             f'    return packer.pack({", ".join(frame.values)}) + data']
+    return _defined(lines, frame, {'serialize_message': serialize_message, 'packer': packer},
+                    'cdr serializer by rclpy')
+
+
+def serializer(cls: type, frame: Frame = NO_FRAME) -> Serializer:
+    """The serializer of message class ``cls`` (compiled on first use), packing ``frame``
+    before the CDR bytes (none by default: it then takes the message alone)."""
+    function = _serializers.get((cls, frame))
     if function is None:
         try:
             if sys.byteorder != 'little':
                 raise _Unsupported('a big-endian machine')
-            function = _Compiler().function(cls)
+            function = _Compiler(frame).function(cls)
         except _Unsupported:
-            function = serialize_message
-        _serializers[cls] = function
+            function = _by_rclpy(frame)
+        _serializers[cls, frame] = function
     return function
 
 

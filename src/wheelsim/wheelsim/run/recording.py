@@ -1,9 +1,10 @@
 """Record ROS 2 messages into a rosbag2 bag with MCAP storage, without needing rosbag2 installed.
 
 The bag plays back in ``ros2 bag play``, Foxglove and PlotJuggler (format and writer:
-:mod:`wheelsim.run.bag_writer`). A message is serialized to CDR when it is recorded (by
-:mod:`wheelsim.run.cdr`: rclpy's bytes, faster), so its publisher may fill the same object again
-for its next publication, and written in batches in this process. A listener (the report's
+:mod:`wheelsim.run.bag_writer`). A message is serialized to CDR when it is recorded, into the
+MCAP message record the bag holds (by :mod:`wheelsim.run.cdr`: rclpy's bytes, faster), so its
+publisher may fill the same object again for its next publication, and written in batches in
+this process. A listener (the report's
 :meth:`wheelsim.report.bag_data.RunReader.add`) may be given each batch as the bag file gets it,
 so a run's metrics need not read the bag back. The bag is finished when the recorder closes, also
 on an interrupted run (through the context manager); a process killed outright leaves an MCAP
@@ -19,8 +20,8 @@ from typing import Any
 from mcap.records import Schema
 from rosbags.interfaces import MessageDefinitionFormat
 
-from wheelsim.run.bag_writer import McapBagWriter, Message
-from wheelsim.run.cdr import Serializer, serializer
+from wheelsim.run.bag_writer import MESSAGE_DATA_START, McapBagWriter, Message, record_serializer
+from wheelsim.run.cdr import Serializer
 
 # ROS infrastructure topics: not part of a run (parameter events carry wall-clock stamps from
 # node construction, which would make two identical runs differ).
@@ -32,10 +33,11 @@ MESSAGE_ENCODING = 'cdr'
 ChannelInfo = tuple[str, Schema, str]
 """A recorded topic: ``(topic, schema, message encoding)``, the schema the bag holds for its
 type."""
-Listener = Callable[[Mapping[int, ChannelInfo], Sequence[Message]], None]
-"""Called as ``listener(channels, messages)`` for every batch of recorded messages, in recording
-order: ``messages`` as ``(channel id, log time [ns], CDR bytes)``, ``channels`` every channel
-recorded so far by id."""
+Listener = Callable[[Mapping[int, ChannelInfo], Sequence[Message], int], None]
+"""Called as ``listener(channels, messages, data_start)`` for every batch of recorded messages,
+in recording order: ``messages`` as ``(channel id, log time [ns], MCAP message record)``, the
+CDR bytes from byte ``data_start`` of the record on; ``channels`` every channel recorded so far
+by id (:meth:`wheelsim.report.bag_data.RunReader.add` takes them so)."""
 
 
 class RecordingError(RuntimeError):
@@ -64,7 +66,7 @@ class BagRecorder:
             raise FileExistsError(f'bag folder {self.path} exists already: give a new path')
         self._topics = topics
         self._listener = listener
-        # topic -> (channel id, serializer); (0, None) for a topic not recorded
+        # topic -> (channel id, record serializer); (0, None) for a topic not recorded
         self._routes: dict[str, tuple[int, Serializer | None]] = {}
         self._channels: dict[int, ChannelInfo] = {}
         self._batch: list[Message] = []
@@ -89,7 +91,7 @@ class BagRecorder:
         if serialize_msg is None:
             return
         batch = self._batch
-        batch.append((channel, time_ns, serialize_msg(msg)))
+        batch.append((channel, time_ns, serialize_msg(msg, channel, time_ns)))
         if len(batch) >= BATCH_MESSAGES:
             self._flush()
 
@@ -98,7 +100,7 @@ class BagRecorder:
         batch, self._batch = self._batch, []
         self._writing(self._writer.write, batch)
         if self._listener is not None and batch:
-            self._listener(self._channels, batch)
+            self._listener(self._channels, batch, MESSAGE_DATA_START)
 
     def _route(self, topic: str, msg: Any) -> tuple[int, Serializer | None]:
         """How messages on ``topic`` are recorded: (channel id, serializer), or (0, None) if not.
@@ -111,7 +113,7 @@ class BagRecorder:
                         encoding='ros2msg' if msgdef.format == MessageDefinitionFormat.MSG
                         else 'ros2idl')
         self._channels[connection.id] = (topic, schema, MESSAGE_ENCODING)
-        return connection.id, serializer(type(msg))
+        return connection.id, record_serializer(type(msg))
 
     def _writing(self, action: Callable[..., Any], *args: Any) -> Any:
         """``action(*args)``, a failure of which is a :class:`RecordingError` naming the bag."""

@@ -41,6 +41,7 @@ NODE_CLASSES = {
     'controller': ('wheelsim.nodes.controller', 'Controller'),
 }
 START_TIME_NS = 1_000_000_000  # ROS time 0 means "no clock yet": runs start at 1 s
+PROGRESS_STEP_NS = 500_000_000  # simulated time between two updates of the progress bar
 EXIT_CRITERIA_FAILED = 1
 EXIT_INTERRUPTED = 130
 
@@ -146,7 +147,10 @@ def _parameters(scenario: Scenario, node: str) -> list:
 
 
 class _Progress:
-    """Progress bar (simulated time, achieved real-time factor) and optional pacing."""
+    """Progress bar (simulated time, achieved real-time factor) and optional pacing.
+
+    Called after every event: without pacing, an event less than :data:`PROGRESS_STEP_NS`
+    after the last update costs one comparison."""
 
     def __init__(self, duration_s: float, real_time_factor: float, show: bool) -> None:
         from tqdm import tqdm
@@ -156,17 +160,23 @@ class _Progress:
         self._bar = tqdm(total=round(duration_s, 3), unit='sim s', disable=not show,
                          bar_format='{l_bar}{bar}| {n:.1f}/{total:.1f} s sim [{elapsed}{postfix}]')
         self._shown_s = 0.0
+        # Without pacing, no update is due before this time [ns]; with pacing, every event is.
+        self._quiet_until_ns = START_TIME_NS + PROGRESS_STEP_NS if real_time_factor <= 0 else 0
 
     def __call__(self, now_ns: int) -> None:
+        if now_ns < self._quiet_until_ns:
+            return  # nothing to pace nor to show
         sim_s = (now_ns - START_TIME_NS) / 1e9
         if self._rtf <= 0 and sim_s - self._shown_s < 0.5:
-            return  # nothing to pace nor to show
+            return
         wall_s = time.perf_counter() - self._start
         if self._rtf > 0 and sim_s / self._rtf > wall_s:
             time.sleep(sim_s / self._rtf - wall_s)
         if sim_s - self._shown_s >= 0.5:
             self._bar.update(round(sim_s - self._shown_s, 3))
             self._shown_s = sim_s
+            if self._rtf <= 0:
+                self._quiet_until_ns = now_ns + PROGRESS_STEP_NS
             self._bar.set_postfix_str(f'{sim_s / max(wall_s, 1e-9):.0f}x real time',
                                       refresh=False)
 
