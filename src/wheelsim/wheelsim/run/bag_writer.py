@@ -136,9 +136,13 @@ class _Chunks:
         entries[:, 0] = np.fromiter(self._times_ns, np.int64, count)
         entries[:, 1] = np.fromiter(self._offsets, np.int64, count)
         ids, firsts, counts = np.unique(channels, return_index=True, return_counts=True)
+        ids, counts = ids.tolist(), counts.tolist()
+        # The entries of each channel in message order, the channels in id order (as ids).
+        by_channel = entries[np.argsort(channels, kind='stable')]
+        ends = list(accumulate(counts))
         start_ns, end_ns = (int(entries[:, 0].min()), int(entries[:, 0].max())) if count else \
             (_NO_MESSAGE_NS, 0)
-        self._count(ids.tolist(), counts.tolist(), start_ns, end_ns)
+        self._count(ids, counts, start_ns, end_ns)
         data = b''.join(self._records)
         file = self._storage.bio
         chunk_start = file.tell()
@@ -147,8 +151,9 @@ class _Chunks:
         file.write(data)
         chunk_end = file.tell()
         index_offsets = []
-        for channel in ids[np.argsort(firsts)].tolist():  # rosbags' order: first message first
-            index = entries[channels == channel].tobytes()
+        for k in np.argsort(firsts).tolist():  # rosbags' order: first message first
+            channel = ids[k]
+            index = by_channel[ends[k] - counts[k]:ends[k]].tobytes()
             index_offsets.append(_CHUNK_INDEX_OFFSET.pack(channel, file.tell()))
             file.write(_MESSAGE_INDEX.pack(0x07, _MESSAGE_INDEX.size - 9 + len(index), channel,
                                            len(index)))

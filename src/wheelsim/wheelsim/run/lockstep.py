@@ -338,10 +338,12 @@ class LockstepExecutor:
         """
         self._deliver()
         while True:
-            self._refresh_timers()
-            if not self._due_ns:
+            if self._timers_changed:
+                self._refresh_timers()
+            due = self._due_ns
+            if not due:
                 raise RuntimeError('no timer in any node: nothing would ever happen')
-            next_ns = min(self._due_ns.values())
+            next_ns = min(due.values())
             if next_ns > end_ns:
                 self._now_ns = end_ns
                 self._set_clocks()
@@ -349,14 +351,16 @@ class LockstepExecutor:
                 return
             self._now_ns = next_ns
             self._set_clocks()
-            self._deliver()
-            for timer, due_ns in list(self._due_ns.items()):
+            if self._pending:
+                self._deliver()
+            for timer, due_ns in list(due.items()):
                 if due_ns == next_ns:
-                    self._due_ns[timer] = due_ns + self._period_ns[timer]
+                    due[timer] = due_ns + self._period_ns[timer]
                     timer.callback()
-                    self._deliver()
+                    if self._pending:
+                        self._deliver()
             if between is not None:
-                between(self._now_ns)
+                between(next_ns)
 
     def _set_clocks(self) -> None:
         """The event's time: ``now()`` of every driven clock, the jump callbacks of those the
@@ -379,13 +383,12 @@ class LockstepExecutor:
             self._catching_up = False
 
     def _refresh_timers(self) -> None:
-        """Track ROS-time timers created, destroyed, cancelled or reset since the last event.
+        """Track ROS-time timers created, destroyed, cancelled or reset since the last event
+        (called when that flag is set).
 
         Timers on a steady or system clock (wall-clock housekeeping such as diagnostics) are
         not driven: in a lock-step run they would depend on the machine's speed.
         """
-        if not self._timers_changed:
-            return
         self._timers_changed = False
         current: dict[Timer, int] = {}
         self._period_ns = {}
@@ -413,12 +416,12 @@ class LockstepExecutor:
             return
         self._refresh_routes()
         routes, recorder, pending = self._routes, self._recorder, self._pending
-        pending_ids = self._pending_ids
+        pending_ids, now_ns = self._pending_ids, self._now_ns
         while pending:
             topic, msg = pending.popleft()
             pending_ids.discard(id(msg))
             if recorder is not None:
-                recorder(topic, msg, self._now_ns)
+                recorder(topic, msg, now_ns)
             for msg_type, callback in routes.get(topic, ()):
                 if isinstance(msg, msg_type):
                     callback(msg)

@@ -72,14 +72,11 @@ class Timeline:
         # The fraction's parts as plain ints: Fraction's properties cost a Python call each.
         self._rate_num, self._rate_den = rate.numerator, rate.denominator
         self.origin_ns = int(origin_ns)
+        # The current step and its simulated time [ns] (read only: run() moves both).
         self.step = 0
+        self.now_ns = self.origin_ns
         self._periodic: dict[Event, _Periodic] = {}
         self._deadline_step: int | None = None
-
-    @property
-    def now_ns(self) -> int:
-        """Simulated time of the current step, integer nanoseconds."""
-        return self.time_ns(self.step)
 
     def time_ns(self, step: int) -> int:
         """Simulated time of ``step`` (floor to the nanosecond)."""
@@ -142,9 +139,11 @@ class Timeline:
             if event is None or event_step > target_step:
                 if target_step > self.step:
                     n_steps, self.step = target_step - self.step, target_step
+                    self.now_ns = self.time_ns(target_step)
                     yield n_steps, None
                 return
             n_steps, self.step = event_step - self.step, event_step
+            self.now_ns = self.time_ns(event_step)
             if event is Event.EXPIRE:
                 self._deadline_step = None
             else:
