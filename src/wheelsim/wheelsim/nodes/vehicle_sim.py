@@ -241,9 +241,15 @@ class VehicleSim(Node):
             self._follow_clock()
         return None if self.timeline is None else self.timeline.now_ns
 
-    @_locked
     def _follow_clock(self) -> None:
-        """Wall clock and use_sim_time: step up to the node's current ROS time."""
+        """Wall clock and use_sim_time: step up to the node's current ROS time.
+
+        Called with the lock held (the stepping ticker, the locked callbacks through
+        :meth:`_now_ns`), or before any ticker runs, or with use_sim_time from the clock's jump
+        callback: that mode has no ticker thread, and rclpy runs the jump callback inside the
+        ``/clock`` subscription's callback, which the node's (mutually exclusive) callback group
+        keeps apart from its other callbacks, as a lock-step executor does (one thread).
+        """
         target_ns = self._ros_now_ns()
         if self.timeline is None:
             if target_ns > 0:  # with use_sim_time, 0 until the first /clock
