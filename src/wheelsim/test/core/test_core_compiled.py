@@ -1,6 +1,7 @@
 """Compiled functions never load machine code built from other sources: numba's on-disk cache is
 keyed by a function's own file only, and ``wheelsim.core.compiled`` keeps it in a folder named
-after every module of wheelsim's kernel packages (a jitable helper edited in another file, say)."""
+after every module of wheelsim's kernel packages (a jitable helper edited in another file, say).
+A direct call (without numba's dispatch) runs the same machine code."""
 
 import math
 import os
@@ -9,13 +10,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numba  # noqa: F401 - the subject: installed by every set-up (tools/bootstrap.sh, Docker)
+import numba  # the subject: installed by every set-up (tools/bootstrap.sh, Docker)
+import numpy as np
 
 from wheelsim.core.compiled import (
     CACHE_FOLDER_PREFIX,
     PACKAGE_DIR,
+    compiled,
+    direct_call,
     kernel_cache_dir,
     kernel_sources_digest,
+    plain_function,
 )
 
 # A compiled function in its own file, inlining a jitable helper of wheelsim.core.
@@ -82,3 +87,29 @@ def test_the_cache_folder_follows_every_module_of_the_kernel_packages(tmp_path):
         first = kernel_sources_digest(package)
     own = tmp_path / 'numba_cache'  # numba's cache folder set by the user: wheelsim's inside
     assert kernel_cache_dir(package, str(own)) == own / f'{CACHE_FOLDER_PREFIX}{first[:16]}'
+
+
+@compiled
+def _scaled_sum(count: int, scale: float, flag: bool, values: np.ndarray, out: np.ndarray) -> int:
+    for i in range(count):
+        out[i] = scale * values[i] + (1.0 if flag else 0.0)
+    return count
+
+
+def test_a_direct_call_runs_the_machine_code_for_the_example_types_without_dispatch():
+    values, out = np.arange(4.0), np.zeros(4)
+    call = direct_call(_scaled_sum, 3, 2.0, True, values, out)
+    assert not isinstance(call, numba.core.dispatcher.Dispatcher)  # numba's compiled entry
+    assert call(3, 0.5, False, values, out) == 3
+    np.testing.assert_array_equal(out, [0.0, 0.5, 1.0, 0.0])
+    expected = np.zeros(4)
+    plain_function(_scaled_sum)(4, 2.0, True, values, expected)
+    call(4, 2.0, True, values, out)
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_a_direct_call_of_a_plain_function_is_the_function():
+    def plain(x):
+        return x
+
+    assert direct_call(plain, 1.0) is plain
