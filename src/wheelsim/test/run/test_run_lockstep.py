@@ -387,3 +387,20 @@ def test_the_time_a_driven_clock_gives_is_an_rclpy_time_in_every_respect(context
     # built on demand): rcl answers now() again, with the same time.
     assert node.get_clock().now() == same
     node.destroy_node()
+
+
+@pytest.mark.parametrize('start_ns, end_ns, name', [
+    (-5, 10, 'start_time_ns'), (2**63, 10, 'start_time_ns'), (0, 1.5e9, 'end_ns'),
+    (0, True, 'end_ns'), (0, 2**63, 'end_ns'),
+])
+def test_a_time_rclpy_would_refuse_is_refused_with_its_name(context, start_ns, end_ns, name):
+    """The executor's times become the nodes' Time: integers in [0, 2**63) ns, as rclpy's Time
+    requires (a float or an out-of-range value would reach the nodes' messages)."""
+    with pytest.raises(ValueError, match=rf'{name} = .* must be an integer time in \[0, 2\*\*63\)'):
+        with LockstepExecutor(start_time_ns=start_ns) as ex:
+            node = Talker(context)
+            ex.add_node(node)
+            try:
+                ex.run_until(end_ns)
+            finally:
+                node.destroy_node()

@@ -93,11 +93,11 @@ class VehicleSim(Node):
         self.params.report_unknown()
 
         initial = self._initial_pose()
+        # Building it loads the compiled kernel now, not at the first step (which it would
+        # stall).
         self.vehicle = Vehicle(
             self._vehicle_config.config, 1.0 / settings.step_rate, initial, settings.seed
         )
-        # Load the compiled kernel now, not at the first step (it would stall the clock there).
-        Vehicle(self._vehicle_config.config, 1.0 / settings.step_rate).step(1)
         self.outputs = VehicleOutputs(
             self, settings.full_map_frame, settings.full_base_frame,
             [settings.frame_prefix + name for name in self.vehicle.joint_names],

@@ -64,14 +64,27 @@ Serializer = Callable[..., bytes]
 """``serialize(msg, *frame params)``: the frame's values, then ``msg`` in CDR."""
 
 
+#: Names the generated serializers use (besides a letter and digits: their locals).
+_GENERATED_NAMES = frozenset({'msg', 'args', 'key', 'packer', 'size', 'layouts', 'new_layout',
+                              'HEADER', 'serialize_message', 'data'})
+
+
 @dataclasses.dataclass(frozen=True)
 class Frame:
     """Values packed before the CDR bytes by the same ``struct`` call.
 
     ``codes``: their struct codes (little endian, nothing aligned); ``params``: the parameters
     the serializer takes after the message; ``values``: a Python expression for each value, of
-    the parameters and of ``size``, the size of the whole (frame and CDR) [bytes].
+    the parameters and of ``size``, the size of the whole (frame and CDR) [bytes]. The
+    parameters' names must not be those of the generated code (``msg``, ``args``, ``key``,
+    ``packer``, ``size``, ``layouts``, ``new_layout``, ``HEADER``, a letter and digits): ValueError.
     """
+
+    def __post_init__(self) -> None:
+        taken = [name for name in self.params if name in _GENERATED_NAMES
+                 or (len(name) > 1 and name[0].isalpha() and name[1:].isdigit())]
+        if taken:
+            raise ValueError(f'frame parameters {taken} are names of the generated code')
 
     codes: str
     params: tuple[str, ...]

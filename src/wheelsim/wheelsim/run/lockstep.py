@@ -58,6 +58,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import functools
+import numbers
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -85,7 +86,7 @@ class _EventTime(Time):
     """
 
     def __init__(self, nanoseconds: int) -> None:  # not Time.__init__: no rcl time point yet
-        self._nanoseconds = nanoseconds
+        self._nanoseconds = nanoseconds  # an int in [0, 2**63): see _time_ns
 
     @property
     def nanoseconds(self) -> int:
@@ -102,6 +103,15 @@ class _EventTime(Time):
 
 _ROS_TIME_TYPE = Time(clock_type=ClockType.ROS_TIME).clock_type
 """What an rclpy ``Time`` of ROS time gives as its ``clock_type`` (rcl's own enum value)."""
+
+
+def _time_ns(value: int, name: str) -> int:
+    """``value`` as a time for :class:`_EventTime`: an integer in [0, 2**63) ns, as rclpy's
+    ``Time`` requires, else ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or \
+            not 0 <= value < 2**63:
+        raise ValueError(f'{name} = {value!r} must be an integer time in [0, 2**63) ns')
+    return int(value)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,6 +175,7 @@ class LockstepExecutor:
         self._nodes: list[Node] = []
         self._clocks: list[ROSClock] = []
         self._clock_ids: set[int] = set()  # id() of the clocks in _clocks
+        start_time_ns = _time_ns(start_time_ns, 'start_time_ns')
         self._now: Time = _EventTime(start_time_ns)
         self._recorder = recorder
         self._now_ns = start_time_ns
@@ -336,6 +347,7 @@ class LockstepExecutor:
         ``between(now_ns)`` is called after each event settles (for progress display, pacing or
         stopping: raising from it stops the run cleanly between two events).
         """
+        end_ns = _time_ns(end_ns, 'end_ns')
         self._deliver()
         while True:
             if self._timers_changed:

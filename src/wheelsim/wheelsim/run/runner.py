@@ -41,7 +41,8 @@ NODE_CLASSES = {
     'controller': ('wheelsim.nodes.controller', 'Controller'),
 }
 START_TIME_NS = 1_000_000_000  # ROS time 0 means "no clock yet": runs start at 1 s
-PROGRESS_STEP_NS = 500_000_000  # simulated time between two updates of the progress bar
+PROGRESS_STEP_S = 0.5  # simulated time between two updates of the progress bar
+PROGRESS_STEP_NS = round(PROGRESS_STEP_S * 1e9)
 EXIT_CRITERIA_FAILED = 1
 EXIT_INTERRUPTED = 130
 
@@ -167,12 +168,12 @@ class _Progress:
         if now_ns < self._quiet_until_ns:
             return  # nothing to pace nor to show
         sim_s = (now_ns - START_TIME_NS) / 1e9
-        if self._rtf <= 0 and sim_s - self._shown_s < 0.5:
+        if self._rtf <= 0 and sim_s - self._shown_s < PROGRESS_STEP_S:
             return
         wall_s = time.perf_counter() - self._start
         if self._rtf > 0 and sim_s / self._rtf > wall_s:
             time.sleep(sim_s / self._rtf - wall_s)
-        if sim_s - self._shown_s >= 0.5:
+        if sim_s - self._shown_s >= PROGRESS_STEP_S:
             self._bar.update(round(sim_s - self._shown_s, 3))
             self._shown_s = sim_s
             if self._rtf <= 0:

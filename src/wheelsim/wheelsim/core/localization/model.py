@@ -127,7 +127,8 @@ class Localization:
     (each ``x, y, yaw, qz, qw``) and the published twist at the offsets of :mod:`.step_kernel`,
     ``odom_covariance`` and ``map_covariance`` their 3x3 covariances, ``twist_variances`` the
     twist's (a new tuple when they change) and ``pose_fix`` the EKF's fix of the sample (or
-    None). The arrays are the same objects from sample to sample.
+    None). The arrays are the same objects from sample to sample. The kernel's machine code is
+    called directly (:func:`wheelsim.core.compiled.direct_call`), which cannot be pickled.
     """
 
     def __init__(self, config: LocalizationConfig) -> None:

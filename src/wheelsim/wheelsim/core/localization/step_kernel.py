@@ -232,8 +232,8 @@ def localization_step(
 
 
 def load_kernel() -> None:
-    """Compile or load :func:`localization_step` now, on scratch arrays (numba does at the
-    first call: a node loads it when it starts, not at its first sample)."""
+    """Compile or load :func:`localization_step` now, on scratch arrays, as numba does at the
+    first call (the warm-up before a first run; a ``Localization`` loads it when built)."""
     localization_step(
         0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, False, np.zeros(STATE_SIZE),
         np.zeros(CLOCK_SIZE, dtype=np.int64), np.zeros((STREAMS, DRAWS_PER_SAMPLE)),

@@ -88,7 +88,10 @@ def _read_only_changes(old: VehicleConfig, new: VehicleConfig) -> list[str]:
 
 
 class VehicleBatch:
-    """N vehicles of one model, possibly with different parameters, stepped together."""
+    """N vehicles of one model, possibly with different parameters, stepped together.
+
+    It calls its kernel's machine code directly (:func:`wheelsim.core.compiled.direct_call`),
+    which cannot be pickled: copy a batch with ``copy.deepcopy``, or rebuild it."""
 
     def __init__(
         self,
@@ -207,7 +210,8 @@ class VehicleBatch:
     def restore(self, snapshot: BatchSnapshot) -> None:
         """Back to the moment of ``snapshot`` (taken from this batch, same configuration)."""
         self._state[:] = snapshot.state
-        self._history = snapshot.history.copy()
+        # a C-ordered float64 copy, whatever the snapshot holds: the kernel reads it unchecked
+        self._history = np.array(snapshot.history, dtype=np.float64, order='C')
         self._elapsed = snapshot.elapsed
 
     def stop(self, index: int, pose: tuple[float, float, float] | None = None) -> None:
