@@ -111,6 +111,26 @@ def test_backward_and_forward_time_jumps_are_survived(sim):
     assert sim.process.process.poll() is None
 
 
+@pytest.mark.parametrize('sim', ['differential'], indirect=True)
+def test_a_live_max_time_jump_applies_from_the_next_clock_change(sim):
+    refused = sim.set_parameter('max_time_jump', -1.0)
+    assert not refused.successful and 'max_time_jump' in refused.reason
+    sim.advance(sim.now_ns + 100 * MS)
+    try:
+        for max_time_jump_s, stepped_through in ((1.0, True), (0.5, False)):
+            assert sim.set_parameter('max_time_jump', max_time_jump_s).successful
+            start, before = sim.now_ns, len(sim.twists)
+            sim.publish_clock(start + 700 * MS)  # 0.7 s + one publish period (0.01 s)
+            sim.wait_for_output(sim.now_ns)
+            stamps = [stamp_ns(m.header.stamp) for m in sim.twists[before:]]
+            if stepped_through:  # every output on the way
+                assert stamps == list(range(start + 10 * MS, sim.now_ns + 1, 10 * MS))
+            else:  # skipped (warned once per run, as the test before may have): no output
+                assert stamps == [sim.now_ns]  # on the way, the state carried over
+    finally:
+        assert sim.set_parameter('max_time_jump', 1.0).successful
+
+
 @pytest.mark.parametrize('sim', ['bicycle'], indirect=True)
 def test_stale_command_brakes_through_the_actuators(sim):
     assert sim.set_parameter('twist_reference_max_oldness', 0.3).successful

@@ -120,7 +120,7 @@ class VehicleSim(Node):
         self.diagnostics = SimDiagnostics(self)
 
         self._lock = threading.RLock()
-        self._max_gap_ns = _max_gap_ns(settings)
+        self._max_gap_ns = settings.max_gap_ns  # read at every clock change
         self._ros_now_ns = ros_time_reader(self, self.mode)
         self.timeline: Timeline | None = None
         self.command_age = CommandAge(settings.twist_reference_max_oldness)
@@ -371,7 +371,7 @@ class VehicleSim(Node):
     def _on_settings(self, new: VehicleSimSettings, old: VehicleSimSettings) -> None:
         self.cmd_vel.limits = self._command_limits()
         self.command_age.max_oldness_s = new.twist_reference_max_oldness
-        self._max_gap_ns = _max_gap_ns(new)
+        self._max_gap_ns = new.max_gap_ns
         self.world.update(new)
         if self._now_ns() is None:
             return
@@ -395,12 +395,6 @@ class VehicleSim(Node):
         for ticker in self._tickers:
             ticker.stop()
         super().destroy_node()
-
-
-def _max_gap_ns(settings: VehicleSimSettings) -> int:
-    """The largest advance of the clock that is stepped through [ns]: ``max_time_jump`` beyond
-    one publish period; a larger one is skipped (see ``_follow_clock``)."""
-    return round((settings.max_time_jump + 1.0 / settings.pub_rate) * NS_PER_S)
 
 
 def parameter_specs() -> list[ParamSpec]:

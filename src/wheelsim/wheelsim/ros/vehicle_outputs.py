@@ -110,28 +110,23 @@ class VehicleOutputs:
 
     def publish_state(self, stamp_ns: int, state: VehicleState) -> None:
         """Publish ``state`` stamped ``stamp_ns``."""
-        pose = (state.x_m, state.y_m, state.yaw_rad)
-        twist = (state.vx_mps, state.vy_mps, state.wz_radps)
+        x_m, y_m, yaw_rad, vx_mps, vy_mps, wz_radps, positions_rad, velocities_radps = state[:8]
+        qz, qw = yaw_quaternion_zw(yaw_rad)
         if self._templates is None:
             odom, twist_msg, joints = self._messages
             write_stamp(self._stamp, stamp_ns)
             position, orientation = self._pose_parts
-            write_planar(position, orientation, *pose[:2], *yaw_quaternion_zw(state.yaw_rad))
+            write_planar(position, orientation, x_m, y_m, qz, qw)
             odom_linear, odom_angular, twist_linear, twist_angular = self._twist_parts
-            write_twist(odom_linear, odom_angular, *twist)
-            write_twist(twist_linear, twist_angular, *twist)
-            write_joints(joints, array('d', state.joint_positions_rad),
-                         array('d', state.joint_velocities_radps))
+            write_twist(odom_linear, odom_angular, vx_mps, vy_mps, wz_radps)
+            write_twist(twist_linear, twist_angular, vx_mps, vy_mps, wz_radps)
+            write_joints(joints, array('d', positions_rad), array('d', velocities_radps))
         else:
             ground_truth, twist_actual, joint_states = self._templates
-            stamp = divmod(stamp_ns, NS_PER_S)
-            odom = ground_truth.pack(
-                (*stamp, *pose[:2], *yaw_quaternion_zw(state.yaw_rad), *twist)
-            )
-            twist_msg = twist_actual.pack((*stamp, *twist))
-            joints = joint_states.pack(
-                (*stamp, *state.joint_positions_rad, *state.joint_velocities_radps)
-            )
+            sec, nanosec = divmod(stamp_ns, NS_PER_S)
+            odom = ground_truth.pack((sec, nanosec, x_m, y_m, qz, qw, vx_mps, vy_mps, wz_radps))
+            twist_msg = twist_actual.pack((sec, nanosec, vx_mps, vy_mps, wz_radps))
+            joints = joint_states.pack((sec, nanosec, *positions_rad, *velocities_radps))
         self._ground_truth.publish(odom)
         self._twist_actual.publish(twist_msg)
         self._joint_states.publish(joints)

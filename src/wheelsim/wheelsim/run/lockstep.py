@@ -140,11 +140,12 @@ def _call_jump_callbacks(callbacks: list[_JumpCallbacks], delta_ns: int) -> None
     is not a clock change reaches those whose forward threshold is positive and at most the
     jump, or whose backward threshold is negative and at least it: ``rcl_clock_call_callbacks``),
     then their post-jump callbacks with the jump as rclpy gives it."""
-    reached = [c for c in callbacks if (0 < c.min_forward_ns <= delta_ns)
-               or (delta_ns <= c.min_backward_ns < 0)]
-    for c in reached:
-        if c.pre_callback is not None:
-            c.pre_callback()
+    reached = []
+    for c in callbacks:
+        if (0 < c.min_forward_ns <= delta_ns) or (delta_ns <= c.min_backward_ns < 0):
+            reached.append(c)
+            if c.pre_callback is not None:
+                c.pre_callback()
     for c in reached:
         if c.post_callback is not None:
             c.post_callback({'clock_change': ClockChange.ROS_TIME_NO_CHANGE, 'delta': delta_ns})

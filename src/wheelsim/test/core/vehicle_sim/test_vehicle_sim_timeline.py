@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from wheelsim.core.vehicle_sim.config import VehicleSimSettings
 from wheelsim.core.vehicle_sim.timeline import NS_PER_S, Event, JumpKind, Pacer, Timeline
 
 
@@ -115,6 +116,12 @@ def test_classify_jumps():
     assert timeline.classify(7 * NS_PER_S, NS_PER_S) is JumpKind.NORMAL
     assert timeline.classify(7 * NS_PER_S + 1, NS_PER_S) is JumpKind.FORWARD
     assert timeline.classify(6 * NS_PER_S - 1, NS_PER_S) is JumpKind.BACKWARD
+
+
+def test_the_largest_stepped_clock_advance_is_max_time_jump_beyond_a_publish_period():
+    assert VehicleSimSettings().max_gap_ns == NS_PER_S + 20_000_000  # 1 s + 1 / (50 Hz)
+    assert VehicleSimSettings(max_time_jump=0.5, pub_rate=100.0).max_gap_ns == 510_000_000
+    assert VehicleSimSettings(max_time_jump=1e-9, pub_rate=1000.0).max_gap_ns == 1_000_001
 
 
 def test_pacer_follows_the_factor_and_restarts_when_far_behind():

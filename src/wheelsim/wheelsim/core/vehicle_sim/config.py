@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from wheelsim.core import frames
 from wheelsim.core.params import ParameterError, group, param
+from wheelsim.core.vehicle_sim.timeline import NS_PER_S
 from wheelsim.core.world.config import ScanSettings, WorldSettings
 from wheelsim.core.world.footprint import Footprint
 
@@ -115,6 +116,12 @@ class VehicleSimSettings(frames.FrameNames):
         '(e.g. base_footprint, which stock Nav2 parameters name); empty: none. frame_prefix '
         'is put before it.', read_only=True,
     )
+
+    @property
+    def max_gap_ns(self) -> int:
+        """The largest advance of the clock that is stepped through [ns]: ``max_time_jump``
+        beyond one publish period; a larger forward jump is skipped."""
+        return round((self.max_time_jump + 1.0 / self.pub_rate) * NS_PER_S)
 
     def __post_init__(self) -> None:
         for name in ('pub_rate', 'clock_rate', 'scan.rate'):
