@@ -14,10 +14,10 @@ import numpy as np
 from test_wheelsim_run import wheelsim
 
 from wheelsim.core.params import from_flat
+from wheelsim.core.units import NS_PER_S
 from wheelsim.core.world.config import ScanSettings
 from wheelsim.core.world.map_file import load_map_file
 from wheelsim.core.world.scanner import LaserScanner
-from wheelsim.report.bag_data import NS_PER_S
 from wheelsim.testing.maps import walled_room, write_map
 
 RES = 0.05

@@ -8,6 +8,6 @@
 - :mod:`.tracking`: path-tracking laws and the control loop without ROS.
 
 Shared by all: :mod:`.params` (parameter trees), :mod:`.frames` (frame-name parameters),
-:mod:`.compiled` (numba), :mod:`.arrays` (array types). The core imports no rclpy and no
-message package (a test enforces it).
+:mod:`.compiled` (numba), :mod:`.arrays` (array types), :mod:`.units` (nanoseconds per
+second). The core imports no rclpy and no message package (a test enforces it).
 """

@@ -42,9 +42,10 @@ from wheelsim.core.tracking.controller import (
 )
 from wheelsim.core.tracking.reference import ZERO_TWIST, BodyTwist, TrackingErrors
 from wheelsim.core.tracking.warm_up import warm_up
+from wheelsim.core.units import NS_PER_S
 from wheelsim.ros import qos
 from wheelsim.ros.clock import now_ns, timer_period_s
-from wheelsim.ros.conversions import NS_PER_S, fill_twist, pose2d, stamp_ns, time_msg
+from wheelsim.ros.conversions import fill_twist, pose2d, stamp_ns, time_msg
 from wheelsim.ros.inputs import MAX_TWIST_COMPONENT, WARN_PERIOD_S, MapPoses
 from wheelsim.ros.message_slots import odometry_twist2d, stamped_pose2d
 from wheelsim.ros.node_main import run_node

@@ -33,9 +33,10 @@ from wheelsim.core.planning.config import PlannerConfig, waiting_for_vehicle, wi
 from wheelsim.core.planning.path import PlanningError, path_shape
 from wheelsim.core.planning.planner import plan_to_goal, plan_waypoints
 from wheelsim.core.planning.trajectory import Trajectory
+from wheelsim.core.units import NS_PER_S
 from wheelsim.ros import qos
 from wheelsim.ros.clock import now_ns
-from wheelsim.ros.conversions import NS_PER_S, fill_planar, time_msg
+from wheelsim.ros.conversions import fill_planar, time_msg
 from wheelsim.ros.inputs import MapPoses
 from wheelsim.ros.message_slots import stamped_pose2d
 from wheelsim.ros.node_main import run_node

@@ -32,13 +32,14 @@ from rosgraph_msgs.msg import Clock
 from std_srvs.srv import Trigger
 
 from wheelsim.core.params import ParamSpec, from_flat, specs
+from wheelsim.core.units import NS_PER_S
 from wheelsim.core.vehicle.config import VEHICLE_PARAM_SPECS, vehicle_config_from_params
 from wheelsim.core.vehicle.description import VehicleDescription, describe
 from wheelsim.core.vehicle.model import Vehicle
 from wheelsim.core.vehicle_sim.command import CommandAge
 from wheelsim.core.vehicle_sim.config import VehicleSimSettings
 from wheelsim.core.vehicle_sim.description import vehicle_sim_urdf
-from wheelsim.core.vehicle_sim.timeline import NS_PER_S, Event, JumpKind, Pacer, Timeline
+from wheelsim.core.vehicle_sim.timeline import Event, JumpKind, Pacer, Timeline
 from wheelsim.ros import qos
 from wheelsim.ros.clock import (
     ClockMode,

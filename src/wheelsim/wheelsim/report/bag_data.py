@@ -36,12 +36,12 @@ from rosbags.serde import SerdeError
 from rosbags.typesys import Stores, get_typestore
 from rosbags.typesys.store import Typestore
 
+from wheelsim.core.units import NS_PER_S
 from wheelsim.core.world.footprint import Footprint
 from wheelsim.core.world.occupancy import OccupancyMap
 from wheelsim.report.cdr_columns import NotColumnar, read_columns
 from wheelsim.report.geometry import FloatArray, yaw_from_quaternion
 
-NS_PER_S = 1e9
 TOPICS = ('ground_truth', 'odom', 'pose', 'twist_actual', 'joint_states', 'cmd_vel', 'plan',
           'tracking_error', 'map', 'footprint', 'collision')
 """The topics read (relative to the run's namespace); every other topic is only counted."""

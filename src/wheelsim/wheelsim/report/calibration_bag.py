@@ -28,8 +28,8 @@ from rosbags.typesys import Stores, get_typestore
 
 from wheelsim.core.calibration.recording import CalibrationError, Recording
 from wheelsim.core.localization.wheel_encoders import centre_steering_tan
+from wheelsim.core.units import NS_PER_S
 
-NS_PER_S = 1e9
 TWIST_TYPES = ('geometry_msgs/msg/Twist', 'geometry_msgs/msg/TwistStamped')
 MEASURED = (('twist_actual', 'geometry_msgs/msg/TwistStamped'), ('odom', 'nav_msgs/msg/Odometry'))
 WHEEL_JOINTS = ('left_wheel_joint', 'right_wheel_joint', 'front_left_wheel_joint',

@@ -30,8 +30,7 @@ from wheelsim.core.geometry.angles import (  # also the core's, compiled too
     quaternion_yaw,
     yaw_quaternion_zw,
 )
-
-NS_PER_S = 1_000_000_000
+from wheelsim.core.units import NS_PER_S
 
 
 def time_msg(stamp_ns: int, out: Time | None = None) -> Time:

@@ -37,7 +37,7 @@ from std_msgs.msg import Header
 
 from wheelsim.core.geometry.angles import quaternion_yaw
 from wheelsim.core.geometry.se2 import Floats3
-from wheelsim.ros.conversions import NS_PER_S
+from wheelsim.core.units import NS_PER_S
 
 #: The fields read or written through their slots, per message class.
 FIELDS = {

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import time
 
-from wheelsim.core.vehicle_sim.timeline import NS_PER_S, JumpKind
+from wheelsim.core.units import NS_PER_S
+from wheelsim.core.vehicle_sim.timeline import JumpKind
 from wheelsim.ros.clock import ClockMode
 from wheelsim.ros.cmd_vel import TYPE_NAMES
 from wheelsim.ros.diagnostics import OK, WARN, DiagnosticsPublisher

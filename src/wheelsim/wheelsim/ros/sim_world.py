@@ -27,11 +27,12 @@ from sensor_msgs.msg import LaserScan
 
 from wheelsim.core.geometry.se2 import compose_floats
 from wheelsim.core.params import ParameterError
+from wheelsim.core.units import NS_PER_S
 from wheelsim.core.vehicle.config import VehicleConfig
 from wheelsim.core.vehicle.model import Vehicle
 from wheelsim.core.vehicle_sim.config import VehicleSimSettings
 from wheelsim.core.vehicle_sim.randomness import random_stream
-from wheelsim.core.vehicle_sim.timeline import NS_PER_S, Timeline
+from wheelsim.core.vehicle_sim.timeline import Timeline
 from wheelsim.core.world.collision import Contact
 from wheelsim.core.world.footprint import footprint_of
 from wheelsim.core.world.guard import CollisionGuard

@@ -29,9 +29,10 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
 from wheelsim.core.geometry.angles import yaw_quaternion_zw
+from wheelsim.core.units import NS_PER_S
 from wheelsim.core.vehicle.model import VehicleState
 from wheelsim.ros import qos
-from wheelsim.ros.conversions import NS_PER_S, joint_state, odometry, twist_stamped
+from wheelsim.ros.conversions import joint_state, odometry, twist_stamped
 from wheelsim.ros.message_slots import write_joints, write_planar, write_stamp, write_twist
 from wheelsim.ros.serialized_message import LayoutError, SerializedMessage
 

@@ -1,6 +1,7 @@
 """The age of vehicle_sim's held command (wheelsim.core.vehicle_sim.command), without ROS."""
 
-from wheelsim.core.vehicle_sim.command import NS_PER_S, CommandAge
+from wheelsim.core.units import NS_PER_S
+from wheelsim.core.vehicle_sim.command import CommandAge
 
 
 def test_twist_counts_from_arrival_and_stamped_from_its_stamp():

@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from wheelsim.core.units import NS_PER_S
 from wheelsim.core.vehicle_sim.config import VehicleSimSettings
-from wheelsim.core.vehicle_sim.timeline import NS_PER_S, Event, JumpKind, Pacer, Timeline
+from wheelsim.core.vehicle_sim.timeline import Event, JumpKind, Pacer, Timeline
 
 
 def drain(timeline, target_ns):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-NS_PER_S = 1_000_000_000
+from wheelsim.core.units import NS_PER_S
 
 
 @dataclass

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from wheelsim.core import frames
 from wheelsim.core.params import ParameterError, group, param
-from wheelsim.core.vehicle_sim.timeline import NS_PER_S
+from wheelsim.core.units import NS_PER_S
 from wheelsim.core.world.config import ScanSettings, WorldSettings
 from wheelsim.core.world.footprint import Footprint
 

@@ -23,7 +23,8 @@ import enum
 from collections.abc import Iterator
 from fractions import Fraction
 
-NS_PER_S = 1_000_000_000
+from wheelsim.core.units import NS_PER_S
+
 # Wall time the reference clock may fall behind before it restarts pacing instead of catching up.
 PACER_MAX_LAG_S = 0.1
 
