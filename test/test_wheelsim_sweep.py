@@ -117,6 +117,21 @@ def test_settings_another_one_overrides_are_errors_naming_both(tmp_path, args, f
     assert not (tmp_path / 'o' / 'short').exists()
 
 
+def test_a_params_file_seed_is_replaced_by_the_scenario_seed_and_said_so(tmp_path):
+    plain = write_scenario(tmp_path, 1, 'plain.yaml')
+    (tmp_path / 'robot.yaml').write_text('localization:\n  ros__parameters: {seed: 7}\n')
+    layered = write_scenario(tmp_path, 1, 'layered.yaml')
+    layered.write_text(layered.read_text() + 'params_file: robot.yaml\n')
+    results = [wheelsim('run', str(path), '--quiet', '--no-plots', '--output', path.stem,
+                        cwd=tmp_path) for path in (plain, layered)]
+    assert [r.returncode for r in results] == [0, 0], results[1].stderr
+    assert (f"note: {layered}: the params_file sets localization.seed, which every run sets "
+            "itself: the scenario's seed") in results[1].stderr
+    assert 'params_file' not in results[0].stderr
+    metrics = [(tmp_path / p / 'short' / 'metrics.json').read_bytes() for p in ('plain', 'layered')]
+    assert metrics[0] == metrics[1]  # seed 1 in both: the file's 7 is not used
+
+
 def test_a_node_seed_in_a_scenario_file_is_an_error(tmp_path):
     scenario = write_scenario(tmp_path, 1)
     scenario.write_text(scenario.read_text().replace('{mode: noisy}', '{mode: noisy, seed: 3}'))

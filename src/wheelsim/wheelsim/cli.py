@@ -29,6 +29,9 @@ def _load(path: str | None):
     specs = node_parameter_specs()
     scenario = load_scenario(Path(path) if path else None, specs, METRIC_NAMES,
                              node_parameter_checks())
+    for name, setter in scenario.params_file_replaced.items():
+        print(f'note: {scenario.source}: the params_file sets {name}, which every run sets '
+              f'itself: {setter}', file=sys.stderr)
     return scenario, specs
 
 
@@ -125,7 +128,7 @@ def _parser() -> argparse.ArgumentParser:
                        'lhs (Latin hypercube): --samples points over the ranges, each with every '
                        'combination of the value lists')
     sweep.add_argument('--samples', type=int, help='number of random or lhs samples')
-    sweep.add_argument('--sample-seed', type=int, default=0,
+    sweep.add_argument('--sample-seed', type=int,
                        help='seed of the random or lhs samples (default 0)')
     _add_ray_arguments(sweep)
     tune = sub.add_parser('tune', help='search node parameters for the best value of a metric '

@@ -1,10 +1,12 @@
 """Sweep points from --param axes: grids, integer ranges, random and Latin-hypercube samples."""
 
 import math
+import shlex
 
 import numpy as np
 import pytest
 
+from wheelsim.run.robustness import reproduce_command
 from wheelsim.run.sampling import Axis, parse_axes, parse_axis, plan_points
 from wheelsim.run.scenario import ScenarioError
 
@@ -15,6 +17,17 @@ def test_axis_forms():
     assert parse_axis('controller.lead_time=0:0.5') == Axis('controller.lead_time', low=0.0,
                                                            high=0.5)
     assert parse_axis('c.k=0.1:10:log') == Axis('c.k', low=0.1, high=10.0, log=True)
+
+
+def test_numbers_as_python_prints_them_are_numbers():
+    # YAML 1.1 reads 2e-05 (no dot) as a string; the reproduce commands print floats so.
+    values = parse_axis('c.k=2e-05,1E3,-3.5e+2,.5e1,e5,1e,2.0e-05').values
+    assert values == (2e-05, 1000.0, -350.0, 5.0, 'e5', '1e', 2e-05)
+    assert all(isinstance(v, float) for v in values[:4])
+    point = {'controller.lead_time': 2e-05, 'seed': 3}
+    words = shlex.split(reproduce_command('s.yaml', point))
+    assert parse_axes([words[words.index('--param') + 1]]) == [
+        Axis('controller.lead_time', (2e-05,))]
 
 
 @pytest.mark.parametrize('text, fragment', [
@@ -48,6 +61,9 @@ def test_a_grid_refuses_ranges_and_sampling_needs_ranges():
         plan_points(parse_axes(['a.x=1,2']), 'lhs', 4)
     with pytest.raises(ScenarioError, match='needs --samples N'):
         plan_points(parse_axes(['a.x=0:1']), 'random')
+    for samples, sample_seed, name in ((4, None, '--samples'), (None, 0, '--sample-seed')):
+        with pytest.raises(ScenarioError, match=f'{name}: only with --sample random or lhs'):
+            plan_points(parse_axes(['a.x=1,2']), 'grid', samples, sample_seed)
 
 
 def test_latin_hypercube_puts_one_sample_in_each_stratum_of_each_range():

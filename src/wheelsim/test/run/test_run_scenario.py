@@ -124,7 +124,11 @@ def test_a_node_seed_in_the_scenario_is_an_error_naming_both(tmp_path):
         load_scenario(path, SPECS, METRICS)
 
 
-def test_a_params_file_seed_is_the_base_the_scenario_seed_replaces(tmp_path):
-    write(tmp_path, 'localization:\n  ros__parameters: {seed: 4}\n', 'robot.yaml')
-    path = write(tmp_path, 'duration: 1\nseed: 6\nparams_file: robot.yaml\n')
-    assert load_scenario(path, SPECS, METRICS).seed == 6
+def test_a_params_file_seed_is_replaced_by_the_scenario_seed_and_listed(tmp_path):
+    write(tmp_path, 'localization:\n  ros__parameters: {seed: 4, mode: noisy}\n', 'robot.yaml')
+    path = write(tmp_path, 'name: lab\nduration: 1\nseed: 6\nparams_file: robot.yaml\n')
+    scenario = load_scenario(path, SPECS, METRICS)
+    assert (scenario.name, scenario.seed) == ('lab', 6)
+    assert scenario.node_parameters['localization'] == {'mode': 'noisy'}
+    assert scenario.params_file_replaced == {
+        'localization.seed': "the scenario's seed (sweep it with --param seed=...)"}

@@ -58,7 +58,9 @@ class Job:
 def job_key(scenario: Scenario) -> str:
     """A short hash of everything that makes the run what it is (the scenario with its
     overrides and seed): equal keys, equal runs, so a rerun can skip them."""
-    text = json.dumps(asdict(scenario), sort_keys=True, default=str)
+    fields = asdict(scenario)
+    del fields['params_file_replaced']  # what the params file said, not what runs
+    text = json.dumps(fields, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -54,6 +55,19 @@ def _number(text: str, what: str, spec: str) -> float:
     return value
 
 
+_EXPONENT_NUMBER = re.compile(r'[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+')
+"""A number in exponent notation, as Python prints small and large floats (``2e-05``): YAML 1.1
+reads it as a string unless it has a dot, so ``_value`` takes it as a float."""
+
+
+def _value(text: str) -> Any:
+    """One value of a list: as YAML reads it, but ``2e-05`` is a float (see above)."""
+    value = yaml.safe_load(text)
+    if isinstance(value, str) and _EXPONENT_NUMBER.fullmatch(value):
+        return float(value)
+    return value
+
+
 def parse_axis(text: str) -> Axis:
     """One ``--param`` text -> :class:`Axis`; ScenarioError naming the text on bad input."""
     name, sep, spec = (part.strip() for part in text.partition('='))
@@ -80,7 +94,7 @@ def parse_axis(text: str) -> Axis:
             raise ScenarioError(f'--param {text!r}: FIRST..LAST needs integers with FIRST <= LAST')
         return Axis(name, values=values)
     try:
-        return Axis(name, values=tuple(yaml.safe_load(v) for v in spec.split(',')))
+        return Axis(name, values=tuple(_value(v) for v in spec.split(',')))
     except yaml.YAMLError as err:
         raise ScenarioError(f'--param {text!r}: cannot parse a value: {err}') from None
 
@@ -119,8 +133,9 @@ def _scaled(axis: Axis, unit: float) -> float:
 
 
 def plan_points(axes: Sequence[Axis], method: str = 'grid', samples: int | None = None,
-                sample_seed: int = 0) -> list[dict[str, Any]]:
-    """The sweep's points, ``{name: value}`` each, in a fixed order (see the module doc)."""
+                sample_seed: int | None = None) -> list[dict[str, Any]]:
+    """The sweep's points, ``{name: value}`` each, in a fixed order (see the module doc);
+    ``sample_seed`` (random and lhs only) None is 0."""
     if method not in METHODS:
         raise ScenarioError(f'--sample {method!r}: must be one of {", ".join(METHODS)}')
     ranges = [a for a in axes if a.values is None]
@@ -130,9 +145,10 @@ def plan_points(axes: Sequence[Axis], method: str = 'grid', samples: int | None 
             raise ScenarioError(f'--param {ranges[0].name}={ranges[0].low:g}:{ranges[0].high:g} '
                                 'is a range: a grid needs value lists; sample ranges with '
                                 '--sample random|lhs --samples N')
-        if samples is not None:
-            raise ScenarioError('--samples: only with --sample random or lhs (a grid runs '
-                                'every combination)')
+        for name, value in (('--samples', samples), ('--sample-seed', sample_seed)):
+            if value is not None:
+                raise ScenarioError(f'{name}: only with --sample random or lhs (a grid runs '
+                                    'every combination)')
         sampled: list[dict[str, Any]] = [{}]
     else:
         if not ranges:
@@ -140,7 +156,7 @@ def plan_points(axes: Sequence[Axis], method: str = 'grid', samples: int | None 
                                 'NAME=LOW:HIGH[:log]')
         if samples is None or samples < 1:
             raise ScenarioError(f'--sample {method}: needs --samples N with N >= 1')
-        unit = _unit_samples(method, samples, len(ranges), sample_seed)
+        unit = _unit_samples(method, samples, len(ranges), sample_seed or 0)
         sampled = [{a.name: _scaled(a, u) for a, u in zip(ranges, row, strict=True)}
                    for row in unit]
     combos = list(itertools.product(*(a.values for a in lists)))

@@ -22,7 +22,9 @@ Every key is checked: unknown scenario keys, unknown node names and parameters a
 declare are errors naming the key (with the closest valid name), as are values out of range, and
 a node parameter that the run sets itself (:data:`RUN_SET_PARAMETERS`: ``seed`` comes from the
 scenario's ``seed``) when ``nodes:`` or a sweep sets it too: the error names both settings.
-(A ``params_file`` is the base layer, which ``nodes:`` and the scenario's keys replace.)
+(A ``params_file`` is the base layer, which ``nodes:`` and the scenario's keys replace; the
+parameters a run sets itself are taken out of it and listed in
+:attr:`Scenario.params_file_replaced`, which the CLI prints.)
 No ROS imports (but the package index, to find a shipped map): the CLI validates a scenario,
 its map included, before starting anything.
 """
@@ -76,6 +78,9 @@ class Scenario:
     source: Path | None = None
     map_yaml: Path | None = None
     """The map the runner serves on ``map`` (as Nav2's map_server would), if any."""
+    params_file_replaced: Mapping[str, str] = field(default_factory=dict)
+    """``{'node.param': what sets it}``: parameters the ``params_file`` sets that every run sets
+    itself (:data:`RUN_SET_PARAMETERS`), so the file's values are not used (the CLI says so)."""
 
 
 def _is_finite_number(value: Any) -> bool:
@@ -209,11 +214,16 @@ def load_scenario(
             raise _fail(source, f'pass_criteria.{key}', f'{bound!r} must be a finite number')
 
     parameters = {node: {} for node in NODE_NAMES}
+    replaced: dict[str, str] = {}
     if 'params_file' in tree:
         params_path = (source.parent / str(tree['params_file'])).resolve()
         if not params_path.is_file():
             raise _fail(source, 'params_file', f'{params_path} does not exist')
         parameters = _params_file_sections(params_path, node_specs)
+        for node, values in parameters.items():
+            for parameter in [p for p in values if (node, p) in RUN_SET_PARAMETERS]:
+                del values[parameter]
+                replaced[f'{node}.{parameter}'] = RUN_SET_PARAMETERS[node, parameter]
     nodes = tree.get('nodes') or {}
     if not isinstance(nodes, dict):
         raise _fail(source, 'nodes', f'must map node names ({", ".join(NODE_NAMES)}) to parameters')
@@ -238,7 +248,8 @@ def load_scenario(
     map_yaml = _map_path(source, tree['map'], parameters['vehicle_sim']) if 'map' in tree else None
     return Scenario(name=name, duration_s=float(duration), seed=seed, record_topics=record_topics,
                     pass_criteria={k: float(v) for k, v in criteria.items()},
-                    node_parameters=parameters, source=source, map_yaml=map_yaml)
+                    node_parameters=parameters, source=source, map_yaml=map_yaml,
+                    params_file_replaced=replaced)
 
 
 def _check_node_parameters(source: Path, node: str, values: Mapping[str, Any],

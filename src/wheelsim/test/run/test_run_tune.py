@@ -1,0 +1,61 @@
+"""`wheelsim tune`'s search without ROS: pass criteria as constraints and the best feasible trial.
+
+The runs are replaced by a function of the trial's parameters (a runner that computes metrics
+instead of simulating), so the best trial is known exactly. The whole command, with real runs on
+Ray, is tested in test/test_wheelsim_tune.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wheelsim.run.execution import Job
+from wheelsim.run.sampling import Axis
+from wheelsim.run.scenario import Scenario
+from wheelsim.run.tune import open_study, tune
+
+GAIN = 'controller.k'
+
+
+class MetricsRunner:
+    """Yields each job's result at once: cross-track error (k - 1)^2, goal error 1.5 - k."""
+
+    workers = 1
+
+    def run(self, jobs: Iterable[Job], root: Path) -> Iterator[tuple[Job, dict[str, Any]]]:
+        for job in jobs:
+            k = job.scenario.node_parameters['controller']['k']
+            metrics = {'cross_track_rms_m': (k - 1.0) ** 2, 'goal_position_error_m': 1.5 - k}
+            yield job, {'metrics': metrics, 'failed': [], 'interrupted': False,
+                        'run_dir': f'{job.key}/t', 'wall_s': 0.0}
+
+
+def search(tmp_path: Path, goal_error_bound_m: float):
+    scenario = Scenario(name='t', duration_s=1.0, seed=1, record_topics=None,
+                        pass_criteria={'goal_position_error_m': goal_error_bound_m},
+                        node_parameters={'controller': {}})
+    axes = [Axis(GAIN, low=0.0, high=2.0)]
+    study = open_study(tmp_path, None, 'test', 'cross_track_rms_m', axes, 'tpe', 0,
+                       constrained=True)
+    return tune(scenario, axes, 'cross_track_rms_m', 30, study, tmp_path, MetricsRunner(),
+                check=lambda node, name, value: None, show_progress=False)
+
+
+def test_the_best_trial_is_the_best_one_that_meets_the_pass_criteria(tmp_path):
+    outcome = search(tmp_path, goal_error_bound_m=0.1)  # feasible: k >= 1.4
+    assert outcome.best_feasible and outcome.best['feasible']
+    assert 1.4 <= outcome.best[GAIN] < 1.6  # the unconstrained best, k = 1, is infeasible
+    feasible = [r for r in outcome.rows if r['feasible']]
+    assert outcome.best['value'] == min(r['value'] for r in feasible)
+    assert min(r['value'] for r in outcome.rows) < outcome.best['value']
+
+
+def test_with_no_feasible_trial_the_best_of_all_is_given_and_flagged(tmp_path):
+    outcome = search(tmp_path, goal_error_bound_m=-1.0)  # no k in [0, 2] meets it
+    assert not outcome.best_feasible and not outcome.best['feasible']
+    assert outcome.best['value'] == min(r['value'] for r in outcome.rows)
+    assert outcome.best[GAIN] == pytest.approx(1.0, abs=0.1)
