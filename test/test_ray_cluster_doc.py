@@ -60,6 +60,14 @@ def test_the_documented_cluster_example_runs(tmp_path):
         root = tmp_path / 'cluster_demo' / 'default' / 'sweep'
         assert len((root / 'sweep.csv').read_text().strip().splitlines()) == 1 + 4
         assert len(list((root / 'runs').glob('*/point.json'))) == 4
+        # `--address auto` (ray.init fails when it finds no cluster): the one started here
+        env.pop('RAY_ADDRESS', None)
+        auto = subprocess.run([shutil.which('wheelsim'), 'sweep', '--param', 'seed=5',
+                               '--address', 'auto', '--output', 'auto_demo', '--quiet'],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+        assert auto.returncode == 0, auto.stdout + auto.stderr
+        assert 'on 2 Ray workers' in auto.stdout
+        assert (tmp_path / 'auto_demo' / 'default' / 'sweep' / 'sweep.csv').is_file()
         # the head's services and its idle workers, all on loopback
         sockets = bound_sockets(descendants(head.pid))
         assert {'gcs_server', 'raylet'} <= {name for name, _ in sockets}, sockets

@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from wheelsim.run.scenario import Scenario
+from wheelsim.run.scenario import Scenario, ScenarioError
 
 TOKEN_FILE = '.wheelsim-output-token'
 LOOPBACK = '127.0.0.1'
@@ -116,7 +116,12 @@ class RayRunner:
         import ray
 
         if self._address:
-            ray.init(address=self._address, logging_level=logging.WARNING, log_to_driver=False)
+            try:
+                ray.init(address=self._address, logging_level=logging.WARNING,
+                         log_to_driver=False)
+            except ConnectionError as err:  # an OSError, which the CLI would call a disk error
+                raise ScenarioError(f'--address {self._address}: no Ray cluster reached: '
+                                    f'{err}') from None
             cluster_cpus = int(ray.cluster_resources().get('CPU', 1))
             self.workers = min(self._requested or cluster_cpus, cluster_cpus)
         else:
