@@ -4,6 +4,7 @@ points equal single runs, resume, a failing point, Ctrl-C, and settings that wou
 import csv
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -47,6 +48,21 @@ def test_sweep_points_equal_single_runs_with_the_same_parameters(tmp_path):
     worst = read_rows(root / 'robustness.csv')[0]
     assert worst['metric'] == 'cross_track_rms_m' and worst['reproduce'].startswith(
         f'wheelsim run {scenario} --param controller.feedforward.k_x=1.0 --seed ')
+
+
+def test_latin_hypercube_on_every_cpu_with_a_progress_bar_and_eta(tmp_path):
+    scenario = write_scenario(tmp_path, 1)
+    result = wheelsim('sweep', str(scenario), '--sample', 'lhs', '--samples', '3', '--param',
+                      'controller.feedforward.k_x=0.5:2', '--output', 'o', cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f'sweep of 3 runs of short on {os.cpu_count()} Ray workers' in result.stdout
+    # tqdm's bar: runs done of all, elapsed<remaining (the ETA) once a run has finished
+    assert re.search(r'[12]/3 \[\d\d:\d\d<\d\d:\d\d', result.stderr), result.stderr
+    assert '3/3 [' in result.stderr and '0 failed' in result.stderr
+    gains = sorted(float(r['controller.feedforward.k_x'])
+                   for r in read_rows(tmp_path / 'o' / 'short' / 'sweep' / 'sweep.csv'))
+    # one sample in each third of the range
+    assert [int((k - 0.5) // 0.5) for k in gains] == [0, 1, 2], gains
 
 
 def test_a_failing_point_is_reported_the_others_finish_and_a_rerun_skips_them(tmp_path):
