@@ -35,6 +35,9 @@ def test_sweep_points_equal_single_runs_with_the_same_parameters(tmp_path):
     assert (root / 'sweep.parquet').is_file() and (root / 'worst_runs.md').is_file()
     assert (root / 'plots' / 'cross_track_rms_m.png').stat().st_size > 5_000
     assert 'over the seeds' in result.stdout and (root / 'robustness.csv').is_file()
+    # long-lived workers: four runs on the two workers' processes
+    workers = {json.loads(p.read_text())['worker'] for p in root.glob('runs/*/point.json')}
+    assert len(workers) <= 2 and all(w.rpartition(':')[2].isdigit() for w in workers), workers
     for row in (rows[1], rows[2]):  # different gain and seed: each as a single run
         single = wheelsim('run', str(scenario), '--seed', row['seed'], '--param',
                           f'controller.feedforward.k_x={row["controller.feedforward.k_x"]}',

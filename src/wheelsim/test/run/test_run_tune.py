@@ -31,7 +31,7 @@ class MetricsRunner:
             k = job.scenario.node_parameters['controller']['k']
             metrics = {'cross_track_rms_m': (k - 1.0) ** 2, 'goal_position_error_m': 1.5 - k}
             yield job, {'metrics': metrics, 'failed': [], 'interrupted': False,
-                        'run_dir': f'{job.key}/t', 'wall_s': 0.0}
+                        'run_dir': f'{job.key}/t', 'wall_s': 0.0, 'worker': 'here:1'}
 
 
 def search(tmp_path: Path, goal_error_bound_m: float):

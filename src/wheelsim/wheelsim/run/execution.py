@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import shutil
+import socket
 import tempfile
 import time
 import traceback
@@ -72,8 +73,9 @@ def run_job(job: Job, root: str, token: str) -> dict[str, Any]:
     """Run ``job`` in this process into ``root/<key>/<scenario name>/`` (see the module doc).
 
     Returns ``metrics``, ``failed`` (criteria), ``interrupted``, ``run_dir`` (relative to root),
-    ``wall_s``, and ``files`` when the output folder is not visible here; or ``error`` (one
-    line; the traceback is in ``root/<key>/error.txt``) when the run raised.
+    ``wall_s``, ``worker`` (``host:process id`` of this worker), and ``files`` when the output
+    folder is not visible here; or ``error`` (one line; the traceback is in
+    ``root/<key>/error.txt``) when the run raised.
     """
     from wheelsim.run.runner import run_scenario
 
@@ -93,6 +95,7 @@ def run_job(job: Job, root: str, token: str) -> dict[str, Any]:
         (target / job.key / 'error.txt').write_text(traceback.format_exc())
         result = {'error': f'{type(err).__name__}: {err}'.splitlines()[0]}
     result['wall_s'] = time.perf_counter() - start
+    result['worker'] = f'{socket.gethostname()}:{os.getpid()}'
     if not shared:
         result['files'] = _files(target)
         shutil.rmtree(target, ignore_errors=True)

@@ -66,7 +66,7 @@ def write_record(root: Path, key: str, overrides: Mapping[str, Any],
     """Record the finished run ``key`` (a :func:`wheelsim.run.execution.run_job` result)."""
     record = {'overrides': dict(overrides), 'metrics': result['metrics'],
               'failed': result['failed'], 'run_dir': f'runs/{result["run_dir"]}',
-              'wall_s': round(result['wall_s'], 3)}
+              'wall_s': round(result['wall_s'], 3), 'worker': result['worker']}
     path = root / 'runs' / key / RECORD
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix('.part')
