@@ -281,7 +281,7 @@ def _tune(args: argparse.Namespace) -> int:
             with_overrides(scenario, {axis.name: value}, check)
     root = _output_root(args.output) / scenario.name / args.study
     study = tune.open_study(root, args.storage, args.study, args.objective, axes, args.sampler,
-                            args.sampler_seed, bool(scenario.pass_criteria))
+                            args.sampler_seed)
     with runner:
         print(f'tuning {", ".join(a.name for a in axes)} of {scenario.name} for '
               f'{args.objective} ({study.direction.name.lower()}), {args.trials} trials on '

@@ -34,14 +34,13 @@ class MetricsRunner:
                         'run_dir': f'{job.key}/t', 'wall_s': 0.0, 'worker': 'here:1'}
 
 
-def search(tmp_path: Path, goal_error_bound_m: float):
+def search(tmp_path: Path, goal_error_bound_m: float, trials: int = 30):
     scenario = Scenario(name='t', duration_s=1.0, seed=1, record_topics=None,
                         pass_criteria={'goal_position_error_m': goal_error_bound_m},
                         node_parameters={'controller': {}})
     axes = [Axis(GAIN, low=0.0, high=2.0)]
-    study = open_study(tmp_path, None, 'test', 'cross_track_rms_m', axes, 'tpe', 0,
-                       constrained=True)
-    return tune(scenario, axes, 'cross_track_rms_m', 30, study, tmp_path, MetricsRunner(),
+    study = open_study(tmp_path, None, 'test', 'cross_track_rms_m', axes, 'tpe', 0)
+    return tune(scenario, axes, 'cross_track_rms_m', trials, study, tmp_path, MetricsRunner(),
                 check=lambda node, name, value: None, show_progress=False)
 
 
@@ -59,3 +58,18 @@ def test_with_no_feasible_trial_the_best_of_all_is_given_and_flagged(tmp_path):
     assert not outcome.best_feasible and not outcome.best['feasible']
     assert outcome.best['value'] == min(r['value'] for r in outcome.rows)
     assert outcome.best[GAIN] == pytest.approx(1.0, abs=0.1)
+
+
+def test_a_study_of_the_deprecated_constraints_function_resumes_with_its_constraints(tmp_path):
+    import optuna
+
+    # As Optuna's TPESampler(constraints_func=...) stored them: a list in the system attributes.
+    old = optuna.create_study(storage=f'sqlite:///{tmp_path / "study.db"}', study_name='test')
+    old.set_user_attr('objective', 'cross_track_rms_m')
+    old.set_user_attr('parameters', [repr(Axis(GAIN, low=0.0, high=2.0))])
+    old.add_trial(optuna.trial.create_trial(
+        params={GAIN: 1.0}, distributions={GAIN: optuna.distributions.FloatDistribution(0, 2)},
+        value=0.0, system_attrs={'constraints': [0.4]}))  # the best value, but infeasible
+    outcome = search(tmp_path, goal_error_bound_m=0.1, trials=20)
+    assert outcome.rows[0][GAIN] == 1.0 and outcome.rows[0]['feasible'] is False
+    assert outcome.best_feasible and outcome.best[GAIN] >= 1.4

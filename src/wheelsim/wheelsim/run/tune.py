@@ -51,16 +51,18 @@ class TuneOutcome:
     ran: int = 0
 
 
-def _constraints(trial) -> Sequence[float]:
-    return trial.user_attrs.get('constraints', [INFEASIBLE])
+def _feasible(trial) -> bool:
+    """Whether a finished trial met every pass criterion (Optuna's trial constraints, which
+    TPE reads too: ``Trial.set_constraint``, or the list studies of Optuna's deprecated
+    ``constraints_func`` hold)."""
+    return all(value <= 0 for value in trial.constraints.values())
 
 
-def _sampler(name: str, seed: int, constrained: bool):
+def _sampler(name: str, seed: int):
     import optuna
 
     if name == 'tpe':
-        return optuna.samplers.TPESampler(seed=seed, constant_liar=True,
-                                          constraints_func=_constraints if constrained else None)
+        return optuna.samplers.TPESampler(seed=seed, constant_liar=True)
     if name == 'random':
         return optuna.samplers.RandomSampler(seed=seed)
     if name == 'qmc':
@@ -74,7 +76,7 @@ def _suggest(trial, axes: Sequence[Axis]) -> dict[str, Any]:
 
 
 def open_study(folder: Path, storage: str | None, name: str, objective: str,
-               axes: Sequence[Axis], sampler: str, sampler_seed: int, constrained: bool):
+               axes: Sequence[Axis], sampler: str, sampler_seed: int):
     """Create or load the study; ScenarioError if it was made for another search."""
     import optuna
 
@@ -84,7 +86,7 @@ def open_study(folder: Path, storage: str | None, name: str, objective: str,
     direction = 'maximize' if objective in LARGER_IS_BETTER else 'minimize'
     study = optuna.create_study(storage=url, study_name=name, direction=direction,
                                 load_if_exists=True,
-                                sampler=_sampler(sampler, sampler_seed, constrained))
+                                sampler=_sampler(sampler, sampler_seed))
     search = {'objective': objective, 'parameters': [repr(a) for a in axes]}
     for key, value in search.items():
         known = study.user_attrs.get(key)
@@ -122,9 +124,9 @@ def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, 
             failed.append(trial.number)
             tqdm.write(f'trial {trial.number} ({overrides}) failed: {trial.user_attrs["error"]}')
             return
-        trial.set_user_attr('constraints', [
-            metrics[k] - bound if metrics.get(k) is not None else INFEASIBLE
-            for k, bound in criteria.items()])
+        for name, bound in criteria.items():  # feasible: every value <= 0
+            trial.set_constraint(name, metrics[name] - bound if metrics.get(name) is not None
+                                 else INFEASIBLE)
         trial.set_user_attr('metrics', metrics)
         trial.set_user_attr('run', record['run_dir'])
         study.tell(trial, value)
@@ -166,7 +168,7 @@ def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, 
     completed = [t for t in study.trials if t.state == TrialState.COMPLETE]
     outcome.rows = [_row(t, objective) for t in study.trials]
     if completed:
-        feasible = [t for t in completed if all(c <= 0 for c in _constraints(t))]
+        feasible = [t for t in completed if _feasible(t)]
         pool = feasible or completed
         sign = -1 if study.direction == optuna.study.StudyDirection.MAXIMIZE else 1
         best = min(pool, key=lambda t: sign * t.value)
@@ -176,10 +178,9 @@ def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, 
 
 
 def _row(trial, objective: str) -> dict[str, Any]:
-    constraints = trial.user_attrs.get('constraints')
     return {'point': trial.number, **trial.params, 'objective': objective, 'value': trial.value,
             'state': trial.state.name,
-            'feasible': None if constraints is None else all(c <= 0 for c in constraints),
+            'feasible': _feasible(trial) if trial.state.name == 'COMPLETE' else None,
             **trial.user_attrs.get('metrics', {}), 'error': trial.user_attrs.get('error', ''),
             'run': trial.user_attrs.get('run', '')}
 
