@@ -7,13 +7,27 @@ import json
 import os
 
 from wheelsim.cli import _load
-from wheelsim.run.execution import TOKEN_FILE, Job, RayRunner, _write_files, job_key, run_job
+from wheelsim.run.execution import (
+    TOKEN_FILE,
+    Job,
+    RayRunner,
+    _on_loopback,
+    _write_files,
+    job_key,
+    run_job,
+)
 from wheelsim.testing.sockets import bound_sockets, descendants, is_loopback
 
 
 def _short_scenario():
     scenario, _ = _load(None)
     return dataclasses.replace(scenario, name='short', duration_s=3.0)
+
+
+def test_cluster_addresses_on_this_machines_loopback():
+    assert _on_loopback('127.0.0.1:6379') and _on_loopback('ray://localhost:10001')
+    assert not _on_loopback('10.1.2.3:6379') and not _on_loopback('ray://head:10001')
+    assert not _on_loopback('auto') and not _on_loopback('127.0.0.10:6379')
 
 
 def test_keys_follow_everything_that_makes_the_run():

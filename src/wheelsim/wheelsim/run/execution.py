@@ -102,6 +102,14 @@ def run_job(job: Job, root: str, token: str) -> dict[str, Any]:
     return result
 
 
+def _on_loopback(address: str) -> bool:
+    """Whether a cluster ``address`` (``host:port`` or ``ray://host:port``) is this machine's
+    loopback interface, which Ray would replace by the machine's network address unless
+    :data:`SINGLE_NODE_SWITCH` is 0 (as for the one-machine cluster of docs/ray_cluster.md)."""
+    host = address.removeprefix('ray://').rpartition(':')[0]
+    return host in (LOOPBACK, 'localhost')
+
+
 class RayRunner:
     """A Ray instance for many runs (a context manager: ``ray.init`` ... ``ray.shutdown``)."""
 
@@ -114,7 +122,7 @@ class RayRunner:
         import logging
 
         os.environ.setdefault('RAY_USAGE_STATS_ENABLED', '0')  # nothing leaves the machine
-        if not self._address:
+        if not self._address or _on_loopback(self._address):
             os.environ[SINGLE_NODE_SWITCH] = '0'  # before Ray's first import
         import ray
 
