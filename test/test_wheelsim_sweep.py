@@ -129,8 +129,6 @@ def test_ctrl_c_keeps_the_finished_points_and_the_same_command_resumes(tmp_path)
     (['sweep', '--param', 'seed=1,2', '--workers', '0'], '--workers 0: must be at least 1'),
     (['sweep', '--param', 'seed=1,2', '--sample-seed', '3'],
      '--sample-seed: only with --sample random or lhs'),
-    (['sweep', '--param', 'seed=1,2', '--address', 'auto'],  # no cluster on this machine
-     '--address auto: no Ray cluster reached'),
 ])
 def test_settings_another_one_overrides_are_errors_naming_both(tmp_path, args, fragment):
     scenario = write_scenario(tmp_path, 1)
