@@ -26,6 +26,7 @@ def _short_scenario():
 
 def test_cluster_addresses_on_this_machines_loopback():
     assert _on_loopback('127.0.0.1:6379') and _on_loopback('ray://localhost:10001')
+    assert _on_loopback('[::1]:6379')
     assert not _on_loopback('10.1.2.3:6379') and not _on_loopback('ray://head:10001')
     assert not _on_loopback('auto') and not _on_loopback('127.0.0.10:6379')
 

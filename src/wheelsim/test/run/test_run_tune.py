@@ -57,19 +57,21 @@ def test_with_no_feasible_trial_the_best_of_all_is_given_and_flagged(tmp_path):
     outcome = search(tmp_path, goal_error_bound_m=-1.0)  # no k in [0, 2] meets it
     assert not outcome.best_feasible and not outcome.best['feasible']
     assert outcome.best['value'] == min(r['value'] for r in outcome.rows)
-    assert outcome.best[GAIN] == pytest.approx(1.0, abs=0.1)
 
 
-def test_a_study_of_the_deprecated_constraints_function_resumes_with_its_constraints(tmp_path):
+@pytest.mark.parametrize('attributes', [
+    {'system_attrs': {'constraints': [0.4]}},  # TPESampler(constraints_func=...) kept these
+    {'user_attrs': {'constraints': [0.4]}},  # what the random and qmc samplers' trials kept
+])
+def test_a_study_made_before_trial_constraints_resumes_with_its_constraints(tmp_path, attributes):
     import optuna
 
-    # As Optuna's TPESampler(constraints_func=...) stored them: a list in the system attributes.
     old = optuna.create_study(storage=f'sqlite:///{tmp_path / "study.db"}', study_name='test')
     old.set_user_attr('objective', 'cross_track_rms_m')
     old.set_user_attr('parameters', [repr(Axis(GAIN, low=0.0, high=2.0))])
     old.add_trial(optuna.trial.create_trial(
         params={GAIN: 1.0}, distributions={GAIN: optuna.distributions.FloatDistribution(0, 2)},
-        value=0.0, system_attrs={'constraints': [0.4]}))  # the best value, but infeasible
+        value=0.0, **attributes))  # the best value, but infeasible
     outcome = search(tmp_path, goal_error_bound_m=0.1, trials=20)
     assert outcome.rows[0][GAIN] == 1.0 and outcome.rows[0]['feasible'] is False
     assert outcome.best_feasible and outcome.best[GAIN] >= 1.4

@@ -107,7 +107,7 @@ def _on_loopback(address: str) -> bool:
     loopback interface, which Ray would replace by the machine's network address unless
     :data:`SINGLE_NODE_SWITCH` is 0 (as for the one-machine cluster of docs/ray_cluster.md)."""
     host = address.removeprefix('ray://').rpartition(':')[0]
-    return host in (LOOPBACK, 'localhost')
+    return host in (LOOPBACK, 'localhost', '[::1]')
 
 
 class RayRunner:

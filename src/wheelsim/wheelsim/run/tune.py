@@ -52,10 +52,11 @@ class TuneOutcome:
 
 
 def _feasible(trial) -> bool:
-    """Whether a finished trial met every pass criterion (Optuna's trial constraints, which
-    TPE reads too: ``Trial.set_constraint``, or the list studies of Optuna's deprecated
-    ``constraints_func`` hold)."""
-    return all(value <= 0 for value in trial.constraints.values())
+    """Whether a finished trial met every pass criterion: its Optuna constraints (which TPE
+    reads too), or in a study made before they were used, the ``constraints`` user attribute
+    every trial of those had (Optuna held a copy only for TPE)."""
+    values = trial.constraints.values() or trial.user_attrs.get('constraints', ())
+    return all(value <= 0 for value in values)
 
 
 def _sampler(name: str, seed: int):
