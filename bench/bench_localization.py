@@ -58,7 +58,8 @@ def node_cpu_share(seconds: float) -> tuple[float, int, int]:
             + (env.get('PYTHONPATH', ''))
         )
         node = subprocess.Popen(
-            [sys.executable, '-m', 'wheelsim.nodes.localization', '--ros-args', '-p', 'mode:=ekf'],
+            [sys.executable, '-m', 'wheelsim.nodes', 'localization',
+             '--ros-args', '-p', 'mode:=ekf'],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

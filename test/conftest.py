@@ -1,3 +1,7 @@
 """Shared fixtures: every test that starts ROS nodes takes `ros_domain_id` (a reserved domain)."""
 
-from wheelsim.testing.fixtures import ros_domain_id  # noqa: F401 - re-exported fixture
+from wheelsim.testing.fixtures import register_markers, ros_domain_id  # noqa: F401 - fixture
+
+
+def pytest_configure(config):
+    register_markers(config)

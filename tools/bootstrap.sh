@@ -102,6 +102,9 @@ else
     bash "$harness" "$venv" "$distro" --without-testing >"$deps/ros-launch.log" 2>&1 \
       || { log "installing $harness failed; see $deps/ros-launch.log"; exit 1; }
   fi
+  # Nav2 for the end-to-end tests (tools/nav2_prefix.sh): a prefix named by
+  # WHEELSIM_NAV2_PREFIX, or the packed Jazzy prefix of ../shared/nav2 unpacked into .deps.
+  bash "$root/tools/nav2_prefix.sh" "$distro"
 fi
 
 set +u

@@ -1,13 +1,15 @@
-"""Print one summary line over JUnit XML files.
+"""Print one summary line over JUnit XML files, then one line per reason tests did not run.
 
 Exit 1 on failures, errors, missing files or when no test ran."""
 
 import sys
 import xml.etree.ElementTree as ET
+from collections import Counter
 
 
 def main(paths: list[str]) -> int:
     passed = failed = skipped = 0
+    reasons: Counter[str] = Counter()
     for path in paths:
         try:
             root = ET.parse(path).getroot()
@@ -22,11 +24,22 @@ def main(paths: list[str]) -> int:
             failed += bad
             skipped += skip
             passed += tests - bad - skip
+            for case in suite.iter('testcase'):
+                for element in case.findall('skipped'):
+                    reasons[_reason(element.get('message', ''))] += 1
     print(f'{passed} passed, {failed} failed, {skipped} skipped')
+    for reason, count in sorted(reasons.items(), key=lambda item: -item[1]):
+        print(f'  {count} not run: {reason}')
     if passed + failed == 0:
         print('no test ran')
         return 1
     return 1 if failed else 0
+
+
+def _reason(message: str) -> str:
+    """pytest's skip message without its ``Skipped: `` prefix, on one line."""
+    text = message.removeprefix('Skipped: ').strip()
+    return ' '.join(text.split()) or 'no reason given'
 
 
 if __name__ == '__main__':

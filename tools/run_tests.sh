@@ -31,10 +31,10 @@ export TMPDIR="$scratch" ROS_LOG_DIR="$scratch/ros-log"
 colcon --log-base "log/$distro" test --base-paths src --packages-select wheelsim \
   --build-base "build/$distro" --install-base "install/$distro" \
   --return-code-on-test-failure --event-handlers console_direct+ \
-  --pytest-args -q -p no:cacheprovider "${order[@]}"
+  --pytest-args -q -p no:cacheprovider --strict-markers "${order[@]}"
 colcon_status=$?
 
-python -m pytest -q -p no:cacheprovider "${order[@]}" test --junitxml="$results/system.xml"
+python -m pytest -q -p no:cacheprovider --strict-markers "${order[@]}" test --junitxml="$results/system.xml"
 system_status=$?
 
 python tools/junit_summary.py "build/$distro/wheelsim/pytest.xml" "$results/system.xml"

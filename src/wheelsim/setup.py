@@ -42,10 +42,10 @@ setup(
     extras_require={'test': ['pytest', 'hypothesis']},
     entry_points={
         'console_scripts': [
-            'vehicle_sim = wheelsim.nodes.vehicle_sim:main',
-            'localization = wheelsim.nodes.localization:main',
-            'planner = wheelsim.nodes.planner:main',
-            'controller = wheelsim.nodes.controller:main',
+            'vehicle_sim = wheelsim.nodes:vehicle_sim',
+            'localization = wheelsim.nodes:localization',
+            'planner = wheelsim.nodes:planner',
+            'controller = wheelsim.nodes:controller',
             'wheelsim = wheelsim.cli:main',
         ],
     },

@@ -1,4 +1,8 @@
 """Shared fixtures: every test that starts ROS nodes takes `ros_domain_id` (a reserved domain),
 or `probe` (a probe node on one)."""
 
-from wheelsim.testing.fixtures import probe, ros_domain_id  # noqa: F401 - re-exported fixtures
+from wheelsim.testing.fixtures import probe, register_markers, ros_domain_id  # noqa: F401 - fixtures
+
+
+def pytest_configure(config):
+    register_markers(config)

@@ -1,9 +1,12 @@
 """Every node exits cleanly within 1 s of SIGINT or SIGTERM, whenever the signal comes.
 
-The four nodes run as processes side by side (as under ``ros2 launch``); each gets its signal at
-its own random moment after it is up (seeded, so a failure can be replayed). Before
-``run_node`` polled for shutdown, ``rclpy.spin`` sometimes missed the signal and blocked in
-``rcl_wait`` until the test harness killed the node with -9 (Jazzy and Kilted alike).
+The four nodes run as processes side by side (as under ``ros2 launch``), next to a process that
+keeps a core busy; each gets its signal at its own random moment after its process started
+(seeded, so a failure can be replayed): during the imports, rclpy's initialisation, the node's
+construction or while it spins. Before ``run_node`` polled for shutdown, ``rclpy.spin``
+sometimes missed the signal and blocked in ``rcl_wait`` until the test harness killed the node
+with -9 (Jazzy and Kilted alike); before wheelsim.ros.shutdown, a signal during the start-up was
+acted on only once the node was built (up to 2.7 s under load).
 """
 
 from __future__ import annotations
@@ -19,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from wheelsim.ros.node_main import SHUTDOWN_TIMEOUT_S
+from wheelsim.nodes import NAMES
+from wheelsim.ros.shutdown import GRACE_S, HARD_LIMIT_S
 from wheelsim.testing.processes import (
     NodeProcess,
     ending_with_this_process,
@@ -27,9 +31,9 @@ from wheelsim.testing.processes import (
     stopped_cleanly,
 )
 
-NODES = ('vehicle_sim', 'localization', 'planner', 'controller')
 EXIT_WITHIN_S = 1.0
-LATEST_SIGNAL_S = 1.5  # signals come up to this long after the node logged that it is up
+LATEST_SIGNAL_S = 3.0  # after the process started: the start-up takes 1-2.5 s on 2 busy cores
+BUSY_LOOP = 'while True: pass'
 
 
 def wait_until_up(node: NodeProcess, name: str, timeout_s: float = 30.0) -> None:
@@ -40,42 +44,76 @@ def wait_until_up(node: NodeProcess, name: str, timeout_s: float = 30.0) -> None
         time.sleep(0.02)
 
 
+@pytest.fixture
+def busy_core():
+    """A process that keeps one core busy for the test's duration (the CI machine has two)."""
+    process = subprocess.Popen(ending_with_this_process([sys.executable, '-c', BUSY_LOOP]))
+    yield
+    process.kill()
+    process.wait()
+
+
+def before_take_over(sig: signal.Signals, code: int | None, output: str) -> bool:
+    """True if the signal landed in the interpreter's own start-up, before the executable took
+    the signals over (wheelsim.ros.shutdown): Python's default handling ended the process
+    (SIGINT: KeyboardInterrupt, which wheelsim's handler never raises; SIGTERM: its default
+    action), and nothing of wheelsim ran."""
+    if sig == signal.SIGINT:
+        return code in (1, -signal.SIGINT) and (code == -signal.SIGINT or 'KeyboardInterrupt' in
+                                                 output) and 'Interrupted' not in output
+    return code == -signal.SIGTERM and not output
+
+
 def stop_at_random_moments(rng: random.Random, sig: signal.Signals) -> dict[str, tuple]:
-    """Start the four nodes, signal each at a random moment; (exit code, seconds, output)."""
-    nodes = {name: NodeProcess(f'wheelsim.nodes.{name}') for name in NODES}
+    """Start the four nodes, signal each at a random moment after its start; per node (exit
+    code, seconds from the signal to the exit, output, moment of the signal)."""
+    nodes = {name: NodeProcess(f'wheelsim.nodes.{name}') for name in NAMES}
     try:
-        for name, node in nodes.items():
-            wait_until_up(node, name)
-        up = time.monotonic()
-        moments = sorted((rng.uniform(0.0, LATEST_SIGNAL_S), name) for name in NODES)
-        outcome = {}
-        for moment_s, name in moments:
-            time.sleep(max(0.0, up + moment_s - time.monotonic()))
-            process = nodes[name].process
-            sent = time.monotonic()
-            process.send_signal(sig)
-            try:
-                code = process.wait(timeout=5.0)
-            except subprocess.TimeoutExpired:
-                code = None
-            outcome[name] = (code, time.monotonic() - sent, nodes[name].output())
-        return outcome
+        started = time.monotonic()
+        moments = {name: rng.uniform(0.0, LATEST_SIGNAL_S) for name in NAMES}
+        sent: dict[str, float] = {}
+        ended: dict[str, tuple[int | None, float]] = {}
+        while len(ended) < len(nodes):
+            for name, node in nodes.items():
+                now = time.monotonic()
+                if name not in sent and now >= started + moments[name]:
+                    node.process.send_signal(sig)
+                    sent[name] = now
+                if name in sent and name not in ended:
+                    code = node.process.poll()
+                    if code is not None or now - sent[name] > EXIT_WITHIN_S + 4.0:
+                        ended[name] = (code, time.monotonic() - sent[name])
+            time.sleep(0.005)
     finally:
         for node in nodes.values():
             node.stop(timeout_s=1.0)
+    return {name: (*ended[name], nodes[name].output(), moments[name]) for name in NAMES}
 
 
-@pytest.mark.parametrize(('sig', 'rounds'), [(signal.SIGINT, 20), (signal.SIGTERM, 5)],
-                         ids=['SIGINT', 'SIGTERM'])
-def test_every_node_exits_cleanly_within_a_second(ros_domain_id, sig, rounds):
+def signal_rounds(ros_domain_id, sig, rounds):
     rng = random.Random(f'{sig.name}-{ros_domain_id}')
     failures = []
     for round_index in range(rounds):
-        for name, (code, seconds, output) in stop_at_random_moments(rng, sig).items():
-            if code != 0 or seconds > EXIT_WITHIN_S:
-                failures.append(f'round {round_index}: {name} exit code {code} after '
-                                f'{seconds:.2f} s\n{output[-2000:]}')
-    assert not failures, f'{len(failures)} of {4 * rounds} stops not clean:\n' + '\n'.join(failures)
+        for name, (code, seconds, output, moment) in stop_at_random_moments(rng, sig).items():
+            clean = stopped_cleanly(name, code, output) or before_take_over(sig, code, output)
+            if not clean or seconds > EXIT_WITHIN_S:
+                failures.append(f'round {round_index}: {name}, signal {moment:.2f} s after the '
+                                f'start, exit code {code} after {seconds:.2f} s\n'
+                                f'{output[-2000:]}')
+    assert not failures, (f'{len(failures)} of {len(NAMES) * rounds} stops not clean within '
+                          f'{EXIT_WITHIN_S} s:\n' + '\n'.join(failures))
+
+
+@pytest.mark.parametrize(('sig', 'rounds'), [(signal.SIGINT, 8), (signal.SIGTERM, 4)],
+                         ids=['SIGINT', 'SIGTERM'])
+def test_every_node_exits_cleanly_within_a_second(ros_domain_id, busy_core, sig, rounds):
+    signal_rounds(ros_domain_id, sig, rounds)
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize('sig', [signal.SIGINT, signal.SIGTERM], ids=['SIGINT', 'SIGTERM'])
+def test_fifty_signals_per_node_all_end_cleanly_within_a_second(ros_domain_id, busy_core, sig):
+    signal_rounds(ros_domain_id, sig, 50)
 
 
 # One refused parameter per node: each node is built as far as that parameter, so its rcl node
@@ -131,7 +169,7 @@ def test_a_node_refused_at_start_up_leaves_no_dds_shared_memory(ros_domain_id, m
 
 
 # A node whose destruction hangs (a stand-in for a DDS teardown that never returns), run by
-# run_node like every wheelsim node.
+# run_node like every wheelsim node; it says 'up' once it spins.
 HANGING_NODE = """
 import time
 from rclpy.node import Node
@@ -140,7 +178,7 @@ from wheelsim.ros.node_main import run_node
 class Hanging(Node):
     def __init__(self):
         super().__init__('hanging')
-        self.get_logger().info('up')
+        self.create_timer(0.05, lambda: self.get_logger().info('up', once=True))
 
     def destroy_node(self):
         time.sleep(60.0)
@@ -149,34 +187,104 @@ run_node(Hanging, 'hanging')
 """
 
 
-def test_a_shutdown_that_hangs_ends_with_a_traceback_and_exit_1(ros_domain_id):
-    process = subprocess.Popen(ending_with_this_process([sys.executable, '-c', HANGING_NODE]),
+def run_until_up_then_signal(code: str, up_line: str) -> tuple[int, float, str]:
+    """Run ``code`` (a node run by run_node), SIGINT it once it printed ``up_line``; (exit
+    code, seconds from the signal to the exit, output)."""
+    process = subprocess.Popen(ending_with_this_process([sys.executable, '-c', code]),
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 30.0
         lines = []
-        while not any('[hanging]: up' in line for line in lines):
+        while not any(up_line in line for line in lines):
             assert time.monotonic() < deadline and process.poll() is None, lines
             lines.append(process.stdout.readline())
         sent = time.monotonic()
         process.send_signal(signal.SIGINT)
-        code = process.wait(timeout=SHUTDOWN_TIMEOUT_S + 10.0)
-        seconds = time.monotonic() - sent
-        output = process.stdout.read()
+        code = process.wait(timeout=GRACE_S + 10.0)
+        return code, time.monotonic() - sent, ''.join(lines) + process.stdout.read()
     finally:
         process.kill()
         process.wait()
+
+
+def test_a_teardown_that_hangs_ends_the_process_with_exit_0_and_one_line(ros_domain_id):
+    code, seconds, output = run_until_up_then_signal(HANGING_NODE, '[hanging]: up')
+    assert code == 0, output
+    assert GRACE_S <= seconds < EXIT_WITHIN_S, (seconds, output)
+    assert re.search(r'hanging: the teardown took over 0\.75 s after SIGINT \(in destroy_node '
+                     r'\(<string>:\d+\)\): process ended\n', output), output
+    with pytest.warns(UserWarning, match='hanging: the teardown took over'):
+        assert stopped_cleanly('hanging', code, output)
+
+
+# A node whose destruction holds the Python interpreter lock (a regular expression backtracking
+# in C, as rmw_fastrtps's participant deletion was seen to hang inside rclpy's destroy_node):
+# no Python thread can run, only faulthandler's C thread can end the process.
+LOCKING_NODE = """
+import re
+from rclpy.node import Node
+from wheelsim.ros.node_main import run_node
+
+BACKTRACKING = re.compile('(a+)+$')
+
+class Locking(Node):
+    def __init__(self):
+        super().__init__('locking')
+        self.create_timer(0.05, lambda: self.get_logger().info('up', once=True))
+
+    def destroy_node(self):
+        BACKTRACKING.match('a' * 64 + 'b')
+
+run_node(Locking, 'locking')
+"""
+
+
+def test_a_teardown_that_holds_the_interpreter_lock_ends_with_every_stack_and_exit_1(
+        ros_domain_id):
+    code, seconds, output = run_until_up_then_signal(LOCKING_NODE, '[locking]: up')
     assert code == 1, output
-    assert SHUTDOWN_TIMEOUT_S <= seconds < SHUTDOWN_TIMEOUT_S + 5.0, (seconds, output)
-    assert 'Timeout (0:00:03)!' in output and 'in destroy_node' in output, output
+    assert HARD_LIMIT_S <= seconds < EXIT_WITHIN_S, (seconds, output)
+    assert re.search(r'Timeout \(0:00:00\.\d+\)!', output) and 'in destroy_node' in output, output
     # A hang in a node's own destroy_node is not the middleware's: tests do not let it through.
     assert not middleware_teardown_hang(code, output), output
-    assert not stopped_cleanly('hanging', code, output)
+    assert not stopped_cleanly('locking', code, output)
     in_rclpy = re.sub(r'"<string>", line \d+ in destroy_node',
                       '"/venv/site-packages/rclpy/node.py", line 1965 in destroy_node', output)
     assert in_rclpy != output, output  # the frame as this test expects it
-    with pytest.warns(UserWarning, match="hanging: the shutdown hung in rclpy's Node.destroy_n"):
-        assert stopped_cleanly('hanging', code, in_rclpy)
+    with pytest.warns(UserWarning, match="locking: the shutdown hung in rclpy's Node.destroy_n"):
+        assert stopped_cleanly('locking', code, in_rclpy)
+
+
+# A node whose timer callback never returns (it waits on a lock nobody releases): the main
+# loop cannot notice the stop request.
+BLOCKED_NODE = """
+import threading
+from rclpy.node import Node
+from wheelsim.ros.node_main import run_node
+
+class Blocked(Node):
+    def __init__(self):
+        super().__init__('blocked')
+        self.create_timer(0.05, self.wait_forever)
+
+    def wait_forever(self):
+        lock = threading.Lock()
+        lock.acquire()
+        self.get_logger().info('blocked')
+        lock.acquire()
+
+run_node(Blocked, 'blocked')
+"""
+
+
+def test_a_main_loop_that_never_returns_ends_within_a_second_with_every_stack(ros_domain_id):
+    code, seconds, output = run_until_up_then_signal(BLOCKED_NODE, '[blocked]: blocked')
+    assert code == 1, output
+    assert GRACE_S <= seconds < EXIT_WITHIN_S, (seconds, output)
+    assert 'blocked: still spinning 0.75 s after SIGINT (in wait_forever (<string>:' in output
+    main_stack = output.partition('Thread 0x')[2]
+    assert 'in wait_forever' in output and 'in spin_until_stopped' in main_stack, output
+    assert not stopped_cleanly('blocked', code, output)
 
 
 # A node that crashes in a timer callback (a stand-in for a segmentation fault in a library).
@@ -204,7 +312,7 @@ def test_a_crash_prints_the_python_stack_of_every_thread(ros_domain_id):
     assert 'Fatal Python error: Segmentation fault' in done.stderr, done.stderr
     crashed, _, others = done.stderr.partition('Current thread 0x')
     assert 'in read_address_zero' in others, done.stderr
-    assert 'Thread 0x' in crashed and 'in forward' in crashed, done.stderr  # the wake-up thread
+    assert 'Thread 0x' in crashed and 'in _watch' in crashed, done.stderr  # the wake-up thread
 
 
 # A test process that starts a node through NodeProcess, prints the node's PID and waits to be
@@ -237,7 +345,7 @@ def test_a_node_ends_when_the_test_process_that_started_it_is_killed(ros_domain_
         assert running(node_pid)
         parent.kill()
         parent.wait()
-        deadline = time.monotonic() + SHUTDOWN_TIMEOUT_S + 5.0
+        deadline = time.monotonic() + EXIT_WITHIN_S + 5.0
         while running(node_pid) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not running(node_pid), (

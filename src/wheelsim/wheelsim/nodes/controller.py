@@ -268,6 +268,3 @@ class Controller(Node):
 def main(args=None) -> NoReturn:
     run_node(Controller, 'controller', args)
 
-
-if __name__ == '__main__':
-    raise SystemExit(main())

@@ -254,6 +254,3 @@ class Localization(Node):
 def main(args=None) -> NoReturn:
     run_node(Localization, 'localization', args)
 
-
-if __name__ == '__main__':
-    raise SystemExit(main())

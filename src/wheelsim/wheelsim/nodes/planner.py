@@ -186,6 +186,3 @@ def _pose_text(pose: Pose2D) -> str:
 def main(args=None) -> NoReturn:
     run_node(Planner, 'planner', args)
 
-
-if __name__ == '__main__':
-    raise SystemExit(main())

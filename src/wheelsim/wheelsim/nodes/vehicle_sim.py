@@ -412,6 +412,3 @@ def check_parameters(values: Mapping[str, Any]) -> None:
 def main(args=None) -> NoReturn:
     run_node(VehicleSim, 'vehicle_sim', args)
 
-
-if __name__ == '__main__':
-    raise SystemExit(main())

@@ -1,9 +1,23 @@
-"""pytest fixtures shared by the package tests and the top-level system tests (needs pytest)."""
+"""pytest fixtures and markers shared by the package tests and the top-level system tests (needs
+pytest). Each conftest.py calls :func:`register_markers`; the test command runs pytest with
+``--strict-markers``, so a misspelt marker is an error.
+"""
 
 import pytest
 
 from wheelsim.ros.dds_domain import loopback_domain
 from wheelsim.testing.processes import Probe
+
+#: The markers of tests that are not in the quick tier (``make test`` runs them all).
+MARKERS = {
+    'soak': 'many repetitions of what a quicker test checks once or a few times',
+}
+
+
+def register_markers(config: pytest.Config) -> None:
+    """Declare :data:`MARKERS` to pytest (call from ``pytest_configure``)."""
+    for name, text in MARKERS.items():
+        config.addinivalue_line('markers', f'{name}: {text}')
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """Run wheelsim nodes as separate processes and talk to them over DDS (tests, benchmarks).
 
-- :class:`NodeProcess`: ``python -m wheelsim.nodes.<name> --ros-args ...`` in its own process,
+- :class:`NodeProcess`: ``python -m wheelsim.nodes <name> --ros-args ...`` in its own process,
   parameters written to a params file, output captured to a file (a pipe could fill up and
   block the node), stopped with SIGINT like ``ros2 run`` on Ctrl-C.
 - :func:`ending_with_this_process`: a child's command line such that it gets SIGTERM when the
@@ -73,37 +73,45 @@ except OSError as err:
 """
 
 
-# A wheelsim node whose shutdown hangs is ended by its watchdog 3 s after the signal, with every
-# thread's Python stack and exit 1 (wheelsim.ros.node_main). In full Jazzy test runs of
-# 2026-11-27 it hung inside rclpy's Node.destroy_node, at its last call: the node handle's
-# destruction, where rmw_fastrtps finishes the rcl node and deletes the Fast DDS participant
-# (localization in the Nav2 bring-up launch, the controller in the demo launch). That is below
-# wheelsim's code and was not reproduced (docs/reliability.md). Only that exit is let through:
-# exit 1 with the watchdog's dump whose main thread's innermost frames are exactly rclpy's
-# destroy_node called from node_main's _run, or from the node class's own destroy_node (as
-# vehicle_sim's, which stops its threads first) called from there. A hang anywhere else fails.
-# The frames may carry a prefix (ros2 launch prints ``[name-N] `` before each line of a process).
+# A wheelsim node whose teardown holds the Python interpreter lock past the grace period is
+# ended by faulthandler's C thread (wheelsim.ros.shutdown.HARD_LIMIT_S after the signal) with
+# every thread's Python stack and exit 1. In full Jazzy test runs of 2026-11-27 it hung inside
+# rclpy's Node.destroy_node, at its last call: the node handle's destruction, where rmw_fastrtps
+# finishes the rcl node and deletes the Fast DDS participant (localization in the Nav2 bring-up
+# launch, the controller in the demo launch). That is below wheelsim's code and was not
+# reproduced (docs/reliability.md). Only that exit is let through: exit 1 with the dump whose
+# main thread's innermost frames are exactly rclpy's destroy_node called from node_main's _run,
+# or from the node class's own destroy_node (as vehicle_sim's, which stops its threads first)
+# called from there. A hang anywhere else fails. The frames may carry a prefix (ros2 launch
+# prints ``[name-N] `` before each line of a process).
 MIDDLEWARE_TEARDOWN_HANG = re.compile(
-    r'Timeout \(0:00:\d\d\)!\n(?:.*\n)*?.*Thread 0x[0-9a-f]+ \(most recent call first\):\n'
+    r'Timeout \(0:00:\d\d(?:\.\d+)?\)!\n(?:.*\n)*?.*Thread 0x[0-9a-f]+ \(most recent call first\):\n'
     r'.*/rclpy/node\.py", line \d+ in destroy_node\n'
     r'(?:.*/wheelsim/nodes/\w+\.py", line \d+ in destroy_node\n)?'
     r'.*/wheelsim/ros/node_main\.py", line \d+ in _run\n')
+#: The line a node prints when its start-up or teardown outlasted the grace period after a
+#: signal and it ended its process with exit 0 anyway (wheelsim.ros.shutdown).
+GRACE_OVERRUN = re.compile(
+    r'\w+: the (?:start-up|teardown) took over [\d.]+ s after \w+ \(in [^)]*\)')
 
 
 def middleware_teardown_hang(returncode: int, output: str) -> bool:
     """True if a wheelsim node process that exited with ``returncode`` after printing ``output``
-    was ended by its watchdog while rclpy destroyed its node (see above)."""
+    was ended by faulthandler while rclpy destroyed its node (see above)."""
     return returncode == 1 and MIDDLEWARE_TEARDOWN_HANG.search(output + '\n') is not None
 
 
 def stopped_cleanly(name: str, returncode: int, output: str) -> bool:
-    """True if a node process ``name`` stopped by a signal exited cleanly: with 0, or (with a
-    warning) by the known middleware teardown hang, :func:`middleware_teardown_hang`."""
+    """True if a node process ``name`` stopped by a signal exited cleanly: with 0 (with a
+    warning when its start-up or teardown outlasted the grace period, :data:`GRACE_OVERRUN`),
+    or (with a warning) by the known middleware teardown hang, :func:`middleware_teardown_hang`."""
     if returncode == 0:
+        if overrun := GRACE_OVERRUN.search(output):
+            warnings.warn(f'{name}: {overrun.group(0)}', stacklevel=3)
         return True
     if middleware_teardown_hang(returncode, output):
         warnings.warn(f"{name}: the shutdown hung in rclpy's Node.destroy_node (rmw / Fast DDS "
-                      'teardown) and the watchdog ended it with exit 1', stacklevel=3)
+                      'teardown) and faulthandler ended it with exit 1', stacklevel=3)
         return True
     return False
 
@@ -132,7 +140,11 @@ class NodeProcess:
     ) -> None:
         self.module = module
         self._dir = Path(tempfile.mkdtemp(prefix='wheelsim-node-'))
-        command = [sys.executable, '-m', module, '--ros-args']
+        package, _, name = module.rpartition('.')
+        if package != 'wheelsim.nodes':
+            raise ValueError(f'{module!r} is not a node module (wheelsim.nodes.NAME)')
+        # As the node's executable starts it (signals taken over before the imports).
+        command = [sys.executable, '-m', package, name, '--ros-args']
         if params:
             params_file = self._dir / 'params.yaml'
             params_file.write_text(yaml.safe_dump({'/**': {'ros__parameters': dict(params)}}))

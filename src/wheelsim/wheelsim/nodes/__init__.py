@@ -1,0 +1,38 @@
+"""The four ROS 2 nodes, one module each, and the entry points of their executables.
+
+``vehicle_sim``, ``localization``, ``planner`` and ``controller`` (setup.py's console scripts;
+``python -m wheelsim.nodes NAME --ros-args ...`` runs the same) take over SIGINT and SIGTERM
+before they import their node's module, which takes about a second (rclpy, numpy, numba), so
+that Ctrl-C at any moment of the start-up ends them cleanly (:mod:`wheelsim.ros.shutdown`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import NoReturn
+
+from wheelsim.ros.shutdown import take_over_signals
+
+NAMES = ('vehicle_sim', 'localization', 'planner', 'controller')
+
+
+def main(name: str) -> NoReturn:
+    """Run node ``name`` (one of :data:`NAMES`) with the process's command-line arguments."""
+    take_over_signals(name)  # a signal during the imports ends the process at once
+    importlib.import_module(f'{__name__}.{name}').main()
+
+
+def vehicle_sim() -> NoReturn:
+    main('vehicle_sim')
+
+
+def localization() -> NoReturn:
+    main('localization')
+
+
+def planner() -> NoReturn:
+    main('planner')
+
+
+def controller() -> NoReturn:
+    main('controller')

@@ -1,0 +1,38 @@
+"""A plain ``colcon build`` (no ``--symlink-install``: the README's ROS-install route and the
+Docker image) installs every node, and its executables run.
+
+Until 2026-11-28 ``wheelsim/nodes`` had no ``__init__.py``: ``find_packages`` left it out, so
+such an install had no node module and every node executable failed at import.
+"""
+
+import os
+import subprocess
+
+from bringup_support import REPO, WHEELSIM_NODES
+
+#: One refused start-up parameter per node: the executable ran as far as the node's own checks.
+REFUSED = {
+    'vehicle_sim': ('pub_rate:=-1.0', 'parameter pub_rate = -1.0 is invalid'),
+    'localization': ('mode:=foo', 'parameter mode = \'foo\' is invalid'),
+    'planner': ('limits.max_speed:=-2.0', 'parameter limits.max_speed = -2.0 is invalid'),
+    'controller': ('algorithm:=mpc', 'parameter algorithm = \'mpc\' is invalid'),
+}
+
+
+def test_a_plain_colcon_build_installs_every_node_and_its_executables_run(tmp_path,
+                                                                          ros_domain_id):
+    build = subprocess.run(
+        ['colcon', '--log-base', str(tmp_path / 'log'), 'build', '--base-paths', 'src',
+         '--build-base', str(tmp_path / 'build'), '--install-base', str(tmp_path / 'install')],
+        cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert build.returncode == 0, build.stdout + build.stderr
+    site = next((tmp_path / 'install' / 'wheelsim' / 'lib').glob('python3*/site-packages'))
+    for name in WHEELSIM_NODES:
+        assert (site / 'wheelsim' / 'nodes' / f'{name}.py').is_file(), name
+        parameter, message = REFUSED[name]
+        executable = tmp_path / 'install' / 'wheelsim' / 'lib' / 'wheelsim' / name
+        python_path = os.pathsep.join(filter(None, [str(site), os.environ.get('PYTHONPATH')]))
+        done = subprocess.run([str(executable), '--ros-args', '-p', parameter],
+                              capture_output=True, text=True, timeout=120,
+                              env={**os.environ, 'PYTHONPATH': python_path})
+        assert done.returncode == 2 and message in done.stderr, (name, done)
