@@ -149,6 +149,10 @@ def generate_launch_description():
         DeclareLaunchArgument(
             'rviz', default_value='true',
             description='Start RViz with costmaps, plans, scan and the Navigation 2 panel'),
+        DeclareLaunchArgument(
+            'real_time_factor', default_value='',
+            description='Simulated seconds per wall second of vehicle_sim, the /clock every node '
+                        'runs on (empty: as in the params file, 1.0 in the presets)'),
     ]
 
     simulation = IncludeLaunchDescription(
@@ -162,6 +166,7 @@ def generate_launch_description():
             'use_sim_time': 'true',
             'rviz': LaunchConfiguration('rviz'),
             'rviz_config': PathJoinSubstitution([share, 'rviz', 'nav2.rviz']),
+            'real_time_factor': LaunchConfiguration('real_time_factor'),
         }.items())
 
     navigation = optional({package: apt_package(package) for package in NAV2_PACKAGES},

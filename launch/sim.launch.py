@@ -37,6 +37,7 @@ def _wheelsim_nodes(context):
     map_yaml = LaunchConfiguration('map_yaml').perform(context)
     frame_prefix = LaunchConfiguration('frame_prefix').perform(context)
     localization_mode = LaunchConfiguration('localization_mode').perform(context)
+    real_time_factor = LaunchConfiguration('real_time_factor').perform(context)
     map_to_odom = LaunchConfiguration('map_to_odom').perform(context).lower() == 'true'
     log_level = LaunchConfiguration('log_level').perform(context)
 
@@ -46,6 +47,8 @@ def _wheelsim_nodes(context):
         sim_overrides['model'] = model
     if map_yaml:
         sim_overrides['world.map_yaml'] = map_yaml
+    if real_time_factor:
+        sim_overrides['real_time_factor'] = _number('real_time_factor', real_time_factor)
     namespace = context.launch_configurations.get('ros_namespace', '')
     sim_values = vehicle_sim_values(files, namespace, sim_overrides)
     urdf = robot_description(' + '.join(files), sim_values)
@@ -80,6 +83,14 @@ def _wheelsim_nodes(context):
              parameters=[*files, prefix], condition=tracking,
              on_exit=_shutdown('controller'), **common),
     ]
+
+
+def _number(argument, text):
+    """``text`` as a float; a RuntimeError naming the launch argument if it is not one."""
+    try:
+        return float(text)
+    except ValueError:
+        raise RuntimeError(f'{argument}:={text} is invalid: must be a number') from None
 
 
 def _shutdown(node):
@@ -145,6 +156,11 @@ def generate_launch_description():
             'localization_mode', default_value='',
             description='Localization mode, overriding the params file: perfect, noisy or ekf '
                         '(empty: as in the params file)'),
+        DeclareLaunchArgument(
+            'real_time_factor', default_value='',
+            description='vehicle_sim\'s real_time_factor, overriding the params file: simulated '
+                        'seconds per wall second when it is the reference clock (empty: as in '
+                        'the params file)'),
         DeclareLaunchArgument(
             'namespace', default_value='',
             description='Namespace of every node and topic (several robots)'),

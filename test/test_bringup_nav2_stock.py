@@ -182,9 +182,10 @@ def test_every_preset_gives_a_footprint_and_a_urdf_with_base_footprint(preset):
     assert '<link name="base_footprint"' in robot_description(preset.name, sim_values)
 
 
-def test_the_wheelsim_side_makes_vehicle_sim_the_clock_and_adds_base_footprint():
+def test_the_wheelsim_side_makes_vehicle_sim_the_clock_at_20_hz_with_base_footprint():
     values = node_section(str(WHEELSIM_SIDE), '/vehicle_sim')
-    assert values == {'be_reference_clock': True, 'footprint_frame': 'base_footprint'}
+    assert values == {'be_reference_clock': True, 'footprint_frame': 'base_footprint',
+                      'clock_rate': 20.0, 'pub_rate': 20.0}
 
 
 # --- frames, topics and the command chain -----------------------------------------------------

@@ -112,6 +112,11 @@ set +u
 WHEELSIM_DISTRO="$distro" source "$root/env.sh"
 set -u
 log "building the workspace with colcon ($distro)"
+if [ -z "${ROS_DISTRO:-}" ]; then
+  # env.sh sets up every path the venv set-up needs: no other prefix (a Nav2 sourced through
+  # tools/nav2_env.sh, an earlier build's chain) becomes an underlay of install/<distro>.
+  unset COLCON_PREFIX_PATH
+fi
 colcon --log-base "log/$distro" build --base-paths src --symlink-install \
   --build-base "build/$distro" --install-base "install/$distro" >"$deps/colcon-build.log" 2>&1 \
   || { log "colcon build failed; see $deps/colcon-build.log"; tail -n 40 "$deps/colcon-build.log"; exit 1; }

@@ -23,9 +23,10 @@ SIGTERM alike) does, in each:
 
 Whatever the phase, :data:`GRACE_S` after the first signal the helper thread ends the process
 if it still runs (and, for a teardown that holds the interpreter lock, faulthandler's C thread at
-:data:`HARD_LIMIT_S`: exit 1 and every thread's stack). Exit 0 and one line on standard error saying where the main thread was, when
-it was starting (inside a long call into C, where no Python handler runs: compiling a kernel
-with a cold cache takes seconds) or stopping (the teardown, in rmw and Fast DDS, took too long).
+:data:`HARD_LIMIT_S`: exit 1 and every thread's stack). Exit 0 and one line on standard error
+saying where the main thread was, when it was starting (inside a long call into C, where no
+Python handler runs: compiling a kernel with a cold cache takes seconds) or stopping (the
+teardown, in rmw and Fast DDS, took too long).
 Exit 1 and every thread's Python stack when it was spinning: a main loop that does not return
 after a stop request is a defect to look at.
 """

@@ -11,6 +11,7 @@ from wheelsim.testing.processes import Probe
 #: The markers of tests that are not in the quick tier (``make test`` runs them all).
 MARKERS = {
     'soak': 'many repetitions of what a quicker test checks once or a few times',
+    'nav2': 'stock Nav2 end to end (test/nav2; needs a Nav2: tools/nav2_env.sh or a ROS install)',
 }
 
 

@@ -85,7 +85,8 @@ except OSError as err:
 # called from there. A hang anywhere else fails. The frames may carry a prefix (ros2 launch
 # prints ``[name-N] `` before each line of a process).
 MIDDLEWARE_TEARDOWN_HANG = re.compile(
-    r'Timeout \(0:00:\d\d(?:\.\d+)?\)!\n(?:.*\n)*?.*Thread 0x[0-9a-f]+ \(most recent call first\):\n'
+    r'Timeout \(0:00:\d\d(?:\.\d+)?\)!\n(?:.*\n)*?'
+    r'.*Thread 0x[0-9a-f]+ \(most recent call first\):\n'
     r'.*/rclpy/node\.py", line \d+ in destroy_node\n'
     r'(?:.*/wheelsim/nodes/\w+\.py", line \d+ in destroy_node\n)?'
     r'.*/wheelsim/ros/node_main\.py", line \d+ in _run\n')
@@ -200,7 +201,7 @@ class Probe:
 
     def __init__(self, name: str = 'probe', use_sim_time: bool = False) -> None:
         self.context = rclpy.Context()
-        rclpy.init(context=self.context, domain_id=int(os.environ['ROS_DOMAIN_ID']))
+        rclpy.init(args=[], context=self.context, domain_id=int(os.environ['ROS_DOMAIN_ID']))
         self.node = Node(
             name, context=self.context,
             parameter_overrides=[Parameter('use_sim_time', value=use_sim_time)],

@@ -1,0 +1,36 @@
+"""``ros2 launch`` where the ros2 command is missing (a venv with ../shared/ros-launch's tooling).
+
+    python -m wheelsim.testing.ros2_launch PACKAGE FILE [name:=value ...]
+    python -m wheelsim.testing.ros2_launch PATH/TO/FILE.launch.py [name:=value ...]
+
+Runs the launch file through ``ros2launch.api.launch_a_launch_file``, the call ``ros2 launch``
+makes, interactively: SIGINT (Ctrl-C) shuts the launch down as ``ros2 launch`` does (SIGINT to
+every process, SIGTERM after launch's ``sigterm_timeout`` of 5 s, SIGKILL after
+``sigkill_timeout``). Exits with the launch's return code.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ros2launch.api import get_share_file_path_from_package, launch_a_launch_file
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    if os.path.isfile(argv[0]):
+        path, arguments = argv[0], argv[1:]
+    else:
+        if len(argv) < 2:
+            print(f'ros2_launch: {argv[0]} is not a file; give PACKAGE FILE', file=sys.stderr)
+            return 2
+        path = get_share_file_path_from_package(package_name=argv[0], file_name=argv[1])
+        arguments = argv[2:]
+    return launch_a_launch_file(launch_file_path=path, launch_file_arguments=arguments)
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
