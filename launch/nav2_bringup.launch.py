@@ -18,6 +18,7 @@ bringup starts the map server and AMCL, and wheelsim's localization leaves map -
 nav2.launch.py is the lighter option (fewer Nav2 servers, no nav2_bringup).
 """
 
+import math
 import os
 
 from launch.actions import (
@@ -40,7 +41,7 @@ from launch_ros.substitutions import FindPackageShare
 
 from wheelsim.bringup.nav2_stock import nav2_parameters, vehicle_values, write_nav2_parameters
 from wheelsim.bringup.packages import apt_package, optional
-from wheelsim.bringup.params_files import vehicle_sim_values
+from wheelsim.bringup.params_files import simulated_vehicle, vehicle_sim_values
 
 LOCALIZATIONS = ('wheelsim', 'amcl')
 #: The Nav2 packages started here besides those bringup_launch.py starts.
@@ -55,12 +56,29 @@ def _share(context, package, *parts):
     return PathJoinSubstitution([FindPackageShare(package), *parts]).perform(context)
 
 
-def _check_localization(context):
-    """Fail the launch before anything starts unless ``localization`` is a known choice."""
+def _check_arguments(context):
+    """Fail the launch before anything starts: an unknown ``localization``, or a car-like
+    vehicle (model bicycle) with the stock Nav2 parameters, which drive a differential or omni
+    base (MPPI's DiffDrive motion model turns in place; NavFn plans paths a car cannot follow)."""
     localization = LaunchConfiguration('localization').perform(context)
     if localization not in LOCALIZATIONS:
         raise RuntimeError(f'localization:={localization} is invalid: must be one of '
                            f'{", ".join(LOCALIZATIONS)}; nothing was started')
+    if LaunchConfiguration('nav2_params_file').perform(context):
+        return []
+    files = [LaunchConfiguration('params_file').perform(context),
+             _share(context, 'wheelsim', 'params', 'nav2', 'stock_wheelsim.yaml')]
+    config, _ = simulated_vehicle(' + '.join(files), vehicle_sim_values(files, '', {}))
+    if config.model == 'bicycle':
+        car = config.model_params.bicycle
+        radius_m = car.wheel_base / math.tan(car.steering_actuator.max_position)
+        raise RuntimeError(
+            f'{files[0]}: a car (vehicle_sim model bicycle) cannot be driven with the stock Nav2 '
+            'parameters, which drive a differential or omni base (MPPI\'s DiffDrive motion model '
+            'turns in place, NavFn plans paths a car cannot follow). Give nav2_params_file:= '
+            'with MPPI\'s Ackermann motion model (AckermannConstraints.min_turning_r: '
+            f'{radius_m:.2f} m for this car) and a planner for car-like robots (Smac Hybrid-A* '
+            'or State Lattice), or drive it with demo.launch.py; nothing was started')
     return []
 
 
@@ -173,5 +191,5 @@ def generate_launch_description():
                           'Nav2 (the simulation runs without it)', _nav2)
     return LaunchDescription([
         SetEnvironmentVariable('RCUTILS_LOGGING_BUFFERED_STREAM', '1'),
-        *arguments, OpaqueFunction(function=_check_localization), simulation, navigation,
+        *arguments, OpaqueFunction(function=_check_arguments), simulation, navigation,
     ])

@@ -303,7 +303,11 @@ def nav2_stand_ins(prefix):
     (share / 'launch' / 'bringup_launch.py').write_text(STAND_IN_BRINGUP.format(names))
     stock = {'amcl': {'ros__parameters': {'base_frame_id': 'base_footprint'}},
              'local_costmap': {'local_costmap': {'ros__parameters': {'robot_radius': 0.22}}},
-             'global_costmap': {'global_costmap': {'ros__parameters': {'robot_radius': 0.22}}}}
+             'global_costmap': {'global_costmap': {'ros__parameters': {'robot_radius': 0.22}}},
+             'bt_navigator': {'ros__parameters': {'default_server_timeout': 20}},
+             'controller_server': {'ros__parameters': {
+                 'FollowPath': {'CostCritic': {'consider_footprint': False}}}},
+             'collision_monitor': {'ros__parameters': {'scan': {'min_height': 0.15}}}}
     (share / 'params' / 'nav2_params.yaml').write_text(yaml.safe_dump(stock))
     return prefix
 
@@ -345,6 +349,19 @@ def test_a_failing_launch_starts_nothing(tmp_path, ros_domain_id):
                            'rviz:=false', duration_s=6.0)
     assert summary['launch_returncode'] != 0, text
     assert 'model' in text and 'tricycle' in text, text
+    assert not summary['processes_started'], text
+    assert not summary['left_running_after_launch_ended'], text
+
+
+def test_stock_nav2_with_a_car_is_refused_naming_what_a_car_needs(tmp_path, ros_domain_id):
+    """The stock Nav2 parameters drive a differential or omni base; for the car preset the
+    launch refuses before it starts anything, naming the car's turning radius and the planner
+    it needs. With a nav2_params_file of the user's own it would start."""
+    summary, text = launch(tmp_path, ros_domain_id, 'nav2_bringup.launch.py', 'rviz:=false',
+                           'preset:=ackermann_car', duration_s=6.0)
+    assert summary['launch_returncode'] != 0, text
+    assert 'a car (vehicle_sim model bicycle) cannot be driven with the stock Nav2' in text, text
+    assert 'min_turning_r: 3.86 m for this car' in text and 'Smac Hybrid-A*' in text, text
     assert not summary['processes_started'], text
     assert not summary['left_running_after_launch_ended'], text
 

@@ -147,3 +147,47 @@ def test_stock_nav2_reaches_every_goal_through_the_room(
         yaw_error_rad = abs(math.remainder(yaw - row[3], 2.0 * math.pi))
         assert position_error_m < AMCL_POSITION_TOLERANCE_M, position_error_m
         assert yaw_error_rad < AMCL_YAW_TOLERANCE_RAD, yaw_error_rad
+
+
+def test_the_collision_monitor_stops_the_robot_before_the_table(tmp_path, ros_domain_id):
+    """Commands straight at the table on ``cmd_vel_nav`` (where Nav2's controller publishes):
+    the velocity smoother passes them on, and the collision monitor's stock FootprintApproach
+    polygon slows the robot to a stop before its footprint touches the table."""
+    from geometry_msgs.msg import Twist
+
+    preset = 'indoor_differential'
+    values = yaml.safe_load(open(os.path.join(REPO, 'params', f'{preset}.yaml')))
+    # Facing the table's north edge (y = -2.3 m) from 1.5 m away, the footprint's front 0.3 m
+    # ahead of the base: 1.2 m to go.
+    values['/**/vehicle_sim']['ros__parameters']['initial_pose'] = {
+        'x': 1.0, 'y': -0.8, 'yaw': -math.pi / 2}
+    params_file = tmp_path / 'facing_the_table.yaml'
+    params_file.write_text(yaml.safe_dump(values))
+    arguments = [f'params_file:={params_file}', 'use_composition:=True',
+                 f'real_time_factor:={REAL_TIME_FACTOR["True"]:g}',
+                 *overrides_file(tmp_path, 'graceful' if MPPI_PROBLEM else 'mppi')]
+    with Nav2Stack(tmp_path, *arguments) as stack:
+        stack.wait_until_active()
+        stack.wait_for_truth()
+        start_s = stack.sim_time_s()
+        publisher = stack.probe.publisher(Twist, 'cmd_vel_nav')
+        command = Twist()
+        command.linear.x = 0.3
+        stack.probe.node.create_timer(0.05, lambda: publisher.publish(command))
+
+        def stopped() -> bool:  # driven, then still for 2 s of simulated time
+            truth = stack.truth_since(start_s)
+            if len(truth) < 2 or math.hypot(*(truth[-1, 1:3] - truth[0, 1:3])) < 0.3:
+                return False
+            recent = truth[truth[:, 0] > truth[-1, 0] - 2.0]
+            return recent[-1, 0] - truth[0, 0] > 2.0 and np.ptp(recent[:, 2]) < 0.005
+
+        assert stack.probe.spin_until(stopped, 120.0), stack.truth_since(start_s)[-5:]
+        truth = stack.truth_since(start_s)
+        output = stack.output()
+        assert_ctrl_c_ended_everything(stack)
+    assert 'collision at t=' not in output, output[-3000:]  # vehicle_sim reports every contact
+    clearance_m = min_clearance_m(ROOM, FOOTPRINTS[preset], truth)
+    travelled_m = truth[0, 2] - truth[-1, 2]
+    assert 0.02 < clearance_m < 0.5, (clearance_m, travelled_m)  # stopped close, not touching
+    assert travelled_m > 0.7, travelled_m
