@@ -3,16 +3,16 @@
 The four nodes run as processes side by side (as under ``ros2 launch``), next to a process that
 keeps a core busy; each gets its signal at its own random moment after its process started
 (seeded, so a failure can be replayed): during the imports, rclpy's initialisation, the node's
-construction or while it spins. Before ``run_node`` polled for shutdown, ``rclpy.spin``
-sometimes missed the signal and blocked in ``rcl_wait`` until the test harness killed the node
-with -9 (Jazzy and Kilted alike); before wheelsim.ros.shutdown, a signal during the start-up was
-acted on only once the node was built (up to 2.7 s under load).
+construction or while it spins (wheelsim.testing.signals): 24 signals in the quick tier, 50 per
+node (25 SIGINT, 25 SIGTERM) in the soak tier. Before ``run_node`` polled for shutdown,
+``rclpy.spin`` sometimes missed the signal and blocked in ``rcl_wait`` until the test harness
+killed the node with -9 (Jazzy and Kilted alike); before wheelsim.ros.shutdown, a signal during
+the start-up was acted on only once the node was built (up to 2.7 s under load).
 """
 
 from __future__ import annotations
 
 import os
-import random
 import re
 import signal
 import subprocess
@@ -22,7 +22,6 @@ from pathlib import Path
 
 import pytest
 
-from wheelsim.nodes import NAMES
 from wheelsim.ros.shutdown import GRACE_S, HARD_LIMIT_S
 from wheelsim.testing.processes import (
     NodeProcess,
@@ -30,10 +29,7 @@ from wheelsim.testing.processes import (
     middleware_teardown_hang,
     stopped_cleanly,
 )
-
-EXIT_WITHIN_S = 1.0
-LATEST_SIGNAL_S = 3.0  # after the process started: the start-up takes 1-2.5 s on 2 busy cores
-BUSY_LOOP = 'while True: pass'
+from wheelsim.testing.signals import EXIT_WITHIN_S, describe, stop_rounds
 
 
 def wait_until_up(node: NodeProcess, name: str, timeout_s: float = 30.0) -> None:
@@ -44,76 +40,21 @@ def wait_until_up(node: NodeProcess, name: str, timeout_s: float = 30.0) -> None
         time.sleep(0.02)
 
 
-@pytest.fixture
-def busy_core():
-    """A process that keeps one core busy for the test's duration (the CI machine has two)."""
-    process = subprocess.Popen(ending_with_this_process([sys.executable, '-c', BUSY_LOOP]))
-    yield
-    process.kill()
-    process.wait()
-
-
-def before_take_over(sig: signal.Signals, code: int | None, output: str) -> bool:
-    """True if the signal landed in the interpreter's own start-up, before the executable took
-    the signals over (wheelsim.ros.shutdown): Python's default handling ended the process
-    (SIGINT: KeyboardInterrupt, which wheelsim's handler never raises; SIGTERM: its default
-    action), and nothing of wheelsim ran."""
-    if sig == signal.SIGINT:
-        return code in (1, -signal.SIGINT) and (code == -signal.SIGINT or 'KeyboardInterrupt' in
-                                                 output) and 'Interrupted' not in output
-    return code == -signal.SIGTERM and not output
-
-
-def stop_at_random_moments(rng: random.Random, sig: signal.Signals) -> dict[str, tuple]:
-    """Start the four nodes, signal each at a random moment after its start; per node (exit
-    code, seconds from the signal to the exit, output, moment of the signal)."""
-    nodes = {name: NodeProcess(f'wheelsim.nodes.{name}') for name in NAMES}
-    try:
-        started = time.monotonic()
-        moments = {name: rng.uniform(0.0, LATEST_SIGNAL_S) for name in NAMES}
-        sent: dict[str, float] = {}
-        ended: dict[str, tuple[int | None, float]] = {}
-        while len(ended) < len(nodes):
-            for name, node in nodes.items():
-                now = time.monotonic()
-                if name not in sent and now >= started + moments[name]:
-                    node.process.send_signal(sig)
-                    sent[name] = now
-                if name in sent and name not in ended:
-                    code = node.process.poll()
-                    if code is not None or now - sent[name] > EXIT_WITHIN_S + 4.0:
-                        ended[name] = (code, time.monotonic() - sent[name])
-            time.sleep(0.005)
-    finally:
-        for node in nodes.values():
-            node.stop(timeout_s=1.0)
-    return {name: (*ended[name], nodes[name].output(), moments[name]) for name in NAMES}
-
-
-def signal_rounds(ros_domain_id, sig, rounds):
-    rng = random.Random(f'{sig.name}-{ros_domain_id}')
-    failures = []
-    for round_index in range(rounds):
-        for name, (code, seconds, output, moment) in stop_at_random_moments(rng, sig).items():
-            clean = stopped_cleanly(name, code, output) or before_take_over(sig, code, output)
-            if not clean or seconds > EXIT_WITHIN_S:
-                failures.append(f'round {round_index}: {name}, signal {moment:.2f} s after the '
-                                f'start, exit code {code} after {seconds:.2f} s\n'
-                                f'{output[-2000:]}')
-    assert not failures, (f'{len(failures)} of {len(NAMES) * rounds} stops not clean within '
+def assert_every_stop_clean(seed: str, signals, rounds: int) -> None:
+    stops = stop_rounds(seed, signals, rounds)
+    failures = [describe(stop) for stop in stops if not stop.clean]
+    assert not failures, (f'{len(failures)} of {len(stops)} stops not clean within '
                           f'{EXIT_WITHIN_S} s:\n' + '\n'.join(failures))
 
 
-@pytest.mark.parametrize(('sig', 'rounds'), [(signal.SIGINT, 8), (signal.SIGTERM, 4)],
-                         ids=['SIGINT', 'SIGTERM'])
-def test_every_node_exits_cleanly_within_a_second(ros_domain_id, busy_core, sig, rounds):
-    signal_rounds(ros_domain_id, sig, rounds)
+def test_every_node_exits_cleanly_within_a_second(ros_domain_id):
+    assert_every_stop_clean(f'quick-{ros_domain_id}', (signal.SIGINT, signal.SIGINT,
+                                                        signal.SIGTERM), 6)
 
 
 @pytest.mark.soak
-@pytest.mark.parametrize('sig', [signal.SIGINT, signal.SIGTERM], ids=['SIGINT', 'SIGTERM'])
-def test_fifty_signals_per_node_all_end_cleanly_within_a_second(ros_domain_id, busy_core, sig):
-    signal_rounds(ros_domain_id, sig, 50)
+def test_fifty_signals_per_node_all_end_cleanly_within_a_second(ros_domain_id):
+    assert_every_stop_clean(f'soak-{ros_domain_id}', (signal.SIGINT, signal.SIGTERM), 50)
 
 
 # One refused parameter per node: each node is built as far as that parameter, so its rcl node

@@ -139,7 +139,7 @@ class Nav2Stack:
             stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
         self.probe = Probe('nav2_test_probe', use_sim_time=True)
         self.ground_truth = self.probe.record(Odometry, '/ground_truth')
-        self._descendants: set[int] = set()
+        self.descendants: set[int] = set()
         self.stopped: tuple[int | None, float, list[str]] | None = None
 
     def __enter__(self) -> Nav2Stack:
@@ -156,7 +156,7 @@ class Nav2Stack:
         return self.log_path.read_text(errors='replace')
 
     def _note_descendants(self) -> None:
-        self._descendants |= set(_descendants(self.process.pid))
+        self.descendants |= set(descendants(self.process.pid))
 
     def wait_until_active(self, timeout_s: float = 120.0) -> float:
         """Wait until every lifecycle manager of the stack reports its nodes active; return the
@@ -251,7 +251,7 @@ class Nav2Stack:
             code = self.process.returncode
         seconds = time.monotonic() - sent
         left = []
-        for pid in sorted(self._descendants):
+        for pid in sorted(self.descendants):
             command = _command_line(pid)
             if command is not None:
                 left.append(command)
@@ -276,7 +276,7 @@ def _command_line(pid: int) -> str | None:
         return None
 
 
-def _descendants(pid: int) -> list[int]:
+def descendants(pid: int) -> list[int]:
     """Every running descendant of process ``pid``."""
     children: dict[int, list[int]] = {}
     for entry in Path('/proc').iterdir():

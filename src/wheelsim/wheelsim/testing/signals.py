@@ -1,0 +1,110 @@
+"""SIGINT and SIGTERM at random moments of the four nodes' lives, beside a busy core (the shutdown
+test and ``bench/bench_shutdown.py``).
+
+Each round starts the four nodes as processes side by side (as under ``ros2 launch``) and gives
+each its signal at its own random moment after its process started: during the imports,
+rclpy's initialisation, the node's construction or while it spins (the start-up takes 1-2.5 s
+on 2 busy cores). :func:`stop_rounds` returns one :class:`Stop` per signal.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from wheelsim.nodes import NAMES
+from wheelsim.testing.processes import NodeProcess, ending_with_this_process, stopped_cleanly
+
+EXIT_WITHIN_S = 1.0  # the promise (wheelsim.ros.shutdown)
+LATEST_SIGNAL_S = 3.0  # after the process started
+GIVE_UP_S = 5.0  # a node still running this long after its signal is killed and counted
+
+
+@contextmanager
+def busy_core() -> Iterator[None]:
+    """A process that keeps one core busy meanwhile (the CI machine has two)."""
+    process = subprocess.Popen(ending_with_this_process([sys.executable, '-c',
+                                                         'while True: pass']))
+    try:
+        yield
+    finally:
+        process.kill()
+        process.wait()
+
+
+def before_take_over(sig: signal.Signals, code: int | None, output: str) -> bool:
+    """True if the signal landed in the interpreter's own start-up, before the executable took
+    the signals over (wheelsim.ros.shutdown): Python's default handling ended the process
+    (SIGINT: KeyboardInterrupt, which wheelsim's handler never raises; SIGTERM: its default
+    action), and nothing of wheelsim ran."""
+    if sig == signal.SIGINT:
+        return (code == -signal.SIGINT or (code == 1 and 'KeyboardInterrupt' in output)) \
+            and 'Interrupted' not in output
+    return code == -signal.SIGTERM and not output
+
+
+@dataclass(frozen=True)
+class Stop:
+    """One signal to one node: when it came, how the process ended and how soon."""
+
+    node: str
+    signal: signal.Signals
+    moment_s: float  # after the process started
+    code: int | None  # None: still running GIVE_UP_S after the signal (then killed)
+    seconds: float  # from the signal to the end of the process
+    output: str
+
+    @property
+    def clean(self) -> bool:
+        """Exit 0 (or a known clean end, :func:`stopped_cleanly`), or Python's default end
+        before wheelsim took the signals over, within :data:`EXIT_WITHIN_S`."""
+        ended = self.code is not None and (
+            stopped_cleanly(self.node, self.code, self.output)
+            or before_take_over(self.signal, self.code, self.output))
+        return ended and self.seconds <= EXIT_WITHIN_S
+
+
+def one_round(rng: random.Random, sig: signal.Signals) -> list[Stop]:
+    """Start the four nodes, signal each at a random moment after its start."""
+    nodes = {name: NodeProcess(f'wheelsim.nodes.{name}') for name in NAMES}
+    try:
+        started = time.monotonic()
+        moments = {name: rng.uniform(0.0, LATEST_SIGNAL_S) for name in NAMES}
+        sent: dict[str, float] = {}
+        ended: dict[str, tuple[int | None, float]] = {}
+        while len(ended) < len(nodes):
+            for name, node in nodes.items():
+                now = time.monotonic()
+                if name not in sent and now >= started + moments[name]:
+                    node.process.send_signal(sig)
+                    sent[name] = now
+                if name in sent and name not in ended:
+                    code = node.process.poll()
+                    if code is not None or now - sent[name] > GIVE_UP_S:
+                        ended[name] = (code, time.monotonic() - sent[name])
+            time.sleep(0.005)
+    finally:
+        for node in nodes.values():
+            node.stop(timeout_s=1.0)
+    return [Stop(name, sig, moments[name], *ended[name], nodes[name].output())
+            for name in NAMES]
+
+
+def stop_rounds(seed: str, signals: Sequence[signal.Signals], rounds: int) -> list[Stop]:
+    """``rounds`` rounds beside a busy core, the signals taking turns; seeded by ``seed``."""
+    rng = random.Random(seed)
+    with busy_core():
+        return [stop for _, sig in zip(range(rounds), itertools.cycle(signals))
+                for stop in one_round(rng, sig)]
+
+
+def describe(stop: Stop) -> str:
+    return (f'{stop.node}: {stop.signal.name} {stop.moment_s:.2f} s after the start, exit code '
+            f'{stop.code} after {stop.seconds:.2f} s\n{stop.output[-2000:]}')
