@@ -29,7 +29,7 @@ LAYERS = {
     'ros': {'core', 'ros'},
     'nodes': {'core', 'ros', 'nodes'},
     'report': {'core', 'report'},
-    'testing': {'core', 'ros', 'testing'},
+    'testing': {'core', 'ros', 'nodes', 'testing'},
     'run': {'core', 'ros', 'nodes', 'report', 'run'},
     'cli': {'core', 'report', 'run', 'cli'},
     'bringup': {'core', 'ros', 'bringup'},
