@@ -2,11 +2,13 @@
 
 Run after ``source env.sh``:  python bench/bench_node_work.py [--runs 4] [--baseline REV]
 
-Each run is a fresh process that builds the nodes as ``wheelsim run`` does (``use_sim_time``)
-and calls their callbacks directly, with ``Publisher.publish`` replaced by a no-op: the figures
-are what the nodes themselves cost per 50 Hz ground-truth sample (4 500 samples, the default
-scenario's 90 s), not the executor's delivery nor the bag's serialization
-(``bench/bench_runner.py`` times the whole loop). Thread CPU time, best of 5 passes per run:
+Each run is a fresh process that builds the nodes as ``wheelsim run`` does (on lock-step seams)
+and calls their callbacks directly, each publication queued and then delivered to no one (no
+subscription, no recorder): the figures are what the nodes themselves cost per 50 Hz
+ground-truth sample (4 500 samples, the default scenario's 90 s), not the bag's serialization
+(``bench/bench_runner.py`` times the whole loop). Up to 1d52afd publishing was replaced by a
+no-op instead (and the nodes were rclpy nodes): a baseline that old needs this script of its
+own commit. Thread CPU time, best of 5 passes per run:
 
 - ``localization callback``: ``Localization._on_ground_truth`` (mode noisy, as in the default
   scenario) over a 50 Hz figure-eight (:func:`wheelsim.core.localization.scenario.figure_eight`)
@@ -30,8 +32,7 @@ scenario's 90 s), not the executor's delivery nor the bag's serialization
   the controller's ``_on_odom``) per 50 Hz sample.
 
 ``--baseline REV`` also runs the code of REV (exported as ``bench_runner.py`` does), alternating
-with this tree run by run, and prints both side by side (best over the runs). DDS stays on
-loopback on a reserved domain; nothing is sent (publishing is a no-op).
+with this tree run by run, and prints both side by side (best over the runs). No DDS.
 """
 
 from __future__ import annotations
@@ -112,42 +113,37 @@ def controller_node_steps(config, trajectory, inputs):
     """A function driving a ``controller`` node through ``inputs`` (as recorded by
     :func:`controller_steps`): per control step the ROS time set, then ``_on_pose``,
     ``_on_odom`` and ``_on_timer``; and the node."""
-    from rclpy.parameter import Parameter
-    from rclpy.time import Time
-
     from wheelsim.core.params import to_flat
     from wheelsim.core.tracking.controller import TrackingController
     from wheelsim.nodes.controller import Controller
     from wheelsim.ros.conversions import odometry, pose_with_covariance_stamped
+    from wheelsim.run.lockstep import Lockstep
 
-    node = Controller(parameter_overrides=[Parameter('use_sim_time', value=True)] + [
-        Parameter(name, value=value) for name, value in to_flat(config).items()])
+    lockstep = Lockstep()
+    node = lockstep.add(Controller, {'use_sim_time': True, **to_flat(config)})
     start_ns = 1_000_000_000  # as wheelsim run: ROS time 0 is "no clock yet"
     messages = []
     for t_s, pose, twist in inputs:
         stamp = start_ns + round(t_s * 1e9)
-        messages.append((Time(nanoseconds=stamp), pose_with_covariance_stamped(stamp, 'map', pose),
+        messages.append((stamp, pose_with_covariance_stamped(stamp, 'map', pose),
                          odometry(stamp, 'odom', 'base_link', (0.0, 0.0, 0.0), tuple(twist))))
-    set_time = node.get_clock().set_ros_time_override
+    seam, deliver = node.seam, lockstep.deliver
 
     def steps() -> None:
         node.tracker = TrackingController(node.config)
         node.tracker.follow(trajectory, start_ns / 1e9)
-        for ros_time, pose_msg, odom_msg in messages:
-            set_time(ros_time)
+        for stamp, pose_msg, odom_msg in messages:
+            seam.time_ns = stamp
             node._on_pose(pose_msg)
             node._on_odom(odom_msg)
             node._on_timer()
+            deliver()
 
     return steps, node
 
 
 def measure() -> dict[str, float]:
     """Every figure of one run, in this process [us per sample]."""
-    import rclpy
-    from rclpy.parameter import Parameter
-    from rclpy.publisher import Publisher
-
     from wheelsim.core.localization.model import Localization as LocalizationModel
     from wheelsim.core.localization.scenario import figure_eight
     from wheelsim.core.vehicle.model import VehicleState
@@ -157,93 +153,90 @@ def measure() -> dict[str, float]:
     from wheelsim.ros.conversions import odometry, pose_with_covariance_stamped
     from wheelsim.ros.inputs import MapPoses
     from wheelsim.ros.vehicle_outputs import VehicleOutputs
+    from wheelsim.run.lockstep import Lockstep
 
-    Publisher.publish = lambda _publisher, _msg: None  # the nodes' own work only
-    rclpy.init()
-    try:
-        node = Localization(parameter_overrides=[Parameter('use_sim_time', value=True),
-                                                 Parameter('mode', value='noisy')])
-        scenario = figure_eight(duration_s=(SAMPLES - 1) / 50.0)  # SAMPLES stamps at 50 Hz
-        samples = [(int(stamp), tuple(pose.tolist()), tuple(twist.tolist()))
-                   for stamp, pose, twist in zip(scenario.stamps_ns, scenario.poses,
-                                                 scenario.twists, strict=True)]
-        messages = [odometry(stamp, 'map', 'base_link', pose, twist)
-                    for stamp, pose, twist in samples]
+    lockstep = Lockstep()  # lock-step seams: publishing queues in process, delivery to no one
+    deliver = lockstep.deliver
+    node = lockstep.add(Localization, {'use_sim_time': True, 'mode': 'noisy'})
+    scenario = figure_eight(duration_s=(SAMPLES - 1) / 50.0)  # SAMPLES stamps at 50 Hz
+    samples = [(int(stamp), tuple(pose.tolist()), tuple(twist.tolist()))
+               for stamp, pose, twist in zip(scenario.stamps_ns, scenario.poses,
+                                             scenario.twists, strict=True)]
+    messages = [odometry(stamp, 'map', 'base_link', pose, twist)
+                for stamp, pose, twist in samples]
 
-        def callbacks() -> None:
-            node.localization = LocalizationModel(node.config)  # the same samples each pass
-            for msg in messages:
-                node._on_ground_truth(msg)
+    def callbacks() -> None:
+        node.localization = LocalizationModel(node.config)  # the same samples each pass
+        for msg in messages:
+            node._on_ground_truth(msg)
+            deliver()
 
-        if hasattr(LocalizationModel, 'advance'):  # the node publishes the model's arrays
-            def model_steps() -> None:
-                advance = LocalizationModel(node.config).advance
-                for sample in samples:
-                    advance(*sample)
+    if hasattr(LocalizationModel, 'advance'):  # the node publishes the model's arrays
+        def model_steps() -> None:
+            advance = LocalizationModel(node.config).advance
+            for sample in samples:
+                advance(*sample)
 
-            def publications() -> None:
-                for stamp, _, _ in samples:  # the numbers of the last sample, each time
-                    node._publish(stamp)
-        else:  # before: a LocalizationOutput per sample, published
-            def model_steps() -> list:
-                model = LocalizationModel(node.config)
-                return [model.step(*sample) for sample in samples]
+        def publications() -> None:
+            for stamp, _, _ in samples:  # the numbers of the last sample, each time
+                node._publish(stamp)
+                deliver()
+    else:  # before: a LocalizationOutput per sample, published
+        def model_steps() -> list:
+            model = LocalizationModel(node.config)
+            return [model.step(*sample) for sample in samples]
 
-            outputs = model_steps()
+        outputs = model_steps()
 
-            def publications() -> None:
-                for out in outputs:
-                    node._publish(out)
+        def publications() -> None:
+            for out in outputs:
+                node._publish(out)
+                deliver()
 
-        joints = ('left_wheel_joint', 'right_wheel_joint')
-        vehicle = VehicleOutputs(node, 'map', 'base_link', joints, serialized=False)
-        states = [VehicleState(*pose, *twist, (0.1 * k, 0.2 * k), (1.0, 2.0), (), k)
-                  for k, (_, pose, twist) in enumerate(samples)]
+    joints = ('left_wheel_joint', 'right_wheel_joint')
+    vehicle = VehicleOutputs(node.seam, 'map', 'base_link', joints, serialized=False)
+    states = [VehicleState(*pose, *twist, (0.1 * k, 0.2 * k), (1.0, 2.0), (), k)
+              for k, (_, pose, twist) in enumerate(samples)]
 
-        def vehicle_publications() -> None:
-            for (stamp, _, _), state in zip(samples, states, strict=True):
-                vehicle.publish_state(stamp, state)
+    def vehicle_publications() -> None:
+        for (stamp, _, _), state in zip(samples, states, strict=True):
+            vehicle.publish_state(stamp, state)
+            deliver()
 
-        map_poses = MapPoses(node, 'map')
-        poses = [pose_with_covariance_stamped(stamp, 'map', pose) for stamp, pose, _ in samples]
+    map_poses = MapPoses(node.seam, 'map')
+    poses = [pose_with_covariance_stamped(stamp, 'map', pose) for stamp, pose, _ in samples]
 
-        def pose_inputs() -> None:
-            for msg in poses:
-                map_poses.pose(msg.pose.pose, msg.header.frame_id, 'pose')
+    def pose_inputs() -> None:
+        for msg in poses:
+            map_poses.pose(msg.pose.pose, msg.header.frame_id, 'pose')
 
-        tracker_figures = []
-        for tracker in TRACKERS:
-            steps, count, config, trajectory, inputs = controller_steps(*tracker)
-            tracker_figures.append(best_us(steps, count))
-            if tracker == TRACKERS[0]:
-                node_steps, controller_node = controller_node_steps(config, trajectory, inputs)
-                tracker_figures.append(best_us(node_steps, count))
-                controller_node.destroy_node()
-        sim_time = [Parameter('use_sim_time', value=True)]
-        controller, planner = Controller(parameter_overrides=sim_time), \
-            Planner(parameter_overrides=sim_time)
-        odometries = [odometry(stamp, 'odom', 'base_link', pose, twist)
-                      for stamp, pose, twist in samples]
+    tracker_figures = []
+    for tracker in TRACKERS:
+        steps, count, config, trajectory, inputs = controller_steps(*tracker)
+        tracker_figures.append(best_us(steps, count))
+        if tracker == TRACKERS[0]:
+            node_steps, controller_node = controller_node_steps(config, trajectory, inputs)
+            tracker_figures.append(best_us(node_steps, count))
+    sim_time = {'use_sim_time': True}
+    controller, planner = lockstep.add(Controller, sim_time), lockstep.add(Planner, sim_time)
+    odometries = [odometry(stamp, 'odom', 'base_link', pose, twist)
+                  for stamp, pose, twist in samples]
 
-        def controller_inputs() -> None:
-            for pose_msg, odom_msg in zip(poses, odometries, strict=True):
-                controller._on_pose(pose_msg)
-                controller._on_odom(odom_msg)
+    def controller_inputs() -> None:
+        for pose_msg, odom_msg in zip(poses, odometries, strict=True):
+            controller._on_pose(pose_msg)
+            controller._on_odom(odom_msg)
 
-        def planner_inputs() -> None:
-            for msg in poses:
-                planner._on_pose(msg)
+    def planner_inputs() -> None:
+        for msg in poses:
+            planner._on_pose(msg)
 
-        figures = dict(zip(FIGURES, (best_us(callbacks), best_us(model_steps),
-                                     best_us(publications), best_us(vehicle_publications),
-                                     best_us(pose_inputs), *tracker_figures,
-                                     best_us(controller_inputs), best_us(planner_inputs)),
-                           strict=True))
-        for each in (node, controller, planner):
-            each.destroy_node()
-        return figures
-    finally:
-        rclpy.try_shutdown()
+    figures = dict(zip(FIGURES, (best_us(callbacks), best_us(model_steps),
+                                 best_us(publications), best_us(vehicle_publications),
+                                 best_us(pose_inputs), *tracker_figures,
+                                 best_us(controller_inputs), best_us(planner_inputs)),
+                       strict=True))
+    return figures
 
 
 def spawn(code) -> dict[str, float]:

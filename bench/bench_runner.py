@@ -29,7 +29,7 @@ both side by side with the ratio (REV's first run compiles the vehicle kernel, w
 cache lives beside the exported code: compare REV's start-up by its best, not its median).
 ``--one-core`` pins each run (and so a bag writer process) to one CPU,
 so the writer's time counts in ``RTF wall``. ``--profile N`` runs each variant once more under
-cProfile (the lock-step loop only, ``LockstepExecutor.run_until``) and prints its top N
+cProfile (the lock-step loop only, ``Lockstep.run_until``) and prints its top N
 functions by own time (cProfile adds a cost per Python call, so its shares lean towards code
 making many small calls).
 
@@ -74,13 +74,15 @@ def one_run(output: Path, plots: bool, profile_top: int = 0) -> dict:
     imports = (time.thread_time() - cpu_s, time.perf_counter() - wall_s)
     profiler = cProfile.Profile() if profile_top else None
     if profiler is not None:
-        run_until = lockstep.LockstepExecutor.run_until
+        # Lockstep, or LockstepExecutor in a baseline from before the seam (1d52afd and older)
+        engine = getattr(lockstep, 'Lockstep', None) or lockstep.LockstepExecutor
+        run_until = engine.run_until
 
         def profiled(*args, **kwargs):
             with profiler:
                 return run_until(*args, **kwargs)
 
-        lockstep.LockstepExecutor.run_until = profiled
+        engine.run_until = profiled
     outcome = run_scenario(scenario, output, show_progress=False, make_plots=plots)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)  # the bag writer, waited for
     seconds = dict(outcome.phases.seconds)

@@ -53,6 +53,7 @@ from wheelsim.core.vehicle.config import VehicleConfig
 from wheelsim.core.vehicle.model import Vehicle
 from wheelsim.ros.conversions import stamp_ns
 from wheelsim.ros.dds_domain import loopback_domain
+from wheelsim.ros.seam import LiveSeam
 from wheelsim.ros.vehicle_outputs import VehicleOutputs
 from wheelsim.testing.processes import ClockedVehicleSim, NodeProcess, Probe, diagnostic_values
 
@@ -85,10 +86,10 @@ def publish_only(serialized: bool) -> None:
     a thread as vehicle_sim publishes its outputs in wall-clock mode (``serialized``) or as
     message objects; no simulation."""
     rclpy.init()
-    node = rclpy.create_node('publish_only', namespace='/floor_bytes' if serialized
-                             else '/floor_objects')
+    seam = LiveSeam('publish_only', namespace='/floor_bytes' if serialized else '/floor_objects')
+    node = seam.rclpy_node
     vehicle = Vehicle(VehicleConfig(model='bicycle'), 0.001)
-    outputs = VehicleOutputs(node, 'map', 'base_link', vehicle.joint_names, serialized)
+    outputs = VehicleOutputs(seam, 'map', 'base_link', vehicle.joint_names, serialized)
     state = vehicle.state()
 
     def publish_every_20_ms() -> None:

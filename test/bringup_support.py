@@ -24,7 +24,6 @@ from typing import Any
 
 import setuptools
 import yaml
-from rclpy.node import Node as RclpyNode
 
 from wheelsim.core.params import flatten
 from wheelsim.core.vehicle.config import MODELS
@@ -310,12 +309,31 @@ def node_module(node: str) -> Any:
 
 
 def node_class(node: str) -> type:
-    """The one Node subclass a wheelsim node module defines."""
+    """The node class a wheelsim node module defines (its ``name`` is the node's)."""
     module = node_module(node)
     classes = [c for _, c in inspect.getmembers(module, inspect.isclass)
-               if issubclass(c, RclpyNode) and c.__module__ == module.__name__]
+               if getattr(c, 'name', None) == node and c.__module__ == module.__name__]
     assert len(classes) == 1, f'wheelsim.nodes.{node} defines {classes}'
     return classes[0]
+
+
+@contextmanager
+def built_node(node: str, context: Any) -> Iterator[Any]:
+    """Node ``node`` built on a live seam in the rclpy ``context`` (raising what the node raises,
+    a ParameterError on a bad value); yields the seam; the node is closed and destroyed after."""
+    from wheelsim.ros.seam import LiveSeam
+
+    seam = LiveSeam(node, context=context)
+    try:
+        built = node_class(node)(seam)
+        try:
+            yield seam
+        finally:
+            close = getattr(built, 'close', None)
+            if close is not None:
+                close()
+    finally:
+        seam.destroy()
 
 
 def preset_vehicles(path: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -351,17 +369,15 @@ def ros_context(params_files: list[Path]) -> Iterator[Any]:
 def params_file_overrides(params_files: list[Path], node_name: str,
                           namespace: str = '/') -> dict[str, Any]:
     """The parameter values ROS itself (rcl's YAML parser) gives the node from the files."""
-    from rclpy.node import Node
-
-    from wheelsim.ros.parameters import parameter_overrides
+    from wheelsim.ros.seam import LiveSeam
 
     with ros_context(params_files) as context:
-        node = Node(node_name, namespace=namespace, context=context,
-                    start_parameter_services=False, enable_rosout=False)
+        seam = LiveSeam(node_name, namespace=namespace, context=context,
+                        start_parameter_services=False, enable_rosout=False)
         try:
-            return parameter_overrides(node)
+            return seam.parameter_overrides()
         finally:
-            node.destroy_node()
+            seam.destroy()
 
 
 def section_node_names(params_file: Path) -> list[str]:

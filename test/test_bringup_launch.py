@@ -173,7 +173,7 @@ def test_sim_launch_builds_its_nodes_and_a_parsing_urdf(preset):
     context = LaunchContext()
     context.launch_configurations.update({
         'params_file': params_file, 'overrides_file': '', 'model': '', 'map_yaml': '',
-        'frame_prefix': '', 'localization_mode': '', 'map_to_odom': 'true',
+        'frame_prefix': '', 'localization_mode': '', 'real_time_factor': '', 'map_to_odom': 'true',
         'log_level': 'info', 'tracking': 'false'})
     nodes = module._wheelsim_nodes(context)
     assert [(n.node_package, n.node_executable) for n in nodes] == [

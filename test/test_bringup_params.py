@@ -16,7 +16,7 @@ from bringup_support import (
     SUPPORTED_DISTROS,
     VEHICLE_PRESETS,
     WHEELSIM_NODES,
-    node_class,
+    built_node,
     node_module,
     params_file_overrides,
     parse_launch_file,
@@ -74,9 +74,8 @@ def test_preset_has_no_unknown_key_and_builds_the_node(path, node, ros_domain_id
     assert repr(sorted(given.items())) == repr(sorted(root.items())), 'namespace changes values'
     unknown = unknown_parameters(node, given)
     assert not unknown, f'{path.name}: {node} declares no parameter {unknown}'
-    with ros_context([path]) as context:
-        built = node_class(node)(context=context)  # raises ParameterError on a bad value
-        built.destroy_node()
+    with ros_context([path]) as context, built_node(node, context):  # a bad value raises
+        pass
 
 
 @pytest.mark.parametrize('model', MODELS)
@@ -87,7 +86,8 @@ def test_all_vehicles_builds_every_model_chosen_at_launch(model, tmp_path, ros_d
                                        for node in ('vehicle_sim', 'controller')}))
     with ros_context([PARAMS_DIR / 'all_vehicles.yaml', overlay]) as context:
         for node in ('vehicle_sim', 'controller'):
-            node_class(node)(context=context).destroy_node()
+            with built_node(node, context):
+                pass
 
 
 def test_a_misspelled_key_is_reported_with_the_declared_name(tmp_path, ros_domain_id):
@@ -105,8 +105,9 @@ def test_a_value_out_of_range_stops_the_node(tmp_path, ros_domain_id):
     text = (PARAMS_DIR / 'indoor_differential.yaml').read_text()
     broken = tmp_path / 'range.yaml'
     broken.write_text(text.replace('track: 0.5', 'track: -0.5'))
-    with ros_context([broken]) as context, pytest.raises(ParameterError, match='track'):
-        node_class('vehicle_sim')(context=context)
+    with ros_context([broken]) as context, pytest.raises(ParameterError, match='track'), \
+            built_node('vehicle_sim', context):
+        pass
 
 
 @pytest.mark.parametrize('prefix', ['', 'robot1/'])

@@ -20,7 +20,7 @@ from bringup_support import (
     REPO,
     VEHICLE_PRESETS,
     WHEELSIM_NODES,
-    node_class,
+    built_node,
     parse_launch_file,
     preset_vehicles,
     ros_context,
@@ -71,9 +71,8 @@ def graph():
         try:
             nodes = []
             for name in WHEELSIM_NODES:
-                node = node_class(name)(context=stack.enter_context(ros_context([preset])))
-                stack.callback(node.destroy_node)
-                nodes.append(node)
+                context = stack.enter_context(ros_context([preset]))
+                nodes.append(stack.enter_context(built_node(name, context)))
             probe = Node('bringup_probe', context=stack.enter_context(ros_context([])))
             stack.callback(probe.destroy_node)
             yield _wait_for_graph(probe, nodes)
@@ -86,7 +85,7 @@ def graph():
 
 def _wait_for_graph(probe, nodes, timeout_s=15.0):
     """Published and subscribed topics of ``nodes`` once the probe has discovered them all."""
-    wanted = [(node.get_name(), node.get_namespace()) for node in nodes]
+    wanted = [(seam.name, seam.namespace) for seam in nodes]
     deadline = time.monotonic() + timeout_s
     while True:
         published, subscribed = {}, {}

@@ -263,16 +263,13 @@ def test_invalid_parameter_stops_with_one_clear_line(ros_domain_id):
     assert 'Traceback' not in output
 
 
-def test_composed_with_vehicle_sim_in_lock_step(ros_domain_id):
-    """In one process under the headless runner's executor: outputs at the ground truth's time."""
-    from rclpy.parameter import Parameter
-
+def test_composed_with_vehicle_sim_in_lock_step():
+    """In one process on the headless runner's lock-step seams: outputs at the ground truth's
+    time."""
     from wheelsim.nodes.localization import Localization
     from wheelsim.nodes.vehicle_sim import VehicleSim
-    from wheelsim.run.lockstep import LockstepExecutor
+    from wheelsim.run.lockstep import Lockstep
 
-    context = rclpy.Context()
-    rclpy.init(context=context, domain_id=ros_domain_id)
     recorded = {}
 
     def record(topic, msg, time_ns):
@@ -281,19 +278,11 @@ def test_composed_with_vehicle_sim_in_lock_step(ros_domain_id):
         if header is not None:
             recorded.setdefault(topic, []).append((time_ns, stamp_ns(header.stamp)))
 
-    try:
-        # Start at 1 s as the runner does: ROS time 0 means "no clock yet" to vehicle_sim.
-        with LockstepExecutor(record, 1_000_000_000) as executor:
-            sim_time = Parameter('use_sim_time', value=True)
-            executor.add_node(VehicleSim(context=context, parameter_overrides=[sim_time]))
-            executor.add_node(
-                Localization(
-                    context=context, parameter_overrides=[sim_time, Parameter('mode', value='ekf')]
-                )
-            )
-            executor.run_until(2_000_000_000)
-    finally:
-        rclpy.try_shutdown(context=context)
+    # Start at 1 s as the runner does: ROS time 0 means "no clock yet" to vehicle_sim.
+    lockstep = Lockstep(record, 1_000_000_000)
+    lockstep.add(VehicleSim, {'use_sim_time': True, 'cmd_vel_type': 'twist'})
+    lockstep.add(Localization, {'use_sim_time': True, 'mode': 'ekf'})
+    lockstep.run_until(2_000_000_000)
     truth = recorded['/ground_truth']
     assert len(truth) > 20
     assert len(set(truth)) == len(truth)  # a new stamp for every message
@@ -305,72 +294,68 @@ def test_live_parameter_changes_are_validated_and_applied(ros_domain_id):
     from rclpy.parameter import Parameter
 
     from wheelsim.nodes.localization import Localization
+    from wheelsim.ros.seam import LiveSeam
 
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=ros_domain_id)
     try:
-        node = Localization(context=context)
+        seam = LiveSeam('localization', context=context)
+        node = Localization(seam)
         name = 'localization.map_noise_correlation_time'
-        refused = node.set_parameters([Parameter(name, value=-2.0)])[0]
+        refused = seam.rclpy_node.set_parameters([Parameter(name, value=-2.0)])[0]
         assert not refused.successful and name in refused.reason
         # Within the descriptor's range but not > 0: refused by wheelsim's own validation.
-        refused = node.set_parameters([Parameter('ekf.measurement_rate', value=0.0)])[0]
+        refused = seam.rclpy_node.set_parameters([Parameter('ekf.measurement_rate', value=0.0)])[0]
         assert not refused.successful and 'ekf.measurement_rate' in refused.reason
         assert 'in (0, 1000]' in refused.reason
-        assert node.set_parameters([Parameter(name, value=0.5)])[0].successful
+        assert seam.rclpy_node.set_parameters([Parameter(name, value=0.5)])[0].successful
         assert node.localization.config.localization.map_noise_correlation_time == 0.5
-        assert not node.set_parameters([Parameter('mode', value='ekf')])[0].successful
+        assert not seam.rclpy_node.set_parameters([Parameter('mode', value='ekf')])[0].successful
         assert node.localization.config.mode == 'noisy'
-        node.destroy_node()
+        seam.destroy()
     finally:
         rclpy.try_shutdown(context=context)
 
 
-def test_wheel_encoder_odometry_sees_slip_in_lock_step(ros_domain_id):
+def test_wheel_encoder_odometry_sees_slip_in_lock_step():
     """vehicle_sim with a slipping left wheel and localization integrating its joint_states:
     one odom per ground truth at its stamp; the vehicle turns left, the odometry goes straight
     (the encoders see equal wheels) and its distance is the rims' arc."""
     from geometry_msgs.msg import Twist
-    from rclpy.parameter import Parameter
 
     from wheelsim.nodes.localization import Localization
     from wheelsim.nodes.vehicle_sim import VehicleSim
-    from wheelsim.run.lockstep import LockstepExecutor
+    from wheelsim.run.lockstep import Lockstep
 
-    context = rclpy.Context()
-    rclpy.init(context=context, domain_id=ros_domain_id)
     recorded = {'/ground_truth': {}, '/odom': {}}
 
     def record(topic, msg, _time_ns):
         if topic in recorded:  # publishers refill their messages: keep the values now
             recorded[topic][stamp_ns(msg.header.stamp)] = pose2d(msg.pose.pose)
 
-    sim_time = Parameter('use_sim_time', value=True)
-    sim_parameters = {'model': 'differential', 'cmd_vel_type': 'twist',
+    sim_parameters = {'use_sim_time': True, 'model': 'differential', 'cmd_vel_type': 'twist',
                       'model_params.differential.track': 0.6,
                       'model_params.differential.vis_tire_diameter': 0.2,
                       'model_params.differential.slip_left': 0.1}
     localization_parameters = {
-        'mode': 'noisy', 'odometry_source': 'joint_states', 'encoders.model': 'differential',
-        'encoders.track': 0.6, 'encoders.wheel_radius': 0.1,
+        'use_sim_time': True, 'mode': 'noisy', 'odometry_source': 'joint_states',
+        'encoders.model': 'differential', 'encoders.track': 0.6, 'encoders.wheel_radius': 0.1,
         'localization.odom_walk_velocity_translation': 0.0,
         'localization.odom_walk_velocity_rotation': 0.0,
         'localization.odom_walk_turn_rotation': 0.0}
-    try:
-        with LockstepExecutor(record, 1_000_000_000) as executor:
-            executor.add_node(VehicleSim(context=context, parameter_overrides=[sim_time] + [
-                Parameter(k, value=v) for k, v in sim_parameters.items()]))
-            executor.add_node(Localization(context=context, parameter_overrides=[sim_time] + [
-                Parameter(k, value=v) for k, v in localization_parameters.items()]))
-            driver = rclpy.create_node('driver', context=context, parameter_overrides=[sim_time])
-            cmd_vel = driver.create_publisher(Twist, 'cmd_vel', qos.DEFAULT)
-            command = Twist()
-            command.linear.x = 0.5
-            driver.create_timer(0.05, lambda: cmd_vel.publish(command))
-            executor.add_node(driver)
-            executor.run_until(7_000_000_000)
-    finally:
-        rclpy.try_shutdown(context=context)
+
+    def driver(seam):
+        cmd_vel = seam.create_publisher(Twist, 'cmd_vel', qos.DEFAULT)
+        command = Twist()
+        command.linear.x = 0.5
+        seam.create_timer(0.05, lambda: cmd_vel.publish(command))
+
+    driver.name = 'driver'
+    lockstep = Lockstep(record, 1_000_000_000)
+    lockstep.add(VehicleSim, sim_parameters)
+    lockstep.add(Localization, localization_parameters)
+    lockstep.add(driver, {})
+    lockstep.run_until(7_000_000_000)
     truth, odom = recorded['/ground_truth'], recorded['/odom']
     assert len(odom) > 250 and set(odom) == set(truth)
     last = max(truth)

@@ -113,18 +113,19 @@ def test_a_node_refused_at_start_up_leaves_no_dds_shared_memory(ros_domain_id, m
 # run_node like every wheelsim node; it says 'up' once it spins.
 HANGING_NODE = """
 import time
-from rclpy.node import Node
 from wheelsim.ros.node_main import run_node
 
-class Hanging(Node):
-    def __init__(self):
-        super().__init__('hanging')
-        self.create_timer(0.05, lambda: self.get_logger().info('up', once=True))
+class Hanging:
+    name = 'hanging'
 
-    def destroy_node(self):
+    def __init__(self, seam):
+        self.seam = seam
+        seam.create_timer(0.05, lambda: seam.logger.info('up', once=True))
+
+    def close(self):
         time.sleep(60.0)
 
-run_node(Hanging, 'hanging')
+run_node(Hanging)
 """
 
 
@@ -152,31 +153,31 @@ def test_a_teardown_that_hangs_ends_the_process_with_exit_0_and_one_line(ros_dom
     code, seconds, output = run_until_up_then_signal(HANGING_NODE, '[hanging]: up')
     assert code == 0, output
     assert GRACE_S <= seconds < EXIT_WITHIN_S, (seconds, output)
-    assert re.search(r'hanging: the teardown took over 0\.75 s after SIGINT \(in destroy_node '
+    assert re.search(r'hanging: the teardown took over 0\.75 s after SIGINT \(in close '
                      r'\(<string>:\d+\)\): process ended\n', output), output
     with pytest.warns(UserWarning, match='hanging: the teardown took over'):
         assert stopped_cleanly('hanging', code, output)
 
 
-# A node whose destruction holds the Python interpreter lock (a regular expression backtracking
-# in C, as rmw_fastrtps's participant deletion was seen to hang inside rclpy's destroy_node):
-# no Python thread can run, only faulthandler's C thread can end the process.
+# A node whose teardown holds the Python interpreter lock (a regular expression backtracking in
+# C, as rmw_fastrtps's participant deletion was seen to hang inside rclpy's destroy_node): no
+# Python thread can run, only faulthandler's C thread can end the process.
 LOCKING_NODE = """
 import re
-from rclpy.node import Node
 from wheelsim.ros.node_main import run_node
 
 BACKTRACKING = re.compile('(a+)+$')
 
-class Locking(Node):
-    def __init__(self):
-        super().__init__('locking')
-        self.create_timer(0.05, lambda: self.get_logger().info('up', once=True))
+class Locking:
+    name = 'locking'
 
-    def destroy_node(self):
+    def __init__(self, seam):
+        seam.create_timer(0.05, lambda: seam.logger.info('up', once=True))
+
+    def close(self):
         BACKTRACKING.match('a' * 64 + 'b')
 
-run_node(Locking, 'locking')
+run_node(Locking)
 """
 
 
@@ -185,12 +186,14 @@ def test_a_teardown_that_holds_the_interpreter_lock_ends_with_every_stack_and_ex
     code, seconds, output = run_until_up_then_signal(LOCKING_NODE, '[locking]: up')
     assert code == 1, output
     assert HARD_LIMIT_S <= seconds < EXIT_WITHIN_S, (seconds, output)
-    assert re.search(r'Timeout \(0:00:00\.\d+\)!', output) and 'in destroy_node' in output, output
-    # A hang in a node's own destroy_node is not the middleware's: tests do not let it through.
+    assert re.search(r'Timeout \(0:00:00\.\d+\)!', output) and 'in close' in output, output
+    # A hang in a node's own teardown is not the middleware's: tests do not let it through.
     assert not middleware_teardown_hang(code, output), output
     assert not stopped_cleanly('locking', code, output)
-    in_rclpy = re.sub(r'"<string>", line \d+ in destroy_node',
-                      '"/venv/site-packages/rclpy/node.py", line 1965 in destroy_node', output)
+    in_rclpy = re.sub(  # as if it hung in rclpy's destroy_node, called by the seam
+        r'"<string>", line \d+ in close\n',
+        '"/venv/site-packages/rclpy/node.py", line 1965 in destroy_node\n'
+        '  File "/w/wheelsim/ros/seam.py", line 170 in destroy\n', output)
     assert in_rclpy != output, output  # the frame as this test expects it
     with pytest.warns(UserWarning, match="locking: the shutdown hung in rclpy's Node.destroy_n"):
         assert stopped_cleanly('locking', code, in_rclpy)
@@ -200,21 +203,22 @@ def test_a_teardown_that_holds_the_interpreter_lock_ends_with_every_stack_and_ex
 # loop cannot notice the stop request.
 BLOCKED_NODE = """
 import threading
-from rclpy.node import Node
 from wheelsim.ros.node_main import run_node
 
-class Blocked(Node):
-    def __init__(self):
-        super().__init__('blocked')
-        self.create_timer(0.05, self.wait_forever)
+class Blocked:
+    name = 'blocked'
+
+    def __init__(self, seam):
+        self.seam = seam
+        seam.create_timer(0.05, self.wait_forever)
 
     def wait_forever(self):
         lock = threading.Lock()
         lock.acquire()
-        self.get_logger().info('blocked')
+        self.seam.logger.info('blocked')
         lock.acquire()
 
-run_node(Blocked, 'blocked')
+run_node(Blocked)
 """
 
 
@@ -231,18 +235,18 @@ def test_a_main_loop_that_never_returns_ends_within_a_second_with_every_stack(ro
 # A node that crashes in a timer callback (a stand-in for a segmentation fault in a library).
 CRASHING_NODE = """
 import ctypes
-from rclpy.node import Node
 from wheelsim.ros.node_main import run_node
 
-class Crashing(Node):
-    def __init__(self):
-        super().__init__('crashing')
-        self.create_timer(0.1, self.read_address_zero)
+class Crashing:
+    name = 'crashing'
+
+    def __init__(self, seam):
+        seam.create_timer(0.1, self.read_address_zero)
 
     def read_address_zero(self):
         ctypes.string_at(0)
 
-run_node(Crashing, 'crashing')
+run_node(Crashing)
 """
 
 

@@ -2,10 +2,10 @@
 
 import pytest
 import rclpy
-from rclpy.node import Node
 from rclpy.parameter import Parameter
 
 from wheelsim.ros.clock import ClockMode, PeriodicCalls, ros_time_reader
+from wheelsim.ros.seam import LiveSeam
 
 
 class FakeTime:
@@ -64,13 +64,13 @@ def test_wall_clock_reader_is_the_nodes_ros_time(ros_domain_id):
     context = rclpy.Context()
     rclpy.init(context=context)
     try:
-        wall = Node('wall', context=context)
-        follow = Node('follow', context=context,
-                      parameter_overrides=[Parameter('use_sim_time', value=True)])
+        wall = LiveSeam('wall', context=context)
+        follow = LiveSeam('follow', context=context,
+                          parameter_overrides=[Parameter('use_sim_time', value=True)])
         read_wall = ros_time_reader(wall, ClockMode.WALL)
-        before = wall.get_clock().now().nanoseconds
+        before = wall.now_ns()
         now_ns = read_wall()
-        after = wall.get_clock().now().nanoseconds
+        after = wall.now_ns()
         assert before <= now_ns <= after
         assert ros_time_reader(follow, ClockMode.FOLLOW)() == 0  # no /clock yet
     finally:

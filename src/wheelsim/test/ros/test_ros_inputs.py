@@ -8,11 +8,11 @@ import struct
 
 import rclpy
 from geometry_msgs.msg import Pose
-from rclpy.node import Node
 
 from wheelsim.core.geometry.se2 import compose_floats
 from wheelsim.ros.conversions import pose2d
 from wheelsim.ros.inputs import MapPoses
+from wheelsim.ros.seam import LiveSeam
 
 EDGE_VALUES = (0.0, -0.0, 5e-324, -5e-324, 1e-300, 2.5, -2.5, 1e9, -1e9)
 EDGE_YAWS_RAD = (0.0, -0.0, 1e-300, 3.0, -3.0, math.pi, -math.pi)
@@ -33,7 +33,7 @@ def test_map_frame_poses_are_the_identity_composition_bit_for_bit(ros_domain_id)
     context = rclpy.Context()
     rclpy.init(context=context)
     try:
-        poses = MapPoses(Node('map_poses', context=context), 'map')
+        poses = MapPoses(LiveSeam('map_poses', context=context), 'map')
         for frame_id in ('', 'map', '/map'):
             for x_m, y_m, yaw_rad in itertools.product(EDGE_VALUES, EDGE_VALUES, EDGE_YAWS_RAD):
                 msg = pose_message(x_m, y_m, yaw_rad)

@@ -8,11 +8,11 @@ from functools import partial
 import pytest
 import rclpy
 from rcl_interfaces.msg import ParameterType
-from rclpy.node import Node
 from rclpy.parameter import Parameter
 
 from wheelsim.core.params import ParameterError, from_flat, group, param, specs
 from wheelsim.ros.parameters import NodeParameters
+from wheelsim.ros.seam import LiveSeam
 
 
 @dataclass(frozen=True)
@@ -42,10 +42,11 @@ def node_with(ros_domain_id, tmp_path):
     def make(*ros_args: str):
         context = rclpy.Context()
         rclpy.init(args=['test', '--ros-args', *ros_args], context=context)
-        node = Node('demo', context=context)
+        seam = LiveSeam('demo', context=context)
+        node = seam.rclpy_node
         made.append((node, context))
         changes = []
-        params = NodeParameters(node)
+        params = NodeParameters(seam)
         group_ = params.declare(specs(Demo), partial(from_flat, Demo),
                                 lambda new, old: changes.append((new, old)))
         return node, params, group_, changes

@@ -3,12 +3,12 @@
 import pytest
 from geometry_msgs.msg import TwistStamped
 from nav_msgs.msg import Odometry
-from rclpy.node import Node
 from sensor_msgs.msg import JointState
 
 from wheelsim.core.vehicle.config import VehicleConfig
 from wheelsim.core.vehicle.model import Vehicle
 from wheelsim.ros import vehicle_outputs
+from wheelsim.ros.seam import LiveSeam
 from wheelsim.ros.serialized_message import LayoutError
 from wheelsim.ros.vehicle_outputs import VehicleOutputs
 from wheelsim.testing.processes import Probe
@@ -26,9 +26,10 @@ def probe(ros_domain_id):
 
 def outputs_in(probe: Probe, namespace: str, vehicle: Vehicle, serialized: bool):
     """A publisher node in the probe's context, and the lists its three topics arrive in."""
-    node = Node('outputs', namespace=namespace, context=probe.context)
+    seam = LiveSeam('outputs', namespace=namespace, context=probe.context)
+    node = seam.rclpy_node
     names = [f'robot/{name}' for name in vehicle.joint_names]
-    outputs = VehicleOutputs(node, 'robot/map', 'robot/base_link', names, serialized)
+    outputs = VehicleOutputs(seam, 'robot/map', 'robot/base_link', names, serialized)
     received = [probe.record(msg_type, f'{namespace}/{topic}') for topic, msg_type in TOPICS]
     probe.spin_until(lambda: all(
         probe.node.count_publishers(f'{namespace}/{topic}') for topic, _ in TOPICS), 10.0)

@@ -12,7 +12,7 @@ def _scenario(seed: int) -> Scenario:
 
 def test_the_scenario_seed_seeds_vehicle_sim_and_localization():
     for node in ('vehicle_sim', 'localization'):
-        values = {p.name: p.value for p in _parameters(_scenario(42), node)}
+        values = _parameters(_scenario(42), node)
         assert values['seed'] == 42, node
         assert values['use_sim_time'] is True
     declared = {spec.name for spec in node_parameter_specs()['vehicle_sim']}

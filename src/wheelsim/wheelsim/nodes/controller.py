@@ -28,7 +28,6 @@ from typing import Any, NoReturn
 import numpy as np
 from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped, Vector3Stamped
 from nav_msgs.msg import Odometry, Path
-from rclpy.node import Node
 
 from wheelsim.core.geometry.se2 import Floats3, Pose2D, integrate_twist
 from wheelsim.core.params import ParamSpec, from_flat, specs
@@ -44,12 +43,13 @@ from wheelsim.core.tracking.reference import ZERO_TWIST, BodyTwist, TrackingErro
 from wheelsim.core.tracking.warm_up import warm_up
 from wheelsim.core.units import NS_PER_S
 from wheelsim.ros import qos
-from wheelsim.ros.clock import now_ns, timer_period_s
+from wheelsim.ros.clock import timer_period_s
 from wheelsim.ros.conversions import fill_twist, pose2d, stamp_ns, time_msg
 from wheelsim.ros.inputs import MAX_TWIST_COMPONENT, WARN_PERIOD_S, MapPoses
 from wheelsim.ros.message_slots import odometry_twist2d, stamped_pose2d
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
+from wheelsim.ros.seam import NodeSeam
 from wheelsim.ros.vehicle_description import VehicleDefaults
 
 
@@ -69,13 +69,15 @@ def _plan_key(msg: Path) -> tuple:
     return (stamp_ns(msg.header.stamp), len(msg.poses), first.x, first.y, last.x, last.y)
 
 
-class Controller(Node):
-    """The controller node; ``node_kwargs`` go to ``rclpy.node.Node`` (namespace, overrides)."""
+class Controller:
+    """The controller node, on ``seam`` (:mod:`wheelsim.ros.seam`)."""
 
-    def __init__(self, **node_kwargs) -> None:
-        super().__init__('controller', **node_kwargs)
+    name = 'controller'
+
+    def __init__(self, seam: NodeSeam) -> None:
+        self.seam = seam
         warm_up()  # the control step's compiled kernels: loaded now, not at the first step
-        self.params = NodeParameters(self)
+        self.params = NodeParameters(seam)
         self._settings = self.params.declare_config(ControllerConfig, self._on_settings)
         self.params.report_unknown()
         config = self._settings.config
@@ -89,10 +91,10 @@ class Controller(Node):
         self._plan_key: tuple | None = None
         self._stale_plan: tuple | None = None  # (trajectory, description, offset) until a pose
         self._stamped = config.enable_stamped_cmd_vel
-        self._cmd_vel = self.create_publisher(
+        self._cmd_vel = self.seam.create_publisher(
             TwistStamped if self._stamped else Twist, 'cmd_vel', qos.DEFAULT
         )
-        self._errors = self.create_publisher(Vector3Stamped, 'tracking_error', qos.DEFAULT)
+        self._errors = self.seam.create_publisher(Vector3Stamped, 'tracking_error', qos.DEFAULT)
         # Filled again for every publication (a published message is valid until the next one):
         # their frames, read-only parameters, once here.
         self._command_msg = TwistStamped() if self._stamped else Twist()
@@ -102,13 +104,13 @@ class Controller(Node):
         self._errors_msg.header.frame_id = config.full_map_frame
         # Latched plans (wheelsim's planner) and volatile ones (other planners) alike.
         for profile in (qos.LATCHED, qos.DEFAULT):
-            self.create_subscription(Path, 'plan', self._on_plan, profile)
-        self._map_poses = MapPoses(self, config.full_map_frame)
-        self.create_subscription(PoseWithCovarianceStamped, 'pose', self._on_pose, qos.DEFAULT)
-        self.create_subscription(Odometry, 'odom', self._on_odom, qos.DEFAULT)
-        self._timer = self.create_timer(timer_period_s(config.control_rate), self._on_timer)
+            self.seam.create_subscription(Path, 'plan', self._on_plan, profile)
+        self._map_poses = MapPoses(seam, config.full_map_frame)
+        self.seam.create_subscription(PoseWithCovarianceStamped, 'pose', self._on_pose, qos.DEFAULT)
+        self.seam.create_subscription(Odometry, 'odom', self._on_odom, qos.DEFAULT)
+        self._timer = self.seam.create_timer(timer_period_s(config.control_rate), self._on_timer)
         self._vehicle = VehicleDefaults(
-            self, config, with_vehicle, waiting_for_vehicle, self._on_resolved)
+            seam, config, with_vehicle, waiting_for_vehicle, self._on_resolved)
 
     @property
     def config(self) -> ControllerConfig | None:
@@ -119,12 +121,12 @@ class Controller(Node):
     def _on_settings(self, new: ControllerConfig, old: ControllerConfig) -> None:
         self._vehicle.declare(new)
         if new.control_rate != old.control_rate:
-            self.destroy_timer(self._timer)
-            self._timer = self.create_timer(timer_period_s(new.control_rate), self._on_timer)
+            self.seam.destroy_timer(self._timer)
+            self._timer = self.seam.create_timer(timer_period_s(new.control_rate), self._on_timer)
 
     def _on_resolved(self, config: ControllerConfig) -> None:
         limits = config.limits
-        self.get_logger().info(
+        self.seam.logger.info(
             f'{config.algorithm} for a {config.model} vehicle at {config.control_rate:g} Hz '
             f'(lead_time {config.lead_time:.3g} s, speed {limits.min_linear_x:.3g} to '
             f'{limits.max_linear_x:.3g} m/s' + (
@@ -152,7 +154,7 @@ class Controller(Node):
             if self.tracker.trajectory is not None:
                 self._map_poses.warnings.info('empty plan', 'empty plan: stopping')
                 self.tracker.stop()
-                self._publish_command(now_ns(self), ZERO_TWIST)
+                self._publish_command(self.seam.now_ns(), ZERO_TWIST)
             return
         key = _plan_key(msg)
         if key == self._plan_key:
@@ -167,7 +169,7 @@ class Controller(Node):
         except PlanningError as err:
             self._map_poses.warnings.warn('plan invalid', f'plan ignored: {err}')
             return
-        now = now_ns(self)
+        now = self.seam.now_ns()
         start = int(stamps[0]) if timed else now
         described = (f'a plan of {len(msg.poses)} poses, {trajectory.length_m:.2f} m, '
                      f'{trajectory.duration_s:.1f} s')
@@ -189,7 +191,7 @@ class Controller(Node):
         trajectory, described, offset_s = self._stale_plan
         self._stale_plan = None
         planned_s = self.tracker.follow_from_nearest(
-            trajectory, now_ns(self) / NS_PER_S, Pose2D(*self._pose[0]))
+            trajectory, self.seam.now_ns() / NS_PER_S, Pose2D(*self._pose[0]))
         self._map_poses.warnings.info('plan', (
             f"following {described}: its stamps are {offset_s:+.1f} s from this node's clock "
             f'(another clock or an old plan), so it goes on from the vehicle\'s nearest point, '
@@ -218,14 +220,14 @@ class Controller(Node):
             return
         if self.tracker.trajectory is None:
             return
-        now = now_ns(self)
+        now = self.seam.now_ns()
         if self._pose is None or now - self._pose[1] > self.config.pose_timeout * NS_PER_S:
             age = (
                 'none received'
                 if self._pose is None
                 else f'{(now - self._pose[1]) / NS_PER_S:.2f} s old'
             )
-            self.get_logger().warning(
+            self.seam.logger.warning(
                 f'no recent pose ({age}; pose_timeout {self.config.pose_timeout:g} s): stopping',
                 throttle_duration_sec=WARN_PERIOD_S,
             )
@@ -243,9 +245,9 @@ class Controller(Node):
         if step.errors is not None:
             self._publish_errors(now, step.errors)
         if step.status == GOAL_REACHED:
-            self.get_logger().info(step.message)
+            self.seam.logger.info(step.message)
         elif step.status == GOAL_FAILED:
-            self.get_logger().warning(step.message)
+            self.seam.logger.warning(step.message)
 
     def _publish_command(self, stamp: int, command: BodyTwist) -> None:
         """Publish ``command`` stamped ``stamp`` [ns] (the control step's time)."""
@@ -266,5 +268,5 @@ class Controller(Node):
 
 
 def main(args=None) -> NoReturn:
-    run_node(Controller, 'controller', args)
+    run_node(Controller, args)
 

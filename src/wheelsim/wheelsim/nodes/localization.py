@@ -28,7 +28,6 @@ from typing import Any, NoReturn
 import numpy as np
 from geometry_msgs.msg import PoseWithCovarianceStamped
 from nav_msgs.msg import Odometry
-from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
@@ -46,6 +45,7 @@ from wheelsim.ros.inputs import MapPoses, rotate_planar_covariance
 from wheelsim.ros.message_slots import odometry_sample, write_planar, write_stamp, write_twist
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
+from wheelsim.ros.seam import NodeSeam
 
 #: Rows/columns of x, y and yaw (pose) or vx, vy and wz (twist) in a ROS 6x6 covariance, and
 #: the positions of that 3x3 block and of its diagonal in the row-major 36 numbers.
@@ -81,12 +81,14 @@ def check_parameters(values: Mapping[str, Any]) -> None:
     from_flat(LocalizationConfig, values)
 
 
-class Localization(Node):
-    """The localization node; ``node_kwargs`` go to ``rclpy.node.Node`` (namespace, overrides)."""
+class Localization:
+    """The localization node, on ``seam`` (:mod:`wheelsim.ros.seam`)."""
 
-    def __init__(self, **node_kwargs) -> None:
-        super().__init__('localization', **node_kwargs)
-        self.params = NodeParameters(self)
+    name = 'localization'
+
+    def __init__(self, seam: NodeSeam) -> None:
+        self.seam = seam
+        self.params = NodeParameters(seam)
         self._settings = self.params.declare_config(LocalizationConfig, self._on_settings)
         self.params.report_unknown()
         config = self.config
@@ -94,9 +96,9 @@ class Localization(Node):
         self.odom_frame = config.full_odom_frame
         self.base_frame = config.full_base_frame
         self.localization = LocalizationModel(config)
-        self._odom = self.create_publisher(Odometry, 'odom', qos.DEFAULT)
-        self._pose = self.create_publisher(PoseWithCovarianceStamped, 'pose', qos.DEFAULT)
-        self._tf = self.create_publisher(TFMessage, '/tf', qos.TF)
+        self._odom = self.seam.create_publisher(Odometry, 'odom', qos.DEFAULT)
+        self._pose = self.seam.create_publisher(PoseWithCovarianceStamped, 'pose', qos.DEFAULT)
+        self._tf = self.seam.create_publisher(TFMessage, '/tf', qos.TF)
         # The same message objects are filled for every ground-truth sample (building them costs
         # more than filling them): a published message is valid until the next one. Their frames
         # are written here once; per sample only the stamp and the numbers change. The four
@@ -123,18 +125,18 @@ class Localization(Node):
         self._twist_parts = (odom.twist.twist.linear, odom.twist.twist.angular)
         self._covariances = (odom.pose.covariance, pose.pose.covariance)
         self._twist_variances = None  # those in the odom message, set at its first publication
-        self.create_subscription(Odometry, 'ground_truth', self._on_ground_truth, qos.DEFAULT)
+        self.seam.create_subscription(Odometry, 'ground_truth', self._on_ground_truth, qos.DEFAULT)
         # With wheel encoders, each ground-truth sample waits for the joint_states of its time.
         self._waiting: list[tuple[int, tuple, tuple]] = []
         if config.odometry_source == 'joint_states':
-            self.create_subscription(
+            self.seam.create_subscription(
                 JointState, 'joint_states', self._on_joint_states, qos.DEFAULT
             )
-        self._map_poses = MapPoses(self, self.map_frame)
-        self.create_subscription(
+        self._map_poses = MapPoses(seam, self.map_frame)
+        self.seam.create_subscription(
             PoseWithCovarianceStamped, 'initialpose', self._on_initial_pose, qos.DEFAULT
         )
-        self.get_logger().info(
+        self.seam.logger.info(
             f'mode {config.mode}, seed {config.seed}: {self.map_frame} -> {self.odom_frame} -> '
             f'{self.base_frame} from ground_truth'
         )
@@ -151,7 +153,7 @@ class Localization(Node):
         frame, stamp, pose, twist = odometry_sample(msg)
         frame = frame.lstrip('/')
         if frame and frame != self.map_frame:
-            self.get_logger().warning(
+            self.seam.logger.warning(
                 f'ground_truth header.frame_id is "{frame}", expected "{self.map_frame}" '
                 '(frame_prefix/map_frame differ from vehicle_sim?); taken as the map frame',
                 throttle_duration_sec=10.0,
@@ -161,7 +163,7 @@ class Localization(Node):
             return
         self._waiting.append((stamp, pose, twist))
         if len(self._waiting) > 1:  # its joint_states did not come: go on without them
-            self.get_logger().warning(
+            self.seam.logger.warning(
                 'no joint_states for a ground_truth stamp: odometry takes the wheels as '
                 'last seen', throttle_duration_sec=5.0,
             )
@@ -172,7 +174,7 @@ class Localization(Node):
         try:
             self.localization.encoders.update(stamp_ns(msg.header.stamp), msg.name, msg.position)
         except ValueError as err:
-            self.get_logger().error(f'joint_states ignored: {err}', throttle_duration_sec=5.0)
+            self.seam.logger.error(f'joint_states ignored: {err}', throttle_duration_sec=5.0)
             return
         self._step_ready()
 
@@ -184,7 +186,7 @@ class Localization(Node):
         try:
             event = self.localization.advance(stamp, pose, twist)
         except ValueError as err:
-            self.get_logger().error(
+            self.seam.logger.error(
                 f'ground_truth message ignored: {err}', throttle_duration_sec=5.0
             )
             return
@@ -252,5 +254,5 @@ class Localization(Node):
 
 
 def main(args=None) -> NoReturn:
-    run_node(Localization, 'localization', args)
+    run_node(Localization, args)
 

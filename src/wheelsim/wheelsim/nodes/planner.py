@@ -25,7 +25,6 @@ from typing import Any, NoReturn
 import numpy as np
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
 from nav_msgs.msg import Path
-from rclpy.node import Node
 
 from wheelsim.core.geometry.se2 import Floats3, Pose2D
 from wheelsim.core.params import ParamSpec, from_flat, specs
@@ -35,12 +34,12 @@ from wheelsim.core.planning.planner import plan_to_goal, plan_waypoints
 from wheelsim.core.planning.trajectory import Trajectory
 from wheelsim.core.units import NS_PER_S
 from wheelsim.ros import qos
-from wheelsim.ros.clock import now_ns
 from wheelsim.ros.conversions import fill_planar, time_msg
 from wheelsim.ros.inputs import MapPoses
 from wheelsim.ros.message_slots import stamped_pose2d
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
+from wheelsim.ros.seam import NodeSeam
 from wheelsim.ros.vehicle_description import VehicleDefaults
 
 RETRY_PERIOD_S = 0.2  # how often a pending waypoint plan checks its preconditions
@@ -75,26 +74,28 @@ def path_message(trajectory: Trajectory, start_ns: int, frame_id: str) -> Path:
     return msg
 
 
-class Planner(Node):
-    """The planner node; ``node_kwargs`` go to ``rclpy.node.Node`` (namespace, overrides)."""
+class Planner:
+    """The planner node, on ``seam`` (:mod:`wheelsim.ros.seam`)."""
 
-    def __init__(self, **node_kwargs) -> None:
-        super().__init__('planner', **node_kwargs)
-        self.params = NodeParameters(self)
+    name = 'planner'
+
+    def __init__(self, seam: NodeSeam) -> None:
+        self.seam = seam
+        self.params = NodeParameters(seam)
         self._settings = self.params.declare_config(PlannerConfig, self._on_settings)
         self.params.report_unknown()
         declared = self._settings.config
         self._pose: Floats3 | None = None  # the latest (map frame, as MapPoses.planar gives it)
         self._waypoints_pending = False
-        self._plan = self.create_publisher(Path, 'plan', qos.LATCHED)
-        self._map_poses = MapPoses(self, declared.full_map_frame)
-        self.create_subscription(PoseWithCovarianceStamped, 'pose', self._on_pose, qos.DEFAULT)
-        self.create_subscription(PoseStamped, 'goal_pose', self._on_goal, qos.DEFAULT)
+        self._plan = seam.create_publisher(Path, 'plan', qos.LATCHED)
+        self._map_poses = MapPoses(seam, declared.full_map_frame)
+        seam.create_subscription(PoseWithCovarianceStamped, 'pose', self._on_pose, qos.DEFAULT)
+        seam.create_subscription(PoseStamped, 'goal_pose', self._on_goal, qos.DEFAULT)
         self._vehicle = VehicleDefaults(
-            self, declared, with_vehicle, waiting_for_vehicle, self._on_resolved)
-        self.create_timer(RETRY_PERIOD_S, self._plan_waypoints_when_ready)
+            seam, declared, with_vehicle, waiting_for_vehicle, self._on_resolved)
+        seam.create_timer(RETRY_PERIOD_S, self._plan_waypoints_when_ready)
         count = len(declared.waypoints) // 3
-        self.get_logger().info(
+        self.seam.logger.info(
             f'planning in {declared.full_map_frame}: {count} waypoints, goals on goal_pose'
         )
 
@@ -110,7 +111,7 @@ class Planner(Node):
 
     def _on_resolved(self, config: PlannerConfig) -> None:
         limits = config.limits
-        self.get_logger().info(
+        self.seam.logger.info(
             f'planning for a {config.model} vehicle: max_speed {limits.max_speed:.3g} m/s, '
             f'max_acceleration {limits.max_acceleration:.3g} m/s^2, max_curvature '
             f'{limits.max_curvature:.3g} 1/m' + (', reversing allowed' if config.reverses else ''))
@@ -126,10 +127,10 @@ class Planner(Node):
         if self.config is None:
             self._vehicle.log_waiting()
             return
-        if not self._waypoints_pending or now_ns(self) == 0:
+        if not self._waypoints_pending or self.seam.now_ns() == 0:
             return
         if self.config.start_at_current_pose and self._pose is None:
-            self.get_logger().info(
+            self.seam.logger.info(
                 'waypoint plan waits for the first pose', throttle_duration_sec=10.0
             )
             return
@@ -167,8 +168,8 @@ class Planner(Node):
                 'planner failed', f'no plan for the {what}: the planner failed: {err!r}')
             return
         for warning in warnings:
-            self.get_logger().warning(f'plan for the {what}: {warning}')
-        start_ns = now_ns(self)
+            self.seam.logger.warning(f'plan for the {what}: {warning}')
+        start_ns = self.seam.now_ns()
         self._plan.publish(path_message(trajectory, start_ns, self.config.full_map_frame))
         end = trajectory.end()
         shape = path_shape(trajectory.x_m, trajectory.y_m)
@@ -184,5 +185,5 @@ def _pose_text(pose: Pose2D) -> str:
 
 
 def main(args=None) -> NoReturn:
-    run_node(Planner, 'planner', args)
+    run_node(Planner, args)
 

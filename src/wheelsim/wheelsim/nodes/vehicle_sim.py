@@ -12,10 +12,11 @@ change. With ``be_reference_clock`` the node owns time, paced against the monoto
 by ``real_time_factor``, and publishes ``/clock``. On the wall clock (modes 1 and 3) the
 periodic work runs on :class:`WallTicker` threads, much cheaper than executor timers: stepping
 and publishing on one, the housekeeping (diagnostics, the cmd_vel publisher check) on another,
-so that the executor only wakes for incoming messages and services. With ``use_sim_time`` it
-all runs in ROS-time timer and clock-jump callbacks, so that lock-step runs drive it, and the
-housekeeping on steady-clock executor timers, which lock-step runs leave alone. A lock
-serialises the tickers with the executor's callbacks.
+so that the executor only wakes for incoming messages and services. With ``use_sim_time`` (and
+on a headless run's lock-step seam) it all runs in timer and time-change callbacks of the seam,
+and, live only, the housekeeping on steady-clock executor timers. A lock serialises the tickers
+with the executor's callbacks. Live only: the ``~/reset`` service, the robot_state_publisher
+sync, the housekeeping (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from functools import partial, wraps
 from typing import Any, NoReturn
 
 from geometry_msgs.msg import PoseWithCovarianceStamped
-from rclpy.node import Node
 from rosgraph_msgs.msg import Clock
 from std_srvs.srv import Trigger
 
@@ -46,7 +46,6 @@ from wheelsim.ros.clock import (
     PeriodicCalls,
     WallTicker,
     clock_mode,
-    on_time_change,
     ros_time_reader,
     steady_timer,
     timer_period_s,
@@ -57,6 +56,7 @@ from wheelsim.ros.description_sync import RobotStatePublisherSync
 from wheelsim.ros.inputs import MapPoses
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
+from wheelsim.ros.seam import NodeSeam
 from wheelsim.ros.sim_diagnostics import DIAGNOSTICS_PERIOD_S, SimDiagnostics
 from wheelsim.ros.sim_world import SimWorld
 from wheelsim.ros.vehicle_description import VehicleDescriptionPublisher
@@ -77,19 +77,21 @@ def _locked(method):
     return locked
 
 
-class VehicleSim(Node):
-    """The vehicle_sim node; ``node_kwargs`` go to ``rclpy.node.Node`` (namespace, overrides)."""
+class VehicleSim:
+    """The vehicle_sim node, on ``seam`` (:mod:`wheelsim.ros.seam`)."""
 
-    def __init__(self, **node_kwargs) -> None:
-        self._tickers: list[WallTicker] = []  # destroy_node may run on a half-built node
-        super().__init__('vehicle_sim', **node_kwargs)
-        self.params = NodeParameters(self)
+    name = 'vehicle_sim'
+
+    def __init__(self, seam: NodeSeam) -> None:
+        self._tickers: list[WallTicker] = []  # close() may run on a half-built node
+        self.seam = seam
+        self.params = NodeParameters(seam)
         self._settings = self.params.declare_config(VehicleSimSettings, self._on_settings)
         self._vehicle_config = self.params.declare(
             VEHICLE_PARAM_SPECS, vehicle_config_from_params, self._on_vehicle_config
         )
         settings = self.settings
-        self.mode = clock_mode(self, settings.be_reference_clock)
+        self.mode = clock_mode(seam, settings.be_reference_clock)
         self.params.freeze('use_sim_time', 'the clock mode is chosen at start-up')
         self.params.report_unknown()
 
@@ -100,29 +102,30 @@ class VehicleSim(Node):
             self._vehicle_config.config, 1.0 / settings.step_rate, initial, settings.seed
         )
         self.outputs = VehicleOutputs(
-            self, settings.full_map_frame, settings.full_base_frame,
+            seam, settings.full_map_frame, settings.full_base_frame,
             [settings.frame_prefix + name for name in self.vehicle.joint_names],
             serialized=self.mode is not ClockMode.FOLLOW,  # see VehicleOutputs
         )
         urdf = self._urdf()
         self.outputs.publish_description(urdf)
-        self._vehicle_description = VehicleDescriptionPublisher(self)
+        self._vehicle_description = VehicleDescriptionPublisher(seam)
         self._vehicle_description.publish(self._describe(urdf))
-        self._description_sync = RobotStatePublisherSync(self, settings.robot_state_publisher)
+        self._description_sync = RobotStatePublisherSync(seam, settings.robot_state_publisher)
         self.cmd_vel = CmdVelInput(
-            self, settings.cmd_vel_type, self._on_command, self._command_limits()
+            seam, settings.cmd_vel_type, self._on_command, self._command_limits()
         )
-        self._map_poses = MapPoses(self, settings.full_map_frame)
-        self.world = SimWorld(self, settings, self._vehicle_config.config, self._map_poses)
-        self.create_subscription(
+        self._map_poses = MapPoses(seam, settings.full_map_frame)
+        self.world = SimWorld(seam, settings, self._vehicle_config.config, self._map_poses)
+        seam.create_subscription(
             PoseWithCovarianceStamped, 'initialpose', self._on_initial_pose, qos.DEFAULT
         )
-        self.create_service(Trigger, '~/reset', self._on_reset)
-        self.diagnostics = SimDiagnostics(self)
+        if seam.live:  # a test harness's reset of a running simulation
+            seam.rclpy_node.create_service(Trigger, '~/reset', self._on_reset)
+        self.diagnostics = SimDiagnostics(self, seam)
 
         self._lock = threading.RLock()
         self._max_gap_ns = settings.max_gap_ns  # read at every clock change
-        self._ros_now_ns = ros_time_reader(self, self.mode)
+        self._ros_now_ns = ros_time_reader(seam, self.mode)
         self.timeline: Timeline | None = None
         self.command_age = CommandAge(settings.twist_reference_max_oldness)
         self._event_timers = {}
@@ -131,13 +134,14 @@ class VehicleSim(Node):
             (PUBLISHER_CHECK_PERIOD_S, self.cmd_vel.check_publishers),
         )
         if self.mode is ClockMode.FOLLOW:
-            self._jump_handle = on_time_change(self, self._follow_clock)
+            self._jump_handle = seam.on_time_change(self._follow_clock)
             self._follow_clock()
-            for period_s, job in housekeeping:
-                steady_timer(self, period_s, job)
+            if seam.live:  # on the wall clock: a headless run has no housekeeping
+                for period_s, job in housekeeping:
+                    steady_timer(seam.rclpy_node, period_s, job)
         else:
             if self.mode is ClockMode.REFERENCE:
-                self._clock_publisher = self.create_publisher(Clock, '/clock', qos.CLOCK_PUBLISHER)
+                self._clock_publisher = seam.create_publisher(Clock, '/clock', qos.CLOCK_PUBLISHER)
                 self._clock_message = Clock()  # reused: this mode never runs in-process
                 self.pacer = Pacer(settings.real_time_factor)
                 self._start(0)
@@ -154,7 +158,7 @@ class VehicleSim(Node):
             ]
         for ticker in self._tickers:
             ticker.start()
-        self.get_logger().info(
+        self.seam.logger.info(
             f'{self._vehicle_config.config.model} vehicle, {self.mode.value}, stepping at '
             f'{settings.step_rate:g} Hz, publishing at {settings.pub_rate:g} Hz'
         )
@@ -203,8 +207,8 @@ class VehicleSim(Node):
             # lock-step executor, which advances time from timer to timer, stops there too.
             for event in restart:
                 if event in self._event_timers:
-                    self.destroy_timer(self._event_timers[event])
-                self._event_timers[event] = self.create_timer(
+                    self.seam.destroy_timer(self._event_timers[event])
+                self._event_timers[event] = self.seam.create_timer(
                     timer_period_s(rates[event]), self._mark_publish_time)
         elif self._tickers:
             self._tickers[0].wake()  # stepping and publishing
@@ -230,11 +234,11 @@ class VehicleSim(Node):
 
     def _on_error(self, what: str, err: Exception) -> None:
         """An error in the work of a wall ticker ``what``: reported; the ticker goes on."""
-        if not self.context.ok():  # shutting down (Ctrl-C): publishing fails, stop quietly
+        if not self.seam.rclpy_node.context.ok():  # shutting down (Ctrl-C): stop quietly
             for ticker in self._tickers:
                 ticker.stop(timeout_s=0.0)  # destroy_node joins them; here one may be the other
             return
-        self.get_logger().error(f'{what} failed: {err!r}', throttle_duration_sec=5.0)
+        self.seam.logger.error(f'{what} failed: {err!r}', throttle_duration_sec=5.0)
 
     def _now_ns(self) -> int | None:
         """Advance to "now" and return it; ``None`` while no simulated time exists yet."""
@@ -307,7 +311,7 @@ class VehicleSim(Node):
             elif event is Event.EXPIRE:
                 self.vehicle.set_command(0.0, 0.0, 0.0)
                 self.diagnostics.stale_commands += 1
-                self.get_logger().info(
+                self.seam.logger.info(
                     f'no command for {self.settings.twist_reference_max_oldness:g} s: braking',
                     throttle_duration_sec=5.0,
                 )
@@ -322,14 +326,14 @@ class VehicleSim(Node):
     def _on_command(self, vx_mps: float, vy_mps: float, wz_radps: float, stamp: int | None):
         now = self._now_ns()
         if now is None:
-            self.get_logger().warning(
+            self.seam.logger.warning(
                 'command ignored: no simulated time yet (waiting for /clock)',
                 throttle_duration_sec=5.0,
             )
             return
         if not self.command_age.receive(now, stamp):
             self.diagnostics.stale_commands += 1
-            self.get_logger().warning(
+            self.seam.logger.warning(
                 f'command stamped {self.command_age.age_s(now):.3g} s ago is older than '
                 f'twist_reference_max_oldness ({self.command_age.max_oldness_s:g} s): taken as '
                 'zero',
@@ -392,10 +396,10 @@ class VehicleSim(Node):
         self._vehicle_description.publish(self._describe(urdf))
         self._description_sync.update(urdf)
 
-    def destroy_node(self) -> None:
+    def close(self) -> None:
+        """Stop the wall tickers (before the seam is destroyed)."""
         for ticker in self._tickers:
             ticker.stop()
-        super().destroy_node()
 
 
 def parameter_specs() -> list[ParamSpec]:
@@ -410,5 +414,5 @@ def check_parameters(values: Mapping[str, Any]) -> None:
 
 
 def main(args=None) -> NoReturn:
-    run_node(VehicleSim, 'vehicle_sim', args)
+    run_node(VehicleSim, args)
 

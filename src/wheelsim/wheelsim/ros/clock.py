@@ -4,7 +4,7 @@ The three modes of INTERFACE.md:
 
 1. ``WALL``: ``use_sim_time`` false, the node's clock is the system clock.
 2. ``FOLLOW``: ``use_sim_time`` true, the node's clock follows ``/clock`` (or, in a lock-step
-   run, whatever sets it); :func:`on_time_change` reports every change at once.
+   run, the runner's simulated time); ``NodeSeam.on_time_change`` reports every change at once.
 3. ``REFERENCE``: the node owns simulated time and publishes ``/clock``; its own ROS clock stays
    the system clock.
 
@@ -22,12 +22,12 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from rclpy.clock import Clock, ClockType, JumpHandle, JumpThreshold
-from rclpy.duration import Duration
+from rclpy.clock import Clock, ClockType
 from rclpy.node import Node
 from rclpy.timer import Timer
 
 from wheelsim.core.params import ParameterError
+from wheelsim.ros.seam import NodeSeam
 
 
 class ClockMode(enum.Enum):
@@ -36,9 +36,9 @@ class ClockMode(enum.Enum):
     REFERENCE = 'reference clock (publishing /clock)'
 
 
-def clock_mode(node: Node, be_reference_clock: bool) -> ClockMode:
+def clock_mode(seam: NodeSeam, be_reference_clock: bool) -> ClockMode:
     """The mode from ``use_sim_time`` and ``be_reference_clock``; both true is an error."""
-    use_sim_time = node.get_parameter('use_sim_time').value
+    use_sim_time = seam.use_sim_time
     if use_sim_time and be_reference_clock:
         raise ParameterError(
             'be_reference_clock', True,
@@ -50,22 +50,14 @@ def clock_mode(node: Node, be_reference_clock: bool) -> ClockMode:
     return ClockMode.FOLLOW if use_sim_time else ClockMode.WALL
 
 
-def now_ns(node: Node) -> int:
-    """The node's ROS time in integer nanoseconds (0 while following /clock before any)."""
-    return node.get_clock().now().nanoseconds
-
-
-def ros_time_reader(node: Node, mode: ClockMode) -> Callable[[], int]:
+def ros_time_reader(seam: NodeSeam, mode: ClockMode) -> Callable[[], int]:
     """A function returning the node's ROS time [ns], for code that reads it every cycle.
 
     On the wall clock the ROS time is the system clock (``CLOCK_REALTIME``, as
     :func:`time.time_ns`), read directly: ``Clock.now()`` builds an rclpy ``Time`` each call,
     25 us of CPU from cold caches on the development machine.
     """
-    if mode is ClockMode.WALL:
-        return time.time_ns
-    clock = node.get_clock()
-    return lambda: clock.now().nanoseconds
+    return time.time_ns if mode is ClockMode.WALL else seam.now_ns
 
 
 def timer_period_s(rate_hz: float) -> float:
@@ -78,27 +70,9 @@ def timer_period_s(rate_hz: float) -> float:
 
 
 def steady_timer(node: Node, period_s: float, callback: Callable[[], None]) -> Timer:
-    """A timer on the monotonic wall clock, whatever ``use_sim_time`` says."""
+    """A timer on the monotonic wall clock of a live rclpy ``node``, whatever ``use_sim_time``
+    says."""
     return node.create_timer(period_s, callback, clock=Clock(clock_type=ClockType.STEADY_TIME))
-
-
-def on_time_change(node: Node, callback: Callable[[], None]) -> JumpHandle:
-    """Call ``callback()`` after every change of the node's ROS time (forward or backward).
-
-    With ``use_sim_time`` that is every new ``/clock`` value, and every time a lock-step
-    executor sets the clock. Keep the returned handle for as long as the callback is wanted.
-    The handle is rclpy's ``JumpHandle``, made directly: its post-jump callback is given rcl's
-    jump as a dictionary, which ``Clock.create_jump_callback`` would turn into a ``TimeJump``
-    holding a ``Duration`` at every change (two rclpy objects a clock change, which no caller
-    here reads: in a lock-step run about a third of what a clock change costs).
-    """
-    threshold = JumpThreshold(
-        min_forward=Duration(nanoseconds=1),
-        min_backward=Duration(nanoseconds=-1),
-        on_clock_change=True,
-    )
-    return JumpHandle(clock=node.get_clock(), threshold=threshold, pre_callback=None,
-                      post_callback=lambda _jump: callback())
 
 
 class PeriodicCalls:

@@ -25,10 +25,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from geometry_msgs.msg import Twist, TwistStamped
-from rclpy.node import Node
 
+from wheelsim.core.params import ParameterError
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import stamp_ns, twist2d, twist_is_finite
+from wheelsim.ros.seam import NodeSeam
 
 TYPE_NAMES = {Twist: 'geometry_msgs/msg/Twist', TwistStamped: 'geometry_msgs/msg/TwistStamped'}
 _BY_SETTING = {'twist': Twist, 'twist_stamped': TwistStamped}
@@ -48,14 +49,18 @@ class CmdVelInput:
 
     def __init__(
         self,
-        node: Node,
+        seam: NodeSeam,
         cmd_vel_type: str,
         on_command: OnCommand,
         limits: tuple[float, float],
         topic: str = 'cmd_vel',
     ) -> None:
-        self._node = node
+        self._seam = seam
         self._auto = cmd_vel_type == 'auto'
+        if self._auto and not seam.live:
+            raise ParameterError(
+                'cmd_vel_type', cmd_vel_type, 'must be twist or twist_stamped in a headless run: '
+                'auto follows the types other nodes publish, which only a live ROS graph tells')
         self._on_command = on_command
         self.limits = limits  # (linear m/s, angular rad/s); may be replaced live
         self._topic = topic
@@ -67,16 +72,16 @@ class CmdVelInput:
         self._subscription = self._subscribe(self.msg_type)
         #: The resolved topic name (namespace and remapping applied); the same for both types.
         self.topic_name: str = self._subscription.topic_name
-        if self._auto:
-            self._switch_guard = node.create_guard_condition(self._switch_type)
+        if self._auto:  # follows the graph: live only (a lock-step seam refuses it, naming it)
+            self._switch_guard = seam.rclpy_node.create_guard_condition(self._switch_type)
 
     def _subscribe(self, msg_type: type):
-        return self._node.create_subscription(msg_type, self._topic, self._on_message, qos.DEFAULT)
+        return self._seam.create_subscription(msg_type, self._topic, self._on_message, qos.DEFAULT)
 
     def publisher_types(self) -> dict[type, list[str]]:
         """The cmd_vel publishers of each known type, as fully qualified node names."""
         found: dict[type, list[str]] = {Twist: [], TwistStamped: []}
-        for info in self._node.get_publishers_info_by_topic(self.topic_name):
+        for info in self._seam.rclpy_node.get_publishers_info_by_topic(self.topic_name):
             for msg_type, name in TYPE_NAMES.items():
                 if info.topic_type == name:
                     namespace = info.node_namespace.rstrip('/')
@@ -102,7 +107,7 @@ class CmdVelInput:
         report = tuple(sorted(ignored))
         if ignored and report != self._last_publisher_report:
             both = ' (both types are published)' if found[current] else ''
-            self._node.get_logger().warning(
+            self._seam.logger.warning(
                 f'{self.topic_name}: ignoring {", ".join(report)}: they publish '
                 f'{TYPE_NAMES[self._other(current)]} but this node takes '
                 f'{TYPE_NAMES[current]}{both}; set cmd_vel_type or fix the publishers'
@@ -115,10 +120,10 @@ class CmdVelInput:
         new_type = self._type_to_follow(self.publisher_types(), self.msg_type)
         if new_type is None:
             return
-        self._node.get_logger().info(
+        self._seam.logger.info(
             f'{self.topic_name}: publishers use {TYPE_NAMES[new_type]}; subscribing to it'
         )
-        self._node.destroy_subscription(self._subscription)
+        self._seam.destroy_subscription(self._subscription)
         self._subscription = self._subscribe(new_type)
         self.msg_type = new_type
 
@@ -130,7 +135,7 @@ class CmdVelInput:
         twist = msg.twist if isinstance(msg, TwistStamped) else msg
         if not twist_is_finite(twist):
             self.rejected += 1
-            self._node.get_logger().warning(
+            self._seam.logger.warning(
                 f'{self.topic_name}: rejected a command with a non-finite value '
                 f'({self.rejected} so far); the previous command stays in force',
                 throttle_duration_sec=_WARN_PERIOD_S,
@@ -141,7 +146,7 @@ class CmdVelInput:
         clamped = (saturate(vx, linear), saturate(vy, linear), saturate(wz, angular))
         if clamped != (vx, vy, wz):
             self.saturated += 1
-            self._node.get_logger().warning(
+            self._seam.logger.warning(
                 f'{self.topic_name}: saturated an absurd command ({vx:g}, {vy:g}, {wz:g}) to '
                 f'cmd_vel_limits ({self.saturated} so far)',
                 throttle_duration_sec=_WARN_PERIOD_S,
@@ -151,7 +156,7 @@ class CmdVelInput:
             stamp = None
             if not self._warned_zero_stamp:
                 self._warned_zero_stamp = True
-                self._node.get_logger().warning(
+                self._seam.logger.warning(
                     f'{self.topic_name}: TwistStamped with a zero stamp: its age is taken from '
                     'its arrival'
                 )

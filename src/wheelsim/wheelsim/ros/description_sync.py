@@ -12,16 +12,20 @@ from __future__ import annotations
 
 from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
 from rcl_interfaces.srv import SetParameters
-from rclpy.node import Node
+
+from wheelsim.ros.seam import NodeSeam
 
 
 class RobotStatePublisherSync:
-    """Sets ``robot_description`` of the node ``node_name`` (relative: in our namespace)."""
+    """Sets ``robot_description`` of the node ``node_name`` (relative: in our namespace). Live
+    only: a headless run changes no parameter while it runs, and has no such node."""
 
-    def __init__(self, node: Node, node_name: str) -> None:
-        self._node = node
-        self._client = (node.create_client(SetParameters, f'{node_name}/set_parameters')
-                        if node_name else None)
+    def __init__(self, seam: NodeSeam, node_name: str) -> None:
+        self._seam = seam
+        self._client = None
+        if node_name and seam.live:
+            self._client = seam.rclpy_node.create_client(
+                SetParameters, f'{node_name}/set_parameters')
 
     def update(self, urdf: str) -> None:
         """Send ``urdf`` if the node is there; a refusal is logged."""
@@ -36,6 +40,6 @@ class RobotStatePublisherSync:
         result = future.result()
         if result is None or not all(r.successful for r in result.results):
             reasons = [] if result is None else [r.reason for r in result.results]
-            self._node.get_logger().warning(
+            self._seam.logger.warning(
                 f'{self._client.srv_name}: robot_description not updated {reasons}; RViz may '
                 'show the vehicle as it was')

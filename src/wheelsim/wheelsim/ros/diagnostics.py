@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from rclpy.node import Node
 
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import time_msg
+from wheelsim.ros.seam import NodeSeam
 
 OK = DiagnosticStatus.OK
 WARN = DiagnosticStatus.WARN
@@ -23,9 +23,9 @@ ERROR = DiagnosticStatus.ERROR
 class DiagnosticsPublisher:
     """Publishes one ``DiagnosticStatus`` named ``<node fully qualified name>: <task>``."""
 
-    def __init__(self, node: Node, task: str, hardware_id: str = '') -> None:
-        self._publisher = node.create_publisher(DiagnosticArray, '/diagnostics', qos.DEFAULT)
-        self.name = f'{node.get_fully_qualified_name()}: {task}'
+    def __init__(self, seam: NodeSeam, task: str, hardware_id: str = '') -> None:
+        self._publisher = seam.create_publisher(DiagnosticArray, '/diagnostics', qos.DEFAULT)
+        self.name = f'{seam.fully_qualified_name}: {task}'
         self.hardware_id = hardware_id
 
     def publish(self, stamp_ns: int, level: bytes, message: str, values: Mapping[str, object]):

@@ -14,11 +14,11 @@ import time
 
 import numpy as np
 from geometry_msgs.msg import Pose
-from rclpy.node import Node
 
 from wheelsim.core.geometry.angles import wrap_angle
 from wheelsim.core.geometry.se2 import Floats3, Pose2D, compose_floats
 from wheelsim.ros.conversions import pose2d
+from wheelsim.ros.seam import NodeSeam
 from wheelsim.ros.static_frames import StaticFrames
 
 WARN_PERIOD_S = 5.0  # throttle of warnings that can repeat with every message
@@ -40,8 +40,8 @@ class InputWarnings:
     :data:`WARN_PERIOD_S`, notes every :data:`INFO_PERIOD_S`. rclpy's throttle is per call
     site, which would let one topic's lines hide another's."""
 
-    def __init__(self, node: Node) -> None:
-        self._node = node
+    def __init__(self, seam: NodeSeam) -> None:
+        self._seam = seam
         self._last_s: dict[str, float] = {}
 
     def _due(self, kind: str, period_s: float) -> bool:
@@ -53,21 +53,21 @@ class InputWarnings:
 
     def warn(self, kind: str, text: str) -> None:
         if self._due(kind, WARN_PERIOD_S):
-            self._node.get_logger().warning(text)
+            self._seam.logger.warning(text)
 
     def info(self, kind: str, text: str) -> None:
         if self._due(kind, INFO_PERIOD_S):
-            self._node.get_logger().info(text)
+            self._seam.logger.info(text)
 
 
 class MapPoses:
     """Received poses as planar poses in ``map_frame`` (see the module doc)."""
 
-    def __init__(self, node: Node, map_frame: str) -> None:
-        self._node = node
+    def __init__(self, seam: NodeSeam, map_frame: str) -> None:
+        self._seam = seam
         self.map_frame = map_frame
-        self.warnings = InputWarnings(node)
-        self._static = StaticFrames(node)
+        self.warnings = InputWarnings(seam)
+        self._static = StaticFrames(seam)
 
     def frame_matches(self, frame_id: str, what: str) -> bool:
         """Whether ``frame_id`` is the map frame (or empty); warns (throttled) when not."""
@@ -75,7 +75,7 @@ class MapPoses:
         if frame in ('', self.map_frame):
             return True
         self.warnings.warn(f'{what} frame', (
-            f'{what} ignored: its frame is "{frame}", {self._node.get_name()} works in '
+            f'{what} ignored: its frame is "{frame}", {self._seam.name} works in '
             f'"{self.map_frame}" (no static transform joins them)'))
         return False
 

@@ -1,7 +1,7 @@
 """``main()`` of a wheelsim node: one clear error line for bad start-up input, clean shutdown.
 
     def main(args=None) -> NoReturn:
-        run_node(VehicleSim, 'vehicle_sim', args)
+        run_node(VehicleSim, args)        # VehicleSim(seam), VehicleSim.name == 'vehicle_sim'
 
 Signals (:mod:`wheelsim.ros.shutdown`): SIGINT and SIGTERM end the process within a second
 whenever they come, during the start-up too; the node executables take them over before their
@@ -31,7 +31,7 @@ import faulthandler
 import gc
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import rclpy
 from rclpy.exceptions import ParameterException
@@ -40,6 +40,7 @@ from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
 from wheelsim.core.params import ParameterError
+from wheelsim.ros.seam import LiveSeam, NodeSeam
 from wheelsim.ros.shutdown import Interrupted, StopRequest, exit_now, take_over_signals
 
 EXIT_BAD_INPUT = 2
@@ -89,18 +90,20 @@ def end_process(code: int) -> NoReturn:
     exit_now(code)
 
 
-def run_node(
-    factory: Callable[[], Node], program: str, args: Sequence[str] | None = None
-) -> NoReturn:
-    """Initialise rclpy with ``args``, build the node with ``factory``, spin until a stop,
-    then end the process with the exit code (:func:`end_process`).
+def run_node(node_class: Callable[[NodeSeam], Any], args: Sequence[str] | None = None
+             ) -> NoReturn:
+    """Initialise rclpy with ``args``, build ``node_class`` on a :class:`LiveSeam` named
+    ``node_class.name``, spin until a stop, then end the process with the exit code
+    (:func:`end_process`).
 
-    ``program`` names the executable in error messages. The signals are taken over here unless
-    the executable did it earlier (:func:`wheelsim.ros.shutdown.take_over_signals`).
+    The node's name also names the executable in error messages. The signals are taken over
+    here unless the executable did it earlier (:func:`wheelsim.ros.shutdown.take_over_signals`).
+    A node class with a ``close()`` method gets it called before its seam is destroyed.
     """
+    program = node_class.name
     stop = take_over_signals(program)
     try:
-        code = _run(factory, program, args, stop)
+        code = _run(node_class, program, args, stop)
     except Interrupted:  # a signal before the node was built
         code = None
     if code is None:  # here, once the interrupted frames are gone, a collection frees them
@@ -118,7 +121,7 @@ def _free_half_built() -> None:
     rclpy.try_shutdown()
 
 
-def _run(factory: Callable[[], Node], program: str, args: Sequence[str] | None,
+def _run(node_class: Callable[[NodeSeam], Any], program: str, args: Sequence[str] | None,
          stop: StopRequest) -> int:
     """:func:`run_node`'s work; returns the exit code."""
     faulthandler.enable(file=sys.stderr, all_threads=True)
@@ -128,8 +131,10 @@ def _run(factory: Callable[[], Node], program: str, args: Sequence[str] | None,
     except Exception as err:  # noqa: BLE001 - rcl reports bad --ros-args as RCLError
         text = str(err).split(', at /')[0]  # drop the C source locations rcl appends
         return _error(program, f'invalid ROS arguments: {text}')
+    seam = None
     try:
-        node = factory()
+        seam = LiveSeam(program)
+        node = node_class(seam)
     except (ParameterError, ParameterException) as err:
         refused = str(err)
     else:
@@ -137,14 +142,19 @@ def _run(factory: Callable[[], Node], program: str, args: Sequence[str] | None,
     if refused is not None:  # here, once the refused frames are gone, a collection frees them
         stop.stopping()
         code = _error(program, refused)  # first: the message must not depend on the shutdown
+        if seam is not None:
+            seam.destroy()  # the rcl node and its DDS participant, with what was built on it
         _free_half_built()
         return code
     try:
-        spin_until_stopped(node, stop)
+        spin_until_stopped(seam.rclpy_node, stop)
     except (ExternalShutdownException, Interrupted):
         pass
     finally:
         stop.stopping()
-        node.destroy_node()
+        close = getattr(node, 'close', None)
+        if close is not None:
+            close()
+        seam.destroy()
         rclpy.try_shutdown()
     return 0

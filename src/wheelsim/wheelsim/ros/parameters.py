@@ -2,7 +2,7 @@
 
 Usage in a node (every wheelsim node does this)::
 
-    self.params = NodeParameters(self)
+    self.params = NodeParameters(seam)
     self.settings = self.params.declare_config(MySettings, on_change=self._on_settings)
     self.params.report_unknown()        # after the last declare(): warn about typos
     ...
@@ -43,7 +43,6 @@ from rcl_interfaces.msg import (
     ParameterDescriptor,
     SetParametersResult,
 )
-from rclpy.node import Node
 from rclpy.parameter import Parameter
 
 from wheelsim.core.params import (
@@ -54,6 +53,7 @@ from wheelsim.core.params import (
     specs,
     unknown_keys,
 )
+from wheelsim.ros.seam import NodeSeam
 
 ConfigT = TypeVar('ConfigT')
 
@@ -73,18 +73,6 @@ _ARRAY_TYPES = (
     Parameter.Type.DOUBLE_ARRAY,
     Parameter.Type.STRING_ARRAY,
 )
-
-
-def parameter_overrides(node: Node) -> dict[str, Any]:
-    """The values given to ``node`` at start-up (params files, ``-p``, launch), by name.
-
-    rclpy keeps them in ``Node._parameter_overrides`` (the same attribute from Humble through
-    Kilted) and offers no public getter; ``automatically_declare_parameters_from_overrides``
-    is no substitute because it fails on ``[]`` (an empty YAML list arrives without a type).
-    A value given as ``[]`` is returned as ``None``.
-    """
-    overrides = getattr(node, '_parameter_overrides', {})
-    return {name: param.value for name, param in overrides.items()}
 
 
 def descriptor(spec: ParamSpec) -> ParameterDescriptor:
@@ -160,16 +148,22 @@ class ParameterGroup(Generic[ConfigT]):
 
 
 class NodeParameters:
-    """Declares config groups on one node and validates / applies their live changes."""
+    """Declares config groups on one node and validates / applies their live changes.
 
-    def __init__(self, node: Node) -> None:
-        self._node = node
+    On a lock-step seam (a headless run) the groups are built and checked from the start-up
+    values alike, but nothing is declared to ROS and no live change can come."""
+
+    def __init__(self, seam: NodeSeam) -> None:
+        self._seam = seam
         self._groups: list[ParameterGroup[Any]] = []
         self._frozen: dict[str, str] = {}
-        self._overrides = parameter_overrides(node)
-        node.add_pre_set_parameters_callback(self._coerce)
-        node.add_on_set_parameters_callback(self._validate)
-        node.add_post_set_parameters_callback(self._apply)
+        self._overrides = seam.parameter_overrides()
+        self._declared: list[str] = []
+        if seam.live:
+            node = seam.rclpy_node
+            node.add_pre_set_parameters_callback(self._coerce)
+            node.add_on_set_parameters_callback(self._validate)
+            node.add_post_set_parameters_callback(self._apply)
 
     def declare(
         self,
@@ -191,8 +185,10 @@ class NodeParameters:
             else:
                 values[spec.name] = spec.default
         group = ParameterGroup(spec_list, build, values, on_change)
-        for spec in spec_list:
-            self._declare(spec, values[spec.name])
+        if self._seam.live:
+            for spec in spec_list:
+                self._declare(spec, values[spec.name])
+        self._declared.extend(spec.name for spec in spec_list)
         self._groups.append(group)
         return group
 
@@ -210,29 +206,33 @@ class NodeParameters:
 
     def _declare(self, spec: ParamSpec, value: ParamValue) -> None:
         desc = descriptor(spec)
+        node = self._seam.rclpy_node
         if spec.kind is tuple and not value:
             # rclpy infers BYTE_ARRAY from an empty list: declare the type, then set the value.
-            self._node.declare_parameter(
+            node.declare_parameter(
                 spec.name, Parameter.Type.DOUBLE_ARRAY, desc, ignore_override=True
             )
             if not spec.read_only:
-                self._node.set_parameters([_ros_parameter(spec, value)])
+                node.set_parameters([_ros_parameter(spec, value)])
             return
-        self._node.declare_parameter(
+        node.declare_parameter(
             spec.name, _ros_parameter(spec, value).value, desc, ignore_override=True
         )
 
     def report_unknown(self) -> list[str]:
         """Warn about given parameter names the node does not declare; return the warnings."""
-        declared = self._node.list_parameters([], 0).names
+        if self._seam.live:  # rclpy's own (use_sim_time, qos overrides, ...) included
+            declared = self._seam.rclpy_node.list_parameters([], 0).names
+        else:
+            declared = [*self._declared, 'use_sim_time']
         warnings = []
         for name, match in unknown_keys(declared, self._overrides):
             hint = f"; did you mean '{match}'?" if match else ''
             text = (
                 f"unknown parameter '{name}' = {self._overrides[name]!r} ignored: "
-                f"{self._node.get_name()} has no such parameter (a typo?){hint}"
+                f"{self._seam.name} has no such parameter (a typo?){hint}"
             )
-            self._node.get_logger().warning(text)
+            self._seam.logger.warning(text)
             warnings.append(text)
         return warnings
 
@@ -277,4 +277,4 @@ class NodeParameters:
             try:
                 group.apply(changes)
             except Exception as err:  # noqa: BLE001 - a failing apply must not kill the node
-                self._node.get_logger().error(f'applying {sorted(changes)} failed: {err}')
+                self._seam.logger.error(f'applying {sorted(changes)} failed: {err}')

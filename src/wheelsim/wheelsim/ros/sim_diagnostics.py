@@ -24,6 +24,7 @@ from wheelsim.core.vehicle_sim.timeline import JumpKind
 from wheelsim.ros.clock import ClockMode
 from wheelsim.ros.cmd_vel import TYPE_NAMES
 from wheelsim.ros.diagnostics import OK, WARN, DiagnosticsPublisher
+from wheelsim.ros.seam import NodeSeam
 
 DIAGNOSTICS_PERIOD_S = 1.0
 SLOW_WARNING_PERIOD_S = 10.0
@@ -32,9 +33,10 @@ SLOW_WARNING_PERIOD_S = 10.0
 class SimDiagnostics:
     """Counters filled by the node and their periodic ``/diagnostics`` report."""
 
-    def __init__(self, node) -> None:
+    def __init__(self, node, seam: NodeSeam) -> None:
         self._node = node
-        self._publisher = DiagnosticsPublisher(node, 'simulation')
+        self._seam = seam
+        self._publisher = DiagnosticsPublisher(seam, 'simulation')
         self.steps = 0
         self.stale_commands = 0
         self.jumps = {JumpKind.BACKWARD: 0, JumpKind.FORWARD: 0}
@@ -73,7 +75,7 @@ class SimDiagnostics:
                 f'stepping at {steps_per_s:.0f} steps/s, below step_rate '
                 f'{node.settings.step_rate:g} Hz: this machine cannot keep up, simulated time is '
                 'skipped; lower step_rate or pub_rate')
-            node.get_logger().warning(message, throttle_duration_sec=SLOW_WARNING_PERIOD_S)
+            self._seam.logger.warning(message, throttle_duration_sec=SLOW_WARNING_PERIOD_S)
         elif world['collisions'] != self._last_collisions:
             level, message = WARN, f'collision at {world["last collision at"]}'
         elif troubles != self._last_troubles:

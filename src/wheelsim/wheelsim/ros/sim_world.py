@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from geometry_msgs.msg import PointStamped, PolygonStamped
 from nav_msgs.msg import OccupancyGrid
-from rclpy.node import Node
 from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import LaserScan
 
@@ -48,14 +47,15 @@ from wheelsim.ros.map_messages import (
     occupancy_map,
     point_stamped,
 )
+from wheelsim.ros.seam import NodeSeam
 
 
 class SimWorld:
     """The map, laser, footprint and collision guard of one vehicle_sim node."""
 
-    def __init__(self, node: Node, settings: VehicleSimSettings, vehicle: VehicleConfig,
+    def __init__(self, seam: NodeSeam, settings: VehicleSimSettings, vehicle: VehicleConfig,
                  map_poses: MapPoses) -> None:
-        self._node = node
+        self._seam = seam
         self._map_poses = map_poses
         self.settings = settings
         self.footprint = footprint_of(settings.footprint, vehicle)
@@ -68,11 +68,11 @@ class SimWorld:
         self.map_source = ''
         self._pending_map: OccupancyGrid | None = None
         self.scans = 0
-        self._scan = node.create_publisher(LaserScan, 'scan', qos_profile_sensor_data)
-        self._footprint = node.create_publisher(PolygonStamped, 'footprint', qos.DEFAULT)
+        self._scan = seam.create_publisher(LaserScan, 'scan', qos_profile_sensor_data)
+        self._footprint = seam.create_publisher(PolygonStamped, 'footprint', qos.DEFAULT)
         # The footprint is fixed in the base frame: one message, stamped again at each scan.
         self._footprint_message = footprint_polygon(self.footprint, self._base_frame, 0)
-        self._collision = node.create_publisher(PointStamped, 'collision', qos.DEFAULT)
+        self._collision = seam.create_publisher(PointStamped, 'collision', qos.DEFAULT)
         if settings.world.map_yaml:
             try:
                 map_file = load_map_file(settings.world.map_yaml)
@@ -81,12 +81,12 @@ class SimWorld:
             self._use(map_file.occupancy_map(settings.world.occupied_threshold),
                       str(map_file.yaml_path))
         else:
-            node.create_subscription(OccupancyGrid, 'map', self._on_map, qos.LATCHED)
+            seam.create_subscription(OccupancyGrid, 'map', self._on_map, qos.LATCHED)
 
     def _use(self, world: OccupancyMap, source: str) -> None:
         self.world, self.map_source = world, source
         self.guard = CollisionGuard(world, self.footprint)
-        self._node.get_logger().info(
+        self._seam.logger.info(
             f'map from {source}: {world.width} x {world.height} cells of {world.resolution_m:g} m'
             f'; scan {"on" if self.settings.scan.enabled else "off"}, collisions '
             f'{"on" if self.settings.world.collisions else "off"}')

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import math
 
-from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from tf2_msgs.msg import TFMessage
 
 from wheelsim.core.geometry.se2 import Floats3, compose_floats, inverse_floats
 from wheelsim.ros.conversions import yaw_from_quaternion
+from wheelsim.ros.seam import NodeSeam
 
 #: As tf2_ros' static listener: every static transform published so far, also to late joiners.
 STATIC_TF_QOS = QoSProfile(history=HistoryPolicy.KEEP_LAST, depth=100,
@@ -30,9 +30,9 @@ PLANAR_TOLERANCE = 1e-6  # |z axis tilt| (quaternion x, y) and |z| [m] accepted 
 class StaticFrames:
     """The planar static transform tree heard on ``/tf_static`` (remaps apply)."""
 
-    def __init__(self, node: Node) -> None:
+    def __init__(self, seam: NodeSeam) -> None:
         self._parent: dict[str, tuple[str, Floats3]] = {}  # child -> (parent, parent_T_child)
-        node.create_subscription(TFMessage, '/tf_static', self._on_static, STATIC_TF_QOS)
+        seam.create_subscription(TFMessage, '/tf_static', self._on_static, STATIC_TF_QOS)
 
     def _on_static(self, msg: TFMessage) -> None:
         for transform in msg.transforms:

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from rclpy.node import Node
 from std_msgs.msg import String
 
 from wheelsim.core.vehicle.description import (
@@ -25,6 +24,7 @@ from wheelsim.core.vehicle.description import (
     parse_description,
 )
 from wheelsim.ros import qos
+from wheelsim.ros.seam import NodeSeam
 
 TOPIC = 'vehicle_description'
 WAIT_LOG_PERIOD_S = 10.0
@@ -34,8 +34,8 @@ ConfigT = TypeVar('ConfigT')
 class VehicleDescriptionPublisher:
     """vehicle_sim's side: the latched ``vehicle_description`` topic."""
 
-    def __init__(self, node: Node) -> None:
-        self._publisher = node.create_publisher(String, TOPIC, qos.LATCHED)
+    def __init__(self, seam: NodeSeam) -> None:
+        self._publisher = seam.create_publisher(String, TOPIC, qos.LATCHED)
 
     def publish(self, description: VehicleDescription) -> None:
         self._publisher.publish(String(data=description.to_json()))
@@ -51,19 +51,19 @@ class VehicleDefaults(Generic[ConfigT]):
 
     def __init__(
         self,
-        node: Node,
+        seam: NodeSeam,
         declared: ConfigT,
         resolve: Callable[[ConfigT, VehicleDescription], tuple[ConfigT, list[str]]],
         waiting: Callable[[ConfigT], list[str]],
         on_resolved: Callable[[ConfigT], None],
     ) -> None:
-        self._node = node
+        self._seam = seam
         self._resolve, self._waiting, self._on_resolved = resolve, waiting, on_resolved
         self._description: VehicleDescription | None = None
         self._warned: set[str] = set()
         self.config: ConfigT | None = None
         self.declare(declared)
-        node.create_subscription(String, TOPIC, self._on_message, qos.LATCHED)
+        seam.create_subscription(String, TOPIC, self._on_message, qos.LATCHED)
 
     @property
     def description(self) -> VehicleDescription | None:
@@ -83,7 +83,7 @@ class VehicleDefaults(Generic[ConfigT]):
         """Say (at most every 10 s) what waits for the description."""
         names = self.waiting_for()
         if names:
-            self._node.get_logger().info(
+            self._seam.logger.info(
                 f'waiting for {TOPIC} (from vehicle_sim) to set {", ".join(names)}; set them '
                 'as parameters when no vehicle_sim runs', throttle_duration_sec=WAIT_LOG_PERIOD_S)
 
@@ -91,8 +91,8 @@ class VehicleDefaults(Generic[ConfigT]):
         try:
             description = parse_description(msg.data)
         except DescriptionError as err:
-            self._node.get_logger().warning(f'{TOPIC} ignored: {err}',
-                                            throttle_duration_sec=WAIT_LOG_PERIOD_S)
+            self._seam.logger.warning(f'{TOPIC} ignored: {err}',
+                                      throttle_duration_sec=WAIT_LOG_PERIOD_S)
             return
         if description == self._description:
             return
@@ -107,7 +107,7 @@ class VehicleDefaults(Generic[ConfigT]):
             for message in messages:
                 if message not in self._warned:  # once each
                     self._warned.add(message)
-                    self._node.get_logger().warning(message)
+                    self._seam.logger.warning(message)
         if resolved is not None and resolved != self.config:
             self.config = resolved
             self._on_resolved(resolved)

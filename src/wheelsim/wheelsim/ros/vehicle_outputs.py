@@ -24,7 +24,6 @@ from collections.abc import Sequence
 
 from geometry_msgs.msg import TwistStamped
 from nav_msgs.msg import Odometry
-from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
@@ -34,6 +33,7 @@ from wheelsim.core.vehicle.model import VehicleState
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import joint_state, odometry, twist_stamped
 from wheelsim.ros.message_slots import write_joints, write_planar, write_stamp, write_twist
+from wheelsim.ros.seam import NodeSeam
 from wheelsim.ros.serialized_message import LayoutError, SerializedMessage
 
 STAMP = ('header.stamp.sec', 'header.stamp.nanosec')
@@ -63,7 +63,7 @@ class VehicleOutputs:
 
     def __init__(
         self,
-        node: Node,
+        seam: NodeSeam,
         map_frame: str,
         base_frame: str,
         joint_names: Sequence[str],
@@ -73,10 +73,10 @@ class VehicleOutputs:
         self._map_frame = map_frame
         self._base_frame = base_frame
         self._joint_names = tuple(joint_names)
-        self._ground_truth = node.create_publisher(Odometry, 'ground_truth', qos.DEFAULT)
-        self._twist_actual = node.create_publisher(TwistStamped, 'twist_actual', qos.DEFAULT)
-        self._joint_states = node.create_publisher(JointState, 'joint_states', qos.DEFAULT)
-        self._description = node.create_publisher(String, 'robot_description', qos.LATCHED)
+        self._ground_truth = seam.create_publisher(Odometry, 'ground_truth', qos.DEFAULT)
+        self._twist_actual = seam.create_publisher(TwistStamped, 'twist_actual', qos.DEFAULT)
+        self._joint_states = seam.create_publisher(JointState, 'joint_states', qos.DEFAULT)
+        self._description = seam.create_publisher(String, 'robot_description', qos.LATCHED)
         # Frames and joint names are written here once; per publication only the stamp and
         # the numbers change. The three headers share one stamp object: one to fill.
         self._messages = odom, twist_msg, joints = self._new_messages()
@@ -90,7 +90,7 @@ class VehicleOutputs:
             try:
                 self._templates = self._serialized_templates()
             except LayoutError as err:
-                node.get_logger().warning(f'publishing message objects instead of bytes: {err}')
+                seam.logger.warning(f'publishing message objects instead of bytes: {err}')
 
     @property
     def map_frame(self) -> str:

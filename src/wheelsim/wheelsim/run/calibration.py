@@ -108,49 +108,38 @@ def record_excitation_bag(bag_dir: Path, parameters: dict[str, Any], steps: Sequ
     """Drive vehicle_sim through ``steps`` in lock-step in this process, a driver sending each
     held command as TwistStamped at ``command_rate_hz``, and record every topic into the new
     bag folder ``bag_dir`` (MCAP): a recording ``wheelsim calibrate`` takes, with known
-    parameters (vehicle_sim's, dotted names). DDS stays on loopback on its own domain."""
-    import rclpy
+    parameters (vehicle_sim's, dotted names)."""
     from geometry_msgs.msg import TwistStamped
-    from rclpy.parameter import Parameter
-    from rclpy.signals import SignalHandlerOptions
 
     from wheelsim.nodes.vehicle_sim import VehicleSim
     from wheelsim.ros import qos
     from wheelsim.ros.conversions import time_msg
-    from wheelsim.ros.dds_domain import reserved_domain_id
-    from wheelsim.run.lockstep import LockstepExecutor
+    from wheelsim.run.lockstep import Lockstep
     from wheelsim.run.recording import BagRecorder
-    from wheelsim.run.runner import START_TIME_NS, _use_loopback_dds
+    from wheelsim.run.runner import START_TIME_NS
 
     ends_ns = START_TIME_NS + np.cumsum([round(hold_s * 1e9) for hold_s, _ in steps])
+
+    def excitation(seam) -> None:
+        """The driver: the held command of ``steps`` at every period."""
+        publisher = seam.create_publisher(TwistStamped, 'cmd_vel', qos.DEFAULT)
+        message = TwistStamped()
+
+        def send() -> None:
+            now_ns = seam.now_ns()
+            index = min(int(np.searchsorted(ends_ns, now_ns, side='right')), len(steps) - 1)
+            vx, vy, wz = steps[index][1]
+            time_msg(now_ns, message.header.stamp)
+            message.twist.linear.x, message.twist.linear.y = vx, vy
+            message.twist.angular.z = wz
+            publisher.publish(message)
+
+        seam.create_timer(1.0 / command_rate_hz, send)
+
+    excitation.name = 'excitation'
     values = {**parameters, 'use_sim_time': True, 'cmd_vel_type': 'twist_stamped'}
-    with reserved_domain_id() as domain_id:
-        _use_loopback_dds(domain_id)
-        context = rclpy.Context()
-        rclpy.init(context=context, domain_id=domain_id,
-                   signal_handler_options=SignalHandlerOptions.NO)
-        try:
-            with BagRecorder(bag_dir) as recorder, LockstepExecutor(
-                    recorder.record, START_TIME_NS) as executor:
-                executor.add_node(VehicleSim(context=context, parameter_overrides=[
-                    Parameter(k, value=v) for k, v in sorted(values.items())]))
-                driver = rclpy.create_node('excitation', context=context, parameter_overrides=[
-                    Parameter('use_sim_time', value=True)])
-                publisher = driver.create_publisher(TwistStamped, 'cmd_vel', qos.DEFAULT)
-                message = TwistStamped()
-
-                def send() -> None:
-                    now_ns = driver.get_clock().now().nanoseconds
-                    index = min(int(np.searchsorted(ends_ns, now_ns, side='right')),
-                                len(steps) - 1)
-                    vx, vy, wz = steps[index][1]
-                    time_msg(now_ns, message.header.stamp)
-                    message.twist.linear.x, message.twist.linear.y = vx, vy
-                    message.twist.angular.z = wz
-                    publisher.publish(message)
-
-                driver.create_timer(1.0 / command_rate_hz, send)
-                executor.add_node(driver)
-                executor.run_until(int(ends_ns[-1]))
-        finally:
-            rclpy.try_shutdown(context=context)
+    with BagRecorder(bag_dir) as recorder:
+        lockstep = Lockstep(recorder.record, START_TIME_NS)
+        lockstep.add(VehicleSim, values)
+        lockstep.add(excitation, {})
+        lockstep.run_until(int(ends_ns[-1]))

@@ -1,8 +1,9 @@
 """``wheelsim run``: one scenario, headless, in lock-step simulated time, with bag, plots, metrics.
 
-The four node classes are composed in this process with ``use_sim_time: true`` and driven by
-:class:`wheelsim.run.lockstep.LockstepExecutor`, so a scenario and seed give the same messages on
-any machine. Output folder ``<output>/<scenario name>/``:
+The four node classes are built in this process on lock-step seams and driven by
+:class:`wheelsim.run.lockstep.Lockstep` in simulated time, so a scenario and seed give the same
+messages on any machine; no DDS participant and no socket is opened. Output folder
+``<output>/<scenario name>/``:
 
 - ``bag/``: rosbag2 folder with one MCAP file of every recorded topic;
 - ``plots/*.png`` and ``plots/report.pdf``;
@@ -17,7 +18,6 @@ import contextlib
 import gc
 import importlib
 import json
-import os
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wheelsim.core.params import ParamSpec
-from wheelsim.ros.dds_domain import reserved_domain_id, use_profile
 from wheelsim.run.output import run_folder
 from wheelsim.run.scenario import NODE_NAMES, Scenario
 
@@ -111,27 +110,13 @@ def _goal_tolerance_m(scenario: Scenario) -> float:
     return float(scenario.node_parameters['controller'].get(key, default))
 
 
-def _use_loopback_dds(domain_id: int) -> None:
-    """Keep this process's DDS on loopback: a headless run never talks to another machine."""
-    from ament_index_python.packages import get_package_share_directory
-
-    profile = Path(get_package_share_directory('wheelsim')) / 'fastdds_localhost.xml'
-    use_profile(profile)
-    # Not ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST: with it Fast DDS also binds sockets on every
-    # interface; the profile alone keeps them all on 127.0.0.1.
-    os.environ.pop('ROS_AUTOMATIC_DISCOVERY_RANGE', None)
-    os.environ['ROS_DOMAIN_ID'] = str(domain_id)
-
-
-def _parameters(scenario: Scenario, node: str) -> list:
+def _parameters(scenario: Scenario, node: str) -> dict[str, Any]:
     """The node's scenario parameters plus what a lock-step run needs.
 
-    All nodes follow the executor's clock. In one process, DDS allows one type per topic, so
-    vehicle_sim takes the cmd_vel type the controller publishes instead of ``auto`` (which
-    subscribes to both). The controller takes the vehicle's model unless the scenario sets it.
+    vehicle_sim takes the cmd_vel type the controller publishes (``auto`` follows the live ROS
+    graph, which a headless run has not). The controller takes the vehicle's model unless the
+    scenario sets it. Tuples become lists, as ROS gives arrays.
     """
-    from rclpy.parameter import Parameter
-
     values = dict(scenario.node_parameters.get(node, {}))
     values['use_sim_time'] = True
     controller = scenario.node_parameters.get('controller', {})
@@ -143,8 +128,7 @@ def _parameters(scenario: Scenario, node: str) -> list:
         values['cmd_vel_type'] = 'twist_stamped' if stamped else 'twist'
     if node == 'controller' and 'model' not in values:
         values['model'] = scenario.node_parameters.get('vehicle_sim', {}).get('model', 'bicycle')
-    return [Parameter(name, value=list(v) if isinstance(v, tuple) else v)
-            for name, v in sorted(values.items())]
+    return {name: list(v) if isinstance(v, tuple) else v for name, v in sorted(values.items())}
 
 
 class _Progress:
@@ -230,51 +214,43 @@ def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
     (:mod:`wheelsim.run.held_signals`); the bag is finished either way.
     ``phases`` gets the times of ``nodes`` (construction), ``loop`` and ``close``.
     """
-    import rclpy
-    from rclpy.signals import SignalHandlerOptions
-
     from wheelsim.run.held_signals import HeldSignals
-    from wheelsim.run.lockstep import LockstepExecutor
+    from wheelsim.run.lockstep import Lockstep
     from wheelsim.run.recording import BagRecorder
 
     phases = Phases() if phases is None else phases
-    context = rclpy.Context()
-    # No rclpy SIGINT handler: Ctrl-C must raise KeyboardInterrupt between two events (and
-    # close the bag), not shut the context down under the nodes.
-    rclpy.init(context=context, domain_id=int(os.environ['ROS_DOMAIN_ID']),
-               signal_handler_options=SignalHandlerOptions.NO)
     progress = _Progress(scenario.duration_s, real_time_factor, show_progress)
     interrupted = False
     nodes = []
     recorder = BagRecorder(bag_dir, set(scenario.record_topics or ()) or None, listener)
     held = HeldSignals()  # Ctrl-C and SIGTERM act between two events, never inside a write
+    lockstep = Lockstep(recorder.record, START_TIME_NS)
 
     def between(now_ns: int) -> None:
         held.deliver()
         progress(now_ns)
 
     try:
-        with held, recorder, LockstepExecutor(recorder.record, START_TIME_NS) as executor:
+        with held, recorder:
             with phases('nodes'):
                 for name in NODE_NAMES:
                     module, cls = NODE_CLASSES[name]
                     node_class = getattr(importlib.import_module(module), cls)
-                    node = node_class(context=context,
-                                      parameter_overrides=_parameters(scenario, name))
-                    nodes.append(node)
-                    executor.add_node(node)
-                _serve_map(scenario, executor)
+                    nodes.append(lockstep.add(node_class, _parameters(scenario, name)))
+                _serve_map(scenario, lockstep)
             with phases('loop'), _existing_objects_frozen():
-                executor.run_until(START_TIME_NS + round(scenario.duration_s * 1e9),
+                lockstep.run_until(START_TIME_NS + round(scenario.duration_s * 1e9),
                                    between=between)
-            phases.start('close')  # writing the bag's end, destroying the nodes
+            phases.start('close')  # writing the bag's end
     except KeyboardInterrupt:  # raised between two events or after the bag was finished
         interrupted = True
     finally:
         wall_s = progress.close()
         for node in nodes:
-            node.destroy_node()
-        rclpy.try_shutdown(context=context)
+            close = getattr(node, 'close', None)
+            if close is not None:
+                close()
+            node.seam.destroy()
         phases.stop('close')
     return wall_s, interrupted
 
@@ -291,10 +267,8 @@ def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float 
 
     out = run_folder(output_root, scenario.name, overwrite)
     reader = RunReader()  # the report's data, given each message as the bag gets it
-    with reserved_domain_id() as domain_id:
-        _use_loopback_dds(domain_id)
-        wall_s, interrupted = simulate(scenario, out / 'bag', real_time_factor, show_progress,
-                                       phases, reader.add)
+    wall_s, interrupted = simulate(scenario, out / 'bag', real_time_factor, show_progress,
+                                   phases, reader.add)
     with phases('report_data'):
         run = reader.run()
     with phases('metrics'):

@@ -106,5 +106,8 @@ def stop_rounds(seed: str, signals: Sequence[signal.Signals], rounds: int) -> li
 
 
 def describe(stop: Stop) -> str:
+    """One stop for a failure message: the node's last output, or from a crash's stacks on."""
+    crash = stop.output.find('Fatal Python error')
+    output = stop.output[crash:crash + 4000] if crash >= 0 else stop.output[-2000:]
     return (f'{stop.node}: {stop.signal.name} {stop.moment_s:.2f} s after the start, exit code '
-            f'{stop.code} after {stop.seconds:.2f} s\n{stop.output[-2000:]}')
+            f'{stop.code} after {stop.seconds:.2f} s\n{output}')
