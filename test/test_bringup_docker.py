@@ -22,7 +22,8 @@ DOCKERFILE = REPO / 'docker' / 'Dockerfile'
 COMPOSE = REPO / 'docker-compose.yml'
 #: requirements-venv.txt entries that are build or test tooling, not needed to run the nodes.
 TOOLING = {'colcon-common-extensions', 'pytest', 'hypothesis', 'ruff', 'urdf-parser-py',
-           'pytest-random-order', 'commonroad-vehicle-models'}  # the last: a test's reference
+           'pytest-random-order', 'pytest-xdist',
+           'commonroad-vehicle-models'}  # the last: a test's reference
 APT_NAMES = {'pyyaml': 'python3-yaml', 'pillow': 'python3-pil'}  # Ubuntu's and rosdep's names
 
 

@@ -11,6 +11,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from wheelsim.testing.sockets import bound_sockets, descendants, is_loopback
 
 DOC = Path(__file__).resolve().parents[1] / 'docs' / 'ray_cluster.md'
@@ -35,6 +37,7 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+@pytest.mark.cluster
 def test_the_documented_cluster_example_runs(tmp_path):
     variables, start, sweep = _commands()
     assert variables == {'RAY_AUTH_MODE': 'token', 'RAY_USAGE_STATS_ENABLED': '0',

@@ -11,6 +11,7 @@ import sys
 import textwrap
 
 import numpy as np
+import pytest
 from test_wheelsim_run import wheelsim
 
 from wheelsim.core.params import from_flat
@@ -117,6 +118,7 @@ def test_a_bad_map_is_named_before_anything_starts(tmp_path):
     assert not (tmp_path / 'out').exists()
 
 
+@pytest.mark.slow
 def test_after_the_image_s_warm_up_a_run_in_a_world_compiles_no_kernel(tmp_path):
     """The Docker image runs ``python -m wheelsim.core.warm_up`` and ``python -m
     wheelsim.report.warm_up`` so that containers start with numba's cache warm: a run that scans

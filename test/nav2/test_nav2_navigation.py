@@ -40,8 +40,15 @@ GOALS = (Goal(4.0, 2.0, 0.0), Goal(1.0, -4.5, math.pi), Goal(-3.0, 3.0, math.pi 
          Goal(0.0, 0.0, 0.0))
 #: The speed the cases run at, by use_composition: on 2 cores (BENCHMARKS.md) the goal sequence
 #: succeeds at 4x with Nav2's servers composed in one process, at 2x with each in its own (16
-#: processes; at 4x TF then reached the costmaps too late for a third of the scans).
-REAL_TIME_FACTOR = {'True': 4.0, 'False': 2.0}
+#: processes; at 4x TF then reached the costmaps too late for a third of the scans). The tests
+#: run on a loaded CI machine: each in its own process, with AMCL, the collision monitor logged
+#: TF extrapolation at 2x in 3 of 8 runs (wheelsim's odom -> base_footprint one node later than
+#: the /clock tick), so non-composed cases run at real time.
+REAL_TIME_FACTOR = {'True': 4.0, 'False': 1.0}
+#: The collision monitor's stop at real time: its FootprintApproach slowed the robot at 4x but
+#: did not stop it before the table in 4 of 8 runs on 2 loaded cores (scan to command later than
+#: its 1.2 s horizon allows for).
+COLLISION_REAL_TIME_FACTOR = 1.0
 FOOTPRINTS = {  # the presets' footprint parameters (params/<preset>.yaml)
     'indoor_differential': [-0.2, -0.3, 0.3, -0.3, 0.3, 0.3, -0.2, 0.3],
     'mecanum_omni': [-0.33, -0.28, 0.33, -0.28, 0.33, 0.28, -0.33, 0.28],
@@ -164,7 +171,7 @@ def test_the_collision_monitor_stops_the_robot_before_the_table(tmp_path, ros_do
     params_file = tmp_path / 'facing_the_table.yaml'
     params_file.write_text(yaml.safe_dump(values))
     arguments = [f'params_file:={params_file}', 'use_composition:=True',
-                 f'real_time_factor:={REAL_TIME_FACTOR["True"]:g}',
+                 f'real_time_factor:={COLLISION_REAL_TIME_FACTOR:g}',
                  *overrides_file(tmp_path, 'graceful' if MPPI_PROBLEM else 'mppi')]
     with Nav2Stack(tmp_path, *arguments) as stack:
         stack.wait_until_active()

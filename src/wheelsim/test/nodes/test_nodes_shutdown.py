@@ -52,6 +52,24 @@ def test_every_node_exits_cleanly_within_a_second(ros_domain_id):
                                                         signal.SIGTERM), 6)
 
 
+def test_a_sigint_at_once_ends_the_node_also_where_the_tests_ignore_sigint(ros_domain_id):
+    """Run as a shell's background job, the tests ignore SIGINT; a node they start would inherit
+    that and lose a SIGINT sent before it takes the signals over (seen in the quick rounds)."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        node = NodeProcess('wheelsim.nodes.planner')
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    node.process.send_signal(signal.SIGINT)
+    try:
+        code = node.process.wait(timeout=EXIT_WITHIN_S)
+    except subprocess.TimeoutExpired:
+        code = None
+    finally:
+        node.stop(timeout_s=1.0)
+    assert code is not None, f'SIGINT lost:\n{node.output()}'
+
+
 @pytest.mark.soak
 def test_fifty_signals_per_node_all_end_cleanly_within_a_second(ros_domain_id):
     assert_every_stop_clean(f'soak-{ros_domain_id}', (signal.SIGINT, signal.SIGTERM), 50)

@@ -8,9 +8,15 @@ import pytest
 from wheelsim.ros.dds_domain import loopback_domain
 from wheelsim.testing.processes import Probe
 
-#: The markers of tests that are not in the quick tier (``make test`` runs them all).
+#: The markers of tests that are not in the quick tier (``make test`` leaves them out,
+#: ``make test-all``, what CI runs, runs them too), and of tests that run alone
+#: (tools/run_tests.sh).
 MARKERS = {
     'soak': 'many repetitions of what a quicker test checks once or a few times',
+    'cluster': 'a Ray cluster of several processes on this machine',
+    'slow': 'a long run in fresh processes (kernel compilation with a cold cache)',
+    'alone': 'a tight margin against the wall clock: runs after the others, one at a time '
+             '(in both tiers)',
     'nav2': 'stock Nav2 end to end (test/nav2; needs a Nav2: tools/nav2_env.sh or a ROS install)',
 }
 

@@ -58,9 +58,7 @@ RECORD_QOS = QoSProfile(depth=1000)
 #: Run as ``python -c CHILD_LAUNCHER PARENT_PID PROGRAM ARGS...``: asks Linux for SIGTERM when
 #: the parent's starting thread ends (``PR_SET_PDEATHSIG``, prctl(2), which ``execve`` keeps),
 #: exits if the parent has ended already, then executes ``PROGRAM ARGS...`` in its place (or exits
-#: with one line naming the program if it cannot). The program gets SIGINT's default action, as
-#: from a terminal, even when the tests run where it is ignored (a shell's background job: a
-#: program inherits the ignored SIGINT, and one sent before it takes the signals over is lost).
+#: with one line naming the program if it cannot).
 CHILD_LAUNCHER = """
 import ctypes, os, signal, sys
 PR_SET_PDEATHSIG = 1
@@ -68,7 +66,6 @@ if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM) != 
     sys.exit(f'prctl(PR_SET_PDEATHSIG) failed: {os.strerror(ctypes.get_errno())}')
 if os.getppid() != int(sys.argv[1]):
     sys.exit(f'the process that started this one (PID {sys.argv[1]}) has ended already')
-signal.signal(signal.SIGINT, signal.SIG_DFL)
 try:
     os.execvp(sys.argv[2], sys.argv[2:])
 except OSError as err:
@@ -132,6 +129,13 @@ def ending_with_this_process(command: Sequence[str]) -> list[str]:
     return [sys.executable, '-S', '-c', CHILD_LAUNCHER, str(os.getpid()), *command]
 
 
+def _default_sigint() -> None:
+    """In the child before it executes the node: SIGINT's default action, as from a terminal,
+    also where the tests run with SIGINT ignored (a shell's background job), which the node
+    would inherit: a SIGINT sent before it takes the signals over would be lost."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class NodeProcess:
     """A node module started in a child process with parameters and extra ROS arguments."""
 
@@ -160,7 +164,7 @@ class NodeProcess:
         self._log = open(self._dir / 'output.txt', 'w+')  # noqa: SIM115 - closed in stop()
         self._final_output: str | None = None  # kept by stop(), which removes the folder
         self.process = subprocess.Popen(self.command, stdout=self._log,
-                                        stderr=subprocess.STDOUT)
+                                        stderr=subprocess.STDOUT, preexec_fn=_default_sigint)
 
     def output(self) -> str:
         """Everything the node printed so far (stdout and stderr, ROS logging included)."""

@@ -5,6 +5,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 # In a fresh process: the kernels' signatures after warm_up, and those a few hundred control
 # steps added (none expected).
 STEPS = '''
@@ -48,6 +50,7 @@ print(json.dumps({'warm': warm, 'added': [sorted(set(after) - set(before)) for b
 '''
 
 
+@pytest.mark.slow
 def test_after_the_warm_up_control_steps_load_no_kernel():
     result = subprocess.run([sys.executable, '-c', STEPS], capture_output=True, text=True,
                             timeout=600)
