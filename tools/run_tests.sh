@@ -34,6 +34,8 @@ echo "[test] tier $tier"
 workers=(-n 2)
 shared="${marks:+$marks and }not alone"
 alone="${marks:+$marks and }alone"
+colcon_marks=()  # colcon hands the arguments on in PYTEST_ADDOPTS, where -m '' is lost
+[ -n "$marks" ] && colcon_marks=(-m "$marks")
 rm -rf "$results" && mkdir -p "$results"
 # What the tests and the nodes they start write to temporary files and ROS logs (pytest's
 # tmp_path, NodeProcess folders, launch_ros's launch_params_* files, Ray's session folders, the
@@ -47,7 +49,7 @@ export TMPDIR="$scratch" ROS_LOG_DIR="$scratch/ros-log"
 colcon --log-base "log/$distro" test --base-paths src --packages-select wheelsim \
   --build-base "build/$distro" --install-base "install/$distro" \
   --return-code-on-test-failure --event-handlers console_direct+ \
-  --pytest-args -q -p no:cacheprovider --strict-markers "${order[@]}" -m "$marks" \
+  --pytest-args -q -p no:cacheprovider --strict-markers "${order[@]}" "${colcon_marks[@]}" \
   "${workers[@]}"
 colcon_status=$?
 
