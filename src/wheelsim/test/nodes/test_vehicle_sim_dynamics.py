@@ -35,8 +35,9 @@ def probe():
         probe.close()
 
 
-@pytest.fixture(scope='module', params=['bicycle', 'differential', 'omni'])
+@pytest.fixture(params=['bicycle', 'differential', 'omni'])
 def sim(probe, request):
+    """A vehicle_sim of its own for each test (the tests drive it)."""
     model = request.param
     params = {'model': model, 'step_rate': 1000.0, 'pub_rate': 100.0,
               'twist_reference_max_oldness': 60.0}
@@ -53,7 +54,7 @@ def first_order(t_s: np.ndarray, amplitude: float) -> np.ndarray:
 
 
 def test_step_response_dead_time_time_constant_and_steady_state(sim):
-    # At rest first (within 1e-10), whatever the tests before left the vehicle doing.
+    # At rest for 5 s first: the clock is running and the command known.
     sim.command(0.0, 0.0, 0.0)
     sim.advance(sim.now_ns + 5000 * MS, increment_ns=50 * MS)
     t0 = sim.command(1.0, 0.0, 0.0)
@@ -65,10 +66,8 @@ def test_step_response_dead_time_time_constant_and_steady_state(sim):
     slope, intercept = np.polyfit(t_s[rising], np.log(1.0 - twist[rising, 0]), 1)
     assert -1.0 / slope == pytest.approx(TIME_CONSTANT_S, abs=1e-9)
     assert -intercept / slope == pytest.approx(DEAD_TIME_S, abs=1e-9)
-    # Nothing before the dead time but what is left of an earlier test's motion (the lag decays
-    # it as exp(-5 s / tau), never exactly to zero: 5e-14 m/s was seen in a random order); one
-    # step of response after the dead time would be 5e-3 m/s.
-    assert twist[t_s <= DEAD_TIME_S + 1e-9, 0].max() < 1e-10
+    # Nothing before the dead time (one step of response after it would be 5e-3 m/s).
+    assert twist[t_s <= DEAD_TIME_S + 1e-9, 0].max() == 0.0
 
     steady = STEADY_TWIST[sim.namespace.strip('/')]
     t1 = sim.command(*steady)

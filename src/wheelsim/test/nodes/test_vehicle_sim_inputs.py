@@ -85,8 +85,9 @@ class Sim:
         return diagnostic_values(self.diagnostics[-1])[key]
 
 
-@pytest.fixture(scope='module')
+@pytest.fixture
 def sim():
+    """A vehicle_sim of its own for each test (the tests change its inputs and parameters)."""
     with loopback_domain():
         probe = Probe()
         sim = Sim(probe)

@@ -14,7 +14,8 @@ from wheelsim.testing.processes import Probe
 MARKERS = {
     'soak': 'many repetitions of what a quicker test checks once or a few times',
     'cluster': 'a Ray cluster of several processes on this machine',
-    'slow': 'a long run in fresh processes (kernel compilation with a cold cache)',
+    'slow': 'a long run: kernels compiled in fresh processes with a cold cache, or a variant '
+            'of a long end-to-end test the quick tier runs in another variant',
     'alone': 'a tight margin against the wall clock: runs after the others, one at a time '
              '(in both tiers)',
     'nav2': 'stock Nav2 end to end (test/nav2; needs a Nav2: tools/nav2_env.sh or a ROS install)',

@@ -1,0 +1,127 @@
+"""The whole ``wheelsim run --no-plots`` command, process start to exit, side by side with a
+baseline revision.
+
+Run after ``source env.sh``:  python bench/bench_run_command.py [--runs 5] [--baseline REV]
+[--one-core]
+
+Each run starts ``python -m wheelsim.cli run --no-plots --quiet`` on the built-in default
+scenario (90 s simulated, every topic recorded) into a new output folder, under
+``strace -f -e trace=socket`` (``strace`` must be installed), and reports per run:
+
+- ``wall`` and ``cpu``: the whole command, process start to exit (CPU: user + system of the
+  process and its children, from ``wait4``); this is what a user, a sweep worker or a CI job
+  waits for;
+- ``rtf``: the ``real_time_factor`` of the run's ``timing.json`` (simulated time over the wall
+  time from the start of node construction to the end of the bag: the inner figure);
+- ``sockets``: network sockets the command opened (``socket(AF_INET...)`` and ``AF_INET6``
+  calls seen by strace; strace's own cost makes ``wall`` and ``cpu`` of this pass larger, so
+  they are taken from a second run of the same command without strace).
+
+``--baseline REV`` also runs the code of git revision REV (its ``src/wheelsim/wheelsim``
+exported with ``git archive`` into a temporary folder first on ``PYTHONPATH``), alternating run
+by run with the working tree's, and prints both with the ratio. Its first run compiles the
+kernels into a cold numba cache beside the exported code: that run is left out of the figures.
+``--one-core`` pins each command to CPU 0 (``taskset``), the ``>= 300x on one core`` goal.
+The table gives the median and the best of the runs and the load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+NETWORK_SOCKET = re.compile(r'socket\((AF_INET|AF_INET6),')
+
+
+def export_revision(rev: str, into: Path) -> Path:
+    """``src/wheelsim/wheelsim`` of git revision ``rev``, exported under ``into``; the folder to
+    put on PYTHONPATH."""
+    archive = subprocess.run(['git', '-C', str(REPO), 'archive', rev, 'src/wheelsim/wheelsim'],
+                             check=True, capture_output=True).stdout
+    subprocess.run(['tar', '-x', '-C', str(into)], input=archive, check=True)
+    return into / 'src' / 'wheelsim'
+
+
+def one_run(pythonpath: Path | None, output: Path, one_core: bool, traced: bool) -> dict:
+    """Run the command once; its figures."""
+    env = dict(os.environ)
+    if pythonpath is not None:
+        env['PYTHONPATH'] = f'{pythonpath}:{env.get("PYTHONPATH", "")}'
+    command = [sys.executable, '-m', 'wheelsim.cli', 'run', '--no-plots', '--quiet',
+               '--output', str(output)]
+    if one_core:
+        command = ['taskset', '-c', '0', *command]
+    trace = output.with_suffix('.strace')
+    if traced:
+        command = ['strace', '-f', '-qq', '-e', 'trace=socket', '-o', str(trace), *command]
+    started = time.monotonic()
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall_s = time.monotonic() - started
+    stderr = process.stderr.read()
+    process.stderr.close()
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        sys.exit(f'the command failed ({process.returncode}): {" ".join(command)}\n{stderr}')
+    timing = json.loads((output / 'default' / 'timing.json').read_text())
+    figures = {'wall_s': wall_s, 'cpu_s': usage.ru_utime + usage.ru_stime,
+               'rtf': timing['real_time_factor']}
+    if traced:
+        figures['sockets'] = len(NETWORK_SOCKET.findall(trace.read_text()))
+    return figures
+
+
+def summary(runs: list[dict], key: str, best: str) -> str:
+    values = [run[key] for run in runs]
+    pick = max if best == 'max' else min
+    return f'{statistics.median(values):8.3g} ({pick(values):.3g})'
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--runs', type=int, default=5)
+    parser.add_argument('--baseline', metavar='REV')
+    parser.add_argument('--one-core', action='store_true')
+    args = parser.parse_args()
+    if shutil.which('strace') is None:
+        sys.exit('error: strace is needed to count the sockets (apt install strace)')
+    with tempfile.TemporaryDirectory(prefix='bench-run-command-') as scratch:
+        scratch = Path(scratch)
+        variants: dict[str, Path | None] = {'working tree': None}
+        if args.baseline:
+            baseline = export_revision(args.baseline, scratch)
+            one_run(baseline, scratch / 'warm-up', args.one_core, traced=False)  # cold cache
+            variants = {args.baseline: baseline, **variants}
+        results: dict[str, list[dict]] = {name: [] for name in variants}
+        for k in range(args.runs):
+            for v, (name, path) in enumerate(variants.items()):
+                traced = one_run(path, scratch / f'{v}-{k}-traced', args.one_core, traced=True)
+                run = one_run(path, scratch / f'{v}-{k}', args.one_core, traced=False)
+                run['sockets'] = traced['sockets']
+                results[name].append(run)
+    print(f'wheelsim run --no-plots, default scenario (90 s simulated), {args.runs} runs'
+          f'{" on one core" if args.one_core else ""}; load average {os.getloadavg()[0]:.2f}')
+    print('median (best)             whole command: wall [s]  cpu [s]   | timing.json RTF  '
+          '| network sockets')
+    for name, runs in results.items():
+        print(f'{name:26s}{summary(runs, "wall_s", "min")}  {summary(runs, "cpu_s", "min")}'
+              f' | {summary(runs, "rtf", "max")} | {max(run["sockets"] for run in runs)}')
+    if args.baseline:
+        old, new = (statistics.median(run['cpu_s'] for run in results[name])
+                    for name in variants)
+        print(f'CPU of the whole command: {old / new:.2f}x less than {args.baseline}')
+
+
+if __name__ == '__main__':
+    main()
