@@ -160,16 +160,29 @@ def test_pass_criteria_failure_gives_exit_code_1(tmp_path):
     ('name: ".."\n', "name: '..' is not a folder name"),
     ('name: "a/b"\n', 'must not contain path separators'),
     ('params_file: broken.yaml\n', 'params_file'),
+    ('name: ' + 'a' * 300 + '\n', 'name: must be at most 200 bytes'),
+    ('name: café\n'.encode('latin-1'), 'bad.yaml: not UTF-8 text (byte 0xe9 at position 9)'),
 ])
 def test_bad_scenario_files_name_the_key(tmp_path, text, fragment):
     path = tmp_path / 'bad.yaml'
-    path.write_text(text)
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text)
     (tmp_path / 'broken.yaml').write_text('vehicle_sim: [unclosed\n')
     result = wheelsim('run', str(path), '--quiet', cwd=tmp_path)
     assert result.returncode == 2, result.stdout + result.stderr
     assert fragment in result.stderr and 'Traceback' not in result.stderr
     assert len(result.stderr) < 2000, 'one line, not the whole waypoint list'
     assert not (tmp_path / 'results').exists()
+
+
+def test_help_says_what_the_command_does_in_plain_words(tmp_path):
+    result = wheelsim('--help', cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    description = result.stdout.split('\n\n')[1]
+    assert '``' not in description and ':func:' not in description, description
+    assert description.rstrip().endswith('describes each command.'), description
 
 
 def test_no_scenario_name_reaches_outside_its_run_folder(tmp_path):

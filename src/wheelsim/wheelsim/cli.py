@@ -97,7 +97,10 @@ def _add_ray_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog='wheelsim', description=__doc__.split('\n')[0])
+    parser = argparse.ArgumentParser(
+        prog='wheelsim', description='Simulate wheeled vehicles headless with the wheelsim nodes: '
+        'run a scenario, sweep or tune its parameters, calibrate a vehicle from a bag. '
+        "'wheelsim COMMAND -h' describes each command.")
     sub = parser.add_subparsers(dest='command', required=True)
     run = sub.add_parser('run', help='run one scenario headless, faster than real time')
     run.add_argument('scenario', nargs='?', help='scenario YAML (default: the built-in '

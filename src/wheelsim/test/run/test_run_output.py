@@ -5,13 +5,15 @@ import pytest
 from wheelsim.run.output import MARKER, OutputError, check_run_name, run_folder
 
 
-@pytest.mark.parametrize('name', ['', '.', '..', 'a/b', '../x', 'a\\b', 'tab\there', 'nul\0', 42])
+@pytest.mark.parametrize('name', ['', '.', '..', 'a/b', '../x', 'a\\b', 'tab\there', 'nul\0', 42,
+                                  'a' * 201, 'é' * 101])
 def test_unsafe_names_are_refused(name):
     with pytest.raises(OutputError):
         check_run_name(name)
 
 
-@pytest.mark.parametrize('name', ['default', 'my run', 'figure-eight_2', '..x', 'x..', 'ümlaut'])
+@pytest.mark.parametrize('name', ['default', 'my run', 'figure-eight_2', '..x', 'x..', 'ümlaut',
+                                  'a' * 200])
 def test_ordinary_names_are_accepted(name):
     assert check_run_name(name) == name
 

@@ -81,6 +81,19 @@ def test_bad_scenarios_name_the_key(tmp_path, text, fragment):
     assert str(path) in str(info.value)
 
 
+def test_a_file_that_is_not_utf8_is_named_with_the_byte(tmp_path):
+    path = tmp_path / 'latin1.yaml'
+    path.write_bytes('name: café\nduration: 5\n'.encode('latin-1'))
+    with pytest.raises(ScenarioError, match=r'latin1.yaml: not UTF-8 text \(byte 0xe9 at '
+                                            r'position 9\)'):
+        load_scenario(path, SPECS, METRICS)
+
+
+def test_an_overlong_name_is_refused_before_the_run(tmp_path):
+    with pytest.raises(ScenarioError, match='name: must be at most 200 bytes'):
+        load_scenario(write(tmp_path, 'name: ' + 'a' * 300 + '\n'), SPECS, METRICS)
+
+
 def test_missing_file_is_a_clear_error(tmp_path):
     with pytest.raises(ScenarioError, match='cannot read scenario'):
         load_scenario(tmp_path / 'nope.yaml', SPECS, METRICS)

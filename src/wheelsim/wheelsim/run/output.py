@@ -1,8 +1,8 @@
 """Where a run writes: ``OUTPUT/<name>/``, and never anything outside it.
 
 - :func:`check_run_name`: a scenario name is one safe path component (not empty, ``.`` or
-  ``..``, no path separator, no control character), so ``OUTPUT/<name>`` is a folder directly
-  inside the output root.
+  ``..``, no path separator, no control character, at most :data:`MAX_NAME_BYTES`), so
+  ``OUTPUT/<name>`` is a folder directly inside the output root.
 - :func:`run_folder`: an existing run folder is kept and the run goes to ``<name>-2``,
   ``<name>-3``, ...; with ``overwrite`` the folder is reused after removing only what a run writes
   (:data:`RUN_FILES`), and only from a folder a run made (it holds :data:`MARKER`). Symbolic links
@@ -20,6 +20,9 @@ RUN_FILES = (('', ('metrics.json', 'timing.json', MARKER)),
              ('bag', ('*.mcap', 'metadata.yaml')),
              ('plots', ('*.png', 'report.pdf')))
 MAX_NUMBERED = 10_000
+#: The longest scenario name [bytes of UTF-8]: a folder name (Linux allows 255 bytes) with room
+#: for the numbered runs' ``-10000`` and a sweep point's suffix.
+MAX_NAME_BYTES = 200
 
 
 class OutputError(ValueError):
@@ -36,6 +39,10 @@ def check_run_name(name: object) -> str:
     if bad:
         raise OutputError(f'{name!r} must not contain path separators or control characters '
                           f'(found {"".join(sorted(set(bad)))!r})')
+    size = len(name.encode('utf-8', 'surrogateescape'))
+    if size > MAX_NAME_BYTES:
+        raise OutputError(f'must be at most {MAX_NAME_BYTES} bytes in UTF-8 (a folder name; this '
+                          f'one has {size})')
     return name
 
 

@@ -106,8 +106,8 @@ def _params_file_sections(path: Path, node_specs: Mapping[str, list[ParamSpec]]
     section applies to every node that declares the parameter, as ROS applies it.
     """
     try:
-        tree = yaml.safe_load(path.read_text()) or {}
-    except (OSError, yaml.YAMLError) as err:
+        tree = yaml.safe_load(path.read_text(encoding='utf-8')) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
         raise ScenarioError(f'params_file {path}: not a readable YAML file: {err}') from None
     if not isinstance(tree, dict):
         raise ScenarioError(f'params_file {path}: must map node names to sections')
@@ -170,9 +170,12 @@ def load_scenario(
     """
     source = Path(path) if path is not None else DEFAULT_SCENARIO
     try:
-        tree = yaml.safe_load(source.read_text())
+        tree = yaml.safe_load(source.read_text(encoding='utf-8'))
     except OSError as err:
         raise ScenarioError(f'cannot read scenario {source}: {err.strerror}') from None
+    except UnicodeDecodeError as err:
+        raise ScenarioError(f'{source}: not UTF-8 text (byte 0x{err.object[err.start]:02x} at '
+                            f'position {err.start}); save it as UTF-8') from None
     except yaml.YAMLError as err:
         raise ScenarioError(f'{source}: not valid YAML: {err}') from None
     if not isinstance(tree, dict):
