@@ -176,6 +176,9 @@ def _parser() -> argparse.ArgumentParser:
     calibrate.add_argument('--step-rate', type=float, default=1000.0,
                            help='simulation step rate [Hz]; dead times are whole steps '
                            '(default 1000, as vehicle_sim)')
+    calibrate.add_argument('--overwrite', action='store_true',
+                           help='replace the params file, report and plot of an earlier '
+                           'calibration (default: refuse)')
     return parser
 
 
@@ -327,7 +330,7 @@ def _calibrate(args: argparse.Namespace) -> int:
             Path(args.bag), Path(args.output), model=args.model,
             params_file=Path(args.params) if args.params else None, cmd_topic=args.cmd_topic,
             measured_topic=args.measured_topic, joint_states_topic=args.joint_states_topic,
-            step_rate_hz=args.step_rate)
+            step_rate_hz=args.step_rate, overwrite=args.overwrite)
     except CalibrationError as err:
         print(f'wheelsim calibrate: cannot calibrate: {err}', file=sys.stderr)
         return EXIT_BAD_INPUT

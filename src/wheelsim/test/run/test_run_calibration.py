@@ -73,3 +73,45 @@ def test_the_command_refuses_a_bag_without_excitation(tmp_path):
     assert 'record steps in vx' in done.stderr
     assert 'Traceback' not in done.stderr
     assert not (tmp_path / 'params.yaml').exists()
+
+
+def calibrate_command(*args):
+    return subprocess.run([sys.executable, '-m', 'wheelsim.cli', 'calibrate', *map(str, args)],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_broken_bags_are_refused_in_one_line_with_exit_2(tmp_path):
+    parameters, _, _ = known('differential')
+    record_excitation_bag(tmp_path / 'bag', parameters, [(2.0, (0.5, 0.0, 0.0))])
+    (mcap,) = (tmp_path / 'bag').glob('*.mcap')
+    truncated = tmp_path / 'truncated'  # what a killed recorder leaves: no MCAP summary
+    truncated.mkdir()
+    (truncated / 'metadata.yaml').write_bytes((tmp_path / 'bag' / 'metadata.yaml').read_bytes())
+    (truncated / mcap.name).write_bytes(mcap.read_bytes()[:mcap.stat().st_size // 2])
+    (tmp_path / 'zero.mcap').write_bytes(b'')
+    (tmp_path / 'empty').mkdir()
+    (tmp_path / 'bad_metadata').mkdir()
+    (tmp_path / 'bad_metadata' / 'metadata.yaml').write_text('rosbag2_bagfile_information: [\n')
+    for bag, fragment in [(truncated, 'mcap recover'), ('zero.mcap', 'seems to be empty'),
+                          ('empty', 'metadata file'), ('bad_metadata', 'Could not load YAML')]:
+        done = calibrate_command(tmp_path / bag, '-o', tmp_path / 'out' / 'params.yaml')
+        assert done.returncode == 2, (bag, done.stderr)
+        assert 'cannot calibrate: ' in done.stderr and fragment in done.stderr, done.stderr
+        assert done.stderr.count('\n') == 1, done.stderr
+    assert not (tmp_path / 'out').exists()
+
+
+def test_outputs_are_checked_before_the_fit_and_never_overwritten_unasked(tmp_path):
+    parameters, _, _ = known('differential')
+    record_excitation_bag(tmp_path / 'bag', parameters, excitation('differential', TOP_SPEED))
+    done = calibrate_command(tmp_path / 'bag', '-o', '.')
+    assert done.returncode == 2 and '-o .: is a folder' in done.stderr, done.stderr
+    mine = tmp_path / 'params_report.txt'
+    mine.write_text('my notes')
+    done = calibrate_command(tmp_path / 'bag', '-o', tmp_path / 'params.yaml')
+    assert done.returncode == 2, done.stderr
+    assert f'{mine} exists: not overwriting' in done.stderr and '--overwrite' in done.stderr
+    assert mine.read_text() == 'my notes' and not (tmp_path / 'params.yaml').exists()
+    done = calibrate_command(tmp_path / 'bag', '-o', tmp_path / 'params.yaml', '--overwrite')
+    assert done.returncode == 0, done.stderr
+    assert '95 % interval' in mine.read_text() and (tmp_path / 'params.yaml').exists()

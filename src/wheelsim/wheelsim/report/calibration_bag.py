@@ -118,6 +118,20 @@ def load_recording(bag: Path | str, commands: str | None = None, measured: str |
     path = Path(bag)
     if not path.exists():
         raise CalibrationError(f'{path}: no such bag')
+    try:
+        return _read_recording(path, commands, measured, joint_states)
+    except (AnyReaderError, OSError) as err:  # an empty, truncated or broken bag
+        hint = ''
+        if 'magic' in str(err):
+            hint = (' (an MCAP file without its end, as a killed recorder leaves it: '
+                    '`mcap recover` rewrites it)')
+        text = ' '.join(str(err).split())  # one line (YAML errors span several)
+        raise CalibrationError(f'{path}: cannot read the bag: {text}{hint}') from None
+
+
+def _read_recording(path: Path, commands: str | None, measured: str | None,
+                    joint_states: str | None) -> tuple[Recording, BagTopics]:
+    """:func:`load_recording`'s work; the reader's errors pass through."""
     with AnyReader([path], default_typestore=get_typestore(Stores.ROS2_JAZZY)) as reader:
         connections = list(reader.connections)
         command_topic = _choose(connections, commands, 'cmd_vel', TWIST_TYPES, 'command')

@@ -66,11 +66,21 @@ def _model(given: str | None, recording: Recording, params: dict[str, Any]) -> s
 def calibrate_bag(bag: Path, output: Path, model: str | None = None,
                   params_file: Path | None = None, cmd_topic: str | None = None,
                   measured_topic: str | None = None, joint_states_topic: str | None = None,
-                  step_rate_hz: float = 1000.0) -> CalibrationOutputs:
+                  step_rate_hz: float = 1000.0, overwrite: bool = False) -> CalibrationOutputs:
     """Fit and write ``output`` (params), ``<stem>_report.txt`` and ``<stem>_response.png``.
-    CalibrationError when the bag cannot be calibrated (says what to record)."""
+    CalibrationError when the bag cannot be calibrated (says what to record), and, before any
+    work, when ``output`` is a folder or one of the three files exists and not ``overwrite``."""
     if not 1.0 <= step_rate_hz <= 100_000.0:
         raise CalibrationError(f'--step-rate {step_rate_hz:g}: must be in [1, 100000] Hz')
+    if output.is_dir() or not output.name:
+        raise CalibrationError(f'-o {output}: is a folder; give the params file to write '
+                               '(e.g. -o calibration/params.yaml)')
+    report_path = output.with_name(output.stem + '_report.txt')
+    plot_path = output.with_name(output.stem + '_response.png')
+    existing = [str(p) for p in (output, report_path, plot_path) if p.exists()]
+    if existing and not overwrite:
+        raise CalibrationError(f'-o {output}: {", ".join(existing)} exists: not overwriting '
+                               '(give another -o, or --overwrite)')
     started = time.process_time()
     recording, topics = load_recording(bag, cmd_topic, measured_topic, joint_states_topic)
     params = _vehicle_sim_section(params_file) if params_file else {}
@@ -92,8 +102,6 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
         raise CalibrationError(f'the vehicle parameters are invalid: {err}') from None
     seconds = time.process_time() - started
     output.parent.mkdir(parents=True, exist_ok=True)
-    report_path = output.with_name(output.stem + '_report.txt')
-    plot_path = output.with_name(output.stem + '_response.png')
     write_params(result, geometry, output)
     source = f'{bag} (commands {topics.commands}, measured {topics.measured}' + (
         f', joints {topics.joint_states})' if topics.joint_states else ')')
