@@ -39,17 +39,18 @@ from launch.substitutions import (
 from launch_ros.actions import Node, SetParameter
 from launch_ros.substitutions import FindPackageShare
 
-from wheelsim.bringup.nav2_stock import nav2_parameters, vehicle_values, write_nav2_parameters
+from wheelsim.bringup.nav2_stock import (
+    KILTED_ARGUMENTS,
+    nav2_parameters,
+    vehicle_values,
+    write_nav2_parameters,
+)
 from wheelsim.bringup.packages import apt_package, optional
 from wheelsim.bringup.params_files import simulated_vehicle, vehicle_sim_values
 
 LOCALIZATIONS = ('wheelsim', 'amcl')
 #: The Nav2 packages started here besides those bringup_launch.py starts.
 NAV2_PACKAGES = ['nav2_bringup', 'nav2_map_server', 'nav2_lifecycle_manager']
-#: bringup_launch.py arguments only Kilted's has (navigation2 1.4.2): the stock parameters
-#: enable keepout and speed filters that need masks; wheelsim has none, as Nav2's loopback
-#: simulation (tb3_loopback_simulation_launch.py) passes them.
-KILTED_ARGUMENTS = {'use_keepout_zones': 'False', 'use_speed_zones': 'False'}
 
 
 def _share(context, package, *parts):

@@ -11,7 +11,6 @@ runs here, and ROS' own parameter parser reads the merged file.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 
 import pytest
@@ -27,6 +26,7 @@ from bringup_support import (
 )
 
 from wheelsim.bringup.nav2_stock import (
+    KILTED_ARGUMENTS,
     PLACEHOLDERS,
     fill_placeholders,
     merge_overrides,
@@ -77,13 +77,6 @@ def stock_tree_from_facts(distro: str) -> dict:
             node = node.setdefault(part, {})
         node[parts[-1]] = stock_value(key, distro)
     return tree
-
-
-def launch_module():
-    spec = importlib.util.spec_from_file_location('wheelsim_nav2_bringup_launch', LAUNCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 # --- the merge ------------------------------------------------------------------------------
@@ -222,7 +215,7 @@ def test_the_launch_passes_bringup_only_arguments_of_each_release():
     assert bringup.external[0].split('>/')[1] == FACTS['launch_arguments']['file'].split(
         'nav2_bringup/')[1]
     names = FACTS['launch_arguments']['names']
-    kilted_only = set(launch_module().KILTED_ARGUMENTS)
+    kilted_only = set(KILTED_ARGUMENTS)
     for distro in SUPPORTED_DISTROS:
         declared = {name for name, lines in names.items() if distro in lines}
         passed = set(bringup.arguments) | (kilted_only if distro != 'jazzy' else set())

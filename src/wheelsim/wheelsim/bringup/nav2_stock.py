@@ -23,6 +23,10 @@ from wheelsim.bringup.params_files import simulated_vehicle
 from wheelsim.core.world.footprint import footprint_of
 
 #: Placeholder -> what it becomes (the vehicle's, from vehicle_sim's parameters).
+#: bringup_launch.py arguments only Kilted's has (navigation2 1.4.2): the stock parameters
+#: enable keepout and speed filters that need masks; wheelsim has none, as Nav2's loopback
+#: simulation (tb3_loopback_simulation_launch.py) passes them.
+KILTED_ARGUMENTS = {'use_keepout_zones': 'False', 'use_speed_zones': 'False'}
 PLACEHOLDERS = {
     'WHEELSIM_FOOTPRINT': 'footprint polygon in the base frame, as Nav2\'s footprint string',
     'WHEELSIM_START_X': 'initial_pose.x [m], map frame',
