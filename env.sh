@@ -8,7 +8,9 @@
 # - DDS stays on this machine: a Fast DDS profile binding only 127.0.0.1. Set
 #   WHEELSIM_DDS_LOCALHOST=0 before sourcing to keep your own DDS settings (for example on a real
 #   robot network).
-# - ROS_DOMAIN_ID: kept if set, otherwise a random one in 1..100 so two shells do not cross-talk.
+# - ROS_DOMAIN_ID: kept if set, otherwise ROS's default (0), so that the nodes of two shells and
+#   of the Docker services see each other. To keep a shell's nodes apart, export ROS_DOMAIN_ID
+#   (0-101) first. The tests and benchmarks reserve their own; `wheelsim run` uses no DDS.
 
 _wheelsim_root="$(cd "$(dirname "${BASH_SOURCE[0]:-$0}")" && pwd)"
 if [ -n "${ROS_DISTRO:-}" ] && [ -n "${WHEELSIM_DISTRO:-}" ] && [ "$ROS_DISTRO" != "$WHEELSIM_DISTRO" ]; then
@@ -73,6 +75,5 @@ if [ "${WHEELSIM_DDS_LOCALHOST:-1}" != 0 ]; then
     unset ROS_AUTOMATIC_DISCOVERY_RANGE
   fi
 fi
-export ROS_DOMAIN_ID="${ROS_DOMAIN_ID:-$((RANDOM % 100 + 1))}"
 export WHEELSIM_DISTRO="$_wheelsim_distro"
 unset _wheelsim_root _wheelsim_deps _wheelsim_site _wheelsim_venv _wheelsim_install _wheelsim_distro
