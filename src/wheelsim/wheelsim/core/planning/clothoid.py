@@ -159,23 +159,25 @@ def _solve(
         guess, 1e-7 * radius_m)
 
 
-def _shortest(
-    start: Pose2D, goal: Pose2D, max_curvature_inv_m: float
-) -> tuple[TurnShape, str, FloatArray] | None:
-    """The shortest candidate (:func:`candidates`) that converges with coarsely sampled ramps.
+def _coarse_solutions(
+    start: Pose2D, goal: Pose2D, max_curvature_inv_m: float, every_word: bool
+) -> list[tuple[TurnShape, str, FloatArray]]:
+    """Candidates (:func:`candidates`) that converge with coarsely sampled ramps, shortest
+    first.
 
-    Candidates come shortest first and are close to exact, so the search stops at the first
-    candidate longer than the best converged solution.
+    Candidates come shortest first and are close to exact, so unless ``every_word`` the search
+    stops at the first candidate longer than the best converged solution.
     """
     shape = TurnShape(max_curvature_inv_m, max_curvature_inv_m**2 / RAMP_LENGTH_PER_RADIUS)
-    best: tuple[TurnShape, str, FloatArray] | None = None
+    found: list[tuple[TurnShape, str, FloatArray]] = []
     for word, guess in candidates(shape, start, goal):
-        if best is not None and guess.sum() > best[2].sum() * (1 + 1e-3):
+        if found and not every_word and guess.sum() > found[0][2].sum() * (1 + 1e-3):
             break
         solved = _solve(shape, start, goal, word, guess, _COARSE_RAMP_COUNT)
-        if solved is not None and (best is None or solved.sum() < best[2].sum()):
-            best = (shape, word, solved)
-    return best
+        if solved is not None:
+            found.append((shape, word, solved))
+            found.sort(key=lambda solution: solution[2].sum())
+    return found
 
 
 def cc_dubins(start: Pose2D, goal: Pose2D, max_curvature_inv_m: float) -> PathSamples:
@@ -190,12 +192,22 @@ def cc_dubins(start: Pose2D, goal: Pose2D, max_curvature_inv_m: float) -> PathSa
         abs(wrap_angle(goal.yaw_rad - start.yaw_rad)) < 1e-9
     ):
         raise PlanningError(f'start and goal coincide at {tuple(start)}: no leg to plan')
-    best = _shortest(start, goal, max_curvature_inv_m)
-    if best is None:
-        raise PlanningError(f'no continuous-curvature path from {tuple(start)} to {tuple(goal)}')
-    shape, word, coarse = best
     ramp_count = max(8, math.ceil(RAMP_LENGTH_PER_RADIUS / max_curvature_inv_m / _SAMPLE_SPACING_M))
-    lengths = _solve(shape, start, goal, word, coarse, ramp_count)
+    tried: set[str] = set()
+    lengths = None
+    # The shortest word first; near the boundary between two words its fine-grid solution may
+    # not converge (seen: (0, 0, 0) to (0.25, 4.0879, 0) at curvature 1), then the next word.
+    for every_word in (False, True):
+        for shape, word, coarse in _coarse_solutions(start, goal, max_curvature_inv_m, every_word):
+            if word not in tried:
+                tried.add(word)
+                lengths = _solve(shape, start, goal, word, coarse, ramp_count)
+                if lengths is not None:
+                    break
+        if lengths is not None:
+            break
+    if not tried:
+        raise PlanningError(f'no continuous-curvature path from {tuple(start)} to {tuple(goal)}')
     if lengths is None:
         raise PlanningError(
             f'continuous-curvature path from {tuple(start)} to {tuple(goal)} '
