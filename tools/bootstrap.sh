@@ -121,3 +121,10 @@ fi
 colcon --log-base "log/$distro" build --base-paths src --symlink-install \
   --build-base "build/$distro" --install-base "install/$distro" >"$deps/colcon-build.log" 2>&1 \
   || { log "colcon build failed; see $deps/colcon-build.log"; tail -n 40 "$deps/colcon-build.log"; exit 1; }
+# The compiled kernels (numba, cached on disk beside the build): compiled on the first run, loaded
+# after, so that no node, test or demo compiles them while it runs (cold, that took longer than
+# a launch test's window on 2 busy cores).
+log "loading the compiled kernels (compiled on the first run only, about a minute)"
+WHEELSIM_DISTRO="$distro" bash -c 'set +u; source env.sh >/dev/null 2>&1; set -e
+  python -m wheelsim.core.warm_up; python -m wheelsim.report.warm_up' >"$deps/warm-up.log" 2>&1 \
+  || { log "compiling the kernels failed; see $deps/warm-up.log"; tail -n 40 "$deps/warm-up.log"; exit 1; }
