@@ -42,7 +42,9 @@ KNOWN_MISCOMPILED_MPPI = {
         'the MPPI controller of the packed Nav2 1.3.13 prefix (../shared/nav2, archive sha256 '
         '9272856...) is miscompiled: -ffast-math with Debian\'s xsimd 8.1.0 flips the sign of '
         'xsimd cos/sin below |yaw| 135 deg, so every candidate trajectory is mirrored and MPPI '
-        'drives away from its goal (docs/bringup.md)'),
+        'drives away from its goal; outside this repository: rebuild the prefix with '
+        'tools/nav2_mppi_signed_zeros.patch, or name a correct one in WHEELSIM_NAV2_PREFIX; '
+        "the same stack runs Nav2's graceful controller meanwhile (docs/bringup.md)"),
 }
 #: The lifecycle managers of nav2_bringup.launch.py, by localization.
 LIFECYCLE_MANAGERS = {
