@@ -133,10 +133,13 @@ class StopRequest:
     def _watch(self) -> None:
         """Helper thread: on the first signal, wake the executor until the main loop has left,
         and end the process :data:`GRACE_S` later if it has not ended by then."""
-        while not os.read(self._read_fd, 64):
-            pass
+        received = b''
+        while not received:
+            received = os.read(self._read_fd, 64)
         self._first_signal_s = self._first_signal_s or time.monotonic()
-        self.signal_name = self.signal_name or 'a signal'  # seen here before the Python handler
+        # The C-level handler writes the signal's number; the Python handler may not have run
+        # (the main thread inside a long C call).
+        self.signal_name = self.signal_name or _name_of(received[0])
         with self._lock:
             if self.phase is Phase.IMPORTING:  # the main thread may be inside a long C call
                 exit_now(0)
@@ -167,6 +170,14 @@ class StopRequest:
         print(f'{self.program}: {what} over {GRACE_S} s after {self.signal_name} (in {where}): '
               'process ended', file=sys.stderr, flush=True)
         exit_now(0)
+
+
+def _name_of(signum: int) -> str:
+    """``'SIGINT'`` for 2; ``'signal <n>'`` for a number that is no known signal."""
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f'signal {signum}'
 
 
 def exit_now(code: int) -> NoReturn:
