@@ -5,15 +5,15 @@ Run after ``source env.sh``:  python bench/bench_recording.py [--runs 5] [--base
 
 The messages of a recorded run (``--bag``: a run's ``bag`` folder; by default the built-in
 default scenario is run once with this tree into a temporary folder) are read back as rclpy
-message objects (rclpy's ``deserialize_message``) and given to ``BagRecorder.record`` in their
-order with their log times, the report's ``RunReader.add`` as listener, as ``wheelsim run``
+message objects (rclpy's ``deserialize_message``) and given to ``BagRecorder.record`` and the
+report's ``RunReader.take`` in their order with their log times, as ``wheelsim run``
 does (the objects that exist before are frozen out of the garbage collector, as in the loop).
 Each run is a fresh process, so what is built on first use counts as it does in a run. Times
 are CPU seconds of the thread:
 
-- ``record``: the replay's ``record`` calls (types built from the ``.msg`` files, serializers
-  and layouts generated, messages serialized, written in batches, given to the listener): what
-  recording adds to the lock-step loop;
+- ``record``: the replay's ``record`` and ``take`` calls (types built from the ``.msg`` files,
+  serializers and layouts generated, messages serialized, written in batches, read by the
+  report's reader): what recording and the report add to the lock-step loop;
 - ``close``: leaving the recorder (the last chunk, the summary, ``metadata.yaml``);
 - ``report data``: ``RunReader.run`` after it (the report's series);
 - ``record again``: a second replay in the same process, into a new bag (what a sweep worker's
@@ -71,12 +71,16 @@ def replay(messages: list[tuple[str, object, int]], bag: Path) -> dict[str, floa
     from wheelsim.run.recording import BagRecorder
 
     reader = RunReader()
-    recorder = BagRecorder(bag, listener=reader.add)
+    if hasattr(reader, 'take'):
+        recorder, take = BagRecorder(bag), reader.take
+    else:  # a baseline before the reader took messages in memory: it read the recorded bytes
+        recorder, take = BagRecorder(bag, listener=reader.add), lambda *_: None
     with recorder:
         record = recorder.record
         start_s = time.thread_time()
         for topic, msg, time_ns in messages:
             record(topic, msg, time_ns)
+            take(topic, msg, time_ns)
         recorded_s = time.thread_time()
     closed_s = time.thread_time()
     reader.run()

@@ -96,6 +96,29 @@ def test_same_seed_identical_results_and_other_seed_differs(tmp_path):
     assert bag_a['/ground_truth'] != bag_c['/ground_truth']  # and so does the closed loop
 
 
+def test_what_is_recorded_changes_no_metric_and_the_bag_gives_the_same(tmp_path):
+    """The metrics read every message in memory: recording all, some or no topics gives the
+    same metrics.json, and the metrics of the bag read back are those too."""
+    from wheelsim.report.bag_data import load_run
+    from wheelsim.report.metrics import compute_metrics
+
+    text = textwrap.dedent(SHORT_SCENARIO.format(seed=2))
+    for name, record in (('every', 'all'), ('none', 'none'), ('some', '[cmd_vel]')):
+        (tmp_path / f'{name}.yaml').write_text(f'{text}record: {record}\n')
+        result = wheelsim('run', f'{name}.yaml', '--quiet', '--no-plots', '--output', name,
+                          cwd=tmp_path)
+        assert result.returncode == 0, result.stdout + result.stderr
+    every, none, some = (tmp_path / name / 'short' for name in ('every', 'none', 'some'))
+    assert (every / 'metrics.json').read_bytes() == (none / 'metrics.json').read_bytes() == \
+        (some / 'metrics.json').read_bytes()
+    assert not (none / 'bag').exists()
+    assert set(read_bag(some / 'bag')) == {'/cmd_vel'}
+    recorded = json.loads((every / 'metrics.json').read_text())
+    assert recorded['cross_track_rms_m'] is not None
+    read_back = json.loads(json.dumps(compute_metrics(load_run(every / 'bag'))))
+    assert read_back == recorded
+
+
 def raw_messages(bag_dir: Path) -> list[tuple[str, str, int, int, bytes]]:
     """(topic, type, log time, publish time, payload) in the order the bag file holds them."""
     (mcap_file,) = bag_dir.glob('*.mcap')

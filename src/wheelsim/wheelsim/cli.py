@@ -94,6 +94,8 @@ def _add_ray_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--output', default='results', help='output root (default: results); '
                         'a rerun into the same output skips the runs already done')
     parser.add_argument('--quiet', action='store_true', help='no progress bar')
+    parser.add_argument('--bags', action='store_true', help="keep each run's bag (default: "
+                        'none; the metrics are read in memory)')
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -221,7 +223,7 @@ def _sweep(args: argparse.Namespace) -> int:
     runner = _ray_runner(args)  # checks --workers before anything is written
     axes = sampling.parse_axes(args.param)
     points = sampling.plan_points(axes, args.sample, args.samples, args.sample_seed)
-    planned = sweep.plan_sweep(scenario, points, _override_check(specs))
+    planned = sweep.plan_sweep(scenario, points, _override_check(specs), args.bags)
     root = _output_root(args.output) / scenario.name / 'sweep'
     with runner:
         print(f'sweep of {len(planned)} runs of {scenario.name} on {runner.workers} Ray '
@@ -264,10 +266,10 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _tune(args: argparse.Namespace) -> int:
-    from wheelsim.report import bag_data, plots
     from wheelsim.report.metrics import METRIC_NAMES
     from wheelsim.run import sampling, tables, tune
     from wheelsim.run.output import check_run_name
+    from wheelsim.run.runner import run_scenario
 
     scenario, specs = _load(args.scenario)
     runner = _ray_runner(args)  # checks --workers before the study is created
@@ -293,7 +295,7 @@ def _tune(args: argparse.Namespace) -> int:
               f'{args.objective} ({study.direction.name.lower()}), {args.trials} trials on '
               f'{runner.workers} Ray workers -> {root}')
         outcome = tune.tune(scenario, axes, args.objective, args.trials, study, root, runner,
-                            check, show_progress=not args.quiet)
+                            check, show_progress=not args.quiet, record_bags=args.bags)
     parameters = [a.name for a in axes]
     csv_path, _ = tables.write_tables(outcome.rows, root / 'trials')
     metrics = tables.metric_columns(outcome.rows)
@@ -306,8 +308,9 @@ def _tune(args: argparse.Namespace) -> int:
     best = outcome.best
     (root / 'best_params.yaml').write_text(tune.params_file(best, parameters))
     best_run = root / best['run']
-    plots.write_plots(bag_data.load_run(best_run / 'bag'), best_run / 'plots',
-                      title=f'{scenario.name}: best trial {best["point"]}')
+    # The same scenario, overrides and seed: the same run, now with its bag and plots.
+    best_scenario = with_overrides(scenario, {p: best[p] for p in parameters}, check)
+    run_scenario(best_scenario, best_run.parent, show_progress=False, overwrite=True)
     print(f'best {args.objective} = {best["value"]:.6g} at trial {best["point"]}: ' + ', '.join(
         f'{p}={best[p]}' for p in parameters) + ('' if outcome.best_feasible else
                                                  '  (no trial meets the pass criteria)'))

@@ -46,7 +46,9 @@ def test_a_worker_without_the_output_folder_returns_the_files(tmp_path, ros_doma
     (shared / TOKEN_FILE).write_text('abc')
     here = run_job(job, str(shared), 'abc')  # sees the token: writes in place
     assert 'files' not in here and here['run_dir'] == f'{job.key}/short'
-    elsewhere = run_job(job, str(remote), 'abc')  # no token there: runs aside, returns files
+    assert not (shared / here['run_dir'] / 'bag').exists()  # a sweep's default: metrics only
+    # No token there: runs aside, returns files; with its bag, and the same metrics.
+    elsewhere = run_job(Job(job.key, scenario, record_bag=True), str(remote), 'abc')
     assert not remote.exists()
     assert {'short/metrics.json', 'short/bag/metadata.yaml'} <= {
         name.split('/', 1)[1] for name in elsewhere['files']}

@@ -62,7 +62,7 @@ def test_full_scenario_with_params_file_layering(tmp_path):
     ('duration: -1', 'duration: -1 must be a number of seconds'),
     ('duration: .nan', 'duration'),
     ('seed: 1.5', 'seed: 1.5 must be a non-negative integer'),
-    ('record: 5', 'record: 5 must be "all" or a list'),
+    ('record: 5', 'record: 5 must be "all", "none" or a list'),
     ('pass_criteria: {cross_track_rms: 1}', 'pass_criteria.cross_track_rms: unknown metric '
                                             '(did you mean cross_track_rms_m?)'),
     ('pass_criteria: {goal_error_m: high}', "pass_criteria.goal_error_m: 'high' must be"),

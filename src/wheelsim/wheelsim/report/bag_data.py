@@ -1,17 +1,16 @@
-"""Read a wheelsim run's rosbag2 (MCAP) folder into numpy arrays, one series per topic.
+"""What the run report uses of a wheelsim run, as numpy arrays, one series per topic.
 
-Messages are read with the ``mcap`` reader. The numbers of the pose, twist and point series are
-read column-wise from the CDR bytes of all messages of a topic at once
-(:func:`wheelsim.report.cdr_columns.read_columns`); other messages are decoded one by one by the
-``rosbags`` type store (generated code, several times faster than ``mcap_ros2``'s decoder), or
-by ``mcap_ros2``'s decoder from the schema in the bag for a type the store does not know or
-cannot read exactly (``rosbags`` refuses more than 3 bytes of trailing padding, which rclpy
-writes after an empty sequence of doubles, as in ``sensor_msgs/JointState``); none needs a ROS
-install or message package. Of ``map`` and ``footprint`` only the last message is decoded; the
-joint states and tracking errors (only the plots use them) when first asked for. Times are in
+:class:`RunReader` takes messages one at a time: from the lock-step runner as the nodes publish
+them (so a run's metrics need no bag), or from a rosbag2 (MCAP) folder (:func:`load_run`, read
+with the ``mcap`` reader). A bag's messages are decoded by the ``rosbags`` type store
+(generated code, several times faster than ``mcap_ros2``'s decoder), or by ``mcap_ros2``'s
+decoder from the schema in the bag for a type the store does not know or cannot read exactly
+(``rosbags`` refuses more than 3 bytes of trailing padding, which rclpy writes after an empty
+sequence of doubles, as in ``sensor_msgs/JointState``); none needs a ROS install or message
+package. Only the topics of :data:`TOPICS` are decoded; the others are counted. Times are in
 seconds of simulated time: the header stamp of stamped messages, the log time of the others (a
 Twist on ``cmd_vel``). Every series is in stamp order, the plans in log time order. A topic
-missing from the bag gives empty arrays, never an error; a bag whose writer was killed (no
+missing from the run gives empty arrays, never an error; a bag whose writer was killed (no
 summary, no ``metadata.yaml``) gives the messages of its complete chunks.
 """
 
@@ -22,10 +21,10 @@ import io
 import struct
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import cache, cached_property
-from operator import attrgetter, itemgetter
+from functools import cache, cached_property, partial
+from operator import itemgetter
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 import numpy as np
 from mcap.exceptions import McapError
@@ -39,7 +38,6 @@ from rosbags.typesys.store import Typestore
 from wheelsim.core.units import NS_PER_S
 from wheelsim.core.world.footprint import Footprint
 from wheelsim.core.world.occupancy import OccupancyMap
-from wheelsim.report.cdr_columns import NotColumnar, read_columns
 from wheelsim.report.geometry import FloatArray, yaw_from_quaternion
 
 TOPICS = ('ground_truth', 'odom', 'pose', 'twist_actual', 'joint_states', 'cmd_vel', 'plan',
@@ -201,21 +199,31 @@ def _pose_arrays(poses: list[Any]) -> tuple[FloatArray, FloatArray, FloatArray]:
             yaw_from_quaternion(*q))
 
 
-def _joints(stamps: list[float], messages: list[Any]) -> JointSeries:
+class _JointRow(NamedTuple):
+    """One sensor_msgs/JointState as read."""
+
+    name: tuple[str, ...]
+    position: tuple[float, ...]
+    velocity: tuple[float, ...]
+
+
+def _joints(rows: list[tuple[float, _JointRow]]) -> JointSeries:
+    """Joint states ``(stamp [s], row)`` as a series in stamp order."""
     names: dict[str, int] = {}
-    for msg in messages:
+    for _, msg in rows:
         for name in msg.name:
             names.setdefault(name, len(names))
-    position = np.full((len(messages), len(names)), np.nan)
-    velocity = np.full((len(messages), len(names)), np.nan)
-    for row, msg in enumerate(messages):
+    position = np.full((len(rows), len(names)), np.nan)
+    velocity = np.full((len(rows), len(names)), np.nan)
+    for row, (_, msg) in enumerate(rows):
         columns = [names[n] for n in msg.name]
         if len(msg.position) == len(columns):
             position[row, columns] = msg.position
         if len(msg.velocity) == len(columns):
             velocity[row, columns] = msg.velocity
-    order = np.argsort(_array(stamps), kind='stable')
-    return JointSeries(_array(stamps)[order], tuple(names), position[order], velocity[order])
+    stamps = _array(t_s for t_s, _ in rows)
+    order = np.argsort(stamps, kind='stable')
+    return JointSeries(stamps[order], tuple(names), position[order], velocity[order])
 
 
 def _plan(msg: Any, log_time_ns: int) -> Plan:
@@ -265,26 +273,25 @@ def _world(msg: Any | None) -> OccupancyMap | None:
                                     (info.origin.position.x, info.origin.position.y, yaw))
 
 
-def _footprint(msg: Any | None) -> Footprint | None:
-    """The geometry_msgs/PolygonStamped ``msg`` as a footprint, or None."""
-    if msg is None:
+def _footprint(corners_m: list[float] | None) -> Footprint | None:
+    """The corners of a geometry_msgs/PolygonStamped, ``[x0, y0, x1, y1, ...]`` [m], as a
+    footprint; None without, or if they are no simple polygon of three corners or more."""
+    if corners_m is None:
         return None
     try:
-        return Footprint.from_flat([v for p in msg.polygon.points for v in (p.x, p.y)])
-    except ValueError:  # not a simple polygon of three corners or more: no footprint
+        return Footprint.from_flat(corners_m)
+    except ValueError:
         return None
 
 
-def _columns(stamps: list[float], messages: list[Any]) -> ColumnSeries:
-    rows = []
-    for msg in messages:
-        row: dict[str, float] = {}
-        _flatten(msg, '', row)
-        rows.append(row)
-    names = list(dict.fromkeys(name for row in rows for name in row))
-    order = np.argsort(_array(stamps), kind='stable')
-    columns = {n: _array(row.get(n, np.nan) for row in rows)[order] for n in names}
-    return ColumnSeries(_array(stamps)[order], columns)
+def _columns(rows: list[tuple[float, dict[str, float]]]) -> ColumnSeries:
+    """Flattened messages ``(stamp [s], {path: value})`` as columns in stamp order (NaN where a
+    message lacks a path)."""
+    names = list(dict.fromkeys(name for _, row in rows for name in row))
+    stamps = _array(t_s for t_s, _ in rows)
+    order = np.argsort(stamps, kind='stable')
+    columns = {n: _array(row.get(n, np.nan) for _, row in rows)[order] for n in names}
+    return ColumnSeries(stamps[order], columns)
 
 
 @cache
@@ -330,88 +337,6 @@ class _Decoders:
         return self._fallback[schema.id](data)
 
 
-_log_time = itemgetter(1)
-
-ChannelInfo = tuple[str, Schema | None, str]
-"""A channel of recorded messages: ``(topic (fully qualified), schema (None: schemaless),
-message encoding)``."""
-Record = tuple[int, int, bytes]
-"""A recorded message: ``(channel id, log time [ns], bytes)``, the serialized message in the
-bytes from a given start on (see :class:`RunReader`)."""
-
-
-@dataclass
-class _Topic:
-    """The messages of one topic, in file order, as recorded: decoded only when asked for."""
-
-    records: list[Record]
-    channels: Mapping[int, ChannelInfo]
-    """The channels of the records (each with a schema)."""
-    data_start: int
-    """Where the serialized message starts in a record's bytes."""
-
-    @cached_property
-    def log_times_ns(self) -> list[int]:
-        return [time_ns for _, time_ns, _ in self.records]
-
-    @cached_property
-    def payloads(self) -> list[bytes]:
-        """The records' bytes (the serialized messages from :attr:`data_start` on)."""
-        return [data for _, _, data in self.records]
-
-    def _decode(self, decoders: _Decoders, record: Record) -> Any:
-        _, schema, encoding = self.channels[record[0]]
-        data = record[2]
-        return decoders.decode(schema, encoding, data[self.data_start:] if self.data_start
-                               else data)
-
-    def messages(self, decoders: _Decoders) -> list[Any]:
-        return [self._decode(decoders, record) for record in self.records]
-
-    def stamps_s(self, messages: list[Any]) -> list[float]:
-        return [_stamp_s(m, t) for m, t in zip(messages, self.log_times_ns, strict=True)]
-
-    def last(self, decoders: _Decoders) -> Any | None:
-        return self._decode(decoders, self.records[-1]) if self.records else None
-
-    def _one_known_schema(self, decoders: _Decoders) -> Schema | None:
-        schemas = {schema.id: schema for _, schema, _ in self.channels.values()}
-        if len(schemas) != 1 or not self.records:
-            return None
-        schema, = schemas.values()
-        return schema if decoders.known(schema) else None
-
-    def has_field(self, decoders: _Decoders, name: str) -> bool:
-        """Whether the messages have a field ``name`` (False without messages)."""
-        schema = self._one_known_schema(decoders)
-        if schema is not None:
-            return any(f == name for f, _ in decoders.typestore.fielddefs[schema.name][1])
-        return hasattr(self.last(decoders), name)
-
-    def table(self, decoders: _Decoders, paths: list[str]) -> list[FloatArray]:
-        """``[t_s, *values]``: the stamps (see :func:`_stamp_s`) and the numeric fields at the
-        dotted ``paths`` as float arrays, in file order; read column-wise
-        (:func:`wheelsim.report.cdr_columns.read_columns`) where the type allows it."""
-        schema = self._one_known_schema(decoders)
-        if schema is not None:
-            stamped = self.has_field(decoders, 'header')
-            stamp = ['header.stamp.sec', 'header.stamp.nanosec'] if stamped else []
-            try:
-                columns = read_columns(decoders.typestore, schema.name, self.payloads,
-                                       paths + stamp, self.data_start)
-            except NotColumnar:
-                pass
-            else:
-                if stamped:
-                    t_s = columns[stamp[0]].astype(float) + columns[stamp[1]] / NS_PER_S
-                else:
-                    t_s = np.asarray(self.log_times_ns, dtype=np.int64) / NS_PER_S
-                return [t_s, *(columns[p].astype(float) for p in paths)]
-        messages = self.messages(decoders)
-        return [_array(self.stamps_s(messages)),
-                *(_array(attrgetter(p)(m) for m in messages) for p in paths)]
-
-
 def _bag_file(bag: Path) -> Path:
     if bag.is_file():
         return bag
@@ -422,104 +347,137 @@ def _bag_file(bag: Path) -> Path:
     return files[0]
 
 
-POSE_FIELDS = ['position.x', 'position.y', 'orientation.x', 'orientation.y', 'orientation.z',
-               'orientation.w']
-TWIST_FIELDS = ['linear.x', 'linear.y', 'angular.z']
+def _pose_row(pose: Any) -> tuple[float, ...]:
+    position, q = pose.position, pose.orientation
+    return (position.x, position.y, q.x, q.y, q.z, q.w)
 
 
-def _pose_series(topic: _Topic, decoders: _Decoders, prefix: str) -> PoseSeries:
-    t_s, x_m, y_m, *q = topic.table(decoders, [prefix + f for f in POSE_FIELDS])
-    return PoseSeries(*_sorted(t_s, x_m, y_m, yaw_from_quaternion(*q)))
+def _twist_row(twist: Any) -> tuple[float, ...]:
+    return (twist.linear.x, twist.linear.y, twist.angular.z)
 
 
-def _twist_series(topic: _Topic, decoders: _Decoders, prefix: str) -> TwistSeries:
-    return TwistSeries(*_sorted(*topic.table(decoders, [prefix + f for f in TWIST_FIELDS])))
+def _columns_of(rows: list[tuple[float, ...]], width: int) -> list[FloatArray]:
+    """Rows of ``width`` numbers as ``width`` float columns sorted by the first (the stamp)."""
+    table = np.array(rows, dtype=float).reshape(len(rows), width)
+    return _sorted(*table.T)
+
+
+def _pose_series(rows: list[tuple[float, ...]]) -> PoseSeries:
+    """Rows ``(t_s, x_m, y_m, qx, qy, qz, qw)`` as a series in stamp order."""
+    t_s, x_m, y_m, *q = _columns_of(rows, 7)
+    return PoseSeries(t_s, x_m, y_m, yaw_from_quaternion(*q))
 
 
 class RunReader:
-    """Gathers the messages of one run, given batch by batch in recording order (:meth:`add`),
-    and builds its :class:`RunData` (:meth:`run`). Fed by :func:`load_run` from a bag file, or by
-    :class:`wheelsim.run.recording.BagRecorder` as it records (the same messages, so the same
-    result without reading the bag back).
+    """Gathers what the report uses of one run, message by message (:meth:`take`), and builds
+    its :class:`RunData` (:meth:`run`).
+
+    The lock-step runner gives it every message the nodes publish, as they publish it (the
+    objects in memory: whether and what a run records into its bag does not change its
+    metrics); :func:`load_run` gives it the messages of a bag file, decoded. A message is read
+    when it is taken (its publisher may fill the same object again afterwards); rclpy's
+    messages and the decoders' have the same fields.
 
     ``namespace``: the robot's namespace; the topics in :data:`TOPICS` are read under it.
     """
 
     def __init__(self, namespace: str = '/') -> None:
         prefix = namespace.rstrip('/') + '/'
-        self._data_start: int | None = None  # of every record, set by the first add
-        self._wanted = {prefix + name: name for name in TOPICS}
-        self._channels: dict[int, ChannelInfo] = {}
-        self._records: dict[str, list[Record]] = {}  # topic -> its messages
-        self._appenders: dict[int, Callable[[Record], None]] = {}  # channel id -> their append
+        self._readers: dict[str, Callable[[Any, int], None]] = {
+            prefix + name: getattr(self, '_take_' + name) for name in TOPICS}
+        self._counts: dict[str, int] = {}
+        self._first_log_ns: int | None = None
+        self._last_log_ns = 0
+        self._rows: dict[str, list[tuple[float, ...]]] = {
+            name: [] for name in ('ground_truth', 'ground_truth_twist', 'odom', 'pose',
+                                  'twist_actual', 'cmd_vel', 'collision')}
+        self._plans: list[tuple[int, Plan]] = []
+        self._joints: list[tuple[float, _JointRow]] = []
+        self._errors: list[tuple[float, dict[str, float]]] = []
+        self._world: OccupancyMap | None = None
+        self._footprint_m: list[float] | None = None  # the last footprint's corners
 
-    def add(self, channels: Mapping[int, ChannelInfo], messages: Iterable[Record],
-            data_start: int = 0) -> None:
-        """``messages`` in recording order, ``channels`` holding at least every channel they
-        use (a channel without a schema is only counted); in the bytes of each, the serialized
-        message starts at ``data_start`` (0 in a bag file's messages; the recorder gives MCAP
-        message records). Every batch of a run must give the same start (ValueError)."""
-        if self._data_start is None:
-            self._data_start = data_start
-        elif data_start != self._data_start:
-            raise ValueError(f'records whose data start at byte {data_start} after records whose '
-                             f'data start at byte {self._data_start}: one source per run')
-        for channel in channels.keys() - self._channels.keys():
-            self._channels[channel] = channels[channel]
-            topic = channels[channel][0]
-            self._appenders[channel] = self._records.setdefault(topic, []).append
-        appenders = self._appenders
-        for record in messages:
-            appenders[record[0]](record)
+    def take(self, topic: str, msg: Any, log_time_ns: int) -> None:
+        """Read ``msg``, published on ``topic`` (fully qualified) at ``log_time_ns`` [ns] of
+        simulated time: counted whatever the topic, read if it is one of :data:`TOPICS`."""
+        self.count(topic, log_time_ns)
+        read = self._readers.get(topic)
+        if read is not None:
+            read(msg, log_time_ns)
+
+    def reads(self, topic: str) -> bool:
+        """Whether :meth:`take` reads the messages of ``topic`` (else it only counts them)."""
+        return topic in self._readers
+
+    def count(self, topic: str, log_time_ns: int) -> None:
+        """Count a message on ``topic`` at ``log_time_ns`` without reading it."""
+        counts = self._counts
+        counts[topic] = counts.get(topic, 0) + 1
+        if self._first_log_ns is None or log_time_ns < self._first_log_ns:
+            self._first_log_ns = log_time_ns
+        if log_time_ns > self._last_log_ns:
+            self._last_log_ns = log_time_ns
+
+    def _take_ground_truth(self, msg: Any, log_time_ns: int) -> None:
+        t_s = _stamp_s(msg, log_time_ns)
+        self._rows['ground_truth'].append((t_s, *_pose_row(msg.pose.pose)))
+        self._rows['ground_truth_twist'].append((t_s, *_twist_row(msg.twist.twist)))
+
+    def _take_odom(self, msg: Any, log_time_ns: int) -> None:
+        self._rows['odom'].append((_stamp_s(msg, log_time_ns), *_pose_row(msg.pose.pose)))
+
+    def _take_pose(self, msg: Any, log_time_ns: int) -> None:
+        self._rows['pose'].append((_stamp_s(msg, log_time_ns), *_pose_row(msg.pose.pose)))
+
+    def _take_twist_actual(self, msg: Any, log_time_ns: int) -> None:
+        self._rows['twist_actual'].append((_stamp_s(msg, log_time_ns), *_twist_row(msg.twist)))
+
+    def _take_cmd_vel(self, msg: Any, log_time_ns: int) -> None:
+        twist = getattr(msg, 'twist', msg)  # TwistStamped or Twist
+        self._rows['cmd_vel'].append((_stamp_s(msg, log_time_ns), *_twist_row(twist)))
+
+    def _take_plan(self, msg: Any, log_time_ns: int) -> None:
+        self._plans.append((log_time_ns, _plan(msg, log_time_ns)))
+
+    def _take_joint_states(self, msg: Any, log_time_ns: int) -> None:
+        self._joints.append((_stamp_s(msg, log_time_ns), _JointRow(
+            tuple(msg.name), tuple(msg.position), tuple(msg.velocity))))
+
+    def _take_tracking_error(self, msg: Any, log_time_ns: int) -> None:
+        row: dict[str, float] = {}
+        _flatten(msg, '', row)
+        self._errors.append((_stamp_s(msg, log_time_ns), row))
+
+    def _take_map(self, msg: Any, log_time_ns: int) -> None:
+        self._world = _world(msg)
+
+    def _take_footprint(self, msg: Any, log_time_ns: int) -> None:
+        self._footprint_m = [v for p in msg.polygon.points for v in (p.x, p.y)]
+
+    def _take_collision(self, msg: Any, log_time_ns: int) -> None:
+        self._rows['collision'].append((_stamp_s(msg, log_time_ns), msg.point.x, msg.point.y))
 
     def run(self) -> RunData:
         """The run read so far. The joint states and the tracking errors, which only the plots
-        use, are decoded on first use."""
-        decoders = _Decoders()
-        topics = {name: self._topic(topic) for topic, name in self._wanted.items()}
-        plan_topic = topics['plan']
-        plans = [(t, _plan(m, t)) for m, t in zip(plan_topic.messages(decoders),
-                                                   plan_topic.log_times_ns, strict=True)]
-        cmd_vel = topics['cmd_vel']
-        spans_ns = [(min(map(_log_time, records)), max(map(_log_time, records)))
-                    for records in self._records.values() if records]  # each topic's
-        t_s, x_m, y_m = topics['collision'].table(decoders, ['point.x', 'point.y'])
-
-        def joints() -> JointSeries:
-            messages = topics['joint_states'].messages(decoders)
-            return _joints(topics['joint_states'].stamps_s(messages), messages)
-
-        def tracking_error() -> ColumnSeries:
-            messages = topics['tracking_error'].messages(decoders)
-            return _columns(topics['tracking_error'].stamps_s(messages), messages)
-
+        use, are tabled on first use."""
+        rows = self._rows
         return RunData(
-            ground_truth=_pose_series(topics['ground_truth'], decoders, 'pose.pose.'),
-            ground_truth_twist=_twist_series(topics['ground_truth'], decoders, 'twist.twist.'),
-            odom=_pose_series(topics['odom'], decoders, 'pose.pose.'),
-            estimate=_pose_series(topics['pose'], decoders, 'pose.pose.'),
-            twist_actual=_twist_series(topics['twist_actual'], decoders, 'twist.'),
-            cmd_vel=_twist_series(cmd_vel, decoders,
-                                  'twist.' if cmd_vel.has_field(decoders, 'twist') else ''),
-            plans=tuple(plan for _, plan in sorted(plans, key=lambda item: item[0])),
-            message_counts={topic: len(records)
-                            for topic, records in sorted(self._records.items()) if records},
-            start_time_s=min((first for first, _ in spans_ns), default=0) / NS_PER_S,
-            end_time_s=max((last for _, last in spans_ns), default=0) / NS_PER_S,
-            world=_world(topics['map'].last(decoders)),
-            footprint=_footprint(topics['footprint'].last(decoders)),
-            collisions=PointSeries(*_sorted(t_s, x_m, y_m)),
-            decode_later={'joints': joints, 'tracking_error': tracking_error},
+            ground_truth=_pose_series(rows['ground_truth']),
+            ground_truth_twist=TwistSeries(*_columns_of(rows['ground_truth_twist'], 4)),
+            odom=_pose_series(rows['odom']),
+            estimate=_pose_series(rows['pose']),
+            twist_actual=TwistSeries(*_columns_of(rows['twist_actual'], 4)),
+            cmd_vel=TwistSeries(*_columns_of(rows['cmd_vel'], 4)),
+            plans=tuple(plan for _, plan in sorted(self._plans, key=itemgetter(0))),
+            message_counts=dict(sorted(self._counts.items())),
+            start_time_s=(self._first_log_ns or 0) / NS_PER_S,
+            end_time_s=self._last_log_ns / NS_PER_S,
+            world=self._world,
+            footprint=_footprint(self._footprint_m),
+            collisions=PointSeries(*_columns_of(rows['collision'], 3)),
+            decode_later={'joints': partial(_joints, list(self._joints)),
+                          'tracking_error': partial(_columns, list(self._errors))},
         )
-
-    def _topic(self, topic: str) -> _Topic:
-        """The messages of ``topic`` that have a schema."""
-        channels = {channel: info for channel, info in self._channels.items()
-                    if info[0] == topic and info[1] is not None}
-        records = self._records.get(topic, [])
-        if len(channels) < sum(info[0] == topic for info in self._channels.values()):
-            records = [record for record in records if record[0] in channels]
-        return _Topic(records, channels, self._data_start or 0)
 
 
 #: The last 8 bytes of a finished MCAP file (and its first 8).
@@ -545,15 +503,14 @@ def _file_messages(stream: BinaryIO) -> Iterator[tuple[Schema | None, Channel, M
 
 def load_run(bag_dir: Path | str, namespace: str = '/') -> RunData:
     """Read the run recorded in ``bag_dir`` (a rosbag2 folder, or its ``.mcap`` file); see
-    :class:`RunReader`."""
-    channels: dict[int, ChannelInfo] = {}
-    records = []
+    :class:`RunReader`. A message of a channel without a schema is only counted."""
+    reader, decoders = RunReader(namespace), _Decoders()
     with _bag_file(Path(bag_dir)).open('rb') as stream:
         # File order: the recorder writes in time order, and every series is sorted anyway.
         for schema, channel, message in _file_messages(stream):
-            if channel.id not in channels:
-                channels[channel.id] = (channel.topic, schema, channel.message_encoding)
-            records.append((channel.id, message.log_time, message.data))
-    reader = RunReader(namespace)
-    reader.add(channels, records)
+            if schema is None or not reader.reads(channel.topic):
+                reader.count(channel.topic, message.log_time)
+            else:
+                reader.take(channel.topic, decoders.decode(
+                    schema, channel.message_encoding, message.data), message.log_time)
     return reader.run()

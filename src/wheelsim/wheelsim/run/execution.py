@@ -50,10 +50,13 @@ WAIT_S = 0.2
 
 @dataclass(frozen=True)
 class Job:
-    """One run: ``key`` names its folder in the output (:func:`job_key`)."""
+    """One run: ``key`` names its folder in the output (:func:`job_key`); ``record_bag``
+    false: no bag, only what the metrics read in memory (faster; a sweep's or a study's
+    default)."""
 
     key: str
     scenario: Scenario
+    record_bag: bool = False
 
 
 def job_key(scenario: Scenario) -> str:
@@ -85,7 +88,7 @@ def run_job(job: Job, root: str, token: str) -> dict[str, Any]:
     start = time.perf_counter()
     try:
         outcome = run_scenario(job.scenario, target / job.key, show_progress=False,
-                               make_plots=False, overwrite=True)
+                               make_plots=False, overwrite=True, record=job.record_bag)
         result: dict[str, Any] = {
             'metrics': outcome.metrics, 'failed': list(outcome.failed_criteria),
             'interrupted': outcome.interrupted,

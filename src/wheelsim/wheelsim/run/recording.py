@@ -4,23 +4,18 @@ The bag plays back in ``ros2 bag play``, Foxglove and PlotJuggler (format and wr
 :mod:`wheelsim.run.bag_writer`). A message is serialized to CDR when it is recorded, into the
 MCAP message record the bag holds (by :mod:`wheelsim.run.cdr`: rclpy's bytes, faster), so its
 publisher may fill the same object again for its next publication, and written in batches in
-this process. A listener (the report's
-:meth:`wheelsim.report.bag_data.RunReader.add`) may be given each batch as the bag file gets it,
-so a run's metrics need not read the bag back. The bag is finished when the recorder closes, also
-on an interrupted run (through the context manager); a process killed outright leaves an MCAP
-file without its summary (the ``mcap`` tools can recover its messages).
+this process. The bag is finished when the recorder closes, also on an interrupted run
+(through the context manager); a process killed outright leaves an MCAP file without its
+summary (the ``mcap`` tools can recover its messages).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mcap.records import Schema
-from rosbags.interfaces import MessageDefinitionFormat
-
-from wheelsim.run.bag_writer import MESSAGE_DATA_START, McapBagWriter, Message, record_serializer
+from wheelsim.run.bag_writer import McapBagWriter, Message, record_serializer
 from wheelsim.run.cdr import Serializer
 
 # ROS infrastructure topics: not part of a run (parameter events carry wall-clock stamps from
@@ -28,16 +23,6 @@ from wheelsim.run.cdr import Serializer
 IGNORED_TOPICS = frozenset({'/parameter_events', '/rosout'})
 #: Messages written at once (the writer's cost per call is spread over them).
 BATCH_MESSAGES = 500
-MESSAGE_ENCODING = 'cdr'
-
-ChannelInfo = tuple[str, Schema, str]
-"""A recorded topic: ``(topic, schema, message encoding)``, the schema the bag holds for its
-type."""
-Listener = Callable[[Mapping[int, ChannelInfo], Sequence[Message], int], None]
-"""Called as ``listener(channels, messages, data_start)`` for every batch of recorded messages,
-in recording order: ``messages`` as ``(channel id, log time [ns], MCAP message record)``, the
-CDR bytes from byte ``data_start`` of the record on; ``channels`` every channel recorded so far
-by id (:meth:`wheelsim.report.bag_data.RunReader.add` takes them so)."""
 
 
 class RecordingError(RuntimeError):
@@ -57,18 +42,14 @@ class BagRecorder:
     raises :class:`RecordingError` naming the bag.
     """
 
-    def __init__(self, path: Path, topics: set[str] | None = None,
-                 listener: Listener | None = None) -> None:
-        """``topics``: fully qualified topic names to record; None records every topic.
-        ``listener``: also given every batch of recorded messages (see :data:`Listener`)."""
+    def __init__(self, path: Path, topics: set[str] | None = None) -> None:
+        """``topics``: fully qualified topic names to record; None records every topic."""
         self.path = Path(path)
         if self.path.exists():
             raise FileExistsError(f'bag folder {self.path} exists already: give a new path')
         self._topics = topics
-        self._listener = listener
         # topic -> (channel id, record serializer); (0, None) for a topic not recorded
         self._routes: dict[str, tuple[int, Serializer | None]] = {}
-        self._channels: dict[int, ChannelInfo] = {}
         self._batch: list[Message] = []
         self._writer: McapBagWriter | None = None
 
@@ -96,11 +77,9 @@ class BagRecorder:
             self._flush()
 
     def _flush(self) -> None:
-        """Write the messages recorded since the last batch and give them to the listener."""
+        """Write the messages recorded since the last batch."""
         batch, self._batch = self._batch, []
         self._writing(self._writer.write, batch)
-        if self._listener is not None and batch:
-            self._listener(self._channels, batch, MESSAGE_DATA_START)
 
     def _route(self, topic: str, msg: Any) -> tuple[int, Serializer | None]:
         """How messages on ``topic`` are recorded: (channel id, serializer), or (0, None) if not.
@@ -108,11 +87,6 @@ class BagRecorder:
         if topic in IGNORED_TOPICS or (self._topics is not None and topic not in self._topics):
             return 0, None
         connection = self._writing(self._writer.add_topic, topic, ros_type_name(msg))
-        msgdef = connection.msgdef
-        schema = Schema(id=connection.id, name=connection.msgtype, data=msgdef.data.encode(),
-                        encoding='ros2msg' if msgdef.format == MessageDefinitionFormat.MSG
-                        else 'ros2idl')
-        self._channels[connection.id] = (topic, schema, MESSAGE_ENCODING)
         return connection.id, record_serializer(type(msg))
 
     def _writing(self, action: Callable[..., Any], *args: Any) -> Any:

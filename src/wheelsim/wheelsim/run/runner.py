@@ -28,8 +28,8 @@ from wheelsim.core.params import ParamSpec
 from wheelsim.run.output import run_folder
 from wheelsim.run.scenario import NODE_NAMES, Scenario
 
-if TYPE_CHECKING:  # the recorder imports rclpy: not for --help
-    from wheelsim.run.recording import Listener
+if TYPE_CHECKING:  # the lock-step runner imports rclpy: not for --help
+    from wheelsim.run.lockstep import Recorder
 
 # Node name -> (module, class). The runner builds exactly these, in this order (the order in
 # which callbacks at equal times run).
@@ -204,11 +204,23 @@ def _existing_objects_frozen() -> Iterator[None]:
         gc.unfreeze()
 
 
-def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
+def _fan_out(sinks: list[Recorder]) -> Recorder | None:
+    """One recorder calling each of ``sinks`` in turn (None for none)."""
+    if len(sinks) < 2:
+        return sinks[0] if sinks else None
+
+    def each(topic: str, msg: Any, time_ns: int) -> None:
+        for sink in sinks:
+            sink(topic, msg, time_ns)
+    return each
+
+
+def simulate(scenario: Scenario, bag_dir: Path | None, real_time_factor: float = 0.0,
              show_progress: bool = True, phases: Phases | None = None,
-             listener: Listener | None = None) -> tuple[float, bool]:
-    """Run the nodes in lock-step for the scenario's duration, recording into ``bag_dir``
-    (and giving every recorded message to ``listener`` if given).
+             reader: Recorder | None = None) -> tuple[float, bool]:
+    """Run the nodes in lock-step for the scenario's duration, recording the scenario's topics
+    into ``bag_dir`` (None: no bag) and giving every message published to ``reader`` (as
+    ``reader(topic, message, time_ns)``) if given.
 
     Returns (wall time [s], interrupted). Ctrl-C and SIGTERM stop the run between two events
     (:mod:`wheelsim.run.held_signals`); the bag is finished either way.
@@ -222,9 +234,11 @@ def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
     progress = _Progress(scenario.duration_s, real_time_factor, show_progress)
     interrupted = False
     nodes = []
-    recorder = BagRecorder(bag_dir, set(scenario.record_topics or ()) or None, listener)
+    recorder = contextlib.nullcontext() if bag_dir is None or scenario.record_topics == () \
+        else BagRecorder(bag_dir, set(scenario.record_topics or ()) or None)
+    sinks = [sink for sink in (reader, getattr(recorder, 'record', None)) if sink is not None]
     held = HeldSignals()  # Ctrl-C and SIGTERM act between two events, never inside a write
-    lockstep = Lockstep(recorder.record, START_TIME_NS)
+    lockstep = Lockstep(_fan_out(sinks), START_TIME_NS)
 
     def between(now_ns: int) -> None:
         held.deliver()
@@ -257,18 +271,20 @@ def simulate(scenario: Scenario, bag_dir: Path, real_time_factor: float = 0.0,
 
 def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float = 0.0,
                  show_progress: bool = True, make_plots: bool = True,
-                 overwrite: bool = False) -> RunOutcome:
+                 overwrite: bool = False, record: bool = True) -> RunOutcome:
     """Simulate, then write metrics, timing and plots into ``output_root/<scenario name>``
-    (a numbered sibling if that exists; see :func:`wheelsim.run.output.run_folder`)."""
+    (a numbered sibling if that exists; see :func:`wheelsim.run.output.run_folder`).
+    ``record`` false: no bag, whatever the scenario's ``record`` says (the metrics and plots
+    read the run in memory either way)."""
     from wheelsim.report import metrics, plots, summary
     from wheelsim.report.bag_data import RunReader
 
     phases = Phases()
 
     out = run_folder(output_root, scenario.name, overwrite)
-    reader = RunReader()  # the report's data, given each message as the bag gets it
-    wall_s, interrupted = simulate(scenario, out / 'bag', real_time_factor, show_progress,
-                                   phases, reader.add)
+    reader = RunReader()  # the report's data, read from each message as it is published
+    wall_s, interrupted = simulate(scenario, out / 'bag' if record else None, real_time_factor,
+                                   show_progress, phases, reader.take)
     with phases('report_data'):
         run = reader.run()
     with phases('metrics'):

@@ -9,7 +9,7 @@ A scenario is YAML::
                                   # this file; its sections for the four nodes are the base
     map: room                     # optional map_server YAML (relative to this file), or the
                                   # name of a shipped map (share/wheelsim/params/maps/<name>.yaml)
-    record: all                   # 'all' or a list of topics
+    record: all                   # 'all', 'none' (no bag) or a list of topics
     pass_criteria:                # optional upper bounds on metrics.json entries
       cross_track_rms_m: 0.10
     nodes:                        # per-node parameters, applied over params_file
@@ -72,7 +72,7 @@ class Scenario:
     name: str
     duration_s: float
     seed: int
-    record_topics: tuple[str, ...] | None  # None: every topic
+    record_topics: tuple[str, ...] | None  # None: every topic; (): none, no bag
     pass_criteria: Mapping[str, float]
     node_parameters: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     source: Path | None = None
@@ -201,10 +201,12 @@ def load_scenario(
     record = tree.get('record', 'all')
     if record == 'all':
         record_topics = None
+    elif record == 'none':
+        record_topics = ()
     elif isinstance(record, list) and record and all(isinstance(t, str) for t in record):
         record_topics = tuple(t if t.startswith('/') else '/' + t for t in record)
     else:
-        raise _fail(source, 'record', f'{record!r} must be "all" or a list of topic names')
+        raise _fail(source, 'record', f'{record!r} must be "all", "none" or a list of topic names')
 
     criteria = tree.get('pass_criteria') or {}
     if not isinstance(criteria, dict):

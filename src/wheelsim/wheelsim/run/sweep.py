@@ -46,12 +46,15 @@ class SweepOutcome:
 
 
 def plan_sweep(scenario: Scenario, points: Sequence[Mapping[str, Any]],
-               check: Callable[[str, str, Any], None]) -> list[SweepPoint]:
-    """The scenario at each point (overrides checked, see :func:`with_overrides`)."""
+               check: Callable[[str, str, Any], None],
+               record_bags: bool = False) -> list[SweepPoint]:
+    """The scenario at each point (overrides checked, see :func:`with_overrides`); each run
+    records its bag if ``record_bags``."""
     planned = []
     for index, overrides in enumerate(points):
         swept = with_overrides(scenario, overrides, check)
-        planned.append(SweepPoint(index, dict(overrides), Job(job_key(swept), swept)))
+        planned.append(SweepPoint(index, dict(overrides),
+                                  Job(job_key(swept), swept, record_bags)))
     return planned
 
 

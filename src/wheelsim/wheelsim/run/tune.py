@@ -101,8 +101,9 @@ def open_study(folder: Path, storage: str | None, name: str, objective: str,
 
 def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, study,
          root: Path, runner: RayRunner, check: Callable[[str, str, Any], None],
-         show_progress: bool = True) -> TuneOutcome:
-    """Run trials until the study has ``trials`` finished ones (see the module doc)."""
+         show_progress: bool = True, record_bags: bool = False) -> TuneOutcome:
+    """Run trials until the study has ``trials`` finished ones (see the module doc); each
+    trial's run records its bag if ``record_bags``."""
     import optuna
     from optuna.trial import TrialState
     from tqdm import tqdm
@@ -148,7 +149,7 @@ def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, 
                 continue
             in_flight.setdefault(key, []).append((trial, overrides))
             if len(in_flight[key]) == 1:
-                yield Job(key, swept)
+                yield Job(key, swept, record_bags)
 
     try:
         for job, result in runner.run(jobs(), root / 'runs'):
