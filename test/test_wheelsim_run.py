@@ -75,6 +75,8 @@ def test_default_scenario_end_to_end(tmp_path):
     metrics = json.loads((out / 'metrics.json').read_text())
     assert metrics['cross_track_rms_m'] < 0.15
     assert metrics['goal_position_error_m'] < 0.25
+    assert metrics['scenario'] == {'name': 'default', 'file': None}  # the built-in one
+    assert metrics['seed'] == 1 and metrics['passed'] is True
     timing = json.loads((out / 'timing.json').read_text())
     assert timing['simulated_time_s'] == pytest.approx(duration_s, abs=0.05)
     assert (out / 'plots' / 'report.pdf').stat().st_size > 10_000
@@ -104,11 +106,12 @@ def test_what_is_recorded_changes_no_metric_and_the_bag_gives_the_same(tmp_path)
 
     text = textwrap.dedent(SHORT_SCENARIO.format(seed=2))
     for name, record in (('every', 'all'), ('none', 'none'), ('some', '[cmd_vel]')):
-        (tmp_path / f'{name}.yaml').write_text(f'{text}record: {record}\n')
-        result = wheelsim('run', f'{name}.yaml', '--quiet', '--no-plots', '--output', name,
-                          cwd=tmp_path)
+        (tmp_path / name).mkdir()
+        (tmp_path / name / 'short.yaml').write_text(f'{text}record: {record}\n')
+        result = wheelsim('run', 'short.yaml', '--quiet', '--no-plots', '--output', 'out',
+                          cwd=tmp_path / name)
         assert result.returncode == 0, result.stdout + result.stderr
-    every, none, some = (tmp_path / name / 'short' for name in ('every', 'none', 'some'))
+    every, none, some = (tmp_path / name / 'out' / 'short' for name in ('every', 'none', 'some'))
     assert (every / 'metrics.json').read_bytes() == (none / 'metrics.json').read_bytes() == \
         (some / 'metrics.json').read_bytes()
     assert not (none / 'bag').exists()
@@ -116,7 +119,7 @@ def test_what_is_recorded_changes_no_metric_and_the_bag_gives_the_same(tmp_path)
     recorded = json.loads((every / 'metrics.json').read_text())
     assert recorded['cross_track_rms_m'] is not None
     read_back = json.loads(json.dumps(compute_metrics(load_run(every / 'bag'))))
-    assert read_back == recorded
+    assert read_back == {key: recorded[key] for key in read_back}
 
 
 def raw_messages(bag_dir: Path) -> list[tuple[str, str, int, int, bytes]]:
@@ -162,13 +165,25 @@ def test_recordings_are_identical_bytes_in_order_and_rclpy_cdr(tmp_path):
     assert counts['/ground_truth'] == counts['/odom'] == counts['/pose'] == 50 * 6 + 1
 
 
-def test_pass_criteria_failure_gives_exit_code_1(tmp_path):
+def test_a_failed_criterion_gives_exit_1_and_metrics_json_records_each_with_its_value(tmp_path):
     scenario = write_scenario(tmp_path, 1)
-    scenario.write_text(scenario.read_text() + 'pass_criteria: {cross_track_rms_m: 0.0}\n')
-    result = wheelsim('run', str(scenario), '--quiet', '--no-plots', '--output', 'o',
-                      cwd=tmp_path)
+    scenario.write_text(scenario.read_text() + 'pass_criteria: {cross_track_rms_m: 0.0, '
+                        'goal_position_error_m: 1.0}\n')
+    result = wheelsim('run', scenario.name, '--seed', '4', '--quiet', '--no-plots', '--output',
+                      'o', cwd=tmp_path)
     assert result.returncode == 1, result.stdout + result.stderr
     assert 'FAIL' in result.stdout
+    metrics = json.loads((tmp_path / 'o' / 'short' / 'metrics.json').read_text())
+    # the file as given on the command line (relative: no absolute temporary path), the seed
+    # the run used (--seed replaces the scenario's)
+    assert metrics['scenario'] == {'name': 'short', 'file': 'scenario.yaml'}
+    assert metrics['seed'] == 4
+    assert metrics['pass_criteria'] == {
+        'cross_track_rms_m': {'bound': 0.0, 'value': metrics['cross_track_rms_m'],
+                              'passed': False},
+        'goal_position_error_m': {'bound': 1.0, 'value': metrics['goal_position_error_m'],
+                                  'passed': True}}
+    assert metrics['cross_track_rms_m'] > 0.0 and metrics['passed'] is False
 
 
 @pytest.mark.parametrize('text, fragment', [

@@ -149,8 +149,13 @@ def test_a_params_file_seed_is_replaced_by_the_scenario_seed_and_said_so(tmp_pat
     assert (f"note: {layered}: the params_file sets localization.seed, which every run sets "
             "itself: the scenario's seed") in results[1].stderr
     assert 'params_file' not in results[0].stderr
-    metrics = [(tmp_path / p / 'short' / 'metrics.json').read_bytes() for p in ('plain', 'layered')]
-    assert metrics[0] == metrics[1]  # seed 1 in both: the file's 7 is not used
+    plain_metrics, layered_metrics = (
+        json.loads((tmp_path / p / 'short' / 'metrics.json').read_text())
+        for p in ('plain', 'layered'))
+    assert layered_metrics.pop('scenario')['file'] == str(layered)
+    assert plain_metrics.pop('scenario')['file'] == str(plain)
+    assert layered_metrics['seed'] == 1  # the file's 7 is not used: the same run as plain
+    assert layered_metrics == plain_metrics
 
 
 def test_a_node_seed_in_a_scenario_file_is_an_error(tmp_path):

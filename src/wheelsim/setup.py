@@ -1,4 +1,5 @@
-"""ament_python package wheelsim; also installs the top-level launch/, params/ and rviz/ folders."""
+"""ament_python package wheelsim; also installs the top-level launch/, params/, rviz/, plotjuggler/
+and examples/ folders (an example's ../params/maps/room.yaml resolves in share/wheelsim/ too)."""
 
 from pathlib import Path
 
@@ -32,6 +33,7 @@ setup(
         *share_files('params'),
         *share_files('rviz'),
         *share_files('plotjuggler'),
+        *share_files('examples'),
     ],
     install_requires=['setuptools'],
     zip_safe=False,

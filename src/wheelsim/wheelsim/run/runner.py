@@ -7,7 +7,8 @@ messages on any machine; no DDS participant and no socket is opened. Output fold
 
 - ``bag/``: rosbag2 folder with one MCAP file of every recorded topic;
 - ``plots/*.png`` and ``plots/report.pdf``;
-- ``metrics.json`` (deterministic: byte-identical for the same scenario and seed);
+- ``metrics.json``: the metrics, and what they came from and were held to (:func:`run_record`;
+  deterministic: byte-identical for the same scenario file, command and seed);
 - ``timing.json`` (wall time and achieved real-time factor, which depend on
   the machine and so are kept out of metrics.json).
 """
@@ -25,8 +26,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wheelsim.core.params import ParamSpec
+from wheelsim.report.summary import passes
 from wheelsim.run.output import run_folder
-from wheelsim.run.scenario import NODE_NAMES, Scenario
+from wheelsim.run.scenario import DEFAULT_SCENARIO, NODE_NAMES, Scenario
 
 if TYPE_CHECKING:  # the lock-step runner imports rclpy: not for --help
     from wheelsim.run.lockstep import Recorder
@@ -269,6 +271,30 @@ def simulate(scenario: Scenario, bag_dir: Path | None, real_time_factor: float =
     return wall_s, interrupted
 
 
+def criteria_outcomes(pass_criteria: Mapping[str, float], metrics: Mapping[str, Any]
+                      ) -> dict[str, dict[str, Any]]:
+    """Per pass criterion: ``bound`` (the upper bound the scenario gives), ``value`` (the
+    measured metric; None where the run lacks the data) and ``passed`` (value <= bound)."""
+    return {key: {'bound': bound, 'value': metrics.get(key),
+                  'passed': passes(metrics.get(key), bound)}
+            for key, bound in pass_criteria.items()}
+
+
+def run_record(scenario: Scenario, metrics: Mapping[str, Any],
+               criteria: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """What ``metrics.json`` holds: every metric under its own name (and ``partial`` if given),
+    plus ``scenario`` (``name``, and ``file``: the scenario file as given on the command line,
+    None for the built-in default; never made absolute, so two runs of the same command give the
+    same bytes wherever they write), ``seed`` (of localization and vehicle_sim), ``pass_criteria``
+    (:func:`criteria_outcomes`) and ``passed`` (every criterion passed; true without any)."""
+    source = scenario.source
+    return {**metrics,
+            'scenario': {'name': scenario.name,
+                         'file': None if source in (None, DEFAULT_SCENARIO) else source.as_posix()},
+            'seed': scenario.seed, 'pass_criteria': dict(criteria),
+            'passed': all(c['passed'] for c in criteria.values())}
+
+
 def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float = 0.0,
                  show_progress: bool = True, make_plots: bool = True,
                  overwrite: bool = False, record: bool = True) -> RunOutcome:
@@ -276,7 +302,7 @@ def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float 
     (a numbered sibling if that exists; see :func:`wheelsim.run.output.run_folder`).
     ``record`` false: no bag, whatever the scenario's ``record`` says (the metrics and plots
     read the run in memory either way)."""
-    from wheelsim.report import metrics, plots, summary
+    from wheelsim.report import metrics, plots
     from wheelsim.report.bag_data import RunReader
 
     phases = Phases()
@@ -291,7 +317,9 @@ def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float 
         values = metrics.compute_metrics(run, goal_tolerance_m=_goal_tolerance_m(scenario))
     if interrupted:
         values['partial'] = True  # computed on the part of the run that was simulated
-    (out / 'metrics.json').write_text(json.dumps(values, indent=2, sort_keys=True) + '\n')
+    criteria = criteria_outcomes(scenario.pass_criteria, values)
+    (out / 'metrics.json').write_text(
+        json.dumps(run_record(scenario, values, criteria), indent=2, sort_keys=True) + '\n')
     simulated_s = round(run.end_time_s - START_TIME_NS / 1e9, 3) if run.end_time_s > 0 else 0.0
     timing = {'wall_time_s': round(wall_s, 3), 'simulated_time_s': simulated_s,
               'real_time_factor': round(simulated_s / wall_s, 1) if wall_s > 0 else 0.0}
@@ -299,6 +327,5 @@ def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float 
     if make_plots:
         with phases('plots'):
             plots.write_plots(run, out / 'plots', title=scenario.name)
-    failed = tuple(sorted(key for key, bound in scenario.pass_criteria.items()
-                          if not summary.passes(values.get(key), bound)))
+    failed = tuple(sorted(key for key, outcome in criteria.items() if not outcome['passed']))
     return RunOutcome(out, values, timing, failed, interrupted, phases)

@@ -1,0 +1,158 @@
+"""Every scenario in examples/ runs as examples/README.md says, through the installed command
+from the repository root, and passes its own pass criteria; every file there has a command
+here (a new example without one fails); each loads from any folder and from the installed share
+folder (its relative paths are relative to the file); bad input to its subcommand is one line
+and exit 2."""
+
+import csv
+import json
+import re
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from ament_index_python.packages import get_package_share_directory
+from bringup_support import REPO
+from mcap.reader import make_reader
+from mcap_ros2.decoder import DecoderFactory
+
+from wheelsim.cli import _load
+
+EXAMPLES = REPO / 'examples'
+#: Each example's command as examples/README.md and the file's own header give it.
+COMMANDS = {
+    'figure_eight_noise.yaml': 'wheelsim run examples/figure_eight_noise.yaml',
+    'furnished_room.yaml': 'wheelsim run examples/furnished_room.yaml',
+    'car_parking.yaml': 'wheelsim run examples/car_parking.yaml',
+    'sweep_dead_time.yaml': (
+        'wheelsim sweep examples/sweep_dead_time.yaml --param seed=1..2 --param '
+        'vehicle_sim.model_params.differential.drive_actuators.dead_time=0,0.1,0.2'),
+    'tune_lead_time.yaml': (
+        'wheelsim tune examples/tune_lead_time.yaml --param controller.lead_time=0:0.8 '
+        '--objective cross_track_rms_m --trials 12'),
+}
+RUNS = [name for name, command in COMMANDS.items() if command.startswith('wheelsim run ')]
+#: What the harness adds to a user's command: a temporary output, no progress bar, and for Ray
+#: at most the two cores this machine has.
+HARNESS = {'run': ['--quiet', '--no-plots'], 'sweep': ['--quiet', '--workers', '2'],
+           'tune': ['--quiet', '--workers', '2']}
+BEST_LEAD_TIME_S = 0.325  # test_wheelsim_tune.py: the drive's 0.3 s dead time + 25 ms
+REVERSED_AT_LEAST_M = 8.0  # the parking plan backs 9.9 m
+
+
+def run_example(name: str, output: Path) -> subprocess.CompletedProcess:
+    """The example's command, run from the repository root as a user would."""
+    words = shlex.split(COMMANDS[name])
+    exe = shutil.which(words[0])
+    assert exe, 'wheelsim is not on PATH: run through `make test` or after `source env.sh`'
+    return subprocess.run([exe, *words[1:], '--output', str(output), *HARNESS[words[1]]],
+                          cwd=REPO, capture_output=True, text=True, timeout=600)
+
+
+def one_line(text: str) -> str:
+    """Shell text with its backslash line continuations and comment markers joined up."""
+    return ' '.join(re.sub(r'\\\n\s*#?', ' ', text).split())
+
+
+def assert_passed(metrics: dict, file: str) -> None:
+    """metrics.json of a run of ``file`` that met every pass criterion it names."""
+    assert metrics['scenario']['file'] == file
+    assert metrics['pass_criteria'] and metrics['passed'] is True, metrics['pass_criteria']
+    assert all(c['passed'] and c['value'] <= c['bound']
+               for c in metrics['pass_criteria'].values()), metrics['pass_criteria']
+
+
+def test_every_example_has_a_command_here_in_the_readme_and_in_its_header():
+    examples = {p.name for p in EXAMPLES.iterdir()} - {'README.md'}
+    assert examples == set(COMMANDS), 'an example without a test here, or a test without one'
+    readme = (EXAMPLES / 'README.md').read_text()
+    for name, command in COMMANDS.items():
+        assert command in readme.splitlines(), f'examples/README.md: no line `{command}`'
+        header = one_line((EXAMPLES / name).read_text().split('\nname:')[0])
+        assert command in header, f'{name}: its header does not give `{command}`'
+
+
+@pytest.mark.parametrize('name', RUNS)
+def test_run_example_passes_its_criteria(tmp_path, name):
+    result = run_example(name, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    scenario = yaml.safe_load((EXAMPLES / name).read_text())
+    out = tmp_path / scenario['name']
+    metrics = json.loads((out / 'metrics.json').read_text())
+    assert_passed(metrics, f'examples/{name}')
+    assert metrics['seed'] == scenario['seed']
+    assert (out / 'bag' / 'metadata.yaml').is_file() and (out / 'timing.json').is_file()
+    if name == 'car_parking.yaml':  # the example's point: the car backs into the bay
+        assert reversed_distance_m(out / 'bag') > REVERSED_AT_LEAST_M
+
+
+def reversed_distance_m(bag_dir: Path) -> float:
+    """How far the vehicle drove backwards [m], from its true speed along ground_truth."""
+    speeds, times_ns = [], []
+    with next(bag_dir.glob('*.mcap')).open('rb') as handle:
+        reader = make_reader(handle, decoder_factories=[DecoderFactory()])
+        for _, _, message, odometry in reader.iter_decoded_messages(topics=['/ground_truth']):
+            speeds.append(odometry.twist.twist.linear.x)
+            times_ns.append(message.log_time)
+    steps = zip(speeds[:-1], times_ns[:-1], times_ns[1:], strict=True)
+    return sum(-v * (t1 - t0) / 1e9 for v, t0, t1 in steps if v < 0)
+
+
+@pytest.mark.slow  # about 20 s: Ray's start and six runs on two workers
+def test_sweep_example_runs_every_point_within_its_criteria(tmp_path):
+    result = run_example('sweep_dead_time.yaml', tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    root = tmp_path / 'sweep_dead_time' / 'sweep'
+    with (root / 'sweep.csv').open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 6 and all(r['passed'] == 'True' for r in rows)
+    for row in rows:  # each point's metrics.json: its own seed, every criterion passed
+        metrics = json.loads((root / row['run'] / 'metrics.json').read_text())
+        assert_passed(metrics, 'examples/sweep_dead_time.yaml')
+        assert metrics['seed'] == int(row['seed'])
+    assert (root / 'robustness.csv').is_file() and (root / 'worst_runs.md').is_file()
+
+
+@pytest.mark.slow  # about 25 s: Ray's start and twelve trials on two workers
+def test_tune_example_finds_the_known_best_lead_time_within_its_criteria(tmp_path):
+    result = run_example('tune_lead_time.yaml', tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr  # best trial is feasible
+    root = tmp_path / 'tune_lead_time' / 'tune'
+    best = yaml.safe_load((root / 'best_params.yaml').read_text())
+    lead_time_s = best['controller']['ros__parameters']['lead_time']
+    assert lead_time_s == pytest.approx(BEST_LEAD_TIME_S, abs=0.05), result.stdout
+    with (root / 'trials.csv').open() as handle:
+        assert len(list(csv.DictReader(handle))) == 12
+    assert (root / 'history.png').is_file()
+
+
+@pytest.mark.parametrize('name', sorted(COMMANDS))
+def test_example_loads_from_another_folder_and_from_the_installed_share(tmp_path, monkeypatch,
+                                                                        name):
+    monkeypatch.chdir(tmp_path)
+    installed = Path(get_package_share_directory('wheelsim')) / 'examples' / name
+    for path in (EXAMPLES / name, installed):
+        scenario, _ = _load(str(path))
+        if scenario.map_yaml is not None:  # ../params/maps/room.yaml from the scenario file
+            assert scenario.map_yaml == (path.parent.parent / 'params' / 'maps' /
+                                         'room.yaml').resolve()
+
+
+@pytest.mark.parametrize('command, fragment', [
+    ('wheelsim run examples/car_parking.yaml --param planner.limits.max_speed=-2',
+     'planner.limits.max_speed'),
+    ('wheelsim sweep examples/sweep_dead_time.yaml --param controller.lead_tme=0,1',
+     '--param controller.lead_tme: controller has no such parameter'),
+    ('wheelsim tune examples/tune_lead_time.yaml --param controller.lead_time=0:0.8 '
+     '--objective cross_track', '--objective cross_track: not a metric'),
+])
+def test_bad_input_to_an_example_is_one_line_and_exit_2(tmp_path, command, fragment):
+    words = shlex.split(command)
+    result = subprocess.run([shutil.which(words[0]), *words[1:], '--output', str(tmp_path)],
+                            cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert fragment in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert not any(tmp_path.iterdir())
