@@ -26,7 +26,7 @@ from launch.substitutions import EnvironmentVariable, LaunchConfiguration, PathJ
 from launch_ros.actions import Node, PushROSNamespace, SetParameter, SetRemap
 from launch_ros.substitutions import FindPackageShare
 
-from wheelsim.bringup.packages import apt_package, optional
+from wheelsim.bringup.packages import apt_package, installed, optional
 
 NAVIGATION_NODES = ['controller_server', 'planner_server', 'behavior_server', 'bt_navigator']
 #: The Nav2 packages started or loaded here (servers and the plugins named in reduced.yaml).
@@ -108,6 +108,7 @@ def generate_launch_description():
             'nav2_log_level', default_value='info', description='Log level of the Nav2 servers'),
     ]
 
+    nav2_installed = all(installed(package) for package in NAV2_PACKAGES)
     simulation = IncludeLaunchDescription(
         PythonLaunchDescriptionSource(PathJoinSubstitution([share, 'launch', 'sim.launch.py'])),
         launch_arguments={
@@ -116,6 +117,8 @@ def generate_launch_description():
             'use_namespaced_tf': use_namespaced_tf,
             'use_sim_time': use_sim_time,
             'rviz_config': PathJoinSubstitution([share, 'rviz', 'nav2.rviz']),
+            # Nav2's map server serves map: vehicle_sim publishes none (unless Nav2 is missing)
+            'publish_map': 'false' if nav2_installed else '',
         }.items())
 
     navigation = GroupAction([

@@ -45,7 +45,7 @@ from wheelsim.bringup.nav2_stock import (
     vehicle_values,
     write_nav2_parameters,
 )
-from wheelsim.bringup.packages import apt_package, optional
+from wheelsim.bringup.packages import apt_package, installed, optional
 from wheelsim.bringup.params_files import simulated_vehicle, vehicle_sim_values
 
 LOCALIZATIONS = ('wheelsim', 'amcl')
@@ -174,6 +174,7 @@ def generate_launch_description():
                         'runs on (empty: as in the params file, 1.0 in the presets)'),
     ]
 
+    nav2_installed = all(installed(package) for package in NAV2_PACKAGES)
     simulation = IncludeLaunchDescription(
         PythonLaunchDescriptionSource(PathJoinSubstitution([share, 'launch', 'sim.launch.py'])),
         launch_arguments={
@@ -181,6 +182,8 @@ def generate_launch_description():
             'overrides_file': PathJoinSubstitution(
                 [share, 'params', 'nav2', 'stock_wheelsim.yaml']),
             'map_yaml': map_yaml,
+            # Nav2's map server serves map: vehicle_sim publishes none (unless Nav2 is missing)
+            'publish_map': 'false' if nav2_installed else '',
             'map_to_odom': EqualsSubstitution(localization, 'wheelsim'),
             'use_sim_time': 'true',
             'rviz': LaunchConfiguration('rviz'),

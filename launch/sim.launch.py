@@ -35,6 +35,7 @@ def _wheelsim_nodes(context):
     overrides_file = LaunchConfiguration('overrides_file').perform(context)
     model = LaunchConfiguration('model').perform(context)
     map_yaml = LaunchConfiguration('map_yaml').perform(context)
+    publish_map = LaunchConfiguration('publish_map').perform(context)
     frame_prefix = LaunchConfiguration('frame_prefix').perform(context)
     localization_mode = LaunchConfiguration('localization_mode').perform(context)
     real_time_factor = LaunchConfiguration('real_time_factor').perform(context)
@@ -47,9 +48,11 @@ def _wheelsim_nodes(context):
         sim_overrides['model'] = model
     if map_yaml:
         sim_overrides['world.map_yaml'] = map_yaml
+    namespace = context.launch_configurations.get('ros_namespace', '')
+    if publish_map:
+        sim_overrides['world.publish_map'] = _publish_map(publish_map, files, namespace)
     if real_time_factor:
         sim_overrides['real_time_factor'] = _number('real_time_factor', real_time_factor)
-    namespace = context.launch_configurations.get('ros_namespace', '')
     sim_values = vehicle_sim_values(files, namespace, sim_overrides)
     urdf = robot_description(' + '.join(files), sim_values)
     if sim_values.get('be_reference_clock', False):
@@ -91,6 +94,20 @@ def _number(argument, text):
         return float(text)
     except ValueError:
         raise RuntimeError(f'{argument}:={text} is invalid: must be a number') from None
+
+
+def _publish_map(text, files, namespace):
+    """The ``publish_map`` launch argument as vehicle_sim's ``world.publish_map``; a
+    RuntimeError unless it is true or false, or when the params files set the other value (a
+    map server would serve a second map, or none would be served)."""
+    if text.lower() not in ('true', 'false'):
+        raise RuntimeError(f'publish_map:={text} is invalid: must be true or false')
+    publish_map = text.lower() == 'true'
+    in_files = vehicle_sim_values(files, namespace, {}).get('world.publish_map', publish_map)
+    if in_files != publish_map:
+        raise RuntimeError(f'publish_map:={text} contradicts world.publish_map: {in_files} in '
+                           f'{" + ".join(files)}: set one of them')
+    return publish_map
 
 
 def _shutdown(node):
@@ -143,6 +160,12 @@ def generate_launch_description():
             description='map_server YAML of the world vehicle_sim simulates (world.map_yaml, '
                         'overriding the params file); empty: as in the params file (there '
                         'empty: the map topic)'),
+        DeclareLaunchArgument(
+            'publish_map', default_value='',
+            description='vehicle_sim publishes the map of world.map_yaml on map (true) or not '
+                        '(false: a map server serves it, as nav2.launch.py and '
+                        'nav2_bringup.launch.py set); empty: as in the params file (there '
+                        'default true)'),
         DeclareLaunchArgument(
             'map_to_odom', default_value='true',
             description='localization publishes map -> odom (false when another localizer, '

@@ -173,6 +173,7 @@ def test_sim_launch_builds_its_nodes_and_a_parsing_urdf(preset):
     context = LaunchContext()
     context.launch_configurations.update({
         'params_file': params_file, 'overrides_file': '', 'model': '', 'map_yaml': '',
+        'publish_map': '',
         'frame_prefix': '', 'localization_mode': '', 'real_time_factor': '', 'map_to_odom': 'true',
         'log_level': 'info', 'tracking': 'false'})
     nodes = module._wheelsim_nodes(context)
@@ -182,3 +183,27 @@ def test_sim_launch_builds_its_nodes_and_a_parsing_urdf(preset):
         ('wheelsim', 'controller')]
     assert [n.condition is None or n.condition.evaluate(context) for n in nodes] == [
         True, True, True, False, False]
+
+
+@pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
+def test_sim_launch_publish_map_is_a_bool_that_a_params_file_may_not_contradict(tmp_path):
+    """publish_map:= (what the Nav2 launch files set false: their map server serves map) gives
+    vehicle_sim's world.publish_map; anything but true or false, or the other value in the
+    params files, fails the launch naming both (no second map served, no map silently
+    missing)."""
+    spec = importlib.util.spec_from_file_location('wheelsim_sim_launch',
+                                                  REPO / 'launch' / 'sim.launch.py')
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    preset = str(PARAMS_DIR / 'indoor_differential.yaml')
+    assert module._publish_map('false', [preset], '') is False
+    assert module._publish_map('True', [preset], '') is True
+    with pytest.raises(RuntimeError, match='publish_map:=no is invalid: must be true or false'):
+        module._publish_map('no', [preset], '')
+    publishing = tmp_path / 'publishing.yaml'
+    publishing.write_text('/**/vehicle_sim:\n  ros__parameters:\n    world:\n'
+                          '      publish_map: true\n')
+    assert module._publish_map('true', [preset, str(publishing)], '') is True
+    with pytest.raises(RuntimeError, match='publish_map:=false contradicts world.publish_map: '
+                                           'True in .*publishing.yaml'):
+        module._publish_map('false', [preset, str(publishing)], '')

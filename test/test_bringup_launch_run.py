@@ -44,6 +44,12 @@ def launch(tmp_path, ros_domain_id, file_name, *arguments, duration_s=DURATION_S
     return json.loads(out.read_text()), text
 
 
+def publishers(summary, topic):
+    """(publishers, latched) of ``topic`` in the probe's graph; (0, False) if it has none."""
+    info = next((i for i in summary['probe']['topics'].values() if i['topic'] == topic), {})
+    return info.get('publishers', 0), info.get('latched', False)
+
+
 def topics(summary, namespace=''):
     """{topic: messages in the window} for the topics under ``namespace``."""
     prefix = '/' + namespace.strip('/') + '/' if namespace.strip('/') else '/'
@@ -167,6 +173,20 @@ def test_sim_launch_runs_every_preset(tmp_path, ros_domain_id, preset):
     assert 'RViz not started: rviz2 not installed (sudo apt install ros-' in text
 
 
+@pytest.mark.parametrize('publish_map', ['', 'false'])
+def test_sim_launch_with_a_map_file_shows_the_world(tmp_path, ros_domain_id, publish_map):
+    """map_yaml:= (the teleop case): vehicle_sim publishes the map, latched, with the scan and
+    the footprint wheelsim.rviz shows; with publish_map:=false (a map server would serve it)
+    nothing publishes map."""
+    summary, text = launch(tmp_path, ros_domain_id, 'sim.launch.py', 'rviz:=false',
+                           f'map_yaml:={PARAMS_DIR / "maps" / "room.yaml"}',
+                           f'publish_map:={publish_map}')
+    assert_ran_and_shut_down_cleanly(summary, text, SIM)
+    seen = topics(summary)
+    assert seen.get('scan', 0) > 0 and seen.get('footprint', 0) > 0, seen
+    assert publishers(summary, '/map') == ((0, False) if publish_map else (1, True))
+
+
 def test_demo_launch_closes_the_loop(tmp_path, ros_domain_id):
     # 22 s, not 14: the loop closes only once all five processes are up, the plan is made and
     # the EKF has a pose; a loaded CI run once had no cmd_vel yet in the last 5 s of 14.
@@ -229,7 +249,8 @@ def test_nav2_launch_without_nav2_runs_the_simulation_and_says_why(tmp_path, ros
 
 
 def test_nav2_bringup_launch_without_nav2_runs_the_robot_on_its_clock(tmp_path, ros_domain_id):
-    """Without Nav2: wheelsim as the stock bring-up's robot: the scan, /clock, base_footprint."""
+    """Without Nav2: wheelsim as the stock bring-up's robot: the scan, /clock, base_footprint;
+    no map server runs, so vehicle_sim publishes the map it simulates (latched)."""
     summary, text = launch(tmp_path, ros_domain_id, 'nav2_bringup.launch.py', 'rviz:=false')
     assert_ran_and_shut_down_cleanly(summary, text, SIM)
     assert 'Nav2 (the simulation runs without it) not started: nav2_bringup' in text
@@ -239,6 +260,7 @@ def test_nav2_bringup_launch_without_nav2_runs_the_robot_on_its_clock(tmp_path, 
     assert {'base_link -> base_footprint', 'base_link -> base_scan'} <= frames(summary,
                                                                                '/tf_static')
     assert 'map -> odom' in frames(summary)
+    assert publishers(summary, '/map') == (1, True)
 
 
 @pytest.mark.parametrize('localization', ['wheelsim', 'amcl'])
@@ -248,7 +270,8 @@ def test_nav2_bringup_launch_includes_nav2_bringup_with_the_merged_parameters(
     navigation2 1.3.13, and printing them; a nav2_params.yaml of the facts' stock values), the
     map server and the lifecycle manager: the launch includes bringup with the stock
     parameters and wheelsim's overrides merged and filled, starts the map server only when
-    AMCL's bring-up does not, and wheelsim's localization leaves map -> odom to AMCL."""
+    AMCL's bring-up does not, and wheelsim's localization leaves map -> odom to AMCL.
+    vehicle_sim leaves map to the map server (the stand-in publishes none)."""
     prefix = nav2_stand_ins(tmp_path / 'nav2')
     env = {'AMENT_PREFIX_PATH': f"{prefix}{os.pathsep}{os.environ.get('AMENT_PREFIX_PATH', '')}"}
     summary, text = launch(tmp_path, ros_domain_id, 'nav2_bringup.launch.py', 'rviz:=false',
@@ -271,6 +294,7 @@ def test_nav2_bringup_launch_includes_nav2_bringup_with_the_merged_parameters(
     assert ('map -> odom' in frames(summary)) is not amcl
     assert 'odom -> base_link' in frames(summary)
     assert topics(summary).get('clock', 0) > 0
+    assert publishers(summary, '/map') == (0, False)
 
 
 def nav2_stand_ins(prefix):

@@ -1,8 +1,9 @@
 """RViz configs and the PlotJuggler layout parse and name only topics the nodes really publish.
 
 The topics come from the ROS graph: the four wheelsim node classes are built in one process
-from a preset (as the launch files start them) and asked what they publish and subscribe, with
-which types. Every PlotJuggler series must also be a field of that topic's message type (or a
+from a preset (as the launch files start them; vehicle_sim with a map file, as
+``sim.launch.py map_yaml:=...``) and asked what they publish and subscribe, with which types
+and QoS. Every PlotJuggler series must also be a field of that topic's message type (or a
 joint the vehicles publish), so a renamed topic or field is caught.
 """
 
@@ -51,9 +52,20 @@ EXTERNAL_TOPICS = {
 NAV2_BRINGUP_NODES = {'amcl': 'amcl_publishes_particle_cloud'}
 
 
+#: The map vehicle_sim simulates in the graph (and so publishes on map).
+WORLD_MAP = PARAMS_DIR / 'maps' / 'room.yaml'
+#: What the main RViz config shows of vehicle_sim's world: display class -> (topic, type).
+WORLD_DISPLAYS = {
+    'rviz_default_plugins/Map': ('map', 'nav_msgs/msg/OccupancyGrid'),
+    'rviz_default_plugins/LaserScan': ('scan', 'sensor_msgs/msg/LaserScan'),
+    'rviz_default_plugins/Polygon': ('footprint', 'geometry_msgs/msg/PolygonStamped'),
+}
+
+
 @pytest.fixture(scope='module')
-def graph():
-    """{'published': {topic: types}, 'subscribed': {topic: types}} of the wheelsim nodes.
+def graph(tmp_path_factory):
+    """{'published': {topic: types}, 'subscribed': {topic: types}, 'publisher_qos': {topic:
+    [(reliability, durability) of each publisher]}} of the wheelsim nodes.
 
     Each node gets its own context (DDS participant), as in separate processes: in one
     participant vehicle_sim's Twist subscription and the controller's TwistStamped publisher on
@@ -66,12 +78,16 @@ def graph():
     require_loopback_dds()
     previous = os.environ.get('ROS_DOMAIN_ID')
     preset = PARAMS_DIR / 'indoor_differential.yaml'
+    world = tmp_path_factory.mktemp('world') / 'world.yaml'
+    world.write_text(yaml.safe_dump(
+        {'/**/vehicle_sim': {'ros__parameters': {'world': {'map_yaml': str(WORLD_MAP)}}}}))
     with reserved_domain_id() as domain_id, ExitStack() as stack:
         os.environ['ROS_DOMAIN_ID'] = str(domain_id)
         try:
             nodes = []
             for name in WHEELSIM_NODES:
-                context = stack.enter_context(ros_context([preset]))
+                files = [preset, world] if name == 'vehicle_sim' else [preset]
+                context = stack.enter_context(ros_context(files))
                 nodes.append(stack.enter_context(built_node(name, context)))
             probe = Node('bringup_probe', context=stack.enter_context(ros_context([])))
             stack.callback(probe.destroy_node)
@@ -84,7 +100,8 @@ def graph():
 
 
 def _wait_for_graph(probe, nodes, timeout_s=15.0):
-    """Published and subscribed topics of ``nodes`` once the probe has discovered them all."""
+    """Published and subscribed topics of ``nodes`` (and the QoS of the publishers) once the
+    probe has discovered them all."""
     wanted = [(seam.name, seam.namespace) for seam in nodes]
     deadline = time.monotonic() + timeout_s
     while True:
@@ -96,9 +113,13 @@ def _wait_for_graph(probe, nodes, timeout_s=15.0):
                 for topic, types in probe.get_subscriber_names_and_types_by_node(
                         name, namespace):
                     subscribed.setdefault(topic, set()).update(types)
-        if {'/ground_truth', '/odom', '/plan', '/cmd_vel', '/tracking_error'} <= set(published) \
-                or time.monotonic() > deadline:
-            return {'published': published, 'subscribed': subscribed}
+        if {'/ground_truth', '/odom', '/plan', '/cmd_vel', '/tracking_error', '/map', '/scan',
+                '/footprint'} <= set(published) or time.monotonic() > deadline:
+            publisher_qos = {topic: [(i.qos_profile.reliability, i.qos_profile.durability)
+                                     for i in probe.get_publishers_info_by_topic(topic)]
+                             for topic in published}
+            return {'published': published, 'subscribed': subscribed,
+                    'publisher_qos': publisher_qos}
         time.sleep(0.2)
 
 
@@ -211,6 +232,29 @@ def test_rviz_config_shows_what_the_issue_asks(path):
     classes = set(re.findall(r'Class: (\S+)', path.read_text()))
     for wanted in ('RobotModel', 'TF', 'Odometry', 'PoseWithCovariance', 'Path', 'SetGoal'):
         assert f'rviz_default_plugins/{wanted}' in classes, f'{path.name}: no {wanted}'
+
+
+def test_main_rviz_config_shows_the_world_as_vehicle_sim_publishes_it(graph):
+    """Map, scan and footprint displays on the topics vehicle_sim publishes, of their types,
+    subscribing with a QoS its publishers serve: not reliable of a best-effort publisher (the
+    scan), not transient local of a volatile one; the map transient local, so that an RViz
+    started after vehicle_sim (or a map server) still gets the latched map."""
+    from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
+
+    config = yaml.safe_load((REPO / 'rviz' / 'wheelsim.rviz').read_text())
+    displays = {d['Class']: d for d in config['Visualization Manager']['Displays']}
+    for kind, (topic, type_name) in WORLD_DISPLAYS.items():
+        assert kind in displays, f'no {kind} display'
+        display, name = displays[kind], '/' + topic
+        assert display['Enabled'] and display['Topic']['Value'] == topic, display
+        assert graph['published'].get(name) == {type_name}, (name, graph['published'].get(name))
+        wanted = display['Topic']
+        for reliability, durability in graph['publisher_qos'][name]:
+            assert not (wanted['Reliability Policy'] == 'Reliable'
+                        and reliability != ReliabilityPolicy.RELIABLE), (name, reliability)
+            assert not (wanted['Durability Policy'] == 'Transient Local'
+                        and durability != DurabilityPolicy.TRANSIENT_LOCAL), (name, durability)
+    assert displays['rviz_default_plugins/Map']['Topic']['Durability Policy'] == 'Transient Local'
 
 
 def test_main_rviz_config_has_pose_and_goal_tools():

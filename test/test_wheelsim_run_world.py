@@ -1,6 +1,7 @@
-"""`wheelsim run` in a world: a scenario names a map, the runner serves it on `map`, records
-`map`, `scan`, `footprint` and `collision`, and a vehicle driving at a wall is stopped there and
-the collision reported (metrics, summary, plots). Through the installed command."""
+"""`wheelsim run` in a world: a scenario names a map, vehicle_sim reads it and publishes it on
+`map`, the bag records `map`, `scan`, `footprint` and `collision`, and a vehicle driving at a
+wall is stopped there and the collision reported (metrics, summary, plots). Through the
+installed command."""
 
 import json
 import math
@@ -84,7 +85,10 @@ def test_driving_at_a_wall_stops_there_and_is_reported(tmp_path):
     assert truth[-1].twist.twist.linear.x == 0.0
     hits = messages(out / 'bag', '/collision')
     assert len(hits) == 1 and hits[0].point.x == WALL_X_M + RES / 2
-    assert [m.info.width for m in messages(out / 'bag', '/map')] == [240]
+    maps = messages(out / 'bag', '/map')  # vehicle_sim's, once, at the run's start (1 s)
+    assert [(m.info.width, m.header.frame_id, stamp(m)) for m in maps] == [(240, 'map', NS_PER_S)]
+    world = load_map_file(tmp_path / 'maps' / 'wall.yaml').occupancy_map()
+    np.testing.assert_array_equal(maps[0].data.reshape(world.values.shape), world.values)
     assert (out / 'plots' / 'clearance.png').is_file()
 
 

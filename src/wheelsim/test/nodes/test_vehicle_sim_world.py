@@ -1,6 +1,6 @@
 """vehicle_sim's world over DDS: scan fields and stamps in the three clock modes, the map from a
-file or the map topic, the footprint, collisions at speeds where one step crosses many cells, and
-the view Nav2's collision monitor has of the scan.
+file (published on map as map_server would) or the map topic, the footprint, collisions at
+speeds where one step crosses many cells, and the view Nav2's collision monitor has of the scan.
 
 Every scan is checked against the core's ray casting from the ground-truth pose published with
 the same stamp: the stamp is the simulated time of the pose the scan was cast from.
@@ -13,10 +13,12 @@ from collections import deque
 
 import numpy as np
 import pytest
+import yaml
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import PointStamped, PolygonStamped, PoseWithCovarianceStamped
 from nav_msgs.msg import OccupancyGrid, Odometry
-from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from PIL import Image
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import LaserScan
 from std_msgs.msg import String
@@ -328,3 +330,90 @@ def test_a_bad_map_file_stops_vehicle_sim_with_the_reason(ros_domain_id, tmp_pat
     node.stop()
     assert 'parameter world.map_yaml' in output and 'origin' in output
     assert 'Traceback' not in output
+
+
+def map_with_every_kind_of_cell(folder):
+    """A 6 x 4 pixel map of 0.1 m cells at origin (-1, 2, 0.5 rad), trinary with map_server's
+    usual thresholds (occupied 0.65, free 0.25): white pixels (254) free, one black pixel (0)
+    occupied, one mid-grey pixel (128: p = 1 - 128/255 = 0.498, between the thresholds)
+    unknown. The image's top row is the grid's last row (row 3)."""
+    pixels = np.full((4, 6), 254, dtype=np.uint8)
+    pixels[0, 0] = 0  # top left: cell (row 3, col 0)
+    pixels[1, 2] = 128  # cell (row 2, col 2)
+    Image.fromarray(pixels, mode='L').save(folder / 'cells.pgm')
+    path = folder / 'cells.yaml'
+    path.write_text(yaml.safe_dump({
+        'image': 'cells.pgm', 'resolution': 0.1, 'origin': [-1.0, 2.0, 0.5], 'negate': 0,
+        'occupied_thresh': 0.65, 'free_thresh': 0.25, 'mode': 'trinary'}))
+    return path
+
+
+@pytest.mark.parametrize('publish_map', [True, False])
+def test_the_map_file_is_published_on_map_as_map_server_would(ros_domain_id, tmp_path,
+                                                              publish_map):
+    """world.map_yaml: vehicle_sim publishes the map once on map, transient local (a
+    subscription made after the node started still gets it), with the cell values, size,
+    resolution and origin nav2_map_server's map_io gives the same YAML, in the full map frame
+    (frame_prefix), stamped with the simulated time the simulation started at. With
+    world.publish_map false nothing is published on map (the steps are the same)."""
+    map_yaml = map_with_every_kind_of_cell(tmp_path)
+    start_ns = 7 * 10**9
+    probe = Probe()
+    params = {'model': 'differential', 'world.map_yaml': str(map_yaml),
+              'world.publish_map': publish_map, 'frame_prefix': 'r1/'}
+    try:
+        sim = ClockedVehicleSim(probe, params, '/p', start_ns=start_ns)
+        with sim.process:
+            maps = probe.record(OccupancyGrid, '/p/map', qos.LATCHED)
+            sim.wait_for_subscriptions()  # the node knows the subscription made after its start
+            sim.advance(start_ns + 300 * MS)
+            info = probe.node.get_publishers_info_by_topic('/p/map')
+            if not publish_map:
+                assert not maps and not info
+                return
+            assert probe.spin_until(lambda: maps, 10.0), sim.process.output()
+            sim.advance(start_ns + 600 * MS)
+    finally:
+        probe.close()
+    assert len(maps) == 1
+    assert [(i.qos_profile.durability, i.qos_profile.reliability) for i in info] == [
+        (DurabilityPolicy.TRANSIENT_LOCAL, ReliabilityPolicy.RELIABLE)]
+    grid = maps[0]
+    assert grid.header.frame_id == 'r1/map'
+    assert stamp_ns(grid.header.stamp) == stamp_ns(grid.info.map_load_time) == start_ns
+    assert (grid.info.width, grid.info.height) == (6, 4)
+    assert grid.info.resolution == pytest.approx(0.1)
+    origin = grid.info.origin
+    assert (origin.position.x, origin.position.y, origin.position.z) == (-1.0, 2.0, 0.0)
+    assert (origin.orientation.x, origin.orientation.y) == (0.0, 0.0)
+    assert (origin.orientation.z, origin.orientation.w) == (
+        pytest.approx(math.sin(0.25)), pytest.approx(math.cos(0.25)))  # map_server: setRPY
+    cells = np.asarray(grid.data, dtype=np.int8).reshape(4, 6)
+    np.testing.assert_array_equal(cells, load_map_file(map_yaml).values)
+    assert (cells[3, 0], cells[2, 2], cells[0, 0], cells[3, 5]) == (100, -1, 0, 0)
+    assert np.count_nonzero(cells) == 2
+
+
+def test_a_bad_publish_map_value_stops_vehicle_sim_naming_it(ros_domain_id, tmp_path):
+    node = NodeProcess(NODE, {'world.map_yaml': str(map_with_every_kind_of_cell(tmp_path)),
+                              'world.publish_map': 'yes'})
+    assert node.wait(30.0) == 2
+    output = node.output()
+    node.stop()
+    assert "parameter world.publish_map = 'yes' is invalid: must be true or false" in output
+    assert 'Traceback' not in output
+
+
+def test_another_map_publisher_is_warned_about(ros_domain_id, tmp_path):
+    """vehicle_sim publishing its map file and a map server on map too: a warning names the
+    other publisher and the parameter that turns vehicle_sim's off."""
+    probe = Probe('map_server')
+    probe.publisher(OccupancyGrid, '/map', qos.LATCHED)
+    node = NodeProcess(NODE, {'world.map_yaml': str(map_with_every_kind_of_cell(tmp_path))})
+    try:
+        assert probe.spin_until(lambda: '/map has other publishers (/map_server) besides' in (
+            node.output()), 30.0), node.output()
+        assert 'set world.publish_map false' in node.output()
+    finally:
+        node.stop()
+        probe.close()

@@ -11,12 +11,12 @@ advanced up to "now" at every publish time, every command and (use_sim_time) eve
 change. With ``be_reference_clock`` the node owns time, paced against the monotonic wall clock
 by ``real_time_factor``, and publishes ``/clock``. On the wall clock (modes 1 and 3) the
 periodic work runs on :class:`WallTicker` threads, much cheaper than executor timers: stepping
-and publishing on one, the housekeeping (diagnostics, the cmd_vel publisher check) on another,
-so that the executor only wakes for incoming messages and services. With ``use_sim_time`` (and
-on a headless run's lock-step seam) it all runs in timer and time-change callbacks of the seam,
-and, live only, the housekeeping on steady-clock executor timers. A lock serialises the tickers
-with the executor's callbacks. Live only: the ``~/reset`` service, the robot_state_publisher
-sync, the housekeeping (docs/architecture.md).
+and publishing on one, the housekeeping (diagnostics, the cmd_vel and map publisher checks) on
+another, so that the executor only wakes for incoming messages and services. With
+``use_sim_time`` (and on a headless run's lock-step seam) it all runs in timer and time-change
+callbacks of the seam, and, live only, the housekeeping on steady-clock executor timers. A lock
+serialises the tickers with the executor's callbacks. Live only: the ``~/reset`` service, the
+robot_state_publisher sync, the housekeeping (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
 from wheelsim.ros.seam import NodeSeam
 from wheelsim.ros.sim_diagnostics import DIAGNOSTICS_PERIOD_S, SimDiagnostics
-from wheelsim.ros.sim_world import SimWorld
+from wheelsim.ros.sim_world import MAP_PUBLISHER_CHECK_PERIOD_S, SimWorld
 from wheelsim.ros.vehicle_description import VehicleDescriptionPublisher
 from wheelsim.ros.vehicle_outputs import VehicleOutputs
 
@@ -129,10 +129,12 @@ class VehicleSim:
         self.timeline: Timeline | None = None
         self.command_age = CommandAge(settings.twist_reference_max_oldness)
         self._event_timers = {}
-        housekeeping = (
+        housekeeping = [
             (DIAGNOSTICS_PERIOD_S, self.diagnostics.publish),
             (PUBLISHER_CHECK_PERIOD_S, self.cmd_vel.check_publishers),
-        )
+        ]
+        if self.world.publishes_map:
+            housekeeping.append((MAP_PUBLISHER_CHECK_PERIOD_S, self.world.check_map_publishers))
         if self.mode is ClockMode.FOLLOW:
             self._jump_handle = seam.on_time_change(self._follow_clock)
             self._follow_clock()
@@ -184,11 +186,15 @@ class VehicleSim:
     # --- time -------------------------------------------------------------------------------
 
     def _start(self, origin_ns: int) -> None:
-        """Put the current vehicle state at simulated time ``origin_ns``, publish it, start."""
+        """Put the current vehicle state at simulated time ``origin_ns``, publish it, start;
+        the first time, publish the map too (world.map_yaml's, stamped ``origin_ns``)."""
+        first = self.timeline is None
         self.timeline = Timeline(self.settings.step_rate, origin_ns)
         self._apply_rates()
         self.diagnostics.restart(origin_ns)
         self.outputs.publish_state(origin_ns, self.vehicle.state())
+        if first:
+            self.world.publish_map(origin_ns)
 
     def _apply_rates(self, publish: bool = True, clock: bool = True, scan: bool = True) -> None:
         """(Re)start the publish, clock and/or scan events from now, and what drives them."""

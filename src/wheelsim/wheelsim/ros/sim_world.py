@@ -1,11 +1,17 @@
-"""vehicle_sim's world on ROS: the map in, ``scan``, ``footprint`` and ``collision`` out, and the
-collision guard around the vehicle's steps.
+"""vehicle_sim's world on ROS: the map in (or out), ``scan``, ``footprint`` and ``collision`` out,
+and the collision guard around the vehicle's steps.
 
 - **Map**: read from ``world.map_yaml`` at start-up (a bad file stops the node with the reason),
   or else taken from the ``map`` topic (transient local, reliable, as Nav2's map_server serves
   it; every new map replaces the last). A grid in another frame is used when static transforms
   join it to the map frame (:class:`wheelsim.ros.inputs.MapPoses`), else it waits, with a
   throttled warning, until they do. No map: no scan and no collisions.
+- **map** out: a map read from the file is published on ``map`` (nav_msgs/OccupancyGrid)
+  unless ``world.publish_map`` is false, as map_server publishes it (reliable, transient
+  local, depth 1; the file's cell values, resolution and origin), in the full map frame
+  (``frame_prefix + map_frame``), once, stamped with the simulated time the simulation starts
+  at (:meth:`SimWorld.publish_map`). Live, other nodes publishing on ``map`` too (a map
+  server) are warned about.
 - **scan** (sensor_msgs/LaserScan, sensor-data QoS: best effort, volatile, depth 5, as a lidar
   driver publishes): cast from the pose at the simulated time it is stamped with
   (:class:`wheelsim.core.world.scanner.LaserScanner`), frame ``frame_prefix + scan.frame_id``.
@@ -44,10 +50,14 @@ from wheelsim.ros.inputs import MapPoses
 from wheelsim.ros.map_messages import (
     footprint_polygon,
     laser_scan,
+    occupancy_grid,
     occupancy_map,
     point_stamped,
 )
 from wheelsim.ros.seam import NodeSeam
+
+#: Monotonic time [s] between two looks (live) for other publishers on the map topic.
+MAP_PUBLISHER_CHECK_PERIOD_S = 1.0
 
 
 class SimWorld:
@@ -73,6 +83,8 @@ class SimWorld:
         # The footprint is fixed in the base frame: one message, stamped again at each scan.
         self._footprint_message = footprint_polygon(self.footprint, self._base_frame, 0)
         self._collision = seam.create_publisher(PointStamped, 'collision', qos.DEFAULT)
+        self._map_publisher = None
+        self._other_map_publishers: tuple[str, ...] = ()
         if settings.world.map_yaml:
             try:
                 map_file = load_map_file(settings.world.map_yaml)
@@ -80,6 +92,8 @@ class SimWorld:
                 raise ParameterError('world.map_yaml', settings.world.map_yaml, str(err)) from None
             self._use(map_file.occupancy_map(settings.world.occupied_threshold),
                       str(map_file.yaml_path))
+            if settings.world.publish_map:
+                self._map_publisher = seam.create_publisher(OccupancyGrid, 'map', qos.LATCHED)
         else:
             seam.create_subscription(OccupancyGrid, 'map', self._on_map, qos.LATCHED)
 
@@ -90,6 +104,39 @@ class SimWorld:
             f'map from {source}: {world.width} x {world.height} cells of {world.resolution_m:g} m'
             f'; scan {"on" if self.settings.scan.enabled else "off"}, collisions '
             f'{"on" if self.settings.world.collisions else "off"}')
+
+    @property
+    def publishes_map(self) -> bool:
+        """Whether this node publishes its map (read from world.map_yaml, world.publish_map)."""
+        return self._map_publisher is not None
+
+    def publish_map(self, stamp_ns: int) -> None:
+        """Publish the map read from world.map_yaml on ``map`` as map_server does (its cell
+        values, resolution [m/cell] and origin), frame the full map frame, ``header.stamp``
+        and ``info.map_load_time`` ``stamp_ns`` [ns, simulated time]; nothing unless
+        :attr:`publishes_map`. The publisher is transient local: subscribers that come later
+        still get it."""
+        if self._map_publisher is not None:
+            self._map_publisher.publish(occupancy_grid(self.world, self._map_frame, stamp_ns))
+
+    def check_map_publishers(self) -> None:
+        """Live, when :attr:`publishes_map`: warn when other nodes (a map server) publish on
+        the map topic too, naming them, each time that set of nodes changes. Subscribers would
+        get whichever map came last: one of the two must go (world.publish_map false, or no
+        map server)."""
+        node = self._seam.rclpy_node
+        topic = self._map_publisher.topic_name
+        own = (node.get_name(), node.get_namespace())
+        others = tuple(sorted(
+            f'{info.node_namespace.rstrip("/")}/{info.node_name}'
+            for info in node.get_publishers_info_by_topic(topic)
+            if (info.node_name, info.node_namespace) != own))
+        if others and others != self._other_map_publishers:
+            self._seam.logger.warning(
+                f'{topic} has other publishers ({", ".join(others)}) besides this node, which '
+                f'publishes world.map_yaml ({self.map_source}) there: subscribers get whichever '
+                'map came last; set world.publish_map false when a map server serves the map')
+        self._other_map_publishers = others
 
     def _on_map(self, msg: OccupancyGrid) -> None:
         self._pending_map = msg

@@ -279,12 +279,6 @@ class Lockstep:
             self._seams.remove(seam)
             self._timers_changed = self._subscriptions_changed = True
 
-    def publish(self, topic: str, msg: Any) -> None:
-        """Inject a message on ``topic`` (fully qualified) as if an outside node published it."""
-        self._pending.append((topic, msg))
-        self._pending_ids.add(id(msg))
-        self.deliver()
-
     def run_until(self, end_ns: int, between: Callable[[int], None] | None = None) -> None:
         """Advance time event by event up to ``end_ns`` inclusive.
 

@@ -116,8 +116,10 @@ def _parameters(scenario: Scenario, node: str) -> dict[str, Any]:
     """The node's scenario parameters plus what a lock-step run needs.
 
     vehicle_sim takes the cmd_vel type the controller publishes (``auto`` follows the live ROS
-    graph, which a headless run has not). The controller takes the vehicle's model unless the
-    scenario sets it. Tuples become lists, as ROS gives arrays.
+    graph, which a headless run has not) and the scenario's map as ``world.map_yaml``: it
+    reads the file and publishes the map on ``map`` at the start, as map_server would, so the
+    bag records it (unless the scenario sets ``world.publish_map`` false). The controller takes
+    the vehicle's model unless the scenario sets it. Tuples become lists, as ROS gives arrays.
     """
     values = dict(scenario.node_parameters.get(node, {}))
     values['use_sim_time'] = True
@@ -128,6 +130,8 @@ def _parameters(scenario: Scenario, node: str) -> dict[str, Any]:
         values['be_reference_clock'] = False
         stamped = controller.get('enable_stamped_cmd_vel', True)
         values['cmd_vel_type'] = 'twist_stamped' if stamped else 'twist'
+        if scenario.map_yaml is not None:
+            values['world.map_yaml'] = str(scenario.map_yaml)
     if node == 'controller' and 'model' not in values:
         values['model'] = scenario.node_parameters.get('vehicle_sim', {}).get('model', 'bicycle')
     return {name: list(v) if isinstance(v, tuple) else v for name, v in sorted(values.items())}
@@ -171,20 +175,6 @@ class _Progress:
         """Close the bar; return wall time [s]."""
         self._bar.close()
         return time.perf_counter() - self._start
-
-
-def _serve_map(scenario: Scenario, executor) -> None:
-    """Publish the scenario's map on ``map`` once, as Nav2's map_server does (transient local:
-    vehicle_sim takes it, the bag records it), in vehicle_sim's map frame."""
-    from wheelsim.core.world.map_file import load_map_file
-    from wheelsim.ros.map_messages import occupancy_grid
-
-    if scenario.map_yaml is None:
-        return
-    sim = scenario.node_parameters.get('vehicle_sim', {})
-    frame = sim.get('frame_prefix', '') + sim.get('map_frame', 'map')
-    world = load_map_file(scenario.map_yaml).occupancy_map()
-    executor.publish('/map', occupancy_grid(world, frame, executor.now_ns))
 
 
 @contextlib.contextmanager
@@ -253,7 +243,6 @@ def simulate(scenario: Scenario, bag_dir: Path | None, real_time_factor: float =
                     module, cls = NODE_CLASSES[name]
                     node_class = getattr(importlib.import_module(module), cls)
                     nodes.append(lockstep.add(node_class, _parameters(scenario, name)))
-                _serve_map(scenario, lockstep)
             with phases('loop'), _existing_objects_frozen():
                 lockstep.run_until(START_TIME_NS + round(scenario.duration_s * 1e9),
                                    between=between)

@@ -77,7 +77,8 @@ class Scenario:
     node_parameters: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     source: Path | None = None
     map_yaml: Path | None = None
-    """The map the runner serves on ``map`` (as Nav2's map_server would), if any."""
+    """The map vehicle_sim reads (the runner gives it as ``world.map_yaml``) and publishes
+    on ``map`` (as Nav2's map_server would), if any."""
     params_file_replaced: Mapping[str, str] = field(default_factory=dict)
     """``{'node.param': what sets it}``: parameters the ``params_file`` sets that every run sets
     itself (:data:`RUN_SET_PARAMETERS`), so the file's values are not used (the CLI says so)."""
@@ -145,7 +146,7 @@ def _map_path(source: Path, value: Any, vehicle_sim: Mapping[str, Any]) -> Path:
         raise _fail(source, 'map', f'{value!r} must name a map_server YAML file or a shipped map')
     if vehicle_sim.get('world.map_yaml'):
         raise _fail(source, 'map', 'nodes.vehicle_sim.world.map_yaml names a map too: give one '
-                    '(map is served on the map topic, as Nav2\'s map_server does)')
+                    '(the runner gives map to vehicle_sim as world.map_yaml)')
     if '/' not in value and not value.endswith(('.yaml', '.yml')):
         path = shipped_map(value)
     else:
@@ -297,8 +298,7 @@ def with_overrides(scenario: Scenario, overrides: Mapping[str, Any],
                                 f'{RUN_SET_PARAMETERS[node, name]}')
         if (node, name) == ('vehicle_sim', 'world.map_yaml') and value and scenario.map_yaml:
             raise ScenarioError(f'--param {key}: the scenario\'s map ({scenario.map_yaml}) is '
-                                'served on the map topic and vehicle_sim would take this file '
-                                'instead: give one')
+                                'vehicle_sim\'s world.map_yaml already: give one')
         check(node, name, value)
         parameters[node][name] = value
     return dataclasses.replace(scenario, node_parameters=parameters, seed=seed)

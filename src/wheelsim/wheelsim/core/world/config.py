@@ -31,6 +31,13 @@ class WorldSettings:
         'free_thresh, mode) read at start-up; empty: take the map topic (transient local, as '
         'Nav2\'s map_server serves it).', read_only=True,
     )
+    publish_map: bool = param(
+        True, 'Publish the map read from map_yaml on map (nav_msgs/OccupancyGrid, reliable, '
+        'transient local, depth 1, as Nav2\'s map_server) in the map frame, once, stamped with '
+        'the simulated time the simulation starts at; false when a map server serves it (as '
+        'nav2.launch.py and nav2_bringup.launch.py set). Nothing is published without '
+        'map_yaml.', read_only=True,
+    )
     collisions: bool = param(
         True, 'The footprint stops at obstacle cells (no tunnelling at any speed or step '
         'rate); false: the vehicle drives through them.',
