@@ -5,7 +5,7 @@ test/nav2_upstream_facts.yaml, a table of what navigation2 1.3.13 (Jazzy) and 1.
 hold, each fact with file:line at the tag (tools/check_nav2_facts.py re-checks the table against
 a navigation2 clone): every override key is a stock key or a parameter the node declares, every
 argument passed to bringup_launch.py exists in that distro, and the frames and topics of the
-stock parameters are the ones wheelsim provides (../shared/INTERFACE.md). The merging itself
+stock parameters are the ones wheelsim provides (docs/interface.md). The merging itself
 runs here, and ROS' own parameter parser reads the merged file.
 """
 
@@ -39,7 +39,7 @@ FACTS = yaml.safe_load((REPO / 'test' / 'nav2_upstream_facts.yaml').read_text())
 NAV2_DIR = PARAMS_DIR / 'nav2'
 WHEELSIM_SIDE = NAV2_DIR / 'stock_wheelsim.yaml'
 LAUNCH = REPO / 'launch' / 'nav2_bringup.launch.py'
-#: What wheelsim provides (../shared/INTERFACE.md): frames, vehicle_sim's and localization's
+#: What wheelsim provides (docs/interface.md): frames, vehicle_sim's and localization's
 #: topics (relative names, no namespace under this launch).
 WHEELSIM_FRAMES = {'map', 'odom', 'base_link'}
 VEHICLE_SIM_IN_CMD_VEL = 'cmd_vel'

@@ -32,7 +32,7 @@ from wheelsim.core.vehicle.joints import wheel_layout
 
 RVIZ_CONFIGS = sorted((REPO / 'rviz').glob('*.rviz'))
 LAYOUT = REPO / 'plotjuggler' / 'wheelsim_layout.xml'
-#: cmd_vel is Twist or TwistStamped (INTERFACE.md); a layout plots both forms.
+#: cmd_vel is Twist or TwistStamped (docs/interface.md); a layout plots both forms.
 CMD_VEL_TYPES = ('geometry_msgs/msg/Twist', 'geometry_msgs/msg/TwistStamped')
 #: Topics of nodes the wheelsim launch files start besides the wheelsim ones.
 #: The Nav2 ones as navigation2 1.3.13 / 1.4.2 publish them: costmap_2d_publisher.cpp:73 (costmap,
@@ -367,3 +367,44 @@ def test_nav2_launch_uses_the_nav2_rviz_config():
     assert ['rviz/nav2.rviz'] in [paths for paths, _ in launch.share_paths]
     panels = yaml.safe_load((REPO / 'rviz' / 'nav2.rviz').read_text())['Panels']
     assert 'nav2_rviz_plugins/Navigation 2' in {panel['Class'] for panel in panels}
+
+
+INTERFACE_PAGE = REPO / 'docs' / 'interface.md'
+#: Topics of docs/interface.md the graph fixture's nodes (the indoor differential preset, wall
+#: clock, a map file) do not use: only in another mode.
+NOT_IN_THIS_MODE = {('out', '/clock'): 'reference-clock mode',
+                    ('in', '/map'): 'vehicle_sim without world.map_yaml',
+                    ('in', '/joint_states'): 'localization with odometry_source joint_states'}
+#: Topics every rclpy node creates: not wheelsim's interface.
+ROS_INFRASTRUCTURE = {'/rosout', '/parameter_events'}
+
+
+def interface_topics() -> dict[str, dict[str, set[str]]]:
+    """{'in': {topic: types}, 'out': {...}} from the tables of docs/interface.md (absolute
+    names; `pkg/Type or Other` expanded to `pkg/msg/Type`, `pkg/msg/Other`)."""
+    topics: dict[str, dict[str, set[str]]] = {'in': {}, 'out': {}}
+    for line in INTERFACE_PAGE.read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip('|').split('|')]
+        direction = next((c for c in cells[:2] if c in ('in', 'out')), None)
+        if direction is None:
+            continue
+        rest = cells[cells.index(direction) + 1:]
+        names = re.findall(r'`([^`]+)`', rest[0])
+        package, _, kinds = rest[1].partition('/')
+        types = {f'{package}/msg/{kind.strip()}' for kind in kinds.split(' or ')} \
+            if package and kinds else set()
+        for name in names:
+            topics[direction].setdefault(_absolute(name), set()).update(types)
+    return topics
+
+
+def test_the_interface_page_lists_every_topic_the_nodes_use_with_its_type(graph):
+    page = interface_topics()
+    for direction, key in (('out', 'published'), ('in', 'subscribed')):
+        used = {t: types for t, types in graph[key].items() if t not in ROS_INFRASTRUCTURE}
+        assert set(used) <= set(page[direction]), (direction, set(used) - set(page[direction]))
+        for topic, types in used.items():
+            assert not page[direction][topic] or types <= page[direction][topic], (topic, types)
+        missing = {t for t in set(page[direction]) - set(used)
+                   if (direction, t) not in NOT_IN_THIS_MODE}
+        assert not missing, (direction, missing)

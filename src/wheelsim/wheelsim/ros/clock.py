@@ -1,6 +1,6 @@
 """Clock modes and clock helpers for nodes that run on simulated time.
 
-The three modes of INTERFACE.md:
+The three modes of the public interface (docs/interface.md, "Clock modes"):
 
 1. ``WALL``: ``use_sim_time`` false, the node's clock is the system clock.
 2. ``FOLLOW``: ``use_sim_time`` true, the node's clock follows ``/clock`` (or, in a lock-step

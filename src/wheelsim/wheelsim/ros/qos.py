@@ -1,4 +1,4 @@
-"""QoS profiles of the public interface (see INTERFACE.md, "QoS")."""
+"""QoS profiles of the public interface (docs/interface.md, "Topics")."""
 
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 

@@ -1,9 +1,10 @@
 """Parameters of the world part of ``vehicle_sim``: the ``world.*`` and ``scan.*`` groups.
 
-The names are fixed by INTERFACE.md ("The world"); the scan's angle and range parameters are
-LaserScan's own field names. A scan has :attr:`ScanSettings.beam_count` beams, beam ``i`` at
-``angle_min + i * angle_increment`` (laser frame) for every ``i`` with that angle at most
-``angle_max``: the published ``angle_max`` is the last beam's angle, as LaserScan requires.
+The names are fixed by the public interface (docs/interface.md, docs/parameters.md); the scan's
+angle and range parameters are LaserScan's own field names. A scan has
+:attr:`ScanSettings.beam_count` beams, beam ``i`` at ``angle_min + i * angle_increment`` (laser
+frame) for every ``i`` with that angle at most ``angle_max``: the published ``angle_max`` is the
+last beam's angle, as LaserScan requires.
 """
 
 from __future__ import annotations
