@@ -11,12 +11,13 @@ both robots and their plans.
 """
 
 from launch.actions import DeclareLaunchArgument, GroupAction, IncludeLaunchDescription
-from launch.conditions import IfCondition
 from launch.launch_description import LaunchDescription
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
-from launch_ros.actions import Node
+from launch_ros.actions import Node, SetParameter
 from launch_ros.substitutions import FindPackageShare
+
+from wheelsim.bringup.packages import processes, rviz
 
 ROBOTS = ('robot1', 'robot2')
 
@@ -39,7 +40,9 @@ def generate_launch_description():
             'use_sim_time', default_value='false',
             description='Every node follows /clock (clock modes 2 and 3)'),
         DeclareLaunchArgument(
-            'rviz', default_value='true', description='Start RViz showing both robots'),
+            'rviz', default_value='true',
+            description='Start RViz showing both robots: without rviz2, one line says so and '
+                        'the rest runs, unless rviz:=true was given (then the launch fails)'),
     ]
 
     # One scoped group per robot, so that one robot's launch arguments do not leak to the other.
@@ -65,9 +68,7 @@ def generate_launch_description():
              parameters=[{'use_sim_time': use_sim_time}])
         for robot, offset in zip(ROBOTS, ('0.0', LaunchConfiguration('robot2_y')), strict=True)
     ]
-    rviz = Node(
-        package='rviz2', executable='rviz2', name='rviz2', output='log',
-        arguments=['-d', PathJoinSubstitution([share, 'rviz', 'multi_robot.rviz'])],
-        parameters=[{'use_sim_time': use_sim_time}], condition=IfCondition(
-            LaunchConfiguration('rviz')))
-    return LaunchDescription([*arguments, *robots, *map_frames, rviz])
+    viewer = GroupAction([SetParameter('use_sim_time', use_sim_time),
+                          rviz(PathJoinSubstitution([share, 'rviz', 'multi_robot.rviz']))])
+    return LaunchDescription([*arguments, *robots, processes(lambda _context: map_frames),
+                              viewer])

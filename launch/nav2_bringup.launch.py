@@ -167,7 +167,9 @@ def generate_launch_description():
             'log_level', default_value='info', description='Log level of the Nav2 servers'),
         DeclareLaunchArgument(
             'rviz', default_value='true',
-            description='Start RViz with costmaps, plans, scan and the Navigation 2 panel'),
+            description='Start RViz with costmaps, plans, scan and the Navigation 2 panel (as '
+                        'sim.launch.py: without rviz2, one line, or a failure if rviz:=true '
+                        'was given)'),
         DeclareLaunchArgument(
             'real_time_factor', default_value='',
             description='Simulated seconds per wall second of vehicle_sim, the /clock every node '

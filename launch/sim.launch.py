@@ -17,14 +17,14 @@ footprint frames included. No forked robot_state_publisher is needed.
 import tempfile
 from pathlib import Path
 
-from launch.actions import DeclareLaunchArgument, GroupAction, OpaqueFunction, Shutdown
+from launch.actions import DeclareLaunchArgument, GroupAction, Shutdown
 from launch.conditions import IfCondition
 from launch.launch_description import LaunchDescription
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node, PushROSNamespace, SetParameter, SetRemap
 from launch_ros.substitutions import FindPackageShare
 
-from wheelsim.bringup.packages import apt_package, optional, require
+from wheelsim.bringup.packages import apt_package, optional, processes, require, rviz
 from wheelsim.bringup.params_files import robot_description, vehicle_sim_values
 from wheelsim.bringup.plotjuggler_layout import namespaced_layout
 
@@ -114,12 +114,6 @@ def _shutdown(node):
     return Shutdown(reason=f'{node} exited')
 
 
-def _rviz(context):
-    config = LaunchConfiguration('rviz_config').perform(context)
-    return [Node(package='rviz2', executable='rviz2', name='rviz2', output='log',
-                 arguments=['-d', config])]
-
-
 def _plotjuggler(context):
     layout = LaunchConfiguration('plotjuggler_layout').perform(context)
     namespace = context.launch_configurations.get('ros_namespace', '')
@@ -138,8 +132,6 @@ def generate_launch_description():
     namespace = LaunchConfiguration('namespace')
     use_sim_time = LaunchConfiguration('use_sim_time')
     use_namespaced_tf = LaunchConfiguration('use_namespaced_tf')
-    rviz = LaunchConfiguration('rviz')
-    plotjuggler = LaunchConfiguration('plotjuggler')
 
     arguments = [
         DeclareLaunchArgument(
@@ -203,14 +195,17 @@ def generate_launch_description():
             description='Also start the wheelsim planner and controller (the closed loop, as '
                         'demo.launch.py does); they follow the params file\'s waypoints'),
         DeclareLaunchArgument(
-            'rviz', default_value='true', description='Start RViz with rviz_config'),
+            'rviz', default_value='true',
+            description='Start RViz with rviz_config: if rviz2 is not installed, one line says so '
+                        'and the rest runs, unless rviz:=true was given (then the launch fails)'),
         DeclareLaunchArgument(
             'rviz_config',
             default_value=PathJoinSubstitution([share, 'rviz', 'wheelsim.rviz']),
             description='RViz configuration file'),
         DeclareLaunchArgument(
             'plotjuggler', default_value='false',
-            description='Start PlotJuggler with plotjuggler_layout'),
+            description='Start PlotJuggler with plotjuggler_layout (the launch fails if it is not '
+                        'installed)'),
         DeclareLaunchArgument(
             'plotjuggler_layout',
             default_value=PathJoinSubstitution([share, 'plotjuggler', 'wheelsim_layout.xml']),
@@ -226,11 +221,11 @@ def generate_launch_description():
         SetParameter('use_sim_time', use_sim_time),
         SetRemap('/tf', 'tf', condition=IfCondition(use_namespaced_tf)),
         SetRemap('/tf_static', 'tf_static', condition=IfCondition(use_namespaced_tf)),
-        OpaqueFunction(function=_wheelsim_nodes),
-        optional({'rviz2': apt_package('rviz2')}, 'RViz', _rviz, condition=IfCondition(rviz)),
+        processes(_wheelsim_nodes),
+        rviz(LaunchConfiguration('rviz_config')),
         optional({'plotjuggler': apt_package('plotjuggler_ros'),
                   'plotjuggler_ros': apt_package('plotjuggler_ros')},
-                 'PlotJuggler', _plotjuggler, condition=IfCondition(plotjuggler)),
+                 'PlotJuggler', _plotjuggler, argument='plotjuggler'),
     ])
     required = require({'robot_state_publisher': apt_package('robot_state_publisher')},
                        'sim.launch.py')

@@ -9,7 +9,8 @@ The keyboard node needs a terminal of its own: it is started with ``terminal`` a
 or TwistStamped (``stamped``), so either works. teleop_twist_keyboard 2.4.x refuses a
 ``frame_id`` without ``stamped:=true``, so ``frame_id`` is passed only with ``stamped:=true``.
 Do not run it next to a controller that also publishes cmd_vel (demo.launch.py,
-nav2.launch.py): the two would fight.
+nav2.launch.py): the two would fight. Running this file asks for the keyboard teleop: without
+teleop_twist_keyboard installed it fails, saying what to install.
 """
 
 from launch.actions import DeclareLaunchArgument, GroupAction
@@ -18,7 +19,7 @@ from launch.launch_description import LaunchDescription
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node, PushROSNamespace, SetParameter
 
-from wheelsim.bringup.packages import apt_package, optional
+from wheelsim.bringup.packages import apt_package, processes, require
 
 
 def teleop_parameters(stamped: str, frame_id: str) -> dict:
@@ -57,7 +58,8 @@ def generate_launch_description():
     teleop = GroupAction([
         PushROSNamespace(LaunchConfiguration('namespace')),
         SetParameter('use_sim_time', LaunchConfiguration('use_sim_time')),
-        optional({'teleop_twist_keyboard': apt_package('teleop_twist_keyboard')},
-                 'the keyboard teleop', _teleop),
+        processes(_teleop),
     ])
-    return LaunchDescription([*arguments, teleop])
+    required = require({'teleop_twist_keyboard': apt_package('teleop_twist_keyboard')},
+                        'teleop.launch.py')
+    return LaunchDescription([*arguments, required, teleop])

@@ -1,6 +1,6 @@
 """Shared fixtures: every test that starts ROS nodes takes `ros_domain_id` (a reserved domain)."""
 
-from wheelsim.testing.fixtures import register_markers, ros_domain_id  # noqa: F401 - fixture
+from wheelsim.testing.fixtures import probe, register_markers, ros_domain_id  # noqa: F401 - fixtures
 
 
 def pytest_configure(config):

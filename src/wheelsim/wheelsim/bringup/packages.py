@@ -1,25 +1,44 @@
-"""Which ROS packages a launch file may start, checked against the ROS install before it starts.
+"""Which ROS packages a launch file may start, and when its processes start.
 
-- :func:`require`: an action, placed before every process of a launch file, that fails the launch
-  with one line naming each missing package and its Ubuntu package when a package the launch
-  cannot do without is not installed, so that a launch never fails half-way with nodes running.
-- :func:`optional`: an action giving the actions of an optional tool (RViz, PlotJuggler, the
-  keyboard teleop, Nav2) only when all its packages are installed; otherwise one line says what
-  is missing and how to install it, and the rest of the launch runs.
+- :func:`require`: an action that fails the launch with one line naming each missing package and
+  its Ubuntu package when a package the launch cannot do without is not installed.
+- :func:`optional`: the actions of an optional tool (RViz, PlotJuggler, Nav2) when all its
+  packages are installed. Otherwise, when the user asked for the tool on the command line
+  (``rviz:=true`` given to ``ros2 launch``), the launch fails saying what to install; when not
+  (the argument's default, or a value an including launch file set), one line says that the tool
+  does not start and how to install it, and the rest of the launch runs.
+- :func:`rviz`: RViz with a configuration file, through :func:`optional` (argument ``rviz``).
+- :func:`processes`: the process actions of a launch file, started only once the whole launch
+  description has been evaluated.
+
+A launch that fails therefore leaves no process behind: every check of every launch file (a
+missing package, a bad argument or parameters file) runs while the launch description is
+evaluated, before any process starts, and launch starts no process once it is shutting down.
+This matters because launch (3.4, Jazzy: ros2/launch#747) loses track of the processes started
+in the same evaluation as an action that raises: they would outlive the failed launch. A process
+that exits once started ends the launch through its ``on_exit`` action (``Shutdown``), which
+stops every other process.
 
 A package counts as installed when the ament index of the sourced workspaces has it.
 """
 
 from __future__ import annotations
 
+import copy
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from ament_index_python.packages import PackageNotFoundError, get_package_prefix
 from launch.action import Action
-from launch.actions import LogInfo, OpaqueFunction
+from launch.actions import GroupAction, LogInfo, OpaqueFunction, TimerAction
 from launch.condition import Condition
+from launch.conditions import IfCondition
 from launch.launch_context import LaunchContext
+from launch.some_substitutions_type import SomeSubstitutionsType
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+
+Build = Callable[[LaunchContext], list[Action]]
 
 
 def installed(package: str) -> bool:
@@ -37,39 +56,93 @@ def apt_package(package: str) -> str:
     return f"ros-{distro}-{package.replace('_', '-')}"
 
 
-def _missing_text(missing: Sequence[str], apt: Sequence[str]) -> str:
-    return (f"{', '.join(missing)} not installed (sudo apt install "
-            f"{' '.join(dict.fromkeys(apt))})")
+def _missing(packages: dict[str, str]) -> tuple[str, str] | None:
+    """``(missing packages, "install <apt packages>")`` in words, or None if none is missing."""
+    missing = [package for package in packages if not installed(package)]
+    if not missing:
+        return None
+    verb = 'is' if len(missing) == 1 else 'are'
+    apt = ' '.join(dict.fromkeys(packages[package] for package in missing))
+    return f"{', '.join(missing)} {verb} not installed", f'install {apt}'
 
 
 def require(packages: dict[str, str], what: str) -> OpaqueFunction:
     """Fail the launch at once unless every package of ``{package: apt name}`` is installed."""
 
     def check(_context: LaunchContext) -> list[Action]:
-        missing = [package for package in packages if not installed(package)]
-        if missing:
-            raise RuntimeError(
-                f'{what} needs {_missing_text(missing, [packages[p] for p in missing])}; '
-                'nothing was started')
+        if missing := _missing(packages):
+            raise RuntimeError(f'{what}: {missing[0]}; {missing[1]}; nothing was started')
         return []
 
     return OpaqueFunction(function=check)
 
 
-def optional(
-    packages: dict[str, str],
-    what: str,
-    actions: Callable[[LaunchContext], list[Action]],
-    condition: Condition | None = None,
-) -> OpaqueFunction:
-    """``actions(context)`` when every package of ``{package: apt name}`` is installed; otherwise
-    one line saying that ``what`` does not start and how to install it."""
+def processes(build: Build, condition: Condition | None = None) -> OpaqueFunction:
+    """The actions ``build(context)`` returns, evaluated now and executed once the whole launch
+    description has been evaluated.
+
+    ``build`` runs where this action stands, so that whatever is wrong (it raises) fails the
+    launch before any process of it starts. The actions it returns run in the launch's next
+    event round (a zero-period ``TimerAction``), with the launch configurations ``build`` saw
+    (namespace, remappings, global parameters of the enclosing groups); launch executes no
+    process action once a failure has begun its shutdown.
+    """
+
+    def defer(context: LaunchContext) -> list[Action]:
+        actions = build(context)
+        if not actions:
+            return []
+        configurations = {name: copy.copy(value)
+                          for name, value in context.launch_configurations.items()}
+
+        def restore(later: LaunchContext) -> list[Action]:
+            later.launch_configurations.update(configurations)
+            return []
+
+        return [TimerAction(period=0.0, actions=[
+            GroupAction([OpaqueFunction(function=restore), *actions])])]
+
+    return OpaqueFunction(function=defer, condition=condition)
+
+
+def asked_on_command_line(context: LaunchContext, argument: str) -> bool:
+    """Whether ``argument:=...`` was given to ``ros2 launch`` (the launch's argv)."""
+    return any(item.partition(':=')[0] == argument for item in context.argv)
+
+
+def optional(packages: dict[str, str], what: str, build: Build,
+             argument: str | None = None) -> OpaqueFunction:
+    """``build(context)`` as :func:`processes` when every package of ``{package: apt name}`` is
+    installed; ``argument``, if given, is the launch argument switching the tool on (nothing
+    happens while it is false).
+
+    A package missing: with ``argument:=<true>`` on the command line, RuntimeError (the launch
+    fails, nothing started) saying what to install; otherwise one line saying that ``what`` does
+    not start, what to install, and (with ``argument``) that ``argument:=false`` silences it.
+    """
 
     def start(context: LaunchContext) -> list[Action]:
-        missing = [package for package in packages if not installed(package)]
-        if missing:
-            text = _missing_text(missing, [packages[p] for p in missing])
-            return [LogInfo(msg=f'wheelsim: {what} not started: {text}')]
-        return actions(context)
+        missing = _missing(packages)
+        if missing is None:
+            return build(context)
+        if argument is None:
+            return [LogInfo(msg=f'wheelsim: {missing[0]}: {what} not started; {missing[1]}')]
+        if asked_on_command_line(context, argument):
+            value = LaunchConfiguration(argument).perform(context)
+            raise RuntimeError(f'{argument}:={value} asks for {what}, but {missing[0]}: '
+                               f'{missing[1]}, or pass {argument}:=false; nothing was started')
+        return [LogInfo(msg=f'wheelsim: {missing[0]}: {what} not started; {missing[1]} or '
+                            f'pass {argument}:=false')]
 
-    return OpaqueFunction(function=start, condition=condition)
+    condition = None if argument is None else IfCondition(LaunchConfiguration(argument))
+    return processes(start, condition)
+
+
+def rviz(config: SomeSubstitutionsType) -> OpaqueFunction:
+    """RViz with the configuration file ``config`` when the ``rviz`` argument is true
+    (:func:`optional`). Its use_sim_time comes from the enclosing ``SetParameter``."""
+    return optional(
+        {'rviz2': apt_package('rviz2')}, 'RViz',
+        lambda _context: [Node(package='rviz2', executable='rviz2', name='rviz2', output='log',
+                               arguments=['-d', config])],
+        argument='rviz')
