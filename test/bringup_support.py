@@ -288,6 +288,16 @@ def launch_files() -> list[Path]:
     return sorted(LAUNCH_DIR.glob('*.launch.py'))
 
 
+#: The module through which the launch files start the optional tools (RViz).
+BRINGUP_PACKAGES = PACKAGE_DIR / 'wheelsim' / 'bringup' / 'packages.py'
+
+
+def process_sources() -> list[Path]:
+    """The files whose ``Node(...)`` calls start processes: the launch files and
+    :data:`BRINGUP_PACKAGES`."""
+    return [*launch_files(), BRINGUP_PACKAGES]
+
+
 def declared_arguments(share_path: str, seen: frozenset[str] = frozenset()) -> set[str]:
     """Arguments a wheelsim launch file accepts: its own and those of the files it includes."""
     launch = parse_launch_file(REPO / share_path)

@@ -14,8 +14,8 @@ from bringup_support import (
     EXTERNAL_EXECUTABLES,
     REPO,
     command_problems,
-    launch_files,
     parse_launch_file,
+    process_sources,
 )
 
 DOCKERFILE = REPO / 'docker' / 'Dockerfile'
@@ -51,7 +51,7 @@ def apt_packages() -> set[str]:
 
 def test_image_installs_every_package_the_launch_files_start():
     packages = apt_packages()
-    for path in launch_files():
+    for path in process_sources():
         for node in parse_launch_file(path).nodes:
             if node.package != 'wheelsim':
                 apt = 'ros-${ROS_DISTRO}-' + EXTERNAL_EXECUTABLES[(node.package, node.executable)]

@@ -9,7 +9,13 @@ rosdep/python.yaml with an Ubuntu entry. ``python3-numba`` resolves to an apt pa
 
 import xml.etree.ElementTree as ET
 
-from bringup_support import EXTERNAL_EXECUTABLES, PACKAGE_DIR, REPO, parse_launch_file
+from bringup_support import (
+    EXTERNAL_EXECUTABLES,
+    PACKAGE_DIR,
+    REPO,
+    parse_launch_file,
+    process_sources,
+)
 
 #: Released in both distros (rosdistro 8468e88): jazzy / kilted versions in the comment.
 ROS_PACKAGES_IN_BOTH_DISTROS = {
@@ -51,7 +57,7 @@ def test_every_key_resolves_on_ubuntu_24_04_for_both_distros():
 
 def test_every_package_a_launch_file_starts_or_loads_is_an_exec_depend():
     needed = {'launch', 'launch_ros'} | NAV2_PLUGIN_PACKAGES
-    for path in sorted((REPO / 'launch').glob('*.launch.py')):
+    for path in process_sources():
         for node in parse_launch_file(path).nodes:
             if node.package != 'wheelsim':
                 needed.add('plotjuggler_ros' if node.package == 'plotjuggler' else node.package)
