@@ -150,6 +150,10 @@ def test_driving_into_a_wall_stops_the_footprint_before_it(room_vehicle):
     (lambda: ws.simulate(DIFF, None, np.zeros((10, 2)), 0.01), r'commands must have shape '
      r'\(any, 3\)'),
     (lambda: ws.simulate(DIFF, None, [[0.1, 0.0, math.nan]], 0.01), 'commands must be finite'),
+    (lambda: ws.simulate(DIFF, None, [['fast', 0.0, 0.0]], 0.01), 'commands must be an array '
+     'of numbers'),
+    (lambda: ws.rollout(DIFF, [[0.0, 0.0], [0.0]], policy, 5, 0.01), 'x0 must be an array of '
+     'numbers'),
     (lambda: ws.simulate(DIFF, None, [[math.inf, 0.0, 0.0]], 0.01), 'commands must be finite'),
     (lambda: ws.simulate(DIFF, [0.0, 0.0], [[0.1, 0.0, 0.0]], 0.01), r'x0 must have shape '
      r'\(3\)'),

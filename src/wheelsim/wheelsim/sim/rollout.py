@@ -138,18 +138,23 @@ def _steps_per_period(vehicle: SimVehicle, dt_s: float) -> int:
     return steps
 
 
+def _floats(values: ArrayLike, name: str, meaning: str) -> NDArray[np.float64]:
+    """``values`` as an array of floats; ValueError naming ``name`` if they are not numbers."""
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f'{name} must be an array of numbers ({meaning})') from None
+
+
 def _finite(values: ArrayLike, name: str, shape: tuple[int | None, ...], meaning: str
             ) -> NDArray[np.float64]:
     """``values`` as floats of ``shape`` (None: any length), finite, at most COMMAND_LIMIT."""
-    try:
-        array = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        array = None
-    wanted = '(' + ', '.join('any' if n is None else str(n) for n in shape) + ')'
-    if array is None or array.ndim != len(shape) or any(
+    array = _floats(values, name, meaning)
+    if array.ndim != len(shape) or any(
             n is not None and n != got for n, got in zip(shape, array.shape, strict=True)):
-        got = 'not numbers' if array is None else f'shape {array.shape}'
-        raise ValueError(f'{name} must have shape {wanted} ({meaning}), got {got}')
+        wanted = '(' + ', '.join('any' if n is None else str(n) for n in shape) + ')'
+        raise ValueError(f'{name} must have shape {wanted} ({meaning}), got shape '
+                         f'{array.shape}')
     if not np.all(np.abs(array) <= COMMAND_LIMIT):  # False for NaN and inf
         raise ValueError(f'{name} must be finite and at most {COMMAND_LIMIT:g} in magnitude')
     return array
@@ -162,7 +167,7 @@ def _start(vehicle: SimVehicle, x0: ArrayLike | None, count: int | None
     if x0 is None:
         pose = vehicle.settings.initial_pose
         x0 = (pose.x, pose.y, pose.yaw)
-    x0 = np.asarray(x0, dtype=np.float64)
+    x0 = _floats(x0, 'x0', 'x_m, y_m, yaw_rad')
     if x0.ndim == 1:
         return _finite(x0, 'x0', (3,), 'x_m, y_m, yaw_rad')[np.newaxis].repeat(count or 1, 0)
     return _finite(x0, 'x0', (count, 3), 'one x_m, y_m, yaw_rad per vehicle')
@@ -232,11 +237,9 @@ def simulate(vehicle: SimVehicle, x0: ArrayLike | None, commands: ArrayLike, dt_
     Returns a :class:`Trajectory` of K + 1 samples. Raises ValueError naming the argument and
     the shape or range it must have.
     """
-    commands = np.asarray(commands, dtype=np.float64) if not isinstance(commands, np.ndarray) \
-        else commands
     width = command_width(command_type, vehicle.model)
-    batched = commands.ndim == 3
     meaning = f'{width} values of {command_type!r} per command'
+    batched = _floats(commands, 'commands', meaning).ndim == 3
     shape = (None, None, width) if batched else (None, width)
     commands = _finite(commands, 'commands', shape, meaning)
     count = commands.shape[0] if batched else 1
@@ -261,7 +264,7 @@ def rollout(vehicle: SimVehicle, x0: ArrayLike | None, policy: Policy, n_steps: 
     """
     if not callable(policy):
         raise ValueError(f'policy must be a callable policy(state, t_s), got {policy!r}')
-    batched = x0 is not None and np.ndim(x0) == 2
+    batched = x0 is not None and _floats(x0, 'x0', 'x_m, y_m, yaw_rad').ndim == 2
     poses = _start(vehicle, x0, None if batched else 1)
     count = len(poses)
     width = command_width(command_type, vehicle.model)
