@@ -160,6 +160,8 @@ def test_driving_into_a_wall_stops_the_footprint_before_it(room_vehicle):
     (lambda: ws.simulate(DIFF, np.zeros((3, 3)), np.zeros((2, 5, 3)), 0.01),
      r'x0 must have shape \(2, 3\)'),
     (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), 0.0015), r'dt_s = 0.0015 .*0.001 s'),
+    (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), 'fast'), r"dt_s = 'fast' must be"),
+    (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), math.nan), r'dt_s = nan must be'),
     (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), 0.01, seeds=[1, 2]), 'seeds must be '
      'one integer'),
     (lambda: ws.simulate(DIFF, None, np.zeros((5, 2)), 0.01, command_type='speed_steering'),

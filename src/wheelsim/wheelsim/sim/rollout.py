@@ -125,14 +125,20 @@ class _Fleet:
             guard.step(member, n_steps)
 
     def collisions(self) -> NDArray[np.int64]:
-        count = len(self._guarded) or self._batch.size
-        return np.array([guard.collisions for _, guard in self._guarded] or [0] * count)
+        """(N,) collisions counted per vehicle (0 without collisions)."""
+        if self._batch is not None:
+            return np.zeros(self._batch.size, dtype=np.int64)
+        return np.array([guard.collisions for _, guard in self._guarded], dtype=np.int64)
 
 
 def _steps_per_period(vehicle: SimVehicle, dt_s: float) -> int:
     step_s = vehicle.step_period_s
-    steps = round(dt_s / step_s) if math.isfinite(dt_s) else 0
-    if steps < 1 or abs(steps * step_s - dt_s) > 1e-9 * max(dt_s, step_s):
+    try:
+        ratio = float(dt_s) / step_s
+    except (TypeError, ValueError):
+        ratio = math.nan
+    steps = round(ratio) if math.isfinite(ratio) else 0
+    if steps < 1 or abs(steps - ratio) > 1e-9 * ratio:
         raise ValueError(f'dt_s = {dt_s!r} must be a whole number (>= 1) of physics steps of '
                          f'{step_s:g} s (step_rate {vehicle.settings.step_rate:g} Hz)')
     return steps
