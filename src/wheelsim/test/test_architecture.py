@@ -33,6 +33,7 @@ LAYERS = {
     'run': {'core', 'ros', 'nodes', 'report', 'run'},
     'cli': {'core', 'report', 'run', 'cli'},
     'bringup': {'core', 'ros', 'bringup'},
+    'sim': {'core', 'report', 'sim'},
 }
 
 

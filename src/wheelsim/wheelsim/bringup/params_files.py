@@ -6,33 +6,14 @@ A launch file reads the same files vehicle_sim reads, so that what it derives fr
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import yaml
-
-from wheelsim.core.params import ParameterError, flatten, from_flat
+from wheelsim.core.params import ParameterError, from_flat
 from wheelsim.core.vehicle.config import VehicleConfig, vehicle_config_from_params
 from wheelsim.core.vehicle_sim.config import VehicleSimSettings
 from wheelsim.core.vehicle_sim.description import vehicle_sim_urdf
-
-
-def node_section(params_file: str, node_fqn: str) -> dict[str, Any]:
-    """Flat parameters a params file gives the node ``node_fqn`` (e.g. ``/robot1/vehicle_sim``).
-
-    Sections apply in file order when their key matches as ROS matches them: ``vehicle_sim``,
-    ``/robot1/vehicle_sim``, ``/**/vehicle_sim``, ``/**`` (``*`` is one name, ``**`` any number).
-    """
-    with open(params_file) as stream:
-        tree = yaml.safe_load(stream) or {}
-    values: dict[str, Any] = {}
-    for key, body in tree.items():
-        key = '/' + str(key).strip('/')
-        pattern = re.escape(key).replace(r'/\*\*', '(/[^/]+)*').replace(r'\*', '[^/]+')
-        if re.fullmatch(pattern, node_fqn):
-            values.update(flatten((body or {}).get('ros__parameters', {})))
-    return values
+from wheelsim.core.vehicle_sim.params_file import node_section
 
 
 def vehicle_sim_values(params_files: Sequence[str], namespace: str,

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
+    from wheelsim.core.world.occupancy import OccupancyMap
+
 PDF_NAME = 'report.pdf'
 PNG_DPI = 100
 FIGURE_SIZE_IN = (9.0, 6.5)
@@ -57,12 +59,11 @@ def _legend(ax: Axes) -> None:
 MAP_COLORS = ('#eeeeee', 'white', '#444444')  # unknown, free, obstacle
 
 
-def _draw_map(ax: Axes, run: RunData) -> None:
-    """The recorded map under the paths (obstacles dark, unknown light grey), placed by its
-    origin (rotation included)."""
+def draw_map(ax: Axes, world: OccupancyMap | None) -> None:
+    """The map under the paths (obstacles dark, unknown light grey), placed by its origin
+    (rotation included); nothing for None."""
     from matplotlib.colors import ListedColormap
 
-    world = run.world
     if world is None:
         return
     classes = np.where(world.obstacles, 2, np.where(world.values < 0, 0, 1))
@@ -92,7 +93,7 @@ def plot_xy(fig: Figure, run: RunData) -> None:
     """Paths in ``map`` over the recorded map: plans (the latest solid), true, estimated,
     odometry; start and goal; collisions and the footprint at the minimum clearance."""
     ax = fig.subplots()
-    _draw_map(ax, run)
+    draw_map(ax, run.world)
     latest = run.plan
     earlier = [p for p in run.plans if len(p.poses) and p is not latest]
     for i, plan in enumerate(earlier):

@@ -319,6 +319,11 @@ class BicycleConfig:
         return inertia / self.dynamics.mass
 
     @property
+    def signed_wheel_base_m(self) -> float:
+        """Fixed to steered axle along +x: +wheel_base, or -wheel_base with ``reverse``."""
+        return -self.wheel_base if self.reverse else self.wheel_base
+
+    @property
     def track_fixed_m(self) -> float:
         return 0.7 * self.wheel_base if self.vis_track_fixed == DERIVED else self.vis_track_fixed
 
@@ -394,6 +399,11 @@ class OmniConfig:
 
     def __post_init__(self) -> None:
         _check_derived_or_positive('vis_wheel_diameter', self.vis_wheel_diameter, '0.25 x track')
+
+    @property
+    def lever_m(self) -> float:
+        """The mecanum lever (wheel_base + track) / 2 of the wheel kinematics."""
+        return 0.5 * (self.wheel_base + self.track)
 
     @property
     def wheel_radius_m(self) -> float:

@@ -65,7 +65,7 @@ def _axle(
 
 def _bicycle(config: BicycleConfig) -> tuple[Wheel, ...]:
     offset = config.base_link_offset
-    signed_base = -config.wheel_base if config.reverse else config.wheel_base
+    signed_base = config.signed_wheel_base_m
     radius = config.wheel_radius_m
     wheels = [
         Wheel(f'{name}_wheel_joint', f'{name}_wheel', column, x, y, radius)

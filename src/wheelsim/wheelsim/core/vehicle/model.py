@@ -331,6 +331,39 @@ class VehicleState(NamedTuple):
     elapsed_steps: int
 
 
+class JointColumns(NamedTuple):
+    """Where a vehicle's joints are in its kernel state (columns of :mod:`.stepping`).
+
+    ``names``: the wheel joints in :func:`~wheelsim.core.vehicle.joints.wheel_layout` order,
+    then the steering joints (left, right, or the single one), as ``joint_states`` lists them;
+    ``positions`` and ``velocities``: their angle [rad] and rate [rad/s] columns in that order;
+    ``wheel_rates``: the wheel joints' rate columns only; ``steering_angles``: the steering
+    joints' angle columns only.
+    """
+
+    names: tuple[str, ...]
+    positions: tuple[int, ...]
+    velocities: tuple[int, ...]
+    wheel_rates: tuple[int, ...]
+    steering_angles: tuple[int, ...]
+
+
+def joint_columns(config: VehicleConfig) -> JointColumns:
+    """The joints of ``config``'s vehicle and their state columns."""
+    wheels = wheel_layout(config)
+    steering = tuple(w.steering for w in wheels if w.steering is not None)
+    sides = range(len(steering))
+    steering_angles = tuple(st.S_STEERING_JOINT_ANGLE + i for i in sides)
+    wheel_rates = tuple(st.S_WHEEL_RATE + w.column for w in wheels)
+    return JointColumns(
+        names=tuple(w.joint for w in wheels) + tuple(s.joint for s in steering),
+        positions=tuple(st.S_WHEEL_ANGLE + w.column for w in wheels) + steering_angles,
+        velocities=wheel_rates + tuple(st.S_STEERING_JOINT_RATE + i for i in sides),
+        wheel_rates=wheel_rates,
+        steering_angles=steering_angles,
+    )
+
+
 class Vehicle:
     """One simulated vehicle: command in, fixed steps, full state out. Deterministic."""
 
@@ -343,22 +376,11 @@ class Vehicle:
     ) -> None:
         """``seed`` seeds the command noise (vehicle_sim's ``seed``)."""
         self._batch = VehicleBatch([config], step_period_s, [pose], [seed])
-        wheels = wheel_layout(config)
-        steering = tuple(w.steering for w in wheels if w.steering is not None)
-        self.joint_names: tuple[str, ...] = tuple(w.joint for w in wheels) + tuple(
-            s.joint for s in steering
-        )
-        # State columns of the joints, in joint_names order (steering joints: left, right).
-        sides = range(len(steering))
-        steering_angles = tuple(st.S_STEERING_JOINT_ANGLE + i for i in sides)
-        self._steering_angles = _picker(steering_angles)
-        self._positions = _picker(
-            tuple(st.S_WHEEL_ANGLE + w.column for w in wheels) + steering_angles
-        )
-        self._velocities = _picker(
-            tuple(st.S_WHEEL_RATE + w.column for w in wheels)
-            + tuple(st.S_STEERING_JOINT_RATE + i for i in sides)
-        )
+        columns = joint_columns(config)
+        self.joint_names: tuple[str, ...] = columns.names
+        self._steering_angles = _picker(columns.steering_angles)
+        self._positions = _picker(columns.positions)
+        self._velocities = _picker(columns.velocities)
         self._row = self._batch.state_view(0)
 
     @property
@@ -402,6 +424,10 @@ class Vehicle:
             self._positions(row), self._velocities(row), self._steering_angles(row),
             self._batch.elapsed_steps,
         )
+
+    def state_row(self) -> NDArray[np.float64]:
+        """The kernel state (a copy; columns in :mod:`.stepping`)."""
+        return self._batch.state_row(0)
 
     def teleport(self, pose: tuple[float, float, float]) -> None:
         """New pose at rest: velocities and actuator states zeroed, histories cleared."""

@@ -184,7 +184,7 @@ def pack_params(config: VehicleConfig, dt: float, seed: int = 0) -> np.ndarray:
     _pack_drive(row, config.drive, dt)
     if isinstance(model, BicycleConfig):
         steering = model.steering_actuator
-        row[P_BI_SIGNED_WHEEL_BASE] = -model.wheel_base if model.reverse else model.wheel_base
+        row[P_BI_SIGNED_WHEEL_BASE] = model.signed_wheel_base_m
         row[P_BI_STEERED_DRIVE] = float(model.drive_on_steered_wheel)
         row[P_BI_HALF_TRACK_FIXED] = 0.5 * model.track_fixed_m
         row[P_BI_HALF_TRACK_STEERED] = 0.5 * model.track_steered_m
@@ -208,7 +208,7 @@ def pack_params(config: VehicleConfig, dt: float, seed: int = 0) -> np.ndarray:
         row[P_DI_SLIP_LEFT] = model.slip_left
         row[P_DI_SLIP_RIGHT] = model.slip_right
     elif isinstance(model, OmniConfig):
-        row[P_OM_LEVER] = 0.5 * (model.wheel_base + model.track)
+        row[P_OM_LEVER] = model.lever_m
         row[P_OM_HALF_BASE] = 0.5 * model.wheel_base
         row[P_OM_HALF_TRACK] = 0.5 * model.track
         row[P_OM_PROPORTIONAL] = float(model.proportional_acceleration)

@@ -1,0 +1,196 @@
+"""wheelsim.sim: batches equal single runs, wheel-level commands equal their twists, walls stop
+the footprint, bad input names the argument."""
+
+import math
+
+import numpy as np
+import pytest
+
+import wheelsim.sim as ws
+from wheelsim.core.world.collision import contact
+from wheelsim.testing.maps import walled_room, write_map
+
+DT_S = 0.01
+
+
+def wavy_commands(count: int, phase: float) -> np.ndarray:
+    t = np.arange(count) * DT_S + phase
+    return np.column_stack([0.5 + 0.3 * np.sin(t), 0.2 * np.cos(2 * t), 0.8 * np.sin(0.7 * t)])
+
+
+def policy(state, t_s):
+    """Steer towards the x axis at a speed that grows with time (any state shape)."""
+    state = np.asarray(state)
+    vx = np.full(state.shape[:-1], 0.3 + 0.05 * t_s)
+    return np.stack([vx, np.zeros_like(vx), -1.5 * state[..., 1] - 0.8 * state[..., 2]], axis=-1)
+
+
+def assert_same(batch: ws.Trajectory, single: ws.Trajectory) -> None:
+    for name in ('t_s', 'x_m', 'y_m', 'yaw_rad', 'vx_mps', 'vy_mps', 'wz_radps',
+                 'wheel_speed_radps', 'steering_rad', 'command', 'command_twist'):
+        np.testing.assert_array_equal(getattr(batch, name), getattr(single, name), err_msg=name)
+    assert batch.collisions == single.collisions
+
+
+@pytest.fixture
+def noisy_omni():
+    return ws.load_vehicle('mecanum_omni', {
+        'model_params.omni.drive_actuators.noise_stddev': 0.05})
+
+
+def test_batched_simulate_equals_single_runs(noisy_omni):
+    x0 = np.array([[0.0, 0.0, 0.0], [1.0, -2.0, 0.5], [-3.0, 1.0, -2.0], [0.5, 0.5, 3.0]])
+    commands = np.stack([wavy_commands(300, phase) for phase in range(4)])
+    seeds = [0, 1, 2, 2**40]
+    batch = ws.simulate(noisy_omni, x0, commands, DT_S, seeds=seeds)
+    assert batch.x_m.shape == (4, 301) and batch.wheel_speed_radps.shape == (4, 301, 4)
+    for i in range(4):
+        assert_same(batch.vehicle(i), ws.simulate(noisy_omni, x0[i], commands[i], DT_S,
+                                                  seeds=seeds[i]))
+    # the seeds matter: the same commands with another seed give another trajectory
+    other = ws.simulate(noisy_omni, x0[0], commands[0], DT_S, seeds=5)
+    assert not np.array_equal(other.x_m, batch.x_m[0])
+
+
+def test_batched_rollout_equals_single_rollouts():
+    vehicle = ws.load_vehicle('ackermann_car')
+    x0 = np.array([[0.0, 1.0, 0.2], [0.0, -1.5, 0.0], [2.0, 0.5, -0.3]])
+    batch = ws.rollout(vehicle, x0, policy, 400, DT_S)
+    assert batch.steering_rad.shape == (3, 401, 2)
+    for i in range(3):
+        assert_same(batch.vehicle(i), ws.rollout(vehicle, x0[i], policy, 400, DT_S))
+
+
+def test_rollout_of_a_command_sequence_equals_simulate():
+    vehicle = ws.load_vehicle('indoor_differential')
+    commands = wavy_commands(200, 0.0)
+    assert_same(ws.rollout(vehicle, (1.0, 2.0, 0.3), lambda _s, t: commands[round(t / DT_S)],
+                           200, DT_S),
+                ws.simulate(vehicle, (1.0, 2.0, 0.3), commands, DT_S))
+
+
+TWIST_TOLERANCE = 1e-9  # the wheel-level -> twist -> wheel round trip rounds (1e-16 relative)
+
+
+def assert_close(a: ws.Trajectory, b: ws.Trajectory) -> None:
+    for name in ('x_m', 'y_m', 'yaw_rad', 'vx_mps', 'vy_mps', 'wz_radps', 'wheel_speed_radps',
+                 'steering_rad'):
+        np.testing.assert_allclose(getattr(a, name), getattr(b, name), rtol=0,
+                                   atol=TWIST_TOLERANCE, err_msg=name)
+
+
+def test_differential_wheel_speeds_give_the_trajectory_of_their_twist():
+    vehicle = ws.load_vehicle('indoor_differential')
+    twists = wavy_commands(300, 0.0) * [1.0, 0.0, 1.0]
+    half_track = 0.5 * vehicle.config.active.track
+    wheels = np.column_stack([twists[:, 0] - half_track * twists[:, 2],
+                              twists[:, 0] + half_track * twists[:, 2]])  # (v_L, v_R)
+    assert_close(ws.simulate(vehicle, None, wheels, DT_S, command_type='wheel_speeds'),
+                 ws.simulate(vehicle, None, twists, DT_S))
+
+
+def test_omni_wheel_speeds_give_the_trajectory_of_their_twist():
+    vehicle = ws.load_vehicle('mecanum_omni', {'model_params.omni.base_link_offset': 0.3})
+    twists = wavy_commands(300, 1.0)
+    model = vehicle.config.active
+    lever = 0.5 * (model.wheel_base + model.track)
+    vx, vy, wz = twists.T
+    vy_centre = vy - model.base_link_offset * wz  # the wheel centre moves with vy - b wz
+    wheels = np.column_stack([vx - vy_centre - lever * wz, vx + vy_centre + lever * wz,
+                              vx + vy_centre - lever * wz, vx - vy_centre + lever * wz])
+    assert_close(ws.simulate(vehicle, None, wheels, DT_S, command_type='wheel_speeds'),
+                 ws.simulate(vehicle, None, twists, DT_S))
+
+
+@pytest.mark.parametrize('steered_drive', [False, True])
+def test_speed_and_steering_give_the_trajectory_of_their_twist(steered_drive):
+    vehicle = ws.load_vehicle('ackermann_car', {
+        'model_params.bicycle.drive_on_steered_wheel': steered_drive})
+    wheel_base = vehicle.config.active.wheel_base
+    twists = wavy_commands(300, 0.0) * [3.0, 0.0, 0.5]
+    steering = np.arctan2(wheel_base * twists[:, 2], twists[:, 0])
+    speed = twists[:, 0] / np.cos(steering) if steered_drive else twists[:, 0]
+    car = np.column_stack([speed, steering])
+    assert_close(ws.simulate(vehicle, None, car, DT_S, command_type='speed_steering'),
+                 ws.simulate(vehicle, None, twists, DT_S))
+
+
+@pytest.fixture
+def room_vehicle(tmp_path):
+    """The indoor robot in a 4 m x 3 m walled room (walls 0.05 m thick at x = +-2 m)."""
+    path = write_map(tmp_path, walled_room(4.0, 3.0), 0.05, (-2.0, -1.5, 0.0))
+    return ws.load_vehicle('indoor_differential', {'world.map_yaml': str(path)})
+
+
+def test_driving_into_a_wall_stops_the_footprint_before_it(room_vehicle):
+    x0 = np.array([[0.0, 0.0, 0.0], [0.0, 0.5, math.pi], [0.0, -0.5, 0.0]])
+    commands = np.zeros((3, 600, 3))
+    commands[:, :, 0] = [[0.8], [0.8], [0.0]]  # two drive into a wall for 6 s, one stands still
+    batch = ws.simulate(room_vehicle, x0, commands, DT_S)
+    np.testing.assert_array_equal(batch.collisions, [1, 1, 0])
+    for i in range(3):
+        for k in range(batch.x_m.shape[1]):
+            pose = (batch.x_m[i, k], batch.y_m[i, k], batch.yaw_rad[i, k])
+            assert contact(room_vehicle.world, room_vehicle.footprint, pose) is None
+    front_m = room_vehicle.footprint.corners[:, 0].max()  # 0.3 m ahead of base_link
+    wall_m = 2.0 - 0.05
+    assert wall_m - 0.05 < batch.x_m[0, -1] + front_m <= wall_m  # within a cell of the wall
+    assert batch.vx_mps[0, -1] < 0.05  # held at the wall (pushing: stopped at every contact)
+    assert_same(batch.vehicle(1), ws.simulate(room_vehicle, x0[1], commands[1], DT_S))
+
+
+@pytest.mark.parametrize('call, message', [
+    (lambda: ws.load_vehicle('no_such_preset'), r'preset_or_params_file.*presets: .*indoor'),
+    (lambda: ws.load_vehicle('/no/such/file.yaml'), 'no such file'),
+    (lambda: ws.load_vehicle(None, {'model_params.differential.trak': 1.0}),
+     r"unknown parameter 'model_params.differential.trak'.*'model_params.differential.track'"),
+    (lambda: ws.load_vehicle(None, {'model_params.differential.track': -1.0}),
+     r'model_params.differential.track = -1.0 .*\(0, 100\]'),
+    (lambda: ws.load_vehicle(None, {'world.map_yaml': '/no/map.yaml'}), 'world.map_yaml'),
+    (lambda: ws.simulate(DIFF, None, np.zeros((10, 2)), 0.01), r'commands must have shape '
+     r'\(any, 3\)'),
+    (lambda: ws.simulate(DIFF, None, [[0.1, 0.0, math.nan]], 0.01), 'commands must be finite'),
+    (lambda: ws.simulate(DIFF, None, [['fast', 0.0, 0.0]], 0.01), 'commands must be an array '
+     'of numbers'),
+    (lambda: ws.rollout(DIFF, [[0.0, 0.0], [0.0]], policy, 5, 0.01), 'x0 must be an array of '
+     'numbers'),
+    (lambda: ws.simulate(DIFF, None, [[math.inf, 0.0, 0.0]], 0.01), 'commands must be finite'),
+    (lambda: ws.simulate(DIFF, [0.0, 0.0], [[0.1, 0.0, 0.0]], 0.01), r'x0 must have shape '
+     r'\(3\)'),
+    (lambda: ws.simulate(DIFF, np.zeros((3, 3)), np.zeros((2, 5, 3)), 0.01),
+     r'x0 must have shape \(2, 3\)'),
+    (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), 0.0015), r'dt_s = 0.0015 .*0.001 s'),
+    (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), 'fast'), r"dt_s = 'fast' must be"),
+    (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), math.nan), r'dt_s = nan must be'),
+    (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), 0.01, seeds=[1, 2]), 'seeds must be '
+     'one integer'),
+    (lambda: ws.simulate(DIFF, None, np.zeros((5, 2)), 0.01, command_type='speed_steering'),
+     r"'speed_steering' is not for the differential model: it is for bicycle"),
+    (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), 0.01, command_type='wheels'),
+     r"command_type = 'wheels' must be one of \['twist'"),
+    (lambda: ws.rollout(DIFF, None, lambda s, t: [0.1, 0.0], 5, 0.01),
+     r'policy\(state, t_s\) must have shape \(3\)'),
+    (lambda: ws.rollout(DIFF, np.zeros((4, 3)), lambda s, t: [0.1, 0.0, 0.0], 5, 0.01),
+     r'policy\(state, t_s\) must have shape \(4, 3\)'),
+    (lambda: ws.rollout(DIFF, None, lambda s, t: [0.1, 0.0, math.nan], 5, 0.01),
+     r'policy\(state, t_s\) must be finite'),
+    (lambda: ws.rollout(DIFF, None, None, 5, 0.01), 'policy must be a callable'),
+    (lambda: ws.rollout(DIFF, None, policy, -1, 0.01), 'n_steps = -1 must be an integer'),
+])
+def test_bad_input_raises_a_value_error_naming_it(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+DIFF = ws.load_vehicle('indoor_differential')
+
+
+def test_plots_return_figures(room_vehicle):
+    trajectory = ws.simulate(room_vehicle, None, np.tile([0.5, 0.0, 0.4], (300, 1)), DT_S)
+    reference = np.column_stack([trajectory.x_m + 0.01, trajectory.y_m, trajectory.yaw_rad])
+    for figure in (ws.plot_trajectory(trajectory, room_vehicle, reference=reference),
+                   ws.plot_speeds(trajectory),
+                   ws.plot_tracking_errors(trajectory, reference)):
+        assert figure.axes and figure.axes[0].lines
+    with pytest.raises(ValueError, match=r'reference must have shape \(301, 2\)'):
+        ws.plot_tracking_errors(trajectory, reference[:10])

@@ -1,0 +1,287 @@
+"""``simulate`` a command sequence or ``rollout`` a policy: one vehicle or a batch, as arrays.
+
+The physics is vehicle_sim's: the same kernel (:class:`~wheelsim.core.vehicle.model.
+VehicleBatch`), stepped at ``step_rate`` (1 kHz by default), each command held from the step it
+is given at (vehicle_sim applies a cmd_vel at the step where it arrives), commands saturated to
+``cmd_vel_limits`` as vehicle_sim saturates cmd_vel, and, with a map, the footprint stopped at
+obstacles by the collision guard vehicle_sim steps through
+(:class:`~wheelsim.core.world.guard.CollisionGuard`). A command is held for one control period
+``dt_s``, a whole number of steps; a command never goes stale (vehicle_sim's
+``twist_reference_max_oldness`` brakes only when no command arrives).
+
+Batches: one model and parameter set, N vehicles with their own start poses, commands and
+seeds, stepped together in one compiled call per control period (vectorised; with a map, each
+vehicle goes through its own collision guard, one after the other). Vehicle i of a batch gives
+bit for bit what a single rollout with its start pose, commands and seed gives.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from wheelsim.core.vehicle import stepping as st
+from wheelsim.core.vehicle.model import COMMAND_LIMIT, Vehicle, VehicleBatch, joint_columns
+from wheelsim.core.world.guard import CollisionGuard
+from wheelsim.sim.commands import body_twist, command_width
+from wheelsim.sim.vehicle import SimVehicle
+
+#: The state a policy sees: base_link's pose in map and body twist, in this column order.
+STATE_COLUMNS = ('x_m', 'y_m', 'yaw_rad', 'vx_mps', 'vy_mps', 'wz_radps')
+_STATE_SOURCES = (st.S_X, st.S_Y, st.S_YAW, st.S_VX, st.S_VY, st.S_WZ)
+Policy = Callable[[NDArray[np.float64], float], ArrayLike]
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    """What a rollout did, sampled at every control period (``K`` periods, ``K + 1`` samples).
+
+    A single rollout's arrays have the shapes below; a batch's have a leading axis of N
+    vehicles (``x_m`` (N, K+1), ``wheel_speed_radps`` (N, K+1, W), ...), ``t_s`` excepted.
+
+    - ``t_s`` (K+1,): time from the start [s]; sample k is at ``k * dt_s``.
+    - ``x_m``, ``y_m``, ``yaw_rad`` (K+1,): base_link in map [m, rad, yaw in (-pi, pi]].
+    - ``vx_mps``, ``vy_mps``, ``wz_radps`` (K+1,): base_link's body twist after the actuators.
+    - ``wheel_speed_radps`` (K+1, W): wheel joint rates, ``joint_names[:W]`` order (as
+      vehicle_sim's joint_states); times the wheel radius, the rim speed in m/s.
+    - ``steering_rad`` (K+1, S): steering joint angles, ``joint_names[W:]`` order (S = 0 for
+      differential and omni; 1 or 2 for the bicycle, with Ackermann angles for 2).
+    - ``command`` (K, C): the commands as given (``command_type``), held from sample k to k+1.
+    - ``command_twist`` (K, 3): the body twists they asked of the actuators (after
+      ``cmd_vel_limits``): vx_mps, vy_mps, wz_radps.
+    - ``collisions``: collisions counted (an int, or (N,) ints); 0 without a map.
+    """
+
+    t_s: NDArray[np.float64]
+    x_m: NDArray[np.float64]
+    y_m: NDArray[np.float64]
+    yaw_rad: NDArray[np.float64]
+    vx_mps: NDArray[np.float64]
+    vy_mps: NDArray[np.float64]
+    wz_radps: NDArray[np.float64]
+    wheel_speed_radps: NDArray[np.float64]
+    steering_rad: NDArray[np.float64]
+    command: NDArray[np.float64]
+    command_twist: NDArray[np.float64]
+    collisions: int | NDArray[np.int64]
+    command_type: str
+    joint_names: tuple[str, ...]
+
+    @property
+    def pose(self) -> NDArray[np.float64]:
+        """(..., K+1, 3): x_m, y_m, yaw_rad stacked."""
+        return np.stack([self.x_m, self.y_m, self.yaw_rad], axis=-1)
+
+    def vehicle(self, index: int) -> Trajectory:
+        """Vehicle ``index`` of a batch, as a single rollout's trajectory."""
+        if self.x_m.ndim != 2:
+            raise ValueError('vehicle(index): this trajectory is not a batch')
+        fields = {name: getattr(self, name)[index] for name in (
+            'x_m', 'y_m', 'yaw_rad', 'vx_mps', 'vy_mps', 'wz_radps', 'wheel_speed_radps',
+            'steering_rad', 'command', 'command_twist', 'collisions')}
+        fields['collisions'] = int(fields['collisions'])
+        return Trajectory(t_s=self.t_s, command_type=self.command_type,
+                          joint_names=self.joint_names, **fields)
+
+
+class _Fleet:
+    """N vehicles of one :class:`SimVehicle`: one compiled batch, or with collisions one
+    guarded :class:`Vehicle` each (the guard steps a single vehicle)."""
+
+    def __init__(self, vehicle: SimVehicle, poses: NDArray[np.float64],
+                 seeds: tuple[int, ...]) -> None:
+        config, period_s = vehicle.config, vehicle.step_period_s
+        self._batch: VehicleBatch | None = None
+        self._guarded: list[tuple[Vehicle, CollisionGuard]] = []
+        if vehicle.collisions:
+            self._guarded = [
+                (Vehicle(config, period_s, tuple(pose), seed),
+                 CollisionGuard(vehicle.world, vehicle.footprint))
+                for pose, seed in zip(poses, seeds, strict=True)]
+        else:
+            self._batch = VehicleBatch([config] * len(poses), period_s, poses, seeds)
+
+    def states(self) -> NDArray[np.float64]:
+        if self._batch is not None:
+            return self._batch.states
+        return np.stack([member.state_row() for member, _ in self._guarded])
+
+    def set_commands(self, twists: NDArray[np.float64]) -> None:
+        if self._batch is not None:
+            self._batch.set_commands(twists)
+            return
+        for (member, _), twist in zip(self._guarded, twists, strict=True):
+            member.set_command(*twist)
+
+    def step(self, n_steps: int) -> None:
+        if self._batch is not None:
+            self._batch.step(n_steps)
+            return
+        for member, guard in self._guarded:
+            guard.step(member, n_steps)
+
+    def collisions(self) -> NDArray[np.int64]:
+        """(N,) collisions counted per vehicle (0 without collisions)."""
+        if self._batch is not None:
+            return np.zeros(self._batch.size, dtype=np.int64)
+        return np.array([guard.collisions for _, guard in self._guarded], dtype=np.int64)
+
+
+def _steps_per_period(vehicle: SimVehicle, dt_s: float) -> int:
+    step_s = vehicle.step_period_s
+    try:
+        ratio = float(dt_s) / step_s
+    except (TypeError, ValueError):
+        ratio = math.nan
+    steps = round(ratio) if math.isfinite(ratio) else 0
+    if steps < 1 or abs(steps - ratio) > 1e-9 * ratio:
+        raise ValueError(f'dt_s = {dt_s!r} must be a whole number (>= 1) of physics steps of '
+                         f'{step_s:g} s (step_rate {vehicle.settings.step_rate:g} Hz)')
+    return steps
+
+
+def _floats(values: ArrayLike, name: str, meaning: str) -> NDArray[np.float64]:
+    """``values`` as an array of floats; ValueError naming ``name`` if they are not numbers."""
+    try:
+        return np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f'{name} must be an array of numbers ({meaning})') from None
+
+
+def _finite(values: ArrayLike, name: str, shape: tuple[int | None, ...], meaning: str
+            ) -> NDArray[np.float64]:
+    """``values`` as floats of ``shape`` (None: any length), finite, at most COMMAND_LIMIT."""
+    array = _floats(values, name, meaning)
+    if array.ndim != len(shape) or any(
+            n is not None and n != got for n, got in zip(shape, array.shape, strict=True)):
+        wanted = '(' + ', '.join('any' if n is None else str(n) for n in shape) + ')'
+        raise ValueError(f'{name} must have shape {wanted} ({meaning}), got shape '
+                         f'{array.shape}')
+    if not np.all(np.abs(array) <= COMMAND_LIMIT):  # False for NaN and inf
+        raise ValueError(f'{name} must be finite and at most {COMMAND_LIMIT:g} in magnitude')
+    return array
+
+
+def _start(vehicle: SimVehicle, x0: ArrayLike | None, count: int | None
+           ) -> NDArray[np.float64]:
+    """(N, 3) start poses: x0 is (3,) (every vehicle, or one) or (N, 3); None: the
+    vehicle's ``initial_pose``. ``count``: N when known, None to take it from x0."""
+    if x0 is None:
+        pose = vehicle.settings.initial_pose
+        x0 = (pose.x, pose.y, pose.yaw)
+    x0 = _floats(x0, 'x0', 'x_m, y_m, yaw_rad')
+    if x0.ndim == 1:
+        return _finite(x0, 'x0', (3,), 'x_m, y_m, yaw_rad')[np.newaxis].repeat(count or 1, 0)
+    return _finite(x0, 'x0', (count, 3), 'one x_m, y_m, yaw_rad per vehicle')
+
+
+def _seeds(vehicle: SimVehicle, seeds: int | ArrayLike | None, count: int, batched: bool
+           ) -> tuple[int, ...]:
+    if seeds is None:
+        return (vehicle.settings.seed,) * count
+    array = np.asarray(seeds)
+    if array.shape != ((count,) if batched else ()) or not np.issubdtype(array.dtype,
+                                                                        np.integer):
+        wanted = f'{count} integers, one per vehicle' if batched else 'one integer'
+        raise ValueError(f'seeds must be {wanted} in [0, 2^63), got {seeds!r}')
+    return tuple(int(seed) for seed in array.reshape(-1))
+
+
+def _run(vehicle: SimVehicle, poses: NDArray[np.float64], seeds: tuple[int, ...],
+         n_steps: int, dt_s: float, command_type: str, batched: bool,
+         commands_at: Callable[[int, NDArray[np.float64]], NDArray[np.float64]]) -> Trajectory:
+    """Step ``n_steps`` control periods; ``commands_at(k, states)`` gives the (N, C) commands
+    of period k from the (N, 6) states (:data:`STATE_COLUMNS`) at its start."""
+    if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 0:
+        raise ValueError(f'n_steps = {n_steps!r} must be an integer >= 0')
+    steps = _steps_per_period(vehicle, dt_s)
+    joints = joint_columns(vehicle.config)
+    columns = np.array(_STATE_SOURCES + joints.wheel_rates + joints.steering_angles)
+    wheels = len(joints.wheel_rates)
+    count = len(poses)
+    limits = vehicle.settings.cmd_vel_limits
+    limit = np.array([limits.linear, limits.linear, limits.angular])
+    fleet = _Fleet(vehicle, poses, seeds)
+    record = np.empty((count, n_steps + 1, len(columns)))
+    record[:, 0] = fleet.states()[:, columns]
+    width = command_width(command_type, vehicle.model)
+    given = np.empty((count, n_steps, width))
+    twists = np.empty((count, n_steps, 3))
+    for k in range(n_steps):
+        given[:, k] = commands_at(k, record[:, k, :6])
+        twists[:, k] = np.clip(body_twist(vehicle.config, command_type, given[:, k]),
+                               -limit, limit)
+        fleet.set_commands(twists[:, k])
+        fleet.step(steps)
+        record[:, k + 1] = fleet.states()[:, columns]
+    trajectory = Trajectory(
+        t_s=np.arange(n_steps + 1) * (steps * vehicle.step_period_s),
+        **{name: record[:, :, i] for i, name in enumerate(STATE_COLUMNS)},
+        wheel_speed_radps=record[:, :, 6:6 + wheels], steering_rad=record[:, :, 6 + wheels:],
+        command=given, command_twist=twists, collisions=fleet.collisions(),
+        command_type=command_type, joint_names=joints.names)
+    return trajectory if batched else trajectory.vehicle(0)
+
+
+def simulate(vehicle: SimVehicle, x0: ArrayLike | None, commands: ArrayLike, dt_s: float,
+             *, command_type: str = 'twist', seeds: int | ArrayLike | None = None
+             ) -> Trajectory:
+    """Drive ``vehicle`` from rest at ``x0`` with a command sequence.
+
+    ``commands``: (K, C) for one vehicle, (N, K, C) for a batch of N; command k is held for
+    ``dt_s`` from ``t = k * dt_s``; C and the meaning by ``command_type``
+    (:mod:`wheelsim.sim.commands`: ``'twist'`` (vx_mps, vy_mps, wz_radps), ``'wheel_speeds'``
+    rim speeds [m/s], ``'speed_steering'`` (speed_mps, steering_rad)). ``x0``: start pose
+    (x_m, y_m, yaw_rad) of base_link in map, (3,) or (N, 3) for a batch; None: the vehicle's
+    ``initial_pose``. ``dt_s``: a whole number of physics steps (1 ms at 1 kHz). ``seeds``: the
+    command-noise seed (an int, or (N,) ints), default the vehicle's ``seed``.
+
+    Returns a :class:`Trajectory` of K + 1 samples. Raises ValueError naming the argument and
+    the shape or range it must have.
+    """
+    width = command_width(command_type, vehicle.model)
+    meaning = f'{width} values of {command_type!r} per command'
+    batched = _floats(commands, 'commands', meaning).ndim == 3
+    shape = (None, None, width) if batched else (None, width)
+    commands = _finite(commands, 'commands', shape, meaning)
+    count = commands.shape[0] if batched else 1
+    batch_commands = commands if batched else commands[np.newaxis]
+    poses = _start(vehicle, x0, count)
+    return _run(vehicle, poses, _seeds(vehicle, seeds, count, batched), batch_commands.shape[1],
+                dt_s, command_type, batched, lambda k, _states: batch_commands[:, k])
+
+
+def rollout(vehicle: SimVehicle, x0: ArrayLike | None, policy: Policy, n_steps: int,
+            dt_s: float, *, command_type: str = 'twist', seeds: int | ArrayLike | None = None
+            ) -> Trajectory:
+    """Drive ``vehicle`` from rest at ``x0`` with a feedback policy for ``n_steps`` periods.
+
+    ``x0``: (3,) (x_m, y_m, yaw_rad) for one vehicle, (N, 3) for a batch of N (None: the
+    vehicle's ``initial_pose``, one vehicle). At ``t_s = k * dt_s`` the policy is called as
+    ``policy(state, t_s)`` with ``state`` the (6,) or (N, 6) array of :data:`STATE_COLUMNS`
+    (base_link's pose in map and body twist, measured exactly) and returns one command (C,)
+    or (N, C) of ``command_type``, held for ``dt_s``. ``seeds`` and the rest as
+    :func:`simulate`. Raises ValueError naming the argument (``policy(state, t_s)`` for a bad
+    return value) and the shape or range it must have.
+    """
+    if not callable(policy):
+        raise ValueError(f'policy must be a callable policy(state, t_s), got {policy!r}')
+    batched = x0 is not None and _floats(x0, 'x0', 'x_m, y_m, yaw_rad').ndim == 2
+    poses = _start(vehicle, x0, None if batched else 1)
+    count = len(poses)
+    width = command_width(command_type, vehicle.model)
+    shape = (count, width) if batched else (width,)
+    period_s = _steps_per_period(vehicle, dt_s) * vehicle.step_period_s
+
+    def commands_at(k: int, states: NDArray[np.float64]) -> NDArray[np.float64]:
+        state = states.copy() if batched else states[0].copy()
+        command = _finite(policy(state, k * period_s), 'policy(state, t_s)', shape,
+                          f'{width} values of {command_type!r} per vehicle')
+        return command.reshape(count, width)
+
+    return _run(vehicle, poses, _seeds(vehicle, seeds, count, batched), n_steps, dt_s,
+                command_type, batched, commands_at)

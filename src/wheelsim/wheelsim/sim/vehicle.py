@@ -1,0 +1,145 @@
+"""A simulated vehicle as vehicle_sim builds it, from a preset or a ROS 2 parameters file.
+
+:func:`load_vehicle` reads the ``vehicle_sim`` section of a params file (the shipped presets in
+``params/`` or your own) with the parsing vehicle_sim's launch files use, then checks every value
+as the node does (:mod:`wheelsim.core.vehicle.config`, :mod:`wheelsim.core.vehicle_sim.config`):
+the same file gives the same vehicle, step rate, seed, footprint and map.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wheelsim.core.params import flatten, from_flat, specs, unknown_keys
+from wheelsim.core.vehicle.config import (
+    VEHICLE_PARAM_SPECS,
+    VehicleConfig,
+    vehicle_config_from_params,
+)
+from wheelsim.core.vehicle.model import joint_columns
+from wheelsim.core.vehicle_sim.config import VehicleSimSettings
+from wheelsim.core.vehicle_sim.params_file import node_section
+from wheelsim.core.world.footprint import Footprint, footprint_of
+from wheelsim.core.world.map_file import load_map_file
+from wheelsim.core.world.occupancy import MapError, OccupancyMap
+
+#: Every parameter name vehicle_sim declares (use_sim_time is rclpy's, accepted and unused).
+PARAMETER_NAMES = tuple(
+    [spec.name for spec in specs(VehicleSimSettings) + VEHICLE_PARAM_SPECS] + ['use_sim_time'])
+
+
+def shipped_params_dir() -> Path:
+    """``share/wheelsim/params`` of the installed package (the repository's ``params/`` when
+    run from the source tree or a symlink install)."""
+    source_tree = Path(__file__).resolve().parents[4] / 'params'
+    if source_tree.is_dir():
+        return source_tree
+    try:
+        from ament_index_python.packages import (
+            PackageNotFoundError,
+            get_package_share_directory,
+        )
+    except ImportError:  # no ROS: the source tree is all there is
+        return source_tree
+    try:
+        return Path(get_package_share_directory('wheelsim')) / 'params'
+    except PackageNotFoundError:
+        return source_tree
+
+
+def preset_names() -> tuple[str, ...]:
+    """The shipped presets (``params/<name>.yaml`` with a vehicle_sim section)."""
+    return tuple(sorted(path.stem for path in shipped_params_dir().glob('*.yaml')
+                        if node_section(str(path), '/vehicle_sim')))
+
+
+@dataclass(frozen=True)
+class SimVehicle:
+    """A vehicle and the vehicle_sim settings it runs with (see :func:`load_vehicle`).
+
+    ``parameters``: the flat vehicle_sim parameters it was built from; ``step_period_s``: one
+    physics step, ``1 / step_rate``; ``joint_names``: wheel joints, then steering joints, in
+    the order of vehicle_sim's ``joint_states``; ``world``: the occupancy map of
+    ``world.map_yaml`` (None without one); ``footprint``: the collision polygon in base_link.
+    """
+
+    parameters: Mapping[str, Any]
+    config: VehicleConfig
+    settings: VehicleSimSettings
+    footprint: Footprint
+    world: OccupancyMap | None
+
+    @property
+    def model(self) -> str:
+        """``differential``, ``bicycle`` or ``omni``."""
+        return self.config.model
+
+    @property
+    def step_period_s(self) -> float:
+        return 1.0 / self.settings.step_rate
+
+    @property
+    def joint_names(self) -> tuple[str, ...]:
+        return joint_columns(self.config).names
+
+    @property
+    def wheel_count(self) -> int:
+        return len(joint_columns(self.config).wheel_rates)
+
+    @property
+    def collisions(self) -> bool:
+        """Whether rollouts stop the footprint at the map's obstacles."""
+        return self.world is not None and self.settings.world.collisions
+
+
+def _params_file(preset_or_params_file: str | Path) -> Path:
+    text = str(preset_or_params_file)
+    if '/' not in text and not text.endswith(('.yaml', '.yml')):
+        path = shipped_params_dir() / f'{text}.yaml'
+        if not path.is_file():
+            raise ValueError(f'preset_or_params_file = {text!r}: no such preset; presets: '
+                             f'{", ".join(preset_names())} (or give a params file path)')
+        return path
+    path = Path(text)
+    if not path.is_file():
+        raise ValueError(f'preset_or_params_file = {text!r}: no such file')
+    return path
+
+
+def load_vehicle(preset_or_params_file: str | Path | None = None,
+                 params: Mapping[str, Any] | None = None) -> SimVehicle:
+    """The vehicle vehicle_sim simulates with these parameters.
+
+    ``preset_or_params_file``: a preset name (``'indoor_differential'``, see
+    :func:`preset_names`), or the path of a ROS 2 params file whose ``vehicle_sim`` section
+    (``/**/vehicle_sim``, ``vehicle_sim``, ``/**``, as ROS matches them) is used; None: every
+    parameter at its default. ``params``: vehicle_sim parameters by dotted name, applied over
+    the file (``{'model': 'omni', 'seed': 3, 'world.map_yaml': 'map.yaml'}``); the names and
+    ranges are those of docs/parameters.md. A relative ``world.map_yaml`` is taken from the
+    current directory, as the node does.
+
+    Raises ValueError for an unknown preset or file, an unknown parameter (naming the closest
+    known one), a value out of its range (naming the parameter and the range) or an unreadable
+    map.
+    """
+    values: dict[str, Any] = {}
+    if preset_or_params_file is not None:
+        values.update(node_section(str(_params_file(preset_or_params_file)), '/vehicle_sim'))
+    values.update(flatten(dict(params or {})))
+    for name, closest in unknown_keys(PARAMETER_NAMES, values):
+        hint = f'; did you mean {closest!r}?' if closest else ''
+        raise ValueError(f'unknown parameter {name!r}: vehicle_sim has no such parameter{hint}')
+    config = vehicle_config_from_params(values)
+    settings = from_flat(VehicleSimSettings, values)
+    world = None
+    if settings.world.map_yaml:
+        try:
+            map_file = load_map_file(settings.world.map_yaml)
+        except MapError as err:
+            raise ValueError(f'parameter world.map_yaml = {settings.world.map_yaml!r}: {err}'
+                             ) from None
+        world = map_file.occupancy_map(settings.world.occupied_threshold)
+    return SimVehicle(values, config, settings, footprint_of(settings.footprint, config), world)
