@@ -19,6 +19,7 @@ from wheelsim.report.bag_data import load_run
 from wheelsim.report.metrics import (
     METRIC_NAMES,
     compute_metrics,
+    distance_errors_rel,
     localization_errors,
     round_significant,
     tracking_errors,
@@ -210,17 +211,51 @@ def test_odometry_drift_after_aligning_its_start(tmp_path):
                                0.02 * np.arange(501) / 50, atol=1e-12)
 
 
-def test_commanded_vs_actual_velocity(tmp_path):
-    """Commands at 10 Hz held until the next; actual at 50 Hz, 0.1 m/s slower, same yaw rate.
-    Actual samples before the first command are not compared."""
-    records = [('/cmd_vel', twist_stamped(1.0 + 0.1 * i, vx=1.0, wz=0.5), 1.0 + 0.1 * i)
+def commanded_and_actual(command: dict, actual: dict) -> list:
+    """Commands ``command`` at 10 Hz from t = 1 s to 6 s; ``twist_actual`` at 50 Hz from 0 to
+    6 s: ``actual``, but vx 5 m/s before the first command (never compared)."""
+    records = [('/cmd_vel', twist_stamped(1.0 + 0.1 * i, **command), 1.0 + 0.1 * i)
                for i in range(50)]
-    records += [('/twist_actual', twist_stamped(t, vx=0.9 if t >= 1 else 5.0, wz=0.5), t)
-                for t in np.arange(0, 301) / 50]
-    m = metrics_of(tmp_path, records)
+    return records + [('/twist_actual', twist_stamped(t, **{**actual, 'vx': actual['vx']
+                                                          if t >= 1 else 5.0}), t)
+                      for t in np.arange(0, 301) / 50]
+
+
+def test_commanded_vs_actual_velocity(tmp_path):
+    """Commands held until the next; actual 0.1 m/s slower, same yaw rate."""
+    m = metrics_of(tmp_path, commanded_and_actual({'vx': 1.0, 'wz': 0.5}, {'vx': 0.9, 'wz': 0.5}))
     assert m['cmd_vs_actual_vx_rms_mps'] == pytest.approx(0.1)
     assert m['cmd_vs_actual_vy_rms_mps'] == 0.0
     assert m['cmd_vs_actual_wz_rms_radps'] == 0.0
+
+
+def test_distance_travelled_against_commanded_per_axis(tmp_path):
+    """An omni base commanded 1 m/s forward and 0.5 m/s sideways travels 0.9 and 0.4 m/s:
+    10 % short forward, 20 % sideways; the samples before the first command are not counted."""
+    records = commanded_and_actual({'vx': 1.0, 'vy': 0.5}, {'vx': 0.9, 'vy': 0.4})
+    m = metrics_of(tmp_path, records)
+    assert m['distance_error_x_rel'] == pytest.approx(0.1)
+    assert m['distance_error_y_rel'] == pytest.approx(0.2)
+    planar_commanded, planar_actual = math.hypot(1.0, 0.5), math.hypot(0.9, 0.4)
+    assert m['distance_error_rel'] == pytest.approx(1 - planar_actual / planar_commanded,
+                                                    rel=1e-5)
+    only_forward = [(topic, twist_stamped(msg.header.stamp.sec + msg.header.stamp.nanosec / 1e9,
+                                          vx=msg.twist.linear.x), t)
+                    for topic, msg, t in records]
+    m = metrics_of(tmp_path / 'forward', only_forward)
+    assert m['distance_error_y_rel'] is None  # never commanded sideways
+
+
+def distance_errors_of(dt_s, actual_vx, command_vx):
+    return distance_errors_rel(np.asarray(dt_s), np.asarray(actual_vx), np.zeros(len(dt_s)),
+                               np.asarray(command_vx), np.zeros(len(dt_s)))
+
+
+def test_distance_errors_count_reversing_as_distance():
+    # 1 s forward then 1 s backward at 0.5 m/s commanded; 0.6 m/s driven: 20 % more distance.
+    errors = distance_errors_of([1.0, 1.0], [0.6, -0.6], [0.5, -0.5])
+    assert errors['distance_error_x_rel'] == pytest.approx(0.2)
+    assert np.isnan(errors['distance_error_y_rel'])
 
 
 def test_missing_topics_give_null_metrics(tmp_path):

@@ -52,6 +52,25 @@ def test_batched_simulate_equals_single_runs(noisy_omni):
     assert not np.array_equal(other.x_m, batch.x_m[0])
 
 
+def test_distance_errors_per_axis_and_per_vehicle(noisy_omni):
+    """An omni base commanded sideways only: the sideways and planar errors are those of the
+    trajectory's own speeds (the actuators lag, so it travels less), forward is NaN; a batch
+    gives each vehicle's own errors."""
+    commands = np.tile([0.0, 0.4, 0.0], (200, 1))
+    single = ws.simulate(noisy_omni, (0.0, 0.0, 0.0), commands, DT_S, seeds=3)
+    errors = single.distance_errors_rel()
+    travelled_m = float(np.sum(np.abs(single.vy_mps[:-1]) * DT_S))
+    assert errors['distance_error_y_rel'] == pytest.approx(1 - travelled_m / (0.4 * 200 * DT_S))
+    assert 0.02 < errors['distance_error_y_rel'] < 0.5  # dead time and lag: short of 0.8 m
+    assert math.isnan(errors['distance_error_x_rel'])
+    batch = ws.simulate(noisy_omni, np.zeros((2, 3)), np.stack([commands, 2 * commands]),
+                        DT_S, seeds=[3, 4])
+    for name, values in batch.distance_errors_rel().items():
+        assert values.shape == (2,)
+        np.testing.assert_array_equal(values[0], errors[name])
+        assert values[0] != values[1] or math.isnan(values[0]), name
+
+
 def test_batched_rollout_equals_single_rollouts():
     vehicle = ws.load_vehicle('ackermann_car')
     x0 = np.array([[0.0, 1.0, 0.2], [0.0, -1.5, 0.0], [2.0, 0.5, -0.3]])

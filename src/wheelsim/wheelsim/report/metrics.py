@@ -37,6 +37,7 @@ METRIC_NAMES = (
     'odom_drift_end_m', 'odom_heading_drift_end_rad', 'odom_drift_per_distance',
     # commanded vs actual velocity
     'cmd_vs_actual_vx_rms_mps', 'cmd_vs_actual_vy_rms_mps', 'cmd_vs_actual_wz_rms_radps',
+    'distance_error_rel', 'distance_error_x_rel', 'distance_error_y_rel',
     # the run
     'distance_travelled_m', 'plans_received',
     # the world (with a map and a footprint recorded)
@@ -175,6 +176,29 @@ def time_goal_reached_s(run: RunData, goal_tolerance_m: float,
     return float(truth.t_s[outside[-1] + 1 if len(outside) else 0])
 
 
+def distance_errors_rel(dt_s: FloatArray, actual_vx_mps: FloatArray, actual_vy_mps: FloatArray,
+                        command_vx_mps: FloatArray, command_vy_mps: FloatArray
+                        ) -> dict[str, FloatArray]:
+    """Relative errors of the distance travelled against the distance commanded, over
+    intervals ``dt_s`` [s] in which each velocity [m/s] (body frame, base_link) is the one at
+    the interval's start: ``|D_actual - D_commanded| / D_commanded`` with ``D`` the integral of
+    the planar speed (``distance_error_rel``), of ``|vx|`` (``distance_error_x_rel``) and of
+    ``|vy|`` (``distance_error_y_rel``, an omni base's sideways travel). Arrays of any shape
+    ``(..., K)``; the results have the leading shape, NaN where nothing was commanded."""
+    dt_s = np.asarray(dt_s, dtype=float)
+
+    def error(actual: FloatArray, command: FloatArray) -> FloatArray:
+        commanded = np.sum(np.abs(command) * dt_s, axis=-1)
+        travelled = np.sum(np.abs(actual) * dt_s, axis=-1)
+        with np.errstate(divide='ignore', invalid='ignore'):
+            return np.where(commanded > 0, np.abs(travelled - commanded) / commanded, np.nan)
+
+    return {'distance_error_rel': error(np.hypot(actual_vx_mps, actual_vy_mps),
+                                        np.hypot(command_vx_mps, command_vy_mps)),
+            'distance_error_x_rel': error(actual_vx_mps, command_vx_mps),
+            'distance_error_y_rel': error(actual_vy_mps, command_vy_mps)}
+
+
 def _rms(values: FloatArray) -> float | None:
     finite = values[np.isfinite(values)]
     return float(np.sqrt(np.mean(finite**2))) if len(finite) else None
@@ -229,6 +253,12 @@ def compute_metrics(run: RunData, goal_tolerance_m: float = DEFAULT_GOAL_TOLERAN
     def velocity_rms(actual_values: FloatArray, command_values: FloatArray) -> float | None:
         return _rms(hold_last(command.t_s, command_values, t_cmd) - actual_values[commanded])
 
+    # The command in effect at each twist_actual sample, held to the next sample.
+    held_vx, held_vy = (hold_last(command.t_s, values, t_cmd)
+                        for values in (command.vx_mps, command.vy_mps))
+    distance_errors = distance_errors_rel(
+        np.diff(t_cmd), actual.vx_mps[commanded][:-1], actual.vy_mps[commanded][:-1],
+        held_vx[:-1], held_vy[:-1])
     drift_end = _last(localization.odom_position_m)
     shape = None if plan is None else path_shape(plan.poses.x_m, plan.poses.y_m)
     _, clearance_m = clearance_series(run)
@@ -254,6 +284,7 @@ def compute_metrics(run: RunData, goal_tolerance_m: float = DEFAULT_GOAL_TOLERAN
         'cmd_vs_actual_vx_rms_mps': velocity_rms(actual.vx_mps, command.vx_mps),
         'cmd_vs_actual_vy_rms_mps': velocity_rms(actual.vy_mps, command.vy_mps),
         'cmd_vs_actual_wz_rms_radps': velocity_rms(actual.wz_radps, command.wz_radps),
+        **{name: float(value) for name, value in distance_errors.items()},
         'distance_travelled_m': distance_m if len(truth) else None,
         'plans_received': len(run.plans),
         'plan_length_m': None if shape is None else shape.length_m,

@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 from wheelsim.core.vehicle import stepping as st
 from wheelsim.core.vehicle.model import COMMAND_LIMIT, Vehicle, VehicleBatch, joint_columns
 from wheelsim.core.world.guard import CollisionGuard
+from wheelsim.report.metrics import distance_errors_rel
 from wheelsim.sim.commands import body_twist, command_width
 from wheelsim.sim.vehicle import SimVehicle
 
@@ -75,6 +76,17 @@ class Trajectory:
     def pose(self) -> NDArray[np.float64]:
         """(..., K+1, 3): x_m, y_m, yaw_rad stacked."""
         return np.stack([self.x_m, self.y_m, self.yaw_rad], axis=-1)
+
+    def distance_errors_rel(self) -> dict[str, float | NDArray[np.float64]]:
+        """How far the vehicle travelled against how far it was commanded, as ``wheelsim run``'s
+        metrics of the same names (:func:`wheelsim.report.metrics.distance_errors_rel`):
+        ``distance_error_rel`` (planar), ``distance_error_x_rel``, ``distance_error_y_rel``;
+        floats (a batch: (N,) arrays), NaN where that axis was never commanded."""
+        errors = distance_errors_rel(
+            np.diff(self.t_s), self.vx_mps[..., :-1], self.vy_mps[..., :-1],
+            self.command_twist[..., 0], self.command_twist[..., 1])
+        return {name: float(value) if np.ndim(value) == 0 else value
+                for name, value in errors.items()}
 
     def vehicle(self, index: int) -> Trajectory:
         """Vehicle ``index`` of a batch, as a single rollout's trajectory."""
