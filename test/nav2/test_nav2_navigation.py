@@ -27,7 +27,7 @@ import yaml
 
 from wheelsim.bringup.nav2_stock import merge_overrides
 from wheelsim.testing.nav2 import Goal, Nav2Stack, min_clearance_m, mppi_problem, nav2_problem
-from wheelsim.testing.processes import stopped_cleanly
+from wheelsim.testing.processes import launched_node_stopped_cleanly
 
 PROBLEM = nav2_problem()
 pytestmark = [pytest.mark.nav2, pytest.mark.skipif(PROBLEM is not None, reason=str(PROBLEM))]
@@ -99,55 +99,13 @@ def navigating_part(output: str, active_at: int) -> str:
     return output[active_at:].partition('user interrupted with ctrl-c')[0]
 
 
-def ended_cleanly(node: str, launch_output: str) -> bool:
-    """Whether the wheelsim node ``node`` of a ``ros2 launch`` ended cleanly on Ctrl-C: launch
-    says it finished cleanly, or it died with the exit code and the lines (launch's ``[node-N]``
-    prefix removed) that :func:`wheelsim.testing.processes.stopped_cleanly` lets through (the
-    known Fast DDS teardown hang, with a warning)."""
-    if re.search(rf'\[{node}-\d+\]: process has finished cleanly', launch_output):
-        return True
-    died = re.search(rf'\[{node}-\d+\]: process has died \[pid \d+, exit code (-?\d+)',
-                     launch_output)
-    own = '\n'.join(line.split('] ', 1)[1] for line in launch_output.splitlines()
-                     if re.match(rf'\[{node}-\d+\] ', line))
-    return died is not None and stopped_cleanly(node, int(died.group(1)), own + '\n')
-
-
 def assert_ctrl_c_ended_everything(stack: Nav2Stack) -> None:
     code, seconds, left = stack.stop()
     output = stack.output()
     assert not left, f'left running after Ctrl-C ({seconds:.1f} s): {left}'
     for node in ('vehicle_sim', 'localization'):
-        assert ended_cleanly(node, output), (
+        assert launched_node_stopped_cleanly(node, output), (
             f'{node} did not exit 0 on Ctrl-C:\n{output[-4000:]}')
-
-
-#: What the CI run of 2026-11-28 printed when vehicle_sim's Fast DDS participant deletion hung
-#: after Ctrl-C among 17 Nav2 processes ending at once (other processes' lines interleave).
-TEARDOWN_HANG_OUTPUT = '\n'.join([
-    '[vehicle_sim-1] Timeout (0:00:00.861441)!',
-    '[vehicle_sim-1] Thread 0x00007fc44057e6c0 (most recent call first):',
-    '[vehicle_sim-1]   File "/w/build/wheelsim/wheelsim/ros/shutdown.py", line 155 in _watch',
-    '[planner_server-9] [INFO] [1795901876.206539686] [planner_server]: Destroying bond',
-    '[vehicle_sim-1] ',
-    '[vehicle_sim-1] Thread 0x00007fc441432540 (most recent call first):',
-    '[vehicle_sim-1]   File "/w/site-packages/rclpy/node.py", line 1965 in destroy_node',
-    '[vehicle_sim-1]   File "/w/build/wheelsim/wheelsim/ros/seam.py", line 185 in destroy',
-    '[vehicle_sim-1]   File "/w/build/wheelsim/wheelsim/ros/node_main.py", line 158 in _run',
-    '[vehicle_sim-1]   File "/w/build/wheelsim/wheelsim/ros/node_main.py", line 106 in run_node',
-    "[ERROR] [vehicle_sim-1]: process has died [pid 26553, exit code 1, cmd '/w/vehicle_sim'].",
-    '[INFO] [localization-2]: process has finished cleanly [pid 26555]', ''])
-
-
-def test_a_known_teardown_hang_passes_with_a_warning_and_any_other_death_fails():
-    with pytest.warns(UserWarning, match='hung in rclpy'):
-        assert ended_cleanly('vehicle_sim', TEARDOWN_HANG_OUTPUT)
-    assert ended_cleanly('localization', TEARDOWN_HANG_OUTPUT)
-    elsewhere = TEARDOWN_HANG_OUTPUT.replace('in destroy_node', 'in spin_once')
-    assert not ended_cleanly('vehicle_sim', elsewhere)
-    assert not ended_cleanly('vehicle_sim', TEARDOWN_HANG_OUTPUT.replace('exit code 1',
-                                                                         'exit code -11'))
-    assert not ended_cleanly('controller', TEARDOWN_HANG_OUTPUT)
 
 
 @pytest.mark.parametrize(('preset', 'localization', 'composition', 'controller'), CASES,

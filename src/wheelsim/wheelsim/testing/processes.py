@@ -117,6 +117,20 @@ def stopped_cleanly(name: str, returncode: int, output: str) -> bool:
     return False
 
 
+def launched_node_stopped_cleanly(node: str, launch_output: str) -> bool:
+    """Whether the wheelsim node ``node`` of a ``ros2 launch`` ended cleanly on Ctrl-C: launch
+    says it finished cleanly, or it died with the exit code and the lines (launch's ``[node-N]``
+    prefix removed) that :func:`stopped_cleanly` lets through (the known Fast DDS teardown
+    hang, with a warning)."""
+    if re.search(rf'\[{node}-\d+\]: process has finished cleanly', launch_output):
+        return True
+    died = re.search(rf'\[{node}-\d+\]: process has died \[pid \d+, exit code (-?\d+)',
+                     launch_output)
+    own = '\n'.join(line.split('] ', 1)[1] for line in launch_output.splitlines()
+                     if re.match(rf'\[{node}-\d+\] ', line))
+    return died is not None and stopped_cleanly(node, int(died.group(1)), own + '\n')
+
+
 def diagnostic_values(report: DiagnosticArray) -> dict[str, str]:
     """The ``key: value`` pairs of the first status of a ``/diagnostics`` message (a wheelsim
     node reports one status per message)."""
