@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from wheelsim.ros.dds_domain import profile_variables
 from wheelsim.ros.shutdown import GRACE_S, HARD_LIMIT_S
 from wheelsim.testing.processes import (
     NodeProcess,
@@ -87,6 +88,11 @@ REFUSED_PARAMETERS = {
 
 SHARED_MEMORY_SEGMENT = re.compile(r'/dev/shm/(fast(?:rtps|dds)_[0-9a-f]+)$', re.MULTILINE)
 
+# The refused nodes' shared-memory segment size: no other test's participants use it, so the
+# segments of this size are theirs. Tests running beside this one end nodes without a teardown
+# on purpose (the hanging and locking nodes below), and their segments are left behind too.
+SEGMENT_SIZE_BYTES = 2 * 1024 * 1024
+
 
 def mapped_dds_segments(pid: int | str) -> set[str]:
     """Fast DDS's per-participant shared-memory segments in /dev/shm (``fastrtps_<id>`` on Jazzy,
@@ -97,34 +103,54 @@ def mapped_dds_segments(pid: int | str) -> set[str]:
         return set()
 
 
-def unowned_dds_segments() -> set[str]:
-    """The per-participant segments in /dev/shm that no running process maps: left behind by
-    participants that were never deleted (other tests' live participants are not counted)."""
+def unowned_dds_segments(file_size_bytes: int) -> set[str]:
+    """The per-participant segments of ``file_size_bytes`` in /dev/shm that no running process
+    maps: left behind by participants that were never deleted (live ones are not counted)."""
     segments = {path.name for path in Path('/dev/shm').glob('fast*')
-                if SHARED_MEMORY_SEGMENT.fullmatch(str(path))}
+                if SHARED_MEMORY_SEGMENT.fullmatch(str(path))
+                and path.stat().st_size == file_size_bytes}
     mapped = set().union(*(mapped_dds_segments(proc.name) for proc in Path('/proc').iterdir()
                            if proc.name.isdigit()))
     return segments - mapped
 
 
-def test_a_node_refused_at_start_up_leaves_no_dds_shared_memory(ros_domain_id, monkeypatch):
+def use_segment_size(tmp_path: Path, monkeypatch, size_bytes: int) -> None:
+    """Give this test's child processes the loopback profile with shared-memory segments of
+    ``size_bytes`` (Fast DDS's SHM ``segment_size``)."""
+    profile_variable = profile_variables()[0]
+    loopback = Path(os.environ[profile_variable]).read_text()
+    shm = '<type>SHM</type>'
+    assert shm in loopback, loopback
+    profile = tmp_path / 'fastdds_segment_size.xml'
+    profile.write_text(loopback.replace(
+        shm, f'{shm}\n      <segment_size>{size_bytes}</segment_size>'))
+    for variable in profile_variables():
+        monkeypatch.setenv(variable, str(profile))
+
+
+def test_a_node_refused_at_start_up_leaves_no_dds_shared_memory(ros_domain_id, monkeypatch,
+                                                                 tmp_path):
     """Before run_node freed the half-built node, every refused start left its participant's
     segment in /dev/shm (550 KB each, until reboot: about 20 an hour in a test run)."""
     # Fast DDS with the tests' loopback profile (shared memory and UDP on 127.0.0.1, required by
     # the ros_domain_id fixture), whatever middleware the caller's shell chose: the leak to look
     # for is Fast DDS's. A running node must map its segment, or this test would prove nothing.
     monkeypatch.setenv('RMW_IMPLEMENTATION', 'rmw_fastrtps_cpp')
+    use_segment_size(tmp_path, monkeypatch, SEGMENT_SIZE_BYTES)
     with NodeProcess('wheelsim.nodes.planner') as running:
         wait_until_up(running, 'planner')
-        assert mapped_dds_segments(running.process.pid), (
-            'a running node maps no Fast DDS shared memory: the loopback profile '
-            '(tools/fastdds_localhost.xml) should give every participant a segment')
+        segments = [Path('/dev/shm', name)
+                    for name in mapped_dds_segments(running.process.pid)]
+        assert segments, ('a running node maps no Fast DDS shared memory: the loopback profile '
+                          '(tools/fastdds_localhost.xml) should give every participant a segment')
+        file_size_bytes = segments[0].stat().st_size
+        assert file_size_bytes >= SEGMENT_SIZE_BYTES, (segments, file_size_bytes)
         assert running.stop_cleanly(), running.output()
-    before = unowned_dds_segments()
+    before = unowned_dds_segments(file_size_bytes)
     for name, params in REFUSED_PARAMETERS.items():
         with NodeProcess(f'wheelsim.nodes.{name}', params) as node:
             assert node.wait(30) == 2, node.output()
-    assert unowned_dds_segments() - before == set()
+    assert unowned_dds_segments(file_size_bytes) - before == set()
 
 
 # A node whose destruction hangs (a stand-in for a DDS teardown that never returns), run by
