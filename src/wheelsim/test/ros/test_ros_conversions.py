@@ -13,6 +13,7 @@ from wheelsim.ros.conversions import (
     odometry,
     pose2d,
     pose_with_covariance_stamped,
+    quaternion_from_rpy,
     quaternion_from_yaw,
     stamp_ns,
     time_msg,
@@ -109,3 +110,15 @@ def test_yaw_of_a_non_unit_quaternion_is_the_rotation_it_represents(xyzw, yaw):
 def test_a_zero_or_non_finite_quaternion_has_no_yaw(xyzw):
     q = Quaternion(x=xyzw[0], y=xyzw[1], z=xyzw[2], w=xyzw[3])
     assert math.isnan(yaw_from_quaternion(q))
+
+
+@pytest.mark.parametrize('rpy', [(0.0, 0.0, 0.0), (0.3, 0.0, 0.0), (0.0, -1.2, 0.0),
+                                 (0.0, 0.0, 2.5), (0.4, -0.7, 3.0), (-3.1, 1.5, -0.2)])
+def test_quaternion_from_rpy_is_scipys_rotation_about_the_fixed_axes(rpy):
+    from scipy.spatial.transform import Rotation
+
+    q = quaternion_from_rpy(*rpy)
+    expected = Rotation.from_euler('xyz', rpy).as_quat()  # lower case: fixed (URDF's) axes
+    got = [q.x, q.y, q.z, q.w]
+    assert got in (pytest.approx(list(expected), abs=1e-12),  # q and -q: the same rotation
+                   pytest.approx(list(-expected), abs=1e-12))

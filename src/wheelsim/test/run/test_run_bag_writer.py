@@ -179,3 +179,21 @@ def test_a_type_left_to_rclpy_gets_its_record_around_rclpys_bytes(monkeypatch):
     pack = bag_writer.record_serializer(String)
     assert pack.__name__ == 'serialize' and pack is not cdr.serializer(String)
     assert pack(msg, 2, 7) == record(2, 7, bytes(cdr.serialize_message(msg)))
+
+
+def test_a_publishers_qos_profile_as_the_bag_metadata_holds_it():
+    from rclpy.duration import Duration
+    from rclpy.qos import QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+    from rosbags.interfaces import QosDurability, QosHistory, QosReliability, QosTime
+
+    from wheelsim.run.recording import bag_qos
+
+    sensor = bag_qos(qos_profile_sensor_data)
+    assert (sensor.history, sensor.depth, sensor.reliability, sensor.durability) == (
+        QosHistory.KEEP_LAST, 5, QosReliability.BEST_EFFORT, QosDurability.VOLATILE)
+    depth = bag_qos(7)  # as rclpy takes a depth: keep last, reliable, volatile
+    assert (depth.history, depth.depth, depth.reliability, depth.durability) == (
+        QosHistory.KEEP_LAST, 7, QosReliability.RELIABLE, QosDurability.VOLATILE)
+    timed = bag_qos(QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                               deadline=Duration(seconds=1, nanoseconds=500_000_000)))
+    assert timed.deadline == QosTime(1, 500_000_000) and timed.lifespan == QosTime(0, 0)

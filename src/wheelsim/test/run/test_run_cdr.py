@@ -20,6 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nav_msgs.msg import OccupancyGrid, Odometry, Path
 from rclpy.serialization import deserialize_message, serialize_message
+from rosbags.serde import SerdeError
+from rosbags.typesys import Stores, get_typestore
 from sensor_msgs.msg import (
     CameraInfo,
     ChannelFloat32,
@@ -45,15 +47,38 @@ from tf2_msgs.msg import TFMessage
 
 from wheelsim.run import cdr
 
+ROSBAGS_TYPES = get_typestore(Stores.ROS2_JAZZY)
+
 
 def assert_same_as_rclpy(msg):
     """Equal length, equal bytes except where rclpy leaves padding uninitialised (zero here),
-    and the same message when read back."""
+    and the same message when read back; without rmw_fastrtps's trailing padding, the same
+    bytes up to where the data ends (zeros cut off), which rclpy and rosbags read."""
     expected, actual = bytes(serialize_message(msg)), cdr.serialize(msg)
     assert len(actual) == len(expected), (expected.hex(' '), actual.hex(' '))
     differing = [i for i, (a, b) in enumerate(zip(expected, actual, strict=True)) if a != b]
     assert all(actual[i] == 0 for i in differing), (expected.hex(' '), actual.hex(' '))
     assert deserialize_message(actual, type(msg)) == deserialize_message(expected, type(msg))
+    short = cdr.serializer(type(msg), rmw_padding=False)(msg)
+    assert short == actual[:len(short)] and not any(actual[len(short):]), (actual, short)
+    assert deserialize_message(short, type(msg)) == deserialize_message(expected, type(msg))
+    type_name = f'{type(msg).__module__.split(".")[0]}/{type(msg).__module__.split(".")[1]}/' \
+        f'{type(msg).__name__}'
+    if type_name in ROSBAGS_TYPES.types:  # its reader takes at most 3 bytes after the data
+        ROSBAGS_TYPES.deserialize_cdr(short, type_name)
+
+
+def test_a_joint_state_without_efforts_ends_where_its_data_ends_for_strict_readers():
+    """rmw_fastrtps counts 4 bytes after an empty float64[] at the end; rosbags refuses them."""
+    msg = JointState(name=['left', 'right'], position=[1.0, 2.0], velocity=[3.0, 4.0])
+    rclpy_bytes = bytes(serialize_message(msg))
+    with pytest.raises(SerdeError, match='size mismatch'):
+        ROSBAGS_TYPES.deserialize_cdr(rclpy_bytes, 'sensor_msgs/msg/JointState')
+    short = cdr.serializer(JointState, rmw_padding=False)(msg)
+    assert len(short) == len(rclpy_bytes) - 4
+    read = ROSBAGS_TYPES.deserialize_cdr(short, 'sensor_msgs/msg/JointState')
+    assert read.name == msg.name and list(read.velocity) == msg.velocity.tolist()
+    assert len(read.effort) == 0
 
 
 def odometry():

@@ -294,3 +294,13 @@ def test_lockstep_sources_name_no_private_rclpy_member():
 
     source = inspect.getsource(lockstep)
     assert 'import rclpy' not in source and 'from rclpy' not in source
+
+
+def test_each_publisher_s_qos_profile_is_kept_per_topic_for_the_bag():
+    offered = {}
+    lockstep = Lockstep(offered_qos=offered)
+    lockstep.add(Talker, {})
+    lockstep.add(echo_node([]), {}, namespace='/robot1')
+    lockstep.add(Talker, {}, namespace='/robot1')
+    assert offered == {'/chatter': [10], '/robot1/echo': [10], '/robot1/chatter': [10]}
+    assert Lockstep().offered_qos == {}

@@ -25,7 +25,6 @@ A package counts as installed when the ament index of the sourced workspaces has
 from __future__ import annotations
 
 import copy
-import os
 from collections.abc import Callable
 
 from ament_index_python.packages import PackageNotFoundError, get_package_prefix
@@ -37,6 +36,8 @@ from launch.launch_context import LaunchContext
 from launch.some_substitutions_type import SomeSubstitutionsType
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
+
+from wheelsim.ros.distro import ros_distro
 
 Build = Callable[[LaunchContext], list[Action]]
 
@@ -52,7 +53,7 @@ def installed(package: str) -> bool:
 
 def apt_package(package: str) -> str:
     """The Ubuntu package of ROS package ``package`` for the sourced distro (Jazzy by default)."""
-    distro = os.environ.get('ROS_DISTRO') or os.environ.get('WHEELSIM_DISTRO') or 'jazzy'
+    distro = ros_distro() or 'jazzy'
     return f"ros-{distro}-{package.replace('_', '-')}"
 
 

@@ -58,6 +58,16 @@ def quaternion_from_yaw(yaw_rad: float) -> Quaternion:
     return Quaternion(x=0.0, y=0.0, z=z, w=w)
 
 
+def quaternion_from_rpy(roll_rad: float, pitch_rad: float, yaw_rad: float) -> Quaternion:
+    """Rotation by roll about x, then pitch about y, then yaw about z, all about the fixed axes
+    (URDF's ``rpy``)."""
+    cr, sr = math.cos(0.5 * roll_rad), math.sin(0.5 * roll_rad)
+    cp, sp = math.cos(0.5 * pitch_rad), math.sin(0.5 * pitch_rad)
+    cy, sy = math.cos(0.5 * yaw_rad), math.sin(0.5 * yaw_rad)
+    return Quaternion(x=sr * cp * cy - cr * sp * sy, y=cr * sp * cy + sr * cp * sy,
+                      z=cr * cp * sy - sr * sp * cy, w=cr * cp * cy + sr * sp * sy)
+
+
 def yaw_from_quaternion(q: Quaternion) -> float:
     """Heading (rotation about +z) of a quaternion, in (-pi, pi] (see
     :func:`wheelsim.core.geometry.angles.quaternion_yaw`: roll and pitch ignored, not unit

@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from wheelsim.ros.distro import ros_distro
+
 LOCK_DIR = Path('/tmp/wheelsim-ros-domains')
 #: Where Fast DDS looks for its default XML profile: version 3 (Kilted) reads the first and warns
 #: that the second is deprecated when it is set; version 2 (Jazzy) reads only the second.
@@ -96,7 +98,7 @@ def reserved_domain_id(lock_dir: Path = LOCK_DIR) -> Iterator[int]:
 def profile_variables() -> tuple[str, ...]:
     """The variable(s) that name Fast DDS's default profile for this ROS distribution
     (``ROS_DISTRO``, else ``WHEELSIM_DISTRO``): the one its Fast DDS reads, both if unknown."""
-    distro = os.environ.get('ROS_DISTRO') or os.environ.get('WHEELSIM_DISTRO', '')
+    distro = ros_distro()
     if not distro:
         return PROFILE_VARIABLES
     return PROFILE_VARIABLES[1:] if distro in FAST_DDS_2_DISTROS else PROFILE_VARIABLES[:1]

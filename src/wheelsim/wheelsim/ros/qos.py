@@ -16,7 +16,7 @@ _VOLATILE, _TRANSIENT_LOCAL = DurabilityPolicy.VOLATILE, DurabilityPolicy.TRANSI
 #: Everything not listed below: reliable, volatile, depth 10.
 DEFAULT = _keep_last(10, _RELIABLE, _VOLATILE)
 
-#: ``robot_description``, ``plan``: a late subscriber still gets the last value.
+#: ``robot_description``, ``plan``, ``/tf_static``: a late subscriber still gets the last value.
 LATCHED = _keep_last(1, _RELIABLE, _TRANSIENT_LOCAL)
 
 #: ``/tf``: reliable, volatile, depth 100.

@@ -28,11 +28,13 @@ from itertools import accumulate
 from pathlib import Path
 
 import numpy as np
+from rosbags.interfaces import Qos
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.rosbag2.enums import CompressionMode
 from rosbags.rosbag2.writer import Connection
 
 from wheelsim.report.bag_data import built_in_types
+from wheelsim.ros.distro import ros_distro
 from wheelsim.run.cdr import Frame, Serializer, serializer
 from wheelsim.run.msg_definitions import installed_definition
 
@@ -189,8 +191,13 @@ class _Chunks:
 def record_serializer(cls: type) -> Serializer:
     """``record(msg, channel, time_ns)``: the MCAP message record of ``msg`` (an instance of
     message class ``cls``) on channel ``channel`` with log and publish time ``time_ns`` [ns],
-    packed in one call (:mod:`wheelsim.run.cdr`)."""
-    return serializer(cls, _MESSAGE_FRAME)
+    packed in one call (:mod:`wheelsim.run.cdr`), its CDR bytes ending where the data ends,
+    which every reader takes (``rmw_padding=False``)."""
+    return serializer(cls, _MESSAGE_FRAME, rmw_padding=False)
+
+
+#: What rosbags' writer puts in ``metadata.yaml`` for the distribution.
+ROSBAGS_DISTRO_LINE = 'ros_distro: rosbags\n'
 
 
 class McapBagWriter:
@@ -202,16 +209,21 @@ class McapBagWriter:
         self._chunks = _Chunks(self._writer) if _Chunks.usable(self._writer) else None
         self._connections: dict[int, Connection] = {}
 
-    def add_topic(self, topic: str, type_name: str) -> Connection:
-        """The connection to write ``topic``'s messages of type ``pkg/msg/Type`` with."""
+    def add_topic(self, topic: str, type_name: str,
+                  offered_qos_profiles: Sequence[Qos] = ()) -> Connection:
+        """The connection to write ``topic``'s messages of type ``pkg/msg/Type`` with; the QoS
+        profiles of its publishers go into ``metadata.yaml`` (``ros2 bag play`` offers a topic
+        transient local when all of them are)."""
         definition = installed_definition(type_name)
         if definition is None:
-            connection = self._writer.add_connection(topic, type_name,
-                                                     typestore=built_in_types())
+            connection = self._writer.add_connection(
+                topic, type_name, typestore=built_in_types(),
+                offered_qos_profiles=offered_qos_profiles)
         else:
             text, rihs01 = definition
-            connection = self._writer.add_connection(topic, type_name, msgdef=text,
-                                                     rihs01=rihs01)
+            connection = self._writer.add_connection(
+                topic, type_name, msgdef=text, rihs01=rihs01,
+                offered_qos_profiles=offered_qos_profiles)
         self._connections[connection.id] = connection
         return connection
 
@@ -224,7 +236,15 @@ class McapBagWriter:
             self._writer.write(self._connections[channel], time_ns, record[MESSAGE_DATA_START:])
 
     def close(self) -> None:
-        """Write the indexes, the summary and ``metadata.yaml``: the bag is complete."""
+        """Write the indexes, the summary and ``metadata.yaml``: the bag is complete.
+        ``metadata.yaml`` names the ROS 2 distribution of the run (:func:`ros_distro`), as
+        ``ros2 bag record`` does (rosbags writes its own name there, and in the MCAP file's
+        copy of the metadata, which stays so)."""
         if self._chunks is not None:
             self._chunks.finish()
         self._writer.close()
+        distro = ros_distro()
+        metadata = self._writer.metapath
+        text = metadata.read_text()
+        if distro and text.count(ROSBAGS_DISTRO_LINE) == 1:
+            metadata.write_text(text.replace(ROSBAGS_DISTRO_LINE, f'ros_distro: {distro}\n'))

@@ -146,8 +146,9 @@ def record_excitation_bag(bag_dir: Path, parameters: dict[str, Any], steps: Sequ
 
     excitation.name = 'excitation'
     values = {**parameters, 'use_sim_time': True, 'cmd_vel_type': 'twist_stamped'}
-    with BagRecorder(bag_dir) as recorder:
-        lockstep = Lockstep(recorder.record, START_TIME_NS)
+    offered_qos: dict[str, list[Any]] = {}  # the publishers' QoS profiles, for the bag
+    with BagRecorder(bag_dir, offered_qos=offered_qos) as recorder:
+        lockstep = Lockstep(recorder.record, START_TIME_NS, offered_qos)
         lockstep.add(VehicleSim, values)
         lockstep.add(excitation, {})
         lockstep.run_until(int(ends_ns[-1]))

@@ -24,6 +24,12 @@ Where it matters:
   in the length, so such a message ends with as many zero bytes as that padding;
 - a message of fixed size (no string, no sequence) has its length rounded up to 4 bytes.
 
+``serializer(cls, rmw_padding=False)`` ends the bytes of a message with strings or sequences
+where its data ends, without what rmw_fastrtps counts after an empty sequence of 8-byte numbers:
+strict readers (rosbags) refuse the 4 bytes after an empty ``float64[]`` at the end of a message
+(``JointState.effort``), and every reader (rclpy, rosbags, mcap_ros2) takes the shorter bytes.
+The bag writer uses it.
+
 Both length rules were found by comparing with rclpy on Jazzy (rclpy 7, rmw_fastrtps 8) and hold
 on Kilted (rclpy 9): ``test_run_cdr.py`` compares every member kind with rclpy's bytes.
 
@@ -92,7 +98,7 @@ class Frame:
 
 
 NO_FRAME = Frame('', (), ())
-_serializers: dict[tuple[type, Frame], Serializer] = {}
+_serializers: dict[tuple[type, Frame, bool], Serializer] = {}
 
 
 class _Unsupported(Exception):
@@ -201,20 +207,25 @@ class _Layout:
             self.codes.append('0s')
             self.length += -self.length % size
 
-    def format(self) -> str:
-        """The format, with the end rmw_fastrtps gives (see the module docstring)."""
-        end = -self.position % 4 if self.fixed else self.length - self.position
+    def format(self, rmw_padding: bool) -> str:
+        """The format, with the end rmw_fastrtps gives, or (``rmw_padding`` False) ending
+        where the data ends unless fixed (see the module docstring)."""
+        if self.fixed:
+            end = -self.position % 4
+        else:
+            end = self.length - self.position if rmw_padding else 0
         return ''.join(self.codes) + 'x' * end
 
 
-def layout(cls: type, key: tuple[int, ...], frame_codes: str = '') -> struct.Struct:
+def layout(cls: type, key: tuple[int, ...], frame_codes: str = '',
+           rmw_padding: bool = True) -> struct.Struct:
     """The struct that packs a ``cls`` message whose strings (encoded) and sequences have the
     lengths ``key`` (in the order of the members) after the values ``frame_codes`` and the CDR
-    header (a value)."""
+    header (a value), ending as :func:`serializer` says for ``rmw_padding``."""
     walk = _Layout(iter(key))
     walk.codes.append(f'<{frame_codes}4s')
     walk.members(cls)
-    return struct.Struct(walk.format())
+    return struct.Struct(walk.format(rmw_padding))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -261,8 +272,8 @@ class _Compiler:
     which the collected expressions are added to before each loop; the others pack them in one
     call."""
 
-    def __init__(self, frame: Frame) -> None:
-        self.frame = frame
+    def __init__(self, frame: Frame, rmw_padding: bool) -> None:
+        self.frame, self.rmw_padding = frame, rmw_padding
         self.lines: list[str] = []
         self.namespace: dict[str, Any] = {'HEADER': _HEADER}
         self.args: list[str] = ['HEADER']
@@ -374,12 +385,13 @@ class _Compiler:
         if self.listed or self.key:
             layouts: dict[tuple[int, ...], struct.Struct] = {}
             self.namespace.update(layouts=layouts,
-                                  new_layout=functools.partial(_new_layout, cls, codes, layouts))
+                                  new_layout=functools.partial(_new_layout, cls, codes,
+                                                               self.rmw_padding, layouts))
             self.emit(f'packer = layouts.get({key})')
             self.emit('if packer is None:')
             self.emit(f'    packer = new_layout({key})')
         else:  # one layout
-            self.namespace['packer'] = layout(cls, (), codes)
+            self.namespace['packer'] = layout(cls, (), codes, self.rmw_padding)
         if self.frame.values:
             self.emit('size = packer.size')
             values = ', '.join((*self.frame.values, values))
@@ -394,12 +406,13 @@ def _defined(lines: list[str], frame: Frame, namespace: dict[str, Any], name: st
     return namespace['serialize']
 
 
-def _new_layout(cls: type, frame_codes: str, layouts: dict[tuple[int, ...], struct.Struct],
+def _new_layout(cls: type, frame_codes: str, rmw_padding: bool,
+                layouts: dict[tuple[int, ...], struct.Struct],
                 key: tuple[int, ...]) -> struct.Struct:
     """The layout of ``key``, kept in ``layouts``."""
     if len(layouts) >= MAX_LAYOUTS:
         layouts.clear()
-    packer = layouts[key] = layout(cls, key, frame_codes)
+    packer = layouts[key] = layout(cls, key, frame_codes, rmw_padding)
     return packer
 
 
@@ -415,18 +428,20 @@ def _by_rclpy(frame: Frame) -> Serializer:
                     'cdr serializer by rclpy')
 
 
-def serializer(cls: type, frame: Frame = NO_FRAME) -> Serializer:
+def serializer(cls: type, frame: Frame = NO_FRAME, rmw_padding: bool = True) -> Serializer:
     """The serializer of message class ``cls`` (compiled on first use), packing ``frame``
-    before the CDR bytes (none by default: it then takes the message alone)."""
-    function = _serializers.get((cls, frame))
+    before the CDR bytes (none by default: it then takes the message alone). ``rmw_padding``:
+    end as rclpy's bytes end; False: where the data ends (a type the compiler leaves to rclpy
+    keeps rclpy's end; see the module docstring)."""
+    function = _serializers.get((cls, frame, rmw_padding))
     if function is None:
         try:
             if sys.byteorder != 'little':
                 raise _Unsupported('a big-endian machine')
-            function = _Compiler(frame).function(cls)
+            function = _Compiler(frame, rmw_padding).function(cls)
         except _Unsupported:
             function = _by_rclpy(frame)
-        _serializers[cls, frame] = function
+        _serializers[cls, frame, rmw_padding] = function
     return function
 
 

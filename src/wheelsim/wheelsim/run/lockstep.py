@@ -189,7 +189,9 @@ class LockstepSeam(NodeSeam):
         return resolve_topic(topic, self._namespace, self._name)
 
     def create_publisher(self, msg_type: type, topic: str, qos_profile: Any) -> _Publisher:
-        return _Publisher(self._lockstep, self._resolve(topic))
+        topic_name = self._resolve(topic)
+        self._lockstep.offered_qos.setdefault(topic_name, []).append(qos_profile)
+        return _Publisher(self._lockstep, topic_name)
 
     def create_subscription(self, msg_type: type, topic: str,
                             callback: Callable[[Any], None], qos_profile: Any) -> _Subscription:
@@ -239,6 +241,10 @@ class Lockstep:
     """Nodes on lock-step seams, driven in simulated time from ``start_time_ns`` (see the
     module documentation); every message delivered is given to ``recorder`` first.
 
+    ``offered_qos`` gets, per topic, the QoS profile of each publisher created on it (as given
+    to ``create_publisher``: a ``QoSProfile`` or a depth), for a bag's metadata; a dict of its
+    own if not given.
+
     Who receives what is looked up in a topic -> (message type, callback) table, rebuilt only
     after a subscription was created or destroyed (checked before each batch of deliveries,
     not per message: a subscription created in a subscription callback receives messages from
@@ -246,8 +252,10 @@ class Lockstep:
     destroyed (a timer created during an event is first due one period after that event).
     """
 
-    def __init__(self, recorder: Recorder | None = None, start_time_ns: int = 0) -> None:
+    def __init__(self, recorder: Recorder | None = None, start_time_ns: int = 0,
+                 offered_qos: dict[str, list[Any]] | None = None) -> None:
         self._seams: list[LockstepSeam] = []
+        self.offered_qos = {} if offered_qos is None else offered_qos
         self._now_ns = _time_ns(start_time_ns, 'start_time_ns')
         self._recorder = recorder
         self._pending: collections.deque[tuple[str, Any]] = collections.deque()

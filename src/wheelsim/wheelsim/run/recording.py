@@ -11,9 +11,20 @@ summary (the ``mcap`` tools can recover its messages).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from rclpy.duration import Duration
+from rclpy.qos import QoSProfile
+from rosbags.interfaces import (
+    Qos,
+    QosDurability,
+    QosHistory,
+    QosLiveliness,
+    QosReliability,
+    QosTime,
+)
 
 from wheelsim.run.bag_writer import McapBagWriter, Message, record_serializer
 from wheelsim.run.cdr import Serializer
@@ -29,6 +40,25 @@ class RecordingError(RuntimeError):
     """The bag could not be written (the cause is in the message)."""
 
 
+def _qos_time(duration: Duration) -> QosTime:
+    seconds, nanoseconds = divmod(duration.nanoseconds, 1_000_000_000)
+    return QosTime(seconds, nanoseconds)
+
+
+def bag_qos(profile: QoSProfile | int) -> Qos:
+    """A publisher's QoS profile (or depth, as rclpy takes it) as a bag's metadata holds it."""
+    if not isinstance(profile, QoSProfile):
+        profile = QoSProfile(depth=profile)
+    return Qos(
+        history=QosHistory[profile.history.name], depth=profile.depth,
+        reliability=QosReliability[profile.reliability.name],
+        durability=QosDurability[profile.durability.name],
+        deadline=_qos_time(profile.deadline), lifespan=_qos_time(profile.lifespan),
+        liveliness=QosLiveliness[profile.liveliness.name],
+        liveliness_lease_duration=_qos_time(profile.liveliness_lease_duration),
+        avoid_ros_namespace_conventions=profile.avoid_ros_namespace_conventions)
+
+
 def ros_type_name(msg: Any) -> str:
     """``pkg/msg/Type`` of an rclpy message instance."""
     package = type(msg).__module__.split('.')[0]
@@ -42,9 +72,14 @@ class BagRecorder:
     raises :class:`RecordingError` naming the bag.
     """
 
-    def __init__(self, path: Path, topics: set[str] | None = None) -> None:
-        """``topics``: fully qualified topic names to record; None records every topic."""
+    def __init__(self, path: Path, topics: set[str] | None = None,
+                 offered_qos: Mapping[str, Sequence[QoSProfile | int]] | None = None) -> None:
+        """``topics``: fully qualified topic names to record; None records every topic.
+        ``offered_qos``: per topic, the QoS profiles of its publishers (read when its first
+        message is recorded: :attr:`wheelsim.run.lockstep.Lockstep.offered_qos`), for
+        ``metadata.yaml``."""
         self.path = Path(path)
+        self._offered_qos = {} if offered_qos is None else offered_qos
         if self.path.exists():
             raise FileExistsError(f'bag folder {self.path} exists already: give a new path')
         self._topics = topics
@@ -86,7 +121,8 @@ class BagRecorder:
         A topic carries one type (DDS allows no other in one process)."""
         if topic in IGNORED_TOPICS or (self._topics is not None and topic not in self._topics):
             return 0, None
-        connection = self._writing(self._writer.add_topic, topic, ros_type_name(msg))
+        profiles = [bag_qos(profile) for profile in self._offered_qos.get(topic, ())]
+        connection = self._writing(self._writer.add_topic, topic, ros_type_name(msg), profiles)
         return connection.id, record_serializer(type(msg))
 
     def _writing(self, action: Callable[..., Any], *args: Any) -> Any:

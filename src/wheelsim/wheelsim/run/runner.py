@@ -221,16 +221,18 @@ def simulate(scenario: Scenario, bag_dir: Path | None, real_time_factor: float =
     from wheelsim.run.held_signals import HeldSignals
     from wheelsim.run.lockstep import Lockstep
     from wheelsim.run.recording import BagRecorder
+    from wheelsim.run.static_transforms import StaticTransforms
 
     phases = Phases() if phases is None else phases
     progress = _Progress(scenario.duration_s, real_time_factor, show_progress)
     interrupted = False
     nodes = []
+    offered_qos: dict[str, list[Any]] = {}  # the publishers' QoS profiles, for the bag
     recorder = contextlib.nullcontext() if bag_dir is None or scenario.record_topics == () \
-        else BagRecorder(bag_dir, set(scenario.record_topics or ()) or None)
+        else BagRecorder(bag_dir, set(scenario.record_topics or ()) or None, offered_qos)
     sinks = [sink for sink in (reader, getattr(recorder, 'record', None)) if sink is not None]
     held = HeldSignals()  # Ctrl-C and SIGTERM act between two events, never inside a write
-    lockstep = Lockstep(_fan_out(sinks), START_TIME_NS)
+    lockstep = Lockstep(_fan_out(sinks), START_TIME_NS, offered_qos)
 
     def between(now_ns: int) -> None:
         held.deliver()
@@ -243,6 +245,7 @@ def simulate(scenario: Scenario, bag_dir: Path | None, real_time_factor: float =
                     module, cls = NODE_CLASSES[name]
                     node_class = getattr(importlib.import_module(module), cls)
                     nodes.append(lockstep.add(node_class, _parameters(scenario, name)))
+                nodes.append(lockstep.add(StaticTransforms, {}))  # robot_state_publisher's
             with phases('loop'), _existing_objects_frozen():
                 lockstep.run_until(START_TIME_NS + round(scenario.duration_s * 1e9),
                                    between=between)
