@@ -13,10 +13,11 @@ from nav_msgs.msg import Odometry
 from rcl_interfaces.srv import SetParameters
 from rclpy.parameter import Parameter
 from sensor_msgs.msg import JointState
-from std_msgs.msg import String
+from std_msgs.msg import Float64MultiArray, String
 from std_srvs.srv import Trigger
 from urdf_parser_py.urdf import URDF
 
+from wheelsim.core.vehicle.config import vehicle_config_from_params
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import quaternion_from_yaw, stamp_ns, time_msg, yaw_from_quaternion
 from wheelsim.ros.dds_domain import loopback_domain
@@ -139,6 +140,30 @@ def test_bad_commands_are_rejected_or_saturated(sim):
     assert int(sim.diagnostic('saturated commands')) >= 1
     odom = sim.latest()
     assert np.isfinite([odom.pose.pose.position.x, odom.pose.pose.position.y]).all()
+
+
+def test_wheel_commands_drive_it_and_bad_ones_are_rejected_naming_the_joints(sim):
+    """Joint velocities [rad/s] on wheel_commands, as ros2_control's velocity controllers take
+    them: the same limits and expiry as cmd_vel (twist_reference_max_oldness, 1 s)."""
+    wheels = sim.probe.publisher(Float64MultiArray, 'wheel_commands')
+    radius_m = vehicle_config_from_params(PARAMS).active.wheel_radius_m
+
+    def send(*joint_radps):
+        return lambda: wheels.publish(Float64MultiArray(data=list(joint_radps)))
+
+    rolling = 0.6 / radius_m
+    assert sim.speed_after(send(rolling, rolling)) == pytest.approx(0.6)
+    assert sim.speed_after(send(rolling, rolling, rolling), 0.3) == pytest.approx(0.6)
+    assert ('/wheel_commands: rejected a command of 3 values: it takes one velocity [rad/s] per '
+            'wheel joint, in this order: left_wheel_joint, right_wheel_joint') in (
+        sim.process.output())
+    assert sim.speed_after(send(math.nan, rolling), 0.3) == pytest.approx(0.6)
+    assert '/wheel_commands: rejected a command with a non-finite value' in sim.process.output()
+    turning = sim.speed_after(send(-rolling, rolling))
+    assert turning == pytest.approx(0.0, abs=1e-9)
+    assert sim.latest().twist.twist.angular.z > 0.5  # left back, right forward: counterclockwise
+    assert sim.speed_after(send(1e6, 1e6)) == pytest.approx(2.0)  # the wheels' max_velocity
+    assert sim.speed_after(lambda: None, 1.6) == 0.0  # expired: no command for over 1 s
 
 
 def test_initialpose_teleports_and_reset_returns_to_the_start(sim):

@@ -1,10 +1,11 @@
 """wheelsim.sim gives what vehicle_sim publishes on ground_truth for the same commands.
 
 The real VehicleSim node class runs in lock-step (wheelsim.run.lockstep, no DDS) with a
-commander node publishing one cmd_vel every DT_S; its ground_truth, published at 50 Hz (every
-DT_S), is compared with ``simulate`` on the same preset and commands. Positions and twists are
-copied into the Odometry message as they are: equal bit for bit. The yaw goes through the
-message's quaternion and back (atan2 of its z and w): equal to 1e-12 rad.
+commander node publishing one cmd_vel (or one wheel_commands message) every DT_S; its
+ground_truth, published at 50 Hz (every DT_S), is compared with ``simulate`` on the same preset
+and commands. Positions and twists are copied into the Odometry message as they are: equal bit
+for bit. The yaw goes through the message's quaternion and back (atan2 of its z and w): equal to
+1e-12 rad.
 """
 
 import math
@@ -12,6 +13,7 @@ import math
 import numpy as np
 import pytest
 from geometry_msgs.msg import Twist
+from std_msgs.msg import Float64MultiArray
 
 import wheelsim.sim as ws
 from wheelsim.nodes.vehicle_sim import VehicleSim
@@ -30,27 +32,40 @@ def commands(count: int) -> np.ndarray:
                             0.9 * np.sin(0.5 * t)])
 
 
-def commander_class(sequence: np.ndarray) -> type:
+def twist_message(command: np.ndarray) -> Twist:
+    msg = Twist()
+    msg.linear.x, msg.linear.y, msg.angular.z = map(float, command)
+    return msg
+
+
+def wheels_message(command: np.ndarray) -> Float64MultiArray:
+    return Float64MultiArray(data=[float(value) for value in command])
+
+
+TOPICS = {twist_message: (Twist, 'cmd_vel'), wheels_message: (Float64MultiArray, 'wheel_commands')}
+
+
+def commander_class(sequence: np.ndarray, message=twist_message) -> type:
+    msg_type, topic = TOPICS[message]
+
     class Commander:
         name = 'commander'
 
         def __init__(self, seam) -> None:
-            self._publisher = seam.create_publisher(Twist, 'cmd_vel', 10)
+            self._publisher = seam.create_publisher(msg_type, topic, 10)
             self._next = 0
             self._send()  # delivered when the run starts: at the vehicle's first step
             seam.create_timer(DT_S, self._send)
 
         def _send(self) -> None:
             if self._next < len(sequence):
-                msg = Twist()
-                msg.linear.x, msg.linear.y, msg.angular.z = map(float, sequence[self._next])
-                self._publisher.publish(msg)
+                self._publisher.publish(message(sequence[self._next]))
                 self._next += 1
 
     return Commander
 
 
-def node_ground_truth(values: dict, sequence: np.ndarray) -> np.ndarray:
+def node_ground_truth(values: dict, sequence: np.ndarray, message=twist_message) -> np.ndarray:
     """(K + 1, 6): x, y, yaw, vx, vy, wz that vehicle_sim publishes at every DT_S."""
     samples = []
 
@@ -63,7 +78,7 @@ def node_ground_truth(values: dict, sequence: np.ndarray) -> np.ndarray:
 
     lockstep = Lockstep(record, START_NS)
     lockstep.add(VehicleSim, {**values, 'use_sim_time': True, 'cmd_vel_type': 'twist'})
-    lockstep.add(commander_class(sequence), {})
+    lockstep.add(commander_class(sequence, message), {})
     lockstep.run_until(START_NS + round(len(sequence) * DT_S * 1e9))
     return np.array(samples)
 
@@ -82,6 +97,15 @@ CASES = {
 }
 
 
+def assert_same_trajectory(trajectory, truth: np.ndarray) -> None:
+    assert truth.shape == (len(trajectory.x_m), 6)
+    np.testing.assert_array_equal(trajectory.x_m, truth[:, 0])
+    np.testing.assert_array_equal(trajectory.y_m, truth[:, 1])
+    np.testing.assert_allclose(trajectory.yaw_rad, truth[:, 2], rtol=0, atol=YAW_TOLERANCE_RAD)
+    for i, name in enumerate(('vx_mps', 'vy_mps', 'wz_radps'), start=3):
+        np.testing.assert_array_equal(getattr(trajectory, name), truth[:, i])
+
+
 @pytest.mark.parametrize('case', CASES)
 def test_simulate_equals_vehicle_sim_ground_truth(case, tmp_path):
     preset = case if case in ws.preset_names() else 'indoor_differential'
@@ -96,10 +120,32 @@ def test_simulate_equals_vehicle_sim_ground_truth(case, tmp_path):
     truth = node_ground_truth(dict(vehicle.parameters), sequence)
 
     assert truth.shape == (len(sequence) + 1, 6)
-    np.testing.assert_array_equal(trajectory.x_m, truth[:, 0])
-    np.testing.assert_array_equal(trajectory.y_m, truth[:, 1])
-    np.testing.assert_allclose(trajectory.yaw_rad, truth[:, 2], rtol=0, atol=YAW_TOLERANCE_RAD)
-    for i, name in enumerate(('vx_mps', 'vy_mps', 'wz_radps'), start=3):
-        np.testing.assert_array_equal(getattr(trajectory, name), truth[:, i])
+    assert_same_trajectory(trajectory, truth)
     if case == 'walled_room':
         assert trajectory.collisions >= 1
+
+
+@pytest.mark.parametrize('preset', ['indoor_differential', 'mecanum_omni'])
+def test_wheel_commands_equal_the_api_s_wheel_speeds_bit_for_bit(preset):
+    """vehicle_sim's wheel_commands (joint velocities, rad/s) and simulate's 'wheel_speeds' (rim
+    speeds, m/s): the same twists through the same actuators; the omni's wheels disagree with
+    rigid motion here (taken in the least-squares sense by both)."""
+    vehicle = ws.load_vehicle(preset)
+    t = np.arange(150)[:, None] * DT_S
+    phases = np.arange(vehicle.wheel_count) * 2.0
+    joint_radps = 2.0 + 5.0 * np.sin(0.8 * t + phases) \
+        + np.random.default_rng(3).normal(0.0, 0.5, (150, vehicle.wheel_count))
+    radius_m = vehicle.config.active.wheel_radius_m
+    trajectory = ws.simulate(vehicle, None, joint_radps * radius_m, DT_S,
+                             command_type='wheel_speeds')
+    truth = node_ground_truth(dict(vehicle.parameters), joint_radps, wheels_message)
+    assert_same_trajectory(trajectory, truth)
+    assert np.ptp(truth[:, 5]) > 0.2  # it turned
+
+
+def test_wheel_commands_to_a_car_are_refused_and_it_stays(capsys):
+    vehicle = ws.load_vehicle('ackermann_car')
+    truth = node_ground_truth(dict(vehicle.parameters), np.full((20, 2), 5.0), wheels_message)
+    assert not truth[:, 3:].any()
+    assert ('/wheel_commands: rejected a command for the bicycle model, which takes cmd_vel '
+            'only (1 so far)') in capsys.readouterr().err

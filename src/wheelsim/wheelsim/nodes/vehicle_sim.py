@@ -61,6 +61,7 @@ from wheelsim.ros.sim_diagnostics import DIAGNOSTICS_PERIOD_S, SimDiagnostics
 from wheelsim.ros.sim_world import MAP_PUBLISHER_CHECK_PERIOD_S, SimWorld
 from wheelsim.ros.vehicle_description import VehicleDescriptionPublisher
 from wheelsim.ros.vehicle_outputs import VehicleOutputs
+from wheelsim.ros.wheel_commands import WheelCommandInput
 
 PACING_BUDGET_NS = 2_000_000  # wall time one pacing call may use before yielding to callbacks
 UNLIMITED_CHUNK_NS = 3600 * NS_PER_S  # target of one pacing call at real_time_factor 0
@@ -113,6 +114,9 @@ class VehicleSim:
         self._description_sync = RobotStatePublisherSync(seam, settings.robot_state_publisher)
         self.cmd_vel = CmdVelInput(
             seam, settings.cmd_vel_type, self._on_command, self._command_limits()
+        )
+        self.wheel_commands = WheelCommandInput(
+            seam, self.cmd_vel, lambda: self._vehicle_config.config, settings.frame_prefix
         )
         self._map_poses = MapPoses(seam, settings.full_map_frame)
         self.world = SimWorld(seam, settings, self._vehicle_config.config, self._map_poses)

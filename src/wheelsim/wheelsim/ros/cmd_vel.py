@@ -33,7 +33,7 @@ from wheelsim.ros.seam import NodeSeam
 
 TYPE_NAMES = {Twist: 'geometry_msgs/msg/Twist', TwistStamped: 'geometry_msgs/msg/TwistStamped'}
 _BY_SETTING = {'twist': Twist, 'twist_stamped': TwistStamped}
-_WARN_PERIOD_S = 2.0
+WARN_PERIOD_S = 2.0  # between two warnings of one kind [s]
 PUBLISHER_CHECK_PERIOD_S = 0.25
 
 OnCommand = Callable[[float, float, float, 'int | None'], None]
@@ -131,26 +131,34 @@ class CmdVelInput:
     def _other(msg_type: type) -> type:
         return TwistStamped if msg_type is Twist else Twist
 
+    def reject(self, topic_name: str, why: str) -> str:
+        """Count a rejected command on ``topic_name``; the warning saying ``why``, for the
+        caller to log (throttled per call site: each reason has its own)."""
+        self.rejected += 1
+        return (f'{topic_name}: rejected a command {why} ({self.rejected} so far); the previous '
+                'command stays in force')
+
+    def accept(self, topic_name: str, vx_mps: float, vy_mps: float, wz_radps: float,
+               stamp: int | None) -> None:
+        """Hand a finite command from ``topic_name`` on, saturated to the limits (counted,
+        warning throttled)."""
+        linear, angular = self.limits
+        clamped = (saturate(vx_mps, linear), saturate(vy_mps, linear), saturate(wz_radps, angular))
+        if clamped != (vx_mps, vy_mps, wz_radps):
+            self.saturated += 1
+            self._seam.logger.warning(
+                f'{topic_name}: saturated an absurd command ({vx_mps:g}, {vy_mps:g}, '
+                f'{wz_radps:g}) to cmd_vel_limits ({self.saturated} so far)',
+                throttle_duration_sec=WARN_PERIOD_S,
+            )
+        self._on_command(*clamped, stamp)
+
     def _on_message(self, msg: Twist | TwistStamped) -> None:
         twist = msg.twist if isinstance(msg, TwistStamped) else msg
         if not twist_is_finite(twist):
-            self.rejected += 1
-            self._seam.logger.warning(
-                f'{self.topic_name}: rejected a command with a non-finite value '
-                f'({self.rejected} so far); the previous command stays in force',
-                throttle_duration_sec=_WARN_PERIOD_S,
-            )
+            self._seam.logger.warning(self.reject(self.topic_name, 'with a non-finite value'),
+                                      throttle_duration_sec=WARN_PERIOD_S)
             return
-        vx, vy, wz = twist2d(twist)
-        linear, angular = self.limits
-        clamped = (saturate(vx, linear), saturate(vy, linear), saturate(wz, angular))
-        if clamped != (vx, vy, wz):
-            self.saturated += 1
-            self._seam.logger.warning(
-                f'{self.topic_name}: saturated an absurd command ({vx:g}, {vy:g}, {wz:g}) to '
-                f'cmd_vel_limits ({self.saturated} so far)',
-                throttle_duration_sec=_WARN_PERIOD_S,
-            )
         stamp = stamp_ns(msg.header.stamp) if isinstance(msg, TwistStamped) else None
         if stamp == 0:
             stamp = None
@@ -160,4 +168,4 @@ class CmdVelInput:
                     f'{self.topic_name}: TwistStamped with a zero stamp: its age is taken from '
                     'its arrival'
                 )
-        self._on_command(*clamped, stamp)
+        self.accept(self.topic_name, *twist2d(twist), stamp)

@@ -11,7 +11,7 @@
   figures.
 """
 
-from wheelsim.sim.commands import COMMAND_TYPES
+from wheelsim.core.vehicle.command_types import COMMAND_TYPES
 from wheelsim.sim.plots import plot_speeds, plot_tracking_errors, plot_trajectory
 from wheelsim.sim.rollout import STATE_COLUMNS, Trajectory, rollout, simulate
 from wheelsim.sim.vehicle import SimVehicle, load_vehicle, preset_names

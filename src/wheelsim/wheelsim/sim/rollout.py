@@ -25,10 +25,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from wheelsim.core.vehicle import stepping as st
+from wheelsim.core.vehicle.command_types import body_twist, command_width
 from wheelsim.core.vehicle.model import COMMAND_LIMIT, Vehicle, VehicleBatch, joint_columns
 from wheelsim.core.world.guard import CollisionGuard
 from wheelsim.report.metrics import distance_errors_rel
-from wheelsim.sim.commands import body_twist, command_width
 from wheelsim.sim.vehicle import SimVehicle
 
 #: The state a policy sees: base_link's pose in map and body twist, in this column order.
@@ -246,11 +246,12 @@ def simulate(vehicle: SimVehicle, x0: ArrayLike | None, commands: ArrayLike, dt_
 
     ``commands``: (K, C) for one vehicle, (N, K, C) for a batch of N; command k is held for
     ``dt_s`` from ``t = k * dt_s``; C and the meaning by ``command_type``
-    (:mod:`wheelsim.sim.commands`: ``'twist'`` (vx_mps, vy_mps, wz_radps), ``'wheel_speeds'``
-    rim speeds [m/s], ``'speed_steering'`` (speed_mps, steering_rad)). ``x0``: start pose
-    (x_m, y_m, yaw_rad) of base_link in map, (3,) or (N, 3) for a batch; None: the vehicle's
-    ``initial_pose``. ``dt_s``: a whole number of physics steps (1 ms at 1 kHz). ``seeds``: the
-    command-noise seed (an int, or (N,) ints), default the vehicle's ``seed``.
+    (:mod:`wheelsim.core.vehicle.command_types`: ``'twist'`` (vx_mps, vy_mps, wz_radps),
+    ``'wheel_speeds'`` rim speeds [m/s], ``'speed_steering'`` (speed_mps, steering_rad)).
+    ``x0``: start pose (x_m, y_m, yaw_rad) of base_link in map, (3,) or (N, 3) for a batch;
+    None: the vehicle's ``initial_pose``. ``dt_s``: a whole number of physics steps (1 ms at
+    1 kHz). ``seeds``: the command-noise seed (an int, or (N,) ints), default the vehicle's
+    ``seed``.
 
     Returns a :class:`Trajectory` of K + 1 samples. Raises ValueError naming the argument and
     the shape or range it must have.

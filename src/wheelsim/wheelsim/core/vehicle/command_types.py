@@ -1,4 +1,7 @@
-"""Commands of a rollout and the body twist each one is for the vehicle's actuators.
+"""Command types of a vehicle and the body twist each one is for its actuators.
+
+The Python API's rollouts (:mod:`wheelsim.sim`) take every type; vehicle_sim's ``wheel_commands``
+topic takes ``wheel_speeds`` (as joint velocities).
 
 The actuators of every model take the body twist of base_link (what vehicle_sim's cmd_vel
 carries); a wheel-level command is mapped to that twist through the model's own kinematics
