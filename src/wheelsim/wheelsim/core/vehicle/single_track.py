@@ -17,6 +17,16 @@ ahead) or ``-1`` (behind). Per unit mass (the mass cancels but in the yaw inerti
     dynamics            d beta / dt = (F_s + F_x) / v - r,
                         d r / dt    = (a_s F_s + a_x F_x) / (I / m)
 
+Reversing (``v < 0``, ``beta`` still the angle of the velocity ``v (cos beta, sin beta)`` to the
+body x axis, near 0): a tyre's lateral force opposes its lateral sliding, ``F = -mu C F_z (w +
+a r - delta u) / |u|`` with ``(u, w)`` G's velocity in the body frame, which is
+``sign(v) mu C F_z alpha`` with the slip angles above: the forces take the sign of the speed.
+(CommonRoad's model divides by the signed speed and is unstable in reverse at any speed.) The
+damping terms are then ``-mu C F_z / |v|`` in both directions; driving backwards the understeer
+of a car becomes oversteer, ``r = v delta / (L + K v |v|)``, unstable only beyond
+``|v| = sqrt(L / K)`` (tens of m/s for an understeering car). The slip angle is kept in
+``(-pi, pi]``.
+
 ``C_s``, ``C_x`` [1/rad] are CommonRoad's normalised cornering stiffnesses (lateral force per
 radian of slip angle per newton of normal load, at mu 1). Over one step, with ``v`` and ``delta``
 held at their mid-step values and each saturated force held constant, this is linear in
@@ -26,8 +36,12 @@ is stable at any step rate, however stiff the tyres are at low speed.
 At low speed the tyre model is singular (``1 / v``); below ``blend_speed_low`` the model is the
 kinematic bicycle seen from G, as CommonRoad's low-speed branch (``beta = atan(d tan(delta) /
 L)``, ``r = v cos(beta) tan(delta) / (s L)``), above ``blend_speed_high`` the dynamic one, and
-in between the two states are blended linearly in ``|v|``, so the model is well defined at
-0 m/s. In steady state the linear model turns with ``r = v delta / (L + K v^2)``, understeer
+in between the derivatives are blended linearly in ``|v|``: ``w`` times the dynamic ones plus
+``1 - w`` times a pull towards the kinematic values (time constant ``KINEMATIC_PULL_S``), still
+linear in ``(beta, r)`` and integrated exactly, so the model is well defined at 0 m/s and its
+steady states do not depend on the step rate (blending the states after each step would).
+
+In steady state the linear model turns with ``r = v delta / (L + K v |v|)``, understeer
 gradient ``K = (1 / C_s - 1 / C_x) / (mu g)`` [rad / (m/s^2)] for a front-steered vehicle.
 """
 
@@ -39,6 +53,9 @@ from wheelsim.core.compiled import compiled
 from wheelsim.core.vehicle.traction import GRAVITY_MPS2
 
 TAYLOR_TERMS = 14  # of exp(A h) with |A h| <= 1/2: remainder below 1e-16
+#: In the blend zone, the time constant of the kinematic share's pull of ``(beta, r)`` towards
+#: the kinematic bicycle's values [s]: faster than the tyres there (a few tens of ms).
+KINEMATIC_PULL_S = 0.002
 
 
 @compiled
@@ -110,8 +127,10 @@ def dynamic_weight(speed: float, low: float, high: float) -> float:
 @compiled
 def _axle(stiffness, load, mu, lever, steer, slip, yaw_rate, speed, gyration_sq):
     """One axle's terms of ``d(beta, r)/dt = A (beta, r) + b``: ``(a11, a12, a21, a22, b1, b2)``
-    and its lateral force per unit mass now. ``lever``: the axle's position ahead of G."""
-    gain = mu * stiffness * load  # force per unit mass per radian of slip angle
+    and its lateral force per unit mass now. ``lever``: the axle's position ahead of G.
+    Reversing, the force follows the direction of travel: its gain takes the sign of the
+    speed (see the module docstring)."""
+    gain = math.copysign(mu * stiffness * load, speed)  # force per unit mass per radian
     cap = mu * load
     angle = steer - slip - lever * yaw_rate / speed
     if abs(gain * angle) <= cap:
@@ -120,7 +139,7 @@ def _axle(stiffness, load, mu, lever, steer, slip, yaw_rate, speed, gyration_sq)
             -lever * lever * gain / (gyration_sq * speed), gain * steer / speed,
             lever * gain * steer / gyration_sq, gain * angle,
         )
-    force = math.copysign(cap, angle)  # sliding: the force stays at the limit over the step
+    force = math.copysign(cap, gain * angle)  # sliding: the force stays at the limit
     return 0.0, 0.0, 0.0, 0.0, force / speed, lever * force / gyration_sq, force
 
 
@@ -128,11 +147,13 @@ def _axle(stiffness, load, mu, lever, steer, slip, yaw_rate, speed, gyration_sq)
 def single_track_step(
     speed: float, steer: float, slip: float, yaw_rate: float, dt: float,
     signed_wheel_base: float, cg_m: float, stiffness_steered: float, stiffness_fixed: float,
-    mu: float, gyration_sq: float,
+    mu: float, gyration_sq: float, weight: float = 1.0,
 ) -> tuple[float, float, float]:
     """``(beta, r)`` after ``dt`` at constant ``speed`` (!= 0) and ``steer``, and the lateral
     acceleration [m/s^2] of G at the start of the step (the tyres' forces per unit mass).
-    ``gyration_sq`` = I / m [m^2]."""
+    ``gyration_sq`` = I / m [m^2]. ``weight`` < 1 (the blend zone): the derivatives are
+    ``weight`` times the dynamic ones plus ``1 - weight`` times a pull towards the kinematic
+    bicycle's ``(beta, r)`` at this speed and steering, at ``1 / KINEMATIC_PULL_S``."""
     side = 1.0 if signed_wheel_base > 0.0 else -1.0
     base = abs(signed_wheel_base)
     s11, s12, s21, s22, s1, s2, steered = _axle(
@@ -143,7 +164,14 @@ def single_track_step(
         stiffness_fixed, GRAVITY_MPS2 * (base - cg_m) / base, mu, -side * cg_m, 0.0, slip,
         yaw_rate, speed, gyration_sq,
     )
-    new_slip, new_yaw_rate = linear2_step(
-        s11 + f11, s12 + f12 - 1.0, s21 + f21, s22 + f22, s1 + f1, s2 + f2, slip, yaw_rate, dt
-    )
+    a11, a12, a21, a22 = s11 + f11, s12 + f12 - 1.0, s21 + f21, s22 + f22
+    b1, b2 = s1 + f1, s2 + f2
+    if weight < 1.0:
+        pull = (1.0 - weight) / KINEMATIC_PULL_S
+        kinematic_slip, kinematic_yaw_rate = kinematic_slip_and_yaw_rate(
+            speed, steer, signed_wheel_base, cg_m
+        )
+        a11, a12, a21, a22 = weight * a11 - pull, weight * a12, weight * a21, weight * a22 - pull
+        b1, b2 = weight * b1 + pull * kinematic_slip, weight * b2 + pull * kinematic_yaw_rate
+    new_slip, new_yaw_rate = linear2_step(a11, a12, a21, a22, b1, b2, slip, yaw_rate, dt)
     return new_slip, new_yaw_rate, steered + fixed

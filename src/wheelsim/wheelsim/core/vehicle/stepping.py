@@ -290,18 +290,17 @@ def _single_track(p, s, steer_before, steer_after):
     new_speed = speed + min(max(s[S_DRIVE_V] - speed, -budget), budget)
     mid_speed = 0.5 * (speed + new_speed)
     weight = dynamic_weight(mid_speed, p[P_BI_BLEND_LOW], p[P_BI_BLEND_HIGH])
-    new_slip = new_yaw_rate = 0.0
-    if weight > 0.0:
+    if weight > 0.0:  # dynamic, or blended (single_track.py)
         new_slip, new_yaw_rate, _ = single_track_step(
             mid_speed, 0.5 * (steer_before + steer_after), slip, yaw_rate, dt, signed_base, cg,
             p[P_BI_STIFFNESS_STEERED], p[P_BI_STIFFNESS_FIXED], p[P_BI_MU], p[P_BI_GYRATION_SQ],
+            weight,
         )
-    if weight < 1.0:
-        kinematic_slip, kinematic_yaw_rate = kinematic_slip_and_yaw_rate(
+        new_slip = wrap_angle(new_slip)
+    else:  # the kinematic bicycle
+        new_slip, new_yaw_rate = kinematic_slip_and_yaw_rate(
             new_speed, steer_after, signed_base, cg
         )
-        new_slip = weight * new_slip + (1.0 - weight) * kinematic_slip
-        new_yaw_rate = weight * new_yaw_rate + (1.0 - weight) * kinematic_yaw_rate
     s[S_SPEED_CG] = new_speed
     s[S_SLIP_CG] = new_slip
     side = 1.0 if signed_base > 0.0 else -1.0
