@@ -24,6 +24,7 @@ from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node, PushROSNamespace, SetParameter, SetRemap
 from launch_ros.substitutions import FindPackageShare
 
+from wheelsim.bringup.arguments import number
 from wheelsim.bringup.packages import apt_package, optional, processes, require, rviz
 from wheelsim.bringup.params_files import robot_description, vehicle_sim_values
 from wheelsim.bringup.plotjuggler_layout import namespaced_layout
@@ -52,7 +53,7 @@ def _wheelsim_nodes(context):
     if publish_map:
         sim_overrides['world.publish_map'] = _publish_map(publish_map, files, namespace)
     if real_time_factor:
-        sim_overrides['real_time_factor'] = _number('real_time_factor', real_time_factor)
+        sim_overrides['real_time_factor'] = number('real_time_factor', real_time_factor)
     sim_values = vehicle_sim_values(files, namespace, sim_overrides)
     urdf = robot_description(' + '.join(files), sim_values)
     if sim_values.get('be_reference_clock', False):
@@ -86,14 +87,6 @@ def _wheelsim_nodes(context):
              parameters=[*files, prefix], condition=tracking,
              on_exit=_shutdown('controller'), **common),
     ]
-
-
-def _number(argument, text):
-    """``text`` as a float; a RuntimeError naming the launch argument if it is not one."""
-    try:
-        return float(text)
-    except ValueError:
-        raise RuntimeError(f'{argument}:={text} is invalid: must be a number') from None
 
 
 def _publish_map(text, files, namespace):

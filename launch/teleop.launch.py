@@ -13,13 +13,13 @@ nav2.launch.py): the two would fight. Running this file asks for the keyboard te
 teleop_twist_keyboard installed it fails, saying what to install.
 """
 
-from launch.actions import DeclareLaunchArgument, GroupAction
+from launch.actions import DeclareLaunchArgument
 from launch.launch_context import LaunchContext
 from launch.launch_description import LaunchDescription
 from launch.substitutions import LaunchConfiguration
-from launch_ros.actions import Node, PushROSNamespace, SetParameter
+from launch_ros.actions import Node
 
-from wheelsim.bringup.packages import apt_package, processes, require
+from wheelsim.bringup.packages import apt_package, in_namespace, require
 
 
 def teleop_parameters(stamped: str, frame_id: str) -> dict:
@@ -55,11 +55,7 @@ def generate_launch_description():
             'terminal', default_value='xterm -e',
             description='Command that opens the terminal the keyboard node reads from'),
     ]
-    teleop = GroupAction([
-        PushROSNamespace(LaunchConfiguration('namespace')),
-        SetParameter('use_sim_time', LaunchConfiguration('use_sim_time')),
-        processes(_teleop),
-    ])
+    teleop = in_namespace(_teleop)
     required = require({'teleop_twist_keyboard': apt_package('teleop_twist_keyboard')},
                         'teleop.launch.py')
     return LaunchDescription([*arguments, required, teleop])

@@ -27,6 +27,7 @@ import yaml
 
 from wheelsim.core.params import flatten
 from wheelsim.core.vehicle.config import MODELS
+from wheelsim.nodes import NAMES
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE_DIR = REPO / 'src' / 'wheelsim'
@@ -34,7 +35,7 @@ LAUNCH_DIR = REPO / 'launch'
 PARAMS_DIR = REPO / 'params'
 SHARE = 'share/wheelsim/'
 SUPPORTED_DISTROS = ('jazzy', 'kilted')
-WHEELSIM_NODES = ('vehicle_sim', 'localization', 'planner', 'controller')
+WHEELSIM_NODES = NAMES  # every node the package installs
 #: Executables of other packages the launch files may start, and the apt package (without the
 #: ``ros-<distro>-`` prefix) that brings each package into the Docker image.
 EXTERNAL_EXECUTABLES = {
@@ -42,6 +43,7 @@ EXTERNAL_EXECUTABLES = {
     ('rviz2', 'rviz2'): 'rviz2',
     ('plotjuggler', 'plotjuggler'): 'plotjuggler-ros',
     ('teleop_twist_keyboard', 'teleop_twist_keyboard'): 'teleop-twist-keyboard',
+    ('joy', 'joy_node'): 'joy',
     ('tf2_ros', 'static_transform_publisher'): 'tf2-ros',
     ('nav2_map_server', 'map_server'): 'navigation2',
     ('nav2_lifecycle_manager', 'lifecycle_manager'): 'navigation2',

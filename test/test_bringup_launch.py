@@ -207,3 +207,14 @@ def test_sim_launch_publish_map_is_a_bool_that_a_params_file_may_not_contradict(
     with pytest.raises(RuntimeError, match='publish_map:=false contradicts world.publish_map: '
                                            'True in .*publishing.yaml'):
         module._publish_map('false', [preset, str(publishing)], '')
+
+
+def test_a_numeric_launch_argument_that_is_no_number_names_the_argument():
+    from wheelsim.bringup.arguments import number
+
+    assert number('real_time_factor', '2.5') == 2.5
+    assert number('device_id', '1', int) == 1
+    with pytest.raises(RuntimeError, match='real_time_factor:=fast is invalid: must be a number'):
+        number('real_time_factor', 'fast')
+    with pytest.raises(RuntimeError, match='enable_button:=1.5 is invalid: must be an integer'):
+        number('enable_button', '1.5', int)

@@ -129,6 +129,8 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
     ('nav2_bringup.launch.py', ['rviz:=True'], 'rviz:=True asks for RViz'),
     ('teleop.launch.py', [], 'teleop.launch.py: teleop_twist_keyboard is not installed; '
                              'install ros-{distro}-teleop-twist-keyboard; nothing was started'),
+    ('joy_teleop.launch.py', ['mapping:=tank'], 'joy_teleop.launch.py: joy is not installed; '
+                                                'install ros-{distro}-joy; nothing was started'),
     # robot1 is evaluated before robot2's preset is found missing: robot1 must not start.
     ('multi_robot.launch.py', ['robot2_preset:=no_such_preset'], 'no_such_preset.yaml'),
     ('nav2.launch.py', ['rviz:=false', 'real_time_factor:=fast'],

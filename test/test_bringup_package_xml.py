@@ -26,6 +26,7 @@ ROS_PACKAGES_IN_BOTH_DISTROS = {
     'rviz2',  # 14.1.23 / 15.0.14
     'plotjuggler_ros',  # 2.3.1 / 2.3.1
     'teleop_twist_keyboard',  # 2.4.1 / 2.4.1
+    'joy',  # 3.3.0 / 3.3.0
     'nav2_map_server', 'nav2_lifecycle_manager', 'nav2_controller', 'nav2_planner',
     'nav2_behaviors', 'nav2_bt_navigator', 'nav2_regulated_pure_pursuit_controller',
     'nav2_navfn_planner', 'nav2_costmap_2d',  # navigation2 1.3.13 / 1.4.2

@@ -16,6 +16,7 @@ REFUSED = {
     'localization': ('mode:=foo', 'parameter mode = \'foo\' is invalid'),
     'planner': ('limits.max_speed:=-2.0', 'parameter limits.max_speed = -2.0 is invalid'),
     'controller': ('algorithm:=mpc', 'parameter algorithm = \'mpc\' is invalid'),
+    'wheel_teleop': ('mapping:=skid', 'parameter mapping = \'skid\' is invalid'),
 }
 
 

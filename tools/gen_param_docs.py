@@ -19,9 +19,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from wheelsim.core.params import ParamSpec
+from wheelsim.nodes import NAMES
 
 DOC_PATH = Path(__file__).resolve().parents[1] / 'docs' / 'parameters.md'
-NODES = ('vehicle_sim', 'localization', 'planner', 'controller')
+NODES = NAMES  # every node (wheelsim.nodes)
 TYPE_NAMES = {bool: 'bool', int: 'integer', float: 'double', str: 'string', tuple: 'double[]'}
 HEADER = """\
 # Parameter reference

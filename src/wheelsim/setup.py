@@ -48,6 +48,7 @@ setup(
             'localization = wheelsim.nodes:localization',
             'planner = wheelsim.nodes:planner',
             'controller = wheelsim.nodes:controller',
+            'wheel_teleop = wheelsim.nodes:wheel_teleop',
             'wheelsim = wheelsim.cli:main',
         ],
     },

@@ -27,7 +27,8 @@ from geometry_msgs.msg import (
 )
 from nav_msgs.msg import Odometry, Path
 from rosgraph_msgs.msg import Clock
-from sensor_msgs.msg import JointState
+from sensor_msgs.msg import JointState, Joy
+from std_msgs.msg import Float64MultiArray
 from tf2_msgs.msg import TFMessage
 
 from wheelsim.ros import qos
@@ -47,6 +48,7 @@ NODES = {
     'localization': {'mode': 'ekf'},
     'planner': {'waypoints': [2.0, 0.0, math.nan, 2.0, 2.0, math.nan]},
     'controller': {'model': 'differential'},
+    'wheel_teleop': {'enable_button': 2},
 }
 #: Topics only the nodes publish: every message on them must be finite, also while fuzzing.
 OUTPUTS = {'twist_actual': TwistStamped, 'joint_states': JointState, '/tf': TFMessage,
@@ -89,6 +91,13 @@ def fuzzed(kind, rng: random.Random):
                                      for _ in range(rng.choice([0, 1, 5, 500]))])
     if kind is Clock:
         return Clock(clock=Time(sec=rng.choice(SECONDS), nanosec=rng.choice(NANOSECONDS)))
+    if kind is Float64MultiArray:  # wheel_commands: the right length (2) or not
+        return Float64MultiArray(data=[rng.choice(NUMBERS)
+                                       for _ in range(rng.choice([0, 2, 2, 4, 1000]))])
+    if kind is Joy:
+        singles = [v for v in NUMBERS if not math.isfinite(v) or abs(v) < 3e38]  # float32
+        return Joy(axes=[rng.choice(singles) for _ in range(rng.choice([0, 2, 5, 8]))],
+                   buttons=[rng.choice([0, 1, -1, 2**31 - 1]) for _ in range(rng.choice([0, 3]))])
     return fill(kind(), rng)
 
 
@@ -139,6 +148,7 @@ def test_no_message_kills_a_node(ros_domain_id):
             'cmd_vel': TwistStamped, 'initialpose': PoseWithCovarianceStamped,
             'ground_truth': Odometry, 'pose': PoseWithCovarianceStamped, 'goal_pose': PoseStamped,
             'plan': Path, 'odom': Odometry, '/clock': Clock,
+            'wheel_commands': Float64MultiArray, 'joy': Joy,
         }
         publishers = {topic: probe.publisher(kind, topic) for topic, kind in targets.items()}
         publishers['/tf_static'] = probe.publisher(TFMessage, '/tf_static', STATIC_TF_QOS)

@@ -1,6 +1,6 @@
 """Every node exits cleanly within 1 s of SIGINT or SIGTERM, whenever the signal comes.
 
-The four nodes run as processes side by side (as under ``ros2 launch``), next to a process that
+Every node runs as a process side by side (as under ``ros2 launch``), next to a process that
 keeps a core busy; each gets its signal at its own random moment after its process started
 (seeded, so a failure can be replayed): during the imports, rclpy's initialisation, the node's
 construction or while it spins (wheelsim.testing.signals): 24 signals in the quick tier, 50 per
@@ -83,6 +83,7 @@ REFUSED_PARAMETERS = {
     'localization': {'localization.odom_walk_velocity_translation': -1.0},
     'planner': {'limits.max_speed': -2.0},
     'controller': {'algorithm': 'mpc'},
+    'wheel_teleop': {'mapping': 'skid'},
 }
 
 

@@ -35,7 +35,7 @@ from launch.conditions import IfCondition
 from launch.launch_context import LaunchContext
 from launch.some_substitutions_type import SomeSubstitutionsType
 from launch.substitutions import LaunchConfiguration
-from launch_ros.actions import Node
+from launch_ros.actions import Node, PushROSNamespace, SetParameter
 
 from wheelsim.ros.distro import ros_distro
 
@@ -137,6 +137,16 @@ def optional(packages: dict[str, str], what: str, build: Build,
 
     condition = None if argument is None else IfCondition(LaunchConfiguration(argument))
     return processes(start, condition)
+
+
+def in_namespace(build: Build) -> GroupAction:
+    """``build``'s actions (:func:`processes`) under the ``namespace`` launch argument, every
+    node with the ``use_sim_time`` launch argument as its parameter."""
+    return GroupAction([
+        PushROSNamespace(LaunchConfiguration('namespace')),
+        SetParameter('use_sim_time', LaunchConfiguration('use_sim_time')),
+        processes(build),
+    ])
 
 
 def rviz(config: SomeSubstitutionsType) -> OpaqueFunction:

@@ -1,9 +1,10 @@
-"""The four ROS 2 nodes, one module each, and the entry points of their executables.
+"""The ROS 2 nodes, one module each, and the entry points of their executables.
 
-``vehicle_sim``, ``localization``, ``planner`` and ``controller`` (setup.py's console scripts;
-``python -m wheelsim.nodes NAME --ros-args ...`` runs the same) take over SIGINT and SIGTERM
-before they import their node's module, which takes about a second (rclpy, numpy, numba), so
-that Ctrl-C at any moment of the start-up ends them cleanly (:mod:`wheelsim.ros.shutdown`).
+``vehicle_sim``, ``localization``, ``planner``, ``controller`` and ``wheel_teleop`` (setup.py's
+console scripts; ``python -m wheelsim.nodes NAME --ros-args ...`` runs the same) take over
+SIGINT and SIGTERM before they import their node's module, which takes about a second (rclpy,
+numpy, numba), so that Ctrl-C at any moment of the start-up ends them cleanly
+(:mod:`wheelsim.ros.shutdown`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import NoReturn
 
 from wheelsim.ros.shutdown import take_over_signals
 
-NAMES = ('vehicle_sim', 'localization', 'planner', 'controller')
+NAMES = ('vehicle_sim', 'localization', 'planner', 'controller', 'wheel_teleop')
 
 
 def main(name: str) -> NoReturn:
@@ -36,3 +37,7 @@ def planner() -> NoReturn:
 
 def controller() -> NoReturn:
     main('controller')
+
+
+def wheel_teleop() -> NoReturn:
+    main('wheel_teleop')

@@ -7,6 +7,7 @@
 - :func:`simulate` (a command sequence), :func:`rollout` (a policy of state and time), one
   vehicle or a batch; both return a :class:`Trajectory`; :data:`COMMAND_TYPES`,
   :data:`STATE_COLUMNS`;
+- :func:`stick_wheel_speeds`: a gamepad's tank or arcade driving as wheel speeds;
 - :func:`plot_trajectory`, :func:`plot_speeds`, :func:`plot_tracking_errors`: matplotlib
   figures.
 """
@@ -14,8 +15,9 @@
 from wheelsim.core.vehicle.command_types import COMMAND_TYPES
 from wheelsim.sim.plots import plot_speeds, plot_tracking_errors, plot_trajectory
 from wheelsim.sim.rollout import STATE_COLUMNS, Trajectory, rollout, simulate
+from wheelsim.sim.sticks import stick_wheel_speeds
 from wheelsim.sim.vehicle import SimVehicle, load_vehicle, preset_names
 
 __all__ = ['COMMAND_TYPES', 'STATE_COLUMNS', 'SimVehicle', 'Trajectory', 'load_vehicle',
            'plot_speeds', 'plot_trajectory', 'plot_tracking_errors', 'preset_names', 'rollout',
-           'simulate']
+           'simulate', 'stick_wheel_speeds']

@@ -1,10 +1,10 @@
-"""SIGINT and SIGTERM at random moments of the four nodes' lives, beside a busy core (the shutdown
+"""SIGINT and SIGTERM at random moments of the nodes' lives, beside a busy core (the shutdown
 test and ``bench/bench_shutdown.py``).
 
-Each round starts the four nodes as processes side by side (as under ``ros2 launch``) and gives
-each its signal at its own random moment after its process started: during the imports,
-rclpy's initialisation, the node's construction or while it spins (the start-up takes 1-2.5 s
-on 2 busy cores). :func:`stop_rounds` returns one :class:`Stop` per signal.
+Each round starts every node (``wheelsim.nodes.NAMES``) as a process side by side (as under
+``ros2 launch``) and gives each its signal at its own random moment after its process started:
+during the imports, rclpy's initialisation, the node's construction or while it spins (the
+start-up takes 1-2.5 s on 2 busy cores). :func:`stop_rounds` returns one :class:`Stop` per signal.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ class Stop:
 
 
 def one_round(rng: random.Random, sig: signal.Signals) -> list[Stop]:
-    """Start the four nodes, signal each at a random moment after its start."""
+    """Start every node, signal each at a random moment after its start."""
     nodes = {name: NodeProcess(f'wheelsim.nodes.{name}') for name in NAMES}
     try:
         started = time.monotonic()

@@ -1,0 +1,131 @@
+"""wheel_teleop: a gamepad's sticks drive vehicle_sim through wheel_commands.
+
+In lock-step (wheelsim.run.lockstep, no DDS) with the real VehicleSim node class and a pad node
+publishing sensor_msgs/Joy; over DDS the node runs as its own process with a probe.
+"""
+
+import math
+
+import pytest
+from sensor_msgs.msg import Joy
+from std_msgs.msg import Float64MultiArray, String
+
+import wheelsim.sim as ws
+from wheelsim.core.vehicle.description import describe
+from wheelsim.core.vehicle.urdf import build_urdf
+from wheelsim.nodes.vehicle_sim import VehicleSim
+from wheelsim.nodes.wheel_teleop import WheelTeleop
+from wheelsim.ros import qos
+from wheelsim.run.lockstep import Lockstep
+from wheelsim.testing.processes import NodeProcess
+
+START_NS = 1_000_000_000
+PERIOD_S = 0.05  # joy_node's autorepeat_rate of 20 Hz
+
+
+def pad_class(frames):
+    """A node publishing ``frames[k]`` = (axes, buttons) as Joy every PERIOD_S, then nothing."""
+
+    class Pad:
+        name = 'pad'
+
+        def __init__(self, seam):
+            self.publisher = seam.create_publisher(Joy, 'joy', 10)
+            self.left = list(frames)
+            seam.create_timer(PERIOD_S, self.tick)
+
+        def tick(self):
+            if self.left:
+                axes, buttons = self.left.pop(0)
+                self.publisher.publish(Joy(axes=axes, buttons=buttons))
+
+    return Pad
+
+
+def drive(preset, teleop_params, frames, seconds):
+    """Run vehicle_sim (``preset``), wheel_teleop and the pad; (the last ground truth twist
+    (vx, vy, wz), the wheel_commands sent, the log)."""
+    sent, truth = [], []
+
+    def record(topic, msg, _time_ns):
+        if topic == '/wheel_commands':
+            sent.append(list(msg.data))
+        elif topic == '/ground_truth':
+            twist = msg.twist.twist
+            truth.append((twist.linear.x, twist.linear.y, twist.angular.z))
+
+    vehicle = ws.load_vehicle(preset)
+    lockstep = Lockstep(record, START_NS)
+    lockstep.add(VehicleSim, {**vehicle.parameters, 'use_sim_time': True,
+                              'cmd_vel_type': 'twist'})
+    teleop = lockstep.add(WheelTeleop, {'use_sim_time': True, **teleop_params})
+    lockstep.add(pad_class(frames), {})
+    lockstep.run_until(START_NS + round(seconds * 1e9))
+    return truth[-1], sent, teleop, vehicle
+
+
+def held(axes, seconds, buttons=()):
+    return [(axes, list(buttons))] * round(seconds / PERIOD_S)
+
+
+def test_arcade_full_throttle_is_the_top_speed_and_full_turn_spins_left():
+    (vx, _, wz), sent, teleop, vehicle = drive('indoor_differential', {},
+                                               held([0.0, 1.0], 4.0), 4.0)
+    top_mps = vehicle.config.active.drive_actuators.max_velocity
+    assert vx == pytest.approx(top_mps, rel=1e-6) and abs(wz) < 1e-9
+    radius_m = vehicle.config.active.wheel_radius_m
+    assert sent[-1] == pytest.approx([top_mps / radius_m] * 2)
+    (vx, _, wz), sent, _, _ = drive('indoor_differential', {}, held([1.0, 0.0], 4.0), 4.0)
+    assert abs(vx) < 1e-9 and wz > 0.5  # counterclockwise, on the spot
+    assert sent[-1][0] == pytest.approx(-sent[-1][1])
+
+
+def test_tank_drives_each_side_with_its_stick_on_every_wheel_of_an_omni():
+    axes = [0.0, -0.5, 0.0, 0.0, 0.5]  # left stick back, right stick forward: turn left
+    (vx, vy, wz), sent, _, vehicle = drive('mecanum_omni', {'mapping': 'tank'},
+                                           held(axes, 3.0), 3.0)
+    full = sent[-1][1] * 2.0
+    assert sent[-1] == pytest.approx([-full / 2, full / 2, -full / 2, full / 2])
+    assert abs(vx) < 1e-9 and abs(vy) < 1e-9 and wz > 0.2
+    assert full * vehicle.config.active.wheel_radius_m == pytest.approx(
+        vehicle.config.active.drive_actuators.max_velocity)
+
+
+def test_the_enable_button_sends_one_zero_when_released_and_nothing_while_up():
+    frames = (held([0.0, 1.0], 1.0, [0, 1]) + held([0.0, 1.0], 1.0, [0, 0])
+              + held([0.0, 1.0], 0.5, [1, 0]))
+    (vx, _, _), sent, _, _ = drive('indoor_differential',
+                                   {'enable_button': 1, 'max_wheel_velocity': 5.0}, frames, 2.6)
+    assert sent == [[5.0, 5.0]] * 20 + [[0.0, 0.0]]
+    assert abs(vx) < 1e-5  # stopping: the zero went through the actuators
+
+
+def test_a_missing_axis_or_a_car_gives_no_command_and_a_warning(capsys):
+    _, sent, _, _ = drive('indoor_differential', {'axis_throttle': 6}, held([0.0, 1.0], 0.5),
+                          0.5)
+    assert sent == []
+    assert 'joy ignored: axis_throttle = 6 but the joystick has 2 axes' in capsys.readouterr().err
+    _, sent, _, _ = drive('ackermann_car', {}, held([0.0, 1.0], 0.5), 0.5)
+    assert sent == []
+    assert ('a bicycle vehicle: wheel_teleop drives vehicles driven side by side '
+            '(differential, omni); drive this one on cmd_vel') in capsys.readouterr().err
+
+
+def test_over_dds_it_turns_the_pad_into_wheel_commands(probe):
+    """The node as its own process: a probe gives it the vehicle and a stick, and hears the
+    wheel joint velocities (rad/s) on wheel_commands."""
+    vehicle = ws.load_vehicle('indoor_differential')
+    description = probe.publisher(String, 'vehicle_description', qos.LATCHED)
+    commands = probe.record(Float64MultiArray, 'wheel_commands')
+    pad = probe.publisher(Joy, 'joy')
+    with NodeProcess('wheelsim.nodes.wheel_teleop', {'mapping': 'arcade'}) as node:
+        description.publish(String(data=describe(vehicle.config, build_urdf(vehicle.config))
+                                   .to_json()))
+        assert probe.spin_until(lambda: 'full stick is' in node.output(), 30.0), node.output()
+        assert probe.spin_until(lambda: pad.publish(Joy(axes=[0.0, 0.5])) or commands, 10.0), (
+            node.output())
+        radius_m = vehicle.config.active.wheel_radius_m
+        top_mps = vehicle.config.active.drive_actuators.max_velocity
+        assert list(commands[-1].data) == pytest.approx([0.5 * top_mps / radius_m] * 2)
+        assert node.stop_cleanly(), node.output()
+    assert math.isfinite(commands[-1].data[0])

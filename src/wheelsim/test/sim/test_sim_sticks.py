@@ -1,0 +1,27 @@
+"""stick_wheel_speeds: a gamepad's tank or arcade driving as the API's wheel speeds."""
+
+import numpy as np
+import pytest
+
+import wheelsim.sim as ws
+
+
+def test_full_stick_is_the_drive_top_speed_on_every_wheel_of_its_side():
+    omni = ws.load_vehicle('mecanum_omni')
+    top_mps = omni.config.drive.max_velocity
+    np.testing.assert_allclose(ws.stick_wheel_speeds(omni, 'tank', [1.0, 0.5], [-1.0, 0.5]),
+                               [[top_mps, -top_mps, top_mps, -top_mps], [top_mps / 2] * 4])
+    robot = ws.load_vehicle('indoor_differential')
+    spin = ws.stick_wheel_speeds(robot, 'arcade', 0.0, 1.0)
+    np.testing.assert_allclose(spin, [-robot.config.drive.max_velocity,
+                                      robot.config.drive.max_velocity])
+    trajectory = ws.simulate(robot, None, np.tile(spin, (200, 1)), 0.01,
+                             command_type='wheel_speeds')
+    assert trajectory.wz_radps[-1] > 0.5 and abs(trajectory.x_m[-1]) < 1e-9
+
+
+def test_a_car_or_an_unknown_mapping_is_refused_by_name():
+    with pytest.raises(ValueError, match="model = 'bicycle'"):
+        ws.stick_wheel_speeds(ws.load_vehicle('ackermann_car'), 'tank', 1.0, 1.0)
+    with pytest.raises(ValueError, match="mapping = 'skid'"):
+        ws.stick_wheel_speeds(ws.load_vehicle('indoor_differential'), 'skid', 1.0, 1.0)

@@ -1,0 +1,135 @@
+"""wheel_teleop: a gamepad's sticks to ``wheel_commands``, in the tank or arcade mapping.
+
+Input: ``joy`` (sensor_msgs/Joy, as joy_node publishes it) and ``vehicle_description`` (which
+wheels, their radius and the top speed). Output: ``wheel_commands`` (std_msgs/Float64MultiArray,
+one joint velocity [rad/s] per wheel in joint_states order), which vehicle_sim takes beside
+cmd_vel. Each Joy message gives one command: the sides' shares of the top speed
+(:mod:`wheelsim.core.teleop.two_stick`) times ``max_wheel_velocity`` (or the vehicle's top
+speed over its wheel radius), every wheel of a side alike. With ``enable_button`` set, nothing
+is sent while it is up but one zero command when it is released. A Joy message without the
+configured axis or button, or a vehicle that is not driven side by side (the bicycle), gives no
+command and a warning naming the parameter. vehicle_sim stops the vehicle when commands stop
+coming (``twist_reference_max_oldness``): joy_node repeats a held stick (``autorepeat_rate``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NoReturn
+
+from sensor_msgs.msg import Joy
+from std_msgs.msg import Float64MultiArray, String
+from urdf_parser_py.urdf import URDF
+
+from wheelsim.core.params import ParamSpec, from_flat, specs
+from wheelsim.core.teleop.config import WheelTeleopConfig
+from wheelsim.core.teleop.two_stick import WHEEL_SIDES, side_shares, wheel_shares
+from wheelsim.core.vehicle.description import DescriptionError, parse_description
+from wheelsim.ros import qos
+from wheelsim.ros.inputs import WARN_PERIOD_S
+from wheelsim.ros.node_main import run_node
+from wheelsim.ros.parameters import NodeParameters
+from wheelsim.ros.seam import NodeSeam
+from wheelsim.ros.vehicle_description import TOPIC as DESCRIPTION_TOPIC
+from wheelsim.ros.wheel_commands import TOPIC as WHEEL_COMMANDS_TOPIC
+
+
+def parameter_specs() -> list[ParamSpec]:
+    """Every parameter the node declares (for the docs)."""
+    return specs(WheelTeleopConfig)
+
+
+def check_parameters(values: Mapping[str, Any]) -> None:
+    """Raise ParameterError unless ``values`` (dotted names) make a valid configuration."""
+    from_flat(WheelTeleopConfig, values)
+
+
+def wheel_radius_m(urdf: str) -> float:
+    """The radius of the wheels of a vehicle_sim URDF: the cylinder of the child link of its
+    first continuous joint (every wheel of a differential or omni vehicle has the same)."""
+    robot = URDF.from_xml_string(urdf)
+    joint = next(j for j in robot.joints if j.type == 'continuous')
+    return float(robot.link_map[joint.child].visual.geometry.radius)
+
+
+class WheelTeleop:
+    """The wheel_teleop node, on ``seam`` (:mod:`wheelsim.ros.seam`)."""
+
+    name = 'wheel_teleop'
+
+    def __init__(self, seam: NodeSeam) -> None:
+        self.seam = seam
+        self.params = NodeParameters(seam)
+        self._settings = self.params.declare_config(WheelTeleopConfig)
+        self.params.report_unknown()
+        self._model: str | None = None
+        self._top_wheel_velocity_radps = 0.0
+        self._enabled = False  # the enable button was down at the last message
+        self._publisher = seam.create_publisher(Float64MultiArray, WHEEL_COMMANDS_TOPIC,
+                                                qos.DEFAULT)
+        seam.create_subscription(String, DESCRIPTION_TOPIC, self._on_description, qos.LATCHED)
+        seam.create_subscription(Joy, 'joy', self._on_joy, qos.DEFAULT)
+        config = self.config
+        seam.logger.info(f'{config.mapping} mapping; waiting for vehicle_description')
+
+    @property
+    def config(self) -> WheelTeleopConfig:
+        return self._settings.config
+
+    def _on_description(self, msg: String) -> None:
+        try:
+            description = parse_description(msg.data)
+        except DescriptionError as err:
+            self.seam.logger.warning(f'vehicle_description ignored: {err}')
+            return
+        self._model = description.model
+        if self._model not in WHEEL_SIDES:
+            self.seam.logger.warning(
+                f'a {self._model} vehicle: wheel_teleop drives vehicles driven side by side '
+                f'({", ".join(WHEEL_SIDES)}); drive this one on cmd_vel')
+            return
+        self._top_wheel_velocity_radps = description.max_speed / wheel_radius_m(description.urdf)
+        self.seam.logger.info(
+            f'{self._model} vehicle: full stick is {self._top_wheel_velocity_radps:.3g} rad/s '
+            'unless max_wheel_velocity is set')
+
+    def _warn(self, text: str) -> None:
+        self.seam.logger.warning(text, throttle_duration_sec=WARN_PERIOD_S)
+
+    def _on_joy(self, msg: Joy) -> None:
+        config = self.config
+        if self._model not in WHEEL_SIDES:
+            self._warn('joy ignored: no vehicle driven side by side described on '
+                       'vehicle_description yet')
+            return
+        button = config.enable_button
+        if button >= 0:
+            if button >= len(msg.buttons):
+                self._warn(f'joy ignored: enable_button = {button} but the joystick has '
+                           f'{len(msg.buttons)} buttons')
+                return
+            pressed = bool(msg.buttons[button])
+            was_pressed, self._enabled = self._enabled, pressed
+            if not pressed:
+                if was_pressed:  # released: stop now, not when vehicle_sim's command expires
+                    self._publish([0.0] * len(WHEEL_SIDES[self._model]))
+                return
+        names = ('axis_left', 'axis_right') if config.mapping == 'tank' else (
+            'axis_throttle', 'axis_turn')
+        axes = [getattr(config, name) for name in names]
+        missing = [f'{name} = {axis}' for name, axis in zip(names, axes, strict=True)
+                   if axis >= len(msg.axes)]
+        if missing:
+            self._warn(f'joy ignored: {", ".join(missing)} but the joystick has '
+                       f'{len(msg.axes)} axes')
+            return
+        left, right = side_shares(config.mapping, msg.axes[axes[0]], msg.axes[axes[1]])
+        top = config.max_wheel_velocity or self._top_wheel_velocity_radps
+        self._publish([float(share) * top for share in wheel_shares(self._model, left, right)])
+
+    def _publish(self, joint_velocities_radps: list[float]) -> None:
+        self._publisher.publish(Float64MultiArray(data=joint_velocities_radps))
+
+
+def main(args=None) -> NoReturn:
+    run_node(WheelTeleop, args)
