@@ -39,8 +39,9 @@ def row(vehicle):
 
 
 def commonroad_vehicle():
-    """CommonRoad's vehicle 2 (a BMW 320i) without load transfer (wheelsim has no CG height);
-    its ST model uses one normalised cornering stiffness for both axles, -p_ky1 / p_dy1."""
+    """CommonRoad's vehicle 2 (a BMW 320i) with its centre of mass on the ground (no load
+    transfer); its ST model uses one normalised cornering stiffness for both axles,
+    -p_ky1 / p_dy1."""
     p = parameters_vehicle2()
     p.h_s = 0.0
     return p
@@ -58,43 +59,46 @@ def rk4(f, x, u, p, dt, substeps=4):
     return x
 
 
-def test_trajectories_equal_the_commonroad_single_track_model():
-    """Same parameters (vehicle 2), same inputs (the steering rate and the acceleration that
-    wheelsim's actuators produce, piecewise constant per step), 12 s of sine steering while
-    speeding up from 12 to 20 m/s and braking to 8 m/s, at 1 kHz."""
-    p = commonroad_vehicle()
+def commonroad_comparison(p, manoeuvre, braking_mps2=3.0, dt=1e-3, reference=None):
+    """Largest differences (position m, yaw rad, yaw rate rad/s, slip angle rad, speed m/s) and
+    the largest yaw rate and slip angle of CommonRoad's model, over ``manoeuvre``: (start speed
+    m/s, [(until t s, speed command m/s, curvature 1/m)], end t s) sent at 20 Hz. Same
+    parameters (``p``), same inputs (the steering rate and the acceleration that wheelsim's
+    actuators produce, piecewise constant per step); CommonRoad's vehicle is ``reference`` if
+    given."""
+    reference = p if reference is None else reference
     mu = p.tire.p_dy1
     stiffness = -p.tire.p_ky1 / p.tire.p_dy1
-    dt = 1e-3
     vehicle = single_track(
         dt, wheel_base=p.a + p.b, base_link_offset=p.b, friction_coefficient=mu,
         dynamics__cg_to_fixed_axle=p.b, dynamics__mass=p.m, dynamics__yaw_inertia=p.I_z,
         dynamics__cornering_stiffness_steered=stiffness,
-        dynamics__cornering_stiffness_fixed=stiffness,
+        dynamics__cornering_stiffness_fixed=stiffness, dynamics__cg_height=p.h_s,
         steering_actuator__max_position=p.steering.max, steering_actuator__max_velocity=0.4,
-        drive_actuator__max_acceleration=3.0,
+        drive_actuator__max_acceleration=3.0, drive_actuator__max_deceleration=braking_mps2,
     )
-    vehicle.set_command(12.0, 0.0, 0.0)  # straight up to speed: both models agree trivially
-    vehicle.step(15000)
+    start_speed, legs, end_s = manoeuvre
+    vehicle.set_command(start_speed, 0.0, start_speed * legs[0][2])
+    vehicle.step(round(15.0 / dt))  # up to speed on the first leg's circle: a steady start
     start = vehicle.state()
     r = row(vehicle)
     cr = np.array([start.x_m, start.y_m, r[st.S_STEER], r[st.S_SPEED_CG], start.yaw_rad,
                    start.wz_radps, r[st.S_SLIP_CG]])
-    assert cr[3] == pytest.approx(12.0) and cr[2] == 0.0 and cr[5] == 0.0
+    assert cr[3] == pytest.approx(start_speed * math.hypot(1.0, p.b * math.tan(cr[2]) / (
+        p.a + p.b)), rel=1e-6)
     worst = np.zeros(5)
     turning = np.zeros(2)  # largest yaw rate and slip angle
     steer, speed = cr[2], cr[3]
-    for k in range(12000):
+    for k in range(round(end_s / dt)):
         t = k * dt
-        target = 20.0 if t < 5.0 else 8.0
-        wz = 0.25 * math.sin(2 * math.pi * t / 4.0) * target / 12.0
-        if k % 50 == 0:  # a 20 Hz controller
-            vehicle.set_command(target, 0.0, wz)
+        if k % round(0.05 / dt) == 0:  # a 20 Hz controller
+            target, curvature = next((v, c) for until, v, c in legs if t < until)
+            vehicle.set_command(target, 0.0, target * curvature)
         vehicle.step(1)
         r = row(vehicle)
         u = [(r[st.S_STEER] - steer) / dt, (r[st.S_SPEED_CG] - speed) / dt]
         steer, speed = r[st.S_STEER], r[st.S_SPEED_CG]
-        cr = rk4(vehicle_dynamics_st, cr, u, p, dt)
+        cr = rk4(vehicle_dynamics_st, cr, u, reference, dt)
         s = vehicle.state()
         slip = math.atan2(s.vy_mps, s.vx_mps)  # base_link is the centre of mass here
         errors = np.abs([math.hypot(s.x_m - cr[0], s.y_m - cr[1]),
@@ -102,6 +106,16 @@ def test_trajectories_equal_the_commonroad_single_track_model():
                          slip - cr[6], speed - cr[3]])
         worst = np.maximum(worst, errors)
         turning = np.maximum(turning, np.abs([cr[5], cr[6]]))
+    return worst, turning
+
+
+def test_trajectories_equal_the_commonroad_single_track_model():
+    """Vehicle 2 without load transfer, 12 s of sine steering while speeding up from 12 to
+    20 m/s and braking to 8 m/s, at 1 kHz."""
+    p = commonroad_vehicle()
+    legs = [(t / 20.0 + 0.05, 20.0 if t < 100 else 8.0,
+             0.25 * math.sin(2 * math.pi * t / 80.0) / 12.0) for t in range(240)]
+    worst, turning = commonroad_comparison(p, (12.0, legs, 12.0))
     # wheelsim holds the end-of-step twist over each step (exact arc): the pose runs dt/2
     # ahead (up to v dt / 2 = 1 cm at 20 m/s, yaw rate x dt / 2 in heading); the lateral
     # states agree to second order in dt.
@@ -111,6 +125,27 @@ def test_trajectories_equal_the_commonroad_single_track_model():
     assert worst[3] < 5e-7, f'slip angle {worst[3]:.3g} rad'
     assert worst[4] < 1e-12
     assert turning[0] > 0.2 and turning[1] > 0.005  # a real manoeuvre: turned and slipped
+
+
+@pytest.mark.parametrize(('start_mps', 'end_mps', 'radius_m', 'rate_mps2'), [
+    (20.0, 5.0, 250.0, 8.0),   # braking hard in a wide turn: the rear axle loses 40 % of its load
+    (20.0, 5.0, 100.0, 5.0),   # braking in a tighter turn
+    (10.0, 20.0, 100.0, 3.0),  # speeding up in a turn: load onto the rear axle
+], ids=['braking-hard', 'braking', 'speeding-up'])
+def test_load_transfer_equals_commonroad_with_its_centre_of_mass_height(start_mps, end_mps,
+                                                                       radius_m, rate_mps2):
+    """Vehicle 2 with its centre of mass 0.61 m high, in CommonRoad and in wheelsim
+    (dynamics.cg_height): within the step error as without load transfer, while the same car
+    without it (cg_height 0) turns visibly differently."""
+    p = parameters_vehicle2()
+    legs = [(1.0, start_mps, 1.0 / radius_m), (5.0, end_mps, 1.0 / radius_m)]
+    worst, turning = commonroad_comparison(p, (start_mps, legs, 5.0), rate_mps2)
+    assert worst[0] < 0.01 and worst[1] < 3e-4, worst
+    assert worst[2] < 2e-6 and worst[3] < 5e-7 and worst[4] < 1e-11, worst
+    flat = commonroad_vehicle()  # wheelsim without the height, CommonRoad with it:
+    flat_worst, _ = commonroad_comparison(flat, (start_mps, legs, 5.0), rate_mps2,
+                                          reference=p)
+    assert flat_worst[2] > 100 * worst[2] and flat_worst[2] > 0.005 * turning[0], flat_worst
 
 
 # --- analytic -------------------------------------------------------------------------------

@@ -208,6 +208,11 @@ class SingleTrackConfig:
         DERIVED, 'Distance from the fixed axle to the centre of mass, towards the steered axle '
         '(-1 = wheel_base / 2)', unit='m', min_value=DERIVED, max_value=100.0,
     )
+    cg_height: float = param(
+        0.0, 'Height of the centre of mass above the ground: speeding up moves normal load from '
+        'the axle ahead to the one behind, braking the other way (0: no load transfer)',
+        unit='m', min_value=0.0, max_value=10.0,
+    )
     cornering_stiffness_steered: float = param(
         20.0, 'Normalised cornering stiffness of the steered axle: lateral force per radian of '
         'slip angle per newton of normal load, at friction 1 (CommonRoad C_S,f)', unit='1/rad',

@@ -2,15 +2,23 @@
 the kinematic bicycle at low speed.
 
 Equations as the CommonRoad single-track model (Althoff and Wuersching, "CommonRoad: Vehicle
-Models", ``vehicle_dynamics_st`` of ``commonroad-vehicle-models`` 3.0.2), without load transfer
-(centre of mass on the ground), generalised to a steered axle behind the fixed one. States: the
-speed ``v`` of the centre of mass G along its velocity [m/s, signed], the slip angle ``beta``
-between that velocity and the body x axis [rad], the yaw rate ``r`` [rad/s]. Geometry along the
-body x axis from G: the steered axle at ``a_s = s (L - d)``, the fixed axle at ``a_x = -s d``,
-with ``L`` the wheel base, ``d`` the distance from the fixed axle to G, ``s = +1`` (steered axle
-ahead) or ``-1`` (behind). Per unit mass (the mass cancels but in the yaw inertia ``I``):
+Models", ``vehicle_dynamics_st`` of ``commonroad-vehicle-models`` 3.0.2), generalised to a
+steered axle behind the fixed one. Its longitudinal load transfer too: with the centre of mass
+at height ``h`` (``dynamics.cg_height``, 0 by default) speeding up (``a = dv/dt > 0``) moves the
+load ``a h / L`` from the axle ahead to the one behind, braking the other way; a load never goes
+below 0 (an axle lifting off; CommonRoad lets it go negative). Lateral load transfer moves load
+between the left and right wheels of an axle, whose forces a single track adds: with forces
+linear in the load and capped at ``mu F_z`` per axle it changes nothing, so it is not modelled
+(a tyre whose stiffness falls with its load, which would make it count, is outside this model).
 
-    normal loads        F_zs = g d / L,            F_zx = g (L - d) / L
+States: the speed ``v`` of the centre of mass G along its velocity [m/s, signed], the slip angle
+``beta`` between that velocity and the body x axis [rad], the yaw rate ``r`` [rad/s]. Geometry
+along the body x axis from G: the steered axle at ``a_s = s (L - d)``, the fixed axle at ``a_x =
+-s d``, with ``L`` the wheel base, ``d`` the distance from the fixed axle to G, ``s = +1``
+(steered axle ahead) or ``-1`` (behind). Per unit mass (the mass cancels but in the yaw inertia
+``I``):
+
+    normal loads        F_zs = (g d - s a h) / L,  F_zx = (g (L - d) + s a h) / L, each >= 0
     slip angles         alpha_s = delta - beta - a_s r / v,   alpha_x = -beta - a_x r / v
     lateral forces      F_s = mu C_s F_zs alpha_s, F_x = mu C_x F_zx alpha_x,
                         each saturated at +-mu F_z (the tyre slides)
@@ -147,22 +155,26 @@ def _axle(stiffness, load, mu, lever, steer, slip, yaw_rate, speed, gyration_sq)
 def single_track_step(
     speed: float, steer: float, slip: float, yaw_rate: float, dt: float,
     signed_wheel_base: float, cg_m: float, stiffness_steered: float, stiffness_fixed: float,
-    mu: float, gyration_sq: float, weight: float = 1.0,
+    mu: float, gyration_sq: float, weight: float = 1.0, pitch_moment: float = 0.0,
 ) -> tuple[float, float, float]:
     """``(beta, r)`` after ``dt`` at constant ``speed`` (!= 0) and ``steer``, and the lateral
     acceleration [m/s^2] of G at the start of the step (the tyres' forces per unit mass).
-    ``gyration_sq`` = I / m [m^2]. ``weight`` < 1 (the blend zone): the derivatives are
-    ``weight`` times the dynamic ones plus ``1 - weight`` times a pull towards the kinematic
-    bicycle's ``(beta, r)`` at this speed and steering, at ``1 / KINEMATIC_PULL_S``."""
+    ``gyration_sq`` = I / m [m^2]. ``pitch_moment`` = (d v / dt) h [m^2/s^2], the longitudinal
+    acceleration over the step times the centre of mass's height: it moves normal load from the
+    axle ahead to the one behind (see the module docstring). ``weight`` < 1 (the blend zone):
+    the derivatives are ``weight`` times the dynamic ones plus ``1 - weight`` times a pull
+    towards the kinematic bicycle's ``(beta, r)`` at this speed and steering, at ``1 /
+    KINEMATIC_PULL_S``."""
     side = 1.0 if signed_wheel_base > 0.0 else -1.0
     base = abs(signed_wheel_base)
+    shift = side * pitch_moment / base  # load moved onto the fixed axle, per unit mass
     s11, s12, s21, s22, s1, s2, steered = _axle(
-        stiffness_steered, GRAVITY_MPS2 * cg_m / base, mu, side * (base - cg_m), steer, slip,
-        yaw_rate, speed, gyration_sq,
+        stiffness_steered, max(GRAVITY_MPS2 * cg_m / base - shift, 0.0), mu,
+        side * (base - cg_m), steer, slip, yaw_rate, speed, gyration_sq,
     )
     f11, f12, f21, f22, f1, f2, fixed = _axle(
-        stiffness_fixed, GRAVITY_MPS2 * (base - cg_m) / base, mu, -side * cg_m, 0.0, slip,
-        yaw_rate, speed, gyration_sq,
+        stiffness_fixed, max(GRAVITY_MPS2 * (base - cg_m) / base + shift, 0.0), mu,
+        -side * cg_m, 0.0, slip, yaw_rate, speed, gyration_sq,
     )
     a11, a12, a21, a22 = s11 + f11, s12 + f12 - 1.0, s21 + f21, s22 + f22
     b1, b2 = s1 + f1, s2 + f2

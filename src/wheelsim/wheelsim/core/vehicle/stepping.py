@@ -111,7 +111,8 @@ P_BI_STIFFNESS_FIXED = 34
 P_BI_MU = 35
 P_BI_BLEND_LOW = 36  # m/s
 P_BI_BLEND_HIGH = 37
-N_PARAMS = 38
+P_BI_CG_HEIGHT = 38  # m: longitudinal load transfer (0: none)
+N_PARAMS = 39
 
 # state columns
 S_X, S_Y, S_YAW = 0, 1, 2
@@ -203,6 +204,7 @@ def pack_params(config: VehicleConfig, dt: float, seed: int = 0) -> np.ndarray:
             row[P_BI_MU] = model.friction_coefficient
             row[P_BI_BLEND_LOW] = dynamics.blend_speed_low
             row[P_BI_BLEND_HIGH] = dynamics.blend_speed_high
+            row[P_BI_CG_HEIGHT] = dynamics.cg_height
     elif isinstance(model, DifferentialConfig):
         row[P_DI_HALF_TRACK] = 0.5 * model.track
         row[P_DI_SLIP_LEFT] = model.slip_left
@@ -294,7 +296,7 @@ def _single_track(p, s, steer_before, steer_after):
         new_slip, new_yaw_rate, _ = single_track_step(
             mid_speed, 0.5 * (steer_before + steer_after), slip, yaw_rate, dt, signed_base, cg,
             p[P_BI_STIFFNESS_STEERED], p[P_BI_STIFFNESS_FIXED], p[P_BI_MU], p[P_BI_GYRATION_SQ],
-            weight,
+            weight, (new_speed - speed) / dt * p[P_BI_CG_HEIGHT],
         )
         new_slip = wrap_angle(new_slip)
     else:  # the kinematic bicycle
