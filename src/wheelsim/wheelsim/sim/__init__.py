@@ -8,14 +8,25 @@
   vehicle or a batch; both return a :class:`Trajectory`; :data:`COMMAND_TYPES`,
   :data:`STATE_COLUMNS`;
 - :func:`plot_trajectory`, :func:`plot_speeds`, :func:`plot_tracking_errors`: matplotlib
-  figures.
+  figures;
+- :class:`PathTrackingEnv`, :class:`PathTrackingVectorEnv`: Gymnasium environments that track
+  a path (:func:`figure_eight_path` by default), :data:`OBSERVATION_COLUMNS`,
+  :func:`action_bounds`.
 """
 
 from wheelsim.core.vehicle.command_types import COMMAND_TYPES
+from wheelsim.sim.env import (
+    OBSERVATION_COLUMNS,
+    PathTrackingEnv,
+    PathTrackingVectorEnv,
+    action_bounds,
+    figure_eight_path,
+)
 from wheelsim.sim.plots import plot_speeds, plot_tracking_errors, plot_trajectory
 from wheelsim.sim.rollout import STATE_COLUMNS, Trajectory, rollout, simulate
 from wheelsim.sim.vehicle import SimVehicle, load_vehicle, preset_names
 
-__all__ = ['COMMAND_TYPES', 'STATE_COLUMNS', 'SimVehicle', 'Trajectory', 'load_vehicle',
-           'plot_speeds', 'plot_trajectory', 'plot_tracking_errors', 'preset_names', 'rollout',
-           'simulate']
+__all__ = ['COMMAND_TYPES', 'OBSERVATION_COLUMNS', 'STATE_COLUMNS', 'PathTrackingEnv',
+           'PathTrackingVectorEnv', 'SimVehicle', 'Trajectory', 'action_bounds',
+           'figure_eight_path', 'load_vehicle', 'plot_speeds', 'plot_trajectory',
+           'plot_tracking_errors', 'preset_names', 'rollout', 'simulate']
