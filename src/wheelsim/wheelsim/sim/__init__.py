@@ -9,24 +9,28 @@
   :data:`STATE_COLUMNS`;
 - :func:`plot_trajectory`, :func:`plot_speeds`, :func:`plot_tracking_errors`: matplotlib
   figures;
-- :class:`PathTrackingEnv`, :class:`PathTrackingVectorEnv`: Gymnasium environments that track
-  a path (:func:`figure_eight_path` by default), :data:`OBSERVATION_COLUMNS`,
-  :func:`action_bounds`.
+- :class:`PathTrackingEnv`, :class:`GoalReachingEnv` and their vector envs
+  :class:`PathTrackingVectorEnv`, :class:`GoalReachingVectorEnv`: Gymnasium environments that
+  track a path (:func:`figure_eight_path` by default) or reach a pose;
+  :data:`PATH_OBSERVATION_COLUMNS`, :data:`GOAL_OBSERVATION_COLUMNS`, :func:`action_bounds`.
 """
 
 from wheelsim.core.vehicle.command_types import COMMAND_TYPES
 from wheelsim.sim.env import (
-    OBSERVATION_COLUMNS,
+    GOAL_OBSERVATION_COLUMNS,
+    PATH_OBSERVATION_COLUMNS,
+    GoalReachingEnv,
+    GoalReachingVectorEnv,
     PathTrackingEnv,
     PathTrackingVectorEnv,
-    action_bounds,
-    figure_eight_path,
 )
 from wheelsim.sim.plots import plot_speeds, plot_tracking_errors, plot_trajectory
 from wheelsim.sim.rollout import STATE_COLUMNS, Trajectory, rollout, simulate
+from wheelsim.sim.tasks import action_bounds, figure_eight_path
 from wheelsim.sim.vehicle import SimVehicle, load_vehicle, preset_names
 
-__all__ = ['COMMAND_TYPES', 'OBSERVATION_COLUMNS', 'STATE_COLUMNS', 'PathTrackingEnv',
+__all__ = ['COMMAND_TYPES', 'GOAL_OBSERVATION_COLUMNS', 'PATH_OBSERVATION_COLUMNS',
+           'STATE_COLUMNS', 'GoalReachingEnv', 'GoalReachingVectorEnv', 'PathTrackingEnv',
            'PathTrackingVectorEnv', 'SimVehicle', 'Trajectory', 'action_bounds',
            'figure_eight_path', 'load_vehicle', 'plot_speeds', 'plot_trajectory',
            'plot_tracking_errors', 'preset_names', 'rollout', 'simulate']
