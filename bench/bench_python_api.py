@@ -1,4 +1,4 @@
-"""Python API figures: rollout steps per second for 1, 100 and 10 000 vehicles.
+"""Python API figures: rollout and Gymnasium env steps per second, 1, 100 and 10 000 vehicles.
 
 Run after ``source env.sh``:  python bench/bench_python_api.py [--seconds 2.0]
 
@@ -10,9 +10,12 @@ policy of one numpy expression, repeated until ``--seconds`` of wall time have p
 threads: batches of 64 or more vehicles use every core). A warm-up rollout first loads the
 compiled kernel. For comparison, **kernel alone** is the same batch stepped by
 ``VehicleBatch.step(10)`` with a held command: what the API's per-period work (the policy call,
-the command mapping, the record) costs is the difference. The **whole command** line at the end
-is the wall and CPU time of everything (imports, compilation or cache loading, warm-ups, all
-rollouts). No ROS needed.
+the command mapping, the record) costs is the difference. The **env** figures are Gymnasium
+steps (one control period of ``dt_s = 0.05``, 50 physics steps, of one sub-environment) per wall
+second of ``PathTrackingEnv.step`` (one vehicle) and of ``PathTrackingVectorEnv.step`` (summed
+over its sub-environments), on the default figure-eight with a held action, autoresets
+included. The **whole command** line at the end is the wall and CPU time of everything
+(imports, compilation or cache loading, warm-ups, all rollouts and env steps). No ROS needed.
 """
 
 from __future__ import annotations
@@ -66,6 +69,24 @@ def measure_kernel(vehicle: ws.SimVehicle, count: int, seconds: float) -> float:
     return steps / (time.perf_counter() - wall)
 
 
+def measure_env(vehicle: ws.SimVehicle, count: int | None, seconds: float) -> float:
+    """Environment steps per wall second: a ``PathTrackingEnv`` (``count`` None) or a
+    ``PathTrackingVectorEnv`` of ``count`` (summed over its sub-environments)."""
+    env = (ws.PathTrackingEnv(vehicle) if count is None
+           else ws.PathTrackingVectorEnv(vehicle, count))
+    action = np.array([0.5, 0.2]) if count is None else np.tile([0.5, 0.2], (count, 1))
+    env.reset(seed=0)
+    env.step(action)  # warm-up
+    steps = 0
+    wall = time.perf_counter()
+    while time.perf_counter() - wall < seconds:
+        _, _, terminated, truncated, _ = env.step(action)
+        if count is None and (terminated or truncated):
+            env.reset()
+        steps += count or 1
+    return steps / (time.perf_counter() - wall)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--seconds', type=float, default=2.0, help='wall time per batch size')
@@ -78,6 +99,11 @@ def main() -> None:
         kernel = measure_kernel(vehicle, count, 0.5 * args.seconds)
         print(f'  {count:>6} vehicles: {per_wall:>14,.0f} steps/s wall  '
               f'{per_cpu:>14,.0f} steps/s CPU  (kernel alone {kernel:,.0f} steps/s wall)')
+    print('env: Gymnasium steps (dt_s = 0.05) per wall second, summed over the sub-environments')
+    print(f'  PathTrackingEnv:        {measure_env(vehicle, None, args.seconds):>12,.0f} steps/s')
+    for count in SIZES:
+        print(f'  PathTrackingVectorEnv {count:>6}: '
+              f'{measure_env(vehicle, count, args.seconds):>12,.0f} steps/s')
     print(f'whole command: {time.perf_counter() - COMMAND_START_WALL:.1f} s wall, '
           f'{time.process_time() - COMMAND_START_CPU:.1f} s CPU')
 

@@ -80,6 +80,7 @@ mods = {'numba': 'numba', 'mcap_ros2': 'mcap-ros2-support', 'mcap': 'mcap', 'hyp
         'ruff': 'ruff', 'urdf_parser_py': 'urdf-parser-py', 'rosbags': 'rosbags', 'tqdm': 'tqdm',
         'rsplan': 'rsplan==1.0.10', 'vehiclemodels': 'commonroad-vehicle-models==3.0.2',
         'ray': 'ray==2.60.0', 'optuna': 'optuna==5.0.0', 'pyarrow': 'pyarrow==25.0.0',
+        'gymnasium': 'gymnasium==1.4.0',
         'random_order': 'pytest-random-order', 'xdist': 'pytest-xdist'}
 print(' '.join(pkg for mod, pkg in mods.items() if importlib.util.find_spec(mod) is None))
 PYEOF

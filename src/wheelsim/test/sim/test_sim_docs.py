@@ -17,5 +17,7 @@ def test_python_api_examples_run(tmp_path, monkeypatch, capsys):
         exec(compile(block, f'{DOC.name} block {number}', 'exec'), namespace)
     printed = capsys.readouterr().out
     assert 'collisions: 1' in printed
+    assert 'figure-eight tracked' in printed and '100 vehicles after 10 s' in printed
+    assert 'goal reached: True' in printed
     assert {'eight.png', 'crash.png', 'crash_speeds.png', 'crash_errors.png'} <= {
         path.name for path in tmp_path.iterdir()}

@@ -107,6 +107,22 @@ class Polyline:
                       self.tangent, float(window_m), cross, s_m, yaw)
         return PathMatch(cross_track_m=cross, s_m=s_m, yaw_rad=wrap_angles(yaw))
 
+    def match_next(self, x_m: FloatArray, y_m: FloatArray, previous_x_m: FloatArray,
+                   previous_y_m: FloatArray, previous_s_m: FloatArray,
+                   window_m: float = 1.0) -> PathMatch:
+        """Match points that each continue a sequence of their own (many vehicles, one step
+        each): point i as :meth:`match` matches the point after one at ``(previous_x_m[i],
+        previous_y_m[i])`` matched at arc length ``previous_s_m[i]``. Stepping a vehicle and
+        matching each new point so gives :meth:`match`'s result for its whole path."""
+        count = len(x_m)
+        cross, s_m, yaw = np.empty(count), np.empty(count), np.empty(count)
+        _match_next(np.asarray(x_m, dtype=float), np.asarray(y_m, dtype=float),
+                    np.asarray(previous_x_m, dtype=float), np.asarray(previous_y_m, dtype=float),
+                    np.asarray(previous_s_m, dtype=float), self.start, self.delta, self.length2,
+                    self.s_start_m, self.yaw_start, self.yaw_step, self.tangent, float(window_m),
+                    cross, s_m, yaw)
+        return PathMatch(cross_track_m=cross, s_m=s_m, yaw_rad=wrap_angles(yaw))
+
 
 @compiled
 def _project(x_m: float, y_m: float, start: FloatArray, delta: FloatArray, length2: FloatArray,
@@ -132,32 +148,57 @@ def _project(x_m: float, y_m: float, start: FloatArray, delta: FloatArray, lengt
 
 
 @compiled
+def _match_point(x: float, y: float, previous_x: float, previous_y: float, previous_s: float,
+                 start: FloatArray, delta: FloatArray, length2: FloatArray,
+                 s_start_m: FloatArray, segment_end_m: FloatArray, yaw_start: FloatArray,
+                 yaw_step: FloatArray, tangent: FloatArray, window_m: float
+                 ) -> tuple[float, float, float]:
+    """One point of :meth:`Polyline.match` after a point at ``(previous_x, previous_y)``
+    matched at ``previous_s``: (cross-track, arc length, unwrapped yaw)."""
+    segments = len(length2)
+    reach = window_m + np.hypot(x - previous_x, y - previous_y)
+    first = min(np.searchsorted(segment_end_m, previous_s - reach, side='left'), segments - 1)
+    last = max(np.searchsorted(s_start_m, previous_s + reach, side='right'), first + 1)
+    segment, fraction, distance2 = _project(x, y, start, delta, length2, first, last)
+    if distance2 > (2.0 * window_m) ** 2:
+        other, other_fraction, other_distance2 = _project(x, y, start, delta, length2, 0,
+                                                          segments)
+        if np.sqrt(other_distance2) < np.sqrt(distance2) - window_m:
+            segment, fraction, distance2 = other, other_fraction, other_distance2
+    closest_x = start[segment, 0] + fraction * delta[segment, 0]
+    closest_y = start[segment, 1] + fraction * delta[segment, 1]
+    side = tangent[segment, 0] * (y - closest_y) - tangent[segment, 1] * (x - closest_x)
+    cross = np.copysign(np.sqrt(distance2), side) if distance2 > 0.0 else 0.0
+    return (cross, s_start_m[segment] + fraction * np.sqrt(length2[segment]),
+            yaw_start[segment] + fraction * yaw_step[segment])
+
+
+@compiled
 def _match_points(x_m: FloatArray, y_m: FloatArray, start: FloatArray, delta: FloatArray,
                   length2: FloatArray, s_start_m: FloatArray, yaw_start: FloatArray,
                   yaw_step: FloatArray, tangent: FloatArray, window_m: float, cross: FloatArray,
                   s_m: FloatArray, yaw: FloatArray) -> None:
     """:meth:`Polyline.match` point by point (compiled: each point's window depends on the
     previous point's match), into ``cross``, ``s_m`` and ``yaw`` (unwrapped)."""
-    segments = len(length2)
     segment_end_m = s_start_m + np.sqrt(length2)
     previous_s = 0.0
     previous_x, previous_y = (x_m[0], y_m[0]) if len(x_m) else (0.0, 0.0)
     for i in range(len(x_m)):
-        x, y = x_m[i], y_m[i]
-        reach = window_m + np.hypot(x - previous_x, y - previous_y)
-        first = min(np.searchsorted(segment_end_m, previous_s - reach, side='left'),
-                    segments - 1)
-        last = max(np.searchsorted(s_start_m, previous_s + reach, side='right'), first + 1)
-        segment, fraction, distance2 = _project(x, y, start, delta, length2, first, last)
-        if distance2 > (2.0 * window_m) ** 2:
-            other, other_fraction, other_distance2 = _project(x, y, start, delta, length2, 0,
-                                                              segments)
-            if np.sqrt(other_distance2) < np.sqrt(distance2) - window_m:
-                segment, fraction, distance2 = other, other_fraction, other_distance2
-        closest_x = start[segment, 0] + fraction * delta[segment, 0]
-        closest_y = start[segment, 1] + fraction * delta[segment, 1]
-        side = tangent[segment, 0] * (y - closest_y) - tangent[segment, 1] * (x - closest_x)
-        cross[i] = np.copysign(np.sqrt(distance2), side) if distance2 > 0.0 else 0.0
-        s_m[i] = s_start_m[segment] + fraction * np.sqrt(length2[segment])
-        yaw[i] = yaw_start[segment] + fraction * yaw_step[segment]
-        previous_s, previous_x, previous_y = s_m[i], x, y
+        cross[i], s_m[i], yaw[i] = _match_point(
+            x_m[i], y_m[i], previous_x, previous_y, previous_s, start, delta, length2,
+            s_start_m, segment_end_m, yaw_start, yaw_step, tangent, window_m)
+        previous_s, previous_x, previous_y = s_m[i], x_m[i], y_m[i]
+
+
+@compiled
+def _match_next(x_m: FloatArray, y_m: FloatArray, previous_x_m: FloatArray,
+                previous_y_m: FloatArray, previous_s_m: FloatArray, start: FloatArray,
+                delta: FloatArray, length2: FloatArray, s_start_m: FloatArray,
+                yaw_start: FloatArray, yaw_step: FloatArray, tangent: FloatArray,
+                window_m: float, cross: FloatArray, s_m: FloatArray, yaw: FloatArray) -> None:
+    """:meth:`Polyline.match_next`, into ``cross``, ``s_m`` and ``yaw`` (unwrapped)."""
+    segment_end_m = s_start_m + np.sqrt(length2)
+    for i in range(len(x_m)):
+        cross[i], s_m[i], yaw[i] = _match_point(
+            x_m[i], y_m[i], previous_x_m[i], previous_y_m[i], previous_s_m[i], start, delta,
+            length2, s_start_m, segment_end_m, yaw_start, yaw_step, tangent, window_m)

@@ -107,15 +107,17 @@ class _Fleet:
     def __init__(self, vehicle: SimVehicle, poses: NDArray[np.float64],
                  seeds: tuple[int, ...]) -> None:
         config, period_s = vehicle.config, vehicle.step_period_s
+        self._vehicle = vehicle
         self._batch: VehicleBatch | None = None
         self._guarded: list[tuple[Vehicle, CollisionGuard]] = []
         if vehicle.collisions:
-            self._guarded = [
-                (Vehicle(config, period_s, tuple(pose), seed),
-                 CollisionGuard(vehicle.world, vehicle.footprint))
-                for pose, seed in zip(poses, seeds, strict=True)]
+            self._guarded = [(Vehicle(config, period_s, tuple(pose), seed), self._guard())
+                             for pose, seed in zip(poses, seeds, strict=True)]
         else:
             self._batch = VehicleBatch([config] * len(poses), period_s, poses, seeds)
+
+    def _guard(self) -> CollisionGuard:
+        return CollisionGuard(self._vehicle.world, self._vehicle.footprint)
 
     def states(self) -> NDArray[np.float64]:
         if self._batch is not None:
@@ -135,6 +137,17 @@ class _Fleet:
             return
         for member, guard in self._guarded:
             guard.step(member, n_steps)
+
+    def teleport(self, poses: NDArray[np.float64], indices: NDArray[np.int64]) -> None:
+        """Vehicles ``indices`` at rest at (len(indices), 3) ``poses``, as if new (their
+        command noise keeps counting the fleet's steps)."""
+        if self._batch is not None:
+            self._batch.teleport(poses, indices)
+            return
+        for index, pose in zip(indices, poses, strict=True):
+            member = self._guarded[index][0]
+            member.teleport(tuple(pose))
+            self._guarded[index] = (member, self._guard())
 
     def collisions(self) -> NDArray[np.int64]:
         """(N,) collisions counted per vehicle (0 without collisions)."""

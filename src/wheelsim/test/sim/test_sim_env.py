@@ -1,0 +1,248 @@
+"""wheelsim.sim's Gymnasium environments: check_env passes, a seed repeats an episode, the
+vector env equals single envs, the reward is minus the metrics' errors, a feedback policy
+tracks and a zero one does not, bad arguments name themselves."""
+
+import warnings
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import wheelsim.sim as ws
+from wheelsim.core.geometry.angles import wrap_angles
+from wheelsim.report.geometry import Polyline
+from wheelsim.testing.maps import walled_room, write_map
+
+
+def track(observation):
+    """A feedback policy on the observation: keep to the schedule, steer onto the path."""
+    cross_m, heading_rad, along_m, _, _, _, preview_rad = observation[..., :7].T
+    return np.stack([0.5 - 0.5 * along_m, 1.5 * preview_rad - 2.0 * cross_m - heading_rad],
+                    axis=-1)
+
+
+GOAL = (2.0, 1.0, np.pi / 2)
+
+
+def reach(observation):
+    """A feedback policy to the goal (Astolfi's polar law): turn towards it, drive on, then
+    turn to its heading."""
+    goal_x_m, goal_y_m, goal_yaw_rad = observation[..., :3].T
+    distance_m, bearing_rad = np.hypot(goal_x_m, goal_y_m), np.arctan2(goal_y_m, goal_x_m)
+    return np.stack([np.minimum(0.5 * distance_m, 0.5) * np.cos(bearing_rad),
+                     1.5 * bearing_rad - 0.6 * (goal_yaw_rad - bearing_rad)], axis=-1)
+
+
+def single_env(task, vehicle, **options):
+    if task == 'path':
+        return ws.PathTrackingEnv(vehicle, **options)
+    return ws.GoalReachingEnv(vehicle, GOAL, **options)
+
+
+def vector_env(task, vehicle, count, **options):
+    if task == 'path':
+        return ws.PathTrackingVectorEnv(vehicle, count, **options)
+    return ws.GoalReachingVectorEnv(vehicle, count, GOAL, **options)
+
+
+@pytest.fixture(scope='module')
+def robot():
+    return ws.load_vehicle('indoor_differential')
+
+
+@pytest.fixture(scope='module')
+def noisy_robot():
+    return ws.load_vehicle('indoor_differential', {
+        'model_params.differential.drive_actuators.noise_stddev': 0.05})
+
+
+def episode(env, seed, actions):
+    """Observation, reward, terminated, truncated of every step after the reset's."""
+    rows = [np.append(env.reset(seed=seed)[0], [0.0, False, False])]
+    for action in actions:
+        observation, reward, terminated, truncated, _ = env.step(action)
+        rows.append(np.append(observation, [reward, terminated, truncated]))
+    return np.array(rows)
+
+
+@pytest.mark.parametrize('task', ['path', 'goal'])
+@pytest.mark.parametrize('preset', ['indoor_differential', 'mecanum_omni', 'ackermann_car'])
+def test_check_env_passes(preset, task):
+    env = single_env(task, ws.load_vehicle(preset))
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')  # advice on unnormalised and unbounded Box spaces
+        check_env(env, skip_render_check=True)
+    width = 3 if preset == 'mecanum_omni' else 2
+    assert env.action_space.shape == (width,)
+    columns = ws.PATH_OBSERVATION_COLUMNS if task == 'path' else ws.GOAL_OBSERVATION_COLUMNS
+    assert env.observation_space.shape == (len(columns),)
+
+
+def test_action_bounds_are_the_drives_limits(robot):
+    track_m = robot.config.active.track
+    np.testing.assert_allclose(ws.action_bounds(robot), [0.8, 1.6 / track_m])
+
+
+@pytest.mark.parametrize('task', ['path', 'goal'])
+def test_same_seed_same_episode(noisy_robot, task):
+    env = single_env(task, noisy_robot)
+    actions = np.random.default_rng(0).uniform(-1.0, 1.0, (60, 2))
+    first = episode(env, 7, actions)
+    np.testing.assert_array_equal(episode(env, 7, actions), first)
+    assert not np.array_equal(episode(env, 8, actions)[0], first[0])
+
+
+@pytest.mark.parametrize(('task', 'walls'), [('path', False), ('path', True), ('goal', False)])
+def test_vector_env_equals_single_envs(noisy_robot, task, walls, tmp_path):
+    """Sub-environment i is the single env seeded with seed + i, through autoresets (2 s
+    episodes) and the command noise, bit for bit; with walls across the figure-eight too
+    (each vehicle through its own collision guard)."""
+    vehicle = noisy_robot
+    if walls:
+        room_yaml = write_map(tmp_path, walled_room(5.0, 1.2), 0.05, (-2.5, -0.6, 0.0))
+        vehicle = ws.load_vehicle(None, {**noisy_robot.parameters,
+                                         'world.map_yaml': str(room_yaml)})
+    count, options = 5, {'time_limit_s': 2.0, 'start_offset_m': 0.3}
+    vector = vector_env(task, vehicle, count, **options)
+    singles = [single_env(task, vehicle, **options) for _ in range(count)]
+    policy = track if task == 'path' else reach
+    observations, _ = vector.reset(seed=11)
+    np.testing.assert_array_equal(
+        observations, [env.reset(seed=11 + i)[0] for i, env in enumerate(singles)])
+    rng = np.random.default_rng(1)
+    resets = 0
+    for _ in range(90):
+        actions = policy(observations) + rng.normal(0.0, 0.2, (count, 2))
+        observations, rewards, terminated, truncated, infos = vector.step(actions)
+        for i, env in enumerate(singles):
+            observation, reward, ended, cut, _ = env.step(actions[i])
+            assert (rewards[i], terminated[i], truncated[i]) == (reward, ended, cut)
+            if ended or cut:
+                np.testing.assert_array_equal(infos['final_obs'][i], observation)
+                observation, _ = env.reset()
+                resets += 1
+            np.testing.assert_array_equal(observations[i], observation)
+    assert resets >= 2 * count
+
+
+def test_reward_is_minus_the_metrics_errors(robot):
+    """The observed errors are those of the run metrics (Polyline.match over the whole driven
+    path, which ws.simulate repeats from the same start and commands), and the reward is
+    minus their weighted absolute values."""
+    weights, dt_s, speed_mps = np.array([1.0, 0.3, 0.2]), 0.1, 0.4
+    env = ws.PathTrackingEnv(robot, dt_s=dt_s, speed_mps=speed_mps, start_offset_m=0.0,
+                             start_yaw_rad=0.0, reward_weights=weights)
+    observations, rewards, actions = [env.reset(seed=2)[0]], [], []
+    for _ in range(150):
+        actions.append(track(observations[-1]) * [1.0, 0.7])
+        observation, reward, terminated, truncated, _ = env.step(actions[-1])
+        observations.append(observation)
+        rewards.append(reward)
+        assert not (terminated or truncated)
+    path = ws.figure_eight_path()
+    actions = np.array(actions)
+    driven = ws.simulate(robot, path[0], np.column_stack(
+        [actions[:, 0], np.zeros(len(actions)), actions[:, 1]]), dt_s)
+    match = Polyline(path[:, 0], path[:, 1], path[:, 2]).match(driven.x_m, driven.y_m)
+    errors = np.column_stack([
+        match.cross_track_m, wrap_angles(driven.yaw_rad - match.yaw_rad),
+        match.s_m - speed_mps * driven.t_s])
+    observations = np.array(observations)
+    np.testing.assert_allclose(observations[:, :3], errors, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(observations[:, 3:6],
+                                  np.column_stack([driven.vx_mps, driven.vy_mps, driven.wz_radps]))
+    np.testing.assert_allclose(rewards, -(np.abs(errors[1:]) @ weights), rtol=0, atol=1e-12)
+    assert np.abs(errors[:, 0]).max() > 0.01  # the check is not vacuous
+
+
+def test_feedback_tracks_the_figure_eight_and_zero_does_not(robot):
+    env = ws.PathTrackingEnv(robot)
+    results = {}
+    for name, policy in (('feedback', track), ('zero', lambda _: np.zeros(2))):
+        observation, _ = env.reset(seed=5)
+        worst_m, total, terminated, truncated = 0.0, 0.0, False, False
+        while not (terminated or truncated):
+            observation, reward, terminated, truncated, _ = env.step(policy(observation))
+            worst_m, total = max(worst_m, abs(observation[0])), total + reward
+        results[name] = (worst_m, total, terminated, abs(observation[2]))
+    worst_m, total, terminated, along_m = results['feedback']
+    assert terminated and worst_m < 0.15 and along_m < 0.1  # reached the end, on the path
+    _, zero_total, zero_terminated, zero_along_m = results['zero']
+    assert not zero_terminated and zero_along_m > 10.0  # never left the start
+    assert zero_total < 5 * total
+
+
+def test_goal_reward_is_minus_the_metrics_goal_errors(robot):
+    """The reward weighs goal_position_error_m and goal_heading_error_rad (the metrics') of
+    the pose after the step; the observation is the goal in base_link."""
+    weights, dt_s = np.array([1.0, 0.4]), 0.1
+    env = ws.GoalReachingEnv(robot, GOAL, start=(0.5, -0.5, 0.3), dt_s=dt_s,
+                             start_offset_m=0.0, start_yaw_rad=0.0, reward_weights=weights)
+    observation, _ = env.reset(seed=3)
+    rewards, actions = [], []
+    for _ in range(60):
+        actions.append(reach(observation))
+        observation, reward, _, _, _ = env.step(actions[-1])
+        rewards.append(reward)
+    actions = np.array(actions)
+    driven = ws.simulate(robot, (0.5, -0.5, 0.3), np.column_stack(
+        [actions[:, 0], np.zeros(len(actions)), actions[:, 1]]), dt_s)
+    position_m = np.hypot(driven.x_m - GOAL[0], driven.y_m - GOAL[1])
+    heading_rad = np.abs(wrap_angles(driven.yaw_rad - GOAL[2]))
+    np.testing.assert_allclose(rewards, -(weights[0] * position_m[1:]
+                                          + weights[1] * heading_rad[1:]), rtol=0, atol=1e-12)
+    yaw, dx_m, dy_m = driven.yaw_rad[-1], GOAL[0] - driven.x_m[-1], GOAL[1] - driven.y_m[-1]
+    goal_in_body = [np.cos(yaw) * dx_m + np.sin(yaw) * dy_m,
+                    np.cos(yaw) * dy_m - np.sin(yaw) * dx_m]
+    np.testing.assert_allclose(observation[:2], goal_in_body, rtol=0, atol=1e-12)
+
+
+def test_feedback_reaches_the_goal_and_zero_does_not(robot):
+    env = ws.GoalReachingEnv(robot, GOAL)
+    for policy, reached in ((reach, True), (lambda _: np.zeros(2), False)):
+        observation, _ = env.reset(seed=4)
+        terminated = truncated = False
+        while not (terminated or truncated):
+            observation, _, terminated, truncated, _ = env.step(policy(observation))
+        assert terminated == reached and truncated != reached
+        distance_m = np.hypot(*observation[:2])
+        assert (distance_m <= 0.1 and abs(observation[2]) <= 0.1) if reached else distance_m > 2
+
+
+def test_bad_arguments_name_themselves(robot):
+    cases = [
+        ({'speed_mps': 0.0}, 'speed_mps'), ({'dt_s': 0.0105}, 'dt_s'),
+        ({'start_offset_m': -1.0}, 'start_offset_m'),
+        ({'start_yaw_rad': np.nan}, 'start_yaw_rad'),
+        ({'max_cross_track_m': 0.0}, 'max_cross_track_m'),
+        ({'time_limit_s': -1.0}, 'time_limit_s'), ({'preview_m': 'far'}, 'preview_m'),
+        ({'reward_weights': (1.0, -1.0, 0.0)}, 'reward_weights'),
+        ({'reward_weights': (1.0, 1.0)}, 'reward_weights'),
+        ({'path': [[0.0, 0.0, 0.0]]}, 'path'),
+        ({'path': [[0.0, 0.0, 0.0], [0.0, 0.0, 1.0]]}, 'path'),
+        ({'path': [[0.0, 0.0], [1.0, 0.0]]}, 'path'),
+    ]
+    for options, name in cases:
+        with pytest.raises(ValueError, match=name):
+            ws.PathTrackingEnv(robot, **options)
+    goal_cases = [({'goal_tolerance_m': 0.0}, 'goal_tolerance_m'),
+                  ({'goal_yaw_tolerance_rad': np.inf}, 'goal_yaw_tolerance_rad'),
+                  ({'start': (0.0, 0.0)}, 'start'),
+                  ({'reward_weights': (1.0, 1.0, 1.0)}, 'reward_weights')]
+    for options, name in goal_cases:
+        with pytest.raises(ValueError, match=name):
+            ws.GoalReachingEnv(robot, GOAL, **options)
+    with pytest.raises(ValueError, match='goal'):
+        ws.GoalReachingEnv(robot, (1.0, np.nan, 0.0))
+    for count in (0, 2.5, True):
+        with pytest.raises(ValueError, match='num_envs'):
+            ws.PathTrackingVectorEnv(robot, count)
+    env = ws.PathTrackingEnv(robot)
+    env.reset(seed=0)
+    for action in ([0.1, np.inf], [0.1, 0.0, 0.0]):
+        with pytest.raises(ValueError, match='action'):
+            env.step(action)
+    vector = ws.PathTrackingVectorEnv(robot, 3)
+    vector.reset(seed=0)
+    with pytest.raises(ValueError, match='action'):
+        vector.step(np.zeros((2, 2)))

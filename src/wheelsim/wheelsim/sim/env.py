@@ -1,0 +1,189 @@
+"""Gymnasium environments on the rollout core: track a path or reach a pose (policy learning,
+quick controller prototyping; docs/python_api.md).
+
+:class:`PathTrackingEnv` and :class:`GoalReachingEnv` drive one vehicle;
+:class:`PathTrackingVectorEnv` and :class:`GoalReachingVectorEnv` drive N, stepped together in
+one compiled call per step, and sub-environment i gives bit for bit what the single env reset
+with seed ``seed + i`` gives for the same actions. The tasks (observations, errors, ends) are
+:mod:`wheelsim.sim.tasks`'; their errors are the run metrics' (docs/report.md).
+
+Frames and units: poses are base_link in ``map`` (x_m, y_m, yaw_rad); the twist is base_link's
+body twist (x forward, y left) in m/s and rad/s; angles in (-pi, pi].
+
+Both tasks:
+
+- **action** (float64 Box): ``(vx_mps, wz_radps)`` for differential and bicycle vehicles,
+  ``(vx_mps, vy_mps, wz_radps)`` for omni ones, bounded by what the drive can do
+  (:func:`~wheelsim.sim.tasks.action_bounds`); an action outside the box is clipped to it, a
+  non-finite one raises ValueError. It is held for ``dt_s`` (0.05 s by default; a whole number
+  of physics steps).
+- **reward**: minus the weighted errors after the step, ``-(reward_weights . errors)``.
+- **truncated**: ``time_limit_s`` has passed and the episode did not terminate.
+- **reset**: at rest at the start pose, moved sideways by a uniform draw in
+  ``+-start_offset_m`` (0.1) and turned by one in ``+-start_yaw_rad`` (0.1), from
+  ``np_random``. ``reset(seed=...)`` rebuilds the vehicle, so the same seed gives the same
+  episode (the command noise of docs/fidelity.md included: it is seeded by the vehicle's
+  ``seed`` and counts steps from there); ``reset()`` without a seed starts a new episode on the
+  same vehicle.
+- **vector envs**: autoreset ``SAME_STEP``: a sub-environment that ends an episode is reset
+  within that ``step``, which returns the first observation of its new episode and, in
+  ``infos``, ``final_obs`` (an object array: the episode's last observation where
+  ``_final_obs`` is True). ``reset(seed=s)`` seeds sub-environment i with ``s + i``, as
+  ``SyncVectorEnv`` does.
+
+Path tracking, ``PathTrackingEnv(vehicle, path=None, **options)``: ``path`` (M, 3) poses, M >=
+2, the yaw the heading to track (None: :func:`~wheelsim.sim.tasks.figure_eight_path`), started
+at its first pose and scheduled at ``speed_mps`` (0.5).
+
+- **observation** (:data:`PATH_OBSERVATION_COLUMNS`): ``cross_track_m`` (signed distance to the
+  matched point of the path, left > 0), ``heading_error_rad`` (vehicle minus path heading
+  there), ``along_track_m`` (matched arc length minus the arc length scheduled for this time,
+  ahead > 0), the body twist ``vx_mps, vy_mps, wz_radps``, and ``preview_heading_rad``: the
+  path's heading ``preview_m`` (0.5) further along, minus the vehicle's.
+- **errors**: ``|cross_track_m|, |heading_error_rad|, |along_track_m|``, ``reward_weights``
+  (1.0 [1/m], 0.5 [1/rad], 0.1 [1/m]).
+- **terminated**: the matched point is within 1 cm of the path's end (done), or
+  ``|cross_track_m| > max_cross_track_m`` (1.0; lost the path). ``time_limit_s``: the path at
+  ``speed_mps`` plus 10 s by default.
+
+Goal reaching, ``GoalReachingEnv(vehicle, goal, **options)``: ``goal`` (x_m, y_m, yaw_rad),
+started at ``start`` (None: the vehicle's ``initial_pose``).
+
+- **observation** (:data:`GOAL_OBSERVATION_COLUMNS`): the goal in base_link, ``goal_x_m,
+  goal_y_m, goal_yaw_rad`` (goal minus vehicle heading), and the body twist.
+- **errors**: the position error [m] and ``|goal_yaw_rad|``, ``reward_weights`` (1.0 [1/m],
+  0.5 [1/rad]).
+- **terminated**: within ``goal_tolerance_m`` (0.1) and ``goal_yaw_tolerance_rad`` (0.1) of
+  the goal. ``time_limit_s``: 30 s by default.
+
+A bad argument raises ValueError naming it and its allowed range.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+from numpy.typing import ArrayLike, NDArray
+
+from wheelsim.sim.tasks import GoalTask, PathTask, Task
+from wheelsim.sim.vehicle import SimVehicle
+
+#: The observations, in these column orders (units in the names).
+PATH_OBSERVATION_COLUMNS = PathTask.columns
+GOAL_OBSERVATION_COLUMNS = GoalTask.columns
+
+
+def _spaces(task: Task) -> tuple[gym.spaces.Box, gym.spaces.Box]:
+    """(action space, observation space) of one vehicle."""
+    limit = np.array([np.pi if name.endswith('_rad') else np.inf for name in task.columns])
+    return (gym.spaces.Box(-task.bounds, task.bounds, dtype=np.float64),
+            gym.spaces.Box(-limit, limit, dtype=np.float64))
+
+
+class _SingleEnv(gym.Env):
+    """One vehicle doing a :class:`Task` of type ``task_type``."""
+
+    metadata = {'render_modes': []}
+    task_type: type[Task] = Task
+
+    def __init__(self, vehicle: SimVehicle, *args: Any, **options: Any) -> None:
+        self._task = self.task_type(vehicle, *args, **options)
+        self.action_space, self.observation_space = _spaces(self._task)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[NDArray[np.float64], dict[str, Any]]:
+        super().reset(seed=seed)
+        pose = self._task.start_poses(self.np_random.uniform(-1.0, 1.0, (1, 2)))
+        fresh = seed is not None or self._task.fleet is None
+        self._task.restart(pose, None if fresh else np.zeros(1, dtype=np.int64))
+        return self._task.observe()[0], {}
+
+    def step(self, action: ArrayLike
+             ) -> tuple[NDArray[np.float64], float, bool, bool, dict[str, Any]]:
+        observations, rewards, terminated, truncated = self._task.step(
+            action, self.action_space.shape)
+        return (observations[0], float(rewards[0]), bool(terminated[0]), bool(truncated[0]),
+                {})
+
+
+class _BatchEnv(VectorEnv):
+    """``num_envs`` vehicles doing a :class:`Task` of type ``task_type``, stepped together
+    (autoreset: the module doc)."""
+
+    metadata = {'render_modes': [], 'autoreset_mode': AutoresetMode.SAME_STEP}
+    task_type: type[Task] = Task
+
+    def __init__(self, vehicle: SimVehicle, num_envs: int, *args: Any, **options: Any
+                 ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) \
+                or num_envs < 1:
+            raise ValueError(f'num_envs = {num_envs!r} must be an integer >= 1')
+        self.num_envs = int(num_envs)
+        self._task = self.task_type(vehicle, *args, **options)
+        self.single_action_space, self.single_observation_space = _spaces(self._task)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self._randoms: list[np.random.Generator] = []
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[NDArray[np.float64], dict[str, Any]]:
+        super().reset(seed=seed)
+        self._randoms = [seeding.np_random(None if seed is None else seed + i)[0]
+                         for i in range(self.num_envs)]
+        self._task.restart(self._start_poses(np.arange(self.num_envs)), None)
+        return self._task.observe(), {}
+
+    def step(self, actions: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64],
+                                                NDArray[np.bool_], NDArray[np.bool_],
+                                                dict[str, Any]]:
+        observations, rewards, terminated, truncated = self._task.step(
+            actions, self.action_space.shape)
+        ended = terminated | truncated
+        if not ended.any():
+            return observations, rewards, terminated, truncated, {}
+        done = np.flatnonzero(ended)
+        final = np.full(self.num_envs, None, dtype=object)
+        final[done] = list(observations[done])
+        self._task.restart(self._start_poses(done), done)
+        observations[done] = self._task.observe(done)
+        return (observations, rewards, terminated, truncated,
+                {'final_obs': final, '_final_obs': ended})
+
+    def _start_poses(self, indices: NDArray[np.int64]) -> NDArray[np.float64]:
+        return self._task.start_poses(
+            np.concatenate([self._randoms[i].uniform(-1.0, 1.0, (1, 2)) for i in indices]))
+
+
+class PathTrackingEnv(_SingleEnv):
+    """Track a path with one vehicle: ``PathTrackingEnv(vehicle, path=None, **options)``
+    (the module doc: spaces, reward, episodes, options)."""
+
+    task_type = PathTask
+
+
+class PathTrackingVectorEnv(_BatchEnv):
+    """Track a path with ``num_envs`` vehicles (an integer >= 1) stepped together, a
+    ``gymnasium.vector.VectorEnv``: ``PathTrackingVectorEnv(vehicle, num_envs, path=None,
+    **options)`` (the module doc: spaces, reward, episodes, autoreset, options)."""
+
+    task_type = PathTask
+
+
+class GoalReachingEnv(_SingleEnv):
+    """Reach a pose with one vehicle: ``GoalReachingEnv(vehicle, goal, **options)`` (the
+    module doc: spaces, reward, episodes, options)."""
+
+    task_type = GoalTask
+
+
+class GoalReachingVectorEnv(_BatchEnv):
+    """Reach a pose with ``num_envs`` vehicles (an integer >= 1) stepped together, a
+    ``gymnasium.vector.VectorEnv``: ``GoalReachingVectorEnv(vehicle, num_envs, goal,
+    **options)`` (the module doc: spaces, reward, episodes, autoreset, options)."""
+
+    task_type = GoalTask
