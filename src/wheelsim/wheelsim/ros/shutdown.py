@@ -10,7 +10,10 @@ SIGTERM alike) does, in each:
   (nothing was started; an exception raised inside an import can come out as another one, so
   none is raised). A signal before :func:`take_over_signals` (the interpreter's own start-up,
   about 0.1 s) gets Python's default handling: KeyboardInterrupt, or the default action of
-  SIGTERM.
+  SIGTERM. Python loses that KeyboardInterrupt when it is raised inside a callback (printed as
+  "Exception ignored in", e.g. in importlib's module locks): the process then runs on until the
+  next signal (``ros2 launch`` follows an unanswered SIGINT with SIGTERM). No program can close
+  this window: CPython's own start-up runs such callbacks before any code of the program.
 - ``STARTING`` (``rclpy.init``, building the node): :class:`Interrupted` is raised in the main
   thread, which abandons the start-up; :mod:`wheelsim.ros.node_main` frees what was built and
   exits 0.
