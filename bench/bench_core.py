@@ -13,7 +13,8 @@ Run after ``source env.sh``:  python bench/bench_core.py [--seconds 1.0] [--vehi
    bicycle, and all of them. Goal for the kinematic path (no effect): above 4 million.
 
 ``--best`` prints instead, per model with default parameters, the best of 15 windows (thread
-CPU time) of the bare kernel (``step(200000)``) and of 5,000 ``step(20)`` + ``state()``: on a
+CPU time) of the bare kernel (``step(200000)``) and of 5,000 ``step(20)`` + ``state()``, and the
+bare kernel of a dynamic bicycle in and above the blend zone (0.8 and 5 m/s): on a
 busy machine the best window is what the code costs when it has a core. It uses only the public
 API, so it also measures an older tree: ``PYTHONPATH=<old>/src/wheelsim python bench/...``.
 
@@ -130,6 +131,22 @@ def best_windows(model: str) -> tuple[float, float]:
     return kernel, node
 
 
+def best_single_track(speed_mps: float) -> float:
+    """Best steps per thread CPU second of the bare kernel (``step(100000)``, 15 windows) of a
+    dynamic bicycle (mu 1) turning at ``speed_mps``: 0.8 m/s is in the blend zone."""
+    vehicle = Vehicle(vehicle_config_from_params({
+        'model': 'bicycle', 'model_params.bicycle.friction_coefficient': 1.0,
+        'model_params.bicycle.dynamics.enabled': True}), STEP_PERIOD_S)
+    vehicle.set_command(speed_mps, 0.0, 0.15 * speed_mps)
+    vehicle.step(2000)
+    best = 0.0
+    for _ in range(15):
+        start = time.thread_time()
+        vehicle.step(100_000)
+        best = max(best, 100_000 / (time.thread_time() - start))
+    return best
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--seconds', type=float, default=1.0, help='timing per figure [s]')
@@ -141,6 +158,9 @@ def main() -> None:
             kernel, node = best_windows(model)
             print(f'  {model:13s} bare kernel {kernel:12,.0f}   step(20)+state() {node:11,.0f}'
                   ' steps per CPU second (best of 15 windows)')
+        for speed_mps in (0.8, 5.0):
+            print(f'  dynamic bicycle at {speed_mps:g} m/s: bare kernel '
+                  f'{best_single_track(speed_mps):12,.0f} steps per CPU second (best of 15)')
         return
     print(f'wheelsim core benchmark: {os.cpu_count()} cores, step period {STEP_PERIOD_S} s, '
           f'load average {os.getloadavg()[0]:.1f} at start')
