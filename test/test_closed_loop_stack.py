@@ -20,9 +20,11 @@ the rest from ``vehicle_description``, and their logs say what they took.
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
+from bringup_support import REPO
 from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Odometry, Path
 from rclpy.wait_for_message import wait_for_message
@@ -34,6 +36,8 @@ from wheelsim.core.tracking.reference import PathProgress, tracking_errors
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import pose2d, quaternion_from_yaw, stamp_ns
 from wheelsim.testing.processes import NodeProcess, Probe
+
+EXAMPLES = REPO / 'examples'
 
 SPEEDUP = 2.0
 GEOMETRY = {
@@ -64,7 +68,7 @@ class Stack:
     """
 
     def __init__(self, model: str, localization: str, speedup: float, waypoints=(),
-                 record_truth: bool = True) -> None:
+                 record_truth: bool = True, controller=None) -> None:
         self.probe = Probe(use_sim_time=True)
         self.truth = self.probe.record(Odometry, 'ground_truth') if record_truth else None
         self.plans = self.probe.record(Path, 'plan', qos.LATCHED)
@@ -98,6 +102,7 @@ class Stack:
                 {
                     **follow,
                     'pose_timeout': 2.0,
+                    **(controller or {}),
                 },
             ),
             'planner': NodeProcess(
@@ -176,12 +181,20 @@ class Stack:
 
 
 # The quick tier drives each model with noisy localization (the demo's); perfect localization,
-# the tighter bound, in the full tier.
+# the tighter bound, in the full tier. The policy case: the controller runs
+# examples/feedforward_policy.py (its feedforward law as a policy of the Gymnasium environment).
 @pytest.mark.parametrize('localization', [pytest.param('perfect', marks=pytest.mark.slow),
                                           'noisy'])
-@pytest.mark.parametrize('model', ['differential', 'bicycle', 'omni'])
-def test_figure_eight_then_goal(ros_domain_id, model, localization):
-    stack = Stack(model, localization, SPEEDUP, WAYPOINTS)
+@pytest.mark.parametrize('model, algorithm', [
+    ('differential', 'feedforward'), ('bicycle', 'feedforward'), ('omni', 'feedforward'),
+    ('differential', 'policy')])
+def test_figure_eight_then_goal(ros_domain_id, monkeypatch, model, algorithm, localization):
+    controller = {}
+    if algorithm == 'policy':
+        monkeypatch.setenv('PYTHONPATH', os.pathsep.join(
+            [str(EXAMPLES), os.environ.get('PYTHONPATH', '')]))
+        controller = {'algorithm': 'policy', 'policy.callable': 'feedforward_policy:policy'}
+    stack = Stack(model, localization, SPEEDUP, WAYPOINTS, controller=controller)
     try:
         assert stack.probe.spin_until(lambda: stack.plans, 60), stack.output('planner')
         duration_s = (
@@ -190,7 +203,7 @@ def test_figure_eight_then_goal(ros_domain_id, model, localization):
         ) / 1e9
         stack.wait_for_goal(1, 30 + 2 * duration_s / SPEEDUP)
         # Model, geometry, limits and lead time came from vehicle_sim's description.
-        described = (f'feedforward for a {model} vehicle at 20 Hz (lead_time 0.6 s, speed -2 to '
+        described = (f'{algorithm} for a {model} vehicle at 20 Hz (lead_time 0.6 s, speed -2 to '
                      '2 m/s')
         if model == 'bicycle':
             described += ', wheel_base 1 m, steering limit 0.524 rad'
@@ -203,7 +216,8 @@ def test_figure_eight_then_goal(ros_domain_id, model, localization):
         cross = stack.true_cross_track(stack.plans[0])
         rms = float(np.sqrt(np.mean(cross**2)))
         print(
-            f'{model} {localization}: figure-eight RMS {rms:.3f} m, max {np.abs(cross).max():.3f} m'
+            f'{model} {algorithm} {localization}: figure-eight RMS {rms:.3f} m, '
+            f'max {np.abs(cross).max():.3f} m'
         )
         # Ground truth at 50 Hz over the whole plan; a busy probe on 2 shared cores can miss a
         # few samples (the publisher keeps the last 10), so most, not all.

@@ -6,6 +6,7 @@ and exit 2."""
 
 import csv
 import json
+import os
 import re
 import shlex
 import shutil
@@ -27,6 +28,8 @@ COMMANDS = {
     'figure_eight_noise.yaml': 'wheelsim run examples/figure_eight_noise.yaml',
     'furnished_room.yaml': 'wheelsim run examples/furnished_room.yaml',
     'car_parking.yaml': 'wheelsim run examples/car_parking.yaml',
+    'policy_figure_eight.yaml': (
+        'PYTHONPATH=examples wheelsim run examples/policy_figure_eight.yaml'),
     'sweep_dead_time.yaml': (
         'wheelsim sweep examples/sweep_dead_time.yaml --param seed=1..2 --param '
         'vehicle_sim.model_params.differential.drive_actuators.dead_time=0,0.1,0.2'),
@@ -34,22 +37,33 @@ COMMANDS = {
         'wheelsim tune examples/tune_lead_time.yaml --param controller.lead_time=0:0.8 '
         '--objective cross_track_rms_m --trials 12'),
 }
-RUNS = [name for name, command in COMMANDS.items() if command.startswith('wheelsim run ')]
+#: Python modules an example names (``policy.callable``), run through its command.
+MODULES = {'feedforward_policy.py': 'policy_figure_eight.yaml'}
+RUNS = [name for name, command in COMMANDS.items() if 'wheelsim run ' in command]
 #: What the harness adds to a user's command: a temporary output, no progress bar, and for Ray
 #: at most the two cores this machine has.
 HARNESS = {'run': ['--quiet', '--no-plots'], 'sweep': ['--quiet', '--workers', '2'],
            'tune': ['--quiet', '--workers', '2']}
 BEST_LEAD_TIME_S = 0.325  # test_wheelsim_tune.py: the drive's 0.3 s dead time + 25 ms
 REVERSED_AT_LEAST_M = 8.0  # the parking plan backs 9.9 m
+#: The policy example against the controller's own feedforward law on the same scenario: at
+#: most this much worse (measured: cross-track RMS 0.0106 m against 0.0096 m, max equal).
+POLICY_RMS_RATIO, POLICY_MAX_RATIO, POLICY_GOAL_MARGIN_M = 1.25, 1.1, 0.01
 
 
-def run_example(name: str, output: Path) -> subprocess.CompletedProcess:
-    """The example's command, run from the repository root as a user would."""
-    words = shlex.split(COMMANDS[name])
+def run_example(name: str, output: Path, command: str | None = None
+                ) -> subprocess.CompletedProcess:
+    """The example's command (or ``command``), run from the repository root as a user would:
+    leading ``NAME=value`` words set the environment, relative to the repository."""
+    words = shlex.split(command or COMMANDS[name])
+    env = dict(os.environ)
+    while '=' in words[0]:
+        variable, _, value = words.pop(0).partition('=')
+        env[variable] = os.pathsep.join([str(REPO / value), env.get(variable, '')])
     exe = shutil.which(words[0])
     assert exe, 'wheelsim is not on PATH: run through `make test` or after `source env.sh`'
     return subprocess.run([exe, *words[1:], '--output', str(output), *HARNESS[words[1]]],
-                          cwd=REPO, capture_output=True, text=True, timeout=600)
+                          cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
 
 
 def one_line(text: str) -> str:
@@ -66,8 +80,12 @@ def assert_passed(metrics: dict, file: str) -> None:
 
 
 def test_every_example_has_a_command_here_in_the_readme_and_in_its_header():
-    examples = {p.name for p in EXAMPLES.iterdir()} - {'README.md'}
+    examples = {p.name for p in EXAMPLES.iterdir()} - {'README.md'} - set(MODULES)
     assert examples == set(COMMANDS), 'an example without a test here, or a test without one'
+    for module, scenario in MODULES.items():
+        callable_name = yaml.safe_load((EXAMPLES / scenario).read_text())['nodes'][
+            'controller']['policy']['callable']
+        assert callable_name.split(':')[0] == Path(module).stem
     readme = (EXAMPLES / 'README.md').read_text()
     for name, command in COMMANDS.items():
         assert command in readme.splitlines(), f'examples/README.md: no line `{command}`'
@@ -87,6 +105,30 @@ def test_run_example_passes_its_criteria(tmp_path, name):
     assert (out / 'bag' / 'metadata.yaml').is_file() and (out / 'timing.json').is_file()
     if name == 'car_parking.yaml':  # the example's point: the car backs into the bay
         assert reversed_distance_m(out / 'bag') > REVERSED_AT_LEAST_M
+    if name == 'policy_figure_eight.yaml':
+        assert_policy_tracks_as_well_as_feedforward(metrics, scenario, tmp_path)
+
+
+def assert_policy_tracks_as_well_as_feedforward(metrics: dict, scenario: dict,
+                                                tmp_path: Path) -> None:
+    """The policy example's run against the same scenario with the controller's own
+    feedforward law (whose law the policy reproduces from the observation)."""
+    scenario['nodes']['controller'] = {'algorithm': 'feedforward'}
+    feedforward_file = tmp_path / 'feedforward.yaml'
+    feedforward_file.write_text(yaml.safe_dump(scenario))
+    result = run_example('', tmp_path / 'feedforward',
+                         f'wheelsim run {feedforward_file}')
+    assert result.returncode == 0, result.stdout + result.stderr
+    feedforward = json.loads((tmp_path / 'feedforward' / scenario['name'] /
+                              'metrics.json').read_text())
+    report = {key: (metrics[key], feedforward[key]) for key in (
+        'cross_track_rms_m', 'cross_track_max_m', 'goal_position_error_m')}
+    assert metrics['cross_track_rms_m'] <= POLICY_RMS_RATIO * feedforward['cross_track_rms_m'], (
+        report)
+    assert metrics['cross_track_max_m'] <= POLICY_MAX_RATIO * feedforward['cross_track_max_m'], (
+        report)
+    assert (metrics['goal_position_error_m']
+            <= feedforward['goal_position_error_m'] + POLICY_GOAL_MARGIN_M), report
 
 
 def reversed_distance_m(bag_dir: Path) -> float:
@@ -135,6 +177,7 @@ def test_example_loads_from_another_folder_and_from_the_installed_share(tmp_path
     monkeypatch.chdir(tmp_path)
     installed = Path(get_package_share_directory('wheelsim')) / 'examples' / name
     for path in (EXAMPLES / name, installed):
+        monkeypatch.syspath_prepend(str(path.parent))  # its policy module, if it names one
         scenario, _ = _load(str(path))
         if scenario.map_yaml is not None:  # ../params/maps/room.yaml from the scenario file
             assert scenario.map_yaml == (path.parent.parent / 'params' / 'maps' /

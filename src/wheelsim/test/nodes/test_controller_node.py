@@ -4,6 +4,7 @@ plans and poses, and closes the loop with a kinematic vehicle that integrates ``
 from __future__ import annotations
 
 import math
+import os
 import re
 
 import numpy as np
@@ -203,13 +204,56 @@ def test_a_plan_from_another_clock_starts_on_arrival_and_stale_poses_stop(probe)
         assert probe.spin_until(lambda: plant.twist.tolist() == [0.0, 0.0, 0.0], 5), plant.twist
 
 
-def test_invalid_parameters_stop_start_up_with_one_line(ros_domain_id):
-    node = NodeProcess(NODE, {'algorithm': 'mpc'})
+@pytest.mark.parametrize('params, message', [
+    ({'algorithm': 'mpc'}, "parameter algorithm = 'mpc' is invalid"),
+    ({'algorithm': 'policy'}, "parameter policy.callable = '' is invalid: must be "
+                              "'package.module:name'"),
+    ({'algorithm': 'policy', 'policy.callable': 'no_such_policies:drive'},
+     'cannot import no_such_policies'),
+    ({'policy.callable': 'no_such_policies:drive'}, 'is used by algorithm policy only'),
+])
+def test_invalid_parameters_stop_start_up_with_one_line(ros_domain_id, params, message):
+    node = NodeProcess(NODE, params)
     assert node.wait(30) == 2
     output = node.output()
     node.stop()
-    assert "parameter algorithm = 'mpc' is invalid" in output
+    assert message in output
     assert 'Traceback' not in output
+
+
+POLICY = """
+import math
+
+steps = 0
+
+
+def drive(observation):
+    \"\"\"Ahead at 0.3 m/s for 20 steps, then no action: NaN.\"\"\"
+    global steps
+    steps += 1
+    assert observation.shape == (10,)
+    return (0.3, 0.0) if steps <= 20 else (math.nan, 0.0)
+"""
+
+
+def test_a_policy_drives_and_one_returning_no_action_stops_the_vehicle(probe, tmp_path,
+                                                                        monkeypatch):
+    (tmp_path / 'wheelsim_node_policies.py').write_text(POLICY)
+    monkeypatch.setenv('PYTHONPATH', f'{tmp_path}:{os.environ.get("PYTHONPATH", "")}')
+    params = {**FIXED, 'model': 'differential', 'algorithm': 'policy',
+              'policy.callable': 'wheelsim_node_policies:drive'}
+    with NodeProcess(NODE, params) as node:
+        plant = Plant(probe, Pose2D(0.0, 0.0, 0.0))
+        assert probe.spin_until(lambda: plant._pose_pub.get_subscription_count() > 0, 20), (
+            node.output())
+        send_plan(probe, plan_to_goal(PLANNER, Pose2D(0.0, 0.0, 0.0), Pose2D(6.0, 0.0, 0.0)))
+        assert probe.spin_until(lambda: plant.twist[0] == pytest.approx(0.3), 10), (
+            node.output())
+        assert probe.spin_until(lambda: 'the policy returned (nan, 0.0)' in node.output(), 10), (
+            node.output())
+        assert 'an action is 2 finite values (vx_mps, wz_radps): stopping' in node.output()
+        assert probe.spin_until(lambda: plant.twist.tolist() == [0.0, 0.0, 0.0], 5), plant.twist
+        assert node.stop_cleanly(), node.output()
 
 
 def test_a_restarted_controller_goes_on_from_where_the_vehicle_is(probe):

@@ -16,7 +16,10 @@ starts on arrival (a planner on another clock, a recorded plan). A plan without 
 stamps equal, as Nav2's) is timed here within the output limits. An empty plan stops the
 vehicle. Plans and poses in another frame and non-finite poses are refused with a throttled
 warning; without a recent pose (``pose_timeout``) the controller publishes zero and the
-schedule holds until poses come again. At the goal
+schedule holds until poses come again. With ``algorithm: policy`` the law is a Python policy
+(``policy.callable``) fed the path-tracking environment's observation
+(:mod:`wheelsim.core.tracking.policy`); a policy that returns no action stops the vehicle with
+a throttled error. At the goal
 (or when it gives up) it publishes zero once and then nothing until the next plan.
 """
 
@@ -39,6 +42,7 @@ from wheelsim.core.tracking.controller import (
     TrackingController,
     trajectory_from_plan,
 )
+from wheelsim.core.tracking.policy import PolicyError
 from wheelsim.core.tracking.reference import ZERO_TWIST, BodyTwist, TrackingErrors
 from wheelsim.core.tracking.warm_up import warm_up
 from wheelsim.core.units import NS_PER_S
@@ -238,8 +242,14 @@ class Controller:
         twist = self._twist
         if twist is not None and now > stamp:  # where the vehicle is by now
             pose = integrate_twist(*pose, *twist, (now - stamp) / NS_PER_S)
-        step = self.tracker.step(now / NS_PER_S, Pose2D(*pose),
-                                 None if twist is None else BodyTwist(*twist))
+        try:
+            step = self.tracker.step(now / NS_PER_S, Pose2D(*pose),
+                                     None if twist is None else BodyTwist(*twist))
+        except PolicyError as err:
+            self.seam.logger.error(f'{err}: stopping', throttle_duration_sec=WARN_PERIOD_S)
+            self.tracker.hold(now / NS_PER_S)
+            self._publish_command(now, ZERO_TWIST)
+            return
         if step.command is not None:
             self._publish_command(now, step.command)
         if step.errors is not None:

@@ -32,14 +32,20 @@ Both tasks:
   ``SyncVectorEnv`` does.
 
 Path tracking, ``PathTrackingEnv(vehicle, path=None, **options)``: ``path`` (M, 3) poses, M >=
-2, the yaw the heading to track (None: :func:`~wheelsim.sim.tasks.figure_eight_path`), started
-at its first pose and scheduled at ``speed_mps`` (0.5).
+2, consecutive poses apart, the yaw the heading to track (None:
+:func:`~wheelsim.sim.tasks.figure_eight_path`), started at its first pose and scheduled at
+``speed_mps`` (0.5) as the controller times a stamped plan
+(:func:`~wheelsim.core.planning.trajectory.trajectory_from_poses`).
 
 - **observation** (:data:`PATH_OBSERVATION_COLUMNS`): ``cross_track_m`` (signed distance to the
   matched point of the path, left > 0), ``heading_error_rad`` (vehicle minus path heading
   there), ``along_track_m`` (matched arc length minus the arc length scheduled for this time,
-  ahead > 0), the body twist ``vx_mps, vy_mps, wz_radps``, and ``preview_heading_rad``: the
-  path's heading ``preview_m`` (0.5) further along, minus the vehicle's.
+  ahead > 0), the body twist ``vx_mps, vy_mps, wz_radps``, ``preview_heading_rad``: the
+  path's heading ``preview_m`` (0.5) further along, minus the vehicle's, and
+  ``reference_vx_mps, reference_vy_mps, reference_wz_radps``: the planned body twist
+  ``lead_time_s`` later on the schedule (default: the drive's dead time plus time constant, the
+  controller's ``lead_time``). The controller's ``algorithm: policy`` hands a policy the same
+  observation in the ROS loop (:mod:`wheelsim.core.tracking.policy`).
 - **errors**: ``|cross_track_m|, |heading_error_rad|, |along_track_m|``, ``reward_weights``
   (1.0 [1/m], 0.5 [1/rad], 0.1 [1/m]).
 - **terminated**: the matched point is within 1 cm of the path's end (done), or

@@ -21,6 +21,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from wheelsim.core.geometry.angles import wrap_angles
 from wheelsim.core.localization.scenario import figure_eight
+from wheelsim.core.planning.trajectory import trajectory_from_poses
+from wheelsim.core.tracking.config import lead_time_of
+from wheelsim.core.tracking.policy import OBSERVATION_COLUMNS, path_observations
+from wheelsim.core.vehicle.description import describe
 from wheelsim.report.geometry import Polyline
 from wheelsim.report.metrics import DEFAULT_GOAL_TOLERANCE_M
 from wheelsim.sim.rollout import _STATE_SOURCES, _finite, _Fleet, _start, _steps_per_period
@@ -144,7 +148,9 @@ class Task:
         observations, errors, terminated = self._measure(slice(None))
         # t_s is a sum of periods: the limit within its rounding
         truncated = (self.t_s >= self.time_limit_s * (1.0 - 1e-9)) & ~terminated
-        return observations, -(errors @ self.weights), terminated, truncated
+        # column by column: a matrix product's rounding depends on how many vehicles there are
+        reward = -sum(errors[:, k] * weight for k, weight in enumerate(self.weights))
+        return observations, reward, terminated, truncated
 
     def _states(self, indices: slice | NDArray[np.int64]) -> NDArray[np.float64]:
         """(k, 6) x_m, y_m, yaw_rad, vx_mps, vy_mps, wz_radps of vehicles ``indices``."""
@@ -163,13 +169,13 @@ class PathTask(Task):
     """Track ``path`` ((M, 3) x_m, y_m, yaw_rad, M >= 2; None: :func:`figure_eight_path`)
     on a schedule of ``speed_mps``; :mod:`wheelsim.sim.env` has the contract."""
 
-    columns = ('cross_track_m', 'heading_error_rad', 'along_track_m', *_TWIST,
-               'preview_heading_rad')
+    columns = OBSERVATION_COLUMNS
     weight_units = ('1/m', '1/rad', '1/m')
 
     def __init__(self, vehicle: SimVehicle, path: ArrayLike | None = None, *,
                  speed_mps: float = 0.5, max_cross_track_m: float = 1.0,
-                 preview_m: float = 0.5, time_limit_s: float | None = None,
+                 preview_m: float = 0.5, lead_time_s: float | None = None,
+                 time_limit_s: float | None = None,
                  dt_s: float = 0.05, start_offset_m: float = 0.1, start_yaw_rad: float = 0.1,
                  reward_weights: ArrayLike = (1.0, 0.5, 0.1)) -> None:
         poses = figure_eight_path() if path is None else _finite(
@@ -181,12 +187,20 @@ class PathTask(Task):
         if self.length_m <= END_TOLERANCE_M:
             raise ValueError(f'path must be longer than {END_TOLERANCE_M} m, got '
                              f'{self.length_m:g} m')
-        self.path_yaw_rad = np.unwrap(poses[:, 2])
+        repeated = np.flatnonzero(np.diff(self.polyline.vertex_s_m) <= 0.0)
+        if len(repeated):
+            raise ValueError(f'path rows {repeated[0]} and {repeated[0] + 1} are at the same '
+                             'position; each pose must move on')
         self.speed_mps = _positive(speed_mps, 'speed_mps', 'm/s')
         self.max_cross_track_m = _positive(max_cross_track_m, 'max_cross_track_m', 'm')
         self.preview_m = _positive(preview_m, 'preview_m', 'm', True)
+        self.lead_time_s = lead_time_of(describe(vehicle.config)) if lead_time_s is None else (
+            _positive(lead_time_s, 'lead_time_s', 's', True))
+        #: The plan: the path at ``speed_mps``, as the controller rebuilds a stamped plan.
+        self.schedule = trajectory_from_poses(self.polyline.vertex_s_m / self.speed_mps,
+                                              poses[:, 0], poses[:, 1], poses[:, 2])
         if time_limit_s is None:
-            time_limit_s = self.length_m / self.speed_mps + 10.0
+            time_limit_s = self.schedule.duration_s + 10.0
         super().__init__(vehicle, poses[0], time_limit_s, dt_s, start_offset_m, start_yaw_rad,
                          reward_weights)
         # per vehicle: the arc length [m] and position [m] matched last
@@ -205,12 +219,16 @@ class PathTask(Task):
         match = self.polyline.match_next(x_m, y_m, self.xy_m[indices, 0],
                                          self.xy_m[indices, 1], self.s_m[indices])
         self.s_m[indices], self.xy_m[indices] = match.s_m, state[:, :2]
-        scheduled_m = np.minimum(self.speed_mps * self.t_s[indices], self.length_m)
-        preview_rad = np.interp(match.s_m + self.preview_m, self.polyline.vertex_s_m,
-                                self.path_yaw_rad)
-        observations = np.column_stack([
-            match.cross_track_m, wrap_angles(yaw_rad - match.yaw_rad), match.s_m - scheduled_m,
-            state[:, 3:6], wrap_angles(preview_rad - yaw_rad)])
+        plan, t_s = self.schedule, self.t_s[indices]
+        ahead_s = t_s + self.lead_time_s
+        preview_rad = np.interp(match.s_m + self.preview_m, plan.s_m, plan.yaw_rad)
+        observations = path_observations(
+            match.cross_track_m, wrap_angles(yaw_rad - match.yaw_rad),
+            match.s_m - np.interp(t_s, plan.t_s, plan.s_m), state[:, 3:6],
+            wrap_angles(preview_rad - yaw_rad),
+            np.column_stack([np.interp(ahead_s, plan.t_s, plan.vx_mps),
+                             np.interp(ahead_s, plan.t_s, plan.vy_mps),
+                             np.interp(ahead_s, plan.t_s, plan.wz_radps)]))
         errors = np.abs(observations[:, :3])
         terminated = ((match.s_m >= self.length_m - END_TOLERANCE_M)
                       | (errors[:, 0] > self.max_cross_track_m))

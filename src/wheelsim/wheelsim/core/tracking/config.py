@@ -11,13 +11,14 @@ from dataclasses import dataclass
 
 from wheelsim.core import frames
 from wheelsim.core.params import ParameterError, group, param
+from wheelsim.core.tracking.policy import POLICY_PARAMETER, load_policy
 from wheelsim.core.vehicle.description import (
     FromVehicle,
     VehicleDescription,
     VehicleParameters,
 )
 
-ALGORITHMS = ('feedforward', 'pure_pursuit', 'stanley')
+ALGORITHMS = ('feedforward', 'pure_pursuit', 'stanley', 'policy')
 MODELS = ('bicycle', 'differential', 'omni')
 AUTO = 'auto'
 #: The value of a numeric parameter that takes the vehicle's (vehicle_description).
@@ -133,6 +134,21 @@ class GoalConfig:
     )
 
 
+@dataclass(frozen=True)
+class PolicyConfig:
+    """A Python policy as the law (``algorithm: policy``; see
+    :mod:`wheelsim.core.tracking.policy`)."""
+
+    callable: str = param(
+        '',
+        "algorithm policy: 'package.module:name' of a callable taking the observation of "
+        'wheelsim.sim.PathTrackingEnv and returning its action (the module on PYTHONPATH).',
+        read_only=True,
+    )
+    preview_distance: float = _gain(
+        0.5, "How far along the path the observation's preview_heading_rad looks.", 'm')
+
+
 def _from_vehicle(description: str, unit: str, high: float, low: float = 0.0) -> float:
     """A parameter whose default -1 takes the vehicle's value (vehicle_description)."""
     return param(FROM_VEHICLE, description + ' -1: from the vehicle (vehicle_description).',
@@ -191,7 +207,8 @@ class ControllerConfig(frames.FrameNames):
         'feedforward',
         'Tracking law: feedforward (trajectory tracking with feedforward, seed 000), '
         'pure_pursuit (regulated pure pursuit), stanley (front-axle steering; on differential and '
-        'omni bases a virtual front axle wheel_base ahead).',
+        'omni bases a virtual front axle wheel_base ahead), policy (a Python policy, '
+        'policy.callable).',
         choices=ALGORITHMS,
     )
     model: str = param(
@@ -240,11 +257,18 @@ class ControllerConfig(frames.FrameNames):
     feedforward: FeedforwardConfig = group(FeedforwardConfig)
     pure_pursuit: PurePursuitConfig = group(PurePursuitConfig)
     stanley: StanleyConfig = group(StanleyConfig)
+    policy: PolicyConfig = group(PolicyConfig)
     goal: GoalConfig = group(GoalConfig)
     limits: OutputLimitsConfig = group(OutputLimitsConfig)
 
     def __post_init__(self) -> None:
         self.check_frames()
+        if self.algorithm == 'policy':
+            load_policy(self.policy.callable)
+        elif self.policy.callable:
+            raise ParameterError(POLICY_PARAMETER, self.policy.callable,
+                                 f"is used by algorithm policy only; algorithm is "
+                                 f"{self.algorithm}: set algorithm policy or leave it ''")
         _check_from_vehicle('wheel_base', self.wheel_base, 0.0, True)
         _check_from_vehicle('max_steering_angle', self.max_steering_angle, 0.0, True)
         _check_from_vehicle('lead_time', self.lead_time, 0.0, False)

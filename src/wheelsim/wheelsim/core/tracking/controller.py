@@ -31,7 +31,9 @@ right branch. The next leg begins once the vehicle is at the cusp (within ``goal
 or past it) or, for the schedule-following laws, once the schedule has passed the cusp and the
 vehicle moves the new way. Every law drives a reversed leg backwards (feedforward with the plan's
 negative speed, pure pursuit towards a point behind, Stanley steering a point ``wheel_base``
-behind base_link, see :mod:`tracking_stanley`).
+behind base_link, see :mod:`tracking_stanley`); a policy (``algorithm: policy``,
+:mod:`wheelsim.core.tracking.policy`) gets the path-tracking observation of the leg being
+driven and is trusted with the direction.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ from wheelsim.core.tracking.config import ControllerConfig, waiting_for_vehicle
 from wheelsim.core.tracking.feedforward import feedforward_twist
 from wheelsim.core.tracking.limits import limit_twist
 from wheelsim.core.tracking.point import point_to_point_twist
+from wheelsim.core.tracking.policy import Policy, action_twist, load_policy, path_observations
 from wheelsim.core.tracking.pure_pursuit import pure_pursuit_twist
 from wheelsim.core.tracking.reference import (
     ZERO_TWIST,
@@ -158,6 +161,7 @@ class TrackingController:
                 'vehicle: resolve the configuration with a vehicle description (with_vehicle) '
                 'or set them')
         self.config = config
+        self._policy: Policy | None = None  # algorithm policy: loaded at its first step
         self._following: _Following | None = None
         self._previous = ZERO_TWIST
         self._previous_time_s: float | None = None
@@ -220,7 +224,9 @@ class TrackingController:
     def step(self, now_s: float, pose: Pose2D, measured: BodyTwist | None = None) -> ControlStep:
         """One control step at time ``now_s`` from ``pose``; ``measured`` is the body twist.
 
-        Raises ValueError for a non-finite pose or time (nothing changes then).
+        Raises ValueError for a non-finite pose or time (nothing changes then), and
+        :class:`~wheelsim.core.tracking.policy.PolicyError` (a ValueError) when a policy returns
+        no action (the schedule has moved on to now).
         """
         isfinite = math.isfinite
         if not (isfinite(now_s) and isfinite(pose[0]) and isfinite(pose[1])
@@ -299,8 +305,7 @@ class TrackingController:
                 end.x_m, end.y_m, pose, self.config.feedforward.k_x, self._heading_gain()
             )
         else:
-            speed_mps = self._previous.vx_mps if measured is None else measured.vx_mps
-            command = self._law(following, nearest, pose, scheduled, errors, speed_mps, now_s)
+            command = self._law(following, nearest, pose, scheduled, errors, measured, now_s)
         command = limit_twist(
             command,
             self._previous,
@@ -341,8 +346,9 @@ class TrackingController:
     def _finishes_point_to_point(self) -> bool:
         """Differential vehicles under a schedule-following law end off the goal point to point:
         with the schedule at rest the law cannot remove a sideways error (omni can, pure
-        pursuit keeps driving to the end, a car cannot turn on the spot)."""
-        return self.config.model == 'differential' and self.config.algorithm != 'pure_pursuit'
+        pursuit keeps driving to the end, a car cannot turn on the spot, a policy drives on)."""
+        return (self.config.model == 'differential'
+                and self.config.algorithm in ('feedforward', 'stanley'))
 
     def _heading_gain(self) -> float:
         if self.config.algorithm == 'pure_pursuit':
@@ -361,16 +367,19 @@ class TrackingController:
         pose: Pose2D,
         scheduled: TrajectoryPoint,
         errors: TrackingErrors,
-        speed_mps: float,
+        measured: BodyTwist | None,
         now_s: float,
     ) -> BodyTwist:
         config = self.config
-        ahead = following.trajectory.at_time(now_s - following.start_time_s + config.lead_time)
+        trajectory = following.trajectory
+        ahead = trajectory.at_time(now_s - following.start_time_s + config.lead_time)
         if config.algorithm == 'feedforward':
             return feedforward_twist(
                 scheduled, pose, config.feedforward, config.model == 'omni', ahead
             )
-        trajectory = following.trajectory
+        if config.algorithm == 'policy':
+            return self._policy_twist(trajectory, nearest, pose, errors, measured, ahead)
+        speed_mps = self._previous.vx_mps if measured is None else measured.vx_mps
         leg = trajectory.legs[following.leg]
         if config.algorithm == 'pure_pursuit':
             return pure_pursuit_twist(
@@ -404,3 +413,17 @@ class TrackingController:
             config.max_steering_angle,
             reverse=leg.reverse,
         )
+
+    def _policy_twist(self, trajectory: Trajectory, nearest: Projection, pose: Pose2D,
+                      errors: TrackingErrors, measured: BodyTwist | None,
+                      ahead: TrajectoryPoint) -> BodyTwist:
+        """The policy's action on this step's observation (:mod:`wheelsim.core.tracking.policy`)."""
+        if self._policy is None:
+            self._policy = load_policy(self.config.policy.callable)
+        preview_yaw_rad = trajectory.value_at_arc_length(
+            nearest.s_m + self.config.policy.preview_distance, 'yaw_rad')
+        observation = path_observations(
+            errors.cross_track_m, errors.heading_rad, errors.along_track_m,
+            [measured or ZERO_TWIST], wrap_angle(preview_yaw_rad - pose.yaw_rad),
+            [(ahead.vx_mps, ahead.vy_mps, ahead.wz_radps)])[0]
+        return action_twist(self._policy(observation), self.config.model == 'omni')
