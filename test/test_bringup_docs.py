@@ -76,3 +76,9 @@ def test_bringup_lists_every_preset():
     text = BRINGUP.read_text()
     for path in VEHICLE_PRESETS:
         assert f'| `{path.stem}` |' in text, path.stem
+
+
+def test_the_readme_stays_a_door_of_at_most_150_lines():
+    """Issue 35: what it is, set-up, drive it, run a scenario, results, links; no more."""
+    lines = (REPO / 'README.md').read_text().splitlines()
+    assert len(lines) <= 150, f'README.md has {len(lines)} lines'
