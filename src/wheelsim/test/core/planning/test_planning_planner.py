@@ -8,11 +8,13 @@ import pytest
 from wheelsim.core.geometry.angles import wrap_angle
 from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.params import ParameterError, from_flat, specs
-from wheelsim.core.planning.config import PlannerConfig
+from wheelsim.core.planning.config import LAG_ERROR_M, PlannerConfig, with_vehicle
 from wheelsim.core.planning.path import PlanningError
 from wheelsim.core.planning.planner import plan_through, plan_to_goal, plan_waypoints
 from wheelsim.core.planning.waypoints import waypoints_from_lists
 from wheelsim.core.tracking.config import ControllerConfig
+from wheelsim.core.vehicle.config import VehicleConfig
+from wheelsim.core.vehicle.description import describe
 from wheelsim.testing.configs import FIXED_PLANNER
 
 NAN = math.nan
@@ -188,3 +190,22 @@ def test_a_plan_needing_too_many_poses_is_refused():
                                        'path_resolution': 0.05})
     with pytest.raises(PlanningError, match='more than limits.max_plan_poses = 100'):
         plan_to_goal(config, Pose2D(0.0, 0.0, 0.0), Pose2D(10.0, 0.0, 0.0))  # 200 poses
+
+
+@pytest.mark.parametrize('time_constant_s, acceleration_mps2, lateral_mps2', [
+    (0.4, 0.5, 0.5),      # vehicle_sim's default drive: 0.08 m / 0.16 s^2
+    (0.1, 1.6, 1.0),      # a quick drive: 0.8 of its 2 m/s^2, the 1 m/s^2 default
+    (0.0, 1.6, 1.0),      # no lag: no bound from it
+])
+def test_limits_from_the_vehicle_bound_the_lag_error(time_constant_s, acceleration_mps2,
+                                                     lateral_mps2):
+    drive = 'model_params.differential.drive_actuators'
+    described = describe(from_flat(VehicleConfig, {
+        'model': 'differential', f'{drive}.time_constant': time_constant_s,
+        f'{drive}.max_acceleration': 2.0}))
+    config, warnings = with_vehicle(PlannerConfig(), described)
+    assert not warnings
+    assert config.limits.max_acceleration == pytest.approx(acceleration_mps2)
+    assert config.limits.max_lateral_acceleration == pytest.approx(lateral_mps2)
+    # the along-track lag a drive of that time constant leaves: a tau^2 / 2 <= 4 cm
+    assert config.limits.max_acceleration * time_constant_s**2 / 2 <= LAG_ERROR_M + 1e-12

@@ -6,6 +6,7 @@ the ``planner`` node, their validation and their documentation.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from wheelsim.core import frames
@@ -25,6 +26,22 @@ FROM_VEHICLE = -1.0
 #: Plans keep within this fraction of the vehicle's speed, acceleration and curvature limits,
 #: leaving the controller room to correct.
 PLANNING_MARGIN = 0.8
+#: Plans for a slow drive keep their accelerations (along and across the path) so low that the
+#: drive's lag costs at most this much tracking error [m]: with the controller's lead time
+#: making up for the dead time, a first-order drive of time constant tau trails a planned
+#: acceleration a by about a tau^2 / 2 (along the path; across it, a turn entered at speed v
+#: with yaw rate w trails by v w tau^2 / 2, v w being the lateral acceleration).
+LAG_ERROR_M = 0.04
+#: The lateral acceleration planned when the drive's lag does not bound it lower [m/s^2].
+MAX_LATERAL_ACCELERATION = 1.0
+
+
+def lag_acceleration_mps2(time_constant_s: float) -> float:
+    """The highest acceleration [m/s^2] a drive of time constant ``time_constant_s`` [s]
+    follows within :data:`LAG_ERROR_M` (infinite for a drive without lag)."""
+    if time_constant_s <= 0.0:
+        return math.inf
+    return 2.0 * LAG_ERROR_M / time_constant_s**2
 
 
 @dataclass(frozen=True)
@@ -42,17 +59,18 @@ class PlannerLimitsConfig:
     max_acceleration: float = param(
         FROM_VEHICLE,
         'Highest planned acceleration and braking along the path. -1: 0.8 x the vehicle\'s '
-        '(vehicle_description; 0.5 m/s^2 for a vehicle without a limit).',
+        '(vehicle_description; 0.5 m/s^2 for a vehicle without a limit), at most 0.08 m / '
+        'tau^2 for a drive of time constant tau (its lag then costs at most 4 cm).',
         unit='m/s^2',
         min_value=FROM_VEHICLE,
         max_value=100.0,
     )
     max_lateral_acceleration: float = param(
-        1.0,
-        'Highest planned lateral (centripetal) acceleration speed^2 * curvature.',
+        FROM_VEHICLE,
+        'Highest planned lateral (centripetal) acceleration speed^2 * curvature. -1: 1 m/s^2, '
+        'at most 0.08 m / tau^2 for a drive of time constant tau (vehicle_description).',
         unit='m/s^2',
-        min_value=0.0,
-        min_exclusive=True,
+        min_value=FROM_VEHICLE,
         max_value=100.0,
     )
     max_yaw_rate: float = param(
@@ -100,7 +118,7 @@ class PlannerLimitsConfig:
     )
 
     def __post_init__(self) -> None:
-        for name in ('max_speed', 'max_acceleration'):
+        for name in ('max_speed', 'max_acceleration', 'max_lateral_acceleration'):
             value = getattr(self, name)
             if value != FROM_VEHICLE and value <= 0:
                 raise ParameterError(name, value, 'must be -1 (from the vehicle) or > 0')
@@ -188,20 +206,26 @@ class PlannerConfig(frames.FrameNames):
 
 #: Every parameter that takes its default from the vehicle, with the value meaning so.
 VEHICLE_DEFAULTS = {'model': AUTO, 'limits.max_speed': FROM_VEHICLE,
-                    'limits.max_acceleration': FROM_VEHICLE, 'limits.max_curvature': FROM_VEHICLE}
+                    'limits.max_acceleration': FROM_VEHICLE,
+                    'limits.max_lateral_acceleration': FROM_VEHICLE,
+                    'limits.max_curvature': FROM_VEHICLE}
 
 
 def _rules(description: VehicleDescription) -> list[FromVehicle]:
     d = description
     car_curvature = d.max_curvature if d.model == 'bicycle' else None
+    lag_mps2 = lag_acceleration_mps2(d.drive.time_constant)
     return [
         FromVehicle('model', AUTO, d.model, d.model),
         FromVehicle('limits.max_speed', FROM_VEHICLE,
                     PLANNING_MARGIN * d.max_speed if d.max_speed else 1.0, d.max_speed,
                     'at_most', 'm/s'),
         FromVehicle('limits.max_acceleration', FROM_VEHICLE,
-                    PLANNING_MARGIN * d.max_acceleration if d.max_acceleration else 0.5,
+                    min(PLANNING_MARGIN * d.max_acceleration if d.max_acceleration else 0.5,
+                        lag_mps2),
                     d.max_acceleration, 'at_most', 'm/s^2'),
+        FromVehicle('limits.max_lateral_acceleration', FROM_VEHICLE,
+                    min(MAX_LATERAL_ACCELERATION, lag_mps2), unit='m/s^2'),
         FromVehicle('limits.max_curvature', FROM_VEHICLE,
                     PLANNING_MARGIN * car_curvature if car_curvature else 0.0, car_curvature,
                     'at_most', '1/m'),
