@@ -170,14 +170,15 @@ def _parser() -> argparse.ArgumentParser:
                            help='vehicle model (default: from the joint names, else the '
                            '--params file\'s model, else differential)')
     calibrate.add_argument('--params', help='vehicle_sim params file with the other parameters '
-                           '(geometry, ...) held fixed, e.g. a preset')
+                           'held fixed, e.g. a preset; needed for the geometry (track, '
+                           'wheel_base) when the bag has no joint_states to fit it')
     calibrate.add_argument('--cmd-topic', help='command topic (default: the one named cmd_vel)')
     calibrate.add_argument('--measured-topic', help='measured motion (default: twist_actual, '
                            'else odom)')
     calibrate.add_argument('--joint-states-topic', help='joint states (default: joint_states)')
     calibrate.add_argument('--step-rate', type=float, default=1000.0,
-                           help='simulation step rate [Hz]; dead times are whole steps '
-                           '(default 1000, as vehicle_sim)')
+                           help='simulation step rate [Hz] (default 1000, as vehicle_sim, '
+                           'which rounds a dead time to its step)')
     calibrate.add_argument('--overwrite', action='store_true',
                            help='replace the params file, report and plot of an earlier '
                            'calibration (default: refuse)')

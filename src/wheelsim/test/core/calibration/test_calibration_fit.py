@@ -8,8 +8,10 @@ from wheelsim.core.calibration.excitation import excitation
 from wheelsim.core.calibration.fit import calibrate, drive_group
 from wheelsim.core.calibration.recording import (
     CalibrationError,
+    Estimate,
     check_excitation,
     fit_geometry,
+    geometry_for_fit,
     line_through_origin,
 )
 from wheelsim.core.vehicle.config import vehicle_config_from_params
@@ -47,7 +49,8 @@ def test_round_trip_recovers_the_actuators_within_two_percent(model):
     result = calibrate(recording, model, base)
     for key, estimate in result.estimates.items():
         if key.endswith('dead_time'):
-            assert abs(estimate.value - values[key]) <= 1e-3 + 1e-12, key  # one step
+            # two steps: the omni's limits turn command noise into a bias (docs/fidelity.md)
+            assert abs(estimate.value - values[key]) <= 2e-3, key
         elif not key.endswith('bias'):
             assert estimate.value == pytest.approx(values[key], rel=0.02), key
             assert estimate.low <= estimate.value <= estimate.high
@@ -62,6 +65,18 @@ def test_geometry_from_wheel_joints():
     geometry = fit_geometry(recording, 'differential')
     assert geometry['wheel_radius'].value == pytest.approx(0.105, rel=1e-9)
     assert geometry['track'].value == pytest.approx(0.55, rel=1e-9)
+
+
+def test_geometry_the_fit_needs_comes_from_joint_states_or_params_or_is_refused():
+    lever = {'lever': Estimate(0.6, 0.59, 0.61)}
+    assert geometry_for_fit('omni', lever, {}) == {'wheel_base': 0.6, 'track': 0.6}
+    assert geometry_for_fit('bicycle', {}, {'wheel_base': 2.5}) == {}
+    with pytest.raises(CalibrationError, match=r'^model_params\.bicycle\.wheel_base: the bag '
+                                               'cannot give it .* --params'):
+        geometry_for_fit('bicycle', {}, {'track': 1.0})
+    with pytest.raises(CalibrationError, match=r'omni\.wheel_base and model_params\.omni\.'
+                                               'track: the bag cannot give them'):
+        geometry_for_fit('omni', {}, {})
 
 
 def test_a_recording_without_enough_steps_is_refused_with_the_motion_to_record():

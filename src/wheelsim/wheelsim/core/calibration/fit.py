@@ -2,23 +2,32 @@
 
 The recorded commands drive a :class:`~wheelsim.core.vehicle.model.VehicleBatch` on the step
 grid (``step_period_s``, vehicle_sim's ``1 / step_rate``), starting at rest at the first
-measured sample; the simulated body twist (and the steering angle, when measured) is compared
-with the measured one at the measured times, each channel scaled by its standard deviation.
+measured sample, each command held from its time on; the simulated body twist (and the
+steering angle, when measured) is compared with the measured one at the measured times, each
+channel scaled as said below.
 
-- Dead times are whole steps: scanned, all candidates in one batch (a coarse scan up to
-  ``MAX_DEAD_TIME_S``, then every step near the best), each candidate judged by what a refit of
-  the continuous parameters would leave (its residual projected off the Jacobian's columns).
-- The continuous parameters (time constant, velocity and acceleration limits, bias; for the
-  bicycle's steering also its angle limit) by ``scipy.optimize.least_squares`` (trust region
-  with bounds), its Jacobian by forward differences computed as one batch.
-- Alternated until the dead times stay (at most ``MAX_ROUNDS``). A recording longer than
-  ``FIRST_PASS_S`` is fitted so on its beginning first, then refined on the whole of it.
+- A dead time is a real number of seconds: between two whole steps the response is the linear
+  interpolation of the two whole-step responses around it (each dead time's pair of steps,
+  simulated in the same batch), so the residual is continuous in it and a robot's dead time
+  need not be a whole step.
+- Initial dead times from a coarse scan (every ``COARSE_DEAD_TIME_S`` up to
+  ``MAX_DEAD_TIME_S``, all candidates in one batch) with initial values from the data; then all
+  parameters together, dead times included (time constant, velocity and acceleration limits,
+  bias; for the bicycle's steering also its angle limit), by ``scipy.optimize.least_squares``
+  (trust region with bounds), its Jacobian by forward differences computed as one batch.
+  Fitting them together lets a dead time and the lag it trades off with move as one (a scan of
+  the dead time with the others held, or alternated with their fit, stops a command period or
+  more off).
+- That first fit (on the first ``FIRST_PASS_S`` of the recording) weights each channel by its
+  spread; the final fit, on the whole recording from the first one's values, by its noise (the
+  first fit's residual RMS), so that a noisy channel does not outweigh a clean one and the
+  scaled residuals share one variance, as the intervals assume.
 
-Confidence intervals (95 %): the covariance ``s^2 (J^T J)^-1`` of the scaled residuals, inflated
-by ``n / n_eff`` for their correlation (``n_eff = n (1 - rho) / (1 + rho)``, ``rho`` their lag-1
-autocorrelation); for a dead time the steps whose residual sum of squares is within the
-chi-square(1) bound of the best. A parameter whose interval is wider than ``MAX_RELATIVE_CI`` of
-its value is not identified by the recording: :class:`CalibrationError` says what to record.
+Confidence intervals (95 %), dead times included: the covariance ``s^2 (J^T J)^-1`` of the
+scaled residuals, inflated by ``n / n_eff`` for their correlation
+(``n_eff = n (1 - rho) / (1 + rho)``, ``rho`` their lag-1 autocorrelation). A parameter whose
+interval is wider than ``MAX_RELATIVE_CI`` of its value (3 steps for a dead time) is not
+identified by the recording: :class:`CalibrationError` says what to record.
 """
 
 from __future__ import annotations
@@ -35,15 +44,15 @@ from wheelsim.core.arrays import FloatArray
 from wheelsim.core.calibration.recording import CalibrationError, Estimate, Recording
 from wheelsim.core.vehicle import stepping as st
 from wheelsim.core.vehicle.config import vehicle_config_from_params
-from wheelsim.core.vehicle.model import VehicleBatch
+from wheelsim.core.vehicle.model import PARALLEL_FROM_VEHICLES, VehicleBatch
 
 MAX_DEAD_TIME_S = 1.0
 COARSE_DEAD_TIME_S = 0.01
-REFINE_STEPS = 15
-MAX_ROUNDS = 6
+# vehicles simulated in one batch: the replay steps a few steps at a time, too few for the
+# parallel kernel's threads (from PARALLEL_FROM_VEHICLES on) to pay
+BATCH_VEHICLES = PARALLEL_FROM_VEHICLES // 2
 FIRST_PASS_S = 120.0  # a longer recording is first fitted on its beginning
 MAX_RELATIVE_CI = 0.1
-CHI2_1_95 = 3.841
 
 MOTIONS = {
     'time_constant': 'small speed steps (0 -> 30 % of the top speed and back) held 2-3 s, '
@@ -93,10 +102,14 @@ class Simulator:
     """Replays a recording's commands through a batch of vehicles (see the module doc)."""
 
     def __init__(self, recording: Recording, model: str, base: Mapping[str, Any],
-                 step_period_s: float) -> None:
+                 step_period_s: float, dead_time_keys: Sequence[str],
+                 noise: FloatArray | None = None) -> None:
+        """``noise``: each channel's residual RMS from an earlier fit, to weight the channels
+        by (default: their spread); at least 1e-3 of the spread."""
         self.model = model
         self.base = {'model': model, **{f'model_params.{model}.{k}': v for k, v in base.items()}}
         self.dt = step_period_s
+        self.dead_time_keys = tuple(dead_time_keys)
         t0 = recording.start_s
         command_steps = np.maximum(np.round((recording.command_t_s - t0) / self.dt), 0)
         sample_steps = np.round((recording.measured_t_s - t0) / self.dt)
@@ -116,10 +129,37 @@ class Simulator:
             self.channels.append('steering')
             measured.append(steering[:, np.newaxis])
         self.measured = np.hstack(measured)
-        self.scale = np.maximum(self.measured.std(axis=0), 1e-3)
+        spread = np.maximum(self.measured.std(axis=0), 1e-3)
+        self.scale = spread if noise is None else np.maximum(noise, 1e-3 * spread)
+
+    def _corners(self, one: Mapping[str, float]) -> list[tuple[dict[str, float], float]]:
+        """The whole-step dead times around ``one``'s and their interpolation weights."""
+        corners = [(dict(one), 1.0)]
+        for key in self.dead_time_keys:
+            steps = round(max(one[key], 0.0) / self.dt, 9)  # a whole step stays one
+            low = math.floor(steps)
+            fraction = steps - low
+            pairs = ((low, 1.0 - fraction), (low + 1, fraction)) if fraction else ((low, 1.0),)
+            corners = [({**values, key: step * self.dt}, weight * share)
+                       for values, weight in corners for step, share in pairs]
+        return corners
 
     def run(self, values: Sequence[Mapping[str, float]]) -> FloatArray:
-        """Simulated channels (len(values), M, channels) for each set of parameter values."""
+        """Simulated channels (len(values), M, channels) for each set of parameter values
+        (dead times in seconds, interpolated between whole steps)."""
+        corners = [self._corners(one) for one in values]
+        flat = [corner for group in corners for corner, _ in group]
+        simulated = np.concatenate([self._run_whole_steps(flat[i:i + BATCH_VEHICLES])
+                                    for i in range(0, len(flat), BATCH_VEHICLES)])
+        out = np.zeros((len(values),) + self.measured.shape)
+        row = 0
+        for i, group in enumerate(corners):
+            for _, weight in group:
+                out[i] += weight * simulated[row]
+                row += 1
+        return out
+
+    def _run_whole_steps(self, values: Sequence[Mapping[str, float]]) -> FloatArray:
         configs = [vehicle_config_from_params({
             **self.base, **{f'model_params.{self.model}.{k}': v for k, v in one.items()}})
             for one in values]
@@ -145,60 +185,54 @@ class Simulator:
         """Scaled residuals, flattened per candidate: (len, M * channels)."""
         return ((simulated - self.measured) / self.scale).reshape(len(simulated), -1)
 
+    def rms(self, residual: FloatArray) -> FloatArray:
+        """Each channel's RMS (its units) of one flattened scaled residual."""
+        by_channel = residual.reshape(self.measured.shape) * self.scale
+        return np.sqrt(np.mean(by_channel ** 2, axis=0))
+
 
 def _effective_fraction(residual: FloatArray) -> float:
-    """``n_eff / n`` from the lag-1 autocorrelation of the residuals (at most 1)."""
-    centred = residual - residual.mean()
-    denominator = float(np.dot(centred, centred))
+    """``n_eff / n`` from the lag-1 autocorrelation in time of the residuals (M, channels),
+    pooled over the channels (at most 1)."""
+    centred = residual - residual.mean(axis=0)
+    denominator = float(np.sum(centred * centred))
     if denominator == 0.0:
         return 1.0
-    rho = float(np.dot(centred[:-1], centred[1:]) / denominator)
+    rho = float(np.sum(centred[:-1] * centred[1:]) / denominator)
     rho = min(max(rho, 0.0), 0.999)
     return (1.0 - rho) / (1.0 + rho)
 
 
 class Fitter:
-    """One calibration: dead-time scans and least squares, see the module documentation."""
+    """One calibration: a dead-time scan, then least squares, see the module documentation."""
 
-    def __init__(self, simulator: Simulator, parameters: Sequence[Parameter],
-                 dead_times: Mapping[str, float]) -> None:
+    def __init__(self, simulator: Simulator, parameters: Sequence[Parameter]) -> None:
         self.sim = simulator
         self.parameters = list(parameters)
         self.values = {p.key: p.initial for p in self.parameters}
-        self.dead_steps = {key: round(value / simulator.dt) for key, value in dead_times.items()}
-        self.profiles: dict[str, tuple[np.ndarray, FloatArray]] = {}
         self.jacobian: FloatArray | None = None
+        self.residual: FloatArray | None = None
 
-    def _all_values(self, values: Mapping[str, float] | None = None) -> dict[str, float]:
-        dead = {key: steps * self.sim.dt for key, steps in self.dead_steps.items()}
-        return {**(self.values if values is None else values), **dead}
+    def scan(self, key: str) -> None:
+        """Set dead time ``key`` to the coarse candidate with the smallest residual, the other
+        values held."""
+        candidates = np.arange(0.0, MAX_DEAD_TIME_S + 1e-9, max(COARSE_DEAD_TIME_S, self.sim.dt))
+        residual = self.sim.residuals(self.sim.run([{**self.values, key: float(candidate)}
+                                                    for candidate in candidates]))
+        self.values[key] = float(candidates[int(np.argmin(np.einsum('ij,ij->i', residual,
+                                                                    residual)))])
 
-    def scan(self, key: str, candidates: np.ndarray) -> None:
-        """Set dead time ``key`` to the candidate step count with the smallest residual."""
-        candidates = candidates[candidates >= 0]
-        values = []
-        for steps in candidates:
-            one = self._all_values()
-            one[key] = steps * self.sim.dt
-            values.append(one)
-        residual = self.sim.residuals(self.sim.run(values))
-        if self.jacobian is not None:
-            # what a refit of the continuous parameters would leave (linearised): a wrong dead
-            # time must not win by the continuous values that compensated it
-            basis, _ = np.linalg.qr(self.jacobian)
-            residual = residual - (residual @ basis) @ basis.T
-        sse = np.einsum('ij,ij->i', residual, residual)
-        self.dead_steps[key] = int(candidates[int(np.argmin(sse))])
-        self.profiles[key] = (candidates, sse)
-
-    def fit_continuous(self) -> None:
+    def fit(self) -> None:
+        """Least squares of every parameter from the present values."""
         keys = [p.key for p in self.parameters]
         lower = np.array([p.lower for p in self.parameters])
         upper = np.array([p.upper for p in self.parameters])
+        minimum_steps = np.array([self.sim.dt if k in self.sim.dead_time_keys else 0.0
+                                  for k in keys])
         cache: dict[bytes, FloatArray] = {}
 
         def values_of(x: FloatArray) -> dict[str, float]:
-            return self._all_values(dict(zip(keys, x.tolist(), strict=True)))
+            return dict(zip(keys, x.tolist(), strict=True))
 
         def residual(x: FloatArray) -> FloatArray:
             tag = x.tobytes()
@@ -209,7 +243,7 @@ class Fitter:
 
         def jacobian(x: FloatArray) -> FloatArray:
             base = residual(x)
-            steps = 1e-4 * np.maximum(np.abs(x), 1e-2)
+            steps = np.maximum(1e-4 * np.maximum(np.abs(x), 1e-2), minimum_steps)
             steps = np.where(x + steps > upper, -steps, steps)
             shifted = [values_of(x + np.eye(len(x))[i] * steps[i]) for i in range(len(x))]
             columns = self.sim.residuals(self.sim.run(shifted))
@@ -218,53 +252,30 @@ class Fitter:
         x0 = np.clip([self.values[k] for k in keys], lower, upper)
         result = least_squares(residual, x0, jac=jacobian, bounds=(lower, upper),
                                x_scale='jac', max_nfev=60, xtol=1e-10, ftol=1e-12)
-        self.values = dict(zip(keys, result.x.tolist(), strict=True))
+        self.values = values_of(result.x)
         self.jacobian = result.jac
         self.residual = result.fun
 
-    def _refine(self) -> bool:
-        """Scan every dead time near its value; whether any changed."""
-        before = dict(self.dead_steps)
-        for key, best in before.items():
-            self.scan(key, np.arange(best - REFINE_STEPS, best + REFINE_STEPS + 1))
-        return self.dead_steps != before
-
-    def refine(self) -> None:
-        """From good values: refit, then alternate as :meth:`run` does."""
-        self.fit_continuous()
-        for _ in range(MAX_ROUNDS):
-            if not self._refine():
-                break
-            self.fit_continuous()
-
     def run(self) -> None:
-        coarse = max(1, round(COARSE_DEAD_TIME_S / self.sim.dt))
-        for key in self.dead_steps:
-            self.scan(key, np.arange(0, round(MAX_DEAD_TIME_S / self.sim.dt) + 1, coarse))
-        self.fit_continuous()
-        for _ in range(MAX_ROUNDS):
-            if not self._refine():
-                break
-            self.fit_continuous()
+        """From initial values: scan each dead time, then fit everything."""
+        for key in self.sim.dead_time_keys:
+            self.scan(key)
+        self.fit()
 
     def estimates(self) -> dict[str, Estimate]:
         n, p = len(self.residual), len(self.parameters)
         sse = float(np.dot(self.residual, self.residual))
-        inflation = 1.0 / _effective_fraction(self.residual)
+        inflation = 1.0 / _effective_fraction(self.residual.reshape(self.sim.measured.shape))
         variance = sse / max(n - p, 1) * inflation
-        out: dict[str, Estimate] = {}
         try:
             covariance = variance * np.linalg.inv(self.jacobian.T @ self.jacobian)
             stds = np.sqrt(np.maximum(np.diag(covariance), 0.0))
         except np.linalg.LinAlgError:
             stds = np.full(p, np.inf)
+        out: dict[str, Estimate] = {}
         for parameter, std in zip(self.parameters, stds, strict=True):
             value = self.values[parameter.key]
             out[parameter.key] = Estimate(value, value - 1.96 * std, value + 1.96 * std)
-        for key, (candidates, sse_curve) in self.profiles.items():
-            within = candidates[sse_curve <= sse_curve.min() + CHI2_1_95 * variance]
-            best = self.dead_steps[key] * self.sim.dt
-            out[key] = Estimate(best, within.min() * self.sim.dt, within.max() * self.sim.dt)
         return out
 
 
@@ -286,13 +297,15 @@ def _check_identified(estimates: Mapping[str, Estimate], dt: float) -> None:
 
 
 def initial_parameters(recording: Recording, model: str) -> list[Parameter]:
-    """The fitted continuous parameters of ``model`` with initial values from the data."""
+    """The fitted parameters of ``model`` with initial values from the data (dead times: placed
+    by :meth:`Fitter.scan`)."""
     group = drive_group(model)
     speed = np.max(np.abs(recording.measured[:, 0]))
     dt_samples = np.diff(recording.measured_t_s)
     accelerations = np.abs(np.diff(recording.measured[:, 0])) / np.maximum(dt_samples, 1e-9)
     acceleration = max(float(np.percentile(accelerations, 99)), 0.1)
     parameters = [
+        Parameter(f'{group}.dead_time', 0.0, 0.0, MAX_DEAD_TIME_S),
         Parameter(f'{group}.time_constant', 0.1, 0.0, 5.0),
         Parameter(f'{group}.max_velocity', 1.05 * speed, 0.01, 1000.0),
         Parameter(f'{group}.max_acceleration', acceleration, 0.01, 1000.0),
@@ -302,6 +315,7 @@ def initial_parameters(recording: Recording, model: str) -> list[Parameter]:
         steering = recording.measured_steering_at_samples()
         largest = float(np.max(np.abs(steering))) if len(steering) else 0.5
         parameters += [
+            Parameter('steering_actuator.dead_time', 0.0, 0.0, MAX_DEAD_TIME_S),
             Parameter('steering_actuator.time_constant', 0.05, 0.0, 5.0),
             Parameter('steering_actuator.max_velocity', 1.0, 0.01, 100.0),
             Parameter('steering_actuator.max_position', min(max(largest, 0.05), 1.5), 0.01,
@@ -321,26 +335,20 @@ def calibrate(recording: Recording, model: str, base: Mapping[str, Any] | None =
     for key in ('max_jerk', 'noise_stddev', 'dead_band', 'resolution'):
         base.setdefault(f'{group}.{key}', 0.0)
     base.setdefault(f'{group}.max_deceleration', -1.0)
-    dead_times = {f'{group}.dead_time': 0.1}
-    if model == 'bicycle':
-        dead_times['steering_actuator.dead_time'] = 0.1
     parameters = initial_parameters(recording, model)
+    dead_times = [p.key for p in parameters if p.key.endswith('dead_time')]
     first = recording.head(FIRST_PASS_S)
-    fitter = Fitter(Simulator(first, model, base, step_period_s), parameters, dead_times)
+    fitter = Fitter(Simulator(first, model, base, step_period_s, dead_times), parameters)
     fitter.run()
-    simulator = fitter.sim
-    if first.duration_s < recording.duration_s:
-        simulator = Simulator(recording, model, base, step_period_s)
-        values = fitter.values
-        starts = [Parameter(p.key, values[p.key], p.lower, p.upper) for p in parameters]
-        dead = {key: steps * step_period_s for key, steps in fitter.dead_steps.items()}
-        fitter = Fitter(simulator, starts, dead)
-        fitter.refine()
+    simulator = Simulator(recording, model, base, step_period_s, dead_times,
+                          noise=fitter.sim.rms(fitter.residual))
+    starts = [Parameter(p.key, fitter.values[p.key], p.lower, p.upper) for p in parameters]
+    fitter = Fitter(simulator, starts)
+    fitter.fit()
     estimates = fitter.estimates()
     _check_identified(estimates, step_period_s)
-    values = fitter._all_values()
+    values = fitter.values
     simulated = simulator.run([values])[0]
-    rms = {c: float(np.sqrt(np.mean((simulated[:, i] - simulator.measured[:, i]) ** 2)))
-           for i, c in enumerate(simulator.channels)}
+    rms = dict(zip(simulator.channels, simulator.rms(fitter.residual).tolist(), strict=True))
     return Calibration(model, estimates, values, tuple(simulator.channels),
                        simulator.measured, simulated, rms)

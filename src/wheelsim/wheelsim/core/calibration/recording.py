@@ -10,13 +10,18 @@ twist or ``twist_actual``) and, when the bag has ``joint_states``, the wheel joi
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from wheelsim.core.arrays import FloatArray
 
 MIN_DURATION_S = 10.0
+# the geometry the fitted response depends on, per model (keys below model_params.<model>)
+FIT_GEOMETRY = {'differential': ('track',), 'bicycle': ('wheel_base',),
+                'omni': ('wheel_base', 'track')}
 MIN_STEPS = 4  # command changes of at least STEP_FRACTION of the largest command
 STEP_FRACTION = 0.2
 HOLD_S = 1.0  # how long a step must be held for its response to show
@@ -184,4 +189,26 @@ def fit_geometry(recording: Recording, model: str) -> dict[str, Estimate]:
         if useful.sum() >= 10:
             out['wheel_base'] = line_through_origin(wz[useful], vx[useful] * np.tan(
                 steering[useful]))
+    return out
+
+
+def geometry_for_fit(model: str, measured: Mapping[str, Estimate],
+                     given: Mapping[str, Any]) -> dict[str, float]:
+    """The geometry the fit holds fixed (keys below ``model_params.<model>``, metres): what
+    ``joint_states`` gave (``measured``, from :func:`fit_geometry`), else what the params file
+    gives (``given``). Only the omni's lever ``(wheel_base + track) / 2`` enters its fit, so a
+    measured lever is used as both. Raises :class:`CalibrationError` naming every parameter
+    neither gives: a default would bias the fit silently."""
+    out: dict[str, float] = {}
+    if model == 'omni' and 'lever' in measured:
+        out = {'wheel_base': measured['lever'].value, 'track': measured['lever'].value}
+    out.update({key: measured[key].value for key in FIT_GEOMETRY[model] if key in measured})
+    missing = [key for key in FIT_GEOMETRY[model] if key not in out and key not in given]
+    if missing:
+        names = ' and '.join(f'model_params.{model}.{key}' for key in missing)
+        it = 'it' if len(missing) == 1 else 'them'
+        raise CalibrationError(
+            f'{names}: the bag cannot give {it} (no joint_states, or no turning in them) and no '
+            f'params file does: give {it} with --params FILE (a vehicle_sim params file, e.g. '
+            'the preset), or record joint_states while turning')
     return out
