@@ -17,9 +17,17 @@ import numpy as np
 from wheelsim.core.geometry.angles import wrap_angles
 from wheelsim.core.geometry.se2 import compose, inverse
 from wheelsim.core.planning.path import path_shape
+from wheelsim.core.planning.trajectory import legs_of
 from wheelsim.core.world.collision import clearances
 from wheelsim.report.bag_data import PoseSeries, RunData
-from wheelsim.report.geometry import FloatArray, Polyline, hold_last, interp_pose, path_length_m
+from wheelsim.report.geometry import (
+    FloatArray,
+    PathMatch,
+    Polyline,
+    hold_last,
+    interp_pose,
+    path_length_m,
+)
 
 SIGNIFICANT_DIGITS = 6
 """Floats in the metrics are rounded to this many significant digits (stable JSON)."""
@@ -86,6 +94,51 @@ def _is_timed(plan: PoseSeries) -> bool:
     return len(plan) >= 2 and bool(np.all(np.diff(plan.t_s) >= 0)) and plan.t_s[-1] > plan.t_s[0]
 
 
+#: A vehicle within CUSP_REACHED_M of a cusp, or within CUSP_NEAR_M of it and moving at least
+#: MOVING_MPS the way of the next leg, has begun the next leg (the controller's rule, with
+#: nearness for its schedule, which a recording lacks: the schedule waits for a late vehicle).
+CUSP_REACHED_M = 0.1
+CUSP_NEAR_M = 0.5
+MOVING_MPS = 0.02
+
+
+def _match_legs(plan: PoseSeries, t_s: FloatArray, x_m: FloatArray, y_m: FloatArray
+                ) -> tuple[PathMatch, FloatArray]:
+    """Samples at ``t_s`` (in time order) matched to ``plan`` (:meth:`Polyline.match`), and the
+    plan's vertex arc lengths. A timed plan with cusps folds back on itself: the samples are
+    matched with one leg at a time, the next from the first sample within
+    :data:`CUSP_REACHED_M` of the cusp, or within :data:`CUSP_NEAR_M` and moving the next
+    leg's way (the controller holds the vehicle to one leg the same way), so a vehicle backing
+    away from a cusp is not taken for one on the leg it just drove."""
+    polyline = Polyline(plan.x_m, plan.y_m, plan.yaw_rad)
+    legs = legs_of(plan.x_m, plan.y_m, plan.yaw_rad)
+    if len(legs) == 1 or not _is_timed(plan) or len(t_s) < 2:
+        return polyline.match(x_m, y_m), polyline.vertex_s_m
+    velocity = np.column_stack([np.gradient(x_m, t_s), np.gradient(y_m, t_s)])
+    bounds = [0]
+    for leg, after in zip(legs[:-1], legs[1:], strict=True):
+        cusp = leg.last
+        steps = np.column_stack([np.diff(plan.x_m[after.first:after.last + 1]),
+                                 np.diff(plan.y_m[after.first:after.last + 1])])
+        way = steps[np.argmax(np.hypot(*steps.T) > 0)]
+        way = way / max(math.hypot(*way), 1e-12)
+        to_cusp_m = np.hypot(x_m - plan.x_m[cusp], y_m - plan.y_m[cusp])
+        begun = ((to_cusp_m <= CUSP_REACHED_M)
+                 | ((to_cusp_m <= CUSP_NEAR_M) & (velocity @ way > MOVING_MPS)))
+        begun[:bounds[-1]] = False
+        bounds.append(int(np.argmax(begun)) if begun.any() else len(t_s))
+    bounds.append(len(t_s))
+    cross, s_m, yaw = np.empty(len(t_s)), np.empty(len(t_s)), np.empty(len(t_s))
+    for leg, first, last in zip(legs, bounds[:-1], bounds[1:], strict=True):
+        if first < last:
+            part = slice(leg.first, leg.last + 1)
+            match = Polyline(plan.x_m[part], plan.y_m[part], plan.yaw_rad[part]).match(
+                x_m[first:last], y_m[first:last])
+            cross[first:last], yaw[first:last] = match.cross_track_m, match.yaw_rad
+            s_m[first:last] = match.s_m + polyline.vertex_s_m[leg.first]
+    return PathMatch(cross_track_m=cross, s_m=s_m, yaw_rad=yaw), polyline.vertex_s_m
+
+
 def tracking_errors(run: RunData) -> TrackingErrors:
     """Tracking errors of the ground truth; each sample against the plan received last at or
     before its stamp (samples before the first plan, or under an empty plan, are left out)."""
@@ -97,12 +150,11 @@ def tracking_errors(run: RunData) -> TrackingErrors:
         inside = (truth.t_s >= plan.received_s) & (truth.t_s < end_s)
         if not len(poses) or not inside.any():
             continue
-        polyline = Polyline(poses.x_m, poses.y_m, poses.yaw_rad)
         t_s = truth.t_s[inside]
-        match = polyline.match(truth.x_m[inside], truth.y_m[inside])
+        match, vertex_s_m = _match_legs(poses, t_s, truth.x_m[inside], truth.y_m[inside])
         heading = wrap_angles(truth.yaw_rad[inside] - match.yaw_rad)
         if _is_timed(poses):
-            along = match.s_m - np.interp(t_s, poses.t_s, polyline.vertex_s_m)
+            along = match.s_m - np.interp(t_s, poses.t_s, vertex_s_m)
         else:
             along = np.full(len(t_s), np.nan)
         parts.append((t_s, match.cross_track_m, heading, along))
