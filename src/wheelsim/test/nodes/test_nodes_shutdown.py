@@ -79,6 +79,25 @@ Traceback (most recent call last):
 KeyboardInterrupt:
 [INFO] [1795912212.709290659] [planner]: planning in map: 0 waypoints, goals on goal_pose
 """
+# And a localization in a Jazzy soak round (SIGINT 0.01 s after the start): the interrupt came
+# while site ran a .pth file of the venv; site printed it and went on without that file.
+DROPPED_BY_SITE = """Error processing line 1 of /ci/.venv/site-packages/ros_wheels_bootstrapper.pth:
+
+  Traceback (most recent call last):
+    File "/root/.pyenv/versions/3.11.7/lib/python3.11/functools.py", line 972, in __set_name__
+      def __set_name__(self, owner, name):
+
+  KeyboardInterrupt
+
+  The above exception was the direct cause of the following exception:
+
+  Traceback (most recent call last):
+    File "<frozen site>", line 186, in addpackage
+  RuntimeError: Error calling __set_name__ on 'cached_property' instance 'hostmask'
+
+Remainder of file ignored
+[INFO] [1795922484.449499552] [localization]: mode noisy, seed 0: map -> odom -> base_link
+"""
 RAISED_BY_PYTHON = """Traceback (most recent call last):
   File "<frozen runpy>", line 198, in _run_module_as_main
 KeyboardInterrupt
@@ -90,6 +109,7 @@ def test_only_a_sigint_python_dropped_before_the_take_over_is_sent_again():
     itself printed and lost its KeyboardInterrupt; a node that ignores a signal otherwise, or
     one Python ended with the KeyboardInterrupt, is not given a second one."""
     assert dropped_by_python(DROPPED_BY_PYTHON)
+    assert dropped_by_python(DROPPED_BY_SITE)
     assert not dropped_by_python(RAISED_BY_PYTHON)
     assert not dropped_by_python('[INFO] [1.0] [planner]: planning in map: 0 waypoints\n')
     assert not dropped_by_python('')

@@ -11,7 +11,8 @@ SIGTERM alike) does, in each:
   none is raised). A signal before :func:`take_over_signals` (the interpreter's own start-up,
   about 0.1 s) gets Python's default handling: KeyboardInterrupt, or the default action of
   SIGTERM. Python loses that KeyboardInterrupt when it is raised inside a callback (printed as
-  "Exception ignored in", e.g. in importlib's module locks): the process then runs on until the
+  "Exception ignored in", e.g. in importlib's module locks) or while site runs a .pth file
+  ("Error processing line"): the process then runs on until the
   next signal (``ros2 launch`` follows an unanswered SIGINT with SIGTERM). No program can close
   this window: CPython's own start-up runs such callbacks before any code of the program.
 - ``STARTING`` (``rclpy.init``, building the node): :class:`Interrupted` is raised in the main
