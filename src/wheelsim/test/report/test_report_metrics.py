@@ -290,3 +290,24 @@ def test_goal_tolerance_must_be_positive(tmp_path):
     run = load_run(write_bag(tmp_path / 'bag', []))
     with pytest.raises(ValueError, match='goal_tolerance_m = 0.0: must be > 0'):
         compute_metrics(run, goal_tolerance_m=0.0)
+
+
+def test_a_plan_with_a_cusp_is_matched_leg_by_leg(tmp_path):
+    """Forwards 4 m along x at 1 m/s, then backwards: 2 m straight back over the same line,
+    then a quarter circle (radius 2 m) away from it. The vehicle drives the plan 1 cm to the
+    right of its direction of travel. Over the shared line both legs are as close: matched with
+    the whole plan, the vehicle backing away was held to the first leg until 2 m off it (the
+    default car's 6 m square showed 1.99 m)."""
+    ahead = [(0.1 * k, 0.1 * k, 0.0, 0.0) for k in range(41)]
+    back = [(4.0 + 0.1 * k, 4.0 - 0.1 * k, 0.0, 0.0) for k in range(1, 21)]
+    arc = [(6.0 + 0.1 * k, 2.0 - 2.0 * math.sin(0.05 * k), 2.0 - 2.0 * math.cos(0.05 * k),
+            -0.05 * k) for k in range(1, 32)]  # backwards: the heading is -phi
+    poses = ahead + back + arc
+    records = [('/plan', plan(0.0, poses), 0.0)]
+    for t, x, y, yaw in poses:
+        right = 0.01 if t <= 4.0 else -0.01  # of the direction of travel
+        records.append(('/ground_truth', odometry(t, x + right * math.sin(yaw),
+                                                  y - right * math.cos(yaw), yaw), t))
+    errors = tracking_errors(load_run(write_bag(tmp_path / 'bag', records)))
+    assert len(errors.cross_track_m) == len(poses)
+    np.testing.assert_allclose(np.abs(errors.cross_track_m), 0.01, atol=1e-3)
