@@ -4,7 +4,8 @@ Run after ``source env.sh``:  python bench/bench_tracking_presets.py
 
 Each vehicle drives a square through its waypoints (2 m sides; 6 m for cars) and the default
 figure-eight of ``wheelsim run`` (6 m x 3 m) with every node at its defaults otherwise (noisy
-localization, the planner's and controller's limits and lead time from the vehicle), one
+localization, the planner's and controller's limits and lead time from the vehicle; a preset's
+own parameters, its vehicle starting at the course's start, the origin facing +x), one
 ``wheelsim run`` per course, headless, no bag. The table gives the true cross-track error
 against the plan (max and RMS over the run, ``metrics.json``), the distance to the goal at the
 end, and whether the goal was reached; issue 36's goal is a max within 0.15 m (0.25 m for cars).
@@ -48,8 +49,9 @@ def run(name: str, preset: str | None, model: str | None, waypoints: list[float]
         folder: Path) -> dict:
     scenario = {'name': name, 'duration': DURATION_S, 'seed': 1, 'record': 'none',
                 'nodes': {'planner': {'waypoints': waypoints}}}
-    if preset:
+    if preset:  # the preset's vehicle and nodes, starting where the course starts
         scenario['params_file'] = str(REPO / 'params' / f'{preset}.yaml')
+        scenario['nodes']['vehicle_sim'] = {'initial_pose': {'x': 0.0, 'y': 0.0, 'yaw': 0.0}}
     else:
         scenario['nodes']['vehicle_sim'] = {'model': model}
     path = folder / f'{name}.yaml'

@@ -233,7 +233,8 @@ def test_multi_robot_launch_runs_two_robots(tmp_path, ros_domain_id):
     assert_ran_and_shut_down_cleanly(summary, text, expected)
     for robot in ('robot1', 'robot2'):
         seen = topics(summary, robot)
-        where = f'{robot}: {seen}\n{text[-4000:]}'
+        logged = '\n'.join(line for line in text.splitlines() if f'] [{robot}.' in line)
+        where = f'{robot}: {seen}\n{logged[-4000:]}'
         assert seen.get('odom', 0) > 0 and seen.get('cmd_vel', 0) > 0, where
         assert seen.get('tracking_error', 0) > 0, where
         assert {f'{robot}/map -> {robot}/odom', f'{robot}/odom -> {robot}/base_link'} <= frames(

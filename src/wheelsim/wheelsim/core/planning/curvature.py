@@ -66,7 +66,7 @@ def _tangent_heading(spline: HermiteSpline, i: int) -> float:
     return float(math.atan2(spline.tangents[i, 1], spline.tangents[i, 0]))
 
 
-def _optimised(
+def optimised(
     waypoints: Waypoints, spline: HermiteSpline, max_curvature_inv_m: float
 ) -> tuple[HermiteSpline, Freedom]:
     """The spline bent within the bound, and which legs must fall back (``skipped``)."""
@@ -193,7 +193,7 @@ def bounded_path(
     """
     waypoints = validated(waypoints)
     spline = minimum_jerk_spline(waypoints)
-    spline, freedom = _optimised(waypoints, spline, max_curvature_inv_m)
+    spline, freedom = optimised(waypoints, spline, max_curvature_inv_m)
     leg_curvature = max_curvature_inv_m or fallback_curvature_inv_m
     if freedom.skipped.any() and leg_curvature <= 0:
         raise PlanningError(cusp_message(spline, waypoints))

@@ -12,7 +12,9 @@ minimise the same J (jerk plus bending, a quadratic) over
 subject to, at :data:`SAMPLES_PER_SEGMENT` points of every segment, |curvature| <= the bound
 (times a fraction per segment, :data:`BOUND_MARGIN` at first, lowered where the curve still
 breaks the bound between the samples) and the parametric speed |dr/du| >= :data:`MIN_SPEED` (no
-cusp), with tangents at most :data:`MAX_TANGENT` long. The problem is solved by SLSQP (scipy)
+cusp), with tangents at most :data:`MAX_TANGENT` long and each second derivative's components
+within :func:`max_accel_inv_m`, so that no segment keeps the bound by bulging far out (a
+segment faster than :data:`MAX_SPEED` counts as broken). The problem is solved by SLSQP (scipy)
 on windows: only the waypoints around each stretch that breaks the bound move
 (:data:`WINDOW_MARGIN` on each side), so the work grows with the number of tight spots, not of
 waypoints. Both J and the constraints are affine or polynomial in the unknowns: their Jacobians
@@ -42,6 +44,9 @@ BOUND_MARGIN = 0.995
 MIN_SPEED = 0.2
 #: Largest tangent |T_i| (the chord parametrisation makes it about 1).
 MAX_TANGENT = 3.0
+#: Largest parametric speed |dr/du| inside a segment: faster, the segment is several times
+#: longer than its chord (a bulge or a loop) and counts as broken.
+MAX_SPEED = 2.0 * MAX_TANGENT
 #: Points per segment at which a curve is checked against the bound.
 CHECK_SAMPLES = 129
 #: Waypoints beyond a stretch that breaks the bound that move with it, on each side.
@@ -64,10 +69,12 @@ class SegmentCheck:
 
     max_curvature_inv_m: FloatArray
     min_speed: FloatArray
+    max_speed: FloatArray
 
     def broken(self, max_curvature_inv_m: float) -> FloatArray:
-        """Indices of the segments that break the bound (0: none) or nearly stop."""
-        bad = self.min_speed < MIN_SPEED
+        """Indices of the segments that break the bound (0: none), nearly stop or bulge
+        (:data:`MAX_SPEED`)."""
+        bad = (self.min_speed < MIN_SPEED) | (self.max_speed > MAX_SPEED)
         if max_curvature_inv_m > 0:
             bad |= self.max_curvature_inv_m > max_curvature_inv_m
         return np.flatnonzero(bad)
@@ -83,7 +90,14 @@ def check_segments(spline: HermiteSpline) -> SegmentCheck:
     cross = d1[..., 0] * d2[..., 1] - d1[..., 1] * d2[..., 0]
     with np.errstate(divide='ignore', invalid='ignore'):
         curvature = np.where(speed > 0, np.abs(cross) / speed**3, np.inf)
-    return SegmentCheck(curvature.max(axis=1), speed.min(axis=1))
+    return SegmentCheck(curvature.max(axis=1), speed.min(axis=1), speed.max(axis=1))
+
+
+def max_accel_inv_m(max_curvature_inv_m: float, widths_m: FloatArray) -> float:
+    """Bound (1/m) on each component of a waypoint's second derivative d2r/du2, given the
+    curvature bound (0: none) and the chords of its segments: what a turn at the bound, or a
+    U-turn within the shorter chord, needs at the largest tangent, :data:`MAX_TANGENT`."""
+    return MAX_TANGENT**2 * max(max_curvature_inv_m, 2.0 * np.pi / float(np.min(widths_m)))
 
 
 @dataclass
@@ -124,7 +138,7 @@ class _Window:
         segments = np.arange(max(first - 1, 0), min(last, len(spline.knots_u) - 2) + 1)
         self.segments = segments[~freedom.skipped[segments]]
         self.bound = max_curvature_inv_m * freedom.bound_fraction[self.segments, np.newaxis]
-        self.columns, self.z0 = self._unknowns(freedom)
+        self.columns, self.z0 = self._unknowns(freedom, max_curvature_inv_m)
         zero = np.zeros((len(self.points), 2))
         base_w = self._coefficients(zero, zero)
         change_w = np.stack(
@@ -140,11 +154,13 @@ class _Window:
         self._r1_change = np.einsum('nk,jkcz->jncz', _D1, change_w) / h[..., np.newaxis]
         self._r2_change = np.einsum('nk,jkcz->jncz', _D2, change_w) / h[..., np.newaxis] ** 2
 
-    def _unknowns(self, freedom: Freedom) -> tuple[list[tuple[FloatArray, FloatArray]],
-                                                  FloatArray]:
+    def _unknowns(self, freedom: Freedom, max_curvature_inv_m: float
+                  ) -> tuple[list[tuple[FloatArray, FloatArray]], FloatArray]:
         """The columns (unit changes of the window's tangents and accels) and z of the spline
         as it is (projected where a direction or straightness is imposed); sets ``bounds``:
-        tangents at most :data:`MAX_TANGENT` long, along a fixed direction forwards."""
+        tangents at most :data:`MAX_TANGENT` long, along a fixed direction forwards, accels
+        within :func:`max_accel_inv_m`."""
+        widths = self.spline.widths_u
         columns: list[tuple[FloatArray, FloatArray]] = []
         z0: list[float] = []
         bounds: list[tuple[float | None, float | None]] = []
@@ -158,6 +174,8 @@ class _Window:
             bounds.append(limits)
 
         for row, i in enumerate(self.points):
+            accel_max = max_accel_inv_m(max_curvature_inv_m, widths[max(i - 1, 0):i + 1])
+            accel_limits = (-accel_max, accel_max)
             direction = freedom.direction_rad[i]
             unit = np.array([np.cos(direction), np.sin(direction)])
             tangent, accel = self.spline.tangents[i], self.spline.accels[i]
@@ -168,10 +186,10 @@ class _Window:
                 length = min(max(float(tangent @ unit), MIN_SPEED), MAX_TANGENT)
                 unknown(row, unit, True, length, (MIN_SPEED, MAX_TANGENT))
             if freedom.straight[i]:
-                unknown(row, unit, False, float(accel @ unit))
+                unknown(row, unit, False, float(accel @ unit), accel_limits)
             else:
-                unknown(row, np.array([1.0, 0.0]), False, accel[0])
-                unknown(row, np.array([0.0, 1.0]), False, accel[1])
+                unknown(row, np.array([1.0, 0.0]), False, accel[0], accel_limits)
+                unknown(row, np.array([0.0, 1.0]), False, accel[1], accel_limits)
         self.bounds = bounds
         return columns, np.array(z0)
 
