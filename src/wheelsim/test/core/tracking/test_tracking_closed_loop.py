@@ -272,3 +272,23 @@ def test_with_only_waypoints_every_model_follows_a_square(model, algorithm):
     assert result.status == GOAL_REACHED, result.message
     assert result.max_cross_track_m < (0.25 if model == 'bicycle' else 0.15)
     assert result.final_error_m(Pose2D(0.0, 0.0, 0.0)) < 0.1
+
+
+@pytest.mark.parametrize('algorithm', ALGORITHMS)
+@pytest.mark.parametrize('model', MODELS)
+def test_with_node_defaults_every_model_backs_to_a_goal_straight_behind(model, algorithm):
+    """A goal 3 m straight behind, same heading: every model backs up along the line and
+    stops on the goal. (Before, differential and omni bases were planned a forward loop of
+    1.8 m radius round to it: Stanley left it by 0.6 m, and on an omni base missed the goal.)"""
+    vehicle = lagging(model)
+    goal = Pose2D(-3.0, 0.0, 0.0)
+    trajectory = plan_to_goal(planner_for(vehicle), Pose2D(0, 0, 0), goal)
+    assert [leg.reverse for leg in trajectory.legs] == [True]
+    result = run_closed_loop(
+        Vehicle(vehicle_config_from_params(vehicle), 0.001, (0.0, 0.0, 0.0)),
+        TrackingController(controller_for(vehicle, {'algorithm': algorithm})),
+        trajectory, trajectory.duration_s + 30.0)
+    assert result.status == GOAL_REACHED, result.message
+    assert result.x_m.max() < 0.02  # never forwards
+    assert result.max_cross_track_m < 0.15
+    assert result.final_error_m(goal) < 0.1

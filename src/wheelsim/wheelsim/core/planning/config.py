@@ -155,16 +155,17 @@ class PlannerConfig(frames.FrameNames):
     )
     model: str = param(
         AUTO,
-        'Vehicle model the plans are for: a bicycle (car) may get reversing legs (allow_reverse); '
-        'auto: the model vehicle_sim describes on vehicle_description.',
+        'Vehicle model the plans are for (a bicycle (car) has a curvature bound, '
+        'max_curvature); auto: the model vehicle_sim describes on vehicle_description.',
         choices=(AUTO, *MODELS),
         read_only=True,
     )
     allow_reverse: bool = param(
         True,
-        'Bicycle (car) only: a leg the smooth curve cannot drive within max_curvature becomes a '
-        'Reeds-Shepp path that may back up (cusps, where the schedule stops); false: a forward '
-        'Dubins path. Irrelevant for differential and omni bases (no curvature bound needed).',
+        'A leg the smooth curve cannot drive (a car: beyond max_curvature; any base: where it '
+        'would stop and turn back, such as a goal behind) becomes a Reeds-Shepp path that may '
+        'back up (cusps, where the schedule stops); false: a forward Dubins path (a loop for a '
+        'goal behind).',
     )
     holonomic: bool = param(
         False,
@@ -185,8 +186,8 @@ class PlannerConfig(frames.FrameNames):
 
     @property
     def reverses(self) -> bool:
-        """Whether fallback legs may reverse: a car allowed to."""
-        return self.allow_reverse and self.model == 'bicycle'
+        """Whether fallback legs may reverse (``allow_reverse``)."""
+        return self.allow_reverse
 
     def __post_init__(self) -> None:
         self.check_frames()

@@ -7,8 +7,8 @@
    stretches are optimised (:mod:`planning_spline_bound`): the curve closest to the smooth one
    (least jerk and bending) that keeps the bound.
 3. Only a leg (the curve between two consecutive waypoints) that no such curve can drive
-   becomes a continuous-curvature Dubins leg (:mod:`planning_clothoid`), or for a car that may
-   reverse a Reeds-Shepp leg with cusps (:mod:`planning_reeds_shepp`), straight at both ends;
+   becomes a continuous-curvature Dubins leg (:mod:`planning_clothoid`), or for a vehicle that
+   may reverse a Reeds-Shepp leg with cusps (:mod:`planning_reeds_shepp`), straight at both ends;
    the spline on either side then arrives and leaves straight with the same heading, so the
    curvature stays continuous. Each such leg is reported in ``warnings``.
 4. In a route (more than two points), a fallback leg that turns more than its waypoints ask
@@ -185,7 +185,7 @@ def bounded_path(
 
     ``max_curvature_inv_m`` 0 means unbounded; fallback legs then turn within
     ``fallback_curvature_inv_m`` (0: none allowed, a cusp the optimisation cannot remove is
-    refused). With ``reverse`` (a car allowed to back up) fallback legs are Reeds-Shepp legs,
+    refused). With ``reverse`` (a vehicle allowed to back up) fallback legs are Reeds-Shepp legs,
     with cusps. Returns the densely sampled path in pieces of one direction each; the fallback
     legs are described in ``warnings`` when given. Raises :class:`PlanningError` for invalid
     waypoints and for waypoints that cannot be driven without a loop (see the module doc),
