@@ -3,8 +3,7 @@ differential and omni vehicles (drive dead time 0.2 s, time constant 0.4 s) and 
 presets stay within 0.15 m of their plan on a 2 m square and on the default figure-eight, and
 reach the goal; the default car (turning radius 4.3 m, reversing) and the Ackermann and
 forklift presets within 0.25 m on a 6 m square and on the figure-eight (the default car's
-planned as Reeds-Shepp legs with cusps; the forklift's figure-eight, 0.30 m, is not there
-yet). ``wheelsim run``
+planned as Reeds-Shepp legs with cusps). ``wheelsim run``
 headless, as bench/bench_tracking_presets.py (whose table in BENCHMARKS.md covers every
 preset)."""
 
@@ -34,7 +33,7 @@ FIGURE_EIGHT = yaml.safe_load(DEFAULT_SCENARIO.read_text())['nodes']['planner'][
     ('differential', 'square'), ('differential', 'figure_eight'), ('omni', 'square'),
     ('omni', 'figure_eight'), ('indoor_differential', 'square'), ('mecanum_omni', 'square'),
     ('bicycle', 'square'), ('bicycle', 'figure_eight'), ('ackermann_car', 'square'),
-    ('ackermann_car', 'figure_eight'), ('forklift', 'square')])
+    ('ackermann_car', 'figure_eight'), ('forklift', 'square'), ('forklift', 'figure_eight')])
 def test_node_defaults_follow_their_plan(tmp_path, vehicle, course):
     car = vehicle in ('bicycle', 'ackermann_car', 'forklift')
     scenario = {'name': f'{vehicle}_{course}', 'duration': 150.0 if car else 60.0, 'seed': 1,
