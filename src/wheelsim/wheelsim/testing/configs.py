@@ -27,7 +27,8 @@ FIXED_CONTROLLER = {
     'model': 'differential', 'wheel_base': 2.0, 'max_steering_angle': math.pi / 6,
     'lead_time': 0.0, 'limits.max_linear_x': 2.0, 'limits.min_linear_x': -0.3,
     'limits.max_linear_y': 1.0, 'limits.max_angular_z': 2.0,
-    'limits.max_linear_acceleration': 2.0,
+    'limits.max_linear_acceleration': 2.0, 'untimed_plans.max_acceleration': 2.0,
+    'untimed_plans.max_lateral_acceleration': 2.0,
 }
 
 

@@ -12,7 +12,12 @@ from wheelsim.core.planning.config import PlannerConfig
 from wheelsim.core.planning.planner import plan_through, plan_to_goal, plan_waypoints
 from wheelsim.core.planning.waypoints import figure_eight, waypoints_from_lists
 from wheelsim.core.tracking.config import ControllerConfig
-from wheelsim.core.tracking.controller import GOAL_REACHED, TRACKING, TrackingController
+from wheelsim.core.tracking.controller import (
+    GOAL_REACHED,
+    TRACKING,
+    TrackingController,
+    trajectory_from_plan,
+)
 from wheelsim.core.tracking.reference import PathProgress, resume_arc_length
 from wheelsim.core.tracking.simulation import run_closed_loop
 from wheelsim.core.vehicle.config import vehicle_config_from_params
@@ -292,3 +297,27 @@ def test_with_node_defaults_every_model_backs_to_a_goal_straight_behind(model, a
     assert result.x_m.max() < 0.02  # never forwards
     assert result.max_cross_track_m < 0.15
     assert result.final_error_m(goal) < 0.1
+
+
+@pytest.mark.parametrize('model', MODELS)
+def test_with_node_defaults_a_plan_without_times_is_followed_as_closely(model):
+    """A plan without times (Nav2's): the planner's square (2 m, 6 m for a car) given to the
+    controller as poses only. It times the plan as the planner would (the drive's lag bound):
+    within 0.15 m (0.25 m for a car) and at the goal. (Before, it timed the plan at the
+    vehicle's full 2 m/s^2: the default differential base left it by 0.83 m and missed the
+    goal, the omni base by 0.65 m.)"""
+    vehicle = {'model': model}
+    side_m = 6.0 if model == 'bicycle' else 2.0
+    square = [side_m, 0.0, math.nan, side_m, side_m, math.nan, 0.0, side_m, math.nan,
+              0.0, 0.0, math.nan]
+    planned = plan_waypoints(planner_for(vehicle, {'waypoints': square}), Pose2D(0, 0, 0))
+    config = controller_for(vehicle)
+    untimed, timed = trajectory_from_plan(np.zeros(len(planned.x_m)), planned.x_m, planned.y_m,
+                                          planned.yaw_rad, config)
+    assert not timed
+    result = run_closed_loop(
+        Vehicle(vehicle_config_from_params(vehicle), 0.001, (0.0, 0.0, 0.0)),
+        TrackingController(config), untimed, untimed.duration_s + 30.0)
+    assert result.status == GOAL_REACHED, result.message
+    assert result.max_cross_track_m < (0.25 if model == 'bicycle' else 0.15)
+    assert result.final_error_m(Pose2D(0.0, 0.0, 0.0)) < 0.1

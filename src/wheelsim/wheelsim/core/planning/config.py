@@ -212,21 +212,32 @@ VEHICLE_DEFAULTS = {'model': AUTO, 'limits.max_speed': FROM_VEHICLE,
                     'limits.max_curvature': FROM_VEHICLE}
 
 
+def planned_acceleration_mps2(description: VehicleDescription) -> float:
+    """The acceleration and braking [m/s^2] planned for a vehicle: 0.8 x its limit (0.5
+    without one), at most what its drive's lag allows (:func:`lag_acceleration_mps2`)."""
+    d = description
+    return min(PLANNING_MARGIN * d.max_acceleration if d.max_acceleration else 0.5,
+               lag_acceleration_mps2(d.drive.time_constant))
+
+
+def planned_lateral_acceleration_mps2(description: VehicleDescription) -> float:
+    """The lateral acceleration [m/s^2] planned for a vehicle: :data:`MAX_LATERAL_ACCELERATION`,
+    at most what its drive's lag allows (:func:`lag_acceleration_mps2`)."""
+    return min(MAX_LATERAL_ACCELERATION, lag_acceleration_mps2(description.drive.time_constant))
+
+
 def _rules(description: VehicleDescription) -> list[FromVehicle]:
     d = description
     car_curvature = d.max_curvature if d.model == 'bicycle' else None
-    lag_mps2 = lag_acceleration_mps2(d.drive.time_constant)
     return [
         FromVehicle('model', AUTO, d.model, d.model),
         FromVehicle('limits.max_speed', FROM_VEHICLE,
                     PLANNING_MARGIN * d.max_speed if d.max_speed else 1.0, d.max_speed,
                     'at_most', 'm/s'),
-        FromVehicle('limits.max_acceleration', FROM_VEHICLE,
-                    min(PLANNING_MARGIN * d.max_acceleration if d.max_acceleration else 0.5,
-                        lag_mps2),
+        FromVehicle('limits.max_acceleration', FROM_VEHICLE, planned_acceleration_mps2(d),
                     d.max_acceleration, 'at_most', 'm/s^2'),
         FromVehicle('limits.max_lateral_acceleration', FROM_VEHICLE,
-                    min(MAX_LATERAL_ACCELERATION, lag_mps2), unit='m/s^2'),
+                    planned_lateral_acceleration_mps2(d), unit='m/s^2'),
         FromVehicle('limits.max_curvature', FROM_VEHICLE,
                     PLANNING_MARGIN * car_curvature if car_curvature else 0.0, car_curvature,
                     'at_most', '1/m'),

@@ -11,6 +11,10 @@ from dataclasses import dataclass
 
 from wheelsim.core import frames
 from wheelsim.core.params import ParameterError, group, param
+from wheelsim.core.planning.config import (
+    planned_acceleration_mps2,
+    planned_lateral_acceleration_mps2,
+)
 from wheelsim.core.tracking.policy import POLICY_PARAMETER, load_policy
 from wheelsim.core.vehicle.description import (
     FromVehicle,
@@ -200,6 +204,23 @@ class OutputLimitsConfig:
 
 
 @dataclass(frozen=True)
+class UntimedPlanConfig:
+    """The schedule given here to a plan without times (Nav2's)."""
+
+    max_acceleration: float = _from_vehicle(
+        "Highest acceleration and braking of the schedule given to a plan without times "
+        "(Nav2's). From the vehicle: as the planner plans (0.8 x the vehicle's, at most "
+        '0.08 m / tau^2 for a drive of time constant tau).', 'm/s^2', 100.0)
+    max_lateral_acceleration: float = _from_vehicle(
+        'Highest lateral acceleration of that schedule. From the vehicle: as the planner plans '
+        '(1 m/s^2, at most 0.08 m / tau^2).', 'm/s^2', 100.0)
+
+    def __post_init__(self) -> None:
+        for name in ('max_acceleration', 'max_lateral_acceleration'):
+            _check_from_vehicle(name, getattr(self, name), 0.0, True)
+
+
+@dataclass(frozen=True)
 class ControllerConfig(frames.FrameNames):
     """Everything the ``controller`` node is configured with."""
 
@@ -260,6 +281,7 @@ class ControllerConfig(frames.FrameNames):
     policy: PolicyConfig = group(PolicyConfig)
     goal: GoalConfig = group(GoalConfig)
     limits: OutputLimitsConfig = group(OutputLimitsConfig)
+    untimed_plans: UntimedPlanConfig = group(UntimedPlanConfig)
 
     def __post_init__(self) -> None:
         self.check_frames()
@@ -287,6 +309,8 @@ VEHICLE_DEFAULTS = {
     'lead_time': FROM_VEHICLE, 'limits.max_linear_x': FROM_VEHICLE,
     'limits.min_linear_x': REVERSE_FROM_VEHICLE, 'limits.max_linear_y': FROM_VEHICLE,
     'limits.max_angular_z': FROM_VEHICLE, 'limits.max_linear_acceleration': FROM_VEHICLE,
+    'untimed_plans.max_acceleration': FROM_VEHICLE,
+    'untimed_plans.max_lateral_acceleration': FROM_VEHICLE,
 }
 #: Stand-ins where the vehicle has no limit (or the figure does not apply to its model).
 _UNLIMITED = {'speed': 2.0, 'yaw_rate': 2.0, 'wheel_base': 2.0, 'steering': math.pi / 6}
@@ -321,6 +345,10 @@ def _rules(description: VehicleDescription) -> list[FromVehicle]:
                     'at_most', 'rad/s'),
         FromVehicle('limits.max_linear_acceleration', FROM_VEHICLE, d.max_acceleration or 0.0,
                     d.max_acceleration, 'at_most', 'm/s^2'),
+        FromVehicle('untimed_plans.max_acceleration', FROM_VEHICLE, planned_acceleration_mps2(d),
+                    d.max_acceleration, 'at_most', 'm/s^2'),
+        FromVehicle('untimed_plans.max_lateral_acceleration', FROM_VEHICLE,
+                    planned_lateral_acceleration_mps2(d), unit='m/s^2'),
     ]
 
 

@@ -106,10 +106,10 @@ def trajectory_from_plan(
     """The trajectory of a received plan, and whether the plan carried its own schedule.
 
     Strictly increasing times give the planned schedule. Otherwise (a plan without times, such
-    as Nav2's) the path is timed here within the output limits (a 1 m/s^2 acceleration if that
-    limit is 0), each leg (:func:`legs_of`) from rest to rest, facing along the path (backwards
-    on a leg whose steps point against its poses' headings). Raises :class:`PlanningError` for
-    an unusable plan.
+    as Nav2's) the path is timed here within the output speed and yaw rate limits and the
+    ``untimed_plans`` accelerations, each leg (:func:`legs_of`) from rest to rest, facing along
+    the path (backwards on a leg whose steps point against its poses' headings). Raises
+    :class:`PlanningError` for an unusable plan.
     """
     largest = max((float(np.max(np.abs(v), initial=0.0)) for v in (x_m, y_m)), default=0.0)
     if not largest <= MAX_PLAN_COORDINATE_M:
@@ -118,12 +118,11 @@ def trajectory_from_plan(
     t = np.asarray(t_s, dtype=float)
     if len(t) >= 2 and np.isfinite(t).all() and (np.diff(t) > 0).all():
         return trajectory_from_poses(t, x_m, y_m, yaw_rad), True
-    limits = config.limits
     motion = MotionLimits(
-        max_speed_mps=limits.max_linear_x,
-        max_acceleration_mps2=limits.max_linear_acceleration or 1.0,
-        max_lateral_acceleration_mps2=limits.max_linear_acceleration or 1.0,
-        max_yaw_rate_radps=limits.max_angular_z,
+        max_speed_mps=config.limits.max_linear_x,
+        max_acceleration_mps2=config.untimed_plans.max_acceleration,
+        max_lateral_acceleration_mps2=config.untimed_plans.max_lateral_acceleration,
+        max_yaw_rate_radps=config.limits.max_angular_z,
     )
     x, y, yaw = (np.asarray(v, dtype=float) for v in (x_m, y_m, yaw_rad))
     if not (np.isfinite(x).all() and np.isfinite(y).all()):
