@@ -32,8 +32,9 @@ from wheelsim.run.scenario import DEFAULT_SCENARIO
 REPO = Path(__file__).resolve().parents[1]
 #: (preset, model): a preset file of params/, or None and vehicle_sim's defaults for the model.
 VEHICLES = [('indoor_differential', None), ('mecanum_omni', None), ('ackermann_car', None),
-            ('forklift', None), (None, 'differential'), (None, 'omni'), (None, 'bicycle')]
-CARS = ('ackermann_car', 'forklift', 'bicycle')
+            ('forklift', None), ('all_vehicles', None), (None, 'differential'), (None, 'omni'),
+            (None, 'bicycle')]
+CARS = ('ackermann_car', 'forklift', 'all_vehicles', 'bicycle')  # all_vehicles: a car by default
 NAN = math.nan
 #: The default scenario's figure-eight (6 m x 3 m).
 FIGURE_EIGHT = yaml.safe_load(DEFAULT_SCENARIO.read_text())['nodes']['planner']['waypoints']

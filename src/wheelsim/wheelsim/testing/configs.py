@@ -21,7 +21,7 @@ from wheelsim.core.vehicle.description import VehicleDescription, describe
 #: Every "from the vehicle" planner parameter set (a differential base, or pass ``model``).
 FIXED_PLANNER = {'model': 'differential', 'limits.max_speed': 1.0,
                  'limits.max_acceleration': 0.5, 'limits.max_lateral_acceleration': 1.0,
-                 'limits.max_curvature': 1.0}
+                 'limits.max_curvature': 1.0, 'limits.max_curvature_rate': 0.0}
 #: Every "from the vehicle" controller parameter set (a differential base, or pass ``model``).
 FIXED_CONTROLLER = {
     'model': 'differential', 'wheel_base': 2.0, 'max_steering_angle': math.pi / 6,

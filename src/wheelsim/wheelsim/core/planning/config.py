@@ -93,11 +93,11 @@ class PlannerLimitsConfig:
         max_value=1000.0,
     )
     max_curvature_rate: float = param(
-        0.0,
-        'Highest rate of change of the curvature while driving (a car: steering rate / '
-        'wheel_base); 0: no limit.',
+        FROM_VEHICLE,
+        'Highest rate of change of the curvature while driving; 0: no limit. -1: from the '
+        'vehicle (vehicle_description): a car 0.8 x its steering rate / wheel_base, others 0.',
         unit='1/(m*s)',
-        min_value=0.0,
+        min_value=FROM_VEHICLE,
         max_value=1000.0,
     )
 
@@ -122,6 +122,9 @@ class PlannerLimitsConfig:
             value = getattr(self, name)
             if value != FROM_VEHICLE and value <= 0:
                 raise ParameterError(name, value, 'must be -1 (from the vehicle) or > 0')
+        if self.max_curvature_rate != FROM_VEHICLE and self.max_curvature_rate < 0:
+            raise ParameterError('max_curvature_rate', self.max_curvature_rate,
+                                 'must be -1 (from the vehicle), 0 (no limit) or > 0')
         if self.max_curvature != FROM_VEHICLE and self.max_curvature < 0:
             raise ParameterError('max_curvature', self.max_curvature,
                                  'must be -1 (from the vehicle), 0 (unbounded) or > 0')
@@ -209,7 +212,8 @@ class PlannerConfig(frames.FrameNames):
 VEHICLE_DEFAULTS = {'model': AUTO, 'limits.max_speed': FROM_VEHICLE,
                     'limits.max_acceleration': FROM_VEHICLE,
                     'limits.max_lateral_acceleration': FROM_VEHICLE,
-                    'limits.max_curvature': FROM_VEHICLE}
+                    'limits.max_curvature': FROM_VEHICLE,
+                    'limits.max_curvature_rate': FROM_VEHICLE}
 
 
 def planned_acceleration_mps2(description: VehicleDescription) -> float:
@@ -229,6 +233,9 @@ def planned_lateral_acceleration_mps2(description: VehicleDescription) -> float:
 def _rules(description: VehicleDescription) -> list[FromVehicle]:
     d = description
     car_curvature = d.max_curvature if d.model == 'bicycle' else None
+    # d curvature / dt = steering rate / (wheel_base cos^2 steer): at least rate / wheel_base.
+    car_curvature_rate = (d.max_steering_rate / d.wheel_base if d.model == 'bicycle'
+                          and d.max_steering_rate and d.wheel_base else None)
     return [
         FromVehicle('model', AUTO, d.model, d.model),
         FromVehicle('limits.max_speed', FROM_VEHICLE,
@@ -241,6 +248,9 @@ def _rules(description: VehicleDescription) -> list[FromVehicle]:
         FromVehicle('limits.max_curvature', FROM_VEHICLE,
                     PLANNING_MARGIN * car_curvature if car_curvature else 0.0, car_curvature,
                     'at_most', '1/m'),
+        FromVehicle('limits.max_curvature_rate', FROM_VEHICLE,
+                    PLANNING_MARGIN * car_curvature_rate if car_curvature_rate else 0.0,
+                    car_curvature_rate, 'at_most', '1/(m*s)'),
     ]
 
 
