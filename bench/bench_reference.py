@@ -14,21 +14,20 @@ changes). The tests hold the same comparisons (test_vehicle_single_track.py).
 from __future__ import annotations
 
 import argparse
-import math
 
-from wheelsim.testing.commonroad import commonroad_comparison, commonroad_vehicle
+from wheelsim.testing.commonroad import (
+    LOAD_TRANSFER,
+    SINE_STEERING,
+    commonroad_comparison,
+    commonroad_vehicle,
+)
 
-#: name, (start speed, [(until t, speed command, curvature)], end t), braking limit [m/s^2].
-SINE = [(t / 20.0 + 0.05, 20.0 if t < 100 else 8.0, 0.25 * math.sin(2 * math.pi * t / 80.0) / 12.0)
-        for t in range(240)]
+#: name, manoeuvre, braking limit [m/s^2], centre of mass at its height.
 MANOEUVRES = [
-    ('sine steering 12 -> 20 -> 8 m/s, no load transfer', (12.0, SINE, 12.0), 3.0, False),
-    ('braking 8 m/s^2 from 20 m/s on 250 m, cg 0.61 m',
-     (20.0, [(1.0, 20.0, 1 / 250), (5.0, 5.0, 1 / 250)], 5.0), 8.0, True),
-    ('braking 5 m/s^2 from 20 m/s on 100 m, cg 0.61 m',
-     (20.0, [(1.0, 20.0, 1 / 100), (5.0, 5.0, 1 / 100)], 5.0), 5.0, True),
-    ('speeding up 3 m/s^2 from 10 m/s on 100 m, cg 0.61 m',
-     (10.0, [(1.0, 10.0, 1 / 100), (5.0, 20.0, 1 / 100)], 5.0), 3.0, True),
+    ('sine steering 12 -> 20 -> 8 m/s, no load transfer', SINE_STEERING, 3.0, False),
+    *((f'{"braking" if c.end_mps < c.start_mps else "speeding up"} {c.rate_mps2:g} m/s^2 from '
+       f'{c.start_mps:g} m/s on {c.radius_m:g} m, cg 0.61 m', c.manoeuvre, c.rate_mps2, True)
+      for c in LOAD_TRANSFER),
 ]
 
 

@@ -9,6 +9,7 @@ Units: positions m, angles rad, speeds m/s, yaw rates rad/s, accelerations m/s^2
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from vehiclemodels.parameters_vehicle2 import parameters_vehicle2
@@ -18,8 +19,37 @@ from wheelsim.core.vehicle import stepping as st
 from wheelsim.core.vehicle.config import vehicle_config_from_params
 from wheelsim.core.vehicle.model import Vehicle
 
-#: The differences :func:`commonroad_comparison` reports, in its order.
-DIFFERENCES = ('position_m', 'yaw_rad', 'yaw_rate_radps', 'slip_angle_rad', 'speed_mps')
+#: 12 s of sine steering while speeding up from 12 to 20 m/s and braking to 8 m/s, as
+#: :func:`commonroad_comparison` takes a manoeuvre (braking limit 3 m/s^2).
+SINE_STEERING = (12.0, [(t / 20.0 + 0.05, 20.0 if t < 100 else 8.0,
+                         0.25 * math.sin(2 * math.pi * t / 80.0) / 12.0) for t in range(240)],
+                 12.0)
+
+
+@dataclass(frozen=True)
+class TurnChange:
+    """A steady turn of ``radius_m`` at ``start_mps``, then 4 s towards ``end_mps`` at
+    ``rate_mps2`` (the drive's acceleration or braking limit) on the same radius."""
+
+    name: str
+    start_mps: float
+    end_mps: float
+    radius_m: float
+    rate_mps2: float
+
+    @property
+    def manoeuvre(self) -> tuple:
+        """As :func:`commonroad_comparison` takes it."""
+        curvature = 1.0 / self.radius_m
+        return (self.start_mps, [(1.0, self.start_mps, curvature),
+                                 (5.0, self.end_mps, curvature)], 5.0)
+
+
+#: The load-transfer manoeuvres: braking hard in a wide turn (the rear axle loses 40 % of its
+#: load), braking in a tighter turn, speeding up in a turn (load onto the rear axle).
+LOAD_TRANSFER = (TurnChange('braking-hard', 20.0, 5.0, 250.0, 8.0),
+                 TurnChange('braking', 20.0, 5.0, 100.0, 5.0),
+                 TurnChange('speeding-up', 10.0, 20.0, 100.0, 3.0))
 
 
 def single_track(dt: float = 1e-3, **leaves) -> Vehicle:

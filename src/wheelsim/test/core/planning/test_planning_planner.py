@@ -66,6 +66,9 @@ def test_every_parameter_is_documented_and_every_number_bounded(config_class):
         ({'limits.max_speed': 0.0},
          r'parameter limits.max_speed = 0.0 is invalid: must be -1 \(from the vehicle\) or > 0'),
         ({'path_resolution': 5.0}, 'parameter path_resolution'),
+        ({'limits.max_curvature_rate': -0.5},
+         r'parameter limits.max_curvature_rate = -0.5 is invalid: must be -1 \(from the '
+         r'vehicle\), 0 \(no limit\) or > 0'),
     ],
 )
 def test_invalid_configuration_names_the_parameter(values, message):

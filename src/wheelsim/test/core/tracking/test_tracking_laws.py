@@ -306,6 +306,10 @@ def test_limits_compiled_and_in_plain_python_agree_bit_for_bit(seed):
         ({'pure_pursuit.min_lookahead': 5.0}, 'parameter pure_pursuit.min_lookahead = 5.0'),
         ({'limits.min_linear_x': 0.5}, r'parameter limits.min_linear_x = 0.5 .* <= 0, or 1'),
         ({'wheel_base': -0.5}, r'parameter wheel_base = -0.5 .* -1 \(from the vehicle\) or > 0'),
+        ({'untimed_plans.max_acceleration': -0.5},
+         r'parameter untimed_plans.max_acceleration = -0.5 .* -1 \(from the vehicle\) or > 0'),
+        ({'untimed_plans.max_lateral_acceleration': 0.0},
+         r'parameter untimed_plans.max_lateral_acceleration = 0.0 .* -1 \(from the vehicle\)'),
     ],
 )
 def test_invalid_controller_configuration_names_the_parameter(values, message):

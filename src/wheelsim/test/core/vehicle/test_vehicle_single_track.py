@@ -13,16 +13,20 @@ from wheelsim.core.vehicle import stepping as st
 from wheelsim.core.vehicle.config import vehicle_config_from_params
 from wheelsim.core.vehicle.model import Vehicle
 from wheelsim.core.vehicle.single_track import GRAVITY_MPS2, linear2_step
-from wheelsim.testing.commonroad import commonroad_comparison, commonroad_vehicle, row, single_track
+from wheelsim.testing.commonroad import (
+    LOAD_TRANSFER,
+    SINE_STEERING,
+    commonroad_comparison,
+    commonroad_vehicle,
+    row,
+    single_track,
+)
 
 
 def test_trajectories_equal_the_commonroad_single_track_model():
     """Vehicle 2 without load transfer, 12 s of sine steering while speeding up from 12 to
     20 m/s and braking to 8 m/s, at 1 kHz."""
-    p = commonroad_vehicle()
-    legs = [(t / 20.0 + 0.05, 20.0 if t < 100 else 8.0,
-             0.25 * math.sin(2 * math.pi * t / 80.0) / 12.0) for t in range(240)]
-    worst, turning = commonroad_comparison(p, (12.0, legs, 12.0))
+    worst, turning = commonroad_comparison(commonroad_vehicle(), SINE_STEERING)
     # wheelsim holds the end-of-step twist over each step (exact arc): the pose runs dt/2
     # ahead (up to v dt / 2 = 1 cm at 20 m/s, yaw rate x dt / 2 in heading); the lateral
     # states agree to second order in dt.
@@ -34,24 +38,17 @@ def test_trajectories_equal_the_commonroad_single_track_model():
     assert turning[0] > 0.2 and turning[1] > 0.005  # a real manoeuvre: turned and slipped
 
 
-@pytest.mark.parametrize(('start_mps', 'end_mps', 'radius_m', 'rate_mps2'), [
-    (20.0, 5.0, 250.0, 8.0),   # braking hard in a wide turn: the rear axle loses 40 % of its load
-    (20.0, 5.0, 100.0, 5.0),   # braking in a tighter turn
-    (10.0, 20.0, 100.0, 3.0),  # speeding up in a turn: load onto the rear axle
-], ids=['braking-hard', 'braking', 'speeding-up'])
-def test_load_transfer_equals_commonroad_with_its_centre_of_mass_height(start_mps, end_mps,
-                                                                       radius_m, rate_mps2):
+@pytest.mark.parametrize('change', LOAD_TRANSFER, ids=[c.name for c in LOAD_TRANSFER])
+def test_load_transfer_equals_commonroad_with_its_centre_of_mass_height(change):
     """Vehicle 2 with its centre of mass 0.61 m high, in CommonRoad and in wheelsim
     (dynamics.cg_height): within the step error as without load transfer, while the same car
     without it (cg_height 0) turns visibly differently."""
     p = commonroad_vehicle(height=True)
-    legs = [(1.0, start_mps, 1.0 / radius_m), (5.0, end_mps, 1.0 / radius_m)]
-    worst, turning = commonroad_comparison(p, (start_mps, legs, 5.0), rate_mps2)
+    worst, turning = commonroad_comparison(p, change.manoeuvre, change.rate_mps2)
     assert worst[0] < 0.01 and worst[1] < 3e-4, worst
     assert worst[2] < 2e-6 and worst[3] < 5e-7 and worst[4] < 1e-11, worst
     flat = commonroad_vehicle()  # wheelsim without the height, CommonRoad with it:
-    flat_worst, _ = commonroad_comparison(flat, (start_mps, legs, 5.0), rate_mps2,
-                                          reference=p)
+    flat_worst, _ = commonroad_comparison(flat, change.manoeuvre, change.rate_mps2, reference=p)
     assert flat_worst[2] > 100 * worst[2] and flat_worst[2] > 0.005 * turning[0], flat_worst
 
 
