@@ -1,7 +1,13 @@
 """Shared fixtures: every test that starts ROS nodes takes `ros_domain_id` (a reserved domain)."""
 
-from wheelsim.testing.fixtures import probe, register_markers, ros_domain_id  # noqa: F401 - fixtures
+from wheelsim.testing.fixtures import (  # noqa: F401 - fixtures
+    load_hypothesis_profile,
+    probe,
+    register_markers,
+    ros_domain_id,
+)
 
 
 def pytest_configure(config):
     register_markers(config)
+    load_hypothesis_profile()

@@ -1,6 +1,6 @@
 """pytest fixtures and markers shared by the package tests and the top-level system tests (needs
-pytest). Each conftest.py calls :func:`register_markers`; the test command runs pytest with
-``--strict-markers``, so a misspelt marker is an error.
+pytest). Each conftest.py calls :func:`register_markers` (the test command runs pytest with
+``--strict-markers``, so a misspelt marker is an error) and :func:`load_hypothesis_profile`.
 """
 
 import pytest
@@ -26,6 +26,17 @@ def register_markers(config: pytest.Config) -> None:
     """Declare :data:`MARKERS` to pytest (call from ``pytest_configure``)."""
     for name, text in MARKERS.items():
         config.addinivalue_line('markers', f'{name}: {text}')
+
+
+def load_hypothesis_profile() -> None:
+    """Property tests without hypothesis's per-example deadline (200 ms by default; call from
+    ``pytest_configure``): on a busy 2-core machine, a first example that loads a compiled
+    kernel took 367 ms and failed a test whose examples take 0.08 ms. Tests that need a time
+    bound assert it themselves."""
+    from hypothesis import settings
+
+    settings.register_profile('wheelsim', deadline=None)
+    settings.load_profile('wheelsim')
 
 
 @pytest.fixture

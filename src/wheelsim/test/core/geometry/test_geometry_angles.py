@@ -70,3 +70,11 @@ def test_quaternion_yaw_ignores_roll_and_refuses_no_rotation():
     assert quaternion_yaw(x, y, z, w) == pytest.approx(0.5, abs=1e-12)
     assert math.isnan(quaternion_yaw(0.0, 0.0, 0.0, 0.0))
     assert math.isnan(quaternion_yaw(math.inf, 0.0, 0.0, 1.0))
+
+
+def test_property_tests_run_without_a_per_example_deadline():
+    """conftest loads wheelsim's hypothesis profile: a first example that loads a compiled
+    kernel took 367 ms on a busy CI machine, over hypothesis's default 200 ms deadline."""
+    from hypothesis import settings
+
+    assert settings.default.deadline is None
