@@ -44,11 +44,20 @@ setup_venv() {
   if [ -f "$stamp" ] && cat "$requirements" tools/requirements-common.txt | cmp -s "$stamp" -; then
     return
   fi
-  log "creating $venv with the ROS 2 $distro wheels from PyPI (first run only, about a minute)"
+  log "creating $venv with the ROS 2 $distro wheels from PyPI (first run only, 15 s plus downloads)"
   [ -x "$venv/bin/python" ] || "$python_bin" -m venv "$venv"
-  "$venv/bin/python" -m pip install --quiet --upgrade pip 2>>"$deps/pip.log"
-  "$venv/bin/python" -m pip install --quiet -r "$requirements" 2>>"$deps/pip.log" \
-    || { log "pip install failed; see $deps/pip.log"; tail -n 20 "$deps/pip.log"; exit 1; }
+  # uv (from PyPI, into the venv) fetches and unpacks the wheels in parallel: 11 s where pip
+  # takes 69 s on a fresh 2-core machine (BENCHMARKS.md). pip where uv does not install or fails
+  # (uv reads no pip.conf: a PyPI mirror named only there).
+  if "$venv/bin/python" -m pip install --quiet uv 2>>"$deps/pip.log" \
+      && "$venv/bin/uv" pip install --quiet --python "$venv/bin/python" -r "$requirements" \
+        2>>"$deps/pip.log"; then
+    :
+  else
+    log "uv failed (see $deps/pip.log): installing with pip"
+    "$venv/bin/python" -m pip install --quiet -r "$requirements" 2>>"$deps/pip.log" \
+      || { log "pip install failed; see $deps/pip.log"; tail -n 20 "$deps/pip.log"; exit 1; }
+  fi
   fix_wheel_cmake_paths
   cat "$requirements" tools/requirements-common.txt > "$stamp"
 }
