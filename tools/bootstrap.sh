@@ -134,9 +134,11 @@ colcon --log-base "log/$distro" build --base-paths src --symlink-install \
 # The compiled kernels (numba, cached on disk beside the build): compiled on the first run, loaded
 # after, so that no node, test or demo compiles them while it runs (cold, that took longer than
 # a launch test's window on 2 busy cores).
-log "loading the compiled kernels (compiled on the first run only: 25-40 s on 2 cores)"
-# Each part is shown as it starts (stdout); numba's messages go to the log.
+log "loading the compiled kernels (compiled on the first run only: 20-30 s on 2 cores)"
+# Each part is shown as it starts (stdout); numba's messages go to the log. The report's kernels
+# load beside the nodes' (which load in two processes themselves): compiling is single-threaded.
 WHEELSIM_DISTRO="$distro" bash -c 'set +u; source env.sh >/dev/null 2>&1; set -e
-  python -m wheelsim.core.warm_up; python -m wheelsim.report.warm_up' 2>"$deps/warm-up.log" \
+  python -m wheelsim.report.warm_up & report=$!
+  python -m wheelsim.core.warm_up; wait $report' 2>"$deps/warm-up.log" \
   | sed -u 's/^wheelsim: /[setup] /' \
   || { log "compiling the kernels failed; see $deps/warm-up.log"; tail -n 40 "$deps/warm-up.log"; exit 1; }
