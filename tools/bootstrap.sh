@@ -101,10 +101,36 @@ PYEOF
 else
   [ -f "$requirements" ] || fail "WHEELSIM_DISTRO=$distro is not supported: use jazzy or kilted"
   setup_venv
-  set +u  # the sourced setup files use unset variables
-  # shellcheck disable=SC1091
-  WHEELSIM_DISTRO="$distro" source "$root/env.sh"
-  set -u
+fi
+
+set +u  # the sourced setup files use unset variables
+# shellcheck disable=SC1091
+WHEELSIM_DISTRO="$distro" source "$root/env.sh"
+set -u
+log "building the workspace with colcon ($distro)"
+if [ -z "${ROS_DISTRO:-}" ]; then
+  # env.sh sets up every path the venv set-up needs: no other prefix (a Nav2 sourced through
+  # tools/nav2_env.sh, an earlier build's chain) becomes an underlay of install/<distro>.
+  unset COLCON_PREFIX_PATH
+fi
+colcon --log-base "log/$distro" build --base-paths src --symlink-install \
+  --build-base "build/$distro" --install-base "install/$distro" >"$deps/colcon-build.log" 2>&1 \
+  || { log "colcon build failed; see $deps/colcon-build.log"; tail -n 40 "$deps/colcon-build.log"; exit 1; }
+
+# The compiled kernels (numba, cached on disk beside the build): compiled on the first run, loaded
+# after, so that no node, test or demo compiles them while it runs (cold, that took longer than
+# a launch test's window on 2 busy cores). Compiling is single-threaded: the nodes' kernels load
+# in two processes themselves, the report's beside them, and the rest of the set-up goes on
+# meanwhile. Each part is shown as it starts (stdout); numba's messages go to the log.
+log "loading the compiled kernels (compiled on the first run only: 20-30 s on 2 cores)"
+WHEELSIM_DISTRO="$distro" bash -c 'set +u; source env.sh >/dev/null 2>&1; set -e
+  python -m wheelsim.report.warm_up & report=$!
+  python -m wheelsim.core.warm_up; wait $report' 2>"$deps/warm-up.log" \
+  | sed -u 's/^wheelsim: /[setup] /' &
+kernels=$!
+trap 'kill $kernels 2>/dev/null || true' EXIT
+
+if [ -z "${ROS_DISTRO:-}" ]; then
   build_tf2_msgs
   # The launch tooling (launch, launch_ros, launch_run) of ../shared/ros-launch where it exists
   # beside the project: the launch tests then run every launch file for real instead of skipping.
@@ -118,27 +144,5 @@ else
   bash "$root/tools/nav2_prefix.sh" "$distro"
 fi
 
-set +u
-# shellcheck disable=SC1091
-WHEELSIM_DISTRO="$distro" source "$root/env.sh"
-set -u
-log "building the workspace with colcon ($distro)"
-if [ -z "${ROS_DISTRO:-}" ]; then
-  # env.sh sets up every path the venv set-up needs: no other prefix (a Nav2 sourced through
-  # tools/nav2_env.sh, an earlier build's chain) becomes an underlay of install/<distro>.
-  unset COLCON_PREFIX_PATH
-fi
-colcon --log-base "log/$distro" build --base-paths src --symlink-install \
-  --build-base "build/$distro" --install-base "install/$distro" >"$deps/colcon-build.log" 2>&1 \
-  || { log "colcon build failed; see $deps/colcon-build.log"; tail -n 40 "$deps/colcon-build.log"; exit 1; }
-# The compiled kernels (numba, cached on disk beside the build): compiled on the first run, loaded
-# after, so that no node, test or demo compiles them while it runs (cold, that took longer than
-# a launch test's window on 2 busy cores).
-log "loading the compiled kernels (compiled on the first run only: 20-30 s on 2 cores)"
-# Each part is shown as it starts (stdout); numba's messages go to the log. The report's kernels
-# load beside the nodes' (which load in two processes themselves): compiling is single-threaded.
-WHEELSIM_DISTRO="$distro" bash -c 'set +u; source env.sh >/dev/null 2>&1; set -e
-  python -m wheelsim.report.warm_up & report=$!
-  python -m wheelsim.core.warm_up; wait $report' 2>"$deps/warm-up.log" \
-  | sed -u 's/^wheelsim: /[setup] /' \
+wait $kernels \
   || { log "compiling the kernels failed; see $deps/warm-up.log"; tail -n 40 "$deps/warm-up.log"; exit 1; }

@@ -13,6 +13,7 @@ in one, loading them under a second after.
 from __future__ import annotations
 
 import multiprocessing
+import sys
 import time
 from collections.abc import Callable
 from functools import partial
@@ -104,7 +105,10 @@ def warm_up(progress: Callable[[int, int, str], None] | None = None,
 
 
 def _print_progress(index: int, count: int, what: str) -> None:
-    print(f'wheelsim: loading the compiled kernels {index}/{count}: {what}', flush=True)
+    # One write per line: two processes print, and with PYTHONUNBUFFERED print() writes the
+    # text and its newline apart, so the lines of the two interleaved mid-line.
+    sys.stdout.write(f'wheelsim: loading the compiled kernels {index}/{count}: {what}\n')
+    sys.stdout.flush()
 
 
 if __name__ == '__main__':
