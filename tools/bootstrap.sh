@@ -46,12 +46,13 @@ setup_venv() {
   fi
   log "creating $venv with the ROS 2 $distro wheels from PyPI (first run only, 15 s plus downloads)"
   [ -x "$venv/bin/python" ] || "$python_bin" -m venv "$venv"
-  # uv (from PyPI, into the venv) fetches and unpacks the wheels in parallel: 11 s where pip
-  # takes 69 s on a fresh 2-core machine (BENCHMARKS.md). pip where uv does not install or fails
-  # (uv reads no pip.conf: a PyPI mirror named only there).
-  if "$venv/bin/python" -m pip install --quiet uv 2>>"$deps/pip.log" \
-      && "$venv/bin/uv" pip install --quiet --python "$venv/bin/python" -r "$requirements" \
-        2>>"$deps/pip.log"; then
+  # uv (from PyPI, into the venv) fetches and unpacks the wheels in parallel: 12 s where pip
+  # takes 70-90 s on a fresh 2-core machine (BENCHMARKS.md); it trusts the system's certificate
+  # store, as apt and curl do. pip where uv does not install or fails (uv reads no pip.conf: a
+  # PyPI mirror or certificate named only there).
+  if "$venv/bin/python" -m pip install --quiet uv==0.13.9 2>>"$deps/pip.log" \
+      && "$venv/bin/uv" pip install --quiet --system-certs --python "$venv/bin/python" \
+        -r "$requirements" 2>>"$deps/pip.log"; then
     :
   else
     log "uv failed (see $deps/pip.log): installing with pip"

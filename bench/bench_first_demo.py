@@ -1,0 +1,107 @@
+"""A user's first ``make demo`` on a fresh clone, side by side with a baseline revision.
+
+Run from any shell (nothing sourced is passed on):
+    python3 bench/bench_first_demo.py [--runs 2] [--baseline REV] [--revision REV]
+
+Each run clones this repository at the revision into a new temporary folder with nothing beside
+it (no launch tooling, no Nav2) and runs ``make demo`` there as a new machine would: an
+environment with only ``PATH`` (no virtual environment, no ROS), ``HOME`` and the locale, and
+empty download caches of pip and uv and an empty matplotlib cache, so that every wheel is
+downloaded again. Runs alternate between the baseline and the revision. Per run: the whole
+command's wall time and CPU time (user + system of ``make`` and everything it started, from
+``wait4``), process start to exit, and the wall time of each set-up phase up to the line that
+starts the next (from the time each line of output arrived). Downloads make the first phase
+depend on the network: compare the two revisions within one invocation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+# The lines that start a phase; a phase lasts until the next one starts (or the command ends).
+PHASES = (
+    ('venv and wheels', re.compile(r'\[setup\] creating .*venv')),
+    ('tf2_msgs', re.compile(r'\[setup\] generating tf2_msgs')),
+    ('colcon build', re.compile(r'\[setup\] building the workspace')),
+    ('kernels', re.compile(r'\[setup\] loading the compiled kernels \(')),
+    ('scenario', re.compile(r'\[setup\] compiled kernels loaded for bicycle')),
+)
+PASSED = re.compile(r'cross_track_rms_m .* pass')
+
+
+def clean_environment(home: Path) -> dict[str, str]:
+    """``PATH`` without virtual environments, ``HOME`` and the locale; caches under ``home``."""
+    path = [p for p in os.environ['PATH'].split(os.pathsep)
+            if not Path(p, 'activate').exists()]
+    return {
+        'PATH': os.pathsep.join(path),
+        'HOME': os.environ['HOME'],
+        'LANG': os.environ.get('LANG', 'C.UTF-8'),
+        'PIP_CACHE_DIR': str(home / 'pip-cache'),
+        'UV_CACHE_DIR': str(home / 'uv-cache'),
+        'MPLCONFIGDIR': str(home / 'matplotlib'),
+    }
+
+
+def one_run(revision: str) -> dict:
+    """Clone ``revision`` into a new folder and time its first ``make demo``."""
+    with tempfile.TemporaryDirectory(prefix='wheelsim-first-demo-') as folder:
+        home = Path(folder)
+        clone = home / 'wheelsim'
+        subprocess.run(['git', 'clone', '-q', str(REPO), str(clone)], check=True)
+        subprocess.run(['git', '-C', str(clone), 'checkout', '-q', revision], check=True)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start_s = time.perf_counter()
+        process = subprocess.Popen(['make', 'demo'], cwd=clone, env=clean_environment(home),
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        starts: dict[str, float] = {}
+        output = []
+        for line in process.stdout:
+            output.append(line)
+            for name, pattern in PHASES:
+                if name not in starts and pattern.search(line):
+                    starts[name] = time.perf_counter() - start_s
+        process.wait()
+        wall_s = time.perf_counter() - start_s
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if process.returncode != 0 or not any(PASSED.search(line) for line in output):
+        sys.exit(f'make demo of {revision} failed (exit {process.returncode}):\n'
+                 + ''.join(output[-30:]))
+    cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    ordered = sorted(starts.items(), key=lambda item: item[1]) + [('end', wall_s)]
+    phases = {name: later - at for (name, at), (_, later) in zip(ordered, ordered[1:])}
+    return {'wall_s': wall_s, 'cpu_s': cpu_s, 'phases': phases}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--runs', type=int, default=2, help='runs of each revision (default 2)')
+    parser.add_argument('--baseline', help='git revision to compare with')
+    parser.add_argument('--revision', default='HEAD', help='git revision (default HEAD)')
+    args = parser.parse_args()
+    revisions = [rev for rev in (args.baseline, args.revision) if rev]
+    names = {rev: subprocess.run(['git', '-C', str(REPO), 'rev-parse', '--short', rev],
+                                 check=True, capture_output=True, text=True).stdout.strip()
+             for rev in revisions}
+    print(f'{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}')
+    print('| revision | whole command wall | whole command CPU | phases (wall) |')
+    print('|---|---|---|---|')
+    for _ in range(args.runs):
+        for rev in revisions:
+            run = one_run(rev)
+            phases = ', '.join(f'{name} {s:.0f} s' for name, s in run['phases'].items())
+            print(f'| `{names[rev]}` | {run["wall_s"]:.0f} s | {run["cpu_s"]:.0f} s | {phases} |',
+                  flush=True)
+
+
+if __name__ == '__main__':
+    main()
