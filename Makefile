@@ -1,6 +1,6 @@
 # Two commands do all the set-up on a fresh machine (no ROS install needed):
 #   make demo   runs the built-in default scenario
-#   make test-all  runs every test (what CI runs, .ci/run)
+#   make test-all  runs every test (what CI runs on Jazzy, .ci/run)
 # `make test` runs the quick tier: every test that guards behaviour but the marked long ones
 # (soak, cluster, slow) and stock Nav2 end to end.
 # Each creates .venv/<distro> with the ROS 2 wheels of DISTRO (jazzy by default; `make test

@@ -78,7 +78,8 @@ def one_run(revision: str) -> dict:
                  + ''.join(output[-30:]))
     cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     ordered = sorted(starts.items(), key=lambda item: item[1]) + [('end', wall_s)]
-    phases = {name: later - at for (name, at), (_, later) in zip(ordered, ordered[1:])}
+    phases = {name: later - at
+              for (name, at), (_, later) in zip(ordered[:-1], ordered[1:], strict=True)}
     return {'wall_s': wall_s, 'cpu_s': cpu_s, 'phases': phases}
 
 
