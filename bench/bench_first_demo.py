@@ -9,9 +9,10 @@ environment with only ``PATH`` (no virtual environment, no ROS), ``HOME`` and th
 empty download caches of pip and uv and an empty matplotlib cache, so that every wheel is
 downloaded again. Runs alternate between the baseline and the revision. Per run: the whole
 command's wall time and CPU time (user + system of ``make`` and everything it started, from
-``wait4``), process start to exit, and the wall time of each set-up phase up to the line that
-starts the next (from the time each line of output arrived). Downloads make the first phase
-depend on the network: compare the two revisions within one invocation.
+``wait4``), process start to exit, and the wall time of its three phases (from the time each
+line of output arrived): the venv and its wheels; the build (tf2_msgs, colcon and the kernels,
+one after the other or at once); the scenario. Downloads make the first phase depend on the
+network: compare the two revisions within one invocation.
 """
 
 from __future__ import annotations
@@ -27,13 +28,12 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-# The lines that start a phase; a phase lasts until the next one starts (or the command ends).
+# Each phase ends at the first line matching one of its patterns; the scenario ends with the
+# command.
 PHASES = (
-    ('venv and wheels', re.compile(r'\[setup\] creating .*venv')),
-    ('tf2_msgs', re.compile(r'\[setup\] generating tf2_msgs')),
-    ('colcon build', re.compile(r'\[setup\] building the workspace')),
-    ('kernels', re.compile(r'\[setup\] loading the compiled kernels \(')),
-    ('scenario', re.compile(r'\[setup\] compiled kernels loaded for bicycle')),
+    ('venv and wheels', re.compile(r'\[setup\] (generating tf2_msgs|building the workspace|'
+                                   r'loading the compiled kernels \()')),
+    ('build', re.compile(r'\[setup\] compiled kernels loaded for bicycle')),
 )
 PASSED = re.compile(r'cross_track_rms_m .* pass')
 
@@ -63,13 +63,13 @@ def one_run(revision: str) -> dict:
         start_s = time.perf_counter()
         process = subprocess.Popen(['make', 'demo'], cwd=clone, env=clean_environment(home),
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        starts: dict[str, float] = {}
+        ends: dict[str, float] = {}
         output = []
         for line in process.stdout:
             output.append(line)
             for name, pattern in PHASES:
-                if name not in starts and pattern.search(line):
-                    starts[name] = time.perf_counter() - start_s
+                if name not in ends and pattern.search(line):
+                    ends[name] = time.perf_counter() - start_s
         process.wait()
         wall_s = time.perf_counter() - start_s
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -77,9 +77,10 @@ def one_run(revision: str) -> dict:
         sys.exit(f'make demo of {revision} failed (exit {process.returncode}):\n'
                  + ''.join(output[-30:]))
     cpu_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    ordered = sorted(starts.items(), key=lambda item: item[1]) + [('end', wall_s)]
-    phases = {name: later - at
-              for (name, at), (_, later) in zip(ordered[:-1], ordered[1:], strict=True)}
+    milestones = [0.0, *(ends[name] for name, _ in PHASES), wall_s]
+    phases = {name: later - at for name, at, later in
+              zip([*(name for name, _ in PHASES), 'scenario'], milestones[:-1], milestones[1:],
+                  strict=True)}
     return {'wall_s': wall_s, 'cpu_s': cpu_s, 'phases': phases}
 
 
@@ -90,17 +91,17 @@ def main() -> None:
     parser.add_argument('--revision', default='HEAD', help='git revision (default HEAD)')
     args = parser.parse_args()
     revisions = [rev for rev in (args.baseline, args.revision) if rev]
-    names = {rev: subprocess.run(['git', '-C', str(REPO), 'rev-parse', '--short', rev],
-                                 check=True, capture_output=True, text=True).stdout.strip()
-             for rev in revisions}
+    # Resolved once: HEAD may move while the runs go on.
+    commits = [subprocess.run(['git', '-C', str(REPO), 'rev-parse', rev], check=True,
+                              capture_output=True, text=True).stdout.strip() for rev in revisions]
     print(f'{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}')
     print('| revision | whole command wall | whole command CPU | phases (wall) |')
     print('|---|---|---|---|')
     for _ in range(args.runs):
-        for rev in revisions:
-            run = one_run(rev)
+        for commit in commits:
+            run = one_run(commit)
             phases = ', '.join(f'{name} {s:.0f} s' for name, s in run['phases'].items())
-            print(f'| `{names[rev]}` | {run["wall_s"]:.0f} s | {run["cpu_s"]:.0f} s | {phases} |',
+            print(f'| `{commit[:7]}` | {run["wall_s"]:.0f} s | {run["cpu_s"]:.0f} s | {phases} |',
                   flush=True)
 
 

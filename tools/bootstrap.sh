@@ -108,22 +108,6 @@ set +u  # the sourced setup files use unset variables
 # shellcheck disable=SC1091
 WHEELSIM_DISTRO="$distro" source "$root/env.sh"
 set -u
-# The compiled kernels (numba, cached on disk beside the sources): compiled on the first run, loaded
-# after, so that no node, test or demo compiles them while it runs (cold, that took longer than
-# a launch test's window on 2 busy cores). Compiling is single-threaded: the nodes' kernels load
-# in two processes themselves, the report's beside them, and the rest of the set-up goes on
-# meanwhile. The cache is keyed by the sources, not by where they are imported from: the sources
-# load from src/ before the workspace is built. Each part is shown as it starts (stdout);
-# numba's messages go to the log.
-log "loading the compiled kernels (compiled on the first run only: 20-30 s on 2 cores)"
-WHEELSIM_DISTRO="$distro" bash -c 'set +u; source env.sh >/dev/null 2>&1; set -e
-  export PYTHONPATH="$PWD/src/wheelsim${PYTHONPATH:+:$PYTHONPATH}"
-  python -m wheelsim.report.warm_up & report=$!
-  python -m wheelsim.core.warm_up; wait $report' 2>"$deps/warm-up.log" \
-  | sed -u 's/^wheelsim: /[setup] /' &
-kernels=$!
-trap 'kill $kernels 2>/dev/null || true' EXIT
-
 log "building the workspace with colcon ($distro)"
 if [ -z "${ROS_DISTRO:-}" ]; then
   # env.sh sets up every path the venv set-up needs: no other prefix (a Nav2 sourced through
@@ -133,6 +117,21 @@ fi
 colcon --log-base "log/$distro" build --base-paths src --symlink-install \
   --build-base "build/$distro" --install-base "install/$distro" >"$deps/colcon-build.log" 2>&1 \
   || { log "colcon build failed; see $deps/colcon-build.log"; tail -n 40 "$deps/colcon-build.log"; exit 1; }
+
+# The compiled kernels (numba, cached on disk beside the sources): compiled on the first run, loaded
+# after, so that no node, test or demo compiles them while it runs (cold, that took longer than
+# a launch test's window on 2 busy cores). numba files a kernel under the folder its module was
+# imported from, so they load after the build, imported as the nodes and tests import them.
+# Compiling is single-threaded: the nodes' kernels load in two processes themselves, the
+# report's beside them, and the rest of the set-up goes on meanwhile. Each part is shown as it
+# starts (stdout); numba's messages go to the log.
+log "loading the compiled kernels (compiled on the first run only: 20-30 s on 2 cores)"
+WHEELSIM_DISTRO="$distro" bash -c 'set +u; source env.sh >/dev/null 2>&1; set -e
+  python -m wheelsim.report.warm_up & report=$!
+  python -m wheelsim.core.warm_up; wait $report' 2>"$deps/warm-up.log" \
+  | sed -u 's/^wheelsim: /[setup] /' &
+kernels=$!
+trap 'kill $kernels 2>/dev/null || true' EXIT
 
 if [ -z "${ROS_DISTRO:-}" ]; then
   build_tf2_msgs
