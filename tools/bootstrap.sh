@@ -50,9 +50,14 @@ setup_venv() {
   # takes 70-90 s on a fresh 2-core machine (BENCHMARKS.md); it trusts the system's certificate
   # store, as apt and curl do. pip where uv does not install or fails (uv reads no pip.conf: a
   # PyPI mirror or certificate named only there).
+  # Python writes a module's bytecode at its first import; where PYTHONDONTWRITEBYTECODE forbids
+  # that, uv compiles the wheels' bytecode now (pip always does), or every process would compile
+  # its imports again (importing vehicle_sim took 3.3 s of CPU instead of 1.3).
+  local compile=()
+  [ -n "${PYTHONDONTWRITEBYTECODE:-}" ] && compile=(--compile-bytecode)
   if "$venv/bin/python" -m pip install --quiet uv==0.13.9 2>>"$deps/pip.log" \
-      && "$venv/bin/uv" pip install --quiet --system-certs --python "$venv/bin/python" \
-        -r "$requirements" 2>>"$deps/pip.log"; then
+      && "$venv/bin/uv" pip install --quiet --system-certs "${compile[@]}" \
+        --python "$venv/bin/python" -r "$requirements" 2>>"$deps/pip.log"; then
     :
   else
     log "uv failed (see $deps/pip.log): installing with pip"

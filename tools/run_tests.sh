@@ -46,7 +46,11 @@ scratch="$(mktemp -d -t wheelsim-test-XXXXXX)"
 trap 'rm -rf "$scratch"' EXIT
 export TMPDIR="$scratch" ROS_LOG_DIR="$scratch/ros-log"
 
-colcon --log-base "log/$distro" test --base-paths src --packages-select wheelsim \
+# colcon runs `python -m pytest` in src/wheelsim, which would import the package from there (the
+# working folder first on sys.path): numba files each kernel under the folder its module was
+# imported from, so the tests and the nodes they start would compile every kernel again instead
+# of loading what set-up compiled for install/<distro> (Python 3.11+ honours PYTHONSAFEPATH).
+PYTHONSAFEPATH=1 colcon --log-base "log/$distro" test --base-paths src --packages-select wheelsim \
   --build-base "build/$distro" --install-base "install/$distro" \
   --return-code-on-test-failure --event-handlers console_direct+ \
   --pytest-args -q -p no:cacheprovider --strict-markers "${order[@]}" "${colcon_marks[@]}" \
