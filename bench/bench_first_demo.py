@@ -7,12 +7,13 @@ Each run clones this repository at the revision into a new temporary folder with
 it (no launch tooling, no Nav2) and runs ``make demo`` there as a new machine would: an
 environment with only ``PATH`` (no virtual environment, no ROS), ``HOME`` and the locale, and
 empty download caches of pip and uv and an empty matplotlib cache, so that every wheel is
-downloaded again. Runs alternate between the baseline and the revision. Per run: the whole
-command's wall time and CPU time (user + system of ``make`` and everything it started, from
-``wait4``), process start to exit, and the wall time of its three phases (from the time each
-line of output arrived): the venv and its wheels; the build (tf2_msgs, colcon and the kernels,
-one after the other or at once); the scenario. Downloads make the first phase depend on the
-network: compare the two revisions within one invocation.
+downloaded again (``--dont-write-bytecode``: with ``PYTHONDONTWRITEBYTECODE=1`` too, as on
+machines and images that set it). Runs alternate between the baseline and the revision. Per
+run: the whole command's wall time and CPU time (user + system of ``make`` and everything it
+started, from ``wait4``), process start to exit, and the wall time of its three phases (from
+the time each line of output arrived): the venv and its wheels; the build (tf2_msgs, colcon and
+the kernels, one after the other or at once); the scenario. Downloads make the first phase
+depend on the network: compare the two revisions within one invocation.
 """
 
 from __future__ import annotations
@@ -38,11 +39,12 @@ PHASES = (
 PASSED = re.compile(r'cross_track_rms_m .* pass')
 
 
-def clean_environment(home: Path) -> dict[str, str]:
+def clean_environment(home: Path, dont_write_bytecode: bool) -> dict[str, str]:
     """``PATH`` without virtual environments, ``HOME`` and the locale; caches under ``home``."""
     path = [p for p in os.environ['PATH'].split(os.pathsep)
             if not Path(p, 'activate').exists()]
     return {
+        **({'PYTHONDONTWRITEBYTECODE': '1'} if dont_write_bytecode else {}),
         'PATH': os.pathsep.join(path),
         'HOME': os.environ['HOME'],
         'LANG': os.environ.get('LANG', 'C.UTF-8'),
@@ -52,7 +54,7 @@ def clean_environment(home: Path) -> dict[str, str]:
     }
 
 
-def one_run(revision: str) -> dict:
+def one_run(revision: str, dont_write_bytecode: bool) -> dict:
     """Clone ``revision`` into a new folder and time its first ``make demo``."""
     with tempfile.TemporaryDirectory(prefix='wheelsim-first-demo-') as folder:
         home = Path(folder)
@@ -61,7 +63,8 @@ def one_run(revision: str) -> dict:
         subprocess.run(['git', '-C', str(clone), 'checkout', '-q', revision], check=True)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start_s = time.perf_counter()
-        process = subprocess.Popen(['make', 'demo'], cwd=clone, env=clean_environment(home),
+        process = subprocess.Popen(['make', 'demo'], cwd=clone,
+                                   env=clean_environment(home, dont_write_bytecode),
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         ends: dict[str, float] = {}
         output = []
@@ -89,6 +92,8 @@ def main() -> None:
     parser.add_argument('--runs', type=int, default=2, help='runs of each revision (default 2)')
     parser.add_argument('--baseline', help='git revision to compare with')
     parser.add_argument('--revision', default='HEAD', help='git revision (default HEAD)')
+    parser.add_argument('--dont-write-bytecode', action='store_true',
+                        help='run with PYTHONDONTWRITEBYTECODE=1')
     args = parser.parse_args()
     revisions = [rev for rev in (args.baseline, args.revision) if rev]
     # Resolved once: HEAD may move while the runs go on.
@@ -99,7 +104,7 @@ def main() -> None:
     print('|---|---|---|---|')
     for _ in range(args.runs):
         for commit in commits:
-            run = one_run(commit)
+            run = one_run(commit, args.dont_write_bytecode)
             phases = ', '.join(f'{name} {s:.0f} s' for name, s in run['phases'].items())
             print(f'| `{commit[:7]}` | {run["wall_s"]:.0f} s | {run["cpu_s"]:.0f} s | {phases} |',
                   flush=True)
