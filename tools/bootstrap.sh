@@ -46,10 +46,10 @@ setup_venv() {
   fi
   log "creating $venv with the ROS 2 $distro wheels from PyPI (first run only, 15 s plus downloads)"
   [ -x "$venv/bin/python" ] || "$python_bin" -m venv "$venv"
-  # uv (from PyPI, into the venv) fetches and unpacks the wheels in parallel: 12 s where pip
-  # takes 70-90 s on a fresh 2-core machine (BENCHMARKS.md); it trusts the system's certificate
-  # store, as apt and curl do. pip where uv does not install or fails (uv reads no pip.conf: a
-  # PyPI mirror or certificate named only there).
+  # uv (from PyPI, into the venv) fetches and unpacks the wheels in parallel: the venv in
+  # 23-33 s where pip took 71-82 s on a fresh 2-core machine, downloads included (BENCHMARKS.md).
+  # It trusts the system's certificate store, as apt and curl do. pip where uv does not install
+  # or fails (uv reads no pip.conf: a PyPI mirror or certificate named only there).
   # Python writes a module's bytecode at its first import; where PYTHONDONTWRITEBYTECODE forbids
   # that, uv compiles the wheels' bytecode now (pip always does), or every process would compile
   # its imports again (importing vehicle_sim took 3.3 s of CPU instead of 1.3).
@@ -123,9 +123,9 @@ colcon --log-base "log/$distro" build --base-paths src --symlink-install \
   --build-base "build/$distro" --install-base "install/$distro" >"$deps/colcon-build.log" 2>&1 \
   || { log "colcon build failed; see $deps/colcon-build.log"; tail -n 40 "$deps/colcon-build.log"; exit 1; }
 
-# The compiled kernels (numba, cached on disk beside the sources): compiled on the first run, loaded
-# after, so that no node, test or demo compiles them while it runs (cold, that took longer than
-# a launch test's window on 2 busy cores). numba files a kernel under the folder its module was
+# The compiled kernels (numba, cached on disk beside the sources): compiled on the first run,
+# loaded after, so that no node, test or demo compiles them while it runs (cold, that took longer
+# than a launch test's window on 2 busy cores). numba files a kernel under the folder its module was
 # imported from, so they load after the build, imported as the nodes and tests import them.
 # Compiling is single-threaded: the nodes' kernels load in two processes themselves, the
 # report's beside them, and the rest of the set-up goes on meanwhile. Each part is shown as it
