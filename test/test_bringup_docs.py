@@ -82,3 +82,11 @@ def test_the_readme_stays_a_door_of_at_most_150_lines():
     """Issue 35: what it is, set-up, drive it, run a scenario, results, links; no more."""
     lines = (REPO / 'README.md').read_text().splitlines()
     assert len(lines) <= 150, f'README.md has {len(lines)} lines'
+
+
+def test_ci_runs_exactly_the_readmes_test_command():
+    readme = (REPO / 'README.md').read_text()
+    quick_start = readme.split('```bash\n', 1)[1].split('```', 1)[0].splitlines()
+    test_command = quick_start[1].split('#', 1)[0].strip()
+    ci_command = (REPO / '.ci' / 'run').read_text().strip().splitlines()[-1]
+    assert test_command == ci_command, (test_command, ci_command)
