@@ -4,8 +4,10 @@ a failing launch leaves nothing running, and every process exits cleanly at shut
 (test_bringup_launch_cleanup.py: the tools asked for, and what a launch leaves behind).
 
 Each case runs ``launch_run`` (the ros-launch runner: ``ros2 launch`` for a fixed time, then
-SIGINT to every process) with a JSON summary. RViz, PlotJuggler, teleop_twist_keyboard and Nav2
-do not exist on these machines: the launches must say so and run the rest.
+SIGINT to every process) with a JSON summary, and graph_probe.py beside it, which counts the
+messages on every topic in the last seconds before the shutdown. RViz, PlotJuggler,
+teleop_twist_keyboard and Nav2 do not exist on these machines: the launches must say so and run
+the rest.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
+import warnings
+from pathlib import Path
 
 import pytest
 import yaml
@@ -29,20 +34,45 @@ if PROBLEM is None and shutil.which('launch_run') is None:
 pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=str(PROBLEM))
 
 DURATION_S = 14.0
+WINDOW_S = 5.0  # the probe counts the messages of the last seconds before the shutdown
+GRAPH_PROBE = Path(__file__).with_name('graph_probe.py')
 CORE_TOPICS = ('ground_truth', 'twist_actual', 'joint_states', 'odom', 'pose', 'tf')
 
 
 def launch(tmp_path, ros_domain_id, file_name, *arguments, duration_s=DURATION_S, env=None):
-    """Run ``wheelsim FILE args`` for ``duration_s`` (``env``: more environment variables);
-    return (summary, printed output)."""
-    out = tmp_path / 'summary.json'
-    command = ['launch_run', '--duration', str(duration_s), '--window', '5', '--tf-frames',
-               '--json', str(out), 'wheelsim', file_name, *arguments]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=duration_s + 60,
-                            env={**os.environ, **(env or {}), 'ROS_DOMAIN_ID': str(ros_domain_id)})
-    text = result.stdout + result.stderr
-    assert out.exists(), f'launch_run wrote no summary (exit {result.returncode}):\n{text}'
-    return json.loads(out.read_text()), text
+    """Run ``wheelsim FILE args`` for ``duration_s`` (``env``: more environment variables) with
+    graph_probe.py counting the messages of the last ``WINDOW_S`` seconds; return (summary with
+    the probe's result under ``probe``, printed output). launch_run runs in a session of its
+    own: if it has not ended ``duration_s + 60`` s later, it prints every thread's stack
+    (faulthandler), the session is killed and the test fails with that output."""
+    out, probe_out = tmp_path / 'summary.json', tmp_path / 'probe.json'
+    environment = {**os.environ, **(env or {}), 'ROS_DOMAIN_ID': str(ros_domain_id)}
+    probe = subprocess.Popen([sys.executable, str(GRAPH_PROBE), str(duration_s - WINDOW_S),
+                              str(duration_s - 0.2), str(probe_out)], env=environment)
+    command = [sys.executable, '-X', 'faulthandler', shutil.which('launch_run'), '--no-probe',
+               '--duration', str(duration_s), '--json', str(out), 'wheelsim', file_name,
+               *arguments]
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           env=environment, start_new_session=True)
+    try:
+        text = run.communicate(timeout=duration_s + 60)[0]
+    except subprocess.TimeoutExpired:
+        os.kill(run.pid, signal.SIGABRT)  # faulthandler prints the stacks
+        time.sleep(1)
+        os.killpg(run.pid, signal.SIGKILL)
+        probe.kill()
+        pytest.fail(f'launch_run hung:\n{run.communicate()[0][-8000:]}')
+    assert out.exists(), f'launch_run wrote no summary (exit {run.returncode}):\n{text}'
+    summary = json.loads(out.read_text())
+    if summary['ended_by'] != 'timeout':  # the launch failed: nothing to count
+        probe.kill()
+        return {**summary, 'probe': None}, text
+    probe.wait(timeout=60)
+    assert probe_out.exists(), f'graph_probe.py failed (exit {probe.returncode})'
+    if probe.returncode != 0:  # its result is written: a hung teardown is not the launch's
+        warnings.warn(f'graph_probe.py: exit {probe.returncode} after writing its result: its '
+                      'teardown hung (rmw / Fast DDS) and faulthandler ended it', stacklevel=2)
+    return {**summary, 'probe': json.loads(probe_out.read_text())}, text
 
 
 def publishers(summary, topic):
@@ -83,7 +113,10 @@ def output_of(text, exits):
 # wait set: the given context is not valid" and exit 1 (Jazzy CI, two-robot launch); when it
 # lands while the stand-in's joint_states callback runs, the callback's publish fails with
 # "RCLError: Failed to publish: publisher's context is invalid" (Jazzy, two-robot launch, a full
-# test run of 2026-11-26; our nodes exited 0).
+# test run of 2026-11-26; our nodes exited 0). The harness's static_transform_publisher is a
+# Python stand-in too, and has been killed the same way (-9; Kilted, two-robot launch,
+# 2026-11-29, every wheelsim node exited 0): the same rules hold for it.
+STANDINS = ('robot_state_publisher', 'static_transform_publisher')
 STANDIN_SHUTDOWN_FAILURES = (
     "RuntimeError: Unable to convert call argument '0' to Python object",
     'RCLError: failed to initialize wait set: the given context is not valid',
@@ -93,10 +126,11 @@ KILLED_BY_LAUNCH = (-signal.SIGTERM, -signal.SIGKILL)
 
 
 def standin_shutdown_failure(text, process_exit):
-    """True if ``process_exit`` is the stand-in robot_state_publisher failing at shutdown as
+    """True if ``process_exit`` is one of the harness's stand-ins failing at shutdown as
     described above: one of its rclpy shutdown races, or killed by launch's escalation."""
-    if not (process_exit['name'].startswith('robot_state_publisher-')
-            and process_exit['during_shutdown'] and 'STAND-IN robot_state_publisher' in text):
+    standin = process_exit['name'].rsplit('-', 1)[0]
+    if not (standin in STANDINS and process_exit['during_shutdown']
+            and f'STAND-IN {standin}' in output_of(text, [process_exit])):
         return False
     return process_exit['returncode'] in KILLED_BY_LAUNCH or (
         process_exit['returncode'] == 1
@@ -391,14 +425,18 @@ def test_a_node_failing_at_start_ends_the_whole_launch(tmp_path, ros_domain_id):
 
 
 @pytest.mark.parametrize('failure', STANDIN_SHUTDOWN_FAILURES)
-def test_only_the_stand_ins_known_shutdown_failures_are_let_through(failure):
-    standin = 'robot_state_publisher-3'
-    text = (f'[{standin}] [WARN] [1.0] [rsp]: STAND-IN robot_state_publisher (not the real one)\n'
+@pytest.mark.parametrize('name', STANDINS)
+def test_only_the_stand_ins_known_shutdown_failures_are_let_through(name, failure):
+    standin = f'{name}-3'
+    text = (f'[{standin}] [WARN] [1.0] [rsp]: STAND-IN {name} (not the real one)\n'
             f'[{standin}] rclpy._rclpy_pybind11.{failure}\n')
     at_shutdown = {'name': standin, 'returncode': 1, 'during_shutdown': True}
     assert standin_shutdown_failure(text, at_shutdown)
+    assert standin_shutdown_failure(text, {**at_shutdown, 'returncode': -signal.SIGKILL})
     assert not standin_shutdown_failure(text, {**at_shutdown, 'during_shutdown': False})
     assert not standin_shutdown_failure(text.replace(failure, 'RCLError: something else'),
                                         at_shutdown)
     ours = text.replace(standin, 'localization-4')
     assert not standin_shutdown_failure(ours, {**at_shutdown, 'name': 'localization-4'})
+    assert not standin_shutdown_failure(ours, {**at_shutdown, 'name': 'localization-4',
+                                               'returncode': -signal.SIGKILL})

@@ -1,0 +1,121 @@
+"""Count the messages on every topic of the ROS graph in a time window; write them as JSON.
+
+    python graph_probe.py START_S STOP_S OUT.json
+
+From START_S to STOP_S seconds after this process starts, subscribes to every topic that has a
+publisher (QoS matched: reliable and transient local for a latched topic, best effort otherwise)
+and counts what arrives; on ``tf2_msgs/msg/TFMessage`` topics it also collects the
+``parent -> child`` frames. Writes ``{'topics': {'TOPIC [TYPE]': {'topic', 'type',
+'publishers', 'latched', 'messages', 'frames'}}, 'nodes': [...]}`` (the layout of
+../shared/ros-launch's launch_run probe) to OUT.json, then destroys its node.
+
+A process of its own: rmw_fastrtps's teardown of a participant can hang while holding the
+interpreter lock (docs/reliability.md). When launch_run's in-process probe hit that, launch_run
+froze before shutting its launch down (Kilted CI, 2026-11-29). Here the result is written before
+the teardown, and a teardown that outlasts TEARDOWN_S ends the process with every thread's stack
+and exit code 1 (faulthandler). The teardown is not skipped: a participant that vanishes
+without one stays a matched reader until its lease ends, and the launch's publishers to it
+stalled at their shutdown.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import importlib
+import json
+import os
+import sys
+import time
+
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.serialization import deserialize_message
+
+IGNORED = ('/rosout', '/parameter_events')
+TF_TYPE = 'tf2_msgs/msg/TFMessage'
+TEARDOWN_S = 10.0
+
+
+def message_class(type_name: str) -> type:
+    package, kind, name = type_name.split('/')
+    return getattr(importlib.import_module(f'{package}.{kind}'), name)
+
+
+class GraphProbe:
+    """Counting subscriptions to every published topic, added as topics appear."""
+
+    def __init__(self, node) -> None:
+        self.node = node
+        self.topics: dict[str, dict] = {}
+
+    def subscribe_new_topics(self) -> None:
+        for topic, types in self.node.get_topic_names_and_types():
+            if topic.startswith(IGNORED):
+                continue
+            for type_name in types:
+                key = f'{topic} [{type_name}]'
+                if key in self.topics:
+                    continue
+                # Only types with a publisher: Fast DDS refuses a second type on one topic in
+                # one participant (cmd_vel while vehicle_sim picks Twist or TwistStamped).
+                infos = [i for i in self.node.get_publishers_info_by_topic(topic)
+                         if i.topic_type == type_name]
+                if infos:
+                    self._subscribe(key, topic, type_name, infos)
+
+    def _subscribe(self, key: str, topic: str, type_name: str, infos: list) -> None:
+        latched = all(i.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL
+                      for i in infos)
+        info = {'topic': topic, 'type': type_name, 'publishers': len(infos),
+                'latched': latched, 'messages': 0, 'frames': set()}
+        self.topics[key] = info
+        qos = QoSProfile(
+            depth=10,
+            reliability=ReliabilityPolicy.RELIABLE if latched else ReliabilityPolicy.BEST_EFFORT,
+            durability=(DurabilityPolicy.TRANSIENT_LOCAL if latched
+                        else DurabilityPolicy.VOLATILE))
+        is_tf = type_name == TF_TYPE
+
+        def count(serialized: bytes) -> None:
+            info['messages'] += 1
+            if is_tf:
+                message = deserialize_message(serialized, message_class(TF_TYPE))
+                info['frames'].update(f'{t.header.frame_id} -> {t.child_frame_id}'
+                                      for t in message.transforms)
+
+        self.node.create_subscription(message_class(type_name), topic, count, qos, raw=True)
+
+    def result(self) -> dict:
+        nodes = sorted(namespace.rstrip('/') + '/' + name
+                       for name, namespace in self.node.get_node_names_and_namespaces()
+                       if not name.startswith(('graph_probe', 'launch_ros_')))
+        topics = {key: {**info, 'frames': sorted(info['frames'])}
+                  for key, info in self.topics.items()}
+        return {'topics': topics, 'nodes': nodes}
+
+
+def main(start_s: float, stop_s: float, out: str) -> None:
+    t0 = time.monotonic()
+    rclpy.init(args=[])
+    node = rclpy.create_node(f'graph_probe_{os.getpid()}', start_parameter_services=False)
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
+    probe = GraphProbe(node)
+    while time.monotonic() - t0 < start_s:
+        time.sleep(0.05)
+    while time.monotonic() - t0 < stop_s:
+        probe.subscribe_new_topics()
+        executor.spin_once(timeout_sec=0.05)
+    with open(out + '.part', 'w') as stream:
+        json.dump(probe.result(), stream, indent=1)
+    os.replace(out + '.part', out)
+    faulthandler.dump_traceback_later(TEARDOWN_S, exit=True)
+    executor.shutdown()
+    node.destroy_node()
+    rclpy.shutdown()
+    faulthandler.cancel_dump_traceback_later()
+
+
+if __name__ == '__main__':
+    main(float(sys.argv[1]), float(sys.argv[2]), sys.argv[3])
