@@ -5,7 +5,9 @@ Python syntax trees: which nodes they start, which installed files they name, wh
 declare and use, which wheelsim launch files they include with which arguments. Substitutions are
 evaluated as far as they are static (constants, ``FindPackageShare``, ``PathJoinSubstitution``,
 lists, ``LaunchConfiguration`` by its declared default, ``EnvironmentVariable('ROS_DISTRO')`` for
-every supported distro); whatever is not static is reported, so the tests notice it.
+every supported distro); whatever is not static is reported, so the tests notice it. Where
+launch and launch_ros exist (a ROS install, or ../shared/ros-launch), :class:`Launch` runs a
+launch file as ``ros2 launch`` does, in a session of its own.
 """
 
 from __future__ import annotations
@@ -16,12 +18,16 @@ import inspect
 import itertools
 import os
 import re
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
 import setuptools
 import yaml
 
@@ -439,8 +445,8 @@ def command_problems(command: str, container_root: str = '/wheelsim/') -> list[s
 
 
 def launch_tooling_problem() -> str | None:
-    """Why launch files cannot run here, in one line; None when launch, launch_ros and the
-    ``launch_run`` runner of ../shared/ros-launch (or a ROS install's ros2 launch) work."""
+    """Why launch files cannot run here, in one line; None when launch and launch_ros (of a ROS
+    install, or of ../shared/ros-launch) work."""
     try:
         import launch  # noqa: F401
         import launch_ros  # noqa: F401 - imports composition_interfaces too
@@ -449,3 +455,59 @@ def launch_tooling_problem() -> str | None:
                 'tooling here (see ENVIRONMENT.md, ../shared/ros-launch); the static '
                 'launch-file checks ran instead')
     return None
+
+
+# --- running a launch file -----------------------------------------------------------------
+
+def session_processes(session: int) -> list[str]:
+    """``pid command`` of every live (not zombie) process of the session ``session``."""
+    alive = []
+    for entry in Path('/proc').iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / 'stat').read_text().rsplit(')', 1)[1].split()
+            command = (entry / 'cmdline').read_bytes().replace(b'\0', b' ').decode()
+        except OSError:
+            continue  # ended meanwhile
+        if int(fields[3]) == session and fields[0] != 'Z':
+            alive.append(f'{entry.name} {command[:200]}')
+    return alive
+
+
+class Launch:
+    """``ros2 launch wheelsim FILE ARGUMENTS`` in a session of its own, output in a file
+    (``env``: the environment, default this process's)."""
+
+    def __init__(self, tmp_path: Path, file_name: str, arguments: list[str],
+                 env: dict[str, str] | None = None) -> None:
+        self.log = tmp_path / 'launch.txt'
+        with open(self.log, 'w') as stream:
+            self.process = subprocess.Popen(
+                [sys.executable, '-m', 'wheelsim.testing.ros2_launch', 'wheelsim', file_name,
+                 *arguments], stdout=stream, stderr=subprocess.STDOUT, start_new_session=True,
+                env={**(os.environ if env is None else env), 'PYTHONUNBUFFERED': '1'})
+
+    def text(self) -> str:
+        return self.log.read_text()
+
+    def interrupt(self) -> None:
+        """Ctrl-C in the launch's terminal: SIGINT to its whole process group. launch, told by
+        the SIGINT that its processes have one too, sends them none; it follows with SIGTERM
+        after 5 s, then SIGKILL, to any that is still running."""
+        os.killpg(self.process.pid, signal.SIGINT)
+
+    def wait(self, timeout_s: float) -> int:
+        """The launch's exit code once it ended, and no process of its session alive (any left
+        is killed, so that a failing test leaves nothing either)."""
+        try:
+            returncode = self.process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+            pytest.fail(f'the launch did not end within {timeout_s} s:\n{self.text()[-4000:]}')
+        left = session_processes(self.process.pid)
+        if left:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        assert not left, f'left running after the launch ended: {left}\n{self.text()[-4000:]}'
+        return returncode

@@ -1,30 +1,34 @@
-"""Count the messages on every topic of the ROS graph in a time window; write them as JSON.
+"""Count the messages on every topic of the ROS graph once a launch is up; write them as JSON.
 
-    python graph_probe.py START_S STOP_S OUT.json
+    python graph_probe.py OUT.json --nodes /a,/b [--expect /t1,/t2] [--window S] [--timeout S]
 
-From START_S to STOP_S seconds after this process starts, subscribes to every topic that has a
-publisher (QoS matched: reliable and transient local for a latched topic, best effort otherwise)
-and counts what arrives; on ``tf2_msgs/msg/TFMessage`` topics it also collects the
-``parent -> child`` frames. Writes ``{'topics': {'TOPIC [TYPE]': {'topic', 'type',
-'publishers', 'latched', 'messages', 'frames'}}, 'nodes': [...]}`` (the layout of
-../shared/ros-launch's launch_run probe) to OUT.json, then destroys its node.
+Waits until every node of ``--nodes`` (fully qualified names) is in the graph, then subscribes
+to every topic that has a publisher, as topics appear (QoS matched: reliable and transient local
+for a latched topic, best effort otherwise), and counts what arrives; on
+``tf2_msgs/msg/TFMessage`` topics it also collects the ``parent -> child`` frames. It stops
+counting once ``--window`` seconds have passed and every topic of ``--expect`` has had a
+message, or after ``--timeout`` seconds in all (then the counts say what was missing). Writes
+``{'topics': {'TOPIC [TYPE]': {'topic', 'type', 'publishers', 'latched', 'messages',
+'frames'}}, 'nodes': [...], 'up': bool, 'waited_s': float}`` (the layout of
+../shared/ros-launch's launch_run probe, plus whether the nodes came up and how long it took)
+to OUT.json, then destroys its node.
 
 A process of its own: rmw_fastrtps's teardown of a participant can hang while holding the
-interpreter lock (docs/reliability.md). When launch_run's in-process probe hit that, launch_run
-froze before shutting its launch down (Kilted CI, 2026-11-29). Here the result is written before
-the teardown, and a teardown that outlasts TEARDOWN_S ends the process with every thread's stack
-and exit code 1 (faulthandler). The teardown is not skipped: a participant that vanishes
-without one stays a matched reader until its lease ends, and the launch's publishers to it
-stalled at their shutdown.
+interpreter lock (docs/reliability.md), and a Kilted CI run of 2026-11-29 saw launch_run, whose
+probe runs inside it, freeze. Here the result is written before the teardown, and a teardown
+that outlasts TEARDOWN_S ends the process with every thread's stack and exit code 1
+(faulthandler). The teardown is not skipped: a participant that vanishes without one stays a
+matched reader until its lease ends, and the launch's publishers to it stalled at their
+shutdown.
 """
 
 from __future__ import annotations
 
+import argparse
 import faulthandler
 import importlib
 import json
 import os
-import sys
 import time
 
 import rclpy
@@ -87,29 +91,51 @@ class GraphProbe:
         self.node.create_subscription(message_class(type_name), topic, count, qos, raw=True)
 
     def result(self) -> dict:
-        nodes = sorted(namespace.rstrip('/') + '/' + name
-                       for name, namespace in self.node.get_node_names_and_namespaces()
-                       if not name.startswith(('graph_probe', 'launch_ros_')))
+        nodes = sorted(name for name in graph_nodes(self.node)
+                       if not name.rsplit('/', 1)[1].startswith(('graph_probe', 'launch_ros_')))
         topics = {key: {**info, 'frames': sorted(info['frames'])}
                   for key, info in self.topics.items()}
         return {'topics': topics, 'nodes': nodes}
 
 
-def main(start_s: float, stop_s: float, out: str) -> None:
+def graph_nodes(node) -> set[str]:
+    return {namespace.rstrip('/') + '/' + name
+            for name, namespace in node.get_node_names_and_namespaces()}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('out')
+    parser.add_argument('--nodes', required=True, help='comma-separated node names to wait for')
+    parser.add_argument('--expect', default='', help='comma-separated topics to wait for')
+    parser.add_argument('--window', type=float, default=3.0, help='seconds counted at least')
+    parser.add_argument('--timeout', type=float, default=90.0, help='seconds in all at most')
+    args = parser.parse_args(argv)
+    nodes = set(filter(None, args.nodes.split(',')))
+    expected = set(filter(None, args.expect.split(',')))
     t0 = time.monotonic()
     rclpy.init(args=[])
     node = rclpy.create_node(f'graph_probe_{os.getpid()}', start_parameter_services=False)
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     probe = GraphProbe(node)
-    while time.monotonic() - t0 < start_s:
-        time.sleep(0.05)
-    while time.monotonic() - t0 < stop_s:
+    up = False
+    while not up and time.monotonic() - t0 < args.timeout:
+        executor.spin_once(timeout_sec=0.1)
+        up = nodes <= graph_nodes(node)
+    counting_since = time.monotonic()
+
+    def done() -> bool:
+        seen = {info['topic'] for info in probe.topics.values() if info['messages']}
+        return time.monotonic() - counting_since >= args.window and expected <= seen
+
+    while up and not done() and time.monotonic() - t0 < args.timeout:
         probe.subscribe_new_topics()
         executor.spin_once(timeout_sec=0.05)
-    with open(out + '.part', 'w') as stream:
-        json.dump(probe.result(), stream, indent=1)
-    os.replace(out + '.part', out)
+    result = {**probe.result(), 'up': up, 'waited_s': round(counting_since - t0, 2)}
+    with open(args.out + '.part', 'w') as stream:
+        json.dump(result, stream, indent=1)
+    os.replace(args.out + '.part', args.out)
     faulthandler.dump_traceback_later(TEARDOWN_S, exit=True)
     executor.shutdown()
     node.destroy_node()
@@ -118,4 +144,4 @@ def main(start_s: float, stop_s: float, out: str) -> None:
 
 
 if __name__ == '__main__':
-    main(float(sys.argv[1]), float(sys.argv[2]), sys.argv[3])
+    main()

@@ -13,13 +13,9 @@ keeps the session (ros2/launch#747 left twelve nodes of multi_robot.launch.py ru
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-from bringup_support import PARAMS_DIR, launch_tooling_problem
+from bringup_support import PARAMS_DIR, Launch, launch_tooling_problem
 
 PROBLEM = launch_tooling_problem()
 if PROBLEM is None:
@@ -35,55 +31,6 @@ LOOP = [*SIM, '/planner', '/controller']
 RVIZ_MISSING = ('wheelsim: rviz2 is not installed: RViz not started; install ros-'
                 '{distro}-rviz2 or pass rviz:=false')
 NAV2_MISSING = 'Nav2 (the simulation runs without it) not started; install ros-{distro}-nav'
-
-
-def session_processes(session: int) -> list[str]:
-    """``pid command`` of every live (not zombie) process of the session ``session``."""
-    alive = []
-    for entry in Path('/proc').iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / 'stat').read_text().rsplit(')', 1)[1].split()
-            command = (entry / 'cmdline').read_bytes().replace(b'\0', b' ').decode()
-        except OSError:
-            continue  # ended meanwhile
-        if int(fields[3]) == session and fields[0] != 'Z':
-            alive.append(f'{entry.name} {command[:200]}')
-    return alive
-
-
-class Launch:
-    """``ros2 launch wheelsim FILE ARGUMENTS`` in a session of its own, output in a file."""
-
-    def __init__(self, tmp_path: Path, file_name: str, arguments: list[str]) -> None:
-        self.log = tmp_path / 'launch.txt'
-        with open(self.log, 'w') as stream:
-            self.process = subprocess.Popen(
-                [sys.executable, '-m', 'wheelsim.testing.ros2_launch', 'wheelsim', file_name,
-                 *arguments], stdout=stream, stderr=subprocess.STDOUT, start_new_session=True)
-
-    def text(self) -> str:
-        return self.log.read_text()
-
-    def interrupt(self) -> None:
-        """Ctrl-C in the launch's terminal: SIGINT to its whole process group."""
-        os.killpg(self.process.pid, signal.SIGINT)
-
-    def wait(self, timeout_s: float) -> int:
-        """The launch's exit code once it ended, and no process of its session alive (any left
-        is killed, so that a failing test leaves nothing either)."""
-        try:
-            returncode = self.process.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait()
-            pytest.fail(f'the launch did not end within {timeout_s} s:\n{self.text()[-4000:]}')
-        left = session_processes(self.process.pid)
-        if left:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        assert not left, f'left running after the launch ended: {left}\n{self.text()[-4000:]}'
-        return returncode
 
 
 def graph_nodes(observer) -> set[str]:
@@ -135,14 +82,24 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
     ('multi_robot.launch.py', ['robot2_preset:=no_such_preset'], 'no_such_preset.yaml'),
     ('nav2.launch.py', ['rviz:=false', 'real_time_factor:=fast'],
      'real_time_factor:=fast is invalid: must be a number'),
+    ('demo.launch.py', ['rviz:=false', 'params_file:={tricycle}'], ['model', 'tricycle']),
+    # The stock Nav2 parameters drive a differential or omni base; for the car preset the
+    # launch refuses, naming the car's turning radius and the planner it needs.
+    ('nav2_bringup.launch.py', ['rviz:=false', 'preset:=ackermann_car'],
+     ['a car (vehicle_sim model bicycle) cannot be driven with the stock Nav2',
+      'min_turning_r: 3.86 m for this car', 'Smac Hybrid-A*']),
 ])
 def test_a_launch_failing_before_the_start_starts_nothing(
         tmp_path, ros_domain_id, file_name, arguments, message):
-    launch = Launch(tmp_path, file_name, arguments)
+    """``message``: what the launch says, or every line of a list."""
+    tricycle = tmp_path / 'tricycle.yaml'
+    tricycle.write_text('vehicle_sim:\n  ros__parameters:\n    model: tricycle\n')
+    launch = Launch(tmp_path, file_name, [a.format(tricycle=tricycle) for a in arguments])
     returncode = launch.wait(60.0)
     text = launch.text()
     assert returncode != 0, text[-4000:]
-    assert message.format(distro=os.environ.get('WHEELSIM_DISTRO', 'jazzy')) in text, text
+    for line in [message] if isinstance(message, str) else message:
+        assert line.format(distro=os.environ.get('WHEELSIM_DISTRO', 'jazzy')) in text, text
     assert 'process started' not in text, text
 
 
