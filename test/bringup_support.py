@@ -477,15 +477,17 @@ def session_processes(session: int) -> list[str]:
 
 class Launch:
     """``ros2 launch wheelsim FILE ARGUMENTS`` in a session of its own, output in a file
-    (``env``: the environment, default this process's)."""
+    (``env``: the environment, default this process's; ``noninteractive``: as
+    ``ros2 launch -n``, to be ended by :meth:`shut_down`)."""
 
     def __init__(self, tmp_path: Path, file_name: str, arguments: list[str],
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, noninteractive: bool = False) -> None:
         self.log = tmp_path / 'launch.txt'
         with open(self.log, 'w') as stream:
             self.process = subprocess.Popen(
-                [sys.executable, '-m', 'wheelsim.testing.ros2_launch', 'wheelsim', file_name,
-                 *arguments], stdout=stream, stderr=subprocess.STDOUT, start_new_session=True,
+                [sys.executable, '-m', 'wheelsim.testing.ros2_launch',
+                 *(['-n'] if noninteractive else []), 'wheelsim', file_name, *arguments],
+                stdout=stream, stderr=subprocess.STDOUT, start_new_session=True,
                 env={**(os.environ if env is None else env), 'PYTHONUNBUFFERED': '1'})
 
     def text(self) -> str:
@@ -496,6 +498,16 @@ class Launch:
         the SIGINT that its processes have one too, sends them none; it follows with SIGTERM
         after 5 s, then SIGKILL, to any that is still running."""
         os.killpg(self.process.pid, signal.SIGINT)
+
+    def shut_down(self) -> None:
+        """SIGINT to a non-interactive launch's process alone: launch sends SIGINT to every
+        process it started (then SIGTERM and SIGKILL as for :meth:`interrupt`). Each process
+        gets exactly one SIGINT, from launch: after a terminal's Ctrl-C, launch can still signal
+        a process that its own SIGINT has just ended (when another process's exit reached launch
+        before its SIGINT did), and Python's ``Popen.send_signal`` then reaps it before asyncio
+        does, so launch reports exit code 255 ("Unknown child process pid"; Jazzy CI,
+        2026-11-29)."""
+        self.process.send_signal(signal.SIGINT)
 
     def wait(self, timeout_s: float) -> int:
         """The launch's exit code once it ended, and no process of its session alive (any left

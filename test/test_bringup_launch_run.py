@@ -6,10 +6,10 @@ for, a launch failing, and what a launch leaves behind).
 Each case runs the launch file as ``ros2 launch`` does (``bringup_support.Launch``) with
 graph_probe.py beside it, which waits until every node the case names is in the ROS graph and
 counts the messages on every topic for at least WINDOW_S seconds and until each topic the case
-waits for has had one. Then Ctrl-C ends the launch (SIGINT to its process group), and launch's
-own lines say which processes started and how each ended. RViz, PlotJuggler,
-teleop_twist_keyboard and Nav2 do not exist on these machines: the launches must say so and run
-the rest.
+waits for has had one. Then launch shuts down (``ros2 launch -n``, SIGINT to launch, which sends
+SIGINT to every process), and launch's own lines say which processes started and how each
+ended. RViz, PlotJuggler, teleop_twist_keyboard and Nav2 do not exist on these machines: the
+launches must say so and run the rest.
 """
 
 from __future__ import annotations
@@ -54,14 +54,14 @@ def process_events(text, shutdown_at):
 def launch(tmp_path, ros_domain_id, file_name, *arguments, nodes, expect=(), env=None):
     """Run ``ros2 launch wheelsim FILE args`` (``env``: more environment variables) until
     graph_probe.py has seen every node of ``nodes`` up and counted the messages of at least
-    ``WINDOW_S`` seconds, including one on every topic of ``expect``; then Ctrl-C. Returns
+    ``WINDOW_S`` seconds, including one on every topic of ``expect``; then shut it down. Returns
     (summary, launch's output); the summary has ``launch_returncode``, ``ended_by``
     ('shutdown', or 'launch ended itself' when it ended first), ``processes_started``,
     ``process_exits`` and the probe's result under ``probe`` (None when the launch ended
     first). Fails if anything of the launch's session outlives it."""
     environment = {**os.environ, **(env or {}), 'ROS_DOMAIN_ID': str(ros_domain_id)}
     probe_out = tmp_path / 'probe.json'
-    run = Launch(tmp_path, file_name, list(arguments), env=environment)
+    run = Launch(tmp_path, file_name, list(arguments), env=environment, noninteractive=True)
     probe = subprocess.Popen([sys.executable, str(GRAPH_PROBE), str(probe_out),
                               '--nodes', ','.join(nodes), '--expect', ','.join(expect),
                               '--window', str(WINDOW_S), '--timeout', '90'], env=environment)
@@ -72,7 +72,7 @@ def launch(tmp_path, ros_domain_id, file_name, *arguments, nodes, expect=(), env
     if ended_first:
         probe.kill()
     else:
-        run.interrupt()
+        run.shut_down()
     returncode = run.wait(60.0)
     probe.wait(timeout=60)
     text = run.text()

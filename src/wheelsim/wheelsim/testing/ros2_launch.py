@@ -1,12 +1,15 @@
 """``ros2 launch`` where the ros2 command is missing (a venv with ../shared/ros-launch's tooling).
 
-    python -m wheelsim.testing.ros2_launch PACKAGE FILE [name:=value ...]
-    python -m wheelsim.testing.ros2_launch PATH/TO/FILE.launch.py [name:=value ...]
+    python -m wheelsim.testing.ros2_launch [-n] PACKAGE FILE [name:=value ...]
+    python -m wheelsim.testing.ros2_launch [-n] PATH/TO/FILE.launch.py [name:=value ...]
 
 Runs the launch file through ``ros2launch.api.launch_a_launch_file``, the call ``ros2 launch``
-makes, interactively: SIGINT (Ctrl-C) shuts the launch down as ``ros2 launch`` does (SIGINT to
-every process, SIGTERM after launch's ``sigterm_timeout`` of 5 s, SIGKILL after
-``sigkill_timeout``). Exits with the launch's return code.
+makes. Interactively (the default) SIGINT, as Ctrl-C sends it to the terminal's whole process
+group, shuts the launch down as ``ros2 launch`` does: launch sends its processes no SIGINT of
+its own (they have the terminal's), SIGTERM after launch's ``sigterm_timeout`` of 5 s to any
+still running, SIGKILL after ``sigkill_timeout``. With ``-n`` (``--noninteractive``, as
+``ros2 launch -n``) a SIGINT to the launch process alone shuts it down, and launch sends SIGINT
+to every process. Exits with the launch's return code.
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ from ros2launch.api import get_share_file_path_from_package, launch_a_launch_fil
 
 
 def main(argv: list[str]) -> int:
+    noninteractive = bool(argv) and argv[0] in ('-n', '--noninteractive')
+    if noninteractive:
+        argv = argv[1:]
     if not argv:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 2
@@ -29,7 +35,8 @@ def main(argv: list[str]) -> int:
             return 2
         path = get_share_file_path_from_package(package_name=argv[0], file_name=argv[1])
         arguments = argv[2:]
-    return launch_a_launch_file(launch_file_path=path, launch_file_arguments=arguments)
+    return launch_a_launch_file(launch_file_path=path, launch_file_arguments=arguments,
+                                noninteractive=noninteractive)
 
 
 if __name__ == '__main__':
