@@ -34,6 +34,7 @@ import yaml
 from wheelsim.core.params import flatten
 from wheelsim.core.vehicle.config import MODELS
 from wheelsim.nodes import NAMES
+from wheelsim.testing.processes import default_sigint
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE_DIR = REPO / 'src' / 'wheelsim'
@@ -488,7 +489,8 @@ class Launch:
                 [sys.executable, '-m', 'wheelsim.testing.ros2_launch',
                  *(['-n'] if noninteractive else []), 'wheelsim', file_name, *arguments],
                 stdout=stream, stderr=subprocess.STDOUT, start_new_session=True,
-                env={**(os.environ if env is None else env), 'PYTHONUNBUFFERED': '1'})
+                env={**(os.environ if env is None else env), 'PYTHONUNBUFFERED': '1'},
+                preexec_fn=default_sigint)
 
     def text(self) -> str:
         return self.log.read_text()

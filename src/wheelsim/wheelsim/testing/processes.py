@@ -143,10 +143,11 @@ def ending_with_this_process(command: Sequence[str]) -> list[str]:
     return [sys.executable, '-S', '-c', CHILD_LAUNCHER, str(os.getpid()), *command]
 
 
-def _default_sigint() -> None:
-    """In the child before it executes the node: SIGINT's default action, as from a terminal,
-    also where the tests run with SIGINT ignored (a shell's background job), which the node
-    would inherit: a SIGINT sent before it takes the signals over would be lost."""
+def default_sigint() -> None:
+    """``preexec_fn`` of a child that a test ends with SIGINT: SIGINT's default action, as
+    from a terminal, also where the tests run with SIGINT ignored (a shell's background job),
+    which the child would inherit: a SIGINT sent before it takes the signals over would be
+    lost, and launch, which hears signals through Python's handlers, would never hear it."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
@@ -178,7 +179,7 @@ class NodeProcess:
         self._log = open(self._dir / 'output.txt', 'w+')  # noqa: SIM115 - closed in stop()
         self._final_output: str | None = None  # kept by stop(), which removes the folder
         self.process = subprocess.Popen(self.command, stdout=self._log,
-                                        stderr=subprocess.STDOUT, preexec_fn=_default_sigint)
+                                        stderr=subprocess.STDOUT, preexec_fn=default_sigint)
 
     def output(self) -> str:
         """Everything the node printed so far (stdout and stderr, ROS logging included)."""
