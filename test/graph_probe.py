@@ -1,13 +1,15 @@
 """Count the messages on every topic of the ROS graph once a launch is up; write them as JSON.
 
-    python graph_probe.py OUT.json --nodes /a,/b [--expect /t1,/t2] [--window S] [--timeout S]
+    python graph_probe.py OUT.json --nodes /a,/b [--expect /t1,/t2] [--frame TOPIC 'A -> B']...
+                          [--window S] [--timeout S]
 
 Waits until every node of ``--nodes`` (fully qualified names) is in the graph, then subscribes
 to every topic that has a publisher, as topics appear (QoS matched: reliable and transient local
 for a latched topic, best effort otherwise), and counts what arrives; on
 ``tf2_msgs/msg/TFMessage`` topics it also collects the ``parent -> child`` frames. It stops
-counting once ``--window`` seconds have passed and every topic of ``--expect`` has had a
-message, or after ``--timeout`` seconds in all (then the counts say what was missing). Writes
+counting once ``--window`` seconds have passed, every topic of ``--expect`` has had a message
+and every ``--frame`` has been seen on its topic, or after ``--timeout`` seconds in all (then
+the counts say what was missing). Writes
 ``{'topics': {'TOPIC [TYPE]': {'topic', 'type', 'publishers', 'latched', 'messages',
 'frames'}}, 'nodes': [...], 'up': bool, 'waited_s': float}`` (the layout of
 ../shared/ros-launch's launch_run probe, plus whether the nodes came up and how long it took)
@@ -108,6 +110,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument('out')
     parser.add_argument('--nodes', required=True, help='comma-separated node names to wait for')
     parser.add_argument('--expect', default='', help='comma-separated topics to wait for')
+    parser.add_argument('--frame', nargs=2, action='append', default=[],
+                        metavar=('TOPIC', 'PARENT_TO_CHILD'),
+                        help="a transform to wait for on a TFMessage topic: '/tf' 'map -> odom'")
     parser.add_argument('--window', type=float, default=3.0, help='seconds counted at least')
     parser.add_argument('--timeout', type=float, default=90.0, help='seconds in all at most')
     args = parser.parse_args(argv)
@@ -127,7 +132,10 @@ def main(argv: list[str] | None = None) -> None:
 
     def done() -> bool:
         seen = {info['topic'] for info in probe.topics.values() if info['messages']}
-        return time.monotonic() - counting_since >= args.window and expected <= seen
+        frames = {(info['topic'], frame) for info in probe.topics.values()
+                  for frame in info['frames']}
+        return (time.monotonic() - counting_since >= args.window and expected <= seen
+                and all(tuple(frame) in frames for frame in args.frame))
 
     while up and not done() and time.monotonic() - t0 < args.timeout:
         probe.subscribe_new_topics()

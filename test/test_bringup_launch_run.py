@@ -51,10 +51,12 @@ def process_events(text, shutdown_at):
     return started, exits
 
 
-def launch(tmp_path, ros_domain_id, file_name, *arguments, nodes, expect=(), env=None):
+def launch(tmp_path, ros_domain_id, file_name, *arguments, nodes, expect=(), frames_on=None,
+           env=None):
     """Run ``ros2 launch wheelsim FILE args`` (``env``: more environment variables) until
     graph_probe.py has seen every node of ``nodes`` up and counted the messages of at least
-    ``WINDOW_S`` seconds, including one on every topic of ``expect``; then shut it down. Returns
+    ``WINDOW_S`` seconds, including one on every topic of ``expect`` and every transform of
+    ``frames_on`` ({TFMessage topic: ['parent -> child', ...]}); then shut it down. Returns
     (summary, launch's output); the summary has ``launch_returncode``, ``ended_by``
     ('shutdown', or 'launch ended itself' when it ended first), ``processes_started``,
     ``process_exits`` and the probe's result under ``probe`` (None when the launch ended
@@ -64,7 +66,10 @@ def launch(tmp_path, ros_domain_id, file_name, *arguments, nodes, expect=(), env
     run = Launch(tmp_path, file_name, list(arguments), env=environment, noninteractive=True)
     probe = subprocess.Popen([sys.executable, str(GRAPH_PROBE), str(probe_out),
                               '--nodes', ','.join(nodes), '--expect', ','.join(expect),
-                              '--window', str(WINDOW_S), '--timeout', '90'], env=environment)
+                              '--window', str(WINDOW_S), '--timeout', '90',
+                              *[option for topic, frames in (frames_on or {}).items()
+                                for frame in frames for option in ('--frame', topic, frame)]],
+                             env=environment)
     while probe.poll() is None and run.process.poll() is None:
         time.sleep(0.1)
     shutdown_at = len(run.text())
@@ -210,6 +215,7 @@ def assert_ran_and_shut_down_cleanly(summary, text, expected_processes):
 
 SIM = ['vehicle_sim', 'localization', 'robot_state_publisher']
 LOOP = [*SIM, 'planner', 'controller']
+LOCALIZATION_FRAMES = {'/tf': ['map -> odom', 'odom -> base_link']}
 
 
 def graph_names(names, *namespaces):
@@ -222,7 +228,8 @@ def graph_names(names, *namespaces):
 @pytest.mark.parametrize('preset', sorted(p.stem for p in PARAMS_DIR.glob('*.yaml')))
 def test_sim_launch_runs_every_preset(tmp_path, ros_domain_id, preset):
     summary, text = launch(tmp_path, ros_domain_id, 'sim.launch.py', f'preset:={preset}',
-                           nodes=graph_names(SIM), expect=graph_names(CORE_TOPICS))
+                           nodes=graph_names(SIM), expect=graph_names(CORE_TOPICS),
+                           frames_on=LOCALIZATION_FRAMES)
     assert_ran_and_shut_down_cleanly(summary, text, SIM)
     seen = topics(summary)
     for topic in CORE_TOPICS:
@@ -265,7 +272,9 @@ def test_namespaced_sim_keeps_everything_in_its_namespace(tmp_path, ros_domain_i
     summary, text = launch(tmp_path, ros_domain_id, 'sim.launch.py', 'namespace:=robot7',
                            'frame_prefix:=robot7/', 'rviz:=false',
                            nodes=graph_names(SIM, 'robot7'),
-                           expect=graph_names(CORE_TOPICS, 'robot7'))
+                           expect=graph_names(CORE_TOPICS, 'robot7'),
+                           frames_on={'/robot7/tf': ['robot7/map -> robot7/odom',
+                                                     'robot7/odom -> robot7/base_link']})
     assert_ran_and_shut_down_cleanly(summary, text, SIM)
     seen = topics(summary, 'robot7')
     for topic in CORE_TOPICS:
@@ -294,7 +303,9 @@ def test_multi_robot_launch_runs_two_robots(tmp_path, ros_domain_id):
     summary, text = launch(
         tmp_path, ros_domain_id, 'multi_robot.launch.py', 'rviz:=false',
         nodes=[*graph_names(LOOP, *robots), '/robot1_map_placement', '/robot2_map_placement'],
-        expect=graph_names(['odom', 'cmd_vel', 'tracking_error'], *robots))
+        expect=graph_names(['odom', 'cmd_vel', 'tracking_error'], *robots),
+        frames_on={'/tf': [f'{robot}/{parent} -> {robot}/{child}' for robot in robots
+                           for parent, child in (('map', 'odom'), ('odom', 'base_link'))]})
     expected = [*LOOP, *LOOP, 'static_transform_publisher', 'static_transform_publisher']
     assert_ran_and_shut_down_cleanly(summary, text, expected)
     for robot in ('robot1', 'robot2'):
@@ -321,7 +332,9 @@ def test_nav2_bringup_launch_without_nav2_runs_the_robot_on_its_clock(tmp_path, 
     no map server runs, so vehicle_sim publishes the map it simulates (latched)."""
     summary, text = launch(tmp_path, ros_domain_id, 'nav2_bringup.launch.py', 'rviz:=false',
                            nodes=graph_names(SIM),
-                           expect=['/clock', '/scan', '/footprint', '/odom', '/tf'])
+                           expect=['/clock', '/scan', '/footprint', '/odom'],
+                           frames_on={**LOCALIZATION_FRAMES, '/tf_static': [
+                               'base_link -> base_footprint', 'base_link -> base_scan']})
     assert_ran_and_shut_down_cleanly(summary, text, SIM)
     assert ('nav2_bringup, nav2_map_server, nav2_lifecycle_manager are not installed: Nav2 (the '
             'simulation runs without it) not started') in text
@@ -347,7 +360,8 @@ def test_nav2_bringup_launch_includes_nav2_bringup_with_the_merged_parameters(
     env = {'AMENT_PREFIX_PATH': f"{prefix}{os.pathsep}{os.environ.get('AMENT_PREFIX_PATH', '')}"}
     summary, text = launch(tmp_path, ros_domain_id, 'nav2_bringup.launch.py', 'rviz:=false',
                            f'localization:={localization}', env=env,
-                           nodes=graph_names(SIM), expect=['/clock', '/tf'])
+                           nodes=graph_names(SIM), expect=['/clock'],
+                           frames_on={'/tf': ['odom -> base_link']})
     amcl = localization == 'amcl'
     assert_ran_and_shut_down_cleanly(
         summary, text, SIM if amcl else [*SIM, 'map_server', 'lifecycle_manager'])
