@@ -17,10 +17,13 @@ are CPU seconds of the thread:
 - ``close``: leaving the recorder (the last chunk, the summary, ``metadata.yaml``);
 - ``report data``: ``RunReader.run`` after it (the report's series);
 - ``record again``: a second replay in the same process, into a new bag (what a sweep worker's
-  later runs pay: the types, serializers and layouts are built).
+  later runs pay: the types, serializers and layouts are built);
+- ``serialize (cdr)`` and ``serialize (rclpy)``: every message serialized once more by the
+  recorder's compiled serializer (``wheelsim.run.cdr``, built) and by rclpy's
+  ``serialize_message``, the library's way: why the recorder keeps a compiler of its own.
 
-Each run also checks that the bag it wrote is the source bag byte for byte (the MCAP file and
-``metadata.yaml``: the writers of this tree and of the baseline write the bytes rosbags writes).
+The table ends with whether every replay wrote the same bag, byte for byte (the MCAP file and
+``metadata.yaml``; with ``--baseline``, the bags of both trees).
 ``--baseline REV`` also runs the code of REV (exported as ``bench_runner.py`` does), alternating
 with the working tree's run by run, and prints both side by side with the ratio. The table gives
 the best and the median of the runs (the best is the least disturbed by other processes).
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import hashlib
 import importlib
 import json
 import os
@@ -44,7 +48,8 @@ from pathlib import Path
 
 from bench_runner import alternated, baseline_tree, variant_codes
 
-FIGURES = ('record', 'close', 'report data', 'record again')
+FIGURES = ('record', 'close', 'report data', 'record again', 'serialize (cdr)',
+           'serialize (rclpy)')
 
 
 def recorded_messages(bag: Path) -> list[tuple[str, object, int]]:
@@ -88,6 +93,22 @@ def replay(messages: list[tuple[str, object, int]], bag: Path) -> dict[str, floa
             'report data': time.thread_time() - closed_s}
 
 
+def serializing(messages: list[tuple[str, object, int]]) -> dict[str, float]:
+    """CPU seconds to serialize every message with the recorder's serializer and with rclpy's."""
+    from rclpy.serialization import serialize_message
+
+    from wheelsim.run.cdr import serialize
+
+    figures = {}
+    for name, function in (('serialize (cdr)', serialize),
+                           ('serialize (rclpy)', serialize_message)):
+        start_s = time.thread_time()
+        for _, msg, _ in messages:
+            function(msg)
+        figures[name] = time.thread_time() - start_s
+    return figures
+
+
 def one_process(source: Path) -> dict:
     """Two replays of ``source``'s messages in this process; the figures and whether the bags
     equal the source."""
@@ -97,10 +118,12 @@ def one_process(source: Path) -> dict:
         result = replay(messages, Path(tmp, 'first', source.name))
         again = replay(messages, Path(tmp, 'again', source.name))
         result['record again'] = again['record']
-        result['identical'] = all(
-            Path(tmp, run, source.name, file.name).read_bytes() == file.read_bytes()
-            for run in ('first', 'again') for file in (next(source.glob('*.mcap')),
-                                                       source / 'metadata.yaml'))
+        bags = {hashlib.sha256(b''.join(
+            Path(tmp, run, source.name, file.name).read_bytes()
+            for file in (next(source.glob('*.mcap')), source / 'metadata.yaml'))).hexdigest()
+            for run in ('first', 'again')}
+        result['bag'] = bags.pop() if len(bags) == 1 else 'replays differ'
+    result.update(serializing(messages))
     return result
 
 
@@ -158,9 +181,9 @@ def main() -> None:
                         for b, name in zip(best, names, strict=True))
         ratio = f'   {best[1] / best[0]:6.2f}x' if len(names) > 1 and best[0] else ''
         print(f'  {figure:22s}{cells}{ratio}')
-    for name in names:
-        same = all(r['identical'] for r in runs[name])
-        print(f'  {name}: bags {"identical to" if same else "DIFFERENT from"} the source')
+    bags = {r['bag'] for name in names for r in runs[name]}
+    print(f'  bags (MCAP file and metadata.yaml) of every replay: '
+          f'{"identical" if len(bags) == 1 else "DIFFERENT"}')
 
 
 if __name__ == '__main__':

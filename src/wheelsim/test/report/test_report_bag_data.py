@@ -17,7 +17,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 
 from wheelsim.report.bag_data import RunReader, load_run
-from wheelsim.run.recording import BATCH_MESSAGES, BagRecorder, RecordingError
+from wheelsim.run.recording import BagRecorder, RecordingError
 
 NS = 1_000_000_000
 
@@ -257,7 +257,7 @@ def test_run_reader_reads_a_message_when_taken_though_its_object_is_filled_again
     # A publisher may fill the same object for its next message: the reader keeps the values
     # it had when taken, as the bag does.
     msg = odometry(0.0, 0.0, 0.0, 0.0)
-    count = 2 * BATCH_MESSAGES + 7
+    count = 1007
 
     def refilled():
         for i in range(count):

@@ -11,11 +11,13 @@ from wheelsim.ros.conversions import (
     fill_planar,
     joint_state,
     odometry,
+    odometry_sample,
     pose2d,
     pose_with_covariance_stamped,
     quaternion_from_rpy,
     quaternion_from_yaw,
     stamp_ns,
+    stamped_pose2d,
     time_msg,
     transform_stamped,
     twist_is_finite,
@@ -93,6 +95,14 @@ def test_refilling_stamps_and_planar_parts_gives_the_messages_built_anew():
     fill_planar(transform.transform.translation, transform.transform.rotation, (0.5, 0.25, 3.0))
     assert pose == pose_with_covariance_stamped(second, 'map', (1.5, -2.0, -3.0))
     assert transform == transform_stamped(second, 'map', 'odom', (0.5, 0.25, 3.0))
+
+
+def test_received_messages_read_as_stamp_frame_pose_and_twist():
+    odom = odometry(12_345_678_901, 'odom', 'base_link', (1.5, -2.0, 0.5), (0.25, -0.5, 1.0))
+    assert odometry_sample(odom) == ('odom', 12_345_678_901, pytest.approx((1.5, -2.0, 0.5)),
+                                     (0.25, -0.5, 1.0))
+    pose = pose_with_covariance_stamped(7, 'r1/map', (3.0, 4.0, -3.0))
+    assert stamped_pose2d(pose) == (7, 'r1/map', 3.0, 4.0, pytest.approx(-3.0))
 
 
 @pytest.mark.parametrize(('xyzw', 'yaw'), [

@@ -227,8 +227,3 @@ def test_a_structure_walked_once_gives_the_layout_of_a_full_walk(cls, key):
         assert (remembered.codes, remembered.position, remembered.length, remembered.fixed) == (
             [''.join(walked.codes)], walked.position, walked.length, walked.fixed)
 
-
-@pytest.mark.parametrize('param', ['packer', 'args', 'v1', 'msg'])
-def test_a_frame_parameter_named_like_the_generated_code_is_refused(param):
-    with pytest.raises(ValueError, match=f"frame parameters \\['{param}'\\]"):
-        cdr.Frame(codes='I', params=(param,), values=(param,))

@@ -48,9 +48,15 @@ from wheelsim.core.tracking.warm_up import warm_up
 from wheelsim.core.units import NS_PER_S
 from wheelsim.ros import qos
 from wheelsim.ros.clock import timer_period_s
-from wheelsim.ros.conversions import fill_twist, pose2d, stamp_ns, time_msg
+from wheelsim.ros.conversions import (
+    fill_twist,
+    pose2d,
+    stamp_ns,
+    stamped_pose2d,
+    time_msg,
+    twist2d,
+)
 from wheelsim.ros.inputs import MAX_TWIST_COMPONENT, WARN_PERIOD_S, MapPoses
-from wheelsim.ros.message_slots import odometry_twist2d, stamped_pose2d
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
 from wheelsim.ros.seam import NodeSeam
@@ -209,7 +215,7 @@ class Controller:
             self._follow_stale_plan()
 
     def _on_odom(self, msg: Odometry) -> None:
-        twist = vx_mps, vy_mps, wz_radps = odometry_twist2d(msg)
+        twist = vx_mps, vy_mps, wz_radps = twist2d(msg.twist.twist)
         if (abs(vx_mps) <= MAX_TWIST_COMPONENT and abs(vy_mps) <= MAX_TWIST_COMPONENT
                 and abs(wz_radps) <= MAX_TWIST_COMPONENT):  # False for NaN too
             self._twist = twist

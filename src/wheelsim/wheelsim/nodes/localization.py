@@ -36,13 +36,16 @@ from wheelsim.core.localization.model import Localization as LocalizationModel
 from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import (
+    fill_planar_zw,
+    fill_twist_parts,
     odometry,
+    odometry_sample,
     pose_with_covariance_stamped,
     stamp_ns,
+    time_msg,
     transform_stamped,
 )
 from wheelsim.ros.inputs import MapPoses, rotate_planar_covariance
-from wheelsim.ros.message_slots import odometry_sample, write_planar, write_stamp, write_twist
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
 from wheelsim.ros.seam import NodeSeam
@@ -115,7 +118,7 @@ class Localization:
             msg.header.stamp = self._stamp
         map_to_odom, odom_to_base = (transform.transform for transform in transforms)
         # position and orientation of odom, pose, map -> odom and odom -> base, for
-        # write_planar; then the numbers of the odom twist and of the covariances
+        # fill_planar_zw; then the numbers of the odom twist and of the covariances
         self._planar_parts = (
             odom.pose.pose.position, odom.pose.pose.orientation,
             pose.pose.pose.position, pose.pose.pose.orientation,
@@ -214,7 +217,7 @@ class Localization:
         """Publish the model's outputs of the sample at ``stamp`` [ns]."""
         model = self.localization
         odom, pose, tf = self._messages
-        write_stamp(self._stamp, stamp)
+        time_msg(stamp, self._stamp)
         # the order of model.output: odom_T_base, map_T_base, map_T_odom (x, y, yaw, qz, qw
         # each), the body twist
         (odom_x, odom_y, _, odom_qz, odom_qw, map_x, map_y, _, map_qz, map_qw, map_odom_x,
@@ -222,14 +225,14 @@ class Localization:
         (odom_position, odom_orientation, pose_position, pose_orientation, map_to_odom_position,
          map_to_odom_orientation, odom_to_base_position, odom_to_base_orientation) = (
             self._planar_parts)
-        write_planar(odom_position, odom_orientation, odom_x, odom_y, odom_qz, odom_qw)
-        write_planar(pose_position, pose_orientation, map_x, map_y, map_qz, map_qw)
-        write_planar(map_to_odom_position, map_to_odom_orientation, map_odom_x, map_odom_y,
+        fill_planar_zw(odom_position, odom_orientation, odom_x, odom_y, odom_qz, odom_qw)
+        fill_planar_zw(pose_position, pose_orientation, map_x, map_y, map_qz, map_qw)
+        fill_planar_zw(map_to_odom_position, map_to_odom_orientation, map_odom_x, map_odom_y,
                      map_odom_qz, map_odom_qw)
-        write_planar(odom_to_base_position, odom_to_base_orientation, odom_x, odom_y, odom_qz,
+        fill_planar_zw(odom_to_base_position, odom_to_base_orientation, odom_x, odom_y, odom_qz,
                      odom_qw)
         linear, angular = self._twist_parts
-        write_twist(linear, angular, vx, vy, wz)
+        fill_twist_parts(linear, angular, vx, vy, wz)
         odom_covariance, pose_covariance = self._covariances
         covariance6(model.odom_covariance, odom_covariance)
         covariance6(model.map_covariance, pose_covariance)

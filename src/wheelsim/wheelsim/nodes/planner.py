@@ -34,9 +34,8 @@ from wheelsim.core.planning.planner import plan_to_goal, plan_waypoints
 from wheelsim.core.planning.trajectory import Trajectory
 from wheelsim.core.units import NS_PER_S
 from wheelsim.ros import qos
-from wheelsim.ros.conversions import fill_planar, time_msg
+from wheelsim.ros.conversions import fill_planar, stamped_pose2d, time_msg
 from wheelsim.ros.inputs import MapPoses
-from wheelsim.ros.message_slots import stamped_pose2d
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
 from wheelsim.ros.seam import NodeSeam

@@ -85,6 +85,23 @@ def twist2d(twist: Twist) -> tuple[float, float, float]:
     return twist.linear.x, twist.linear.y, twist.angular.z
 
 
+def stamped_pose2d(msg: PoseWithCovarianceStamped) -> tuple[int, str, float, float, float]:
+    """``(stamp_ns, frame_id, x_m, y_m, yaw_rad)`` of a ``PoseWithCovarianceStamped``: its
+    header's stamp and frame, and :func:`pose2d` of its pose."""
+    header = msg.header
+    return (stamp_ns(header.stamp), header.frame_id, *pose2d(msg.pose.pose))
+
+
+def odometry_sample(msg: Odometry) -> tuple[str, int, tuple[float, float, float],
+                                             tuple[float, float, float]]:
+    """The header's frame, the stamp [ns], the planar pose ``(x_m, y_m, yaw_rad)``
+    (:func:`pose2d`) and the body twist ``(vx_mps, vy_mps, wz_radps)`` (:func:`twist2d`) of an
+    ``Odometry``."""
+    header = msg.header
+    return (header.frame_id, stamp_ns(header.stamp), pose2d(msg.pose.pose),
+            twist2d(msg.twist.twist))
+
+
 def twist_is_finite(twist: Twist) -> bool:
     """True if all six components are finite numbers."""
     values = (twist.linear.x, twist.linear.y, twist.linear.z,
@@ -100,9 +117,17 @@ def fill_planar(
     filled by this function: z, roll and pitch stay 0). A node filling the same message for
     every publication can look the two parts up once and hand them here each time."""
     x_m, y_m, yaw_rad = pose_m_rad
-    position.x = float(x_m)
-    position.y = float(y_m)
-    orientation.z, orientation.w = yaw_quaternion_zw(yaw_rad)
+    fill_planar_zw(position, orientation, float(x_m), float(y_m), *yaw_quaternion_zw(yaw_rad))
+
+
+def fill_planar_zw(position: Point | Vector3, orientation: Quaternion, x_m: float, y_m: float,
+                   qz: float, qw: float) -> None:
+    """:func:`fill_planar` of a pose whose yaw is given by its quaternion's ``qz``, ``qw``
+    (:func:`wheelsim.core.geometry.angles.yaw_quaternion_zw`), all four floats."""
+    position.x = x_m
+    position.y = y_m
+    orientation.z = qz
+    orientation.w = qw
 
 
 def fill_pose(pose: Pose, pose_m_rad: Sequence[float]) -> Pose:
@@ -116,11 +141,16 @@ def fill_twist(twist: Twist, twist_body: Sequence[float]) -> Twist:
     """Set the body twist ``(vx, vy, wz)`` in ``twist`` (a new ``geometry_msgs/Twist`` or one
     only ever filled by this function: the other components stay 0); returns it."""
     vx_mps, vy_mps, wz_radps = twist_body
-    linear = twist.linear
-    linear.x = float(vx_mps)
-    linear.y = float(vy_mps)
-    twist.angular.z = float(wz_radps)
+    fill_twist_parts(twist.linear, twist.angular, float(vx_mps), float(vy_mps), float(wz_radps))
     return twist
+
+
+def fill_twist_parts(linear: Vector3, angular: Vector3, vx_mps: float, vy_mps: float,
+                     wz_radps: float) -> None:
+    """:func:`fill_twist` into the linear and angular parts of a twist, all three floats."""
+    linear.x = vx_mps
+    linear.y = vy_mps
+    angular.z = wz_radps
 
 
 def odometry(

@@ -31,8 +31,14 @@ from wheelsim.core.geometry.angles import yaw_quaternion_zw
 from wheelsim.core.units import NS_PER_S
 from wheelsim.core.vehicle.model import VehicleState
 from wheelsim.ros import qos
-from wheelsim.ros.conversions import joint_state, odometry, twist_stamped
-from wheelsim.ros.message_slots import write_joints, write_planar, write_stamp, write_twist
+from wheelsim.ros.conversions import (
+    fill_planar_zw,
+    fill_twist_parts,
+    joint_state,
+    odometry,
+    time_msg,
+    twist_stamped,
+)
 from wheelsim.ros.seam import NodeSeam
 from wheelsim.ros.serialized_message import LayoutError, SerializedMessage
 
@@ -115,13 +121,14 @@ class VehicleOutputs:
         qz, qw = yaw_quaternion_zw(yaw_rad)
         if self._templates is None:
             odom, twist_msg, joints = self._messages
-            write_stamp(self._stamp, stamp_ns)
+            time_msg(stamp_ns, self._stamp)
             position, orientation = self._pose_parts
-            write_planar(position, orientation, x_m, y_m, qz, qw)
+            fill_planar_zw(position, orientation, x_m, y_m, qz, qw)
             odom_linear, odom_angular, twist_linear, twist_angular = self._twist_parts
-            write_twist(odom_linear, odom_angular, vx_mps, vy_mps, wz_radps)
-            write_twist(twist_linear, twist_angular, vx_mps, vy_mps, wz_radps)
-            write_joints(joints, array('d', positions_rad), array('d', velocities_radps))
+            fill_twist_parts(odom_linear, odom_angular, vx_mps, vy_mps, wz_radps)
+            fill_twist_parts(twist_linear, twist_angular, vx_mps, vy_mps, wz_radps)
+            joints.position = array('d', positions_rad)
+            joints.velocity = array('d', velocities_radps)
         else:
             ground_truth, twist_actual, joint_states = self._templates
             sec, nanosec = divmod(stamp_ns, NS_PER_S)

@@ -2,15 +2,16 @@
 
 ``serialize(msg)`` gives the bytes ``rclpy.serialization.serialize_message(msg)`` gives (ROS 2's
 little-endian CDR as rmw_fastrtps writes it: the 4-byte encapsulation header, then each member
-aligned to its size relative to the end of that header), five to fifteen times faster for the
-types of a run. For each message class it generates, from the class's ``SLOT_TYPES`` (its rosidl
-definition), one Python function that reads the fields (from the slots behind rclpy's
-properties) and packs the whole message with a single ``struct.Struct``: its *layout*, which
-depends only on the lengths of the message's strings and sequences. The function gathers those
-lengths (the layout's *key*) with the values and takes the layout from a table of the ones met
-so far (a type has few: frame ids and joint names keep their lengths), building one
-(:func:`layout`, which computes the padding) for a key it has not met. A type without strings or
-sequences has a single layout, built with the function.
+aligned to its size relative to the end of that header), several times faster for the types of
+a run (``bench/bench_recording.py`` times both on a run's messages: rclpy's serializer alone
+would take more than the whole run's budget of CPU). For each message class it generates, from
+the class's ``SLOT_TYPES`` (its rosidl definition), one Python function that reads the fields
+through their public properties and packs the whole message with a single ``struct.Struct``: its
+*layout*, which depends only on the lengths of the message's strings and sequences. The
+function gathers those lengths (the layout's *key*) with the values and takes the layout from a
+table of the ones met so far (a type has few: frame ids and joint names keep their lengths),
+building one (:func:`layout`, which computes the padding) for a key it has not met. A type
+without strings or sequences has a single layout, built with the function.
 
 Where it matters:
 
@@ -28,22 +29,17 @@ Where it matters:
 where its data ends, without what rmw_fastrtps counts after an empty sequence of 8-byte numbers:
 strict readers (rosbags) refuse the 4 bytes after an empty ``float64[]`` at the end of a message
 (``JointState.effort``), and every reader (rclpy, rosbags, mcap_ros2) takes the shorter bytes.
-The bag writer uses it.
+The bag recorder (:mod:`wheelsim.run.recording`) uses it.
 
 Both length rules were found by comparing with rclpy on Jazzy (rclpy 7, rmw_fastrtps 8) and hold
 on Kilted (rclpy 9): ``test_run_cdr.py`` compares every member kind with rclpy's bytes.
 
 Types the compiler does not handle (``byte``, ``char``, wide strings, bounded strings and
 sequences) are serialized by rclpy.
-
-A serializer may also pack a :class:`Frame` before the CDR bytes in the same call (the bag
-writer's MCAP message record: its fields, then the message), which spares a second ``pack`` and
-the copy of joining the two.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import importlib
 import struct
@@ -66,39 +62,11 @@ _HEADER = b'\x00\x01\x00\x00'  # CDR, little endian; offsets count from its end
 #: the table then starts again).
 MAX_LAYOUTS = 256
 
-Serializer = Callable[..., bytes]
-"""``serialize(msg, *frame params)``: the frame's values, then ``msg`` in CDR."""
+Serializer = Callable[[Any], bytes]
+"""``serialize(msg)``: ``msg`` in CDR."""
 
 
-#: Names the generated serializers use (besides a letter and digits: their locals).
-_GENERATED_NAMES = frozenset({'msg', 'args', 'key', 'packer', 'size', 'layouts', 'new_layout',
-                              'HEADER', 'serialize_message', 'data'})
-
-
-@dataclasses.dataclass(frozen=True)
-class Frame:
-    """Values packed before the CDR bytes by the same ``struct`` call.
-
-    ``codes``: their struct codes (little endian, nothing aligned); ``params``: the parameters
-    the serializer takes after the message; ``values``: a Python expression for each value, of
-    the parameters and of ``size``, the size of the whole (frame and CDR) [bytes]. The
-    parameters' names must not be those of the generated code (``msg``, ``args``, ``key``,
-    ``packer``, ``size``, ``layouts``, ``new_layout``, ``HEADER``, a letter and digits): ValueError.
-    """
-
-    def __post_init__(self) -> None:
-        taken = [name for name in self.params if name in _GENERATED_NAMES
-                 or (len(name) > 1 and name[0].isalpha() and name[1:].isdigit())]
-        if taken:
-            raise ValueError(f'frame parameters {taken} are names of the generated code')
-
-    codes: str
-    params: tuple[str, ...]
-    values: tuple[str, ...]
-
-
-NO_FRAME = Frame('', (), ())
-_serializers: dict[tuple[type, Frame, bool], Serializer] = {}
+_serializers: dict[tuple[type, bool], Serializer] = {}
 
 
 class _Unsupported(Exception):
@@ -217,13 +185,12 @@ class _Layout:
         return ''.join(self.codes) + 'x' * end
 
 
-def layout(cls: type, key: tuple[int, ...], frame_codes: str = '',
-           rmw_padding: bool = True) -> struct.Struct:
+def layout(cls: type, key: tuple[int, ...], rmw_padding: bool = True) -> struct.Struct:
     """The struct that packs a ``cls`` message whose strings (encoded) and sequences have the
-    lengths ``key`` (in the order of the members) after the values ``frame_codes`` and the CDR
-    header (a value), ending as :func:`serializer` says for ``rmw_padding``."""
+    lengths ``key`` (in the order of the members) after the CDR header (a value), ending as
+    :func:`serializer` says for ``rmw_padding``."""
     walk = _Layout(iter(key))
-    walk.codes.append(f'<{frame_codes}4s')
+    walk.codes.append('<4s')
     walk.members(cls)
     return struct.Struct(walk.format(rmw_padding))
 
@@ -272,8 +239,8 @@ class _Compiler:
     which the collected expressions are added to before each loop; the others pack them in one
     call."""
 
-    def __init__(self, frame: Frame, rmw_padding: bool) -> None:
-        self.frame, self.rmw_padding = frame, rmw_padding
+    def __init__(self, rmw_padding: bool) -> None:
+        self.rmw_padding = rmw_padding
         self.lines: list[str] = []
         self.namespace: dict[str, Any] = {'HEADER': _HEADER}
         self.args: list[str] = ['HEADER']
@@ -326,13 +293,9 @@ class _Compiler:
         value = self.name('v')
         members = _members(cls)
         self.emit(f'{value} = {expr}')
-        slots = set(getattr(cls, '__slots__', ()))
         for field, kind in members:
-            # The generated classes keep each field in slot _<field> behind a property that
-            # only returns it: reading the slot skips a Python call.
-            attribute = f'_{field}' if f'_{field}' in slots else field
             self.fields.append(field)
-            self.member(f'{value}.{attribute}', kind)
+            self.member(f'{value}.{field}', kind)
             self.fields.pop()
 
     def array(self, expr: str, kind: Any, size: int) -> None:
@@ -381,67 +344,44 @@ class _Compiler:
             key, values = 'tuple(key)', '*args'
         else:
             key, values = f'({", ".join(self.key)},)', ', '.join(self.args)
-        codes = self.frame.codes
         if self.listed or self.key:
             layouts: dict[tuple[int, ...], struct.Struct] = {}
             self.namespace.update(layouts=layouts,
-                                  new_layout=functools.partial(_new_layout, cls, codes,
-                                                               self.rmw_padding, layouts))
+                                  new_layout=functools.partial(_new_layout, cls, self.rmw_padding,
+                                                               layouts))
             self.emit(f'packer = layouts.get({key})')
             self.emit('if packer is None:')
             self.emit(f'    packer = new_layout({key})')
         else:  # one layout
-            self.namespace['packer'] = layout(cls, (), codes, self.rmw_padding)
-        if self.frame.values:
-            self.emit('size = packer.size')
-            values = ', '.join((*self.frame.values, values))
+            self.namespace['packer'] = layout(cls, (), self.rmw_padding)
         self.emit(f'return packer.pack({values})')
-        return _defined(self.lines, self.frame, self.namespace, f'cdr serializer of {cls.__name__}')
+        source = 'def serialize(msg):\n' + '\n'.join(self.lines)
+        exec(compile(source, f'<cdr serializer of {cls.__name__}>', 'exec'), self.namespace)
+        return self.namespace['serialize']
 
 
-def _defined(lines: list[str], frame: Frame, namespace: dict[str, Any], name: str) -> Serializer:
-    """The function ``serialize(msg, *frame.params)`` of body ``lines``."""
-    source = f'def serialize({", ".join(("msg", *frame.params))}):\n' + '\n'.join(lines)
-    exec(compile(source, f'<{name}>', 'exec'), namespace)
-    return namespace['serialize']
-
-
-def _new_layout(cls: type, frame_codes: str, rmw_padding: bool,
-                layouts: dict[tuple[int, ...], struct.Struct],
+def _new_layout(cls: type, rmw_padding: bool, layouts: dict[tuple[int, ...], struct.Struct],
                 key: tuple[int, ...]) -> struct.Struct:
     """The layout of ``key``, kept in ``layouts``."""
     if len(layouts) >= MAX_LAYOUTS:
         layouts.clear()
-    packer = layouts[key] = layout(cls, key, frame_codes, rmw_padding)
+    packer = layouts[key] = layout(cls, key, rmw_padding)
     return packer
 
 
-def _by_rclpy(frame: Frame) -> Serializer:
-    """A serializer taking the CDR bytes from rclpy (``serialize_message``)."""
-    if not frame.values:
-        return serialize_message
-    packer = struct.Struct(f'<{frame.codes}')
-    lines = ['    data = serialize_message(msg)',
-             f'    size = {packer.size} + len(data)',
-             f'    return packer.pack({", ".join(frame.values)}) + data']
-    return _defined(lines, frame, {'serialize_message': serialize_message, 'packer': packer},
-                    'cdr serializer by rclpy')
-
-
-def serializer(cls: type, frame: Frame = NO_FRAME, rmw_padding: bool = True) -> Serializer:
-    """The serializer of message class ``cls`` (compiled on first use), packing ``frame``
-    before the CDR bytes (none by default: it then takes the message alone). ``rmw_padding``:
-    end as rclpy's bytes end; False: where the data ends (a type the compiler leaves to rclpy
-    keeps rclpy's end; see the module docstring)."""
-    function = _serializers.get((cls, frame, rmw_padding))
+def serializer(cls: type, rmw_padding: bool = True) -> Serializer:
+    """The serializer of message class ``cls`` (compiled on first use). ``rmw_padding``: end as
+    rclpy's bytes end; False: where the data ends (a type the compiler leaves to rclpy keeps
+    rclpy's end; see the module docstring)."""
+    function = _serializers.get((cls, rmw_padding))
     if function is None:
         try:
             if sys.byteorder != 'little':
                 raise _Unsupported('a big-endian machine')
-            function = _Compiler(frame, rmw_padding).function(cls)
+            function = _Compiler(rmw_padding).function(cls)
         except _Unsupported:
-            function = _by_rclpy(frame)
-        _serializers[cls, frame, rmw_padding] = function
+            function = serialize_message
+        _serializers[cls, rmw_padding] = function
     return function
 
 

@@ -1,16 +1,19 @@
 """Record ROS 2 messages into a rosbag2 bag with MCAP storage, without needing rosbag2 installed.
 
-The bag plays back in ``ros2 bag play``, Foxglove and PlotJuggler (format and writer:
-:mod:`wheelsim.run.bag_writer`). A message is serialized to CDR when it is recorded, into the
-MCAP message record the bag holds (by :mod:`wheelsim.run.cdr`: rclpy's bytes, faster), so its
-publisher may fill the same object again for its next publication, and written in batches in
-this process. The bag is finished when the recorder closes, also on an interrupted run
-(through the context manager); a process killed outright leaves an MCAP file without its
-summary (the ``mcap`` tools can recover its messages).
+The bag is written by rosbags' public ``Writer`` (``metadata.yaml`` and one ``.mcap`` file, as
+``ros2 bag record -s mcap`` writes them) and plays back in ``ros2 bag play``, Foxglove and
+PlotJuggler. Each topic's schema (definition text and RIHS01 type hash) is rosbags' definition of
+its type for the ROS 2 distribution of the run (:func:`distro_types`; the tests check the hashes
+against those the middleware reports). A message is serialized to CDR when it is recorded (by
+:mod:`wheelsim.run.cdr`: rclpy's bytes, faster, ending where the data ends), so its publisher
+may fill the same object again for its next publication. The bag is finished when the recorder
+closes, also on an interrupted run (through the context manager); a process killed outright
+leaves an MCAP file without its summary (the ``mcap`` tools can recover its messages).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,15 +28,19 @@ from rosbags.interfaces import (
     QosReliability,
     QosTime,
 )
+from rosbags.rosbag2 import StoragePlugin, Writer
+from rosbags.rosbag2.writer import Connection
+from rosbags.typesys import Stores, get_typestore
+from rosbags.typesys.store import Typestore
 
-from wheelsim.run.bag_writer import McapBagWriter, Message, record_serializer
-from wheelsim.run.cdr import Serializer
+from wheelsim.ros.distro import ros_distro
+from wheelsim.run.cdr import Serializer, serializer
 
 # ROS infrastructure topics: not part of a run (parameter events carry wall-clock stamps from
 # node construction, which would make two identical runs differ).
 IGNORED_TOPICS = frozenset({'/parameter_events', '/rosout'})
-#: Messages written at once (the writer's cost per call is spread over them).
-BATCH_MESSAGES = 500
+#: What rosbags' writer puts in ``metadata.yaml`` for the distribution.
+ROSBAGS_DISTRO_LINE = 'ros_distro: rosbags\n'
 
 
 class RecordingError(RuntimeError):
@@ -57,6 +64,15 @@ def bag_qos(profile: QoSProfile | int) -> Qos:
         liveliness=QosLiveliness[profile.liveliness.name],
         liveliness_lease_duration=_qos_time(profile.liveliness_lease_duration),
         avoid_ros_namespace_conventions=profile.avoid_ros_namespace_conventions)
+
+
+@functools.cache
+def distro_types() -> Typestore:
+    """rosbags' message definitions of the ROS 2 distribution this process runs on
+    (:func:`ros_distro`), its latest ones for a distribution it does not know; one store per
+    process (building it imports every definition)."""
+    store = getattr(Stores, f'ROS2_{ros_distro().upper()}', Stores.LATEST)
+    return get_typestore(store)
 
 
 def ros_type_name(msg: Any) -> str:
@@ -83,52 +99,60 @@ class BagRecorder:
         if self.path.exists():
             raise FileExistsError(f'bag folder {self.path} exists already: give a new path')
         self._topics = topics
-        # topic -> (channel id, record serializer); (0, None) for a topic not recorded
-        self._routes: dict[str, tuple[int, Serializer | None]] = {}
-        self._batch: list[Message] = []
-        self._writer: McapBagWriter | None = None
+        # topic -> (connection, serializer); None for a topic not recorded
+        self._routes: dict[str, tuple[Connection, Serializer] | None] = {}
+        self._writer = Writer(self.path, version=9, storage_plugin=StoragePlugin.MCAP)
 
     def __enter__(self) -> BagRecorder:
-        self._writer = self._writing(McapBagWriter, self.path)
+        self._writing(self._writer.open)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        try:
-            self._flush()
-        finally:
-            self._writing(self._writer.close)
+        self._writing(self._close)
 
     def record(self, topic: str, msg: Any, time_ns: int) -> None:
         """Record ``msg`` on ``topic`` with log time ``time_ns`` (simulated time) [ns]."""
         try:
-            channel, serialize_msg = self._routes[topic]
+            route = self._routes[topic]
         except KeyError:
-            channel, serialize_msg = self._routes[topic] = self._route(topic, msg)
-        if serialize_msg is None:
+            route = self._routes[topic] = self._route(topic, msg)
+        if route is None:
             return
-        batch = self._batch
-        batch.append((channel, time_ns, serialize_msg(msg, channel, time_ns)))
-        if len(batch) >= BATCH_MESSAGES:
-            self._flush()
+        connection, serialize = route
+        try:
+            self._writer.write(connection, time_ns, serialize(msg))
+        except Exception as err:  # noqa: BLE001 - the disk or the message: all reported
+            raise self._error(err) from err
 
-    def _flush(self) -> None:
-        """Write the messages recorded since the last batch."""
-        batch, self._batch = self._batch, []
-        self._writing(self._writer.write, batch)
-
-    def _route(self, topic: str, msg: Any) -> tuple[int, Serializer | None]:
-        """How messages on ``topic`` are recorded: (channel id, serializer), or (0, None) if not.
+    def _route(self, topic: str, msg: Any) -> tuple[Connection, Serializer] | None:
+        """How messages on ``topic`` are recorded: (connection, serializer), or None if not.
         A topic carries one type (DDS allows no other in one process)."""
         if topic in IGNORED_TOPICS or (self._topics is not None and topic not in self._topics):
-            return 0, None
+            return None
         profiles = [bag_qos(profile) for profile in self._offered_qos.get(topic, ())]
-        connection = self._writing(self._writer.add_topic, topic, ros_type_name(msg), profiles)
-        return connection.id, record_serializer(type(msg))
+        connection = self._writing(self._writer.add_connection, topic, ros_type_name(msg),
+                                   typestore=distro_types(), offered_qos_profiles=profiles)
+        return connection, serializer(type(msg), rmw_padding=False)
 
-    def _writing(self, action: Callable[..., Any], *args: Any) -> Any:
-        """``action(*args)``, a failure of which is a :class:`RecordingError` naming the bag."""
+    def _close(self) -> None:
+        """Write the indexes, the summary and ``metadata.yaml``: the bag is complete.
+        ``metadata.yaml`` names the ROS 2 distribution of the run (:func:`ros_distro`), as
+        ``ros2 bag record`` does (rosbags writes its own name there, and in the MCAP file's
+        copy of the metadata, which stays so)."""
+        self._writer.close()
+        distro = ros_distro()
+        metadata = self._writer.metapath
+        text = metadata.read_text()
+        if distro and text.count(ROSBAGS_DISTRO_LINE) == 1:
+            metadata.write_text(text.replace(ROSBAGS_DISTRO_LINE, f'ros_distro: {distro}\n'))
+
+    def _writing(self, action: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``action(*args, **kwargs)``, a failure of which is a :class:`RecordingError` naming
+        the bag."""
         try:
-            return action(*args)
+            return action(*args, **kwargs)
         except Exception as err:  # noqa: BLE001 - the disk, the folder or the type: all reported
-            raise RecordingError(f'writing the bag {self.path} failed: '
-                                 f'{type(err).__name__}: {err}') from err
+            raise self._error(err) from err
+
+    def _error(self, err: Exception) -> RecordingError:
+        return RecordingError(f'writing the bag {self.path} failed: {type(err).__name__}: {err}')

@@ -1,0 +1,137 @@
+"""The recorder writes bags through rosbags' public writer: the schemas the middleware knows, the
+messages as recorded, the run's distribution and publishers' QoS in metadata.yaml."""
+
+import os
+
+import pytest
+import yaml
+from builtin_interfaces.msg import Time
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from geometry_msgs.msg import (
+    PoseStamped,
+    PoseWithCovarianceStamped,
+    TransformStamped,
+    Twist,
+    TwistStamped,
+)
+from mcap.reader import make_reader
+from nav_msgs.msg import OccupancyGrid, Odometry, Path
+from rclpy.qos import DurabilityPolicy, QoSProfile
+from rclpy.serialization import deserialize_message
+from rosbags.highlevel import AnyReader
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import JointState, LaserScan
+from std_msgs.msg import Empty, String
+from tf2_msgs.msg import TFMessage
+
+from wheelsim.ros.distro import ros_distro
+from wheelsim.run.recording import BagRecorder, RecordingError, distro_types, ros_type_name
+
+#: A message of every type a run records, and others.
+MESSAGES = {
+    '/odom': Odometry(child_frame_id='base_link'),
+    '/tf': TFMessage(transforms=[TransformStamped(child_frame_id='odom')]),
+    '/joint_states': JointState(name=['left', 'right'], position=[1.0, 2.0], velocity=[3.0, 4.0]),
+    '/pose': PoseWithCovarianceStamped(),
+    '/cmd_vel': Twist(),
+    '/cmd_vel_stamped': TwistStamped(),
+    '/plan': Path(poses=[PoseStamped(), PoseStamped()]),
+    '/scan': LaserScan(ranges=[1.0, 2.5], angle_increment=0.125),
+    '/map': OccupancyGrid(data=[0, 100, -1]),
+    '/clock': Clock(clock=Time(sec=3)),
+    '/diagnostics': DiagnosticArray(status=[DiagnosticStatus(
+        name='a', values=[KeyValue(key='k', value='v')])]),
+    '/robot_description': String(data='<robot/>'),
+    '/empty': Empty(),
+}
+
+
+def record_all(bag, offered_qos=None) -> None:
+    with BagRecorder(bag, offered_qos=offered_qos) as recorder:
+        for time_ns, (topic, msg) in enumerate(MESSAGES.items(), start=1):
+            recorder.record(topic, msg, time_ns)
+            recorder.record('/rosout', msg, time_ns)  # never recorded
+
+
+def test_every_schema_hash_is_the_one_the_middleware_reports(tmp_path, probe):
+    """The bag's type hashes (rosbags' definitions of the run's distribution) against those
+    rclpy's middleware gives each type's publishers."""
+    record_all(tmp_path / 'bag')
+    metadata = yaml.safe_load((tmp_path / 'bag' / 'metadata.yaml').read_text())
+    in_bag = {entry['topic_metadata']['name']: entry['topic_metadata']['type_description_hash']
+              for entry in metadata['rosbag2_bagfile_information']['topics_with_message_count']}
+    assert set(in_bag) == set(MESSAGES)
+    for topic, msg in MESSAGES.items():
+        probe.publisher(type(msg), topic)
+        info, = probe.node.get_publishers_info_by_topic(topic)
+        assert in_bag[topic] == str(info.topic_type_hash), topic
+
+
+def test_messages_read_back_as_recorded_by_every_reader(tmp_path):
+    record_all(tmp_path / 'bag')
+    with (tmp_path / 'bag' / 'bag.mcap').open('rb') as stream:
+        read = [(channel.topic, schema.name, message.log_time, message.data)
+                for schema, channel, message in make_reader(stream).iter_messages()]
+    assert [(topic, name, time_ns) for topic, name, time_ns, _ in read] == [
+        (topic, ros_type_name(msg), time_ns)
+        for time_ns, (topic, msg) in enumerate(MESSAGES.items(), start=1)]
+    for topic, _, _, data in read:
+        msg = MESSAGES[topic]
+        assert deserialize_message(data, type(msg)) == msg, topic
+    with AnyReader([tmp_path / 'bag'], default_typestore=distro_types()) as reader:
+        decoded = {connection.topic: reader.deserialize(data, connection.msgtype)
+                   for connection, _, data in reader.messages()}
+    assert decoded['/joint_states'].velocity.tolist() == [3.0, 4.0]
+    assert decoded['/diagnostics'].status[0].values[0].value == 'v'
+
+
+def test_metadata_names_the_distribution_and_the_publishers_qos(tmp_path):
+    latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    record_all(tmp_path / 'bag', offered_qos={'/map': [latched], '/odom': [10]})
+    info = yaml.safe_load((tmp_path / 'bag' / 'metadata.yaml').read_text())[
+        'rosbag2_bagfile_information']
+    assert info['ros_distro'] == ros_distro() == (
+        os.environ.get('ROS_DISTRO') or os.environ['WHEELSIM_DISTRO'])
+    assert info['message_count'] == len(MESSAGES)
+    qos = {entry['topic_metadata']['name']: entry['topic_metadata']['offered_qos_profiles']
+           for entry in info['topics_with_message_count']}
+    assert [profile['durability'] for profile in qos['/map']] == ['transient_local']
+    assert [(profile['depth'], profile['durability']) for profile in qos['/odom']] == [
+        (10, 'volatile')]
+    assert qos['/tf'] == []
+
+
+def test_only_the_topics_asked_for_are_recorded(tmp_path):
+    with BagRecorder(tmp_path / 'bag', topics={'/odom'}) as recorder:
+        for topic, msg in MESSAGES.items():
+            recorder.record(topic, msg, 5)
+    with (tmp_path / 'bag' / 'bag.mcap').open('rb') as stream:
+        assert [channel.topic for _, channel, _ in make_reader(stream).iter_messages()] == \
+            ['/odom']
+
+
+def test_an_existing_folder_is_refused_and_a_failed_write_names_the_bag(tmp_path):
+    (tmp_path / 'kept').mkdir()
+    with pytest.raises(FileExistsError, match='kept exists already'):
+        BagRecorder(tmp_path / 'kept')
+    with pytest.raises(RecordingError, match=r'writing the bag .*bag failed: .*'):
+        with BagRecorder(tmp_path / 'bag') as recorder:
+            recorder.record('/odom', Odometry(), 2**64)  # beyond a log time's 64 bits
+
+
+def test_a_publishers_qos_profile_as_the_bag_metadata_holds_it():
+    from rclpy.duration import Duration
+    from rclpy.qos import ReliabilityPolicy, qos_profile_sensor_data
+    from rosbags.interfaces import QosDurability, QosHistory, QosReliability, QosTime
+
+    from wheelsim.run.recording import bag_qos
+
+    sensor = bag_qos(qos_profile_sensor_data)
+    assert (sensor.history, sensor.depth, sensor.reliability, sensor.durability) == (
+        QosHistory.KEEP_LAST, 5, QosReliability.BEST_EFFORT, QosDurability.VOLATILE)
+    depth = bag_qos(7)  # as rclpy takes a depth: keep last, reliable, volatile
+    assert (depth.history, depth.depth, depth.reliability, depth.durability) == (
+        QosHistory.KEEP_LAST, 7, QosReliability.RELIABLE, QosDurability.VOLATILE)
+    timed = bag_qos(QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
+                               deadline=Duration(seconds=1, nanoseconds=500_000_000)))
+    assert timed.deadline == QosTime(1, 500_000_000) and timed.lifespan == QosTime(0, 0)
