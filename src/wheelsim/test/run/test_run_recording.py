@@ -25,6 +25,7 @@ from std_msgs.msg import Empty, String
 from tf2_msgs.msg import TFMessage
 
 from wheelsim.ros.distro import ros_distro
+from wheelsim.run import recording
 from wheelsim.run.recording import BagRecorder, RecordingError, distro_types, ros_type_name
 
 #: A message of every type a run records, and others.
@@ -65,6 +66,27 @@ def test_every_schema_hash_is_the_one_the_middleware_reports(tmp_path, probe):
         probe.publisher(type(msg), topic)
         info, = probe.node.get_publishers_info_by_topic(topic)
         assert in_bag[topic] == str(info.topic_type_hash), topic
+
+
+def test_schemas_come_from_the_installed_msg_files_else_from_rosbags_store(tmp_path, monkeypatch,
+                                                                         request):
+    """With the installation's ``.msg`` files, their text as rosbags renders it (equal to
+    rosbags' built-in definitions of the distribution for these types); without, the built-in
+    ones."""
+    request.addfinalizer(recording.installed_types.cache_clear)
+    for installed in (True, False):
+        recording.installed_types.cache_clear()
+        if not installed:
+            monkeypatch.setenv('AMENT_PREFIX_PATH', str(tmp_path))
+        bag = tmp_path / f'bag_{installed}'
+        record_all(bag)
+        with next(bag.glob('*.mcap')).open('rb') as stream:
+            schemas = {schema.name: schema.data.decode()
+                       for schema, _, _ in make_reader(stream).iter_messages()}
+        assert len(schemas) == len(MESSAGES)
+        for name, text in schemas.items():
+            assert text == distro_types().generate_msgdef(name, ros_version=2)[0], name
+        assert ('nav_msgs/msg/Odometry' in recording.installed_types().fielddefs) == installed
 
 
 def test_messages_read_back_as_recorded_by_every_reader(tmp_path):
