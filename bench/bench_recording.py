@@ -19,7 +19,7 @@ are CPU seconds of the thread:
 - ``record again``: a second replay in the same process, into a new bag (what a sweep worker's
   later runs pay: the types, serializers and layouts are built);
 - ``serialize (cdr)`` and ``serialize (rclpy)``: every message serialized once more by the
-  recorder's compiled serializer (``wheelsim.run.cdr``, built) and by rclpy's
+  recorder's compiled serializer (``wheelsim.ros.cdr``, built) and by rclpy's
   ``serialize_message``, the library's way: why the recorder keeps a compiler of its own.
 
 The table ends with whether every replay wrote the same bag, byte for byte (the MCAP file and
@@ -97,7 +97,7 @@ def serializing(messages: list[tuple[str, object, int]]) -> dict[str, float]:
     """CPU seconds to serialize every message with the recorder's serializer and with rclpy's."""
     from rclpy.serialization import serialize_message
 
-    from wheelsim.run.cdr import serialize
+    from wheelsim.ros.cdr import serialize
 
     figures = {}
     for name, function in (('serialize (cdr)', serialize),

@@ -5,7 +5,7 @@ Run after ``source env.sh``:  python bench/bench_vehicle_sim.py [--seconds 20] [
 1. CPU share of one core in wall-clock mode at 1000/50 Hz: vehicle_sim (bicycle, defaults) in
    its own process, alone, its CPU time read from /proc. Goal: under 2 %. For scale, two bare
    rclpy processes that only publish the same three messages from a sleeping thread at 50 Hz
-   (no simulation), one pre-serialized as vehicle_sim publishes them, one as message objects:
+   (no simulation), one as CDR bytes as vehicle_sim publishes them, one as message objects:
    what waking up and publishing cost on this machine before vehicle_sim does anything. Each
    of the three runs by itself (processes that wake at the same rate disturb each other's
    figures by up to 0.35 % here), in turn, ``--windows`` times; median and range. This virtual
@@ -167,7 +167,7 @@ def wall_clock_run(probe: Probe, seconds: float, windows: int) -> None:
           f'of {windows} windows of {seconds:g} s taken in turn: vehicle_sim '
           f'{median_and_range(shares["vehicle_sim"])} (goal < 2 %); a bare rclpy process '
           f'publishing the same three messages at 50 Hz: {median_and_range(shares["bytes"])} '
-          f'pre-serialized as vehicle_sim does, {median_and_range(shares["objects"])} as message '
+          f'as CDR bytes as vehicle_sim does, {median_and_range(shares["objects"])} as message '
           f'objects. vehicle_sim with a 20 Hz cmd_vel and a subscriber on every output: '
           f'{100 * loaded:.2f} %')
     arrival_ns = np.array([arrival for arrival, _ in arrivals[first:]])

@@ -31,7 +31,7 @@ ROS_PACKAGES_IN_BOTH_DISTROS = {
     'nav2_behaviors', 'nav2_bt_navigator', 'nav2_regulated_pure_pursuit_controller',
     'nav2_navfn_planner', 'nav2_costmap_2d',  # navigation2 1.3.13 / 1.4.2
     'urdfdom_py',  # 1.2.1 / 1.2.1
-    'rosidl_parser',  # rosidl 4.6.9 / 4.9.8 (run/cdr.py reads message definitions)
+    'rosidl_parser',  # rosidl 4.6.9 / 4.9.8 (ros/cdr.py reads message definitions)
 }
 #: rosdep/base.yaml and rosdep/python.yaml keys with an entry for every Ubuntu release.
 SYSTEM_KEYS_FOR_UBUNTU = {

@@ -1,4 +1,4 @@
-"""VehicleOutputs over DDS: pre-serialized bytes arrive as the same messages as message objects."""
+"""VehicleOutputs over DDS: CDR bytes arrive as the same messages as message objects."""
 
 import pytest
 from geometry_msgs.msg import TwistStamped
@@ -7,9 +7,7 @@ from sensor_msgs.msg import JointState
 
 from wheelsim.core.vehicle.config import VehicleConfig
 from wheelsim.core.vehicle.model import Vehicle
-from wheelsim.ros import vehicle_outputs
 from wheelsim.ros.seam import LiveSeam
-from wheelsim.ros.serialized_message import LayoutError
 from wheelsim.ros.vehicle_outputs import VehicleOutputs
 from wheelsim.testing.processes import Probe
 
@@ -61,20 +59,3 @@ def test_bytes_and_objects_deliver_the_same_messages(probe, model):
     node_b.destroy_node()
     node_o.destroy_node()
 
-
-def test_without_a_template_message_objects_are_published_with_a_warning(
-    probe, monkeypatch, capfd
-):
-    def no_layout(message, fields):
-        raise LayoutError('Odometry.pose.pose.position.x: found at 0 places')
-
-    monkeypatch.setattr(vehicle_outputs, 'SerializedMessage', no_layout)
-    vehicle = Vehicle(VehicleConfig(model='differential'), 1e-3)
-    node, outputs, received = outputs_in(probe, '/fallback', vehicle, serialized=True)
-    assert not outputs.serialized
-    assert 'publishing message objects instead of bytes: Odometry.pose' in capfd.readouterr().err
-    probe.spin_for(0.5)
-    outputs.publish_state(5, vehicle.state())
-    assert probe.spin_until(lambda: all(received), 10.0)
-    assert received[0][0].header.stamp.nanosec == 5
-    node.destroy_node()

@@ -17,6 +17,7 @@ For every node:
 - :mod:`.dds_domain`: a reserved ``ROS_DOMAIN_ID`` per run or test, DDS kept on loopback.
 
 For vehicle_sim: :mod:`.cmd_vel` (Twist or TwistStamped input, type detection, sanitising),
-:mod:`.vehicle_outputs` (state publishers), :mod:`.serialized_message` (pre-serialized
-publishing), :mod:`.sim_diagnostics` (its diagnostics).
+:mod:`.vehicle_outputs` (state publishers), :mod:`.sim_diagnostics` (its diagnostics).
+:mod:`.cdr`: messages to CDR bytes, as rclpy serializes them, faster (vehicle_sim's publications
+through the middleware, the headless run's bag).
 """

@@ -8,12 +8,14 @@ localization node owns ``map -> odom -> base_link``.
 
 Two ways to publish the same messages:
 
+Both ways fill the same three message objects in place for every publication; then
+
 - ``serialized=True`` (wall-clock and reference-clock modes, which always publish through the
-  middleware, never in-process): each message is serialized once and only its numbers are
-  rewritten before each publication (:class:`wheelsim.ros.serialized_message.SerializedMessage`).
-  This keeps vehicle_sim's CPU share low (docs/vehicle_sim.md, "Figures").
-- ``serialized=False`` (use_sim_time): message objects, filled in place. A lock-step run hands
-  the published object itself to the subscribers in the same process; bytes would have to be
+  middleware, never in-process) publishes their CDR bytes (:mod:`wheelsim.ros.cdr`: rclpy's
+  bytes, several times faster than rclpy's own conversion of a message object), which keeps
+  vehicle_sim's CPU share low (docs/vehicle_sim.md, "Figures");
+- ``serialized=False`` (use_sim_time) publishes the objects. A lock-step run hands the
+  published object itself to the subscribers in the same process; bytes would have to be
   deserialized for them, which costs more than it saves.
 """
 
@@ -28,9 +30,9 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
 from wheelsim.core.geometry.angles import yaw_quaternion_zw
-from wheelsim.core.units import NS_PER_S
 from wheelsim.core.vehicle.model import VehicleState
 from wheelsim.ros import qos
+from wheelsim.ros.cdr import serializer
 from wheelsim.ros.conversions import (
     fill_planar_zw,
     fill_twist_parts,
@@ -40,31 +42,13 @@ from wheelsim.ros.conversions import (
     twist_stamped,
 )
 from wheelsim.ros.seam import NodeSeam
-from wheelsim.ros.serialized_message import LayoutError, SerializedMessage
-
-STAMP = ('header.stamp.sec', 'header.stamp.nanosec')
-GROUND_TRUTH_FIELDS = STAMP + (
-    'pose.pose.position.x', 'pose.pose.position.y',
-    'pose.pose.orientation.z', 'pose.pose.orientation.w',
-    'twist.twist.linear.x', 'twist.twist.linear.y', 'twist.twist.angular.z',
-)
-TWIST_ACTUAL_FIELDS = STAMP + ('twist.linear.x', 'twist.linear.y', 'twist.angular.z')
-
-
-def joint_state_fields(joint_count: int) -> tuple[str, ...]:
-    """The stamp, then every joint's position, then every joint's velocity."""
-    return STAMP + tuple(
-        f'{name}[{i}]' for name in ('position', 'velocity') for i in range(joint_count)
-    )
 
 
 class VehicleOutputs:
     """Publishers of the vehicle state; frame and joint names are given fully prefixed.
 
-    With message objects, the same three objects are filled for every publication (building
-    them costs about as much as filling and publishing them): a message is only valid until the
-    next one. If the serialized templates cannot be made (a middleware whose bytes they do not
-    reproduce), message objects are published instead, with a warning.
+    The same three objects are filled for every publication (building them costs about as much
+    as filling and publishing them): a published object is only valid until the next one.
     """
 
     def __init__(
@@ -75,7 +59,7 @@ class VehicleOutputs:
         joint_names: Sequence[str],
         serialized: bool,
     ) -> None:
-        # Fixed for the node's life: the serialized templates hold them.
+        # Fixed for the node's life: written into the messages once.
         self._map_frame = map_frame
         self._base_frame = base_frame
         self._joint_names = tuple(joint_names)
@@ -91,12 +75,8 @@ class VehicleOutputs:
         self._pose_parts = (odom.pose.pose.position, odom.pose.pose.orientation)
         self._twist_parts = (odom.twist.twist.linear, odom.twist.twist.angular,
                              twist_msg.twist.linear, twist_msg.twist.angular)
-        self._templates: tuple[SerializedMessage, ...] | None = None
-        if serialized:
-            try:
-                self._templates = self._serialized_templates()
-            except LayoutError as err:
-                seam.logger.warning(f'publishing message objects instead of bytes: {err}')
+        self._serializers = tuple(serializer(type(msg)) for msg in self._messages) \
+            if serialized else None
 
     @property
     def map_frame(self) -> str:
@@ -112,29 +92,26 @@ class VehicleOutputs:
 
     @property
     def serialized(self) -> bool:
-        """True when pre-serialized bytes are published, False for message objects."""
-        return self._templates is not None
+        """True when CDR bytes are published, False for message objects."""
+        return self._serializers is not None
 
     def publish_state(self, stamp_ns: int, state: VehicleState) -> None:
         """Publish ``state`` stamped ``stamp_ns``."""
         x_m, y_m, yaw_rad, vx_mps, vy_mps, wz_radps, positions_rad, velocities_radps = state[:8]
         qz, qw = yaw_quaternion_zw(yaw_rad)
-        if self._templates is None:
-            odom, twist_msg, joints = self._messages
-            time_msg(stamp_ns, self._stamp)
-            position, orientation = self._pose_parts
-            fill_planar_zw(position, orientation, x_m, y_m, qz, qw)
-            odom_linear, odom_angular, twist_linear, twist_angular = self._twist_parts
-            fill_twist_parts(odom_linear, odom_angular, vx_mps, vy_mps, wz_radps)
-            fill_twist_parts(twist_linear, twist_angular, vx_mps, vy_mps, wz_radps)
-            joints.position = array('d', positions_rad)
-            joints.velocity = array('d', velocities_radps)
-        else:
-            ground_truth, twist_actual, joint_states = self._templates
-            sec, nanosec = divmod(stamp_ns, NS_PER_S)
-            odom = ground_truth.pack((sec, nanosec, x_m, y_m, qz, qw, vx_mps, vy_mps, wz_radps))
-            twist_msg = twist_actual.pack((sec, nanosec, vx_mps, vy_mps, wz_radps))
-            joints = joint_states.pack((sec, nanosec, *positions_rad, *velocities_radps))
+        odom, twist_msg, joints = self._messages
+        time_msg(stamp_ns, self._stamp)
+        position, orientation = self._pose_parts
+        fill_planar_zw(position, orientation, x_m, y_m, qz, qw)
+        odom_linear, odom_angular, twist_linear, twist_angular = self._twist_parts
+        fill_twist_parts(odom_linear, odom_angular, vx_mps, vy_mps, wz_radps)
+        fill_twist_parts(twist_linear, twist_angular, vx_mps, vy_mps, wz_radps)
+        joints.position = array('d', positions_rad)
+        joints.velocity = array('d', velocities_radps)
+        if self._serializers is not None:
+            serialize_odom, serialize_twist, serialize_joints = self._serializers
+            odom, twist_msg, joints = (serialize_odom(odom), serialize_twist(twist_msg),
+                                       serialize_joints(joints))
         self._ground_truth.publish(odom)
         self._twist_actual.publish(twist_msg)
         self._joint_states.publish(joints)
@@ -150,12 +127,3 @@ class VehicleOutputs:
         return (odometry(0, self.map_frame, self.base_frame, zero3, zero3),
                 twist_stamped(0, self.base_frame, zero3),
                 joint_state(0, self.joint_names, zeros, zeros))
-
-    def _serialized_templates(self) -> tuple[SerializedMessage, ...]:
-        """Templates of the messages as the object path fills them (numbers zero)."""
-        odom, twist_msg, joints = self._new_messages()
-        return (
-            SerializedMessage(odom, GROUND_TRUTH_FIELDS),
-            SerializedMessage(twist_msg, TWIST_ACTUAL_FIELDS),
-            SerializedMessage(joints, joint_state_fields(len(self.joint_names))),
-        )

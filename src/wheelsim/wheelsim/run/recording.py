@@ -6,7 +6,7 @@ PlotJuggler. Each topic's schema (definition text and RIHS01 type hash) is rosba
 the type's ``.msg`` files in the ROS installation that runs (:func:`type_store`: the bag holds
 the definitions of the ROS 2 the run used; the tests check the hashes against those the
 middleware reports). A message is serialized to CDR when it is recorded (by
-:mod:`wheelsim.run.cdr`: rclpy's bytes, faster, ending where the data ends), so its publisher
+:mod:`wheelsim.ros.cdr`: rclpy's bytes, faster, ending where the data ends), so its publisher
 may fill the same object again for its next publication. The bag is finished when the recorder
 closes, also on an interrupted run (through the context manager); a process killed outright
 leaves an MCAP file without its summary (the ``mcap`` tools can recover its messages).
@@ -36,8 +36,8 @@ from rosbags.rosbag2.writer import Connection
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 from rosbags.typesys.store import Typestore
 
+from wheelsim.ros.cdr import Serializer, serializer
 from wheelsim.ros.distro import ros_distro
-from wheelsim.run.cdr import Serializer, serializer
 
 # ROS infrastructure topics: not part of a run (parameter events carry wall-clock stamps from
 # node construction, which would make two identical runs differ).

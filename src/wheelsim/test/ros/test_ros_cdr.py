@@ -45,7 +45,7 @@ from std_msgs.msg import (
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
-from wheelsim.run import cdr
+from wheelsim.ros import cdr
 
 ROSBAGS_TYPES = get_typestore(Stores.ROS2_JAZZY)
 
