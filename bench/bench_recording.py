@@ -22,8 +22,8 @@ are CPU seconds of the thread:
   recorder's compiled serializer (``wheelsim.ros.cdr``, built) and by rclpy's
   ``serialize_message``, the library's way: why the recorder keeps a compiler of its own.
 
-The table ends with whether every replay wrote the same bag, byte for byte (the MCAP file and
-``metadata.yaml``; with ``--baseline``, the bags of both trees).
+The table ends with whether every replay of a tree wrote the same bag, byte for byte (the MCAP
+file and ``metadata.yaml``), and with ``--baseline`` whether both trees did.
 ``--baseline REV`` also runs the code of REV (exported as ``bench_runner.py`` does), alternating
 with the working tree's run by run, and prints both side by side with the ratio. The table gives
 the best and the median of the runs (the best is the least disturbed by other processes).
@@ -97,7 +97,10 @@ def serializing(messages: list[tuple[str, object, int]]) -> dict[str, float]:
     """CPU seconds to serialize every message with the recorder's serializer and with rclpy's."""
     from rclpy.serialization import serialize_message
 
-    from wheelsim.ros.cdr import serialize
+    try:
+        from wheelsim.ros.cdr import serialize
+    except ImportError:  # a baseline from before the encoder moved to ros/
+        from wheelsim.run.cdr import serialize
 
     figures = {}
     for name, function in (('serialize (cdr)', serialize),
@@ -181,9 +184,14 @@ def main() -> None:
                         for b, name in zip(best, names, strict=True))
         ratio = f'   {best[1] / best[0]:6.2f}x' if len(names) > 1 and best[0] else ''
         print(f'  {figure:22s}{cells}{ratio}')
-    bags = {r['bag'] for name in names for r in runs[name]}
-    print(f'  bags (MCAP file and metadata.yaml) of every replay: '
-          f'{"identical" if len(bags) == 1 else "DIFFERENT"}')
+    bags = {name: {r['bag'] for r in runs[name]} for name in names}
+    for name in names:
+        print(f'  {name}: bags (MCAP file and metadata.yaml) of every replay '
+              f'{"identical" if len(bags[name]) == 1 else "DIFFERENT"}')
+    if len(names) > 1:
+        same = len(set.union(*bags.values())) == 1
+        print('  the two trees\' bags: ' + ('identical' if same else
+                                            'different (compare_runs.py compares the messages)'))
 
 
 if __name__ == '__main__':
