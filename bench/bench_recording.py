@@ -12,15 +12,16 @@ Each run is a fresh process, so what is built on first use counts as it does in 
 are CPU seconds of the thread:
 
 - ``record``: the replay's ``record`` and ``take`` calls (types built from the ``.msg`` files,
-  serializers and layouts generated, messages serialized, written in batches, read by the
-  report's reader): what recording and the report add to the lock-step loop;
+  serializers and layouts generated, messages serialized and written, read by the report's
+  reader): what recording and the report add to the lock-step loop;
 - ``close``: leaving the recorder (the last chunk, the summary, ``metadata.yaml``);
 - ``report data``: ``RunReader.run`` after it (the report's series);
 - ``record again``: a second replay in the same process, into a new bag (what a sweep worker's
   later runs pay: the types, serializers and layouts are built);
 - ``serialize (cdr)`` and ``serialize (rclpy)``: every message serialized once more by the
-  recorder's compiled serializer (``wheelsim.ros.cdr``, built) and by rclpy's
-  ``serialize_message``, the library's way: why the recorder keeps a compiler of its own.
+  compiled serializer (``wheelsim.ros.cdr``, built; rclpy's bytes, the recorder's variant ends
+  them where the data ends, at the same cost) and by rclpy's ``serialize_message``, the
+  library's way: why the recorder keeps a compiler of its own.
 
 The table ends with whether every replay of a tree wrote the same bag, byte for byte (the MCAP
 file and ``metadata.yaml``), and with ``--baseline`` whether both trees did.
@@ -113,8 +114,8 @@ def serializing(messages: list[tuple[str, object, int]]) -> dict[str, float]:
 
 
 def one_process(source: Path) -> dict:
-    """Two replays of ``source``'s messages in this process; the figures and whether the bags
-    equal the source."""
+    """Two replays of ``source``'s messages in this process; the figures, the bag's hash and
+    whether both replays wrote the same bag."""
     messages = recorded_messages(source)
     gc.freeze()
     with tempfile.TemporaryDirectory(prefix='bench_recording_') as tmp:
@@ -125,7 +126,8 @@ def one_process(source: Path) -> dict:
             Path(tmp, run, source.name, file.name).read_bytes()
             for file in (next(source.glob('*.mcap')), source / 'metadata.yaml'))).hexdigest()
             for run in ('first', 'again')}
-        result['bag'] = bags.pop() if len(bags) == 1 else 'replays differ'
+        result['replays equal'] = len(bags) == 1
+        result['bag'] = bags.pop()
     result.update(serializing(messages))
     return result
 
@@ -186,8 +188,9 @@ def main() -> None:
         print(f'  {figure:22s}{cells}{ratio}')
     bags = {name: {r['bag'] for r in runs[name]} for name in names}
     for name in names:
+        same = len(bags[name]) == 1 and all(r['replays equal'] for r in runs[name])
         print(f'  {name}: bags (MCAP file and metadata.yaml) of every replay '
-              f'{"identical" if len(bags[name]) == 1 else "DIFFERENT"}')
+              f'{"identical" if same else "DIFFERENT"}')
     if len(names) > 1:
         same = len(set.union(*bags.values())) == 1
         print('  the two trees\' bags: ' + ('identical' if same else

@@ -134,7 +134,7 @@ def raw_messages(bag_dir: Path) -> list[tuple[str, str, int, int, bytes]]:
 
 
 def test_recordings_are_identical_bytes_in_order_and_rclpy_cdr(tmp_path):
-    """The recorder's own serializer and writer: two runs give the same bytes; messages are in
+    """The recorder's serializer and rosbags' writer: two runs give the same bytes; messages are in
     the order they were published, log time = simulated time, payloads are rclpy's CDR up to
     where the data ends (the padding rmw_fastrtps counts after it is cut off)."""
     from rclpy.serialization import deserialize_message, serialize_message

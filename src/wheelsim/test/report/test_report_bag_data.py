@@ -257,7 +257,7 @@ def test_run_reader_reads_a_message_when_taken_though_its_object_is_filled_again
     # A publisher may fill the same object for its next message: the reader keeps the values
     # it had when taken, as the bag does.
     msg = odometry(0.0, 0.0, 0.0, 0.0)
-    count = 1007
+    count = 1007  # enough refills to catch a shared object; not a round number
 
     def refilled():
         for i in range(count):

@@ -5,6 +5,7 @@ import math
 
 import pytest
 from builtin_interfaces.msg import Time
+from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 from geometry_msgs.msg import (
     Point32,
     PolygonStamped,
@@ -184,6 +185,13 @@ def test_a_fixed_array_of_the_wrong_length_is_refused():
     msg.pose.covariance = [0.0] * 35  # rclpy's setter takes it as it is without check_fields
     with pytest.raises(ValueError, match='pose.covariance: 35 items, not 36'):
         cdr.serialize(msg)
+
+
+def test_a_type_the_compiler_leaves_is_serialized_by_rclpy():
+    # DiagnosticStatus.level is a `byte`; KeyValue has only strings and is compiled
+    assert cdr.serializer(DiagnosticStatus) is serialize_message
+    assert cdr.serializer(DiagnosticStatus, rmw_padding=False) is serialize_message
+    assert cdr.serializer(KeyValue) is not serialize_message
 
 
 def test_refilled_messages_are_serialized_with_their_new_values():

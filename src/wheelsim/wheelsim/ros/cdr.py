@@ -3,15 +3,15 @@
 ``serialize(msg)`` gives the bytes ``rclpy.serialization.serialize_message(msg)`` gives (ROS 2's
 little-endian CDR as rmw_fastrtps writes it: the 4-byte encapsulation header, then each member
 aligned to its size relative to the end of that header), several times faster for the types of
-a run (``bench/bench_recording.py`` times both on a run's messages: rclpy's serializer alone
-would take more than the whole run's budget of CPU). For each message class it generates, from
-the class's ``SLOT_TYPES`` (its rosidl definition), one Python function that reads the fields
-through their public properties and packs the whole message with a single ``struct.Struct``: its
-*layout*, which depends only on the lengths of the message's strings and sequences. The
-function gathers those lengths (the layout's *key*) with the values and takes the layout from a
-table of the ones met so far (a type has few: frame ids and joint names keep their lengths),
-building one (:func:`layout`, which computes the padding) for a key it has not met. A type
-without strings or sequences has a single layout, built with the function.
+a run (``bench/bench_recording.py`` times both on a run's messages: 0.2 s against rclpy's
+0.5-0.6 s for the default run, whose whole budget at 300x real time is 0.3 s). For each message
+class it generates, from the class's ``SLOT_TYPES`` (its rosidl definition), one Python function
+that reads the fields through their public properties and packs the whole message with a single
+``struct.Struct``: its *layout*, which depends only on the lengths of the message's strings and
+sequences. The function gathers those lengths (the layout's *key*) with the values and takes the
+layout from a table of the ones met so far (a type has few: frame ids and joint names keep their
+lengths), building one (:func:`layout`, which computes the padding) for a key it has not met. A
+type without strings or sequences has a single layout, built with the function.
 
 Where it matters:
 
@@ -32,7 +32,7 @@ strict readers (rosbags) refuse the 4 bytes after an empty ``float64[]`` at the 
 The bag recorder (:mod:`wheelsim.run.recording`) uses it.
 
 Both length rules were found by comparing with rclpy on Jazzy (rclpy 7, rmw_fastrtps 8) and hold
-on Kilted (rclpy 9): ``test_run_cdr.py`` compares every member kind with rclpy's bytes.
+on Kilted (rclpy 9): ``test_ros_cdr.py`` compares every member kind with rclpy's bytes.
 
 Types the compiler does not handle (``byte``, ``char``, wide strings, bounded strings and
 sequences) are serialized by rclpy.

@@ -6,9 +6,8 @@ Every message of one publication carries the same stamp: the simulated time of t
 command; ``joint_states`` has every wheel and steering joint of the URDF. No ``/tf``: the
 localization node owns ``map -> odom -> base_link``.
 
-Two ways to publish the same messages:
-
-Both ways fill the same three message objects in place for every publication; then
+Two ways to publish the same messages, both filling the same three message objects in place
+for every publication:
 
 - ``serialized=True`` (wall-clock and reference-clock modes, which always publish through the
   middleware, never in-process) publishes their CDR bytes (:mod:`wheelsim.ros.cdr`: rclpy's
