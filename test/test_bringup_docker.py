@@ -60,7 +60,8 @@ def test_image_installs_every_package_the_launch_files_start():
 
 
 def test_image_installs_every_python_package_the_nodes_need():
-    pip = [re.split(r'[=<>]', spec)[0]  # a pinned version: rsplan==1.0.10
+    # a pinned version: rsplan==1.0.10; a range, quoted for the shell: 'rosbags>=0.11.9,<0.12'
+    pip = [re.split(r'[=<>]', spec.strip('\'"'))[0]
            for spec in re.search(r'pip3 install ([^&]+)', dockerfile_text()).group(1).split()]
     packages = apt_packages()
     lines = [line for name in ('requirements-common.txt', 'requirements-kilted.txt')
