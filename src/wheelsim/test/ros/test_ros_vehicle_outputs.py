@@ -29,8 +29,10 @@ def outputs_in(probe: Probe, namespace: str, vehicle: Vehicle, serialized: bool)
     names = [f'robot/{name}' for name in vehicle.joint_names]
     outputs = VehicleOutputs(seam, 'robot/map', 'robot/base_link', names, serialized)
     received = [probe.record(msg_type, f'{namespace}/{topic}') for topic, msg_type in TOPICS]
-    probe.spin_until(lambda: all(
-        probe.node.count_publishers(f'{namespace}/{topic}') for topic, _ in TOPICS), 10.0)
+    # ready when each side has discovered the other: the first publication reaches the probe
+    assert probe.spin_until(lambda: all(
+        probe.node.count_publishers(f'{namespace}/{topic}')
+        and node.count_subscribers(f'{namespace}/{topic}') for topic, _ in TOPICS), 30.0)
     return node, outputs, received
 
 
@@ -41,7 +43,6 @@ def test_bytes_and_objects_deliver_the_same_messages(probe, model):
     node_b, as_bytes, got_bytes = outputs_in(probe, '/bytes', vehicle, serialized=True)
     node_o, as_objects, got_objects = outputs_in(probe, '/objects', vehicle, serialized=False)
     assert as_bytes.serialized and not as_objects.serialized
-    probe.spin_for(0.5)  # both subscriptions matched before the first publication
     stamps = [1_000_000_001 + 23_456_789 * k for k in range(10)]
     for stamp in stamps:
         vehicle.step(37)
