@@ -9,6 +9,7 @@ interrupted (the bag written so far stays valid; a sweep keeps its finished poin
 from __future__ import annotations
 
 import argparse
+import gc
 import signal
 import sys
 from collections.abc import Sequence
@@ -348,6 +349,17 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command's entry; returns the exit code. Meant to end the process: on return, every
+    object is left out of the garbage collector for good (``gc.freeze``), because the
+    interpreter's exit scans all of them in several full collections (about 160 000 with numba
+    loaded: 0.7 s of CPU after a ``wheelsim run``) to free nothing the command still needs."""
+    try:
+        return _command(argv)
+    finally:
+        gc.freeze()
+
+
+def _command(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     from wheelsim.run.recording import RecordingError  # imports rclpy: not for --help
 
