@@ -57,10 +57,13 @@ def warm_up_world() -> None:
 
 
 def _vehicle(model: str) -> None:
-    """One step of one vehicle and of a batch (the parallel kernel) of ``model``."""
+    """One step of one vehicle and of a batch (the parallel kernel) of ``model``, and a
+    replay (calibration's)."""
     config = vehicle_config_from_params({'model': model})
     Vehicle(config, 0.001).step(1)
-    VehicleBatch([config] * PARALLEL_FROM_VEHICLES, 0.001).step(1)
+    batch = VehicleBatch([config] * PARALLEL_FROM_VEHICLES, 0.001)
+    batch.step(1)
+    batch.replay([1], [(0.0, 0.0, 0.0)], [0])
 
 
 Part = tuple[str, Callable[[], None]]  # what it is, the call that loads it

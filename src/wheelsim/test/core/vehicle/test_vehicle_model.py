@@ -434,6 +434,56 @@ def test_a_batch_with_different_parameters_equals_separate_vehicles(size):
                                       (state.vx_mps, state.vy_mps, state.wz_radps))
 
 
+REPLAY_CONFIGS = {
+    'bicycle': {'model_params.bicycle.drive_actuator.noise_stddev': 0.1,
+                'model_params.bicycle.steering_actuator.dead_time': 0.05,
+                'model_params.bicycle.drive_actuator.bias': 0.03},
+    'differential': {'model_params.differential.drive_actuators.dead_time': 0.12,
+                     'model_params.differential.drive_actuators.noise_stddev': 0.05},
+    'omni': {'model_params.omni.wheel_actuators.max_jerk': 5.0},
+}
+
+
+@pytest.mark.parametrize('model', sorted(REPLAY_CONFIGS))
+def test_replaying_a_schedule_equals_stepping_and_commanding_stop_by_stop(model):
+    """What calibration replays, bit for bit: commands held at some stops, states read at all,
+    noise drawn by step (seeds), stops at the same step and at step 0."""
+    rng = np.random.default_rng(3)
+    configs = [vehicle_config_from_params({'model': model, **REPLAY_CONFIGS[model]})] * 3
+    stops = np.sort(np.concatenate([[0, 0], rng.integers(0, 3000, 60), [1500, 1500]]))
+    commands = rng.uniform(-1.0, 1.0, (len(stops), 3))
+    commands[rng.random(len(stops)) < 0.4] = np.nan
+    columns = [st.S_VX, st.S_VY, st.S_WZ, st.S_STEER, st.S_X]
+    replayed = VehicleBatch(configs, DT, seeds=[1, 2, 3])
+    stepped = VehicleBatch(configs, DT, seeds=[1, 2, 3])
+    recorded = replayed.replay(stops, commands, columns)
+    expected = np.empty_like(recorded)
+    for k, stop in enumerate(stops):
+        stepped.step(stop - stepped.elapsed_steps)
+        expected[:, k] = stepped.states[:, columns]
+        if not np.isnan(commands[k]).all():
+            stepped.set_commands(np.repeat(commands[k][np.newaxis], 3, axis=0))
+    np.testing.assert_array_equal(recorded, expected)
+    np.testing.assert_array_equal(replayed.states, stepped.states)
+    assert replayed.elapsed_steps == stepped.elapsed_steps == stops[-1]
+
+
+def test_a_replay_refuses_bad_schedules_changing_nothing():
+    batch = VehicleBatch([config(model='differential')], DT)
+    good = np.zeros((2, 3))
+    with pytest.raises(ValueError, match='not decreasing'):
+        batch.replay([5, 3], good, [st.S_VX])
+    with pytest.raises(ValueError, match='not decreasing'):
+        batch.replay([-1, 3], good, [st.S_VX])
+    with pytest.raises(ValueError, match='state columns'):
+        batch.replay([1, 3], good, [st.N_STATE])
+    with pytest.raises(ValueError, match='command'):
+        batch.replay([1, 3], [(0.0, 0.0, 0.0), (math.nan, 0.0, 0.0)], [st.S_VX])
+    with pytest.raises(ValueError, match='command'):
+        batch.replay([1, 3], [(0.0, 0.0, 0.0), (2 * COMMAND_LIMIT, 0.0, 0.0)], [st.S_VX])
+    assert batch.elapsed_steps == 0 and batch.commands.tolist() == [[0.0, 0.0, 0.0]]
+
+
 def test_batch_teleports_chosen_vehicles_only():
     batch = VehicleBatch([config(model='omni')] * 3, DT)
     batch.set_commands([(1.0, 0.0, 0.0)] * 3)

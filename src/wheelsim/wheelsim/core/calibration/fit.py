@@ -48,8 +48,8 @@ from wheelsim.core.vehicle.model import PARALLEL_FROM_VEHICLES, VehicleBatch
 
 MAX_DEAD_TIME_S = 1.0
 COARSE_DEAD_TIME_S = 0.01
-# vehicles simulated in one batch: the replay steps a few steps at a time, too few for the
-# parallel kernel's threads (from PARALLEL_FROM_VEHICLES on) to pay
+# vehicles simulated in one batch (replayed on one thread: between two stops a few steps,
+# too few for the parallel kernel's threads, from PARALLEL_FROM_VEHICLES on, to pay)
 BATCH_VEHICLES = PARALLEL_FROM_VEHICLES // 2
 FIRST_PASS_S = 120.0  # a longer recording is first fitted on its beginning
 MAX_RELATIVE_CI = 0.1
@@ -113,20 +113,26 @@ class Simulator:
         t0 = recording.start_s
         command_steps = np.maximum(np.round((recording.command_t_s - t0) / self.dt), 0)
         sample_steps = np.round((recording.measured_t_s - t0) / self.dt)
-        schedule: dict[int, tuple[list[int], list[int]]] = {}
-        for i, step in enumerate(command_steps.astype(int)):
-            schedule.setdefault(step, ([], []))[0].append(i)
-        for j, step in enumerate(sample_steps.astype(int)):
-            schedule.setdefault(step, ([], []))[1].append(j)
-        self._schedule = sorted(schedule.items())
-        self._commands = recording.command
+        # The replay's stops: every step with a command or a sample; at each, the last
+        # command of that step (NaN: none) and, per sample, the stop it is read at.
+        self._stops, sample_stop = np.unique(
+            np.concatenate([command_steps, sample_steps]).astype(np.int64), return_inverse=True)
+        self._sample_stops = sample_stop[len(command_steps):]
+        last_command = np.full(len(self._stops), -1)
+        np.maximum.at(last_command, sample_stop[:len(command_steps)],
+                      np.arange(len(command_steps)))
+        self._stop_commands = np.full((len(self._stops), 3), np.nan)
+        self._stop_commands[last_command >= 0] = recording.command[last_command[
+            last_command >= 0]]
         self.channels = ['vx', 'wz'] + (['vy'] if model == 'omni' else [])
         columns = {'vx': 0, 'vy': 1, 'wz': 2}
-        self._columns = [columns[c] for c in self.channels]
-        measured = [recording.measured[:, self._columns]]
+        twist = [columns[c] for c in self.channels]
+        self._state_columns = [st.S_VX + c for c in twist]
+        measured = [recording.measured[:, twist]]
         steering = recording.measured_steering_at_samples() if model == 'bicycle' else []
         if len(steering):
             self.channels.append('steering')
+            self._state_columns.append(st.S_STEER)
             measured.append(steering[:, np.newaxis])
         self.measured = np.hstack(measured)
         spread = np.maximum(self.measured.std(axis=0), 1e-3)
@@ -164,22 +170,8 @@ class Simulator:
             **self.base, **{f'model_params.{self.model}.{k}': v for k, v in one.items()}})
             for one in values]
         batch = VehicleBatch(configs, self.dt)
-        out = np.empty((len(configs),) + self.measured.shape)
-        steering = 'steering' in self.channels
-        done = 0
-        for step, (commands, samples) in self._schedule:
-            batch.step(step - done)
-            done = step
-            if samples:
-                twists = batch.twists[:, self._columns]
-                for j in samples:
-                    out[:, j, :len(self._columns)] = twists
-                if steering:
-                    out[:, samples, -1] = batch.states[:, st.S_STEER][:, np.newaxis]
-            if commands:
-                batch.set_commands(np.repeat(self._commands[commands[-1]][np.newaxis],
-                                             len(configs), axis=0))
-        return out
+        recorded = batch.replay(self._stops, self._stop_commands, self._state_columns)
+        return recorded[:, self._sample_stops]
 
     def residuals(self, simulated: FloatArray) -> FloatArray:
         """Scaled residuals, flattened per candidate: (len, M * channels)."""

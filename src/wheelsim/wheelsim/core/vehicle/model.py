@@ -189,6 +189,33 @@ class VehicleBatch:
         )
         self._elapsed += int(n_steps)
 
+    def replay(self, stops: ArrayLike, commands: ArrayLike, columns: ArrayLike
+               ) -> NDArray[np.float64]:
+        """Step through a command schedule on this thread, as :meth:`step` and
+        :meth:`set_commands` would one stop at a time, and return what it recorded.
+
+        ``stops``: K step counts from now, not decreasing; ``commands``: (K, 3) the command
+        (vx_mps, vy_mps, wz_radps) every vehicle holds from stop ``k`` on, a row of NaN for none;
+        ``columns``: the kernel state columns to record (:mod:`.stepping`). At each stop the
+        state is recorded before the stop's command is held. Returns (N, K, len(columns)).
+        Raises ValueError, changing nothing, for decreasing or negative stops, a column out
+        of range or a command that :meth:`set_commands` refuses.
+        """
+        stops = np.ascontiguousarray(stops, dtype=np.int64).reshape(-1)
+        commands = np.ascontiguousarray(commands, dtype=np.float64).reshape(len(stops), 3)
+        columns = np.ascontiguousarray(columns, dtype=np.int64).reshape(-1)
+        if len(stops) and (stops[0] < 0 or np.any(np.diff(stops) < 0)):
+            raise ValueError('stops must be step counts >= 0, not decreasing')
+        if len(columns) and (columns.min() < 0 or columns.max() >= st.N_STATE):
+            raise ValueError(f'columns must be state columns in [0, {st.N_STATE})')
+        has_command = ~np.isnan(commands).all(axis=1)
+        _finite_rows(commands[has_command], int(has_command.sum()), 'command', COMMAND_LIMIT)
+        recorded = np.empty((self.size, len(stops), len(columns)))
+        self._elapsed += int(st.replay_serial(
+            self._code, self._elapsed, stops, commands, has_command, columns, self._params,
+            self._state, self._history, recorded))
+        return recorded
+
     @property
     def states(self) -> NDArray[np.float64]:
         """(N, N_STATE) the kernel states of every vehicle (a copy; columns in

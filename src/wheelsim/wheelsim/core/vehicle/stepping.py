@@ -494,6 +494,29 @@ def step_serial(model, n_steps, first_step, params, state, history):
         _step_vehicle(model, n_steps, first_step, params[i], state[i], history[i])
 
 
+@compiled
+def replay_serial(model, first_step, stops, commands, has_command, columns, params, state,
+                  history, recorded):
+    """Step every vehicle on this thread through a command schedule, as :func:`step_serial`
+    and setting the held commands in between would: at each stop ``k`` (``stops``: step
+    counts from ``first_step``, not decreasing) record the state ``columns`` of every vehicle
+    into ``recorded[:, k]``, then, if ``has_command[k]``, hold ``commands[k]`` (vx, vy, wz) in
+    every vehicle. Returns the steps taken."""
+    done = 0
+    for k in range(stops.shape[0]):
+        if stops[k] > done:
+            step_serial(model, stops[k] - done, first_step + done, params, state, history)
+            done = stops[k]
+        for i in range(state.shape[0]):
+            for c in range(columns.shape[0]):
+                recorded[i, k, c] = state[i, columns[c]]
+            if has_command[k]:
+                state[i, S_CMD_VX] = commands[k, 0]
+                state[i, S_CMD_VY] = commands[k, 1]
+                state[i, S_CMD_WZ] = commands[k, 2]
+    return done
+
+
 @compiled_parallel
 def step_parallel(model, n_steps, first_step, params, state, history):
     """Step every vehicle ``n_steps`` times, vehicles spread over all cores."""
