@@ -124,8 +124,11 @@ colcon --log-base "log/$distro" build --base-paths src --symlink-install \
   || { log "colcon build failed; see $deps/colcon-build.log"; tail -n 40 "$deps/colcon-build.log"; exit 1; }
 # The package's bytecode, compiled now for the same reason as the wheels' (setup_venv): with
 # PYTHONDONTWRITEBYTECODE set, every `wheelsim run`, node and test process compiled wheelsim's
-# modules again (0.3 s of CPU each). Only what changed since the last set-up is compiled.
-python -m compileall -q "build/$distro/wheelsim/wheelsim"
+# modules again (0.3 s of CPU each). Only what changed since the last set-up is compiled; with
+# --symlink-install the package folder is src/wheelsim/wheelsim, so it lands beside the sources.
+python -m compileall -q --invalidation-mode timestamp "build/$distro/wheelsim/wheelsim" \
+  >"$deps/compileall.log" 2>&1 \
+  || { log "compiling wheelsim's bytecode failed; see $deps/compileall.log"; tail -n 20 "$deps/compileall.log"; exit 1; }
 
 # The compiled kernels (numba, cached on disk beside the sources): compiled on the first run,
 # loaded after, so that no node, test or demo compiles them while it runs (cold, that took longer

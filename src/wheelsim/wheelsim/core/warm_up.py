@@ -63,7 +63,7 @@ def _vehicle(model: str) -> None:
     Vehicle(config, 0.001).step(1)
     batch = VehicleBatch([config] * PARALLEL_FROM_VEHICLES, 0.001)
     batch.step(1)
-    batch.replay([1], [(0.0, 0.0, 0.0)], [0])
+    batch.replay([1], [(0.0, 0.0, 0.0)], [1], [0])
 
 
 Part = tuple[str, Callable[[], None]]  # what it is, the call that loads it

@@ -1,6 +1,8 @@
 """Calibration in the core: recordings made by driving the core with known parameters (command
 noise and bias on) are fitted back; poor recordings are refused with what to record."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -93,6 +95,20 @@ def test_a_recording_that_never_reaches_the_top_speed_is_refused_naming_max_velo
     check_excitation(recording, 'differential')
     with pytest.raises(CalibrationError, match='max_velocity.*above the top speed'):
         calibrate(recording, 'differential')
+
+
+@pytest.mark.parametrize('field, name', [('command', 'command'),
+                                         ('measured', 'measured sample')])
+def test_a_recording_with_a_value_that_is_not_finite_is_refused_naming_its_time(field, name):
+    recording = recording_of('differential', {}, excitation('differential', 1.0))
+    values = getattr(recording, field).copy()
+    values[7, 2] = np.nan
+    values[9, 0] = np.inf
+    broken = dataclasses.replace(recording, **{field: values})
+    time_s = getattr(recording, 'command_t_s' if field == 'command' else 'measured_t_s')[7]
+    with pytest.raises(CalibrationError, match=rf'the {name} at {time_s:.3f} s is not finite '
+                                               r'\(\[.*nan\]\): 2 such'):
+        check_excitation(broken, 'differential')
 
 
 def test_a_bicycle_recording_without_steering_steps_is_refused():

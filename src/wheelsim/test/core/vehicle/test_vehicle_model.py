@@ -444,43 +444,49 @@ REPLAY_CONFIGS = {
 }
 
 
-@pytest.mark.parametrize('model', sorted(REPLAY_CONFIGS))
-def test_replaying_a_schedule_equals_stepping_and_commanding_stop_by_stop(model):
-    """What calibration replays, bit for bit: commands held at some stops, states read at all,
-    noise drawn by step (seeds), stops at the same step and at step 0."""
+@pytest.mark.parametrize('model, size', [(m, 3) for m in sorted(REPLAY_CONFIGS)]
+                         + [('differential', 70)])  # step's parallel kernel from 64 on
+def test_replaying_a_schedule_equals_stepping_and_commanding_step_by_step(model, size):
+    """What calibration replays, bit for bit: commands and samples at random steps, several
+    at one step, at step 0 and after the last sample; noise drawn by step (seeds)."""
     rng = np.random.default_rng(3)
-    configs = [vehicle_config_from_params({'model': model, **REPLAY_CONFIGS[model]})] * 3
-    stops = np.sort(np.concatenate([[0, 0], rng.integers(0, 3000, 60), [1500, 1500]]))
-    commands = rng.uniform(-1.0, 1.0, (len(stops), 3))
-    commands[rng.random(len(stops)) < 0.4] = np.nan
-    columns = [st.S_VX, st.S_VY, st.S_WZ, st.S_STEER, st.S_X]
-    replayed = VehicleBatch(configs, DT, seeds=[1, 2, 3])
-    stepped = VehicleBatch(configs, DT, seeds=[1, 2, 3])
-    recorded = replayed.replay(stops, commands, columns)
-    expected = np.empty_like(recorded)
-    for k, stop in enumerate(stops):
-        stepped.step(stop - stepped.elapsed_steps)
-        expected[:, k] = stepped.states[:, columns]
-        if not np.isnan(commands[k]).all():
-            stepped.set_commands(np.repeat(commands[k][np.newaxis], 3, axis=0))
-    np.testing.assert_array_equal(recorded, expected)
+    configs = [vehicle_config_from_params({'model': model, **REPLAY_CONFIGS[model]})] * size
+    seeds = list(range(1, size + 1))
+    command_steps = np.sort(np.concatenate([[0, 0], rng.integers(0, 3000, 40), [1500, 3100]]))
+    commands = rng.uniform(-1.0, 1.0, (len(command_steps), 3))
+    sample_steps = np.sort(np.concatenate([[0], rng.integers(0, 3000, 60), [1500, 1500]]))
+    columns = [st.S_VX, st.S_VY, st.S_WZ, st.S_STEER, st.S_X, st.S_CMD_VX]  # read, then held
+    replayed = VehicleBatch(configs, DT, seeds=seeds)
+    stepped = VehicleBatch(configs, DT, seeds=seeds)
+    samples = replayed.replay(command_steps, commands, sample_steps, columns)
+    expected = np.empty_like(samples)
+    events = sorted([(step, 0, j) for j, step in enumerate(sample_steps)]
+                    + [(step, 1, i) for i, step in enumerate(command_steps)])
+    for step, is_command, index in events:  # at one step: samples first, then commands
+        stepped.step(step - stepped.elapsed_steps)
+        if is_command:
+            stepped.set_commands(np.repeat(commands[index][np.newaxis], size, axis=0))
+        else:
+            expected[:, index] = stepped.states[:, columns]
+    np.testing.assert_array_equal(samples, expected)
     np.testing.assert_array_equal(replayed.states, stepped.states)
-    assert replayed.elapsed_steps == stepped.elapsed_steps == stops[-1]
+    assert replayed.elapsed_steps == stepped.elapsed_steps == 3100
 
 
-def test_a_replay_refuses_bad_schedules_changing_nothing():
+@pytest.mark.parametrize('args, message', [
+    (([5, 3], np.ones((2, 3)), [1], [0]), r'command_steps\[1\] = 3 is before'),
+    (([0, 3], np.ones((2, 3)), [-1, 2], [0]), r'sample_steps\[0\] = -1: steps must be >= 0'),
+    (([0, 1.5], np.ones((2, 3)), [1], [0]), 'command_steps must be a 1-D array of whole'),
+    (([0, 3], np.ones((3, 3)), [1], [0]), r'commands has shape \(3, 3\): expected \(2, 3\)'),
+    (([0, 3], [(0.5, 0, 0), (math.nan, 0, 0)], [1], [0]), r'command \[nan, 0.0, 0.0\] \(row 1\)'),
+    (([0, 3], [(0.5, 0, 0), (2 * COMMAND_LIMIT, 0, 0)], [1], [0]), r'command .* \(row 1\)'),
+    (([0, 3], np.ones((2, 3)), [1], [st.N_STATE]), r'state_columns \[\d+\] must be whole'),
+    (([0, 3], np.ones((2, 3)), [1], [0.5]), r'state_columns \[0.5\] must be whole'),
+])
+def test_a_replay_refuses_bad_schedules_naming_the_argument_and_changes_nothing(args, message):
     batch = VehicleBatch([config(model='differential')], DT)
-    good = np.zeros((2, 3))
-    with pytest.raises(ValueError, match='not decreasing'):
-        batch.replay([5, 3], good, [st.S_VX])
-    with pytest.raises(ValueError, match='not decreasing'):
-        batch.replay([-1, 3], good, [st.S_VX])
-    with pytest.raises(ValueError, match='state columns'):
-        batch.replay([1, 3], good, [st.N_STATE])
-    with pytest.raises(ValueError, match='command'):
-        batch.replay([1, 3], [(0.0, 0.0, 0.0), (math.nan, 0.0, 0.0)], [st.S_VX])
-    with pytest.raises(ValueError, match='command'):
-        batch.replay([1, 3], [(0.0, 0.0, 0.0), (2 * COMMAND_LIMIT, 0.0, 0.0)], [st.S_VX])
+    with pytest.raises(ValueError, match=message):
+        batch.replay(*args)
     assert batch.elapsed_steps == 0 and batch.commands.tolist() == [[0.0, 0.0, 0.0]]
 
 

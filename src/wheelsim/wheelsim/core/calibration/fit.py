@@ -113,22 +113,14 @@ class Simulator:
         t0 = recording.start_s
         command_steps = np.maximum(np.round((recording.command_t_s - t0) / self.dt), 0)
         sample_steps = np.round((recording.measured_t_s - t0) / self.dt)
-        # The replay's stops: every step with a command or a sample; at each, the last
-        # command of that step (NaN: none) and, per sample, the stop it is read at.
-        self._stops, sample_stop = np.unique(
-            np.concatenate([command_steps, sample_steps]).astype(np.int64), return_inverse=True)
-        self._sample_stops = sample_stop[len(command_steps):]
-        last_command = np.full(len(self._stops), -1)
-        np.maximum.at(last_command, sample_stop[:len(command_steps)],
-                      np.arange(len(command_steps)))
-        self._stop_commands = np.full((len(self._stops), 3), np.nan)
-        self._stop_commands[last_command >= 0] = recording.command[last_command[
-            last_command >= 0]]
+        self._command_steps = command_steps.astype(np.int64)
+        self._sample_steps = sample_steps.astype(np.int64)
+        self._commands = recording.command
         self.channels = ['vx', 'wz'] + (['vy'] if model == 'omni' else [])
         columns = {'vx': 0, 'vy': 1, 'wz': 2}
-        twist = [columns[c] for c in self.channels]
-        self._state_columns = [st.S_VX + c for c in twist]
-        measured = [recording.measured[:, twist]]
+        twist_columns = [columns[c] for c in self.channels]
+        self._state_columns = [st.S_VX + c for c in twist_columns]
+        measured = [recording.measured[:, twist_columns]]
         steering = recording.measured_steering_at_samples() if model == 'bicycle' else []
         if len(steering):
             self.channels.append('steering')
@@ -170,8 +162,8 @@ class Simulator:
             **self.base, **{f'model_params.{self.model}.{k}': v for k, v in one.items()}})
             for one in values]
         batch = VehicleBatch(configs, self.dt)
-        recorded = batch.replay(self._stops, self._stop_commands, self._state_columns)
-        return recorded[:, self._sample_stops]
+        return batch.replay(self._command_steps, self._commands, self._sample_steps,
+                            self._state_columns)
 
     def residuals(self, simulated: FloatArray) -> FloatArray:
         """Scaled residuals, flattened per candidate: (len, M * channels)."""

@@ -92,12 +92,20 @@ def _steps(values: FloatArray, times: FloatArray, size: float) -> int:
 
 
 def check_excitation(recording: Recording, model: str) -> None:
-    """Raise :class:`CalibrationError` unless the recording can identify the actuators: long
-    enough, starting at rest, with held steps of the commands the model's actuators follow."""
+    """Raise :class:`CalibrationError` unless the recording can identify the actuators: finite,
+    long enough, starting at rest, with held steps of the commands the model's actuators
+    follow."""
     if len(recording.measured_t_s) < 20 or len(recording.command_t_s) < 2:
         raise CalibrationError(
             f'{len(recording.command_t_s)} commands and {len(recording.measured_t_s)} measured '
             'samples: record cmd_vel and odom (or twist_actual) while driving')
+    for name, times, values in (('command', recording.command_t_s, recording.command),
+                                ('measured sample', recording.measured_t_s, recording.measured)):
+        bad = np.flatnonzero(~np.isfinite(values).all(axis=1))
+        if bad.size:
+            raise CalibrationError(
+                f'the {name} at {times[bad[0]]:.3f} s is not finite '
+                f'({values[bad[0]].tolist()}): {bad.size} such, record without them')
     if recording.duration_s < MIN_DURATION_S:
         raise CalibrationError(
             f'the recording lasts {recording.duration_s:.1f} s: record at least '

@@ -54,6 +54,24 @@ def _finite_rows(values: ArrayLike, rows: int, what: str, limit: float) -> NDArr
     return array
 
 
+def _steps_array(steps: ArrayLike, name: str) -> NDArray[np.int64]:
+    """``steps`` as int64, checked: whole numbers >= 0 that do not decrease."""
+    array = np.asarray(steps)
+    if array.ndim != 1 or (array.size and (
+            not np.issubdtype(array.dtype, np.number) or array.dtype.kind == 'b'
+            or not np.all(np.isfinite(array)) or np.any(array != np.round(array)))):
+        raise ValueError(f'{name} must be a 1-D array of whole numbers of steps')
+    array = array.astype(np.int64)
+    bad = np.flatnonzero(np.diff(array) < 0)
+    if array.size and array[0] < 0:
+        raise ValueError(f'{name}[0] = {array[0]}: steps must be >= 0')
+    if bad.size:
+        k = int(bad[0]) + 1
+        raise ValueError(f'{name}[{k}] = {array[k]} is before {name}[{k - 1}] = '
+                         f'{array[k - 1]}: steps must not decrease')
+    return array
+
+
 def _checked_seeds(seeds: Sequence[int] | None, count: int) -> tuple[int, ...]:
     if seeds is None:
         return (0,) * count
@@ -189,32 +207,40 @@ class VehicleBatch:
         )
         self._elapsed += int(n_steps)
 
-    def replay(self, stops: ArrayLike, commands: ArrayLike, columns: ArrayLike
-               ) -> NDArray[np.float64]:
-        """Step through a command schedule on this thread, as :meth:`step` and
-        :meth:`set_commands` would one stop at a time, and return what it recorded.
+    def replay(self, command_steps: ArrayLike, commands: ArrayLike, sample_steps: ArrayLike,
+               state_columns: ArrayLike) -> NDArray[np.float64]:
+        """Step through a schedule of commands on this thread and return the states sampled
+        on the way: what :meth:`step` and :meth:`set_commands` give, bit for bit, called step
+        by step, in one compiled call.
 
-        ``stops``: K step counts from now, not decreasing; ``commands``: (K, 3) the command
-        (vx_mps, vy_mps, wz_radps) every vehicle holds from stop ``k`` on, a row of NaN for none;
-        ``columns``: the kernel state columns to record (:mod:`.stepping`). At each stop the
-        state is recorded before the stop's command is held. Returns (N, K, len(columns)).
-        Raises ValueError, changing nothing, for decreasing or negative stops, a column out
-        of range or a command that :meth:`set_commands` refuses.
+        Every vehicle holds ``commands[i]`` (vx_mps, vy_mps, wz_radps) from step
+        ``command_steps[i]`` on (the last one given for a step wins); at step
+        ``sample_steps[j]`` the state columns ``state_columns`` (:mod:`.stepping`) are read,
+        before a command of the same step is held. Steps count from now; both step arrays are
+        whole numbers >= 0 that do not decrease. The batch ends at the latest step of either.
+        Returns (N, len(sample_steps), len(state_columns)).
+
+        Raises ValueError naming the argument, changing nothing, for a step array that is not
+        whole, negative or decreasing, ``commands`` not of shape (len(command_steps), 3) or
+        with a value :meth:`set_commands` refuses, or a column outside [0, N_STATE).
         """
-        stops = np.ascontiguousarray(stops, dtype=np.int64).reshape(-1)
-        commands = np.ascontiguousarray(commands, dtype=np.float64).reshape(len(stops), 3)
-        columns = np.ascontiguousarray(columns, dtype=np.int64).reshape(-1)
-        if len(stops) and (stops[0] < 0 or np.any(np.diff(stops) < 0)):
-            raise ValueError('stops must be step counts >= 0, not decreasing')
-        if len(columns) and (columns.min() < 0 or columns.max() >= st.N_STATE):
-            raise ValueError(f'columns must be state columns in [0, {st.N_STATE})')
-        has_command = ~np.isnan(commands).all(axis=1)
-        _finite_rows(commands[has_command], int(has_command.sum()), 'command', COMMAND_LIMIT)
-        recorded = np.empty((self.size, len(stops), len(columns)))
+        command_steps = _steps_array(command_steps, 'command_steps')
+        sample_steps = _steps_array(sample_steps, 'sample_steps')
+        commands = np.asarray(commands, dtype=np.float64)
+        if commands.shape != (len(command_steps), 3):
+            raise ValueError(f'commands has shape {commands.shape}: expected '
+                             f'({len(command_steps)}, 3), one row per command step')
+        commands = _finite_rows(commands, len(commands), 'command', COMMAND_LIMIT)
+        columns = np.asarray(state_columns)
+        if columns.ndim != 1 or columns.dtype.kind not in 'iu' or (
+                len(columns) and (columns.min() < 0 or columns.max() >= st.N_STATE)):
+            raise ValueError(f'state_columns {columns.tolist()} must be whole numbers in '
+                             f'[0, {st.N_STATE})')
+        samples = np.empty((self.size, len(sample_steps), len(columns)))
         self._elapsed += int(st.replay_serial(
-            self._code, self._elapsed, stops, commands, has_command, columns, self._params,
-            self._state, self._history, recorded))
-        return recorded
+            self._code, self._elapsed, command_steps, commands, sample_steps,
+            columns.astype(np.int64), self._params, self._state, self._history, samples))
+        return samples
 
     @property
     def states(self) -> NDArray[np.float64]:

@@ -495,25 +495,46 @@ def step_serial(model, n_steps, first_step, params, state, history):
 
 
 @compiled
-def replay_serial(model, first_step, stops, commands, has_command, columns, params, state,
-                  history, recorded):
-    """Step every vehicle on this thread through a command schedule, as :func:`step_serial`
-    and setting the held commands in between would: at each stop ``k`` (``stops``: step
-    counts from ``first_step``, not decreasing) record the state ``columns`` of every vehicle
-    into ``recorded[:, k]``, then, if ``has_command[k]``, hold ``commands[k]`` (vx, vy, wz) in
-    every vehicle. Returns the steps taken."""
+def _step_to(model, step, done, first_step, params, state, history):
+    """Step every vehicle from ``done`` steps to ``step`` (if later); returns the steps done."""
+    if step > done:
+        step_serial(model, step - done, first_step + done, params, state, history)
+        return step
+    return done
+
+
+@compiled
+def _hold(state, command):
+    """Every vehicle holds ``command`` (vx, vy, wz) from now on."""
+    for v in range(state.shape[0]):
+        state[v, S_CMD_VX] = command[0]
+        state[v, S_CMD_VY] = command[1]
+        state[v, S_CMD_WZ] = command[2]
+
+
+@compiled
+def replay_serial(model, first_step, command_steps, commands, sample_steps, columns, params,
+                  state, history, samples):
+    """Step every vehicle on this thread through a schedule, as :func:`step_serial` and
+    holding the commands in between would: every vehicle holds ``commands[i]`` (vx, vy, wz)
+    from ``command_steps[i]`` on; ``samples[:, j]`` gets the state ``columns`` at
+    ``sample_steps[j]``, read before a command of the same step is held. Both step arrays
+    count from ``first_step`` and do not decrease. Returns the steps taken."""
     done = 0
-    for k in range(stops.shape[0]):
-        if stops[k] > done:
-            step_serial(model, stops[k] - done, first_step + done, params, state, history)
-            done = stops[k]
-        for i in range(state.shape[0]):
+    i = 0
+    for j in range(sample_steps.shape[0]):
+        while i < command_steps.shape[0] and command_steps[i] < sample_steps[j]:
+            done = _step_to(model, command_steps[i], done, first_step, params, state, history)
+            _hold(state, commands[i])
+            i += 1
+        done = _step_to(model, sample_steps[j], done, first_step, params, state, history)
+        for v in range(state.shape[0]):
             for c in range(columns.shape[0]):
-                recorded[i, k, c] = state[i, columns[c]]
-            if has_command[k]:
-                state[i, S_CMD_VX] = commands[k, 0]
-                state[i, S_CMD_VY] = commands[k, 1]
-                state[i, S_CMD_WZ] = commands[k, 2]
+                samples[v, j, c] = state[v, columns[c]]
+    while i < command_steps.shape[0]:
+        done = _step_to(model, command_steps[i], done, first_step, params, state, history)
+        _hold(state, commands[i])
+        i += 1
     return done
 
 
