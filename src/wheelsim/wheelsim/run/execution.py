@@ -6,7 +6,8 @@ a ROS domain reserved for that run, so the runs of one machine never share a dom
 (the default) ``ray.init`` starts a private Ray instance with ``workers`` CPUs (the machine's
 cores unless told; Ray's usage statistics off unless ``RAY_USAGE_STATS_ENABLED`` says otherwise)
 whose every service (GCS, raylet, agents, the workers' and the driver's gRPC servers) listens on
-127.0.0.1 only (:data:`SINGLE_NODE_SWITCH`); with ``address`` (``auto``, ``ray://host:10001``
+127.0.0.1 only (:data:`SINGLE_NODE_SWITCH`) and whose workers run at the command's own
+niceness (:data:`WORKER_NICENESS`); with ``address`` (``auto``, ``ray://host:10001``
 or ``host:6379``) the runs go to that cluster, whose nodes need the same wheelsim installed
 (docs/ray_cluster.md).
 
@@ -44,6 +45,11 @@ machine's network address (Ray 2.60 ``ray/_private/services.py``,
 ``resolve_ip_for_localhost`` and ``get_node_ip_address``), so its gRPC servers and agents bind
 to 127.0.0.1. Read once, when ``ray`` is imported; it also makes ``ray start`` refuse to join
 another node, so it is set for a local instance only."""
+WORKER_NICENESS = 'RAY_worker_niceness'
+"""Ray's setting (read by the raylet it starts) of its workers' niceness, 15 unless set: on a
+busy machine such workers get a small share of a core (about 1/30 of one beside a process at
+niceness 0), so a sweep crawls while anything else runs. A local instance gets the command's
+own niceness instead (``nice wheelsim sweep ...`` still lowers it); set it to choose another."""
 WAIT_S = 0.2
 """How often the driver looks up from waiting (Ctrl-C is handled between two looks)."""
 
@@ -127,6 +133,7 @@ class RayRunner:
         os.environ.setdefault('RAY_USAGE_STATS_ENABLED', '0')  # nothing leaves the machine
         if not self._address or _on_loopback(self._address):
             os.environ[SINGLE_NODE_SWITCH] = '0'  # before Ray's first import
+            os.environ.setdefault(WORKER_NICENESS, str(os.nice(0)))
         import ray
 
         if self._address:
