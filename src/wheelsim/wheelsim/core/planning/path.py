@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.interpolate import CubicHermiteSpline
 
 from wheelsim.core.arrays import FloatArray
 
@@ -85,6 +84,11 @@ class PathSamples:
         directions (errors of order spacing^4 * curvature^3: a resampled circle keeps its
         curvature to 1e-9), the rest linearly.
         """
+        # Imported here: scipy.interpolate costs 0.2-0.4 s of CPU to import, which every
+        # process that only needs this module's errors and path_shape (the controller node,
+        # the reports) would pay at start.
+        from scipy.interpolate import CubicHermiteSpline
+
         knots = np.unique(
             np.concatenate([[0.0, self.length_m], [] if knot_s_m is None else knot_s_m])
         )
