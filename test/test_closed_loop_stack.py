@@ -180,14 +180,20 @@ class Stack:
         return math.hypot(x - goal.x_m, y - goal.y_m)
 
 
-# The quick tier drives each model with noisy localization (the demo's); perfect localization,
-# the tighter bound, in the full tier. The policy case: the controller runs
-# examples/feedforward_policy.py (its feedforward law as a policy of the Gymnasium environment).
-@pytest.mark.parametrize('localization', [pytest.param('perfect', marks=pytest.mark.slow),
-                                          'noisy'])
+# The quick tier drives the differential vehicle with noisy localization (the demo's); the full
+# tier every case: each model, perfect localization (the tighter bound) and the policy case,
+# where the controller runs examples/feedforward_policy.py (its feedforward law as a policy of
+# the Gymnasium environment). Each is 35-40 s of wall clock at SPEEDUP; the quick tier closes
+# the loop of every model over DDS in test_controller_node.py, follows the figure-eight with
+# every model in test_tracking_node_defaults.py and runs the policy in test_examples.py.
+LONG = pytest.mark.slow
+
+
+@pytest.mark.parametrize('localization', [pytest.param('perfect', marks=LONG), 'noisy'])
 @pytest.mark.parametrize('model, algorithm', [
-    ('differential', 'feedforward'), ('bicycle', 'feedforward'), ('omni', 'feedforward'),
-    ('differential', 'policy')])
+    ('differential', 'feedforward'), pytest.param('bicycle', 'feedforward', marks=LONG),
+    pytest.param('omni', 'feedforward', marks=LONG),
+    pytest.param('differential', 'policy', marks=LONG)])
 def test_figure_eight_then_goal(ros_domain_id, monkeypatch, model, algorithm, localization):
     controller = {}
     if algorithm == 'policy':
