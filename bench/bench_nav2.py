@@ -33,11 +33,11 @@ from wheelsim.ros.dds_domain import loopback_domain
 from wheelsim.testing.nav2 import (
     Goal,
     Nav2Stack,
-    descendants,
     min_clearance_m,
     mppi_problem,
     nav2_problem,
 )
+from wheelsim.testing.sockets import descendants
 
 REPO = Path(__file__).resolve().parents[1]
 ROOM = REPO / 'params' / 'maps' / 'room.yaml'
@@ -70,7 +70,7 @@ def one_run(folder: Path, factor: float, composition: str, overrides: list[str])
         amcl = stack.probe.record(PoseWithCovarianceStamped, '/amcl_pose')
         active_s = stack.wait_until_active()
         active_at = len(stack.output())
-        pids = descendants(stack.process.pid)
+        pids = descendants(stack.process.pid) - {stack.process.pid}
         before = {pid: cpu_s(pid) for pid in pids}
         wall_start = time.monotonic()
         outcomes = [stack.navigate(goal, timeout_s=600.0 / factor) for goal in GOALS]

@@ -35,6 +35,7 @@ from wheelsim.core.world.footprint import Footprint
 from wheelsim.core.world.map_file import load_map_file
 from wheelsim.ros.conversions import stamp_ns
 from wheelsim.testing.processes import Probe
+from wheelsim.testing.sockets import descendants
 
 #: sha256 of libmppi_controller.so builds whose trajectory integration is wrong, and why.
 KNOWN_MISCOMPILED_MPPI = {
@@ -158,7 +159,7 @@ class Nav2Stack:
         return self.log_path.read_text(errors='replace')
 
     def _note_descendants(self) -> None:
-        self.descendants |= set(descendants(self.process.pid))
+        self.descendants |= descendants(self.process.pid) - {self.process.pid}
 
     def wait_until_active(self, timeout_s: float = 120.0) -> float:
         """Wait until every lifecycle manager of the stack reports its nodes active; return the
@@ -276,24 +277,6 @@ def _command_line(pid: int) -> str | None:
         return Path(f'/proc/{pid}/cmdline').read_text().replace('\0', ' ').strip()
     except OSError:
         return None
-
-
-def descendants(pid: int) -> list[int]:
-    """Every running descendant of process ``pid``."""
-    children: dict[int, list[int]] = {}
-    for entry in Path('/proc').iterdir():
-        if entry.name.isdigit():
-            try:
-                parent = int((entry / 'stat').read_text().rpartition(')')[2].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(parent, []).append(int(entry.name))
-    found, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
 
 
 def min_clearance_m(map_yaml: str | os.PathLike, footprint: Sequence[float],
