@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from wheelsim.core.compiled import compiled
+from wheelsim.core.compiled import compiled, jitable
 from wheelsim.core.geometry.angles import wrap_angle
 
 
@@ -134,7 +134,7 @@ def bicycle_twist(
     return drive, drive * sin_steer / (cos_steer * signed_wheel_base)
 
 
-@compiled
+@jitable  # also called from Python: the joints' limits of a launch file's URDF
 def ackermann_angle(steering: float, lateral_m: float, signed_wheel_base: float) -> float:
     """Angle of a steered wheel ``lateral_m`` left of the steered axle's midpoint.
 
