@@ -1,0 +1,137 @@
+"""Start-up of each node process, as its executable starts it, side by side with a baseline.
+
+Run after ``source env.sh``:  python bench/bench_node_start.py [--runs 5] [--baseline REV]
+
+Each run starts ``python -m wheelsim.nodes NAME`` (what ``ros2 run wheelsim NAME`` runs) with
+its default parameters on a loopback ROS domain of its own, waits for the node's first log line
+(the node is built and spinning), sends SIGINT and waits for the end. Per node, the median and
+the best of the runs:
+
+- ``ready``: wall seconds and CPU seconds (user + system, every thread) from the process start
+  to that first line: what a launch file, a test or a user waits for;
+- ``whole``: CPU seconds of the whole process, start to exit (``wait4``).
+
+Then numba's share of a start: the CPU seconds of ``import numba`` in a process that has
+imported numpy and rclpy already, and of the first call of a compiled function whose machine
+code is in the kernel cache (numba builds its typing and target contexts then). Every node
+pays both; the goal of issue 34 (a headless run's whole command within 1.0 s of CPU) cannot
+be met while they are paid.
+
+``--baseline REV`` also starts the nodes of git revision REV (its ``src/wheelsim/wheelsim``
+exported first on ``PYTHONPATH``, its bytecode compiled as set-up compiles the working tree's;
+one start of each node first fills its kernel cache and is not counted), alternating with the
+working tree's start by start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import os
+import select
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bench_runner import alternated, baseline_tree, variant_codes
+
+from wheelsim.ros.dds_domain import loopback_domain
+
+NODES = ('vehicle_sim', 'localization', 'planner', 'controller')
+READY_TIMEOUT_S = 120.0  # a cold kernel cache compiles for a minute on a busy machine
+TICKS_PER_S = os.sysconf('SC_CLK_TCK')
+NUMBA_SHARE = """
+import time
+import numpy, rclpy
+start = time.process_time()
+import numba
+imported = time.process_time()
+from wheelsim.core.vehicle.kinematics import differential_wheel_speeds
+differential_wheel_speeds(0.5, 0.1, 0.25, 1.0)
+print(imported - start, time.process_time() - imported)
+"""
+
+
+def process_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of running process ``pid`` so far (all its threads)."""
+    fields = Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS_PER_S  # utime, stime: fields 14, 15
+
+
+def start_once(name: str, code: Path | None) -> dict:
+    """Start node ``name`` (with the package in ``code`` first on the path if given), wait for
+    its first log line, stop it; its figures."""
+    env = dict(os.environ)
+    if code is not None:
+        env['PYTHONPATH'] = os.pathsep.join([str(code), env.get('PYTHONPATH', '')])
+    started = time.monotonic()
+    process = subprocess.Popen([sys.executable, '-m', 'wheelsim.nodes', name], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    output, tag = b'', f'[{name}]'.encode()
+    while tag not in output:
+        ready, _, _ = select.select([process.stdout], [], [],
+                                    READY_TIMEOUT_S - (time.monotonic() - started))
+        chunk = os.read(process.stdout.fileno(), 65536) if ready else b''
+        if not chunk:
+            process.kill()
+            process.wait()
+            sys.exit(f'{name} printed no line of its own within {READY_TIMEOUT_S:g} s or ended '
+                     f'(exit {process.returncode}):\n{output.decode(errors="replace")}')
+        output += chunk
+    ready_wall_s, ready_cpu_s = time.monotonic() - started, process_cpu_s(process.pid)
+    process.send_signal(signal.SIGINT)
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    process.stdout.close()
+    return {'ready_wall_s': ready_wall_s, 'ready_cpu_s': ready_cpu_s,
+            'whole_cpu_s': usage.ru_utime + usage.ru_stime}
+
+
+def numba_share(code: Path | None) -> tuple[float, float]:
+    """CPU seconds of ``import numba`` and of the first call of a cached compiled function."""
+    env = dict(os.environ)
+    if code is not None:
+        env['PYTHONPATH'] = os.pathsep.join([str(code), env.get('PYTHONPATH', '')])
+    result = subprocess.run([sys.executable, '-c', NUMBA_SHARE], env=env, check=True,
+                            capture_output=True, text=True)
+    imported, first_call = map(float, result.stdout.split())
+    return imported, first_call
+
+
+def median_best(values: list[float]) -> str:
+    return f'{statistics.median(values):5.2f} ({min(values):.2f})'
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--runs', type=int, default=5)
+    parser.add_argument('--baseline', metavar='REV')
+    args = parser.parse_args()
+    with loopback_domain(), baseline_tree(args.baseline) as old_code:
+        if old_code is not None:
+            compileall.compile_dir(old_code, quiet=1)
+            for name in NODES:  # fills the baseline's kernel cache
+                start_once(name, old_code)
+        variants = variant_codes(args.baseline, old_code)
+        results = {name: alternated(variants, args.runs, lambda code, n=name: start_once(n, code))
+                   for name in NODES}
+        shares = alternated(variants, args.runs, numba_share)
+    print(f'Node start, {args.runs} runs each, load average {os.getloadavg()[0]:.2f}; '
+          'median (best), seconds')
+    print(f'{"node":13s}{"variant":28s}{"ready: wall":>14s}{"ready: CPU":>14s}'
+          f'{"whole: CPU":>14s}')
+    for name, per_variant in results.items():
+        for variant, runs in per_variant.items():
+            print(f'{name:13s}{variant:28s}'
+                  + ''.join(f'{median_best([run[key] for run in runs]):>14s}'
+                            for key in ('ready_wall_s', 'ready_cpu_s', 'whole_cpu_s')))
+    for variant, runs in shares.items():
+        print(f'numba in every node ({variant}): import {median_best([r[0] for r in runs])} s '
+              f'CPU, first call of a cached kernel {median_best([r[1] for r in runs])} s CPU')
+
+
+if __name__ == '__main__':
+    main()
