@@ -10,6 +10,7 @@ from pathlib import Path
 from wheelsim.cli import _load
 from wheelsim.run.execution import (
     TOKEN_FILE,
+    WORKER_NICENESS,
     Job,
     RayRunner,
     _on_loopback,
@@ -73,24 +74,27 @@ def test_a_run_that_raises_gives_its_error_and_traceback(tmp_path, ros_domain_id
     assert 'Traceback' in (tmp_path / 'k' / 'error.txt').read_text()
 
 
-def test_a_local_ray_instance_listens_on_loopback_only_and_runs_at_our_niceness(tmp_path):
+def test_a_local_ray_instance_listens_on_loopback_only_and_runs_at_our_niceness(tmp_path,
+                                                                               monkeypatch):
+    monkeypatch.delenv(WORKER_NICENESS, raising=False)
     scenario = _short_scenario()
     jobs = [Job(job_key(s), s) for s in (scenario, dataclasses.replace(scenario, seed=2))]
     with RayRunner(workers=2) as runner:
         for _ in runner.run(jobs, tmp_path):  # sockets looked at with a run in flight, then idle
             sockets = bound_sockets(descendants(os.getpid()))
-            workers = _niceness_of_ray_workers(descendants(os.getpid()))
+            processes = _niceness_of_ray_processes(descendants(os.getpid()))
         sockets += bound_sockets(descendants(os.getpid()))
     names = {name for name, _ in sockets}
     assert {'gcs_server', 'raylet'} <= names, sockets
     assert any(name.startswith('ray::') for name in names), sockets  # the workers, the agents
     assert all(is_loopback(address) for _, address in sockets), sockets
-    # Ray's own default, 15, starves the workers on a busy machine
-    assert workers and set(workers.values()) == {os.nice(0)}, workers
+    # Ray's own default adds 15 to the workers' niceness, which starves them on a busy machine
+    assert processes and set(processes.values()) == {os.nice(0)}, processes
 
 
-def _niceness_of_ray_workers(pids: set[int]) -> dict[int, int]:
-    """pid -> niceness of each Ray worker process (its name starts with ``ray::``) of ``pids``."""
+def _niceness_of_ray_processes(pids: set[int]) -> dict[int, int]:
+    """pid -> niceness of each process of ``pids`` named ``ray::...`` (the workers, the
+    agents)."""
     found = {}
     for pid in pids:
         try:

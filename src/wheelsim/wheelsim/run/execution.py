@@ -46,10 +46,12 @@ machine's network address (Ray 2.60 ``ray/_private/services.py``,
 to 127.0.0.1. Read once, when ``ray`` is imported; it also makes ``ray start`` refuse to join
 another node, so it is set for a local instance only."""
 WORKER_NICENESS = 'RAY_worker_niceness'
-"""Ray's setting (read by the raylet it starts) of its workers' niceness, 15 unless set: on a
-busy machine such workers get a small share of a core (about 1/30 of one beside a process at
-niceness 0), so a sweep crawls while anything else runs. A local instance gets the command's
-own niceness instead (``nice wheelsim sweep ...`` still lowers it); set it to choose another."""
+"""Ray's setting (read by the raylet it starts) of how much each worker adds to the niceness it
+inherits (``nice()`` at the end of the worker's start; Ray 2.60 ``core_worker.cc``), 15 unless
+set: on a busy machine such workers get a small share of a core (about 1/30 of one beside a
+process at niceness 0), so a sweep crawls while anything else runs. A local instance sets it to
+0, so its workers keep the command's own niceness (``nice wheelsim sweep ...`` still lowers
+them); a value set in the environment is kept."""
 WAIT_S = 0.2
 """How often the driver looks up from waiting (Ctrl-C is handled between two looks)."""
 
@@ -133,7 +135,6 @@ class RayRunner:
         os.environ.setdefault('RAY_USAGE_STATS_ENABLED', '0')  # nothing leaves the machine
         if not self._address or _on_loopback(self._address):
             os.environ[SINGLE_NODE_SWITCH] = '0'  # before Ray's first import
-            os.environ.setdefault(WORKER_NICENESS, str(os.nice(0)))
         import ray
 
         if self._address:
@@ -147,6 +148,7 @@ class RayRunner:
             self.workers = min(self._requested or cluster_cpus, cluster_cpus)
         else:
             self.workers = self._requested or os.cpu_count() or 1
+            os.environ.setdefault(WORKER_NICENESS, '0')
             # The workers inherit this environment (ROS, loopback DDS, domain range).
             # address='local': a new private instance, never a cluster that `ray start` left
             # running on this machine (which ray.init() without an address would join).
