@@ -4,8 +4,8 @@ Run after ``source env.sh``:  python bench/bench_node_start.py [--runs 5] [--bas
 
 Each run starts ``python -m wheelsim.nodes NAME`` (what ``ros2 run wheelsim NAME`` runs) with
 its default parameters on a loopback ROS domain of its own, waits for the node's first log line
-(the node is built and spinning), sends SIGINT and waits for the end. Per node, the median and
-the best of the runs:
+(written at the end of its constructor: the node is built), sends SIGINT and waits for the end.
+Per node, the median and the best of the runs:
 
 - ``ready``: wall seconds and CPU seconds (user + system, every thread) from the process start
   to that first line: what a launch file, a test or a user waits for;
@@ -13,14 +13,14 @@ the best of the runs:
 
 Then numba's share of a start: the CPU seconds of ``import numba`` in a process that has
 imported numpy and rclpy already, and of the first call of a compiled function whose machine
-code is in the kernel cache (numba builds its typing and target contexts then). Every node
-pays both; the goal of issue 34 (a headless run's whole command within 1.0 s of CPU) cannot
-be met while they are paid.
+code is in the kernel cache (numba builds its typing and target contexts then), its module
+imported before. Every node pays both; the goal of issue 34 (a headless run's whole command
+within 1.0 s of CPU) cannot be met while they are paid.
 
 ``--baseline REV`` also starts the nodes of git revision REV (its ``src/wheelsim/wheelsim``
 exported first on ``PYTHONPATH``, its bytecode compiled as set-up compiles the working tree's;
-one start of each node first fills its kernel cache and is not counted), alternating with the
-working tree's start by start.
+one start of each node and of the numba measurement first fill its kernel cache and are not
+counted), alternating with the working tree's start by start.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from wheelsim.ros.dds_domain import loopback_domain
 
 NODES = ('vehicle_sim', 'localization', 'planner', 'controller')
 READY_TIMEOUT_S = 120.0  # a cold kernel cache compiles for a minute on a busy machine
+STOP_TIMEOUT_S = 30.0
 TICKS_PER_S = os.sysconf('SC_CLK_TCK')
 NUMBA_SHARE = """
 import time
@@ -50,8 +51,9 @@ start = time.process_time()
 import numba
 imported = time.process_time()
 from wheelsim.core.vehicle.kinematics import differential_wheel_speeds
+called = time.process_time()
 differential_wheel_speeds(0.5, 0.1, 0.25, 1.0)
-print(imported - start, time.process_time() - imported)
+print(imported - start, time.process_time() - called)
 """
 
 
@@ -70,24 +72,37 @@ def start_once(name: str, code: Path | None) -> dict:
     started = time.monotonic()
     process = subprocess.Popen([sys.executable, '-m', 'wheelsim.nodes', name], env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    output, tag = b'', f'[{name}]'.encode()
-    while tag not in output:
-        ready, _, _ = select.select([process.stdout], [], [],
-                                    READY_TIMEOUT_S - (time.monotonic() - started))
-        chunk = os.read(process.stdout.fileno(), 65536) if ready else b''
-        if not chunk:
-            process.kill()
-            process.wait()
-            sys.exit(f'{name} printed no line of its own within {READY_TIMEOUT_S:g} s or ended '
-                     f'(exit {process.returncode}):\n{output.decode(errors="replace")}')
-        output += chunk
-    ready_wall_s, ready_cpu_s = time.monotonic() - started, process_cpu_s(process.pid)
-    process.send_signal(signal.SIGINT)
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    process.stdout.close()
+    try:
+        output, tag = b'', f'[{name}]'.encode()
+        while tag not in output:
+            chunk = read_within(process, started + READY_TIMEOUT_S)
+            if not chunk:
+                sys.exit(f'{name} printed no line of its own within {READY_TIMEOUT_S:g} s or '
+                         f'ended:\n{output.decode(errors="replace")}')
+            output += chunk
+        ready_wall_s, ready_cpu_s = time.monotonic() - started, process_cpu_s(process.pid)
+        os.kill(process.pid, signal.SIGINT)
+        stop_by = time.monotonic() + STOP_TIMEOUT_S
+        while read_within(process, stop_by):  # drained to its end, so it never blocks writing
+            pass
+    finally:
+        os.kill(process.pid, signal.SIGKILL)  # nothing if it has ended (a zombie until wait4)
+        _, _, usage = os.wait4(process.pid, 0)
+        process.returncode = 0  # reaped here: Popen must not wait for it again
+        process.stdout.close()
     return {'ready_wall_s': ready_wall_s, 'ready_cpu_s': ready_cpu_s,
             'whole_cpu_s': usage.ru_utime + usage.ru_stime}
+
+
+def read_within(process: subprocess.Popen, deadline: float) -> bytes:
+    """What ``process`` printed next, waiting until the monotonic time ``deadline``; empty at
+    its end, or when the deadline passed (then the process is killed). Signals go by ``os.kill``:
+    Popen's own would reap an ended process and lose its resource usage to ``wait4``."""
+    ready, _, _ = select.select([process.stdout], [], [], max(0.0, deadline - time.monotonic()))
+    if not ready:
+        os.kill(process.pid, signal.SIGKILL)
+        return b''
+    return os.read(process.stdout.fileno(), 65536)
 
 
 def numba_share(code: Path | None) -> tuple[float, float]:
@@ -115,6 +130,7 @@ def main() -> None:
             compileall.compile_dir(old_code, quiet=1)
             for name in NODES:  # fills the baseline's kernel cache
                 start_once(name, old_code)
+            numba_share(old_code)
         variants = variant_codes(args.baseline, old_code)
         results = {name: alternated(variants, args.runs, lambda code, n=name: start_once(n, code))
                    for name in NODES}
