@@ -7,6 +7,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from wheelsim.cli import _load
 from wheelsim.run.execution import (
     TOKEN_FILE,
@@ -18,6 +20,7 @@ from wheelsim.run.execution import (
     job_key,
     run_job,
 )
+from wheelsim.run.scenario import ScenarioError
 from wheelsim.testing.sockets import bound_sockets, descendants, is_loopback
 
 
@@ -90,6 +93,12 @@ def test_a_local_ray_instance_listens_on_loopback_only_and_runs_at_our_niceness(
     assert all(is_loopback(address) for _, address in sockets), sockets
     # Ray's own default adds 15 to the workers' niceness, which starves them on a busy machine
     assert processes and set(processes.values()) == {os.nice(0)}, processes
+
+
+def test_a_worker_niceness_that_is_no_number_is_refused_before_ray_starts(monkeypatch):
+    monkeypatch.setenv(WORKER_NICENESS, 'low')  # Ray itself ends in a segmentation fault
+    with pytest.raises(ScenarioError, match="RAY_worker_niceness='low': must be a whole number"):
+        RayRunner(workers=1).__enter__()
 
 
 def _niceness_of_ray_processes(pids: set[int]) -> dict[int, int]:

@@ -135,6 +135,11 @@ class RayRunner:
         os.environ.setdefault('RAY_USAGE_STATS_ENABLED', '0')  # nothing leaves the machine
         if not self._address or _on_loopback(self._address):
             os.environ[SINGLE_NODE_SWITCH] = '0'  # before Ray's first import
+        if not self._address:  # a new local instance: its raylet reads this
+            increment = os.environ.setdefault(WORKER_NICENESS, '0')
+            if not increment.strip().lstrip('+-').isdigit():  # Ray crashes (SIGSEGV) on it
+                raise ScenarioError(f'{WORKER_NICENESS}={increment!r}: must be a whole number, '
+                                    "what Ray adds to its workers' niceness (unset: 0)")
         import ray
 
         if self._address:
@@ -148,7 +153,6 @@ class RayRunner:
             self.workers = min(self._requested or cluster_cpus, cluster_cpus)
         else:
             self.workers = self._requested or os.cpu_count() or 1
-            os.environ.setdefault(WORKER_NICENESS, '0')
             # The workers inherit this environment (ROS, loopback DDS, domain range).
             # address='local': a new private instance, never a cluster that `ray start` left
             # running on this machine (which ray.init() without an address would join).
