@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import os
+from pathlib import Path as FilePath
 
 import numpy as np
 import pytest
@@ -236,6 +237,11 @@ def test_figure_eight_then_goal(ros_domain_id, monkeypatch, model, algorithm, lo
         final = stack.distance_to(GOAL)
         print(f'{model} {localization}: final distance to the goal {final:.3f} m')
         assert final < GOAL_BOUND
+        # Every node ran on the kernels set-up compiled ahead of time: none loaded numba (whose
+        # LLVM library is mapped into a process that imports it).
+        with_numba = [name for name, node in stack.nodes.items()
+                      if 'llvmlite' in FilePath(f'/proc/{node.process.pid}/maps').read_text()]
+        assert with_numba == [], with_numba
     finally:
         stack.close()
 

@@ -3,14 +3,17 @@
 import importlib
 import json
 import math
+import os
 import shutil
 import signal
 import subprocess
+import sys
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
+from bringup_support import REPO
 from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
 
@@ -165,6 +168,44 @@ def test_recordings_are_identical_bytes_in_order_and_rclpy_cdr(tmp_path):
             stamps[topic] = stamp_ns
     counts = {topic: sum(1 for m in messages if m[0] == topic) for topic in stamps}
     assert counts['/ground_truth'] == counts['/odom'] == counts['/pose'] == 50 * 6 + 1
+
+
+# `wheelsim run` in a process that says at its end whether it imported numba.
+RUN_SAYING_NUMBA = ('import json, sys\nfrom wheelsim.cli import main\ncode = main(sys.argv[1:])\n'
+                    'print(json.dumps({"numba": "numba" in sys.modules}))\nsys.exit(code)')
+OMNI_SCENARIO = """
+    name: omni
+    duration: 12.0
+    nodes:
+      vehicle_sim: {model: omni}
+      planner: {waypoints: [1.0, 0.0, .nan, 1.0, 1.0, 1.57]}
+"""
+
+
+@pytest.mark.parametrize('scenario', ['default', 'car_parking.yaml', 'furnished_room.yaml',
+                                      'omni'])
+def test_a_run_loads_no_numba_and_records_what_numba_s_jit_gives(tmp_path, scenario):
+    """The kernels set-up compiled ahead of time: a run of each model, and in a world (scans,
+    collisions), never imports numba, and its metrics and every recorded byte are those of the
+    same run through numba's JIT (``WHEELSIM_AHEAD_OF_TIME=0``)."""
+    if scenario == 'omni':
+        (tmp_path / 'omni.yaml').write_text(textwrap.dedent(OMNI_SCENARIO))
+        args = [str(tmp_path / 'omni.yaml')]
+    else:
+        args = [] if scenario == 'default' else [str(REPO / 'examples' / scenario)]
+    runs = {}
+    for switch in ('1', '0'):
+        result = subprocess.run(
+            [sys.executable, '-c', RUN_SAYING_NUMBA, 'run', *args, '--quiet', '--no-plots',
+             '--output', f'out{switch}'], cwd=tmp_path, capture_output=True, text=True,
+            env={**os.environ, 'WHEELSIM_AHEAD_OF_TIME': switch}, timeout=600)
+        assert result.returncode == 0, result.stdout + result.stderr
+        (folder,) = (tmp_path / f'out{switch}').iterdir()
+        runs[switch] = folder, json.loads(result.stdout.strip().splitlines()[-1])['numba']
+    (ahead, ahead_numba), (jit, jit_numba) = runs['1'], runs['0']
+    assert (ahead_numba, jit_numba) == (False, True)
+    assert (ahead / 'metrics.json').read_bytes() == (jit / 'metrics.json').read_bytes()
+    assert raw_messages(ahead / 'bag') == raw_messages(jit / 'bag')
 
 
 def test_every_reader_opens_the_bag_with_its_qos_its_static_frames_and_distro(tmp_path):

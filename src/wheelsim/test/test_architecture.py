@@ -117,6 +117,16 @@ def test_the_controller_node_and_the_metrics_start_without_scipy_interpolate():
     assert 'scipy.interpolate' not in loaded
 
 
+def test_the_nodes_the_command_and_the_launch_files_load_no_numba():
+    # numba costs a process 0.3 s of CPU to import: the nodes, `wheelsim` and a launch file's
+    # imports (the vehicle's configuration) use the kernels compiled ahead of time or none
+    loaded = modules_loaded_by(['wheelsim.nodes.vehicle_sim', 'wheelsim.nodes.localization',
+                                'wheelsim.nodes.planner', 'wheelsim.nodes.controller',
+                                'wheelsim.cli', 'wheelsim.run.runner', 'wheelsim.report.metrics',
+                                'wheelsim.bringup.params_files', 'wheelsim.bringup.nav2_stock'])
+    assert 'numba' not in loaded
+
+
 def test_every_package_has_a_layer():
     packages = {layer(name) for name in MODULES if name != 'wheelsim'}
     assert packages == set(LAYERS), 'add the new package to LAYERS and to the README tree'

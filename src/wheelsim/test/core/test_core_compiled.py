@@ -1,11 +1,14 @@
 """Compiled functions never load machine code built from other sources: numba's on-disk cache is
 keyed by a function's own file only, and ``wheelsim.core.compiled`` keeps it in a folder named
 after every module of wheelsim's kernel packages (a jitable helper edited in another file, say).
-A direct call (without numba's dispatch) runs the same machine code."""
+A direct call (without numba's dispatch) runs the same machine code. The kernels compiled ahead
+of time compute what numba's JIT computes, bit for bit, and take only the argument types they
+were built for."""
 
 import math
 import os
 import shutil
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -13,15 +16,22 @@ from pathlib import Path
 import numba  # the subject: installed by every set-up (tools/bootstrap.sh, Docker)
 import numpy as np
 
+from wheelsim.core import warm_up as core_warm_up
+from wheelsim.core.ahead_of_time import exports
 from wheelsim.core.compiled import (
+    AHEAD_OF_TIME_SWITCH,
     CACHE_FOLDER_PREFIX,
     PACKAGE_DIR,
+    RecordedCall,
+    argument_types,
     compiled,
     direct_call,
     kernel_cache_dir,
     kernel_sources_digest,
     plain_function,
+    recorded_calls,
 )
+from wheelsim.report import warm_up as report_warm_up
 
 # A compiled function in its own file, inlining a jitable helper of wheelsim.core.
 KERNEL = """
@@ -116,3 +126,86 @@ def test_a_direct_call_of_a_plain_function_is_the_function():
         return x
 
     assert direct_call(plain, 1.0) is plain
+
+
+# Arguments of every type a kernel takes, and a few it does not (None: numba's JIT).
+SAMPLES = [
+    0.5, np.float64(0.5), 3, np.int64(3), True, np.bool_(False), np.float32(0.5), 'text', (1.0,),
+    np.zeros(3), np.zeros(3, np.int64), np.zeros(3, np.float32), np.zeros((2, 3)),
+    np.zeros((2, 3), order='F'), np.zeros((3, 4))[:, ::2], np.zeros(3, bool), np.zeros((1, 1)),
+    np.zeros((2, 2, 2)),
+]
+
+
+def test_argument_types_tell_apart_exactly_what_numba_types_apart():
+    readonly = np.zeros(3)
+    readonly.flags.writeable = False
+    samples = [*SAMPLES, readonly]
+    for a in samples:
+        for b in samples:
+            ours = argument_types((a,)), argument_types((b,))
+            if None in ours:
+                continue
+            assert (ours[0] == ours[1]) == (numba.typeof(a) == numba.typeof(b)), (a, b)
+    assert argument_types(('text',)) is None and argument_types((np.float32(0.5),)) is None
+    assert argument_types((0.5, 3, True)) == ('f8', 'i8', 'b1')
+
+
+def bits(value):
+    """``value`` (a kernel's result or argument) as exactly comparable data."""
+    if isinstance(value, np.ndarray):
+        return value.dtype.str, value.shape, value.tobytes()
+    if isinstance(value, tuple):
+        return tuple(map(bits, value))
+    if isinstance(value, float):
+        return struct.pack('<d', value)
+    return value
+
+
+def copies(call: RecordedCall) -> tuple:
+    """Fresh copies of the recorded arguments (arrays of the same types)."""
+    return RecordedCall.of(call.kernel, call.args).args
+
+
+def test_every_kernel_compiled_ahead_of_time_computes_what_numba_s_jit_computes():
+    """Every kernel call of the warm-ups (what the nodes and a run's report call), replayed on
+    the recorded arguments through the module set-up compiled ahead of time and through
+    numba's JIT: the same results and the same arrays written, bit for bit."""
+    with recorded_calls() as calls:
+        for _, load in core_warm_up.PARTS:
+            load()
+        report_warm_up.warm_up()
+    built, left = exports(calls)
+    assert left == {'wheelsim.core.vehicle.parallel_stepping:step_parallel'}
+    assert {call.kernel.name.split(':')[1] for call in built} >= {
+        'step_serial', 'replay_serial', 'localization_step', '_cast_all', '_footprint_contact',
+        'nearest_around', 'point_at', '_limited', '_match_points'}
+    for call in built:
+        ahead = call.kernel.built_ahead_of_time(call.args)
+        assert ahead is not None, f'{call.kernel.name} {call.types}: not built (make setup)'
+        args_ahead, args_jit = copies(call), copies(call)
+        result_ahead = ahead(*args_ahead)
+        result_jit = call.kernel.dispatcher(*args_jit)
+        assert bits(result_ahead) == bits(result_jit), call.kernel.name
+        assert bits(args_ahead) == bits(args_jit), call.kernel.name
+
+
+def test_a_call_with_other_argument_types_goes_to_numba_s_jit():
+    from wheelsim.core.geometry.se2 import integrate_twist
+
+    floats = (0.0, 0.0, 0.3, 1.0, 0.5, 0.2, 0.1)
+    assert integrate_twist.built_ahead_of_time(floats) is not None
+    ints = (0, 0, 0, 1, 0, 0, 1)  # typed int64 by numba: compiled for them
+    assert integrate_twist.built_ahead_of_time(ints) is None
+    assert bits(integrate_twist(*ints)) == bits(integrate_twist.dispatcher(*ints))
+    assert bits(integrate_twist(*ints)) == bits(integrate_twist(*map(float, ints)))
+
+
+def test_an_unknown_switch_value_is_named_and_taken_as_on():
+    code = ('import warnings, sys\nwarnings.simplefilter("error")\n'
+            'from wheelsim.core.geometry.se2 import integrate_twist\n'
+            'integrate_twist(0.0, 0.0, 0.3, 1.0, 0.5, 0.2, 0.1)')
+    result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                            env={**os.environ, AHEAD_OF_TIME_SWITCH: 'yes'}, timeout=300)
+    assert result.returncode != 0
+    assert "WHEELSIM_AHEAD_OF_TIME='yes' is neither 1" in result.stderr

@@ -1,13 +1,15 @@
-"""Load the compiled kernels the nodes call once: ``python -m wheelsim.core.warm_up``.
+"""Prepare the compiled kernels the nodes call, once: ``python -m wheelsim.core.warm_up``.
 
-numba compiles a kernel at its first call and keeps the machine code on disk (``cache=True``);
 ``make setup`` and the Docker image run this after installing, so that no node, demo or test
-compiles while it runs; it prints each part as it starts. The parts: the vehicle's stepping
-kernels (one vehicle and a parallel batch of every model), the localization's per-sample
-kernel, the control step's kernels, and the world's ray-casting and collision kernels (a scan
-and a collision in a small map). Compiling is single-threaded, so the command loads its two
-groups of parts in two processes: 20-25 s on a 2-core machine the first time instead of 35-40 s
-in one, loading them under a second after.
+compiles while it runs; it prints each part as it starts. It calls every kernel the nodes call,
+with the argument types they call them with: the vehicle's stepping kernels (one vehicle, a
+replay and a parallel batch of every model), the localization's per-sample kernel, the control
+step's kernels, and the world's ray-casting and collision kernels (a scan and a collision in a
+small map). numba compiles each at its first call and keeps the machine code on disk
+(``cache=True``); then the kernels called are compiled ahead of time into a module that
+processes load without numba (:mod:`wheelsim.core.ahead_of_time`). Compiling is
+single-threaded, so the command prepares its two groups of parts in two processes, one module
+each: 35-40 s on a 2-core machine the first time, 1-2 s after.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from functools import partial
 
 import numpy as np
 
+from wheelsim.core.ahead_of_time import prepare
 from wheelsim.core.localization.step_kernel import load_kernel
 from wheelsim.core.tracking.warm_up import warm_up as warm_up_control_step
 from wheelsim.core.vehicle.config import vehicle_config_from_params
@@ -56,14 +59,14 @@ def warm_up_world() -> None:
         guard.step(vehicle, 50)
 
 
-def _vehicle(model: str) -> None:
-    """One step of one vehicle and of a batch (the parallel kernel) of ``model``, and a
-    replay (calibration's)."""
+def warm_up_vehicle(model: str, parallel: bool = True) -> None:
+    """One step of one vehicle of ``model``, a replay (calibration's) and, if ``parallel``, a
+    step of a batch (the parallel kernel)."""
     config = vehicle_config_from_params({'model': model})
     Vehicle(config, 0.001).step(1)
-    batch = VehicleBatch([config] * PARALLEL_FROM_VEHICLES, 0.001)
-    batch.step(1)
-    batch.replay([1], [(0.0, 0.0, 0.0)], [1], [0])
+    if parallel:
+        VehicleBatch([config] * PARALLEL_FROM_VEHICLES, 0.001).step(1)
+    VehicleBatch([config] * 2, 0.001).replay([1], [(0.0, 0.0, 0.0)], [1], [0])
 
 
 Part = tuple[str, Callable[[], None]]  # what it is, the call that loads it
@@ -71,35 +74,41 @@ Part = tuple[str, Callable[[], None]]  # what it is, the call that loads it
 #: What :func:`warm_up` loads, in two groups that share no kernel, each loaded in order: the
 #: vehicles, then the world (which drives a vehicle); the localization and the control step.
 GROUPS: tuple[tuple[Part, ...], ...] = (
-    (*((f'the {model} vehicle', partial(_vehicle, model)) for model in MODELS),
+    (*((f'the {model} vehicle', partial(warm_up_vehicle, model)) for model in MODELS),
      ('the world', warm_up_world)),
     (('the localization', load_kernel), ('the control step', warm_up_control_step)),
 )
 PARTS: tuple[Part, ...] = tuple(part for group in GROUPS for part in group)
 
 
-def _load(first_index: int, parts: tuple[Part, ...],
-          progress: Callable[[int, int, str], None] | None) -> None:
-    for index, (what, load) in enumerate(parts, first_index):
-        if progress is not None:
-            progress(index, len(PARTS), what)
-        load()
+def _load(group: int, progress: Callable[[int, int, str], None] | None) -> None:
+    """Load the parts of ``GROUPS[group]`` and compile what they call ahead of time."""
+    first_index = 1 + sum(len(parts) for parts in GROUPS[:group])
+
+    def load_parts() -> None:
+        for index, (what, load) in enumerate(GROUPS[group], first_index):
+            if progress is not None:
+                progress(index, len(PARTS), what)
+            load()
+
+    prepare(f'core{group}', load_parts)
 
 
 def warm_up(progress: Callable[[int, int, str], None] | None = None,
             parallel: bool = False) -> None:
-    """Load every part of :data:`PARTS`; ``progress(index, count, what)`` is called before
-    each (index from 1, its place in :data:`PARTS`). ``parallel``: the second group loads in a
-    forked process at the same time as the first (forked before any kernel runs, so no
-    threading layer is running yet); raises ``RuntimeError`` when that process fails."""
+    """Load every part of :data:`PARTS` and compile the kernels they call ahead of time, a
+    module per group; ``progress(index, count, what)`` is called before each part (index from
+    1, its place in :data:`PARTS`). ``parallel``: the second group in a forked process at the
+    same time as the first (forked before any kernel runs, so no threading layer is running
+    yet); raises ``RuntimeError`` when that process fails."""
     if not parallel:
-        _load(1, PARTS, progress)
+        for group in range(len(GROUPS)):
+            _load(group, progress)
         return
-    second = multiprocessing.get_context('fork').Process(
-        target=_load, args=(len(GROUPS[0]) + 1, GROUPS[1], progress))
+    second = multiprocessing.get_context('fork').Process(target=_load, args=(1, progress))
     second.start()
     try:
-        _load(1, GROUPS[0], progress)
+        _load(0, progress)
     finally:
         second.join()
     if second.exitcode != 0:

@@ -1,14 +1,16 @@
-"""Load the report's compiled kernels once: ``python -m wheelsim.report.warm_up``.
+"""Prepare the report's compiled kernels once: ``python -m wheelsim.report.warm_up``.
 
-The counterpart of :mod:`wheelsim.core.warm_up` (the nodes' kernels) for the run report: the
-Docker image runs both, so that the first run in a new container does not compile the matching
-of the driven path to the plan for its metrics (about 5 s of CPU on the development machine).
+The counterpart of :mod:`wheelsim.core.warm_up` (the nodes' kernels) for the run report:
+``make setup`` and the Docker image run both, so that a run does not compile the matching of
+the driven path to the plan for its metrics (about 5 s of CPU on the development machine) and
+loads it without numba (compiled ahead of time, :mod:`wheelsim.core.ahead_of_time`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from wheelsim.core.ahead_of_time import prepare
 from wheelsim.report.geometry import Polyline
 
 
@@ -20,5 +22,5 @@ def warm_up() -> None:
 
 
 if __name__ == '__main__':
-    warm_up()
+    prepare('report', warm_up)
     print('wheelsim: compiled kernels loaded for the report')

@@ -142,9 +142,11 @@ class VehicleBatch:
         self._elapsed = 0
         # Called without numba's dispatch: the arrays are always C-ordered float64 ones of
         # these dimensions (the history and parameters are replaced by such arrays only).
-        self._kernel = direct_call(
-            st.step_parallel if count >= PARALLEL_FROM_VEHICLES else st.step_serial,
-            self._code, 1, self._elapsed, self._params, self._state, self._history)
+        kernel = st.step_serial
+        if count >= PARALLEL_FROM_VEHICLES:  # imported here: it imports numba
+            from wheelsim.core.vehicle.parallel_stepping import step_parallel as kernel
+        self._kernel = direct_call(kernel, self._code, 1, self._elapsed, self._params,
+                                   self._state, self._history)
         self.reset()
 
     @property

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from wheelsim.core.compiled import compiled, compiled_parallel, prange
+from wheelsim.core.compiled import compiled
 from wheelsim.core.geometry.angles import wrap_angle
 from wheelsim.core.geometry.se2 import integrate_twist
 from wheelsim.core.vehicle.actuators import (
@@ -536,10 +536,3 @@ def replay_serial(model, first_step, command_steps, commands, sample_steps, colu
         _hold(state, commands[i])
         i += 1
     return done
-
-
-@compiled_parallel
-def step_parallel(model, n_steps, first_step, params, state, history):
-    """Step every vehicle ``n_steps`` times, vehicles spread over all cores."""
-    for i in prange(state.shape[0]):
-        _step_vehicle(model, n_steps, first_step, params[i], state[i], history[i])
