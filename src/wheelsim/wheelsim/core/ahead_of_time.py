@@ -6,8 +6,9 @@ node, launch and headless run paid. The warm-ups (:mod:`wheelsim.core.warm_up`,
 :mod:`wheelsim.report.warm_up`) call every kernel the nodes and a run's report call, with the
 argument types they call them with. :func:`prepare` records those calls and compiles each
 kernel once for each set of argument types it was called with (numba's ahead-of-time compiler,
-``numba.pycc``) into an extension module in the kernel cache folder of the current sources,
-with a manifest beside it (JSON: kernel, argument types, exported name).
+``numba.pycc``, for this machine's CPU as numba's JIT compiles) into an extension module in
+the kernel cache folder of the current sources, with a manifest beside it (JSON: the CPU's
+instruction set extensions; per exported function, its kernel and argument types).
 :mod:`wheelsim.core.compiled` loads those modules without numba and says how a call finds its
 function there; any other call goes to numba's JIT.
 """
@@ -65,13 +66,17 @@ def build_module(folder: Path, name: str, calls: list[RecordedCall]) -> None:
     stem = module_stem(name)
     entries, _ = exports(calls)
     cc = CC(f'{compiled.AHEAD_OF_TIME_MODULE}{name}')
-    manifest = []
+    # For this CPU, as numba's JIT compiles: for a generic x86-64, some operations on NaN
+    # gave a NaN of the other sign than the JIT's.
+    cc.target_cpu = 'host'
+    exported = []
     for number, call in enumerate(entries):
         types = tuple(numba.typeof(arg) for arg in call.args)
         (signature,) = (s for s in call.kernel.dispatcher.nopython_signatures
                         if s.args == types)
         cc.export(f'k{number}', signature)(call.kernel.py_func)
-        manifest.append((call.kernel.name, call.types, f'k{number}'))
+        exported.append((call.kernel.name, call.types, f'k{number}'))
+    manifest = {'cpu_flags': sorted(compiled.cpu_flags()), 'exports': exported}
     folder.mkdir(parents=True, exist_ok=True)
     files = (f'{stem}.json', f'{stem}{_SUFFIX}')  # the manifest first: a module loads with it
     with tempfile.TemporaryDirectory(dir=folder) as scratch:

@@ -10,10 +10,11 @@ Where the machine code comes from, at a kernel's call from Python:
 - **ahead of time**: set-up's warm-ups (:mod:`wheelsim.core.warm_up`,
   :mod:`wheelsim.report.warm_up`) compile the kernels the nodes and ``wheelsim run`` call, for
   the argument types they call them with, into extension modules
-  (:mod:`wheelsim.core.ahead_of_time`). A process loads them without numba (importing numba and
-  loading its first cached kernel cost a process about 0.8 s of CPU). A call uses them when its
-  arguments have exactly the types they were built for (:func:`argument_types`);
-  ``WHEELSIM_AHEAD_OF_TIME=0`` turns them off.
+  (:mod:`wheelsim.core.ahead_of_time`), for this machine's CPU. A process loads them without
+  numba (importing numba and loading its first cached kernel cost a process about 0.8 s of
+  CPU), unless its CPU lacks an instruction set extension of the one they were built on (an
+  image built elsewhere). A call uses them when its arguments have exactly the types they were
+  built for (:func:`argument_types`); ``WHEELSIM_AHEAD_OF_TIME=0`` turns them off.
 - **numba's JIT** for any other call: numba is imported at the first such call (not when a
   module defines its kernels), compiles the kernel at its first call with each set of argument
   types, and keeps the machine code on disk (``cache=True``), so a new process loads instead of
@@ -117,6 +118,19 @@ def ahead_of_time_stem(module_name: str, numba_version: str) -> str:
     return f'{module_name}-numpy{np.__version__}-numba{numba_version}'
 
 
+def cpu_flags() -> frozenset[str]:
+    """The instruction set extensions of this machine's CPU (the ``flags`` of Linux'
+    ``/proc/cpuinfo``); empty where unknown."""
+    try:
+        with open('/proc/cpuinfo') as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith('flags'):
+                    return frozenset(line.partition(':')[2].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
 def argument_types(args: Sequence[Any]) -> tuple[str, ...] | None:
     """The types of ``args`` as the module built ahead of time tells them apart, one short
     string each (as numba types them: 'f8' for a float, 'i8' for an int, 'b1' for a bool,
@@ -140,8 +154,8 @@ def argument_types(args: Sequence[Any]) -> tuple[str, ...] | None:
 @functools.cache
 def _ahead_of_time() -> dict[str, dict[tuple[str, ...], Callable]]:
     """The functions of the modules built ahead of time for the current sources, by kernel
-    (``module:qualname``) and argument types; empty where they are off, not built or not
-    loadable (warned)."""
+    (``module:qualname``) and argument types; empty where they are off, not built, built on a
+    CPU with instructions this one lacks, or not loadable (warned)."""
     switch = os.environ.get(AHEAD_OF_TIME_SWITCH, '1')
     if switch not in ('0', '1'):
         warnings.warn(f'{AHEAD_OF_TIME_SWITCH}={switch!r} is neither 1 (use the kernels '
@@ -156,16 +170,18 @@ def _ahead_of_time() -> dict[str, dict[tuple[str, ...], Callable]]:
         name = path.name.split('-numpy')[0]
         manifest = path.with_name(path.name[:-len(suffix)] + '.json')
         try:
-            exports = json.loads(manifest.read_text())
+            built = json.loads(manifest.read_text())
+            if not cpu_flags() or not cpu_flags() >= set(built['cpu_flags']):
+                return {}  # built for another CPU (an image made elsewhere): numba's JIT
             loader = importlib.machinery.ExtensionFileLoader(name, str(path))
             spec = importlib.util.spec_from_file_location(name, path, loader=loader)
             module = importlib.util.module_from_spec(spec)
             loader.exec_module(module)
-        except (OSError, ImportError, ValueError) as error:
+        except (OSError, ImportError, ValueError, KeyError) as error:
             warnings.warn(f'the kernels compiled ahead of time in {path} cannot be loaded '
                           f'({error}): numba compiles them instead', stacklevel=3)
             return {}
-        for kernel, types, export in exports:
+        for kernel, types, export in built['exports']:
             table.setdefault(kernel, {})[tuple(types)] = getattr(module, export)
     return table
 
@@ -352,6 +368,6 @@ def plain_function(function: Callable) -> Callable:
 
 __all__ = ['AHEAD_OF_TIME_MODULE', 'AHEAD_OF_TIME_SWITCH', 'Kernel', 'RecordedCall',
            'ahead_of_time_stem',
-           'argument_types', 'compiled', 'compiled_parallel', 'direct_call', 'jitable',
+           'argument_types', 'compiled', 'compiled_parallel', 'cpu_flags', 'direct_call', 'jitable',
            'kernel_cache_dir', 'kernel_folder', 'kernel_sources_digest', 'plain_function',
            'recorded_calls']
