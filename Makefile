@@ -13,6 +13,9 @@ export WHEELSIM_DISTRO := $(DISTRO)
 setup:
 	@bash tools/bootstrap.sh
 
+# The demo's set-up leaves the kernels to numba's JIT (the first demo 35 s sooner); `make setup`
+# and the tests also compile them ahead of time.
+demo: export WHEELSIM_AHEAD_OF_TIME := 0
 demo: setup
 	@bash tools/demo.sh
 

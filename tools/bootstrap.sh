@@ -130,15 +130,16 @@ python -m compileall -q --invalidation-mode timestamp "build/$distro/wheelsim/wh
   >"$deps/compileall.log" 2>&1 \
   || { log "compiling wheelsim's bytecode failed; see $deps/compileall.log"; tail -n 20 "$deps/compileall.log"; exit 1; }
 
-# The compiled kernels (numba, cached on disk beside the sources), and the same compiled ahead of
-# time into modules that processes load without numba (0.8 s of CPU less at every node, launch
-# and run start): compiled on the first run, loaded after, so that no node, test or demo compiles
-# them while it runs (cold, that took longer than a launch test's window on 2 busy cores). numba
-# files a kernel under the folder its module was imported from, so they load after the build,
-# imported as the nodes and tests import them. Compiling is single-threaded: the nodes' kernels
-# load in two processes themselves, the report's beside them, and the rest of the set-up goes on
-# meanwhile. Each part is shown as it starts (stdout); numba's messages go to the log.
-log "loading the compiled kernels (compiled on the first run only: 40-50 s on 2 cores)"
+# The compiled kernels (numba, cached on disk beside the sources), and the same compiled ahead
+# of time into modules that processes load without numba (0.8 s of CPU less at every node,
+# launch and run start; not for `make demo`: WHEELSIM_AHEAD_OF_TIME=0): compiled on the first
+# run, loaded after, so that no node, test or demo compiles them while it runs (cold, that took
+# longer than a launch test's window on 2 busy cores). numba files a kernel under the folder its
+# module was imported from, so they load after the build, imported as the nodes and tests
+# import them. Compiling is single-threaded: the nodes' kernels load in two processes
+# themselves, the report's beside them, and the rest of the set-up goes on meanwhile. Each part
+# is shown as it starts (stdout); numba's messages go to the log.
+log "loading the compiled kernels (compiled on the first run only: 20-50 s on 2 cores)"
 WHEELSIM_DISTRO="$distro" bash -c 'set +u; source env.sh >/dev/null 2>&1; set -e
   python -m wheelsim.report.warm_up & report=$!
   python -m wheelsim.core.warm_up; wait $report' 2>"$deps/warm-up.log" \

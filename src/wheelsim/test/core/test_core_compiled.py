@@ -17,7 +17,7 @@ import numba  # the subject: installed by every set-up (tools/bootstrap.sh, Dock
 import numpy as np
 
 from wheelsim.core import warm_up as core_warm_up
-from wheelsim.core.ahead_of_time import exports
+from wheelsim.core.ahead_of_time import exports, module_stem, prepare
 from wheelsim.core.compiled import (
     AHEAD_OF_TIME_SWITCH,
     CACHE_FOLDER_PREFIX,
@@ -27,10 +27,12 @@ from wheelsim.core.compiled import (
     compiled,
     direct_call,
     kernel_cache_dir,
+    kernel_folder,
     kernel_sources_digest,
     plain_function,
     recorded_calls,
 )
+from wheelsim.core.geometry.se2 import integrate_twist
 from wheelsim.report import warm_up as report_warm_up
 
 # A compiled function in its own file, inlining a jitable helper of wheelsim.core.
@@ -191,8 +193,6 @@ def test_every_kernel_compiled_ahead_of_time_computes_what_numba_s_jit_computes(
 
 
 def test_a_call_with_other_argument_types_goes_to_numba_s_jit():
-    from wheelsim.core.geometry.se2 import integrate_twist
-
     floats = (0.0, 0.0, 0.3, 1.0, 0.5, 0.2, 0.1)
     assert integrate_twist.built_ahead_of_time(floats) is not None
     ints = (0, 0, 0, 1, 0, 0, 1)  # typed int64 by numba: compiled for them
@@ -209,3 +209,12 @@ def test_an_unknown_switch_value_is_named_and_taken_as_on():
                             env={**os.environ, AHEAD_OF_TIME_SWITCH: 'yes'}, timeout=300)
     assert result.returncode != 0
     assert "WHEELSIM_AHEAD_OF_TIME='yes' is neither 1" in result.stderr
+
+
+def test_with_the_switch_off_nothing_is_built_ahead_of_time(monkeypatch):
+    monkeypatch.setenv(AHEAD_OF_TIME_SWITCH, '0')
+    calls = []
+    prepare('test_switch_off', lambda: calls.append(integrate_twist(0.0, 0.0, 0.3, 1.0, 0.5,
+                                                                    0.2, 0.1)))
+    assert len(calls) == 1  # the workload ran
+    assert not list(kernel_folder().glob(f'{module_stem("test_switch_off")}*'))

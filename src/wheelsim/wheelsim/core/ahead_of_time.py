@@ -16,6 +16,7 @@ function there; any other call goes to numba's JIT.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import sysconfig
 import tempfile
@@ -95,8 +96,8 @@ def build_module(folder: Path, name: str, calls: list[RecordedCall]) -> None:
 def prepare(name: str, workload: Callable[[], None]) -> None:
     """Run ``workload`` (through numba's JIT, which caches what it compiles) and build module
     ``name`` of the kernel calls it made, unless built already for these sources, this numba
-    and this numpy; says so when it builds (stdout), and which kernels it leaves to numba's JIT
-    (stderr)."""
+    and this numpy, or ``WHEELSIM_AHEAD_OF_TIME=0``; says so when it builds (stdout), and which
+    kernels it leaves to numba's JIT (stderr)."""
     with recorded_calls() as calls:
         workload()
     _, unsupported = exports(calls)
@@ -105,6 +106,8 @@ def prepare(name: str, workload: Callable[[], None]) -> None:
               file=sys.stderr)
     folder = compiled.kernel_folder()
     stem = module_stem(name)
+    if os.environ.get(compiled.AHEAD_OF_TIME_SWITCH) == '0':  # off: nothing would load them
+        return
     if CC is None:
         print(f'wheelsim: numba {numba.__version__} has no ahead-of-time compiler (numba.pycc): '
               'the kernels stay on its JIT', file=sys.stderr)
