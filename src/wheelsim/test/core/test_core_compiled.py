@@ -218,3 +218,14 @@ def test_with_the_switch_off_nothing_is_built_ahead_of_time(monkeypatch):
                                                                     0.2, 0.1)))
     assert len(calls) == 1  # the workload ran
     assert not list(kernel_folder().glob(f'{module_stem("test_switch_off")}*'))
+
+
+def test_a_recording_keeps_nested_ones_and_builds_no_argument_whose_copy_differs():
+    with recorded_calls() as outer:
+        integrate_twist(0.0, 0.0, 0.3, 1.0, 0.5, 0.2, 0.1)
+        with recorded_calls() as inner:
+            integrate_twist(0.0, 0.0, 0.3, 1.0, 0.5, 0.2, 0.2)
+    assert len(inner) == 1 and len(outer) == 2
+    strided = np.zeros((3, 4))[:, ::2]  # its copy is contiguous: another type
+    assert RecordedCall.of(outer[0].kernel, (strided,)).types is None
+    assert RecordedCall.of(outer[0].kernel, (np.zeros(3),)).types == ('<f81Cwa',)

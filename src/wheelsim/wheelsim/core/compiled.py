@@ -26,9 +26,10 @@ difference: ``error_model='numpy'`` drops Python's division-by-zero checks from 
 numba's ahead-of-time compiler keeps them in the function it exports (a division by zero there
 raises ``ZeroDivisionError``; the functions it calls have none).
 
-numba is optional: without it (or with ``NUMBA_DISABLE_JIT=1``) and without the modules built
-ahead of time, the same functions run as plain Python, with the same results and one warning,
-about 1.7 times slower on the default scenario and much slower for large vehicle batches.
+numba is optional: without it and without the modules built ahead of time (or with
+``NUMBA_DISABLE_JIT=1``), the same functions run as plain Python, with the same results and one
+warning, about 1.7 times slower on the default scenario and much slower for large vehicle
+batches.
 
 Stale machine code: numba's cache keys a compiled function by its own file only (its time and
 size), not by what it takes from other files at compile time (the jitable helpers it inlines,
@@ -162,7 +163,7 @@ def _ahead_of_time() -> dict[str, dict[tuple[str, ...], Callable]]:
                       'compiled ahead of time where built; the default) nor 0 (numba\'s JIT '
                       'only): taken as 1', stacklevel=4)
     folder = kernel_folder()
-    if switch == '0' or folder is None:
+    if switch == '0' or folder is None or os.environ.get('NUMBA_DISABLE_JIT') == '1':
         return {}
     suffix = sysconfig.get_config_var('EXT_SUFFIX')
     table: dict[str, dict[tuple[str, ...], Callable]] = {}
@@ -177,12 +178,12 @@ def _ahead_of_time() -> dict[str, dict[tuple[str, ...], Callable]]:
             spec = importlib.util.spec_from_file_location(name, path, loader=loader)
             module = importlib.util.module_from_spec(spec)
             loader.exec_module(module)
-        except (OSError, ImportError, ValueError, KeyError) as error:
+            for kernel, types, export in built['exports']:
+                table.setdefault(kernel, {})[tuple(types)] = getattr(module, export)
+        except (OSError, ImportError, ValueError, KeyError, AttributeError) as error:
             warnings.warn(f'the kernels compiled ahead of time in {path} cannot be loaded '
                           f'({error}): numba compiles them instead', stacklevel=3)
             return {}
-        for kernel, types, export in built['exports']:
-            table.setdefault(kernel, {})[tuple(types)] = getattr(module, export)
     return table
 
 
@@ -332,7 +333,11 @@ class RecordedCall(NamedTuple):
 
     @classmethod
     def of(cls, kernel: Kernel, args: tuple) -> RecordedCall:
-        return cls(kernel, tuple(map(_snapshot, args)), argument_types(args))
+        """The call of ``kernel`` with ``args``; its types None (not built ahead of time) where
+        a copy has other types than an argument (a strided or unaligned array)."""
+        copies = tuple(map(_snapshot, args))
+        types = argument_types(args)
+        return cls(kernel, copies, types if argument_types(copies) == types else None)
 
 
 def _snapshot(arg: Any) -> Any:
@@ -353,11 +358,13 @@ def recorded_calls() -> Iterator[list[RecordedCall]]:
     JIT and is recorded in the list it gives: what the warm-ups build ahead of time
     (:mod:`wheelsim.core.ahead_of_time`)."""
     global _recorded
-    _recorded = []
+    outer, _recorded = _recorded, []
     try:
         yield _recorded
     finally:
-        _recorded = None
+        if outer is not None:
+            outer.extend(_recorded)
+        _recorded = outer
 
 
 def plain_function(function: Callable) -> Callable:
