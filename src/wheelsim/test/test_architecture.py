@@ -110,21 +110,16 @@ def test_importing_core_loads_no_ros_module():
     assert not loaded, f'importing wheelsim.core loads ROS modules: {loaded}'
 
 
-def test_the_controller_node_and_the_metrics_start_without_scipy_interpolate():
-    # scipy.interpolate (with the scipy.special and scipy.optimize it imports) costs 0.2-0.4 s
-    # of CPU at every start of a process that never interpolates a path
-    loaded = modules_loaded_by(['wheelsim.nodes.controller', 'wheelsim.report.metrics'])
-    assert 'scipy.interpolate' not in loaded
-
-
-def test_the_nodes_the_command_and_the_launch_files_load_no_numba():
-    # numba costs a process 0.3 s of CPU to import: the nodes, `wheelsim` and a launch file's
-    # imports (the vehicle's configuration) use the kernels compiled ahead of time or none
+def test_the_nodes_the_command_and_the_launch_files_load_neither_numba_nor_scipy():
+    # numba costs a process 0.3 s of CPU to import, scipy's modules 0.1-0.9 s each: the nodes,
+    # `wheelsim` and a launch file's imports (the vehicle's configuration) use the kernels
+    # compiled ahead of time, and import scipy only where a call needs it
     loaded = modules_loaded_by(['wheelsim.nodes.vehicle_sim', 'wheelsim.nodes.localization',
                                 'wheelsim.nodes.planner', 'wheelsim.nodes.controller',
                                 'wheelsim.cli', 'wheelsim.run.runner', 'wheelsim.report.metrics',
                                 'wheelsim.bringup.params_files', 'wheelsim.bringup.nav2_stock'])
     assert 'numba' not in loaded
+    assert not [name for name in loaded if name == 'scipy' or name.startswith('scipy.')]
 
 
 def test_every_package_has_a_layer():

@@ -15,8 +15,8 @@ from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.planning.clothoid import cc_dubins
 from wheelsim.core.planning.curvature import bounded_path
 from wheelsim.core.planning.dubins import WORDS, DubinsPath, dubins_path
-from wheelsim.core.planning.path import PlanningError
-from wheelsim.core.planning.spline import spline_through
+from wheelsim.core.planning.path import PlanningError, cubic_hermite
+from wheelsim.core.planning.spline import arc_length, spline_through
 from wheelsim.core.planning.waypoints import waypoints_from_flat, waypoints_from_lists
 
 NAN = math.nan
@@ -259,3 +259,36 @@ def test_bounded_path_chooses_free_headings_for_a_short_chain():
     waypoints = waypoints_from_lists([[0, 0, 0.0], [2, 0], [2, 2, 1.57]])
     path, _ = forward(bounded_path(waypoints, max_curvature_inv_m=1.0))
     assert path.length_m < 11.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 40))
+def test_cubic_hermite_is_scipys_cubic_hermite_spline_bit_for_bit(seed, count):
+    from scipy.interpolate import CubicHermiteSpline
+
+    rng = np.random.default_rng(seed)
+    x = np.cumsum(rng.uniform(1e-3, 2.0, count)) - rng.uniform(0.0, 5.0)
+    y, dydx = rng.normal(0.0, 3.0, (2, count))
+    y[rng.integers(count)] = -0.0
+    # Inside, on every knot, outside both ends
+    x_new = np.concatenate([rng.uniform(x[0] - 1.0, x[-1] + 1.0, 300), x])
+    ours = cubic_hermite(x, y, dydx, x_new)
+    theirs = CubicHermiteSpline(x, y, dydx)(x_new)
+    assert ours.tobytes() == theirs.tobytes()
+
+
+def test_cubic_hermite_refuses_knots_out_of_order():
+    with pytest.raises(ValueError, match='strictly increasing'):
+        cubic_hermite(np.array([0.0, 1.0, 1.0]), np.zeros(3), np.zeros(3), np.array([0.5]))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 500))
+def test_arc_length_is_scipys_cumulative_trapezoid_bit_for_bit(seed, count):
+    from scipy.integrate import cumulative_trapezoid
+
+    rng = np.random.default_rng(seed)
+    u = np.cumsum(rng.uniform(0.0, 0.1, count))
+    speed = rng.uniform(0.0, 2.0, count)
+    ours = arc_length(speed, u)
+    assert ours.tobytes() == cumulative_trapezoid(speed, u, initial=0.0).tobytes()

@@ -23,7 +23,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 from numpy.typing import ArrayLike
 
 from wheelsim.core.arrays import FloatArray
@@ -162,6 +161,8 @@ class PoseEkf:
         return self._correct(z, diagonal_covariance(variances))
 
     def _correct(self, z: Floats3, r: FloatArray) -> FloatArray:
+        import scipy.linalg  # on first use: docs/architecture.md
+
         innovation = np.array(z) - self.pose
         innovation[2] = wrap_angle(float(innovation[2]))
         factor = scipy.linalg.cho_factor(self.covariance + r)

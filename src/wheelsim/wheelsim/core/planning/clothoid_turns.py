@@ -21,8 +21,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.ndimage import minimum_filter
-from scipy.special import fresnel
 
 from wheelsim.core.arrays import FloatArray
 from wheelsim.core.geometry.se2 import Pose2D
@@ -65,6 +63,8 @@ class TurnShape:
 
     def end_offset(self, angle_rad: FloatArray) -> tuple[FloatArray, FloatArray]:
         """End position (m) of a left turn of ``angle_rad`` (>= 0) in the frame of its start."""
+        from scipy.special import fresnel  # on first use: docs/architecture.md
+
         angle = np.asarray(angle_rad, dtype=float)
         sharpness = self.sharpness_inv_m2
         full_turn = self.max_curvature_inv_m * self.ramp_length_m  # both ramps at full length
@@ -150,6 +150,8 @@ def _csc_candidates(shape: TurnShape, start: Pose2D, goal: Pose2D, word: str) ->
 def _ccc_candidates(
     shape: TurnShape, start: Pose2D, goal: Pose2D, word: str, radius_m: float
 ) -> list[FloatArray]:
+    from scipy.ndimage import minimum_filter  # on first use: docs/architecture.md
+
     first_sign, middle_sign, last_sign = (_SIGNS[kind] for kind in word)
     # Grid rows: first turn angle, columns: middle turn angle. The pose after the first turn
     # depends on the row only and the middle turn's offset on the column only: both broadcast.

@@ -19,6 +19,27 @@ class PlanningError(ValueError):
     """A goal or waypoint list for which no valid path or trajectory exists; says why."""
 
 
+def cubic_hermite(x: FloatArray, y: FloatArray, dydx: FloatArray, x_new: FloatArray) -> FloatArray:
+    """The piecewise cubic through the points ``(x, y)`` with the slopes ``dydx`` there, at
+    ``x_new`` (beyond the ends: the end pieces extended). ``x`` strictly increasing, else
+    ValueError.
+
+    The arithmetic of ``scipy.interpolate.CubicHermiteSpline``, bit for bit (tested against it),
+    without importing scipy.interpolate (docs/architecture.md, "Start-up").
+    """
+    dx = np.diff(x)
+    if not np.all(dx > 0):
+        raise ValueError('cubic_hermite: x must be strictly increasing')
+    slope = np.diff(y) / dx
+    t = (dydx[:-1] + dydx[1:] - 2 * slope) / dx
+    cubic, square = t / dx, (slope - dydx[:-1]) / dx - t
+    piece = np.clip(np.searchsorted(x, x_new, side='right') - 1, 0, len(x) - 2)
+    s = x_new - x[piece]
+    power = s * s
+    value = 0.0 + y[piece] + dydx[piece] * s + square[piece] * power
+    return value + cubic[piece] * (power * s)
+
+
 @dataclass(frozen=True)
 class PathShape:
     """How long a path is and how much it bends: ``length_m``, the largest |curvature|
@@ -84,11 +105,6 @@ class PathSamples:
         directions (errors of order spacing^4 * curvature^3: a resampled circle keeps its
         curvature to 1e-9), the rest linearly.
         """
-        # Imported here: scipy.interpolate costs 0.2-0.4 s of CPU to import, which every
-        # process that only needs this module's errors and path_shape (the controller node,
-        # the reports) would pay at start.
-        from scipy.interpolate import CubicHermiteSpline
-
         knots = np.unique(
             np.concatenate([[0.0, self.length_m], [] if knot_s_m is None else knot_s_m])
         )
@@ -101,8 +117,8 @@ class PathSamples:
             s_new = np.linspace(0.0, self.length_m, 3)
         return PathSamples(
             s_m=s_new,
-            x_m=CubicHermiteSpline(self.s_m, self.x_m, np.cos(self.yaw_rad))(s_new),
-            y_m=CubicHermiteSpline(self.s_m, self.y_m, np.sin(self.yaw_rad))(s_new),
+            x_m=cubic_hermite(self.s_m, self.x_m, np.cos(self.yaw_rad), s_new),
+            y_m=cubic_hermite(self.s_m, self.y_m, np.sin(self.yaw_rad), s_new),
             yaw_rad=np.interp(s_new, self.s_m, self.yaw_rad),
             curvature_inv_m=np.interp(s_new, self.s_m, self.curvature_inv_m),
         )

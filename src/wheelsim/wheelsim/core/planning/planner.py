@@ -8,7 +8,6 @@ resampling at the plan resolution, a heading profile for holonomic (omni) plans,
 from __future__ import annotations
 
 import numpy as np
-from scipy.interpolate import PchipInterpolator
 
 from wheelsim.core.arrays import FloatArray
 from wheelsim.core.geometry.se2 import Pose2D
@@ -33,6 +32,8 @@ def _heading_profile(s_m: FloatArray, knot_s_m: FloatArray, heading_rad: FloatAr
     Between given headings the yaw follows a monotone cubic (PCHIP, no overshoot); before the
     first and after the last it is held. At least one heading must be given.
     """
+    from scipy.interpolate import PchipInterpolator  # on first use: docs/architecture.md
+
     given = np.isfinite(heading_rad)
     knots = knot_s_m[given]
     yaw = np.unwrap(heading_rad[given])

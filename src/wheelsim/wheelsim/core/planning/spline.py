@@ -21,9 +21,6 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.polynomial import polynomial as npoly
-from scipy.integrate import cumulative_trapezoid
-from scipy.sparse import coo_matrix
-from scipy.sparse.linalg import spsolve
 
 from wheelsim.core.arrays import FloatArray
 from wheelsim.core.planning.path import PathSamples, PlanningError
@@ -135,7 +132,7 @@ class HermiteSpline:
         d2 = np.einsum('nk,nkc->nc', basis_rows(sigma, 2), w) / h**2
         u = self.knots_u[segment] + sigma * h[:, 0]
         speed = np.hypot(d1[:, 0], d1[:, 1])
-        s = cumulative_trapezoid(speed, u, initial=0.0)
+        s = arc_length(speed, u)
         with np.errstate(divide='ignore', invalid='ignore'):
             curvature = (d1[:, 0] * d2[:, 1] - d1[:, 1] * d2[:, 0]) / speed**3
         path = PathSamples(
@@ -149,6 +146,14 @@ class HermiteSpline:
         return path, np.interp(knots, u, s), float(speed.min())
 
 
+def arc_length(speed: FloatArray, u: FloatArray) -> FloatArray:
+    """The arc length from the first sample to each, by the trapezoid rule over the samples'
+    ``speed`` |dr/du| at ``u``: scipy's ``cumulative_trapezoid(speed, u, initial=0)`` bit for
+    bit (tested against it), without importing scipy.integrate (docs/architecture.md,
+    "Start-up")."""
+    return np.concatenate([[0.0], np.cumsum(np.diff(u) * (speed[1:] + speed[:-1]) / 2.0)])
+
+
 def chord_knots(xy_m: FloatArray) -> FloatArray:
     """Cumulative chord length (m) at each point."""
     return np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(xy_m, axis=0).T))])
@@ -157,6 +162,9 @@ def chord_knots(xy_m: FloatArray) -> FloatArray:
 def minimum_jerk_spline(waypoints: Waypoints) -> HermiteSpline:
     """The spline through ``waypoints`` minimising J (see the module doc), unit tangents where a
     heading is given. One sparse solve, linear in the number of waypoints."""
+    from scipy.sparse import coo_matrix  # on first use: docs/architecture.md
+    from scipy.sparse.linalg import spsolve
+
     waypoints = validated(waypoints)
     knots_u = chord_knots(waypoints.xy_m)
     count = len(waypoints)

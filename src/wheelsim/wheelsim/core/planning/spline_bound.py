@@ -31,7 +31,6 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
 
 from wheelsim.core.arrays import FloatArray
 from wheelsim.core.planning.spline import HermiteSpline, basis_rows, segment_grams
@@ -242,6 +241,8 @@ class _Window:
         return np.concatenate([p.reshape(-1, p.shape[-1]) for p in parts])
 
     def _minimise(self, function, start: FloatArray, constraints, bounds) -> FloatArray:
+        from scipy.optimize import minimize  # on first use: docs/architecture.md
+
         with warnings.catch_warnings():  # SLSQP clips steps to the bounds: expected
             warnings.simplefilter('ignore', RuntimeWarning)
             return minimize(

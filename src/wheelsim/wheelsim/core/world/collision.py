@@ -12,16 +12,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import ndimage
-from scipy.spatial import cKDTree
 
 from wheelsim.core.arrays import FloatArray
 from wheelsim.core.compiled import compiled
 from wheelsim.core.world.footprint import Footprint
 from wheelsim.core.world.occupancy import OccupancyMap
+
+if TYPE_CHECKING:
+    from scipy.spatial import cKDTree
 
 
 @compiled
@@ -171,6 +173,9 @@ def contact(world: OccupancyMap, footprint: Footprint, pose: tuple[float, float,
 def _edge_cells(world: OccupancyMap) -> tuple[NDArray[np.float64], cKDTree]:
     """The obstacle cells with a free 4-neighbour (the nearest obstacle is always one of them)
     as ``(col, row)`` rows, and a k-d tree of their centres."""
+    from scipy import ndimage  # on first use: docs/architecture.md
+    from scipy.spatial import cKDTree
+
     inner = ndimage.binary_erosion(world.obstacles, border_value=0)
     rows, cols = np.nonzero(world.obstacles & ~inner)
     cells = np.column_stack((cols, rows)).astype(float)

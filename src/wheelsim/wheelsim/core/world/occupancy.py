@@ -22,7 +22,6 @@ from functools import cached_property
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import ndimage
 
 from wheelsim.core.arrays import FloatArray
 
@@ -135,6 +134,8 @@ class OccupancyMap:
         (0 on obstacles; inf without obstacles). Computed once, on first use."""
         if not self.has_obstacles:
             return np.full(self.values.shape, np.inf, dtype=np.float32)
+        from scipy import ndimage  # on first use: docs/architecture.md
+
         distance = ndimage.distance_transform_edt(~self.obstacles) * self.resolution_m
         return distance.astype(np.float32)
 
