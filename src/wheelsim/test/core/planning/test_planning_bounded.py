@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from wheelsim.core.geometry.se2 import Pose2D
@@ -116,6 +116,12 @@ def test_unbounded_paths_only_lose_their_cusps():
     steps=st.lists(st.tuples(st.floats(1.0, 4.0), st.floats(-1.5, 1.5)), min_size=2, max_size=8),
     max_curvature=st.sampled_from([0.3, 0.5, 1.0, 2.0]),
 )
+# Within the bound at the check's samples, 1.6e-5 and 5.6e-6 over it between them, at samples
+# of the path (hypothesis found both): the check now also looks at the path's samples.
+@example(steps=[(1.798828125, 0.137672124007866), (3.216111340353344, 0.21484375),
+                (2.0, -0.9872181330390627), (3.5, 1.3984375), (3.0, 0.0), (2.6875, 0.0),
+                (1.0, -1.5), (1.0, 0.0)], max_curvature=1.0)
+@example(steps=[(3.625, 0.0), (2.0, -1.5), (2.375, -1.0), (1.0, -1.0)], max_curvature=1.0)
 def test_a_route_is_planned_within_the_bound_or_refused_naming_its_waypoints(steps, max_curvature):
     """Any route (steps of 1-4 m, turning up to 86 degrees at each waypoint): either a path that
     passes every waypoint within the bound, or a refusal naming two consecutive waypoints."""

@@ -26,14 +26,13 @@ import numpy as np
 from wheelsim.core.arrays import FloatArray
 from wheelsim.core.geometry.angles import wrap_angle
 from wheelsim.core.geometry.se2 import Pose2D
-from wheelsim.core.planning.clothoid_turns import TurnShape, candidates
+from wheelsim.core.planning.clothoid_turns import END_TOLERANCE, TurnShape, candidates
 from wheelsim.core.planning.path import PathSamples, PlanningError
 
 #: Clothoid ramp length as a multiple of the minimum turning radius 1/max_curvature.
 RAMP_LENGTH_PER_RADIUS = 0.5
 _SIGN = {'L': 1.0, 'R': -1.0, 'S': 0.0}
 _SAMPLE_SPACING_M = 0.01
-_POSITION_TOLERANCE = 1e-7  # relative to the turning radius (and heading, rad)
 _COARSE_RAMP_COUNT = 8
 
 
@@ -118,13 +117,14 @@ def polish_lengths(
     iterations: int = 40, min_scale: float = 1e-3,
 ) -> FloatArray | None:
     """Segment lengths (m) near ``guess`` at which ``end_error`` (miss of the goal: x, y in
-    turning radii, heading in rad) vanishes to 1e-7, by Newton's method (least-norm steps when
-    there are more lengths than errors) with backtracking that keeps the lengths >= 0; None if
-    it does not converge. The Jacobian is a forward difference of ``step_m``."""
+    turning radii, heading in rad) is below :data:`END_TOLERANCE`, by Newton's method
+    (least-norm steps when there are more lengths than errors) with backtracking that keeps the
+    lengths >= 0; None if it does not converge. The Jacobian is a forward difference of
+    ``step_m``."""
     lengths = guess.copy()
     error = end_error(lengths)
     for _ in range(iterations):
-        if np.all(np.abs(error) < _POSITION_TOLERANCE):
+        if np.all(np.abs(error) < END_TOLERANCE):
             return lengths
         jacobian = np.column_stack(
             [end_error(lengths + step) - error for step in step_m * np.eye(len(lengths))]

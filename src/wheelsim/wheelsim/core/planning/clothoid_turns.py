@@ -26,6 +26,9 @@ from wheelsim.core.arrays import FloatArray
 from wheelsim.core.geometry.se2 import Pose2D
 
 _SIGNS = {'L': 1.0, 'R': -1.0}
+#: The miss of the goal at which a leg counts as reaching it: x and y in turning radii, heading
+#: in radians (what Newton's polish, clothoid.polish_lengths, converges to).
+END_TOLERANCE = 1e-7
 _CSC_WORDS = ('LSL', 'RSR', 'LSR', 'RSL')
 _CCC_WORDS = ('RLR', 'LRL')
 _CSC_GRID = np.linspace(0.0, 2.0 * np.pi, 721)  # first turn angle, 0.5 degree steps
@@ -188,18 +191,22 @@ def candidates(shape: TurnShape, start: Pose2D, goal: Pose2D) -> list[tuple[str,
         for word in _CCC_WORDS
         for lengths in _ccc_candidates(shape, start, goal, word, radius_m)
     ]
-    found += _straight_candidate(start, goal)
+    found += _straight_candidate(start, goal, radius_m)
     return sorted(found, key=lambda item: float(item[1].sum()))
 
 
-def _straight_candidate(start: Pose2D, goal: Pose2D) -> list[tuple[str, FloatArray]]:
-    """The straight line when the goal is ahead on it up to rounding (both turns of zero
-    length): turns of a few ulps are below the scans' resolution, which then find nothing or
-    only detours (a goal 3 m ahead and 2e-16 m aside, at curvature 1: a 3.11 m wiggle)."""
+def _straight_candidate(
+    start: Pose2D, goal: Pose2D, radius_m: float
+) -> list[tuple[str, FloatArray]]:
+    """The straight line when it reaches a goal ahead within half :data:`END_TOLERANCE` (both
+    turns of zero length): turns that small are below the scans' resolution, which then find
+    nothing (a goal 3 m ahead, 1e-9 m aside and 1e-9 rad turned, at curvature 2) or only
+    detours (3 m ahead and 2e-16 m aside, at curvature 1: a 3.11 m wiggle)."""
     dx, dy = goal.x_m - start.x_m, goal.y_m - start.y_m
     along = math.cos(start.yaw_rad) * dx + math.sin(start.yaw_rad) * dy
     across = -math.sin(start.yaw_rad) * dx + math.cos(start.yaw_rad) * dy
     heading = math.remainder(goal.yaw_rad - start.yaw_rad, 2.0 * math.pi)
-    if along <= 0.0 or abs(across) > 1e-12 * along or abs(heading) > 1e-12:
+    tolerance = 0.5 * END_TOLERANCE
+    if along <= 0.0 or abs(across) > tolerance * radius_m or abs(heading) > tolerance:
         return []
     return [('LSR', np.array([0.0, along, 0.0]))]

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.polynomial import polynomial as npoly
 
-from wheelsim.core.arrays import FloatArray
+from wheelsim.core.arrays import FloatArray, IntArray
 from wheelsim.core.planning.path import PathSamples, PlanningError
 from wheelsim.core.planning.waypoints import Waypoints, validated
 
@@ -109,6 +109,21 @@ class HermiteSpline:
         """The same knots and points with other tangents and second derivatives."""
         return replace(self, tangents=tangents, accels=accels)
 
+    def sample_places(
+        self, max_sample_spacing_m: float = 0.01, segments: IntArray | None = None
+    ) -> tuple[IntArray, FloatArray]:
+        """Where :meth:`sample` samples the curve (or only ``segments``, consecutive): per
+        sample its segment and the fraction of that segment's width before it (0 at the
+        segment's start knot; the last sample is 1 on the last segment). Samples are equally
+        spaced in u in each segment, at most ``max_sample_spacing_m`` apart, at least 16."""
+        if segments is None:
+            segments = np.arange(len(self.knots_u) - 1)
+        widths = self.widths_u[segments]
+        counts = np.maximum(16, np.ceil(widths / max_sample_spacing_m).astype(int))
+        segment = np.concatenate([np.repeat(segments, counts), segments[-1:]])
+        sigma = np.concatenate([np.arange(n) / n for n in counts] + [[1.0]])
+        return segment, sigma
+
     def sample(
         self, max_sample_spacing_m: float = 0.01, segments: FloatArray | None = None
     ) -> tuple[PathSamples, FloatArray, float]:
@@ -116,15 +131,12 @@ class HermiteSpline:
         length from 0, the arc length at each knot of those segments, and the smallest
         parametric speed |dr/du| (about 1; near 0 at a cusp).
 
-        Samples are at most ``max_sample_spacing_m`` apart in u, at least 16 per segment.
+        Samples are at most ``max_sample_spacing_m`` apart in u, at least 16 per segment
+        (:meth:`sample_places`).
         """
         if segments is None:
             segments = np.arange(len(self.knots_u) - 1)
-        widths = self.widths_u[segments]
-        counts = np.maximum(16, np.ceil(widths / max_sample_spacing_m).astype(int))
-        segment = np.repeat(segments, counts)
-        sigma = np.concatenate([np.arange(n) / n for n in counts] + [[1.0]])
-        segment = np.concatenate([segment, segments[-1:]])
+        segment, sigma = self.sample_places(max_sample_spacing_m, segments)
         w = self.coefficients(segment)
         h = self.widths_u[segment][:, np.newaxis]
         position = np.einsum('nk,nkc->nc', basis_rows(sigma), w)

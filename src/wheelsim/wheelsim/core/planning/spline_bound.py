@@ -20,7 +20,8 @@ on windows: only the waypoints around each stretch that breaks the bound move
 waypoints. Both J and the constraints are affine or polynomial in the unknowns: their Jacobians
 are exact. A window whose result still breaks the constraints is left as it was.
 
-Whether a curve keeps the bound is decided on :data:`CHECK_SAMPLES` points per segment.
+Whether a curve keeps the bound is decided on :data:`CHECK_SAMPLES` points per segment and at
+every sample of the plan's path (:func:`check_segments`).
 
 Units: positions and chord parameter in metres, curvature in 1/m, in the planning frame.
 """
@@ -79,17 +80,30 @@ class SegmentCheck:
         return np.flatnonzero(bad)
 
 
+def _abs_curvature(d1: FloatArray, d2: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """|curvature| (1/m, inf where the curve stops) and speed |dr/du| from the derivatives."""
+    speed = np.linalg.norm(d1, axis=-1)
+    cross = d1[..., 0] * d2[..., 1] - d1[..., 1] * d2[..., 0]
+    with np.errstate(divide='ignore', invalid='ignore'):
+        return np.where(speed > 0, np.abs(cross) / speed**3, np.inf), speed
+
+
 def check_segments(spline: HermiteSpline) -> SegmentCheck:
-    """:class:`SegmentCheck` of every segment of ``spline`` (:data:`CHECK_SAMPLES` each)."""
+    """:class:`SegmentCheck` of every segment of ``spline``: at :data:`CHECK_SAMPLES` points
+    each, and its curvature also at every sample of the plan's path
+    (:meth:`HermiteSpline.sample_places`), so a curve that passes keeps the bound at each."""
     w = spline.coefficients()
     h = spline.widths_u[:, np.newaxis, np.newaxis]
     d1 = np.einsum('nk,jkc->jnc', _CHECK_D1, w) / h
     d2 = np.einsum('nk,jkc->jnc', _CHECK_D2, w) / h**2
-    speed = np.linalg.norm(d1, axis=2)
-    cross = d1[..., 0] * d2[..., 1] - d1[..., 1] * d2[..., 0]
-    with np.errstate(divide='ignore', invalid='ignore'):
-        curvature = np.where(speed > 0, np.abs(cross) / speed**3, np.inf)
-    return SegmentCheck(curvature.max(axis=1), speed.min(axis=1), speed.max(axis=1))
+    curvature, speed = _abs_curvature(d1, d2)
+    max_curvature = curvature.max(axis=1)
+    segment, sigma = spline.sample_places()
+    h_plan = spline.widths_u[segment][:, np.newaxis]
+    d1 = np.einsum('nk,nkc->nc', basis_rows(sigma, 1), w[segment]) / h_plan
+    d2 = np.einsum('nk,nkc->nc', basis_rows(sigma, 2), w[segment]) / h_plan**2
+    np.maximum.at(max_curvature, segment, _abs_curvature(d1, d2)[0])
+    return SegmentCheck(max_curvature, speed.min(axis=1), speed.max(axis=1))
 
 
 def max_accel_inv_m(max_curvature_inv_m: float, widths_m: FloatArray) -> float:
