@@ -170,9 +170,10 @@ def test_recordings_are_identical_bytes_in_order_and_rclpy_cdr(tmp_path):
     assert counts['/ground_truth'] == counts['/odom'] == counts['/pose'] == 50 * 6 + 1
 
 
-# `wheelsim run` in a process that says at its end whether it imported numba.
-RUN_SAYING_NUMBA = ('import json, sys\nfrom wheelsim.cli import main\ncode = main(sys.argv[1:])\n'
-                    'print(json.dumps({"numba": "numba" in sys.modules}))\nsys.exit(code)')
+# `wheelsim run` in a process that says at its end whether it imported numba and scipy.
+RUN_SAYING_IMPORTS = ('import json, sys\nfrom wheelsim.cli import main\ncode = main(sys.argv[1:])\n'
+                      'print(json.dumps({m: m in sys.modules for m in ("numba", "scipy")}))\n'
+                      'sys.exit(code)')
 OMNI_SCENARIO = """
     name: omni
     duration: 12.0
@@ -187,7 +188,8 @@ OMNI_SCENARIO = """
 def test_a_run_loads_no_numba_and_records_what_numba_s_jit_gives(tmp_path, scenario):
     """The kernels set-up compiled ahead of time: a run of each model, and in a world (scans,
     collisions), never imports numba, and its metrics and every recorded byte are those of the
-    same run through numba's JIT (``WHEELSIM_AHEAD_OF_TIME=0``)."""
+    same run through numba's JIT (``WHEELSIM_AHEAD_OF_TIME=0``). The default run imports no
+    scipy either (docs/architecture.md, "Start-up")."""
     if scenario == 'omni':
         (tmp_path / 'omni.yaml').write_text(textwrap.dedent(OMNI_SCENARIO))
         args = [str(tmp_path / 'omni.yaml')]
@@ -196,14 +198,16 @@ def test_a_run_loads_no_numba_and_records_what_numba_s_jit_gives(tmp_path, scena
     runs = {}
     for switch in ('1', '0'):
         result = subprocess.run(
-            [sys.executable, '-c', RUN_SAYING_NUMBA, 'run', *args, '--quiet', '--no-plots',
+            [sys.executable, '-c', RUN_SAYING_IMPORTS, 'run', *args, '--quiet', '--no-plots',
              '--output', f'out{switch}'], cwd=tmp_path, capture_output=True, text=True,
             env={**os.environ, 'WHEELSIM_AHEAD_OF_TIME': switch}, timeout=600)
         assert result.returncode == 0, result.stdout + result.stderr
         (folder,) = (tmp_path / f'out{switch}').iterdir()
-        runs[switch] = folder, json.loads(result.stdout.strip().splitlines()[-1])['numba']
-    (ahead, ahead_numba), (jit, jit_numba) = runs['1'], runs['0']
-    assert (ahead_numba, jit_numba) == (False, True)
+        runs[switch] = folder, json.loads(result.stdout.strip().splitlines()[-1])
+    (ahead, ahead_imported), (jit, jit_imported) = runs['1'], runs['0']
+    assert (ahead_imported['numba'], jit_imported['numba']) == (False, True)
+    if scenario == 'default':
+        assert not ahead_imported['scipy']
     assert (ahead / 'metrics.json').read_bytes() == (jit / 'metrics.json').read_bytes()
     assert raw_messages(ahead / 'bag') == raw_messages(jit / 'bag')
 

@@ -16,7 +16,7 @@ from wheelsim.core.planning.clothoid import cc_dubins
 from wheelsim.core.planning.curvature import bounded_path
 from wheelsim.core.planning.dubins import WORDS, DubinsPath, dubins_path
 from wheelsim.core.planning.path import PlanningError, cubic_hermite
-from wheelsim.core.planning.spline import arc_length, spline_through
+from wheelsim.core.planning.spline import arc_length, solve_banded_spd, spline_through
 from wheelsim.core.planning.waypoints import waypoints_from_flat, waypoints_from_lists
 
 NAN = math.nan
@@ -294,3 +294,28 @@ def test_arc_length_is_scipys_cumulative_trapezoid_bit_for_bit(seed, count):
     speed = rng.uniform(0.0, 2.0, count)
     ours = arc_length(speed, u)
     assert ours.tobytes() == cumulative_trapezoid(speed, u, initial=0.0).tobytes()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 60), st.integers(1, 5), st.integers(1, 2))
+def test_solve_banded_spd_is_scipys_sparse_solve_up_to_rounding(seed, n, width, columns):
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.linalg import spsolve
+
+    rng = np.random.default_rng(seed)
+    factor = np.tril(np.triu(rng.normal(0.0, 0.3 / width, (n, n)), -(width - 1)))
+    factor[np.diag_indices(n)] = rng.uniform(0.5, 2.0, n)
+    matrix = factor @ factor.T  # positive definite, width - 1 off the diagonal at most
+    lower = np.array([[matrix[i, i - d] if d <= i else 0.0 for d in range(width)]
+                      for i in range(n)])
+    rhs = rng.normal(0.0, 1.0, (n, columns))
+    ours = solve_banded_spd(lower, rhs)
+    theirs = spsolve(coo_matrix(matrix).tocsc(), rhs).reshape(n, columns)
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(matrix @ ours, rhs, atol=1e-9)
+
+
+def test_solve_banded_spd_refuses_a_matrix_that_is_not_positive_definite():
+    # [[1, 2], [2, 1]]: rows (diagonal, left of it)
+    with pytest.raises(ValueError, match='not positive definite at row 1'):
+        solve_banded_spd(np.array([[1.0, 0.0], [1.0, 2.0]]), np.ones(2))

@@ -17,6 +17,7 @@ curve bends more than a vehicle can.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -166,6 +167,42 @@ def arc_length(speed: FloatArray, u: FloatArray) -> FloatArray:
     return np.concatenate([[0.0], np.cumsum(np.diff(u) * (speed[1:] + speed[:-1]) / 2.0)])
 
 
+#: Entries on and below the diagonal per row of the spline's matrix (:func:`solve_banded_spd`).
+BAND_WIDTH = 4
+
+
+def solve_banded_spd(lower: FloatArray, rhs: FloatArray) -> FloatArray:
+    """x with M x = ``rhs`` (n, or n x columns), M symmetric positive definite and banded:
+    ``lower[i, d]`` is M[i, i - d] for d < ``lower.shape[1]``, 0 further out (entries before
+    row 0 are ignored). By Cholesky's M = L L^T, in O(n) for a given band: what
+    ``scipy.sparse.linalg.spsolve`` gives up to rounding (tested against it), without importing
+    scipy.sparse (docs/architecture.md, "Start-up"). ValueError if M is not positive definite.
+    """
+    n, width = lower.shape
+    m = lower.tolist()
+    chol = [[0.0] * width for _ in range(n)]  # chol[i][d] = L[i, i - d]
+    for i in range(n):
+        first = max(0, i - width + 1)
+        for j in range(first, i + 1):
+            total = m[i][i - j] - sum(chol[i][i - k] * chol[j][j - k] for k in range(first, j))
+            if j < i:
+                chol[i][i - j] = total / chol[j][0]
+            elif total > 0.0:
+                chol[i][0] = math.sqrt(total)
+            else:
+                raise ValueError(f'solve_banded_spd: not positive definite at row {i}')
+    x = np.array(rhs, dtype=float)
+    for i in range(n):  # L y = rhs
+        for d in range(1, min(i, width - 1) + 1):
+            x[i] -= chol[i][d] * x[i - d]
+        x[i] /= chol[i][0]
+    for i in reversed(range(n)):  # L^T x = y
+        for d in range(1, min(n - 1 - i, width - 1) + 1):
+            x[i] -= chol[i + d][d] * x[i + d]
+        x[i] /= chol[i][0]
+    return x
+
+
 def chord_knots(xy_m: FloatArray) -> FloatArray:
     """Cumulative chord length (m) at each point."""
     return np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(xy_m, axis=0).T))])
@@ -173,10 +210,7 @@ def chord_knots(xy_m: FloatArray) -> FloatArray:
 
 def minimum_jerk_spline(waypoints: Waypoints) -> HermiteSpline:
     """The spline through ``waypoints`` minimising J (see the module doc), unit tangents where a
-    heading is given. One sparse solve, linear in the number of waypoints."""
-    from scipy.sparse import coo_matrix  # on first use: docs/architecture.md
-    from scipy.sparse.linalg import spsolve
-
+    heading is given. One banded solve, linear in the number of waypoints."""
     waypoints = validated(waypoints)
     knots_u = chord_knots(waypoints.xy_m)
     count = len(waypoints)
@@ -184,11 +218,12 @@ def minimum_jerk_spline(waypoints: Waypoints) -> HermiteSpline:
     fixed = np.isfinite(heading)
     tangents = np.zeros((count, 2))
     tangents[fixed] = np.column_stack([np.cos(heading[fixed]), np.sin(heading[fixed])])
-    # Unknowns (the same layout for x and y): a tangent at each free knot, then every A_i.
-    variable = np.full((count, 2), -1)  # column 0: tangent, 1: second derivative
-    variable[~fixed, 0] = np.arange(int((~fixed).sum()))
-    variable[:, 1] = int((~fixed).sum()) + np.arange(count)
-    n_vars = int((~fixed).sum()) + count
+    # Unknowns (the same layout for x and y), knot by knot: the tangent if free, then A_i. A
+    # segment couples the unknowns of its two knots only: no entry is more than 3 off the
+    # diagonal (BAND_WIDTH).
+    unknown = np.column_stack([~fixed, np.ones(count, dtype=bool)])
+    variable = np.where(unknown, np.cumsum(unknown).reshape(count, 2) - 1, -1)
+    n_vars = int(unknown.sum())
     widths = np.diff(knots_u)
     grams = segment_grams(widths)
     j = np.arange(count - 1)
@@ -206,13 +241,15 @@ def minimum_jerk_spline(waypoints: Waypoints) -> HermiteSpline:
     # Quadratic: sum over segments of (S z + c)^T G (S z + c) per coordinate.
     seg, k, m = np.nonzero(is_var[:, :, np.newaxis] & is_var[:, np.newaxis, :])
     values = slot_scale[seg, k] * slot_scale[seg, m] * grams[seg, k, m]
-    quad = coo_matrix((values, (slot_var[seg, k], slot_var[seg, m])), shape=(n_vars, n_vars))
+    row, column = slot_var[seg, k], slot_var[seg, m]
+    lower = np.zeros((n_vars, BAND_WIDTH))  # lower[i, d]: the matrix's entry (i, i - d)
+    below = row >= column
+    np.add.at(lower, (row[below], (row - column)[below]), values[below])
     lin = np.zeros((n_vars, 2))
     g_c = np.einsum('jkl,jlc->jkc', grams, constant)  # G c per segment, slot, coordinate
     seg_v, k_v = np.nonzero(is_var)
     np.add.at(lin, slot_var[seg_v, k_v], slot_scale[seg_v, k_v, np.newaxis] * g_c[seg_v, k_v])
-    solution = spsolve(quad.tocsc(), -lin)
-    solution = solution.reshape(n_vars, 2)
+    solution = solve_banded_spd(lower, -lin)
     tangents[~fixed] = solution[variable[~fixed, 0]]
     return HermiteSpline(knots_u, waypoints.xy_m.astype(float), tangents, solution[variable[:, 1]])
 
