@@ -18,15 +18,14 @@ imported before. Every node pays both; the goal of issue 34 (a headless run's wh
 within 1.0 s of CPU) cannot be met while they are paid.
 
 ``--baseline REV`` also starts the nodes of git revision REV (its ``src/wheelsim/wheelsim``
-exported first on ``PYTHONPATH``, its bytecode compiled as set-up compiles the working tree's;
-one start of each node and of the numba measurement first fill its kernel cache and are not
+exported first on ``PYTHONPATH``, set up as set-up sets up the working tree's: bytecode
+compiled, kernel warm-ups run; one start of each node and of the numba measurement are not
 counted), alternating with the working tree's start by start.
 """
 
 from __future__ import annotations
 
 import argparse
-import compileall
 import os
 import select
 import signal
@@ -36,7 +35,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_runner import alternated, baseline_tree, variant_codes
+from bench_runner import alternated, baseline_tree, set_up_baseline, variant_codes
 
 from wheelsim.ros.dds_domain import loopback_domain
 
@@ -127,8 +126,8 @@ def main() -> None:
     args = parser.parse_args()
     with loopback_domain(), baseline_tree(args.baseline) as old_code:
         if old_code is not None:
-            compileall.compile_dir(old_code, quiet=1)
-            for name in NODES:  # fills the baseline's kernel cache
+            set_up_baseline(old_code)
+            for name in NODES:  # fills the baseline's kernel cache where set-up did not
                 start_once(name, old_code)
             numba_share(old_code)
         variants = variant_codes(args.baseline, old_code)

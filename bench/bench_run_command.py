@@ -30,7 +30,6 @@ The table gives the median and the best of the runs and the load average.
 from __future__ import annotations
 
 import argparse
-import compileall
 import json
 import os
 import re
@@ -42,17 +41,9 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from bench_runner import baseline_tree, set_up_baseline
+
 NETWORK_SOCKET = re.compile(r'socket\((AF_INET|AF_INET6),')
-
-
-def export_revision(rev: str, into: Path) -> Path:
-    """``src/wheelsim/wheelsim`` of git revision ``rev``, exported under ``into``; the folder to
-    put on PYTHONPATH."""
-    archive = subprocess.run(['git', '-C', str(REPO), 'archive', rev, 'src/wheelsim/wheelsim'],
-                             check=True, capture_output=True).stdout
-    subprocess.run(['tar', '-x', '-C', str(into)], input=archive, check=True)
-    return into / 'src' / 'wheelsim'
 
 
 def one_run(pythonpath: Path | None, output: Path, one_core: bool, traced: bool) -> dict:
@@ -85,16 +76,6 @@ def one_run(pythonpath: Path | None, output: Path, one_core: bool, traced: bool)
     return figures
 
 
-def warm_up(pythonpath: Path) -> None:
-    """What set-up does for the code on ``pythonpath``: its kernel warm-ups, which compile the
-    kernels into its numba cache and build its modules compiled ahead of time."""
-    env = {**os.environ, 'PYTHONPATH': f'{pythonpath}:{os.environ.get("PYTHONPATH", "")}'}
-    for module in ('wheelsim.core.warm_up', 'wheelsim.report.warm_up'):
-        if (pythonpath / Path(*module.split('.'))).with_suffix('.py').exists():
-            subprocess.run([sys.executable, '-m', module], env=env, check=True,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
 def summary(runs: list[dict], key: str, best: str) -> str:
     values = [run[key] for run in runs]
     pick = max if best == 'max' else min
@@ -109,14 +90,13 @@ def main() -> None:
     args = parser.parse_args()
     if shutil.which('strace') is None:
         sys.exit('error: strace is needed to count the sockets (apt install strace)')
-    with tempfile.TemporaryDirectory(prefix='bench-run-command-') as scratch:
+    with tempfile.TemporaryDirectory(prefix='bench-run-command-') as scratch, \
+            baseline_tree(args.baseline) as baseline:
         scratch = Path(scratch)
         variants: dict[str, Path | None] = {'working tree': None}
-        if args.baseline:
-            baseline = export_revision(args.baseline, scratch)
-            compileall.compile_dir(baseline, quiet=1)
-            warm_up(baseline)
-            one_run(baseline, scratch / 'warm-up', args.one_core, traced=False)  # cold cache
+        if baseline is not None:
+            set_up_baseline(baseline)
+            one_run(baseline, scratch / 'warm-up', args.one_core, traced=False)
             variants = {args.baseline: baseline, **variants}
         results: dict[str, list[dict]] = {name: [] for name in variants}
         for k in range(args.runs):

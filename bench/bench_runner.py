@@ -42,6 +42,7 @@ while they ran.
 from __future__ import annotations
 
 import argparse
+import compileall
 import contextlib
 import cProfile
 import io
@@ -115,6 +116,18 @@ def baseline_tree(revision: str | None) -> Iterator[Path | None]:
         subprocess.run(['tar', '-x', '-C', tmp, '--strip-components=2'], input=archive.stdout,
                        check=True)
         yield Path(tmp)
+
+
+def set_up_baseline(code: Path) -> None:
+    """What set-up does for the code in ``code`` (the folder holding its ``wheelsim``): its
+    bytecode compiled, and its kernel warm-ups run, which compile its kernels into a numba
+    cache beside it and build its modules compiled ahead of time where it has them."""
+    compileall.compile_dir(code, quiet=1)
+    env = {**os.environ, 'PYTHONPATH': f'{code}:{os.environ.get("PYTHONPATH", "")}'}
+    for module in ('wheelsim.core.warm_up', 'wheelsim.report.warm_up'):
+        if (code / Path(*module.split('.'))).with_suffix('.py').exists():
+            subprocess.run([sys.executable, '-m', module], env=env, check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def variant_codes(revision: str | None, old_code: Path | None) -> dict[str, Path | None]:
