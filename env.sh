@@ -17,6 +17,17 @@ if [ -n "${ROS_DISTRO:-}" ] && [ -n "${WHEELSIM_DISTRO:-}" ] && [ "$ROS_DISTRO" 
   echo "env.sh: WHEELSIM_DISTRO=$WHEELSIM_DISTRO but ROS 2 $ROS_DISTRO is sourced: unset one" >&2
 fi
 _wheelsim_distro="${ROS_DISTRO:-${WHEELSIM_DISTRO:-jazzy}}"
+# A shell that sourced this file for one distro keeps its paths: sourcing it for the other would
+# mix the two (a build or test then loads the first distro's packages), so that is refused.
+case "${VIRTUAL_ENV:-}" in
+  "$_wheelsim_root"/.venv/*)
+    if [ -z "${ROS_DISTRO:-}" ] && [ "$VIRTUAL_ENV" != "$_wheelsim_root/.venv/$_wheelsim_distro" ]; then
+      echo "env.sh: this shell has wheelsim's ${VIRTUAL_ENV##*/} environment: open a new shell" \
+        "for $_wheelsim_distro (its paths would mix with ${VIRTUAL_ENV##*/}'s)" >&2
+      unset _wheelsim_root _wheelsim_distro
+      return 2
+    fi ;;
+esac
 
 if [ -z "${ROS_DISTRO:-}" ]; then
   _wheelsim_venv="$_wheelsim_root/.venv/$_wheelsim_distro"

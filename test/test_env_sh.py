@@ -1,5 +1,6 @@
 """env.sh, as a user sources it: ROS_DOMAIN_ID is the user's, or ROS's default when unset, so
-two shells (and the Docker services on domain 0) see each other."""
+two shells (and the Docker services on domain 0) see each other; a shell set up for one distro
+refuses the other."""
 
 import os
 import subprocess
@@ -24,3 +25,21 @@ def test_two_shells_get_the_same_domain_and_a_set_one_is_kept():
     assert sourced_domain(None) == 'unset'
     assert sourced_domain(None) == sourced_domain(None)
     assert sourced_domain('42') == '42'
+
+
+def test_a_shell_set_up_for_one_distro_refuses_the_other_and_keeps_its_paths():
+    # Reproduced: `source env.sh` (Jazzy), then `make setup DISTRO=kilted` in that shell built
+    # install/kilted chained to Jazzy's prefixes, and Kilted's launch tests ran Jazzy's nodes.
+    distro = os.environ.get('WHEELSIM_DISTRO', 'jazzy')
+    other = 'kilted' if distro == 'jazzy' else 'jazzy'
+    env = {k: v for k, v in os.environ.items() if k not in ('VIRTUAL_ENV', 'ROS_DISTRO')}
+    script = ('source env.sh >/dev/null 2>&1; before="$AMENT_PREFIX_PATH $PYTHONPATH"; '
+              f'WHEELSIM_DISTRO={other} source env.sh; echo "status $?"; '
+              '[ "$before" = "$AMENT_PREFIX_PATH $PYTHONPATH" ] && echo "paths kept"; '
+              'echo "venv ${VIRTUAL_ENV##*/}"')
+    done = subprocess.run(['bash', '-c', script], cwd=REPO, env={**env, 'WHEELSIM_DISTRO': distro},
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.split('\n')[:3] == ['status 2', 'paths kept', f'venv {distro}']
+    assert done.stderr.strip() == (f"env.sh: this shell has wheelsim's {distro} environment: "
+                                   f"open a new shell for {other} (its paths would mix with "
+                                   f"{distro}'s)")
