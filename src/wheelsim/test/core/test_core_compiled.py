@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numba  # the subject: installed by every set-up (tools/bootstrap.sh, Docker)
 import numpy as np
+import pytest
 
 from wheelsim.core import warm_up as core_warm_up
 from wheelsim.core.ahead_of_time import exports, module_stem, prepare
@@ -218,6 +219,42 @@ def test_with_the_switch_off_nothing_is_built_ahead_of_time(monkeypatch):
                                                                     0.2, 0.1)))
     assert len(calls) == 1  # the workload ran
     assert not list(kernel_folder().glob(f'{module_stem("test_switch_off")}*'))
+
+
+# A process that calls a kernel with warnings shown and says whether it imported numba.
+CALL_SAYING_NUMBA = ('import sys, warnings\nwarnings.simplefilter("always")\n'
+                     'from wheelsim.core.geometry.se2 import integrate_twist\n'
+                     'print(repr(integrate_twist(0.0, 0.0, 0.3, 1.0, 0.5, 0.2, 0.1)))\n'
+                     'print("numba" in sys.modules)')
+
+
+@pytest.mark.parametrize('damage', ['manifest', 'module'])
+def test_modules_that_cannot_be_loaded_are_named_and_left_to_numba_s_jit(tmp_path, damage):
+    """A copy of set-up's modules in another cache folder, one manifest or module damaged: the
+    process warns naming it and computes the same through numba's JIT."""
+    copy = tmp_path / kernel_folder().name
+    copy.mkdir()
+    for built in kernel_folder().glob(module_stem('*') + '*'):
+        shutil.copy(built, copy)
+    (manifest,) = copy.glob(module_stem('core0') + '.json')
+    if damage == 'manifest':
+        manifest.write_text('{"exports": [')
+    else:
+        module = manifest.with_suffix('')  # the stem ends in the numba version: strip .json
+        (module,) = copy.glob(module.name + '.*so')
+        module.write_text('not a shared object')  # built for another machine, say
+    plain_env = {k: v for k, v in os.environ.items() if k != 'NUMBA_CACHE_DIR'}
+    runs = {}
+    for cache in (copy.parent, None):  # damaged; set-up's own, as a check of the copy
+        env = plain_env if cache is None else {**plain_env, 'NUMBA_CACHE_DIR': str(cache)}
+        result = subprocess.run([sys.executable, '-c', CALL_SAYING_NUMBA], capture_output=True,
+                                text=True, timeout=300, env=env)
+        assert result.returncode == 0, result.stderr
+        runs[cache] = result.stdout.splitlines(), result.stderr
+    (value, numba_loaded), stderr = runs[copy.parent]
+    assert numba_loaded == 'True'
+    assert f'{copy}/{module_stem("core0")}' in stderr and 'numba compiles them instead' in stderr
+    assert runs[None][0] == [value, 'False'] and 'cannot be loaded' not in runs[None][1]
 
 
 def test_a_recording_keeps_nested_ones_and_builds_no_argument_whose_copy_differs():
