@@ -24,6 +24,7 @@ case "${VIRTUAL_ENV:-}" in
     if [ -z "${ROS_DISTRO:-}" ] && [ "$VIRTUAL_ENV" != "$_wheelsim_root/.venv/$_wheelsim_distro" ]; then
       echo "env.sh: this shell has wheelsim's ${VIRTUAL_ENV##*/} environment: open a new shell" \
         "for $_wheelsim_distro (its paths would mix with ${VIRTUAL_ENV##*/}'s)" >&2
+      export WHEELSIM_DISTRO="${VIRTUAL_ENV##*/}"  # the shell's, as before
       unset _wheelsim_root _wheelsim_distro
       return 2
     fi ;;

@@ -6,6 +6,6 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 set +u
 # shellcheck disable=SC1091
-source env.sh
+source env.sh || exit 2
 set -u
 exec wheelsim run "$@"

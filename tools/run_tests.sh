@@ -10,7 +10,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 set +u  # the sourced setup files use unset variables
 # shellcheck disable=SC1091
-source env.sh
+source env.sh || exit 2
 set -u
 distro="$WHEELSIM_DISTRO"
 echo "[test] ROS 2 $distro"

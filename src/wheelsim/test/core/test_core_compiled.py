@@ -243,10 +243,9 @@ def test_modules_that_cannot_be_loaded_are_named_and_left_to_numba_s_jit(tmp_pat
         module = manifest.with_suffix('')  # the stem ends in the numba version: strip .json
         (module,) = copy.glob(module.name + '.*so')
         module.write_text('not a shared object')  # built for another machine, say
-    plain_env = {k: v for k, v in os.environ.items() if k != 'NUMBA_CACHE_DIR'}
     runs = {}
     for cache in (copy.parent, None):  # damaged; set-up's own, as a check of the copy
-        env = plain_env if cache is None else {**plain_env, 'NUMBA_CACHE_DIR': str(cache)}
+        env = os.environ if cache is None else {**os.environ, 'NUMBA_CACHE_DIR': str(cache)}
         result = subprocess.run([sys.executable, '-c', CALL_SAYING_NUMBA], capture_output=True,
                                 text=True, timeout=300, env=env)
         assert result.returncode == 0, result.stderr

@@ -279,9 +279,11 @@ def test_cubic_hermite_is_scipys_cubic_hermite_spline_bit_for_bit(seed, count):
     assert ours.tobytes() == theirs.tobytes()
 
 
-def test_cubic_hermite_refuses_knots_out_of_order():
-    with pytest.raises(ValueError, match='strictly increasing'):
-        cubic_hermite(np.array([0.0, 1.0, 1.0]), np.zeros(3), np.zeros(3), np.array([0.5]))
+@pytest.mark.parametrize('x', [[0.0, 1.0, 1.0], [0.0], [0.0, np.inf]])
+def test_cubic_hermite_refuses_knots_out_of_order_too_few_or_infinite(x):
+    x = np.array(x)
+    with pytest.raises(ValueError, match='at least two finite, strictly increasing'):
+        cubic_hermite(x, np.zeros(len(x)), np.zeros(len(x)), np.array([0.5]))
 
 
 @settings(max_examples=100, deadline=None)

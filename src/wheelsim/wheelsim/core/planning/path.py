@@ -21,15 +21,16 @@ class PlanningError(ValueError):
 
 def cubic_hermite(x: FloatArray, y: FloatArray, dydx: FloatArray, x_new: FloatArray) -> FloatArray:
     """The piecewise cubic through the points ``(x, y)`` with the slopes ``dydx`` there, at
-    ``x_new`` (beyond the ends: the end pieces extended). ``x`` strictly increasing, else
-    ValueError.
+    ``x_new`` (beyond the ends: the end pieces extended). ``x``: at least two points, finite and
+    strictly increasing, else ValueError.
 
-    The arithmetic of ``scipy.interpolate.CubicHermiteSpline``, bit for bit (tested against it),
-    without importing scipy.interpolate (docs/architecture.md, "Start-up").
+    The arithmetic of ``scipy.interpolate.CubicHermiteSpline``, bit for bit at finite ``x_new``
+    (tested against it), without importing scipy.interpolate (docs/architecture.md, "Start-up").
     """
     dx = np.diff(x)
-    if not np.all(dx > 0):
-        raise ValueError('cubic_hermite: x must be strictly increasing')
+    if len(x) < 2 or not np.all(np.isfinite(x)) or not np.all(dx > 0):
+        raise ValueError('cubic_hermite: x must be at least two finite, strictly increasing '
+                         'points')
     slope = np.diff(y) / dx
     t = (dydx[:-1] + dydx[1:] - 2 * slope) / dx
     cubic, square = t / dx, (slope - dydx[:-1]) / dx - t

@@ -81,8 +81,9 @@ class SegmentCheck:
 
 
 def _abs_curvature(d1: FloatArray, d2: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """|curvature| (1/m, inf where the curve stops) and speed |dr/du| from the derivatives."""
-    speed = np.linalg.norm(d1, axis=-1)
+    """|curvature| (1/m, inf where the curve stops) and speed |dr/du| from the derivatives, with
+    the arithmetic of :meth:`HermiteSpline.sample`."""
+    speed = np.hypot(d1[..., 0], d1[..., 1])
     cross = d1[..., 0] * d2[..., 1] - d1[..., 1] * d2[..., 0]
     with np.errstate(divide='ignore', invalid='ignore'):
         return np.where(speed > 0, np.abs(cross) / speed**3, np.inf), speed
