@@ -296,6 +296,7 @@ def test_reference_clock_mode_publishes_clock(tmp_path, ros_domain_id):
     assert seen.get('clock', 0) > 0 and seen.get('odom', 0) > 0, seen
 
 
+@pytest.mark.early
 def test_multi_robot_launch_runs_two_robots(tmp_path, ros_domain_id):
     # Twelve processes start on what may be two busy cores: the probe waits for each robot's
     # loop to close (cmd_vel and tracking_error).
@@ -347,6 +348,7 @@ def test_nav2_bringup_launch_without_nav2_runs_the_robot_on_its_clock(tmp_path, 
     assert publishers(summary, '/map') == (1, True)
 
 
+@pytest.mark.early
 @pytest.mark.parametrize('localization', ['wheelsim', 'amcl'])
 def test_nav2_bringup_launch_includes_nav2_bringup_with_the_merged_parameters(
         tmp_path, ros_domain_id, localization):

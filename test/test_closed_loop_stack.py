@@ -190,6 +190,7 @@ class Stack:
 LONG = pytest.mark.slow
 
 
+@pytest.mark.early
 @pytest.mark.parametrize('localization', [pytest.param('perfect', marks=LONG), 'noisy'])
 @pytest.mark.parametrize('model, algorithm', [
     ('differential', 'feedforward'), pytest.param('bicycle', 'feedforward', marks=LONG),

@@ -11,6 +11,7 @@ import struct
 import subprocess
 from pathlib import Path
 
+import pytest
 from bringup_support import REPO, WHEELSIM_NODES
 
 import wheelsim
@@ -25,6 +26,7 @@ REFUSED = {
 }
 
 
+@pytest.mark.early
 def test_a_plain_colcon_build_installs_every_node_and_its_executables_run(tmp_path,
                                                                           ros_domain_id):
     build = subprocess.run(

@@ -62,6 +62,7 @@ def write_scenario(tmp_path, seed, name='scenario.yaml'):
     return path
 
 
+@pytest.mark.early
 def test_default_scenario_end_to_end(tmp_path):
     result = wheelsim('run', '--quiet', '--output', 'out', cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -23,6 +23,7 @@ def read_rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(handle))
 
 
+@pytest.mark.early
 def test_sweep_points_equal_single_runs_with_the_same_parameters(tmp_path):
     scenario = write_scenario(tmp_path, 1)
     result = wheelsim('sweep', str(scenario), *GRID, '--workers', '2', '--output', 'o',
@@ -53,6 +54,7 @@ def test_sweep_points_equal_single_runs_with_the_same_parameters(tmp_path):
         f'wheelsim run {scenario} --param controller.feedforward.k_x=1.0 --seed ')
 
 
+@pytest.mark.early
 def test_latin_hypercube_on_every_cpu_with_a_progress_bar_and_eta(tmp_path):
     scenario = write_scenario(tmp_path, 1)
     result = wheelsim('sweep', str(scenario), '--sample', 'lhs', '--samples', '3', '--param',
@@ -68,6 +70,7 @@ def test_latin_hypercube_on_every_cpu_with_a_progress_bar_and_eta(tmp_path):
     assert [int((k - 0.5) // 0.5) for k in gains] == [0, 1, 2], gains
 
 
+@pytest.mark.early
 def test_a_failing_point_is_reported_the_others_finish_and_a_rerun_skips_them(tmp_path):
     scenario = write_scenario(tmp_path, 1)
     args = ['sweep', str(scenario), '--param',
@@ -93,6 +96,7 @@ def test_a_failing_point_is_reported_the_others_finish_and_a_rerun_skips_them(tm
     assert read_rows(root / 'sweep.csv')[2:] == rows[2:]
 
 
+@pytest.mark.early
 def test_ctrl_c_keeps_the_finished_points_and_the_same_command_resumes(tmp_path):
     scenario = write_scenario(tmp_path, 1)
     args = ['sweep', str(scenario), '--param', 'seed=1..6', '--workers', '1', '--output', 'o',

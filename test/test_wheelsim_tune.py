@@ -40,6 +40,7 @@ TUNE = ['--param', 'controller.lead_time=0:0.8', '--objective', 'cross_track_rms
         '--workers', '2', '--output', 'o', '--quiet']
 
 
+@pytest.mark.early
 def test_tune_finds_the_known_best_lead_time_and_resumes(tmp_path):
     scenario = tmp_path / 'lag.yaml'
     scenario.write_text(LAG_SCENARIO)

@@ -29,9 +29,11 @@ case "$tier" in
   *) echo "[test] error: WHEELSIM_TEST_TIER=$tier: use quick or all" >&2; exit 2 ;;
 esac
 echo "[test] tier $tier"
-# Two test processes share the cores (pytest-xdist); the system tests marked `alone` (a tight
+# Two test processes share the cores (pytest-xdist); the tests marked `early` (and the long tiers'
+# marks: wheelsim/testing/fixtures.py) start first, and a process that runs dry takes the
+# other's last tests (worksteal), so both end together. The system tests marked `alone` (a tight
 # margin against the wall clock) run after them, one at a time.
-workers=(-n 2)
+workers=(-n 2 --dist worksteal)
 # One OpenBLAS thread per process: with two test processes on two cores, its thread pool only
 # spins (the calibration tests: about the same wall time, 8 % less CPU, identical results).
 export OPENBLAS_NUM_THREADS=1

@@ -16,6 +16,7 @@ import math
 import random
 import time
 
+import pytest
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import (
     PoseStamped,
@@ -120,6 +121,7 @@ def non_finite(msg) -> bool:
     return False
 
 
+@pytest.mark.early
 def test_no_message_kills_a_node(ros_domain_id):
     rng = random.Random(f'fuzz-{ros_domain_id}')
     # Shown with a failure: WHEELSIM_ROS_DOMAIN_IDS=<id> replays the same messages.

@@ -48,6 +48,7 @@ def assert_every_stop_clean(seed: str, signals, rounds: int) -> None:
                           f'{EXIT_WITHIN_S} s:\n' + '\n'.join(failures))
 
 
+@pytest.mark.early
 def test_every_node_exits_cleanly_within_a_second(ros_domain_id):
     assert_every_stop_clean(f'quick-{ros_domain_id}', (signal.SIGINT, signal.SIGINT,
                                                         signal.SIGTERM), 6)

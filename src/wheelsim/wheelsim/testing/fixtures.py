@@ -1,6 +1,7 @@
 """pytest fixtures and markers shared by the package tests and the top-level system tests (needs
 pytest). Each conftest.py calls :func:`register_markers` (the test command runs pytest with
-``--strict-markers``, so a misspelt marker is an error) and :func:`load_hypothesis_profile`.
+``--strict-markers``, so a misspelt marker is an error), :func:`load_hypothesis_profile` and
+:func:`start_long_tests_first`.
 """
 
 import pytest
@@ -9,7 +10,7 @@ from wheelsim.ros.dds_domain import loopback_domain
 from wheelsim.testing.processes import Probe
 
 #: The markers of tests that are not in the quick tier (``make test`` leaves them out,
-#: ``make test-all``, what CI runs, runs them too), and of tests that run alone
+#: ``make test-all``, what CI runs, runs them too), and of tests that run alone or start early
 #: (tools/run_tests.sh).
 MARKERS = {
     'soak': 'many repetitions of what a quicker test checks once or a few times',
@@ -19,13 +20,29 @@ MARKERS = {
     'alone': 'a tight margin against the wall clock: runs after the others, one at a time '
              '(in both tiers)',
     'nav2': 'stock Nav2 end to end (test/nav2; needs a Nav2: tools/nav2_env.sh or a ROS install)',
+    'early': 'keeps a test process busy for 15 s or more: starts before the others, so that the '
+             'two test processes end together (in both tiers; soak, cluster and slow tests '
+             'start early too)',
 }
+
+#: The markers of the tests that start first (:func:`start_long_tests_first`).
+LONG_TEST_MARKERS = ('early', 'soak', 'cluster', 'slow')
 
 
 def register_markers(config: pytest.Config) -> None:
     """Declare :data:`MARKERS` to pytest (call from ``pytest_configure``)."""
     for name, text in MARKERS.items():
         config.addinivalue_line('markers', f'{name}: {text}')
+
+
+def start_long_tests_first(items: list[pytest.Item]) -> None:
+    """Move the tests carrying one of :data:`LONG_TEST_MARKERS` to the front of ``items``, each
+    part keeping its order (call from a ``pytest_collection_modifyitems`` that runs after
+    pytest-random-order's shuffle). The test command's two processes take work from the front
+    and the one that runs dry takes the other's last tests (pytest-xdist's ``worksteal``), so a
+    minute-long test drawn last no longer runs on while the other process waits."""
+    items.sort(key=lambda item: not any(item.get_closest_marker(name)
+                                        for name in LONG_TEST_MARKERS))
 
 
 def load_hypothesis_profile() -> None:
