@@ -4,6 +4,7 @@ goals and recording ``plan``."""
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -35,6 +36,19 @@ def goal_msg(x, y, yaw, frame='map'):
     msg.pose.position.x, msg.pose.position.y = float(x), float(y)
     msg.pose.orientation = quaternion_from_yaw(yaw)
     return msg
+
+
+def goal_until_planned(probe, goal, message, plans, timeout_s=30.0):
+    """Publish ``message`` on ``goal`` every 0.5 s until a plan comes (True) or ``timeout_s``
+    passes. The planner ignores a goal that comes before the pose or the transform it needs,
+    which travel on topics of their own, so may be taken after it on a busy machine; a goal sent
+    again just before the plan came may give a second plan to the same goal."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        goal.publish(message)
+        if probe.spin_until(lambda: plans, 0.5):
+            return True
+    return False
 
 
 def xy(plan):
@@ -84,14 +98,13 @@ def test_goals_are_planned_from_the_pose_and_bad_ones_refused(probe):
         plans = probe.record(Path, 'plan', qos.LATCHED)
         pose = probe.publisher(PoseWithCovarianceStamped, 'pose')
         goal = probe.publisher(PoseStamped, 'goal_pose')
-        assert probe.spin_until(lambda: goal.get_subscription_count() > 0, 20), node.output()
+        assert probe.spin_until(lambda: pose.get_subscription_count() > 0
+                                and goal.get_subscription_count() > 0, 20), node.output()
         goal.publish(goal_msg(3.0, 0.0, 0.0))  # no pose yet
         probe.spin_for(1.0)
         assert not plans
         pose.publish(pose_msg(1.0, 1.0, 0.5))
-        probe.spin_for(0.5)
-        goal.publish(goal_msg(-4.0, 2.0, math.pi))
-        assert probe.spin_until(lambda: plans, 10), node.output()
+        assert goal_until_planned(probe, goal, goal_msg(-4.0, 2.0, math.pi), plans), node.output()
         plan = plans[0]
         assert_timed(plan)
         assert xy(plan)[0] == pytest.approx([1.0, 1.0])
@@ -103,7 +116,7 @@ def test_goals_are_planned_from_the_pose_and_bad_ones_refused(probe):
         goal.publish(goal_msg(NAN, 5.0, 0.0))
         pose.publish(pose_msg(NAN, 0.0, 0.0))
         probe.spin_for(1.5)
-        assert len(plans) == 1
+        assert all(xy(p)[-1] == pytest.approx([-4.0, 2.0], abs=1e-5) for p in plans)
         output = node.output()
         assert 'goal_pose ignored: its frame is "odom"' in output
         assert 'goal_pose ignored: not finite (nan, 5.0, 0.0)' in output
@@ -123,9 +136,7 @@ def test_a_goal_behind_a_car_gets_a_plan_that_backs_up_facing_forwards(probe):
         assert probe.spin_until(lambda: pose.get_subscription_count() > 0
                                 and goal.get_subscription_count() > 0, 20), node.output()
         pose.publish(pose_msg(0.0, 0.0, 0.0))
-        probe.spin_for(0.5)
-        goal.publish(goal_msg(-3.0, 0.0, 0.0))
-        assert probe.spin_until(lambda: plans, 10), node.output()
+        assert goal_until_planned(probe, goal, goal_msg(-3.0, 0.0, 0.0), plans), node.output()
         assert_timed(plans[0])
         points = xy(plans[0])
         assert np.all(np.diff(points[:, 0]) < 0) and points[-1] == pytest.approx([-3.0, 0.0])
@@ -186,18 +197,16 @@ def test_goal_in_a_frame_joined_by_a_static_transform_is_moved_into_the_map_fram
         goal = probe.publisher(PoseStamped, 'goal_pose')
         assert probe.spin_until(lambda: pose.get_subscription_count() >= 1
                                 and goal.get_subscription_count() >= 1, 20), node.output()
-        probe.spin_for(0.5)
         pose.publish(pose_msg(0.0, 0.0, 0.0, frame='robot2/map'))
-        probe.spin_for(0.5)
-        goal.publish(goal_msg(1.0, -1.0, math.pi / 2, frame='map'))  # = (3, -1, 0) in robot2/map
-        assert probe.spin_until(lambda: plans, 10), node.output()
+        to_robot2 = goal_msg(1.0, -1.0, math.pi / 2, frame='map')  # = (3, -1, 0) in robot2/map
+        assert goal_until_planned(probe, goal, to_robot2, plans), node.output()
         assert plans[0].header.frame_id == 'robot2/map'
         assert xy(plans[0])[-1] == pytest.approx([3.0, -1.0], abs=1e-5)
         end_yaw = yaw_from_quaternion(plans[0].poses[-1].pose.orientation)
         assert math.remainder(end_yaw, 2 * math.pi) == pytest.approx(0.0, abs=1e-5)
         goal.publish(goal_msg(1.0, 1.0, 0.0, frame='odom'))  # not joined: refused
         probe.spin_for(1.0)
-        assert len(plans) == 1
+        assert all(xy(p)[-1] == pytest.approx([3.0, -1.0], abs=1e-5) for p in plans)
         assert 'goal_pose ignored: its frame is "odom", planner works in "robot2/map"' in (
             node.output())
         assert node.stop_cleanly(), node.output()
