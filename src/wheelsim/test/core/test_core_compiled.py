@@ -228,10 +228,11 @@ CALL_SAYING_NUMBA = ('import sys, warnings\nwarnings.simplefilter("always")\n'
                      'print("numba" in sys.modules)')
 
 
-@pytest.mark.parametrize('damage', ['manifest', 'module'])
+@pytest.mark.parametrize('damage', ['manifest', 'module', 'truncated'])
 def test_modules_that_cannot_be_loaded_are_named_and_left_to_numba_s_jit(tmp_path, damage):
     """A copy of set-up's modules in another cache folder, one manifest or module damaged: the
-    process warns naming it and computes the same through numba's JIT."""
+    process warns naming it and computes the same through numba's JIT. A truncated module (a
+    full disk, say) would crash the process that maps it (SIGBUS): its size is checked first."""
     copy = tmp_path / kernel_folder().name
     copy.mkdir()
     for built in kernel_folder().glob(module_stem('*') + '*'):
@@ -242,7 +243,10 @@ def test_modules_that_cannot_be_loaded_are_named_and_left_to_numba_s_jit(tmp_pat
     else:
         module = manifest.with_suffix('')  # the stem ends in the numba version: strip .json
         (module,) = copy.glob(module.name + '.*so')
-        module.write_text('not a shared object')  # built for another machine, say
+        if damage == 'module':
+            module.write_text('not a shared object')  # built for another machine, say
+        else:
+            module.write_bytes(module.read_bytes()[:module.stat().st_size // 5])
     runs = {}
     for cache in (copy.parent, None):  # damaged; set-up's own, as a check of the copy
         env = os.environ if cache is None else {**os.environ, 'NUMBA_CACHE_DIR': str(cache)}

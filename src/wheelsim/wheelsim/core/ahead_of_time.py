@@ -8,7 +8,8 @@ argument types they call them with. :func:`prepare` records those calls and comp
 kernel once for each set of argument types it was called with (numba's ahead-of-time compiler,
 ``numba.pycc``, for this machine's CPU as numba's JIT compiles) into an extension module in
 the kernel cache folder of the current sources, with a manifest beside it (JSON: the CPU's
-instruction set extensions; per exported function, its kernel and argument types).
+instruction set extensions; per exported function, its kernel and argument types; the module's
+size in bytes, checked before it is loaded: a truncated module crashes the process mapping it).
 :mod:`wheelsim.core.compiled` loads those modules without numba and says how a call finds its
 function there; any other call goes to numba's JIT.
 """
@@ -77,13 +78,14 @@ def build_module(folder: Path, name: str, calls: list[RecordedCall]) -> None:
                         if s.args == types)
         cc.export(f'k{number}', signature)(call.kernel.py_func)
         exported.append((call.kernel.name, call.types, f'k{number}'))
-    manifest = {'cpu_flags': sorted(compiled.cpu_flags()), 'exports': exported}
     folder.mkdir(parents=True, exist_ok=True)
     files = (f'{stem}.json', f'{stem}{_SUFFIX}')  # the manifest first: a module loads with it
     with tempfile.TemporaryDirectory(dir=folder) as scratch:
         cc.output_dir = scratch
         cc.output_file = files[1]
         cc.compile()
+        manifest = {'cpu_flags': sorted(compiled.cpu_flags()), 'exports': exported,
+                    'module_bytes': (Path(scratch) / files[1]).stat().st_size}
         (Path(scratch) / files[0]).write_text(json.dumps(manifest, indent=1))
         for file in files:
             (Path(scratch) / file).replace(folder / file)

@@ -174,6 +174,9 @@ def _ahead_of_time() -> dict[str, dict[tuple[str, ...], Callable]]:
             built = json.loads(manifest.read_text())
             if not cpu_flags() or not cpu_flags() >= set(built['cpu_flags']):
                 return {}  # built for another CPU (an image made elsewhere): numba's JIT
+            if path.stat().st_size != built['module_bytes']:  # mapping it could crash (SIGBUS)
+                raise ValueError(f'{path.stat().st_size} bytes, set-up wrote '
+                                 f'{built["module_bytes"]}')
             loader = importlib.machinery.ExtensionFileLoader(name, str(path))
             spec = importlib.util.spec_from_file_location(name, path, loader=loader)
             module = importlib.util.module_from_spec(spec)
