@@ -11,8 +11,10 @@ The loop runs on a ROS timer, so it follows the node's clock in every clock mode
 moves the latest pose on to the present with the odometry's body twist (it may be a few
 milliseconds old, more in a run faster than real time). A plan whose
 poses carry increasing stamps is followed on that schedule: the first pose's stamp is the
-start when it lies within ``plan_clock_tolerance`` of this node's clock, otherwise the plan
-starts on arrival (a planner on another clock, a recorded plan). A plan without times (all
+start when it lies within ``plan_clock_tolerance`` of this node's clock; otherwise (a planner on
+another clock, a recorded plan, a latched plan delivered late) the schedule goes on from the
+vehicle's nearest point (of near-equal ones, as where a closed path ends at its start, the one
+its stamps place now nearest to). A plan without times (all
 stamps equal, as Nav2's) is timed here within the output limits. An empty plan stops the
 vehicle. Plans and poses in another frame and non-finite poses are refused with a throttled
 warning; without a recent pose (``pose_timeout``) the controller publishes zero and the
@@ -99,7 +101,7 @@ class Controller:
         self._pose: tuple[Floats3, int] | None = None
         self._twist: Floats3 | None = None
         self._plan_key: tuple | None = None
-        self._stale_plan: tuple | None = None  # (trajectory, description, offset) until a pose
+        self._stale_plan: tuple | None = None  # (trajectory, description, start ns) until a pose
         self._stamped = config.enable_stamped_cmd_vel
         self._cmd_vel = self.seam.create_publisher(
             TwistStamped if self._stamped else Twist, 'cmd_vel', qos.DEFAULT
@@ -186,7 +188,7 @@ class Controller:
         if timed and abs(start - now) > self.config.plan_clock_tolerance * NS_PER_S:
             # Another clock, or an old plan (a restarted controller gets the latched one): the
             # schedule starts where the vehicle is on the path, not at the path's start.
-            self._stale_plan = (trajectory, described, (start - now) / NS_PER_S)
+            self._stale_plan = (trajectory, described, start)
             self._follow_stale_plan()
             return
         self._stale_plan = None
@@ -198,10 +200,12 @@ class Controller:
         """Start the pending stale plan from the vehicle's nearest point once a pose exists."""
         if self._stale_plan is None or self._pose is None:
             return
-        trajectory, described, offset_s = self._stale_plan
+        trajectory, described, start_ns = self._stale_plan
         self._stale_plan = None
+        now_ns = self.seam.now_ns()
+        offset_s = (start_ns - now_ns) / NS_PER_S
         planned_s = self.tracker.follow_from_nearest(
-            trajectory, self.seam.now_ns() / NS_PER_S, Pose2D(*self._pose[0]))
+            trajectory, now_ns / NS_PER_S, Pose2D(*self._pose[0]), -offset_s)
         self._map_poses.warnings.info('plan', (
             f"following {described}: its stamps are {offset_s:+.1f} s from this node's clock "
             f'(another clock or an old plan), so it goes on from the vehicle\'s nearest point, '

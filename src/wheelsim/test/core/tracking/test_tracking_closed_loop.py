@@ -321,3 +321,28 @@ def test_with_node_defaults_a_plan_without_times_is_followed_as_closely(model):
     assert result.status == GOAL_REACHED, result.message
     assert result.max_cross_track_m < (0.25 if model == 'bicycle' else 0.15)
     assert result.final_error_m(Pose2D(0.0, 0.0, 0.0)) < 0.1
+
+
+def test_a_closed_plan_delivered_late_is_started_not_taken_as_done():
+    """The demo's loop, planned from a noisy pose estimate at the start and closed at the
+    waypoint (0, 0, 0), reaches the controller 2.2 s after its first stamp (a latched plan on a
+    busy machine, beyond plan_clock_tolerance). The vehicle's next estimate lies 7 cm nearer the
+    path's end than its start, within a localisation error: both count as near-equal, the
+    earliest wins, or the one nearest to where the plan's own schedule places now. Before, the
+    end was taken: goal reached, and the vehicle never moved (CI, Kilted,
+    test_demo_launch_closes_the_loop)."""
+    planner = planner_for({'model': 'differential'}, {
+        'waypoints': [3.0, 0.0, math.nan, 4.5, 1.5, 1.5708, 3.0, 3.0, 3.1416, 0.0, 3.0, 3.1416,
+                      -1.5, 1.5, -1.5708, 0.0, 0.0, 0.0]})
+    trajectory = plan_waypoints(planner, Pose2D(0.04, -0.03, 0.02))
+    end = trajectory.end()
+    assert (end.x_m, end.y_m) == pytest.approx((0.0, 0.0), abs=1e-9)
+    estimate = Pose2D(-0.03, 0.02, -0.01)
+    controller = TrackingController(controller_for({'model': 'differential'}, {}))
+    assert controller.follow_from_nearest(trajectory, 100.0, estimate) < 1.0
+    assert controller.follow_from_nearest(trajectory, 100.0, estimate, stamped_s=2.2) < 1.0
+    assert controller.step(100.05, estimate).status == TRACKING
+    # a schedule that places now at the end: the end
+    late_s = trajectory.duration_s - 0.5
+    assert controller.follow_from_nearest(trajectory, 100.0, estimate, stamped_s=late_s) == (
+        pytest.approx(trajectory.duration_s, abs=1.0))

@@ -254,7 +254,8 @@ class ControllerConfig(frames.FrameNames):
     plan_clock_tolerance: float = _positive(
         2.0,
         'A plan whose first pose is stamped within this of the controller clock keeps its '
-        'stamps; otherwise (another clock, an old plan) it starts when it is received.',
+        'stamps; otherwise (another clock, an old plan, one delivered late) it goes on from '
+        'the nearest point to the vehicle.',
         's',
         1e6,
     )

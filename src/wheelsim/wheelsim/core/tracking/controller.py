@@ -193,13 +193,15 @@ class TrackingController:
         following.progress.hold_to(leg.first, leg.last)
         following.front_progress = None
 
-    def follow_from_nearest(self, trajectory: Trajectory, now_s: float, pose: Pose2D) -> float:
+    def follow_from_nearest(self, trajectory: Trajectory, now_s: float, pose: Pose2D,
+                            stamped_s: float | None = None) -> float:
         """Follow ``trajectory`` with its schedule placed so that now is the time of the path
         point where ``pose`` resumes it (:func:`resume_arc_length`: nearest in position and
-        heading): a vehicle already partway along the path goes on from there (a restarted
-        controller given a latched plan), never back to the start. Returns the planned time (s)
-        the schedule starts at."""
-        resumed_m = resume_arc_length(trajectory, pose)
+        heading; of near-equal points, the one nearest to ``stamped_s``, the time into the path
+        its own stamps place now): a vehicle already partway along the path goes on from there
+        (a restarted controller given a latched plan), never back to the start. Returns the
+        planned time (s) the schedule starts at."""
+        resumed_m = resume_arc_length(trajectory, pose, stamped_s)
         planned_s = trajectory.value_at_arc_length(resumed_m, 't_s')
         leg = next(k for k, leg in enumerate(trajectory.legs)
                    if trajectory.s_m[leg.last] >= resumed_m or k == len(trajectory.legs) - 1)

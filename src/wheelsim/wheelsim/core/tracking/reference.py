@@ -27,8 +27,10 @@ SEARCH_AHEAD_M = 3.0
 RELOCATE_DISTANCE_M = 1.0
 #: Where a vehicle resumes a path: metres of distance one radian of heading mismatch weighs as.
 RESUME_HEADING_WEIGHT_M_PER_RAD = 1.0
-#: Path points within this much (m) of the best match count as equal; the earliest wins.
-RESUME_TIE_M = 0.05
+#: Path points within this much (m) of the best match count as equal (a pose estimate's error:
+#: the EKF's default fix noise is 5 cm per axis); the earliest wins, or the one planned nearest
+#: to where the plan's schedule places now.
+RESUME_TIE_M = 0.25
 
 
 class BodyTwist(NamedTuple):
@@ -97,11 +99,12 @@ class PathProgress:
         return self._s_m is not None
 
     def nearest(self, x_m: float, y_m: float, near_s_m: float | None = None,
-                yaw_rad: float | None = None) -> Projection:
+                yaw_rad: float | None = None, scheduled_s: float | None = None) -> Projection:
         """The nearest path point, searched near ``near_s_m`` if given, else near the previous
         one (see the module doc). When neither exists or nothing is close (a first search, a
         vehicle put somewhere else), the whole path is searched: by position alone, or, given the
-        vehicle's ``yaw_rad`` (map frame), where it resumes the path (:meth:`resume_s_m`)."""
+        vehicle's ``yaw_rad`` (map frame), where it resumes the path (:meth:`resume_s_m`, with
+        ``scheduled_s``)."""
         around = self._s_m if near_s_m is None else near_s_m
         self.relocated = False
         if around is not None:
@@ -115,25 +118,32 @@ class PathProgress:
                 self._table, x_m, y_m, self._first_segment, self._last_segment + 1,
                 self._first_segment, self._last_segment))
         else:
-            found = self._near(x_m, y_m, self.resume_s_m(x_m, y_m, yaw_rad))
+            found = self._near(x_m, y_m, self.resume_s_m(x_m, y_m, yaw_rad, scheduled_s))
         self._s_m = found.s_m
         return found
 
-    def resume_s_m(self, x_m: float, y_m: float, yaw_rad: float) -> float:
+    def resume_s_m(self, x_m: float, y_m: float, yaw_rad: float,
+                   scheduled_s: float | None = None) -> float:
         """The arc length (m) of the sample where a vehicle at (x, y, yaw) (map frame) resumes
         the searched part of the path: nearest in position and heading (one radian of heading
-        mismatch weighs :data:`RESUME_HEADING_WEIGHT_M_PER_RAD` metres), the earliest of
-        near-equal ones. Where a path crosses itself (a figure-eight) the branch the vehicle
-        faces along is taken, and a vehicle at the start of a closed path starts it, not ends
-        it."""
+        mismatch weighs :data:`RESUME_HEADING_WEIGHT_M_PER_RAD` metres); of the near-equal ones
+        (:data:`RESUME_TIE_M`), the one planned nearest to ``scheduled_s`` (s into the path,
+        where its stamps place now) if given and within the path's duration, else the earliest.
+        Where a path crosses itself (a figure-eight) the branch the vehicle faces along is
+        taken, and a vehicle at the start of a closed path starts it, not ends it, unless the
+        schedule places it at the end."""
         first = self._first_segment
         samples = slice(first, self._last_segment + 2)
         trajectory = self.trajectory
         heading_mismatch = np.abs(wrap_angles(trajectory.yaw_rad[samples] - yaw_rad))
         cost_m = (np.hypot(trajectory.x_m[samples] - x_m, trajectory.y_m[samples] - y_m)
                   + RESUME_HEADING_WEIGHT_M_PER_RAD * heading_mismatch)
-        return float(trajectory.s_m[first + int(np.argmax(cost_m <= cost_m.min()
-                                                          + RESUME_TIE_M))])
+        near_equal = np.flatnonzero(cost_m <= cost_m.min() + RESUME_TIE_M)
+        chosen = near_equal[0]
+        if scheduled_s is not None and 0.0 <= scheduled_s <= trajectory.duration_s:
+            chosen = near_equal[np.argmin(np.abs(trajectory.t_s[samples][near_equal]
+                                                 - scheduled_s))]
+        return float(trajectory.s_m[first + int(chosen)])
 
     def _near(self, x_m: float, y_m: float, around_s_m: float) -> Projection:
         """The nearest point on the segments from SEARCH_BEHIND_M before ``around_s_m`` to
@@ -143,10 +153,12 @@ class PathProgress:
             self._first_segment, self._last_segment))
 
 
-def resume_arc_length(trajectory: Trajectory, pose: Pose2D) -> float:
+def resume_arc_length(trajectory: Trajectory, pose: Pose2D,
+                      scheduled_s: float | None = None) -> float:
     """The arc length (m) at which a vehicle at ``pose`` (map frame) resumes ``trajectory``
     (:meth:`PathProgress.resume_s_m`, then the nearest point around it)."""
-    return PathProgress(trajectory).nearest(pose.x_m, pose.y_m, yaw_rad=pose.yaw_rad).s_m
+    return PathProgress(trajectory).nearest(pose.x_m, pose.y_m, yaw_rad=pose.yaw_rad,
+                                            scheduled_s=scheduled_s).s_m
 
 
 def tracking_errors(nearest: Projection, pose: Pose2D, scheduled_s_m: float) -> TrackingErrors:
