@@ -30,10 +30,10 @@ case "$tier" in
 esac
 echo "[test] tier $tier"
 # Two test processes share the cores (pytest-xdist); the tests marked `early` (and the long tiers'
-# marks: wheelsim/testing/fixtures.py) start first, and each process takes the next test from the
-# front when it has finished one (one test in hand at most), so both end together. The system
-# tests marked `alone` (a tight margin against the wall clock) run after them, one at a time.
-workers=(-n 2 --maxschedchunk 1)
+# marks: wheelsim/testing/fixtures.py) start first, and a process that runs dry takes the
+# other's last tests (worksteal), so both end together. The system tests marked `alone` (a tight
+# margin against the wall clock) run after them, one at a time.
+workers=(-n 2 --dist worksteal)
 # One OpenBLAS thread per process: with two test processes on two cores, its thread pool only
 # spins (the calibration tests: about the same wall time, 8 % less CPU, identical results).
 export OPENBLAS_NUM_THREADS=1
