@@ -1,6 +1,6 @@
 """The order the test command runs tests in (tools/run_tests.sh): pytest-random-order shuffles
 them, then the tests marked to start early (and those of the long tiers' marks) move to the
-front, so that the two test processes end together."""
+front, so that none of them runs on alone at the end."""
 
 import subprocess
 import sys
@@ -18,7 +18,7 @@ def test_the_long_tests_start_first_whatever_the_shuffle_drew(request):
     starts_early = [any(item.get_closest_marker(name) for name in LONG_TEST_MARKERS)
                     for item in request.session.items]
     assert starts_early == sorted(starts_early, reverse=True)
-    # an order in which the shuffle alone puts the marked test 75th of 82
+    # an order in which the shuffle alone puts the marked test 75th of 82 (at 2026-11-30)
     collect = subprocess.run(
         [sys.executable, '-m', 'pytest', '--collect-only', '-q', '-p', 'no:cacheprovider',
          '--strict-markers', '-p', 'random_order', '--random-order-bucket=global',
@@ -26,4 +26,4 @@ def test_the_long_tests_start_first_whatever_the_shuffle_drew(request):
         cwd=REPO, capture_output=True, text=True, timeout=120)
     assert collect.returncode == 0, collect.stdout + collect.stderr
     order = [line for line in collect.stdout.splitlines() if '::' in line]
-    assert len(order) == 82 and order[0] == EARLY, order
+    assert len(order) > 60 and order[0] == EARLY, order

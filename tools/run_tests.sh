@@ -31,7 +31,7 @@ esac
 echo "[test] tier $tier"
 # Two test processes share the cores (pytest-xdist); the tests marked `early` (and the long tiers'
 # marks: wheelsim/testing/fixtures.py) start first, and a process that runs dry takes the
-# other's last tests (worksteal), so both end together. The system tests marked `alone` (a tight
+# other's last tests (worksteal), so no long test starts last. The system tests marked `alone` (a tight
 # margin against the wall clock) run after them, one at a time.
 workers=(-n 2 --dist worksteal)
 # One OpenBLAS thread per process: with two test processes on two cores, its thread pool only

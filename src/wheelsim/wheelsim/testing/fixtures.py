@@ -20,8 +20,8 @@ MARKERS = {
     'alone': 'a tight margin against the wall clock: runs after the others, one at a time '
              '(in both tiers)',
     'nav2': 'stock Nav2 end to end (test/nav2; needs a Nav2: tools/nav2_env.sh or a ROS install)',
-    'early': 'keeps a test process busy for 15 s or more: starts before the others, so that the '
-             'two test processes end together (in both tiers; soak, cluster and slow tests '
+    'early': 'keeps a test process busy for 15 s or more: starts before the others, so that it '
+             'does not run on alone at the end (in both tiers; soak, cluster and slow tests '
              'start early too)',
 }
 
