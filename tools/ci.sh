@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# What CI runs (`make ci`, .ci/run): every test on Jazzy (`make test-all`: Nav2 and the marked
+# long tests included), then the quick tier on Kilted (`make test DISTRO=kilted`; there is no
+# Nav2 build for Kilted here). Both run, whatever the first gives; exit 1 if either failed.
+#
+# Kilted's set-up (its venv, the colcon build, its kernels compiled ahead of time: about 160 s,
+# most of it CPU) runs beside Jazzy's tests, at the lowest CPU and I/O priority: it takes only
+# the time the tests leave idle (stock Nav2 at real time keeps one core of two busy for four
+# minutes), so the tests run as fast as without it. It starts once Jazzy's set-up is done: the
+# two share numba's cache of the kernels (the sources' folder, install/ links to it), which
+# Kilted's then only reads.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+make --no-print-directory setup DISTRO=jazzy || { echo "CI: Jazzy's set-up failed"; exit 1; }
+mkdir -p log
+kilted_setup_log="log/ci-kilted-setup.log"
+low_priority=(nice -n 19)
+command -v ionice >/dev/null && low_priority+=(ionice -c 3)
+set -m  # the set-up in a process group of its own, so that an interrupted CI run ends all of it
+"${low_priority[@]}" make --no-print-directory setup DISTRO=kilted >"$kilted_setup_log" 2>&1 &
+kilted_setup=$!
+set +m
+trap 'kill -- -$kilted_setup 2>/dev/null' EXIT
+
+make --no-print-directory test-all DISTRO=jazzy
+jazzy_status=$?
+
+wait $kilted_setup
+kilted_setup_status=$?
+cat "$kilted_setup_log"
+if [ $kilted_setup_status -ne 0 ]; then
+  echo "CI: Kilted's set-up failed (exit $kilted_setup_status; its output is above)"
+  exit 1
+fi
+make --no-print-directory test DISTRO=kilted
+kilted_status=$?
+
+echo "CI: Jazzy, every test: exit $jazzy_status; Kilted, quick tier: exit $kilted_status"
+[ $jazzy_status -eq 0 ] && [ $kilted_status -eq 0 ]
