@@ -141,7 +141,8 @@ def test_unstamped_commands_and_refused_input(probe):
         )
         trajectory = plan_to_goal(PLANNER, Pose2D(0.0, 0.0, 0.0), Pose2D(6.0, 0.0, 0.0))
         send_plan(probe, trajectory, frame='odom')  # another frame: refused
-        probe.spin_for(1.0)
+        assert probe.spin_until(lambda: 'plan ignored: its frame is "odom"' in node.output(),
+                                20), node.output()
         assert not plant.commands
         publisher = send_plan(probe, trajectory)
         assert probe.spin_until(lambda: len(plant.commands) > 10, 10), node.output()
@@ -153,8 +154,8 @@ def test_unstamped_commands_and_refused_input(probe):
         bad.header.frame_id = 'map'
         bad.pose.pose.position.x = math.nan
         plant._pose_pub.publish(bad)
-        probe.spin_for(0.3)
-        assert 'pose ignored: not finite' in node.output()
+        assert probe.spin_until(lambda: 'pose ignored: not finite' in node.output(), 20), (
+            node.output())
         # A twist no vehicle has (the fuzz test saw it overflow the predicted pose into
         # NaN tracking errors) is refused, naming the range.
         errors = probe.record(Vector3Stamped, 'tracking_error')

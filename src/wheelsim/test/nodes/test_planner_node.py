@@ -101,7 +101,8 @@ def test_goals_are_planned_from_the_pose_and_bad_ones_refused(probe):
         assert probe.spin_until(lambda: pose.get_subscription_count() > 0
                                 and goal.get_subscription_count() > 0, 20), node.output()
         goal.publish(goal_msg(3.0, 0.0, 0.0))  # no pose yet
-        probe.spin_for(1.0)
+        assert probe.spin_until(lambda: 'no pose received yet' in node.output(), 20), (
+            node.output())
         assert not plans
         pose.publish(pose_msg(1.0, 1.0, 0.5))
         assert goal_until_planned(probe, goal, goal_msg(-4.0, 2.0, math.pi), plans), node.output()
@@ -115,13 +116,11 @@ def test_goals_are_planned_from_the_pose_and_bad_ones_refused(probe):
         goal.publish(goal_msg(5.0, 5.0, 0.0, frame='odom'))
         goal.publish(goal_msg(NAN, 5.0, 0.0))
         pose.publish(pose_msg(NAN, 0.0, 0.0))
-        probe.spin_for(1.5)
+        refused = ('goal_pose ignored: its frame is "odom"',
+                   'goal_pose ignored: not finite (nan, 5.0, 0.0)', 'pose ignored: not finite')
+        assert probe.spin_until(lambda: all(line in node.output() for line in refused), 20), (
+            node.output())
         assert all(xy(p)[-1] == pytest.approx([-4.0, 2.0], abs=1e-5) for p in plans)
-        output = node.output()
-        assert 'goal_pose ignored: its frame is "odom"' in output
-        assert 'goal_pose ignored: not finite (nan, 5.0, 0.0)' in output
-        assert 'pose ignored: not finite' in output
-        assert 'no pose received yet' in output
         assert node.stop_cleanly(), node.output()
 
 
@@ -152,7 +151,8 @@ def test_start_at_current_pose_waits_for_a_pose(probe):
         plans = probe.record(Path, 'plan', qos.LATCHED)
         pose = probe.publisher(PoseWithCovarianceStamped, 'pose')
         assert probe.spin_until(lambda: pose.get_subscription_count() > 0, 20), node.output()
-        probe.spin_for(1.0)
+        assert probe.spin_until(
+            lambda: 'waypoint plan waits for the first pose' in node.output(), 20), node.output()
         assert not plans
         pose.publish(pose_msg(0.0, 1.0, 0.0))
         assert probe.spin_until(lambda: plans, 10), node.output()
@@ -205,8 +205,7 @@ def test_goal_in_a_frame_joined_by_a_static_transform_is_moved_into_the_map_fram
         end_yaw = yaw_from_quaternion(plans[0].poses[-1].pose.orientation)
         assert math.remainder(end_yaw, 2 * math.pi) == pytest.approx(0.0, abs=1e-5)
         goal.publish(goal_msg(1.0, 1.0, 0.0, frame='odom'))  # not joined: refused
-        probe.spin_for(1.0)
+        refused = 'goal_pose ignored: its frame is "odom", planner works in "robot2/map"'
+        assert probe.spin_until(lambda: refused in node.output(), 20), node.output()
         assert all(xy(p)[-1] == pytest.approx([3.0, -1.0], abs=1e-5) for p in plans)
-        assert 'goal_pose ignored: its frame is "odom", planner works in "robot2/map"' in (
-            node.output())
         assert node.stop_cleanly(), node.output()
