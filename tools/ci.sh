@@ -4,11 +4,10 @@
 # Nav2 build for Kilted here). Both run, whatever the first gives; exit 1 if either failed.
 #
 # Kilted's set-up (its venv, the colcon build, its kernels compiled ahead of time: about 160 s,
-# most of it CPU) runs beside Jazzy's tests, at the lowest CPU and I/O priority: it takes only
-# the time the tests leave idle (stock Nav2 at real time keeps one core of two busy for four
-# minutes), so the tests run as fast as without it. It starts once Jazzy's set-up is done: the
-# two share numba's cache of the kernels (the sources' folder, install/ links to it), which
-# Kilted's then only reads.
+# most of it CPU) runs beside Jazzy's tests, at the lowest CPU and I/O priority, in the time
+# they leave idle: `make test-all` runs stock Nav2 first, at real time, which leaves one core of
+# two idle for about four minutes. It starts once Jazzy's set-up is done: the two share numba's
+# cache of the kernels (the sources' folder, which install/ links to).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
