@@ -14,11 +14,14 @@ from pathlib import Path
 import pytest
 from bringup_support import REPO
 
-# Logs "start|end <arguments>|<niceness>|<I/O class>" per call; FAIL names the calls that exit 1,
-# HOLD the one that waits (exec: its pid is the logged shell's) until killed.
+# Logs "start <arguments>|<niceness>|<I/O class>|<pid>|<session id>|<autogroup>" and "end
+# <arguments>" per call; FAIL names the calls that exit 1, HOLD the one that waits (exec: its pid
+# is the logged shell's) until killed.
 FAKE_MAKE = r"""#!/usr/bin/env bash
 call="$*"
-echo "start $call|$(cut -d' ' -f19 /proc/self/stat)|$(ionice -p $$ 2>/dev/null)|$$" >> "$CALLS"
+stat=$(cut -d' ' -f6,19 /proc/$$/stat)  # session id, niceness
+echo "start $call|${stat#* }|$(ionice -p $$ 2>/dev/null)|$$|${stat% *}|$(cat /proc/$$/autogroup \
+  2>/dev/null)" >> "$CALLS"
 echo "output of $call"
 [ "$call" = "${HOLD:-}" ] && exec sleep 600
 echo "end $call" >> "$CALLS"
@@ -53,7 +56,8 @@ def logged(calls: Path) -> list[str]:
 
 
 def started(calls: Path) -> dict[str, list[str]]:
-    """Arguments -> [niceness, I/O class, pid] of every call that started."""
+    """Arguments -> [niceness, I/O class, pid, session id, autogroup] of every call that
+    started (autogroup: as /proc/PID/autogroup says, empty where the kernel has none)."""
     return {line[6:].split('|')[0]: line.split('|')[1:] for line in logged(calls)
             if line.startswith('start ')}
 
@@ -75,7 +79,12 @@ def test_kilted_is_set_up_beside_jazzys_tests_at_the_lowest_priority(tmp_path):
     assert events.index(f'end {KILTED_SETUP}') < events.index(f'start {KILTED_TESTS}')
     assert events.index(f'end {JAZZY_TESTS}') < events.index(f'start {KILTED_TESTS}')
     calls_started = started(calls)
-    assert calls_started[KILTED_SETUP][:2] == ['19', 'idle']
+    niceness, io_class, _, session, autogroup = calls_started[KILTED_SETUP]
+    assert (niceness, io_class) == ('19', 'idle')
+    # In a session of its own, which Linux's scheduler (with autogroups) shares the CPU with
+    # as a whole: the session's niceness is the lowest too.
+    assert session != calls_started[JAZZY_TESTS][3]
+    assert autogroup == '' or autogroup.endswith(' nice 19'), autogroup
     for call in (JAZZY_SETUP, JAZZY_TESTS, KILTED_TESTS):  # the tests at the caller's
         assert calls_started[call][0] == str(os.nice(0)), (call, calls_started[call])
     # The set-up's output is shown, once, before Kilted's tests
