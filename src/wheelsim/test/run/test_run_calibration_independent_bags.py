@@ -27,6 +27,9 @@ from wheelsim.testing.drive_chain_bag import (
     write_bag,
 )
 
+# The module's fixture fits every case once: 26-41 s of one test process, so its tests start
+# first (tools/run_tests.sh), not last with the other process idle.
+pytestmark = pytest.mark.early
 FITTED = ('dead_time', 'time_constant', 'max_velocity', 'max_acceleration')
 # (dead time [s], time constant [s], top speed [m/s], acceleration [m/s^2]), command and
 # odometry rates [Hz], odometry twist noise [m/s] (the turn rate's is twice it, in rad/s),
