@@ -197,10 +197,11 @@ def test_initialpose_teleports_and_reset_returns_to_the_start(sim):
     pose.header.frame_id = 'map'
     pose.pose.pose.position.x = math.nan
     sim.initial_pose.publish(pose)
-    sim.probe.spin_for(0.3)
-    assert 'initialpose ignored: its frame is "odom", vehicle_sim works in "map"' in (
+    refused = ('initialpose ignored: its frame is "odom", vehicle_sim works in "map"',
+               'initialpose ignored: not finite (nan, -3.0, 1.0)')
+    assert sim.probe.spin_until(
+        lambda: all(line in sim.process.output() for line in refused), 20.0), (
         sim.process.output())
-    assert 'initialpose ignored: not finite (nan, -3.0, 1.0)' in sim.process.output()
     assert sim.latest().pose.pose.position.x == 5.0
 
     response = sim.probe.call(Trigger, '/vehicle_sim/reset', Trigger.Request())
