@@ -28,8 +28,10 @@ test-all: setup
 # Both distros, each set up as it goes: tools/ci.sh.
 ci:
 	@if [ "$(origin DISTRO)" != file ]; then \
-	  echo "make ci runs Jazzy and Kilted: drop DISTRO=$(DISTRO)" >&2; exit 2; fi
-	@bash tools/ci.sh
+	  echo "make ci runs both Jazzy and Kilted: DISTRO=$(DISTRO) cannot choose one" >&2; exit 2; fi
+	@if [ -n "$${ROS_DISTRO:-}" ]; then echo "make ci sets both distros up from the PyPI wheels:" \
+	  "run it in a shell without ROS 2 $${ROS_DISTRO} sourced" >&2; exit 2; fi
+	+@bash tools/ci.sh
 
 lint: setup
 	@bash -c 'source env.sh && ruff check src test bench tools launch'

@@ -15,15 +15,26 @@ import pytest
 from bringup_support import REPO
 
 # Logs "start <arguments>|<niceness>|<I/O class>|<pid>|<session id>|<autogroup>" and "end
-# <arguments>" per call; FAIL names the calls that exit 1, HOLD the one that waits (exec: its pid
-# is the logged shell's) until killed.
+# <arguments>" per call. FAIL names the calls that exit 1. HOLD is the call that waits until
+# killed, in a child process ("child <pid>"). The call AWAIT_IN waits (at most 60 s) until the
+# call AWAIT_FOR has started, and logs "saw <AWAIT_FOR> start" if it did.
 FAKE_MAKE = r"""#!/usr/bin/env bash
 call="$*"
 stat=$(cut -d' ' -f6,19 /proc/$$/stat)  # session id, niceness
 echo "start $call|${stat#* }|$(ionice -p $$ 2>/dev/null)|$$|${stat% *}|$(cat /proc/$$/autogroup \
   2>/dev/null)" >> "$CALLS"
 echo "output of $call"
-[ "$call" = "${HOLD:-}" ] && exec sleep 600
+if [ "$call" = "${HOLD:-}" ]; then
+  sleep 600 &
+  echo "child $!" >> "$CALLS"
+  wait
+fi
+if [ "$call" = "${AWAIT_IN:-}" ]; then
+  for _ in $(seq 600); do
+    grep -q "^start $AWAIT_FOR|" "$CALLS" && { echo "saw $AWAIT_FOR start" >> "$CALLS"; break; }
+    sleep 0.1
+  done
+fi
 echo "end $call" >> "$CALLS"
 case ",${FAIL:-}," in *",$call,"*) exit 1 ;; esac
 exit 0
@@ -71,11 +82,12 @@ def alive(pid: int) -> bool:
 
 
 def test_kilted_is_set_up_beside_jazzys_tests_at_the_lowest_priority(tmp_path):
-    command, env, calls = ci_copy(tmp_path)
+    command, env, calls = ci_copy(tmp_path, AWAIT_IN=JAZZY_TESTS, AWAIT_FOR=KILTED_SETUP)
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     events = [line.split('|')[0] for line in logged(calls)]  # "start ARGUMENTS", "end ..."
     assert events.index(f'end {JAZZY_SETUP}') < events.index(f'start {KILTED_SETUP}')
+    assert f'saw {KILTED_SETUP} start' in events  # while Jazzy's tests ran
     assert events.index(f'end {KILTED_SETUP}') < events.index(f'start {KILTED_TESTS}')
     assert events.index(f'end {JAZZY_TESTS}') < events.index(f'start {KILTED_TESTS}')
     calls_started = started(calls)
@@ -120,14 +132,26 @@ def test_ctrl_c_ends_the_set_up_running_beside_the_tests(tmp_path):
     ci = subprocess.Popen(  # a terminal's Ctrl-C: SIGINT to the foreground process group
         command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    deadline = time.monotonic() + 60
-    while KILTED_SETUP not in started(calls) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    setup_pid = int(started(calls)[KILTED_SETUP][2])
-    assert alive(setup_pid)
-    os.killpg(ci.pid, signal.SIGINT)
-    assert ci.wait(timeout=30) != 0
-    deadline = time.monotonic() + 10
-    while alive(setup_pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not alive(setup_pid), 'the background set-up outlived Ctrl-C'
+    held = []  # the set-up's make (its session's leader) and the child it waits for
+    try:
+        deadline = time.monotonic() + 60
+        while len(held) < 2 and time.monotonic() < deadline:
+            lines = logged(calls)
+            held = [int(started(calls)[KILTED_SETUP][2])] if KILTED_SETUP in started(calls) \
+                else []
+            held += [int(line.split()[1]) for line in lines if line.startswith('child ')]
+            time.sleep(0.05)
+        assert len(held) == 2 and all(alive(pid) for pid in held), logged(calls)
+        os.killpg(ci.pid, signal.SIGINT)
+        assert ci.wait(timeout=30) != 0
+        deadline = time.monotonic() + 10
+        while any(alive(pid) for pid in held) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not [pid for pid in held if alive(pid)], 'the set-up outlived Ctrl-C'
+    finally:
+        for group in (ci.pid, *held[:1]):  # whatever a failure above left running
+            try:
+                os.killpg(group, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        ci.wait(timeout=30)

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Run the tests: `colcon test` for the wheelsim package, then the top-level system tests in test/,
-# then (tier `all`) the stock Nav2 end-to-end tests in test/nav2/.
+# Run the tests: (tier `all`) the stock Nav2 end-to-end tests in test/nav2/, then `colcon test`
+# for the wheelsim package, then the top-level system tests in test/.
 # WHEELSIM_TEST_TIER=quick (`make test`, the default): every test that guards behaviour, without
 # the marked long ones (soak, cluster, slow: wheelsim/testing/fixtures.py MARKERS) and without
-# Nav2. WHEELSIM_TEST_TIER=all (`make test-all`, what CI runs): every test.
+# Nav2. WHEELSIM_TEST_TIER=all (`make test-all`; CI's `make ci` runs it on Jazzy): every test.
 # Prints one summary line and exits non-zero when anything failed or when no test ran.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -143,6 +143,7 @@ def test_unstamped_commands_and_refused_input(probe):
         send_plan(probe, trajectory, frame='odom')  # another frame: refused
         assert probe.spin_until(lambda: 'plan ignored: its frame is "odom"' in node.output(),
                                 20), node.output()
+        probe.spin_for(0.5)  # ten control periods in which nothing may come
         assert not plant.commands
         publisher = send_plan(probe, trajectory)
         assert probe.spin_until(lambda: len(plant.commands) > 10, 10), node.output()

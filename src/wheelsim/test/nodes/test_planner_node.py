@@ -55,6 +55,14 @@ def xy(plan):
     return np.array([[p.pose.position.x, p.pose.position.y] for p in plan.poses])
 
 
+def planned_to(probe, goal, message, plans, end_xy) -> bool:
+    """Publish ``message`` once on ``goal`` (the planner has its pose and frames already) and
+    spin until a plan ends at ``end_xy`` (True; False after 20 s)."""
+    goal.publish(message)
+    return probe.spin_until(
+        lambda: plans and np.allclose(xy(plans[-1])[-1], end_xy, atol=1e-5), 20.0)
+
+
 def assert_timed(plan):
     """Stamped from the header stamp on, strictly increasing, all in the map frame."""
     stamps = np.array([stamp_ns(p.header.stamp) for p in plan.poses])
@@ -120,7 +128,13 @@ def test_goals_are_planned_from_the_pose_and_bad_ones_refused(probe):
                    'goal_pose ignored: not finite (nan, 5.0, 0.0)', 'pose ignored: not finite')
         assert probe.spin_until(lambda: all(line in node.output() for line in refused), 20), (
             node.output())
-        assert all(xy(p)[-1] == pytest.approx([-4.0, 2.0], abs=1e-5) for p in plans)
+        # A good goal after them, from the same publisher: planned from the last good pose, and
+        # no plan came between (goals are taken in the order sent).
+        assert planned_to(probe, goal, goal_msg(2.0, -3.0, 0.0), plans, (2.0, -3.0)), (
+            node.output())
+        *refused_plans, sentinel = plans
+        assert all(xy(p)[-1] == pytest.approx([-4.0, 2.0], abs=1e-5) for p in refused_plans)
+        assert xy(sentinel)[0] == pytest.approx([1.0, 1.0])
         assert node.stop_cleanly(), node.output()
 
 
@@ -207,5 +221,8 @@ def test_goal_in_a_frame_joined_by_a_static_transform_is_moved_into_the_map_fram
         goal.publish(goal_msg(1.0, 1.0, 0.0, frame='odom'))  # not joined: refused
         refused = 'goal_pose ignored: its frame is "odom", planner works in "robot2/map"'
         assert probe.spin_until(lambda: refused in node.output(), 20), node.output()
-        assert all(xy(p)[-1] == pytest.approx([3.0, -1.0], abs=1e-5) for p in plans)
+        # A good goal after it, from the same publisher: no plan came between.
+        next_goal = goal_msg(0.5, -1.0, math.pi / 2, frame='map')  # = (3, -0.5, 0) in robot2/map
+        assert planned_to(probe, goal, next_goal, plans, (3.0, -0.5)), node.output()
+        assert all(xy(p)[-1] == pytest.approx([3.0, -1.0], abs=1e-5) for p in plans[:-1])
         assert node.stop_cleanly(), node.output()

@@ -10,7 +10,7 @@ from wheelsim.ros.dds_domain import loopback_domain
 from wheelsim.testing.processes import Probe
 
 #: The markers of tests that are not in the quick tier (``make test`` leaves them out,
-#: ``make test-all``, what CI runs, runs them too), and of tests that run alone or start early
+#: ``make test-all`` runs them too, as CI's ``make ci`` does on Jazzy), and of tests that run alone or start early
 #: (tools/run_tests.sh).
 MARKERS = {
     'soak': 'many repetitions of what a quicker test checks once or a few times',
