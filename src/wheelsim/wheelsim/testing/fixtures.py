@@ -10,8 +10,8 @@ from wheelsim.ros.dds_domain import loopback_domain
 from wheelsim.testing.processes import Probe
 
 #: The markers of tests that are not in the quick tier (``make test`` leaves them out,
-#: ``make test-all`` runs them too, as CI's ``make ci`` does on Jazzy), and of tests that run alone or start early
-#: (tools/run_tests.sh).
+#: ``make test-all`` runs them too, as CI's ``make ci`` does on Jazzy), and of tests that run
+#: alone or start early (tools/run_tests.sh).
 MARKERS = {
     'soak': 'many repetitions of what a quicker test checks once or a few times',
     'cluster': 'a Ray cluster of several processes on this machine',
