@@ -41,7 +41,7 @@ import yaml
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Twist, TwistStamped
 from rcl_interfaces.msg import SetParametersResult
-from rcl_interfaces.srv import SetParameters
+from rcl_interfaces.srv import GetParameters, SetParameters
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -396,11 +396,20 @@ class ClockedVehicleSim:
         return self.probe.call(SetParameters, service, request).results[0]
 
     def command(self, vx_mps: float, vy_mps: float, wz_radps: float) -> int:
-        """Send a command while the clock stands still; return the simulated time it enters."""
+        """Send a command while the clock stands still; return the simulated time it enters.
+
+        Returns once the node has answered a request sent after the command, so that the clock
+        moved on next cannot overtake it. The two messages go from this probe's participant to
+        the node's over one transport, in the order sent, and the node's single-threaded
+        executor takes the subscriptions ready in one wait before the services (rclpy's
+        ``Executor``, Jazzy and Kilted). Waiting for the command's acknowledgement instead would
+        wait for the writer's next heartbeat, up to 3 s.
+        """
         msg = Twist()
         msg.linear.x, msg.linear.y, msg.angular.z = vx_mps, vy_mps, wz_radps
         self.cmd.publish(msg)
-        self.probe.spin_for(0.1)  # delivered long before the clock moves on
+        self.probe.call(GetParameters, f'{self.namespace}/vehicle_sim/get_parameters',
+                        GetParameters.Request(names=['pub_rate']), timeout_s=30.0)
         return self.now_ns
 
     def samples(self, since_ns: int) -> tuple[np.ndarray, np.ndarray]:
