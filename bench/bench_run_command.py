@@ -35,13 +35,11 @@ import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from bench_runner import baseline_tree, set_up_baseline
+from bench_runner import baseline_tree, set_up_baseline, timed_command
 
 NETWORK_SOCKET = re.compile(r'socket\((AF_INET|AF_INET6),')
 
@@ -58,18 +56,11 @@ def one_run(pythonpath: Path | None, output: Path, one_core: bool, traced: bool)
     trace = output.with_suffix('.strace')
     if traced:
         command = ['strace', '-f', '-qq', '-e', 'trace=socket', '-o', str(trace), *command]
-    started = time.monotonic()
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall_s = time.monotonic() - started
-    stderr = process.stderr.read()
-    process.stderr.close()
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
-        sys.exit(f'the command failed ({process.returncode}): {" ".join(command)}\n{stderr}')
+    returncode, wall_s, cpu_s, stderr = timed_command(command, env)
+    if returncode != 0:
+        sys.exit(f'the command failed ({returncode}): {" ".join(command)}\n{stderr}')
     timing = json.loads((output / 'default' / 'timing.json').read_text())
-    figures = {'wall_s': wall_s, 'cpu_s': usage.ru_utime + usage.ru_stime,
+    figures = {'wall_s': wall_s, 'cpu_s': cpu_s,
                'rtf': timing['real_time_factor']}
     if traced:
         figures['sockets'] = len(NETWORK_SOCKET.findall(trace.read_text()))

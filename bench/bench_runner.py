@@ -147,6 +147,21 @@ def alternated(variants: dict[str, Path | None], runs: int,
     return results
 
 
+def timed_command(command: list[str], env: dict[str, str]) -> tuple[int, float, float, str]:
+    """Run ``command`` with its output discarded; its exit code, wall and CPU seconds from process
+    start to exit (CPU: user + system of the process and the children it waited for, from
+    ``wait4``) and its standard error (kept in a file: a pipe could fill up, or be held open by
+    a child that outlives the command)."""
+    with tempfile.TemporaryFile('w+') as stderr:
+        started = time.monotonic()
+        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall_s = time.monotonic() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        stderr.seek(0)
+        return process.returncode, wall_s, usage.ru_utime + usage.ru_stime, stderr.read()
+
+
 def spawn(plots: bool, code: Path | None = None, one_core: bool = False,
           profile_top: int = 0) -> dict:
     """One run in a fresh process (so that the imports are timed too), with the package in

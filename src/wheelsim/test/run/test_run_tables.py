@@ -50,3 +50,17 @@ def test_seed_summary_percentiles_worst_seed_and_command():
     assert summary[0]['worst'] == max(values)
     assert summary[0]['reproduce'] == 'wheelsim run eight.yaml --param c.k=1 --seed 10'
     assert seed_summary(ROWS, ['c.k'], ['cross_track_rms_m'], None) == []
+
+
+def test_each_metric_plot_shows_that_metric_alone(tmp_path):
+    """The figure is reused from metric to metric: a metric's plot made after another's is the
+    same image as that metric's plot made alone."""
+    metrics = ['cross_track_rms_m', 'min_clearance_m']
+    both = plot_metrics(ROWS, ['c.k', 'seed'], metrics, tmp_path / 'both')
+    alone = plot_metrics(ROWS, ['c.k', 'seed'], metrics[1:], tmp_path / 'alone')
+    assert [p.name for p in both] == ['cross_track_rms_m.png', 'min_clearance_m.png']
+    assert both[1].read_bytes() == alone[0].read_bytes()
+    assert both[0].read_bytes() != both[1].read_bytes()
+    assert plot_metrics(ROWS, ['c.k'], [], tmp_path / 'none') == []
+    assert plot_metrics([{'point': 0, 'mode': 'a', 'cross_track_rms_m': 0.1}], ['mode'],
+                        metrics, tmp_path / 'text') == []  # no numeric parameter
