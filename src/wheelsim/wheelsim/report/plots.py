@@ -264,6 +264,7 @@ def write_plots(run: RunData, out_dir: Path | str, title: str) -> list[Path]:
             draw(fig, run)
             png_path = out / f'{name}.png'
             fig.savefig(png_path, dpi=PNG_DPI)
+            fig.set_layout_engine('none')  # the page keeps the PNG's layout: laid out once
             pdf.savefig(fig)
             written.append(png_path)
     return [*written, pdf_path]
