@@ -13,6 +13,10 @@ Run after ``source env.sh``:  python bench/bench_sweep_report.py [--runs 3] [--b
   that sweep (CPU of a fresh process, from the call to its return, matplotlib's import
   included).
 
+numpy's OpenBLAS starts a thread per core, and after large array operations those threads spin
+in system time: the earlier plots spent 3.8 s of CPU so. ``OPENBLAS_NUM_THREADS=1`` in the
+environment (as the tests run) leaves that out.
+
 ``--baseline REV`` also runs the code of git revision REV (its ``src/wheelsim/wheelsim``
 exported with ``git archive``, first on ``PYTHONPATH``), alternating run by run with the working
 tree's, and prints both with the ratio. The table gives the median and the best of the runs.
