@@ -152,7 +152,7 @@ def timed_command(command: list[str], env: dict[str, str]) -> tuple[int, float, 
     start to exit (CPU: user + system of the process and the children it waited for, from
     ``wait4``) and its standard error (kept in a file: a pipe could fill up, or be held open by
     a child that outlives the command)."""
-    with tempfile.TemporaryFile('w+') as stderr:
+    with tempfile.TemporaryFile('w+', errors='replace') as stderr:
         started = time.monotonic()
         process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
         _, status, usage = os.wait4(process.pid, 0)

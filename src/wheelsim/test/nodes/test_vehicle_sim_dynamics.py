@@ -174,18 +174,20 @@ def test_a_new_subscription_gets_the_next_output_after_wait_for_subscriptions(si
 
 @pytest.mark.parametrize('sim', ['differential'], indirect=True)
 def test_a_command_the_node_takes_late_enters_at_the_time_it_was_sent(sim):
-    """``command`` returns only once the node has taken the command: with the node stopped
-    (SIGSTOP) for 0.5 s after it was sent, a fixed wait let the clock overtake it, and the
-    step entered one publish period late."""
+    """``command`` returns only once the node has taken the command. With the node stopped
+    (SIGSTOP) when the command was sent and resumed 0.5 s later, the fixed 0.1 s wait it had
+    let the test publish the next /clock first; the node took the clock before the command, and
+    the step entered one publish period late."""
     sim.advance(sim.now_ns + 100 * MS)
     pid = sim.process.process.pid
     os.kill(pid, signal.SIGSTOP)
-    # Resumed from another process: command() may block this one's threads meanwhile.
-    resume = subprocess.Popen(['sh', '-c', f'sleep 0.5; kill -CONT {pid}'])
     try:
+        # resumed 0.5 s later, by a process of its own
+        resume = subprocess.Popen(['sh', '-c', f'sleep 0.5; kill -CONT {pid}'])
         t0 = sim.command(1.0, 0.0, 0.0)
         sim.advance(t0 + 300 * MS)
-    finally:
         resume.wait()
+    finally:
+        os.kill(pid, signal.SIGCONT)  # whatever failed
     t_s, twist = sim.samples(t0)
     np.testing.assert_allclose(twist[:, 0], first_order(t_s, 1.0), atol=1e-9)

@@ -75,7 +75,8 @@ def plot_metrics(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
     run a dot, the worst runs circled in red and labelled with their point number.
 
     One figure serves every metric (its data, labels and layout renewed for each): building
-    the panels and their ticks anew for each of 29 metrics took most of a sweep's report.
+    the panels and their ticks anew for each of up to 29 metrics took most of a sweep's
+    report.
     """
     from matplotlib.figure import Figure
 

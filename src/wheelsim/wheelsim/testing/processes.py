@@ -333,6 +333,10 @@ class ClockedVehicleSim:
             and twists.get_publisher_count() >= 1, 30.0)
         if not matched:
             raise TimeoutError(f'vehicle_sim did not come up:\n{self.process.output()}')
+        self._get_parameters = probe.node.create_client(
+            GetParameters, f'{namespace}/vehicle_sim/get_parameters')  # see command()
+        if not self._get_parameters.wait_for_service(timeout_sec=30.0):
+            raise TimeoutError(f'vehicle_sim serves no parameters:\n{self.process.output()}')
         # The node publishes its first state once, at the first /clock: it must reach us.
         self.wait_for_subscriptions()
         self.now_ns = start_ns
@@ -398,18 +402,24 @@ class ClockedVehicleSim:
     def command(self, vx_mps: float, vy_mps: float, wz_radps: float) -> int:
         """Send a command while the clock stands still; return the simulated time it enters.
 
-        Returns once the node has answered a request sent after the command, so that the clock
-        moved on next cannot overtake it. The two messages go from this probe's participant to
-        the node's over one transport, in the order sent, and the node's single-threaded
-        executor takes the subscriptions ready in one wait before the services (rclpy's
-        ``Executor``, Jazzy and Kilted). Waiting for the command's acknowledgement instead would
-        wait for the writer's next heartbeat, up to 3 s.
+        Returns once the node has taken the command, so that the clock moved on next cannot
+        overtake it. The command and a ``get_parameters`` request sent after it reach the node
+        in that order (from this probe's participant to the node's over one transport, with
+        ``rmw_fastrtps_cpp`` as env.sh sets it), and the node's single-threaded executor handles
+        the subscriptions ready in one wait before the services (rclpy's ``Executor``, Jazzy
+        and Kilted). The node checks them one after another, though, so one request could be
+        seen ready without the command that arrived just before it. Its answer proves that the
+        command is in the node: a second request is then served only in a wait that also sees
+        the command, or after the command was taken. (Waiting for the command's
+        acknowledgement instead waits for the writer's next heartbeat, up to 3 s.)
         """
         msg = Twist()
         msg.linear.x, msg.linear.y, msg.angular.z = vx_mps, vy_mps, wz_radps
         self.cmd.publish(msg)
-        self.probe.call(GetParameters, f'{self.namespace}/vehicle_sim/get_parameters',
-                        GetParameters.Request(names=['pub_rate']), timeout_s=30.0)
+        for _ in range(2):
+            answer = self._get_parameters.call_async(GetParameters.Request(names=['pub_rate']))
+            if not self.probe.spin_until(answer.done, 30.0):
+                raise TimeoutError(f'vehicle_sim did not answer:\n{self.process.output()}')
         return self.now_ns
 
     def samples(self, since_ns: int) -> tuple[np.ndarray, np.ndarray]:
