@@ -82,6 +82,7 @@ class StopRequest:
         self.program = program
         self.signal_name = ''
         self.phase = Phase.IMPORTING
+        self._handled = False  # the Python handler has run (for the first signal)
         self._first_signal_s: float | None = None
         self._wake: Callable[[], None] | None = None
         self._lock = threading.RLock()  # the Python handler may run inside a holder (main thread)
@@ -98,10 +99,14 @@ class StopRequest:
         return bool(self.signal_name)
 
     def _on_signal(self, signum: int, _frame: object) -> None:
-        """The Python handler, run by the main thread between two bytecodes."""
-        if self.signal_name:
+        """The Python handler, run by the main thread between two bytecodes: acts on the first
+        signal only. The wake-up thread may have recorded that signal already (it runs first
+        when the main thread was inside C code without the interpreter lock); that does not
+        make it a second one."""
+        if self._handled:
             return
-        self.signal_name = signal.Signals(signum).name
+        self._handled = True
+        self.signal_name = self.signal_name or signal.Signals(signum).name
         self._first_signal_s = self._first_signal_s or time.monotonic()
         with self._lock:
             if self.phase is Phase.IMPORTING:
