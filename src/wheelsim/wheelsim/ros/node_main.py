@@ -130,6 +130,7 @@ def _run(node_class: Callable[[NodeSeam], Any], program: str, args: Sequence[str
         rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     except Exception as err:  # noqa: BLE001 - rcl reports bad --ros-args as RCLError
         text = str(err).split(', at /')[0]  # drop the C source locations rcl appends
+        stop.stopping()  # a signal from here on must not raise Interrupted outside run_node's try
         return _error(program, f'invalid ROS arguments: {text}')
     seam = None
     try:

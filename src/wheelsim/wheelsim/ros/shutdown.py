@@ -17,7 +17,10 @@ SIGTERM alike) does, in each:
   this window: CPython's own start-up runs such callbacks before any code of the program.
 - ``STARTING`` (``rclpy.init``, building the node): :class:`Interrupted` is raised in the main
   thread, which abandons the start-up; :mod:`wheelsim.ros.node_main` frees what was built and
-  exits 0.
+  exits 0. The Python handler runs once the main thread is back in Python code (after a call
+  into C); raised inside a finaliser or a callback (rclpy's loggers have a ``__del__``), the
+  exception is dropped by Python, and the helper thread simulates the signal again for the
+  handler to raise it once the finaliser has returned.
 - ``SPINNING``: the stop request is set (``bool(stop)`` turns true) and a guard condition of the
   node's executor is triggered from a helper thread every :data:`RETRIGGER_PERIOD_S` until the
   main loop has left, so the executor's wait returns even if one trigger is lost (seen: a main
@@ -32,11 +35,14 @@ saying where the main thread was, when it was starting (inside a long call into 
 Python handler runs: compiling a kernel with a cold cache takes seconds) or stopping (the
 teardown, in rmw and Fast DDS, took too long).
 Exit 1 and every thread's Python stack when it was spinning: a main loop that does not return
-after a stop request is a defect to look at.
+after a stop request is a defect to look at. During the start-up, nothing ends the process while
+a call into C holds the interpreter lock (the helper thread needs it): then it ends when that
+call returns, which can be later than the promise.
 """
 
 from __future__ import annotations
 
+import _thread
 import enum
 import faulthandler
 import os
@@ -82,7 +88,11 @@ class StopRequest:
         self.program = program
         self.signal_name = ''
         self.phase = Phase.IMPORTING
-        self._handled = False  # the Python handler has run (for the first signal)
+        self._handled = False  # the Python handler acted on the first signal (its number)
+        self._handled_signum = 0
+        self._dropped = threading.Event()  # Python dropped the handler's Interrupted
+        self._unraisablehook = sys.unraisablehook
+        sys.unraisablehook = self._on_unraisable
         self._first_signal_s: float | None = None
         self._wake: Callable[[], None] | None = None
         self._lock = threading.RLock()  # the Python handler may run inside a holder (main thread)
@@ -106,6 +116,7 @@ class StopRequest:
         if self._handled:
             return
         self._handled = True
+        self._handled_signum = signum
         self.signal_name = self.signal_name or signal.Signals(signum).name
         self._first_signal_s = self._first_signal_s or time.monotonic()
         with self._lock:
@@ -113,6 +124,18 @@ class StopRequest:
                 exit_now(0)
         if self.phase is Phase.STARTING:
             raise Interrupted(self.signal_name)
+
+    def _on_unraisable(self, unraisable: sys.UnraisableHookArgs) -> None:
+        """Python's hook for an exception it cannot raise. The handler's :class:`Interrupted`,
+        raised inside a finaliser or a callback (a ``__del__``, a weak reference's), is dropped
+        without a word, and the helper thread simulates the signal again: the handler runs anew
+        at the main thread's next check for signals, by then outside the finaliser (or it is
+        dropped again). Any other exception goes to the hook there was before."""
+        if isinstance(unraisable.exc_value, Interrupted):
+            self._handled = False
+            self._dropped.set()  # not interrupt_main here: the handler would run in this hook
+            return
+        self._unraisablehook(unraisable)
 
     def starting(self) -> None:
         """The imports are done; rclpy and the node are about to be built."""
@@ -161,7 +184,9 @@ class StopRequest:
                     wake()
                 except Exception:  # noqa: BLE001 - destroyed meanwhile: the loop has left
                     pass
-            time.sleep(min(RETRIGGER_PERIOD_S, max(0.0, deadline - time.monotonic())))
+            if self._dropped.wait(min(RETRIGGER_PERIOD_S, max(0.0, deadline - time.monotonic()))):
+                self._dropped.clear()
+                _thread.interrupt_main(self._handled_signum)
         self._end_overdue()
 
     def _end_overdue(self) -> None:
