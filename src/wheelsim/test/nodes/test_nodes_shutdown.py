@@ -3,7 +3,7 @@
 Every node runs as a process side by side (as under ``ros2 launch``), next to a process that
 keeps a core busy; each gets its signal at its own random moment after its process started
 (seeded, so a failure can be replayed): during the imports, rclpy's initialisation, the node's
-construction or while it spins (wheelsim.testing.signals): 24 signals in the quick tier, 50 per
+construction or while it spins (wheelsim.testing.signals): 30 signals in the quick tier, 50 per
 node (25 SIGINT, 25 SIGTERM) in the soak tier. Before ``run_node`` polled for shutdown,
 ``rclpy.spin`` sometimes missed the signal and blocked in ``rcl_wait`` until the test harness
 killed the node with -9 (Jazzy and Kilted alike); before wheelsim.ros.shutdown, a signal during
@@ -389,10 +389,10 @@ class InC:
     def __init__(self, seam):
         report_handler(self.name)
         # Said from another thread once the main thread is well inside the first call.
-        threading.Timer(0.05, print, ('inside-pbkdf2',), {'flush': True}).start()
+        threading.Timer(0.03, print, ('inside-pbkdf2',), {'flush': True}).start()
         started = time.monotonic()
-        while time.monotonic() < started + 10.0:  # about 0.2 s a call, without the lock
-            hashlib.pbkdf2_hmac('sha256', b'password', b'salt', 200_000)
+        while time.monotonic() < started + 10.0:  # about 0.1 s a call, without the lock
+            hashlib.pbkdf2_hmac('sha256', b'password', b'salt', 100_000)
 
 run_node(InC)
 """

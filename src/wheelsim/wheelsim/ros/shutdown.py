@@ -88,11 +88,10 @@ class StopRequest:
         self.program = program
         self.signal_name = ''
         self.phase = Phase.IMPORTING
-        self._handled = False  # the Python handler acted on the first signal (its number)
-        self._handled_signum = 0
+        self._handled = False  # the Python handler acted on the first signal
+        self._handled_signum = 0  # that signal: simulated again if Python drops its Interrupted
         self._dropped = threading.Event()  # Python dropped the handler's Interrupted
-        self._unraisablehook = sys.unraisablehook
-        sys.unraisablehook = self._on_unraisable
+        self._unraisablehook = sys.unraisablehook  # Python's hook, replaced in starting()
         self._first_signal_s: float | None = None
         self._wake: Callable[[], None] | None = None
         self._lock = threading.RLock()  # the Python handler may run inside a holder (main thread)
@@ -132,13 +131,19 @@ class StopRequest:
         at the main thread's next check for signals, by then outside the finaliser (or it is
         dropped again). Any other exception goes to the hook there was before."""
         if isinstance(unraisable.exc_value, Interrupted):
-            self._handled = False
-            self._dropped.set()  # not interrupt_main here: the handler would run in this hook
+            # Not interrupt_main here: the handler would run again at once, in this hook. And
+            # the helper thread, not this hook, lets the handler act again: a second signal
+            # pending here must find it done, or its Interrupted would be dropped in the hook.
+            self._dropped.set()
             return
         self._unraisablehook(unraisable)
 
     def starting(self) -> None:
-        """The imports are done; rclpy and the node are about to be built."""
+        """The imports are done; rclpy and the node are about to be built. From here on,
+        :meth:`_on_unraisable` is Python's hook for the exceptions it cannot raise (the one
+        there was before, perhaps set by an import, gets the others)."""
+        self._unraisablehook = sys.unraisablehook
+        sys.unraisablehook = self._on_unraisable
         with self._lock:
             self.phase = Phase.STARTING
 
@@ -163,8 +168,10 @@ class StopRequest:
                                                   file=sys.stderr)
 
     def _watch(self) -> None:
-        """Helper thread: on the first signal, wake the executor until the main loop has left,
-        and end the process :data:`GRACE_S` later if it has not ended by then."""
+        """Helper thread: on the first signal, wake the executor until the main loop has left
+        (during the start-up: simulate the signal again whenever Python dropped the handler's
+        :class:`Interrupted`), and end the process :data:`GRACE_S` later if it has not ended by
+        then."""
         received = b''
         while not received:
             received = os.read(self._read_fd, 64)
@@ -186,6 +193,7 @@ class StopRequest:
                     pass
             if self._dropped.wait(min(RETRIGGER_PERIOD_S, max(0.0, deadline - time.monotonic()))):
                 self._dropped.clear()
+                self._handled = False
                 _thread.interrupt_main(self._handled_signum)
         self._end_overdue()
 
