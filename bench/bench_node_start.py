@@ -115,6 +115,14 @@ def numba_share(code: Path | None) -> tuple[float, float]:
     return imported, first_call
 
 
+def set_up_baseline_nodes(code: Path) -> None:
+    """The baseline in ``code`` set up as set-up sets up the working tree's, then each node
+    started once (uncounted), which fills its kernel cache where set-up did not."""
+    set_up_baseline(code)
+    for name in NODES:
+        start_once(name, code)
+
+
 def median_best(values: list[float]) -> str:
     return f'{statistics.median(values):5.2f} ({min(values):.2f})'
 
@@ -126,9 +134,7 @@ def main() -> None:
     args = parser.parse_args()
     with loopback_domain(), baseline_tree(args.baseline) as old_code:
         if old_code is not None:
-            set_up_baseline(old_code)
-            for name in NODES:  # fills the baseline's kernel cache where set-up did not
-                start_once(name, old_code)
+            set_up_baseline_nodes(old_code)
             numba_share(old_code)
         variants = variant_codes(args.baseline, old_code)
         results = {name: alternated(variants, args.runs, lambda code, n=name: start_once(n, code))

@@ -32,9 +32,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from bench_node_start import NODES as KERNEL_NODES
-from bench_node_start import start_once
-from bench_runner import baseline_tree, set_up_baseline, variant_codes
+from bench_node_start import set_up_baseline_nodes
+from bench_runner import baseline_tree, variant_codes
 
 from wheelsim.nodes import NAMES
 from wheelsim.ros.dds_domain import loopback_domain
@@ -85,9 +84,7 @@ def main() -> int:
     started = time.monotonic()
     with loopback_domain(), baseline_tree(args.baseline) as old_code:
         if old_code is not None:
-            set_up_baseline(old_code)
-            for name in KERNEL_NODES:  # fills the baseline's kernel cache where set-up did not
-                start_once(name, old_code)
+            set_up_baseline_nodes(old_code)
         variants = variant_codes(args.baseline, old_code)
         stops: dict[str, list[Stop]] = {name: [] for name in variants}
         for turn in range(0, args.rounds, len(SIGNALS)):
