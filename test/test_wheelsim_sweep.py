@@ -96,6 +96,17 @@ def test_a_failing_point_is_reported_the_others_finish_and_a_rerun_skips_them(tm
     assert read_rows(root / 'sweep.csv')[2:] == rows[2:]
 
 
+def test_a_sweep_over_text_parameters_only_writes_no_plots_and_says_so(tmp_path):
+    scenario = write_scenario(tmp_path, 1)
+    result = wheelsim('sweep', str(scenario), '--param', 'localization.mode=perfect,noisy',
+                      '--workers', '1', '--output', 'o', '--quiet', cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    root = tmp_path / 'o' / 'short' / 'sweep'
+    assert [r['localization.mode'] for r in read_rows(root / 'sweep.csv')] == ['perfect', 'noisy']
+    assert 'plots: none (no numeric parameter)' in result.stdout
+    assert not (root / 'plots').exists()
+
+
 @pytest.mark.early
 def test_ctrl_c_keeps_the_finished_points_and_the_same_command_resumes(tmp_path):
     scenario = write_scenario(tmp_path, 1)

@@ -235,7 +235,7 @@ def _sweep(args: argparse.Namespace) -> int:
     rows = outcome.rows
     metrics = tables.metric_columns(rows)
     csv_path, parquet_path = tables.write_tables(rows, root / 'sweep')
-    tables.plot_metrics(rows, parameters, metrics, root / 'plots')
+    plotted = tables.plot_metrics(rows, parameters, metrics, root / 'plots')
     tables.write_worst_runs(rows, parameters, metrics, root / 'worst_runs.md')
     shown = ['point', *parameters, *metrics[:4], 'passed']
     print(sweep.format_table(rows[:MAX_ROWS_SHOWN], shown))
@@ -254,7 +254,8 @@ def _sweep(args: argparse.Namespace) -> int:
         for line in summary:
             if line['metric'] == metrics[0]:
                 print(f'  worst {line["metric"]}: {line["reproduce"]}')
-    print(f'tables: {csv_path}, {parquet_path}  plots: {root / "plots"}  worst runs: '
+    plots = root / 'plots' if plotted else 'none (no numeric parameter)'
+    print(f'tables: {csv_path}, {parquet_path}  plots: {plots}  worst runs: '
           f'{root / "worst_runs.md"}' + (f'  ({outcome.skipped} runs already done, skipped)'
                                          if outcome.skipped else ''))
     if outcome.errors:

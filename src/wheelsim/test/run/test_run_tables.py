@@ -64,3 +64,4 @@ def test_each_metric_plot_shows_that_metric_alone(tmp_path):
     assert plot_metrics(ROWS, ['c.k'], [], tmp_path / 'none') == []
     assert plot_metrics([{'point': 0, 'mode': 'a', 'cross_track_rms_m': 0.1}], ['mode'],
                         metrics, tmp_path / 'text') == []  # no numeric parameter
+    assert not (tmp_path / 'none').exists() and not (tmp_path / 'text').exists()

@@ -72,7 +72,9 @@ def write_worst_runs(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str
 def plot_metrics(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
                  metrics: Sequence[str], folder: Path) -> list[Path]:
     """``folder/<metric>.png`` for each metric: one panel per parameter (numeric ones), every
-    run a dot, the worst runs circled in red and labelled with their point number.
+    run a dot, the worst runs circled in red and labelled with their point number. The files
+    written; ``folder`` is created only if there is one (no numeric parameter or no valued
+    metric: none, and no folder).
 
     One figure serves every metric (its data, labels and layout renewed for each): building
     the panels and their ticks anew for each of up to 29 metrics took most of a sweep's
@@ -82,7 +84,6 @@ def plot_metrics(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
 
     numeric = [p for p in parameters
                if all(isinstance(r.get(p), (int, float)) for r in rows if p in r)]
-    folder.mkdir(parents=True, exist_ok=True)
     if not numeric:
         return []
     fig = Figure(figsize=(4.2 * len(numeric), 3.4))
@@ -115,6 +116,7 @@ def plot_metrics(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
         fig.subplots_adjust(**start)  # the layout found from the same start for each metric
         fig.tight_layout()
         path = folder / f'{metric}.png'
+        folder.mkdir(parents=True, exist_ok=True)
         fig.savefig(path, dpi=100)
         written.append(path)
     return written
