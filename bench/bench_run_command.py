@@ -2,7 +2,7 @@
 baseline revision.
 
 Run after ``source env.sh``:  python bench/bench_run_command.py [--runs 5] [--baseline REV]
-[--one-core]
+[--one-core] [--instructions]
 
 Each run starts ``python -m wheelsim.cli run --no-plots --quiet`` on the built-in default
 scenario (90 s simulated, every topic recorded) into a new output folder, under
@@ -24,7 +24,10 @@ and its kernel warm-ups run, as set-up does for the working tree (they compile i
 beside the exported code, and build its modules compiled ahead of time where it has them); its
 first run is left out of the figures.
 ``--one-core`` pins each command to CPU 0 (``taskset``), the ``>= 300x on one core`` goal.
-The table gives the median and the best of the runs and the load average.
+``--instructions`` also runs the command once per variant under valgrind's callgrind
+(``valgrind`` must be installed; about 50 times slower) and gives the instructions the whole
+command executed, summed over its processes: a count that does not depend on the machine or its
+load. The table gives the median and the best of the runs and the load average.
 """
 
 from __future__ import annotations
@@ -44,13 +47,36 @@ from bench_runner import baseline_tree, set_up_baseline, timed_command
 NETWORK_SOCKET = re.compile(r'socket\((AF_INET|AF_INET6),')
 
 
-def one_run(pythonpath: Path | None, output: Path, one_core: bool, traced: bool) -> dict:
-    """Run the command once; its figures."""
+def command_and_env(pythonpath: Path | None, output: Path) -> tuple[list[str], dict[str, str]]:
+    """The command writing into ``output``, and its environment (``pythonpath`` first)."""
     env = dict(os.environ)
     if pythonpath is not None:
         env['PYTHONPATH'] = f'{pythonpath}:{env.get("PYTHONPATH", "")}'
-    command = [sys.executable, '-m', 'wheelsim.cli', 'run', '--no-plots', '--quiet',
-               '--output', str(output)]
+    return [sys.executable, '-m', 'wheelsim.cli', 'run', '--no-plots', '--quiet',
+            '--output', str(output)], env
+
+
+def instructions(pythonpath: Path | None, output: Path) -> int:
+    """Instructions one whole command executes: callgrind's totals of its processes, summed."""
+    command, env = command_and_env(pythonpath, output)
+    logs = output.with_suffix('.callgrind')
+    logs.mkdir()
+    returncode, _, _, stderr = timed_command(
+        ['valgrind', '--tool=callgrind', '--trace-children=yes', '-q',
+         f'--callgrind-out-file={logs}/callgrind.%p', *command], env)
+    if returncode != 0:
+        sys.exit(f'the command failed under callgrind ({returncode}):\n{stderr}')
+    totals = [int(line.split()[1]) for path in logs.iterdir()
+              for line in path.read_text(errors='replace').splitlines()
+              if line.startswith('totals:')]
+    if not totals:
+        sys.exit(f'callgrind wrote no totals into {logs}')
+    return sum(totals)
+
+
+def one_run(pythonpath: Path | None, output: Path, one_core: bool, traced: bool) -> dict:
+    """Run the command once; its figures."""
+    command, env = command_and_env(pythonpath, output)
     if one_core:
         command = ['taskset', '-c', '0', *command]
     trace = output.with_suffix('.strace')
@@ -78,9 +104,12 @@ def main() -> None:
     parser.add_argument('--runs', type=int, default=5)
     parser.add_argument('--baseline', metavar='REV')
     parser.add_argument('--one-core', action='store_true')
+    parser.add_argument('--instructions', action='store_true')
     args = parser.parse_args()
     if shutil.which('strace') is None:
         sys.exit('error: strace is needed to count the sockets (apt install strace)')
+    if args.instructions and shutil.which('valgrind') is None:
+        sys.exit('error: --instructions needs valgrind (apt install valgrind)')
     with tempfile.TemporaryDirectory(prefix='bench-run-command-') as scratch, \
             baseline_tree(args.baseline) as baseline:
         scratch = Path(scratch)
@@ -96,6 +125,8 @@ def main() -> None:
                 run = one_run(path, scratch / f'{v}-{k}', args.one_core, traced=False)
                 run['sockets'] = traced['sockets']
                 results[name].append(run)
+        counted = {name: instructions(path, scratch / f'{v}-callgrind')
+                   for v, (name, path) in enumerate(variants.items()) if args.instructions}
     print(f'wheelsim run --no-plots, default scenario (90 s simulated), {args.runs} runs'
           f'{" on one core" if args.one_core else ""}; load average {os.getloadavg()[0]:.2f}')
     print('median (best)             whole command: wall [s]  cpu [s]   | timing.json RTF  '
@@ -107,6 +138,8 @@ def main() -> None:
         old, new = (statistics.median(run['cpu_s'] for run in results[name])
                     for name in variants)
         print(f'CPU of the whole command: {old / new:.2f}x less than {args.baseline}')
+    for name, count in counted.items():
+        print(f'instructions of the whole command (callgrind), {name}: {count:.4g}')
 
 
 if __name__ == '__main__':
