@@ -10,13 +10,24 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from wheelsim.run.output import OutputError
-from wheelsim.run.scenario import SEED_KEY, ScenarioError, load_scenario, with_overrides
+# Before numpy loads OpenBLAS (the imports below): one thread unless the environment says
+# otherwise, here and in the Ray workers started from here (a run's arrays are too small for
+# more; idle, OpenBLAS's extra threads spin, about 0.1 s of CPU a command).
+os.environ.setdefault('OPENBLAS_NUM_THREADS', '1')
+
+from wheelsim.run.output import OutputError  # noqa: E402
+from wheelsim.run.scenario import (  # noqa: E402
+    SEED_KEY,
+    ScenarioError,
+    load_scenario,
+    with_overrides,
+)
 
 EXIT_BAD_INPUT = 2
 EXIT_WRITE_FAILED = 3
