@@ -56,16 +56,31 @@ def command_and_env(pythonpath: Path | None, output: Path) -> tuple[list[str], d
             '--output', str(output)], env
 
 
+def succeeded(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Run ``command``; its wall and CPU seconds, process start to exit (the bench ends if it
+    fails)."""
+    returncode, wall_s, cpu_s, stderr = timed_command(command, env)
+    if returncode != 0:
+        sys.exit(f'the command failed ({returncode}): {" ".join(command)}\n{stderr}')
+    return wall_s, cpu_s
+
+
 def instructions(pythonpath: Path | None, output: Path) -> int:
-    """Instructions one whole command executes: callgrind's totals of its processes, summed."""
-    command, env = command_and_env(pythonpath, output)
+    """Instructions one whole command executes: callgrind's totals of its processes, summed.
+
+    numba files the kernels it compiles under the CPU it compiles for, and valgrind's CPU is
+    not the machine's: code that compiles its kernels with numba's JIT (not ahead of time)
+    would compile them all again under valgrind. So the command first runs without valgrind,
+    both runs for numba's generic CPU (``NUMBA_CPU_NAME``), and the second loads what the first
+    compiled."""
+    command, env = command_and_env(pythonpath, output.with_suffix('.warm-up'))
+    env['NUMBA_CPU_NAME'] = 'generic'
+    succeeded(command, env)
+    command[-1] = str(output)
     logs = output.with_suffix('.callgrind')
     logs.mkdir()
-    returncode, _, _, stderr = timed_command(
-        ['valgrind', '--tool=callgrind', '--trace-children=yes', '-q',
-         f'--callgrind-out-file={logs}/callgrind.%p', *command], env)
-    if returncode != 0:
-        sys.exit(f'the command failed under callgrind ({returncode}):\n{stderr}')
+    succeeded(['valgrind', '--tool=callgrind', '--trace-children=yes', '--fair-sched=yes', '-q',
+               f'--callgrind-out-file={logs}/callgrind.%p', *command], env)
     totals = [int(line.split()[1]) for path in logs.iterdir()
               for line in path.read_text(errors='replace').splitlines()
               if line.startswith('totals:')]
@@ -82,9 +97,7 @@ def one_run(pythonpath: Path | None, output: Path, one_core: bool, traced: bool)
     trace = output.with_suffix('.strace')
     if traced:
         command = ['strace', '-f', '-qq', '-e', 'trace=socket', '-o', str(trace), *command]
-    returncode, wall_s, cpu_s, stderr = timed_command(command, env)
-    if returncode != 0:
-        sys.exit(f'the command failed ({returncode}): {" ".join(command)}\n{stderr}')
+    wall_s, cpu_s = succeeded(command, env)
     timing = json.loads((output / 'default' / 'timing.json').read_text())
     figures = {'wall_s': wall_s, 'cpu_s': cpu_s,
                'rtf': timing['real_time_factor']}
