@@ -265,8 +265,8 @@ def _sweep(args: argparse.Namespace) -> int:
         for line in summary:
             if line['metric'] == metrics[0]:
                 print(f'  worst {line["metric"]}: {line["reproduce"]}')
-    plots = root / 'plots' if plotted else 'none (no numeric parameter)'
-    print(f'tables: {csv_path}, {parquet_path}  plots: {plots}  worst runs: '
+    print(f'tables: {csv_path}, {parquet_path}  '
+          f'plots: {tables.plots_summary(plotted, metrics, root / "plots")}  worst runs: '
           f'{root / "worst_runs.md"}' + (f'  ({outcome.skipped} runs already done, skipped)'
                                          if outcome.skipped else ''))
     if outcome.errors:

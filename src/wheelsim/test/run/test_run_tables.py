@@ -9,6 +9,7 @@ from wheelsim.run.robustness import seed_summary
 from wheelsim.run.tables import (
     metric_columns,
     plot_metrics,
+    plots_summary,
     worst_rows,
     write_tables,
     write_worst_runs,
@@ -61,7 +62,26 @@ def test_each_metric_plot_shows_that_metric_alone(tmp_path):
     assert [p.name for p in both] == ['cross_track_rms_m.png', 'min_clearance_m.png']
     assert both[1].read_bytes() == alone[0].read_bytes()
     assert both[0].read_bytes() != both[1].read_bytes()
+
+
+def test_the_plots_are_this_sweeps_and_none_without_a_numeric_parameter_or_value(tmp_path):
+    metrics = ['cross_track_rms_m']
+    text_only = [{'point': 0, 'mode': 'a', 'cross_track_rms_m': 0.1}]
+    all_failed = [{'point': i, 'c.k': k, 'passed': False, 'error': 'boom', 'run': ''}
+                  for i, k in enumerate((1.0, 2.0))]
     assert plot_metrics(ROWS, ['c.k'], [], tmp_path / 'none') == []
-    assert plot_metrics([{'point': 0, 'mode': 'a', 'cross_track_rms_m': 0.1}], ['mode'],
-                        metrics, tmp_path / 'text') == []  # no numeric parameter
-    assert not (tmp_path / 'none').exists() and not (tmp_path / 'text').exists()
+    assert plot_metrics(text_only, ['mode'], metrics, tmp_path / 'text') == []
+    assert plot_metrics(all_failed, ['c.k'], metrics, tmp_path / 'failed') == []
+    assert not [*tmp_path.iterdir()]
+    # An earlier sweep's plots go; anything else in the folder stays.
+    earlier = plot_metrics(ROWS, ['c.k'], metrics, tmp_path / 'plots')
+    (tmp_path / 'plots' / 'notes.txt').write_text('mine')
+    assert earlier and plot_metrics(text_only, ['mode'], metrics, tmp_path / 'plots') == []
+    assert [p.name for p in (tmp_path / 'plots').iterdir()] == ['notes.txt']
+    (tmp_path / 'plots' / 'notes.txt').unlink()
+    plot_metrics(ROWS, ['c.k'], metrics, tmp_path / 'plots')
+    assert plot_metrics(all_failed, ['c.k'], metrics, tmp_path / 'plots') == []
+    assert not (tmp_path / 'plots').exists()
+    assert plots_summary([], metric_columns(text_only), tmp_path) == 'none (no numeric parameter)'
+    assert plots_summary([], metric_columns(all_failed), tmp_path) == 'none (no finished run)'
+    assert plots_summary([tmp_path / 'a.png'], metrics, tmp_path) == str(tmp_path)

@@ -72,9 +72,11 @@ def write_worst_runs(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str
 def plot_metrics(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
                  metrics: Sequence[str], folder: Path) -> list[Path]:
     """``folder/<metric>.png`` for each metric: one panel per parameter (numeric ones), every
-    run a dot, the worst runs circled in red and labelled with their point number. The files
-    written; ``folder`` is created only if there is one (no numeric parameter or no valued
-    metric: none, and no folder).
+    run a dot, the worst runs circled in red and labelled with their point number. Returns the
+    files written; ``folder`` is created only when a file is written (none without a numeric
+    parameter or without a metric that has a value). An earlier sweep's plots in ``folder``
+    (``<metric>.png`` of any metric in :data:`METRIC_NAMES`) are removed first, and the folder
+    too if that leaves it empty: what is there is this sweep's.
 
     One figure serves every metric (its data, labels and layout renewed for each): building
     the panels and their ticks anew for each of up to 29 metrics took most of a sweep's
@@ -82,6 +84,11 @@ def plot_metrics(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
     """
     from matplotlib.figure import Figure
 
+    if folder.is_dir():
+        for metric in METRIC_NAMES:
+            (folder / f'{metric}.png').unlink(missing_ok=True)
+        if not any(folder.iterdir()):
+            folder.rmdir()
     numeric = [p for p in parameters
                if all(isinstance(r.get(p), (int, float)) for r in rows if p in r)]
     if not numeric:
@@ -116,7 +123,16 @@ def plot_metrics(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
         fig.subplots_adjust(**start)  # the layout found from the same start for each metric
         fig.tight_layout()
         path = folder / f'{metric}.png'
-        folder.mkdir(parents=True, exist_ok=True)
+        if not written:
+            folder.mkdir(parents=True, exist_ok=True)
         fig.savefig(path, dpi=100)
         written.append(path)
     return written
+
+
+def plots_summary(written: Sequence[Path], metrics: Sequence[str], folder: Path) -> str:
+    """What a summary says of the plots :func:`plot_metrics` wrote: their ``folder``, or why
+    there are none (``metrics``: the numeric metrics of the rows, none when no run finished)."""
+    if written:
+        return str(folder)
+    return 'none (no finished run)' if not metrics else 'none (no numeric parameter)'
