@@ -26,8 +26,8 @@ first run is left out of the figures.
 ``--one-core`` pins each command to CPU 0 (``taskset``), the ``>= 300x on one core`` goal.
 ``--instructions`` also runs the command once per variant under valgrind's callgrind
 (``valgrind`` must be installed; about 50 times slower) and gives the instructions the whole
-command executed, summed over its processes: a count that does not depend on the machine or its
-load. The table gives the median and the best of the runs and the load average.
+command executed in user space, summed over its processes: a count that hardly depends on the
+machine's load. The table gives the median and the best of the runs and the load average.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def command_and_env(pythonpath: Path | None, output: Path) -> tuple[list[str], d
             '--output', str(output)], env
 
 
-def succeeded(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+def run_or_exit(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     """Run ``command``; its wall and CPU seconds, process start to exit (the bench ends if it
     fails)."""
     returncode, wall_s, cpu_s, stderr = timed_command(command, env)
@@ -72,14 +72,15 @@ def instructions(pythonpath: Path | None, output: Path) -> int:
     not the machine's: code that compiles its kernels with numba's JIT (not ahead of time)
     would compile them all again under valgrind. So the command first runs without valgrind,
     both runs for numba's generic CPU (``NUMBA_CPU_NAME``), and the second loads what the first
-    compiled."""
-    command, env = command_and_env(pythonpath, output.with_suffix('.warm-up'))
+    compiled. (valgrind runs no AVX-512 code: on a CPU with it, the modules built ahead of time
+    for it may stop the command.)"""
+    warm_up, env = command_and_env(pythonpath, output.with_suffix('.warm-up'))
     env['NUMBA_CPU_NAME'] = 'generic'
-    succeeded(command, env)
-    command[-1] = str(output)
+    run_or_exit(warm_up, env)
+    command, _ = command_and_env(pythonpath, output)
     logs = output.with_suffix('.callgrind')
     logs.mkdir()
-    succeeded(['valgrind', '--tool=callgrind', '--trace-children=yes', '--fair-sched=yes', '-q',
+    run_or_exit(['valgrind', '--tool=callgrind', '--trace-children=yes', '--fair-sched=yes', '-q',
                f'--callgrind-out-file={logs}/callgrind.%p', *command], env)
     totals = [int(line.split()[1]) for path in logs.iterdir()
               for line in path.read_text(errors='replace').splitlines()
@@ -97,7 +98,7 @@ def one_run(pythonpath: Path | None, output: Path, one_core: bool, traced: bool)
     trace = output.with_suffix('.strace')
     if traced:
         command = ['strace', '-f', '-qq', '-e', 'trace=socket', '-o', str(trace), *command]
-    wall_s, cpu_s = succeeded(command, env)
+    wall_s, cpu_s = run_or_exit(command, env)
     timing = json.loads((output / 'default' / 'timing.json').read_text())
     figures = {'wall_s': wall_s, 'cpu_s': cpu_s,
                'rtf': timing['real_time_factor']}
@@ -138,8 +139,10 @@ def main() -> None:
                 run = one_run(path, scratch / f'{v}-{k}', args.one_core, traced=False)
                 run['sockets'] = traced['sockets']
                 results[name].append(run)
-        counted = {name: instructions(path, scratch / f'{v}-callgrind')
-                   for v, (name, path) in enumerate(variants.items()) if args.instructions}
+        counted = {}
+        if args.instructions:
+            for v, (name, path) in enumerate(variants.items()):
+                counted[name] = instructions(path, scratch / f'{v}-callgrind')
     print(f'wheelsim run --no-plots, default scenario (90 s simulated), {args.runs} runs'
           f'{" on one core" if args.one_core else ""}; load average {os.getloadavg()[0]:.2f}')
     print('median (best)             whole command: wall [s]  cpu [s]   | timing.json RTF  '
