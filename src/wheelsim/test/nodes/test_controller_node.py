@@ -189,6 +189,44 @@ def test_unstamped_commands_and_refused_input(probe):
         assert node.stop_cleanly(), node.output()
 
 
+def test_a_pose_a_static_transform_puts_beyond_the_map_is_refused(probe):
+    """The fuzz test's case: /tf_static placed odom -1e308 m from map, a pose in odom came out
+    finite at -1e308 m in map, and the nearest-point search overflowed into -inf/NaN tracking
+    errors. A frame the static transforms put beyond +-1e9 m is refused like a missing one."""
+    from geometry_msgs.msg import TransformStamped
+    from tf2_msgs.msg import TFMessage
+
+    from wheelsim.ros.static_frames import STATIC_TF_QOS
+
+    with NodeProcess(NODE, FIXED_CONTROLLER) as node:
+        static = probe.publisher(TFMessage, '/tf_static', STATIC_TF_QOS)
+        far = TransformStamped()
+        far.header.frame_id, far.child_frame_id = 'map', 'odom'
+        far.transform.translation.x = -1e308
+        far.transform.rotation.w = 1.0
+        static.publish(TFMessage(transforms=[far]))
+        plant = Plant(probe, Pose2D(0.0, 0.0, 0.0))
+        send_plan(probe, plan_to_goal(PLANNER, Pose2D(0.0, 0.0, 0.0), Pose2D(6.0, 0.0, 0.0)))
+        errors = probe.record(Vector3Stamped, 'tracking_error')
+        assert probe.spin_until(lambda: len(errors) > 5, 20), node.output()
+        plant.silent = True
+        in_odom = PoseWithCovarianceStamped()
+        in_odom.header.frame_id = 'odom'
+        refused = 'pose ignored: the static transforms put "odom" at (-1e+308, 0) m from "map"'
+
+        def refused_or_overflowed() -> bool:
+            time_msg(probe.node.get_clock().now().nanoseconds, in_odom.header.stamp)
+            plant._pose_pub.publish(in_odom)  # again until the transform has come too
+            return refused in node.output() or not all(
+                math.isfinite(e.vector.x) and math.isfinite(e.vector.y) for e in errors)
+
+        assert probe.spin_until(refused_or_overflowed, 20), node.output()
+        assert all(math.isfinite(e.vector.x) and math.isfinite(e.vector.y)
+                   for e in errors), [e.vector for e in errors][-3:]
+        assert f'{refused}, beyond +-1e+09 m' in node.output()
+        assert node.stop_cleanly(), node.output()
+
+
 def test_a_plan_from_another_clock_starts_on_arrival_and_stale_poses_stop(probe):
     params = {**FIXED_CONTROLLER, 'pose_timeout': 0.5}
     with NodeProcess(NODE, params) as node:

@@ -34,6 +34,13 @@ INFO_PERIOD_S = 1.0  # throttle of the notes a message triggers (a new plan, a t
 IDENTITY: Floats3 = (0.0, 0.0, 0.0)  # map_T of a pose already in the map frame
 
 
+def within_reach(x_m: float, y_m: float, yaw_rad: float) -> bool:
+    """Whether a planar pose (or transform) is finite with x and y within
+    +-:data:`MAX_POSE_DISTANCE_M`."""
+    return (abs(x_m) <= MAX_POSE_DISTANCE_M and abs(y_m) <= MAX_POSE_DISTANCE_M
+            and math.isfinite(yaw_rad))  # False for NaN too
+
+
 class InputWarnings:
     """Log lines that received messages trigger, at most one per period per kind (the topic and
     the reason), so that a flood of messages cannot flood the log: warnings every
@@ -81,13 +88,21 @@ class MapPoses:
 
     def map_T(self, frame_id: str, what: str) -> Floats3 | None:
         """The planar transform from ``frame_id`` into the map frame; None (and a throttled
-        warning) when no static transform joins them."""
+        warning) when no static transform joins them, or when they put ``frame_id`` beyond
+        +-:data:`MAX_POSE_DISTANCE_M` of the map frame (or not finitely far)."""
         frame = frame_id.lstrip('/')
         if frame in ('', self.map_frame):
             return IDENTITY
         transform = self._static.target_T_source(self.map_frame, frame)
         if transform is None:
             self.frame_matches(frame, what)
+            return None
+        if not within_reach(*transform):
+            self.warnings.warn(f'{what} frame too far', (
+                f'{what} ignored: the static transforms put "{frame}" at '
+                f'({transform[0]:g}, {transform[1]:g}) m '
+                f'from "{self.map_frame}", beyond +-{MAX_POSE_DISTANCE_M:g} m'))
+            return None
         return transform
 
     def pose(self, pose: Pose, frame_id: str, what: str) -> Pose2D | None:
@@ -99,8 +114,7 @@ class MapPoses:
                ) -> Floats3 | None:
         """:meth:`pose` of the planar pose (x, y, yaw) in ``frame_id``, as plain floats (a node
         reading a pose at every sample builds its Pose2D when it uses one)."""
-        if not (abs(x_m) <= MAX_POSE_DISTANCE_M and abs(y_m) <= MAX_POSE_DISTANCE_M
-                and math.isfinite(yaw_rad)):  # False for NaN too
+        if not within_reach(x_m, y_m, yaw_rad):
             self._refuse(x_m, y_m, yaw_rad, what)
             return None
         # The map frame (never starting with '/', see frames.check_frame_text) as map_T finds it.
