@@ -193,18 +193,15 @@ def test_invalid_parameters_stop_start_up_with_one_line(ros_domain_id, params, m
 def test_goal_in_a_frame_joined_by_a_static_transform_is_moved_into_the_map_frame(probe):
     """multi_robot: RViz stamps goals with its fixed frame 'map'; robot2 plans in robot2/map,
     placed 4 m to the right of map and turned by 90 degrees by a static transform."""
-    from geometry_msgs.msg import TransformStamped
     from tf2_msgs.msg import TFMessage
 
+    from wheelsim.ros.conversions import transform_stamped
     from wheelsim.ros.static_frames import STATIC_TF_QOS
 
     node = NodeProcess(NODE, {**FIXED_PLANNER, 'frame_prefix': 'robot2/', 'waypoints': []})
     with node:
         static = probe.publisher(TFMessage, '/tf_static', STATIC_TF_QOS)
-        placement = TransformStamped()
-        placement.header.frame_id, placement.child_frame_id = 'map', 'robot2/map'
-        placement.transform.translation.y = -4.0
-        placement.transform.rotation = quaternion_from_yaw(math.pi / 2)
+        placement = transform_stamped(0, 'map', 'robot2/map', (0.0, -4.0, math.pi / 2))
         static.publish(TFMessage(transforms=[placement]))
         plans = probe.record(Path, 'plan', qos.LATCHED)
         pose = probe.publisher(PoseWithCovarianceStamped, 'pose')

@@ -5,6 +5,7 @@ identity would give it, bit for bit (signed zeros included); non-finite poses an
 import itertools
 import math
 import struct
+import time
 
 import rclpy
 from geometry_msgs.msg import Pose
@@ -50,5 +51,41 @@ def test_map_frame_poses_are_the_identity_composition_bit_for_bit(ros_domain_id)
             assert poses.pose(pose_message(*bad), 'map', 'pose') is None
             assert poses.planar(*bad, 'map', 'pose') is None
         assert poses.planar(1.0, 2.0, 0.5, 'odom', 'pose') is None  # no transform to map
+    finally:
+        rclpy.try_shutdown(context=context)
+
+
+def test_frames_and_poses_static_transforms_put_beyond_1e9_m_are_refused(ros_domain_id):
+    """A frame the static transforms put beyond +-1e9 m of the map frame (or not finitely far,
+    a chain overflowing) is refused, and so is a pose a transform moves beyond +-1e9 m."""
+    from rclpy.executors import SingleThreadedExecutor
+    from tf2_msgs.msg import TFMessage
+
+    from wheelsim.ros.conversions import transform_stamped
+    from wheelsim.ros.static_frames import STATIC_TF_QOS
+
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    try:
+        seam = LiveSeam('map_poses', context=context)
+        poses = MapPoses(seam, 'map')
+        links = {'edge': ('map', 1e9), 'beyond': ('map', 1.0000001e9), 'far': ('map', -1e308),
+                 'farther': ('far', -1e308), 'last': ('map', 0.0)}  # child: (parent, x [m])
+        static = seam.rclpy_node.create_publisher(TFMessage, '/tf_static', STATIC_TF_QOS)
+        static.publish(TFMessage(transforms=[transform_stamped(0, parent, child, (x_m, 0.0, 0.0))
+                                             for child, (parent, x_m) in links.items()]))
+        executor = SingleThreadedExecutor(context=context)
+        executor.add_node(seam.rclpy_node)
+        deadline = time.monotonic() + 30
+        while poses.map_T('last', 'pose') is None:  # every link came in the one message
+            assert time.monotonic() < deadline, 'no /tf_static received'
+            executor.spin_once(timeout_sec=0.1)
+        assert poses.map_T('edge', 'pose') == (1e9, 0.0, 0.0)
+        assert poses.planar(0.0, 0.0, 0.0, 'edge', 'pose') == (1e9, 0.0, 0.0)
+        assert poses.planar(-1.0, 0.0, 0.0, 'edge', 'pose') == (1e9 - 1.0, 0.0, 0.0)
+        assert poses.planar(1.0, 0.0, 0.0, 'edge', 'pose') is None  # 1e9 + 1 m in map
+        for frame in ('beyond', 'far', 'farther'):  # 'farther': -inf
+            assert poses.map_T(frame, 'pose') is None, frame
+            assert poses.planar(0.0, 0.0, 0.0, frame, 'pose') is None, frame
     finally:
         rclpy.try_shutdown(context=context)

@@ -22,8 +22,8 @@ from wheelsim.ros.seam import NodeSeam
 from wheelsim.ros.static_frames import StaticFrames
 
 WARN_PERIOD_S = 5.0  # throttle of warnings that can repeat with every message
-#: A pose with a coordinate beyond +- this (m) is refused like a non-finite one: no map is
-#: that large, and squares of such coordinates overflow in the trackers' nearest-point search.
+#: A pose with a map-frame coordinate beyond +- this (m) is refused like a non-finite one: no map
+#: is that large, and far larger coordinates overflow the trackers' nearest-point search.
 MAX_POSE_DISTANCE_M = 1e9
 #: A body twist with a component beyond +- this (m/s, rad/s) is refused like a non-finite one:
 #: no vehicle moves that fast, and a pose predicted with it overflows the trackers' arithmetic.
@@ -34,7 +34,7 @@ INFO_PERIOD_S = 1.0  # throttle of the notes a message triggers (a new plan, a t
 IDENTITY: Floats3 = (0.0, 0.0, 0.0)  # map_T of a pose already in the map frame
 
 
-def within_reach(x_m: float, y_m: float, yaw_rad: float) -> bool:
+def within_pose_bounds(x_m: float, y_m: float, yaw_rad: float) -> bool:
     """Whether a planar pose (or transform) is finite with x and y within
     +-:data:`MAX_POSE_DISTANCE_M`."""
     return (abs(x_m) <= MAX_POSE_DISTANCE_M and abs(y_m) <= MAX_POSE_DISTANCE_M
@@ -97,7 +97,7 @@ class MapPoses:
         if transform is None:
             self.frame_matches(frame, what)
             return None
-        if not within_reach(*transform):
+        if not within_pose_bounds(*transform):
             self.warnings.warn(f'{what} frame too far', (
                 f'{what} ignored: the static transforms put "{frame}" at '
                 f'({transform[0]:g}, {transform[1]:g}) m '
@@ -113,9 +113,11 @@ class MapPoses:
     def planar(self, x_m: float, y_m: float, yaw_rad: float, frame_id: str, what: str
                ) -> Floats3 | None:
         """:meth:`pose` of the planar pose (x, y, yaw) in ``frame_id``, as plain floats (a node
-        reading a pose at every sample builds its Pose2D when it uses one)."""
-        if not within_reach(x_m, y_m, yaw_rad):
-            self._refuse(x_m, y_m, yaw_rad, what)
+        reading a pose at every sample builds its Pose2D when it uses one). Refused (None, and a
+        throttled warning) unless finite and within +-:data:`MAX_POSE_DISTANCE_M` both as given
+        and in the map frame."""
+        if not within_pose_bounds(x_m, y_m, yaw_rad):
+            self._refuse((x_m, y_m, yaw_rad), frame_id.lstrip('/') or self.map_frame, what)
             return None
         # The map frame (never starting with '/', see frames.check_frame_text) as map_T finds it.
         transform = IDENTITY if frame_id == self.map_frame else self.map_T(frame_id, what)
@@ -125,16 +127,21 @@ class MapPoses:
             # compose_floats(IDENTITY, planar) without its trigonometry: cos 0 = 1 and sin 0 = 0
             # exactly, so each component is 0 + the input (which turns -0.0 into 0.0 alike).
             return 0.0 + x_m, 0.0 + y_m, wrap_angle(0.0 + yaw_rad)
-        return compose_floats(transform, (x_m, y_m, yaw_rad))
+        in_map = compose_floats(transform, (x_m, y_m, yaw_rad))
+        if not within_pose_bounds(*in_map):
+            self._refuse(in_map, self.map_frame, what)
+            return None
+        return in_map
 
-    def _refuse(self, x_m: float, y_m: float, yaw_rad: float, what: str) -> None:
-        """Warn (throttled) why a pose with a non-finite or too large value is ignored."""
-        planar = (x_m, y_m, yaw_rad)
-        if not (math.isfinite(x_m) and math.isfinite(y_m) and math.isfinite(yaw_rad)):
+    def _refuse(self, planar: Floats3, frame: str, what: str) -> None:
+        """Warn (throttled) why a pose (x, y, yaw) in ``frame`` with a non-finite or too large
+        value is ignored."""
+        x_m, y_m, _ = planar
+        if not all(math.isfinite(v) for v in planar):
             self.warnings.warn(f'{what} not finite', f'{what} ignored: not finite {planar}')
         else:
             self.warnings.warn(f'{what} too far',
-                               f'{what} ignored: ({x_m:g}, {y_m:g}) m is beyond '
+                               f'{what} ignored: ({x_m:g}, {y_m:g}) m in "{frame}" is beyond '
                                f'+-{MAX_POSE_DISTANCE_M:g} m')
 
 
