@@ -5,6 +5,8 @@ the test process publishes ground truth or commands and records what comes back.
 """
 
 import math
+import os
+import signal
 import time
 
 import numpy as np
@@ -212,10 +214,17 @@ def test_with_vehicle_sim_all_three_frames_and_both_topics(probe, outputs):
             lambda: len(truth) > 5 and len(outputs.received['odom']) > 5, 30.0)
         command = Twist()
         command.linear.x, command.angular.z = 0.8, 0.4
-        for _ in range(30):
+        for step in range(40):
             cmd_vel.publish(command)
             probe.spin_until(lambda: False, 0.05)
+            # localization stalled for 1 s, as a busy machine can stall it: the ground truths
+            # of that second wait in its queue (qos.EVERY_SAMPLE; depth 10 lost 40 of them).
+            if step == 5:
+                os.kill(nodes[1].process.pid, signal.SIGSTOP)
+            elif step == 25:
+                os.kill(nodes[1].process.pid, signal.SIGCONT)
     finally:
+        os.kill(nodes[1].process.pid, signal.SIGCONT)
         codes = [node.stop() for node in nodes]
     node_outputs = '\n'.join(node.output() for node in nodes)
     assert codes == [0, 0], node_outputs
@@ -240,8 +249,8 @@ def test_with_vehicle_sim_all_three_frames_and_both_topics(probe, outputs):
             f'in [{low}, {high}] ns, {name} without odom {sorted(stamps - answered)}, odom '
             f'without {name} {sorted(answered - stamps)}'
         )
-    # One answer per ground truth, but a subscriber's keep-last 10 queue drops samples when its
-    # process is starved for 0.2 s (a CI run lost at least one): a few, not a pattern.
+    # One answer per ground truth, the stalled second's too; a few may still be lost to a
+    # machine that starves the node for over 2 s (the queue's 100 samples), not a pattern.
     # Exactly one per ground truth is checked where the test paces the samples (above).
     unanswered = sorted(window - answered)
     assert len(unanswered) <= 0.05 * len(window), (
