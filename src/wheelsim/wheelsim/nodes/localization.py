@@ -128,13 +128,12 @@ class Localization:
         self._twist_parts = (odom.twist.twist.linear, odom.twist.twist.angular)
         self._covariances = (odom.pose.covariance, pose.pose.covariance)
         self._twist_variances = None  # those in the odom message, set at its first publication
-        self.seam.create_subscription(Odometry, 'ground_truth', self._on_ground_truth,
-                                       qos.EVERY_SAMPLE)
+        self.seam.create_subscription(Odometry, 'ground_truth', self._on_ground_truth, qos.DEFAULT)
         # With wheel encoders, each ground-truth sample waits for the joint_states of its time.
         self._waiting: list[tuple[int, tuple, tuple]] = []
         if config.odometry_source == 'joint_states':
             self.seam.create_subscription(
-                JointState, 'joint_states', self._on_joint_states, qos.EVERY_SAMPLE
+                JointState, 'joint_states', self._on_joint_states, qos.DEFAULT
             )
         self._map_poses = MapPoses(seam, self.map_frame)
         self.seam.create_subscription(

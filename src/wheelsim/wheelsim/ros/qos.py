@@ -16,10 +16,6 @@ _VOLATILE, _TRANSIENT_LOCAL = DurabilityPolicy.VOLATILE, DurabilityPolicy.TRANSI
 #: Everything not listed below: reliable, volatile, depth 10.
 DEFAULT = _keep_last(10, _RELIABLE, _VOLATILE)
 
-#: Subscribing to ``ground_truth`` and ``joint_states`` (localization): every sample moves the
-#: odometry, so a process that stalls finds 100 of them queued (2 s at vehicle_sim's default
-#: 50 Hz), not the last 10. Readers of any depth match writers of any depth.
-EVERY_SAMPLE = _keep_last(100, _RELIABLE, _VOLATILE)
 #: ``robot_description``, ``plan``, ``/tf_static``: a late subscriber still gets the last value.
 LATCHED = _keep_last(1, _RELIABLE, _TRANSIENT_LOCAL)
 
