@@ -4,6 +4,7 @@ import importlib
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -370,21 +371,30 @@ def test_an_impossible_real_time_factor_is_refused_by_name(tmp_path, factor):
 def test_interrupted_run_keeps_a_valid_bag(tmp_path):
     exe = shutil.which('wheelsim')
     # Paced at 5x real time, so the 90 s default scenario is still running when interrupted.
-    process = subprocess.Popen([exe, 'run', '--no-plots', '--quiet', '--output', 'o',
-                                '--real-time-factor', '5'],
-                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
-    bag = tmp_path / 'o' / 'default' / 'bag'
+    # The progress bar (on stderr) says how far it has simulated: interrupted after 5 s.
+    progress = tmp_path / 'stderr'
+    with progress.open('w') as stderr:
+        process = subprocess.Popen([exe, 'run', '--no-plots', '--output', 'o',
+                                    '--real-time-factor', '5'],
+                                   cwd=tmp_path, stdout=subprocess.PIPE, stderr=stderr,
+                                   text=True)
+
+    def simulated_s():
+        shown = re.findall(r'([0-9.]+)/90\.0 s sim', progress.read_text())
+        return float(shown[-1]) if shown else 0.0
+
     deadline = time.monotonic() + 120
-    while not list(bag.glob('*.mcap')) and time.monotonic() < deadline:
+    while simulated_s() < 5.0 and process.poll() is None:
+        assert time.monotonic() < deadline, progress.read_text()
         time.sleep(0.2)
-    time.sleep(3.0)  # let it simulate a while
     process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=120)
+    stdout, _ = process.communicate(timeout=120)
+    stderr = progress.read_text()
     assert process.returncode == 130, stdout + stderr
+    bag = tmp_path / 'o' / 'default' / 'bag'
     assert 'interrupted' in stdout
     topics = read_bag(bag)
-    assert 0 < len(topics['/ground_truth']) < 50 * 90
+    assert 50 * 5 <= len(topics['/ground_truth']) < 50 * 90  # 50 Hz, interrupted after 5 s
     metrics = json.loads((bag.parent / 'metrics.json').read_text())
     assert metrics['partial'] is True  # computed on the part that ran
 

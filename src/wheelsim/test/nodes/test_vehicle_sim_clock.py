@@ -141,7 +141,9 @@ def test_reference_clock_at_10x_drives_a_follower_and_sim_time_timers(ros_domain
         followed = probe.record(Odometry, '/follower/ground_truth')
         diagnostics = probe.record_arrivals(DiagnosticArray, '/diagnostics')
         assert probe.spin_until(lambda: len(followed) > 0 and len(ground_truth) > 0, 30.0)
-        probe.spin_for(2.5)
+        # Three reports of the 10x phase (1 Hz, wall time): two periods to measure.
+        assert probe.spin_until(lambda: sum(
+            requested(a) == 10.0 for _, a in reference_reports(diagnostics)) >= 3, 60.0)
         # Then at 1x, where a loaded machine delays the timer node's callbacks far less.
         request = SetParameters.Request(
             parameters=[Parameter('real_time_factor', value=1.0).to_parameter_msg()])
@@ -153,7 +155,9 @@ def test_reference_clock_at_10x_drives_a_follower_and_sim_time_timers(ros_domain
         received, clock = wait_for_message(Clock, probe.node, '/clock', time_to_wait=10.0)
         assert received, 'no /clock within 10 s'
         real_time_from_ns = stamp_ns(clock.clock) + 100 * MS
-        probe.spin_for(2.0)
+        # 2 s of the 1x clock published, for the timer node to fire on.
+        assert probe.spin_until(lambda: stamp_ns(clocks[-1].clock) >= real_time_from_ns
+                                + 2_000 * MS, 60.0)
         # Every 10x report taken: a 1x report came after them, from the same publisher.
         assert probe.spin_until(lambda: any(
             requested(a) == 1.0 for _, a in reference_reports(diagnostics)), 20.0)

@@ -147,6 +147,7 @@ def test_cmd_vel_type_follows_the_publishers(sim):
 
 
 def test_bad_commands_are_rejected_or_saturated(sim):
+    hold_commands(sim)
     assert sim.speed_reaching(lambda: sim.send_twist(0.4), 0.4) == pytest.approx(0.4)
     assert sim.speed_after(lambda: sim.send_twist(math.nan), 0.3) == pytest.approx(0.4)
     assert int(sim.diagnostic('rejected commands')) >= 1
@@ -168,6 +169,7 @@ def test_wheel_commands_drive_it_and_bad_ones_are_rejected_naming_the_joints(sim
         return lambda: wheels.publish(Float64MultiArray(data=list(joint_radps)))
 
     rolling = 0.6 / radius_m
+    hold_commands(sim)
     assert sim.speed_reaching(send(rolling, rolling), 0.6) == pytest.approx(0.6)
     assert sim.speed_after(send(rolling, rolling, rolling), 0.3) == pytest.approx(0.6)
     assert ('/wheel_commands: rejected a command of 3 values: it takes one velocity [rad/s] per '
@@ -179,7 +181,15 @@ def test_wheel_commands_drive_it_and_bad_ones_are_rejected_naming_the_joints(sim
     assert turning == pytest.approx(0.0, abs=1e-9)
     assert sim.latest().twist.twist.angular.z > 0.5  # left back, right forward: counterclockwise
     assert sim.speed_reaching(send(1e6, 1e6), 2.0) == pytest.approx(2.0)  # the wheels' max_velocity
-    assert sim.speed_after(lambda: None, 1.6) == 0.0  # expired: no command for over 1 s
+    assert sim.set('twist_reference_max_oldness', 1.0).successful  # re-arms the expiry
+    assert sim.speed_reaching(lambda: None, 0.0) == 0.0  # expired: no command for over 1 s
+    assert 'no command for 1 s: braking' in sim.process.output()
+
+
+def hold_commands(sim):
+    """Keep the last good command for a minute, not 1 s (``twist_reference_max_oldness``): a
+    check that bad commands leave the speed alone then holds however long the probe stalls."""
+    assert sim.set('twist_reference_max_oldness', 60.0).successful
 
 
 def test_initialpose_teleports_and_reset_returns_to_the_start(sim):

@@ -294,6 +294,7 @@ def test_collision_at_ten_cells_per_step_stops_before_the_wall_and_is_reported(r
             assert 'x=2.025 m' in values['last collision at']
             assert sim.set_parameter('world.collisions', False).successful
             sim.advance(sim.now_ns + 500 * MS)
+            assert probe.catch_up([ground_truth], 60.0, sim.now_ns)
             assert ground_truth[-1].pose.pose.position.x > 2.5  # through the wall
     finally:
         probe.close()
