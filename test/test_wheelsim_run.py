@@ -380,7 +380,7 @@ def test_interrupted_run_keeps_a_valid_bag(tmp_path):
                                    text=True)
 
     def simulated_s():
-        shown = re.findall(r'([0-9.]+)/90\.0 s sim', progress.read_text())
+        shown = re.findall(r'([0-9.]+)/90\.0 s sim', progress.read_text(errors='replace'))
         return float(shown[-1]) if shown else 0.0
 
     deadline = time.monotonic() + 120
