@@ -117,7 +117,7 @@ def test_closes_the_loop_to_the_goal_and_stops(probe, model, algorithm):
             last = plant.commands[-1].twist
             return (last.linear.x, last.linear.y, last.angular.z) == (0.0, 0.0, 0.0)
 
-        assert probe.spin_until(stopped, 5.0), plant.commands[-1]
+        assert probe.spin_until(stopped, 60.0), plant.commands[-1]
         # Within the goal tolerance (0.1 m), plus what it drives while the zero command travels.
         assert math.hypot(plant.pose[0] - goal.x_m, plant.pose[1] - goal.y_m) < 0.11
         # Commands came at the control rate, stamped, in base_link.
@@ -148,7 +148,7 @@ def test_unstamped_commands_and_refused_input(probe):
         probe.spin_for(0.5)  # ten control periods in which nothing may come
         assert not plant.commands
         publisher = send_plan(probe, trajectory)
-        assert probe.spin_until(lambda: len(plant.commands) > 10, 10), node.output()
+        assert probe.spin_until(lambda: len(plant.commands) > 10, 60), node.output()
         assert isinstance(plant.commands[-1], Twist)
         assert plant.twist[0] > 0.1
         # Non-finite poses are refused.
@@ -185,8 +185,8 @@ def test_unstamped_commands_and_refused_input(probe):
         stop = Path()
         stop.header.frame_id = 'map'
         publisher.publish(stop)
-        assert probe.spin_until(lambda: 'empty plan: stopping' in node.output(), 5)
-        assert probe.spin_until(lambda: plant.twist.tolist() == [0.0, 0.0, 0.0], 5), plant.twist
+        assert probe.spin_until(lambda: 'empty plan: stopping' in node.output(), 60)
+        assert probe.spin_until(lambda: plant.twist.tolist() == [0.0, 0.0, 0.0], 60), plant.twist
         output = node.output()
         assert 'plan ignored: its frame is "odom"' in output
         assert node.stop_cleanly(), node.output()
@@ -254,12 +254,18 @@ def test_a_plan_from_another_clock_starts_on_arrival_and_stale_poses_stop(probe)
         )
         trajectory = plan_to_goal(PLANNER, Pose2D(0.0, 0.0, 0.0), Pose2D(6.0, 0.0, 0.0))
         send_plan(probe, trajectory, offset_s=-1000.0)  # stamped 1000 s ago
-        assert probe.spin_until(lambda: plant.twist[0] > 0.1, 10), node.output()
+        assert probe.spin_until(lambda: plant.twist[0] > 0.1, 60), node.output()
         assert "goes on from the vehicle's nearest point, 0.0 s into it" in node.output()
+        silent_ns = probe.node.get_clock().now().nanoseconds
         plant.silent = True  # poses stop coming: zero, a warning
-        assert probe.spin_until(lambda: 'no recent pose' in node.output(), 5), node.output()
+        assert probe.spin_until(lambda: 'no recent pose' in node.output(), 60), node.output()
         # The zero command follows the warning (over DDS, on a machine that may be busy).
-        assert probe.spin_until(lambda: plant.twist.tolist() == [0.0, 0.0, 0.0], 5), plant.twist
+        assert probe.spin_until(lambda: plant.twist.tolist() == [0.0, 0.0, 0.0], 60), plant.twist
+        # Soon after the last pose by the controller's stamps (a busy probe takes them late):
+        # pose_timeout 0.5 s, and what a busy machine adds.
+        first_zero_ns = min(stamp_ns(c.header.stamp) for c in plant.commands
+                            if stamp_ns(c.header.stamp) > silent_ns and c.twist.linear.x == 0.0)
+        assert first_zero_ns - silent_ns < 5e9, (first_zero_ns - silent_ns) / 1e9
 
 
 @pytest.mark.parametrize('params, message', [
@@ -305,12 +311,12 @@ def test_a_policy_drives_and_one_returning_no_action_stops_the_vehicle(probe, tm
         assert probe.spin_until(lambda: plant._pose_pub.get_subscription_count() > 0, 20), (
             node.output())
         send_plan(probe, plan_to_goal(PLANNER, Pose2D(0.0, 0.0, 0.0), Pose2D(6.0, 0.0, 0.0)))
-        assert probe.spin_until(lambda: plant.twist[0] == pytest.approx(0.3), 10), (
+        assert probe.spin_until(lambda: plant.twist[0] == pytest.approx(0.3), 60), (
             node.output())
-        assert probe.spin_until(lambda: 'the policy returned (nan, 0.0)' in node.output(), 10), (
+        assert probe.spin_until(lambda: 'the policy returned (nan, 0.0)' in node.output(), 60), (
             node.output())
         assert 'an action is 2 finite values (vx_mps, wz_radps): stopping' in node.output()
-        assert probe.spin_until(lambda: plant.twist.tolist() == [0.0, 0.0, 0.0], 5), plant.twist
+        assert probe.spin_until(lambda: plant.twist.tolist() == [0.0, 0.0, 0.0], 60), plant.twist
         assert node.stop_cleanly(), node.output()
 
 
@@ -326,7 +332,7 @@ def test_a_restarted_controller_goes_on_from_where_the_vehicle_is(probe):
         )
         trajectory = plan_to_goal(PLANNER, Pose2D(0.0, 0.0, 0.0), Pose2D(6.0, 0.0, 0.0))
         send_plan(probe, trajectory, offset_s=-30.0)  # the latched plan of a run 30 s ago
-        assert probe.spin_until(lambda: plant.twist[0] > 0.05, 10), node.output()
+        assert probe.spin_until(lambda: plant.twist[0] > 0.05, 60), node.output()
         probe.spin_for(2.0)
         speeds = [cmd.twist.linear.x for cmd in plant.commands]
         assert min(speeds) >= 0.0, (speeds, node.output())
@@ -358,7 +364,7 @@ def test_takes_the_vehicle_from_vehicle_description_and_warns_once_of_contradict
         for _ in range(2):  # twice: warned once
             description.publish(String(data=describe(car).to_json()))
             probe.spin_for(0.5)
-        assert probe.spin_until(lambda: 'lead_time 0.25 s' in node.output(), 10), node.output()
+        assert probe.spin_until(lambda: 'lead_time 0.25 s' in node.output(), 60), node.output()
         output = node.output()
         assert ("controller parameter model = 'differential' differs from the vehicle's "
                 "'bicycle' (vehicle_description); using 'differential' as set") in output

@@ -82,13 +82,13 @@ def test_a_live_vehicle_change_updates_robot_state_publisher(ros_domain_id):
             limit = 'model_params.bicycle.steering_actuator.max_position'  # a URDF joint limit
             change = Parameter(limit, value=0.4).to_parameter_msg()
             future = client.call_async(SetParameters.Request(parameters=[change]))
-            assert probe.spin_until(future.done, 10) and future.result().results[0].successful
+            assert probe.spin_until(future.done, 60) and future.result().results[0].successful
 
             def synced():
                 text = fake_rsp.get_parameter('robot_description').value
                 return bool(text) and text == descriptions[-1].data != original.to_xml_string()
 
-            assert probe.spin_until(synced, 10), sim.output()
+            assert probe.spin_until(synced, 60), sim.output()
             from wheelsim.core.vehicle.config import vehicle_config_from_params
             from wheelsim.core.vehicle_sim.config import VehicleSimSettings
             from wheelsim.core.vehicle_sim.description import vehicle_sim_urdf

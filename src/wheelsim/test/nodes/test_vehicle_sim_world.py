@@ -112,7 +112,7 @@ def test_scan_follows_the_clock_exactly_and_matches_the_map(ros_domain_id, tmp_p
             # The two topics arrive independently: wait for the ground truth of the last scan
             # too (a loaded CI run once had 15 scans and the ground truth up to the 14th).
             last_ns = start + 1500 * MS
-            assert probe.spin_until(lambda: len(scans) >= 15, 10.0), sim.process.output()
+            assert probe.spin_until(lambda: len(scans) >= 15, 60.0), sim.process.output()
             assert probe.catch_up([ground_truth], 10.0, last_ns), sim.process.output()
     finally:
         probe.close()
@@ -186,7 +186,7 @@ def test_scan_as_the_reference_clock_and_as_nav2s_collision_monitor_sees_it(ros_
         message.header.frame_id = 'map'
         message.pose.pose.position.x = 1.6  # the polygon's front edge 0.5 m ahead: x = 2.1
         teleport.publish(message)
-        assert probe.spin_until(lambda: monitor.check() == 'stop', 10.0), node.output()
+        assert probe.spin_until(lambda: monitor.check() == 'stop', 60.0), node.output()
     finally:
         node.stop()
         probe.close()
@@ -379,7 +379,7 @@ def test_the_map_file_is_published_on_map_as_map_server_would(ros_domain_id, tmp
             if not publish_map:
                 assert not maps and not info
                 return
-            assert probe.spin_until(lambda: maps, 10.0), sim.process.output()
+            assert probe.spin_until(lambda: maps, 60.0), sim.process.output()
             sim.advance(start_ns + 600 * MS)
     finally:
         probe.close()

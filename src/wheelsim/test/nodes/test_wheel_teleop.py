@@ -122,7 +122,7 @@ def test_over_dds_it_turns_the_pad_into_wheel_commands(probe):
         description.publish(String(data=describe(vehicle.config, build_urdf(vehicle.config))
                                    .to_json()))
         assert probe.spin_until(lambda: 'full stick is' in node.output(), 30.0), node.output()
-        assert probe.spin_until(lambda: pad.publish(Joy(axes=[0.0, 0.5])) or commands, 10.0), (
+        assert probe.spin_until(lambda: pad.publish(Joy(axes=[0.0, 0.5])) or commands, 60.0), (
             node.output())
         radius_m = vehicle.config.active.wheel_radius_m
         top_mps = vehicle.config.active.drive_actuators.max_velocity

@@ -261,7 +261,7 @@ class Probe:
         """Spin for ``duration_s`` of wall time."""
         self.spin_until(lambda: False, duration_s)
 
-    def catch_up(self, recordings: Sequence[list], timeout_s: float = 10.0,
+    def catch_up(self, recordings: Sequence[list], timeout_s: float = 60.0,
                  until_ns: int | None = None) -> bool:
         """Spin until each recording (of :meth:`record` or :meth:`record_arrivals`, of messages
         with a header) ends with a message stamped at or after ``until_ns`` (default: this
@@ -279,7 +279,7 @@ class Probe:
 
         return self.spin_until(caught_up, timeout_s)
 
-    def call(self, srv_type: type, name: str, request: Any, timeout_s: float = 10.0) -> Any:
+    def call(self, srv_type: type, name: str, request: Any, timeout_s: float = 60.0) -> Any:
         """Call a service and return its response; raises TimeoutError."""
         client = self.node.create_client(srv_type, name)
         try:
@@ -384,7 +384,7 @@ class ClockedVehicleSim:
 
     def wait_for_output(self, stamp: int) -> None:
         """Wait for the output stamped ``stamp`` (republishing /clock, which is best effort)."""
-        for _ in range(20):
+        for _ in range(120):
             if self.probe.spin_until(lambda: self.last_stamp() == stamp, 0.5):
                 return
             self.clock.publish(clock_msg(self.now_ns))
