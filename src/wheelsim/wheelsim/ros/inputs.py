@@ -16,15 +16,12 @@ import numpy as np
 from geometry_msgs.msg import Pose
 
 from wheelsim.core.geometry.angles import wrap_angle
-from wheelsim.core.geometry.se2 import Floats3, Pose2D, compose_floats
+from wheelsim.core.geometry.se2 import MAX_COORDINATE_M, Floats3, Pose2D, compose_floats
 from wheelsim.ros.conversions import pose2d
 from wheelsim.ros.seam import NodeSeam
 from wheelsim.ros.static_frames import StaticFrames
 
 WARN_PERIOD_S = 5.0  # throttle of warnings that can repeat with every message
-#: A pose with a map-frame coordinate beyond +- this (m) is refused like a non-finite one: no map
-#: is that large, and far larger coordinates overflow the trackers' nearest-point search.
-MAX_POSE_DISTANCE_M = 1e9
 #: A body twist with a component beyond +- this (m/s, rad/s) is refused like a non-finite one:
 #: no vehicle moves that fast, and a pose predicted with it overflows the trackers' arithmetic.
 MAX_TWIST_COMPONENT = 1e6
@@ -36,8 +33,8 @@ IDENTITY: Floats3 = (0.0, 0.0, 0.0)  # map_T of a pose already in the map frame
 
 def within_pose_bounds(x_m: float, y_m: float, yaw_rad: float) -> bool:
     """Whether a planar pose (or transform) is finite with x and y within
-    +-:data:`MAX_POSE_DISTANCE_M`."""
-    return (abs(x_m) <= MAX_POSE_DISTANCE_M and abs(y_m) <= MAX_POSE_DISTANCE_M
+    +-:data:`MAX_COORDINATE_M`."""
+    return (abs(x_m) <= MAX_COORDINATE_M and abs(y_m) <= MAX_COORDINATE_M
             and math.isfinite(yaw_rad))  # False for NaN too
 
 
@@ -89,7 +86,7 @@ class MapPoses:
     def map_T(self, frame_id: str, what: str) -> Floats3 | None:
         """The planar transform from ``frame_id`` into the map frame; None (and a throttled
         warning) when no static transform joins them, or when they put ``frame_id`` beyond
-        +-:data:`MAX_POSE_DISTANCE_M` of the map frame (or not finitely far)."""
+        +-:data:`MAX_COORDINATE_M` of the map frame (or not finitely far)."""
         frame = frame_id.lstrip('/')
         if frame in ('', self.map_frame):
             return IDENTITY
@@ -101,7 +98,7 @@ class MapPoses:
             self.warnings.warn(f'{what} frame too far', (
                 f'{what} ignored: the static transforms put "{frame}" at '
                 f'({transform[0]:g}, {transform[1]:g}) m '
-                f'from "{self.map_frame}", beyond +-{MAX_POSE_DISTANCE_M:g} m'))
+                f'from "{self.map_frame}", beyond +-{MAX_COORDINATE_M:g} m'))
             return None
         return transform
 
@@ -114,7 +111,7 @@ class MapPoses:
                ) -> Floats3 | None:
         """:meth:`pose` of the planar pose (x, y, yaw) in ``frame_id``, as plain floats (a node
         reading a pose at every sample builds its Pose2D when it uses one). Refused (None, and a
-        throttled warning) unless finite and within +-:data:`MAX_POSE_DISTANCE_M` both as given
+        throttled warning) unless finite and within +-:data:`MAX_COORDINATE_M` both as given
         and in the map frame."""
         if not within_pose_bounds(x_m, y_m, yaw_rad):
             self._refuse((x_m, y_m, yaw_rad), frame_id.lstrip('/') or self.map_frame, what)
@@ -142,7 +139,7 @@ class MapPoses:
         else:
             self.warnings.warn(f'{what} too far',
                                f'{what} ignored: ({x_m:g}, {y_m:g}) m in "{frame}" is beyond '
-                               f'+-{MAX_POSE_DISTANCE_M:g} m')
+                               f'+-{MAX_COORDINATE_M:g} m')
 
 
 def rotate_planar_covariance(covariance: np.ndarray, yaw_rad: float) -> np.ndarray:

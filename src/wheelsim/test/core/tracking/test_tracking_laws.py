@@ -434,11 +434,16 @@ def test_differential_ends_point_to_point_beside_the_goal():
     assert step.command.vx_mps == 0.0 and step.command.wz_radps > 0.0  # turns to face it
 
 
-def test_controller_refuses_a_non_finite_pose():
+@pytest.mark.parametrize('pose', [Pose2D(math.nan, 0.0, 0.0), Pose2D(0.0, 0.0, math.inf),
+                                  Pose2D(-1e308, 0.0, 0.0), Pose2D(0.0, 1e9 + 1.0, 0.0)])
+def test_controller_refuses_a_non_finite_or_far_pose(pose):
+    """A pose of -1e308 m once gave -inf/NaN tracking errors, and +1e308 m zero errors."""
     ctl = controller()
     ctl.follow(straight(5.0), 0.0)
-    with pytest.raises(ValueError, match='finite'):
-        ctl.step(0.0, Pose2D(math.nan, 0.0, 0.0))
+    with pytest.raises(ValueError, match=r'finite, with x and y within \+-1e\+09 m'):
+        ctl.step(0.0, pose)
+    step = ctl.step(0.0, Pose2D(1e9, 0.0, 0.0))  # at the bound: taken, and the errors finite
+    assert step.errors is not None and all(map(math.isfinite, step.errors))
 
 
 def test_plans_without_times_are_timed_within_the_output_limits():

@@ -113,6 +113,16 @@ def test_bad_yaml_fields_are_named(tmp_path, replace, message):
         load_map_file(path)
 
 
+def test_a_grid_beyond_the_coordinate_bound_is_named(tmp_path):
+    """Found by reading: such a file once passed the loader and made vehicle_sim crash."""
+    path = write_map(tmp_path, [[0, 0]])
+    path.write_text(path.read_text().replace('origin: [-1.0, -2.0, 0.5]',
+                                             'origin: [-1.0e+308, 0.0, 0.0]'))
+    with pytest.raises(MapError, match=r'map .*map.yaml: map origin \(-1e\+308, 0.0, 0.0\) with '
+                       r'2 x 1 cells of 0.1 m: the grid must lie within \+-1e\+09 m'):
+        load_map_file(path)
+
+
 def test_bad_mode_and_missing_image_are_named(tmp_path):
     path = write_map(tmp_path, [[0]], mode='mode: fuzzy')
     with pytest.raises(MapError, match="mode: 'fuzzy' must be one of trinary, scale, raw"):

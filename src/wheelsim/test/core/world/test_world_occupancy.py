@@ -63,8 +63,16 @@ def test_threshold_decides_what_is_an_obstacle():
     (([0] * 5, 2, 2, 0.1), 'map data has 5 cells, width x height is 2 x 2 = 4'),
     (([0] * 4, 2, 2, 0.0), 'resolution 0.0 m: must be a finite number > 0'),
     (([0] * 4, 2, 2, 0.1, (0.0, float('nan'), 0.0)), 'origin'),
+    (([0] * 4, 2, 2, 0.1, (-1e308, 0.0, 0.0)), r'within \+-1e\+09 m of the map frame'),
+    (([0] * 4, 2, 2, 1e300), r'2 x 2 cells of 1e\+300 m: the grid must lie within'),
+    (([0] * 4, 2, 2, 0.1, (1e9 - 0.1, 0.0, 0.0)), 'must lie within'),  # the far corner
     (([], 0, 2, 0.1), 'map size 0 x 2 cells'),
 ])
 def test_bad_maps_are_refused_with_the_reason(args, message):
     with pytest.raises(MapError, match=message):
         OccupancyMap.from_values(*args)
+
+
+def test_a_grid_up_to_the_coordinate_bound_is_taken():
+    grid = OccupancyMap.from_values([0] * 4, 2, 2, 0.5, (1e9 - 1.0, -1e9, math.pi / 2))
+    assert grid.to_map(2, 0) == pytest.approx((1e9 - 1.0, -1e9 + 1.0))

@@ -36,6 +36,10 @@ from wheelsim.core.compiled import compiled, jitable
 from wheelsim.core.geometry.angles import wrap_angle, wrap_angles
 
 SERIES_BELOW_RAD = 1e-3
+#: The largest map-frame coordinate [m] of any pose, frame or map cell an input may give (both x
+#: and y within +- this): no world is that large, and much larger coordinates overflow the
+#: trackers' nearest-point search into inf and NaN.
+MAX_COORDINATE_M = 1e9
 
 #: Three plain floats: a pose or increment ``(x [m], y [m], yaw [rad])``, a body twist
 #: ``(vx [m/s], vy [m/s], wz [rad/s])`` or the diagonal of such a 3x3 covariance.

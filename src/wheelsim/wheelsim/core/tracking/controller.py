@@ -46,7 +46,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from wheelsim.core.geometry.angles import wrap_angle
-from wheelsim.core.geometry.se2 import Pose2D
+from wheelsim.core.geometry.se2 import MAX_COORDINATE_M, Pose2D
 from wheelsim.core.planning.path import PlanningError
 from wheelsim.core.planning.timing import MotionLimits, time_scale
 from wheelsim.core.planning.trajectory import (
@@ -225,14 +225,15 @@ class TrackingController:
     def step(self, now_s: float, pose: Pose2D, measured: BodyTwist | None = None) -> ControlStep:
         """One control step at time ``now_s`` from ``pose``; ``measured`` is the body twist.
 
-        Raises ValueError for a non-finite pose or time (nothing changes then), and
+        Raises ValueError for a non-finite time or yaw, or a pose with x or y beyond
+        +-:data:`~wheelsim.core.geometry.se2.MAX_COORDINATE_M` (nothing changes then), and
         :class:`~wheelsim.core.tracking.policy.PolicyError` (a ValueError) when a policy returns
         no action (the schedule has moved on to now).
         """
-        isfinite = math.isfinite
-        if not (isfinite(now_s) and isfinite(pose[0]) and isfinite(pose[1])
-                and isfinite(pose[2])):
-            raise ValueError(f'time and pose must be finite, got {now_s}, {pose}')
+        if not (math.isfinite(now_s) and abs(pose[0]) <= MAX_COORDINATE_M
+                and abs(pose[1]) <= MAX_COORDINATE_M and math.isfinite(pose[2])):
+            raise ValueError(f'time and pose must be finite, with x and y within '
+                             f'+-{MAX_COORDINATE_M:g} m; got {now_s}, {pose}')
         following = self._following
         previous_s = self._previous_time_s
         period_s = self._period(now_s)

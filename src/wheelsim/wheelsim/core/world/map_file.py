@@ -41,6 +41,7 @@ from wheelsim.core.world.occupancy import (
     UNKNOWN,
     MapError,
     OccupancyMap,
+    check_grid,
 )
 
 MODES = ('trinary', 'scale', 'raw')
@@ -139,8 +140,12 @@ def load_map_file(yaml_path: str | os.PathLike) -> MapFile:
     mode = _mode(path, doc)
     gray, alpha = _read_image(image_path)
     values = cell_values(gray, alpha, mode, negate, occupied, free)
-    return MapFile(path, image_path, resolution, tuple(float(v) for v in origin), negate,
-                   occupied, free, mode, values)
+    origin = tuple(float(v) for v in origin)
+    try:
+        check_grid(values.shape[1], values.shape[0], resolution, origin)
+    except MapError as err:
+        raise MapError(f'map {path}: {err}') from None
+    return MapFile(path, image_path, resolution, origin, negate, occupied, free, mode, values)
 
 
 def _read_image(path: Path) -> tuple[NDArray[np.uint8], NDArray[np.uint8] | None]:

@@ -24,6 +24,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from wheelsim.core.arrays import FloatArray
+from wheelsim.core.geometry.se2 import MAX_COORDINATE_M
 
 UNKNOWN = -1
 FREE = 0
@@ -34,6 +35,28 @@ MAX_CELLS = 100_000_000  # 10 000 x 10 000 cells: beyond this the map is refused
 
 class MapError(ValueError):
     """A map that cannot be used; the message names the field and what is allowed."""
+
+
+def check_grid(width: int, height: int, resolution_m: float,
+               origin: tuple[float, float, float]) -> None:
+    """Raise :class:`MapError`, naming the field, unless the grid's size (integers > 0, at most
+    :data:`MAX_CELLS` cells), resolution (finite, > 0) and origin (finite) are usable and the whole
+    grid lies within +-:data:`~wheelsim.core.geometry.se2.MAX_COORDINATE_M` of the map frame."""
+    if not (isinstance(width, int) and isinstance(height, int) and width > 0 and height > 0):
+        raise MapError(f'map size {width} x {height} cells: both must be integers > 0')
+    if width * height > MAX_CELLS:
+        raise MapError(f'map size {width} x {height} cells: at most {MAX_CELLS} cells')
+    if not (math.isfinite(resolution_m) and resolution_m > 0.0):
+        raise MapError(f'map resolution {resolution_m!r} m: must be a finite number > 0')
+    if len(origin) != 3 or not all(math.isfinite(v) for v in origin):
+        raise MapError(f'map origin {tuple(origin)!r}: must be three finite numbers x, y, yaw')
+    cos, sin = math.cos(origin[2]), math.sin(origin[2])
+    corners = [(origin[0] + cos * gx - sin * gy, origin[1] + sin * gx + cos * gy)
+               for gx in (0.0, width * resolution_m) for gy in (0.0, height * resolution_m)]
+    if not all(abs(x) <= MAX_COORDINATE_M and abs(y) <= MAX_COORDINATE_M for x, y in corners):
+        raise MapError(f'map origin {tuple(origin)!r} with {width} x {height} cells of '
+                       f'{resolution_m:g} m: the grid must lie within +-{MAX_COORDINATE_M:g} m '
+                       'of the map frame in x and y')
 
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity (arrays inside)
@@ -65,15 +88,9 @@ class OccupancyMap:
         origin: tuple[float, float, float] = (0.0, 0.0, 0.0),
         occupied_threshold: int = DEFAULT_OCCUPIED_THRESHOLD,
     ) -> OccupancyMap:
-        """A map from row-major cell values (``OccupancyGrid.data``); raises :class:`MapError`."""
-        if not (isinstance(width, int) and isinstance(height, int) and width > 0 and height > 0):
-            raise MapError(f'map size {width} x {height} cells: both must be integers > 0')
-        if width * height > MAX_CELLS:
-            raise MapError(f'map size {width} x {height} cells: at most {MAX_CELLS} cells')
-        if not (math.isfinite(resolution_m) and resolution_m > 0.0):
-            raise MapError(f'map resolution {resolution_m!r} m: must be a finite number > 0')
-        if len(origin) != 3 or not all(math.isfinite(v) for v in origin):
-            raise MapError(f'map origin {tuple(origin)!r}: must be three finite numbers x, y, yaw')
+        """A map from row-major cell values (``OccupancyGrid.data``); raises :class:`MapError`
+        naming the field (:func:`check_grid`, the threshold, the number of values)."""
+        check_grid(width, height, resolution_m, origin)
         if not 1 <= occupied_threshold <= OCCUPIED:
             raise MapError(f'occupied threshold {occupied_threshold!r}: must be in [1, 100]')
         cells = np.asarray(values, dtype=np.int8).reshape(-1)
