@@ -324,7 +324,16 @@ def test_map_from_the_topic_in_the_map_frame_or_refused_in_another(ros_domain_id
         other = occupancy_grid(world, 'elsewhere', 0)
         maps.publish(other)
         assert probe.spin_until(lambda: 'map ignored: its frame is "elsewhere"' in (
-            node.output()), 10.0)
+            node.output()), 60.0)
+        # A grid reaching beyond +-1e9 m of the map frame: refused, the last map kept.
+        far = occupancy_grid(world, 'map', 0)
+        far.info.origin.position.x = -1e308
+        maps.publish(far)
+        refused = ('map ignored: map origin (-1e+308, -5.0, 0.0) with 200 x 200 cells of 0.05 m: '
+                   'the grid must lie within +-1e+09 m of the map frame in x and y')
+        assert probe.spin_until(lambda: refused in node.output(), 60.0), node.output()
+        assert probe.catch_up([scans], 60.0)
+        assert scans[-1].ranges[180] == pytest.approx(2.0, abs=1e-6)
     finally:
         node.stop()
         probe.close()
@@ -338,6 +347,17 @@ def test_a_bad_map_file_stops_vehicle_sim_with_the_reason(ros_domain_id, tmp_pat
     node.stop()
     assert 'parameter world.map_yaml' in output and 'origin' in output
     assert 'Traceback' not in output
+
+
+def test_a_map_file_beyond_1e9_m_stops_vehicle_sim_with_the_reason(ros_domain_id, tmp_path):
+    """Such a file once passed the loader and crashed vehicle_sim with a stack trace."""
+    path = write_map(tmp_path, walled_room(1.0, 1.0), RES, (-1e308, 0.0, 0.0))
+    node = NodeProcess(NODE, {'world.map_yaml': str(path)})
+    assert node.wait(30.0) == 2
+    output = node.output()
+    node.stop()
+    assert ('the grid must lie within +-1e+09 m of the map frame in x and y' in output), output
+    assert 'parameter world.map_yaml' in output and 'Traceback' not in output
 
 
 def map_with_every_kind_of_cell(folder):
