@@ -245,6 +245,31 @@ def test_a_pose_in_a_frame_static_transforms_put_beyond_1e9_m_is_refused(probe):
         assert node.stop_cleanly(), node.output()
 
 
+def test_a_pose_the_odom_twist_moves_past_1e9_m_stops_the_vehicle(probe):
+    """The pose is moved on by the odom twist to the control step's time: from x = 1e9 m (taken)
+    that passes the bound the tracker holds, and the controller stops with an error."""
+    # pose_timeout: the far pose stays the latest usable one while the test waits.
+    with NodeProcess(NODE, {**FIXED_CONTROLLER, 'pose_timeout': 60.0}) as node:
+        plant = Plant(probe, Pose2D(0.0, 0.0, 0.0))
+        send_plan(probe, plan_to_goal(PLANNER, Pose2D(0.0, 0.0, 0.0), Pose2D(20.0, 0.0, 0.0)))
+        assert probe.spin_until(lambda: plant.twist[0] > 0.1, 60), node.output()
+        plant.silent = True
+        odom = Odometry()
+        odom.twist.twist.linear.x = 1.0
+        plant._odom_pub.publish(odom)
+        far = PoseWithCovarianceStamped()
+        far.header.frame_id = 'map'
+        far.pose.pose.position.x = 1e9
+        time_msg(probe.node.get_clock().now().nanoseconds - 100_000_000, far.header.stamp)
+        plant._pose_pub.publish(far)
+        stopping = 'with x and y within +-1e+09 m; got'
+        assert probe.spin_until(lambda: stopping in node.output()
+                                and plant.twist.tolist() == [0.0, 0.0, 0.0], 60), node.output()
+        output = node.output()
+        assert ': stopping' in output and 'callback failed' not in output, output
+        assert node.stop_cleanly(), node.output()
+
+
 def test_a_plan_from_another_clock_starts_on_arrival_and_stale_poses_stop(probe):
     params = {**FIXED_CONTROLLER, 'pose_timeout': 0.5}
     with NodeProcess(NODE, params) as node:

@@ -152,8 +152,8 @@ def test_reference_clock_at_10x_drives_a_follower_and_sim_time_timers(ros_domain
         # The time now from a new subscription: at 10x the recordings (1000 /clock and 1000
         # ground truths a second) lag a busy probe by seconds (a loaded CI run had taken fewer
         # than two reports of the 10x phase when it counted them by wall time).
-        received, clock = wait_for_message(Clock, probe.node, '/clock', time_to_wait=10.0)
-        assert received, 'no /clock within 10 s'
+        received, clock = wait_for_message(Clock, probe.node, '/clock', time_to_wait=60.0)
+        assert received, 'no /clock within 60 s'
         real_time_from_ns = stamp_ns(clock.clock) + 100 * MS
         # 2 s of the 1x clock published, for the timer node to fire on.
         assert probe.spin_until(lambda: clocks and stamp_ns(clocks[-1].clock) >= real_time_from_ns

@@ -78,7 +78,7 @@ def test_a_live_vehicle_change_updates_robot_state_publisher(ros_domain_id):
             assert probe.spin_until(lambda: descriptions, 20), sim.output()
             original = URDF.from_xml_string(descriptions[-1].data)
             client = probe.node.create_client(SetParameters, 'vehicle_sim/set_parameters')
-            assert client.wait_for_service(timeout_sec=10)
+            assert client.wait_for_service(timeout_sec=60)
             limit = 'model_params.bicycle.steering_actuator.max_position'  # a URDF joint limit
             change = Parameter(limit, value=0.4).to_parameter_msg()
             future = client.call_async(SetParameters.Request(parameters=[change]))
@@ -103,7 +103,7 @@ def test_a_live_vehicle_change_updates_robot_state_publisher(ros_domain_id):
             vehicles = probe.record(String, 'vehicle_description', qos.LATCHED)
             assert probe.spin_until(
                 lambda: vehicles and parse_description(vehicles[-1].data).max_steering_angle
-                == 0.4, 10), sim.output()
+                == 0.4, 60), sim.output()
             described = parse_description(vehicles[-1].data)
             assert described.model == 'bicycle' and described.urdf == expected
             assert described.max_curvature == pytest.approx(math.tan(0.4) / 2.0)

@@ -44,7 +44,6 @@ from wheelsim.core.tracking.controller import (
     TrackingController,
     trajectory_from_plan,
 )
-from wheelsim.core.tracking.policy import PolicyError
 from wheelsim.core.tracking.reference import ZERO_TWIST, BodyTwist, TrackingErrors
 from wheelsim.core.tracking.warm_up import warm_up
 from wheelsim.core.units import NS_PER_S
@@ -255,7 +254,7 @@ class Controller:
         try:
             step = self.tracker.step(now / NS_PER_S, Pose2D(*pose),
                                      None if twist is None else BodyTwist(*twist))
-        except PolicyError as err:
+        except ValueError as err:  # a PolicyError, or the pose moved on by the twist past 1e9 m
             self.seam.logger.error(f'{err}: stopping', throttle_duration_sec=WARN_PERIOD_S)
             self.tracker.hold(now / NS_PER_S)
             self._publish_command(now, ZERO_TWIST)

@@ -225,8 +225,9 @@ class TrackingController:
     def step(self, now_s: float, pose: Pose2D, measured: BodyTwist | None = None) -> ControlStep:
         """One control step at time ``now_s`` from ``pose``; ``measured`` is the body twist.
 
-        Raises ValueError for a non-finite time or yaw, or a pose with x or y beyond
-        +-:data:`~wheelsim.core.geometry.se2.MAX_COORDINATE_M` (nothing changes then), and
+        Raises ValueError for a non-finite time or yaw, or a pose with x or y not within
+        +-:data:`~wheelsim.core.geometry.se2.MAX_COORDINATE_M` (NaN included; nothing changes
+        then), and
         :class:`~wheelsim.core.tracking.policy.PolicyError` (a ValueError) when a policy returns
         no action (the schedule has moved on to now).
         """
