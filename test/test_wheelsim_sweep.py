@@ -29,6 +29,9 @@ def test_sweep_points_equal_single_runs_with_the_same_parameters(tmp_path):
     result = wheelsim('sweep', str(scenario), *GRID, '--workers', '2', '--output', 'o',
                       '--quiet', cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
+    # --quiet: nothing on stderr, not even Ray's notice that the private instance uses token
+    # authentication (wheelsim asks for it explicitly)
+    assert result.stderr == '', result.stderr
     root = tmp_path / 'o' / 'short' / 'sweep'
     rows = read_rows(root / 'sweep.csv')
     assert [(r['controller.feedforward.k_x'], r['seed']) for r in rows] == [

@@ -11,6 +11,7 @@ import pytest
 
 from wheelsim.cli import _load
 from wheelsim.run.execution import (
+    AUTH_MODE,
     TOKEN_FILE,
     WORKER_NICENESS,
     Job,
@@ -80,12 +81,16 @@ def test_a_run_that_raises_gives_its_error_and_traceback(tmp_path, ros_domain_id
 def test_a_local_ray_instance_listens_on_loopback_only_and_runs_at_our_niceness(tmp_path,
                                                                                monkeypatch):
     monkeypatch.delenv(WORKER_NICENESS, raising=False)
+    monkeypatch.delenv(AUTH_MODE, raising=False)
     scenario = _short_scenario()
     jobs = [Job(job_key(s), s) for s in (scenario, dataclasses.replace(scenario, seed=2))]
     with RayRunner(workers=2) as runner:
         for _ in runner.run(jobs, tmp_path):  # sockets looked at with a run in flight, then idle
             sockets = bound_sockets(descendants(os.getpid()))
             processes = _niceness_of_ray_processes(descendants(os.getpid()))
+            auth_modes = {_name(pid): _environment(pid).get(AUTH_MODE)
+                          for pid in descendants(os.getpid())
+                          if _name(pid) in ('gcs_server', 'raylet')}
         sockets += bound_sockets(descendants(os.getpid()))
     names = {name for name, _ in sockets}
     assert {'gcs_server', 'raylet'} <= names, sockets
@@ -93,12 +98,33 @@ def test_a_local_ray_instance_listens_on_loopback_only_and_runs_at_our_niceness(
     assert all(is_loopback(address) for _, address in sockets), sockets
     # Ray's own default adds 15 to the workers' niceness, which starves them on a busy machine
     assert processes and set(processes.values()) == {os.nice(0)}, processes
+    # Ray's token authentication on (test_wheelsim_sweep.py: without Ray's notice on stderr);
+    # the ray:: processes rename themselves over their environment block, so it is read from
+    # Ray's two services, which the driver starts
+    assert auth_modes == {'gcs_server': 'token', 'raylet': 'token'}, auth_modes
 
 
 def test_a_worker_niceness_that_is_no_number_is_refused_before_ray_starts(monkeypatch):
     monkeypatch.setenv(WORKER_NICENESS, 'low')  # Ray itself ends in a segmentation fault
     with pytest.raises(ScenarioError, match="RAY_worker_niceness='low': must be a whole number"):
         RayRunner(workers=1).__enter__()
+
+
+def _name(pid: int) -> str:
+    """The name of process ``pid`` (empty if it ended meanwhile)."""
+    try:
+        return Path(f'/proc/{pid}/comm').read_text().strip()
+    except OSError:
+        return ''
+
+
+def _environment(pid: int) -> dict[str, str]:
+    """The environment process ``pid`` started with (empty if it ended meanwhile)."""
+    try:
+        raw = Path(f'/proc/{pid}/environ').read_bytes()
+    except OSError:
+        return {}
+    return dict(item.decode().partition('=')[::2] for item in raw.split(b'\0') if item)
 
 
 def _niceness_of_ray_processes(pids: set[int]) -> dict[int, int]:

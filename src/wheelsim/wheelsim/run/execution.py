@@ -4,10 +4,11 @@ A worker process imports wheelsim, rclpy and the nodes once and then runs one sc
 another in-process (:func:`wheelsim.run.runner.run_scenario`: a fresh rclpy context per run, on
 a ROS domain reserved for that run, so the runs of one machine never share a domain). Locally
 (the default) ``ray.init`` starts a private Ray instance with ``workers`` CPUs (the machine's
-cores unless told; Ray's usage statistics off unless ``RAY_USAGE_STATS_ENABLED`` says otherwise)
-whose every service (GCS, raylet, agents, the workers' and the driver's gRPC servers) listens on
-127.0.0.1 only (:data:`SINGLE_NODE_SWITCH`) and whose workers run at the command's own
-niceness (:data:`WORKER_NICENESS`); with ``address`` (``auto``, ``ray://host:10001``
+cores unless told; Ray's usage statistics off unless ``RAY_USAGE_STATS_ENABLED`` says otherwise,
+its token authentication on unless :data:`AUTH_MODE` says otherwise) whose every service (GCS,
+raylet, agents, the workers' and the driver's gRPC servers) listens on 127.0.0.1 only
+(:data:`SINGLE_NODE_SWITCH`) and whose workers run at the command's own niceness
+(:data:`WORKER_NICENESS`); with ``address`` (``auto``, ``ray://host:10001``
 or ``host:6379``) the runs go to that cluster, whose nodes need the same wheelsim installed
 (docs/ray_cluster.md).
 
@@ -52,6 +53,11 @@ set: on a busy machine such workers get a small share of a core (about 1/30 of o
 process at niceness 0), so a sweep crawls while anything else runs. A local instance sets it to
 0, so its workers keep the command's own niceness (``nice wheelsim sweep ...`` still lowers
 them); a value set in the environment is kept."""
+AUTH_MODE = 'RAY_AUTH_MODE'
+"""Ray's authentication setting. A local instance sets it to ``token`` unless it is set: the
+mode Ray 2.59 and later choose for a local instance anyway (a token made in
+``~/.ray/auth_token`` if there is none), asked for explicitly, so Ray does not print its notice
+that it chose it on every command; ``disabled`` in the environment is kept."""
 WAIT_S = 0.2
 """How often the driver looks up from waiting (Ctrl-C is handled between two looks)."""
 
@@ -136,6 +142,7 @@ class RayRunner:
         if not self._address or _on_loopback(self._address):
             os.environ[SINGLE_NODE_SWITCH] = '0'  # before Ray's first import
         if not self._address:  # a new local instance: its raylet reads this
+            os.environ.setdefault(AUTH_MODE, 'token')
             increment = os.environ.setdefault(WORKER_NICENESS, '0')
             if not increment.strip().lstrip('+-').isdigit():  # Ray crashes (SIGSEGV) on it
                 raise ScenarioError(f'{WORKER_NICENESS}={increment!r}: must be a whole number, '
