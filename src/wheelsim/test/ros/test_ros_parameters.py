@@ -7,9 +7,11 @@ from functools import partial
 
 import pytest
 import rclpy
+import yaml
 from rcl_interfaces.msg import ParameterType
 from rclpy.parameter import Parameter
 
+from wheelsim.core import yaml_numbers
 from wheelsim.core.params import ParameterError, from_flat, group, param, specs
 from wheelsim.ros.parameters import NodeParameters
 from wheelsim.ros.seam import LiveSeam
@@ -140,3 +142,31 @@ def test_frozen_parameter_refuses_live_changes(node_with):
     assert not result.successful
     assert result.reason == 'use_sim_time cannot change while the node runs: chosen at start-up'
     assert node.get_parameter('use_sim_time').value is False
+
+
+# Plain scalars PyYAML's YAML 1.1 reads as strings but ROS 2 as doubles, and ordinary numbers.
+NUMBER_TEXTS = ('1e3', '1.0e3', '2e-05', '-1E3', '+1e3', '1.e3', '.5e1', '5e-2', '1.0e+3', '12',
+                '-7', '1.5', '.5', '0.0')
+
+
+def test_params_file_numbers_are_read_as_ros_reads_them(ros_domain_id, tmp_path):
+    """yaml_numbers.load gives each number of a params file the value and type rcl's parser
+    gives the node (rcl_yaml_param_parser, through --params-file)."""
+    names = [f'p{i}' for i in range(len(NUMBER_TEXTS))]
+    text = '/**:\n  ros__parameters:\n' + ''.join(
+        f'    {name}: {value}\n' for name, value in zip(names, NUMBER_TEXTS, strict=True))
+    path = tmp_path / 'numbers.yaml'
+    path.write_text(text)
+    context = rclpy.Context()
+    rclpy.init(args=['test', '--ros-args', '--params-file', str(path)], context=context)
+    try:
+        node = rclpy.create_node('numbers', context=context,
+                                 automatically_declare_parameters_from_overrides=True)
+        by_ros = {name: node.get_parameter(name).value for name in names}
+        node.destroy_node()
+    finally:
+        rclpy.try_shutdown(context=context)
+    ours = yaml_numbers.load(text)['/**']['ros__parameters']
+    assert {n: (type(v), v) for n, v in ours.items()} == \
+        {n: (type(v), v) for n, v in by_ros.items()}
+    assert ours['p0'] == 1000.0 and yaml.safe_load(text)['/**']['ros__parameters']['p0'] == '1e3'

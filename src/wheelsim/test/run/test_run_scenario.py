@@ -57,6 +57,47 @@ def test_full_scenario_with_params_file_layering(tmp_path):
     assert scenario.node_parameters['localization'] == {}
 
 
+def test_numbers_in_exponent_notation_are_numbers_as_in_ros(tmp_path):
+    """``1e3`` is a string to YAML 1.1 but a double to ROS 2's params file parser: the
+    scenario and its params file take it as the nodes would."""
+    write(tmp_path, """
+        vehicle_sim:
+          ros__parameters:
+            model_params: {differential: {track: 5e-1}}
+        """, 'robot.yaml')
+    path = write(tmp_path, """
+        duration: 1e1
+        params_file: robot.yaml
+        pass_criteria: {cross_track_rms_m: 1.5e-1}
+        nodes:
+          controller: {k_x: 2E0}
+        """)
+    scenario = load_scenario(path, SPECS, METRICS)
+    assert scenario.duration_s == 10.0 and scenario.pass_criteria == {'cross_track_rms_m': 0.15}
+    assert scenario.node_parameters['vehicle_sim'] == {'model_params.differential.track': 0.5}
+    assert scenario.node_parameters['controller'] == {'k_x': 2.0}
+
+
+@pytest.mark.parametrize('text, fragment', [
+    ('- vehicle_sim\n', 'must map node names to sections'),
+    ('vehicle_sim: 3\n', 'section vehicle_sim: must be a mapping with ros__parameters'),
+    ('vehicle_sim: {ros__parameters: [1]}\n', 'section vehicle_sim: must be a mapping'),
+    ('vehicle_sim: [unclosed\n', 'not a readable YAML file'),
+])
+def test_a_params_file_of_another_shape_is_named(tmp_path, text, fragment):
+    write(tmp_path, text, 'robot.yaml')
+    path = write(tmp_path, 'params_file: robot.yaml\n')
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path, SPECS, METRICS)
+    assert fragment in str(info.value) and 'robot.yaml' in str(info.value)
+
+
+def test_a_folder_given_as_params_file_is_named_as_a_folder(tmp_path):
+    (tmp_path / 'robot').mkdir()
+    with pytest.raises(ScenarioError, match='params_file: .*robot is a folder, not a file'):
+        load_scenario(write(tmp_path, 'params_file: robot\n'), SPECS, METRICS)
+
+
 @pytest.mark.parametrize('text, fragment', [
     ('durations: 3', "durations: unknown scenario key (did you mean duration?)"),
     ('duration: -1', 'duration: -1 must be a number of seconds'),

@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from wheelsim.bringup.params_files import simulated_vehicle
+from wheelsim.core import yaml_numbers
 from wheelsim.core.world.footprint import footprint_of
 
 #: Placeholder -> what it becomes (the vehicle's, from vehicle_sim's parameters).
@@ -86,7 +87,7 @@ def nav2_parameters(stock_file: str, overrides_file: str,
     trees = []
     for name in (stock_file, overrides_file):
         with open(name) as stream:
-            tree = yaml.safe_load(stream) or {}
+            tree = yaml_numbers.load(stream) or {}
         if not isinstance(tree, Mapping):
             raise ValueError(f'{name}: not a ROS parameters file (a mapping of nodes)')
         trees.append(tree)

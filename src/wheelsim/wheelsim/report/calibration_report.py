@@ -8,6 +8,7 @@ from pathlib import Path
 
 import yaml
 
+from wheelsim.core import yaml_numbers
 from wheelsim.core.calibration.fit import Calibration
 from wheelsim.core.calibration.recording import Estimate, Recording
 from wheelsim.core.params import flatten
@@ -56,7 +57,7 @@ def write_params(calibration: Calibration, geometry: Mapping[str, Estimate], pat
 
 def flat_params(path: Path) -> dict:
     """The vehicle_sim parameters of a params file as dotted names (for checks)."""
-    tree = yaml.safe_load(path.read_text())
+    tree = yaml_numbers.load(path.read_text())
     return flatten(tree['/**/vehicle_sim']['ros__parameters'])
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from wheelsim.core import yaml_numbers
 from wheelsim.core.calibration.excitation import Step
 from wheelsim.core.calibration.fit import calibrate
 from wheelsim.core.calibration.recording import (
@@ -40,7 +41,7 @@ def _vehicle_sim_section(path: Path) -> dict[str, Any]:
     """The vehicle_sim parameters of a ROS params file (any node-name pattern ending in
     vehicle_sim), as dotted names."""
     try:
-        tree = yaml.safe_load(path.read_text())
+        tree = yaml_numbers.load(path.read_text())
     except (OSError, yaml.YAMLError) as err:
         raise CalibrationError(f'--params {path}: cannot read it ({err})') from None
     for name, section in (tree or {}).items():

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +25,7 @@ from typing import Any
 import numpy as np
 import yaml
 
+from wheelsim.core import yaml_numbers
 from wheelsim.run.scenario import ScenarioError
 
 METHODS = ('grid', 'random', 'lhs')
@@ -55,19 +55,6 @@ def _number(text: str, what: str, spec: str) -> float:
     return value
 
 
-_EXPONENT_NUMBER = re.compile(r'[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+')
-"""A number in exponent notation, as Python prints small and large floats (``2e-05``): YAML 1.1
-reads it as a string unless it has a dot, so ``_value`` takes it as a float."""
-
-
-def _value(text: str) -> Any:
-    """One value of a list: as YAML reads it, but ``2e-05`` is a float (see above)."""
-    value = yaml.safe_load(text)
-    if isinstance(value, str) and _EXPONENT_NUMBER.fullmatch(value):
-        return float(value)
-    return value
-
-
 def parse_axis(text: str) -> Axis:
     """One ``--param`` text -> :class:`Axis`; ScenarioError naming the text on bad input."""
     name, sep, spec = (part.strip() for part in text.partition('='))
@@ -94,7 +81,7 @@ def parse_axis(text: str) -> Axis:
             raise ScenarioError(f'--param {text!r}: FIRST..LAST needs integers with FIRST <= LAST')
         return Axis(name, values=values)
     try:
-        return Axis(name, values=tuple(_value(v) for v in spec.split(',')))
+        return Axis(name, values=tuple(yaml_numbers.load(v) for v in spec.split(',')))
     except yaml.YAMLError as err:
         raise ScenarioError(f'--param {text!r}: cannot parse a value: {err}') from None
 

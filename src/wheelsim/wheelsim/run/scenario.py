@@ -40,6 +40,7 @@ from typing import Any
 
 import yaml
 
+from wheelsim.core import yaml_numbers
 from wheelsim.core.params import ParameterError, ParamSpec, flatten, unknown_keys
 from wheelsim.core.world.map_file import load_map_file
 from wheelsim.core.world.occupancy import MapError
@@ -107,7 +108,7 @@ def _params_file_sections(path: Path, node_specs: Mapping[str, list[ParamSpec]]
     section applies to every node that declares the parameter, as ROS applies it.
     """
     try:
-        tree = yaml.safe_load(path.read_text(encoding='utf-8')) or {}
+        tree = yaml_numbers.load(path.read_text(encoding='utf-8')) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
         raise ScenarioError(f'params_file {path}: not a readable YAML file: {err}') from None
     if not isinstance(tree, dict):
@@ -171,7 +172,7 @@ def load_scenario(
     """
     source = Path(path) if path is not None else DEFAULT_SCENARIO
     try:
-        tree = yaml.safe_load(source.read_text(encoding='utf-8'))
+        tree = yaml_numbers.load(source.read_text(encoding='utf-8'))
     except OSError as err:
         raise ScenarioError(f'cannot read scenario {source}: {err.strerror}') from None
     except UnicodeDecodeError as err:
@@ -223,6 +224,8 @@ def load_scenario(
     replaced: dict[str, str] = {}
     if 'params_file' in tree:
         params_path = (source.parent / str(tree['params_file'])).resolve()
+        if params_path.is_dir():
+            raise _fail(source, 'params_file', f'{params_path} is a folder, not a file')
         if not params_path.is_file():
             raise _fail(source, 'params_file', f'{params_path} does not exist')
         parameters = _params_file_sections(params_path, node_specs)

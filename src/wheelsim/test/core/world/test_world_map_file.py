@@ -97,6 +97,15 @@ def test_an_occupancy_map_from_a_file_places_its_cells(tmp_path):
     assert y == pytest.approx(-2.0 + 0.05 * math.sin(0.5) + 0.15 * math.cos(0.5))
 
 
+def test_numbers_in_exponent_notation_are_numbers_as_map_server_reads_them(tmp_path):
+    """yaml-cpp reads ``1e-1`` as 0.1; YAML 1.1 (PyYAML) as a string."""
+    path = write_map(tmp_path, [[0, 255], [255, 255]])
+    path.write_text(path.read_text().replace('resolution: 0.1', 'resolution: 1e-1').replace(
+        'origin: [-1.0, -2.0, 0.5]', 'origin: [-1e0, -2E0, 5e-1]'))
+    loaded = load_map_file(path)
+    assert (loaded.resolution_m, tuple(loaded.origin)) == (0.1, (-1.0, -2.0, 0.5))
+
+
 @pytest.mark.parametrize('replace, message', [
     ('resolution: 0.1', 'resolution: -0.1 must be > 0'),
     ('origin: [-1.0, -2.0, 0.5]', 'origin: [1, 2] must be three finite numbers'),

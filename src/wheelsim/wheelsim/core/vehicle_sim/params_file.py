@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import yaml
-
+from wheelsim.core import yaml_numbers
 from wheelsim.core.params import flatten
 
 
@@ -17,7 +16,7 @@ def node_section(params_file: str, node_fqn: str) -> dict[str, Any]:
     ``/robot1/vehicle_sim``, ``/**/vehicle_sim``, ``/**`` (``*`` is one name, ``**`` any number).
     """
     with open(params_file) as stream:
-        tree = yaml.safe_load(stream) or {}
+        tree = yaml_numbers.load(stream) or {}
     values: dict[str, Any] = {}
     for key, body in tree.items():
         key = '/' + str(key).strip('/')

@@ -34,6 +34,7 @@ import yaml
 from numpy.typing import NDArray
 from PIL import Image, UnidentifiedImageError
 
+from wheelsim.core import yaml_numbers
 from wheelsim.core.world.occupancy import (
     DEFAULT_OCCUPIED_THRESHOLD,
     FREE,
@@ -85,7 +86,7 @@ def _number(path: Path, doc: dict[str, Any], key: str) -> float:
 
 def _read_yaml(path: Path) -> dict[str, Any]:
     try:
-        doc = yaml.safe_load(path.read_text())
+        doc = yaml_numbers.load(path.read_text())
     except OSError as err:
         raise MapError(f'cannot read map {path}: {err.strerror}') from None
     except yaml.YAMLError as err:

@@ -1,0 +1,31 @@
+"""YAML with numbers read as ROS 2 reads them: ``1e3``, ``1.5e3`` and ``2e-05`` are floats.
+
+PyYAML follows YAML 1.1, whose floats need both a dot and a signed exponent (``1.0e+3``):
+``1e3``, ``1.0e3`` and ``2e-05`` (as Python prints small floats) are strings there. ROS 2 reads
+a plain scalar that ``strtod`` takes whole as a double (rcl_yaml_param_parser's ``get_value``,
+the parameter files of every node; map_server's YAML through yaml-cpp likewise), so a params
+file with ``step_rate: 1e3`` starts vehicle_sim. :func:`load` reads those as floats too; for
+everything else it is :func:`yaml.safe_load`. Raises :class:`yaml.YAMLError` on bad YAML.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import IO, Any
+
+import yaml
+
+EXPONENT_NUMBER = re.compile(r'^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+$')
+"""A decimal number with an exponent, dot and exponent sign optional."""
+
+
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader, with :data:`EXPONENT_NUMBER` resolved as a float."""
+
+
+_Loader.add_implicit_resolver('tag:yaml.org,2002:float', EXPONENT_NUMBER, list('-+.0123456789'))
+
+
+def load(stream: str | IO[str]) -> Any:
+    """The YAML document ``stream`` (text or a text file), numbers read as ROS 2 reads them."""
+    return yaml.load(stream, Loader=_Loader)
