@@ -154,6 +154,22 @@ def test_launch_description_generates_with_described_arguments(path):
 
 
 @pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
+@pytest.mark.parametrize('stamped, expected', [
+    ('false', {'stamped': False}), ('False', {'stamped': False}),
+    ('true', {'stamped': True, 'frame_id': 'base_link'}),
+    ('True', {'stamped': True, 'frame_id': 'base_link'})])
+def test_teleop_launch_passes_frame_id_only_when_stamped(stamped, expected):
+    """teleop_twist_keyboard 2.4.1 (Jazzy and Kilted) raises "'frame_id' can only be set when
+    'stamped' is True" for a frame_id without stamped (bring-up review, item 1); run by hand
+    with both parameter sets it published Twist and TwistStamped in base_link."""
+    spec = importlib.util.spec_from_file_location('wheelsim_teleop_launch',
+                                                  REPO / 'launch' / 'teleop.launch.py')
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.teleop_parameters(stamped, 'base_link') == expected
+
+
+@pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
 @pytest.mark.parametrize('preset', PRESET_NAMES)
 def test_sim_launch_builds_its_nodes_and_a_parsing_urdf(preset):
     from launch.launch_context import LaunchContext

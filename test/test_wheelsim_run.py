@@ -214,6 +214,31 @@ def test_a_run_loads_no_numba_and_records_what_numba_s_jit_gives(tmp_path, scena
     assert raw_messages(ahead / 'bag') == raw_messages(jit / 'bag')
 
 
+def test_without_numba_a_run_gives_the_same_results_in_plain_python(tmp_path):
+    """numba is optional (docs/bringup.md): with it missing, the kernels run as plain Python,
+    one warning says so, and the metrics and every recorded byte are those of the compiled
+    run (jazzy review, section 5)."""
+    hidden = tmp_path / 'hidden' / 'numba'
+    hidden.mkdir(parents=True)
+    (hidden / '__init__.py').write_text("raise ImportError('numba hidden by the test')\n")
+    scenario = write_scenario(tmp_path, 1)
+    folders = {}
+    for label, extra in (('compiled', {}), ('plain', {
+            'PYTHONPATH': f'{hidden.parent}{os.pathsep}{os.environ.get("PYTHONPATH", "")}',
+            'WHEELSIM_AHEAD_OF_TIME': '0'})):
+        result = subprocess.run(
+            [shutil.which('wheelsim'), 'run', str(scenario), '--quiet', '--no-plots',
+             '--output', label], cwd=tmp_path, capture_output=True, text=True,
+            env={**os.environ, **extra}, timeout=600)
+        assert result.returncode == 0, result.stdout + result.stderr
+        warned = 'numba is not installed: wheelsim runs its kernels as plain Python'
+        assert (warned in result.stderr) == (label == 'plain'), result.stderr
+        folders[label] = tmp_path / label / 'short'
+    compiled, plain = folders['compiled'], folders['plain']
+    assert (plain / 'metrics.json').read_bytes() == (compiled / 'metrics.json').read_bytes()
+    assert raw_messages(plain / 'bag') == raw_messages(compiled / 'bag')
+
+
 def test_every_reader_opens_the_bag_with_its_qos_its_static_frames_and_distro(tmp_path):
     """rosbags reads every message (the JointState ends where its data ends); metadata.yaml
     gives each topic its publishers' QoS (``ros2 bag play`` offers the latched ones transient

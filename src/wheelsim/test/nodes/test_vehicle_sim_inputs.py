@@ -140,7 +140,7 @@ def test_cmd_vel_type_follows_the_publishers(sim):
     assert logged('is older than twist_reference_max_oldness')
     # Both types at once: a warning naming the ignored publisher, the current type is kept.
     sim.twist = sim.probe.publisher(Twist, 'cmd_vel')
-    assert logged('ignoring /probe: they publish geometry_msgs/msg/Twist')
+    assert logged('/cmd_vel: ignoring /probe: they publish geometry_msgs/msg/Twist')
     assert sim.speed_reaching(lambda: sim.send_stamped(0.3), 0.3) == pytest.approx(0.3)
     sim.stamped_probe.node.destroy_publisher(sim.stamped)
     assert sim.speed_reaching(lambda: sim.send_twist(0.2), 0.2) == pytest.approx(0.2)
@@ -213,6 +213,17 @@ def test_initialpose_teleports_and_reset_returns_to_the_start(sim):
         lambda: all(line in sim.process.output() for line in refused), 20.0), (
         sim.process.output())
     assert sim.latest().pose.pose.position.x == 5.0
+
+    # A burst of valid poses: each teleports, the note about it is logged at most once a
+    # second (reliability review A3-2: 31 265 lines in 2 s before).
+    teleported = sim.process.output().count('teleported to')
+    start_s = time.monotonic()
+    for x_m in np.linspace(6.0, 7.0, 200):
+        pose.pose.pose.position.x = float(x_m)
+        sim.initial_pose.publish(pose)
+    assert sim.probe.spin_until(lambda: sim.ground_truth[-1].pose.pose.position.x == 7.0, 60.0)
+    notes = sim.process.output().count('teleported to') - teleported
+    assert notes <= 1 + math.ceil(time.monotonic() - start_s), notes
 
     response = sim.probe.call(Trigger, '/vehicle_sim/reset', Trigger.Request())
     assert response.success, response.message

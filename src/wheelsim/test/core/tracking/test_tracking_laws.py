@@ -456,3 +456,17 @@ def test_plans_without_times_are_timed_within_the_output_limits():
     assert timed and planned.duration_s == 80.0
     with pytest.raises(PlanningError):
         trajectory_from_plan([], [], [], [], config)
+
+
+@pytest.mark.parametrize('timed', [True, False])
+@pytest.mark.parametrize('far_m', [1.5e6, 1e308, -1e308, math.inf, math.nan])
+def test_a_plan_reaching_beyond_the_bound_is_refused(far_m, timed):
+    """A plan at +-1e308 m, followed from the origin, once gave NaN tracking errors at every
+    step; one within the bound is followed (reliability review A3-6)."""
+    config = from_flat(ControllerConfig, FIXED_CONTROLLER)
+    t = np.arange(3.0) if timed else np.zeros(3)
+    with pytest.raises(PlanningError, match=r'plan coordinates reach .* beyond 1e\+06 m'):
+        trajectory_from_plan(t, [0.0, 1.0, far_m], [0.0, 0.0, 0.0], np.zeros(3), config)
+    trajectory, _ = trajectory_from_plan(t, [0.0, 1.0, 1e6], [0.0, 0.0, -1e6], np.zeros(3),
+                                         config)
+    assert np.isfinite(trajectory.duration_s)
