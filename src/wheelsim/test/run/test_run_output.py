@@ -1,5 +1,7 @@
 """Run folders: one safe name component, earlier runs kept, --overwrite removes only run files."""
 
+import shutil
+
 import pytest
 
 from wheelsim.run.output import MARKER, OutputError, check_run_name, run_folder
@@ -61,6 +63,32 @@ def test_a_symlinked_run_folder_is_neither_followed_nor_overwritten(tmp_path):
         run_folder(root, 'demo', overwrite=True)
     assert run_folder(root, 'demo').name == 'demo-2'
     assert (elsewhere / 'metrics.json').read_text() == 'keep'
+
+
+@pytest.mark.parametrize('link, target', [
+    ('metrics.json', 'file.json'), ('timing.json', 'missing.json'),  # a broken link too
+    (MARKER, 'file.json'), ('plots', 'folder'), ('bag', 'folder'), ('plots/xy.png', 'file.json'),
+    ('bag/metadata.yaml', 'missing.yaml')])
+def test_overwrite_refuses_a_symbolic_link_where_a_run_writes(tmp_path, link, target):
+    """Found in review: a run wrote its metrics and plots through links to files and folders
+    outside its folder."""
+    victim = tmp_path / 'victim'
+    (victim / 'folder').mkdir(parents=True)
+    (victim / 'file.json').write_text('precious')
+    folder = run_folder(tmp_path / 'out', 'demo')
+    (folder / 'plots').mkdir()
+    (folder / 'bag').mkdir()
+    (folder / 'plots' / 'mine.txt').write_text('x')
+    (folder / 'bag' / 'mine.txt').write_text('x')
+    if (folder / link).is_dir():
+        shutil.rmtree(folder / link)
+    (folder / link).unlink(missing_ok=True)
+    (folder / link).symlink_to(victim / target)
+    with pytest.raises(OutputError, match=f'{link} is a symbolic link where a run writes'):
+        run_folder(tmp_path / 'out', 'demo', overwrite=True)
+    assert (victim / 'file.json').read_text() == 'precious'
+    assert sorted(p.name for p in (victim / 'folder').iterdir()) == []
+    assert (folder / link).is_symlink()  # nothing removed either
 
 
 def test_a_missing_output_root_is_created(tmp_path):

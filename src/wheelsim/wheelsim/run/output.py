@@ -6,7 +6,7 @@
 - :func:`run_folder`: an existing run folder is kept and the run goes to ``<name>-2``,
   ``<name>-3``, ...; with ``overwrite`` the folder is reused after removing only what a run writes
   (:data:`RUN_FILES`), and only from a folder a run made (it holds :data:`MARKER`). Symbolic links
-  are never followed.
+  are never followed: one where a run writes is an OutputError.
 """
 
 from __future__ import annotations
@@ -46,11 +46,31 @@ def check_run_name(name: object) -> str:
     return name
 
 
+def _run_paths(folder: Path) -> list[Path]:
+    """What in ``folder`` a run writes (:data:`RUN_FILES`): the folders and files there now,
+    symbolic links (also broken ones) included."""
+    paths = []
+    for sub, patterns in RUN_FILES:
+        place = folder / sub if sub else folder
+        if sub:
+            paths.append(place)
+        if place.is_dir() and not place.is_symlink():
+            paths += [path for pattern in patterns for path in (
+                place.glob(pattern) if '*' in pattern else [place / pattern])]
+    return paths
+
+
 def _remove_run_files(folder: Path) -> None:
-    """Remove what an earlier run wrote into ``folder``; every other file stays."""
+    """Remove what an earlier run wrote into ``folder``; every other file stays. A symbolic
+    link where the run writes is refused (the run would write through it, outside the
+    folder)."""
     if not (folder / MARKER).is_file():
         raise OutputError(f'{folder} was not written by wheelsim run (no {MARKER}): '
                           'not overwriting it; choose another --output or scenario name')
+    links = [path for path in _run_paths(folder) if path.is_symlink()]
+    if links:
+        raise OutputError(f'{links[0]} is a symbolic link where a run writes: not writing '
+                          'through it; remove it or choose another --output')
     for sub, patterns in RUN_FILES:
         place = folder / sub if sub else folder
         if sub and (place.is_symlink() or not place.is_dir()):
