@@ -47,6 +47,11 @@ from wheelsim.core.world.occupancy import MapError
 from wheelsim.run.output import OutputError, check_run_name
 
 NODE_NAMES = ('vehicle_sim', 'localization', 'planner', 'controller')
+RECORDABLE_TOPICS = ('/cmd_vel', '/collision', '/diagnostics', '/footprint', '/ground_truth',
+                     '/joint_states', '/map', '/odom', '/plan', '/pose', '/robot_description',
+                     '/scan', '/tf', '/tf_static', '/tracking_error', '/twist_actual',
+                     '/vehicle_description')
+"""What the nodes of a run publish (docs/interface.md), which ``record`` may name."""
 SCENARIO_KEYS = ('name', 'duration', 'seed', 'params_file', 'map', 'record', 'pass_criteria',
                  'nodes')
 DEFAULT_SCENARIO = Path(__file__).parent / 'scenarios' / 'default.yaml'
@@ -120,6 +125,11 @@ def _params_file_sections(path: Path, node_specs: Mapping[str, list[ParamSpec]]
         if not isinstance(parameters, dict):
             raise ScenarioError(f'params_file {path}: section {key}: must be a mapping with '
                                 'ros__parameters (a mapping of parameter names to values)')
+        others = sorted(str(k) for k in body or {} if k != 'ros__parameters')
+        if others:  # ROS refuses them; a namespace is written in the key: /robot1/vehicle_sim
+            raise ScenarioError(f'params_file {path}: section {key}: {others[0]}: only '
+                                'ros__parameters may be given here (write a namespace into '
+                                'the section name, e.g. /robot1/vehicle_sim)')
         values = flatten(parameters)
         if node == '**':
             for target in NODE_NAMES:
@@ -207,6 +217,10 @@ def load_scenario(
         record_topics = ()
     elif isinstance(record, list) and record and all(isinstance(t, str) for t in record):
         record_topics = tuple(t if t.startswith('/') else '/' + t for t in record)
+        for topic in record_topics:
+            if topic not in RECORDABLE_TOPICS:
+                raise _fail(source, f'record: {topic}', 'no node of a run publishes it'
+                            + _closest(topic, RECORDABLE_TOPICS))
     else:
         raise _fail(source, 'record', f'{record!r} must be "all", "none" or a list of topic names')
 
