@@ -122,6 +122,27 @@ def test_bad_yaml_fields_are_named(tmp_path, replace, message):
         load_map_file(path)
 
 
+@pytest.mark.parametrize('occupied, free', [(2.0, 0.25), (0.65, -1.0), (0.1, 0.9), (0.5, 0.5)])
+def test_thresholds_that_leave_no_free_and_occupied_cells_are_named(tmp_path, occupied, free):
+    """Found in review: thresholds of 2 and -1 were taken and made every cell unknown (no
+    obstacle: no collision, no clearance)."""
+    path = write_map(tmp_path, [[0]])
+    text = path.read_text().replace('occupied_thresh: 0.65', f'occupied_thresh: {occupied}')
+    path.write_text(text.replace('free_thresh: 0.25', f'free_thresh: {free}'))
+    with pytest.raises(MapError, match=r'occupied_thresh: .* need 0 <= free_thresh < '
+                                       r'occupied_thresh <= 1'):
+        load_map_file(path)
+
+
+def test_a_resolution_finer_than_a_micrometre_is_named(tmp_path):
+    """Found in review: 1e-300 m cells passed and the run's clearance metric overflowed."""
+    path = write_map(tmp_path, [[0]])
+    path.write_text(path.read_text().replace('resolution: 0.1', 'resolution: 1.0e-300'))
+    with pytest.raises(MapError, match=r"map resolution 1e-300 m: must be a finite number >= "
+                                       r"1e-06"):
+        load_map_file(path)
+
+
 def test_a_grid_beyond_the_coordinate_bound_is_named(tmp_path):
     """Found by reading: such a file once passed the loader and made vehicle_sim crash."""
     path = write_map(tmp_path, [[0, 0]])

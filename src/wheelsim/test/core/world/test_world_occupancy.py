@@ -61,7 +61,7 @@ def test_threshold_decides_what_is_an_obstacle():
 
 @pytest.mark.parametrize('args, message', [
     (([0] * 5, 2, 2, 0.1), 'map data has 5 cells, width x height is 2 x 2 = 4'),
-    (([0] * 4, 2, 2, 0.0), 'resolution 0.0 m: must be a finite number > 0'),
+    (([0] * 4, 2, 2, 0.0), 'resolution 0.0 m: must be a finite number >= 1e-06'),
     (([0] * 4, 2, 2, 0.1, (0.0, float('nan'), 0.0)), 'origin'),
     (([0] * 4, 2, 2, 0.1, (-1e308, 0.0, 0.0)), r'within \+-1e\+09 m of the map frame'),
     (([0] * 4, 2, 2, 1e300), r'2 x 2 cells of 1e\+300 m: the grid must lie within'),

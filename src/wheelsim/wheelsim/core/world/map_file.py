@@ -137,6 +137,9 @@ def load_map_file(yaml_path: str | os.PathLike) -> MapFile:
         raise _fail(path, 'origin', f'{origin!r} must be three finite numbers [x, y, yaw]')
     occupied = _number(path, doc, 'occupied_thresh')
     free = _number(path, doc, 'free_thresh')
+    if not 0.0 <= free < occupied <= 1.0:  # else every cell one class, or none decided
+        raise _fail(path, 'occupied_thresh', f'{occupied!r} and free_thresh {free!r}: need '
+                    '0 <= free_thresh < occupied_thresh <= 1')
     negate = _negate(path, doc)
     mode = _mode(path, doc)
     gray, alpha = _read_image(image_path)

@@ -31,6 +31,8 @@ FREE = 0
 OCCUPIED = 100
 DEFAULT_OCCUPIED_THRESHOLD = OCCUPIED
 MAX_CELLS = 100_000_000  # 10 000 x 10 000 cells: beyond this the map is refused
+#: The finest map [m/cell]: finer cells make the clearance metrics overflow (1e-300 m did).
+MIN_RESOLUTION_M = 1e-6
 
 
 class MapError(ValueError):
@@ -40,14 +42,16 @@ class MapError(ValueError):
 def check_grid(width: int, height: int, resolution_m: float,
                origin: tuple[float, float, float]) -> None:
     """Raise :class:`MapError`, naming the field, unless the grid's size (integers > 0, at most
-    :data:`MAX_CELLS` cells), resolution (finite, > 0) and origin (finite) are usable and the whole
-    grid lies within +-:data:`~wheelsim.core.geometry.se2.MAX_COORDINATE_M` of the map frame."""
+    :data:`MAX_CELLS` cells), resolution (finite, at least :data:`MIN_RESOLUTION_M`) and origin
+    (finite) are usable and the whole grid lies within
+    +-:data:`~wheelsim.core.geometry.se2.MAX_COORDINATE_M` of the map frame."""
     if not (isinstance(width, int) and isinstance(height, int) and width > 0 and height > 0):
         raise MapError(f'map size {width} x {height} cells: both must be integers > 0')
     if width * height > MAX_CELLS:
         raise MapError(f'map size {width} x {height} cells: at most {MAX_CELLS} cells')
-    if not (math.isfinite(resolution_m) and resolution_m > 0.0):
-        raise MapError(f'map resolution {resolution_m!r} m: must be a finite number > 0')
+    if not (math.isfinite(resolution_m) and resolution_m >= MIN_RESOLUTION_M):
+        raise MapError(f'map resolution {resolution_m!r} m: must be a finite number >= '
+                       f'{MIN_RESOLUTION_M:g}')
     if len(origin) != 3 or not all(math.isfinite(v) for v in origin):
         raise MapError(f'map origin {tuple(origin)!r}: must be three finite numbers x, y, yaw')
     cos, sin = math.cos(origin[2]), math.sin(origin[2])
