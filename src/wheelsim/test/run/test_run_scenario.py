@@ -92,6 +92,10 @@ def test_numbers_in_exponent_notation_are_numbers_as_in_ros(tmp_path):
     ('vehicle_sim: {params: {model: omni}}\n', 'section vehicle_sim: params: only '
                                                  'ros__parameters may be given here'),
     ('vehicle_sim: {ros__parameters: {}, model: omni}\n', 'section vehicle_sim: model: only'),
+    ('vehicle_sim:\n  ros__parameters: {model: bicycle, model: differential}\n',
+     "line 2: the key 'model' is given twice"),
+    ('vehicle_sim: {ros__parameters: {a: {b: 1}, a.b: 2}}\n', 'section vehicle_sim: a.b: given '
+                                                              'twice'),
 ])
 def test_a_params_file_of_another_shape_is_named(tmp_path, text, fragment):
     write(tmp_path, text, 'robot.yaml')
@@ -123,6 +127,12 @@ def test_a_folder_given_as_params_file_is_named_as_a_folder(tmp_path):
     ('nodes: {localization: {mode: fancy}}', "nodes.localization.mode: must be one of"),
     ('params_file: missing.yaml', 'params_file:'),
     ('[1, 2]', 'a scenario is a mapping'),
+    # found in review: the last of two keys won without a word
+    ('duration: 2.0\nduration: 5.0', "line 2: the key 'duration' is given twice in one mapping"),
+    ('nodes: {vehicle_sim: {model_params: {differential: {track: 0.5}},\n'
+     '                      model_params.differential.track: 0.3}}',
+     'nodes.vehicle_sim.model_params.differential.track: given twice (also as 0.5), nested and '
+     'dotted'),
     ('name: [unclosed', 'not valid YAML'),
 ])
 def test_bad_scenarios_name_the_key(tmp_path, text, fragment):

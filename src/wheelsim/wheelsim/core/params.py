@@ -239,14 +239,18 @@ def to_flat(config: Any, prefix: str = '') -> dict[str, ParamValue]:
 
 
 def flatten(tree: Mapping[str, Any], prefix: str = '') -> dict[str, Any]:
-    """Flatten a nested mapping (as loaded from YAML) into ``{dotted_name: value}``."""
+    """Flatten a nested mapping (as loaded from YAML) into ``{dotted_name: value}``.
+    :class:`ParameterError` for a name given twice, nested and dotted (``limits: {speed: 1}``
+    and ``limits.speed: 2``): one would silently override the other."""
     out: dict[str, Any] = {}
     for key, value in tree.items():
         path = _join(prefix, str(key))
-        if isinstance(value, Mapping):
-            out.update(flatten(value, path))
-        else:
-            out[path] = value
+        leaves = flatten(value, path) if isinstance(value, Mapping) else {path: value}
+        for name, leaf in leaves.items():
+            if name in out:
+                raise ParameterError(name, leaf, f'given twice (also as {out[name]!r}), nested '
+                                     'and dotted: give it once')
+            out[name] = leaf
     return out
 
 

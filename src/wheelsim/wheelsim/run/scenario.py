@@ -130,7 +130,11 @@ def _params_file_sections(path: Path, node_specs: Mapping[str, list[ParamSpec]]
             raise ScenarioError(f'params_file {path}: section {key}: {others[0]}: only '
                                 'ros__parameters may be given here (write a namespace into '
                                 'the section name, e.g. /robot1/vehicle_sim)')
-        values = flatten(parameters)
+        try:
+            values = flatten(parameters)
+        except ParameterError as err:
+            raise ScenarioError(f'params_file {path}: section {key}: {err.name}: '
+                                f'{err.allowed}') from None
         if node == '**':
             for target in NODE_NAMES:
                 declared = {spec.name for spec in node_specs[target]}
@@ -255,11 +259,15 @@ def load_scenario(
             raise _fail(source, f'nodes.{node}', 'unknown node' + _closest(str(node), NODE_NAMES))
         if not isinstance(values, dict):
             raise _fail(source, f'nodes.{node}', 'must map parameter names to values')
-        for parameter in flatten(values):
+        try:
+            flat = flatten(values)
+        except ParameterError as err:
+            raise _fail(source, f'nodes.{node}.{err.name}', err.allowed) from None
+        for parameter in flat:
             if (node, parameter) in RUN_SET_PARAMETERS:
                 raise _fail(source, f'nodes.{node}.{parameter}', 'overridden in every run by '
                             f'{RUN_SET_PARAMETERS[node, parameter]}: remove it')
-        parameters[node].update(flatten(values))
+        parameters[node].update(flat)
     for node, values in parameters.items():
         _check_node_parameters(source, node, values, node_specs[node])
         if node_checks is not None:  # rules across parameters, as the node applies them
