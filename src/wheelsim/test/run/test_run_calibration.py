@@ -1,7 +1,8 @@
 """``wheelsim calibrate`` end to end: bags recorded from vehicle_sim (real nodes, lock-step,
 MCAP) with known parameters, command noise and bias on, are recovered within 2 % (dead times
 within two steps); the params file it writes is one vehicle_sim accepts; a bag without enough
-excitation is refused with the motion to record."""
+excitation is refused with the motion to record; bad options and params files are refused in
+one line, before the fit."""
 
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from wheelsim.core.vehicle.config import vehicle_config_from_params
 from wheelsim.nodes.vehicle_sim import check_parameters
 from wheelsim.report.calibration_report import flat_params
 from wheelsim.run.calibration import calibrate_bag, record_excitation_bag
+from wheelsim.testing.drive_chain_bag import DriveTruth, Recorder, schedule, write_bag
 
 TOP_SPEED = 1.3
 
@@ -116,3 +118,28 @@ def test_outputs_are_checked_before_the_fit_and_never_overwritten_unasked(tmp_pa
     done = calibrate_command(tmp_path / 'bag', '-o', tmp_path / 'params.yaml', '--overwrite')
     assert done.returncode == 0, done.stderr
     assert '95 % interval' in mine.read_text() and (tmp_path / 'params.yaml').exists()
+
+
+@pytest.fixture(scope='module')
+def differential_bag(tmp_path_factory):
+    """A bag of a differential robot that calibrates, with its joint_states."""
+    bag = tmp_path_factory.mktemp('differential') / 'bag'
+    write_bag(bag, DriveTruth(0.12, 0.2, 0.9, 0.7), schedule(0.9), Recorder(joint_rate_hz=50.0))
+    return bag
+
+
+def refused_in_one_line(done, *fragments):
+    """The command exited 2 with one line on standard error holding every fragment."""
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count('\n') == 1 and 'Traceback' not in done.stderr, done.stderr
+    for fragment in fragments:
+        assert fragment in done.stderr, done.stderr
+
+
+def test_an_output_below_a_file_is_refused_before_the_fit(differential_bag, tmp_path):
+    (tmp_path / 'notes').write_text('mine')
+    refused_in_one_line(
+        calibrate_command(differential_bag, '-o', tmp_path / 'notes' / 'params.yaml'),
+        f'cannot calibrate: -o {tmp_path / "notes" / "params.yaml"}: {tmp_path / "notes"} is '
+        'a file, not a folder')
+    assert (tmp_path / 'notes').read_text() == 'mine'

@@ -72,12 +72,16 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
                   step_rate_hz: float = 1000.0, overwrite: bool = False) -> CalibrationOutputs:
     """Fit and write ``output`` (params), ``<stem>_report.txt`` and ``<stem>_response.png``.
     CalibrationError when the bag cannot be calibrated (says what to record), and, before any
-    work, when ``output`` is a folder or one of the three files exists and not ``overwrite``."""
+    work, when ``output`` is a folder, is below a file, or one of the three files exists and not
+    ``overwrite``."""
     if not 1.0 <= step_rate_hz <= 100_000.0:
         raise CalibrationError(f'--step-rate {step_rate_hz:g}: must be in [1, 100000] Hz')
     if output.is_dir() or not output.name:
         raise CalibrationError(f'-o {output}: is a folder; give the params file to write '
                                '(e.g. -o calibration/params.yaml)')
+    existing_folder = next(p for p in output.absolute().parents if p.exists())
+    if not existing_folder.is_dir():
+        raise CalibrationError(f'-o {output}: {existing_folder} is a file, not a folder')
     report_path = output.with_name(output.stem + '_report.txt')
     plot_path = output.with_name(output.stem + '_response.png')
     existing = [str(p) for p in (output, report_path, plot_path) if p.exists()]
