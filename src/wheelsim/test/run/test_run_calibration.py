@@ -8,9 +8,11 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 from wheelsim.core.calibration.excitation import excitation
 from wheelsim.core.calibration.fit import drive_group
+from wheelsim.core.calibration.recording import CalibrationError
 from wheelsim.core.vehicle.config import vehicle_config_from_params
 from wheelsim.nodes.vehicle_sim import check_parameters
 from wheelsim.report.calibration_report import flat_params
@@ -128,12 +130,42 @@ def differential_bag(tmp_path_factory):
     return bag
 
 
+def vehicle_sim_file(path, parameters):
+    """``path``, written as a vehicle_sim params file of ``parameters``."""
+    path.write_text(yaml.safe_dump({'/**/vehicle_sim': {'ros__parameters': parameters}}))
+    return path
+
+
 def refused_in_one_line(done, *fragments):
     """The command exited 2 with one line on standard error holding every fragment."""
     assert done.returncode == 2, done.stderr
     assert done.stderr.count('\n') == 1 and 'Traceback' not in done.stderr, done.stderr
     for fragment in fragments:
         assert fragment in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(('parameters', 'error'), [
+    ({'model': 'foo'}, "model: must be one of 'bicycle', 'differential', 'omni'"),
+    ({'step_rate': float('nan')}, 'step_rate: must be a finite number in [1, 100000]'),
+    ({'step_rate': 'fast'}, 'step_rate: must be a finite number in [1, 100000]'),
+    ({'modle': 'differential'}, 'modle: vehicle_sim has no such parameter (did you mean model?)'),
+    ({'pub_rate': 5000.0}, 'pub_rate: must be <= step_rate (1000 Hz)'),
+])
+def test_the_params_file_is_checked_as_vehicle_sim_checks_it(differential_bag, tmp_path,
+                                                             parameters, error):
+    params = vehicle_sim_file(tmp_path / 'robot.yaml', parameters)
+    with pytest.raises(CalibrationError) as refused:
+        calibrate_bag(differential_bag, tmp_path / 'out' / 'params.yaml', params_file=params)
+    assert str(refused.value) == f'--params {params}: {error}'
+    assert not (tmp_path / 'out').exists()
+
+
+def test_the_params_file_gives_vehicle_sim_parameters(differential_bag, tmp_path):
+    (tmp_path / 'other.yaml').write_text('localization:\n  ros__parameters: {mode: noisy}\n')
+    refused_in_one_line(
+        calibrate_command(differential_bag, '-o', tmp_path / 'out' / 'params.yaml', '--params',
+                          tmp_path / 'other.yaml'),
+        f'cannot calibrate: --params {tmp_path / "other.yaml"}: sets no vehicle_sim parameter')
 
 
 def test_an_output_below_a_file_is_refused_before_the_fit(differential_bag, tmp_path):

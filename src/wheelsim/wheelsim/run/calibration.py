@@ -10,9 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
-from wheelsim.core import yaml_numbers
 from wheelsim.core.calibration.excitation import Step
 from wheelsim.core.calibration.fit import calibrate
 from wheelsim.core.calibration.recording import (
@@ -23,10 +21,9 @@ from wheelsim.core.calibration.recording import (
     fit_geometry,
     geometry_for_fit,
 )
-from wheelsim.core.params import flatten
-from wheelsim.core.vehicle.config import MODELS
 from wheelsim.report.calibration_bag import load_recording
 from wheelsim.report.calibration_report import format_report, plot_response, write_params
+from wheelsim.run.scenario import ScenarioError, check_node_parameters, params_file_sections
 
 
 @dataclass(frozen=True)
@@ -37,17 +34,25 @@ class CalibrationOutputs:
     report: str
 
 
-def _vehicle_sim_section(path: Path) -> dict[str, Any]:
-    """The vehicle_sim parameters of a ROS params file (any node-name pattern ending in
-    vehicle_sim), as dotted names."""
+def _vehicle_sim_parameters(path: Path) -> dict[str, Any]:
+    """The vehicle_sim parameters (dotted names) of the ROS params file ``path``, read and
+    checked as ``wheelsim run`` reads and checks a scenario's ``params_file`` for vehicle_sim:
+    CalibrationError ``--params PATH: <key>: <what is allowed>`` otherwise, or when the file
+    sets no vehicle_sim parameter."""
+    from wheelsim.run.runner import node_parameter_checks, node_parameter_specs
+
+    source = f'--params {path}'
+    specs = node_parameter_specs()
     try:
-        tree = yaml_numbers.load(path.read_text())
-    except (OSError, yaml.YAMLError) as err:
-        raise CalibrationError(f'--params {path}: cannot read it ({err})') from None
-    for name, section in (tree or {}).items():
-        if str(name).rstrip('/').endswith('vehicle_sim') and isinstance(section, dict):
-            return flatten(section.get('ros__parameters', {}))
-    raise CalibrationError(f'--params {path}: no vehicle_sim section')
+        values = params_file_sections(path, specs, source)['vehicle_sim']
+        check_node_parameters(source, '', 'vehicle_sim', values, specs['vehicle_sim'],
+                              node_parameter_checks()['vehicle_sim'])
+    except ScenarioError as err:
+        raise CalibrationError(str(err)) from None
+    if not values:
+        raise CalibrationError(f'{source}: sets no vehicle_sim parameter (give a vehicle_sim '
+                               'params file, e.g. a preset)')
+    return values
 
 
 def _model(given: str | None, recording: Recording, params: dict[str, Any]) -> str:
@@ -60,10 +65,7 @@ def _model(given: str | None, recording: Recording, params: dict[str, Any]) -> s
         return 'omni'
     if names:
         return 'differential'
-    model = params.get('model', 'differential')
-    if model not in MODELS:
-        raise CalibrationError(f'--params: model {model!r} is not one of {MODELS}')
-    return model
+    return params.get('model', 'differential')
 
 
 def calibrate_bag(bag: Path, output: Path, model: str | None = None,
@@ -73,7 +75,8 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
     """Fit and write ``output`` (params), ``<stem>_report.txt`` and ``<stem>_response.png``.
     CalibrationError when the bag cannot be calibrated (says what to record), and, before any
     work, when ``output`` is a folder, is below a file, or one of the three files exists and not
-    ``overwrite``."""
+    ``overwrite``; and, before the fit, when ``params_file`` is not a valid vehicle_sim params
+    file."""
     if not 1.0 <= step_rate_hz <= 100_000.0:
         raise CalibrationError(f'--step-rate {step_rate_hz:g}: must be in [1, 100000] Hz')
     if output.is_dir() or not output.name:
@@ -89,8 +92,8 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
         raise CalibrationError(f'-o {output}: {", ".join(existing)} exists: not overwriting '
                                '(give another -o, or --overwrite)')
     started = time.process_time()
+    params = _vehicle_sim_parameters(params_file) if params_file else {}
     recording, topics = load_recording(bag, cmd_topic, measured_topic, joint_states_topic)
-    params = _vehicle_sim_section(params_file) if params_file else {}
     model = _model(model, recording, params)
     prefix = f'model_params.{model}.'
     base = {k[len(prefix):]: v for k, v in params.items() if k.startswith(prefix)}

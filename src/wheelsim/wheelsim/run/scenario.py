@@ -95,7 +95,7 @@ def _is_finite_number(value: Any) -> bool:
             and math.isfinite(value))
 
 
-def _fail(source: Path | None, key: str, problem: str) -> ScenarioError:
+def _fail(source: Path | str | None, key: str, problem: str) -> ScenarioError:
     where = f'{source}: ' if source else ''
     return ScenarioError(f'{where}{key}: {problem}')
 
@@ -105,25 +105,27 @@ def _closest(key: str, known: tuple[str, ...] | list[str]) -> str:
     return f' (did you mean {suggestion}?)' if suggestion else f' (known: {", ".join(known)})'
 
 
-def _params_file_sections(path: Path, node_specs: Mapping[str, list[ParamSpec]]
-                          ) -> dict[str, dict[str, Any]]:
+def params_file_sections(path: Path, node_specs: Mapping[str, list[ParamSpec]], source: str
+                         ) -> dict[str, dict[str, Any]]:
     """Flat parameters per node from a ROS params file.
 
     A section for one of the four nodes is taken whole (and checked like ``nodes:``); a ``/**``
-    section applies to every node that declares the parameter, as ROS applies it.
+    section applies to every node that declares the parameter, as ROS applies it. Raises
+    :class:`ScenarioError` starting with ``source`` (how the user gave the file, e.g.
+    ``params_file PATH``) when the file is not a readable params file.
     """
     try:
         tree = yaml_numbers.load(path.read_text(encoding='utf-8')) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
-        raise ScenarioError(f'params_file {path}: not a readable YAML file: {err}') from None
+        raise ScenarioError(f'{source}: not a readable YAML file: {err}') from None
     if not isinstance(tree, dict):
-        raise ScenarioError(f'params_file {path}: must map node names to sections')
+        raise ScenarioError(f'{source}: must map node names to sections')
     sections: dict[str, dict[str, Any]] = {name: {} for name in NODE_NAMES}
     for key, body in tree.items():
         node = str(key).rsplit('/', 1)[-1]
         parameters = (body or {}).get('ros__parameters', {}) if isinstance(body, dict) else None
         if not isinstance(parameters, dict):
-            raise ScenarioError(f'params_file {path}: section {key}: must be a mapping with '
+            raise ScenarioError(f'{source}: section {key}: must be a mapping with '
                                 'ros__parameters (a mapping of parameter names to values)')
         others = sorted(str(k) for k in body or {} if k != 'ros__parameters')
         if others:  # ROS refuses them; a namespace is written in the key: /robot1/vehicle_sim
@@ -246,7 +248,7 @@ def load_scenario(
             raise _fail(source, 'params_file', f'{params_path} is a folder, not a file')
         if not params_path.is_file():
             raise _fail(source, 'params_file', f'{params_path} does not exist')
-        parameters = _params_file_sections(params_path, node_specs)
+        parameters = params_file_sections(params_path, node_specs, f'params_file {params_path}')
         for node, values in parameters.items():
             for parameter in [p for p in values if (node, p) in RUN_SET_PARAMETERS]:
                 del values[parameter]
@@ -269,12 +271,8 @@ def load_scenario(
                             f'{RUN_SET_PARAMETERS[node, parameter]}: remove it')
         parameters[node].update(flat)
     for node, values in parameters.items():
-        _check_node_parameters(source, node, values, node_specs[node])
-        if node_checks is not None:  # rules across parameters, as the node applies them
-            try:
-                node_checks[node](values)
-            except ParameterError as err:
-                raise _fail(source, f'nodes.{node}', str(err)) from None
+        check_node_parameters(source, f'nodes.{node}.', node, values, node_specs[node],
+                              node_checks[node] if node_checks is not None else None)
 
     map_yaml = _map_path(source, tree['map'], parameters['vehicle_sim']) if 'map' in tree else None
     return Scenario(name=name, duration_s=float(duration), seed=seed, record_topics=record_topics,
@@ -283,18 +281,29 @@ def load_scenario(
                     params_file_replaced=replaced)
 
 
-def _check_node_parameters(source: Path, node: str, values: Mapping[str, Any],
-                           node_specs: list[ParamSpec]) -> None:
+def check_node_parameters(source: Path | str, prefix: str, node: str, values: Mapping[str, Any],
+                          node_specs: list[ParamSpec],
+                          node_check: Callable[[Mapping[str, Any]], None] | None) -> None:
+    """Raise :class:`ScenarioError` ``<source>: <prefix><key>: <what is allowed>`` unless every
+    key of ``values`` (``node``'s parameters, dotted names) is one the node declares
+    (``node_specs``; ``use_sim_time`` aside), each value is in its range, and together they pass
+    ``node_check`` (the node's ``check_parameters``: its rules across parameters; None: not
+    checked)."""
     by_name = {spec.name: spec for spec in node_specs}
     for key, suggestion in unknown_keys(by_name, [k for k in values if k != 'use_sim_time']):
         hint = f' (did you mean {suggestion}?)' if suggestion else ''
-        raise _fail(source, f'nodes.{node}.{key}', f'{node} has no such parameter{hint}')
+        raise _fail(source, prefix + key, f'{node} has no such parameter{hint}')
     for key, value in values.items():
         if key in by_name:
             try:
                 by_name[key].check(value)
             except ParameterError as err:
-                raise _fail(source, f'nodes.{node}.{key}', err.allowed) from None
+                raise _fail(source, prefix + key, err.allowed) from None
+    if node_check is not None:
+        try:
+            node_check(values)
+        except ParameterError as err:
+            raise _fail(source, prefix + err.name, err.allowed) from None
 
 
 def with_overrides(scenario: Scenario, overrides: Mapping[str, Any],
