@@ -144,6 +144,23 @@ def refused_in_one_line(done, *fragments):
         assert fragment in done.stderr, done.stderr
 
 
+def test_a_model_the_bag_or_the_params_file_contradicts_is_refused(differential_bag, tmp_path):
+    omni = vehicle_sim_file(tmp_path / 'omni.yaml', {'model': 'omni'})
+    output = tmp_path / 'out' / 'params.yaml'
+    joints = "the bag's joint_states name the wheels of the differential model"
+    refused_in_one_line(
+        calibrate_command(differential_bag, '-o', output, '--model', 'omni'),
+        f'cannot calibrate: --model omni: {joints} (left_wheel_joint, right_wheel_joint), not of '
+        'the omni model')
+    refused_in_one_line(calibrate_command(differential_bag, '-o', output, '--params', omni),
+                        f'cannot calibrate: --params {omni}: model omni: {joints}')
+    refused_in_one_line(
+        calibrate_command(differential_bag, '-o', output, '--params', omni, '--model',
+                          'differential'),
+        f'cannot calibrate: --model differential: the --params file {omni} sets model omni')
+    assert not (tmp_path / 'out').exists()
+
+
 @pytest.mark.parametrize(('parameters', 'error'), [
     ({'model': 'foo'}, "model: must be one of 'bicycle', 'differential', 'omni'"),
     ({'step_rate': float('nan')}, 'step_rate: must be a finite number in [1, 100000]'),

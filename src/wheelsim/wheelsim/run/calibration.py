@@ -55,17 +55,42 @@ def _vehicle_sim_parameters(path: Path) -> dict[str, Any]:
     return values
 
 
-def _model(given: str | None, recording: Recording, params: dict[str, Any]) -> str:
-    if given:
-        return given
+def _bag_model(recording: Recording) -> str | None:
+    """The model whose wheels the recording's joint names are, or None without joints."""
     names = recording.wheel_names
     if any(n.startswith('fixed') for n in names):
         return 'bicycle'
     if any(n.startswith('front') for n in names):
         return 'omni'
-    if names:
-        return 'differential'
-    return params.get('model', 'differential')
+    return 'differential' if names else None
+
+
+def _option_or_file(option: str, given: Any, key: str, params: dict[str, Any],
+                    params_file: Path | None) -> Any:
+    """``given`` (the value of the command-line ``option``), else the ``--params`` file's
+    ``key``, else None. CalibrationError naming both when both are given and differ: one would
+    override the other silently."""
+    in_file = params.get(key)
+    if given is not None and in_file is not None and given != in_file:
+        raise CalibrationError(f'{option} {given}: the --params file {params_file} sets {key} '
+                               f'{in_file}: give one of them')
+    return given if given is not None else in_file
+
+
+def _model(given: str | None, recording: Recording, params: dict[str, Any],
+           params_file: Path | None) -> str:
+    """The vehicle model: ``--model`` (``given``) or the ``--params`` file's ``model``, and the
+    model the bag's joint names show, whichever are given, else differential. CalibrationError
+    naming both when two of them differ: one would override the other silently."""
+    model = _option_or_file('--model', given, 'model', params, params_file)
+    shown = _bag_model(recording)
+    if model and shown and model != shown:
+        setting = f'--model {model}' if given else f'--params {params_file}: model {model}'
+        raise CalibrationError(
+            f'{setting}: the bag\'s joint_states name the wheels of the {shown} model '
+            f'({", ".join(recording.wheel_names)}), not of the {model} model: give the {shown} '
+            f'model, or a bag of the {model} vehicle')
+    return model or shown or 'differential'
 
 
 def calibrate_bag(bag: Path, output: Path, model: str | None = None,
@@ -76,7 +101,7 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
     CalibrationError when the bag cannot be calibrated (says what to record), and, before any
     work, when ``output`` is a folder, is below a file, or one of the three files exists and not
     ``overwrite``; and, before the fit, when ``params_file`` is not a valid vehicle_sim params
-    file."""
+    file, or ``model``, its model and the bag's joint names do not agree."""
     if not 1.0 <= step_rate_hz <= 100_000.0:
         raise CalibrationError(f'--step-rate {step_rate_hz:g}: must be in [1, 100000] Hz')
     if output.is_dir() or not output.name:
@@ -94,7 +119,7 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
     started = time.process_time()
     params = _vehicle_sim_parameters(params_file) if params_file else {}
     recording, topics = load_recording(bag, cmd_topic, measured_topic, joint_states_topic)
-    model = _model(model, recording, params)
+    model = _model(model, recording, params, params_file)
     prefix = f'model_params.{model}.'
     base = {k[len(prefix):]: v for k, v in params.items() if k.startswith(prefix)}
     check_excitation(recording, model)
