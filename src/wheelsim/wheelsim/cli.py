@@ -188,9 +188,10 @@ def _parser() -> argparse.ArgumentParser:
     calibrate.add_argument('--measured-topic', help='measured motion (default: twist_actual, '
                            'else odom)')
     calibrate.add_argument('--joint-states-topic', help='joint states (default: joint_states)')
-    calibrate.add_argument('--step-rate', type=float, default=1000.0,
-                           help='simulation step rate [Hz] (default 1000, as vehicle_sim, '
-                           'which rounds a dead time to its step)')
+    calibrate.add_argument('--step-rate', type=float,
+                           help='simulation step rate [Hz] (default: the --params file\'s '
+                           'step_rate, else 1000, as vehicle_sim, which rounds a dead time to '
+                           'its step)')
     calibrate.add_argument('--overwrite', action='store_true',
                            help='replace the params file, report and plot of an earlier '
                            'calibration (default: refuse)')

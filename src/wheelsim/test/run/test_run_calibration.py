@@ -16,6 +16,7 @@ from wheelsim.core.calibration.recording import CalibrationError
 from wheelsim.core.vehicle.config import vehicle_config_from_params
 from wheelsim.nodes.vehicle_sim import check_parameters
 from wheelsim.report.calibration_report import flat_params
+from wheelsim.run import calibration
 from wheelsim.run.calibration import calibrate_bag, record_excitation_bag
 from wheelsim.testing.drive_chain_bag import DriveTruth, Recorder, schedule, write_bag
 
@@ -175,6 +176,27 @@ def test_the_params_file_is_checked_as_vehicle_sim_checks_it(differential_bag, t
         calibrate_bag(differential_bag, tmp_path / 'out' / 'params.yaml', params_file=params)
     assert str(refused.value) == f'--params {params}: {error}'
     assert not (tmp_path / 'out').exists()
+
+
+def test_the_step_rate_is_the_params_files_unless_the_option_gives_another(
+        differential_bag, tmp_path, monkeypatch):
+    params = vehicle_sim_file(tmp_path / 'robot.yaml', {'step_rate': 500.0})
+    output = tmp_path / 'out' / 'params.yaml'
+    with pytest.raises(CalibrationError) as refused:
+        calibrate_bag(differential_bag, output, params_file=params, step_rate_hz=1000.0)
+    assert str(refused.value) == (f'--step-rate 1000.0: the --params file {params} sets '
+                                  'step_rate 500.0: give one of them')
+    periods = []
+
+    def fit(recording, model, base, step_period_s):
+        periods.append(step_period_s)
+        raise CalibrationError('fitted')
+
+    monkeypatch.setattr(calibration, 'calibrate', fit)
+    for given, file in [(None, params), (500.0, params), (None, None), (250.0, None)]:
+        with pytest.raises(CalibrationError, match='fitted'):
+            calibrate_bag(differential_bag, output, params_file=file, step_rate_hz=given)
+    assert periods == [0.002, 0.002, 0.001, 0.004]
 
 
 def test_the_params_file_gives_vehicle_sim_parameters(differential_bag, tmp_path):

@@ -21,6 +21,7 @@ from wheelsim.core.calibration.recording import (
     fit_geometry,
     geometry_for_fit,
 )
+from wheelsim.core.vehicle_sim.config import VehicleSimSettings
 from wheelsim.report.calibration_bag import load_recording
 from wheelsim.report.calibration_report import format_report, plot_response, write_params
 from wheelsim.run.scenario import ScenarioError, check_node_parameters, params_file_sections
@@ -96,13 +97,17 @@ def _model(given: str | None, recording: Recording, params: dict[str, Any],
 def calibrate_bag(bag: Path, output: Path, model: str | None = None,
                   params_file: Path | None = None, cmd_topic: str | None = None,
                   measured_topic: str | None = None, joint_states_topic: str | None = None,
-                  step_rate_hz: float = 1000.0, overwrite: bool = False) -> CalibrationOutputs:
-    """Fit and write ``output`` (params), ``<stem>_report.txt`` and ``<stem>_response.png``.
+                  step_rate_hz: float | None = None, overwrite: bool = False
+                  ) -> CalibrationOutputs:
+    """Fit and write ``output`` (params), ``<stem>_report.txt`` and ``<stem>_response.png``,
+    simulating at ``step_rate_hz`` (default: the ``params_file``'s ``step_rate``, else
+    vehicle_sim's default).
     CalibrationError when the bag cannot be calibrated (says what to record), and, before any
     work, when ``output`` is a folder, is below a file, or one of the three files exists and not
     ``overwrite``; and, before the fit, when ``params_file`` is not a valid vehicle_sim params
-    file, or ``model``, its model and the bag's joint names do not agree."""
-    if not 1.0 <= step_rate_hz <= 100_000.0:
+    file, or ``model``, its model and the bag's joint names do not agree, or ``step_rate_hz``
+    and its step_rate differ."""
+    if step_rate_hz is not None and not 1.0 <= step_rate_hz <= 100_000.0:
         raise CalibrationError(f'--step-rate {step_rate_hz:g}: must be in [1, 100000] Hz')
     if output.is_dir() or not output.name:
         raise CalibrationError(f'-o {output}: is a folder; give the params file to write '
@@ -120,6 +125,8 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
     params = _vehicle_sim_parameters(params_file) if params_file else {}
     recording, topics = load_recording(bag, cmd_topic, measured_topic, joint_states_topic)
     model = _model(model, recording, params, params_file)
+    step_rate_hz = _option_or_file('--step-rate', step_rate_hz, 'step_rate', params,
+                                   params_file) or VehicleSimSettings().step_rate
     prefix = f'model_params.{model}.'
     base = {k[len(prefix):]: v for k, v in params.items() if k.startswith(prefix)}
     check_excitation(recording, model)
