@@ -129,14 +129,13 @@ def params_file_sections(path: Path, node_specs: Mapping[str, list[ParamSpec]], 
                                 'ros__parameters (a mapping of parameter names to values)')
         others = sorted(str(k) for k in body or {} if k != 'ros__parameters')
         if others:  # ROS refuses them; a namespace is written in the key: /robot1/vehicle_sim
-            raise ScenarioError(f'params_file {path}: section {key}: {others[0]}: only '
+            raise ScenarioError(f'{source}: section {key}: {others[0]}: only '
                                 'ros__parameters may be given here (write a namespace into '
                                 'the section name, e.g. /robot1/vehicle_sim)')
         try:
             values = flatten(parameters)
         except ParameterError as err:
-            raise ScenarioError(f'params_file {path}: section {key}: {err.name}: '
-                                f'{err.allowed}') from None
+            raise ScenarioError(f'{source}: section {key}: {err.name}: {err.allowed}') from None
         if node == '**':
             for target in NODE_NAMES:
                 declared = {spec.name for spec in node_specs[target]}
