@@ -147,8 +147,14 @@ def test_ctrl_c_keeps_the_finished_points_and_the_same_command_resumes(tmp_path)
     (['sweep', '--param', 'seed=1,2', '--workers', '0'], '--workers 0: must be at least 1'),
     (['sweep', '--param', 'seed=1,2', '--sample-seed', '3'],
      '--sample-seed: only with --sample random or lhs'),
+    # bad values: named with their range or form, refused before Ray starts
+    (['sweep', '--sample', 'random', '--samples', '2', '--param', 'controller.lead_time=0:0.5',
+      '--sample-seed', '-1'], '--sample-seed: -1 must be an integer in [0, 2**32-1]'),
+    (['sweep', '--param', 'seed=9223372036854775808'],
+     '--param seed: 9223372036854775808 must be an integer in [0, 2**63-1]'),
+    (['run', '--seed', '-1'], '--seed: -1 must be an integer in [0, 2**63-1]'),
 ])
-def test_settings_another_one_overrides_are_errors_naming_both(tmp_path, args, fragment):
+def test_bad_or_overridden_settings_are_errors_naming_them(tmp_path, args, fragment):
     scenario = write_scenario(tmp_path, 1)
     result = wheelsim(args[0], str(scenario), *args[1:], '--output', 'o', cwd=tmp_path)
     assert result.returncode == 2, result.stdout + result.stderr

@@ -84,6 +84,8 @@ def test_tune_finds_the_known_best_lead_time_and_resumes(tmp_path):
     # checked before the study is created (it was left behind, empty)
     (['--param', 'controller.lead_time=0:0.8', '--objective', 'cross_track_rms_m',
       '--workers', '0'], '--workers 0: must be at least 1'),
+    ([*TUNE[:4], '--sampler-seed', '-1'], '--sampler-seed: -1 must be an integer in [0, 2**32-1]'),
+    ([*TUNE[:4], '--sampler-seed', '4294967296'], '--sampler-seed: 4294967296 must be an integer'),
 ])
 def test_bad_tune_arguments_are_errors_naming_them(tmp_path, args, fragment):
     scenario = tmp_path / 'lag.yaml'

@@ -25,6 +25,7 @@ from wheelsim.run.output import OutputError  # noqa: E402
 from wheelsim.run.scenario import (  # noqa: E402
     SEED_KEY,
     ScenarioError,
+    check_seed,
     load_scenario,
     with_overrides,
 )
@@ -207,6 +208,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.seed is not None:
         if SEED_KEY in overrides:
             raise ScenarioError('--seed and --param seed=... both set the seed: give one')
+        check_seed('--seed', args.seed)
         overrides[SEED_KEY] = args.seed
     scenario = with_overrides(scenario, overrides, _override_check(specs))
     outcome = run_scenario(scenario, _output_root(args.output), args.real_time_factor,
@@ -297,6 +299,7 @@ def _tune(args: argparse.Namespace) -> int:
         check_run_name(args.study)
     except OutputError as err:
         raise ScenarioError(f'--study {err}') from None
+    check_seed('--sampler-seed', args.sampler_seed, sampling.SAMPLE_SEED_BITS)
     axes = sampling.parse_axes(args.param)
     check = _override_check(specs)
     for axis in axes:  # every bound and choice is a value the nodes accept

@@ -82,3 +82,13 @@ def test_random_samples_are_seeded_uniform_and_crossed_with_the_value_lists():
     xs = np.array([p['a.x'] for p in points[::2]])
     assert xs.min() >= -1 and xs.max() <= 1 and abs(xs.mean()) < 0.1  # 4.5 sigma of U(-1, 1)
     assert points != plan_points(parse_axes(['a.x=-1:1', 'seed=1,2']), 'random', 500, 2)
+
+
+@pytest.mark.parametrize('seed', [-1, 2**32, True, 1.5])
+def test_a_sample_seed_out_of_range_is_an_error_naming_the_option(seed):
+    axes = [parse_axis('c.k=0:0.5')]
+    with pytest.raises(ScenarioError, match=r'--sample-seed: .* must be an integer in '
+                                            r'\[0, 2\*\*32-1\]$'):
+        plan_points(axes, 'random', 2, seed)
+    assert len(plan_points(axes, 'lhs', 2, 2**32 - 1)) == 2
+

@@ -115,7 +115,8 @@ def test_a_folder_given_as_params_file_is_named_as_a_folder(tmp_path):
     ('durations: 3', "durations: unknown scenario key (did you mean duration?)"),
     ('duration: -1', 'duration: -1 must be a number of seconds'),
     ('duration: .nan', 'duration'),
-    ('seed: 1.5', 'seed: 1.5 must be a non-negative integer'),
+    ('seed: 1.5', 'seed: 1.5 must be an integer in [0, 2**63-1]'),
+    ('seed: 9223372036854775808', 'seed: 9223372036854775808 must be an integer in [0, 2**63-1]'),
     ('record: 5', 'record: 5 must be "all", "none" or a list'),
     # found in review: a typo recorded nothing of that topic, without a word
     ('record: [odom, odm]', 'record: /odm: no node of a run publishes it (did you mean /odom?)'),
@@ -176,8 +177,11 @@ def test_overrides_for_sweeps(tmp_path):
 def test_seed_override_sets_the_scenario_seed(tmp_path):
     scenario = load_scenario(write(tmp_path, 'duration: 1\nseed: 3\n'), SPECS, METRICS)
     assert with_overrides(scenario, {'seed': 9}, lambda *a: None).seed == 9
-    with pytest.raises(ScenarioError, match='--param seed: -1 must be a non-negative integer'):
-        with_overrides(scenario, {'seed': -1}, lambda *a: None)
+    assert with_overrides(scenario, {'seed': 2**63 - 1}, lambda *a: None).seed == 2**63 - 1
+    for bad in (-1, 2**63):  # the nodes' seed range: checked here, before any run starts
+        with pytest.raises(ScenarioError, match=rf'--param seed: {bad} must be an integer in '
+                                                r'\[0, 2\*\*63-1\]'):
+            with_overrides(scenario, {'seed': bad}, lambda *a: None)
 
 
 @pytest.mark.parametrize('key, other', [

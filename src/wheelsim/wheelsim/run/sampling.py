@@ -26,11 +26,13 @@ import numpy as np
 import yaml
 
 from wheelsim.core import yaml_numbers
-from wheelsim.run.scenario import ScenarioError
+from wheelsim.run.scenario import ScenarioError, check_seed
 
 METHODS = ('grid', 'random', 'lhs')
 SAMPLE_DIGITS = 6
 """Sampled values are rounded to this many significant digits (readable tables, exact reruns)."""
+SAMPLE_SEED_BITS = 32
+"""``--sample-seed`` (and tune's ``--sampler-seed``) is an integer in [0, 2**32-1]."""
 
 
 @dataclass(frozen=True)
@@ -122,7 +124,8 @@ def _scaled(axis: Axis, unit: float) -> float:
 def plan_points(axes: Sequence[Axis], method: str = 'grid', samples: int | None = None,
                 sample_seed: int | None = None) -> list[dict[str, Any]]:
     """The sweep's points, ``{name: value}`` each, in a fixed order (see the module doc);
-    ``sample_seed`` (random and lhs only) None is 0."""
+    ``sample_seed`` (random and lhs only) None is 0. ScenarioError naming the option on bad
+    input."""
     if method not in METHODS:
         raise ScenarioError(f'--sample {method!r}: must be one of {", ".join(METHODS)}')
     ranges = [a for a in axes if a.values is None]
@@ -143,6 +146,8 @@ def plan_points(axes: Sequence[Axis], method: str = 'grid', samples: int | None 
                                 'NAME=LOW:HIGH[:log]')
         if samples is None or samples < 1:
             raise ScenarioError(f'--sample {method}: needs --samples N with N >= 1')
+        if sample_seed is not None:
+            check_seed('--sample-seed', sample_seed, SAMPLE_SEED_BITS)
         unit = _unit_samples(method, samples, len(ranges), sample_seed or 0)
         sampled = [{a.name: _scaled(a, u) for a, u in zip(ranges, row, strict=True)}
                    for row in unit]

@@ -57,6 +57,9 @@ SCENARIO_KEYS = ('name', 'duration', 'seed', 'params_file', 'map', 'record', 'pa
 DEFAULT_SCENARIO = Path(__file__).parent / 'scenarios' / 'default.yaml'
 SEED_KEY = 'seed'
 """The override key of the scenario's seed (``--param seed=1,2,3``)."""
+SEED_BITS = 63
+"""A scenario's seed is an integer in [0, 2**63-1], the range of the nodes' ``seed``
+parameters (vehicle_sim, localization)."""
 #: Node parameters every run sets itself (wheelsim.run.runner), with the setting that does it.
 RUN_SET_PARAMETERS = {
     **{(node, 'use_sim_time'): 'wheelsim run (lock-step simulated time)' for node in NODE_NAMES},
@@ -88,6 +91,13 @@ class Scenario:
     params_file_replaced: Mapping[str, str] = field(default_factory=dict)
     """``{'node.param': what sets it}``: parameters the ``params_file`` sets that every run sets
     itself (:data:`RUN_SET_PARAMETERS`), so the file's values are not used (the CLI says so)."""
+
+
+def check_seed(what: str, value: Any, bits: int = SEED_BITS) -> None:
+    """ScenarioError ``<what>: <value> must be an integer in [0, 2**<bits>-1]`` unless
+    ``value`` is such an integer (a bool is not)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**bits:
+        raise ScenarioError(f'{what}: {value!r} must be an integer in [0, 2**{bits}-1]')
 
 
 def _is_finite_number(value: Any) -> bool:
@@ -212,8 +222,7 @@ def load_scenario(
     if not _is_finite_number(duration) or not 0 < duration <= 86400:
         raise _fail(source, 'duration', f'{duration!r} must be a number of seconds in (0, 86400]')
     seed = tree.get('seed', 1)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise _fail(source, 'seed', f'{seed!r} must be a non-negative integer')
+    check_seed(f'{source}: seed', seed)
 
     record = tree.get('record', 'all')
     if record == 'all':
@@ -318,8 +327,7 @@ def with_overrides(scenario: Scenario, overrides: Mapping[str, Any],
     seed = scenario.seed
     for key, value in overrides.items():
         if key == SEED_KEY:
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ScenarioError(f'--param seed: {value!r} must be a non-negative integer')
+            check_seed('--param seed', value)
             seed = value
             continue
         node, _, name = key.partition('.')
