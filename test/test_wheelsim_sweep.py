@@ -152,6 +152,11 @@ def test_ctrl_c_keeps_the_finished_points_and_the_same_command_resumes(tmp_path)
       '--sample-seed', '-1'], '--sample-seed: -1 must be an integer in [0, 2**32-1]'),
     (['sweep', '--param', 'seed=9223372036854775808'],
      '--param seed: 9223372036854775808 must be an integer in [0, 2**63-1]'),
+    (['sweep', '--param', 'seed=1..9223372036854775808'],
+     "--param 'seed=1..9223372036854775808': 9223372036854775808 points, more than the 100000"),
+    (['sweep', '--param', 'controller.feedforward.k_x=1,1', '--workers', '1'],
+     "--param 'controller.feedforward.k_x=1,1': controller.feedforward.k_x has the value 1 "
+     'twice'),
     (['run', '--seed', '-1'], '--seed: -1 must be an integer in [0, 2**63-1]'),
 ])
 def test_bad_or_overridden_settings_are_errors_naming_them(tmp_path, args, fragment):

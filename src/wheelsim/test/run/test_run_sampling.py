@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from wheelsim.run.robustness import reproduce_command
-from wheelsim.run.sampling import Axis, parse_axes, parse_axis, plan_points
+from wheelsim.run.sampling import MAX_POINTS, Axis, parse_axes, parse_axis, plan_points
 from wheelsim.run.scenario import ScenarioError
 
 
@@ -21,8 +21,8 @@ def test_axis_forms():
 
 def test_numbers_as_python_prints_them_are_numbers():
     # YAML 1.1 reads 2e-05 (no dot) as a string; the reproduce commands print floats so.
-    values = parse_axis('c.k=2e-05,1E3,-3.5e+2,.5e1,e5,1e,2.0e-05').values
-    assert values == (2e-05, 1000.0, -350.0, 5.0, 'e5', '1e', 2e-05)
+    values = parse_axis('c.k=2e-05,1E3,-3.5e+2,.5e1,e5,1e,3.0e-05').values
+    assert values == (2e-05, 1000.0, -350.0, 5.0, 'e5', '1e', 3e-05)
     assert all(isinstance(v, float) for v in values[:4])
     point = {'controller.lead_time': 2e-05, 'seed': 3}
     words = shlex.split(reproduce_command('s.yaml', point))
@@ -91,4 +91,25 @@ def test_a_sample_seed_out_of_range_is_an_error_naming_the_option(seed):
                                             r'\[0, 2\*\*32-1\]$'):
         plan_points(axes, 'random', 2, seed)
     assert len(plan_points(axes, 'lhs', 2, 2**32 - 1)) == 2
+
+
+def test_a_value_given_twice_in_an_axis_is_an_error_naming_the_axis_and_the_value():
+    with pytest.raises(ScenarioError, match=r"--param 'c.k=1,2,1': c.k has the value 1 twice"):
+        parse_axis('c.k=1,2,1')
+    with pytest.raises(ScenarioError, match="c.mode has the value 'a' twice"):
+        parse_axis('c.mode=a, b,a')
+    assert parse_axis('c.k=1,1.0,true').values == (1, 1.0, True)  # three different values
+
+
+def test_a_sweep_has_at_most_max_points():
+    assert len(parse_axis(f'seed=1..{MAX_POINTS}').values) == MAX_POINTS
+    for text in (f'seed=0..{MAX_POINTS}', 'seed=1..9223372036854775808'):
+        with pytest.raises(ScenarioError, match=rf"--param '{text}': .* points, more than the "
+                                                f'{MAX_POINTS}'):
+            parse_axis(text)
+    grid = [parse_axis('seed=1..1000'), parse_axis('c.k=1..101')]
+    with pytest.raises(ScenarioError, match='the grid .*: 101000 points, more than'):
+        plan_points(grid)
+    with pytest.raises(ScenarioError, match='--samples 1001 .*: 101101 points, more than'):
+        plan_points([parse_axis('c.g=0:1'), parse_axis('c.k=1..101')], 'random', 1001)
 

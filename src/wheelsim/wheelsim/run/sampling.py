@@ -11,6 +11,10 @@ uniform or log-uniform). ``NAME`` is ``seed`` (the scenario's seed) or ``<node>.
   from ``sample_seed``; each crossed with every combination of the value lists (so
   ``--param seed=1..10`` runs every sample with each of 10 seeds).
 
+A value list may not repeat a value (two points would be one run), and a sweep has at most
+:data:`MAX_POINTS` points (a ``FIRST..LAST`` axis, ``--samples`` and the product of the value
+lists alike).
+
 No ROS imports: the CLI plans a sweep before starting anything.
 """
 
@@ -31,6 +35,9 @@ from wheelsim.run.scenario import ScenarioError, check_seed
 METHODS = ('grid', 'random', 'lhs')
 SAMPLE_DIGITS = 6
 """Sampled values are rounded to this many significant digits (readable tables, exact reruns)."""
+MAX_POINTS = 100_000
+"""The most points a sweep (or one axis) may have: more runs than one command should start,
+and a bound on the memory its plan takes."""
 SAMPLE_SEED_BITS = 32
 """``--sample-seed`` (and tune's ``--sampler-seed``) is an integer in [0, 2**32-1]."""
 
@@ -57,8 +64,15 @@ def _number(text: str, what: str, spec: str) -> float:
     return value
 
 
+def _check_count(count: int, what: str) -> None:
+    if count > MAX_POINTS:
+        raise ScenarioError(f'{what}: {count} points, more than the {MAX_POINTS} a sweep may '
+                            'have: split it into several sweeps')
+
+
 def parse_axis(text: str) -> Axis:
-    """One ``--param`` text -> :class:`Axis`; ScenarioError naming the text on bad input."""
+    """One ``--param`` text -> :class:`Axis`; ScenarioError naming the text on bad input
+    (including a repeated value and more than :data:`MAX_POINTS` values)."""
     name, sep, spec = (part.strip() for part in text.partition('='))
     if not sep or not name or not spec:
         raise ScenarioError(f'--param {text!r}: expected NAME=V1,V2,... or NAME=FIRST..LAST or '
@@ -76,16 +90,22 @@ def parse_axis(text: str) -> Axis:
     if ',' not in spec and '..' in spec:
         first, _, last = spec.partition('..')
         try:
-            values = tuple(range(int(first), int(last) + 1))
+            values = range(int(first), int(last) + 1)
         except ValueError:
-            values = ()
+            values = range(0)
         if not values:
             raise ScenarioError(f'--param {text!r}: FIRST..LAST needs integers with FIRST <= LAST')
-        return Axis(name, values=values)
+        _check_count(values.stop - values.start, f'--param {text!r}')  # not len(): overflow
+        return Axis(name, values=tuple(values))
     try:
-        return Axis(name, values=tuple(yaml_numbers.load(v) for v in spec.split(',')))
+        values = [yaml_numbers.load(v) for v in spec.split(',')]
     except yaml.YAMLError as err:
         raise ScenarioError(f'--param {text!r}: cannot parse a value: {err}') from None
+    for index, value in enumerate(values):  # by type too: 1 and 1.0 are two runs, not one
+        if (type(value), value) in ((type(v), v) for v in values[:index]):
+            raise ScenarioError(f'--param {text!r}: {name} has the value {value!r} twice: give '
+                                'each value once')
+    return Axis(name, values=tuple(values))
 
 
 def parse_axes(texts: Sequence[str]) -> list[Axis]:
@@ -125,11 +145,12 @@ def plan_points(axes: Sequence[Axis], method: str = 'grid', samples: int | None 
                 sample_seed: int | None = None) -> list[dict[str, Any]]:
     """The sweep's points, ``{name: value}`` each, in a fixed order (see the module doc);
     ``sample_seed`` (random and lhs only) None is 0. ScenarioError naming the option on bad
-    input."""
+    input, and for more than :data:`MAX_POINTS` points."""
     if method not in METHODS:
         raise ScenarioError(f'--sample {method!r}: must be one of {", ".join(METHODS)}')
     ranges = [a for a in axes if a.values is None]
     lists = [a for a in axes if a.values is not None]
+    combinations = math.prod(len(a.values) for a in lists)
     if method == 'grid':
         if ranges:
             raise ScenarioError(f'--param {ranges[0].name}={ranges[0].low:g}:{ranges[0].high:g} '
@@ -139,6 +160,7 @@ def plan_points(axes: Sequence[Axis], method: str = 'grid', samples: int | None 
             if value is not None:
                 raise ScenarioError(f'{name}: only with --sample random or lhs (a grid runs '
                                     'every combination)')
+        _check_count(combinations, 'the grid (every combination of the --param values)')
         sampled: list[dict[str, Any]] = [{}]
     else:
         if not ranges:
@@ -148,10 +170,11 @@ def plan_points(axes: Sequence[Axis], method: str = 'grid', samples: int | None 
             raise ScenarioError(f'--sample {method}: needs --samples N with N >= 1')
         if sample_seed is not None:
             check_seed('--sample-seed', sample_seed, SAMPLE_SEED_BITS)
+        _check_count(samples * combinations, f'--samples {samples} (times every combination '
+                     'of the --param values)')
         unit = _unit_samples(method, samples, len(ranges), sample_seed or 0)
         sampled = [{a.name: _scaled(a, u) for a, u in zip(ranges, row, strict=True)}
                    for row in unit]
     combos = list(itertools.product(*(a.values for a in lists)))
     return [{**point, **dict(zip((a.name for a in lists), combo, strict=True))}
             for point in sampled for combo in combos]
-
