@@ -150,6 +150,8 @@ def test_ctrl_c_keeps_the_finished_points_and_the_same_command_resumes(tmp_path)
     # bad values: named with their range or form, refused before Ray starts
     (['sweep', '--sample', 'random', '--samples', '2', '--param', 'controller.lead_time=0:0.5',
       '--sample-seed', '-1'], '--sample-seed: -1 must be an integer in [0, 2**32-1]'),
+    (['sweep', '--param', 'seed=1,2', '--address', 'bogus:::'],
+     "--address 'bogus:::': expected auto, ray://HOST:PORT or HOST:PORT"),
     (['sweep', '--param', 'seed=9223372036854775808'],
      '--param seed: 9223372036854775808 must be an integer in [0, 2**63-1]'),
     (['sweep', '--param', 'seed=1..9223372036854775808'],

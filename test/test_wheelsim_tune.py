@@ -86,6 +86,9 @@ def test_tune_finds_the_known_best_lead_time_and_resumes(tmp_path):
       '--workers', '0'], '--workers 0: must be at least 1'),
     ([*TUNE[:4], '--sampler-seed', '-1'], '--sampler-seed: -1 must be an integer in [0, 2**32-1]'),
     ([*TUNE[:4], '--sampler-seed', '4294967296'], '--sampler-seed: 4294967296 must be an integer'),
+    ([*TUNE[:4], '--address', 'bogus:::'], "--address 'bogus:::': expected auto"),
+    ([*TUNE[:4], '--storage', 'notaurl'], "--storage 'notaurl': not a database URL"),
+    ([*TUNE[:4], '--storage', 'bogus://x'], "--storage 'bogus://x': not a database URL"),
 ])
 def test_bad_tune_arguments_are_errors_naming_them(tmp_path, args, fragment):
     scenario = tmp_path / 'lag.yaml'

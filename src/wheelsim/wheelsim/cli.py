@@ -300,6 +300,8 @@ def _tune(args: argparse.Namespace) -> int:
     except OutputError as err:
         raise ScenarioError(f'--study {err}') from None
     check_seed('--sampler-seed', args.sampler_seed, sampling.SAMPLE_SEED_BITS)
+    if args.storage is not None:
+        tune.check_storage(args.storage)
     axes = sampling.parse_axes(args.param)
     check = _override_check(specs)
     for axis in axes:  # every bound and choice is a value the nodes accept

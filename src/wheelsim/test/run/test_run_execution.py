@@ -37,6 +37,19 @@ def test_cluster_addresses_on_this_machines_loopback():
     assert not _on_loopback('auto') and not _on_loopback('127.0.0.10:6379')
 
 
+@pytest.mark.parametrize('address', ['bogus:::', 'head', 'head:0', 'head:65536', 'head:x',
+                                     ':6379', '::1:6379', 'http://head:6379', 'local', ''])
+def test_a_bad_cluster_address_is_refused_before_ray_starts(address):
+    with pytest.raises(ScenarioError, match=rf"^--address '{address}': expected auto, "
+                                            r'ray://HOST:PORT or HOST:PORT \(PORT in'):
+        RayRunner(address=address)
+
+
+def test_cluster_addresses_in_every_documented_form_are_accepted():
+    for address in ('auto', 'head:6379', 'ray://10.1.2.3:10001', '[::1]:6379', 'h-1.lan:65535'):
+        assert RayRunner(address=address).workers == 0  # nothing started
+
+
 def test_keys_follow_everything_that_makes_the_run():
     scenario = _short_scenario()
     assert job_key(scenario) == job_key(dataclasses.replace(scenario))

@@ -7,6 +7,7 @@ Ray, is tested in test/test_wheelsim_tune.py.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,8 @@ import pytest
 
 from wheelsim.run.execution import Job
 from wheelsim.run.sampling import Axis
-from wheelsim.run.scenario import Scenario
-from wheelsim.run.tune import open_study, tune
+from wheelsim.run.scenario import Scenario, ScenarioError
+from wheelsim.run.tune import check_storage, open_study, tune
 
 GAIN = 'controller.k'
 
@@ -75,3 +76,11 @@ def test_a_study_made_before_trial_constraints_resumes_with_its_constraints(tmp_
     outcome = search(tmp_path, goal_error_bound_m=0.1, trials=20)
     assert outcome.rows[0][GAIN] == 1.0 and outcome.rows[0]['feasible'] is False
     assert outcome.best_feasible and outcome.best[GAIN] >= 1.4
+
+
+@pytest.mark.parametrize('url', ['notaurl', 'bogus://x', 'sqlite:/x.db?bogus=1'])
+def test_a_storage_that_is_no_database_url_is_refused_naming_the_option(tmp_path, url):
+    with pytest.raises(ScenarioError, match=f"^--storage '{re.escape(url)}': not a database URL"):
+        check_storage(url)
+    check_storage(f'sqlite:///{tmp_path / "study.db"}')
+    assert not list(tmp_path.iterdir())  # checked, nothing created

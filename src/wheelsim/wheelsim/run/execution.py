@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import socket
 import tempfile
@@ -58,6 +59,9 @@ AUTH_MODE = 'RAY_AUTH_MODE'
 mode Ray 2.59 and later choose for a local instance anyway (a token made in
 ``~/.ray/auth_token`` if there is none), asked for explicitly, so Ray does not print its notice
 that it chose it on every command; ``disabled`` in the environment is kept."""
+ADDRESS = re.compile(r'(ray://)?([^\s:\[\]]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})')
+"""A cluster address, ``[ray://]HOST:PORT`` (HOST a name, an IPv4 address or an IPv6 one in
+brackets); ``auto`` is the other form accepted."""
 WAIT_S = 0.2
 """How often the driver looks up from waiting (Ctrl-C is handled between two looks)."""
 
@@ -127,10 +131,22 @@ def _on_loopback(address: str) -> bool:
     return host in (LOOPBACK, 'localhost', '[::1]')
 
 
+def check_address(address: str) -> None:
+    """ScenarioError naming ``--address`` unless ``address`` is ``auto`` or
+    ``[ray://]HOST:PORT`` (:data:`ADDRESS`) with PORT in [1, 65535]."""
+    match = ADDRESS.fullmatch(address)
+    if address != 'auto' and not (match and 1 <= int(match[3]) <= 65535):
+        raise ScenarioError(f'--address {address!r}: expected auto, ray://HOST:PORT or HOST:PORT '
+                            '(PORT in [1, 65535])')
+
+
 class RayRunner:
-    """A Ray instance for many runs (a context manager: ``ray.init`` ... ``ray.shutdown``)."""
+    """A Ray instance for many runs (a context manager: ``ray.init`` ... ``ray.shutdown``).
+    ``address`` is checked here (:func:`check_address`), before anything starts."""
 
     def __init__(self, workers: int | None = None, address: str | None = None) -> None:
+        if address is not None:
+            check_address(address)
         self._address = address
         self._requested = workers
         self.workers = 0

@@ -76,6 +76,19 @@ def _suggest(trial, axes: Sequence[Axis]) -> dict[str, Any]:
                      else trial.suggest_float(a.name, a.low, a.high, log=a.log)) for a in axes}
 
 
+def check_storage(url: str) -> None:
+    """ScenarioError naming ``--storage`` unless ``url`` is a database URL that SQLAlchemy
+    (Optuna's storage) can use here, its driver installed; nothing is created or connected to."""
+    import sqlalchemy
+
+    try:
+        sqlalchemy.create_engine(url).dispose()
+    except (sqlalchemy.exc.SQLAlchemyError, ImportError) as err:
+        raise ScenarioError(f'--storage {url!r}: not a database URL with its driver installed '
+                            f'(e.g. sqlite:///study.db, postgresql://USER@HOST/DB): '
+                            f'{err}') from None
+
+
 def open_study(folder: Path, storage: str | None, name: str, objective: str,
                axes: Sequence[Axis], sampler: str, sampler_seed: int):
     """Create or load the study; ScenarioError if it was made for another search."""
