@@ -113,3 +113,8 @@ def test_a_sweep_has_at_most_max_points():
     with pytest.raises(ScenarioError, match='--samples 1001 .*: 101101 points, more than'):
         plan_points([parse_axis('c.g=0:1'), parse_axis('c.k=1..101')], 'random', 1001)
 
+
+def test_an_axis_keeps_its_text_as_given():
+    assert parse_axis(' c.k = 0:0.50 ').text == 'c.k=0:0.50'
+    with pytest.raises(ScenarioError, match=r'--param c.k=0:0.50 is a range'):
+        plan_points([parse_axis('c.k=0:0.50')])

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from wheelsim.run.execution import Job
-from wheelsim.run.sampling import Axis
+from wheelsim.run.sampling import Axis, parse_axis
 from wheelsim.run.scenario import Scenario, ScenarioError
 from wheelsim.run.tune import check_storage, open_study, tune
 
@@ -76,6 +76,17 @@ def test_a_study_made_before_trial_constraints_resumes_with_its_constraints(tmp_
     outcome = search(tmp_path, goal_error_bound_m=0.1, trials=20)
     assert outcome.rows[0][GAIN] == 1.0 and outcome.rows[0]['feasible'] is False
     assert outcome.best_feasible and outcome.best[GAIN] >= 1.4
+
+
+def test_a_study_resumed_with_other_parameters_names_both_as_given(tmp_path):
+    open_study(tmp_path, None, 'test', 'cross_track_rms_m', [parse_axis(f'{GAIN}=0:2')], 'tpe', 0)
+    other = [parse_axis(f'{GAIN}=0.5:2:log'), parse_axis('seed=1..3')]
+    with pytest.raises(ScenarioError, match=rf'made with parameters {GAIN}=0:2, not '
+                                            rf'{GAIN}=0.5:2:log seed=1..3: give another'):
+        open_study(tmp_path, None, 'test', 'cross_track_rms_m', other, 'tpe', 0)
+    # the same parameters, written otherwise, are the same search
+    open_study(tmp_path, None, 'test', 'cross_track_rms_m', [parse_axis(f'{GAIN}=0.0:2.0')],
+               'tpe', 0)
 
 
 @pytest.mark.parametrize('url', ['notaurl', 'bogus://x', 'sqlite:/x.db?bogus=1'])

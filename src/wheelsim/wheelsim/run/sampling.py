@@ -23,7 +23,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -45,13 +45,15 @@ SAMPLE_SEED_BITS = 32
 @dataclass(frozen=True)
 class Axis:
     """One ``--param``: a list of ``values``, or the range ``[low, high]`` (``log``: sampled
-    uniformly in log space) when ``values`` is None."""
+    uniformly in log space) when ``values`` is None; ``text``: the ``--param`` as given
+    (``NAME=SPEC``), for messages."""
 
     name: str
     values: tuple[Any, ...] | None = None
     low: float = math.nan
     high: float = math.nan
     log: bool = False
+    text: str = field(default='', compare=False, repr=False)
 
 
 def _number(text: str, what: str, spec: str) -> float:
@@ -77,6 +79,7 @@ def parse_axis(text: str) -> Axis:
     if not sep or not name or not spec:
         raise ScenarioError(f'--param {text!r}: expected NAME=V1,V2,... or NAME=FIRST..LAST or '
                             'NAME=LOW:HIGH[:log] (NAME: seed or <node>.<parameter>)')
+    text = f'{name}={spec}'
     if ',' not in spec and ':' in spec:
         parts = spec.split(':')
         if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] != 'log'):
@@ -86,7 +89,7 @@ def parse_axis(text: str) -> Axis:
         if not low < high or (log and low <= 0):
             raise ScenarioError(f'--param {text!r}: a range needs LOW < HIGH'
                                 + (' and LOW > 0 (log scale)' if log else ''))
-        return Axis(name, low=low, high=high, log=log)
+        return Axis(name, low=low, high=high, log=log, text=text)
     if ',' not in spec and '..' in spec:
         first, _, last = spec.partition('..')
         try:
@@ -96,7 +99,7 @@ def parse_axis(text: str) -> Axis:
         if not values:
             raise ScenarioError(f'--param {text!r}: FIRST..LAST needs integers with FIRST <= LAST')
         _check_count(values.stop - values.start, f'--param {text!r}')  # not len(): overflow
-        return Axis(name, values=tuple(values))
+        return Axis(name, values=tuple(values), text=text)
     try:
         values = [yaml_numbers.load(v) for v in spec.split(',')]
     except yaml.YAMLError as err:
@@ -105,7 +108,7 @@ def parse_axis(text: str) -> Axis:
         if (type(value), value) in ((type(v), v) for v in values[:index]):
             raise ScenarioError(f'--param {text!r}: {name} has the value {value!r} twice: give '
                                 'each value once')
-    return Axis(name, values=tuple(values))
+    return Axis(name, values=tuple(values), text=text)
 
 
 def parse_axes(texts: Sequence[str]) -> list[Axis]:
@@ -153,9 +156,8 @@ def plan_points(axes: Sequence[Axis], method: str = 'grid', samples: int | None 
     combinations = math.prod(len(a.values) for a in lists)
     if method == 'grid':
         if ranges:
-            raise ScenarioError(f'--param {ranges[0].name}={ranges[0].low:g}:{ranges[0].high:g} '
-                                'is a range: a grid needs value lists; sample ranges with '
-                                '--sample random|lhs --samples N')
+            raise ScenarioError(f'--param {ranges[0].text} is a range: a grid needs value lists; '
+                                'sample ranges with --sample random|lhs --samples N')
         for name, value in (('--samples', samples), ('--sample-seed', sample_seed)):
             if value is not None:
                 raise ScenarioError(f'{name}: only with --sample random or lhs (a grid runs '

@@ -91,7 +91,8 @@ def check_storage(url: str) -> None:
 
 def open_study(folder: Path, storage: str | None, name: str, objective: str,
                axes: Sequence[Axis], sampler: str, sampler_seed: int):
-    """Create or load the study; ScenarioError if it was made for another search."""
+    """Create or load the study; ScenarioError if it was made for another search (the
+    parameters named as given, :attr:`Axis.text`)."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -101,14 +102,18 @@ def open_study(folder: Path, storage: str | None, name: str, objective: str,
     study = optuna.create_study(storage=url, study_name=name, direction=direction,
                                 load_if_exists=True,
                                 sampler=_sampler(sampler, sampler_seed))
+    texts = ' '.join(a.text for a in axes)
     search = {'objective': objective, 'parameters': [repr(a) for a in axes]}
     for key, value in search.items():
         known = study.user_attrs.get(key)
         if known is None:
             study.set_user_attr(key, value)
         elif known != value:
+            if key == 'parameters':  # as given (a study made before parameter_texts: reprs)
+                known, value = study.user_attrs.get('parameter_texts', known), texts
             raise ScenarioError(f'study {name} in {url}: made with {key} {known}, not {value}: '
                                 'give another --study name or --output')
+    study.set_user_attr('parameter_texts', texts)
     return study
 
 
