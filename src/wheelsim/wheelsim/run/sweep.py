@@ -93,29 +93,32 @@ def row(point: SweepPoint, record: Mapping[str, Any] | None, error: str = '') ->
 def run_sweep(points: Sequence[SweepPoint], root: Path, runner: RayRunner,
               show_progress: bool = True) -> SweepOutcome:
     """Run the points without a record in ``root`` on ``runner``, streaming a progress bar
-    (points done, failures, ETA); return every point's row. Ctrl-C stops the sweep and keeps
-    the finished points (``interrupted``)."""
+    (points done, failures, ETA); return every point's row. Points that are the same run (equal
+    keys: samples that round to the same values) share one run and its outcome. Ctrl-C stops
+    the sweep and keeps the finished points (``interrupted``)."""
     from tqdm import tqdm
 
     root.mkdir(parents=True, exist_ok=True)
     records = {p.index: load_record(root, p.job.key) for p in points}
     todo = [p for p in points if records[p.index] is None]
     outcome = SweepOutcome([], skipped=len(points) - len(todo))
-    by_key = {p.job.key: p for p in todo}
+    by_key: dict[str, list[SweepPoint]] = {}
+    for point in todo:
+        by_key.setdefault(point.job.key, []).append(point)
     bar = tqdm(total=len(points), initial=outcome.skipped, unit='run', disable=not show_progress,
                dynamic_ncols=True)
     try:
-        for job, result in runner.run([p.job for p in todo], root / 'runs'):
-            point = by_key[job.key]
-            if 'error' in result:
-                outcome.errors[point.index] = result['error']
-                tqdm.write(f'point {point.index} ({_describe(point.overrides)}) failed: '
-                           f'{result["error"]} (runs/{job.key}/error.txt)')
-            elif result['interrupted']:
-                outcome.errors[point.index] = 'interrupted'
-            else:
-                records[point.index] = write_record(root, job.key, point.overrides, result)
-            bar.update(1)
+        for job, result in runner.run([same[0].job for same in by_key.values()], root / 'runs'):
+            for point in by_key[job.key]:
+                if 'error' in result:
+                    outcome.errors[point.index] = result['error']
+                    tqdm.write(f'point {point.index} ({_describe(point.overrides)}) failed: '
+                               f'{result["error"]} (runs/{job.key}/error.txt)')
+                elif result['interrupted']:
+                    outcome.errors[point.index] = 'interrupted'
+                else:
+                    records[point.index] = write_record(root, job.key, point.overrides, result)
+                bar.update(1)
             bar.set_postfix_str(f'{len(outcome.errors)} failed', refresh=False)
     except KeyboardInterrupt:
         outcome.interrupted = True
