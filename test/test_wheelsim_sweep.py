@@ -160,6 +160,11 @@ def test_ctrl_c_keeps_the_finished_points_and_the_same_command_resumes(tmp_path)
      "--param 'controller.feedforward.k_x=1,1': controller.feedforward.k_x has the value 1 "
      'twice'),
     (['run', '--seed', '-1'], '--seed: -1 must be an integer in [0, 2**63-1]'),
+    # a rule across parameters, as the node applies it (a traceback, exit 1, before)
+    (['run', '--param', 'vehicle_sim.pub_rate=2000'],
+     '--param vehicle_sim.pub_rate: must be <= step_rate (1000 Hz)'),
+    (['sweep', '--param', 'vehicle_sim.pub_rate=50,2000'],
+     '--param vehicle_sim.pub_rate: must be <= step_rate (1000 Hz)'),
 ])
 def test_bad_or_overridden_settings_are_errors_naming_them(tmp_path, args, fragment):
     scenario = write_scenario(tmp_path, 1)

@@ -25,6 +25,7 @@ from wheelsim.run.output import OutputError  # noqa: E402
 from wheelsim.run.scenario import (  # noqa: E402
     SEED_KEY,
     ScenarioError,
+    check_node_parameters,
     check_seed,
     load_scenario,
     with_overrides,
@@ -49,16 +50,16 @@ def _load(path: str | None):
 
 
 def _override_check(specs):
-    """``check(node, name, value)`` for :func:`with_overrides`: the node declares the parameter
-    and the value is in its range; ScenarioError naming ``--param`` otherwise."""
-    def check(node: str, name: str, value) -> None:
-        by_name = {s.name: s for s in specs[node]}
-        if name not in by_name:
-            raise ScenarioError(f'--param {node}.{name}: {node} has no such parameter')
-        try:
-            by_name[name].check(value)
-        except ValueError as err:
-            raise ScenarioError(f'--param {node}.{name}: {err}') from None
+    """``check(node, parameters)`` for :func:`with_overrides`: the node declares every
+    parameter, each value is in its range and together they keep the node's rules across
+    parameters (what the node checks at start-up); ScenarioError naming ``--param`` otherwise."""
+    from wheelsim.run.runner import node_parameter_checks
+
+    checks = node_parameter_checks()
+
+    def check(node: str, parameters) -> None:
+        check_node_parameters(None, f'--param {node}.', node, parameters, specs[node],
+                              checks[node])
     return check
 
 

@@ -166,10 +166,10 @@ def test_overrides_for_sweeps(tmp_path):
     scenario = load_scenario(write(tmp_path, 'duration: 1\n'), SPECS, METRICS)
     seen = []
     swept = with_overrides(scenario, {'controller.k_x': 5.0},
-                           lambda node, name, value: seen.append((node, name, value)))
+                           lambda node, parameters: seen.append((node, dict(parameters))))
     assert swept.node_parameters['controller']['k_x'] == 5.0
     assert 'k_x' not in scenario.node_parameters['controller']
-    assert seen == [('controller', 'k_x', 5.0)]
+    assert seen == [('controller', {'k_x': 5.0})]  # the node's whole set, once per node
     with pytest.raises(ScenarioError, match='expected seed or <node>.<parameter>'):
         with_overrides(scenario, {'k_x': 1.0}, lambda *a: None)
 

@@ -42,7 +42,7 @@ def search(tmp_path: Path, goal_error_bound_m: float, trials: int = 30):
     axes = [Axis(GAIN, low=0.0, high=2.0)]
     study = open_study(tmp_path, None, 'test', 'cross_track_rms_m', axes, 'tpe', 0)
     return tune(scenario, axes, 'cross_track_rms_m', trials, study, tmp_path, MetricsRunner(),
-                check=lambda node, name, value: None, show_progress=False)
+                check=lambda node, parameters: None, show_progress=False)
 
 
 def test_the_best_trial_is_the_best_one_that_meets_the_pass_criteria(tmp_path):

@@ -315,13 +315,15 @@ def check_node_parameters(source: Path | str, prefix: str, node: str, values: Ma
 
 
 def with_overrides(scenario: Scenario, overrides: Mapping[str, Any],
-                   check: Callable[[str, str, Any], None]) -> Scenario:
+                   check: Callable[[str, Mapping[str, Any]], None]) -> Scenario:
     """A copy of ``scenario`` with ``{'node.param': value}`` overrides and, under
     :data:`SEED_KEY`, its seed (used by ``--param`` of run, sweep and tune).
 
-    ``check(node, param, value)`` validates each node override and raises ScenarioError; an
-    override of a parameter the run sets itself (:data:`RUN_SET_PARAMETERS`) is an error naming
-    both, as is ``vehicle_sim.world.map_yaml`` in a scenario with a ``map``.
+    ``check(node, parameters)`` validates the whole parameter set of each node an override
+    changed, overrides applied (the names, the ranges and the node's rules across parameters),
+    and raises ScenarioError; an override of a parameter the run sets itself
+    (:data:`RUN_SET_PARAMETERS`) is an error naming both, as is ``vehicle_sim.world.map_yaml``
+    in a scenario with a ``map``.
     """
     parameters = {node: dict(values) for node, values in scenario.node_parameters.items()}
     seed = scenario.seed
@@ -340,6 +342,7 @@ def with_overrides(scenario: Scenario, overrides: Mapping[str, Any],
         if (node, name) == ('vehicle_sim', 'world.map_yaml') and value and scenario.map_yaml:
             raise ScenarioError(f'--param {key}: the scenario\'s map ({scenario.map_yaml}) is '
                                 'vehicle_sim\'s world.map_yaml already: give one')
-        check(node, name, value)
         parameters[node][name] = value
+    for node in dict.fromkeys(key.partition('.')[0] for key in overrides if key != SEED_KEY):
+        check(node, parameters[node])
     return dataclasses.replace(scenario, node_parameters=parameters, seed=seed)

@@ -46,7 +46,7 @@ class SweepOutcome:
 
 
 def plan_sweep(scenario: Scenario, points: Sequence[Mapping[str, Any]],
-               check: Callable[[str, str, Any], None],
+               check: Callable[[str, Mapping[str, Any]], None],
                record_bags: bool = False) -> list[SweepPoint]:
     """The scenario at each point (overrides checked, see :func:`with_overrides`); each run
     records its bag if ``record_bags``."""

@@ -118,7 +118,7 @@ def open_study(folder: Path, storage: str | None, name: str, objective: str,
 
 
 def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, study,
-         root: Path, runner: RayRunner, check: Callable[[str, str, Any], None],
+         root: Path, runner: RayRunner, check: Callable[[str, Mapping[str, Any]], None],
          show_progress: bool = True, record_bags: bool = False) -> TuneOutcome:
     """Run trials until the study has ``trials`` finished ones (see the module doc); each
     trial's run records its bag if ``record_bags``."""
