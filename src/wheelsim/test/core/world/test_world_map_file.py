@@ -107,7 +107,7 @@ def test_numbers_in_exponent_notation_are_numbers_as_map_server_reads_them(tmp_p
 
 
 @pytest.mark.parametrize('replace, message', [
-    ('resolution: 0.1', 'resolution: -0.1 must be > 0'),
+    ('resolution: 0.1', 'resolution: -0.1 must be >= 1e-06'),
     ('origin: [-1.0, -2.0, 0.5]', 'origin: [1, 2] must be three finite numbers'),
     ('negate: 0', 'negate: missing'),
     ('free_thresh: 0.25', 'free_thresh: missing'),
@@ -138,9 +138,14 @@ def test_a_resolution_finer_than_a_micrometre_is_named(tmp_path):
     """Found in review: 1e-300 m cells passed and the run's clearance metric overflowed."""
     path = write_map(tmp_path, [[0]])
     path.write_text(path.read_text().replace('resolution: 0.1', 'resolution: 1.0e-300'))
-    with pytest.raises(MapError, match=r"map resolution 1e-300 m: must be a finite number >= "
-                                       r"1e-06"):
+    with pytest.raises(MapError, match=r'resolution: 1e-300 must be >= 1e-06 \(metres per cell'):
         load_map_file(path)
+
+
+def test_the_raw_mode_uses_no_thresholds_and_takes_any(tmp_path):
+    path = write_map(tmp_path, [[40]], mode='mode: raw')
+    path.write_text(path.read_text().replace('occupied_thresh: 0.65', 'occupied_thresh: 2'))
+    assert load_map_file(path).values.tolist() == [[40]]
 
 
 def test_a_grid_beyond_the_coordinate_bound_is_named(tmp_path):

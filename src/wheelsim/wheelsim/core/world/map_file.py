@@ -38,6 +38,7 @@ from wheelsim.core import yaml_numbers
 from wheelsim.core.world.occupancy import (
     DEFAULT_OCCUPIED_THRESHOLD,
     FREE,
+    MIN_RESOLUTION_M,
     OCCUPIED,
     UNKNOWN,
     MapError,
@@ -128,8 +129,9 @@ def load_map_file(yaml_path: str | os.PathLike) -> MapFile:
     doc = _read_yaml(path)
     image_path = _image_path(path, doc)
     resolution = _number(path, doc, 'resolution')
-    if resolution <= 0.0:
-        raise _fail(path, 'resolution', f'{resolution!r} must be > 0 (metres per cell)')
+    if not resolution >= MIN_RESOLUTION_M:
+        raise _fail(path, 'resolution', f'{resolution!r} must be >= {MIN_RESOLUTION_M:g} '
+                    '(metres per cell)')
     origin = doc.get('origin')
     if (not isinstance(origin, list) or len(origin) != 3
             or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
@@ -137,11 +139,13 @@ def load_map_file(yaml_path: str | os.PathLike) -> MapFile:
         raise _fail(path, 'origin', f'{origin!r} must be three finite numbers [x, y, yaw]')
     occupied = _number(path, doc, 'occupied_thresh')
     free = _number(path, doc, 'free_thresh')
-    if not 0.0 <= free < occupied <= 1.0:  # else every cell one class, or none decided
-        raise _fail(path, 'occupied_thresh', f'{occupied!r} and free_thresh {free!r}: need '
-                    '0 <= free_thresh < occupied_thresh <= 1')
     negate = _negate(path, doc)
     mode = _mode(path, doc)
+    # Outside [0, 1] a threshold decides no cell; free at or above occupied overrides it (p <=
+    # free_thresh is written last). The raw mode uses neither.
+    if mode != 'raw' and not 0.0 <= free < occupied <= 1.0:
+        raise _fail(path, 'occupied_thresh', f'{occupied!r} and free_thresh {free!r}: need '
+                    '0 <= free_thresh < occupied_thresh <= 1')
     gray, alpha = _read_image(image_path)
     values = cell_values(gray, alpha, mode, negate, occupied, free)
     origin = tuple(float(v) for v in origin)
