@@ -1,4 +1,4 @@
-"""YAML with numbers read as ROS 2 reads them: ``1e3``, ``1.5e3`` and ``2e-05`` are floats.
+"""YAML with numbers in exponent notation read as ROS 2 reads them: ``1e3`` is a float.
 
 PyYAML follows YAML 1.1, whose floats need both a dot and a signed exponent (``1.0e+3``):
 ``1e3``, ``1.0e3`` and ``2e-05`` (as Python prints small floats) are strings there. ROS 2 reads
@@ -6,7 +6,8 @@ a plain scalar that ``strtod`` takes whole as a double (rcl_yaml_param_parser's 
 the parameter files of every node; map_server's YAML through yaml-cpp likewise), so a params
 file with ``step_rate: 1e3`` starts vehicle_sim. :func:`load` reads those as floats too, and
 refuses a key given twice in one mapping (PyYAML keeps the last, ROS too: one setting silently
-overriding another); for everything else it is :func:`yaml.safe_load`. Raises
+overriding another); for everything else it is :func:`yaml.safe_load` (whose YAML 1.1 also
+reads ``1_000`` and ``1:30`` as integers, which ROS reads as text). Raises
 :class:`yaml.YAMLError` on bad YAML.
 """
 
@@ -31,16 +32,20 @@ class _Loader(yaml.SafeLoader):
     twice in one mapping refused (PyYAML keeps the last one without a word)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
-        seen: set[Any] = set()
+        first_line: dict[Any, int] = {}
         for key_node, _ in node.value:
             if key_node.tag == 'tag:yaml.org,2002:merge':  # << merges, its keys may be replaced
                 continue
             key = self.construct_object(key_node, deep=True)
-            if isinstance(key, Hashable):
-                if key in seen:
-                    raise DuplicateKeyError(f'line {key_node.start_mark.line + 1}: the key '
-                                            f'{key!r} is given twice in one mapping: give it once')
-                seen.add(key)
+            if not isinstance(key, Hashable):
+                continue  # PyYAML's own error follows
+            line = key_node.start_mark.line + 1
+            if key in first_line:
+                name = key_node.start_mark.name  # the file's, or '<unicode string>' for text
+                where = '' if name.startswith('<') else f'{name}: '
+                raise DuplicateKeyError(f'{where}the key {key!r} is given twice in one mapping '
+                                        f'(lines {first_line[key]} and {line}): give it once')
+            first_line[key] = line
         return super().construct_mapping(node, deep)
 
 
