@@ -50,16 +50,22 @@ def _load(path: str | None):
 
 
 def _override_check(specs):
-    """``check(node, parameters)`` for :func:`with_overrides`: the node declares every
+    """``check(node, parameters, given)`` for :func:`with_overrides`: the node declares every
     parameter, each value is in its range and together they keep the node's rules across
-    parameters (what the node checks at start-up); ScenarioError naming ``--param`` otherwise."""
+    parameters (what the node checks at start-up); ScenarioError naming the ``--param`` values
+    given and the parameter at fault otherwise. A node's parameter set is checked once."""
     from wheelsim.run.runner import node_parameter_checks
 
     checks = node_parameter_checks()
+    passed: set[str] = set()  # the sets checked already (a sweep repeats them point by point)
 
-    def check(node: str, parameters) -> None:
-        check_node_parameters(None, f'--param {node}.', node, parameters, specs[node],
-                              checks[node])
+    def check(node: str, parameters, given) -> None:
+        key = repr((node, sorted(parameters.items())))
+        if key in passed:
+            return
+        source = '--param ' + ' '.join(f'{node}.{name}={value!r}' for name, value in given.items())
+        check_node_parameters(source, f'{node}.', node, parameters, specs[node], checks[node])
+        passed.add(key)
     return check
 
 

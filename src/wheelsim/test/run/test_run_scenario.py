@@ -85,15 +85,17 @@ def test_numbers_in_exponent_notation_are_numbers_as_in_ros(tmp_path):
 
 @pytest.mark.parametrize('text, fragment', [
     ('- vehicle_sim\n', 'must map node names to sections'),
-    ('vehicle_sim: 3\n', 'section vehicle_sim: must be a mapping with ros__parameters'),
-    ('vehicle_sim: {ros__parameters: [1]}\n', 'section vehicle_sim: must be a mapping'),
+    ('vehicle_sim: 3\n', 'section vehicle_sim: a value before ros__parameters'),
+    ('vehicle_sim: {ros__parameters: [1]}\n',
+     'section vehicle_sim: ros__parameters must map parameter names to values'),
     ('vehicle_sim: [unclosed\n', 'not a readable YAML file'),
     # found in review: ignored, and the run drove the default model (ROS refuses the file)
-    ('vehicle_sim: {params: {model: omni}}\n', 'section vehicle_sim: params: only '
-                                                 'ros__parameters may be given here'),
-    ('vehicle_sim: {ros__parameters: {}, model: omni}\n', 'section vehicle_sim: model: only'),
+    ('vehicle_sim: {params: {model: omni}}\n',
+     'section vehicle_sim/params/model: a value before ros__parameters'),
+    ('vehicle_sim: {ros__parameters: {}, model: omni}\n',
+     'section vehicle_sim/model: a value before ros__parameters'),
     ('vehicle_sim:\n  ros__parameters: {model: bicycle, model: differential}\n',
-     "line 2: the key 'model' is given twice"),
+     "the key 'model' is given twice in one mapping (lines 2 and 2)"),
     ('vehicle_sim: {ros__parameters: {a: {b: 1}, a.b: 2}}\n', 'section vehicle_sim: a.b: given '
                                                               'twice'),
 ])
@@ -103,6 +105,22 @@ def test_a_params_file_of_another_shape_is_named(tmp_path, text, fragment):
     with pytest.raises(ScenarioError) as info:
         load_scenario(path, SPECS, METRICS)
     assert fragment in str(info.value) and 'robot.yaml' in str(info.value)
+
+
+def test_sections_nested_in_namespaces_are_read_as_ros_reads_them(tmp_path):
+    """A robot's one params file also holds Nav2's sections, whose namespace is a level of its
+    own (as in params/nav2/stock_jazzy.yaml): those are not wheelsim's; a nested vehicle_sim
+    section is."""
+    write(tmp_path, """
+        local_costmap:
+          local_costmap:
+            ros__parameters: {footprint: '[[0.1, 0.1]]', plugins: [static_layer]}
+        robot1:
+          vehicle_sim:
+            ros__parameters: {model: differential}
+        """, 'robot.yaml')
+    scenario = load_scenario(write(tmp_path, 'params_file: robot.yaml\n'), SPECS, METRICS)
+    assert scenario.node_parameters['vehicle_sim'] == {'model': 'differential'}
 
 
 def test_a_folder_given_as_params_file_is_named_as_a_folder(tmp_path):
@@ -129,7 +147,8 @@ def test_a_folder_given_as_params_file_is_named_as_a_folder(tmp_path):
     ('params_file: missing.yaml', 'params_file:'),
     ('[1, 2]', 'a scenario is a mapping'),
     # found in review: the last of two keys won without a word
-    ('duration: 2.0\nduration: 5.0', "line 2: the key 'duration' is given twice in one mapping"),
+    ('duration: 2.0\nduration: 5.0',
+     "the key 'duration' is given twice in one mapping (lines 1 and 2): give it once"),
     ('nodes: {vehicle_sim: {model_params: {differential: {track: 0.5}},\n'
      '                      model_params.differential.track: 0.3}}',
      'nodes.vehicle_sim.model_params.differential.track: given twice (also as 0.5), nested and '
@@ -166,10 +185,11 @@ def test_overrides_for_sweeps(tmp_path):
     scenario = load_scenario(write(tmp_path, 'duration: 1\n'), SPECS, METRICS)
     seen = []
     swept = with_overrides(scenario, {'controller.k_x': 5.0},
-                           lambda node, parameters: seen.append((node, dict(parameters))))
+                           lambda node, parameters, given: seen.append((node, dict(parameters),
+                                                                      dict(given))))
     assert swept.node_parameters['controller']['k_x'] == 5.0
     assert 'k_x' not in scenario.node_parameters['controller']
-    assert seen == [('controller', {'k_x': 5.0})]  # the node's whole set, once per node
+    assert seen == [('controller', {'k_x': 5.0}, {'k_x': 5.0})]  # the whole set, once per node
     with pytest.raises(ScenarioError, match='expected seed or <node>.<parameter>'):
         with_overrides(scenario, {'k_x': 1.0}, lambda *a: None)
 

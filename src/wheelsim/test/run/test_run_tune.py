@@ -35,14 +35,30 @@ class MetricsRunner:
                         'run_dir': f'{job.key}/t', 'wall_s': 0.0, 'worker': 'here:1'}
 
 
-def search(tmp_path: Path, goal_error_bound_m: float, trials: int = 30):
+def search(tmp_path: Path, goal_error_bound_m: float, trials: int = 30,
+           check=lambda node, parameters, given: None):
     scenario = Scenario(name='t', duration_s=1.0, seed=1, record_topics=None,
                         pass_criteria={'goal_position_error_m': goal_error_bound_m},
                         node_parameters={'controller': {}})
     axes = [Axis(GAIN, low=0.0, high=2.0)]
     study = open_study(tmp_path, None, 'test', 'cross_track_rms_m', axes, 'tpe', 0)
     return tune(scenario, axes, 'cross_track_rms_m', trials, study, tmp_path, MetricsRunner(),
-                check=lambda node, parameters: None, show_progress=False)
+                check=check, show_progress=False)
+
+
+def test_a_trial_the_nodes_would_refuse_fails_and_the_study_goes_on(tmp_path):
+    """Found in review: a point inside the ranges that breaks a rule across parameters (here
+    k above 1.6) raised out of the study after trials had run; it is a failed trial."""
+    def check(node: str, parameters, given) -> None:
+        if parameters['k'] > 1.6:
+            raise ScenarioError(f'--param {node}.k: must be at most 1.6')
+
+    outcome = search(tmp_path, goal_error_bound_m=1.5, trials=20, check=check)
+    refused = [r for r in outcome.rows if r['error'].endswith('must be at most 1.6')]
+    assert refused and all(r[GAIN] > 1.6 and r['value'] is None for r in refused)
+    first = min(r['point'] for r in refused)  # the study went on after it
+    assert any(r['point'] > first and r['value'] is not None for r in outcome.rows)
+    assert outcome.best[GAIN] <= 1.6
 
 
 def test_the_best_trial_is_the_best_one_that_meets_the_pass_criteria(tmp_path):
@@ -89,9 +105,20 @@ def test_a_study_resumed_with_other_parameters_names_both_as_given(tmp_path):
                'tpe', 0)
 
 
-@pytest.mark.parametrize('url', ['notaurl', 'bogus://x', 'sqlite:/x.db?bogus=1'])
+@pytest.mark.parametrize('url', ['notaurl', 'bogus://x', 'sqlite:/x.db?bogus=1',
+                                 'sqlite:///x.db?timeout=abc'])
 def test_a_storage_that_is_no_database_url_is_refused_naming_the_option(tmp_path, url):
     with pytest.raises(ScenarioError, match=f"^--storage '{re.escape(url)}': not a database URL"):
         check_storage(url)
     check_storage(f'sqlite:///{tmp_path / "study.db"}')
     assert not list(tmp_path.iterdir())  # checked, nothing created
+
+
+def test_a_storage_that_cannot_be_opened_is_refused_naming_the_option(tmp_path):
+    """A well-formed URL whose database cannot be opened (here: a missing folder) gave
+    SQLAlchemy's OperationalError and a traceback."""
+    url = f'sqlite:///{tmp_path / "missing" / "study.db"}'
+    with pytest.raises(ScenarioError, match=f"^--storage '{re.escape(url)}': cannot open the "
+                                            'study there: '):
+        open_study(tmp_path / 'out', url, 'test', 'cross_track_rms_m',
+                   [Axis(GAIN, low=0.0, high=2.0)], 'tpe', 0)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -115,6 +115,26 @@ def _closest(key: str, known: tuple[str, ...] | list[str]) -> str:
     return f' (did you mean {suggestion}?)' if suggestion else f' (known: {", ".join(known)})'
 
 
+def _node_sections(tree: Mapping[Any, Any], prefix: str, source: str
+                   ) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """``(node name, its ros__parameters)`` of each section of a params file's ``tree``, as
+    rcl_yaml_param_parser reads it: keys above ``ros__parameters`` are the levels of the node's
+    name (``robot1: {vehicle_sim: {ros__parameters: ...}}`` is ``robot1/vehicle_sim``); a value
+    that is no mapping there is refused, as ROS refuses it."""
+    for key, body in tree.items():
+        name = f'{prefix}/{key}' if prefix else str(key)
+        if key == 'ros__parameters' and prefix:
+            if not isinstance(body, Mapping):
+                raise ScenarioError(f'{source}: section {prefix}: ros__parameters must map '
+                                    'parameter names to values')
+            yield prefix, body
+        elif isinstance(body, Mapping):
+            yield from _node_sections(body, name, source)
+        elif body is not None:
+            raise ScenarioError(f'{source}: section {name}: a value before ros__parameters '
+                                "(a node's parameters go under its ros__parameters)")
+
+
 def params_file_sections(path: Path, node_specs: Mapping[str, list[ParamSpec]], source: str
                          ) -> dict[str, dict[str, Any]]:
     """Flat parameters per node from a ROS params file.
@@ -131,17 +151,8 @@ def params_file_sections(path: Path, node_specs: Mapping[str, list[ParamSpec]], 
     if not isinstance(tree, dict):
         raise ScenarioError(f'{source}: must map node names to sections')
     sections: dict[str, dict[str, Any]] = {name: {} for name in NODE_NAMES}
-    for key, body in tree.items():
-        node = str(key).rsplit('/', 1)[-1]
-        parameters = (body or {}).get('ros__parameters', {}) if isinstance(body, dict) else None
-        if not isinstance(parameters, dict):
-            raise ScenarioError(f'{source}: section {key}: must be a mapping with '
-                                'ros__parameters (a mapping of parameter names to values)')
-        others = sorted(str(k) for k in body or {} if k != 'ros__parameters')
-        if others:  # ROS refuses them; a namespace is written in the key: /robot1/vehicle_sim
-            raise ScenarioError(f'{source}: section {key}: {others[0]}: only '
-                                'ros__parameters may be given here (write a namespace into '
-                                'the section name, e.g. /robot1/vehicle_sim)')
+    for key, parameters in _node_sections(tree, '', source):
+        node = key.rsplit('/', 1)[-1]
         try:
             values = flatten(parameters)
         except ParameterError as err:
@@ -315,15 +326,16 @@ def check_node_parameters(source: Path | str, prefix: str, node: str, values: Ma
 
 
 def with_overrides(scenario: Scenario, overrides: Mapping[str, Any],
-                   check: Callable[[str, Mapping[str, Any]], None]) -> Scenario:
+                   check: Callable[[str, Mapping[str, Any], Mapping[str, Any]], None]
+                   ) -> Scenario:
     """A copy of ``scenario`` with ``{'node.param': value}`` overrides and, under
     :data:`SEED_KEY`, its seed (used by ``--param`` of run, sweep and tune).
 
-    ``check(node, parameters)`` validates the whole parameter set of each node an override
-    changed, overrides applied (the names, the ranges and the node's rules across parameters),
-    and raises ScenarioError; an override of a parameter the run sets itself
-    (:data:`RUN_SET_PARAMETERS`) is an error naming both, as is ``vehicle_sim.world.map_yaml``
-    in a scenario with a ``map``.
+    ``check(node, parameters, given)`` validates the whole parameter set of each node an
+    override changed, overrides applied (the names, the ranges and the node's rules across
+    parameters; ``given``: that node's overrides), and raises ScenarioError; an override of a
+    parameter the run sets itself (:data:`RUN_SET_PARAMETERS`) is an error naming both, as is
+    ``vehicle_sim.world.map_yaml`` in a scenario with a ``map``.
     """
     parameters = {node: dict(values) for node, values in scenario.node_parameters.items()}
     seed = scenario.seed
@@ -343,6 +355,11 @@ def with_overrides(scenario: Scenario, overrides: Mapping[str, Any],
             raise ScenarioError(f'--param {key}: the scenario\'s map ({scenario.map_yaml}) is '
                                 'vehicle_sim\'s world.map_yaml already: give one')
         parameters[node][name] = value
-    for node in dict.fromkeys(key.partition('.')[0] for key in overrides if key != SEED_KEY):
-        check(node, parameters[node])
+    by_node: dict[str, dict[str, Any]] = {}
+    for key, value in overrides.items():
+        if key != SEED_KEY:
+            node, _, name = key.partition('.')
+            by_node.setdefault(node, {})[name] = value
+    for node, given in by_node.items():
+        check(node, parameters[node], given)
     return dataclasses.replace(scenario, node_parameters=parameters, seed=seed)

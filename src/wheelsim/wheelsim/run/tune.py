@@ -83,7 +83,7 @@ def check_storage(url: str) -> None:
 
     try:
         sqlalchemy.create_engine(url).dispose()
-    except (sqlalchemy.exc.SQLAlchemyError, ImportError) as err:
+    except (sqlalchemy.exc.SQLAlchemyError, ImportError, ValueError, TypeError) as err:
         raise ScenarioError(f'--storage {url!r}: not a database URL with its driver installed '
                             f'(e.g. sqlite:///study.db, postgresql://USER@HOST/DB): '
                             f'{err}') from None
@@ -99,9 +99,15 @@ def open_study(folder: Path, storage: str | None, name: str, objective: str,
     folder.mkdir(parents=True, exist_ok=True)
     url = storage or f'sqlite:///{(folder / "study.db").resolve()}'
     direction = 'maximize' if objective in LARGER_IS_BETTER else 'minimize'
-    study = optuna.create_study(storage=url, study_name=name, direction=direction,
-                                load_if_exists=True,
-                                sampler=_sampler(sampler, sampler_seed))
+    import sqlalchemy
+
+    try:
+        study = optuna.create_study(storage=url, study_name=name, direction=direction,
+                                    load_if_exists=True,
+                                    sampler=_sampler(sampler, sampler_seed))
+    except sqlalchemy.exc.SQLAlchemyError as err:  # a server down, a folder missing
+        raise ScenarioError(f'--storage {url!r}: cannot open the study there: '
+                            f'{str(err).splitlines()[0]}') from None
     texts = ' '.join(a.text for a in axes)
     search = {'objective': objective, 'parameters': [repr(a) for a in axes]}
     for key, value in search.items():
@@ -157,7 +163,11 @@ def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, 
                and len(failed) < trials):
             trial = study.ask()
             overrides = _suggest(trial, axes)
-            swept = with_overrides(scenario, overrides, check)
+            try:  # a point inside the ranges can break a rule across parameters
+                swept = with_overrides(scenario, overrides, check)
+            except ScenarioError as err:
+                tell(trial, overrides, None, str(err))
+                continue
             key = job_key(swept)
             trial.set_user_attr('key', key)
             record = load_record(root, key)
