@@ -215,7 +215,9 @@ def cc_dubins(start: Pose2D, goal: Pose2D, max_curvature_inv_m: float) -> PathSa
         )
     s, curvature = curvature_profile(shape, word, lengths, ramp_count, _SAMPLE_SPACING_M)
     yaw, x, y = integrate(start, s, curvature)
-    keep = np.concatenate([[True], np.diff(s) > 0])
+    # Of samples at one arc length (knots of a turn too short to advance it in floating point),
+    # the last: the leg's final one is its end, where the curvature is 0.
+    keep = np.concatenate([np.diff(s) > 0, [True]])
     return PathSamples(
         s_m=s[keep], x_m=x[keep], y_m=y[keep], yaw_rad=yaw[keep], curvature_inv_m=curvature[keep]
     )
