@@ -325,9 +325,12 @@ def check_node_parameters(source: Path | str, prefix: str, node: str, values: Ma
             raise _fail(source, prefix + err.name, err.allowed) from None
 
 
+OverrideCheck = Callable[[str, Mapping[str, Any], Mapping[str, Any]], None]
+"""``check(node, parameters, given)`` of :func:`with_overrides`."""
+
+
 def with_overrides(scenario: Scenario, overrides: Mapping[str, Any],
-                   check: Callable[[str, Mapping[str, Any], Mapping[str, Any]], None]
-                   ) -> Scenario:
+                   check: OverrideCheck) -> Scenario:
     """A copy of ``scenario`` with ``{'node.param': value}`` overrides and, under
     :data:`SEED_KEY`, its seed (used by ``--param`` of run, sweep and tune).
 

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from wheelsim.report.metrics import METRIC_NAMES
 from wheelsim.run.execution import Job, RayRunner, job_key
-from wheelsim.run.scenario import Scenario, with_overrides
+from wheelsim.run.scenario import OverrideCheck, Scenario, with_overrides
 
 RECORD = 'point.json'
 
@@ -46,7 +46,7 @@ class SweepOutcome:
 
 
 def plan_sweep(scenario: Scenario, points: Sequence[Mapping[str, Any]],
-               check: Callable[[str, Mapping[str, Any]], None],
+               check: OverrideCheck,
                record_bags: bool = False) -> list[SweepPoint]:
     """The scenario at each point (overrides checked, see :func:`with_overrides`); each run
     records its bag if ``record_bags``."""

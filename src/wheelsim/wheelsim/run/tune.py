@@ -22,7 +22,7 @@ and the best run's bag with its plots (``<best run>/plots/report.pdf``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,13 @@ import yaml
 from wheelsim.report.metrics import LARGER_IS_BETTER
 from wheelsim.run.execution import Job, RayRunner, job_key
 from wheelsim.run.sampling import Axis
-from wheelsim.run.scenario import SEED_KEY, Scenario, ScenarioError, with_overrides
+from wheelsim.run.scenario import (
+    SEED_KEY,
+    OverrideCheck,
+    Scenario,
+    ScenarioError,
+    with_overrides,
+)
 from wheelsim.run.sweep import load_record, write_record
 
 SAMPLERS = ('tpe', 'random', 'qmc')
@@ -124,7 +130,7 @@ def open_study(folder: Path, storage: str | None, name: str, objective: str,
 
 
 def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, study,
-         root: Path, runner: RayRunner, check: Callable[[str, Mapping[str, Any]], None],
+         root: Path, runner: RayRunner, check: OverrideCheck,
          show_progress: bool = True, record_bags: bool = False) -> TuneOutcome:
     """Run trials until the study has ``trials`` finished ones (see the module doc); each
     trial's run records its bag if ``record_bags``."""
