@@ -21,6 +21,7 @@ from mcap.reader import make_reader
 from mcap_ros2.decoder import DecoderFactory
 
 from wheelsim.cli import _load
+from wheelsim.report.metrics import LARGER_IS_BETTER
 
 EXAMPLES = REPO / 'examples'
 #: Each example's command as examples/README.md and the file's own header give it.
@@ -75,8 +76,9 @@ def assert_passed(metrics: dict, file: str) -> None:
     """metrics.json of a run of ``file`` that met every pass criterion it names."""
     assert metrics['scenario']['file'] == file
     assert metrics['pass_criteria'] and metrics['passed'] is True, metrics['pass_criteria']
-    assert all(c['passed'] and c['value'] <= c['bound']
-               for c in metrics['pass_criteria'].values()), metrics['pass_criteria']
+    assert all(c['passed'] and (c['value'] >= c['bound'] if key in LARGER_IS_BETTER
+                                else c['value'] <= c['bound'])
+               for key, c in metrics['pass_criteria'].items()), metrics['pass_criteria']
 
 
 def test_every_example_has_a_command_here_in_the_readme_and_in_its_header():

@@ -49,7 +49,19 @@ def test_pass_criteria_verdicts_and_missing_metric_fails():
     assert 'localization_position_rms_m  - <= 0.1  FAIL' in text
 
 
-@pytest.mark.parametrize(('value', 'bound', 'expected'),
-                         [(0.1, 0.1, True), (0.11, 0.1, False), (None, 1e9, False), (0, 0, True)])
-def test_passes(value, bound, expected):
-    assert passes(value, bound) is expected
+def test_larger_is_better_metrics_have_lower_bounds():
+    """Found in review: an upper bound on min_clearance_m passed a run that scraped a wall."""
+    metrics = {**METRICS, 'min_clearance_m': 0.02, 'distance_travelled_m': 12.0}
+    text = format_summary(metrics, pass_criteria={'min_clearance_m': 0.2,
+                                                  'distance_travelled_m': 10.0})
+    assert 'min_clearance_m       0.02 >= 0.2  FAIL' in text
+    assert 'distance_travelled_m  12 >= 10  pass' in text
+
+
+@pytest.mark.parametrize(('metric', 'value', 'bound', 'expected'), [
+    ('cross_track_rms_m', 0.1, 0.1, True), ('cross_track_rms_m', 0.11, 0.1, False),
+    ('cross_track_rms_m', None, 1e9, False), ('collisions', 0, 0, True),
+    ('min_clearance_m', 0.2, 0.2, True), ('min_clearance_m', 0.19, 0.2, False),
+    ('min_clearance_m', 0.5, 0.2, True), ('plans_received', None, 0, False)])
+def test_passes(metric, value, bound, expected):
+    assert passes(metric, value, bound) is expected

@@ -141,6 +141,9 @@ def test_a_folder_given_as_params_file_is_named_as_a_folder(tmp_path):
     ('pass_criteria: {cross_track_rms: 1}', 'pass_criteria.cross_track_rms: unknown metric '
                                             '(did you mean cross_track_rms_m?)'),
     ('pass_criteria: {goal_error_m: high}', "pass_criteria.goal_error_m: 'high' must be"),
+    # found in review: a negative bound was taken, and the run could never pass
+    ('pass_criteria: {cross_track_rms_m: -0.1}',
+     'pass_criteria.cross_track_rms_m: -0.1 must be a finite number >= 0 (no metric is negative)'),
     ('nodes: {controler: {}}', 'nodes.controler: unknown node (did you mean controller?)'),
     ('nodes: {controller: {kx: 1.0}}', 'nodes.controller.kx: controller has no such parameter'),
     ('nodes: {localization: {mode: fancy}}', "nodes.localization.mode: must be one of"),

@@ -23,22 +23,26 @@ GAIN = 'controller.k'
 
 
 class MetricsRunner:
-    """Yields each job's result at once: cross-track error (k - 1)^2, goal error 1.5 - k."""
+    """Yields each job's result at once: cross-track error (k - 1)^2, goal error 1.5 - k,
+    clearance k - 0.5."""
 
     workers = 1
 
     def run(self, jobs: Iterable[Job], root: Path) -> Iterator[tuple[Job, dict[str, Any]]]:
         for job in jobs:
             k = job.scenario.node_parameters['controller']['k']
-            metrics = {'cross_track_rms_m': (k - 1.0) ** 2, 'goal_position_error_m': 1.5 - k}
+            metrics = {'cross_track_rms_m': (k - 1.0) ** 2, 'goal_position_error_m': 1.5 - k,
+                       'min_clearance_m': k - 0.5}
             yield job, {'metrics': metrics, 'failed': [], 'interrupted': False,
                         'run_dir': f'{job.key}/t', 'wall_s': 0.0, 'worker': 'here:1'}
 
 
-def search(tmp_path: Path, goal_error_bound_m: float, trials: int = 30,
-           check=lambda node, parameters, given: None):
+def search(tmp_path: Path, goal_error_bound_m: float | None, trials: int = 30,
+           check=lambda node, parameters, given: None, **criteria: float):
+    if goal_error_bound_m is not None:
+        criteria['goal_position_error_m'] = goal_error_bound_m
     scenario = Scenario(name='t', duration_s=1.0, seed=1, record_topics=None,
-                        pass_criteria={'goal_position_error_m': goal_error_bound_m},
+                        pass_criteria=criteria,
                         node_parameters={'controller': {}})
     axes = [Axis(GAIN, low=0.0, high=2.0)]
     study = open_study(tmp_path, None, 'test', 'cross_track_rms_m', axes, 'tpe', 0)
@@ -68,6 +72,12 @@ def test_the_best_trial_is_the_best_one_that_meets_the_pass_criteria(tmp_path):
     feasible = [r for r in outcome.rows if r['feasible']]
     assert outcome.best['value'] == min(r['value'] for r in feasible)
     assert min(r['value'] for r in outcome.rows) < outcome.best['value']
+
+
+def test_a_larger_is_better_metric_s_criterion_is_a_lower_bound(tmp_path):
+    """Found in review: min_clearance_m's bound was taken as an upper one (k <= 1.2 here)."""
+    outcome = search(tmp_path, None, min_clearance_m=0.7)  # feasible: k >= 1.2
+    assert outcome.best_feasible and 1.2 <= outcome.best[GAIN] < 1.4
 
 
 def test_with_no_feasible_trial_the_best_of_all_is_given_and_flagged(tmp_path):

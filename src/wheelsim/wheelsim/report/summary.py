@@ -10,6 +10,8 @@ import math
 from collections.abc import Mapping
 from pathlib import Path
 
+from wheelsim.report.metrics import LARGER_IS_BETTER
+
 Value = float | int | None
 _DEG = 180.0 / math.pi
 
@@ -42,9 +44,24 @@ def _drift(metrics: Mapping[str, Value]) -> str:
     return f'{drift}, {_number(metrics.get("odom_heading_drift_end_rad"), "deg", _DEG)}'
 
 
-def passes(value: Value, bound: float) -> bool:
-    """A pass criterion: the metric exists and is at most ``bound`` (missing data fails)."""
-    return value is not None and value <= bound
+def criterion_excess(metric: str, value: float, bound: float) -> float:
+    """How far ``value`` of ``metric`` is past the pass criterion's ``bound`` (<= 0: it holds).
+    The bound is an upper bound (``value - bound``), but for the metrics in
+    :data:`~wheelsim.report.metrics.LARGER_IS_BETTER`, where it is a lower bound
+    (``bound - value``)."""
+    return bound - value if metric in LARGER_IS_BETTER else value - bound
+
+
+def passes(metric: str, value: Value, bound: float) -> bool:
+    """A pass criterion: ``metric`` has a ``value`` (missing data fails) and it is within
+    ``bound`` (:func:`criterion_excess`)."""
+    return value is not None and criterion_excess(metric, value, bound) <= 0
+
+
+def _criterion(metric: str, value: Value, bound: float) -> str:
+    relation = '>=' if metric in LARGER_IS_BETTER else '<='
+    verdict = 'pass' if passes(metric, value, bound) else 'FAIL'
+    return f'{_number(value)} {relation} {bound:.4g}  {verdict}'
 
 
 def format_summary(metrics: Mapping[str, Value], timing: Mapping[str, float] | None = None,
@@ -53,7 +70,7 @@ def format_summary(metrics: Mapping[str, Value], timing: Mapping[str, float] | N
     """A small table (about 15 lines) of the main metrics, then the pass criteria if any.
 
     ``timing``: ``wall_time_s``, ``simulated_time_s`` and ``real_time_factor`` (any missing key
-    is left out); ``pass_criteria``: upper bounds by metric name.
+    is left out); ``pass_criteria``: bounds by metric name (:func:`passes`).
     """
     lines = []
     if timing:
@@ -99,9 +116,8 @@ def format_summary(metrics: Mapping[str, Value], timing: Mapping[str, float] | N
     if pass_criteria:
         lines.append('pass criteria:')
         width = max(len(k) for k in pass_criteria)
-        for key, bound in pass_criteria.items():
-            verdict = 'pass' if passes(m.get(key), bound) else 'FAIL'
-            lines.append(f'  {key:<{width}}  {_number(m.get(key))} <= {bound:.4g}  {verdict}')
+        lines += [f'  {key:<{width}}  {_criterion(key, m.get(key), bound)}'
+                  for key, bound in pass_criteria.items()]
     if output_dir is not None:
         lines.append(f'results: {output_dir}')
     return '\n'.join(lines)

@@ -265,10 +265,11 @@ def simulate(scenario: Scenario, bag_dir: Path | None, real_time_factor: float =
 
 def criteria_outcomes(pass_criteria: Mapping[str, float], metrics: Mapping[str, Any]
                       ) -> dict[str, dict[str, Any]]:
-    """Per pass criterion: ``bound`` (the upper bound the scenario gives), ``value`` (the
-    measured metric; None where the run lacks the data) and ``passed`` (value <= bound)."""
+    """Per pass criterion: ``bound`` (the bound the scenario gives: an upper bound, a lower one
+    for the metrics whose larger values are better), ``value`` (the measured metric; None where
+    the run lacks the data) and ``passed`` (:func:`wheelsim.report.summary.passes`)."""
     return {key: {'bound': bound, 'value': metrics.get(key),
-                  'passed': passes(metrics.get(key), bound)}
+                  'passed': passes(key, metrics.get(key), bound)}
             for key, bound in pass_criteria.items()}
 
 

@@ -10,7 +10,8 @@ A scenario is YAML::
     map: room                     # optional map_server YAML (relative to this file), or the
                                   # name of a shipped map (share/wheelsim/params/maps/<name>.yaml)
     record: all                   # 'all', 'none' (no bag) or a list of topics
-    pass_criteria:                # optional upper bounds on metrics.json entries
+    pass_criteria:                # optional bounds on metrics.json entries (upper; lower
+                                  # for the larger-is-better ones, e.g. min_clearance_m)
       cross_track_rms_m: 0.10
     nodes:                        # per-node parameters, applied over params_file
       vehicle_sim: {model: differential}
@@ -251,13 +252,14 @@ def load_scenario(
 
     criteria = tree.get('pass_criteria') or {}
     if not isinstance(criteria, dict):
-        raise _fail(source, 'pass_criteria', 'must map metric names to upper bounds')
+        raise _fail(source, 'pass_criteria', 'must map metric names to bounds')
     for key, bound in criteria.items():
         if key not in metric_names:
             hint = _closest(key, metric_names)
             raise _fail(source, f'pass_criteria.{key}', 'unknown metric' + hint)
-        if not _is_finite_number(bound):
-            raise _fail(source, f'pass_criteria.{key}', f'{bound!r} must be a finite number')
+        if not _is_finite_number(bound) or bound < 0:
+            raise _fail(source, f'pass_criteria.{key}', f'{bound!r} must be a finite number >= 0 '
+                        '(no metric is negative)')
 
     parameters = {node: {} for node in NODE_NAMES}
     replaced: dict[str, str] = {}

@@ -8,7 +8,7 @@ metric, with parallel trials on Ray.
   resuming it with others is an error naming both.
 - Samplers: ``tpe`` (default, Optuna's TPESampler with the constant liar for parallel trials),
   ``random``, ``qmc`` (Sobol). Each takes ``sampler_seed``.
-- The scenario's ``pass_criteria`` are constraints (``metric - bound <= 0``): TPE samples toward
+- The scenario's ``pass_criteria`` are constraints (``criterion_excess <= 0``): TPE samples toward
   feasible points, and the best trial is the best feasible one (the best of all only when none
   is feasible, said so in the report).
 - Each trial is a run in ``<tune>/runs/<key>/`` recorded as a sweep's points are
@@ -30,6 +30,7 @@ from typing import Any
 import yaml
 
 from wheelsim.report.metrics import LARGER_IS_BETTER
+from wheelsim.report.summary import criterion_excess
 from wheelsim.run.execution import Job, RayRunner, job_key
 from wheelsim.run.sampling import Axis
 from wheelsim.run.scenario import (
@@ -157,8 +158,8 @@ def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, 
             tqdm.write(f'trial {trial.number} ({overrides}) failed: {trial.user_attrs["error"]}')
             return
         for name, bound in criteria.items():  # feasible: every value <= 0
-            trial.set_constraint(name, metrics[name] - bound if metrics.get(name) is not None
-                                 else INFEASIBLE)
+            trial.set_constraint(name, INFEASIBLE if metrics.get(name) is None
+                                 else criterion_excess(name, metrics[name], bound))
         trial.set_user_attr('metrics', metrics)
         trial.set_user_attr('run', record['run_dir'])
         study.tell(trial, value)
