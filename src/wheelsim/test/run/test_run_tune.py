@@ -126,9 +126,10 @@ def test_a_storage_that_is_no_database_url_is_refused_naming_the_option(tmp_path
 
 def test_a_storage_that_cannot_be_opened_is_refused_naming_the_option(tmp_path):
     """A well-formed URL whose database cannot be opened (here: a missing folder) gave
-    SQLAlchemy's OperationalError and a traceback."""
+    SQLAlchemy's OperationalError and a traceback, and left the study's output folder behind."""
     url = f'sqlite:///{tmp_path / "missing" / "study.db"}'
     with pytest.raises(ScenarioError, match=f"^--storage '{re.escape(url)}': cannot open the "
                                             'study there: '):
-        open_study(tmp_path / 'out', url, 'test', 'cross_track_rms_m',
+        open_study(tmp_path / 'out' / 'tune', url, 'test', 'cross_track_rms_m',
                    [Axis(GAIN, low=0.0, high=2.0)], 'tpe', 0)
+    assert not (tmp_path / 'out').exists()

@@ -98,12 +98,15 @@ def check_storage(url: str) -> None:
 
 def open_study(folder: Path, storage: str | None, name: str, objective: str,
                axes: Sequence[Axis], sampler: str, sampler_seed: int):
-    """Create or load the study; ScenarioError if it was made for another search (the
-    parameters named as given, :attr:`Axis.text`)."""
+    """Create or load the study, then ``folder`` if needed (before, only for the default
+    storage in it: storage that cannot be opened leaves no folder behind); ScenarioError if the
+    storage cannot be opened or the study was made for another search (the parameters named as
+    given, :attr:`Axis.text`)."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    folder.mkdir(parents=True, exist_ok=True)
+    if storage is None:
+        folder.mkdir(parents=True, exist_ok=True)
     url = storage or f'sqlite:///{(folder / "study.db").resolve()}'
     direction = 'maximize' if objective in LARGER_IS_BETTER else 'minimize'
     import sqlalchemy
@@ -115,6 +118,7 @@ def open_study(folder: Path, storage: str | None, name: str, objective: str,
     except sqlalchemy.exc.SQLAlchemyError as err:  # a server down, a folder missing
         raise ScenarioError(f'--storage {url!r}: cannot open the study there: '
                             f'{str(err).splitlines()[0]}') from None
+    folder.mkdir(parents=True, exist_ok=True)
     texts = ' '.join(a.text for a in axes)
     search = {'objective': objective, 'parameters': [repr(a) for a in axes]}
     for key, value in search.items():
