@@ -400,9 +400,10 @@ def params_file_overrides(params_files: list[Path], node_name: str,
 
 
 def section_node_names(params_file: Path) -> list[str]:
-    """The node name each top-level section of a params file is for (last path element)."""
-    tree = yaml.safe_load(params_file.read_text()) or {}
-    return [str(key).rstrip('/').split('/')[-1] for key in tree]
+    """The node name each section of a params file is for (its last level), as ROS reads it."""
+    from wheelsim.core.params_file import read_sections
+
+    return [section.name.rsplit('/', 1)[-1] for section in read_sections([params_file])]
 
 
 # --- commands in compose files and docs ---------------------------------------------------

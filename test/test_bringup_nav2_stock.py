@@ -33,7 +33,8 @@ from wheelsim.bringup.nav2_stock import (
     nav2_parameters,
     vehicle_values,
 )
-from wheelsim.bringup.params_files import node_section, robot_description, vehicle_sim_values
+from wheelsim.bringup.params_files import robot_description, vehicle_sim_values
+from wheelsim.core.params_file import node_parameters
 
 FACTS = yaml.safe_load((REPO / 'test' / 'nav2_upstream_facts.yaml').read_text())
 NAV2_DIR = PARAMS_DIR / 'nav2'
@@ -176,7 +177,7 @@ def test_every_preset_gives_a_footprint_and_a_urdf_with_base_footprint(preset):
 
 
 def test_the_wheelsim_side_makes_vehicle_sim_the_clock_at_20_hz_with_base_footprint():
-    values = node_section(str(WHEELSIM_SIDE), '/vehicle_sim')
+    values = node_parameters([WHEELSIM_SIDE], '/vehicle_sim')
     assert values == {'be_reference_clock': True, 'footprint_frame': 'base_footprint',
                       'clock_rate': 20.0, 'pub_rate': 20.0}
 
@@ -185,7 +186,7 @@ def test_the_wheelsim_side_makes_vehicle_sim_the_clock_at_20_hz_with_base_footpr
 
 @pytest.mark.parametrize('distro', SUPPORTED_DISTROS)
 def test_stock_frames_and_topics_are_the_ones_wheelsim_provides(distro):
-    footprint_frame = node_section(str(WHEELSIM_SIDE), '/vehicle_sim')['footprint_frame']
+    footprint_frame = node_parameters([WHEELSIM_SIDE], '/vehicle_sim')['footprint_frame']
     keys = FACTS['stock_values']['keys']
     for key in keys:
         value = stock_value(key, distro)

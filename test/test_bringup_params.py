@@ -26,6 +26,7 @@ from bringup_support import (
 )
 from urdf_parser_py.urdf import URDF
 
+from wheelsim.bringup.params_files import vehicle_sim_values
 from wheelsim.core.params import flatten, from_flat, unknown_keys
 from wheelsim.core.planning import config as planning
 from wheelsim.core.tracking import config as tracking
@@ -76,6 +77,19 @@ def test_preset_has_no_unknown_key_and_builds_the_node(path, node, ros_domain_id
     assert not unknown, f'{path.name}: {node} declares no parameter {unknown}'
     with ros_context([path]) as context, built_node(node, context):  # a bad value raises
         pass
+
+
+def test_the_launch_files_read_a_robot_s_nested_section_and_name_a_bad_file(tmp_path):
+    """Found in review: the launch files read top-level keys only (a robot's nested section was
+    ignored) and a value before ros__parameters was a traceback."""
+    path = tmp_path / 'robot.yaml'
+    path.write_text('robot1:\n  vehicle_sim:\n    ros__parameters: {model: omni}\n')
+    assert vehicle_sim_values([str(path)], 'robot1', {'seed': 2}) == {'model': 'omni', 'seed': 2}
+    assert vehicle_sim_values([str(path)], '', {}) == {}
+    path.write_text('vehicle_sim: 3\n')
+    with pytest.raises(RuntimeError, match=f'^{path}: section vehicle_sim: a value before '
+                                           'ros__parameters'):
+        vehicle_sim_values([str(path)], '', {})
 
 
 @pytest.mark.parametrize('model', MODELS)

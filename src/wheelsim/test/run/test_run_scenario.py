@@ -93,7 +93,11 @@ def test_numbers_in_exponent_notation_are_numbers_as_in_ros(tmp_path):
     ('vehicle_sim: {params: {model: omni}}\n',
      'section vehicle_sim/params/model: a value before ros__parameters'),
     ('vehicle_sim: {ros__parameters: {}, model: omni}\n',
+     'section vehicle_sim: model beside ros__parameters'),
+    ('vehicle_sim: {model: omni, ros__parameters: {}}\n',
      'section vehicle_sim/model: a value before ros__parameters'),
+    ('vehicle-sim: {ros__parameters: {model: omni}}\n',
+     "section vehicle-sim: 'vehicle-sim' is not a ROS name"),
     ('vehicle_sim:\n  ros__parameters: {model: bicycle, model: differential}\n',
      "the key 'model' is given twice in one mapping (lines 2 and 2)"),
     ('vehicle_sim: {ros__parameters: {a: {b: 1}, a.b: 2}}\n', 'section vehicle_sim: a.b: given '
@@ -109,18 +113,50 @@ def test_a_params_file_of_another_shape_is_named(tmp_path, text, fragment):
 
 def test_sections_nested_in_namespaces_are_read_as_ros_reads_them(tmp_path):
     """A robot's one params file also holds Nav2's sections, whose namespace is a level of its
-    own (as in params/nav2/stock_jazzy.yaml): those are not wheelsim's; a nested vehicle_sim
-    section is."""
+    own (as in params/nav2/stock_jazzy.yaml): those are not wheelsim's, nor is a vehicle_sim
+    nested in a robot's namespace (ROS gives it to /robot1/vehicle_sim, not to the run's
+    /vehicle_sim); ``/**/vehicle_sim`` is the run's."""
     write(tmp_path, """
         local_costmap:
           local_costmap:
             ros__parameters: {footprint: '[[0.1, 0.1]]', plugins: [static_layer]}
         robot1:
           vehicle_sim:
-            ros__parameters: {model: differential}
+            ros__parameters: {model: bicycle}
+        /**/vehicle_sim:
+          ros__parameters: {model_params: {differential: {track: 0.5}}}
+        """, 'robot.yaml')
+    scenario = load_scenario(write(tmp_path, 'params_file: robot.yaml\n'), SPECS, METRICS)
+    assert scenario.node_parameters['vehicle_sim'] == {'model_params.differential.track': 0.5}
+
+
+def test_sections_of_namespaced_robots_are_not_the_runs(tmp_path):
+    """Found in review: ``/robot1/vehicle_sim`` and ``/robot2/vehicle_sim`` were both taken (by
+    the last level of the name), the later one winning, for the run's /vehicle_sim."""
+    write(tmp_path, """
+        /robot1/vehicle_sim:
+          ros__parameters: {model: differential}
+        /robot2/vehicle_sim:
+          ros__parameters: {model: bicycle}
+        /*/controller:
+          ros__parameters: {k_x: 2.0}
+        """, 'robot.yaml')
+    scenario = load_scenario(write(tmp_path, 'params_file: robot.yaml\n'), SPECS, METRICS)
+    assert scenario.node_parameters['vehicle_sim'] == {}
+    assert scenario.node_parameters['controller'] == {}
+
+
+def test_a_section_for_any_node_gives_each_node_what_it_declares(tmp_path):
+    write(tmp_path, """
+        /*:
+          ros__parameters: {model: differential, k_x: 2.0}
+        /**/localization:
+          ros__parameters: {mode: noisy}
         """, 'robot.yaml')
     scenario = load_scenario(write(tmp_path, 'params_file: robot.yaml\n'), SPECS, METRICS)
     assert scenario.node_parameters['vehicle_sim'] == {'model': 'differential'}
+    assert scenario.node_parameters['controller'] == {'k_x': 2.0}
+    assert scenario.node_parameters['localization'] == {'mode': 'noisy'}
 
 
 def test_a_folder_given_as_params_file_is_named_as_a_folder(tmp_path):

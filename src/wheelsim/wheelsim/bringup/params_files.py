@@ -10,21 +10,22 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from wheelsim.core.params import ParameterError, from_flat
+from wheelsim.core.params_file import ParamsFileError, node_parameters
 from wheelsim.core.vehicle.config import VehicleConfig, vehicle_config_from_params
 from wheelsim.core.vehicle_sim.config import VehicleSimSettings
 from wheelsim.core.vehicle_sim.description import vehicle_sim_urdf
-from wheelsim.core.vehicle_sim.params_file import node_section
 
 
 def vehicle_sim_values(params_files: Sequence[str], namespace: str,
                        overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """The parameters vehicle_sim gets: the sections of ``params_files`` in turn (empty names
-    skipped), then ``overrides``."""
+    """The parameters vehicle_sim in ``namespace`` gets from ``params_files`` (given together,
+    empty names skipped), then ``overrides``. RuntimeError naming the file and the section for
+    a params file ROS would refuse."""
     fqn = '/' + '/'.join(part for part in (namespace.strip('/'), 'vehicle_sim') if part)
-    values: dict[str, Any] = {}
-    for params_file in params_files:
-        if params_file:
-            values.update(node_section(params_file, fqn))
+    try:
+        values = node_parameters([path for path in params_files if path], fqn)
+    except ParamsFileError as err:
+        raise RuntimeError(str(err)) from None
     return {**values, **overrides}
 
 

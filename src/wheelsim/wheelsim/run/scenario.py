@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +43,7 @@ import yaml
 
 from wheelsim.core import yaml_numbers
 from wheelsim.core.params import ParameterError, ParamSpec, flatten, unknown_keys
+from wheelsim.core.params_file import ParamsFileError, read_sections
 from wheelsim.core.world.map_file import load_map_file
 from wheelsim.core.world.occupancy import MapError
 from wheelsim.run.output import OutputError, check_run_name
@@ -116,55 +117,31 @@ def _closest(key: str, known: tuple[str, ...] | list[str]) -> str:
     return f' (did you mean {suggestion}?)' if suggestion else f' (known: {", ".join(known)})'
 
 
-def _node_sections(tree: Mapping[Any, Any], prefix: str, source: str
-                   ) -> Iterator[tuple[str, Mapping[str, Any]]]:
-    """``(node name, its ros__parameters)`` of each section of a params file's ``tree``, as
-    rcl_yaml_param_parser reads it: keys above ``ros__parameters`` are the levels of the node's
-    name (``robot1: {vehicle_sim: {ros__parameters: ...}}`` is ``robot1/vehicle_sim``); a value
-    that is no mapping there is refused, as ROS refuses it."""
-    for key, body in tree.items():
-        name = f'{prefix}/{key}' if prefix else str(key)
-        if key == 'ros__parameters' and prefix:
-            if not isinstance(body, Mapping):
-                raise ScenarioError(f'{source}: section {prefix}: ros__parameters must map '
-                                    'parameter names to values')
-            yield prefix, body
-        elif isinstance(body, Mapping):
-            yield from _node_sections(body, name, source)
-        elif body is not None:
-            raise ScenarioError(f'{source}: section {name}: a value before ros__parameters '
-                                "(a node's parameters go under its ros__parameters)")
-
-
 def params_file_sections(path: Path, node_specs: Mapping[str, list[ParamSpec]], source: str
                          ) -> dict[str, dict[str, Any]]:
-    """Flat parameters per node from a ROS params file.
+    """Flat parameters per node from a ROS params file, for the nodes of a headless run
+    (``/vehicle_sim``, ...: :meth:`Lockstep.add <wheelsim.run.lockstep.Lockstep.add>` puts
+    them in the root namespace), the sections matched as ROS matches them
+    (:mod:`wheelsim.core.params_file`).
 
-    A section for one of the four nodes is taken whole (and checked like ``nodes:``); a ``/**``
-    section applies to every node that declares the parameter, as ROS applies it. Raises
-    :class:`ScenarioError` starting with ``source`` (how the user gave the file, e.g.
-    ``params_file PATH``) when the file is not a readable params file.
+    A section naming the node (``vehicle_sim``, ``/**/vehicle_sim``) is taken whole (and
+    checked like ``nodes:``); a section for any node name (``/**``, ``/*``) gives a node only
+    the parameters it declares, as ROS applies it. Raises :class:`ScenarioError` starting with
+    ``source`` (how the user gave the file, e.g. ``params_file PATH``) when ROS would refuse
+    the file.
     """
     try:
-        tree = yaml_numbers.load(path.read_text(encoding='utf-8')) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
-        raise ScenarioError(f'{source}: not a readable YAML file: {err}') from None
-    if not isinstance(tree, dict):
-        raise ScenarioError(f'{source}: must map node names to sections')
-    sections: dict[str, dict[str, Any]] = {name: {} for name in NODE_NAMES}
-    for key, parameters in _node_sections(tree, '', source):
-        node = key.rsplit('/', 1)[-1]
-        try:
-            values = flatten(parameters)
-        except ParameterError as err:
-            raise ScenarioError(f'{source}: section {key}: {err.name}: {err.allowed}') from None
-        if node == '**':
-            for target in NODE_NAMES:
-                declared = {spec.name for spec in node_specs[target]}
-                sections[target].update({k: v for k, v in values.items() if k in declared})
-        elif node in NODE_NAMES:
-            sections[node].update(values)
-    return sections
+        sections = read_sections([path])
+    except ParamsFileError as err:
+        raise ScenarioError(f'{source}: {err.detail}') from None
+    values: dict[str, dict[str, Any]] = {name: {} for name in NODE_NAMES}
+    for node in NODE_NAMES:
+        declared = {spec.name for spec in node_specs[node]}
+        for section in sections:
+            if section.applies_to(f'/{node}'):
+                values[node].update({k: v for k, v in section.parameters.items()
+                                     if not section.shared or k in declared})
+    return values
 
 
 def shipped_map(name: str) -> Path:

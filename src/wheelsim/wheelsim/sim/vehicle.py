@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from wheelsim.core.params import flatten, from_flat, specs, unknown_keys
+from wheelsim.core.params_file import node_parameters
 from wheelsim.core.vehicle.config import (
     VEHICLE_PARAM_SPECS,
     VehicleConfig,
@@ -21,7 +22,6 @@ from wheelsim.core.vehicle.config import (
 )
 from wheelsim.core.vehicle.model import joint_columns
 from wheelsim.core.vehicle_sim.config import VehicleSimSettings
-from wheelsim.core.vehicle_sim.params_file import node_section
 from wheelsim.core.world.footprint import Footprint, footprint_of
 from wheelsim.core.world.map_file import load_map_file
 from wheelsim.core.world.occupancy import MapError, OccupancyMap
@@ -53,7 +53,7 @@ def shipped_params_dir() -> Path:
 def preset_names() -> tuple[str, ...]:
     """The shipped presets (``params/<name>.yaml`` with a vehicle_sim section)."""
     return tuple(sorted(path.stem for path in shipped_params_dir().glob('*.yaml')
-                        if node_section(str(path), '/vehicle_sim')))
+                        if node_parameters([path], '/vehicle_sim')))
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,7 @@ def load_vehicle(preset_or_params_file: str | Path | None = None,
     """
     values: dict[str, Any] = {}
     if preset_or_params_file is not None:
-        values.update(node_section(str(_params_file(preset_or_params_file)), '/vehicle_sim'))
+        values.update(node_parameters([_params_file(preset_or_params_file)], '/vehicle_sim'))
     values.update(flatten(dict(params or {})))
     for name, closest in unknown_keys(PARAMETER_NAMES, values):
         hint = f'; did you mean {closest!r}?' if closest else ''

@@ -1,0 +1,98 @@
+"""wheelsim.core.params_file against ROS itself: the parameters rclpy gives a node started with
+``--ros-args -r __ns:=NS --params-file F`` are those node_parameters says, section by section;
+and what rcl refuses, params_file refuses."""
+
+from __future__ import annotations
+
+import pytest
+import rclpy
+from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
+
+from wheelsim.core.params_file import ParamsFileError, node_parameters
+
+#: Section keys as written at the top of a params file; section i sets ``s<i>: i`` and ``last``.
+KEYS = ('vehicle_sim', '/vehicle_sim', '/robot1/vehicle_sim', 'robot1/vehicle_sim', '/**',
+        '/*', '**', '/**/vehicle_sim', '/*/vehicle_sim', '/robot1/*', '/robot1/**',
+        '/**/robot1/vehicle_sim', 'robot2/vehicle_sim', '/robot1/planner', 'vehicle_sim2')
+NESTED = ('robot1: {vehicle_sim: {ros__parameters: {nested: 1, last: nested}},\n'
+          '         sub: {vehicle_sim: {ros__parameters: {deeper: 1}}}}\n'
+          'local_costmap: {local_costmap: {ros__parameters: {costmap: 1}}}\n')
+
+REFUSED = {
+    'vehicle_sim: 3\n': 'section vehicle_sim: a value before ros__parameters',
+    'vehicle_sim:\n': 'section vehicle_sim: a value before ros__parameters',
+    'vehicle_sim: [1]\n': 'section vehicle_sim: a value before ros__parameters',
+    'vehicle_sim: {ros__parameters: }\n': 'section vehicle_sim: ros__parameters must map',
+    'ros__parameters: {a: 1}\n': 'ros__parameters without a node name above it',
+    'robot1: {ros__parameters: {a: 1}, vehicle_sim: {ros__parameters: {b: 2}}}\n':
+        'section robot1: vehicle_sim beside ros__parameters',
+    '1robot/vehicle_sim: {ros__parameters: {a: 1}}\n': "section 1robot/vehicle_sim: '1robot'",
+    '/robot*/vehicle_sim: {ros__parameters: {a: 1}}\n': "'robot*' is not a ROS name",
+    'robot1//vehicle_sim: {ros__parameters: {a: 1}}\n': 'an empty level',
+    'robot1: {/vehicle_sim: {ros__parameters: {a: 1}}}\n': 'section robot1//vehicle_sim',
+    'vehicle-sim: {ros__parameters: {a: 1}}\n': "'vehicle-sim' is not a ROS name",
+    'a: &v {ros__parameters: {a: 1}}\nvehicle_sim: *v\n': 'YAML aliases',
+}
+
+
+def ros_gives(ros_domain_id, params_files, namespace, name='vehicle_sim'):
+    """The parameters rclpy gives the node ``name`` in ``namespace`` from ``params_files``."""
+    args = ['test', '--ros-args', '-r', f'__ns:={namespace or "/"}']
+    for path in params_files:
+        args += ['--params-file', str(path)]
+    context = rclpy.Context()
+    rclpy.init(args=args, context=context)
+    try:
+        node = rclpy.create_node(name, context=context,
+                                 automatically_declare_parameters_from_overrides=True)
+        names = set(node.list_parameters([], 0).names)
+        names -= {'use_sim_time', 'start_type_description_service'}  # rclpy's own
+        values = {n: node.get_parameter(n).value for n in names}
+        node.destroy_node()
+    finally:
+        rclpy.try_shutdown(context=context)
+    return values
+
+
+def params_file(tmp_path):
+    text = ''.join(f"'{key}': {{ros__parameters: {{s{i}: {i}, last: '{key}'}}}}\n"
+                   for i, key in enumerate(KEYS))
+    path = tmp_path / 'sections.yaml'
+    path.write_text(text + NESTED)
+    return path
+
+
+@pytest.mark.parametrize('namespace, name', [('', 'vehicle_sim'), ('/robot1', 'vehicle_sim'),
+                                             ('/robot2', 'vehicle_sim'),
+                                             ('/robot1/sub', 'vehicle_sim'),
+                                             ('/local_costmap', 'local_costmap'),
+                                             ('/robot1', 'planner')])
+def test_a_node_gets_the_sections_ros_gives_it(ros_domain_id, tmp_path, namespace, name):
+    path = params_file(tmp_path)
+    fqn = f'{namespace}/{name}'
+    assert node_parameters([path], fqn) == ros_gives(ros_domain_id, [path], namespace, name)
+
+
+def test_sections_of_one_name_are_one_entry_in_the_place_of_the_first(ros_domain_id, tmp_path):
+    """rcl merges the sections of one name (also across files) into the entry of the first:
+    a later ``/**`` wins over a vehicle_sim section between two ``/**`` ones."""
+    first, second = tmp_path / 'first.yaml', tmp_path / 'second.yaml'
+    first.write_text('robot1/vehicle_sim: {ros__parameters: {a: 1, b: 1}}\n'
+                     '/**: {ros__parameters: {a: 5, c: 5}}\n'
+                     'robot1: {vehicle_sim: {ros__parameters: {a: 2}}}\n')
+    second.write_text('/**: {ros__parameters: {b: 6}}\n'
+                      '/robot1/vehicle_sim: {ros__parameters: {c: 7}}\n')
+    ours = node_parameters([first, second], '/robot1/vehicle_sim')
+    assert ours == ros_gives(ros_domain_id, [first, second], '/robot1')
+    assert ours == {'a': 5, 'b': 6, 'c': 7}
+
+
+@pytest.mark.parametrize('text', REFUSED, ids=range(len(REFUSED)))
+def test_what_ros_refuses_is_refused_naming_the_file_and_section(ros_domain_id, tmp_path, text):
+    path = tmp_path / 'bad.yaml'
+    path.write_text(text)
+    with pytest.raises(ParamsFileError) as info:
+        node_parameters([path], '/vehicle_sim')
+    assert str(info.value).startswith(f'{path}: ') and REFUSED[text] in str(info.value)
+    with pytest.raises(_rclpy.RCLError, match="Couldn't parse params file"):
+        ros_gives(ros_domain_id, [path], '')

@@ -1,0 +1,153 @@
+"""ROS 2 parameters files (``--params-file``) read as ROS reads them: which node gets what.
+
+rcl_yaml_param_parser (rcl 9.2.0, Jazzy: ``parse.c``, ``namespace.c``) reads a file as
+sections: the keys above a ``ros__parameters`` key are the levels of a node name, so
+``robot1: {vehicle_sim: {ros__parameters: ...}}`` and ``robot1/vehicle_sim: {ros__parameters:
+...}`` are both the section ``robot1/vehicle_sim``. Sections of one name, in one file or in
+several files given together, are one entry (in the place of the first one, later values
+winning). rclpy (7.1.3, ``_populate_node_parameters_from_rcl_params`` in ``node.cpp``) gives a
+node the entries whose name matches its fully qualified name, entry by entry: a leading ``/`` is
+optional, ``/*`` stands for one name level and ``/**`` for any number (``/**`` every node,
+``/**/vehicle_sim`` every vehicle_sim, ``/robot1/*`` every node in ``/robot1``); nothing else is
+a pattern: ``vehicle_sim`` is only ``/vehicle_sim``, not ``/robot1/vehicle_sim``.
+
+:class:`ParamsFileError` names the file and the section for what rcl refuses: a value, list or
+alias above ``ros__parameters``, ``ros__parameters`` without a node name or not a mapping, a name
+that is not a ROS name (with ``*`` and ``**`` as whole levels), other keys beside
+``ros__parameters``, a YAML alias.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from wheelsim.core import yaml_numbers
+from wheelsim.core.params import ParameterError, flatten
+
+PARAMS_KEY = 'ros__parameters'
+_TOKEN = re.compile(r'[A-Za-z_][A-Za-z0-9_]*')
+"""One level of a node name or namespace (rmw_validate_node_name, rmw_validate_namespace)."""
+
+
+class ParamsFileError(ValueError):
+    """A params file ROS would refuse. ``detail`` is the message without the file:
+    ``section <name>: <problem>`` (or the problem alone for the whole file)."""
+
+    def __init__(self, path: str | Path, section: str | None, problem: str) -> None:
+        self.path = str(path)
+        self.detail = f'section {section}: {problem}' if section else problem
+        super().__init__(f'{path}: {self.detail}')
+
+
+@dataclass(frozen=True)
+class Section:
+    """One entry of a params file as rcl builds it: ``name`` as written and joined
+    (``robot1/vehicle_sim``, ``/**``), ``parameters`` by dotted name."""
+
+    name: str
+    parameters: Mapping[str, Any]
+
+    @property
+    def shared(self) -> bool:
+        """Whether the last level is ``*`` or ``**``: the section is for any node name."""
+        return self.name.rsplit('/', 1)[-1] in ('*', '**')
+
+    def applies_to(self, node_fqn: str) -> bool:
+        """Whether ROS gives this section to the node ``node_fqn`` (``/robot1/vehicle_sim``)."""
+        name = self.name if self.name.startswith('/') else '/' + self.name
+        # rclpy: "/*" -> "(/\w+)", so "/**" -> "(/\w+)*"; names are checked to hold no other
+        # regular expression syntax
+        return re.fullmatch(name.replace('/*', '(/[A-Za-z0-9_]+)'), node_fqn) is not None
+
+
+def _join(prefix: str, key: str) -> str:
+    """rcl's add_name_to_ns: levels joined by ``/``, none added after a trailing one."""
+    if not prefix:
+        return key
+    return prefix + key if prefix.endswith('/') else f'{prefix}/{key}'
+
+
+def _name_problem(name: str) -> str | None:
+    """Why rcl's _validate_name refuses ``name``, or None."""
+    for level in name.removeprefix('/').split('/'):
+        if not level:
+            return 'an empty level in the node name (one / too many)'
+        if level not in ('*', '**') and not _TOKEN.fullmatch(level):
+            return (f'{level!r} is not a ROS name (letters, digits and _, not starting with a '
+                    'digit; or * or **)')
+    return None
+
+
+def _sections(tree: Mapping[Any, Any], prefix: str, path: str | Path
+              ) -> Iterator[tuple[str, Mapping[Any, Any]]]:
+    """``(name, ros__parameters)`` of each section of ``tree``, in file order."""
+    for key, body in tree.items():
+        if key == PARAMS_KEY:
+            if not prefix:
+                raise ParamsFileError(path, None, f'{PARAMS_KEY} without a node name above it')
+            if len(tree) > 1:
+                others = ', '.join(str(k) for k in tree if k != PARAMS_KEY)
+                raise ParamsFileError(path, prefix, f'{others} beside {PARAMS_KEY}: give each '
+                                      'node a section of its own')
+            if not isinstance(body, Mapping):
+                raise ParamsFileError(path, prefix, f'{PARAMS_KEY} must map parameter names to '
+                                      'values')
+            yield prefix, body
+            continue
+        name = _join(prefix, str(key))
+        if not isinstance(body, Mapping):
+            raise ParamsFileError(path, name, f'a value before {PARAMS_KEY} (a node\'s '
+                                  f'parameters go under its {PARAMS_KEY})')
+        yield from _sections(body, name, path)
+
+
+def _load(path: str | Path) -> Any:
+    try:
+        text = Path(path).read_text(encoding='utf-8')
+        if any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(text)):
+            raise ParamsFileError(path, None, 'YAML aliases (*name, << merges) are refused by '
+                                  'ROS 2: write the values out')
+        return yaml_numbers.load(text)
+    except OSError as err:
+        raise ParamsFileError(path, None, f'not a readable YAML file: {err.strerror}') from None
+    except (UnicodeDecodeError, yaml.YAMLError) as err:
+        raise ParamsFileError(path, None, f'not a readable YAML file: {err}') from None
+
+
+def read_sections(paths: Sequence[str | Path]) -> list[Section]:
+    """The entries ``paths`` (given together, as several ``--params-file``) make, in rcl's order:
+    each name where it first appears, its parameters from all its sections, later ones winning.
+    Raises :class:`ParamsFileError`."""
+    entries: dict[str, dict[str, Any]] = {}
+    for path in paths:
+        tree = _load(path)
+        if tree is None:
+            continue
+        if not isinstance(tree, Mapping):
+            raise ParamsFileError(path, None, 'must map node names to sections')
+        for name, parameters in _sections(tree, '', path):
+            problem = _name_problem(name)
+            if problem:
+                raise ParamsFileError(path, name, problem)
+            try:
+                values = flatten(parameters)
+            except ParameterError as err:
+                raise ParamsFileError(path, name, f'{err.name}: {err.allowed}') from None
+            entries.setdefault(name, {}).update(values)
+    return [Section(name, values) for name, values in entries.items()]
+
+
+def node_parameters(paths: Sequence[str | Path], node_fqn: str) -> dict[str, Any]:
+    """The parameters (dotted names) ``paths`` give the node ``node_fqn``
+    (``/robot1/vehicle_sim``), as ROS gives them. Raises :class:`ParamsFileError`."""
+    values: dict[str, Any] = {}
+    for section in read_sections(paths):
+        if section.applies_to(node_fqn):
+            values.update(section.parameters)
+    return values
