@@ -11,10 +11,10 @@ optional, ``/*`` stands for one name level and ``/**`` for any number (``/**`` e
 ``/**/vehicle_sim`` every vehicle_sim, ``/robot1/*`` every node in ``/robot1``); nothing else is
 a pattern: ``vehicle_sim`` is only ``/vehicle_sim``, not ``/robot1/vehicle_sim``.
 
-:class:`ParamsFileError` names the file and the section for what rcl refuses: a value, list or
-alias above ``ros__parameters``, ``ros__parameters`` without a node name or not a mapping, a name
-that is not a ROS name (with ``*`` and ``**`` as whole levels), other keys beside
-``ros__parameters``, a YAML alias.
+:class:`ParamsFileError` names the file and the section for what rcl refuses: a value or list
+above ``ros__parameters``, ``ros__parameters`` without a node name, not a mapping or beside
+other keys, a name that is not a ROS name (``*`` and ``**`` only as whole levels), a YAML alias.
+rclcpp (28.1.0, ``parameter_map.cpp``) matches names as rclpy does.
 """
 
 from __future__ import annotations
