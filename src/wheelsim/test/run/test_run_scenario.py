@@ -132,15 +132,24 @@ def test_sections_nested_in_namespaces_are_read_as_ros_reads_them(tmp_path):
 
 def test_sections_of_namespaced_robots_are_not_the_runs(tmp_path):
     """Found in review: ``/robot1/vehicle_sim`` and ``/robot2/vehicle_sim`` were both taken (by
-    the last level of the name), the later one winning, for the run's /vehicle_sim."""
-    write(tmp_path, """
+    the last level of the name), the later one winning, for the run's /vehicle_sim. A file
+    that gives the run's nodes nothing is refused (the run would take every default)."""
+    sections = """
         /robot1/vehicle_sim:
           ros__parameters: {model: differential}
         /robot2/vehicle_sim:
           ros__parameters: {model: bicycle}
         /*/controller:
           ros__parameters: {k_x: 2.0}
-        """, 'robot.yaml')
+        """
+    write(tmp_path, sections, 'robot.yaml')
+    with pytest.raises(ScenarioError, match=r"robot.yaml: gives none of the run's nodes a "
+                       r'parameter \(sections: /robot1/vehicle_sim, /robot2/vehicle_sim, '
+                       r'/\*/controller\); they are /vehicle_sim, /localization, /planner, '
+                       r'/controller, in no namespace$'):
+        load_scenario(write(tmp_path, 'params_file: robot.yaml\n'), SPECS, METRICS)
+    write(tmp_path, sections + "/planner: {ros__parameters: {waypoints: [1.0, 0.0, .nan]}}\n",
+          'robot.yaml')
     scenario = load_scenario(write(tmp_path, 'params_file: robot.yaml\n'), SPECS, METRICS)
     assert scenario.node_parameters['vehicle_sim'] == {}
     assert scenario.node_parameters['controller'] == {}

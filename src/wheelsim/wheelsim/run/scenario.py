@@ -128,7 +128,8 @@ def params_file_sections(path: Path, node_specs: Mapping[str, list[ParamSpec]], 
     checked like ``nodes:``); a section for any node name (``/**``, ``/*``) gives a node only
     the parameters it declares, as ROS applies it. Raises :class:`ScenarioError` starting with
     ``source`` (how the user gave the file, e.g. ``params_file PATH``) when ROS would refuse
-    the file.
+    the file, or when it gives none of the run's nodes a parameter (a robot's file for
+    namespaced nodes: the run would silently take every default).
     """
     try:
         sections = read_sections([path])
@@ -141,6 +142,10 @@ def params_file_sections(path: Path, node_specs: Mapping[str, list[ParamSpec]], 
             if section.applies_to(f'/{node}'):
                 values[node].update({k: v for k, v in section.parameters.items()
                                      if not section.shared or k in declared})
+    if not any(values.values()):
+        names = ', '.join(section.name for section in sections) or 'none'
+        raise ScenarioError(f'{source}: gives none of the run\'s nodes a parameter (sections: '
+                            f'{names}); they are /{", /".join(NODE_NAMES)}, in no namespace')
     return values
 
 
