@@ -315,6 +315,35 @@ def test_a_failed_criterion_gives_exit_1_and_metrics_json_records_each_with_its_
     assert metrics['cross_track_rms_m'] > 0.0 and metrics['passed'] is False
 
 
+def test_a_waypoints_array_given_with_param_is_the_path_driven(tmp_path):
+    """``--param planner.waypoints=[...]`` as ROS's ``-p waypoints:=[...]``: the run plans
+    through those waypoints (not the scenario's) and the vehicle ends at the last one."""
+    scenario = tmp_path / 'scenario.yaml'
+    scenario.write_text(textwrap.dedent(SHORT_SCENARIO.format(seed=1))
+                        .replace('duration: 6.0', 'duration: 15.0')
+                        .replace('mode: noisy', 'mode: perfect'))
+    waypoints = [1.5, 0.0, math.nan, 1.5, 1.5, 1.57]
+    result = wheelsim('run', scenario.name, '--param',
+                      'planner.waypoints=[1.5, 0.0, .nan, 1.5,1.5,1.57]', '--quiet',
+                      '--no-plots', '--output', 'o', cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    last = {}
+    with next((tmp_path / 'o' / 'short' / 'bag').glob('*.mcap')).open('rb') as handle:
+        reader = make_reader(handle, decoder_factories=[DecoderFactory()])
+        for _, channel, _, decoded in reader.iter_decoded_messages(
+                topics=['/plan', '/ground_truth']):
+            last[channel.topic] = decoded
+    plan = [(p.pose.position.x, p.pose.position.y) for p in last['/plan'].poses]
+    end = last['/plan'].poses[-1].pose
+    assert (end.position.x, end.position.y) == pytest.approx((1.5, 1.5), abs=1e-6)
+    assert 2 * math.atan2(end.orientation.z, end.orientation.w) == pytest.approx(1.57, abs=1e-3)
+    # through the first waypoint, nowhere near the scenario's (2.0, 1.0)
+    assert min(math.dist(xy, waypoints[:2]) for xy in plan) < 0.02
+    assert min(math.dist(xy, (2.0, 1.0)) for xy in plan) > 0.4
+    truth = last['/ground_truth'].pose.pose.position
+    assert math.dist((truth.x, truth.y), (1.5, 1.5)) < 0.1
+
+
 @pytest.mark.parametrize('text, fragment', [
     ('duraton: 5\n', 'duraton: unknown scenario key (did you mean duration?)'),
     ('nodes: {planner: {waypoint: [1.0, 0.0, .nan]}}\n',

@@ -34,3 +34,41 @@ def test_the_entry_leaves_every_object_out_of_the_exits_collections(argv, capsys
         assert gc.get_freeze_count() > 10_000  # the modules' objects at least
     finally:
         gc.unfreeze()  # this test process goes on: its objects back to the collector
+
+
+WAYPOINTS = 'planner.waypoints=[2.0,0.0,.nan,2.0,2.0,1.57]'
+OBJECTIVE = ['--objective', 'cross_track_rms_m']
+
+
+@pytest.mark.parametrize('argv, message', [
+    # the type check of every --param, arrays included (a sweep's points each)
+    (['run', '--param', 'planner.waypoints=1.0'],
+     '--param planner.waypoints=1.0: planner.waypoints: must be a list of numbers (NaN allowed, '
+     'no infinities), not one value'),
+    (['run', '--param', 'controller.lead_time=[0.1,0.2]'],
+     '--param controller.lead_time=[0.1,0.2]: controller.lead_time: must be a finite number in '
+     '[-1, 10], not an array'),
+    (['run', '--param', 'planner.waypoints=[2.0,0.0]'],
+     '--param planner.waypoints=[2.0,0.0]: planner.waypoints: the waypoint list: expected x, y, '
+     'theta triples (theta .nan when free), got 2 numbers, not a multiple of 3'),
+    # the form of the value
+    (['run', '--param', 'planner.waypoints=[2.0,0.0,.nan'],
+     "--param 'planner.waypoints=[2.0,0.0,.nan': unbalanced brackets: 1 [ of '[2.0,0.0,.nan' "
+     'not closed by ]'),
+    (['run', '--param', f'{WAYPOINTS},[3.0,0.0,.nan]'],
+     '--param planner.waypoints: wheelsim run takes one value (sweep several with wheelsim '
+     'sweep)'),
+    (['tune', '--param', f'{WAYPOINTS},[3.0,0.0,.nan]', *OBJECTIVE],
+     '--param planner.waypoints=[2.0,0.0,.nan,2.0,2.0,1.57],[3.0,0.0,.nan]: tune cannot search '
+     "an array (an Optuna choice is a single value): set the array in the scenario's nodes:, "
+     'or compare arrays with wheelsim sweep'),
+])
+def test_an_array_param_is_checked_and_refused_on_one_line_naming_it(argv, message, capsys,
+                                                                     signal_handlers_kept,
+                                                                     tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # were one accepted, its results would go there
+    try:
+        assert main(argv) == EXIT_BAD_INPUT
+    finally:
+        gc.unfreeze()
+    assert capsys.readouterr().err == f'wheelsim: error: {message}\n'

@@ -55,6 +55,7 @@ def _override_check(specs):
     parameters (what the node checks at start-up); ScenarioError naming the ``--param`` values
     given and the parameter at fault otherwise. A node's parameter set is checked once."""
     from wheelsim.run.runner import node_parameter_checks
+    from wheelsim.run.sampling import shown_value
 
     checks = node_parameter_checks()
     passed: set[str] = set()  # the sets checked already (a sweep repeats them point by point)
@@ -63,7 +64,8 @@ def _override_check(specs):
         key = repr((node, sorted(parameters.items())))
         if key in passed:
             return
-        source = '--param ' + ' '.join(f'{node}.{name}={value!r}' for name, value in given.items())
+        source = '--param ' + ' '.join(f'{node}.{name}={shown_value(value)}'
+                                       for name, value in given.items())
         check_node_parameters(source, f'{node}.', node, parameters, specs[node], checks[node])
         passed.add(key)
     return check
@@ -139,7 +141,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument('--seed', type=int, help="the scenario's seed for this run (e.g. the worst "
                      'seed of a sweep)')
     run.add_argument('--param', action='append', default=[], metavar='NODE.PARAM=VALUE',
-                     help='set a node parameter for this run (repeatable)')
+                     help='set a node parameter for this run (repeatable); an array as '
+                     'ROS takes it: planner.waypoints=[2.0,0.0,.nan,2.0,2.0,1.57]')
     sweep = sub.add_parser('sweep', help='run a scenario at many points (a grid or samples) '
                            'on Ray, locally or on a cluster')
     sweep.add_argument('scenario', nargs='?', help='scenario YAML (default: built-in)')
@@ -147,7 +150,8 @@ def _parser() -> argparse.ArgumentParser:
                        metavar='NAME=V1,V2,...|FIRST..LAST|LOW:HIGH[:log]',
                        help='an axis: values (controller.feedforward.k_x=1,2,4), integers '
                        '(seed=1..200) or a range to sample (controller.lead_time=0:0.5); NAME '
-                       'is seed or NODE.PARAM; repeat for more axes')
+                       'is seed or NODE.PARAM; a value may be an array (planner.waypoints='
+                       '[2.0,0.0,.nan],[3.0,0.0,.nan]); repeat for more axes')
     sweep.add_argument('--sample', choices=('grid', 'random', 'lhs'), default='grid',
                        help='grid (default): every combination of the value lists; random or '
                        'lhs (Latin hypercube): --samples points over the ranges, each with every '
@@ -163,7 +167,7 @@ def _parser() -> argparse.ArgumentParser:
     tune.add_argument('--param', action='append', default=[],
                       metavar='NODE.PARAM=LOW:HIGH[:log]|V1,V2,...',
                       help='a parameter to tune: a range (log: on a log scale) or a list of '
-                      'choices; NAME may be seed (repeatable)')
+                      'choices (no arrays); NAME may be seed (repeatable)')
     tune.add_argument('--objective', required=True, metavar='METRIC',
                       help='the metric to optimise (minimised; maximised for '
                       'distance_travelled_m, plans_received, min_clearance_m)')
@@ -310,6 +314,7 @@ def _tune(args: argparse.Namespace) -> int:
     if args.storage is not None:
         tune.check_storage(args.storage)
     axes = sampling.parse_axes(args.param)
+    tune.check_axes(axes)
     check = _override_check(specs)
     for axis in axes:  # every bound and choice is a value the nodes accept
         for value in axis.values if axis.values is not None else (axis.low, axis.high):

@@ -118,3 +118,49 @@ def test_an_axis_keeps_its_text_as_given():
     assert parse_axis(' c.k = 0:0.50 ').text == 'c.k=0:0.50'
     with pytest.raises(ScenarioError, match=r'--param c.k=0:0.50 is a range'):
         plan_points([parse_axis('c.k=0:0.50')])
+
+
+NAN = float('nan')
+
+
+def test_an_array_is_one_value_its_commas_inside_the_brackets():
+    # as ROS takes -p waypoints:=[...]: a YAML flow sequence, numbers as a params file reads them
+    [waypoints] = parse_axis('planner.waypoints=[2.0,0.0,.nan,2.0,2.0,1.57]').values
+    assert waypoints[:2] == [2.0, 0.0] and math.isnan(waypoints[2]) and waypoints[3:] == [
+        2.0, 2.0, 1.57]
+    two = parse_axis('planner.waypoints=[1.0, 0.0, .nan], [1e3, 2.0, 0.5]').values
+    assert len(two) == 2 and two[1] == [1000.0, 2.0, 0.5] and isinstance(two[1][0], float)
+    assert parse_axis('c.k=1,[2, 3],[]').values == (1, [2, 3], [])
+    assert parse_axis('c.names=[a:b]').values == (['a:b'],)  # an array, not a range
+    points = plan_points(parse_axes(['planner.waypoints=[1.0,0.0,.nan],[2.0,0.0,.nan]',
+                                     'seed=1..2']))
+    assert [(p['planner.waypoints'][0], p['seed']) for p in points] == [
+        (1.0, 1), (1.0, 2), (2.0, 1), (2.0, 2)]
+
+
+@pytest.mark.parametrize('spec, fragment', [
+    ('[1.0, 0.0', "unbalanced brackets: 1 [ of '[1.0, 0.0' not closed by ]"),
+    ('[1.0],0.0]', "unbalanced brackets: a ] at character 10 of '[1.0],0.0]' closes no ["),
+    ('[1.0,,2.0]', "'[1.0,,2.0]' is not a YAML value: expected the node content, but found ','"),
+    ('[1.0, "a]', "'[1.0, \"a]' is not a YAML value: found unexpected end of stream"),
+])
+def test_a_bad_array_is_a_one_line_error_naming_the_param(spec, fragment):
+    with pytest.raises(ScenarioError) as info:
+        parse_axis(f'planner.waypoints={spec}')
+    assert str(info.value).startswith(f"--param 'planner.waypoints={spec}': ")
+    assert fragment in str(info.value) and '\n' not in str(info.value)
+
+
+def test_an_array_given_twice_is_an_error_even_with_nan_and_by_type_too():
+    with pytest.raises(ScenarioError, match=r"p.w has the value \[1.0,.nan\] twice"):
+        parse_axis('p.w=[1.0, .nan],[1.0,.nan]')
+    assert parse_axis('p.w=[1],[1.0],1').values == ([1], [1.0], 1)  # three different values
+
+
+def test_a_reproduce_command_gives_an_array_back_as_it_was():
+    point = {'planner.waypoints': [2.0, 1e-05, NAN, -1.0, 2.0, 1.57], 'seed': 3}
+    words = shlex.split(reproduce_command('s.yaml', point))
+    assert words[words.index('--param') + 1] == 'planner.waypoints=[2.0,1e-05,.nan,-1.0,2.0,1.57]'
+    [axis] = parse_axes([words[words.index('--param') + 1]])
+    [back] = axis.values
+    assert back[:2] + back[3:] == [2.0, 1e-05, -1.0, 2.0, 1.57] and math.isnan(back[2])

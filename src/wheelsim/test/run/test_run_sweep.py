@@ -4,14 +4,20 @@ test/test_wheelsim_sweep.py)."""
 
 from __future__ import annotations
 
+import csv
+import math
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
+
 from wheelsim.run.execution import Job
+from wheelsim.run.robustness import seed_summary
 from wheelsim.run.sampling import parse_axis, plan_points
 from wheelsim.run.scenario import Scenario
-from wheelsim.run.sweep import plan_sweep, run_sweep
+from wheelsim.run.sweep import format_table, plan_sweep, run_sweep
+from wheelsim.run.tables import write_tables
 
 
 class CountingRunner:
@@ -42,3 +48,33 @@ def test_samples_that_round_to_the_same_point_share_one_run(tmp_path):
     assert len(runner.keys) == 1  # one run, not three racing into one folder
     assert [(r['point'], r['passed'], r['error'], r['cross_track_rms_m']) for r in outcome.rows] \
         == [(0, True, '', 0.1), (1, True, '', 0.1), (2, True, '', 0.1)]
+
+
+def test_a_sweep_over_arrays_tables_them_and_a_rerun_skips_them(tmp_path):
+    scenario = Scenario(name='t', duration_s=1.0, seed=1, record_topics=None, pass_criteria={},
+                        node_parameters={'controller': {'k': 0.2}, 'planner': {}})
+    # lists: unhashable, compared, grouped, tabled, written and read back as JSON
+    points = plan_points([parse_axis('planner.waypoints=[1.0,0.0,.nan],[2.0,0.0,.nan]'),
+                          parse_axis('seed=1..2')])
+    planned = plan_sweep(scenario, points, lambda *a: None)
+    runner = CountingRunner()
+    outcome = run_sweep(planned, tmp_path, runner, show_progress=False)
+    assert len(runner.keys) == 4 and not outcome.errors
+    assert [r['planner.waypoints'][0] for r in outcome.rows] == [1.0, 1.0, 2.0, 2.0]
+    write_tables(outcome.rows, tmp_path / 'sweep')
+    with (tmp_path / 'sweep.csv').open() as handle:
+        assert [r['planner.waypoints'] for r in csv.DictReader(handle)][::2] == [
+            '[1.0,0.0,.nan]', '[2.0,0.0,.nan]']  # as --param writes it
+    arrays = pq.read_table(tmp_path / 'sweep.parquet').column('planner.waypoints').to_pylist()
+    assert arrays[3][:2] == [2.0, 0.0] and math.isnan(arrays[3][2])
+    assert '[2.0,0.0,.nan]' in format_table(outcome.rows, ['point', 'planner.waypoints'])
+    summary = seed_summary(outcome.rows, ['planner.waypoints', 'seed'], ['cross_track_rms_m'],
+                           's.yaml')
+    assert [s['reproduce'] for s in summary] == [
+        f"wheelsim run s.yaml --param 'planner.waypoints=[{x},0.0,.nan]' --seed 1"
+        for x in (1.0, 2.0)]
+    again = CountingRunner()  # the records are found again: nothing to run
+    rerun = run_sweep(plan_sweep(scenario, points, lambda *a: None), tmp_path, again,
+                      show_progress=False)
+    assert again.keys == [] and rerun.skipped == 4
+    assert [r['run'] for r in rerun.rows] == [r['run'] for r in outcome.rows]

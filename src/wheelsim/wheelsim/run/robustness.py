@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from wheelsim.run.sampling import format_value, value_key
 from wheelsim.run.scenario import SEED_KEY
 from wheelsim.run.tables import worst_rows
 
@@ -24,7 +25,8 @@ def reproduce_command(scenario_path: str | None, overrides: Mapping[str, Any]) -
     """``wheelsim run [SCENARIO] --seed S --param NODE.PARAM=V ...`` for one run."""
     words = ['wheelsim', 'run'] + ([scenario_path] if scenario_path else [])
     for key, value in overrides.items():
-        words += ['--seed', str(value)] if key == SEED_KEY else ['--param', f'{key}={value}']
+        words += (['--seed', str(value)] if key == SEED_KEY
+                  else ['--param', f'{key}={format_value(value)}'])
     return shlex.join(words)
 
 
@@ -36,9 +38,11 @@ def seed_summary(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
     others = [p for p in parameters if p != SEED_KEY]
     groups: dict[tuple, list[Mapping[str, Any]]] = {}
     for values in rows:
-        groups.setdefault(tuple(values.get(p) for p in others), []).append(values)
+        # keyed by value_key: an array value is a list, which cannot be a key itself
+        key = tuple(value_key(values.get(p)) for p in others)
+        groups.setdefault(key, []).append(values)
     summary = []
-    for key, group in groups.items():
+    for group in groups.values():
         for metric in metrics:
             worst = worst_rows(group, metric, count=1)
             if not worst:
@@ -47,7 +51,7 @@ def seed_summary(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
                                                                          (int, float))])
             percentiles = np.percentile(values, PERCENTILES)
             overrides = {p: worst[0][p] for p in parameters}
-            summary.append({**dict(zip(others, key, strict=True)), 'metric': metric,
+            summary.append({**{p: group[0].get(p) for p in others}, 'metric': metric,
                             'runs': len(values),
                             **{f'p{q}': float(v) for q, v in zip(PERCENTILES, percentiles,
                                                                  strict=True)},

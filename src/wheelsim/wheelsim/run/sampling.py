@@ -3,6 +3,10 @@
 An axis is ``NAME=V1,V2,...`` (values parsed as YAML), ``NAME=FIRST..LAST`` (the integers from
 FIRST to LAST, e.g. ``seed=1..200``) or ``NAME=LOW:HIGH[:log]`` (a range of real numbers,
 uniform or log-uniform). ``NAME`` is ``seed`` (the scenario's seed) or ``<node>.<parameter>``.
+A value may be an array, a YAML flow sequence as ROS takes it (``-p waypoints:=[1.0,2.0]``):
+the commas inside its brackets do not separate values (``planner.waypoints=[2.0,0.0,.nan],
+[3.0,0.0,.nan]`` is two arrays). Arrays are lists, as a params file gives them: unhashable, so
+compare and group values by :func:`value_key`, and write them back with :func:`format_value`.
 
 - ``grid``: every combination of the value lists (ranges are refused: a grid has no values
   for them);
@@ -22,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,6 +76,67 @@ def _check_count(count: int, what: str) -> None:
                             'have: split it into several sweeps')
 
 
+def value_key(value: Any) -> Hashable:
+    """A hashable key of a ``--param`` value, equal for values that are the same run: by type
+    too (1 and 1.0 are two values, as are ``[1]`` and ``[1.0]``), arrays item by item and NaN
+    equal to NaN (``[1.0, .nan]`` twice is one array given twice)."""
+    if isinstance(value, (list, tuple)):
+        return (list, tuple(value_key(item) for item in value))
+    if isinstance(value, float) and math.isnan(value):
+        return (float, 'nan')
+    return (type(value), value)
+
+
+def format_value(value: Any) -> str:
+    """``value`` as a ``--param`` writes it, so that :func:`parse_axis` reads it back: an array
+    as a YAML flow sequence without spaces (``[2.0,0.0,.nan]``), NaN and infinities in YAML's
+    spelling (Python's ``nan`` is text in YAML); anything else as ``str``."""
+    if isinstance(value, (list, tuple)):
+        return '[' + ','.join(format_value(item) for item in value) + ']'
+    if isinstance(value, float) and not math.isfinite(value):
+        return '.nan' if math.isnan(value) else ('.inf' if value > 0 else '-.inf')
+    return str(value)
+
+
+def shown_value(value: Any) -> str:
+    """``value`` in a message: an array as :func:`format_value` writes it, the rest as repr."""
+    return format_value(value) if isinstance(value, list) else repr(value)
+
+
+def _split_values(spec: str, text: str) -> list[str]:
+    """``spec`` cut at the commas outside brackets; ScenarioError for unbalanced brackets."""
+    pieces, depth, start = [], 0, 0
+    for index, char in enumerate(spec):
+        if char == '[':
+            depth += 1
+        elif char == ']':
+            depth -= 1
+            if depth < 0:
+                raise ScenarioError(f'--param {text!r}: unbalanced brackets: a ] at character '
+                                    f'{index + 1} of {spec!r} closes no [')
+        elif char == ',' and depth == 0:
+            pieces.append(spec[start:index])
+            start = index + 1
+    if depth > 0:
+        raise ScenarioError(f'--param {text!r}: unbalanced brackets: {depth} [ of {spec!r} '
+                            'not closed by ]')
+    pieces.append(spec[start:])
+    return pieces
+
+
+def _value(piece: str, text: str) -> Any:
+    """One value as YAML, numbers as ROS reads them; ScenarioError on one line otherwise."""
+    piece = piece.strip()
+    try:
+        return yaml_numbers.load(piece)
+    except yaml.YAMLError as err:
+        problem = getattr(err, 'problem', None) or str(err).splitlines()[0]
+        mark = getattr(err, 'problem_mark', None)
+        where = f' at character {mark.column + 1}' if mark is not None else ''
+        raise ScenarioError(f'--param {text!r}: {piece!r} is not a YAML value: '
+                            f'{problem}{where}') from None
+
+
 def parse_axis(text: str) -> Axis:
     """One ``--param`` text -> :class:`Axis`; ScenarioError naming the text on bad input
     (including a repeated value and more than :data:`MAX_POINTS` values)."""
@@ -80,7 +145,9 @@ def parse_axis(text: str) -> Axis:
         raise ScenarioError(f'--param {text!r}: expected NAME=V1,V2,... or NAME=FIRST..LAST or '
                             'NAME=LOW:HIGH[:log] (NAME: seed or <node>.<parameter>)')
     text = f'{name}={spec}'
-    if ',' not in spec and ':' in spec:
+    pieces = _split_values(spec, text)
+    single = len(pieces) == 1 and '[' not in spec  # a range or FIRST..LAST, not an array
+    if single and ':' in spec:
         parts = spec.split(':')
         if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] != 'log'):
             raise ScenarioError(f'--param {text!r}: a range is LOW:HIGH or LOW:HIGH:log')
@@ -90,7 +157,7 @@ def parse_axis(text: str) -> Axis:
             raise ScenarioError(f'--param {text!r}: a range needs LOW < HIGH'
                                 + (' and LOW > 0 (log scale)' if log else ''))
         return Axis(name, low=low, high=high, log=log, text=text)
-    if ',' not in spec and '..' in spec:
+    if single and '..' in spec:
         first, _, last = spec.partition('..')
         try:
             values = range(int(first), int(last) + 1)
@@ -100,14 +167,13 @@ def parse_axis(text: str) -> Axis:
             raise ScenarioError(f'--param {text!r}: FIRST..LAST needs integers with FIRST <= LAST')
         _check_count(values.stop - values.start, f'--param {text!r}')  # not len(): overflow
         return Axis(name, values=tuple(values), text=text)
-    try:
-        values = [yaml_numbers.load(v) for v in spec.split(',')]
-    except yaml.YAMLError as err:
-        raise ScenarioError(f'--param {text!r}: cannot parse a value: {err}') from None
-    for index, value in enumerate(values):  # by type too: 1 and 1.0 are two runs, not one
-        if (type(value), value) in ((type(v), v) for v in values[:index]):
-            raise ScenarioError(f'--param {text!r}: {name} has the value {value!r} twice: give '
-                                'each value once')
+    values = [_value(piece, text) for piece in pieces]
+    seen: set[Hashable] = set()
+    for value in values:  # by type too: 1 and 1.0 are two runs, not one
+        if value_key(value) in seen:
+            raise ScenarioError(f'--param {text!r}: {name} has the value '
+                                f'{shown_value(value)} twice: give each value once')
+        seen.add(value_key(value))
     return Axis(name, values=tuple(values), text=text)
 
 

@@ -301,7 +301,10 @@ def check_node_parameters(source: Path | str, prefix: str, node: str, values: Ma
             try:
                 by_name[key].check(value)
             except ParameterError as err:
-                raise _fail(source, prefix + key, err.allowed) from None
+                listed = isinstance(value, (list, tuple))
+                given = ('' if listed == (by_name[key].kind is tuple)
+                         else ', not an array' if listed else ', not one value')
+                raise _fail(source, prefix + key, err.allowed + given) from None
     if node_check is not None:
         try:
             node_check(values)

@@ -20,6 +20,7 @@ from typing import Any
 
 from wheelsim.report.metrics import METRIC_NAMES
 from wheelsim.run.execution import Job, RayRunner, job_key
+from wheelsim.run.sampling import format_value
 from wheelsim.run.scenario import OverrideCheck, Scenario, with_overrides
 
 RECORD = 'point.json'
@@ -129,7 +130,7 @@ def run_sweep(points: Sequence[SweepPoint], root: Path, runner: RayRunner,
 
 
 def _describe(overrides: Mapping[str, Any]) -> str:
-    return ', '.join(f'{k}={v}' for k, v in overrides.items())
+    return ', '.join(f'{k}={format_value(v)}' for k, v in overrides.items())
 
 
 def format_table(rows: list[dict[str, Any]], columns: Sequence[str]) -> str:
@@ -137,7 +138,7 @@ def format_table(rows: list[dict[str, Any]], columns: Sequence[str]) -> str:
     cells = [[str(c) for c in columns]]
     for values in rows:
         cells.append([f'{values[c]:.4g}' if isinstance(values.get(c), float)
-                      else str(values.get(c, '')) for c in columns])
+                      else format_value(values.get(c, '')) for c in columns])
     widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
     return '\n'.join('  '.join(cell.rjust(w) for cell, w in zip(line, widths, strict=True))
                      for line in cells)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from wheelsim.report.metrics import LARGER_IS_BETTER, METRIC_NAMES
+from wheelsim.run.sampling import format_value
 
 WORST_SHOWN = 3
 
@@ -32,8 +33,14 @@ def _columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     return list(columns)
 
 
+def _cell(value: Any) -> Any:
+    """A CSV cell: an array as ``--param`` writes it (``[2.0,0.0,.nan]``), the rest as is."""
+    return format_value(value) if isinstance(value, list) else value
+
+
 def write_tables(rows: Sequence[Mapping[str, Any]], stem: Path) -> tuple[Path, Path]:
-    """``stem.csv`` and ``stem.parquet`` (missing cells empty / null); returns both paths."""
+    """``stem.csv`` and ``stem.parquet`` (missing cells empty / null; an array value is a list
+    in Parquet, ``--param`` text in CSV); returns both paths."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -42,7 +49,7 @@ def write_tables(rows: Sequence[Mapping[str, Any]], stem: Path) -> tuple[Path, P
     with csv_path.open('w', newline='') as handle:
         writer = csv.DictWriter(handle, fieldnames=columns)
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({c: _cell(v) for c, v in r.items()} for r in rows)
     table = pa.Table.from_pylist([{c: r.get(c) for c in columns} for r in rows])
     pq.write_table(table, parquet_path)
     return csv_path, parquet_path
@@ -62,7 +69,7 @@ def write_worst_runs(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str
     for metric in metrics:
         lines.append(f'## {metric}')
         for r in worst_rows(rows, metric):
-            where = ', '.join(f'{p}={r[p]}' for p in parameters)
+            where = ', '.join(f'{p}={_cell(r[p])}' for p in parameters)
             lines.append(f'- {r[metric]:.4g} at point {r["point"]} ({where}): [{r["run"]}]'
                          f'({r["run"]})')
         lines.append('')

@@ -83,6 +83,16 @@ def _suggest(trial, axes: Sequence[Axis]) -> dict[str, Any]:
                      else trial.suggest_float(a.name, a.low, a.high, log=a.log)) for a in axes}
 
 
+def check_axes(axes: Sequence[Axis]) -> None:
+    """ScenarioError naming the ``--param`` of an array value: an Optuna choice is a single
+    value (None, bool, int, float or str), so a study cannot search arrays."""
+    for axis in axes:
+        if any(isinstance(value, list) for value in axis.values or ()):
+            raise ScenarioError(f'--param {axis.text}: tune cannot search an array (an Optuna '
+                                'choice is a single value): set the array in the scenario\'s '
+                                'nodes:, or compare arrays with wheelsim sweep')
+
+
 def check_storage(url: str) -> None:
     """ScenarioError naming ``--storage`` unless ``url`` is a database URL that SQLAlchemy
     (Optuna's storage) can use here, its driver installed; nothing is created or connected to."""
