@@ -48,6 +48,10 @@ OBJECTIVE = ['--objective', 'cross_track_rms_m']
     (['run', '--param', 'controller.lead_time=[0.1,0.2]'],
      '--param controller.lead_time=[0.1,0.2]: controller.lead_time: must be a finite number in '
      '[-1, 10], not an array'),
+    (['sweep', '--param', f'{WAYPOINTS},[2,0,.nan,2,2,1.57]'],
+     '--param planner.waypoints=[2,0,.nan,2,2,1.57]: planner.waypoints: the array [2, 0, .nan, '
+     '2, 2, 1.57] mixes integers and doubles, which ROS refuses (an array has one type): write 2 '
+     'as 2.0'),
     (['run', '--param', 'planner.waypoints=[2.0,0.0]'],
      '--param planner.waypoints=[2.0,0.0]: planner.waypoints: the waypoint list: expected x, y, '
      'theta triples (theta .nan when free), got 2 numbers, not a multiple of 3'),

@@ -5,9 +5,11 @@ import textwrap
 import pytest
 
 from wheelsim.core.params import ParamSpec
+from wheelsim.run.sampling import parse_axis
 from wheelsim.run.scenario import (
     RECORDABLE_TOPICS,
     ScenarioError,
+    check_node_parameters,
     load_scenario,
     with_overrides,
 )
@@ -299,3 +301,37 @@ def test_the_recordable_topics_are_what_a_run_publishes(tmp_path):
              reader=lambda topic, _msg, _time_ns: published.add(topic))
     assert {'/scan', '/map', '/footprint', '/cmd_vel'} <= published
     assert published - IGNORED_TOPICS <= set(RECORDABLE_TOPICS), published
+
+
+@pytest.mark.parametrize('layer', ['nodes', 'params_file'])
+def test_an_array_reaches_the_node_as_from_a_params_file_and_a_mixed_one_is_refused(tmp_path,
+                                                                                      layer):
+    """The same text gives the same value in a params file, in nodes: and in --param. ROS
+    types an array by its items and refuses one that mixes integers and doubles
+    (rcl_yaml_param_parser: "Sequence should be of same type"), so wheelsim refuses it too."""
+    def scenario(waypoints):
+        write(tmp_path, f'planner:\n  ros__parameters:\n    waypoints: {waypoints}\n', 'p.yaml')
+        text = ('params_file: p.yaml\n' if layer == 'params_file'
+                else f'nodes:\n  planner: {{waypoints: {waypoints}}}\n')
+        return load_scenario(write(tmp_path, text), SPECS, METRICS)
+
+    def override(value):
+        base = load_scenario(write(tmp_path, 'duration: 1\n', 'base.yaml'), SPECS, METRICS)
+
+        def check(node, parameters, given):
+            check_node_parameters('--param', 'planner.', node, parameters, SPECS[node], None)
+        return with_overrides(base, {'planner.waypoints': value}, check)
+
+    for text in ('[1, 0, 2]', '[1.0, 0.0, .nan]', '[1e3, 0.5, 0.0]'):
+        given = scenario(text).node_parameters['planner']['waypoints']
+        [value] = parse_axis(f'planner.waypoints={text}').values
+        assert repr(value) == repr(given)  # integers stay integers (a ROS integer array)
+        assert [type(v) for v in value] == [type(v) for v in given]
+        assert override(value).node_parameters['planner']['waypoints'] is value
+    for text in ('[1, 0, .nan]', '[1.0, 2]'):
+        with pytest.raises(ScenarioError, match=r'planner.waypoints: the array \[.*\] mixes '
+                                                'integers and doubles, which ROS refuses'):
+            scenario(text)
+        with pytest.raises(ScenarioError, match=r'--param: planner.waypoints: the array .* '
+                                                r'mixes integers and doubles.*write 2 as 2.0$'):
+            override(parse_axis(f'planner.waypoints={text}').values[0])

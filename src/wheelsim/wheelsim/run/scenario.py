@@ -284,14 +284,33 @@ def load_scenario(
                     params_file_replaced=replaced)
 
 
+def _mixed_array(value: Any) -> str:
+    """Why ROS refuses the array ``value`` (a list, as a params file or ``--param`` text gives
+    it), or '' if it does not: rcl_yaml_param_parser types an array by its first item and
+    refuses a params file (or ``-p name:=[...]``) whose array has an item of another type
+    ("Sequence should be of same type"), so ``[2, 0, .nan]`` (integers, then a double) starts
+    no node; ``[2, 0, 1]`` is an integer array, which a double array parameter accepts."""
+    if not isinstance(value, list):
+        return ''
+    kinds = {'integer' if isinstance(item, int) else 'double' for item in value
+             if isinstance(item, (int, float)) and not isinstance(item, bool)}
+    if len(kinds) < 2:
+        return ''
+    shown = ', '.join('.nan' if isinstance(v, float) and math.isnan(v) else repr(v)
+                      for v in value)
+    shown = shown if len(shown) <= 60 else shown[:60] + '...'
+    return (f'the array [{shown}] mixes integers and doubles, which ROS refuses (an array has '
+            'one type): write 2 as 2.0')
+
+
 def check_node_parameters(source: Path | str, prefix: str, node: str, values: Mapping[str, Any],
                           node_specs: list[ParamSpec],
                           node_check: Callable[[Mapping[str, Any]], None] | None) -> None:
     """Raise :class:`ScenarioError` ``<source>: <prefix><key>: <what is allowed>`` unless every
     key of ``values`` (``node``'s parameters, dotted names) is one the node declares
-    (``node_specs``; ``use_sim_time`` aside), each value is in its range, and together they pass
-    ``node_check`` (the node's ``check_parameters``: its rules across parameters; None: not
-    checked)."""
+    (``node_specs``; ``use_sim_time`` aside), each value is in its range (an array of one
+    type: ROS refuses ``[2, 0, .nan]``), and together they pass ``node_check`` (the node's
+    ``check_parameters``: its rules across parameters; None: not checked)."""
     by_name = {spec.name: spec for spec in node_specs}
     for key, suggestion in unknown_keys(by_name, [k for k in values if k != 'use_sim_time']):
         hint = f' (did you mean {suggestion}?)' if suggestion else ''
@@ -305,6 +324,9 @@ def check_node_parameters(source: Path | str, prefix: str, node: str, values: Ma
                 given = ('' if listed == (by_name[key].kind is tuple)
                          else ', not an array' if listed else ', not one value')
                 raise _fail(source, prefix + key, err.allowed + given) from None
+            mixed = _mixed_array(value)
+            if mixed:
+                raise _fail(source, prefix + key, mixed)
     if node_check is not None:
         try:
             node_check(values)
