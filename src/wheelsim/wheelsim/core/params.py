@@ -259,7 +259,7 @@ def unknown_keys(known: Iterable[str], given: Iterable[str]) -> list[tuple[str, 
     known_list = list(known)
     known_set = set(known_list)
     return [
-        (key, next(iter(difflib.get_close_matches(key, known_list, n=1, cutoff=0.6)), None))
+        (key, next(iter(difflib.get_close_matches(str(key), known_list, n=1, cutoff=0.6)), None))
         for key in given
         if key not in known_set
     ]

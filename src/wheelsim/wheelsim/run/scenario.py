@@ -237,7 +237,7 @@ def load_scenario(
         raise _fail(source, 'pass_criteria', 'must map metric names to bounds')
     for key, bound in criteria.items():
         if key not in metric_names:
-            hint = _closest(key, metric_names)
+            hint = _closest(str(key), metric_names)
             raise _fail(source, f'pass_criteria.{key}', 'unknown metric' + hint)
         if not _is_finite_number(bound) or bound < 0:
             raise _fail(source, f'pass_criteria.{key}', f'{bound!r} must be a finite number >= 0 '
