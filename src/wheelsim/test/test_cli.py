@@ -36,6 +36,25 @@ def test_the_entry_leaves_every_object_out_of_the_exits_collections(argv, capsys
         gc.unfreeze()  # this test process goes on: its objects back to the collector
 
 
+def test_a_map_of_vehicle_sim_is_read_before_the_run(capsys, signal_handlers_kept, tmp_path,
+                                                     monkeypatch):
+    """Found in review: world.map_yaml given in nodes: or by --param was read only by the node,
+    after the run had started: a traceback, exit 1 and a run folder left behind."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'map.yaml').write_text('nodes: {vehicle_sim: {world: {map_yaml: nothing.yaml}}}\n')
+    for argv, given in ((['run', 'map.yaml'], 'map.yaml: nodes.'),
+                        (['run', '--param', 'vehicle_sim.world.map_yaml=nothing.yaml'],
+                         "--param vehicle_sim.world.map_yaml='nothing.yaml': ")):
+        try:
+            assert main(argv) == EXIT_BAD_INPUT
+        finally:
+            gc.unfreeze()
+        assert capsys.readouterr().err == (f'wheelsim: error: {given}vehicle_sim.world.map_yaml: '
+                                           'cannot read map nothing.yaml: No such file or '
+                                           'directory\n')
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['map.yaml']
+
+
 WAYPOINTS = 'planner.waypoints=[2.0,0.0,.nan,2.0,2.0,1.57]'
 OBJECTIVE = ['--objective', 'cross_track_rms_m']
 

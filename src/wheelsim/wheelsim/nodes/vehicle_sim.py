@@ -40,6 +40,7 @@ from wheelsim.core.vehicle_sim.command import CommandAge
 from wheelsim.core.vehicle_sim.config import VehicleSimSettings
 from wheelsim.core.vehicle_sim.description import vehicle_sim_urdf
 from wheelsim.core.vehicle_sim.timeline import Event, JumpKind, Pacer, Timeline
+from wheelsim.core.world.map_file import load_map_parameter
 from wheelsim.ros import qos
 from wheelsim.ros.clock import (
     ClockMode,
@@ -418,9 +419,12 @@ def parameter_specs() -> list[ParamSpec]:
 
 
 def check_parameters(values: Mapping[str, Any]) -> None:
-    """Raise ParameterError unless ``values`` (dotted names) make a valid configuration."""
-    from_flat(VehicleSimSettings, values)
+    """Raise ParameterError unless ``values`` (dotted names) make a valid configuration, with
+    a readable map if ``world.map_yaml`` names one."""
+    settings = from_flat(VehicleSimSettings, values)
     vehicle_config_from_params(values)
+    if settings.world.map_yaml:
+        load_map_parameter(settings.world.map_yaml)
 
 
 def main(args=None) -> NoReturn:

@@ -31,7 +31,6 @@ from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import LaserScan
 
 from wheelsim.core.geometry.se2 import compose_floats
-from wheelsim.core.params import ParameterError
 from wheelsim.core.units import NS_PER_S
 from wheelsim.core.vehicle.config import VehicleConfig
 from wheelsim.core.vehicle.model import Vehicle
@@ -41,7 +40,7 @@ from wheelsim.core.vehicle_sim.timeline import Timeline
 from wheelsim.core.world.collision import Contact
 from wheelsim.core.world.footprint import footprint_of
 from wheelsim.core.world.guard import CollisionGuard
-from wheelsim.core.world.map_file import load_map_file
+from wheelsim.core.world.map_file import load_map_parameter
 from wheelsim.core.world.occupancy import MapError, OccupancyMap
 from wheelsim.core.world.scanner import LaserScanner
 from wheelsim.ros import qos
@@ -86,10 +85,7 @@ class SimWorld:
         self._map_publisher = None
         self._other_map_publishers: tuple[str, ...] = ()
         if settings.world.map_yaml:
-            try:
-                map_file = load_map_file(settings.world.map_yaml)
-            except MapError as err:
-                raise ParameterError('world.map_yaml', settings.world.map_yaml, str(err)) from None
+            map_file = load_map_parameter(settings.world.map_yaml)
             self._use(map_file.occupancy_map(settings.world.occupied_threshold),
                       str(map_file.yaml_path))
             if settings.world.publish_map:

@@ -1,12 +1,15 @@
 """Map YAML + image -> the cell values nav2_map_server publishes (map_io.cpp semantics)."""
 
 import math
+import struct
+import zlib
 
 import numpy as np
 import pytest
 from PIL import Image
 
-from wheelsim.core.world.map_file import cell_values, load_map_file
+from wheelsim.core.params import ParameterError
+from wheelsim.core.world.map_file import cell_values, load_map_file, load_map_parameter
 from wheelsim.core.world.occupancy import MapError
 
 YAML = """image: {image}
@@ -156,6 +159,30 @@ def test_a_grid_beyond_the_coordinate_bound_is_named(tmp_path):
     with pytest.raises(MapError, match=r'map .*map.yaml: map origin \(-1e\+308, 0.0, 0.0\) with '
                        r'2 x 1 cells of 0.1 m: the grid must lie within \+-1e\+09 m'):
         load_map_file(path)
+
+
+def test_an_image_too_large_to_decode_is_named(tmp_path):
+    """Found in review: an image over Pillow's decompression bomb limit (a PNG header of
+    20000 x 20000 pixels here: 1 km square at 5 cm) gave Pillow's traceback."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack('>I', len(data)) + kind + data
+                + struct.pack('>I', zlib.crc32(kind + data)))
+
+    header = struct.pack('>IIBBBBB', 20000, 20000, 8, 0, 0, 0, 0)  # 8-bit grey
+    (tmp_path / 'huge.png').write_bytes(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', header)
+                                        + chunk(b'IEND', b''))
+    path = tmp_path / 'map.yaml'
+    path.write_text(YAML.format(image='huge.png', negate=0, mode=''))
+    with pytest.raises(MapError, match=r'map image .*huge.png: too large to read: .*400000000 '
+                                       'pixels'):
+        load_map_file(path)
+
+
+def test_a_map_parameter_that_cannot_be_read_names_the_parameter(tmp_path):
+    with pytest.raises(ParameterError, match=r'parameter world.map_yaml = .*nothing.yaml.* is '
+                                             'invalid: cannot read map'):
+        load_map_parameter(str(tmp_path / 'nothing.yaml'))
+    assert load_map_parameter(str(write_map(tmp_path, [[0]]))).values.shape == (1, 1)
 
 
 def test_bad_mode_and_missing_image_are_named(tmp_path):

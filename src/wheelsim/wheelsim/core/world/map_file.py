@@ -35,6 +35,7 @@ from numpy.typing import NDArray
 from PIL import Image, UnidentifiedImageError
 
 from wheelsim.core import yaml_numbers
+from wheelsim.core.params import ParameterError
 from wheelsim.core.world.occupancy import (
     DEFAULT_OCCUPIED_THRESHOLD,
     FREE,
@@ -156,6 +157,15 @@ def load_map_file(yaml_path: str | os.PathLike) -> MapFile:
     return MapFile(path, image_path, resolution, origin, negate, occupied, free, mode, values)
 
 
+def load_map_parameter(map_yaml: str) -> MapFile:
+    """:func:`load_map_file` of the parameter ``world.map_yaml`` (relative to the working
+    folder); raises :class:`~wheelsim.core.params.ParameterError` naming the parameter."""
+    try:
+        return load_map_file(map_yaml)
+    except MapError as err:
+        raise ParameterError('world.map_yaml', map_yaml, str(err)) from None
+
+
 def _read_image(path: Path) -> tuple[NDArray[np.uint8], NDArray[np.uint8] | None]:
     """(grey levels, alpha or None) of an image, top row first."""
     try:
@@ -173,6 +183,8 @@ def _read_image(path: Path) -> tuple[NDArray[np.uint8], NDArray[np.uint8] | None
         raise MapError(f'map image {path}: no such file') from None
     except (OSError, UnidentifiedImageError) as err:
         raise MapError(f'map image {path}: cannot be read as an image: {err}') from None
+    except Image.DecompressionBombError as err:  # over twice Image.MAX_IMAGE_PIXELS
+        raise MapError(f'map image {path}: too large to read: {err}') from None
     if gray.size == 0:
         raise MapError(f'map image {path}: has no pixels')
     return gray, alpha
