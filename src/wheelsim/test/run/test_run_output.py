@@ -43,6 +43,21 @@ def test_overwrite_removes_only_what_a_run_writes(tmp_path):
     assert left == [MARKER, 'notes.txt', 'plots', 'plots/mine.txt']
 
 
+def test_overwrite_refuses_a_file_of_the_user_s_in_the_bag_folder(tmp_path):
+    """Found in review: with a file of the user's in bag/, --overwrite removed the earlier run's
+    results, then the bag writer (which makes bag/ itself) failed with exit 3."""
+    folder = run_folder(tmp_path, 'demo')
+    for relative in ('metrics.json', 'bag/bag_0.mcap', 'bag/metadata.yaml', 'bag/notes.txt'):
+        (folder / relative).parent.mkdir(exist_ok=True)
+        (folder / relative).write_text('x')
+    with pytest.raises(OutputError, match=r'demo/bag/notes.txt: a run makes bag/ whole and does '
+                                          'not write this: not overwriting'):
+        run_folder(tmp_path, 'demo', overwrite=True)
+    left = sorted(str(p.relative_to(folder)) for p in folder.rglob('*'))
+    assert left == [MARKER, 'bag', 'bag/bag_0.mcap', 'bag/metadata.yaml', 'bag/notes.txt',
+                    'metrics.json']
+
+
 def test_overwrite_refuses_a_folder_no_run_wrote(tmp_path):
     (tmp_path / 'demo').mkdir()
     (tmp_path / 'demo' / 'thesis.tex').write_text('years of work')

@@ -6,7 +6,8 @@
 - :func:`run_folder`: an existing run folder is kept and the run goes to ``<name>-2``,
   ``<name>-3``, ...; with ``overwrite`` the folder is reused after removing only what a run writes
   (:data:`RUN_FILES`), and only from a folder a run made (it holds :data:`MARKER`). Symbolic links
-  are never followed: one where a run writes is an OutputError.
+  are never followed: one where a run writes is an OutputError, as is a file of the user's in a
+  folder a run makes whole (:data:`WHOLE_FOLDERS`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ MARKER = '.wheelsim-run'
 RUN_FILES = (('', ('metrics.json', 'timing.json', MARKER)),
              ('bag', ('*.mcap', 'metadata.yaml')),
              ('plots', ('*.png', 'report.pdf')))
+#: The folders a run makes whole (rosbags' Writer creates the bag folder itself): a file of
+#: another name there stops ``--overwrite`` before anything is removed.
+WHOLE_FOLDERS = ('bag',)
 MAX_NUMBERED = 10_000
 #: The longest scenario name [bytes of UTF-8]: a folder name (Linux allows 255 bytes) with room
 #: for the numbered runs' ``-10000`` and a sweep point's suffix.
@@ -67,10 +71,16 @@ def _remove_run_files(folder: Path) -> None:
     if not (folder / MARKER).is_file():
         raise OutputError(f'{folder} was not written by wheelsim run (no {MARKER}): '
                           'not overwriting it; choose another --output or scenario name')
-    links = [path for path in _run_paths(folder) if path.is_symlink()]
+    paths = _run_paths(folder)
+    links = [path for path in paths if path.is_symlink()]
     if links:
         raise OutputError(f'{links[0]} is a symbolic link where a run writes: not writing '
                           'through it; remove it or choose another --output')
+    others = sorted(path for sub in WHOLE_FOLDERS if (folder / sub).is_dir()
+                    for path in (folder / sub).iterdir() if path not in paths)
+    if others:
+        raise OutputError(f'{others[0]}: a run makes {others[0].parent.name}/ whole and does not '
+                          'write this: not overwriting; move it or choose another --output')
     for sub, patterns in RUN_FILES:
         place = folder / sub if sub else folder
         if sub and (place.is_symlink() or not place.is_dir()):
