@@ -331,10 +331,11 @@ def test_an_array_reaches_the_node_as_from_a_params_file_and_a_mixed_one_is_refu
         assert repr(value) == repr(given)  # integers stay integers (a ROS integer array)
         assert [type(v) for v in value] == [type(v) for v in given]
         assert override(value).node_parameters['planner']['waypoints'] is value
-    for text in ('[1, 0, .nan]', '[1.0, 2]'):
+    for text, integer in (('[1, 0, .nan]', 1), ('[1.0, 2]', 2), ('[.nan, 0, 1]', 0)):
         with pytest.raises(ScenarioError, match=r'planner.waypoints: the array \[.*\] mixes '
                                                 'integers and doubles, which ROS refuses'):
             scenario(text)
-        with pytest.raises(ScenarioError, match=r'--param: planner.waypoints: the array .* '
-                                                r'mixes integers and doubles.*write 2 as 2.0$'):
+        with pytest.raises(ScenarioError, match=r'--param: planner.waypoints: the array .* mixes '
+                                                f'integers and doubles.*write {integer} as '
+                                                f'{integer}.0$'):
             override(parse_axis(f'planner.waypoints={text}').values[0])

@@ -299,8 +299,9 @@ def _mixed_array(value: Any) -> str:
     shown = ', '.join('.nan' if isinstance(v, float) and math.isnan(v) else repr(v)
                       for v in value)
     shown = shown if len(shown) <= 60 else shown[:60] + '...'
+    integer = next(item for item in value if isinstance(item, int) and not isinstance(item, bool))
     return (f'the array [{shown}] mixes integers and doubles, which ROS refuses (an array has '
-            'one type): write 2 as 2.0')
+            f'one type): write {integer} as {integer}.0')
 
 
 def check_node_parameters(source: Path | str, prefix: str, node: str, values: Mapping[str, Any],
