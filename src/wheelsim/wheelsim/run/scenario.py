@@ -49,11 +49,11 @@ from wheelsim.core.world.occupancy import MapError
 from wheelsim.run.output import OutputError, check_run_name
 
 NODE_NAMES = ('vehicle_sim', 'localization', 'planner', 'controller')
-RECORDABLE_TOPICS = ('/cmd_vel', '/collision', '/diagnostics', '/footprint', '/ground_truth',
-                     '/joint_states', '/map', '/odom', '/plan', '/pose', '/robot_description',
-                     '/scan', '/tf', '/tf_static', '/tracking_error', '/twist_actual',
-                     '/vehicle_description')
-"""What the nodes of a run publish (docs/interface.md), which ``record`` may name."""
+RECORDABLE_TOPICS = ('/cmd_vel', '/collision', '/footprint', '/ground_truth', '/joint_states',
+                     '/map', '/odom', '/plan', '/pose', '/robot_description', '/scan', '/tf',
+                     '/tf_static', '/tracking_error', '/twist_actual', '/vehicle_description')
+"""What the nodes of a run publish (docs/interface.md), which ``record`` may name: not
+``/diagnostics``, which wall-clock timers publish, and those do not run in lock-step."""
 SCENARIO_KEYS = ('name', 'duration', 'seed', 'params_file', 'map', 'record', 'pass_criteria',
                  'nodes')
 DEFAULT_SCENARIO = Path(__file__).parent / 'scenarios' / 'default.yaml'
