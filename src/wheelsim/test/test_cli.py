@@ -95,3 +95,29 @@ def test_an_array_param_is_checked_and_refused_on_one_line_naming_it(argv, messa
     finally:
         gc.unfreeze()
     assert capsys.readouterr().err == f'wheelsim: error: {message}\n'
+
+
+POLICY = ['--param', 'controller.algorithm=policy']
+NO_MODULE = "controller.policy.callable: cannot import badpol (No module named 'badpol')"
+
+
+@pytest.mark.parametrize('argv, fragment', [
+    (['run', *POLICY, '--param', 'controller.policy.callable=badpol:short'], NO_MODULE),
+    (['sweep', *POLICY, '--param', 'controller.policy.callable=badpol:short,badpol:long'],
+     NO_MODULE),
+    # tune checks each choice alone, with the scenario's algorithm (feedforward)
+    (['tune', '--param', 'controller.policy.callable=badpol:short,badpol:long', *OBJECTIVE],
+     "--param controller.policy.callable='badpol:short': controller.policy.callable: is used "
+     'by algorithm policy only'),
+])
+def test_a_policy_module_function_is_one_text_value_for_every_command(argv, fragment, capsys,
+                                                                      signal_handlers_kept,
+                                                                      tmp_path, monkeypatch):
+    """Not a range LOW:HIGH: the text reaches the controller's check, which refuses it here
+    naming the parameter (not its LOW)."""
+    monkeypatch.chdir(tmp_path)
+    try:
+        assert main(argv) == EXIT_BAD_INPUT
+    finally:
+        gc.unfreeze()
+    assert fragment in capsys.readouterr().err

@@ -36,12 +36,22 @@ def test_numbers_as_python_prints_them_are_numbers():
     ('c.k=0:1:log', 'LOW > 0 (log scale)'),
     ('c.k=0:1:ln', 'LOW:HIGH:log'),
     ('c.k=a:1', "LOW 'a' must be a finite number"),
+    ('c.k=0.1:abc', "HIGH 'abc' must be a finite number"),
+    ('c.k=nan:1', "LOW 'nan' must be a finite number"),
     ('seed=5..2', 'FIRST <= LAST'),
 ])
 def test_bad_axes_name_the_text(text, fragment):
     with pytest.raises(ScenarioError, match=f"--param '{text}'.*") as info:
         parse_axis(text)
     assert fragment in str(info.value)
+
+
+@pytest.mark.parametrize('spec', ['badpol:short', 'package.module:policy', 'x:y:log'])
+def test_a_colon_text_without_numbers_is_one_text_value_not_a_range(spec):
+    # a policy's module:function; a range needs a number as LOW or HIGH
+    assert parse_axis(f'controller.policy.callable={spec}') == Axis(
+        'controller.policy.callable', (spec,))
+    assert parse_axis(f'c.p={spec},other:name').values == (spec, 'other:name')
 
 
 def test_a_name_given_twice_is_an_error_naming_both():

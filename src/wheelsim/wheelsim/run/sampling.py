@@ -2,7 +2,9 @@
 
 An axis is ``NAME=V1,V2,...`` (values parsed as YAML), ``NAME=FIRST..LAST`` (the integers from
 FIRST to LAST, e.g. ``seed=1..200``) or ``NAME=LOW:HIGH[:log]`` (a range of real numbers,
-uniform or log-uniform). ``NAME`` is ``seed`` (the scenario's seed) or ``<node>.<parameter>``.
+uniform or log-uniform; a colon text with no number as LOW or HIGH, such as a policy's
+``module:function``, is one text value). ``NAME`` is ``seed`` (the scenario's seed) or
+``<node>.<parameter>``.
 A value may be an array, a YAML flow sequence as ROS takes it (``-p waypoints:=[1.0,2.0]``):
 the commas inside its brackets do not separate values (``planner.waypoints=[2.0,0.0,.nan],
 [3.0,0.0,.nan]`` is two arrays). Arrays are lists, as a params file gives them: unhashable, so
@@ -68,6 +70,19 @@ def _number(text: str, what: str, spec: str) -> float:
     if not math.isfinite(value):
         raise ScenarioError(f'--param {spec!r}: {what} {text!r} must be a finite number')
     return value
+
+
+def _is_range(spec: str) -> bool:
+    """Whether a colon ``spec`` is meant as ``LOW:HIGH[:log]``: its LOW or HIGH reads as a
+    number (then both must be finite numbers). A text with no number there, such as a policy's
+    ``module:function``, is one value."""
+    def numeric(part: str) -> bool:
+        try:
+            float(part)
+        except ValueError:
+            return False
+        return True
+    return any(numeric(part) for part in spec.split(':')[:2])
 
 
 def _check_count(count: int, what: str) -> None:
@@ -147,7 +162,7 @@ def parse_axis(text: str) -> Axis:
     text = f'{name}={spec}'
     pieces = _split_values(spec, text)
     single = len(pieces) == 1 and '[' not in spec  # a range or FIRST..LAST, not an array
-    if single and ':' in spec:
+    if single and ':' in spec and _is_range(spec):
         parts = spec.split(':')
         if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] != 'log'):
             raise ScenarioError(f'--param {text!r}: a range is LOW:HIGH or LOW:HIGH:log')
