@@ -34,6 +34,23 @@ def test_sections_apply_as_ros_matches_names(tmp_path):
     assert node_parameters([path], '/vehicle_sim') == {'step_rate': 1000.0, 'seed': 3}
 
 
+def test_a_section_for_any_node_gives_only_the_declared_parameters(tmp_path):
+    path = write(tmp_path, """
+        /**:
+          ros__parameters: {use_sim_time: false, odom_frame: odom}
+        /*:
+          ros__parameters: {seed: 3, base_frame: base}
+        /**/vehicle_sim:
+          ros__parameters: {model: omni, extra: 1}
+        """)
+    declared = {'use_sim_time', 'seed', 'model'}
+    assert node_parameters([path], '/vehicle_sim', declared) == {
+        'use_sim_time': False, 'seed': 3, 'model': 'omni', 'extra': 1}  # named: taken whole
+    assert node_parameters([path], '/vehicle_sim') == {  # without declared: all of them
+        'use_sim_time': False, 'odom_frame': 'odom', 'seed': 3, 'base_frame': 'base',
+        'model': 'omni', 'extra': 1}
+
+
 @pytest.mark.parametrize('name, fqn, applies', [
     ('vehicle_sim', '/vehicle_sim', True),
     ('vehicle_sim', '/robot1/vehicle_sim', False),

@@ -158,6 +158,21 @@ def test_driving_into_a_wall_stops_the_footprint_before_it(room_vehicle):
     assert_same(batch.vehicle(1), ws.simulate(room_vehicle, x0[1], commands[1], DT_S))
 
 
+def test_a_section_for_every_node_gives_load_vehicle_what_vehicle_sim_declares(tmp_path):
+    # as vehicle_sim starts with it: odom_frame is another node's; a section naming
+    # vehicle_sim is taken whole, so an unknown parameter there is still an error
+    shared = tmp_path / 'robot.yaml'
+    shared.write_text('/**:\n  ros__parameters: {use_sim_time: false, odom_frame: odom}\n'
+                      '/**/vehicle_sim:\n  ros__parameters: {model: omni}\n')
+    vehicle = ws.load_vehicle(shared)
+    assert vehicle.model == 'omni'
+    assert dict(vehicle.parameters) == {'use_sim_time': False, 'model': 'omni'}
+    named = tmp_path / 'named.yaml'
+    named.write_text('/**/vehicle_sim:\n  ros__parameters: {model: omni, odom_frame: odom}\n')
+    with pytest.raises(ValueError, match="unknown parameter 'odom_frame'"):
+        ws.load_vehicle(named)
+
+
 @pytest.mark.parametrize('call, message', [
     (lambda: ws.load_vehicle('no_such_preset'), r'preset_or_params_file.*presets: .*indoor'),
     (lambda: ws.load_vehicle('/no/such/file.yaml'), 'no such file'),

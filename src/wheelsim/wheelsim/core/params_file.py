@@ -20,7 +20,7 @@ rclcpp (28.1.0, ``parameter_map.cpp``) matches names as rclpy does.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -143,11 +143,24 @@ def read_sections(paths: Sequence[str | Path]) -> list[Section]:
     return [Section(name, values) for name, values in entries.items()]
 
 
-def node_parameters(paths: Sequence[str | Path], node_fqn: str) -> dict[str, Any]:
-    """The parameters (dotted names) ``paths`` give the node ``node_fqn``
-    (``/robot1/vehicle_sim``), as ROS gives them. Raises :class:`ParamsFileError`."""
+def section_parameters(sections: Sequence[Section], node_fqn: str,
+                       declared: Collection[str] | None = None) -> dict[str, Any]:
+    """The parameters (dotted names) ``sections`` give the node ``node_fqn``
+    (``/robot1/vehicle_sim``), later sections winning. With ``declared`` (the names the node
+    declares), a section for any node name (:attr:`Section.shared`: ``/**``, ``/*``) gives only
+    those, as ROS applies it (the node takes what it declares; the rest is for other nodes),
+    while a section naming the node is taken whole, for its caller to check."""
     values: dict[str, Any] = {}
-    for section in read_sections(paths):
+    for section in sections:
         if section.applies_to(node_fqn):
-            values.update(section.parameters)
+            values.update({name: value for name, value in section.parameters.items()
+                           if declared is None or not section.shared or name in declared})
     return values
+
+
+def node_parameters(paths: Sequence[str | Path], node_fqn: str,
+                    declared: Collection[str] | None = None) -> dict[str, Any]:
+    """The parameters (dotted names) ``paths`` give the node ``node_fqn``
+    (``/robot1/vehicle_sim``), as ROS gives them (``declared``: see
+    :func:`section_parameters`). Raises :class:`ParamsFileError`."""
+    return section_parameters(read_sections(paths), node_fqn, declared)

@@ -43,7 +43,7 @@ import yaml
 
 from wheelsim.core import yaml_numbers
 from wheelsim.core.params import ParameterError, ParamSpec, flatten, unknown_keys
-from wheelsim.core.params_file import ParamsFileError, read_sections
+from wheelsim.core.params_file import ParamsFileError, read_sections, section_parameters
 from wheelsim.core.world.map_file import load_map_file
 from wheelsim.core.world.occupancy import MapError
 from wheelsim.run.output import OutputError, check_run_name
@@ -135,13 +135,9 @@ def params_file_sections(path: Path, node_specs: Mapping[str, list[ParamSpec]], 
         sections = read_sections([path])
     except ParamsFileError as err:
         raise ScenarioError(f'{source}: {err.detail}') from None
-    values: dict[str, dict[str, Any]] = {name: {} for name in NODE_NAMES}
-    for node in NODE_NAMES:
-        declared = {spec.name for spec in node_specs[node]}
-        for section in sections:
-            if section.applies_to(f'/{node}'):
-                values[node].update({k: v for k, v in section.parameters.items()
-                                     if not section.shared or k in declared})
+    values = {node: section_parameters(sections, f'/{node}',
+                                       {spec.name for spec in node_specs[node]})
+              for node in NODE_NAMES}
     if not any(values.values()):
         names = ', '.join(section.name for section in sections) or 'none'
         raise ScenarioError(f'{source}: gives none of the run\'s nodes a parameter (sections: '

@@ -1,7 +1,8 @@
 """A simulated vehicle as vehicle_sim builds it, from a preset or a ROS 2 parameters file.
 
 :func:`load_vehicle` reads the ``vehicle_sim`` section of a params file (the shipped presets in
-``params/`` or your own) with the parsing vehicle_sim's launch files use, then checks every value
+``params/`` or your own) with the parsing vehicle_sim's launch files use (a section for any node,
+``/**``, giving only what vehicle_sim declares, as ROS applies it), then checks every value
 as the node does (:mod:`wheelsim.core.vehicle.config`, :mod:`wheelsim.core.vehicle_sim.config`):
 the same file gives the same vehicle, step rate, seed, footprint and map.
 """
@@ -115,11 +116,12 @@ def load_vehicle(preset_or_params_file: str | Path | None = None,
 
     ``preset_or_params_file``: a preset name (``'indoor_differential'``, see
     :func:`preset_names`), or the path of a ROS 2 params file whose ``vehicle_sim`` section
-    (``/**/vehicle_sim``, ``vehicle_sim``, ``/**``, as ROS matches them) is used; None: every
-    parameter at its default. ``params``: vehicle_sim parameters by dotted name, applied over
-    the file (``{'model': 'omni', 'seed': 3, 'world.map_yaml': 'map.yaml'}``); the names and
-    ranges are those of docs/parameters.md. A relative ``world.map_yaml`` is taken from the
-    current directory, as the node does.
+    (``/**/vehicle_sim``, ``vehicle_sim``, ``/**``, as ROS matches them) is used, a section for
+    any node name (``/**``, ``/*``) giving only the parameters vehicle_sim declares, as ROS
+    applies it; None: every parameter at its default. ``params``: vehicle_sim parameters by
+    dotted name, applied over the file (``{'model': 'omni', 'seed': 3, 'world.map_yaml':
+    'map.yaml'}``); the names and ranges are those of docs/parameters.md. A relative
+    ``world.map_yaml`` is taken from the current directory, as the node does.
 
     Raises ValueError for an unknown preset or file, an unknown parameter (naming the closest
     known one), a value out of its range (naming the parameter and the range) or an unreadable
@@ -127,7 +129,8 @@ def load_vehicle(preset_or_params_file: str | Path | None = None,
     """
     values: dict[str, Any] = {}
     if preset_or_params_file is not None:
-        values.update(node_parameters([_params_file(preset_or_params_file)], '/vehicle_sim'))
+        values.update(node_parameters([_params_file(preset_or_params_file)], '/vehicle_sim',
+                                      PARAMETER_NAMES))
     values.update(flatten(dict(params or {})))
     for name, closest in unknown_keys(PARAMETER_NAMES, values):
         hint = f'; did you mean {closest!r}?' if closest else ''
