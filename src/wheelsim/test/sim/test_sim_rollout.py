@@ -52,6 +52,18 @@ def test_batched_simulate_equals_single_runs(noisy_omni):
     assert not np.array_equal(other.x_m, batch.x_m[0])
 
 
+def test_one_command_sequence_with_n_start_poses_drives_a_batch_of_n(noisy_omni):
+    # python_api.md: x0 (N, 3) makes a batch; (K, C) commands are then every vehicle's
+    x0 = np.array([[0.0, 0.0, 0.0], [1.0, -2.0, 0.5], [-3.0, 1.0, -2.0]])
+    commands = wavy_commands(200, 0.0)
+    batch = ws.simulate(noisy_omni, x0, commands, DT_S, seeds=[0, 1, 2])
+    assert batch.x_m.shape == (3, 201) and batch.command.shape == (3, 200, 3)
+    for i in range(3):
+        assert_same(batch.vehicle(i), ws.simulate(noisy_omni, x0[i], commands, DT_S, seeds=i))
+    with pytest.raises(ValueError, match='seeds must be 3 integers, one per vehicle'):
+        ws.simulate(noisy_omni, x0, commands, DT_S, seeds=0)
+
+
 def test_distance_errors_per_axis_and_per_vehicle(noisy_omni):
     """An omni base commanded sideways only: the sideways and planar errors are those of the
     trajectory's own speeds (the actuators lag, so it travels less), forward is NaN; a batch

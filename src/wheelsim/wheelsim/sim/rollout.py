@@ -204,6 +204,11 @@ def _start(vehicle: SimVehicle, x0: ArrayLike | None, count: int | None
     return _finite(x0, 'x0', (count, 3), 'one x_m, y_m, yaw_rad per vehicle')
 
 
+def _x0_is_batch(x0: ArrayLike | None) -> bool:
+    """Whether ``x0`` is (N, 3) start poses, a batch (None and (3,) are one vehicle)."""
+    return x0 is not None and _floats(x0, 'x0', 'x_m, y_m, yaw_rad').ndim == 2
+
+
 def _seeds(vehicle: SimVehicle, seeds: int | ArrayLike | None, count: int, batched: bool
            ) -> tuple[int, ...]:
     if seeds is None:
@@ -257,7 +262,8 @@ def simulate(vehicle: SimVehicle, x0: ArrayLike | None, commands: ArrayLike, dt_
              ) -> Trajectory:
     """Drive ``vehicle`` from rest at ``x0`` with a command sequence.
 
-    ``commands``: (K, C) for one vehicle, (N, K, C) for a batch of N; command k is held for
+    ``commands``: (K, C) for one vehicle (or for each of N with an (N, 3) ``x0``), (N, K, C)
+    for a batch of N; command k is held for
     ``dt_s`` from ``t = k * dt_s``; C and the meaning by ``command_type``
     (:mod:`wheelsim.core.vehicle.command_types`: ``'twist'`` (vx_mps, vy_mps, wz_radps),
     ``'wheel_speeds'`` rim speeds [m/s], ``'speed_steering'`` (speed_mps, steering_rad)).
@@ -271,12 +277,17 @@ def simulate(vehicle: SimVehicle, x0: ArrayLike | None, commands: ArrayLike, dt_
     """
     width = command_width(command_type, vehicle.model)
     meaning = f'{width} values of {command_type!r} per command'
-    batched = _floats(commands, 'commands', meaning).ndim == 3
-    shape = (None, None, width) if batched else (None, width)
+    commands_batched = _floats(commands, 'commands', meaning).ndim == 3
+    shape = (None, None, width) if commands_batched else (None, width)
     commands = _finite(commands, 'commands', shape, meaning)
-    count = commands.shape[0] if batched else 1
-    batch_commands = commands if batched else commands[np.newaxis]
-    poses = _start(vehicle, x0, count)
+    batched = commands_batched or _x0_is_batch(x0)
+    if commands_batched:
+        poses = _start(vehicle, x0, commands.shape[0])
+        batch_commands = commands
+    else:  # one sequence: for one vehicle, or for each of the N of an (N, 3) x0
+        poses = _start(vehicle, x0, None if batched else 1)
+        batch_commands = np.broadcast_to(commands, (len(poses), *commands.shape))
+    count = len(poses)
     return _run(vehicle, poses, _seeds(vehicle, seeds, count, batched), batch_commands.shape[1],
                 dt_s, command_type, batched, lambda k, _states: batch_commands[:, k])
 
@@ -296,7 +307,7 @@ def rollout(vehicle: SimVehicle, x0: ArrayLike | None, policy: Policy, n_steps: 
     """
     if not callable(policy):
         raise ValueError(f'policy must be a callable policy(state, t_s), got {policy!r}')
-    batched = x0 is not None and _floats(x0, 'x0', 'x_m, y_m, yaw_rad').ndim == 2
+    batched = _x0_is_batch(x0)
     poses = _start(vehicle, x0, None if batched else 1)
     count = len(poses)
     width = command_width(command_type, vehicle.model)
