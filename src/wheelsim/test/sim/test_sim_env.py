@@ -84,6 +84,19 @@ def test_action_bounds_are_the_drives_limits(robot):
 
 
 @pytest.mark.parametrize('task', ['path', 'goal'])
+def test_any_finite_action_is_clipped_to_the_box(robot, task):
+    # the docs: clipped to the box, only a non-finite action raises (1e9 is finite)
+    bounds = ws.action_bounds(robot)
+    absurd = [[1e9, -1e300]] * 5
+    env = single_env(task, robot)
+    np.testing.assert_array_equal(episode(env, 3, absurd),
+                                  episode(env, 3, [[bounds[0], -bounds[1]]] * 5))
+    vector = vector_env(task, robot, 2)
+    vector.reset(seed=3)
+    vector.step(np.array([[1e9, 0.0], [-1e12, 5e6]]))
+
+
+@pytest.mark.parametrize('task', ['path', 'goal'])
 def test_same_seed_same_episode(noisy_robot, task):
     env = single_env(task, noisy_robot)
     actions = np.random.default_rng(0).uniform(-1.0, 1.0, (60, 2))

@@ -64,6 +64,26 @@ def test_one_command_sequence_with_n_start_poses_drives_a_batch_of_n(noisy_omni)
         ws.simulate(noisy_omni, x0, commands, DT_S, seeds=0)
 
 
+@pytest.mark.parametrize('preset, command_type, absurd', [
+    ('indoor_differential', 'twist', [2e6, 0.0, -1e300]),
+    ('indoor_differential', 'wheel_speeds', [1e9, -1e300]),
+    ('mecanum_omni', 'wheel_speeds', [1e300, 1e300, -1e300, 1e300]),
+    ('ackermann_car', 'speed_steering', [-1e300, 0.3]),
+])
+def test_any_finite_command_is_saturated_as_vehicle_sim_saturates_cmd_vel(preset, command_type,
+                                                                          absurd):
+    vehicle = ws.load_vehicle(preset)
+    absurd_run = ws.simulate(vehicle, None, [absurd] * 20, DT_S, command_type=command_type)
+    limits = vehicle.settings.cmd_vel_limits
+    limit = np.array([limits.linear, limits.linear, limits.angular])
+    saturated = absurd_run.command_twist[0]
+    assert np.all(np.abs(saturated) <= limit) and np.isin(np.abs(saturated), limit).any()
+    twist_run = ws.simulate(vehicle, None, [saturated] * 20, DT_S)
+    for name in ('x_m', 'y_m', 'yaw_rad', 'vx_mps', 'wz_radps', 'command_twist'):
+        np.testing.assert_array_equal(getattr(absurd_run, name),
+                                      getattr(twist_run, name), err_msg=name)
+
+
 def test_distance_errors_per_axis_and_per_vehicle(noisy_omni):
     """An omni base commanded sideways only: the sideways and planar errors are those of the
     trajectory's own speeds (the actuators lag, so it travels less), forward is NaN; a batch
@@ -201,6 +221,9 @@ def test_a_section_for_every_node_gives_load_vehicle_what_vehicle_sim_declares(t
     (lambda: ws.rollout(DIFF, [[0.0, 0.0], [0.0]], policy, 5, 0.01), 'x0 must be an array of '
      'numbers'),
     (lambda: ws.simulate(DIFF, None, [[math.inf, 0.0, 0.0]], 0.01), 'commands must be finite'),
+    (lambda: ws.simulate(OMNI, None, [[1.7e308, 1.7e308, 1.7e308, -1.7e308]], 0.01,
+                         command_type='wheel_speeds'), r"command 0 \('wheel_speeds'\): values "
+     'so large that the twist they ask overflows'),
     (lambda: ws.simulate(DIFF, [0.0, 0.0], [[0.1, 0.0, 0.0]], 0.01), r'x0 must have shape '
      r'\(3\)'),
     (lambda: ws.simulate(DIFF, np.zeros((3, 3)), np.zeros((2, 5, 3)), 0.01),
@@ -229,6 +252,7 @@ def test_bad_input_raises_a_value_error_naming_it(call, message):
 
 
 DIFF = ws.load_vehicle('indoor_differential')
+OMNI = ws.load_vehicle('mecanum_omni')
 
 
 def test_plots_return_figures(room_vehicle):

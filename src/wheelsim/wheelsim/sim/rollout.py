@@ -2,9 +2,9 @@
 
 The physics is vehicle_sim's: the same kernel (:class:`~wheelsim.core.vehicle.model.
 VehicleBatch`), stepped at ``step_rate`` (1 kHz by default), each command held from the step it
-is given at (vehicle_sim applies a cmd_vel at the step where it arrives), commands saturated to
-``cmd_vel_limits`` as vehicle_sim saturates cmd_vel, and, with a map, the footprint stopped at
-obstacles by the collision guard vehicle_sim steps through
+is given at (vehicle_sim applies a cmd_vel at the step where it arrives), commands (any finite
+value) saturated to ``cmd_vel_limits`` as vehicle_sim saturates cmd_vel, and, with a map, the
+footprint stopped at obstacles by the collision guard vehicle_sim steps through
 (:class:`~wheelsim.core.world.guard.CollisionGuard`). A command is held for one control period
 ``dt_s``, a whole number of steps; a command never goes stale (vehicle_sim's
 ``twist_reference_max_oldness`` brakes only when no command arrives).
@@ -177,17 +177,20 @@ def _floats(values: ArrayLike, name: str, meaning: str) -> NDArray[np.float64]:
         raise ValueError(f'{name} must be an array of numbers ({meaning})') from None
 
 
-def _finite(values: ArrayLike, name: str, shape: tuple[int | None, ...], meaning: str
-            ) -> NDArray[np.float64]:
-    """``values`` as floats of ``shape`` (None: any length), finite, at most COMMAND_LIMIT."""
+def _finite(values: ArrayLike, name: str, shape: tuple[int | None, ...], meaning: str,
+            limit: float = COMMAND_LIMIT) -> NDArray[np.float64]:
+    """``values`` as floats of ``shape`` (None: any length), finite, at most ``limit`` in
+    magnitude (poses and options: COMMAND_LIMIT, as the core takes them; commands and actions:
+    inf, any finite value, since they are saturated)."""
     array = _floats(values, name, meaning)
     if array.ndim != len(shape) or any(
             n is not None and n != got for n, got in zip(shape, array.shape, strict=True)):
         wanted = '(' + ', '.join('any' if n is None else str(n) for n in shape) + ')'
         raise ValueError(f'{name} must have shape {wanted} ({meaning}), got shape '
                          f'{array.shape}')
-    if not np.all(np.abs(array) <= COMMAND_LIMIT):  # False for NaN and inf
-        raise ValueError(f'{name} must be finite and at most {COMMAND_LIMIT:g} in magnitude')
+    if not np.all(np.isfinite(array) & (np.abs(array) <= limit)):
+        raise ValueError(f'{name} must be finite' + (
+            f' and at most {limit:g} in magnitude' if math.isfinite(limit) else ''))
     return array
 
 
@@ -243,8 +246,12 @@ def _run(vehicle: SimVehicle, poses: NDArray[np.float64], seeds: tuple[int, ...]
     twists = np.empty((count, n_steps, 3))
     for k in range(n_steps):
         given[:, k] = commands_at(k, record[:, k, :6])
-        twists[:, k] = np.clip(body_twist(vehicle.config, command_type, given[:, k]),
-                               -limit, limit)
+        with np.errstate(over='ignore', invalid='ignore'):  # absurd wheel values: inf, NaN
+            twist = body_twist(vehicle.config, command_type, given[:, k])
+        if np.isnan(twist).any():  # inf - inf from wheel values near the float maximum
+            raise ValueError(f'command {k} ({command_type!r}): values so large that the '
+                             'twist they ask overflows; keep them below 1e300 in magnitude')
+        twists[:, k] = np.clip(twist, -limit, limit)
         fleet.set_commands(twists[:, k])
         fleet.step(steps)
         record[:, k + 1] = fleet.states()[:, columns]
@@ -279,7 +286,7 @@ def simulate(vehicle: SimVehicle, x0: ArrayLike | None, commands: ArrayLike, dt_
     meaning = f'{width} values of {command_type!r} per command'
     commands_batched = _floats(commands, 'commands', meaning).ndim == 3
     shape = (None, None, width) if commands_batched else (None, width)
-    commands = _finite(commands, 'commands', shape, meaning)
+    commands = _finite(commands, 'commands', shape, meaning, math.inf)
     batched = commands_batched or _x0_is_batch(x0)
     if commands_batched:
         poses = _start(vehicle, x0, commands.shape[0])
@@ -317,7 +324,7 @@ def rollout(vehicle: SimVehicle, x0: ArrayLike | None, policy: Policy, n_steps: 
     def commands_at(k: int, states: NDArray[np.float64]) -> NDArray[np.float64]:
         state = states.copy() if batched else states[0].copy()
         command = _finite(policy(state, k * period_s), 'policy(state, t_s)', shape,
-                          f'{width} values of {command_type!r} per vehicle')
+                          f'{width} values of {command_type!r} per vehicle', math.inf)
         return command.reshape(count, width)
 
     return _run(vehicle, poses, _seeds(vehicle, seeds, count, batched), n_steps, dt_s,

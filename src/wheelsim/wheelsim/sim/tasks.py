@@ -138,7 +138,7 @@ class Task:
         (observations, rewards, terminated, truncated), each with a leading axis N."""
         width = len(self.bounds)
         held = np.clip(_finite(actions, 'action', shape, f'{width} values per vehicle: '
-                               'vx_mps, (vy_mps,) wz_radps').reshape(-1, width),
+                               'vx_mps, (vy_mps,) wz_radps', math.inf).reshape(-1, width),
                        -self.bounds, self.bounds)
         twists = np.zeros((len(held), 3))
         twists[:, [0, 2] if width == 2 else [0, 1, 2]] = held
