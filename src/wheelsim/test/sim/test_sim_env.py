@@ -259,3 +259,23 @@ def test_bad_arguments_name_themselves(robot):
     vector.reset(seed=0)
     with pytest.raises(ValueError, match='action'):
         vector.step(np.zeros((2, 2)))
+
+
+@pytest.mark.parametrize('make, message', [
+    (lambda r: ws.PathTrackingEnv(r, foo=1), "PathTrackingEnv: unknown option 'foo'; the "
+     'options are path, speed_mps, max_cross_track_m, preview_m, lead_time_s, time_limit_s, '
+     'dt_s, start_offset_m, start_yaw_rad, reward_weights'),
+    (lambda r: ws.PathTrackingVectorEnv(r, 2, sped_mps=1.0), "PathTrackingVectorEnv: unknown "
+     "option 'sped_mps' (did you mean 'speed_mps'?); the options are path, speed_mps"),
+    (lambda r: ws.GoalReachingEnv(r, GOAL, tolerance_m=0.2), "GoalReachingEnv: unknown option "
+     "'tolerance_m' (did you mean 'goal_tolerance_m'?); the options are goal, start, "
+     'goal_tolerance_m'),
+    (lambda r: ws.GoalReachingVectorEnv(r, 2, GOAL, foo=1), 'GoalReachingVectorEnv: unknown '
+     "option 'foo'"),
+    (lambda r: ws.GoalReachingEnv(r), "GoalReachingEnv: missing a required argument: 'goal'"),
+    (lambda r: ws.PathTrackingEnv(r, None, 0.5), 'PathTrackingEnv: too many positional'),
+])
+def test_an_unknown_option_is_a_value_error_naming_it_and_the_known_ones(robot, make, message):
+    with pytest.raises(ValueError) as info:
+        make(robot)
+    assert str(info.value).startswith(message)

@@ -62,11 +62,13 @@ started at ``start`` (None: the vehicle's ``initial_pose``).
 - **terminated**: within ``goal_tolerance_m`` (0.1) and ``goal_yaw_tolerance_rad`` (0.1) of
   the goal. ``time_limit_s``: 30 s by default.
 
-A bad argument raises ValueError naming it and its allowed range.
+A bad argument raises ValueError naming it and its allowed range; an unknown option, ValueError
+naming it and the known ones.
 """
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import gymnasium as gym
@@ -76,12 +78,31 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 from numpy.typing import ArrayLike, NDArray
 
+from wheelsim.core.params import unknown_keys
 from wheelsim.sim.tasks import GoalTask, PathTask, Task
 from wheelsim.sim.vehicle import SimVehicle
 
 #: The observations, in these column orders (units in the names).
 PATH_OBSERVATION_COLUMNS = PathTask.columns
 GOAL_OBSERVATION_COLUMNS = GoalTask.columns
+
+
+def _task(env: object, vehicle: SimVehicle, args: tuple[Any, ...], options: dict[str, Any]
+          ) -> Task:
+    """``env``'s task (of its ``task_type``) from the constructor's arguments; ValueError
+    naming an unknown option (with the known ones) or a missing or extra argument."""
+    task_type, name = type(env).task_type, type(env).__name__
+    signature = inspect.signature(task_type)
+    known = [option for option in signature.parameters if option != 'vehicle']
+    for option, closest in unknown_keys(known, options):
+        hint = f' (did you mean {closest!r}?)' if closest else ''
+        raise ValueError(f'{name}: unknown option {option!r}{hint}; the options are '
+                         f'{", ".join(known)}')
+    try:
+        signature.bind(vehicle, *args, **options)
+    except TypeError as err:  # a missing goal, one positional argument too many
+        raise ValueError(f'{name}: {err}') from None
+    return task_type(vehicle, *args, **options)
 
 
 def _spaces(task: Task) -> tuple[gym.spaces.Box, gym.spaces.Box]:
@@ -98,7 +119,7 @@ class _SingleEnv(gym.Env):
     task_type: type[Task] = Task
 
     def __init__(self, vehicle: SimVehicle, *args: Any, **options: Any) -> None:
-        self._task = self.task_type(vehicle, *args, **options)
+        self._task = _task(self, vehicle, args, options)
         self.action_space, self.observation_space = _spaces(self._task)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -130,7 +151,7 @@ class _BatchEnv(VectorEnv):
                 or num_envs < 1:
             raise ValueError(f'num_envs = {num_envs!r} must be an integer >= 1')
         self.num_envs = int(num_envs)
-        self._task = self.task_type(vehicle, *args, **options)
+        self._task = _task(self, vehicle, args, options)
         self.single_action_space, self.single_observation_space = _spaces(self._task)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
