@@ -228,6 +228,12 @@ def test_a_section_for_every_node_gives_load_vehicle_what_vehicle_sim_declares(t
      r'\(3\)'),
     (lambda: ws.simulate(DIFF, np.zeros((3, 3)), np.zeros((2, 5, 3)), 0.01),
      r'x0 must have shape \(2, 3\)'),
+    (lambda: ws.simulate(DIFF, None, np.zeros((0, 3, 3)), 0.01), r'commands must hold at '
+     r'least one vehicle: \(N, K, 3\) with N >= 1, got shape \(0, 3, 3\)'),
+    (lambda: ws.simulate(DIFF, np.zeros((0, 3)), np.zeros((3, 3)), 0.01), r'x0 must hold at '
+     r'least one vehicle: \(N, 3\) with N >= 1, got shape \(0, 3\)'),
+    (lambda: ws.rollout(DIFF, np.zeros((0, 3)), policy, 5, 0.01), 'x0 must hold at least one '
+     'vehicle'),
     (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), 0.0015), r'dt_s = 0.0015 .*0.001 s'),
     (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), 'fast'), r"dt_s = 'fast' must be"),
     (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), math.nan), r'dt_s = nan must be'),

@@ -204,7 +204,16 @@ def _start(vehicle: SimVehicle, x0: ArrayLike | None, count: int | None
     x0 = _floats(x0, 'x0', 'x_m, y_m, yaw_rad')
     if x0.ndim == 1:
         return _finite(x0, 'x0', (3,), 'x_m, y_m, yaw_rad')[np.newaxis].repeat(count or 1, 0)
-    return _finite(x0, 'x0', (count, 3), 'one x_m, y_m, yaw_rad per vehicle')
+    poses = _finite(x0, 'x0', (count, 3), 'one x_m, y_m, yaw_rad per vehicle')
+    _not_empty(poses, 'x0', '(N, 3)')
+    return poses
+
+
+def _not_empty(batch: NDArray[np.float64], name: str, form: str) -> None:
+    """ValueError naming ``name`` for a batch of no vehicle."""
+    if len(batch) == 0:
+        raise ValueError(f'{name} must hold at least one vehicle: {form} with N >= 1, got '
+                         f'shape {batch.shape}')
 
 
 def _x0_is_batch(x0: ArrayLike | None) -> bool:
@@ -289,6 +298,7 @@ def simulate(vehicle: SimVehicle, x0: ArrayLike | None, commands: ArrayLike, dt_
     commands = _finite(commands, 'commands', shape, meaning, math.inf)
     batched = commands_batched or _x0_is_batch(x0)
     if commands_batched:
+        _not_empty(commands, 'commands', f'(N, K, {width})')
         poses = _start(vehicle, x0, commands.shape[0])
         batch_commands = commands
     else:  # one sequence: for one vehicle, or for each of the N of an (N, 3) x0
