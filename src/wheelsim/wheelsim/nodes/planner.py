@@ -12,9 +12,10 @@ as they are; a reader on another clock uses the differences ``pose.stamp - heade
 
 The waypoint path is planned once the planner's clock runs and (with ``start_at_current_pose``)
 a pose has arrived, and again when a planning parameter changes; every goal is planned at once
-from the latest pose. Goals in another frame, non-finite goals or poses, and goals no path can
-reach are refused with a warning and no plan. The math is :mod:`wheelsim.core.planning.planner`
-(parameters: docs/planning_control.md).
+from the latest pose. Goals and poses in another frame are taken through static transforms
+(``/tf_static``); those in a frame none joins to the map frame, non-finite goals or poses, and
+goals no path can reach are refused with a warning and no plan. The math is
+:mod:`wheelsim.core.planning.planner` (parameters: docs/planning_control.md).
 """
 
 from __future__ import annotations
