@@ -39,6 +39,8 @@ def test_numbers_as_python_prints_them_are_numbers():
     ('c.k=0.1:abc', "HIGH 'abc' must be a finite number"),
     ('c.k=nan:1', "LOW 'nan' must be a finite number"),
     ('seed=5..2', 'FIRST <= LAST'),
+    ('seed=1..x', 'FIRST..LAST needs integers'),
+    ('seed=1.5..3', 'FIRST..LAST needs integers'),
 ])
 def test_bad_axes_name_the_text(text, fragment):
     with pytest.raises(ScenarioError, match=f"--param '{text}'.*") as info:
@@ -52,6 +54,14 @@ def test_a_colon_text_without_numbers_is_one_text_value_not_a_range(spec):
     assert parse_axis(f'controller.policy.callable={spec}') == Axis(
         'controller.policy.callable', (spec,))
     assert parse_axis(f'c.p={spec},other:name').values == (spec, 'other:name')
+
+
+@pytest.mark.parametrize('spec', ['../maps/room.yaml', 'maps/2..3.yaml', 'a..b'])
+def test_a_dotted_text_without_numbers_is_one_text_value_not_first_last(spec):
+    """Found in review: a relative path (world.map_yaml=../maps/room.yaml) was taken for
+    FIRST..LAST and refused."""
+    assert parse_axis(f'vehicle_sim.world.map_yaml={spec}') == Axis(
+        'vehicle_sim.world.map_yaml', (spec,))
 
 
 def test_a_name_given_twice_is_an_error_naming_both():

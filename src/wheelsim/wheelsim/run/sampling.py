@@ -72,17 +72,18 @@ def _number(text: str, what: str, spec: str) -> float:
     return value
 
 
-def _is_range(spec: str) -> bool:
-    """Whether a colon ``spec`` is meant as ``LOW:HIGH[:log]``: its LOW or HIGH reads as a
-    number (then both must be finite numbers). A text with no number there, such as a policy's
-    ``module:function``, is one value."""
+def _is_span(spec: str, separator: str) -> bool:
+    """Whether ``spec`` is meant as ``LOW:HIGH[:log]`` (``separator`` ``:``) or ``FIRST..LAST``
+    (``..``): the part before or after the separator reads as a number (then both must be
+    numbers of their kind). A text with no number there, such as a policy's
+    ``module:function`` or a path ``../maps/room.yaml``, is one value."""
     def numeric(part: str) -> bool:
         try:
             float(part)
         except ValueError:
             return False
         return True
-    return any(numeric(part) for part in spec.split(':')[:2])
+    return any(numeric(part) for part in spec.split(separator)[:2])
 
 
 def _check_count(count: int, what: str) -> None:
@@ -162,7 +163,7 @@ def parse_axis(text: str) -> Axis:
     text = f'{name}={spec}'
     pieces = _split_values(spec, text)
     single = len(pieces) == 1 and '[' not in spec  # a range or FIRST..LAST, not an array
-    if single and ':' in spec and _is_range(spec):
+    if single and ':' in spec and _is_span(spec, ':'):
         parts = spec.split(':')
         if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] != 'log'):
             raise ScenarioError(f'--param {text!r}: a range is LOW:HIGH or LOW:HIGH:log')
@@ -172,7 +173,7 @@ def parse_axis(text: str) -> Axis:
             raise ScenarioError(f'--param {text!r}: a range needs LOW < HIGH'
                                 + (' and LOW > 0 (log scale)' if log else ''))
         return Axis(name, low=low, high=high, log=log, text=text)
-    if single and '..' in spec:
+    if single and '..' in spec and _is_span(spec, '..'):
         first, _, last = spec.partition('..')
         try:
             values = range(int(first), int(last) + 1)
