@@ -22,6 +22,7 @@ TwistStamped and ``None`` for a Twist or a TwistStamped with a zero stamp (by ar
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from geometry_msgs.msg import Twist, TwistStamped
@@ -140,8 +141,13 @@ class CmdVelInput:
 
     def accept(self, topic_name: str, vx_mps: float, vy_mps: float, wz_radps: float,
                stamp: int | None) -> None:
-        """Hand a finite command from ``topic_name`` on, saturated to the limits (counted,
-        warning throttled)."""
+        """Hand a command from ``topic_name`` on, saturated to the limits (counted, warning
+        throttled); a non-finite one is rejected (saturating NaN gives a limit: max/min)."""
+        if not all(math.isfinite(value) for value in (vx_mps, vy_mps, wz_radps)):
+            self._seam.logger.warning(  # not from a finite message: the conversions keep it finite
+                self.reject(topic_name, f'whose twist ({vx_mps:g}, {vy_mps:g}, {wz_radps:g}) is '
+                            'not finite'), throttle_duration_sec=WARN_PERIOD_S)
+            return
         linear, angular = self.limits
         clamped = (saturate(vx_mps, linear), saturate(vy_mps, linear), saturate(wz_radps, angular))
         if clamped != (vx_mps, vy_mps, wz_radps):

@@ -8,7 +8,8 @@ front_right, rear_left, rear_right); the layout is not read, as ros2_control's
 
 Each command becomes the body twist its wheels ask of the vehicle (rim speed = joint velocity x
 wheel radius, through the model's kinematics; an omni whose wheels disagree with rigid motion in
-the least-squares sense: :func:`wheelsim.core.vehicle.command_types.body_twist`) and goes on as
+the least-squares sense: :func:`wheelsim.core.vehicle.command_types.wheel_joint_twist`; finite
+joint velocities give a finite twist, however large) and goes on as
 a ``cmd_vel`` command: the same limits (``cmd_vel_limits``, saturated), the same expiry
 (``twist_reference_max_oldness``, from its arrival: the message has no stamp), the same
 actuators. A message of another length or with a non-finite value is rejected with a warning
@@ -24,7 +25,7 @@ from collections.abc import Callable
 import numpy as np
 from std_msgs.msg import Float64MultiArray
 
-from wheelsim.core.vehicle.command_types import COMMAND_TYPES, body_twist
+from wheelsim.core.vehicle.command_types import COMMAND_TYPES, wheel_joint_twist
 from wheelsim.core.vehicle.config import VehicleConfig
 from wheelsim.core.vehicle.joints import wheel_layout
 from wheelsim.ros import qos
@@ -67,7 +68,5 @@ class WheelCommandInput:
             log.warning(reject(self.topic_name, 'with a non-finite value'),
                         throttle_duration_sec=WARN_PERIOD_S)
             return
-        rim_speeds = np.array([value * wheel.radius_m for value, wheel in zip(values, wheels,
-                                                                               strict=True)])
-        vx, vy, wz = (float(v) for v in body_twist(config, 'wheel_speeds', rim_speeds))
+        vx, vy, wz = (float(v) for v in wheel_joint_twist(config, np.array(values)))
         self._cmd_vel.accept(self.topic_name, vx, vy, wz, None)

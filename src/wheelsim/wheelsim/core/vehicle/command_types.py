@@ -29,7 +29,10 @@ from numpy.typing import NDArray
 
 from wheelsim.core.compiled import plain_function
 from wheelsim.core.vehicle.config import VehicleConfig
+from wheelsim.core.vehicle.joints import wheel_layout
 from wheelsim.core.vehicle.kinematics import bicycle_twist, differential_twist, mecanum_twist
+
+_FLOAT_MAX = float(np.finfo(np.float64).max)  # a twist beyond it comes out as it
 
 #: Command type -> {model: number of values per command}.
 COMMAND_TYPES = {
@@ -53,9 +56,56 @@ def command_width(command_type: str, model: str) -> int:
 def body_twist(config: VehicleConfig, command_type: str, commands: NDArray[np.float64]
                ) -> NDArray[np.float64]:
     """The base_link body twists ``(..., 3)`` (vx_mps, vy_mps, wz_radps) that ``commands``
-    ``(..., width)`` of ``command_type`` ask of ``config``'s vehicle (shapes checked before)."""
+    ``(..., width)`` of ``command_type`` ask of ``config``'s vehicle (shapes checked before).
+
+    Finite commands give finite twists (:func:`wheel_joint_twist`)."""
     if command_type == 'twist':
         return commands
+    return _finite_twist(config, command_type, commands, np.ones(commands.shape[-1]))
+
+
+def wheel_joint_twist(config: VehicleConfig, joint_radps: NDArray[np.float64]
+                      ) -> NDArray[np.float64]:
+    """The body twist ``(3,)`` that finite wheel joint velocities [rad/s] (joint_states order)
+    ask of ``config``'s differential or omni vehicle: rim speed = velocity x wheel radius.
+
+    The twist is finite: the kinematics are linear in the speeds, so where the plain sums
+    overflow (1e308 rad/s on a 2 m wheel is an infinite rim speed; equal ones then give
+    inf - inf = NaN as turn rate) the speeds are scaled to at most 1, mapped and scaled back, and
+    a twist beyond the float range comes out as +-float max (saturated after, as any absurd
+    command)."""
+    radii_m = np.array([wheel.radius_m for wheel in wheel_layout(config)])
+    return _finite_twist(config, 'wheel_speeds', joint_radps, radii_m)
+
+
+def _finite_twist(config: VehicleConfig, command_type: str, commands: NDArray[np.float64],
+                  gains: NDArray[np.float64]) -> NDArray[np.float64]:
+    """:func:`_twist` of the commands with their speed columns times ``gains``, finite."""
+    with np.errstate(over='ignore', invalid='ignore'):
+        twist = _twist(config, command_type, commands * _speed_gains(command_type, gains))
+    if np.all(np.isfinite(twist)):
+        return twist  # the plain sums: bit for bit what they always gave
+    speed = np.abs(commands if command_type == 'wheel_speeds' else commands[..., :1])
+    scale = np.max(speed, axis=-1, keepdims=True)
+    scale = np.where(scale > 0.0, scale, 1.0)
+    unit_speeds = commands / _speed_gains(command_type, scale)
+    with np.errstate(over='ignore'):
+        scaled = _twist(config, command_type, unit_speeds * _speed_gains(command_type, gains))
+        scaled = np.clip(scaled * scale, -_FLOAT_MAX, _FLOAT_MAX)
+    return np.where(np.isfinite(twist), twist, scaled)
+
+
+def _speed_gains(command_type: str, gains: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``gains`` on the speed columns, 1 on a steering angle (speed_steering's second)."""
+    if command_type != 'speed_steering':
+        return gains
+    ones = np.ones_like(gains[..., :1])
+    return np.concatenate([np.broadcast_to(gains[..., :1], ones.shape), ones], axis=-1)
+
+
+def _twist(config: VehicleConfig, command_type: str, commands: NDArray[np.float64]
+           ) -> NDArray[np.float64]:
+    """The body twists of wheel_speeds or speed_steering commands, by the plain sums."""
     model = config.active
     values = np.moveaxis(commands, -1, 0)
     zero = np.zeros(commands.shape[:-1])
