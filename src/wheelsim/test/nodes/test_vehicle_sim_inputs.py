@@ -278,6 +278,10 @@ BAD_START_UPS = {
     'type': ({'pub_rate': 'fast'},
              "parameter pub_rate = 'fast' is invalid: must be a finite number in (0, 100000]"),
     'ros arguments': ({'mixed': [1, 2.5]}, 'invalid ROS arguments: '),
+    'frame named as a wheel': (  # review F2: the URDF had link left_wheel twice
+        {'model': 'differential', 'scan.frame_id': 'left_wheel'},
+        "parameter scan.frame_id = 'left_wheel' is invalid: must differ from the links of the "
+        'differential vehicle in its URDF (base_link, left_wheel, right_wheel)'),
 }
 
 

@@ -38,7 +38,7 @@ from wheelsim.core.vehicle.description import VehicleDescription, describe
 from wheelsim.core.vehicle.model import Vehicle
 from wheelsim.core.vehicle_sim.command import CommandAge
 from wheelsim.core.vehicle_sim.config import VehicleSimSettings
-from wheelsim.core.vehicle_sim.description import vehicle_sim_urdf
+from wheelsim.core.vehicle_sim.description import check_frame_links, vehicle_sim_urdf
 from wheelsim.core.vehicle_sim.timeline import Event, JumpKind, Pacer, Timeline
 from wheelsim.core.world.map_file import load_map_parameter
 from wheelsim.ros import qos
@@ -422,7 +422,7 @@ def check_parameters(values: Mapping[str, Any]) -> None:
     """Raise ParameterError unless ``values`` (dotted names) make a valid configuration, with
     a readable map if ``world.map_yaml`` names one."""
     settings = from_flat(VehicleSimSettings, values)
-    vehicle_config_from_params(values)
+    check_frame_links(vehicle_config_from_params(values), settings)
     if settings.world.map_yaml:
         load_map_parameter(settings.world.map_yaml)
 

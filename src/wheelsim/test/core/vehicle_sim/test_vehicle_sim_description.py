@@ -1,14 +1,16 @@
 """vehicle_sim's URDF: the vehicle plus its laser link and REP-120 footprint frame."""
 
 import math
+import xml.etree.ElementTree as ET
 
 import pytest
 from urdf_parser_py.urdf import URDF
 
-from wheelsim.core.params import from_flat
+from wheelsim.core.params import ParameterError, from_flat
 from wheelsim.core.vehicle.config import vehicle_config_from_params
 from wheelsim.core.vehicle_sim.config import VehicleSimSettings
 from wheelsim.core.vehicle_sim.description import vehicle_sim_urdf
+from wheelsim.nodes.vehicle_sim import check_parameters
 
 CONFIG = vehicle_config_from_params({'model': 'differential'})
 
@@ -37,3 +39,34 @@ def test_footprint_frame_is_an_identity_child_of_the_base_and_optional():
     plain = urdf(scan__enabled=False)
     assert 'base_footprint' not in plain.link_map and 'base_scan' not in plain.link_map
     assert plain.get_root() == 'base_link'
+
+
+@pytest.mark.parametrize('model, link', [('differential', 'left_wheel'),
+                                         ('omni', 'rear_right_wheel'),
+                                         ('bicycle', 'steering_left'),
+                                         ('bicycle', 'fixed_right_wheel')])
+@pytest.mark.parametrize('parameter', ['scan.frame_id', 'footprint_frame'])
+def test_a_frame_may_not_take_a_link_name_of_the_vehicle(model, link, parameter):
+    """Review F2: scan.frame_id:=left_wheel gave a URDF with link left_wheel and joint
+    left_wheel_joint twice, which urdfdom (robot_state_publisher, RViz) refuses."""
+    config = vehicle_config_from_params({'model': model})
+    settings = from_flat(VehicleSimSettings, {parameter: link, 'frame_prefix': 'r1/'})
+    with pytest.raises(ParameterError) as refused:
+        vehicle_sim_urdf(config, settings)
+    assert refused.value.name == parameter
+    assert f'must differ from the links of the {model} vehicle in its URDF (base_link, ' in (
+        str(refused.value))
+    assert link in refused.value.allowed
+    with pytest.raises(ParameterError):
+        check_parameters({'model': model, parameter: link})
+
+
+def test_every_shipped_frame_name_stays_unique():
+    for model in ('differential', 'omni', 'bicycle'):
+        settings = from_flat(VehicleSimSettings, {'footprint_frame': 'base_footprint'})
+        text = vehicle_sim_urdf(vehicle_config_from_params({'model': model}), settings)
+        root = ET.fromstring(text)
+        for kind in ('link', 'joint'):
+            names = [element.get('name') for element in root.iter(kind)]
+            assert len(names) == len(set(names)), (model, kind, names)
+    assert urdf(scan__enabled=False, scan__frame_id='left_wheel').get_root() == 'base_link'

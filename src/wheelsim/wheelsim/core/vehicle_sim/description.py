@@ -4,11 +4,16 @@ One function for the node and the launch files (robot_state_publisher gets the s
 vehicle's links and joints (:func:`wheelsim.core.vehicle.urdf.build_urdf`), the laser
 ``scan.frame_id`` at ``scan.x, scan.y, scan.z, scan.yaw`` when the scan is enabled, and
 ``footprint_frame`` (REP-120 ``base_footprint``) at the base frame's origin when it is set.
-Every name gets ``frame_prefix``.
+Every name gets ``frame_prefix``. A frame may not take the name of one of the vehicle's own
+links (a wheel, a steering link): URDF link and joint names are unique (urdfdom refuses the
+description, robot_state_publisher and RViz with it); :func:`check_frame_links` refuses it.
 """
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
+
+from wheelsim.core.params import ParameterError
 from wheelsim.core.vehicle.config import VehicleConfig
 from wheelsim.core.vehicle.urdf import FixedFrame, build_urdf
 from wheelsim.core.vehicle_sim.config import VehicleSimSettings
@@ -16,14 +21,34 @@ from wheelsim.core.vehicle_sim.config import VehicleSimSettings
 LASER_VISUAL_RADIUS_M = 0.035
 
 
-def vehicle_sim_urdf(config: VehicleConfig, settings: VehicleSimSettings) -> str:
-    """URDF text of the simulated vehicle with its sensor and footprint frames."""
+def _fixed_frames(settings: VehicleSimSettings) -> list[tuple[str, FixedFrame]]:
+    """The extra frames of the URDF, each with the parameter naming it."""
     frames = []
     scan = settings.scan
     if scan.enabled:
-        frames.append(FixedFrame(scan.frame_id, scan.x, scan.y, scan.z, scan.yaw,
-                                 LASER_VISUAL_RADIUS_M))
+        frames.append(('scan.frame_id', FixedFrame(scan.frame_id, scan.x, scan.y, scan.z,
+                                                   scan.yaw, LASER_VISUAL_RADIUS_M)))
     if settings.footprint_frame:
-        frames.append(FixedFrame(settings.footprint_frame))
+        frames.append(('footprint_frame', FixedFrame(settings.footprint_frame)))
+    return frames
+
+
+def check_frame_links(config: VehicleConfig, settings: VehicleSimSettings) -> None:
+    """Raise ParameterError if ``scan.frame_id`` or ``footprint_frame`` names a link of the
+    vehicle (or its fixed joint, ``<frame>_joint``, a joint of the vehicle)."""
+    robot = ET.fromstring(build_urdf(config, base_link=settings.base_frame))
+    links = [element.get('name') for element in robot.iter('link')]
+    joints = [element.get('name') for element in robot.iter('joint')]
+    for name, frame in _fixed_frames(settings):
+        if frame.link in links or f'{frame.link}_joint' in joints:
+            raise ParameterError(
+                name, frame.link, f'must differ from the links of the {config.model} vehicle '
+                f'in its URDF ({", ".join(links)}): URDF link names are unique')
+
+
+def vehicle_sim_urdf(config: VehicleConfig, settings: VehicleSimSettings) -> str:
+    """URDF text of the simulated vehicle with its sensor and footprint frames (ParameterError
+    if a frame takes a link's name: :func:`check_frame_links`)."""
+    check_frame_links(config, settings)
     return build_urdf(config, settings.frame_prefix, base_link=settings.base_frame,
-                      fixed_frames=frames)
+                      fixed_frames=[frame for _name, frame in _fixed_frames(settings)])
