@@ -11,14 +11,15 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import time
 
 import numpy as np
 import pytest
-from geometry_msgs.msg import TwistStamped
+from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped
 
 from wheelsim.ros.conversions import stamp_ns
 from wheelsim.ros.dds_domain import loopback_domain
-from wheelsim.testing.processes import RECORD_QOS, ClockedVehicleSim, Probe
+from wheelsim.testing.processes import RECORD_QOS, ClockedVehicleSim, NodeProcess, Probe
 
 MS = 1_000_000
 DEAD_TIME_S, TIME_CONSTANT_S = 0.1, 0.2
@@ -191,3 +192,33 @@ def test_a_command_the_node_takes_late_enters_at_the_time_it_was_sent(sim):
         os.kill(pid, signal.SIGCONT)  # whatever failed
     t_s, twist = sim.samples(t0)
     np.testing.assert_allclose(twist[:, 0], first_order(t_s, 1.0), atol=1e-9)
+
+
+def test_inputs_before_the_first_clock_are_dropped_with_a_warning_each(probe):
+    """Review F3: an initialpose before the first /clock was dropped without a word, where a
+    cmd_vel got a warning; now each input says so (throttled per input)."""
+    namespace = '/unclocked'  # its own clock topic, which nobody publishes
+    node = NodeProcess('wheelsim.nodes.vehicle_sim', {'use_sim_time': True,
+                                                      'cmd_vel_type': 'twist'},
+                       namespace, ros_args=['-r', f'/clock:={namespace}/clock'])
+    try:
+        poses = probe.publisher(PoseWithCovarianceStamped, f'{namespace}/initialpose')
+        commands = probe.publisher(Twist, f'{namespace}/cmd_vel')
+        pose = PoseWithCovarianceStamped()
+        pose.header.frame_id = 'map'
+        pose.pose.pose.position.x, pose.pose.pose.orientation.w = 4.0, 1.0
+        expected = [f'{what} ignored: no simulated time yet (waiting for /clock)'
+                    for what in ('initialpose', 'command')]
+
+        def sent_and_warned() -> bool:  # sent until the node takes them (it may match late)
+            poses.publish(pose)
+            commands.publish(Twist())
+            return all(line in node.output() for line in expected)
+
+        started_s = time.monotonic()
+        assert probe.spin_until(sent_and_warned, 60.0), node.output()
+        sent_for_s = time.monotonic() - started_s
+    finally:
+        node.stop()
+    for line in expected:  # a message every 10 ms: a line each per 5 s (InputWarnings)
+        assert node.output().count(line) <= 1 + sent_for_s / 5.0, node.output()

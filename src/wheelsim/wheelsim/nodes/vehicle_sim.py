@@ -333,14 +333,20 @@ class VehicleSim:
 
     # --- inputs -----------------------------------------------------------------------------
 
-    @_locked
-    def _on_command(self, vx_mps: float, vy_mps: float, wz_radps: float, stamp: int | None):
+    def _input_time_ns(self, what: str) -> int | None:
+        """:meth:`_now_ns` for an input; ``None``, with a warning (throttled per input), before
+        the first simulated time (use_sim_time and no /clock yet): the input is dropped."""
         now = self._now_ns()
         if now is None:
-            self.seam.logger.warning(
-                'command ignored: no simulated time yet (waiting for /clock)',
-                throttle_duration_sec=5.0,
-            )
+            self._map_poses.warnings.warn(
+                f'{what} before the clock',
+                f'{what} ignored: no simulated time yet (waiting for /clock)')
+        return now
+
+    @_locked
+    def _on_command(self, vx_mps: float, vy_mps: float, wz_radps: float, stamp: int | None):
+        now = self._input_time_ns('command')
+        if now is None:
             return
         if not self.command_age.receive(now, stamp):
             self.diagnostics.stale_commands += 1
@@ -357,7 +363,7 @@ class VehicleSim:
     @_locked
     def _on_initial_pose(self, msg: PoseWithCovarianceStamped) -> None:
         pose = self._map_poses.pose(msg.pose.pose, msg.header.frame_id, 'initialpose')
-        if pose is None or self._now_ns() is None:
+        if pose is None or self._input_time_ns('initialpose') is None:
             return
         try:
             self.vehicle.teleport(pose)
