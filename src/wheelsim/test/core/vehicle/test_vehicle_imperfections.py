@@ -5,9 +5,12 @@ import math
 import numpy as np
 import pytest
 
+from wheelsim.core.compiled import plain_function
 from wheelsim.core.vehicle import imperfections
+from wheelsim.core.vehicle.actuators import round_half_up
 from wheelsim.core.vehicle.config import vehicle_config_from_params
 from wheelsim.core.vehicle.model import Vehicle, VehicleBatch
+from wheelsim.core.vehicle.stepping import delay_steps
 from wheelsim.testing.vehicles import ideal_config as ideal
 
 DT = 1e-3
@@ -70,10 +73,25 @@ def test_steering_dead_band_keeps_the_wheels_straight_for_small_angles():
 
 @pytest.mark.parametrize(('command', 'expected'), [
     (0.26, 0.3), (0.24, 0.2), (0.25, 0.3), (-0.25, -0.3), (-0.04, 0.0), (1.0, 1.0),
+    # halves whose binary quotient falls just below: 0.35 / 0.1 = 3.4999999999999996
+    # (review F4: 0.35 -> 0.3 and 0.15 -> 0.1 before the ratio was rounded to 9 decimals)
+    (0.35, 0.4), (0.15, 0.2), (-0.35, -0.4), (0.45, 0.5), (1.45, 1.5),
 ])
 def test_resolution_rounds_to_the_nearest_multiple_halves_away_from_zero(command, expected):
     config = ideal('differential', drive_actuators__resolution=0.1)
     assert speed_after(config, (command, 0.0, 0.0)).vx_mps == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize('function', [imperfections.imperfect_reference,
+                                      plain_function(imperfections.imperfect_reference)])
+def test_resolution_rounds_the_ratio_as_a_dead_time_and_keeps_huge_ones(function):
+    """Compiled and plain alike, as delay_steps rounds dead_time / dt; a ratio beyond the
+    int64 range stays itself (math.floor, compiled, gave an int64 that wrapped)."""
+    assert function(0.35, 0.1, 0.0, 0.0, 0.0, 0.0) == 0.4
+    assert function(-0.0045, 0.001, 0.0, 0.0, 0.0, 0.0) == -0.005
+    assert delay_steps(0.0045, 0.001) == 5 == round_half_up(0.0045 / 0.001)
+    assert function(1e6, 1e-300, 0.0, 0.0, 0.0, 0.0) == pytest.approx(1e6, rel=1e-15)
+    assert function(-1e6, 3e-15, 0.0, 0.0, 0.0, 0.0) == pytest.approx(-1e6, rel=1e-15)
 
 
 def test_noise_without_lag_has_the_configured_standard_deviation_and_no_mean():

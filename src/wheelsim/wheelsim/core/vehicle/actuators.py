@@ -19,8 +19,21 @@ from __future__ import annotations
 
 import math
 
-from wheelsim.core.compiled import compiled
+import numpy as np
+
+from wheelsim.core.compiled import compiled, jitable
 from wheelsim.core.geometry.angles import wrap_angle
+
+
+@jitable  # compiled: a command's resolution; plain Python: a dead time in steps
+def round_half_up(ratio: float) -> float:
+    """``ratio`` (>= 0) rounded half up to a whole number (0.5 -> 1, 2.5 -> 3), as a float.
+
+    The ratio is first rounded to 9 decimals, so a ratio meant as a half counts as one whatever
+    the binary rounding of the division that gave it (0.0045 / 0.001 = 4.4999999999999991,
+    0.35 / 0.1 = 3.4999999999999996). ``np.floor``: a float, also beyond the int64 range.
+    """
+    return np.floor(round(ratio, 9) + 0.5)
 
 
 @compiled

@@ -5,7 +5,9 @@ its zero is off, its electronics add noise, and small commands do not move it (s
 on-centre steering dead band). Applied to a reference ``u`` (m/s for a drive, rad for a
 steering) before the dead time, in this order:
 
-1. resolution ``q`` (0 = continuous): ``u = q * round(u / q)``, halves away from zero;
+1. resolution ``q`` (0 = continuous): ``u = q * round(u / q)``, halves away from zero, the
+   ratio ``|u| / q`` first rounded to 9 decimals as a dead time's (0.35 at 0.1 -> 0.4:
+   :func:`wheelsim.core.vehicle.actuators.round_half_up`);
 2. bias ``b``: ``u = u + b``;
 3. noise: ``u = u + sigma * n``, ``n`` standard normal, a new draw at every step;
 4. dead band ``d``: ``u = 0`` if ``|u| <= d``, else unchanged.
@@ -22,6 +24,7 @@ import math
 import numpy as np
 
 from wheelsim.core.compiled import compiled
+from wheelsim.core.vehicle.actuators import round_half_up
 
 MASK32 = 0xFFFFFFFF
 TWO_POW_32 = 4294967296.0
@@ -83,7 +86,7 @@ def imperfect_reference(
     draw ``noise``) and dead band, in that order (see the module documentation)."""
     u = reference
     if resolution > 0.0:
-        u = math.copysign(math.floor(abs(u) / resolution + 0.5) * resolution, u)
+        u = math.copysign(round_half_up(abs(u) / resolution) * resolution, u)
     u = u + bias + noise_stddev * noise
     if abs(u) <= dead_band:
         return 0.0

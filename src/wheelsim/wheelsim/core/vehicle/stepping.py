@@ -30,6 +30,7 @@ from wheelsim.core.vehicle.actuators import (
     delay,
     limit_speed_change,
     proportional_scale,
+    round_half_up,
     saturate,
     steering_step,
 )
@@ -142,12 +143,9 @@ def _alpha(time_constant_s: float, dt: float) -> float:
 
 
 def delay_steps(dead_time_s: float, dt: float) -> int:
-    """Dead time in whole steps: ``dead_time / dt`` rounded half up (0.5 -> 1, 2.5 -> 3).
-
-    The ratio is first rounded to 9 decimals, so a dead time meant as a half step counts as
-    one whatever the binary rounding of the division (0.0045 / 0.001 = 4.4999999999999991).
-    """
-    return math.floor(round(dead_time_s / dt, 9) + 0.5)
+    """Dead time in whole steps: ``dead_time / dt`` rounded half up (0.5 -> 1, 2.5 -> 3;
+    :func:`round_half_up`: 0.0045 s at 1 kHz is 5 steps)."""
+    return int(round_half_up(dead_time_s / dt))
 
 
 def _pack_drive(row: np.ndarray, drive: DriveActuatorConfig, dt: float) -> None:
