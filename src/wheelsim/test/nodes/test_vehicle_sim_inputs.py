@@ -225,6 +225,17 @@ def test_initialpose_teleports_and_reset_returns_to_the_start(sim):
     notes = sim.process.output().count('teleported to') - teleported
     assert notes <= 1 + math.ceil(time.monotonic() - start_s), notes
 
+    # A quaternion not of unit length is the rotation it represents, as tf2's getYaw takes it,
+    # without a warning (docs/reliability.md; review F5: the doc said it was refused).
+    refusals = sim.process.output().count('initialpose ignored')
+    pose.pose.pose.position.x = 8.0
+    unit = quaternion_from_yaw(1.0)
+    pose.pose.pose.orientation.z, pose.pose.pose.orientation.w = 3.0 * unit.z, 3.0 * unit.w
+    sim.initial_pose.publish(pose)
+    assert sim.probe.spin_until(lambda: sim.ground_truth[-1].pose.pose.position.x == 8.0, 60.0)
+    assert yaw_from_quaternion(sim.latest().pose.pose.orientation) == pytest.approx(1.0)
+    assert sim.process.output().count('initialpose ignored') == refusals
+
     response = sim.probe.call(Trigger, '/vehicle_sim/reset', Trigger.Request())
     assert response.success, response.message
     assert sim.probe.spin_until(lambda: sim.ground_truth[-1].pose.pose.position.x == 1.0, 60.0)
