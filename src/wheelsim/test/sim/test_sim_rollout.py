@@ -68,6 +68,7 @@ def test_one_command_sequence_with_n_start_poses_drives_a_batch_of_n(noisy_omni)
     ('indoor_differential', 'twist', [2e6, 0.0, -1e300]),
     ('indoor_differential', 'wheel_speeds', [1e9, -1e300]),
     ('mecanum_omni', 'wheel_speeds', [1e300, 1e300, -1e300, 1e300]),
+    ('mecanum_omni', 'wheel_speeds', [1.7e308, 1.7e308, 1.7e308, -1.7e308]),  # sums overflow
     ('ackermann_car', 'speed_steering', [-1e300, 0.3]),
 ])
 def test_any_finite_command_is_saturated_as_vehicle_sim_saturates_cmd_vel(preset, command_type,
@@ -221,9 +222,6 @@ def test_a_section_for_every_node_gives_load_vehicle_what_vehicle_sim_declares(t
     (lambda: ws.rollout(DIFF, [[0.0, 0.0], [0.0]], policy, 5, 0.01), 'x0 must be an array of '
      'numbers'),
     (lambda: ws.simulate(DIFF, None, [[math.inf, 0.0, 0.0]], 0.01), 'commands must be finite'),
-    (lambda: ws.simulate(OMNI, None, [[1.7e308, 1.7e308, 1.7e308, -1.7e308]], 0.01,
-                         command_type='wheel_speeds'), r"command 0 \('wheel_speeds'\): values "
-     'so large that the twist they ask overflows'),
     (lambda: ws.simulate(DIFF, [0.0, 0.0], [[0.1, 0.0, 0.0]], 0.01), r'x0 must have shape '
      r'\(3\)'),
     (lambda: ws.simulate(DIFF, np.zeros((3, 3)), np.zeros((2, 5, 3)), 0.01),
