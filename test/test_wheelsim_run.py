@@ -373,6 +373,23 @@ def test_bad_scenario_files_name_the_key(tmp_path, text, fragment):
     assert not (tmp_path / 'results').exists()
 
 
+@pytest.mark.parametrize('source, fragment', [
+    ('def f(:\n', 'SyntaxError in {folder}/broken_policy.py, line 1: invalid syntax'),
+    ('raise RuntimeError("import boom")\n', 'RuntimeError: import boom')])
+def test_a_policy_that_fails_to_import_is_one_line_and_exit_2(tmp_path, source, fragment):
+    (tmp_path / 'broken_policy.py').write_text(source)
+    (tmp_path / 'pol.yaml').write_text(
+        "nodes: {controller: {algorithm: policy, policy: {callable: 'broken_policy:f'}}}\n")
+    env = {**os.environ, 'PYTHONPATH': f'{tmp_path}:{os.environ.get("PYTHONPATH", "")}'}
+    result = subprocess.run([shutil.which('wheelsim'), 'run', 'pol.yaml', '--quiet'],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.count('\n') == 1 and 'Traceback' not in result.stderr, result.stderr
+    assert ('nodes.controller.policy.callable: cannot import broken_policy: '
+            + fragment.format(folder=tmp_path)) in result.stderr, result.stderr
+    assert not (tmp_path / 'results').exists()
+
+
 def test_help_says_what_the_command_does_in_plain_words(tmp_path):
     result = wheelsim('--help', cwd=tmp_path)
     assert result.returncode == 0, result.stderr

@@ -310,6 +310,20 @@ def test_invalid_parameters_stop_start_up_with_one_line(ros_domain_id, params, m
     assert 'Traceback' not in output
 
 
+def test_a_policy_module_with_a_syntax_error_stops_start_up_with_one_line(ros_domain_id, tmp_path,
+                                                                          monkeypatch):
+    (tmp_path / 'wheelsim_node_synerr.py').write_text('def f(:\n')
+    monkeypatch.setenv('PYTHONPATH', f'{tmp_path}:{os.environ.get("PYTHONPATH", "")}')
+    node = NodeProcess(NODE, {'algorithm': 'policy', 'policy.callable': 'wheelsim_node_synerr:f'})
+    assert node.wait(30) == 2
+    output = node.output()
+    node.stop()
+    assert ("parameter policy.callable = 'wheelsim_node_synerr:f' is invalid: cannot import "
+            f"wheelsim_node_synerr: SyntaxError in {tmp_path}/wheelsim_node_synerr.py, line 1"
+            in output), output
+    assert 'Traceback' not in output
+
+
 POLICY = """
 import math
 

@@ -144,6 +144,31 @@ def test_a_policy_that_cannot_be_loaded_is_named(policy_module, spec, fragment):
         ControllerConfig(algorithm='policy', policy=PolicyConfig(callable=spec))
 
 
+@pytest.mark.parametrize('source, fragment', [
+    ('def f(:\n', 'SyntaxError in {path}, line 1: invalid syntax'),
+    ('raise RuntimeError("import boom")\n', 'RuntimeError: import boom'),
+    ('import sys\nsys.exit(3)\n', 'SystemExit: 3'),
+    ('import no_such_dependency_here\n', "ModuleNotFoundError: No module named "
+                                          "'no_such_dependency_here'"),
+    ('def __getattr__(name):\n    raise KeyError(name)\n', 'looking up f in'),
+])
+def test_a_policy_module_that_fails_to_import_is_one_parameter_error(tmp_path, monkeypatch,
+                                                                     source, fragment):
+    """Whatever importing the module raises (not only ImportError) names policy.callable, the
+    module and the error, so the node and `wheelsim run` stop with one line and exit 2."""
+    name = 'wheelsim_broken_policy'
+    path = tmp_path / f'{name}.py'
+    path.write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    with pytest.raises(ParameterError, match='policy.callable') as raised:
+        load_policy(f'{name}:f')
+    message = str(raised.value)
+    assert f'cannot import {name}' in message or f'in {name}' in message, message
+    assert fragment.format(path=path) in message and '\n' not in message, message
+    assert 'PYTHONPATH' not in message, 'the module was found: its folder is on the path'
+
+
 def test_a_policy_with_another_algorithm_is_an_error(policy_module):
     assert ControllerConfig(algorithm='policy', policy=PolicyConfig(
         callable='wheelsim_test_policies:recorder')).algorithm == 'policy'

@@ -56,16 +56,32 @@ def load_policy(spec: str) -> Policy:
                              "must be 'package.module:name' of a callable taking the observation")
     try:
         module = importlib.import_module(module_name)
-    except ImportError as err:
-        raise ParameterError(POLICY_PARAMETER, spec, f'cannot import {module_name} ({err}); '
-                             'is its folder on PYTHONPATH?') from None
+    except (Exception, SystemExit) as err:  # whatever importing the user's module raised
+        if isinstance(err, ModuleNotFoundError) and (module_name + '.').startswith(
+                f'{err.name}.'):  # the module itself (or its package) is not on the path
+            raise ParameterError(POLICY_PARAMETER, spec, f'cannot import {module_name} ({err}); '
+                                 'is its folder on PYTHONPATH?') from None
+        raise ParameterError(POLICY_PARAMETER, spec, f'cannot import {module_name}: '
+                             f'{_error_text(err)}') from None
     policy = module
-    for attribute in name.split('.'):
-        policy = getattr(policy, attribute, None)
+    try:
+        for attribute in name.split('.'):
+            policy = getattr(policy, attribute, None)
+    except Exception as err:
+        raise ParameterError(POLICY_PARAMETER, spec, f'looking up {name} in {module_name} '
+                             f'raised {_error_text(err)}') from None
     if not callable(policy):
         raise ParameterError(POLICY_PARAMETER, spec,
                              f'{module_name} has no callable {name}')
     return policy
+
+
+def _error_text(err: BaseException) -> str:
+    """``err`` in one line: its type and message, and for a syntax error the file and line."""
+    if isinstance(err, SyntaxError):
+        return f'{type(err).__name__} in {err.filename}, line {err.lineno}: {err.msg}'
+    message = ' '.join(str(err).split())
+    return f'{type(err).__name__}: {message}' if message else type(err).__name__
 
 
 def path_observations(cross_track_m: ArrayLike, heading_error_rad: ArrayLike,
