@@ -432,6 +432,20 @@ def test_a_second_run_keeps_the_first_and_overwrite_keeps_user_files(tmp_path):
     assert sorted(p.name for p in (tmp_path / 'o').iterdir()) == ['short', 'short-2']
 
 
+def test_a_slow_paced_run_reports_its_real_time_factor_not_zero(tmp_path):
+    """Found in review: paced at 0.04, timing.json said 0.0 (as if as fast as possible)."""
+    (tmp_path / 'tiny.yaml').write_text('name: tiny\nduration: 0.1\nrecord: none\n')
+    result = wheelsim('run', 'tiny.yaml', '--real-time-factor', '0.04', '--no-plots',
+                      '--output', 'out', cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    timing = json.loads((tmp_path / 'out' / 'tiny' / 'timing.json').read_text())
+    factor = timing['simulated_time_s'] / timing['wall_time_s']
+    assert timing['real_time_factor'] == pytest.approx(factor, rel=1e-2)
+    assert 0.01 < timing['real_time_factor'] <= 0.041, timing  # paced: never faster
+    shown = re.search(r'\((\S+)x real time\)', result.stdout)
+    assert shown and float(shown[1]) == pytest.approx(factor, rel=0.05), result.stdout
+
+
 @pytest.mark.parametrize('factor', ['1e-300', '-1', 'nan', '1e9'])
 def test_an_impossible_real_time_factor_is_refused_by_name(tmp_path, factor):
     result = wheelsim('run', '--real-time-factor', factor, cwd=tmp_path)

@@ -10,7 +10,7 @@ import math
 from collections.abc import Mapping
 from pathlib import Path
 
-from wheelsim.report.metrics import LARGER_IS_BETTER
+from wheelsim.report.metrics import LARGER_IS_BETTER, round_significant
 
 Value = float | int | None
 _DEG = 180.0 / math.pi
@@ -80,7 +80,8 @@ def format_summary(metrics: Mapping[str, Value], timing: Mapping[str, float] | N
         if 'wall_time_s' in timing:
             parts.append(f'in {timing["wall_time_s"]:.2f} s wall time')
         if 'real_time_factor' in timing:
-            parts.append(f'({timing["real_time_factor"]:.0f}x real time)')
+            factor = round_significant(timing['real_time_factor'], 2)  # 0.04 stays 0.04
+            parts.append(f'({factor:g}x real time)')
         lines.append('run: ' + ' '.join(parts))
     m = metrics
     rows = [

@@ -9,8 +9,9 @@ messages on any machine; no DDS participant and no socket is opened. Output fold
 - ``plots/*.png`` and ``plots/report.pdf``;
 - ``metrics.json``: the metrics, and what they came from and were held to (:func:`run_record`;
   deterministic: byte-identical for the same scenario file, command and seed);
-- ``timing.json`` (wall time and achieved real-time factor, which depend on
-  the machine and so are kept out of metrics.json).
+- ``timing.json`` (wall time and achieved real-time factor, to
+  :data:`REAL_TIME_FACTOR_DIGITS` significant digits, which depend on the machine and so are
+  kept out of metrics.json).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ NODE_CLASSES = {
 START_TIME_NS = 1_000_000_000  # ROS time 0 means "no clock yet": runs start at 1 s
 PROGRESS_STEP_S = 0.5  # simulated time between two updates of the progress bar
 PROGRESS_STEP_NS = round(PROGRESS_STEP_S * 1e9)
+REAL_TIME_FACTOR_DIGITS = 3  # significant digits of timing.json's achieved real-time factor
 EXIT_CRITERIA_FAILED = 1
 EXIT_INTERRUPTED = 130
 
@@ -315,7 +317,9 @@ def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float 
         json.dumps(run_record(scenario, values, criteria), indent=2, sort_keys=True) + '\n')
     simulated_s = round(run.end_time_s - START_TIME_NS / 1e9, 3) if run.end_time_s > 0 else 0.0
     timing = {'wall_time_s': round(wall_s, 3), 'simulated_time_s': simulated_s,
-              'real_time_factor': round(simulated_s / wall_s, 1) if wall_s > 0 else 0.0}
+              'real_time_factor': (metrics.round_significant(simulated_s / wall_s,
+                                                             REAL_TIME_FACTOR_DIGITS)
+                                   if wall_s > 0 else 0.0)}
     (out / 'timing.json').write_text(json.dumps(timing, indent=2, sort_keys=True) + '\n')
     if make_plots:
         with phases('plots'):
