@@ -81,6 +81,8 @@ def test_tune_finds_the_known_best_lead_time_and_resumes(tmp_path):
      'controller.lead_time'),
     (['--param', 'localization.seed=1..3', '--objective', 'cross_track_rms_m'],
      "--param localization.seed: overridden in every run by the scenario's seed"),
+    (['--param', 'localization.encoders.resolution=0:2.5', '--objective', 'cross_track_rms_m'],
+     'localization.encoders.resolution is an integer, so a range of it needs integer LOW and HIGH'),
     # checked before the study is created (it was left behind, empty)
     (['--param', 'controller.lead_time=0:0.8', '--objective', 'cross_track_rms_m',
       '--workers', '0'], '--workers 0: must be at least 1'),

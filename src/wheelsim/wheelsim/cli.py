@@ -313,8 +313,7 @@ def _tune(args: argparse.Namespace) -> int:
     check_seed('--sampler-seed', args.sampler_seed, sampling.SAMPLE_SEED_BITS)
     if args.storage is not None:
         tune.check_storage(args.storage)
-    axes = sampling.parse_axes(args.param)
-    tune.check_axes(axes)
+    axes = tune.check_axes(sampling.parse_axes(args.param), specs)
     check = _override_check(specs)
     for axis in axes:  # every bound and choice is a value the nodes accept
         for value in axis.values if axis.values is not None else (axis.low, axis.high):

@@ -14,12 +14,20 @@ from typing import Any
 
 import pytest
 
+from wheelsim.core.params import ParamSpec
 from wheelsim.run.execution import Job
 from wheelsim.run.sampling import Axis, parse_axis
 from wheelsim.run.scenario import Scenario, ScenarioError
-from wheelsim.run.tune import check_storage, open_study, tune
+from wheelsim.run.tune import check_axes, check_storage, open_study, tune
 
 GAIN = 'controller.k'
+REAL_K = (Axis(GAIN, low=0.0, high=2.0),)
+#: The controller's ``k`` as an integer parameter, and its node check (as the node's own).
+INTEGER_K = {'controller': [ParamSpec('k', 1, 'an integer gain', min_value=0, max_value=10)]}
+
+
+def integer_check(node: str, parameters, given) -> None:
+    INTEGER_K[node][0].check(parameters['k'])  # ParameterError for 1.5: must be an integer
 
 
 class MetricsRunner:
@@ -38,13 +46,12 @@ class MetricsRunner:
 
 
 def search(tmp_path: Path, goal_error_bound_m: float | None, trials: int = 30,
-           check=lambda node, parameters, given: None, **criteria: float):
+           check=lambda node, parameters, given: None, axes=REAL_K, **criteria: float):
     if goal_error_bound_m is not None:
         criteria['goal_position_error_m'] = goal_error_bound_m
     scenario = Scenario(name='t', duration_s=1.0, seed=1, record_topics=None,
                         pass_criteria=criteria,
                         node_parameters={'controller': {}})
-    axes = [Axis(GAIN, low=0.0, high=2.0)]
     study = open_study(tmp_path, None, 'test', 'cross_track_rms_m', axes, 'tpe', 0)
     return tune(scenario, axes, 'cross_track_rms_m', trials, study, tmp_path, MetricsRunner(),
                 check=check, show_progress=False)
@@ -113,6 +120,53 @@ def test_a_study_resumed_with_other_parameters_names_both_as_given(tmp_path):
     # the same parameters, written otherwise, are the same search
     open_study(tmp_path, None, 'test', 'cross_track_rms_m', [parse_axis(f'{GAIN}=0.0:2.0')],
                'tpe', 0)
+
+
+@pytest.mark.parametrize('text', [f'{GAIN}=0:6', f'{GAIN}=1:6:log'])
+def test_a_range_of_an_integer_parameter_is_searched_as_integers(tmp_path, text):
+    """Found in review: such a range was sampled as real numbers, which the node refuses
+    (must be an integer), so every trial failed and a tune ended with no finished trial."""
+    axes = check_axes([parse_axis(text)], INTEGER_K)
+    assert axes[0].low in (0, 1) and isinstance(axes[0].low, int) and axes[0].high == 6
+    outcome = search(tmp_path, None, trials=12, check=integer_check, axes=axes)
+    assert not any(r['error'] for r in outcome.rows), [r['error'] for r in outcome.rows]
+    assert all(type(r[GAIN]) is int and 0 <= r[GAIN] <= 6 for r in outcome.rows)
+    assert outcome.best[GAIN] == 1  # (k - 1)^2
+    # the same command resumes the study
+    more = search(tmp_path, None, trials=15, check=integer_check,
+                  axes=check_axes([parse_axis(text)], INTEGER_K))
+    assert len(more.rows) == 15 and not any(r['error'] for r in more.rows)
+
+
+def test_a_real_range_and_choices_stay_as_given_and_seed_is_an_integer():
+    axes = check_axes([parse_axis('controller.gain=0:2'), parse_axis(f'{GAIN}=1,3'),
+                       parse_axis('seed=1:100:log'), parse_axis('planner.unknown=0:1')],
+                      INTEGER_K | {'controller': [*INTEGER_K['controller'],
+                                                  ParamSpec('gain', 1.0, 'a real gain')]})
+    assert (axes[0].low, axes[0].high) == (0.0, 2.0) and type(axes[0].low) is float
+    assert axes[1].values == (1, 3)
+    assert (axes[2].low, axes[2].high) == (1, 100) and type(axes[2].low) is int
+    assert type(axes[3].low) is float  # not a parameter: the nodes' check names it
+
+
+@pytest.mark.parametrize('text', [f'{GAIN}=0:2.5', f'{GAIN}=0.5:3:log', 'seed=0:1e-3'])
+def test_a_range_of_an_integer_parameter_needs_integer_bounds(text):
+    with pytest.raises(ScenarioError, match=rf'^--param {re.escape(text)}: '
+                                            rf'{text.split("=")[0]} is an integer, so a range '
+                                            'of it needs integer LOW and HIGH'):
+        check_axes([parse_axis(text)], INTEGER_K)
+
+
+def test_a_study_that_sampled_an_integer_parameter_as_real_numbers_is_not_resumed(tmp_path):
+    """A study made before integer ranges (its trials' k real numbers) cannot take integer
+    trials (Optuna refuses another distribution for k): named, not a traceback."""
+    open_study(tmp_path, None, 'test', 'cross_track_rms_m', [parse_axis(f'{GAIN}=0:6')], 'tpe', 0)
+    with pytest.raises(ScenarioError, match=re.escape(
+            f"made with parameters Axis(name='{GAIN}', values=None, low=0.0, high=6.0, "
+            f"log=False), not Axis(name='{GAIN}', values=None, low=0, high=6, log=False): "
+            'give another --study name or --output')):
+        open_study(tmp_path, None, 'test', 'cross_track_rms_m',
+                   check_axes([parse_axis(f'{GAIN}=0:6')], INTEGER_K), 'tpe', 0)
 
 
 @pytest.mark.parametrize('url', ['notaurl', 'bogus://x', 'sqlite:/x.db?bogus=1',

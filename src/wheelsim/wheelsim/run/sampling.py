@@ -51,8 +51,9 @@ SAMPLE_SEED_BITS = 32
 @dataclass(frozen=True)
 class Axis:
     """One ``--param``: a list of ``values``, or the range ``[low, high]`` (``log``: sampled
-    uniformly in log space) when ``values`` is None; ``text``: the ``--param`` as given
-    (``NAME=SPEC``), for messages."""
+    uniformly in log space) when ``values`` is None (int bounds: a range of integers, see
+    :func:`wheelsim.run.tune.check_axes`); ``text``: the ``--param`` as given (``NAME=SPEC``),
+    for messages."""
 
     name: str
     values: tuple[Any, ...] | None = None

@@ -23,12 +23,13 @@ and the best run's bag with its plots (``<best run>/plots/report.pdf``).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from wheelsim.core.params import ParamSpec
 from wheelsim.report.metrics import LARGER_IS_BETTER
 from wheelsim.report.summary import criterion_excess
 from wheelsim.run.execution import Job, RayRunner, job_key
@@ -79,18 +80,42 @@ def _sampler(name: str, seed: int):
 
 
 def _suggest(trial, axes: Sequence[Axis]) -> dict[str, Any]:
-    return {a.name: (trial.suggest_categorical(a.name, list(a.values)) if a.values is not None
-                     else trial.suggest_float(a.name, a.low, a.high, log=a.log)) for a in axes}
+    def value(a: Axis) -> Any:
+        if a.values is not None:
+            return trial.suggest_categorical(a.name, list(a.values))
+        if isinstance(a.low, int):  # an integer parameter's range (check_axes)
+            return trial.suggest_int(a.name, a.low, a.high, log=a.log)
+        return trial.suggest_float(a.name, a.low, a.high, log=a.log)
+    return {a.name: value(a) for a in axes}
 
 
-def check_axes(axes: Sequence[Axis]) -> None:
-    """ScenarioError naming the ``--param`` of an array value: an Optuna choice is a single
-    value (None, bool, int, float or str), so a study cannot search arrays."""
+def check_axes(axes: Sequence[Axis], specs: Mapping[str, Sequence[ParamSpec]]) -> list[Axis]:
+    """``axes`` with the range of an integer parameter (``seed``, or one whose spec in
+    ``specs``, by node, is an integer) given integer bounds, so it is sampled as integers;
+    ScenarioError naming the ``--param`` of such a range with a bound that is no integer, or of
+    an array value: an Optuna choice is a single value (None, bool, int, float or str), so a
+    study cannot search arrays. Unknown names are left to the nodes' check."""
+    checked = []
     for axis in axes:
         if any(isinstance(value, list) for value in axis.values or ()):
             raise ScenarioError(f'--param {axis.text}: tune cannot search an array (an Optuna '
                                 'choice is a single value): set the array in the scenario\'s '
                                 'nodes:, or compare arrays with wheelsim sweep')
+        if axis.values is None and _is_integer(axis.name, specs):
+            if not (float(axis.low).is_integer() and float(axis.high).is_integer()):
+                raise ScenarioError(f'--param {axis.text}: {axis.name} is an integer, so a '
+                                    'range of it needs integer LOW and HIGH')
+            axis = replace(axis, low=int(axis.low), high=int(axis.high))
+        checked.append(axis)
+    return checked
+
+
+def _is_integer(name: str, specs: Mapping[str, Sequence[ParamSpec]]) -> bool:
+    """Whether the ``--param`` ``name`` (``seed`` or ``<node>.<parameter>``) is an integer."""
+    if name == SEED_KEY:
+        return True
+    node, _, parameter = name.partition('.')
+    return any(spec.name == parameter and spec.kind is int for spec in specs.get(node, ()))
 
 
 def check_storage(url: str) -> None:
@@ -136,8 +161,12 @@ def open_study(folder: Path, storage: str | None, name: str, objective: str,
         if known is None:
             study.set_user_attr(key, value)
         elif known != value:
-            if key == 'parameters':  # as given (a study made before parameter_texts: reprs)
-                known, value = study.user_attrs.get('parameter_texts', known), texts
+            if key == 'parameters':  # as given (a study made before parameter_texts: reprs),
+                known_texts = study.user_attrs.get('parameter_texts', known)
+                if known_texts != texts:  # the same text, another search (a real range of
+                    known, value = known_texts, texts  # an integer): the axes in full
+                else:
+                    known, value = ' '.join(known), ' '.join(value)
             raise ScenarioError(f'study {name} in {url}: made with {key} {known}, not {value}: '
                                 'give another --study name or --output')
     study.set_user_attr('parameter_texts', texts)
