@@ -42,9 +42,10 @@ def pad_class(frames):
     return Pad
 
 
-def drive(preset, teleop_params, frames, seconds):
-    """Run vehicle_sim (``preset``), wheel_teleop and the pad; (the last ground truth twist
-    (vx, vy, wz), the wheel_commands sent, the log)."""
+def drive(preset, teleop_params, frames, seconds, vehicle_params=None):
+    """Run vehicle_sim (``preset``, with ``vehicle_params`` over its parameters), wheel_teleop
+    and the pad; (the last ground truth twist (vx, vy, wz), the wheel_commands sent, the
+    teleop node, the vehicle)."""
     sent, truth = [], []
 
     def record(topic, msg, _time_ns):
@@ -56,8 +57,8 @@ def drive(preset, teleop_params, frames, seconds):
 
     vehicle = ws.load_vehicle(preset)
     lockstep = Lockstep(record, START_NS)
-    lockstep.add(VehicleSim, {**vehicle.parameters, 'use_sim_time': True,
-                              'cmd_vel_type': 'twist'})
+    lockstep.add(VehicleSim, {**vehicle.parameters, **(vehicle_params or {}),
+                              'use_sim_time': True, 'cmd_vel_type': 'twist'})
     teleop = lockstep.add(WheelTeleop, {'use_sim_time': True, **teleop_params})
     lockstep.add(pad_class(frames), {})
     lockstep.run_until(START_NS + round(seconds * 1e9))
@@ -78,6 +79,23 @@ def test_arcade_full_throttle_is_the_top_speed_and_full_turn_spins_left():
     (vx, _, wz), sent, _, _ = drive('indoor_differential', {}, held([1.0, 0.0], 4.0), 4.0)
     assert abs(vx) < 1e-9 and wz > 0.5  # counterclockwise, on the spot
     assert sent[-1][0] == pytest.approx(-sent[-1][1])
+
+
+def test_without_a_speed_limit_full_stick_is_the_controllers_stand_in_with_a_warning(capsys):
+    """Found in review: with drive_actuators.max_velocity 0 (no limit) vehicle_description has
+    no max_speed; reading it raised a TypeError and every command after was [0.0, 0.0]."""
+    unlimited = {'model_params.differential.drive_actuators.max_velocity': 0.0}
+    (vx, _, wz), sent, _, vehicle = drive('indoor_differential', {}, held([0.0, 0.5], 4.0), 4.0,
+                                          unlimited)
+    radius_m = vehicle.config.active.wheel_radius_m
+    top_radps = 2.0 / radius_m  # 2 m/s, as the controller takes (docs/parameters.md)
+    assert sent and sent[-1] == pytest.approx([0.5 * top_radps] * 2)
+    assert vx == pytest.approx(1.0, rel=1e-3) and abs(wz) < 1e-9
+    log = capsys.readouterr().err
+    assert (f'differential vehicle without a speed limit: full stick is {top_radps:.3g} rad/s '
+            'unless max_wheel_velocity is set (a top speed of 2 m/s, as the controller takes '
+            'for such a vehicle)') in log, log
+    assert 'callback failed' not in log, log
 
 
 def test_tank_drives_each_side_with_its_stick_on_every_wheel_of_an_omni():
@@ -111,10 +129,13 @@ def test_a_missing_axis_or_a_car_gives_no_command_and_a_warning(capsys):
             '(differential, omni); drive this one on cmd_vel') in capsys.readouterr().err
 
 
-def test_over_dds_it_turns_the_pad_into_wheel_commands(probe):
-    """The node as its own process: a probe gives it the vehicle and a stick, and hears the
-    wheel joint velocities (rad/s) on wheel_commands."""
-    vehicle = ws.load_vehicle('indoor_differential')
+@pytest.mark.parametrize('max_velocity_mps, top_mps', [(None, 0.8), (0.0, 2.0)])
+def test_over_dds_it_turns_the_pad_into_wheel_commands(probe, max_velocity_mps, top_mps):
+    """The node as its own process: a probe gives it the vehicle (its own top speed, 0.8 m/s, or
+    none: the 2 m/s stand-in) and a stick, and hears the wheel joint velocities (rad/s) on
+    wheel_commands."""
+    vehicle = ws.load_vehicle('indoor_differential', {} if max_velocity_mps is None else {
+        'model_params.differential.drive_actuators.max_velocity': max_velocity_mps})
     description = probe.publisher(String, 'vehicle_description', qos.LATCHED)
     commands = probe.record(Float64MultiArray, 'wheel_commands')
     pad = probe.publisher(Joy, 'joy')
@@ -125,7 +146,8 @@ def test_over_dds_it_turns_the_pad_into_wheel_commands(probe):
         assert probe.spin_until(lambda: pad.publish(Joy(axes=[0.0, 0.5])) or commands, 60.0), (
             node.output())
         radius_m = vehicle.config.active.wheel_radius_m
-        top_mps = vehicle.config.active.drive_actuators.max_velocity
         assert list(commands[-1].data) == pytest.approx([0.5 * top_mps / radius_m] * 2)
+        assert ('without a speed limit' in node.output()) == (max_velocity_mps is not None)
+        assert 'callback failed' not in node.output(), node.output()
         assert node.stop_cleanly(), node.output()
     assert math.isfinite(commands[-1].data[0])

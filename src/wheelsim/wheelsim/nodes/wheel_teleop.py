@@ -5,11 +5,13 @@ wheels, their radius and the top speed). Output: ``wheel_commands`` (std_msgs/Fl
 one joint velocity [rad/s] per wheel in joint_states order), which vehicle_sim takes beside
 cmd_vel. Each Joy message gives one command: the sides' shares of the top speed
 (:mod:`wheelsim.core.teleop.two_stick`) times ``max_wheel_velocity`` (or the vehicle's top
-speed over its wheel radius), every wheel of a side alike. With ``enable_button`` set, nothing
-is sent while it is up but one zero command when it is released. A Joy message without the
-configured axis or button, or a vehicle that is not driven side by side (the bicycle), gives no
-command and a warning naming the parameter. vehicle_sim stops the vehicle when commands stop
-coming (``twist_reference_max_oldness``): joy_node repeats a held stick (``autorepeat_rate``).
+speed over its wheel radius: :func:`~wheelsim.core.vehicle.description.top_speed_mps`, with a
+warning for a vehicle without a speed limit), every wheel of a side alike. With
+``enable_button`` set, nothing is sent while it is up but one zero command when it is released.
+A Joy message without the configured axis or button, or a vehicle that is not driven side by side
+(the bicycle), gives no command and a warning naming the parameter. vehicle_sim stops the
+vehicle when commands stop coming (``twist_reference_max_oldness``): joy_node repeats a held
+stick (``autorepeat_rate``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,11 @@ from urdf_parser_py.urdf import URDF
 from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.core.teleop.config import WheelTeleopConfig
 from wheelsim.core.teleop.two_stick import WHEEL_SIDES, side_shares, wheel_shares
-from wheelsim.core.vehicle.description import DescriptionError, parse_description
+from wheelsim.core.vehicle.description import (
+    DescriptionError,
+    parse_description,
+    top_speed_mps,
+)
 from wheelsim.ros import qos
 from wheelsim.ros.inputs import WARN_PERIOD_S
 from wheelsim.ros.node_main import run_node
@@ -88,10 +94,16 @@ class WheelTeleop:
                 f'a {self._model} vehicle: wheel_teleop drives vehicles driven side by side '
                 f'({", ".join(WHEEL_SIDES)}); drive this one on cmd_vel')
             return
-        self._top_wheel_velocity_radps = description.max_speed / wheel_radius_m(description.urdf)
-        self.seam.logger.info(
-            f'{self._model} vehicle: full stick is {self._top_wheel_velocity_radps:.3g} rad/s '
-            'unless max_wheel_velocity is set')
+        speed_mps = top_speed_mps(description)
+        self._top_wheel_velocity_radps = speed_mps / wheel_radius_m(description.urdf)
+        full_stick = (f'full stick is {self._top_wheel_velocity_radps:.3g} rad/s unless '
+                      'max_wheel_velocity is set')
+        if description.max_speed is None:
+            self.seam.logger.warning(
+                f'{self._model} vehicle without a speed limit: {full_stick} (a top speed of '
+                f'{speed_mps:g} m/s, as the controller takes for such a vehicle)')
+        else:
+            self.seam.logger.info(f'{self._model} vehicle: {full_stick}')
 
     def _warn(self, text: str) -> None:
         self.seam.logger.warning(text, throttle_duration_sec=WARN_PERIOD_S)

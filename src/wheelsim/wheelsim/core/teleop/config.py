@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from wheelsim.core.params import param
 from wheelsim.core.teleop.two_stick import MAPPINGS
+from wheelsim.core.vehicle.description import NO_LIMIT_TOP_SPEED_MPS
 
 
 @dataclass(frozen=True)
@@ -34,5 +35,6 @@ class WheelTeleopConfig:
     )
     max_wheel_velocity: float = param(
         0.0, 'Wheel joint velocity at full stick; 0: the vehicle\'s top speed over its wheel '
-        'radius, from vehicle_description.', unit='rad/s', min_value=0.0,
+        f'radius, from vehicle_description ({NO_LIMIT_TOP_SPEED_MPS:g} m/s for a vehicle without '
+        'a speed limit, as the controller takes, with a warning).', unit='rad/s', min_value=0.0,
     )

@@ -17,9 +17,11 @@ from wheelsim.core.planning.config import (
 )
 from wheelsim.core.tracking.policy import POLICY_PARAMETER, load_policy
 from wheelsim.core.vehicle.description import (
+    NO_LIMIT_TOP_SPEED_MPS,
     FromVehicle,
     VehicleDescription,
     VehicleParameters,
+    top_speed_mps,
 )
 
 ALGORITHMS = ('feedforward', 'pure_pursuit', 'stanley', 'policy')
@@ -173,7 +175,8 @@ class OutputLimitsConfig:
     """Limits on every published command (0 for an acceleration: no limit)."""
 
     max_linear_x: float = _from_vehicle(
-        'Highest forward speed; the vehicle\'s top speed.', 'm/s', 100.0)
+        'Highest forward speed; the vehicle\'s top speed '
+        f'({NO_LIMIT_TOP_SPEED_MPS:g} m/s for a vehicle without a speed limit).', 'm/s', 100.0)
     min_linear_x: float = param(
         REVERSE_FROM_VEHICLE,
         'Lowest speed (negative: reversing allowed that fast). 1: minus the vehicle\'s top '
@@ -314,7 +317,7 @@ VEHICLE_DEFAULTS = {
     'untimed_plans.max_lateral_acceleration': FROM_VEHICLE,
 }
 #: Stand-ins where the vehicle has no limit (or the figure does not apply to its model).
-_UNLIMITED = {'speed': 2.0, 'yaw_rate': 2.0, 'wheel_base': 2.0, 'steering': math.pi / 6}
+_UNLIMITED = {'yaw_rate': 2.0, 'wheel_base': 2.0, 'steering': math.pi / 6}
 
 
 def lead_time_of(description: VehicleDescription) -> float:
@@ -326,7 +329,7 @@ def lead_time_of(description: VehicleDescription) -> float:
 def _rules(description: VehicleDescription) -> list[FromVehicle]:
     d = description
     car = d.model == 'bicycle'
-    speed = d.max_speed or _UNLIMITED['speed']
+    speed = top_speed_mps(d)
     steering = d.max_steering_angle
     return [
         FromVehicle('model', AUTO, d.model, d.model),

@@ -46,6 +46,10 @@ from wheelsim.core.vehicle.config import (
 ConfigT = TypeVar('ConfigT')
 FORMAT = 'wheelsim/vehicle_description'
 VERSION = 1
+NO_LIMIT_TOP_SPEED_MPS = 2.0
+"""The top speed [m/s] taken for a vehicle without a speed limit (``max_speed`` null): the
+controller's speed limits and wheel_teleop's full stick (:func:`top_speed_mps`). The planner
+plans such a vehicle at 1 m/s (0.8 x this would be 1.6)."""
 
 
 class DescriptionError(ValueError):
@@ -149,6 +153,11 @@ def describe(config: VehicleConfig, urdf: str = '', base_frame: str = 'base_link
         max_curvature=curvature, drive=Actuator(drive.dead_time, drive.time_constant),
         steering=steering, urdf=urdf,
     )
+
+
+def top_speed_mps(description: VehicleDescription) -> float:
+    """The vehicle's top speed [m/s]; :data:`NO_LIMIT_TOP_SPEED_MPS` if it has none."""
+    return description.max_speed or NO_LIMIT_TOP_SPEED_MPS
 
 
 def _number(section: dict[str, Any], name: str, where: str) -> float | None:
