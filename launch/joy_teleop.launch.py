@@ -11,26 +11,35 @@ vehicle (demo.launch.py, nav2.launch.py): the last command of either wins. Witho
 package installed the launch fails, saying what to install; nothing is started.
 """
 
-from launch.actions import DeclareLaunchArgument
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.launch_context import LaunchContext
 from launch.launch_description import LaunchDescription
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-from wheelsim.bringup.arguments import number
+from wheelsim.bringup.arguments import checked, number
 from wheelsim.bringup.packages import apt_package, in_namespace, require
+from wheelsim.bringup.params_files import check_node_values
+
+
+def _teleop_parameters(context: LaunchContext) -> dict:
+    """wheel_teleop's parameters, checked as the node checks them (RuntimeError naming the
+    parameter: the launch fails, nothing started)."""
+    mapping = LaunchConfiguration('mapping').perform(context)
+    enable_button = number('enable_button',
+                           LaunchConfiguration('enable_button').perform(context), int)
+    teleop = {'mapping': mapping, 'enable_button': enable_button}
+    check_node_values('joy_teleop.launch.py', 'wheel_teleop', teleop)
+    return teleop
 
 
 def _nodes(context: LaunchContext):
     device_id = number('device_id', LaunchConfiguration('device_id').perform(context), int)
-    mapping = LaunchConfiguration('mapping').perform(context)
-    enable_button = number('enable_button',
-                           LaunchConfiguration('enable_button').perform(context), int)
     return [
         Node(package='joy', executable='joy_node', name='joy_node', output='screen',
              parameters=[{'device_id': device_id, 'autorepeat_rate': 20.0}]),
         Node(package='wheelsim', executable='wheel_teleop', name='wheel_teleop',
-             output='screen', parameters=[{'mapping': mapping, 'enable_button': enable_button}]),
+             output='screen', parameters=[_teleop_parameters(context)]),
     ]
 
 
@@ -53,4 +62,7 @@ def generate_launch_description():
     ]
     teleop = in_namespace(_nodes)
     required = require({'joy': apt_package('joy')}, 'joy_teleop.launch.py')
-    return LaunchDescription([*arguments, required, teleop])
+    check = checked(booleans=['use_sim_time'], numbers={'device_id': int, 'enable_button': int},
+                    choices={'mapping': ['arcade', 'tank']})
+    parameters = OpaqueFunction(function=lambda context: _teleop_parameters(context) and [])
+    return LaunchDescription([*arguments, check, parameters, required, teleop])

@@ -17,7 +17,8 @@ from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node, SetParameter
 from launch_ros.substitutions import FindPackageShare
 
-from wheelsim.bringup.packages import processes, rviz
+from wheelsim.bringup.arguments import checked, number
+from wheelsim.bringup.packages import ends_launch, processes, rviz
 
 ROBOTS = ('robot1', 'robot2')
 
@@ -61,14 +62,22 @@ def generate_launch_description():
                 'plotjuggler': 'false',
             }.items())
     ]) for robot in ROBOTS]
-    map_frames = [
-        Node(package='tf2_ros', executable='static_transform_publisher',
-             name=f'{robot}_map_placement', output='log',
-             arguments=['--y', offset, '--frame-id', 'map', '--child-frame-id', f'{robot}/map'],
-             parameters=[{'use_sim_time': use_sim_time}])
-        for robot, offset in zip(ROBOTS, ('0.0', LaunchConfiguration('robot2_y')), strict=True)
-    ]
     viewer = GroupAction([SetParameter('use_sim_time', use_sim_time),
                           rviz(PathJoinSubstitution([share, 'rviz', 'multi_robot.rviz']))])
-    return LaunchDescription([*arguments, *robots, processes(lambda _context: map_frames),
-                              viewer])
+    check = checked(booleans=['use_sim_time', 'rviz'], numbers={'robot2_y': float})
+    return LaunchDescription([*arguments, check, *robots, processes(_map_frames), viewer])
+
+
+def _map_frames(context):
+    """The static transforms placing each robot's map frame in the shared ``map``; one ending
+    ends the launch, as any wheelsim node does."""
+    offset_m = number('robot2_y', LaunchConfiguration('robot2_y').perform(context))
+    return [
+        Node(package='tf2_ros', executable='static_transform_publisher',
+             name=f'{robot}_map_placement', output='log',
+             arguments=['--y', repr(offset), '--frame-id', 'map',
+                        '--child-frame-id', f'{robot}/map'],
+             parameters=[{'use_sim_time': LaunchConfiguration('use_sim_time')}],
+             on_exit=ends_launch(f'{robot}_map_placement'))
+        for robot, offset in zip(ROBOTS, (0.0, offset_m), strict=True)
+    ]

@@ -26,6 +26,7 @@ from launch.substitutions import EnvironmentVariable, LaunchConfiguration, PathJ
 from launch_ros.actions import Node, PushROSNamespace, SetParameter, SetRemap
 from launch_ros.substitutions import FindPackageShare
 
+from wheelsim.bringup.arguments import checked
 from wheelsim.bringup.packages import apt_package, installed, optional
 
 NAVIGATION_NODES = ['controller_server', 'planner_server', 'behavior_server', 'bt_navigator']
@@ -131,5 +132,7 @@ def generate_launch_description():
     ])
     return LaunchDescription([
         SetEnvironmentVariable('RCUTILS_LOGGING_BUFFERED_STREAM', '1'),
-        *arguments, simulation, navigation,
+        *arguments, checked(booleans=['use_namespaced_tf', 'use_sim_time', 'autostart'],
+                            log_levels=['nav2_log_level']),
+        simulation, navigation,
     ])

@@ -39,6 +39,7 @@ from launch.substitutions import (
 from launch_ros.actions import Node, SetParameter
 from launch_ros.substitutions import FindPackageShare
 
+from wheelsim.bringup.arguments import checked
 from wheelsim.bringup.nav2_stock import (
     KILTED_ARGUMENTS,
     nav2_parameters,
@@ -57,14 +58,10 @@ def _share(context, package, *parts):
     return PathJoinSubstitution([FindPackageShare(package), *parts]).perform(context)
 
 
-def _check_arguments(context):
-    """Fail the launch before anything starts: an unknown ``localization``, or a car-like
+def _check_vehicle(context):
+    """Fail the launch before anything starts: a car-like
     vehicle (model bicycle) with the stock Nav2 parameters, which drive a differential or omni
     base (MPPI's DiffDrive motion model turns in place; NavFn plans paths a car cannot follow)."""
-    localization = LaunchConfiguration('localization').perform(context)
-    if localization not in LOCALIZATIONS:
-        raise RuntimeError(f'localization:={localization} is invalid: must be one of '
-                           f'{", ".join(LOCALIZATIONS)}; nothing was started')
     if LaunchConfiguration('nav2_params_file').perform(context):
         return []
     files = [LaunchConfiguration('params_file').perform(context),
@@ -197,5 +194,9 @@ def generate_launch_description():
                           'Nav2 (the simulation runs without it)', _nav2)
     return LaunchDescription([
         SetEnvironmentVariable('RCUTILS_LOGGING_BUFFERED_STREAM', '1'),
-        *arguments, OpaqueFunction(function=_check_arguments), simulation, navigation,
+        *arguments,
+        checked(booleans=['use_composition', 'autostart', 'rviz'],
+                numbers={'real_time_factor': float}, choices={'localization': LOCALIZATIONS},
+                log_levels=['log_level'], optional=['real_time_factor']),
+        OpaqueFunction(function=_check_vehicle), simulation, navigation,
     ])

@@ -17,21 +17,34 @@ footprint frames included. No forked robot_state_publisher is needed.
 import tempfile
 from pathlib import Path
 
-from launch.actions import DeclareLaunchArgument, GroupAction, Shutdown
+from launch.actions import DeclareLaunchArgument, GroupAction
 from launch.conditions import IfCondition
 from launch.launch_description import LaunchDescription
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node, PushROSNamespace, SetParameter, SetRemap
 from launch_ros.substitutions import FindPackageShare
 
-from wheelsim.bringup.arguments import number
-from wheelsim.bringup.packages import apt_package, optional, processes, require, rviz
-from wheelsim.bringup.params_files import robot_description, vehicle_sim_values
+from wheelsim.bringup.arguments import boolean, checked, number
+from wheelsim.bringup.packages import (
+    apt_package,
+    ends_launch,
+    optional,
+    processes,
+    require,
+    rviz,
+)
+from wheelsim.bringup.params_files import (
+    check_node_values,
+    node_values,
+    robot_description,
+    vehicle_sim_values,
+)
 from wheelsim.bringup.plotjuggler_layout import namespaced_layout
 
 
 def _wheelsim_nodes(context):
-    """vehicle_sim, localization, robot_state_publisher (+ planner, controller if tracking)."""
+    """vehicle_sim, localization, robot_state_publisher (+ planner, controller if tracking),
+    each wheelsim node's parameters checked first: a bad one fails the launch, none started."""
     params_file = LaunchConfiguration('params_file').perform(context)
     overrides_file = LaunchConfiguration('overrides_file').perform(context)
     model = LaunchConfiguration('model').perform(context)
@@ -40,7 +53,8 @@ def _wheelsim_nodes(context):
     frame_prefix = LaunchConfiguration('frame_prefix').perform(context)
     localization_mode = LaunchConfiguration('localization_mode').perform(context)
     real_time_factor = LaunchConfiguration('real_time_factor').perform(context)
-    map_to_odom = LaunchConfiguration('map_to_odom').perform(context).lower() == 'true'
+    map_to_odom = boolean('map_to_odom', LaunchConfiguration('map_to_odom').perform(context))
+    tracking = boolean('tracking', LaunchConfiguration('tracking').perform(context))
     log_level = LaunchConfiguration('log_level').perform(context)
 
     files = [params_file, overrides_file] if overrides_file else [params_file]
@@ -54,7 +68,13 @@ def _wheelsim_nodes(context):
         sim_overrides['world.publish_map'] = _publish_map(publish_map, files, namespace)
     if real_time_factor:
         sim_overrides['real_time_factor'] = number('real_time_factor', real_time_factor)
+    given = {'model': model, 'map_yaml': map_yaml, 'publish_map': publish_map,
+             'localization_mode': localization_mode, 'real_time_factor': real_time_factor,
+             'frame_prefix': frame_prefix}
+    label = ' + '.join(files) + ''.join(f' {name}:={text}' for name, text in given.items()
+                                        if text)
     sim_values = vehicle_sim_values(files, namespace, sim_overrides)
+    check_node_values(label, 'vehicle_sim', sim_values)
     urdf = robot_description(' + '.join(files), sim_values)
     if sim_values.get('be_reference_clock', False):
         # Clock mode 3: vehicle_sim is the time source, so it must not itself follow /clock.
@@ -64,47 +84,46 @@ def _wheelsim_nodes(context):
     localization_overrides = {**prefix, 'publish_map_to_odom': map_to_odom}
     if localization_mode:
         localization_overrides['mode'] = localization_mode
-    tracking = IfCondition(LaunchConfiguration('tracking'))
+    loop = ('planner', 'controller') if tracking else ()
+    for node, overrides in [('localization', localization_overrides),
+                            *((node, prefix) for node in loop)]:
+        check_node_values(label, node, node_values(files, namespace, node, overrides))
     # Any of these nodes ending (a bad parameter, a crash) ends the whole launch: no half-run.
     common = {'output': 'screen', 'arguments': ['--ros-args', '--log-level', log_level]}
-    return [
+    nodes = [
         # robot_state_publisher is the one publisher of robot_description: vehicle_sim's copy
         # goes to vehicle_sim/robot_description, and after a live vehicle change vehicle_sim
         # sets robot_state_publisher's parameter, which republishes it.
         Node(package='wheelsim', executable='vehicle_sim', name='vehicle_sim',
-             parameters=[*files, sim_overrides], on_exit=_shutdown('vehicle_sim'),
+             parameters=[*files, sim_overrides], on_exit=ends_launch('vehicle_sim'),
              remappings=[('robot_description', 'vehicle_sim/robot_description')], **common),
         Node(package='wheelsim', executable='localization', name='localization',
              parameters=[*files, localization_overrides],
-             on_exit=_shutdown('localization'), **common),
+             on_exit=ends_launch('localization'), **common),
         Node(package='robot_state_publisher', executable='robot_state_publisher',
              name='robot_state_publisher', parameters=[{'robot_description': urdf}],
-             on_exit=_shutdown('robot_state_publisher'), **common),
-        Node(package='wheelsim', executable='planner', name='planner',
-             parameters=[*files, prefix], condition=tracking,
-             on_exit=_shutdown('planner'), **common),
-        Node(package='wheelsim', executable='controller', name='controller',
-             parameters=[*files, prefix], condition=tracking,
-             on_exit=_shutdown('controller'), **common),
+             on_exit=ends_launch('robot_state_publisher'), **common),
     ]
+    if tracking:
+        nodes += [
+            Node(package='wheelsim', executable='planner', name='planner',
+                 parameters=[*files, prefix], on_exit=ends_launch('planner'), **common),
+            Node(package='wheelsim', executable='controller', name='controller',
+                 parameters=[*files, prefix], on_exit=ends_launch('controller'), **common),
+        ]
+    return nodes
 
 
 def _publish_map(text, files, namespace):
     """The ``publish_map`` launch argument as vehicle_sim's ``world.publish_map``; a
-    RuntimeError unless it is true or false, or when the params files set the other value (a
-    map server would serve a second map, or none would be served)."""
-    if text.lower() not in ('true', 'false'):
-        raise RuntimeError(f'publish_map:={text} is invalid: must be true or false')
-    publish_map = text.lower() == 'true'
+    RuntimeError unless it is a boolean (``arguments.boolean``), or when the params files set
+    the other value (a map server would serve a second map, or none would be served)."""
+    publish_map = boolean('publish_map', text)
     in_files = vehicle_sim_values(files, namespace, {}).get('world.publish_map', publish_map)
     if in_files != publish_map:
         raise RuntimeError(f'publish_map:={text} contradicts world.publish_map: {in_files} in '
                            f'{" + ".join(files)}: set one of them')
     return publish_map
-
-
-def _shutdown(node):
-    return Shutdown(reason=f'{node} exited')
 
 
 def _plotjuggler(context):
@@ -222,4 +241,10 @@ def generate_launch_description():
     ])
     required = require({'robot_state_publisher': apt_package('robot_state_publisher')},
                        'sim.launch.py')
-    return LaunchDescription([*arguments, required, robot])
+    # Every value with a type or a fixed set checked before anything starts (the parameters'
+    # values in _wheelsim_nodes).
+    check = checked(booleans=['map_to_odom', 'use_namespaced_tf', 'use_sim_time', 'tracking',
+                              'rviz', 'plotjuggler', 'publish_map'],
+                    numbers={'real_time_factor': float}, log_levels=['log_level'],
+                    optional=['publish_map', 'real_time_factor'])
+    return LaunchDescription([*arguments, check, required, robot])

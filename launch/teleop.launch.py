@@ -19,13 +19,15 @@ from launch.launch_description import LaunchDescription
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
+from wheelsim.bringup.arguments import boolean, checked
 from wheelsim.bringup.packages import apt_package, in_namespace, require
 
 
 def teleop_parameters(stamped: str, frame_id: str) -> dict:
     """teleop_twist_keyboard's parameters: ``frame_id`` only when stamped (2.4.x raises
-    "'frame_id' can only be set when 'stamped' is True" otherwise)."""
-    is_stamped = stamped.strip().lower() in ('true', '1', 'yes')
+    "'frame_id' can only be set when 'stamped' is True" otherwise); RuntimeError unless
+    ``stamped`` is a boolean."""
+    is_stamped = boolean('stamped', stamped)
     return {'stamped': is_stamped, **({'frame_id': frame_id} if is_stamped else {})}
 
 
@@ -58,4 +60,5 @@ def generate_launch_description():
     teleop = in_namespace(_teleop)
     required = require({'teleop_twist_keyboard': apt_package('teleop_twist_keyboard')},
                         'teleop.launch.py')
-    return LaunchDescription([*arguments, required, teleop])
+    check = checked(booleans=['stamped', 'use_sim_time'])
+    return LaunchDescription([*arguments, check, required, teleop])

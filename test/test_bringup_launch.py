@@ -155,18 +155,23 @@ def test_launch_description_generates_with_described_arguments(path):
 
 @pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
 @pytest.mark.parametrize('stamped, expected', [
-    ('false', {'stamped': False}), ('False', {'stamped': False}),
+    ('false', {'stamped': False}), ('False', {'stamped': False}), ('0', {'stamped': False}),
     ('true', {'stamped': True, 'frame_id': 'base_link'}),
-    ('True', {'stamped': True, 'frame_id': 'base_link'})])
+    ('True', {'stamped': True, 'frame_id': 'base_link'}),
+    (' 1 ', {'stamped': True, 'frame_id': 'base_link'})])
 def test_teleop_launch_passes_frame_id_only_when_stamped(stamped, expected):
     """teleop_twist_keyboard 2.4.1 (Jazzy and Kilted) raises "'frame_id' can only be set when
     'stamped' is True" for a frame_id without stamped (bring-up review, item 1); run by hand
-    with both parameter sets it published Twist and TwistStamped in base_link."""
+    with both parameter sets it published Twist and TwistStamped in base_link. ``stamped`` is
+    read as IfCondition reads it: ``yes`` is refused, not taken for true."""
     spec = importlib.util.spec_from_file_location('wheelsim_teleop_launch',
                                                   REPO / 'launch' / 'teleop.launch.py')
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     assert module.teleop_parameters(stamped, 'base_link') == expected
+    with pytest.raises(RuntimeError, match='stamped:=yes is invalid: must be one of true, 1, '
+                                           'false, 0'):
+        module.teleop_parameters('yes', 'base_link')
 
 
 @pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
@@ -192,13 +197,14 @@ def test_sim_launch_builds_its_nodes_and_a_parsing_urdf(preset):
         'publish_map': '',
         'frame_prefix': '', 'localization_mode': '', 'real_time_factor': '', 'map_to_odom': 'true',
         'log_level': 'info', 'tracking': 'false'})
+    sim = [('wheelsim', 'vehicle_sim'), ('wheelsim', 'localization'),
+           ('robot_state_publisher', 'robot_state_publisher')]
+    nodes = module._wheelsim_nodes(context)
+    assert [(n.node_package, n.node_executable) for n in nodes] == sim
+    context.launch_configurations['tracking'] = 'True'
     nodes = module._wheelsim_nodes(context)
     assert [(n.node_package, n.node_executable) for n in nodes] == [
-        ('wheelsim', 'vehicle_sim'), ('wheelsim', 'localization'),
-        ('robot_state_publisher', 'robot_state_publisher'), ('wheelsim', 'planner'),
-        ('wheelsim', 'controller')]
-    assert [n.condition is None or n.condition.evaluate(context) for n in nodes] == [
-        True, True, True, False, False]
+        *sim, ('wheelsim', 'planner'), ('wheelsim', 'controller')]
 
 
 @pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
@@ -214,7 +220,8 @@ def test_sim_launch_publish_map_is_a_bool_that_a_params_file_may_not_contradict(
     preset = str(PARAMS_DIR / 'indoor_differential.yaml')
     assert module._publish_map('false', [preset], '') is False
     assert module._publish_map('True', [preset], '') is True
-    with pytest.raises(RuntimeError, match='publish_map:=no is invalid: must be true or false'):
+    with pytest.raises(RuntimeError, match='publish_map:=no is invalid: must be one of true, 1, '
+                                           'false, 0'):
         module._publish_map('no', [preset], '')
     publishing = tmp_path / 'publishing.yaml'
     publishing.write_text('/**/vehicle_sim:\n  ros__parameters:\n    world:\n'
@@ -234,3 +241,51 @@ def test_a_numeric_launch_argument_that_is_no_number_names_the_argument():
         number('real_time_factor', 'fast')
     with pytest.raises(RuntimeError, match='enable_button:=1.5 is invalid: must be an integer'):
         number('enable_button', '1.5', int)
+
+
+@pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
+def test_a_boolean_launch_argument_is_what_if_condition_takes_and_nothing_else():
+    """launch 3.4 (Jazzy) IfCondition: true, 1, false, 0, any case, blanks around; ``checked``
+    makes the configuration true or false (use_sim_time:=1 gives nodes a bool) and refuses
+    anything else naming the argument, ``.lower() == 'true'`` took ``ture`` for false."""
+    from launch.conditions import IfCondition
+    from launch.launch_context import LaunchContext
+    from launch.substitutions import LaunchConfiguration
+
+    from wheelsim.bringup.arguments import boolean, checked
+
+    for text in ('true', 'True', ' TRUE ', '1', 'false', 'False', '0', ' 0'):
+        context = LaunchContext()
+        context.launch_configurations.update({'use_sim_time': text, 'real_time_factor': ''})
+        expected = IfCondition(LaunchConfiguration('use_sim_time')).evaluate(context)
+        assert boolean('use_sim_time', text) is expected
+        checked(booleans=['use_sim_time'], numbers={'real_time_factor': float},
+                optional=['real_time_factor']).visit(context)
+        assert context.launch_configurations['use_sim_time'] == str(expected).lower()
+    for text in ('ture', 'yes', 'on', '', '2'):
+        with pytest.raises(RuntimeError, match=f'map_to_odom:={text} is invalid: must be one '
+                                               'of true, 1, false, 0'):
+            boolean('map_to_odom', text)
+
+
+@pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
+@pytest.mark.parametrize('configurations, message', [
+    ({'mapping': 'tnak'}, "mapping:=tnak is invalid: must be one of arcade, tank"),
+    ({'log_level': 'loud'}, 'log_level:=loud is invalid: must be one of debug, info, warn'),
+    ({'robot2_y': 'abc'}, 'robot2_y:=abc is invalid: must be a number'),
+    ({'real_time_factor': ''}, 'real_time_factor:= is invalid: must be a number'),
+])
+def test_checked_refuses_a_value_outside_the_argument_s_set_or_type(configurations, message):
+    from launch.launch_context import LaunchContext
+
+    from wheelsim.bringup.arguments import checked
+
+    context = LaunchContext()
+    check = checked(numbers={'robot2_y': float, 'real_time_factor': float},
+                    choices={'mapping': ['arcade', 'tank']}, log_levels=['log_level'])
+    context.launch_configurations.update(
+        {'robot2_y': '-4.0', 'real_time_factor': '2', 'mapping': 'tank', 'log_level': 'WARN'})
+    check.visit(context)
+    context.launch_configurations.update(configurations)
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        check.visit(context)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from bringup_support import PARAMS_DIR, Launch, launch_tooling_problem
+from bringup_support import Launch, launch_tooling_problem
 
 PROBLEM = launch_tooling_problem()
 if PROBLEM is None:
@@ -88,13 +88,40 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
     ('nav2_bringup.launch.py', ['rviz:=false', 'preset:=ackermann_car'],
      ['a car (vehicle_sim model bicycle) cannot be driven with the stock Nav2',
       'min_turning_r: 3.86 m for this car', 'Smac Hybrid-A*']),
+    # A boolean is what IfCondition takes, or the launch fails before anything starts: a
+    # condition failing left vehicle_sim, localization and robot_state_publisher running, and
+    # map_to_odom:=ture was read as false.
+    ('sim.launch.py', ['rviz:=false', 'tracking:=ture'],
+     'tracking:=ture is invalid: must be one of true, 1, false, 0 (any case)'),
+    ('sim.launch.py', ['rviz:=false', 'map_to_odom:=ture'], 'map_to_odom:=ture is invalid'),
+    ('demo.launch.py', ['rviz:=false', 'use_sim_time:=yes'], 'use_sim_time:=yes is invalid'),
+    ('multi_robot.launch.py', ['rviz:=false', 'use_sim_time:=ture'],
+     'use_sim_time:=ture is invalid'),
+    ('nav2.launch.py', ['rviz:=false', 'autostart:=on'], 'autostart:=on is invalid'),
+    ('nav2_bringup.launch.py', ['rviz:=false', 'use_composition:=maybe'],
+     'use_composition:=maybe is invalid'),
+    ('teleop.launch.py', ['stamped:=yes'], 'stamped:=yes is invalid'),
+    ('joy_teleop.launch.py', ['use_sim_time:=on'], 'use_sim_time:=on is invalid'),
+    ('sim.launch.py', ['rviz:=false', 'log_level:=loud'], 'log_level:=loud is invalid'),
+    ('multi_robot.launch.py', ['rviz:=false', 'robot2_y:=abc'],
+     'robot2_y:=abc is invalid: must be a number'),
+    # Every wheelsim node's parameters (params files and the launch's own) are checked first,
+    # as the node checks them: the node no longer starts to die of them.
+    ('sim.launch.py', ['rviz:=false', 'localization_mode:=bogus'],
+     "localization_mode:=bogus: localization.mode: must be one of 'perfect', 'noisy', 'ekf'"),
+    ('sim.launch.py', ['rviz:=false', 'tracking:=true', 'overrides_file:={bad_controller}'],
+     'bad_controller.yaml: controller.control_rate: must be a finite number in (0, 1000]'),
+    ('joy_teleop.launch.py', ['enable_button:=-2'], 'wheel_teleop.enable_button: must be'),
 ])
 def test_a_launch_failing_before_the_start_starts_nothing(
         tmp_path, ros_domain_id, file_name, arguments, message):
     """``message``: what the launch says, or every line of a list."""
     tricycle = tmp_path / 'tricycle.yaml'
     tricycle.write_text('vehicle_sim:\n  ros__parameters:\n    model: tricycle\n')
-    launch = Launch(tmp_path, file_name, [a.format(tricycle=tricycle) for a in arguments])
+    bad_controller = tmp_path / 'bad_controller.yaml'
+    bad_controller.write_text('controller:\n  ros__parameters:\n    control_rate: -5.0\n')
+    launch = Launch(tmp_path, file_name, [a.format(tricycle=tricycle, bad_controller=bad_controller)
+                                          for a in arguments])
     returncode = launch.wait(60.0)
     text = launch.text()
     assert returncode != 0, text[-4000:]
@@ -105,13 +132,15 @@ def test_a_launch_failing_before_the_start_starts_nothing(
 
 def test_a_required_node_failing_at_start_ends_the_launch_and_leaves_nothing(
         tmp_path, ros_domain_id):
-    """The controller refuses its parameters once started: its exit (on_exit Shutdown) ends
-    the launch, which stops every other process."""
-    params = tmp_path / 'bad_controller.yaml'
-    params.write_text((PARAMS_DIR / 'indoor_differential.yaml').read_text()
-                      + '\ncontroller:\n  ros__parameters:\n    control_rate: -5.0\n')
-    launch = Launch(tmp_path, 'demo.launch.py', [f'params_file:={params}', 'rviz:=false'])
-    launch.wait(60.0)
+    """vehicle_sim fails once started (its map's image is missing: the node reads the file):
+    its exit ends the launch, which stops every other process and exits 1, naming it
+    (``ros2 launch`` exited 0 for a node's failure)."""
+    map_yaml = tmp_path / 'no_image.yaml'
+    map_yaml.write_text('image: missing.pgm\nresolution: 0.05\norigin: [0.0, 0.0, 0.0]\n'
+                        'occupied_thresh: 0.65\nfree_thresh: 0.2\nnegate: 0\n')
+    launch = Launch(tmp_path, 'demo.launch.py', [f'map_yaml:={map_yaml}', 'rviz:=false'])
+    returncode = launch.wait(60.0)
     text = launch.text()
-    assert 'parameter control_rate = -5.0 is invalid' in text, text[-4000:]
-    assert text.count('process started') == len(LOOP), text[-4000:]
+    assert 'missing.pgm: no such file' in text, text[-4000:]
+    assert 'vehicle_sim exited with code 2: the launch ends' in text, text[-4000:]
+    assert returncode == 1, text[-4000:]

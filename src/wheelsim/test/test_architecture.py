@@ -32,7 +32,7 @@ LAYERS = {
     'testing': {'core', 'ros', 'nodes', 'testing'},
     'run': {'core', 'ros', 'nodes', 'report', 'run'},
     'cli': {'core', 'report', 'run', 'cli'},
-    'bringup': {'core', 'ros', 'bringup'},
+    'bringup': {'core', 'ros', 'nodes', 'run', 'bringup'},
     'sim': {'core', 'report', 'sim'},
 }
 

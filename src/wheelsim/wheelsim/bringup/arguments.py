@@ -1,4 +1,29 @@
-"""Launch arguments read as numbers, with an error naming the argument."""
+"""Launch arguments checked before any process starts, with an error naming the argument.
+
+:func:`checked` is the action a launch file puts right after its ``DeclareLaunchArgument`` s: a
+bad value fails the launch while its description is evaluated, so nothing has started. A
+boolean is what launch's ``IfCondition`` takes (launch 3.4, Jazzy:
+``evaluate_condition_expression``: ``true``, ``1``, ``false`` or ``0``, any case, blanks
+around); a launch file reading the text itself (``.lower() == 'true'``) would take ``ture``
+for false, a condition would stop the launch only once some of its processes run
+(ros2/launch#747).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from launch.action import Action
+from launch.actions import OpaqueFunction
+from launch.conditions import InvalidConditionExpressionError, evaluate_condition_expression
+from launch.conditions.evaluate_condition_expression_impl import (
+    VALID_FALSE_EXPRESSIONS,
+    VALID_TRUE_EXPRESSIONS,
+)
+from launch.launch_context import LaunchContext
+from launch.substitutions import LaunchConfiguration, TextSubstitution
+
+BOOLEAN_VALUES = ', '.join([*VALID_TRUE_EXPRESSIONS, *VALID_FALSE_EXPRESSIONS])
 
 
 def number(argument: str, text: str, kind: type = float) -> float | int:
@@ -9,3 +34,66 @@ def number(argument: str, text: str, kind: type = float) -> float | int:
     except ValueError:
         what = 'an integer' if kind is int else 'a number'
         raise RuntimeError(f'{argument}:={text} is invalid: must be {what}') from None
+
+
+def boolean(argument: str, text: str) -> bool:
+    """``text`` (the value of launch argument ``argument``) as ``IfCondition`` reads it;
+    RuntimeError naming the argument and the values allowed for anything else."""
+    try:
+        return evaluate_condition_expression(LaunchContext(), [TextSubstitution(text=text)])
+    except InvalidConditionExpressionError:
+        raise RuntimeError(f'{argument}:={text} is invalid: must be one of {BOOLEAN_VALUES} '
+                           '(any case)') from None
+
+
+def choice(argument: str, text: str, choices: Sequence[str]) -> str:
+    """``text`` unless it is not one of ``choices`` (RuntimeError naming them)."""
+    if text not in choices:
+        allowed = ', '.join(repr(value) if not value else value for value in choices)
+        raise RuntimeError(f'{argument}:={text} is invalid: must be one of {allowed}')
+    return text
+
+
+def log_level(argument: str, text: str) -> str:
+    """``text`` unless ROS refuses it as ``--log-level`` (debug, info, warn, error, fatal,
+    unset, any case: rcutils), RuntimeError naming the argument otherwise."""
+    from rclpy.logging import get_logging_severity_from_string
+
+    try:
+        get_logging_severity_from_string(text)
+    except RuntimeError:
+        raise RuntimeError(f'{argument}:={text} is invalid: must be one of debug, info, warn, '
+                           'error, fatal (any case)') from None
+    return text
+
+
+def checked(booleans: Sequence[str] = (), numbers: Mapping[str, type] | None = None,
+            choices: Mapping[str, Sequence[str]] | None = None,
+            log_levels: Sequence[str] = (), optional: Sequence[str] = ()) -> Action:
+    """The action failing the launch on a bad value of a launch argument: ``booleans``,
+    ``numbers`` (``{name: float or int}``), ``choices`` (``{name: allowed values}``),
+    ``log_levels``; those in ``optional`` may also be empty (as in the params file).
+
+    Each boolean's launch configuration becomes ``true`` or ``false``, so that a node's
+    ``use_sim_time`` (``SetParameter``) gets a bool for ``1`` as well.
+    """
+
+    def check(context: LaunchContext) -> list[Action]:
+        def value(name: str) -> str | None:
+            text = LaunchConfiguration(name).perform(context)
+            return None if name in optional and not text else text
+
+        for name in booleans:
+            if (text := value(name)) is not None:
+                context.launch_configurations[name] = str(boolean(name, text)).lower()
+        for name, kind in (numbers or {}).items():
+            if (text := value(name)) is not None:
+                number(name, text, kind)
+        for name, allowed in (choices or {}).items():
+            if (text := value(name)) is not None:
+                choice(name, text, allowed)
+        for name in log_levels:
+            log_level(name, LaunchConfiguration(name).perform(context))
+        return []
+
+    return OpaqueFunction(function=check)

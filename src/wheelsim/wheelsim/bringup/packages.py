@@ -10,14 +10,16 @@
 - :func:`rviz`: RViz with a configuration file, through :func:`optional` (argument ``rviz``).
 - :func:`processes`: the process actions of a launch file, started only once the whole launch
   description has been evaluated.
+- :func:`ends_launch`: the ``on_exit`` of a process whose exit ends the launch (non-zero
+  exit code when it failed).
 
 A launch that fails therefore leaves no process behind: every check of every launch file (a
 missing package, a bad argument or parameters file) runs while the launch description is
 evaluated, before any process starts, and launch starts no process once it is shutting down.
 This matters because launch (3.4, Jazzy: ros2/launch#747) loses track of the processes started
 in the same evaluation as an action that raises: they would outlive the failed launch. A process
-that exits once started ends the launch through its ``on_exit`` action (``Shutdown``), which
-stops every other process.
+that exits once started ends the launch through its ``on_exit`` action (:func:`ends_launch`),
+which stops every other process.
 
 A package counts as installed when the ament index of the sourced workspaces has it.
 """
@@ -25,13 +27,15 @@ A package counts as installed when the ament index of the sourced workspaces has
 from __future__ import annotations
 
 import copy
+import signal
 from collections.abc import Callable
 
 from ament_index_python.packages import PackageNotFoundError, get_package_prefix
 from launch.action import Action
-from launch.actions import GroupAction, LogInfo, OpaqueFunction, TimerAction
+from launch.actions import GroupAction, LogInfo, OpaqueFunction, Shutdown, TimerAction
 from launch.condition import Condition
 from launch.conditions import IfCondition
+from launch.events.process import ProcessExited
 from launch.launch_context import LaunchContext
 from launch.some_substitutions_type import SomeSubstitutionsType
 from launch.substitutions import LaunchConfiguration
@@ -106,9 +110,11 @@ def processes(build: Build, condition: Condition | None = None) -> OpaqueFunctio
     return OpaqueFunction(function=defer, condition=condition)
 
 
-def asked_on_command_line(context: LaunchContext, argument: str) -> bool:
-    """Whether ``argument:=...`` was given to ``ros2 launch`` (the launch's argv)."""
-    return any(item.partition(':=')[0] == argument for item in context.argv)
+def command_line_value(context: LaunchContext, argument: str) -> str | None:
+    """The text of the last ``argument:=...`` given to ``ros2 launch``, or None."""
+    values = [value for name, _, value in (item.partition(':=') for item in context.argv)
+              if name == argument]
+    return values[-1] if values else None
 
 
 def optional(packages: dict[str, str], what: str, build: Build,
@@ -128,8 +134,8 @@ def optional(packages: dict[str, str], what: str, build: Build,
             return build(context)
         if argument is None:
             return [LogInfo(msg=f'wheelsim: {missing[0]}: {what} not started; {missing[1]}')]
-        if asked_on_command_line(context, argument):
-            value = LaunchConfiguration(argument).perform(context)
+        value = command_line_value(context, argument)
+        if value is not None:
             raise RuntimeError(f'{argument}:={value} asks for {what}, but {missing[0]}: '
                                f'{missing[1]}, or pass {argument}:=false; nothing was started')
         return [LogInfo(msg=f'wheelsim: {missing[0]}: {what} not started; {missing[1]} or '
@@ -137,6 +143,22 @@ def optional(packages: dict[str, str], what: str, build: Build,
 
     condition = None if argument is None else IfCondition(LaunchConfiguration(argument))
     return processes(start, condition)
+
+
+def ends_launch(name: str) -> Callable[[ProcessExited, LaunchContext], list[Action]]:
+    """The ``on_exit`` of a process the launch cannot run without (``Node(on_exit=...)``): its
+    exit ends the launch. A failure (exit code other than 0, or a signal other than SIGINT or
+    SIGTERM, which stop it) before the launch is shutting down also makes ``ros2 launch`` exit
+    1: launch (3.4) exits non-zero only for an exception, so this raises one, naming the
+    process and its code; launch then shuts down as for ``Shutdown``."""
+
+    def on_exit(event: ProcessExited, context: LaunchContext) -> list[Action]:
+        code = event.returncode
+        if code not in (0, -signal.SIGINT, -signal.SIGTERM) and not context.is_shutdown:
+            raise RuntimeError(f'{name} exited with code {code}: the launch ends')
+        return [Shutdown(reason=f'{name} exited')]
+
+    return on_exit
 
 
 def in_namespace(build: Build) -> GroupAction:

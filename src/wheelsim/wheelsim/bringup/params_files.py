@@ -6,6 +6,7 @@ A launch file reads the same files vehicle_sim reads, so that what it derives fr
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,17 +17,42 @@ from wheelsim.core.vehicle_sim.config import VehicleSimSettings
 from wheelsim.core.vehicle_sim.description import vehicle_sim_urdf
 
 
-def vehicle_sim_values(params_files: Sequence[str], namespace: str,
-                       overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """The parameters vehicle_sim in ``namespace`` gets from ``params_files`` (given together,
-    empty names skipped), then ``overrides``. RuntimeError naming the file and the section for
-    a params file ROS would refuse."""
-    fqn = '/' + '/'.join(part for part in (namespace.strip('/'), 'vehicle_sim') if part)
+def node_values(params_files: Sequence[str], namespace: str, node: str,
+                overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """The parameters node ``node`` in ``namespace`` gets from ``params_files`` (given
+    together, empty names skipped), then ``overrides``. RuntimeError naming the file and the
+    section for a params file ROS would refuse."""
+    fqn = '/' + '/'.join(part for part in (namespace.strip('/'), node) if part)
     try:
         values = node_parameters([path for path in params_files if path], fqn)
     except ParamsFileError as err:
         raise RuntimeError(str(err)) from None
     return {**values, **overrides}
+
+
+def vehicle_sim_values(params_files: Sequence[str], namespace: str,
+                       overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`node_values` of vehicle_sim."""
+    return node_values(params_files, namespace, 'vehicle_sim', overrides)
+
+
+def check_node_values(label: str, node: str, values: Mapping[str, Any]) -> None:
+    """RuntimeError ``<label>: <node>.<parameter>: <what is allowed>`` unless wheelsim node
+    ``node`` (its module in :mod:`wheelsim.nodes`) starts with ``values``: each parameter it
+    declares in its range, together its rules across parameters, as the node and ``wheelsim
+    run`` check them. A parameter it does not declare is left out: the node warns and goes on.
+    """
+    from wheelsim.run.scenario import ScenarioError, check_node_parameters
+
+    module = importlib.import_module(f'wheelsim.nodes.{node}')
+    node_specs = module.parameter_specs()
+    declared = {spec.name for spec in node_specs}
+    try:
+        check_node_parameters(label, f'{node}.', node,
+                              {k: v for k, v in values.items() if k in declared},
+                              node_specs, module.check_parameters)
+    except ScenarioError as err:
+        raise RuntimeError(str(err)) from None
 
 
 def simulated_vehicle(label: str, sim_values: Mapping[str, Any]
