@@ -268,6 +268,18 @@ def test_demo_launch_closes_the_loop(tmp_path, ros_domain_id):
     assert 'RViz not started' not in text  # rviz:=false: not asked for, nothing to say
 
 
+def test_sim_launch_takes_every_boolean_spelling_if_condition_takes(tmp_path, ros_domain_id):
+    """Booleans are read as launch's IfCondition reads them (true, 1, false, 0, any case):
+    tracking:=1 starts the loop, map_to_odom:=TRUE publishes map -> odom, and use_sim_time:=0
+    reaches the nodes as false (as ``-p use_sim_time:=0`` it was an integer, refused)."""
+    summary, text = launch(tmp_path, ros_domain_id, 'sim.launch.py', 'rviz:=False',
+                           'tracking:=1', 'map_to_odom:=TRUE', 'use_sim_time:=0',
+                           nodes=graph_names(LOOP), expect=['/cmd_vel'],
+                           frames_on=LOCALIZATION_FRAMES)
+    assert_ran_and_shut_down_cleanly(summary, text, LOOP)
+    assert {'map -> odom', 'odom -> base_link'} <= frames(summary)
+
+
 def test_namespaced_sim_keeps_everything_in_its_namespace(tmp_path, ros_domain_id):
     summary, text = launch(tmp_path, ros_domain_id, 'sim.launch.py', 'namespace:=robot7',
                            'frame_prefix:=robot7/', 'rviz:=false',
