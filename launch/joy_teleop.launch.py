@@ -33,6 +33,11 @@ def _teleop_parameters(context: LaunchContext) -> dict:
     return teleop
 
 
+def _check_teleop_parameters(context: LaunchContext) -> list:
+    _teleop_parameters(context)
+    return []
+
+
 def _nodes(context: LaunchContext):
     device_id = number('device_id', LaunchConfiguration('device_id').perform(context), int)
     return [
@@ -64,5 +69,5 @@ def generate_launch_description():
     required = require({'joy': apt_package('joy')}, 'joy_teleop.launch.py')
     check = checked(booleans=['use_sim_time'], numbers={'device_id': int, 'enable_button': int},
                     choices={'mapping': ['arcade', 'tank']})
-    parameters = OpaqueFunction(function=lambda context: _teleop_parameters(context) and [])
+    parameters = OpaqueFunction(function=_check_teleop_parameters)
     return LaunchDescription([*arguments, check, parameters, required, teleop])

@@ -10,6 +10,8 @@ frames in a shared ``map`` frame, robot2's ``robot2_y`` metres to the side, so o
 both robots and their plans.
 """
 
+import math
+
 from launch.actions import DeclareLaunchArgument, GroupAction, IncludeLaunchDescription
 from launch.launch_description import LaunchDescription
 from launch.launch_description_sources import PythonLaunchDescriptionSource
@@ -71,7 +73,10 @@ def generate_launch_description():
 def _map_frames(context):
     """The static transforms placing each robot's map frame in the shared ``map``; one ending
     ends the launch, as any wheelsim node does."""
-    offset_m = number('robot2_y', LaunchConfiguration('robot2_y').perform(context))
+    text = LaunchConfiguration('robot2_y').perform(context)
+    offset_m = number('robot2_y', text)
+    if not math.isfinite(offset_m):
+        raise RuntimeError(f'robot2_y:={text} is invalid: must be a finite number')
     return [
         Node(package='tf2_ros', executable='static_transform_publisher',
              name=f'{robot}_map_placement', output='log',

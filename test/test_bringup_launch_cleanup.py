@@ -13,6 +13,8 @@ keeps the session (ros2/launch#747 left twelve nodes of multi_robot.launch.py ru
 from __future__ import annotations
 
 import os
+import re
+import signal
 
 import pytest
 from bringup_support import Launch, launch_tooling_problem
@@ -105,6 +107,8 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
     ('sim.launch.py', ['rviz:=false', 'log_level:=loud'], 'log_level:=loud is invalid'),
     ('multi_robot.launch.py', ['rviz:=false', 'robot2_y:=abc'],
      'robot2_y:=abc is invalid: must be a number'),
+    ('multi_robot.launch.py', ['rviz:=false', 'robot2_y:=nan'],
+     'robot2_y:=nan is invalid: must be a finite number'),
     # Every wheelsim node's parameters (params files and the launch's own) are checked first,
     # as the node checks them: the node no longer starts to die of them.
     ('sim.launch.py', ['rviz:=false', 'localization_mode:=bogus'],
@@ -112,6 +116,8 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
     ('sim.launch.py', ['rviz:=false', 'tracking:=true', 'overrides_file:={bad_controller}'],
      'bad_controller.yaml: controller.control_rate: must be a finite number in (0, 1000]'),
     ('joy_teleop.launch.py', ['enable_button:=-2'], 'wheel_teleop.enable_button: must be'),
+    ('demo.launch.py', ['rviz:=false', 'map_yaml:={no_image}'],
+     'vehicle_sim.world.map_yaml: map image '),
 ])
 def test_a_launch_failing_before_the_start_starts_nothing(
         tmp_path, ros_domain_id, file_name, arguments, message):
@@ -120,8 +126,11 @@ def test_a_launch_failing_before_the_start_starts_nothing(
     tricycle.write_text('vehicle_sim:\n  ros__parameters:\n    model: tricycle\n')
     bad_controller = tmp_path / 'bad_controller.yaml'
     bad_controller.write_text('controller:\n  ros__parameters:\n    control_rate: -5.0\n')
-    launch = Launch(tmp_path, file_name, [a.format(tricycle=tricycle, bad_controller=bad_controller)
-                                          for a in arguments])
+    no_image = tmp_path / 'no_image.yaml'
+    no_image.write_text('image: missing.pgm\nresolution: 0.05\norigin: [0.0, 0.0, 0.0]\n'
+                        'occupied_thresh: 0.65\nfree_thresh: 0.2\nnegate: 0\n')
+    files = {'tricycle': tricycle, 'bad_controller': bad_controller, 'no_image': no_image}
+    launch = Launch(tmp_path, file_name, [a.format(**files) for a in arguments])
     returncode = launch.wait(60.0)
     text = launch.text()
     assert returncode != 0, text[-4000:]
@@ -130,17 +139,20 @@ def test_a_launch_failing_before_the_start_starts_nothing(
     assert 'process started' not in text, text
 
 
-def test_a_required_node_failing_at_start_ends_the_launch_and_leaves_nothing(
-        tmp_path, ros_domain_id):
-    """vehicle_sim fails once started (its map's image is missing: the node reads the file):
-    its exit ends the launch, which stops every other process and exits 1, naming it
-    (``ros2 launch`` exited 0 for a node's failure)."""
-    map_yaml = tmp_path / 'no_image.yaml'
-    map_yaml.write_text('image: missing.pgm\nresolution: 0.05\norigin: [0.0, 0.0, 0.0]\n'
-                        'occupied_thresh: 0.65\nfree_thresh: 0.2\nnegate: 0\n')
-    launch = Launch(tmp_path, 'demo.launch.py', [f'map_yaml:={map_yaml}', 'rviz:=false'])
+def test_a_required_node_failing_once_started_ends_the_launch_and_leaves_nothing(
+        tmp_path, probe):
+    """The controller dies once every node is up (SIGKILL, as a crash): its exit ends the
+    launch, which stops every other process and exits 1 naming it (``ros2 launch`` exited 0
+    when a node's failure ended it)."""
+    launch = Launch(tmp_path, 'demo.launch.py', ['rviz:=false'])
+    up = probe.spin_until(
+        lambda: launch.process.poll() is not None or set(LOOP) <= graph_nodes(probe), 90.0)
+    text = launch.text()
+    assert up and launch.process.poll() is None, text[-4000:]
+    pid = re.search(r'\[controller-\d+\]: process started with pid \[(\d+)\]', text)
+    assert pid, text[-4000:]
+    os.kill(int(pid.group(1)), signal.SIGKILL)
     returncode = launch.wait(60.0)
     text = launch.text()
-    assert 'missing.pgm: no such file' in text, text[-4000:]
-    assert 'vehicle_sim exited with code 2: the launch ends' in text, text[-4000:]
+    assert f'controller exited with code -{signal.SIGKILL}: the launch ends' in text, text[-4000:]
     assert returncode == 1, text[-4000:]
