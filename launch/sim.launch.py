@@ -34,7 +34,6 @@ from wheelsim.bringup.packages import (
     rviz,
 )
 from wheelsim.bringup.params_files import (
-    check_map_file,
     check_node_values,
     node_values,
     robot_description,
@@ -75,8 +74,7 @@ def _wheelsim_nodes(context):
     label = ' + '.join(files) + ''.join(f' {name}:={text}' for name, text in given.items()
                                         if text)
     sim_values = vehicle_sim_values(files, namespace, sim_overrides)
-    check_node_values(label, 'vehicle_sim', sim_values)
-    check_map_file(label, sim_values)
+    check_node_values(label, 'vehicle_sim', sim_values)  # its map file read too
     urdf = robot_description(' + '.join(files), sim_values)
     if sim_values.get('be_reference_clock', False):
         # Clock mode 3: vehicle_sim is the time source, so it must not itself follow /clock.

@@ -15,8 +15,6 @@ from wheelsim.core.params_file import ParamsFileError, node_parameters
 from wheelsim.core.vehicle.config import VehicleConfig, vehicle_config_from_params
 from wheelsim.core.vehicle_sim.config import VehicleSimSettings
 from wheelsim.core.vehicle_sim.description import vehicle_sim_urdf
-from wheelsim.core.world.map_file import load_map_file
-from wheelsim.core.world.occupancy import MapError
 
 
 def node_values(params_files: Sequence[str], namespace: str, node: str,
@@ -55,19 +53,6 @@ def check_node_values(label: str, node: str, values: Mapping[str, Any]) -> None:
                               node_specs, module.check_parameters)
     except ScenarioError as err:
         raise RuntimeError(str(err)) from None
-
-
-def check_map_file(label: str, sim_values: Mapping[str, Any]) -> None:
-    """RuntimeError ``<label>: vehicle_sim.world.map_yaml: <why>`` unless the map vehicle_sim
-    reads at start (``world.map_yaml``, if any) loads, as the node and ``wheelsim run`` load
-    it (:func:`~wheelsim.core.world.map_file.load_map_file`)."""
-    map_yaml = sim_values.get('world.map_yaml')
-    if not map_yaml:
-        return
-    try:
-        load_map_file(map_yaml)
-    except MapError as err:
-        raise RuntimeError(f'{label}: vehicle_sim.world.map_yaml: {err}') from None
 
 
 def simulated_vehicle(label: str, sim_values: Mapping[str, Any]
