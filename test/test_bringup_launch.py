@@ -246,11 +246,13 @@ def test_a_numeric_launch_argument_that_is_no_number_names_the_argument():
 @pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
 def test_a_boolean_launch_argument_is_what_if_condition_takes_and_nothing_else():
     """launch 3.4 (Jazzy) IfCondition: true, 1, false, 0, any case, blanks around; ``checked``
-    makes the configuration true or false (use_sim_time:=1 gives nodes a bool) and refuses
-    anything else naming the argument, ``.lower() == 'true'`` took ``ture`` for false."""
+    makes the configuration True or False (use_sim_time:=1 gives nodes a bool; Nav2's
+    bring-up evaluates ``not <use_composition>`` as Python: ``false`` failed it, found by the
+    stock Nav2 tests) and refuses anything else naming the argument, ``.lower() == 'true'`` took
+    ``ture`` for false."""
     from launch.conditions import IfCondition
     from launch.launch_context import LaunchContext
-    from launch.substitutions import LaunchConfiguration
+    from launch.substitutions import LaunchConfiguration, PythonExpression
 
     from wheelsim.bringup.arguments import boolean, checked
 
@@ -261,7 +263,9 @@ def test_a_boolean_launch_argument_is_what_if_condition_takes_and_nothing_else()
         assert boolean('use_sim_time', text) is expected
         checked(booleans=['use_sim_time'], numbers={'real_time_factor': float},
                 optional=['real_time_factor']).visit(context)
-        assert context.launch_configurations['use_sim_time'] == str(expected).lower()
+        assert context.launch_configurations['use_sim_time'] == str(expected)
+        negated = PythonExpression(['not ', LaunchConfiguration('use_sim_time')]).perform(context)
+        assert negated == str(not expected)
     for text in ('ture', 'yes', 'on', '', '2'):
         with pytest.raises(RuntimeError, match=f'map_to_odom:={text} is invalid: must be one '
                                                'of true, 1, false, 0'):

@@ -63,7 +63,7 @@ def log_level(argument: str, text: str) -> str:
         get_logging_severity_from_string(text)
     except RuntimeError:
         raise RuntimeError(f'{argument}:={text} is invalid: must be one of debug, info, warn, '
-                           'error, fatal (any case)') from None
+                           'error, fatal, unset (any case)') from None
     return text
 
 
@@ -74,8 +74,9 @@ def checked(booleans: Sequence[str] = (), numbers: Mapping[str, type] | None = N
     ``numbers`` (``{name: float or int}``), ``choices`` (``{name: allowed values}``),
     ``log_levels``; those in ``optional`` may also be empty (as in the params file).
 
-    Each boolean's launch configuration becomes ``true`` or ``false``, so that a node's
-    ``use_sim_time`` (``SetParameter``) gets a bool for ``1`` as well.
+    Each boolean's launch configuration becomes ``True`` or ``False``, which a condition, a
+    node parameter (a bool for ``1`` as well: ``use_sim_time``) and Nav2's ``PythonExpression``
+    s (``not <use_composition>``: ``not false`` is a NameError) all read.
     """
 
     def check(context: LaunchContext) -> list[Action]:
@@ -85,7 +86,7 @@ def checked(booleans: Sequence[str] = (), numbers: Mapping[str, type] | None = N
 
         for name in booleans:
             if (text := value(name)) is not None:
-                context.launch_configurations[name] = str(boolean(name, text)).lower()
+                context.launch_configurations[name] = str(boolean(name, text))
         for name, kind in (numbers or {}).items():
             if (text := value(name)) is not None:
                 number(name, text, kind)
