@@ -12,13 +12,18 @@ optional, ``/*`` stands for one name level and ``/**`` for any number (``/**`` e
 a pattern: ``vehicle_sim`` is only ``/vehicle_sim``, not ``/robot1/vehicle_sim``.
 
 :class:`ParamsFileError` names the file and the section for what rcl refuses: a value or list
-above ``ros__parameters``, ``ros__parameters`` without a node name, not a mapping or beside
-other keys, a name that is not a ROS name (``*`` and ``**`` only as whole levels), a YAML alias.
-rclcpp (28.1.0, ``parameter_map.cpp``) matches names as rclpy does.
+above ``ros__parameters``, ``ros__parameters`` without a node name or not a mapping, a name that
+is not a ROS name (``*`` and ``**`` only as whole levels), an array mixing integers and doubles
+(anywhere in the file: rcl refuses the whole file), a YAML alias. Stricter than rcl: keys beside
+``ros__parameters`` (rcl accepts them after it and fails on them before it) and keys that only
+start with ``ros__parameters`` (rcl's prefix match takes them for it). rclcpp (28.1.0,
+``parameter_map.cpp``) matches names as rclpy does; rcl_yaml_param_parser 10.1.4 and rclpy
+9.1.5 (Kilted) parse and match as the Jazzy releases do.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -107,6 +112,26 @@ def _sections(tree: Mapping[Any, Any], prefix: str, path: str | Path
         yield from _sections(body, name, path)
 
 
+def mixed_array(value: Any) -> str:
+    """Why ROS refuses the array ``value`` (a list, as a params file or ``--param`` text gives
+    it), or '' if it does not: rcl_yaml_param_parser types an array by its first item and
+    refuses one with an item of another type ("Sequence should be of same type"), so
+    ``[2, 0, .nan]`` (integers, then a double) starts no node; ``[2, 0, 1]`` is an integer
+    array, which a double array parameter accepts."""
+    if not isinstance(value, list):
+        return ''
+    kinds = {'integer' if isinstance(item, int) else 'double' for item in value
+             if isinstance(item, (int, float)) and not isinstance(item, bool)}
+    if len(kinds) < 2:
+        return ''
+    shown = ', '.join('.nan' if isinstance(v, float) and math.isnan(v) else repr(v)
+                      for v in value)
+    shown = shown if len(shown) <= 60 else shown[:60] + '...'
+    integer = next(item for item in value if isinstance(item, int) and not isinstance(item, bool))
+    return (f'the array [{shown}] mixes integers and doubles, which ROS refuses (an array has '
+            f'one type): write {integer} as {integer}.0')
+
+
 def _load(path: str | Path) -> Any:
     try:
         text = Path(path).read_text(encoding='utf-8')
@@ -120,13 +145,19 @@ def _load(path: str | Path) -> Any:
         raise ParamsFileError(path, None, f'not a readable YAML file: {err}') from None
 
 
-def read_sections(paths: Sequence[str | Path]) -> list[Section]:
-    """The entries ``paths`` (given together, as several ``--params-file``) make, in rcl's order:
-    each name where it first appears, its parameters from all its sections, later ones winning.
-    Raises :class:`ParamsFileError`."""
+def read_sections(paths: Sequence[str | Path],
+                  last: Mapping[str, Mapping[str, Any]] | None = None) -> list[Section]:
+    """The entries ``paths`` (given together, as several ``--params-file``), then ``last``
+    (section name -> parameters: what launch_ros writes to a file of its own for a node's
+    parameter dict, named by the node's full name), make, in rcl's order: each name where it
+    first appears, its parameters from all its sections, later ones winning. Raises
+    :class:`ParamsFileError`."""
     entries: dict[str, dict[str, Any]] = {}
-    for path in paths:
-        tree = _load(path)
+    trees = [(path, _load(path)) for path in paths]
+    if last:
+        trees.append(('the launch\'s parameters',
+                      {name: {PARAMS_KEY: dict(values)} for name, values in last.items()}))
+    for path, tree in trees:
         if tree is None:
             continue
         if not isinstance(tree, Mapping):
@@ -139,6 +170,9 @@ def read_sections(paths: Sequence[str | Path]) -> list[Section]:
                 values = flatten(parameters)
             except ParameterError as err:
                 raise ParamsFileError(path, name, f'{err.name}: {err.allowed}') from None
+            for key, value in values.items():
+                if problem := mixed_array(value):
+                    raise ParamsFileError(path, name, f'{key}: {problem}')
             entries.setdefault(name, {}).update(values)
     return [Section(name, values) for name, values in entries.items()]
 

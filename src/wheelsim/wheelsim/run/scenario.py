@@ -43,7 +43,12 @@ import yaml
 
 from wheelsim.core import yaml_numbers
 from wheelsim.core.params import ParameterError, ParamSpec, flatten, unknown_keys
-from wheelsim.core.params_file import ParamsFileError, read_sections, section_parameters
+from wheelsim.core.params_file import (
+    ParamsFileError,
+    mixed_array,
+    read_sections,
+    section_parameters,
+)
 from wheelsim.core.world.map_file import load_map_file
 from wheelsim.core.world.occupancy import MapError
 from wheelsim.run.output import OutputError, check_run_name
@@ -128,7 +133,7 @@ def params_file_sections(path: Path, node_specs: Mapping[str, list[ParamSpec]], 
     checked like ``nodes:``); a section for any node name (``/**``, ``/*``) gives a node only
     the parameters it declares, as ROS applies it. Raises :class:`ScenarioError` starting with
     ``source`` (how the user gave the file, e.g. ``params_file PATH``) when ROS would refuse
-    the file, or when it gives none of the run's nodes a parameter (a robot's file for
+    the file, or when it has sections but none for the run's nodes (a robot's file for
     namespaced nodes: the run would silently take every default).
     """
     try:
@@ -138,10 +143,11 @@ def params_file_sections(path: Path, node_specs: Mapping[str, list[ParamSpec]], 
     values = {node: section_parameters(sections, f'/{node}',
                                        {spec.name for spec in node_specs[node]})
               for node in NODE_NAMES}
-    if not any(values.values()):
-        names = ', '.join(section.name for section in sections) or 'none'
-        raise ScenarioError(f'{source}: gives none of the run\'s nodes a parameter (sections: '
-                            f'{names}); they are /{", /".join(NODE_NAMES)}, in no namespace')
+    if sections and not any(section.applies_to(f'/{node}') for section in sections
+                            for node in NODE_NAMES):
+        names = ', '.join(section.name for section in sections)
+        raise ScenarioError(f'{source}: no section is for the run\'s nodes (sections: {names}); '
+                            f'they are /{", /".join(NODE_NAMES)}, in no namespace')
     return values
 
 
@@ -280,26 +286,6 @@ def load_scenario(
                     params_file_replaced=replaced)
 
 
-def _mixed_array(value: Any) -> str:
-    """Why ROS refuses the array ``value`` (a list, as a params file or ``--param`` text gives
-    it), or '' if it does not: rcl_yaml_param_parser types an array by its first item and
-    refuses a params file (or ``-p name:=[...]``) whose array has an item of another type
-    ("Sequence should be of same type"), so ``[2, 0, .nan]`` (integers, then a double) starts
-    no node; ``[2, 0, 1]`` is an integer array, which a double array parameter accepts."""
-    if not isinstance(value, list):
-        return ''
-    kinds = {'integer' if isinstance(item, int) else 'double' for item in value
-             if isinstance(item, (int, float)) and not isinstance(item, bool)}
-    if len(kinds) < 2:
-        return ''
-    shown = ', '.join('.nan' if isinstance(v, float) and math.isnan(v) else repr(v)
-                      for v in value)
-    shown = shown if len(shown) <= 60 else shown[:60] + '...'
-    integer = next(item for item in value if isinstance(item, int) and not isinstance(item, bool))
-    return (f'the array [{shown}] mixes integers and doubles, which ROS refuses (an array has '
-            f'one type): write {integer} as {integer}.0')
-
-
 def check_node_parameters(source: Path | str, prefix: str, node: str, values: Mapping[str, Any],
                           node_specs: list[ParamSpec],
                           node_check: Callable[[Mapping[str, Any]], None] | None) -> None:
@@ -321,7 +307,7 @@ def check_node_parameters(source: Path | str, prefix: str, node: str, values: Ma
                 given = ('' if listed == (by_name[key].kind is tuple)
                          else ', not an array' if listed else ', not one value')
                 raise _fail(source, prefix + key, err.allowed + given) from None
-            mixed = _mixed_array(value)
+            mixed = mixed_array(value)
             if mixed:
                 raise _fail(source, prefix + key, mixed)
     if node_check is not None:
