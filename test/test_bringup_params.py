@@ -92,6 +92,20 @@ def test_the_launch_files_read_a_robot_s_nested_section_and_name_a_bad_file(tmp_
         vehicle_sim_values([str(path)], '', {})
 
 
+def test_a_launch_value_a_later_section_of_the_file_replaces_is_refused(tmp_path):
+    """Found in review: the launch files took their own values (model:=omni) to win, but ROS
+    merges them into the file's section of the node, and a later /** section wins: the URDF
+    and the checks described another vehicle than the node ran."""
+    path = tmp_path / 'robot.yaml'
+    path.write_text('/vehicle_sim: {ros__parameters: {seed: 1}}\n'
+                    '/**/vehicle_sim: {ros__parameters: {model: bicycle}}\n')
+    with pytest.raises(RuntimeError, match=f"^{path}: vehicle_sim.model: the launch sets 'omni', "
+                                           "but a later section of the file gives vehicle_sim "
+                                           "'bicycle'"):
+        vehicle_sim_values([str(path)], '', {'model': 'omni'})
+    assert vehicle_sim_values([str(path)], '', {'seed': 2}) == {'seed': 2, 'model': 'bicycle'}
+
+
 @pytest.mark.parametrize('model', MODELS)
 def test_all_vehicles_builds_every_model_chosen_at_launch(model, tmp_path, ros_domain_id):
     """model:= reaches vehicle_sim and the controller (sim.launch.py): each model must start."""

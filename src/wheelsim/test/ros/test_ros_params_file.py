@@ -6,9 +6,15 @@ from __future__ import annotations
 
 import pytest
 import rclpy
+import yaml
 from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
 
-from wheelsim.core.params_file import ParamsFileError, node_parameters
+from wheelsim.core.params_file import (
+    ParamsFileError,
+    node_parameters,
+    read_sections,
+    section_parameters,
+)
 
 #: Section keys as written at the top of a params file; section i sets ``s<i>: i`` and ``last``.
 KEYS = ('vehicle_sim', '/vehicle_sim', '/robot1/vehicle_sim', 'robot1/vehicle_sim', '/**',
@@ -32,6 +38,9 @@ REFUSED = {
     'robot1: {/vehicle_sim: {ros__parameters: {a: 1}}}\n': 'section robot1//vehicle_sim',
     'vehicle-sim: {ros__parameters: {a: 1}}\n': "'vehicle-sim' is not a ROS name",
     'a: &v {ros__parameters: {a: 1}}\nvehicle_sim: *v\n': 'YAML aliases',
+    # found in review: rcl refuses the whole file for a mixed array in another node's section
+    'vehicle_sim: {ros__parameters: {a: 1}}\nlocal_costmap: {ros__parameters: {pad: [1, 2.5]}}\n':
+        'section local_costmap: pad: the array [1, 2.5] mixes integers and doubles',
 }
 
 
@@ -85,6 +94,23 @@ def test_sections_of_one_name_are_one_entry_in_the_place_of_the_first(ros_domain
     ours = node_parameters([first, second], '/robot1/vehicle_sim')
     assert ours == ros_gives(ros_domain_id, [first, second], '/robot1')
     assert ours == {'a': 5, 'b': 6, 'c': 7}
+
+
+def test_a_launch_s_parameters_merge_into_the_files_section_of_the_node(ros_domain_id, tmp_path):
+    """launch_ros writes a Node's parameter dict to a file of one section named by the node's
+    full name (launch_ros 0.26 ``_create_params_file_from_dict``): read_sections' ``last``
+    gives the node what rclpy gives it with that file after the user's, a later ``/**``
+    section of the user's file winning over the launch's value (found in review)."""
+    files = tmp_path / 'robot.yaml'
+    files.write_text('/robot1/vehicle_sim: {ros__parameters: {a: 1}}\n'
+                     '/**: {ros__parameters: {b: 5}}\n')
+    launch = {'/robot1/vehicle_sim': {'a': 2, 'b': 3, 'c': 4}}
+    written = tmp_path / 'launch_params.yaml'
+    written.write_text(yaml.safe_dump({name: {'ros__parameters': values}
+                                       for name, values in launch.items()}))
+    ours = section_parameters(read_sections([files], launch), '/robot1/vehicle_sim')
+    assert ours == ros_gives(ros_domain_id, [files, written], '/robot1') == {'a': 2, 'b': 5,
+                                                                              'c': 4}
 
 
 @pytest.mark.parametrize('text', REFUSED, ids=range(len(REFUSED)))

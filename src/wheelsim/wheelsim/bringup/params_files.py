@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from wheelsim.core.params import ParameterError, from_flat
-from wheelsim.core.params_file import ParamsFileError, node_parameters
+from wheelsim.core.params_file import ParamsFileError, read_sections, section_parameters
 from wheelsim.core.vehicle.config import VehicleConfig, vehicle_config_from_params
 from wheelsim.core.vehicle_sim.config import VehicleSimSettings
 from wheelsim.core.vehicle_sim.description import vehicle_sim_urdf
@@ -20,14 +20,26 @@ from wheelsim.core.vehicle_sim.description import vehicle_sim_urdf
 def node_values(params_files: Sequence[str], namespace: str, node: str,
                 overrides: Mapping[str, Any]) -> dict[str, Any]:
     """The parameters node ``node`` in ``namespace`` gets from ``params_files`` (given
-    together, empty names skipped), then ``overrides``. RuntimeError naming the file and the
-    section for a params file ROS would refuse."""
+    together, empty names skipped) and the launch's ``overrides``, as ROS gives them:
+    launch_ros passes ``overrides`` as a params file of one section named by the node's full
+    name, which rcl merges into the files' section of that name, so a later section of the
+    files (``/**``, ``/**/vehicle_sim``) would win over them. RuntimeError naming the file and
+    the section for a params file ROS would refuse, and naming the parameter for an override
+    that a section of the files would replace."""
     fqn = '/' + '/'.join(part for part in (namespace.strip('/'), node) if part)
+    files = [path for path in params_files if path]
     try:
-        values = node_parameters([path for path in params_files if path], fqn)
+        values = section_parameters(read_sections(files, {fqn: overrides}), fqn)
     except ParamsFileError as err:
         raise RuntimeError(str(err)) from None
-    return {**values, **overrides}
+    for name, value in overrides.items():
+        if values[name] != value:
+            raise RuntimeError(
+                f'{" + ".join(files)}: {node}.{name}: the launch sets {value!r}, but a later '
+                f'section of the file gives {node} {values[name]!r} (ROS merges the launch\'s '
+                f'parameters into the section {fqn}, where it first appears): set it in one '
+                'place')
+    return values
 
 
 def vehicle_sim_values(params_files: Sequence[str], namespace: str,
