@@ -92,6 +92,9 @@ def test_resolution_rounds_the_ratio_as_a_dead_time_and_keeps_huge_ones(function
     assert delay_steps(0.0045, 0.001) == 5 == round_half_up(0.0045 / 0.001)
     assert function(1e6, 1e-300, 0.0, 0.0, 0.0, 0.0) == pytest.approx(1e6, rel=1e-15)
     assert function(-1e6, 3e-15, 0.0, 0.0, 0.0, 0.0) == pytest.approx(-1e6, rel=1e-15)
+    # found in review: a ratio that overflows (2 m/s at 1e-308) gave an infinite command
+    assert function(2.0, 1e-308, 0.0, 0.0, 0.0, 0.0) == 2.0
+    assert function(-2.0, 5e-324, 0.0, 0.0, 0.0, 0.0) == -2.0
 
 
 def test_noise_without_lag_has_the_configured_standard_deviation_and_no_mean():

@@ -85,8 +85,9 @@ def imperfect_reference(
     """``reference`` after resolution, bias, noise (``noise_stddev`` times the standard normal
     draw ``noise``) and dead band, in that order (see the module documentation)."""
     u = reference
-    if resolution > 0.0:
-        u = math.copysign(round_half_up(abs(u) / resolution) * resolution, u)
+    ratio = abs(u) / resolution if resolution > 0.0 else math.inf
+    if math.isfinite(ratio):  # not with a resolution so fine that the ratio overflows
+        u = math.copysign(round_half_up(ratio) * resolution, u)
     u = u + bias + noise_stddev * noise
     if abs(u) <= dead_band:
         return 0.0
