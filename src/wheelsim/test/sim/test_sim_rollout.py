@@ -64,6 +64,19 @@ def test_one_command_sequence_with_n_start_poses_drives_a_batch_of_n(noisy_omni)
         ws.simulate(noisy_omni, x0, commands, DT_S, seeds=0)
 
 
+def test_an_x0_of_one_row_is_a_batch_of_one_as_in_rollout():
+    """An (N, 3) x0 is a batch for simulate as for rollout, N = 1 too (review: simulate used
+    to drop the axis for one row with (K, C) commands); a (3,) x0 is one vehicle."""
+    vehicle = ws.load_vehicle('indoor_differential')
+    commands = [[0.2, 0.0, 0.1]] * 5
+    batch = ws.simulate(vehicle, np.zeros((1, 3)), commands, DT_S)
+    single = ws.simulate(vehicle, np.zeros(3), commands, DT_S)
+    rolled = ws.rollout(vehicle, np.zeros((1, 3)), lambda state, t_s: [[0.2, 0.0, 0.1]], 5, DT_S)
+    assert batch.x_m.shape == rolled.x_m.shape == (1, 6) and single.x_m.shape == (6,)
+    np.testing.assert_array_equal(batch.x_m[0], single.x_m)
+    np.testing.assert_array_equal(rolled.x_m, batch.x_m)
+
+
 @pytest.mark.parametrize('preset, command_type, absurd', [
     ('indoor_differential', 'twist', [2e6, 0.0, -1e300]),
     ('indoor_differential', 'wheel_speeds', [1e9, -1e300]),
