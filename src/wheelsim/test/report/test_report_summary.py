@@ -36,7 +36,7 @@ def test_main_metrics_fit_one_screen_with_units():
 
 @pytest.mark.parametrize(('factor', 'shown'), [
     (0.04, '0.04x'), (0.5, '0.5x'), (0.0123, '0.012x'), (1.0, '1x'), (48.6, '49x'),
-    (5234.0, '5200x')])
+    (5234.0, '5,200x'), (1.23e6, '1,200,000x')])
 def test_a_slow_real_time_factor_is_shown_not_rounded_to_zero(factor, shown):
     """Found in review: a run paced at 0.04 (or 0.5) printed "(0x real time)"."""
     text = format_summary(METRICS, {'real_time_factor': factor})

@@ -81,7 +81,8 @@ def format_summary(metrics: Mapping[str, Value], timing: Mapping[str, float] | N
             parts.append(f'in {timing["wall_time_s"]:.2f} s wall time')
         if 'real_time_factor' in timing:
             factor = round_significant(timing['real_time_factor'], 2)  # 0.04 stays 0.04
-            parts.append(f'({factor:g}x real time)')
+            shown = f'{factor:,.0f}' if factor >= 100 else f'{factor:g}'  # 1.2e+06: 1,200,000
+            parts.append(f'({shown}x real time)')
         lines.append('run: ' + ' '.join(parts))
     m = metrics
     rows = [
