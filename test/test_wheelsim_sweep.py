@@ -15,7 +15,6 @@ import pytest
 from test_wheelsim_run import wheelsim, write_scenario
 
 GRID = ['--param', 'controller.feedforward.k_x=1.0,3.0', '--param', 'seed=1..2']
-ROOM_MAP = Path(__file__).resolve().parents[1] / 'params' / 'maps' / 'room.yaml'
 
 
 def read_rows(path: Path) -> list[dict[str, str]]:
@@ -73,17 +72,42 @@ def test_latin_hypercube_on_every_cpu_with_a_progress_bar_and_eta(tmp_path):
     assert [int((k - 0.5) // 0.5) for k in gains] == [0, 1, 2], gains
 
 
+POLICIES = """
+import numpy as np
+
+
+def boom(observation):
+    raise RuntimeError('the policy failed at run time')
+
+
+def straight(observation):
+    return np.array([0.3, 0.0])
+"""
+
+
 @pytest.mark.early
 def test_a_failing_point_is_reported_the_others_finish_and_a_rerun_skips_them(tmp_path):
+    """A point whose run fails (here a policy that raises, which the checks before the sweep
+    cannot see: a missing map is refused before anything starts)."""
+    (tmp_path / 'sweep_policies.py').write_text(POLICIES)
     scenario = write_scenario(tmp_path, 1)
+    scenario.write_text(scenario.read_text()
+                        + '  controller: {algorithm: policy, policy: {callable: '
+                          "'sweep_policies:straight'}}\n")
     args = ['sweep', str(scenario), '--param',
-            f'vehicle_sim.world.map_yaml=/nonexistent/map.yaml,{ROOM_MAP}',
-            '--param', 'controller.feedforward.k_x=1.0,2.0', '--workers', '2', '--output', 'o',
+            'controller.policy.callable=sweep_policies:boom,sweep_policies:straight',
+            '--param', 'seed=1,2', '--workers', '2', '--output', 'o',
             '--quiet']
-    first = wheelsim(*args, cwd=tmp_path)
+    env = {**os.environ, 'PYTHONPATH': f'{tmp_path}{os.pathsep}{os.environ.get("PYTHONPATH", "")}'}
+
+    def sweep():
+        return subprocess.run([shutil.which('wheelsim'), *args], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=600)
+
+    first = sweep()
     assert first.returncode == 1, first.stdout + first.stderr
     assert '2 of 4 points failed' in first.stdout
-    assert 'cannot read map /nonexistent/map.yaml' in first.stdout + first.stderr
+    assert 'the policy failed at run time' in first.stdout + first.stderr
     root = tmp_path / 'o' / 'short' / 'sweep'
     rows = read_rows(root / 'sweep.csv')
     assert [bool(r['error']) for r in rows] == [True, True, False, False]
@@ -91,7 +115,7 @@ def test_a_failing_point_is_reported_the_others_finish_and_a_rerun_skips_them(tm
     tracebacks = [p.read_text() for p in (root / 'runs').glob('*/error.txt')]
     assert len(tracebacks) == 2 and all(t.startswith('Traceback') for t in tracebacks)
     done = {r['run']: (root / r['run'] / 'metrics.json').stat().st_mtime_ns for r in rows[2:]}
-    second = wheelsim(*args, cwd=tmp_path)  # the two finished points are skipped
+    second = sweep()  # the two finished points are skipped
     assert second.returncode == 1, second.stdout + second.stderr
     assert '2 runs already done, skipped' in second.stdout
     assert '2 of 4 points failed' in second.stdout  # the failed ones were tried again

@@ -109,6 +109,13 @@ def test_sections_of_one_name_are_one_entry_where_the_first_is(tmp_path):
     ('vehicle_sim: {ros__parameters: {a: {b: 1}, a.b: 2}}\n',
      'section vehicle_sim: a.b: given twice'),
     ('/robot1/2d/vehicle_sim: {ros__parameters: {}}\n', "'2d' is not a ROS name"),
+    # stricter than rcl, which takes it in one order and, depending on the release, fails in
+    # the other (rcl_yaml_param_parser 9.2.8, Jazzy's wheel: "Internal error creating param
+    # namespace"; 10.1.3, Kilted's: accepted; 10.1.4: failing again)
+    ('robot1: {ros__parameters: {a: 1}, vehicle_sim: {ros__parameters: {b: 2}}}\n',
+     'section robot1: vehicle_sim beside ros__parameters'),
+    ('robot1: {vehicle_sim: {ros__parameters: {b: 2}}, ros__parameters: {a: 1}}\n',
+     'section robot1: vehicle_sim beside ros__parameters'),
 ])
 def test_what_ros_refuses_is_named_with_the_file_and_section(tmp_path, text, detail):
     path = write(tmp_path, text)

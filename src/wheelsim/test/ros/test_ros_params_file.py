@@ -30,8 +30,6 @@ REFUSED = {
     'vehicle_sim: [1]\n': 'section vehicle_sim: a value before ros__parameters',
     'vehicle_sim: {ros__parameters: }\n': 'section vehicle_sim: ros__parameters must map',
     'ros__parameters: {a: 1}\n': 'ros__parameters without a node name above it',
-    'robot1: {ros__parameters: {a: 1}, vehicle_sim: {ros__parameters: {b: 2}}}\n':
-        'section robot1: vehicle_sim beside ros__parameters',
     '1robot/vehicle_sim: {ros__parameters: {a: 1}}\n': "section 1robot/vehicle_sim: '1robot'",
     '/robot*/vehicle_sim: {ros__parameters: {a: 1}}\n': "'robot*' is not a ROS name",
     'robot1//vehicle_sim: {ros__parameters: {a: 1}}\n': 'an empty level',

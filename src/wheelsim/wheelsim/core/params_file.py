@@ -15,10 +15,11 @@ a pattern: ``vehicle_sim`` is only ``/vehicle_sim``, not ``/robot1/vehicle_sim``
 above ``ros__parameters``, ``ros__parameters`` without a node name or not a mapping, a name that
 is not a ROS name (``*`` and ``**`` only as whole levels), an array mixing integers and doubles
 (anywhere in the file: rcl refuses the whole file), a YAML alias. Stricter than rcl: keys beside
-``ros__parameters`` (rcl accepts them after it and fails on them before it) and keys that only
-start with ``ros__parameters`` (rcl's prefix match takes them for it). rclcpp (28.1.0,
-``parameter_map.cpp``) matches names as rclpy does; rcl_yaml_param_parser 10.1.4 and rclpy
-9.1.5 (Kilted) parse and match as the Jazzy releases do.
+``ros__parameters`` (rcl takes them after it, and before it fails or not depending on the
+release: 9.2.8 and 10.1.4 fail, 10.1.3 does not) and keys that only start with
+``ros__parameters`` (rcl's prefix match takes them for it). rclcpp (28.1.0,
+``parameter_map.cpp``) matches names as rclpy does; rclpy 9.1.5 (Kilted) matches as 7.1.11
+(Jazzy) does.
 """
 
 from __future__ import annotations
