@@ -59,17 +59,21 @@ def test_sweep_points_equal_single_runs_with_the_same_parameters(tmp_path):
 @pytest.mark.early
 def test_latin_hypercube_on_every_cpu_with_a_progress_bar_and_eta(tmp_path):
     scenario = write_scenario(tmp_path, 1)
+    # an integer parameter's range is sampled as integers (real numbers, which the node
+    # refuses, stopped the sweep before)
     result = wheelsim('sweep', str(scenario), '--sample', 'lhs', '--samples', '3', '--param',
-                      'controller.feedforward.k_x=0.5:2', '--output', 'o', cwd=tmp_path)
+                      'controller.feedforward.k_x=0.5:2', '--param',
+                      'localization.encoders.resolution=100:102', '--output', 'o', cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert f'sweep of 3 runs of short on {os.cpu_count()} Ray workers' in result.stdout
     # tqdm's bar: runs done of all, elapsed<remaining (the ETA) once a run has finished
     assert re.search(r'[12]/3 \[\d\d:\d\d<\d\d:\d\d', result.stderr), result.stderr
     assert '3/3 [' in result.stderr and '0 failed' in result.stderr
-    gains = sorted(float(r['controller.feedforward.k_x'])
-                   for r in read_rows(tmp_path / 'o' / 'short' / 'sweep' / 'sweep.csv'))
-    # one sample in each third of the range
+    rows = read_rows(tmp_path / 'o' / 'short' / 'sweep' / 'sweep.csv')
+    gains = sorted(float(r['controller.feedforward.k_x']) for r in rows)
+    # one sample in each third of the range; each of the 3 integers once
     assert [int((k - 0.5) // 0.5) for k in gains] == [0, 1, 2], gains
+    assert sorted(r['localization.encoders.resolution'] for r in rows) == ['100', '101', '102']
 
 
 POLICIES = """
@@ -171,6 +175,9 @@ def test_ctrl_c_keeps_the_finished_points_and_the_same_command_resumes(tmp_path)
     (['sweep', '--param', 'seed=1,2', '--workers', '0'], '--workers 0: must be at least 1'),
     (['sweep', '--param', 'seed=1,2', '--sample-seed', '3'],
      '--sample-seed: only with --sample random or lhs'),
+    (['sweep', '--sample', 'random', '--samples', '2', '--param',
+      'localization.encoders.resolution=0:2.5'],
+     'localization.encoders.resolution is an integer, so a range of it needs integer LOW and HIGH'),
     # bad values: named with their range or form, refused before Ray starts
     (['sweep', '--sample', 'random', '--samples', '2', '--param', 'controller.lead_time=0:0.5',
       '--sample-seed', '-1'], '--sample-seed: -1 must be an integer in [0, 2**32-1]'),

@@ -1,14 +1,27 @@
 """Sweep points from --param axes: grids, integer ranges, random and Latin-hypercube samples."""
 
 import math
+import re
 import shlex
 
 import numpy as np
 import pytest
 
+from wheelsim.core.params import ParamSpec
 from wheelsim.run.robustness import reproduce_command
-from wheelsim.run.sampling import MAX_POINTS, Axis, parse_axes, parse_axis, plan_points
+from wheelsim.run.sampling import (
+    MAX_POINTS,
+    Axis,
+    integer_ranges,
+    parse_axes,
+    parse_axis,
+    plan_points,
+)
 from wheelsim.run.scenario import ScenarioError
+
+#: ``c.k`` an integer parameter, ``c.gain`` a real one.
+SPECS = {'c': [ParamSpec('k', 1, 'an integer gain', min_value=0, max_value=10),
+               ParamSpec('gain', 1.0, 'a real gain')]}
 
 
 def test_axis_forms():
@@ -102,6 +115,44 @@ def test_random_samples_are_seeded_uniform_and_crossed_with_the_value_lists():
     xs = np.array([p['a.x'] for p in points[::2]])
     assert xs.min() >= -1 and xs.max() <= 1 and abs(xs.mean()) < 0.1  # 4.5 sigma of U(-1, 1)
     assert points != plan_points(parse_axes(['a.x=-1:1', 'seed=1,2']), 'random', 500, 2)
+
+
+@pytest.mark.parametrize('method', ['random', 'lhs'])
+@pytest.mark.parametrize('text', ['c.k=0:3', 'c.k=1:8:log', 'seed=5:9'])
+def test_a_range_of_an_integer_parameter_is_sampled_as_integers(text, method):
+    """Found in review: sweep --sample drew real numbers for an integer parameter (or the seed),
+    which the node refuses, so the sweep stopped before its first run; tune sampled them as
+    integers. One rule (integer_ranges) now serves both."""
+    [axis] = integer_ranges([parse_axis(text)], SPECS)
+    values = [p[axis.name] for p in plan_points([axis], method, 400, sample_seed=1)]
+    assert all(type(value) is int for value in values)
+    assert set(values) == set(range(axis.low, axis.high + 1))  # both ends drawn too
+
+
+def test_a_latin_hypercube_over_an_integer_range_draws_each_integer_equally_often():
+    [axis] = integer_ranges([parse_axis('c.k=2:5')], SPECS)  # 4 integers, each a stratum
+    for count in (4, 12):
+        values = [p['c.k'] for p in plan_points([axis], 'lhs', count, sample_seed=7)]
+        assert sorted(values) == sorted([2, 3, 4, 5] * (count // 4))
+
+
+def test_a_real_range_and_choices_stay_as_given_and_seed_is_an_integer():
+    axes = integer_ranges([parse_axis('c.gain=0:2'), parse_axis('c.k=1,3'),
+                           parse_axis('seed=1:100:log'), parse_axis('planner.unknown=0:1')],
+                          SPECS)
+    assert (axes[0].low, axes[0].high) == (0.0, 2.0) and type(axes[0].low) is float
+    assert axes[1].values == (1, 3)
+    assert (axes[2].low, axes[2].high) == (1, 100) and type(axes[2].low) is int
+    assert type(axes[3].low) is float  # not a parameter: the nodes' check names it
+    assert all(type(p['c.gain']) is float for p in plan_points(axes[:1], 'random', 20))
+
+
+@pytest.mark.parametrize('text', ['c.k=0:2.5', 'c.k=0.5:3:log', 'seed=0:1e-3'])
+def test_a_range_of_an_integer_parameter_needs_integer_bounds(text):
+    with pytest.raises(ScenarioError, match=rf'^--param {re.escape(text)}: '
+                                            rf'{text.split("=")[0]} is an integer, so a range '
+                                            'of it needs integer LOW and HIGH$'):
+        integer_ranges([parse_axis(text)], SPECS)
 
 
 @pytest.mark.parametrize('seed', [-1, 2**32, True, 1.5])

@@ -138,25 +138,6 @@ def test_a_range_of_an_integer_parameter_is_searched_as_integers(tmp_path, text)
     assert len(more.rows) == 15 and not any(r['error'] for r in more.rows)
 
 
-def test_a_real_range_and_choices_stay_as_given_and_seed_is_an_integer():
-    axes = check_axes([parse_axis('controller.gain=0:2'), parse_axis(f'{GAIN}=1,3'),
-                       parse_axis('seed=1:100:log'), parse_axis('planner.unknown=0:1')],
-                      INTEGER_K | {'controller': [*INTEGER_K['controller'],
-                                                  ParamSpec('gain', 1.0, 'a real gain')]})
-    assert (axes[0].low, axes[0].high) == (0.0, 2.0) and type(axes[0].low) is float
-    assert axes[1].values == (1, 3)
-    assert (axes[2].low, axes[2].high) == (1, 100) and type(axes[2].low) is int
-    assert type(axes[3].low) is float  # not a parameter: the nodes' check names it
-
-
-@pytest.mark.parametrize('text', [f'{GAIN}=0:2.5', f'{GAIN}=0.5:3:log', 'seed=0:1e-3'])
-def test_a_range_of_an_integer_parameter_needs_integer_bounds(text):
-    with pytest.raises(ScenarioError, match=rf'^--param {re.escape(text)}: '
-                                            rf'{text.split("=")[0]} is an integer, so a range '
-                                            'of it needs integer LOW and HIGH'):
-        check_axes([parse_axis(text)], INTEGER_K)
-
-
 def test_a_study_that_sampled_an_integer_parameter_as_real_numbers_is_not_resumed(tmp_path):
     """A study made before integer ranges (its trials' k real numbers) cannot take integer
     trials (Optuna refuses another distribution for k): named, not a traceback."""

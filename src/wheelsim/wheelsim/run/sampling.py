@@ -15,7 +15,10 @@ compare and group values by :func:`value_key`, and write them back with :func:`f
 - ``random`` / ``lhs``: ``samples`` points over the ranges, independent uniform draws or a Latin
   hypercube (scipy.stats.qmc: each range cut into ``samples`` equal strata, one point in each),
   from ``sample_seed``; each crossed with every combination of the value lists (so
-  ``--param seed=1..10`` runs every sample with each of 10 seeds).
+  ``--param seed=1..10`` runs every sample with each of 10 seeds). A range of an integer
+  parameter or of ``seed`` (given integer bounds by :func:`integer_ranges`, which sweep and tune
+  both apply) is drawn as integers, each integer of it equally likely (or, on a log scale, as
+  likely as its stretch of ``[LOW - 0.5, HIGH + 0.5]``, as Optuna draws them).
 
 A value list may not repeat a value (two points would be one run), and a sweep has at most
 :data:`MAX_POINTS` points (a ``FIRST..LAST`` axis, ``--samples`` and the product of the value
@@ -28,15 +31,16 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import yaml
 
 from wheelsim.core import yaml_numbers
-from wheelsim.run.scenario import ScenarioError, check_seed
+from wheelsim.core.params import ParamSpec
+from wheelsim.run.scenario import SEED_KEY, ScenarioError, check_seed
 
 METHODS = ('grid', 'random', 'lhs')
 SAMPLE_DIGITS = 6
@@ -52,8 +56,8 @@ SAMPLE_SEED_BITS = 32
 class Axis:
     """One ``--param``: a list of ``values``, or the range ``[low, high]`` (``log``: sampled
     uniformly in log space) when ``values`` is None (int bounds: a range of integers, see
-    :func:`wheelsim.run.tune.check_axes`); ``text``: the ``--param`` as given (``NAME=SPEC``),
-    for messages."""
+    :func:`integer_ranges`); ``text``: the ``--param`` as given (``NAME=SPEC``), for
+    messages."""
 
     name: str
     values: tuple[Any, ...] | None = None
@@ -210,6 +214,31 @@ def parse_axes(texts: Sequence[str]) -> list[Axis]:
     return list(axes.values())
 
 
+def integer_ranges(axes: Sequence[Axis], specs: Mapping[str, Sequence[ParamSpec]]) -> list[Axis]:
+    """``axes`` with the range of an integer parameter (``seed``, or one whose spec in
+    ``specs``, by node, is an integer) given integer bounds, so that it is sampled as integers
+    (:func:`plan_points`, and tune's Optuna trials); ScenarioError naming the ``--param`` of such
+    a range with a bound that is no integer. Other axes, and unknown names (left to the nodes'
+    check), are kept as they are."""
+    checked = []
+    for axis in axes:
+        if axis.values is None and _is_integer(axis.name, specs):
+            if not (float(axis.low).is_integer() and float(axis.high).is_integer()):
+                raise ScenarioError(f'--param {axis.text}: {axis.name} is an integer, so a '
+                                    'range of it needs integer LOW and HIGH')
+            axis = replace(axis, low=int(axis.low), high=int(axis.high))
+        checked.append(axis)
+    return checked
+
+
+def _is_integer(name: str, specs: Mapping[str, Sequence[ParamSpec]]) -> bool:
+    """Whether the ``--param`` ``name`` (``seed`` or ``<node>.<parameter>``) is an integer."""
+    if name == SEED_KEY:
+        return True
+    node, _, parameter = name.partition('.')
+    return any(spec.name == parameter and spec.kind is int for spec in specs.get(node, ()))
+
+
 def _unit_samples(method: str, count: int, dimensions: int, sample_seed: int) -> np.ndarray:
     """``count`` x ``dimensions`` points in the unit cube."""
     from scipy.stats import qmc
@@ -219,11 +248,18 @@ def _unit_samples(method: str, count: int, dimensions: int, sample_seed: int) ->
     return np.random.default_rng(sample_seed).random((count, dimensions))
 
 
-def _scaled(axis: Axis, unit: float) -> float:
+def _scaled(axis: Axis, unit: float) -> float | int:
+    """The point ``unit`` in [0, 1) of the range ``axis``: an int for integer bounds (the
+    nearest integer to the point of ``[low - 0.5, high + 0.5]``), else a float of
+    :data:`SAMPLE_DIGITS` digits."""
+    integer = isinstance(axis.low, int)
+    low, high = (axis.low - 0.5, axis.high + 0.5) if integer else (axis.low, axis.high)
     if axis.log:
-        value = math.exp(math.log(axis.low) + unit * (math.log(axis.high) - math.log(axis.low)))
+        value = math.exp(math.log(low) + unit * (math.log(high) - math.log(low)))
     else:
-        value = axis.low + unit * (axis.high - axis.low)
+        value = low + unit * (high - low)
+    if integer:
+        return min(max(round(value), axis.low), axis.high)
     return float(f'{value:.{SAMPLE_DIGITS}g}')
 
 

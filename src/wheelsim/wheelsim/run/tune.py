@@ -23,7 +23,7 @@ and the best run's bag with its plots (``<best run>/plots/report.pdf``).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,7 @@ from wheelsim.core.params import ParamSpec
 from wheelsim.report.metrics import LARGER_IS_BETTER
 from wheelsim.report.summary import criterion_excess
 from wheelsim.run.execution import Job, RayRunner, job_key
-from wheelsim.run.sampling import Axis
+from wheelsim.run.sampling import Axis, integer_ranges
 from wheelsim.run.scenario import (
     SEED_KEY,
     OverrideCheck,
@@ -83,39 +83,24 @@ def _suggest(trial, axes: Sequence[Axis]) -> dict[str, Any]:
     def value(a: Axis) -> Any:
         if a.values is not None:
             return trial.suggest_categorical(a.name, list(a.values))
-        if isinstance(a.low, int):  # an integer parameter's range (check_axes)
+        if isinstance(a.low, int):  # an integer parameter's range (integer_ranges)
             return trial.suggest_int(a.name, a.low, a.high, log=a.log)
         return trial.suggest_float(a.name, a.low, a.high, log=a.log)
     return {a.name: value(a) for a in axes}
 
 
 def check_axes(axes: Sequence[Axis], specs: Mapping[str, Sequence[ParamSpec]]) -> list[Axis]:
-    """``axes`` with the range of an integer parameter (``seed``, or one whose spec in
-    ``specs``, by node, is an integer) given integer bounds, so it is sampled as integers;
-    ScenarioError naming the ``--param`` of such a range with a bound that is no integer, or of
-    an array value: an Optuna choice is a single value (None, bool, int, float or str), so a
-    study cannot search arrays. Unknown names are left to the nodes' check."""
-    checked = []
+    """``axes`` with integer ranges as :func:`wheelsim.run.sampling.integer_ranges` gives them
+    (its ScenarioError for a range of an integer parameter whose bounds are no integers);
+    ScenarioError naming the ``--param`` of an array value: an Optuna choice is a single value
+    (None, bool, int, float or str), so a study cannot search arrays. Unknown names are left to
+    the nodes' check."""
     for axis in axes:
         if any(isinstance(value, list) for value in axis.values or ()):
             raise ScenarioError(f'--param {axis.text}: tune cannot search an array (an Optuna '
                                 'choice is a single value): set the array in the scenario\'s '
                                 'nodes:, or compare arrays with wheelsim sweep')
-        if axis.values is None and _is_integer(axis.name, specs):
-            if not (float(axis.low).is_integer() and float(axis.high).is_integer()):
-                raise ScenarioError(f'--param {axis.text}: {axis.name} is an integer, so a '
-                                    'range of it needs integer LOW and HIGH')
-            axis = replace(axis, low=int(axis.low), high=int(axis.high))
-        checked.append(axis)
-    return checked
-
-
-def _is_integer(name: str, specs: Mapping[str, Sequence[ParamSpec]]) -> bool:
-    """Whether the ``--param`` ``name`` (``seed`` or ``<node>.<parameter>``) is an integer."""
-    if name == SEED_KEY:
-        return True
-    node, _, parameter = name.partition('.')
-    return any(spec.name == parameter and spec.kind is int for spec in specs.get(node, ()))
+    return integer_ranges(axes, specs)
 
 
 def check_storage(url: str) -> None:
