@@ -213,12 +213,16 @@ def test_an_array_is_one_value_its_commas_inside_the_brackets():
     ('[1.0, 0.0', "unbalanced brackets: 1 [ of '[1.0, 0.0' not closed by ]"),
     ('[1.0],0.0]', "unbalanced brackets: a ] at character 10 of '[1.0],0.0]' closes no ["),
     ('[1.0,,2.0]', "'[1.0,,2.0]' is not a YAML value: expected the node content, but found ','"),
-    ('[1.0, "a]', "'[1.0, \"a]' is not a YAML value: found unexpected end of stream"),
+    ('[1.0, "a]', 'unbalanced quotes: the " at character 7 of \'[1.0, "a]\' is not closed'),
+    ('"a,b', 'unbalanced quotes: the " at character 1 of \'"a,b\' is not closed'),
+    ("x,'a", "unbalanced quotes: the ' at character 3 of \"x,'a\" is not closed"),
+    ("'it''s", "unbalanced quotes: the ' at character 1 of \"'it''s\" is not closed"),
+    ('"a\\"', 'unbalanced quotes: the " at character 1 of \'"a\\\\"\' is not closed'),
 ])
-def test_a_bad_array_is_a_one_line_error_naming_the_param(spec, fragment):
+def test_a_bad_array_or_quote_is_a_one_line_error_naming_the_param(spec, fragment):
     with pytest.raises(ScenarioError) as info:
         parse_axis(f'planner.waypoints={spec}')
-    assert str(info.value).startswith(f"--param 'planner.waypoints={spec}': ")
+    assert str(info.value).startswith(f'--param {f"planner.waypoints={spec}"!r}: ')
     assert fragment in str(info.value) and '\n' not in str(info.value)
 
 
@@ -235,3 +239,37 @@ def test_a_reproduce_command_gives_an_array_back_as_it_was():
     [axis] = parse_axes([words[words.index('--param') + 1]])
     [back] = axis.values
     assert back[:2] + back[3:] == [2.0, 1e-05, -1.0, 2.0, 1.57] and math.isnan(back[2])
+
+
+@pytest.mark.parametrize('spec, values', [
+    ('"a,b"', ('a,b',)),
+    ("'a,b',c", ('a,b', 'c')),
+    ("x, 'a, b' ,\"c,d\"", ('x', 'a, b', 'c,d')),
+    ("'it''s, here'", ("it's, here",)),  # YAML: '' in single quotes is one '
+    ('"say \\"hi, there\\""', ('say "hi, there"',)),  # and \" in double quotes is one "
+    ('"a[b",c', ('a[b', 'c')),
+    ('["a,b]", \'c\'],[d]', (['a,b]', 'c'], ['d'])),  # quoted items of an array
+    ("it's,b", ("it's", 'b')),  # a quote inside a text starts no quoted text
+    ('"1",2', ('1', 2)),  # quoted: a text, not a number
+    ('"0:1"', ('0:1',)),  # nor a range
+    ("'1..3'", ('1..3',)),  # nor FIRST..LAST
+    ('"1:2:3"', ('1:2:3',)),
+    ("'1..2..3'", ('1..2..3',)),
+])
+def test_a_quoted_text_is_one_value_its_commas_and_brackets_inside_the_quotes(spec, values):
+    """Found in review: --param 'x.name="a,b"' was cut at the comma inside the quotes (and the
+    halves refused as YAML). A text in single or double quotes, as YAML reads them, is one
+    value."""
+    assert parse_axis(f'c.name={spec}').values == values
+
+
+@pytest.mark.parametrize('value', ['a,b', "it's", 'say "hi", twice', '1', 'true', '.nan', '0:1',
+                                   '1..3', '', ' padded ', '[x]', 'plain', 'pkg.mod:policy',
+                                   ['a,b', 'c]', "'"]])
+def test_a_text_is_written_back_as_parse_axis_reads_it(value):
+    """The tables and reproduce commands quote a text only where --param would read it
+    otherwise (a comma, a number, a range, ...)."""
+    words = shlex.split(reproduce_command(None, {'c.name': value}))
+    assert parse_axes([words[words.index('--param') + 1]]) == [Axis('c.name', (value,))]
+    if value in ('plain', 'pkg.mod:policy', "it's"):
+        assert words[-1] == f'c.name={value}'  # no quotes where none are needed

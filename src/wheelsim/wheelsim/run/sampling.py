@@ -9,6 +9,11 @@ A value may be an array, a YAML flow sequence as ROS takes it (``-p waypoints:=[
 the commas inside its brackets do not separate values (``planner.waypoints=[2.0,0.0,.nan],
 [3.0,0.0,.nan]`` is two arrays). Arrays are lists, as a params file gives them: unhashable, so
 compare and group values by :func:`value_key`, and write them back with :func:`format_value`.
+A text in single or double quotes, where a value or an array item starts, is one text as YAML
+reads it (``''`` is a ``'`` inside single quotes, ``\\"`` a ``"`` inside double quotes): the
+commas, brackets, colons and dots inside the quotes do not separate values nor make a range
+(``c.name="a,b",'1:2'`` is the two texts ``a,b`` and ``1:2``); a quote inside a text (``it's``)
+is one of its characters.
 
 - ``grid``: every combination of the value lists (ranges are refused: a grid has no values
   for them);
@@ -50,6 +55,8 @@ MAX_POINTS = 100_000
 and a bound on the memory its plan takes."""
 SAMPLE_SEED_BITS = 32
 """``--sample-seed`` (and tune's ``--sampler-seed``) is an integer in [0, 2**32-1]."""
+QUOTES = ('"', "'")
+"""The quotes of a quoted text in a ``--param`` value, YAML's."""
 
 
 @dataclass(frozen=True)
@@ -111,12 +118,24 @@ def value_key(value: Any) -> Hashable:
 def format_value(value: Any) -> str:
     """``value`` as a ``--param`` writes it, so that :func:`parse_axis` reads it back: an array
     as a YAML flow sequence without spaces (``[2.0,0.0,.nan]``), NaN and infinities in YAML's
-    spelling (Python's ``nan`` is text in YAML); anything else as ``str``."""
+    spelling (Python's ``nan`` is text in YAML), a text in single quotes (YAML's, a ``'`` in it
+    doubled) where ``--param`` would read it otherwise (``'a,b'``, ``'1'``, ``'0:1'``, ``''``);
+    anything else as ``str``."""
     if isinstance(value, (list, tuple)):
         return '[' + ','.join(format_value(item) for item in value) + ']'
     if isinstance(value, float) and not math.isfinite(value):
         return '.nan' if math.isnan(value) else ('.inf' if value > 0 else '-.inf')
+    if isinstance(value, str) and not _reads_back(value):
+        return "'" + value.replace("'", "''") + "'"
     return str(value)
+
+
+def _reads_back(text: str) -> bool:
+    """Whether ``text``, unquoted, is a ``--param`` of the one text ``text``."""
+    try:
+        return parse_axis(f'x={text}').values == (text,)
+    except ScenarioError:
+        return False
 
 
 def shown_value(value: Any) -> str:
@@ -125,24 +144,57 @@ def shown_value(value: Any) -> str:
 
 
 def _split_values(spec: str, text: str) -> list[str]:
-    """``spec`` cut at the commas outside brackets; ScenarioError for unbalanced brackets."""
+    """``spec`` cut at the commas outside brackets and quotes (see the module doc: a quote
+    opens a quoted text only where a value or an array item starts); ScenarioError for
+    unbalanced brackets or quotes."""
     pieces, depth, start = [], 0, 0
+    item_starts = True  # nothing but spaces since the start, a comma or a [
+    quoted_until = -1  # the index of the quote closing the quoted text being skipped
     for index, char in enumerate(spec):
-        if char == '[':
+        if index <= quoted_until:
+            continue
+        if char in QUOTES and item_starts:
+            quoted_until = _closing_quote(spec, index, text)
+            item_starts = False
+        elif char == '[':
             depth += 1
+            item_starts = True
         elif char == ']':
             depth -= 1
+            item_starts = False
             if depth < 0:
                 raise ScenarioError(f'--param {text!r}: unbalanced brackets: a ] at character '
                                     f'{index + 1} of {spec!r} closes no [')
-        elif char == ',' and depth == 0:
-            pieces.append(spec[start:index])
-            start = index + 1
+        elif char == ',':
+            item_starts = True
+            if depth == 0:
+                pieces.append(spec[start:index])
+                start = index + 1
+        elif not char.isspace():
+            item_starts = False
     if depth > 0:
         raise ScenarioError(f'--param {text!r}: unbalanced brackets: {depth} [ of {spec!r} '
                             'not closed by ]')
     pieces.append(spec[start:])
     return pieces
+
+
+def _closing_quote(spec: str, opening: int, text: str) -> int:
+    """The index of the quote that closes the one at ``opening`` in ``spec``, as YAML reads
+    quotes (``''`` inside single quotes and a backslash and the character after it inside
+    double quotes close nothing); ScenarioError naming the ``--param`` if none does."""
+    quote, index = spec[opening], opening + 1
+    while index < len(spec):
+        if quote == '"' and spec[index] == '\\':
+            index += 2
+        elif spec[index] == quote == "'" and spec[index + 1:index + 2] == "'":
+            index += 2
+        elif spec[index] == quote:
+            return index
+        else:
+            index += 1
+    raise ScenarioError(f'--param {text!r}: unbalanced quotes: the {quote} at character '
+                        f'{opening + 1} of {spec!r} is not closed')
 
 
 def _value(piece: str, text: str) -> Any:
@@ -167,7 +219,8 @@ def parse_axis(text: str) -> Axis:
                             'NAME=LOW:HIGH[:log] (NAME: seed or <node>.<parameter>)')
     text = f'{name}={spec}'
     pieces = _split_values(spec, text)
-    single = len(pieces) == 1 and '[' not in spec  # a range or FIRST..LAST, not an array
+    # a range or FIRST..LAST, not an array nor a quoted text
+    single = len(pieces) == 1 and '[' not in spec and spec[0] not in QUOTES
     if single and ':' in spec and _is_span(spec, ':'):
         parts = spec.split(':')
         if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] != 'log'):
