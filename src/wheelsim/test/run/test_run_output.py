@@ -1,10 +1,12 @@
 """Run folders: one safe name component, earlier runs kept, --overwrite removes only run files."""
 
+import json
+import math
 import shutil
 
 import pytest
 
-from wheelsim.run.output import MARKER, OutputError, check_run_name, run_folder
+from wheelsim.run.output import MARKER, OutputError, check_run_name, json_text, run_folder
 
 
 @pytest.mark.parametrize('name', ['', '.', '..', 'a/b', '../x', 'a\\b', 'tab\there', 'nul\0', 42,
@@ -110,3 +112,14 @@ def test_a_missing_output_root_is_created(tmp_path):
     folder = run_folder(tmp_path / 'sweep' / '000', 'short')
     assert folder == (tmp_path / 'sweep' / '000' / 'short').resolve()
     assert (folder / MARKER).is_file()
+
+
+def test_json_text_is_strict_json_a_non_finite_number_null():
+    """Found in review: a sweep's point.json held NaN, which strict readers (jq, JavaScript's
+    JSON.parse) refuse; every JSON file a run writes goes through json_text."""
+    document = {'b': [1.0, math.nan, (math.inf, {'c': -math.inf})], 'a': None, 'd': 2,
+                'e': 'nan', 'f': 1e-300}
+    text = json_text(document)
+    assert json.loads(text, parse_constant=pytest.fail) == {
+        'a': None, 'b': [1.0, None, [None, {'c': None}]], 'd': 2, 'e': 'nan', 'f': 1e-300}
+    assert text == json.dumps(json.loads(text), indent=2, sort_keys=True) + '\n'

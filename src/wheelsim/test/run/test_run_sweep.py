@@ -5,6 +5,7 @@ test/test_wheelsim_sweep.py)."""
 from __future__ import annotations
 
 import csv
+import json
 import math
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -18,6 +19,11 @@ from wheelsim.run.sampling import parse_axis, plan_points
 from wheelsim.run.scenario import Scenario
 from wheelsim.run.sweep import format_table, plan_sweep, run_sweep
 from wheelsim.run.tables import write_tables
+
+
+def refuse_constant(name: str) -> None:
+    """``parse_constant`` of a strict JSON reader: NaN, Infinity and -Infinity are no JSON."""
+    raise ValueError(f'{name} is not JSON')
 
 
 class CountingRunner:
@@ -61,6 +67,12 @@ def test_a_sweep_over_arrays_tables_them_and_a_rerun_skips_them(tmp_path):
     outcome = run_sweep(planned, tmp_path, runner, show_progress=False)
     assert len(runner.keys) == 4 and not outcome.errors
     assert [r['planner.waypoints'][0] for r in outcome.rows] == [1.0, 1.0, 2.0, 2.0]
+    # Found in review: point.json held NaN (.nan of the waypoints), which is no JSON (jq and
+    # JavaScript's JSON.parse refuse it): a non-finite number is written null.
+    records = [json.loads(path.read_text(), parse_constant=refuse_constant)
+               for path in sorted(tmp_path.glob('runs/*/point.json'))]
+    assert len(records) == 4
+    assert all(r['overrides']['planner.waypoints'][1:] == [0.0, None] for r in records)
     write_tables(outcome.rows, tmp_path / 'sweep')
     with (tmp_path / 'sweep.csv').open() as handle:
         assert [r['planner.waypoints'] for r in csv.DictReader(handle)][::2] == [

@@ -8,12 +8,16 @@
   (:data:`RUN_FILES`), and only from a folder a run made (it holds :data:`MARKER`). Symbolic links
   are never followed: one where a run writes is an OutputError, as is a file of the user's in a
   folder a run makes whole (:data:`WHOLE_FOLDERS`).
+- :func:`json_text`: the text of every JSON file a run, a sweep or a tune writes, strict JSON.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import os
 from pathlib import Path
+from typing import Any
 
 MARKER = '.wheelsim-run'
 #: What a run writes into its folder: (folder or '', file name patterns).
@@ -113,3 +117,25 @@ def run_folder(output_root: Path, name: str, overwrite: bool = False) -> Path:
     (folder / MARKER).write_text('written by wheelsim run; --overwrite removes only its own '
                                  'files from this folder\n')
     return folder
+
+
+def json_text(document: Any) -> str:
+    """``document`` as the text of a JSON file wheelsim writes (``metrics.json``,
+    ``timing.json``, a sweep point's or tune trial's ``point.json``): indented by 2, keys
+    sorted, a newline at the end, and strict JSON: every non-finite float (NaN, infinities, as
+    in a waypoint array's ``.nan``), which JSON cannot spell, is ``null``, in nested dicts,
+    lists and tuples too, so that strict readers (jq, JavaScript's ``JSON.parse``) take it.
+    ``null`` is also a metric the run could not compute (:mod:`wheelsim.report.metrics` makes a
+    non-finite metric None), so readers take both as "no value"."""
+    return json.dumps(_finite_or_none(document), indent=2, sort_keys=True,
+                      allow_nan=False) + '\n'
+
+
+def _finite_or_none(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite_or_none(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite_or_none(item) for item in value]
+    return value

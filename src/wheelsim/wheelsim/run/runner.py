@@ -19,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import importlib
-import json
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -28,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from wheelsim.core.params import ParamSpec
 from wheelsim.report.summary import passes
-from wheelsim.run.output import run_folder
+from wheelsim.run.output import json_text, run_folder
 from wheelsim.run.scenario import DEFAULT_SCENARIO, NODE_NAMES, Scenario
 
 if TYPE_CHECKING:  # the lock-step runner imports rclpy: not for --help
@@ -313,14 +312,13 @@ def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float 
     if interrupted:
         values['partial'] = True  # computed on the part of the run that was simulated
     criteria = criteria_outcomes(scenario.pass_criteria, values)
-    (out / 'metrics.json').write_text(
-        json.dumps(run_record(scenario, values, criteria), indent=2, sort_keys=True) + '\n')
+    (out / 'metrics.json').write_text(json_text(run_record(scenario, values, criteria)))
     simulated_s = round(run.end_time_s - START_TIME_NS / 1e9, 3) if run.end_time_s > 0 else 0.0
     timing = {'wall_time_s': round(wall_s, 3), 'simulated_time_s': simulated_s,
               'real_time_factor': (metrics.round_significant(simulated_s / wall_s,
                                                              REAL_TIME_FACTOR_DIGITS)
                                    if wall_s > 0 else 0.0)}
-    (out / 'timing.json').write_text(json.dumps(timing, indent=2, sort_keys=True) + '\n')
+    (out / 'timing.json').write_text(json_text(timing))
     if make_plots:
         with phases('plots'):
             plots.write_plots(run, out / 'plots', title=scenario.name)

@@ -20,6 +20,7 @@ from typing import Any
 
 from wheelsim.report.metrics import METRIC_NAMES
 from wheelsim.run.execution import Job, RayRunner, job_key
+from wheelsim.run.output import json_text
 from wheelsim.run.sampling import format_value
 from wheelsim.run.scenario import OverrideCheck, Scenario, with_overrides
 
@@ -60,21 +61,26 @@ def plan_sweep(scenario: Scenario, points: Sequence[Mapping[str, Any]],
 
 
 def load_record(root: Path, key: str) -> dict[str, Any] | None:
-    """The record of the finished run ``key`` in ``root``, or None."""
+    """The record of the finished run ``key`` in ``root``, or None. Its nulls are None: a
+    metric the run did not compute, or a non-finite number :func:`write_record` wrote as null
+    (only among the overrides, which no reader takes from the record: a point's come from its
+    plan)."""
     path = root / 'runs' / key / RECORD
     return json.loads(path.read_text()) if path.is_file() else None
 
 
 def write_record(root: Path, key: str, overrides: Mapping[str, Any],
                  result: Mapping[str, Any]) -> dict[str, Any]:
-    """Record the finished run ``key`` (a :func:`wheelsim.run.execution.run_job` result)."""
+    """Record the finished run ``key`` (a :func:`wheelsim.run.execution.run_job` result) in
+    strict JSON (:func:`wheelsim.run.output.json_text`: a non-finite number is null); return
+    the record, its numbers as given."""
     record = {'overrides': dict(overrides), 'metrics': result['metrics'],
               'failed': result['failed'], 'run_dir': f'runs/{result["run_dir"]}',
               'wall_s': round(result['wall_s'], 3), 'worker': result['worker']}
     path = root / 'runs' / key / RECORD
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix('.part')
-    partial.write_text(json.dumps(record, indent=2, sort_keys=True) + '\n')
+    partial.write_text(json_text(record))
     os.replace(partial, path)  # a record is whole or absent
     return record
 
