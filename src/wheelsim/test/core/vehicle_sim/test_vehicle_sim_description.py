@@ -61,6 +61,17 @@ def test_a_frame_may_not_take_a_link_name_of_the_vehicle(model, link, parameter)
         check_parameters({'model': model, parameter: link})
 
 
+@pytest.mark.parametrize('model', ['differential', 'omni', 'bicycle'])
+def test_every_joint_is_named_after_its_child_link_so_links_cover_joints(model):
+    """check_frame_links compares a frame with the links only (its message says links): a
+    frame's joint ``<frame>_joint`` can then take a joint's name only with the link's. Were a
+    joint named otherwise, the check would have to compare joints too."""
+    robot = ET.fromstring(vehicle_sim_urdf(vehicle_config_from_params({'model': model}),
+                                           from_flat(VehicleSimSettings, {})))
+    for joint in robot.iter('joint'):
+        assert joint.get('name') == joint.find('child').get('link') + '_joint'
+
+
 def test_every_shipped_frame_name_stays_unique():
     for model in ('differential', 'omni', 'bicycle'):
         settings = from_flat(VehicleSimSettings, {'footprint_frame': 'base_footprint'})

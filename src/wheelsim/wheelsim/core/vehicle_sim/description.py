@@ -35,12 +35,13 @@ def _fixed_frames(settings: VehicleSimSettings) -> list[tuple[str, FixedFrame]]:
 
 def check_frame_links(config: VehicleConfig, settings: VehicleSimSettings) -> None:
     """Raise ParameterError if ``scan.frame_id`` or ``footprint_frame`` names a link of the
-    vehicle (or its fixed joint, ``<frame>_joint``, a joint of the vehicle)."""
+    vehicle. That also covers the frame's fixed joint, ``<frame>_joint``: every joint of the
+    vehicle is named ``<its child link>_joint``, so the joint names clash only when the link
+    names do."""
     robot = ET.fromstring(build_urdf(config, base_link=settings.base_frame))
     links = [element.get('name') for element in robot.iter('link')]
-    joints = [element.get('name') for element in robot.iter('joint')]
     for name, frame in _fixed_frames(settings):
-        if frame.link in links or f'{frame.link}_joint' in joints:
+        if frame.link in links:
             raise ParameterError(
                 name, frame.link, f'must differ from the links of the {config.model} vehicle '
                 f'in its URDF ({", ".join(links)}): URDF link names are unique')
