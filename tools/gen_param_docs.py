@@ -3,7 +3,7 @@
 Every node module ``wheelsim.nodes.<node>`` exposes ``parameter_specs() -> list[ParamSpec]``
 (the parameters the node declares, with descriptions, units, ranges and defaults); this
 script turns them into one table per node. Nothing here is written by hand, so the reference
-cannot drift from the code: ``test/test_bringup_param_docs.py`` regenerates it and compares.
+cannot drift from the code: ``test/test_bringup_docs.py`` regenerates it and compares.
 
     python tools/gen_param_docs.py            # rewrite docs/parameters.md
     python tools/gen_param_docs.py --check    # exit 1 if docs/parameters.md is out of date

@@ -31,6 +31,8 @@ AUTO = 'auto'
 FROM_VEHICLE = -1.0
 #: The value of ``limits.min_linear_x`` that takes minus the vehicle's top speed.
 REVERSE_FROM_VEHICLE = 1.0
+#: What the speed limits taken from the vehicle become without a speed limit (their docs).
+_TOP_SPEED_STAND_IN = f'({NO_LIMIT_TOP_SPEED_MPS:g} m/s for a vehicle without a speed limit)'
 #: Largest steering angle the controller takes (rad): an unlimited steering becomes this.
 MAX_STEERING_RAD = 1.55
 
@@ -175,19 +177,18 @@ class OutputLimitsConfig:
     """Limits on every published command (0 for an acceleration: no limit)."""
 
     max_linear_x: float = _from_vehicle(
-        'Highest forward speed; the vehicle\'s top speed '
-        f'({NO_LIMIT_TOP_SPEED_MPS:g} m/s for a vehicle without a speed limit).', 'm/s', 100.0)
+        f'Highest forward speed; the vehicle\'s top speed {_TOP_SPEED_STAND_IN}.', 'm/s', 100.0)
     min_linear_x: float = param(
         REVERSE_FROM_VEHICLE,
         'Lowest speed (negative: reversing allowed that fast). 1: minus the vehicle\'s top '
-        'speed (vehicle_description).',
+        f'speed {_TOP_SPEED_STAND_IN}, from vehicle_description.',
         unit='m/s',
         min_value=-100.0,
         max_value=REVERSE_FROM_VEHICLE,
     )
     max_linear_y: float = _from_vehicle(
-        'Highest sideways speed (omni only; others always 0); the vehicle\'s top speed.', 'm/s',
-        100.0)
+        'Highest sideways speed (omni only; others always 0); the vehicle\'s top speed '
+        f'{_TOP_SPEED_STAND_IN}.', 'm/s', 100.0)
     max_angular_z: float = _from_vehicle(
         'Highest yaw rate; the vehicle\'s (on the spot; a car: at top speed and full lock).',
         'rad/s', 100.0)
