@@ -16,6 +16,7 @@ import time
 import numpy as np
 import pytest
 from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped
+from std_msgs.msg import Float64MultiArray
 
 from wheelsim.ros.conversions import stamp_ns
 from wheelsim.ros.dds_domain import loopback_domain
@@ -196,23 +197,29 @@ def test_a_command_the_node_takes_late_enters_at_the_time_it_was_sent(sim):
 
 def test_inputs_before_the_first_clock_are_dropped_with_a_warning_each(probe):
     """Review F3: an initialpose before the first /clock was dropped without a word, where a
-    cmd_vel got a warning; now each input says so (throttled per input)."""
+    cmd_vel got a warning; now each input says so (throttled per input). cmd_vel and
+    wheel_commands said "command ignored" alike, in one warning every 5 s for both: each now
+    names its topic, in a warning of its own."""
     namespace = '/unclocked'  # its own clock topic, which nobody publishes
     node = NodeProcess('wheelsim.nodes.vehicle_sim', {'use_sim_time': True,
-                                                      'cmd_vel_type': 'twist'},
+                                                      'cmd_vel_type': 'twist',
+                                                      'model': 'differential'},
                        namespace, ros_args=['-r', f'/clock:={namespace}/clock'])
     try:
         poses = probe.publisher(PoseWithCovarianceStamped, f'{namespace}/initialpose')
         commands = probe.publisher(Twist, f'{namespace}/cmd_vel')
+        wheel_commands = probe.publisher(Float64MultiArray, f'{namespace}/wheel_commands')
         pose = PoseWithCovarianceStamped()
         pose.header.frame_id = 'map'
         pose.pose.pose.position.x, pose.pose.pose.orientation.w = 4.0, 1.0
         expected = [f'{what} ignored: no simulated time yet (waiting for /clock)'
-                    for what in ('initialpose', 'command')]
+                    for what in ('initialpose', f'{namespace}/cmd_vel: command',
+                                 f'{namespace}/wheel_commands: command')]
 
         def sent_and_warned() -> bool:  # sent until the node takes them (it may match late)
             poses.publish(pose)
             commands.publish(Twist())
+            wheel_commands.publish(Float64MultiArray(data=[1.0, 1.0]))
             return all(line in node.output() for line in expected)
 
         started_s = time.monotonic()

@@ -344,8 +344,9 @@ class VehicleSim:
         return now
 
     @_locked
-    def _on_command(self, vx_mps: float, vy_mps: float, wz_radps: float, stamp: int | None):
-        now = self._input_time_ns('command')
+    def _on_command(self, topic_name: str, vx_mps: float, vy_mps: float, wz_radps: float,
+                    stamp: int | None):
+        now = self._input_time_ns(f'{topic_name}: command')
         if now is None:
             return
         if not self.command_age.receive(now, stamp):

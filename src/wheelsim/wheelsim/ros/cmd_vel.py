@@ -16,7 +16,8 @@ subscription's DDS topic released at once, and DDS refuses a second type on one 
 
 Every message is checked: a non-finite value rejects the message (counted, warning throttled);
 a value beyond the limits is saturated (counted, warning throttled). Accepted commands reach
-``on_command(vx_mps, vy_mps, wz_radps, stamp_ns)`` with ``stamp_ns`` the header stamp of a
+``on_command(topic_name, vx_mps, vy_mps, wz_radps, stamp_ns)`` with ``topic_name`` the resolved
+topic they came on (``cmd_vel`` or ``wheel_commands``) and ``stamp_ns`` the header stamp of a
 TwistStamped and ``None`` for a Twist or a TwistStamped with a zero stamp (by arrival).
 """
 
@@ -37,7 +38,7 @@ _BY_SETTING = {'twist': Twist, 'twist_stamped': TwistStamped}
 WARN_PERIOD_S = 2.0  # between two warnings of one kind [s]
 PUBLISHER_CHECK_PERIOD_S = 0.25
 
-OnCommand = Callable[[float, float, float, 'int | None'], None]
+OnCommand = Callable[[str, float, float, float, 'int | None'], None]
 
 
 def saturate(value: float, limit: float) -> float:
@@ -157,7 +158,7 @@ class CmdVelInput:
                 f'{wz_radps:g}) to cmd_vel_limits ({self.saturated} so far)',
                 throttle_duration_sec=WARN_PERIOD_S,
             )
-        self._on_command(*clamped, stamp)
+        self._on_command(topic_name, *clamped, stamp)
 
     def _on_message(self, msg: Twist | TwistStamped) -> None:
         twist = msg.twist if isinstance(msg, TwistStamped) else msg
