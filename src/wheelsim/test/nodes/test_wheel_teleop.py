@@ -5,16 +5,17 @@ publishing sensor_msgs/Joy; over DDS the node runs as its own process with a pro
 """
 
 import math
+import re
 
 import pytest
 from sensor_msgs.msg import Joy
 from std_msgs.msg import Float64MultiArray, String
 
 import wheelsim.sim as ws
-from wheelsim.core.vehicle.description import describe
+from wheelsim.core.vehicle.description import DescriptionError, describe
 from wheelsim.core.vehicle.urdf import build_urdf
 from wheelsim.nodes.vehicle_sim import VehicleSim
-from wheelsim.nodes.wheel_teleop import WheelTeleop
+from wheelsim.nodes.wheel_teleop import WheelTeleop, wheel_radius_m
 from wheelsim.ros import qos
 from wheelsim.run.lockstep import Lockstep
 from wheelsim.testing.processes import NodeProcess
@@ -151,3 +152,41 @@ def test_over_dds_it_turns_the_pad_into_wheel_commands(probe, max_velocity_mps, 
         assert 'callback failed' not in node.output(), node.output()
         assert node.stop_cleanly(), node.output()
     assert math.isfinite(commands[-1].data[0])
+
+
+def test_the_wheel_radius_is_the_cylinder_of_the_first_wheel_or_an_error_saying_why():
+    vehicle = ws.load_vehicle('mecanum_omni')
+    urdf = build_urdf(vehicle.config)
+    assert wheel_radius_m(urdf) == pytest.approx(vehicle.config.active.wheel_radius_m)
+    radius = f'radius="{vehicle.config.active.wheel_radius_m:.9g}"'
+    for text, why in [('', 'urdf: not XML'),
+                      ('<robot name="r"><link name="base_link"/></robot>',
+                       'urdf: no wheel (no continuous joint)'),
+                      (urdf.replace(radius, 'radius="0"'), 'urdf: wheel front_left_wheel: '),
+                      (urdf.replace(radius, 'radius="-0.1"'), 'urdf: wheel front_left_wheel: '),
+                      (urdf.replace('<cylinder', '<sphere'), 'no cylinder')]:
+        with pytest.raises(DescriptionError, match=re.escape(why)):
+            wheel_radius_m(text)
+
+
+def test_over_dds_a_description_giving_no_wheel_radius_is_ignored_not_driven_with_zeros(probe):
+    """Found in review: a vehicle_description whose URDF gives no wheel radius (here none at
+    all: the document's urdf is optional) failed the callback once the model was taken, so
+    every stick after sent [0.0, 0.0] (the top speed never learnt). No stand-in fits a wheel
+    radius: the description is ignored with a warning saying why, and joy waits for one."""
+    vehicle = ws.load_vehicle('indoor_differential')
+    description = probe.publisher(String, 'vehicle_description', qos.LATCHED)
+    commands = probe.record(Float64MultiArray, 'wheel_commands')
+    pad = probe.publisher(Joy, 'joy')
+    with NodeProcess('wheelsim.nodes.wheel_teleop', {'mapping': 'arcade'}) as node:
+        description.publish(String(data=describe(vehicle.config).to_json()))
+        taken = ('vehicle_description ignored', 'callback failed')
+        assert probe.spin_until(lambda: any(text in node.output() for text in taken), 30.0), (
+            node.output())
+        waiting = 'joy ignored: no vehicle driven side by side described on vehicle_description'
+        assert probe.spin_until(
+            lambda: pad.publish(Joy(axes=[0.0, 0.5])) or commands or waiting in node.output(),
+            60.0), node.output()
+        assert [list(command.data) for command in commands] == [], node.output()
+        assert 'vehicle_description ignored: urdf: not XML' in node.output(), node.output()
+        assert node.stop_cleanly(), node.output()

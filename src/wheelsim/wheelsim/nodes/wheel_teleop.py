@@ -6,7 +6,8 @@ one joint velocity [rad/s] per wheel in joint_states order), which vehicle_sim t
 cmd_vel. Each Joy message gives one command: the sides' shares of the top speed
 (:mod:`wheelsim.core.teleop.two_stick`) times ``max_wheel_velocity`` (or the vehicle's top
 speed over its wheel radius: :func:`~wheelsim.core.vehicle.description.top_speed_mps`, with a
-warning for a vehicle without a speed limit), every wheel of a side alike. With
+warning for a vehicle without a speed limit), every wheel of a side alike. A description whose
+URDF gives no wheel radius is ignored with a warning saying why (:func:`wheel_radius_m`). With
 ``enable_button`` set, nothing is sent while it is up but one zero command when it is released.
 A Joy message without the configured axis or button, or a vehicle that is not driven side by side
 (the bicycle), gives no command and a warning naming the parameter. vehicle_sim stops the
@@ -16,12 +17,13 @@ stick (``autorepeat_rate``).
 
 from __future__ import annotations
 
+import math
+import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
 from sensor_msgs.msg import Joy
 from std_msgs.msg import Float64MultiArray, String
-from urdf_parser_py.urdf import URDF
 
 from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.core.teleop.config import WheelTeleopConfig
@@ -51,11 +53,29 @@ def check_parameters(values: Mapping[str, Any]) -> None:
 
 
 def wheel_radius_m(urdf: str) -> float:
-    """The radius of the wheels of a vehicle_sim URDF: the cylinder of the child link of its
-    first continuous joint (every wheel of a differential or omni vehicle has the same)."""
-    robot = URDF.from_xml_string(urdf)
-    joint = next(j for j in robot.joints if j.type == 'continuous')
-    return float(robot.link_map[joint.child].visual.geometry.radius)
+    """The radius [m] of the wheels of a vehicle_sim URDF: the cylinder of the child link of its
+    first continuous joint (every wheel of a differential or omni vehicle has the same);
+    DescriptionError saying why for a URDF that gives none (no stand-in fits a radius)."""
+    try:
+        robot = ET.fromstring(urdf)
+    except ET.ParseError as err:
+        raise DescriptionError(f'urdf: not XML ({err})') from None
+    child = robot.find("joint[@type='continuous']/child")
+    if child is None:
+        raise DescriptionError('urdf: no wheel (no continuous joint)')
+    wheel = child.get('link')
+    cylinders = {link.get('name'): link.find('visual/geometry/cylinder')
+                 for link in robot.iter('link')}
+    cylinder = cylinders.get(wheel)
+    radius = None if cylinder is None else cylinder.get('radius')
+    try:
+        radius_m = float(radius)
+    except (TypeError, ValueError):  # no cylinder, no radius, not a number
+        radius_m = math.nan
+    if not 0.0 < radius_m < math.inf:
+        raise DescriptionError(f'urdf: wheel {wheel}: no cylinder of a finite radius > 0 '
+                               f'(radius {radius!r})')
+    return radius_m
 
 
 class WheelTeleop:
@@ -85,7 +105,9 @@ class WheelTeleop:
     def _on_description(self, msg: String) -> None:
         try:
             description = parse_description(msg.data)
-        except DescriptionError as err:
+            if description.model in WHEEL_SIDES:
+                radius_m = wheel_radius_m(description.urdf)
+        except DescriptionError as err:  # the vehicle described before, if any, stays
             self.seam.logger.warning(f'vehicle_description ignored: {err}')
             return
         self._model = description.model
@@ -95,7 +117,7 @@ class WheelTeleop:
                 f'({", ".join(WHEEL_SIDES)}); drive this one on cmd_vel')
             return
         speed_mps = top_speed_mps(description)
-        self._top_wheel_velocity_radps = speed_mps / wheel_radius_m(description.urdf)
+        self._top_wheel_velocity_radps = speed_mps / radius_m
         full_stick = (f'full stick is {self._top_wheel_velocity_radps:.3g} rad/s unless '
                       'max_wheel_velocity is set')
         if description.max_speed is None:
