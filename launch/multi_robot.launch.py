@@ -21,6 +21,7 @@ from launch_ros.substitutions import FindPackageShare
 
 from wheelsim.bringup.arguments import checked, number
 from wheelsim.bringup.packages import ends_launch, processes, rviz
+from wheelsim.bringup.params_files import shipped_presets
 
 ROBOTS = ('robot1', 'robot2')
 
@@ -66,7 +67,8 @@ def generate_launch_description():
     ]) for robot in ROBOTS]
     viewer = GroupAction([SetParameter('use_sim_time', use_sim_time),
                           rviz(PathJoinSubstitution([share, 'rviz', 'multi_robot.rviz']))])
-    check = checked(booleans=['use_sim_time', 'rviz'], numbers={'robot2_y': float})
+    check = checked(booleans=['use_sim_time', 'rviz'], numbers={'robot2_y': float},
+                    choices={f'{robot}_preset': shipped_presets() for robot in ROBOTS})
     return LaunchDescription([*arguments, check, *robots, processes(_map_frames), viewer])
 
 

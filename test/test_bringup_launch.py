@@ -232,6 +232,14 @@ def test_sim_launch_publish_map_is_a_bool_that_a_params_file_may_not_contradict(
         module._publish_map('false', [preset, str(publishing)], '')
 
 
+@pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
+def test_the_presets_preset_takes_are_the_installed_params_files():
+    """What checked() offers ``preset:=`` (and multi_robot's ``robot<N>_preset:=``)."""
+    from wheelsim.bringup.params_files import shipped_presets
+
+    assert shipped_presets() == PRESET_NAMES
+
+
 def test_a_numeric_launch_argument_that_is_no_number_names_the_argument():
     from wheelsim.bringup.arguments import number
 

@@ -17,7 +17,7 @@ import re
 import signal
 
 import pytest
-from bringup_support import Launch, launch_tooling_problem
+from bringup_support import VEHICLE_PRESETS, Launch, launch_tooling_problem
 
 PROBLEM = launch_tooling_problem()
 if PROBLEM is None:
@@ -33,6 +33,7 @@ LOOP = [*SIM, '/planner', '/controller']
 RVIZ_MISSING = ('wheelsim: rviz2 is not installed: RViz not started; install ros-'
                 '{distro}-rviz2 or pass rviz:=false')
 NAV2_MISSING = 'Nav2 (the simulation runs without it) not started; install ros-{distro}-nav'
+PRESETS = ', '.join(path.stem for path in VEHICLE_PRESETS)
 
 
 def graph_nodes(observer) -> set[str]:
@@ -80,8 +81,15 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
                              'install ros-{distro}-teleop-twist-keyboard; nothing was started'),
     ('joy_teleop.launch.py', ['mapping:=tank'], 'joy_teleop.launch.py: joy is not installed; '
                                                 'install ros-{distro}-joy; nothing was started'),
-    # robot1 is evaluated before robot2's preset is found missing: robot1 must not start.
-    ('multi_robot.launch.py', ['robot2_preset:=no_such_preset'], 'no_such_preset.yaml'),
+    # A preset is one of the shipped params files: any other name failed naming a missing file
+    # (robot1 evaluated before robot2's was found missing: robot1 must not start).
+    *((file_name, ['rviz:=false', f'{argument}:=no_such_preset'],
+       f'{argument}:=no_such_preset is invalid: must be one of {PRESETS}')
+      for file_name, argument in [('sim.launch.py', 'preset'), ('demo.launch.py', 'preset'),
+                                  ('nav2.launch.py', 'preset'),
+                                  ('nav2_bringup.launch.py', 'preset'),
+                                  ('multi_robot.launch.py', 'robot1_preset'),
+                                  ('multi_robot.launch.py', 'robot2_preset')]),
     ('nav2.launch.py', ['rviz:=false', 'real_time_factor:=fast'],
      'real_time_factor:=fast is invalid: must be a number'),
     ('demo.launch.py', ['rviz:=false', 'params_file:={tricycle}'], ['model', 'tricycle']),
