@@ -17,19 +17,19 @@ from launch.launch_description import LaunchDescription
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
-from wheelsim.bringup.arguments import checked, number
+from wheelsim.bringup.arguments import as_given, checked, number
 from wheelsim.bringup.packages import apt_package, in_namespace, require
 from wheelsim.bringup.params_files import check_node_values
 
 
 def _teleop_parameters(context: LaunchContext) -> dict:
     """wheel_teleop's parameters, checked as the node checks them (RuntimeError naming the
-    parameter: the launch fails, nothing started)."""
-    mapping = LaunchConfiguration('mapping').perform(context)
-    enable_button = number('enable_button',
-                           LaunchConfiguration('enable_button').perform(context), int)
-    teleop = {'mapping': mapping, 'enable_button': enable_button}
-    check_node_values('joy_teleop.launch.py', 'wheel_teleop', teleop)
+    launch arguments and the parameter: the launch fails, nothing started)."""
+    given = {'mapping': LaunchConfiguration('mapping').perform(context),
+             'enable_button': LaunchConfiguration('enable_button').perform(context)}
+    teleop = {'mapping': given['mapping'],
+              'enable_button': number('enable_button', given['enable_button'], int)}
+    check_node_values(' '.join(as_given(given)), 'wheel_teleop', teleop)
     return teleop
 
 

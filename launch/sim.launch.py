@@ -24,7 +24,7 @@ from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node, PushROSNamespace, SetParameter, SetRemap
 from launch_ros.substitutions import FindPackageShare
 
-from wheelsim.bringup.arguments import boolean, checked, number
+from wheelsim.bringup.arguments import as_given, boolean, checked, number
 from wheelsim.bringup.packages import (
     apt_package,
     ends_launch,
@@ -72,8 +72,7 @@ def _wheelsim_nodes(context):
     given = {'model': model, 'map_yaml': map_yaml, 'publish_map': publish_map,
              'localization_mode': localization_mode, 'real_time_factor': real_time_factor,
              'frame_prefix': frame_prefix}
-    label = ' + '.join(files) + ''.join(f' {name}:={text}' for name, text in given.items()
-                                        if text)
+    label = ' '.join([' + '.join(files), *as_given(given)])
     sim_values = vehicle_sim_values(files, namespace, sim_overrides)
     check_node_values(label, 'vehicle_sim', sim_values)  # its map file read too
     urdf = robot_description(' + '.join(files), sim_values)

@@ -123,7 +123,9 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
      "localization_mode:=bogus: localization.mode: must be one of 'perfect', 'noisy', 'ekf'"),
     ('sim.launch.py', ['rviz:=false', 'tracking:=true', 'overrides_file:={bad_controller}'],
      'bad_controller.yaml: controller.control_rate: must be a finite number in (0, 1000]'),
-    ('joy_teleop.launch.py', ['enable_button:=-2'], 'wheel_teleop.enable_button: must be'),
+    # Named by the launch arguments they come from, as sim.launch.py names them, not the file.
+    ('joy_teleop.launch.py', ['enable_button:=-2'],
+     'mapping:=arcade enable_button:=-2: wheel_teleop.enable_button: must be'),
     ('demo.launch.py', ['rviz:=false', 'map_yaml:={no_image}'],
      'vehicle_sim.world.map_yaml: map image '),
 ])

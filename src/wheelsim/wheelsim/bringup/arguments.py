@@ -36,6 +36,12 @@ def number(argument: str, text: str, kind: type = float) -> float | int:
         raise RuntimeError(f'{argument}:={text} is invalid: must be {what}') from None
 
 
+def as_given(values: Mapping[str, str]) -> list[str]:
+    """``argument:=text`` for each launch argument of ``{argument: text}`` given a value: where
+    an error says a node's parameter came from."""
+    return [f'{argument}:={text}' for argument, text in values.items() if text]
+
+
 def boolean(argument: str, text: str) -> bool:
     """``text`` (the value of launch argument ``argument``) as ``IfCondition`` reads it;
     RuntimeError naming the argument and the values allowed for anything else."""
