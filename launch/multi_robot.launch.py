@@ -67,14 +67,16 @@ def generate_launch_description():
     ]) for robot in ROBOTS]
     viewer = GroupAction([SetParameter('use_sim_time', use_sim_time),
                           rviz(PathJoinSubstitution([share, 'rviz', 'multi_robot.rviz']))])
-    check = checked(booleans=['use_sim_time', 'rviz'], numbers={'robot2_y': float},
+    # robot2_y is checked where it is read (_map_frames), before anything starts as well.
+    check = checked(booleans=['use_sim_time', 'rviz'],
                     choices={f'{robot}_preset': shipped_presets() for robot in ROBOTS})
     return LaunchDescription([*arguments, check, *robots, processes(_map_frames), viewer])
 
 
 def _map_frames(context):
     """The static transforms placing each robot's map frame in the shared ``map``; one ending
-    ends the launch, as any wheelsim node does."""
+    ends the launch, as any wheelsim node does. A ``robot2_y`` that is no finite number fails
+    the launch (this runs before any process starts: ``processes``)."""
     text = LaunchConfiguration('robot2_y').perform(context)
     offset_m = number('robot2_y', text)
     if not math.isfinite(offset_m):
