@@ -6,16 +6,21 @@ import shlex
 
 import numpy as np
 import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from wheelsim.core.params import ParamSpec
 from wheelsim.run.robustness import reproduce_command
 from wheelsim.run.sampling import (
     MAX_POINTS,
     Axis,
+    format_value,
     integer_ranges,
     parse_axes,
     parse_axis,
     plan_points,
+    value_key,
 )
 from wheelsim.run.scenario import ScenarioError
 
@@ -263,13 +268,67 @@ def test_a_quoted_text_is_one_value_its_commas_and_brackets_inside_the_quotes(sp
     assert parse_axis(f'c.name={spec}').values == values
 
 
-@pytest.mark.parametrize('value', ['a,b', "it's", 'say "hi", twice', '1', 'true', '.nan', '0:1',
-                                   '1..3', '', ' padded ', '[x]', 'plain', 'pkg.mod:policy',
-                                   ['a,b', 'c]', "'"]])
-def test_a_text_is_written_back_as_parse_axis_reads_it(value):
-    """The tables and reproduce commands quote a text only where --param would read it
-    otherwise (a comma, a number, a range, ...)."""
+@pytest.mark.parametrize('value', [
+    'a,b', "it's", 'say "hi", twice', '1', 'true', '.nan', '0:1', '1..3', '', ' padded ', '[x]',
+    'plain', 'pkg.mod:policy', ['a,b', 'c]', "'"],
+    'a: b', '{a}', '?', ['x: '], 'null', 'None', '~', '#', 'a #b',  # YAML reads no text there
+    ['a{b'], ['{a}', '?', 'a #b', '- x', ' '],  # in brackets, { } ? # end or start a node
+    # single quotes cannot hold a line break nor a control character
+    'a\nb', 'a\r', '\x00', 'bell\x07', 'nel\x85', 'line\u2028', 'tab\there', "it's\n",
+    "\xa0'a,b'", '\u3000x', 'ümlaut ☃ 😀',  # Unicode spaces are characters of a plain text
+    None, [None, 'null'], True, 'True', 2e-05, math.inf, [math.nan, -math.inf],
+])
+def test_a_value_is_written_back_as_parse_axis_reads_it(value):
+    """The tables and reproduce commands write a value as --param reads it back, a text in
+    quotes only where --param would read it otherwise (a comma, a number, a range, a mapping,
+    a comment, ...), in double quotes with escapes where single quotes cannot hold it (a line
+    break, a control character)."""
     words = shlex.split(reproduce_command(None, {'c.name': value}))
-    assert parse_axes([words[words.index('--param') + 1]]) == [Axis('c.name', (value,))]
-    if value in ('plain', 'pkg.mod:policy', "it's"):
+    [axis] = parse_axes([words[words.index('--param') + 1]])
+    assert [value_key(v) for v in axis.values] == [value_key(value)]
+    if value in ('plain', 'pkg.mod:policy', "it's", '\u3000x', 'ümlaut ☃ 😀'):
         assert words[-1] == f'c.name={value}'  # no quotes where none are needed
+
+
+@pytest.mark.parametrize('value, written', [
+    (None, 'null'), ('None', 'None'), ('null', "'null'"), ('a: b', "'a: b'"),
+    (['a{b', 'c'], "['a{b',c]"), ('a\nb', '"a\\nb"'), ("it's\r", '"it\'s\\r"'),
+    ('\x00', '"\\u0000"'),
+])
+def test_a_value_is_written_in_single_quotes_or_else_double_quotes(value, written):
+    assert format_value(value) == written
+
+
+#: What --param can give: texts of any characters, numbers (NaN and infinities too), booleans,
+#: None, and arrays of these.
+VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text()
+    | st.text(alphabet=' \t\n\r\x85\xa0\'",:[]{}?#!&*|>%@`-~.01aeé'),
+    lambda inner: st.lists(inner, max_size=4), max_leaves=6)
+
+
+@settings(max_examples=150)
+@given(VALUES)
+def test_parse_axis_reads_back_every_value_format_value_writes(value):
+    [back] = parse_axis('c.x=' + format_value(value)).values
+    assert value_key(back) == value_key(value)
+
+
+@pytest.mark.parametrize('text', [
+    'c.x={a: 1}', 'c.x=a: b', 'c.x=?', 'c.x=[x: ]', 'c.x=1,[2, {a: 1}]', 'c.x=!!set {a}',
+    'c.x=!!omap [a: 1]',
+])
+def test_a_mapping_is_refused_on_one_line_naming_the_param(text):
+    """No parameter takes a mapping, nor an array of them."""
+    with pytest.raises(ScenarioError) as info:
+        parse_axis(text)
+    assert str(info.value).startswith(f'--param {text!r}: ') and '\n' not in str(info.value)
+    assert 'is a YAML mapping, which no parameter takes' in str(info.value)
+
+
+@pytest.mark.parametrize('spec', ["[\xa0'a],b'", "c,\xa0'a,b'", "[\u3000'a,b']", "c,\n'a,b'",
+                                  "c, 'a,b'", "[x,\u2028'a,b']"])
+def test_a_value_list_is_cut_as_yaml_reads_its_flow_sequence(spec):
+    """A quote after YAML's white space (a space, a line break) opens a quoted text; after
+    another Unicode space (a no-break space) it is a character of a plain text."""
+    assert parse_axis(f'c.x={spec}').values == tuple(yaml.safe_load(f'[{spec}]'))

@@ -90,3 +90,12 @@ def test_a_sweep_over_arrays_tables_them_and_a_rerun_skips_them(tmp_path):
                       show_progress=False)
     assert again.keys == [] and rerun.skipped == 4
     assert [r['run'] for r in rerun.rows] == [r['run'] for r in outcome.rows]
+
+
+def test_a_table_leaves_a_missing_cell_blank_and_writes_a_value_as_param_does():
+    rows = [{'point': 1, 'c.x': 'a: b', 'passed': False},  # a failed point: no metrics
+            {'point': 2, 'c.x': None, 'rmse': 0.12345, 'passed': True}]
+    assert format_table(rows, ['point', 'c.x', 'rmse', 'passed']).splitlines() == [
+        'point     c.x    rmse  passed',
+        "    1  'a: b'           False",
+        '    2    null  0.1235    True']

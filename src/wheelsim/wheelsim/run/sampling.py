@@ -13,7 +13,8 @@ A text in single or double quotes, where a value or an array item starts, is one
 reads it (``''`` is a ``'`` inside single quotes, ``\\"`` a ``"`` inside double quotes): the
 commas, brackets, colons and dots inside the quotes do not separate values nor make a range
 (``c.name="a,b",'1:2'`` is the two texts ``a,b`` and ``1:2``); a quote inside a text (``it's``)
-is one of its characters.
+is one of its characters. A YAML mapping (``{a: 1}``, ``a: b``, also inside an array) is
+refused: no parameter takes one.
 
 - ``grid``: every combination of the value lists (ranges are refused: a grid has no values
   for them);
@@ -35,6 +36,7 @@ No ROS imports: the CLI plans a sweep before starting anything.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -57,6 +59,10 @@ SAMPLE_SEED_BITS = 32
 """``--sample-seed`` (and tune's ``--sampler-seed``) is an integer in [0, 2**32-1]."""
 QUOTES = ('"', "'")
 """The quotes of a quoted text in a ``--param`` value, YAML's."""
+SPACES = ' \t\r\n\x85\u2028\u2029'
+"""YAML's white space (space, tab) and line breaks (YAML 1.1's, as PyYAML reads them): what
+may come before a quoted text and around a value; other Unicode spaces, such as a no-break
+space, are characters of a plain text in YAML."""
 
 
 @dataclass(frozen=True)
@@ -116,24 +122,46 @@ def value_key(value: Any) -> Hashable:
 
 
 def format_value(value: Any) -> str:
-    """``value`` as a ``--param`` writes it, so that :func:`parse_axis` reads it back: an array
-    as a YAML flow sequence without spaces (``[2.0,0.0,.nan]``), NaN and infinities in YAML's
-    spelling (Python's ``nan`` is text in YAML), a text in single quotes (YAML's, a ``'`` in it
-    doubled) where ``--param`` would read it otherwise (``'a,b'``, ``'1'``, ``'0:1'``, ``''``);
-    anything else as ``str``."""
+    """``value`` as a ``--param`` writes it, so that :func:`parse_axis` reads it back (any value
+    it gives: None, a bool, a number, a text or an array of these): an array as a YAML flow
+    sequence without spaces (``[2.0,0.0,.nan]``), None as ``null`` and NaN and infinities in
+    YAML's spelling (Python's ``None`` and ``nan`` are texts in YAML), a text as it is where
+    ``--param`` reads it so (an array item inside the brackets, where ``{`` and ``?`` mean
+    something else), else in single quotes (YAML's, a ``'`` in it doubled: ``'a,b'``, ``'1'``,
+    ``'0:1'``, ``''``), or in double quotes with escapes where single quotes cannot hold it (a
+    line break, a control character: ``"a\\nb"``); anything else as ``str``."""
+    return _written(value, item=False)
+
+
+def _written(value: Any, item: bool) -> str:
+    """:func:`format_value`, of a value or (``item``) of an item of an array."""
     if isinstance(value, (list, tuple)):
-        return '[' + ','.join(format_value(item) for item in value) + ']'
+        return '[' + ','.join(_written(each, item=True) for each in value) + ']'
+    if value is None:
+        return 'null'
     if isinstance(value, float) and not math.isfinite(value):
         return '.nan' if math.isnan(value) else ('.inf' if value > 0 else '-.inf')
-    if isinstance(value, str) and not _reads_back(value):
-        return "'" + value.replace("'", "''") + "'"
+    if isinstance(value, str):
+        single_quoted = "'" + value.replace("'", "''") + "'"
+        return next((form for form in (value, single_quoted)
+                     if _reads_back(form, value, item)), _double_quoted(value))
     return str(value)
 
 
-def _reads_back(text: str) -> bool:
-    """Whether ``text``, unquoted, is a ``--param`` of the one text ``text``."""
+def _double_quoted(text: str) -> str:
+    """``text`` in YAML's double quotes: JSON's escapes (``\\n``, ``\\"``, ``\\u001b``), and
+    Python's for a character it does not print (``\\x85``, ``\\u2028``: YAML refuses some raw
+    and folds its other line breaks)."""
+    return ''.join(char if char.isprintable() else char.encode('unicode_escape').decode()
+                   for char in json.dumps(text, ensure_ascii=False))
+
+
+def _reads_back(written: str, text: str, item: bool) -> bool:
+    """Whether ``--param x=WRITTEN`` is the one text ``text``, or (``item``) ``x=[WRITTEN]`` the
+    array of it: an item read where YAML takes ``{``, ``}`` and ``?`` for flow indicators."""
+    spec, value = (f'[{written}]', [text]) if item else (written, text)
     try:
-        return parse_axis(f'x={text}').values == (text,)
+        return parse_axis(f'x={spec}').values == (value,)
     except ScenarioError:
         return False
 
@@ -170,7 +198,7 @@ def _split_values(spec: str, text: str) -> list[str]:
             if depth == 0:
                 pieces.append(spec[start:index])
                 start = index + 1
-        elif not char.isspace():
+        elif char not in SPACES:
             item_starts = False
     if depth > 0:
         raise ScenarioError(f'--param {text!r}: unbalanced brackets: {depth} [ of {spec!r} '
@@ -198,22 +226,36 @@ def _closing_quote(spec: str, opening: int, text: str) -> int:
 
 
 def _value(piece: str, text: str) -> Any:
-    """One value as YAML, numbers as ROS reads them; ScenarioError on one line otherwise."""
-    piece = piece.strip()
+    """One value as YAML, numbers as ROS reads them; ScenarioError on one line otherwise, and for
+    a YAML mapping (no parameter takes one)."""
+    piece = piece.strip(SPACES)
     try:
-        return yaml_numbers.load(piece)
+        value = yaml_numbers.load(piece)
     except yaml.YAMLError as err:
         problem = getattr(err, 'problem', None) or str(err).splitlines()[0]
         mark = getattr(err, 'problem_mark', None)
         where = f' at character {mark.column + 1}' if mark is not None else ''
         raise ScenarioError(f'--param {text!r}: {piece!r} is not a YAML value: '
                             f'{problem}{where}') from None
+    if _holds_mapping(value):
+        raise ScenarioError(f'--param {text!r}: {piece!r} is a YAML mapping, which no parameter '
+                            "takes (quote a text: 'a: b')")
+    return value
+
+
+def _holds_mapping(value: Any) -> bool:
+    """Whether ``value`` is or holds what YAML reads from a mapping: a dict, a set (``!!set``)
+    or the pairs (tuples) of an ``!!omap`` or ``!!pairs``."""
+    if isinstance(value, (dict, set, tuple)):
+        return True
+    return isinstance(value, list) and any(_holds_mapping(item) for item in value)
 
 
 def parse_axis(text: str) -> Axis:
     """One ``--param`` text -> :class:`Axis`; ScenarioError naming the text on bad input
     (including a repeated value and more than :data:`MAX_POINTS` values)."""
-    name, sep, spec = (part.strip() for part in text.partition('='))
+    name, sep, spec = text.partition('=')
+    name, spec = name.strip(), spec.strip(SPACES)
     if not sep or not name or not spec:
         raise ScenarioError(f'--param {text!r}: expected NAME=V1,V2,... or NAME=FIRST..LAST or '
                             'NAME=LOW:HIGH[:log] (NAME: seed or <node>.<parameter>)')

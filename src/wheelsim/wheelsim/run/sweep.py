@@ -139,12 +139,16 @@ def _describe(overrides: Mapping[str, Any]) -> str:
     return ', '.join(f'{k}={format_value(v)}' for k, v in overrides.items())
 
 
+def _cell(value: Any) -> str:
+    return f'{value:.4g}' if isinstance(value, float) else format_value(value)
+
+
 def format_table(rows: list[dict[str, Any]], columns: Sequence[str]) -> str:
-    """A fixed-width text table of ``columns`` (missing cells blank)."""
+    """A fixed-width text table of ``columns`` (missing cells blank): a float to 4 significant
+    digits, any other value as ``--param`` writes it (:func:`format_value`)."""
     cells = [[str(c) for c in columns]]
     for values in rows:
-        cells.append([f'{values[c]:.4g}' if isinstance(values.get(c), float)
-                      else format_value(values.get(c, '')) for c in columns])
+        cells.append([_cell(values[c]) if c in values else '' for c in columns])
     widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
     return '\n'.join('  '.join(cell.rjust(w) for cell, w in zip(line, widths, strict=True))
                      for line in cells)
