@@ -46,8 +46,8 @@ def test_overwrite_removes_only_what_a_run_writes(tmp_path):
 
 
 def test_overwrite_refuses_a_file_of_the_user_s_in_the_bag_folder(tmp_path):
-    """Found in review: with a file of the user's in bag/, --overwrite removed the earlier run's
-    results, then the bag writer (which makes bag/ itself) failed with exit 3."""
+    """--overwrite refuses a run folder with a file of the user's in bag/ (which the bag writer
+    makes whole) and removes nothing: the earlier run's results stay."""
     folder = run_folder(tmp_path, 'demo')
     for relative in ('metrics.json', 'bag/bag_0.mcap', 'bag/metadata.yaml', 'bag/notes.txt'):
         (folder / relative).parent.mkdir(exist_ok=True)
@@ -87,8 +87,9 @@ def test_a_symlinked_run_folder_is_neither_followed_nor_overwritten(tmp_path):
     (MARKER, 'file.json'), ('plots', 'folder'), ('bag', 'folder'), ('plots/xy.png', 'file.json'),
     ('bag/metadata.yaml', 'missing.yaml')])
 def test_overwrite_refuses_a_symbolic_link_where_a_run_writes(tmp_path, link, target):
-    """Found in review: a run wrote its metrics and plots through links to files and folders
-    outside its folder."""
+    """--overwrite refuses a run folder with a symbolic link (to a file or a folder, or a broken
+    one) where a run writes, and removes nothing: a run never writes through a link to outside
+    its folder."""
     victim = tmp_path / 'victim'
     (victim / 'folder').mkdir(parents=True)
     (victim / 'file.json').write_text('precious')
@@ -115,8 +116,8 @@ def test_a_missing_output_root_is_created(tmp_path):
 
 
 def test_json_text_is_strict_json_a_non_finite_number_null():
-    """Found in review: a sweep's point.json held NaN, which strict readers (jq, JavaScript's
-    JSON.parse) refuse; every JSON file a run writes goes through json_text."""
+    """json_text, which writes every JSON file of a run (a sweep's point.json too), writes a
+    non-finite number as null: strict readers (jq, JavaScript's JSON.parse) refuse NaN."""
     document = {'b': [1.0, math.nan, (math.inf, {'c': -math.inf})], 'a': None, 'd': 2,
                 'e': 'nan', 'f': 1e-300}
     text = json_text(document)

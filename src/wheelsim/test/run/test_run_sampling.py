@@ -76,8 +76,7 @@ def test_a_colon_text_without_numbers_is_one_text_value_not_a_range(spec):
 
 @pytest.mark.parametrize('spec', ['../maps/room.yaml', 'maps/2..3.yaml', 'a..b'])
 def test_a_dotted_text_without_numbers_is_one_text_value_not_first_last(spec):
-    """Found in review: a relative path (world.map_yaml=../maps/room.yaml) was taken for
-    FIRST..LAST and refused."""
+    """A relative path (world.map_yaml=../maps/room.yaml) is a text, not FIRST..LAST."""
     assert parse_axis(f'vehicle_sim.world.map_yaml={spec}') == Axis(
         'vehicle_sim.world.map_yaml', (spec,))
 
@@ -125,9 +124,8 @@ def test_random_samples_are_seeded_uniform_and_crossed_with_the_value_lists():
 @pytest.mark.parametrize('method', ['random', 'lhs'])
 @pytest.mark.parametrize('text', ['c.k=0:3', 'c.k=1:8:log', 'seed=5:9'])
 def test_a_range_of_an_integer_parameter_is_sampled_as_integers(text, method):
-    """Found in review: sweep --sample drew real numbers for an integer parameter (or the seed),
-    which the node refuses, so the sweep stopped before its first run; tune sampled them as
-    integers. One rule (integer_ranges) now serves both."""
+    """A range of an integer parameter (or of the seed) is drawn as integers, which the node
+    takes: by integer_ranges, the one rule of sweep and tune."""
     [axis] = integer_ranges([parse_axis(text)], SPECS)
     values = [p[axis.name] for p in plan_points([axis], method, 400, sample_seed=1)]
     assert all(type(value) is int for value in values)
@@ -262,9 +260,8 @@ def test_a_reproduce_command_gives_an_array_back_as_it_was():
     ("'1..2..3'", ('1..2..3',)),
 ])
 def test_a_quoted_text_is_one_value_its_commas_and_brackets_inside_the_quotes(spec, values):
-    """Found in review: --param 'x.name="a,b"' was cut at the comma inside the quotes (and the
-    halves refused as YAML). A text in single or double quotes, as YAML reads them, is one
-    value."""
+    """A text in single or double quotes, as YAML reads them, is one value: --param
+    'x.name="a,b"' is not cut at the comma inside the quotes."""
     assert parse_axis(f'c.name={spec}').values == values
 
 

@@ -67,8 +67,8 @@ def test_a_sweep_over_arrays_tables_them_and_a_rerun_skips_them(tmp_path):
     outcome = run_sweep(planned, tmp_path, runner, show_progress=False)
     assert len(runner.keys) == 4 and not outcome.errors
     assert [r['planner.waypoints'][0] for r in outcome.rows] == [1.0, 1.0, 2.0, 2.0]
-    # Found in review: point.json held NaN (.nan of the waypoints), which is no JSON (jq and
-    # JavaScript's JSON.parse refuse it): a non-finite number is written null.
+    # point.json is strict JSON (jq and JavaScript's JSON.parse refuse NaN): a non-finite
+    # number, such as the .nan of the waypoints, is written null.
     records = [json.loads(path.read_text(), parse_constant=refuse_constant)
                for path in sorted(tmp_path.glob('runs/*/point.json'))]
     assert len(records) == 4
