@@ -291,8 +291,12 @@ BAD_START_UPS = {
     'ros arguments': ({'mixed': [1, 2.5]}, 'invalid ROS arguments: '),
     'frame named as a wheel': (  # review F2: the URDF had link left_wheel twice
         {'model': 'differential', 'scan.frame_id': 'left_wheel'},
-        "parameter scan.frame_id = 'left_wheel' is invalid: must differ from the links of the "
-        'differential vehicle in its URDF (base_link, left_wheel, right_wheel)'),
+        "parameter scan.frame_id = 'left_wheel' is invalid: must differ from the wheel and "
+        'steering links of the differential vehicle in its URDF (left_wheel, right_wheel)'),
+    'base frame named as a wheel': (  # review: the body link took the name left_wheel too
+        {'model': 'differential', 'base_frame': 'left_wheel'},
+        "parameter base_frame = 'left_wheel' is invalid: must differ from the wheel and "
+        'steering links of the differential vehicle in its URDF (left_wheel, right_wheel)'),
 }
 
 

@@ -45,18 +45,20 @@ def test_footprint_frame_is_an_identity_child_of_the_base_and_optional():
                                          ('omni', 'rear_right_wheel'),
                                          ('bicycle', 'steering_left'),
                                          ('bicycle', 'fixed_right_wheel')])
-@pytest.mark.parametrize('parameter', ['scan.frame_id', 'footprint_frame'])
+@pytest.mark.parametrize('parameter', ['base_frame', 'scan.frame_id', 'footprint_frame'])
 def test_a_frame_may_not_take_a_link_name_of_the_vehicle(model, link, parameter):
     """Review F2: scan.frame_id:=left_wheel gave a URDF with link left_wheel and joint
-    left_wheel_joint twice, which urdfdom (robot_state_publisher, RViz) refuses."""
+    left_wheel_joint twice, which urdfdom (robot_state_publisher, RViz) refuses; so did
+    base_frame:=left_wheel, the body link taking a wheel's name."""
     config = vehicle_config_from_params({'model': model})
     settings = from_flat(VehicleSimSettings, {parameter: link, 'frame_prefix': 'r1/'})
     with pytest.raises(ParameterError) as refused:
         vehicle_sim_urdf(config, settings)
     assert refused.value.name == parameter
-    assert f'must differ from the links of the {model} vehicle in its URDF (base_link, ' in (
+    assert f'must differ from the wheel and steering links of the {model} vehicle in its ' in (
         str(refused.value))
     assert link in refused.value.allowed
+    assert 'base_link' not in refused.value.allowed
     with pytest.raises(ParameterError):
         check_parameters({'model': model, parameter: link})
 

@@ -5,8 +5,9 @@ vehicle's links and joints (:func:`wheelsim.core.vehicle.urdf.build_urdf`), the 
 ``scan.frame_id`` at ``scan.x, scan.y, scan.z, scan.yaw`` when the scan is enabled, and
 ``footprint_frame`` (REP-120 ``base_footprint``) at the base frame's origin when it is set.
 Every name gets ``frame_prefix``. A frame may not take the name of one of the vehicle's own
-links (a wheel, a steering link): URDF link and joint names are unique (urdfdom refuses the
-description, robot_state_publisher and RViz with it); :func:`check_frame_links` refuses it.
+links (a wheel, a steering link), nor may the body (``base_frame``): URDF link and joint names are
+unique (urdfdom refuses the description, robot_state_publisher and RViz with it);
+:func:`check_frame_links` refuses it.
 """
 
 from __future__ import annotations
@@ -34,17 +35,22 @@ def _fixed_frames(settings: VehicleSimSettings) -> list[tuple[str, FixedFrame]]:
 
 
 def check_frame_links(config: VehicleConfig, settings: VehicleSimSettings) -> None:
-    """Raise ParameterError if ``scan.frame_id`` or ``footprint_frame`` names a link of the
-    vehicle. That also covers the frame's fixed joint, ``<frame>_joint``: every joint of the
-    vehicle is named ``<its child link>_joint``, so the joint names clash only when the link
-    names do."""
-    robot = ET.fromstring(build_urdf(config, base_link=settings.base_frame))
-    links = [element.get('name') for element in robot.iter('link')]
-    for name, frame in _fixed_frames(settings):
-        if frame.link in links:
+    """Raise ParameterError if a configured frame that becomes a link of the URDF
+    (``base_frame``, the body; ``scan.frame_id``; ``footprint_frame``) names a wheel or
+    steering link of the vehicle. Those are the children of its joints (the body is their
+    root); the configuration already keeps the frames apart from each other. That also covers
+    a frame's fixed joint, ``<frame>_joint``: every joint of the vehicle is named ``<its child
+    link>_joint``, so the joint names clash only when the link names do."""
+    robot = ET.fromstring(build_urdf(config))
+    links = [joint.find('child').get('link') for joint in robot.iter('joint')]
+    frames = [('base_frame', settings.base_frame)]
+    frames += [(name, frame.link) for name, frame in _fixed_frames(settings)]
+    for name, link in frames:
+        if link in links:
             raise ParameterError(
-                name, frame.link, f'must differ from the links of the {config.model} vehicle '
-                f'in its URDF ({", ".join(links)}): URDF link names are unique')
+                name, link, f'must differ from the wheel and steering links of the '
+                f'{config.model} vehicle in its URDF ({", ".join(links)}): URDF link names are '
+                'unique')
 
 
 def vehicle_sim_urdf(config: VehicleConfig, settings: VehicleSimSettings) -> str:
