@@ -6,6 +6,7 @@ publishing sensor_msgs/Joy; over DDS the node runs as its own process with a pro
 
 import math
 import re
+from dataclasses import replace
 
 import pytest
 from sensor_msgs.msg import Joy
@@ -130,25 +131,27 @@ def test_a_missing_axis_or_a_car_gives_no_command_and_a_warning(capsys):
             '(differential, omni); drive this one on cmd_vel') in capsys.readouterr().err
 
 
-@pytest.mark.parametrize('max_velocity_mps, top_mps', [(None, 0.8), (0.0, 2.0)])
-def test_over_dds_it_turns_the_pad_into_wheel_commands(probe, max_velocity_mps, top_mps):
+@pytest.mark.parametrize('limits, top_mps', [({}, 0.8), ({'max_speed': None}, 2.0),
+                                             ({'max_speed': 0.0}, 2.0)],
+                         ids=['its top speed', 'null', 'zero'])
+def test_over_dds_it_turns_the_pad_into_wheel_commands(probe, limits, top_mps):
     """The node as its own process: a probe gives it the vehicle (its own top speed, 0.8 m/s, or
-    none: the 2 m/s stand-in) and a stick, and hears the wheel joint velocities (rad/s) on
-    wheel_commands."""
-    vehicle = ws.load_vehicle('indoor_differential', {} if max_velocity_mps is None else {
-        'model_params.differential.drive_actuators.max_velocity': max_velocity_mps})
+    none, null or 0 in the document: the 2 m/s stand-in, with the warning) and a stick, and
+    hears the wheel joint velocities (rad/s) on wheel_commands. Found in review: a max_speed of 0
+    got the stand-in without the warning (top_speed_mps tested falsiness, the warning None)."""
+    vehicle = ws.load_vehicle('indoor_differential')
     description = probe.publisher(String, 'vehicle_description', qos.LATCHED)
     commands = probe.record(Float64MultiArray, 'wheel_commands')
     pad = probe.publisher(Joy, 'joy')
     with NodeProcess('wheelsim.nodes.wheel_teleop', {'mapping': 'arcade'}) as node:
-        description.publish(String(data=describe(vehicle.config, build_urdf(vehicle.config))
-                                   .to_json()))
+        described = replace(describe(vehicle.config, build_urdf(vehicle.config)), **limits)
+        description.publish(String(data=described.to_json()))
         assert probe.spin_until(lambda: 'full stick is' in node.output(), 30.0), node.output()
         assert probe.spin_until(lambda: pad.publish(Joy(axes=[0.0, 0.5])) or commands, 60.0), (
             node.output())
         radius_m = vehicle.config.active.wheel_radius_m
         assert list(commands[-1].data) == pytest.approx([0.5 * top_mps / radius_m] * 2)
-        assert ('without a speed limit' in node.output()) == (max_velocity_mps is not None)
+        assert ('without a speed limit' in node.output()) == bool(limits), node.output()
         assert 'callback failed' not in node.output(), node.output()
         assert node.stop_cleanly(), node.output()
     assert math.isfinite(commands[-1].data[0])
@@ -169,18 +172,26 @@ def test_the_wheel_radius_is_the_cylinder_of_the_first_wheel_or_an_error_saying_
             wheel_radius_m(text)
 
 
-def test_over_dds_a_description_giving_no_wheel_radius_is_ignored_not_driven_with_zeros(probe):
+@pytest.mark.parametrize('urdf, limits, why', [
+    (False, {}, 'urdf: not XML'),
+    (True, {'max_speed': -0.8},
+     'limits.max_speed = -0.8: expected a number >= 0 (0: no limit) or null')],
+    ids=['no urdf', 'negative max_speed'])
+def test_over_dds_a_description_it_cannot_drive_by_is_ignored_not_driven(probe, urdf, limits,
+                                                                         why):
     """Found in review: a vehicle_description whose URDF gives no wheel radius (here none at
     all: the document's urdf is optional) failed the callback once the model was taken, so
     every stick after sent [0.0, 0.0] (the top speed never learnt). No stand-in fits a wheel
-    radius: the description is ignored with a warning saying why, and joy waits for one."""
+    radius: the description is ignored with a warning saying why, and joy waits for one. So is
+    one with a negative max_speed, which was taken and inverted the sticks."""
     vehicle = ws.load_vehicle('indoor_differential')
     description = probe.publisher(String, 'vehicle_description', qos.LATCHED)
     commands = probe.record(Float64MultiArray, 'wheel_commands')
     pad = probe.publisher(Joy, 'joy')
     with NodeProcess('wheelsim.nodes.wheel_teleop', {'mapping': 'arcade'}) as node:
-        description.publish(String(data=describe(vehicle.config).to_json()))
-        taken = ('vehicle_description ignored', 'callback failed')
+        described = describe(vehicle.config, build_urdf(vehicle.config) if urdf else '')
+        description.publish(String(data=replace(described, **limits).to_json()))
+        taken = ('vehicle_description ignored', 'callback failed', 'full stick is')
         assert probe.spin_until(lambda: any(text in node.output() for text in taken), 30.0), (
             node.output())
         waiting = 'joy ignored: no vehicle driven side by side described on vehicle_description'
@@ -188,5 +199,5 @@ def test_over_dds_a_description_giving_no_wheel_radius_is_ignored_not_driven_wit
             lambda: pad.publish(Joy(axes=[0.0, 0.5])) or commands or waiting in node.output(),
             60.0), node.output()
         assert [list(command.data) for command in commands] == [], node.output()
-        assert 'vehicle_description ignored: urdf: not XML' in node.output(), node.output()
+        assert f'vehicle_description ignored: {why}' in node.output(), node.output()
         assert node.stop_cleanly(), node.output()

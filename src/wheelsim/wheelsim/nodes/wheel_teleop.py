@@ -7,7 +7,8 @@ cmd_vel. Each Joy message gives one command: the sides' shares of the top speed
 (:mod:`wheelsim.core.teleop.two_stick`) times ``max_wheel_velocity`` (or the vehicle's top
 speed over its wheel radius: :func:`~wheelsim.core.vehicle.description.top_speed_mps`, with a
 warning for a vehicle without a speed limit), every wheel of a side alike. A description whose
-URDF gives no wheel radius is ignored with a warning saying why (:func:`wheel_radius_m`). With
+URDF gives no wheel radius (:func:`wheel_radius_m`) or that parse_description refuses (a
+negative limit among others) is ignored with a warning saying why. With
 ``enable_button`` set, nothing is sent while it is up but one zero command when it is released.
 A Joy message without the configured axis or button, or a vehicle that is not driven side by side
 (the bicycle), gives no command and a warning naming the parameter. vehicle_sim stops the

@@ -20,10 +20,12 @@ constants. Format (``format`` and ``version`` first; a reader refuses other vers
                    "steering": {"dead_time": s, "time_constant": s} | null},
      "urdf": "<?xml ...>"}
 
-``null`` means "does not apply" (no steering on a differential base) or "no limit". Units SI,
-frames REP-103. ``max_speed`` is the top speed of base_link driving straight (the wheels' rim
-speed limit); ``max_yaw_rate`` the fastest turn on the spot (differential, omni) or at top speed
-(bicycle); ``max_curvature`` = tan(max_steering_angle) / wheel_base (bicycle).
+``null`` means "does not apply" (no steering on a differential base) or "no limit"; a reader
+takes a limit of 0 as null too, as vehicle_sim's parameters mean it, and refuses a negative one
+(:func:`parse_description`). Units SI, frames REP-103. ``max_speed`` is the top speed of
+base_link driving straight (the wheels' rim speed limit); ``max_yaw_rate`` the fastest turn on
+the spot (differential, omni) or at top speed (bicycle); ``max_curvature`` =
+tan(max_steering_angle) / wheel_base (bicycle).
 """
 
 from __future__ import annotations
@@ -156,8 +158,9 @@ def describe(config: VehicleConfig, urdf: str = '', base_frame: str = 'base_link
 
 
 def top_speed_mps(description: VehicleDescription) -> float:
-    """The vehicle's top speed [m/s]; :data:`NO_LIMIT_TOP_SPEED_MPS` if it has none."""
-    return description.max_speed or NO_LIMIT_TOP_SPEED_MPS
+    """The vehicle's top speed [m/s]; :data:`NO_LIMIT_TOP_SPEED_MPS` if it has none (``None``,
+    the only "no limit" a description holds)."""
+    return NO_LIMIT_TOP_SPEED_MPS if description.max_speed is None else description.max_speed
 
 
 def _number(section: dict[str, Any], name: str, where: str) -> float | None:
@@ -167,6 +170,18 @@ def _number(section: dict[str, Any], name: str, where: str) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise DescriptionError(f'{where}.{name} = {value!r}: expected a finite number or null')
     return float(value)
+
+
+def _limit_number(limits: dict[str, Any], name: str) -> float | None:
+    """A limit of the document: None for null or 0 (no limit, as :func:`describe` writes it);
+    DescriptionError for a negative one (a negative top speed would invert every command)."""
+    value = _number(limits, name, 'limits')
+    if value is None:
+        return None
+    if value < 0:
+        raise DescriptionError(f'limits.{name} = {value!r}: expected a number >= 0 (0: no limit) '
+                               'or null')
+    return _limit(value)
 
 
 def _actuator(value: Any, where: str) -> Actuator | None:
@@ -213,7 +228,7 @@ def parse_description(text: str) -> VehicleDescription:
         base_link_offset=_number(geometry, 'base_link_offset', 'geometry') or 0.0,
         steered_axle_behind=flags['steered_axle_behind'],
         drive_on_steered_wheel=flags['drive_on_steered_wheel'],
-        **{name: _number(limits, name, 'limits') for name in _LIMITS},
+        **{name: _limit_number(limits, name) for name in _LIMITS},
         drive=drive, steering=_actuator(actuators.get('steering'), 'actuators.steering'),
         urdf=str(document.get('urdf', '')),
     )
