@@ -1,9 +1,12 @@
 """The controller's parameters that take their defaults from the vehicle (vehicle_description)."""
 
+import math
 from dataclasses import replace
 
+import pytest
+
 from wheelsim.core.params import specs, to_flat
-from wheelsim.core.tracking.config import ControllerConfig, with_vehicle
+from wheelsim.core.tracking.config import MAX_STEERING_RAD, ControllerConfig, with_vehicle
 from wheelsim.core.vehicle.config import vehicle_config_from_params
 from wheelsim.core.vehicle.description import NO_LIMIT_TOP_SPEED_MPS, describe
 
@@ -23,3 +26,37 @@ def test_every_speed_limit_taken_from_the_vehicle_documents_its_stand_in():
     for spec in specs(ControllerConfig):
         if spec.name in stand_ins:
             assert documented in spec.description, spec.name
+
+
+def resolved(model, **figures):
+    """The controller's defaults resolved from the description of a ``model`` vehicle with
+    ``figures`` in place of its own (None: the vehicle lacks it)."""
+    description = replace(describe(vehicle_config_from_params({'model': model})), **figures)
+    return to_flat(with_vehicle(ControllerConfig(), description)[0])
+
+
+@pytest.mark.parametrize('name, value, model, figures, documented', [
+    ('limits.max_angular_z', 2.0, 'omni', {'max_speed': None, 'max_yaw_rate': None},
+     '2 rad/s for a vehicle without a speed limit, or a car without a steering limit'),
+    ('limits.max_angular_z', 2.0, 'bicycle', {'max_steering_angle': None, 'max_curvature': None,
+                                              'max_yaw_rate': None},
+     '2 rad/s for a vehicle without a speed limit, or a car without a steering limit'),
+    ('wheel_base', 2.0, 'differential', {},
+     '2 m for a differential vehicle, which has none'),
+    ('max_steering_angle', math.pi / 6, 'differential', {},
+     "differential and omni: the steering limit of Stanley's virtual front axle (0.524, pi/6)"),
+    ('max_steering_angle', math.pi / 6, 'omni', {},
+     "differential and omni: the steering limit of Stanley's virtual front axle (0.524, pi/6)"),
+    ('max_steering_angle', MAX_STEERING_RAD, 'bicycle',
+     {'max_steering_angle': None, 'max_curvature': None}, '(an unlimited steering: 1.55)'),
+], ids=['yaw rate, no speed limit', 'yaw rate, a car without a steering limit',
+        'wheel base, differential', 'steering, differential', 'steering, omni',
+        'steering, a car without a steering limit'])
+def test_every_other_stand_in_is_in_the_parameter_s_description(name, value, model, figures,
+                                                                 documented):
+    """Found in review: limits.max_angular_z took 2 rad/s for a vehicle without a limit, and
+    wheel_base (2 m) and max_steering_angle (pi/6) stand-ins for the vehicles that have no such
+    figure (Stanley's virtual front axle), none of it in their descriptions (parameters.md)."""
+    assert resolved(model, **figures)[name] == pytest.approx(value)
+    description = {spec.name: spec.description for spec in specs(ControllerConfig)}[name]
+    assert documented in description

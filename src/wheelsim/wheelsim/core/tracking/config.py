@@ -35,6 +35,9 @@ REVERSE_FROM_VEHICLE = 1.0
 _TOP_SPEED_STAND_IN = f'({NO_LIMIT_TOP_SPEED_MPS:g} m/s for a vehicle without a speed limit)'
 #: Largest steering angle the controller takes (rad): an unlimited steering becomes this.
 MAX_STEERING_RAD = 1.55
+#: Stand-ins where the vehicle has no limit (or the figure does not apply to its model); the
+#: parameters' descriptions name them.
+_UNLIMITED = {'yaw_rate': 2.0, 'wheel_base': 2.0, 'steering': math.pi / 6}
 
 
 def _gain(default: float, description: str, unit: str, high: float = 100.0) -> float:
@@ -190,8 +193,9 @@ class OutputLimitsConfig:
         'Highest sideways speed (omni only; others always 0); the vehicle\'s top speed '
         f'{_TOP_SPEED_STAND_IN}.', 'm/s', 100.0)
     max_angular_z: float = _from_vehicle(
-        'Highest yaw rate; the vehicle\'s (on the spot; a car: at top speed and full lock).',
-        'rad/s', 100.0)
+        'Highest yaw rate; the vehicle\'s (on the spot; a car: at top speed and full lock; '
+        f'{_UNLIMITED["yaw_rate"]:g} rad/s for a vehicle without a speed limit, or a car without '
+        'a steering limit).', 'rad/s', 100.0)
     max_linear_acceleration: float = _from_vehicle(
         'Highest change of the linear command (0: no limit); the vehicle\'s.', 'm/s^2', 1000.0)
     max_angular_acceleration: float = _gain(
@@ -245,10 +249,14 @@ class ControllerConfig(frames.FrameNames):
         read_only=True,
     )
     wheel_base: float = _from_vehicle(
-        'Bicycle: distance between the axles (Stanley front axle, steering limit).', 'm', 100.0)
+        'Bicycle: distance between the axles (Stanley front axle, steering limit); differential '
+        "and omni: how far ahead Stanley's virtual front axle is (the vehicle's wheel base; "
+        f'{_UNLIMITED["wheel_base"]:g} m for a differential vehicle, which has none).', 'm', 100.0)
     max_steering_angle: float = _from_vehicle(
         'Bicycle: steering limit; commands keep |yaw rate| <= tan(limit) / wheel_base * |speed| '
-        '(an unlimited steering: 1.55).', 'rad', MAX_STEERING_RAD)
+        f'(an unlimited steering: {MAX_STEERING_RAD:g}); differential and omni: the steering '
+        f"limit of Stanley's virtual front axle ({_UNLIMITED['steering']:.3g}, pi/6).", 'rad',
+        MAX_STEERING_RAD)
     control_rate: float = _positive(20.0, 'Rate of the control loop in ROS time.', 'Hz', 1000.0)
     enable_stamped_cmd_vel: bool = param(
         True,
@@ -317,8 +325,6 @@ VEHICLE_DEFAULTS = {
     'untimed_plans.max_acceleration': FROM_VEHICLE,
     'untimed_plans.max_lateral_acceleration': FROM_VEHICLE,
 }
-#: Stand-ins where the vehicle has no limit (or the figure does not apply to its model).
-_UNLIMITED = {'yaw_rate': 2.0, 'wheel_base': 2.0, 'steering': math.pi / 6}
 
 
 def lead_time_of(description: VehicleDescription) -> float:
