@@ -11,6 +11,8 @@ vehicle (demo.launch.py, nav2.launch.py): the last command of either wins. Witho
 package installed the launch fails, saying what to install; nothing is started.
 """
 
+from functools import partial
+
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.launch_context import LaunchContext
 from launch.launch_description import LaunchDescription
@@ -33,19 +35,22 @@ def _teleop_parameters(context: LaunchContext) -> dict:
     return teleop
 
 
-def _check_teleop_parameters(context: LaunchContext) -> list:
-    _teleop_parameters(context)
-    return []
-
-
-def _nodes(context: LaunchContext):
+def _nodes(teleop: dict, context: LaunchContext):
     device_id = number('device_id', LaunchConfiguration('device_id').perform(context), int)
     return [
         Node(package='joy', executable='joy_node', name='joy_node', output='screen',
              parameters=[{'device_id': device_id, 'autorepeat_rate': 20.0}]),
         Node(package='wheelsim', executable='wheel_teleop', name='wheel_teleop',
-             output='screen', parameters=[_teleop_parameters(context)]),
+             output='screen', parameters=[teleop]),
     ]
+
+
+def _checked_then_started(context: LaunchContext) -> list:
+    """wheel_teleop's parameters checked (read once), then joy required, then the nodes
+    started with those parameters: a bad parameter is reported before a missing joy."""
+    teleop = _teleop_parameters(context)
+    return [require({'joy': apt_package('joy')}, 'joy_teleop.launch.py'),
+            in_namespace(partial(_nodes, teleop))]
 
 
 def generate_launch_description():
@@ -65,9 +70,7 @@ def generate_launch_description():
             'use_sim_time', default_value='false',
             description='Follow /clock (clock modes 2 and 3)'),
     ]
-    teleop = in_namespace(_nodes)
-    required = require({'joy': apt_package('joy')}, 'joy_teleop.launch.py')
-    check = checked(booleans=['use_sim_time'], numbers={'device_id': int, 'enable_button': int},
+    # enable_button is checked with wheel_teleop's parameters (_teleop_parameters), next.
+    check = checked(booleans=['use_sim_time'], numbers={'device_id': int},
                     choices={'mapping': ['arcade', 'tank']})
-    parameters = OpaqueFunction(function=_check_teleop_parameters)
-    return LaunchDescription([*arguments, check, parameters, required, teleop])
+    return LaunchDescription([*arguments, check, OpaqueFunction(function=_checked_then_started)])

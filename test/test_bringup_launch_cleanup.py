@@ -126,6 +126,9 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
     # Named by the launch arguments they come from, as sim.launch.py names them, not the file.
     ('joy_teleop.launch.py', ['enable_button:=-2'],
      'mapping:=arcade enable_button:=-2: wheel_teleop.enable_button: must be'),
+    # Read once, with wheel_teleop's parameters: still before the check for joy.
+    ('joy_teleop.launch.py', ['enable_button:=1.5'],
+     'enable_button:=1.5 is invalid: must be an integer'),
     ('demo.launch.py', ['rviz:=false', 'map_yaml:={no_image}'],
      'vehicle_sim.world.map_yaml: map image '),
 ])
