@@ -284,7 +284,7 @@ def test_a_boolean_launch_argument_is_what_if_condition_takes_and_nothing_else()
 @pytest.mark.parametrize('configurations, message', [
     ({'mapping': 'tnak'}, "mapping:=tnak is invalid: must be one of arcade, tank"),
     ({'log_level': 'loud'}, 'log_level:=loud is invalid: must be one of debug, info, warn'),
-    ({'robot2_y': 'abc'}, 'robot2_y:=abc is invalid: must be a number'),
+    ({'device_id': '1.5'}, 'device_id:=1.5 is invalid: must be an integer'),
     ({'real_time_factor': ''}, 'real_time_factor:= is invalid: must be a number'),
 ])
 def test_checked_refuses_a_value_outside_the_argument_s_set_or_type(configurations, message):
@@ -293,10 +293,10 @@ def test_checked_refuses_a_value_outside_the_argument_s_set_or_type(configuratio
     from wheelsim.bringup.arguments import checked
 
     context = LaunchContext()
-    check = checked(numbers={'robot2_y': float, 'real_time_factor': float},
+    check = checked(numbers={'device_id': int, 'real_time_factor': float},
                     choices={'mapping': ['arcade', 'tank']}, log_levels=['log_level'])
     context.launch_configurations.update(
-        {'robot2_y': '-4.0', 'real_time_factor': '2', 'mapping': 'tank', 'log_level': 'WARN'})
+        {'device_id': '0', 'real_time_factor': '2', 'mapping': 'tank', 'log_level': 'WARN'})
     check.visit(context)
     context.launch_configurations.update(configurations)
     with pytest.raises(RuntimeError, match=re.escape(message)):
