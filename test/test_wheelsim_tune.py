@@ -83,6 +83,12 @@ def test_tune_finds_the_known_best_lead_time_and_resumes(tmp_path):
      "--param localization.seed: overridden in every run by the scenario's seed"),
     (['--param', 'localization.encoders.resolution=0:2.5', '--objective', 'cross_track_rms_m'],
      'localization.encoders.resolution is an integer, so a range of it needs integer LOW and HIGH'),
+    # an Optuna choice is a single value: no test refused an array before (tune.check_axes)
+    (['--param', 'planner.waypoints=[1.0,0.0,.nan],[2.0,0.0,.nan]', '--objective',
+      'cross_track_rms_m'],
+     "--param planner.waypoints=[1.0,0.0,.nan],[2.0,0.0,.nan]: tune cannot search an array (an "
+     "Optuna choice is a single value): set the array in the scenario's nodes:, or compare "
+     'arrays with wheelsim sweep'),
     # checked before the study is created (it was left behind, empty)
     (['--param', 'controller.lead_time=0:0.8', '--objective', 'cross_track_rms_m',
       '--workers', '0'], '--workers 0: must be at least 1'),
