@@ -398,6 +398,15 @@ def test_help_says_what_the_command_does_in_plain_words(tmp_path):
     assert description.rstrip().endswith('describes each command.'), description
 
 
+@pytest.mark.parametrize('command', ['run', 'sweep', 'tune'])
+def test_the_param_help_says_a_quoted_text_is_one_value(tmp_path, command):
+    """Found in review: the rule of 84fd210 (docs/wheelsim_run.md) was in no --param help."""
+    result = wheelsim(command, '--help', cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "a text in quotes is one value, commas and all: NODE.PARAM='a,b'" in ' '.join(
+        result.stdout.split()), result.stdout
+
+
 def test_no_scenario_name_reaches_outside_its_run_folder(tmp_path):
     """A scenario named '..' or '.' (or a file '..yaml') once emptied the output root's parent
     or every other run; now refused, and nothing outside the output root is touched."""

@@ -120,6 +120,10 @@ def _add_ray_arguments(parser: argparse.ArgumentParser) -> None:
                         'none; the metrics are read in memory)')
 
 
+#: What every --param help says of quotes (docs/wheelsim_run.md: a quoted text is one value).
+_QUOTED_TEXT = "a text in quotes is one value, commas and all: NODE.PARAM='a,b'"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog='wheelsim', description='Simulate wheeled vehicles headless with the wheelsim nodes: '
@@ -142,7 +146,8 @@ def _parser() -> argparse.ArgumentParser:
                      'seed of a sweep)')
     run.add_argument('--param', action='append', default=[], metavar='NODE.PARAM=VALUE',
                      help='set a node parameter for this run (repeatable); an array as '
-                     'ROS takes it: planner.waypoints=[2.0,0.0,.nan,2.0,2.0,1.57]')
+                     'ROS takes it: planner.waypoints=[2.0,0.0,.nan,2.0,2.0,1.57]; '
+                     f'{_QUOTED_TEXT}')
     sweep = sub.add_parser('sweep', help='run a scenario at many points (a grid or samples) '
                            'on Ray, locally or on a cluster')
     sweep.add_argument('scenario', nargs='?', help='scenario YAML (default: built-in)')
@@ -151,7 +156,7 @@ def _parser() -> argparse.ArgumentParser:
                        help='an axis: values (controller.feedforward.k_x=1,2,4), integers '
                        '(seed=1..200) or a range to sample (controller.lead_time=0:0.5); NAME '
                        'is seed or NODE.PARAM; a value may be an array (planner.waypoints='
-                       '[2.0,0.0,.nan],[3.0,0.0,.nan]); repeat for more axes')
+                       f'[2.0,0.0,.nan],[3.0,0.0,.nan]); {_QUOTED_TEXT}; repeat for more axes')
     sweep.add_argument('--sample', choices=('grid', 'random', 'lhs'), default='grid',
                        help='grid (default): every combination of the value lists; random or '
                        'lhs (Latin hypercube): --samples points over the ranges, each with every '
@@ -167,7 +172,7 @@ def _parser() -> argparse.ArgumentParser:
     tune.add_argument('--param', action='append', default=[],
                       metavar='NODE.PARAM=LOW:HIGH[:log]|V1,V2,...',
                       help='a parameter to tune: a range (log: on a log scale) or a list of '
-                      'choices (no arrays); NAME may be seed (repeatable)')
+                      f'choices (no arrays; {_QUOTED_TEXT}); NAME may be seed (repeatable)')
     tune.add_argument('--objective', required=True, metavar='METRIC',
                       help='the metric to optimise (minimised; maximised for '
                       'distance_travelled_m, plans_received, min_clearance_m)')
