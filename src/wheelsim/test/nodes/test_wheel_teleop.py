@@ -172,32 +172,53 @@ def test_the_wheel_radius_is_the_cylinder_of_the_first_wheel_or_an_error_saying_
             wheel_radius_m(text)
 
 
-@pytest.mark.parametrize('urdf, limits, why', [
-    (False, {}, 'urdf: not XML'),
-    (True, {'max_speed': -0.8},
-     'limits.max_speed = -0.8: expected a number >= 0 (0: no limit) or null')],
-    ids=['no urdf', 'negative max_speed'])
-def test_over_dds_a_description_it_cannot_drive_by_is_ignored_not_driven(probe, urdf, limits,
-                                                                         why):
-    """Found in review: a vehicle_description whose URDF gives no wheel radius (here none at
-    all: the document's urdf is optional) failed the callback once the model was taken, so
-    every stick after sent [0.0, 0.0] (the top speed never learnt). No stand-in fits a wheel
-    radius: the description is ignored with a warning saying why, and joy waits for one. So is
-    one with a negative max_speed, which was taken and inverted the sticks."""
+@pytest.mark.parametrize('max_wheel_velocity', [0.0, 3.0])
+def test_over_dds_a_description_without_a_wheel_radius_needs_max_wheel_velocity(
+        probe, max_wheel_velocity):
+    """A vehicle_description without a URDF (the document's urdf is optional) gives no wheel
+    radius: the vehicle is taken with a warning, and full stick is max_wheel_velocity; with it 0,
+    each Joy message gives no command and a warning saying to set it (never zeros)."""
+    vehicle = ws.load_vehicle('indoor_differential')
+    description = probe.publisher(String, 'vehicle_description', qos.LATCHED)
+    commands = probe.record(Float64MultiArray, 'wheel_commands')
+    pad = probe.publisher(Joy, 'joy')
+    with NodeProcess('wheelsim.nodes.wheel_teleop',
+                     {'mapping': 'arcade', 'max_wheel_velocity': max_wheel_velocity}) as node:
+        description.publish(String(data=describe(vehicle.config, '').to_json()))
+        assert probe.spin_until(lambda: 'vehicle without a wheel radius' in node.output(),
+                                30.0), node.output()
+        refused = 'joy ignored: max_wheel_velocity = 0 and the vehicle_description gives no ' \
+                  'wheel radius (urdf: not XML'
+        assert probe.spin_until(
+            lambda: pad.publish(Joy(axes=[0.0, 0.5])) or commands or refused in node.output(),
+            60.0), node.output()
+        if max_wheel_velocity:
+            assert list(commands[-1].data) == pytest.approx([0.5 * max_wheel_velocity] * 2)
+        else:
+            assert [list(command.data) for command in commands] == [], node.output()
+        assert 'callback failed' not in node.output(), node.output()
+        assert node.stop_cleanly(), node.output()
+
+
+def test_over_dds_a_refused_description_is_ignored_and_the_vehicle_before_stays(probe):
+    """A vehicle_description with a negative max_speed (which would invert the sticks) is
+    ignored with a warning naming the field; the vehicle described before still drives, at its
+    own top speed."""
     vehicle = ws.load_vehicle('indoor_differential')
     description = probe.publisher(String, 'vehicle_description', qos.LATCHED)
     commands = probe.record(Float64MultiArray, 'wheel_commands')
     pad = probe.publisher(Joy, 'joy')
     with NodeProcess('wheelsim.nodes.wheel_teleop', {'mapping': 'arcade'}) as node:
-        described = describe(vehicle.config, build_urdf(vehicle.config) if urdf else '')
-        description.publish(String(data=replace(described, **limits).to_json()))
-        taken = ('vehicle_description ignored', 'callback failed', 'full stick is')
-        assert probe.spin_until(lambda: any(text in node.output() for text in taken), 30.0), (
+        described = describe(vehicle.config, build_urdf(vehicle.config))
+        description.publish(String(data=described.to_json()))
+        assert probe.spin_until(lambda: 'full stick is' in node.output(), 30.0), node.output()
+        description.publish(String(data=replace(described, max_speed=-0.8).to_json()))
+        why = ('vehicle_description ignored: limits.max_speed = -0.8: expected a number >= 0 '
+               '(0: no limit) or null')
+        assert probe.spin_until(lambda: why in node.output(), 30.0), node.output()
+        assert probe.spin_until(lambda: pad.publish(Joy(axes=[0.0, 0.5])) or commands, 60.0), (
             node.output())
-        waiting = 'joy ignored: no vehicle driven side by side described on vehicle_description'
-        assert probe.spin_until(
-            lambda: pad.publish(Joy(axes=[0.0, 0.5])) or commands or waiting in node.output(),
-            60.0), node.output()
-        assert [list(command.data) for command in commands] == [], node.output()
-        assert f'vehicle_description ignored: {why}' in node.output(), node.output()
+        top_radps = described.max_speed / vehicle.config.active.wheel_radius_m
+        assert list(commands[-1].data) == pytest.approx([0.5 * top_radps] * 2)
+        assert 'callback failed' not in node.output(), node.output()
         assert node.stop_cleanly(), node.output()

@@ -6,9 +6,11 @@ one joint velocity [rad/s] per wheel in joint_states order), which vehicle_sim t
 cmd_vel. Each Joy message gives one command: the sides' shares of the top speed
 (:mod:`wheelsim.core.teleop.two_stick`) times ``max_wheel_velocity`` (or the vehicle's top
 speed over its wheel radius: :func:`~wheelsim.core.vehicle.description.top_speed_mps`, with a
-warning for a vehicle without a speed limit), every wheel of a side alike. A description whose
-URDF gives no wheel radius (:func:`wheel_radius_m`) or that parse_description refuses (a
-negative limit among others) is ignored with a warning saying why. With
+warning for a vehicle without a speed limit), every wheel of a side alike. A description that
+parse_description refuses (a negative limit among others) is ignored with a warning saying why
+(the vehicle described before, if any, stays). A description whose URDF gives no wheel radius
+(:func:`wheel_radius_m`; the URDF is optional) is taken with a warning: its sticks then need
+``max_wheel_velocity``, and each Joy message without it gives no command and a warning. With
 ``enable_button`` set, nothing is sent while it is up but one zero command when it is released.
 A Joy message without the configured axis or button, or a vehicle that is not driven side by side
 (the bicycle), gives no command and a warning naming the parameter. vehicle_sim stops the
@@ -90,7 +92,9 @@ class WheelTeleop:
         self._settings = self.params.declare_config(WheelTeleopConfig)
         self.params.report_unknown()
         self._model: str | None = None
-        self._top_wheel_velocity_radps = 0.0
+        # the vehicle's top speed over its wheel radius; None: the description gave no radius
+        self._top_wheel_velocity_radps: float | None = None
+        self._no_radius = ''  # why the description gave no wheel radius
         self._enabled = False  # the enable button was down at the last message
         self._publisher = seam.create_publisher(Float64MultiArray, WHEEL_COMMANDS_TOPIC,
                                                 qos.DEFAULT)
@@ -106,16 +110,23 @@ class WheelTeleop:
     def _on_description(self, msg: String) -> None:
         try:
             description = parse_description(msg.data)
-            if description.model in WHEEL_SIDES:
-                radius_m = wheel_radius_m(description.urdf)
         except DescriptionError as err:  # the vehicle described before, if any, stays
             self.seam.logger.warning(f'vehicle_description ignored: {err}')
             return
         self._model = description.model
+        self._top_wheel_velocity_radps = None
         if self._model not in WHEEL_SIDES:
             self.seam.logger.warning(
                 f'a {self._model} vehicle: wheel_teleop drives vehicles driven side by side '
                 f'({", ".join(WHEEL_SIDES)}); drive this one on cmd_vel')
+            return
+        try:
+            radius_m = wheel_radius_m(description.urdf)
+        except DescriptionError as err:
+            self._no_radius = str(err)
+            self.seam.logger.warning(
+                f'{self._model} vehicle without a wheel radius ({err}): full stick is '
+                'max_wheel_velocity, which must then be set')
             return
         speed_mps = top_speed_mps(description)
         self._top_wheel_velocity_radps = speed_mps / radius_m
@@ -158,8 +169,12 @@ class WheelTeleop:
             self._warn(f'joy ignored: {", ".join(missing)} but the joystick has '
                        f'{len(msg.axes)} axes')
             return
-        left, right = side_shares(config.mapping, msg.axes[axes[0]], msg.axes[axes[1]])
         top = config.max_wheel_velocity or self._top_wheel_velocity_radps
+        if top is None:
+            self._warn(f'joy ignored: max_wheel_velocity = 0 and the vehicle_description gives '
+                       f'no wheel radius ({self._no_radius}): set max_wheel_velocity')
+            return
+        left, right = side_shares(config.mapping, msg.axes[axes[0]], msg.axes[axes[1]])
         self._publish([float(share) * top for share in wheel_shares(self._model, left, right)])
 
     def _publish(self, joint_velocities_radps: list[float]) -> None:
