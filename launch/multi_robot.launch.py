@@ -21,7 +21,6 @@ from launch_ros.substitutions import FindPackageShare
 
 from wheelsim.bringup.arguments import checked, number
 from wheelsim.bringup.packages import ends_launch, processes, rviz
-from wheelsim.bringup.params_files import shipped_presets
 
 ROBOTS = ('robot1', 'robot2')
 
@@ -69,7 +68,7 @@ def generate_launch_description():
                           rviz(PathJoinSubstitution([share, 'rviz', 'multi_robot.rviz']))])
     # robot2_y is checked where it is read (_map_frames), before anything starts as well.
     check = checked(booleans=['use_sim_time', 'rviz'],
-                    choices={f'{robot}_preset': shipped_presets() for robot in ROBOTS})
+                    presets=[f'{robot}_preset' for robot in ROBOTS])
     return LaunchDescription([*arguments, check, *robots, processes(_map_frames), viewer])
 
 

@@ -28,7 +28,6 @@ from launch_ros.substitutions import FindPackageShare
 
 from wheelsim.bringup.arguments import checked
 from wheelsim.bringup.packages import apt_package, installed, optional
-from wheelsim.bringup.params_files import shipped_presets
 
 NAVIGATION_NODES = ['controller_server', 'planner_server', 'behavior_server', 'bt_navigator']
 #: The Nav2 packages started or loaded here (servers and the plugins named in reduced.yaml).
@@ -134,7 +133,6 @@ def generate_launch_description():
     return LaunchDescription([
         SetEnvironmentVariable('RCUTILS_LOGGING_BUFFERED_STREAM', '1'),
         *arguments, checked(booleans=['use_namespaced_tf', 'use_sim_time', 'autostart'],
-                            choices={'preset': shipped_presets()},
-                            log_levels=['nav2_log_level']),
+                            presets=['preset'], log_levels=['nav2_log_level']),
         simulation, navigation,
     ])

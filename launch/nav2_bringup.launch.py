@@ -47,11 +47,7 @@ from wheelsim.bringup.nav2_stock import (
     write_nav2_parameters,
 )
 from wheelsim.bringup.packages import apt_package, installed, optional
-from wheelsim.bringup.params_files import (
-    shipped_presets,
-    simulated_vehicle,
-    vehicle_sim_values,
-)
+from wheelsim.bringup.params_files import simulated_vehicle, vehicle_sim_values
 
 LOCALIZATIONS = ('wheelsim', 'amcl')
 #: The Nav2 packages started here besides those bringup_launch.py starts.
@@ -201,7 +197,7 @@ def generate_launch_description():
         *arguments,
         checked(booleans=['use_composition', 'autostart', 'rviz'],
                 numbers={'real_time_factor': float},
-                choices={'localization': LOCALIZATIONS, 'preset': shipped_presets()},
+                choices={'localization': LOCALIZATIONS}, presets=['preset'],
                 log_levels=['log_level'], optional=['real_time_factor']),
         OpaqueFunction(function=_check_vehicle), simulation, navigation,
     ])

@@ -37,7 +37,6 @@ from wheelsim.bringup.params_files import (
     check_node_values,
     node_values,
     robot_description,
-    shipped_presets,
     vehicle_sim_values,
 )
 from wheelsim.bringup.plotjuggler_layout import namespaced_layout
@@ -245,6 +244,6 @@ def generate_launch_description():
     # values in _wheelsim_nodes).
     check = checked(booleans=['map_to_odom', 'use_namespaced_tf', 'use_sim_time', 'tracking',
                               'rviz', 'plotjuggler', 'publish_map'],
-                    numbers={'real_time_factor': float}, choices={'preset': shipped_presets()},
+                    numbers={'real_time_factor': float}, presets=['preset'],
                     log_levels=['log_level'], optional=['publish_map', 'real_time_factor'])
     return LaunchDescription([*arguments, check, required, robot])

@@ -5,6 +5,7 @@ launch descriptions are also generated and sim.launch.py's node set is built (la
 """
 
 import importlib.util
+import os
 import re
 
 import pytest
@@ -233,11 +234,67 @@ def test_sim_launch_publish_map_is_a_bool_that_a_params_file_may_not_contradict(
 
 
 @pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
-def test_the_presets_preset_takes_are_the_installed_params_files():
-    """What checked() offers ``preset:=`` (and multi_robot's ``robot<N>_preset:=``)."""
-    from wheelsim.bringup.params_files import shipped_presets
+@pytest.mark.parametrize('path', LAUNCH_FILES, ids=IDS)
+def test_a_description_lists_its_arguments_without_wheelsim_installed(path, monkeypatch):
+    """``ros2 launch <path>/FILE.launch.py --show-args`` with wheelsim only on PYTHONPATH, not
+    in the ament index: the presets ``preset:=`` takes are looked up when the launch runs."""
+    from ament_index_python.packages import get_package_prefix
+    from launch.launch_description_sources import (
+        get_launch_description_from_python_launch_file,
+    )
 
-    assert shipped_presets() == PRESET_NAMES
+    prefixes = os.environ['AMENT_PREFIX_PATH'].split(os.pathsep)
+    prefixes.remove(get_package_prefix('wheelsim'))
+    monkeypatch.setenv('AMENT_PREFIX_PATH', os.pathsep.join(prefixes))
+    description = get_launch_description_from_python_launch_file(str(path))
+    names = {argument.name for argument in description.get_launch_arguments()}
+    assert names >= set(parse_launch_file(path).arguments)
+
+
+@pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
+def test_preset_takes_the_shipped_presets_and_names_them_for_any_other():
+    """What checked() offers ``preset:=`` (and multi_robot's ``robot<N>_preset:=``): the
+    presets of the Python API."""
+    from launch.launch_context import LaunchContext
+
+    import wheelsim.sim as ws
+    from wheelsim.bringup.arguments import checked
+
+    assert list(ws.preset_names()) == PRESET_NAMES
+    context = LaunchContext()
+    for preset in PRESET_NAMES:
+        context.launch_configurations['preset'] = preset
+        checked(presets=['preset']).visit(context)
+    context.launch_configurations['preset'] = 'tank'
+    with pytest.raises(RuntimeError, match=re.escape(
+            f'preset:=tank is invalid: must be one of {", ".join(PRESET_NAMES)}')):
+        checked(presets=['preset']).visit(context)
+
+
+@pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
+def test_a_preset_is_an_installed_params_file_with_a_vehicle(tmp_path, monkeypatch):
+    """The launch opens ``share/wheelsim/params/<preset>.yaml`` of the installed package: a
+    preset is a params file there from which it can start a vehicle (a vehicle_sim section),
+    not any YAML file."""
+    from launch.launch_context import LaunchContext
+
+    from wheelsim.bringup.arguments import checked
+
+    (tmp_path / 'share' / 'ament_index' / 'resource_index' / 'packages').mkdir(parents=True)
+    (tmp_path / 'share' / 'ament_index' / 'resource_index' / 'packages' / 'wheelsim').touch()
+    params = tmp_path / 'share' / 'wheelsim' / 'params'
+    params.mkdir(parents=True)
+    (params / 'tank.yaml').write_text(
+        '/**/vehicle_sim:\n  ros__parameters:\n    model: differential\n')
+    (params / 'costmaps.yaml').write_text(
+        'controller_server:\n  ros__parameters:\n    controller_frequency: 20.0\n')
+    monkeypatch.setenv('AMENT_PREFIX_PATH', str(tmp_path))
+    context = LaunchContext()
+    context.launch_configurations['preset'] = 'tank'
+    checked(presets=['preset']).visit(context)
+    context.launch_configurations['preset'] = 'costmaps'
+    with pytest.raises(RuntimeError, match='preset:=costmaps is invalid: must be one of tank$'):
+        checked(presets=['preset']).visit(context)
 
 
 def test_a_numeric_launch_argument_that_is_no_number_names_the_argument():

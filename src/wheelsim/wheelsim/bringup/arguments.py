@@ -6,13 +6,18 @@ boolean is what launch's ``IfCondition`` takes (launch 3.4, Jazzy:
 ``evaluate_condition_expression``: ``true``, ``1``, ``false`` or ``0``, any case, blanks
 around); a launch file reading the text itself (``.lower() == 'true'``) would take ``ture``
 for false, a condition would stop the launch only once some of its processes run
-(ros2/launch#747).
+(ros2/launch#747). The vehicle presets are read from the installed package when the check
+runs, so that generating a launch description (``ros2 launch ... --show-args``) needs none
+installed; launch's own ``DeclareLaunchArgument(choices=...)`` takes its values then, and its
+error words a bad value otherwise than these do.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
+from ament_index_python.packages import get_package_share_directory
 from launch.action import Action
 from launch.actions import OpaqueFunction
 from launch.conditions import InvalidConditionExpressionError, evaluate_condition_expression
@@ -22,6 +27,8 @@ from launch.conditions.evaluate_condition_expression_impl import (
 )
 from launch.launch_context import LaunchContext
 from launch.substitutions import LaunchConfiguration, TextSubstitution
+
+from wheelsim.core.params_file import preset_names_in
 
 BOOLEAN_VALUES = ', '.join([*VALID_TRUE_EXPRESSIONS, *VALID_FALSE_EXPRESSIONS])
 
@@ -74,11 +81,13 @@ def log_level(argument: str, text: str) -> str:
 
 
 def checked(booleans: Sequence[str] = (), numbers: Mapping[str, type] | None = None,
-            choices: Mapping[str, Sequence[str]] | None = None,
+            choices: Mapping[str, Sequence[str]] | None = None, presets: Sequence[str] = (),
             log_levels: Sequence[str] = (), optional: Sequence[str] = ()) -> Action:
     """The action failing the launch on a bad value of a launch argument: ``booleans``,
     ``numbers`` (``{name: float or int}``), ``choices`` (``{name: allowed values}``),
-    ``log_levels``; those in ``optional`` may also be empty (as in the params file).
+    ``presets`` (one of wheelsim's vehicle presets: a params file with a vehicle_sim section
+    in ``share/wheelsim/params``, where ``preset:=`` takes it from), ``log_levels``; those in
+    ``optional`` may also be empty (as in the params file).
 
     Each boolean's launch configuration becomes ``True`` or ``False``, which a condition, a
     node parameter (a bool for ``1`` as well: ``use_sim_time``) and Nav2's ``PythonExpression``
@@ -96,7 +105,11 @@ def checked(booleans: Sequence[str] = (), numbers: Mapping[str, type] | None = N
         for name, kind in (numbers or {}).items():
             if (text := value(name)) is not None:
                 number(name, text, kind)
-        for name, allowed in (choices or {}).items():
+        allowed_values = dict(choices or {})
+        if presets:
+            shipped = preset_names_in(Path(get_package_share_directory('wheelsim')) / 'params')
+            allowed_values.update(dict.fromkeys(presets, shipped))
+        for name, allowed in allowed_values.items():
             if (text := value(name)) is not None:
                 choice(name, text, allowed)
         for name in log_levels:

@@ -8,23 +8,13 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
-
-from ament_index_python.packages import get_package_share_directory
 
 from wheelsim.core.params import ParameterError, from_flat
 from wheelsim.core.params_file import ParamsFileError, read_sections, section_parameters
 from wheelsim.core.vehicle.config import VehicleConfig, vehicle_config_from_params
 from wheelsim.core.vehicle_sim.config import VehicleSimSettings
 from wheelsim.core.vehicle_sim.description import vehicle_sim_urdf
-
-
-def shipped_presets() -> list[str]:
-    """The vehicle presets wheelsim ships, the values ``preset:=`` takes: the names of the
-    params files in ``share/wheelsim/params`` (Nav2's are in its sub-folder ``nav2``)."""
-    folder = Path(get_package_share_directory('wheelsim')) / 'params'
-    return sorted(path.stem for path in folder.glob('*.yaml'))
 
 
 def node_values(params_files: Sequence[str], namespace: str, node: str,

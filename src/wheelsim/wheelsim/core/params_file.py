@@ -199,3 +199,12 @@ def node_parameters(paths: Sequence[str | Path], node_fqn: str,
     (``/robot1/vehicle_sim``), as ROS gives them (``declared``: see
     :func:`section_parameters`). Raises :class:`ParamsFileError`."""
     return section_parameters(read_sections(paths), node_fqn, declared)
+
+
+def preset_names_in(folder: Path) -> tuple[str, ...]:
+    """The vehicle presets in ``folder`` (wheelsim's ``params``), sorted: the names of its
+    ``*.yaml`` params files giving ``/vehicle_sim`` parameters, the files a launch can start a
+    vehicle from (not those of its sub-folders: Nav2's are in ``nav2``). Raises
+    :class:`ParamsFileError` for a file ROS would refuse."""
+    return tuple(sorted(path.stem for path in folder.glob('*.yaml')
+                        if node_parameters([path], '/vehicle_sim')))

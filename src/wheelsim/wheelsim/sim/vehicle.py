@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from wheelsim.core.params import flatten, from_flat, specs, unknown_keys
-from wheelsim.core.params_file import node_parameters
+from wheelsim.core.params_file import node_parameters, preset_names_in
 from wheelsim.core.vehicle.config import (
     VEHICLE_PARAM_SPECS,
     VehicleConfig,
@@ -52,9 +52,9 @@ def shipped_params_dir() -> Path:
 
 
 def preset_names() -> tuple[str, ...]:
-    """The shipped presets (``params/<name>.yaml`` with a vehicle_sim section)."""
-    return tuple(sorted(path.stem for path in shipped_params_dir().glob('*.yaml')
-                        if node_parameters([path], '/vehicle_sim')))
+    """The shipped presets (``params/<name>.yaml`` with a vehicle_sim section:
+    :func:`~wheelsim.core.params_file.preset_names_in` of :func:`shipped_params_dir`)."""
+    return preset_names_in(shipped_params_dir())
 
 
 @dataclass(frozen=True)
