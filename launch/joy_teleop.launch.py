@@ -59,7 +59,7 @@ def generate_launch_description():
             'namespace', default_value='',
             description='Namespace of the vehicle to drive (its wheel_commands)'),
         DeclareLaunchArgument(
-            'mapping', default_value='arcade', choices=['arcade', 'tank'],
+            'mapping', default_value='arcade',
             description='arcade: left stick throttle and turn; tank: one stick per side'),
         DeclareLaunchArgument(
             'enable_button', default_value='-1',

@@ -112,6 +112,8 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
      'use_composition:=maybe is invalid'),
     ('teleop.launch.py', ['stamped:=yes'], 'stamped:=yes is invalid'),
     ('joy_teleop.launch.py', ['use_sim_time:=on'], 'use_sim_time:=on is invalid'),
+    ('joy_teleop.launch.py', ['mapping:=tnak'],
+     'mapping:=tnak is invalid: must be one of arcade, tank'),
     ('sim.launch.py', ['rviz:=false', 'log_level:=loud'], 'log_level:=loud is invalid'),
     ('multi_robot.launch.py', ['rviz:=false', 'robot2_y:=abc'],
      'robot2_y:=abc is invalid: must be a number'),
