@@ -26,12 +26,14 @@ from wheelsim.bringup.params_files import check_node_values
 
 def _teleop_parameters(context: LaunchContext) -> dict:
     """wheel_teleop's parameters, checked as the node checks them (RuntimeError naming the
-    launch arguments and the parameter: the launch fails, nothing started)."""
-    given = {'mapping': LaunchConfiguration('mapping').perform(context),
-             'enable_button': LaunchConfiguration('enable_button').perform(context)}
-    teleop = {'mapping': given['mapping'],
-              'enable_button': number('enable_button', given['enable_button'], int)}
-    check_node_values(' '.join(as_given(given)), 'wheel_teleop', teleop)
+    launch arguments given on the command line, or this file when none was, and the
+    parameter: the launch fails, nothing started)."""
+    mapping = LaunchConfiguration('mapping').perform(context)
+    enable_button = number('enable_button',
+                           LaunchConfiguration('enable_button').perform(context), int)
+    teleop = {'mapping': mapping, 'enable_button': enable_button}
+    label = ' '.join(as_given(context, list(teleop))) or 'joy_teleop.launch.py'
+    check_node_values(label, 'wheel_teleop', teleop)
     return teleop
 
 

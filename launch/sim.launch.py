@@ -68,10 +68,9 @@ def _wheelsim_nodes(context):
         sim_overrides['world.publish_map'] = _publish_map(publish_map, files, namespace)
     if real_time_factor:
         sim_overrides['real_time_factor'] = number('real_time_factor', real_time_factor)
-    given = {'model': model, 'map_yaml': map_yaml, 'publish_map': publish_map,
-             'localization_mode': localization_mode, 'real_time_factor': real_time_factor,
-             'frame_prefix': frame_prefix}
-    label = ' '.join([' + '.join(files), *as_given(given)])
+    label = ' '.join([' + '.join(files), *as_given(context, [
+        'model', 'map_yaml', 'publish_map', 'localization_mode', 'real_time_factor',
+        'frame_prefix'])])
     sim_values = vehicle_sim_values(files, namespace, sim_overrides)
     check_node_values(label, 'vehicle_sim', sim_values)  # its map file read too
     urdf = robot_description(' + '.join(files), sim_values)

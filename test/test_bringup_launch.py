@@ -297,6 +297,29 @@ def test_a_preset_is_an_installed_params_file_with_a_vehicle(tmp_path, monkeypat
         checked(presets=['preset']).visit(context)
 
 
+@pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
+@pytest.mark.parametrize('argv, mapping, label', [
+    (['enable_button:=-2'], 'arcade', 'enable_button:=-2'),
+    (['mapping:=tank', 'enable_button:=0', 'enable_button:=-2'], 'tank',
+     'mapping:=tank enable_button:=-2'),
+    ([], 'arcade', 'joy_teleop.launch.py'),  # the values of an including launch file
+])
+def test_joy_teleop_names_the_arguments_given_on_the_command_line(argv, mapping, label):
+    """A bad wheel_teleop parameter is said to come from the launch arguments the user gave,
+    not from the defaults (``mapping:=arcade`` was named when only enable_button was given)."""
+    from launch.launch_context import LaunchContext
+
+    spec = importlib.util.spec_from_file_location('wheelsim_joy_teleop_launch',
+                                                  REPO / 'launch' / 'joy_teleop.launch.py')
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    context = LaunchContext(argv=argv)
+    context.launch_configurations.update({'mapping': mapping, 'enable_button': '-2'})
+    with pytest.raises(RuntimeError, match='^' + re.escape(
+            f'{label}: wheel_teleop.enable_button: must be an integer in [-1,')):
+        module._teleop_parameters(context)
+
+
 def test_a_numeric_launch_argument_that_is_no_number_names_the_argument():
     from wheelsim.bringup.arguments import number
 

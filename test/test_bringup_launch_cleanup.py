@@ -125,9 +125,9 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
      "localization_mode:=bogus: localization.mode: must be one of 'perfect', 'noisy', 'ekf'"),
     ('sim.launch.py', ['rviz:=false', 'tracking:=true', 'overrides_file:={bad_controller}'],
      'bad_controller.yaml: controller.control_rate: must be a finite number in (0, 1000]'),
-    # Named by the launch arguments they come from, as sim.launch.py names them, not the file.
+    # Named by the launch arguments given, as sim.launch.py names them, not the file.
     ('joy_teleop.launch.py', ['enable_button:=-2'],
-     'mapping:=arcade enable_button:=-2: wheel_teleop.enable_button: must be'),
+     'enable_button:=-2: wheel_teleop.enable_button: must be'),
     # Read once, with wheel_teleop's parameters: still before the check for joy.
     ('joy_teleop.launch.py', ['enable_button:=1.5'],
      'enable_button:=1.5 is invalid: must be an integer'),

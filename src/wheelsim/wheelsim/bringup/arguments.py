@@ -28,6 +28,7 @@ from launch.conditions.evaluate_condition_expression_impl import (
 from launch.launch_context import LaunchContext
 from launch.substitutions import LaunchConfiguration, TextSubstitution
 
+from wheelsim.bringup.packages import command_line_value
 from wheelsim.core.params_file import preset_names_in
 
 BOOLEAN_VALUES = ', '.join([*VALID_TRUE_EXPRESSIONS, *VALID_FALSE_EXPRESSIONS])
@@ -43,10 +44,12 @@ def number(argument: str, text: str, kind: type = float) -> float | int:
         raise RuntimeError(f'{argument}:={text} is invalid: must be {what}') from None
 
 
-def as_given(values: Mapping[str, str]) -> list[str]:
-    """``argument:=text`` for each launch argument of ``{argument: text}`` given a value: where
-    an error says a node's parameter came from."""
-    return [f'{argument}:={text}' for argument, text in values.items() if text]
+def as_given(context: LaunchContext, arguments: Sequence[str]) -> list[str]:
+    """``argument:=text`` for each of ``arguments`` given a value on the ``ros2 launch`` command
+    line (the last one, as launch takes it; not an empty one, nor a default, nor a value an
+    including launch file set): where an error says a node's parameter came from."""
+    return [f'{argument}:={text}' for argument in arguments
+            if (text := command_line_value(context, argument))]
 
 
 def boolean(argument: str, text: str) -> bool:
