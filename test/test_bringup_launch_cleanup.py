@@ -81,8 +81,9 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
                              'install ros-{distro}-teleop-twist-keyboard; nothing was started'),
     ('joy_teleop.launch.py', ['mapping:=tank'], 'joy_teleop.launch.py: joy is not installed; '
                                                 'install ros-{distro}-joy; nothing was started'),
-    # A preset is one of the shipped params files: any other name failed naming a missing file
-    # (robot1 evaluated before robot2's was found missing: robot1 must not start).
+    # A preset is one of the shipped params files with a vehicle: any other name fails the
+    # launch naming the argument and the presets, and nothing starts (not robot1 either when
+    # robot2's preset is the bad one).
     *((file_name, ['rviz:=false', f'{argument}:=no_such_preset'],
        f'{argument}:=no_such_preset is invalid: must be one of {PRESETS}')
       for file_name, argument in [('sim.launch.py', 'preset'), ('demo.launch.py', 'preset'),
