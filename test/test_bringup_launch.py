@@ -243,9 +243,11 @@ def test_a_description_lists_its_arguments_without_wheelsim_installed(path, monk
         get_launch_description_from_python_launch_file,
     )
 
+    wheelsim_prefix = get_package_prefix('wheelsim')
     prefixes = os.environ['AMENT_PREFIX_PATH'].split(os.pathsep)
-    prefixes.remove(get_package_prefix('wheelsim'))
-    monkeypatch.setenv('AMENT_PREFIX_PATH', os.pathsep.join(prefixes))
+    assert wheelsim_prefix in prefixes
+    monkeypatch.setenv('AMENT_PREFIX_PATH', os.pathsep.join(
+        prefix for prefix in prefixes if prefix != wheelsim_prefix))
     description = get_launch_description_from_python_launch_file(str(path))
     names = {argument.name for argument in description.get_launch_arguments()}
     assert names >= set(parse_launch_file(path).arguments)
@@ -274,8 +276,10 @@ def test_preset_takes_the_shipped_presets_and_names_them_for_any_other():
 @pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
 def test_a_preset_is_an_installed_params_file_with_a_vehicle(tmp_path, monkeypatch):
     """The launch opens ``share/wheelsim/params/<preset>.yaml`` of the installed package: a
-    preset is a params file there from which it can start a vehicle (a vehicle_sim section),
-    not any YAML file."""
+    preset is a params file there from which it can start a vehicle (a section naming
+    vehicle_sim), not any YAML file nor one with only a ``/**`` section; a file ROS would refuse
+    is offered (starting from it names its problem) and hides no other preset. With no preset
+    there, the error says so."""
     from launch.launch_context import LaunchContext
 
     from wheelsim.bringup.arguments import checked
@@ -288,12 +292,24 @@ def test_a_preset_is_an_installed_params_file_with_a_vehicle(tmp_path, monkeypat
         '/**/vehicle_sim:\n  ros__parameters:\n    model: differential\n')
     (params / 'costmaps.yaml').write_text(
         'controller_server:\n  ros__parameters:\n    controller_frequency: 20.0\n')
+    (params / 'common.yaml').write_text('/**:\n  ros__parameters:\n    use_sim_time: true\n')
+    (params / 'mixed.yaml').write_text(  # an integer beside a double: rcl refuses the file
+        'vehicle_sim:\n  ros__parameters:\n    planner:\n      waypoints: [1, 2.0]\n')
     monkeypatch.setenv('AMENT_PREFIX_PATH', str(tmp_path))
     context = LaunchContext()
-    context.launch_configurations['preset'] = 'tank'
-    checked(presets=['preset']).visit(context)
-    context.launch_configurations['preset'] = 'costmaps'
-    with pytest.raises(RuntimeError, match='preset:=costmaps is invalid: must be one of tank$'):
+    for preset in ('tank', 'mixed'):
+        context.launch_configurations['preset'] = preset
+        checked(presets=['preset']).visit(context)
+    for other in ('costmaps', 'common'):
+        context.launch_configurations['preset'] = other
+        with pytest.raises(RuntimeError,
+                           match=f'preset:={other} is invalid: must be one of mixed, tank$'):
+            checked(presets=['preset']).visit(context)
+    for path in params.iterdir():
+        path.unlink()
+    with pytest.raises(RuntimeError, match=re.escape(
+            'preset:=common is invalid: no vehicle preset (a params file with a vehicle_sim '
+            f'section) in {params}')):
         checked(presets=['preset']).visit(context)
 
 
@@ -303,6 +319,8 @@ def test_a_preset_is_an_installed_params_file_with_a_vehicle(tmp_path, monkeypat
     (['mapping:=tank', 'enable_button:=0', 'enable_button:=-2'], 'tank',
      'mapping:=tank enable_button:=-2'),
     ([], 'arcade', 'joy_teleop.launch.py'),  # the values of an including launch file
+    # mapping:=tank typed, but an including launch file gave arcade: not what the launch used
+    (['mapping:=tank', 'enable_button:=-2'], 'arcade', 'enable_button:=-2'),
 ])
 def test_joy_teleop_names_the_arguments_given_on_the_command_line(argv, mapping, label):
     """A bad wheel_teleop parameter is said to come from the launch arguments the user gave,

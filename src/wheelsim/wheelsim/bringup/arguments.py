@@ -46,10 +46,12 @@ def number(argument: str, text: str, kind: type = float) -> float | int:
 
 def as_given(context: LaunchContext, arguments: Sequence[str]) -> list[str]:
     """``argument:=text`` for each of ``arguments`` given a value on the ``ros2 launch`` command
-    line (the last one, as launch takes it; not an empty one, nor a default, nor a value an
-    including launch file set): where an error says a node's parameter came from."""
+    line that the launch uses (the last one, as launch takes it; not an empty one, nor a
+    default, nor one an including launch file replaced): where an error says a node's parameter
+    came from."""
     return [f'{argument}:={text}' for argument in arguments
-            if (text := command_line_value(context, argument))]
+            if (text := command_line_value(context, argument))
+            and LaunchConfiguration(argument).perform(context) == text]
 
 
 def boolean(argument: str, text: str) -> bool:
@@ -110,7 +112,12 @@ def checked(booleans: Sequence[str] = (), numbers: Mapping[str, type] | None = N
                 number(name, text, kind)
         allowed_values = dict(choices or {})
         if presets:
-            shipped = preset_names_in(Path(get_package_share_directory('wheelsim')) / 'params')
+            folder = Path(get_package_share_directory('wheelsim')) / 'params'
+            shipped = preset_names_in(folder)
+            if not shipped:
+                raise RuntimeError(f'{presets[0]}:={value(presets[0])} is invalid: no vehicle '
+                                   f'preset (a params file with a vehicle_sim section) in '
+                                   f'{folder}')
             allowed_values.update(dict.fromkeys(presets, shipped))
         for name, allowed in allowed_values.items():
             if (text := value(name)) is not None:

@@ -203,8 +203,17 @@ def node_parameters(paths: Sequence[str | Path], node_fqn: str,
 
 def preset_names_in(folder: Path) -> tuple[str, ...]:
     """The vehicle presets in ``folder`` (wheelsim's ``params``), sorted: the names of its
-    ``*.yaml`` params files giving ``/vehicle_sim`` parameters, the files a launch can start a
-    vehicle from (not those of its sub-folders: Nav2's are in ``nav2``). Raises
-    :class:`ParamsFileError` for a file ROS would refuse."""
-    return tuple(sorted(path.stem for path in folder.glob('*.yaml')
-                        if node_parameters([path], '/vehicle_sim')))
+    ``*.yaml`` files with a section for ``/vehicle_sim`` by name (``vehicle_sim``,
+    ``/**/vehicle_sim``; not only ``/**`` or ``/*``, which any params file may have), the files a
+    launch can start a vehicle from (not those of its sub-folders: Nav2's are in ``nav2``). A
+    file ROS would refuse is listed too: starting from it fails naming its problem, and it
+    keeps no other preset from being listed."""
+    def is_preset(path: Path) -> bool:
+        try:
+            sections = read_sections([path])
+        except ParamsFileError:
+            return True
+        return any(not section.shared and section.applies_to('/vehicle_sim')
+                   for section in sections)
+
+    return tuple(sorted(path.stem for path in folder.glob('*.yaml') if is_preset(path)))
