@@ -162,7 +162,7 @@ def test_the_wheel_radius_is_the_cylinder_of_the_first_wheel_or_an_error_saying_
     urdf = build_urdf(vehicle.config)
     assert wheel_radius_m(urdf) == pytest.approx(vehicle.config.active.wheel_radius_m)
     radius = f'radius="{vehicle.config.active.wheel_radius_m:.9g}"'
-    for text, why in [('', 'urdf: not XML'),
+    for text, why in [('', 'no urdf given'), ('<robot', 'urdf: not XML'),
                       ('<robot name="r"><link name="base_link"/></robot>',
                        'urdf: no wheel (no continuous joint)'),
                       (urdf.replace(radius, 'radius="0"'), 'urdf: wheel front_left_wheel: '),
@@ -188,7 +188,7 @@ def test_over_dds_a_description_without_a_wheel_radius_needs_max_wheel_velocity(
         assert probe.spin_until(lambda: 'vehicle without a wheel radius' in node.output(),
                                 30.0), node.output()
         refused = 'joy ignored: max_wheel_velocity = 0 and the vehicle_description gives no ' \
-                  'wheel radius (urdf: not XML'
+                  'wheel radius (no urdf given): set max_wheel_velocity'
         assert probe.spin_until(
             lambda: pad.publish(Joy(axes=[0.0, 0.5])) or commands or refused in node.output(),
             60.0), node.output()

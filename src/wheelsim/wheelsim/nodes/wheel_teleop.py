@@ -59,6 +59,8 @@ def wheel_radius_m(urdf: str) -> float:
     """The radius [m] of the wheels of a vehicle_sim URDF: the cylinder of the child link of its
     first continuous joint (every wheel of a differential or omni vehicle has the same);
     DescriptionError saying why for a URDF that gives none (no stand-in fits a radius)."""
+    if not urdf.strip():
+        raise DescriptionError('no urdf given')
     try:
         robot = ET.fromstring(urdf)
     except ET.ParseError as err:
@@ -126,7 +128,7 @@ class WheelTeleop:
             self._no_radius = str(err)
             self.seam.logger.warning(
                 f'{self._model} vehicle without a wheel radius ({err}): full stick is '
-                'max_wheel_velocity, which must then be set')
+                'max_wheel_velocity, which must not be 0 then')
             return
         speed_mps = top_speed_mps(description)
         self._top_wheel_velocity_radps = speed_mps / radius_m

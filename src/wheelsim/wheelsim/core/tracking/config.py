@@ -195,7 +195,7 @@ class OutputLimitsConfig:
     max_angular_z: float = _from_vehicle(
         'Highest yaw rate; the vehicle\'s (on the spot; a car: at top speed and full lock; '
         f'{_UNLIMITED["yaw_rate"]:g} rad/s for a vehicle without a speed limit, or a car without '
-        'a steering limit).', 'rad/s', 100.0)
+        'a steering limit below 90 deg).', 'rad/s', 100.0)
     max_linear_acceleration: float = _from_vehicle(
         'Highest change of the linear command (0: no limit); the vehicle\'s.', 'm/s^2', 1000.0)
     max_angular_acceleration: float = _gain(

@@ -173,8 +173,9 @@ def _number(section: dict[str, Any], name: str, where: str) -> float | None:
 
 
 def _limit_number(limits: dict[str, Any], name: str) -> float | None:
-    """A limit of the document: None for null or 0 (no limit, as :func:`describe` writes it);
-    DescriptionError for a negative one (a negative top speed would invert every command)."""
+    """A limit of the document: None for null (no limit, as :func:`describe` writes it) or 0
+    (no limit, as vehicle_sim's parameters say it); DescriptionError for a negative one (a
+    negative top speed would invert every command)."""
     value = _number(limits, name, 'limits')
     if value is None:
         return None
