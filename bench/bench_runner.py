@@ -1,7 +1,7 @@
 """`wheelsim run` figures: real-time factor of the default scenario, start-up and report times.
 
 Run after ``source env.sh``:  python bench/bench_runner.py [--runs 3] [--no-plots]
-[--baseline REV] [--one-core] [--profile N]
+[--baseline REV] [--one-core] [--profile N] [--floor]
 
 Each run is a fresh process doing what ``wheelsim run`` does with the built-in default scenario
 (differential robot, noisy localization, planner and feedforward controller, 90 s simulated,
@@ -33,6 +33,12 @@ cProfile (the lock-step loop only, ``Lockstep.run_until``) and prints its top N
 functions by own time (cProfile adds a cost per Python call, so its shares lean towards code
 making many small calls).
 
+``--floor``: each run's process then runs the loop twice more, warm (no imports, no kernel
+loads): ``loop, no bag CPU s``, what a sweep point or tune trial runs (no bag, the metrics'
+reader given every message), and ``loop, nothing read CPU s``, the nodes and the in-process
+message path alone (no bag, no reader): no run that records or computes metrics can be faster.
+It needs the code of ``a3e23b0`` or later (``simulate``'s ``reader``).
+
 Goal: a real-time factor of at least 50 on a 2-core machine (RTF wall on a quiet machine;
 RTF cpu is the same figure without the machine's other load). The table gives the best and the
 median of the runs (the best is the least disturbed by other processes) and the load average
@@ -57,13 +63,16 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 PHASES = ('imports', 'nodes', 'loop', 'close', 'report_data', 'metrics', 'plots')
+FLOOR_PHASES = ('loop, no bag', 'loop, nothing read')
 
 
-def one_run(output: Path, plots: bool, profile_top: int = 0) -> dict:
+def one_run(output: Path, plots: bool, profile_top: int = 0, floor: bool = False) -> dict:
     """Time one run of the default scenario in this process; ``{phase: (cpu_s, wall_s)}``
-    (and ``profile``: the loop's top ``profile_top`` functions, when asked)."""
+    (and ``profile``: the loop's top ``profile_top`` functions, when asked; the
+    :data:`FLOOR_PHASES` when ``floor``)."""
     cpu_s, wall_s = time.thread_time(), time.perf_counter()
     import rclpy  # noqa: F401  (timed with the rest of the imports)
 
@@ -92,12 +101,28 @@ def one_run(output: Path, plots: bool, profile_top: int = 0) -> dict:
     result = {'imports': imports, **seconds,
               'bag_writer': (children.ru_utime + children.ru_stime, 0.0),
               'simulated_s': (outcome.timing['simulated_time_s'], 0.0)}
+    if floor:
+        result.update(floor_loops(scenario))
     if profiler is not None:
         text = io.StringIO()
         stats = pstats.Stats(profiler, stream=text)
         stats.sort_stats('tottime').print_stats(profile_top)
         result['profile'] = text.getvalue()
     return result
+
+
+def floor_loops(scenario: Any) -> dict[str, tuple[float, float]]:
+    """The loop of ``scenario`` again in this warm process, without a bag: with the metrics'
+    reader, then with nothing reading the messages; ``{phase: (cpu_s, wall_s)}``."""
+    from wheelsim.report.bag_data import RunReader
+    from wheelsim.run.runner import Phases, simulate
+
+    times = {}
+    for phase, reader in zip(FLOOR_PHASES, (RunReader().take, None), strict=True):
+        phases = Phases()
+        simulate(scenario, None, show_progress=False, phases=phases, reader=reader)
+        times[phase] = phases.seconds['loop']
+    return times
 
 
 @contextlib.contextmanager
@@ -163,7 +188,7 @@ def timed_command(command: list[str], env: dict[str, str]) -> tuple[int, float, 
 
 
 def spawn(plots: bool, code: Path | None = None, one_core: bool = False,
-          profile_top: int = 0) -> dict:
+          profile_top: int = 0, floor: bool = False) -> dict:
     """One run in a fresh process (so that the imports are timed too), with the package in
     ``code`` first on the path if given, pinned to one CPU if asked."""
     env = dict(os.environ)
@@ -172,6 +197,7 @@ def spawn(plots: bool, code: Path | None = None, one_core: bool = False,
     with tempfile.TemporaryDirectory(prefix='bench_runner_') as tmp:
         args = [sys.executable, __file__, '--child', tmp] + ([] if plots else ['--no-plots'])
         args += ['--profile', str(profile_top)] if profile_top else []
+        args += ['--floor'] if floor else []
         pin = (lambda: os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})) if one_core \
             else None
         result = subprocess.run(args, capture_output=True, text=True, check=False, env=env,
@@ -195,7 +221,7 @@ def summary(runs: list[dict]) -> dict[str, tuple[float, float]]:
         'loop + close + writer CPU s': [_one_core_s(r) for r in runs],
         'RTF one core (loop + close + writer CPU)': [simulated_s / _one_core_s(r) for r in runs],
     }
-    for phase in PHASES:
+    for phase in PHASES + FLOOR_PHASES:
         if phase in runs[0]:
             figures[f'{phase} CPU s'] = [r[phase][0] for r in runs]
     figures['bag writer CPU s'] = [r['bag_writer'][0] for r in runs]
@@ -214,17 +240,20 @@ def main() -> None:
                         help='pin each run (and a bag writer process) to one CPU')
     parser.add_argument('--profile', type=int, default=0, metavar='N',
                         help='print the top N functions of the loop under cProfile')
+    parser.add_argument('--floor', action='store_true',
+                        help='also time the loop without a bag, with and without the reader')
     parser.add_argument('--child', help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(one_run(Path(args.child), not args.no_plots, args.profile)))
+        print(json.dumps(one_run(Path(args.child), not args.no_plots, args.profile, args.floor)))
         return
 
     load_before = os.getloadavg()[0]
     with baseline_tree(args.baseline) as old_code:
         variants = variant_codes(args.baseline, old_code)
         runs = alternated(variants, args.runs,
-                          lambda code: spawn(not args.no_plots, code, args.one_core))
+                          lambda code: spawn(not args.no_plots, code, args.one_core,
+                                             floor=args.floor))
         profiles = {name: spawn(not args.no_plots, code, args.one_core, args.profile)
                     for name, code in variants.items()} if args.profile else {}
     load_after = os.getloadavg()[0]
