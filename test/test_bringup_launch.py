@@ -308,8 +308,8 @@ def test_a_preset_is_an_installed_params_file_with_a_vehicle(tmp_path, monkeypat
     for path in params.iterdir():
         path.unlink()
     with pytest.raises(RuntimeError, match=re.escape(
-            'preset:=common is invalid: no vehicle preset (a params file with a vehicle_sim '
-            f'section) in {params}')):
+            'preset:=common is invalid: no vehicle preset (a params file with a section for '
+            f'vehicle_sim) in {params}')):
         checked(presets=['preset']).visit(context)
 
 
@@ -336,6 +336,23 @@ def test_joy_teleop_names_the_arguments_given_on_the_command_line(argv, mapping,
     with pytest.raises(RuntimeError, match='^' + re.escape(
             f'{label}: wheel_teleop.enable_button: must be an integer in [-1,')):
         module._teleop_parameters(context)
+
+
+@pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
+@pytest.mark.parametrize('typed, used, named', [
+    ('true', 'True', True), ('1', 'True', True), ('false', 'False', True), ('True', 'True', True),
+    ('true', 'False', False),  # an including launch file gave false (nav2.launch.py)
+    ('x', 'y', False)])
+def test_a_boolean_is_named_as_typed_where_the_launch_uses_it(typed, used, named):
+    """checked() makes a boolean argument True or False before an error names what was typed:
+    ``publish_map:=true`` is still named, as typed, unless the launch used another value."""
+    from launch.launch_context import LaunchContext
+
+    from wheelsim.bringup.arguments import as_given
+
+    context = LaunchContext(argv=[f'publish_map:={typed}'])
+    context.launch_configurations['publish_map'] = used
+    assert as_given(context, ['publish_map']) == ([f'publish_map:={typed}'] if named else [])
 
 
 def test_a_numeric_launch_argument_that_is_no_number_names_the_argument():

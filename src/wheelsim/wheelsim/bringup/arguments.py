@@ -47,11 +47,23 @@ def number(argument: str, text: str, kind: type = float) -> float | int:
 def as_given(context: LaunchContext, arguments: Sequence[str]) -> list[str]:
     """``argument:=text`` for each of ``arguments`` given a value on the ``ros2 launch`` command
     line that the launch uses (the last one, as launch takes it; not an empty one, nor a
-    default, nor one an including launch file replaced): where an error says a node's parameter
-    came from."""
+    default, nor one an including launch file replaced; a boolean as typed, before
+    :func:`checked` made it ``True`` or ``False``): where an error says a node's parameter came
+    from."""
     return [f'{argument}:={text}' for argument in arguments
             if (text := command_line_value(context, argument))
-            and LaunchConfiguration(argument).perform(context) == text]
+            and _used(context.launch_configurations.get(argument), argument, text)]
+
+
+def _used(configuration: str | None, argument: str, text: str) -> bool:
+    """Whether the launch configuration ``configuration`` of ``argument`` is the typed
+    ``text``, or the ``True``/``False`` :func:`checked` made of it."""
+    if configuration == text:
+        return True
+    try:
+        return configuration == str(boolean(argument, text))
+    except RuntimeError:  # not a boolean
+        return False
 
 
 def boolean(argument: str, text: str) -> bool:
@@ -115,9 +127,9 @@ def checked(booleans: Sequence[str] = (), numbers: Mapping[str, type] | None = N
             folder = Path(get_package_share_directory('wheelsim')) / 'params'
             shipped = preset_names_in(folder)
             if not shipped:
-                raise RuntimeError(f'{presets[0]}:={value(presets[0])} is invalid: no vehicle '
-                                   f'preset (a params file with a vehicle_sim section) in '
-                                   f'{folder}')
+                given = next((name for name in presets if value(name)), presets[0])
+                raise RuntimeError(f'{given}:={value(given)} is invalid: no vehicle preset (a '
+                                   f'params file with a section for vehicle_sim) in {folder}')
             allowed_values.update(dict.fromkeys(presets, shipped))
         for name, allowed in allowed_values.items():
             if (text := value(name)) is not None:

@@ -203,11 +203,12 @@ def node_parameters(paths: Sequence[str | Path], node_fqn: str,
 
 def preset_names_in(folder: Path) -> tuple[str, ...]:
     """The vehicle presets in ``folder`` (wheelsim's ``params``), sorted: the names of its
-    ``*.yaml`` files with a section for ``/vehicle_sim`` by name (``vehicle_sim``,
-    ``/**/vehicle_sim``; not only ``/**`` or ``/*``, which any params file may have), the files a
-    launch can start a vehicle from (not those of its sub-folders: Nav2's are in ``nav2``). A
-    file ROS would refuse is listed too: starting from it fails naming its problem, and it
-    keeps no other preset from being listed."""
+    ``*.yaml`` files with a section that ROS gives the node ``/vehicle_sim`` by name
+    (``vehicle_sim``, ``/**/vehicle_sim``; not ``/**`` or ``/*``, which any params file may
+    have, nor ``robot1/vehicle_sim``), the files a launch can start a vehicle from (not those of
+    its sub-folders: Nav2's are in ``nav2``). Any file that cannot be read as ROS reads params
+    files is listed too: starting from it fails naming its problem, and it keeps no other preset
+    from being listed."""
     def is_preset(path: Path) -> bool:
         try:
             sections = read_sections([path])
