@@ -33,11 +33,13 @@ cProfile (the lock-step loop only, ``Lockstep.run_until``) and prints its top N
 functions by own time (cProfile adds a cost per Python call, so its shares lean towards code
 making many small calls).
 
-``--floor``: each run's process then runs the loop twice more, warm (no imports, no kernel
-loads): ``loop, no bag CPU s``, what a sweep point or tune trial runs (no bag, the metrics'
-reader given every message), and ``loop, nothing read CPU s``, the nodes and the in-process
-message path alone (no bag, no reader): no run that records or computes metrics can be faster.
-It needs the code of ``a3e23b0`` or later (``simulate``'s ``reader``).
+``--floor``: each run's process then runs the loop three times more, warm (no imports, no
+kernel loads, no first calls): ``loop, warm CPU s``, as the run (its bag and the metrics'
+reader); ``loop, no bag CPU s``, what a sweep point or tune trial runs (the reader given every
+message, no bag); ``loop, nothing read CPU s``, the nodes' work and the in-process message path
+(no bag, no reader): no run that records or computes metrics can be faster. Their differences
+are what the bag and the reader cost. It needs the code of ``a3e23b0`` or later
+(``simulate``'s ``reader``).
 
 Goal: a real-time factor of at least 50 on a 2-core machine (RTF wall on a quiet machine;
 RTF cpu is the same figure without the machine's other load). The table gives the best and the
@@ -66,7 +68,7 @@ from pathlib import Path
 from typing import Any
 
 PHASES = ('imports', 'nodes', 'loop', 'close', 'report_data', 'metrics', 'plots')
-FLOOR_PHASES = ('loop, no bag', 'loop, nothing read')
+FLOOR_PHASES = ('loop, warm', 'loop, no bag', 'loop, nothing read')
 
 
 def one_run(output: Path, plots: bool, profile_top: int = 0, floor: bool = False) -> dict:
@@ -102,7 +104,7 @@ def one_run(output: Path, plots: bool, profile_top: int = 0, floor: bool = False
               'bag_writer': (children.ru_utime + children.ru_stime, 0.0),
               'simulated_s': (outcome.timing['simulated_time_s'], 0.0)}
     if floor:
-        result.update(floor_loops(scenario))
+        result.update(floor_loops(scenario, output / 'floor_bag'))
     if profiler is not None:
         text = io.StringIO()
         stats = pstats.Stats(profiler, stream=text)
@@ -111,16 +113,18 @@ def one_run(output: Path, plots: bool, profile_top: int = 0, floor: bool = False
     return result
 
 
-def floor_loops(scenario: Any) -> dict[str, tuple[float, float]]:
-    """The loop of ``scenario`` again in this warm process, without a bag: with the metrics'
-    reader, then with nothing reading the messages; ``{phase: (cpu_s, wall_s)}``."""
+def floor_loops(scenario: Any, bag_dir: Path) -> dict[str, tuple[float, float]]:
+    """The loop of ``scenario`` again in this warm process: as the run (a bag in ``bag_dir``,
+    the metrics' reader), without the bag, then with nothing reading the messages;
+    ``{phase: (cpu_s, wall_s)}``."""
     from wheelsim.report.bag_data import RunReader
     from wheelsim.run.runner import Phases, simulate
 
     times = {}
-    for phase, reader in zip(FLOOR_PHASES, (RunReader().take, None), strict=True):
+    for phase, bag, reader in zip(FLOOR_PHASES, (bag_dir, None, None),
+                                  (RunReader().take, RunReader().take, None), strict=True):
         phases = Phases()
-        simulate(scenario, None, show_progress=False, phases=phases, reader=reader)
+        simulate(scenario, bag, show_progress=False, phases=phases, reader=reader)
         times[phase] = phases.seconds['loop']
     return times
 
@@ -241,7 +245,8 @@ def main() -> None:
     parser.add_argument('--profile', type=int, default=0, metavar='N',
                         help='print the top N functions of the loop under cProfile')
     parser.add_argument('--floor', action='store_true',
-                        help='also time the loop without a bag, with and without the reader')
+                        help='also time the loop warm: as the run, without a bag, and with '
+                             'nothing reading')
     parser.add_argument('--child', help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
