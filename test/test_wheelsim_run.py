@@ -400,7 +400,7 @@ def test_help_says_what_the_command_does_in_plain_words(tmp_path):
 
 @pytest.mark.parametrize('command', ['run', 'sweep', 'tune'])
 def test_the_param_help_says_a_quoted_text_is_one_value(tmp_path, command):
-    """Found in review: the rule of 84fd210 (docs/wheelsim_run.md) was in no --param help."""
+    """Each command's --param help says a quoted text is one value (docs/wheelsim_run.md)."""
     result = wheelsim(command, '--help', cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "a text in quotes is one value, commas and all: NODE.PARAM='a,b'" in ' '.join(

@@ -137,8 +137,8 @@ def test_a_missing_axis_or_a_car_gives_no_command_and_a_warning(capsys):
 def test_over_dds_it_turns_the_pad_into_wheel_commands(probe, limits, top_mps):
     """The node as its own process: a probe gives it the vehicle (its own top speed, 0.8 m/s, or
     none, null or 0 in the document: the 2 m/s stand-in, with the warning) and a stick, and
-    hears the wheel joint velocities (rad/s) on wheel_commands. Found in review: a max_speed of 0
-    got the stand-in without the warning (top_speed_mps tested falsiness, the warning None)."""
+    hears the wheel joint velocities (rad/s) on wheel_commands; a max_speed of 0 is no limit,
+    with the stand-in's warning as for null."""
     vehicle = ws.load_vehicle('indoor_differential')
     description = probe.publisher(String, 'vehicle_description', qos.LATCHED)
     commands = probe.record(Float64MultiArray, 'wheel_commands')

@@ -54,9 +54,9 @@ def resolved(model, **figures):
         'steering, a car without a steering limit'])
 def test_every_other_stand_in_is_in_the_parameter_s_description(name, value, model, figures,
                                                                  documented):
-    """Found in review: limits.max_angular_z took 2 rad/s for a vehicle without a limit, and
-    wheel_base (2 m) and max_steering_angle (pi/6) stand-ins for the vehicles that have no such
-    figure (Stanley's virtual front axle), none of it in their descriptions (parameters.md)."""
+    """The stand-ins the controller takes where the vehicle gives no figure (limits.max_angular_z
+    2 rad/s without a limit; wheel_base 2 m and max_steering_angle pi/6 for Stanley's virtual
+    front axle) are what their descriptions (parameters.md) say."""
     assert resolved(model, **figures)[name] == pytest.approx(value)
     description = {spec.name: spec.description for spec in specs(ControllerConfig)}[name]
     assert documented in description

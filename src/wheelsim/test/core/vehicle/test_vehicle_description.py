@@ -33,9 +33,9 @@ def test_a_description_reads_back_as_written():
 
 @pytest.mark.parametrize('name', LIMITS)
 def test_a_limit_of_zero_reads_as_none_as_vehicle_sim_means_it(name):
-    """Found in review: max_speed 0 became the 2 m/s stand-in (top_speed_mps tested falsiness)
-    without wheel_teleop's warning for a vehicle without a limit (which tested None). 0 is "no
-    limit" in vehicle_sim's parameters, which it writes as null; a reader takes it alike."""
+    """A limit of 0 is no limit, read as null: 0 is "no limit" in vehicle_sim's parameters,
+    which it writes as null, so every reader (top_speed_mps, wheel_teleop's warning) takes
+    both alike."""
     assert getattr(parse_description(document(**{name: 0})), name) is None
     assert getattr(parse_description(document(**{name: None})), name) is None
     unlimited = parse_description(document(max_speed=0.0))
@@ -44,7 +44,8 @@ def test_a_limit_of_zero_reads_as_none_as_vehicle_sim_means_it(name):
 
 @pytest.mark.parametrize('name', LIMITS)
 def test_a_negative_limit_is_refused_naming_the_field(name):
-    """Found in review: max_speed -0.8 was taken, inverting wheel_teleop's sticks."""
+    """A negative limit is refused naming the field (a negative max_speed would invert
+    wheel_teleop's sticks)."""
     with pytest.raises(DescriptionError, match=re.escape(
             f'limits.{name} = -0.8: expected a number >= 0 (0: no limit) or null')):
         parse_description(document(**{name: -0.8}))
