@@ -178,8 +178,8 @@ def test_ctrl_c_keeps_the_finished_points_and_the_same_command_resumes(tmp_path)
     (['sweep', '--sample', 'random', '--samples', '2', '--param',
       'localization.encoders.resolution=0:2.5'],
      'localization.encoders.resolution is an integer, so a range of it needs integer LOW and HIGH'),
-    # a quoted text is one value, its comma inside the quotes (cut there and refused as YAML
-    # before): here one the node refuses, named as given
+    # a quoted text is one value, its comma inside the quotes: here one the node refuses,
+    # named as given
     (['sweep', '--param', "controller.algorithm='a,b',stanley"],
      "--param controller.algorithm='a,b': controller.algorithm: must be one of 'feedforward'"),
     (['run', '--param', 'controller.algorithm="a, b"'],
