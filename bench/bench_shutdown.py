@@ -7,7 +7,7 @@ process ends (wheelsim.testing.signals, the soak test's rounds).
 
 Prints, per node and in all, the median and largest seconds from the signal to the end of the
 process, how many ended unclean or later than 1 s, how many the grace period ended (the start-up
-or the teardown still running 0.75 s after the signal: exit 0, but late), and how many signals
+or the teardown still running 0.6 s after the signal: exit 0, but late), and how many signals
 landed before the executable took them over (Python's default end), then the whole command's
 wall and CPU time.
 

@@ -303,7 +303,7 @@ def test_a_plan_from_another_clock_starts_on_arrival_and_stale_poses_stop(probe)
 ])
 def test_invalid_parameters_stop_start_up_with_one_line(ros_domain_id, params, message):
     node = NodeProcess(NODE, params)
-    assert node.wait(30) == 2
+    assert node.refused(30), node.output()
     output = node.output()
     node.stop()
     assert message in output
@@ -315,7 +315,7 @@ def test_a_policy_module_with_a_syntax_error_stops_start_up_with_one_line(ros_do
     (tmp_path / 'wheelsim_node_synerr.py').write_text('def f(:\n')
     monkeypatch.setenv('PYTHONPATH', f'{tmp_path}:{os.environ.get("PYTHONPATH", "")}')
     node = NodeProcess(NODE, {'algorithm': 'policy', 'policy.callable': 'wheelsim_node_synerr:f'})
-    assert node.wait(30) == 2
+    assert node.refused(30), node.output()
     output = node.output()
     node.stop()
     assert ("parameter policy.callable = 'wheelsim_node_synerr:f' is invalid: cannot import "

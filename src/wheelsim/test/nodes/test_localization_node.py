@@ -291,7 +291,7 @@ def test_with_vehicle_sim_all_three_frames_and_both_topics(probe, outputs):
 
 def test_invalid_parameter_stops_with_one_clear_line(ros_domain_id):
     node = localization(**{'localization.odom_walk_velocity_translation': -1.0})
-    assert node.wait(30) == 2
+    assert node.refused(30), node.output()
     node.stop()
     output = node.output()
     assert 'localization.odom_walk_velocity_translation' in output

@@ -183,7 +183,7 @@ def test_start_at_current_pose_waits_for_a_pose(probe):
 )
 def test_invalid_parameters_stop_start_up_with_one_line(ros_domain_id, params, message):
     node = NodeProcess(NODE, params)
-    assert node.wait(30) == 2
+    assert node.refused(30), node.output()
     output = node.output()
     node.stop()
     assert message in output

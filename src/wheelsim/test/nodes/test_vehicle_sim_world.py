@@ -342,7 +342,7 @@ def test_map_from_the_topic_in_the_map_frame_or_refused_in_another(ros_domain_id
 def test_a_bad_map_file_stops_vehicle_sim_with_the_reason(ros_domain_id, tmp_path):
     (tmp_path / 'broken.yaml').write_text('image: nothing.pgm\nresolution: 0.05\n')
     node = NodeProcess(NODE, {'world.map_yaml': str(tmp_path / 'broken.yaml')})
-    assert node.wait(30.0) == 2
+    assert node.refused(30.0), node.output()
     output = node.output()
     node.stop()
     assert 'parameter world.map_yaml' in output and 'origin' in output
@@ -354,7 +354,7 @@ def test_a_map_file_beyond_1e9_m_stops_vehicle_sim_with_the_reason(ros_domain_id
     path = write_map(tmp_path, walled_room(1.0, 1.0), RES, (-1e308, 0.0, 0.0))
     node = NodeProcess(NODE, {'world.map_yaml': str(path)})
     try:
-        assert node.wait(60.0) == 2
+        assert node.refused(60.0), node.output()
     finally:
         node.stop()
     output = node.output()
@@ -427,7 +427,7 @@ def test_the_map_file_is_published_on_map_as_map_server_would(ros_domain_id, tmp
 def test_a_bad_publish_map_value_stops_vehicle_sim_naming_it(ros_domain_id, tmp_path):
     node = NodeProcess(NODE, {'world.map_yaml': str(map_with_every_kind_of_cell(tmp_path)),
                               'world.publish_map': 'yes'})
-    assert node.wait(30.0) == 2
+    assert node.refused(30.0), node.output()
     output = node.output()
     node.stop()
     assert "parameter world.publish_map = 'yes' is invalid: must be true or false" in output

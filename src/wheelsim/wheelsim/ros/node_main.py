@@ -14,8 +14,9 @@ error before the process dies (:func:`faulthandler.enable`), so a rare one can b
 
 Exit codes: 0 after SIGINT, SIGTERM or an external shutdown, 2 when the node cannot start
 because of its parameters or arguments (the message names the parameter, the value and the
-allowed range; no stack trace), 1 when a signal did not end the main loop in time (with every
-thread's stack). Once running, a failing callback is logged and skipped
+allowed range; no stack trace), 1 when a signal did not end the main loop in time or the
+middleware's teardown outlasted its limit, after that message too (with every thread's stack;
+:mod:`wheelsim.ros.shutdown`). Once running, a failing callback is logged and skipped
 (:func:`spin_until_stopped`): no message ends a node.
 
 :func:`run_node` ends the process itself once the node is destroyed and rclpy is shut down
@@ -125,6 +126,11 @@ def _run(node_class: Callable[[NodeSeam], Any], program: str, args: Sequence[str
          stop: StopRequest) -> int:
     """:func:`run_node`'s work; returns the exit code."""
     faulthandler.enable(file=sys.stderr, all_threads=True)
+    # The imports' objects last as long as the process: kept out of the collections from here
+    # on, so that one during the start-up, or the one that frees a node abandoned by a signal
+    # or a refused parameter (_free_half_built), scans only what the start-up built (the
+    # planner's: 0.03 s instead of 0.16-0.28 s beside a busy core, of the 1 s a signal allows).
+    gc.freeze()
     stop.starting()
     try:
         rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
@@ -147,9 +153,9 @@ def _run(node_class: Callable[[NodeSeam], Any], program: str, args: Sequence[str
             seam.destroy()  # the rcl node and its DDS participant, with what was built on it
         _free_half_built()
         return code
-    # The modules and the node last as long as the process: kept out of the garbage collector's
-    # full collections, each of which would scan them all (with numba loaded, about 160 000
-    # objects: a pause of 0.1-0.2 s in the node's callbacks).
+    # The node and what its start-up loaded (numba's kernels, with numba about 160 000 objects
+    # in all) last as long as the process too: a full collection scanning them would pause the
+    # node's callbacks for 0.1-0.2 s.
     gc.freeze()
     try:
         spin_until_stopped(seam.rclpy_node, stop)

@@ -33,7 +33,9 @@ if it still runs (and, for a teardown that holds the interpreter lock, faulthand
 :data:`HARD_LIMIT_S`: exit 1 and every thread's stack). Exit 0 and one line on standard error
 saying where the main thread was, when it was starting (inside a long call into C, where no
 Python handler runs: compiling a kernel with a cold cache takes seconds) or stopping (the
-teardown, in rmw and Fast DDS, took too long).
+teardown, in rmw and Fast DDS, took too long). A teardown no signal began (after a start-up
+refused for its parameters) gets :data:`TEARDOWN_LIMIT_S` before faulthandler's C thread ends
+it (exit 1 and every thread's stack).
 Exit 1 and every thread's Python stack when it was spinning: a main loop that does not return
 after a stop request is a defect to look at. During the start-up, nothing ends the process while
 a call into C holds the interpreter lock (the helper thread needs it): then it ends when that
@@ -54,13 +56,20 @@ from collections.abc import Callable
 from typing import NoReturn
 
 #: From the first signal to the end of the process by the helper thread, which needs the Python
-#: interpreter lock (the promise is 1 s).
-GRACE_S = 0.75
+#: interpreter lock (the promise is 1 s; the end, seen by the process that sent the signal, came
+#: up to 0.29 s after this in CI).
+GRACE_S = 0.6
 #: From the first signal to the end of the process by faulthandler's C thread, armed when the
 #: teardown starts: for a teardown that holds the interpreter lock (seen in rmw_fastrtps's
 #: participant deletion, docs/reliability.md), which no Python thread can interrupt. The
-#: stacks it writes and the process's end took up to 70 ms on 2 busy cores: 0.1 s are left.
-HARD_LIMIT_S = 0.9
+#: stacks it writes and the process's end took up to 0.14 s on 2 cores at a load of 14.
+HARD_LIMIT_S = 0.8
+#: From the start of a teardown that no signal began (a start-up refused for its parameters, an
+#: external shutdown; normally under 0.2 s) to the end of the process by faulthandler's C thread,
+#: as :data:`HARD_LIMIT_S` does after a signal. Seen: Fast DDS 3.2 (Kilted) deleting a
+#: participant while one of its discovery callbacks waits spins for tens of seconds, holding the
+#: interpreter lock (eProsima/Fast-DDS#6513; 2 of 480 refused start-ups, 8 nodes at a time).
+TEARDOWN_LIMIT_S = 3.0
 #: How often the helper thread triggers the executor's guard condition while it spins.
 RETRIGGER_PERIOD_S = 0.05
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -156,16 +165,17 @@ class StopRequest:
             self.phase = Phase.SPINNING
 
     def stopping(self) -> None:
-        """The main loop has left; the node is being torn down. After a signal, faulthandler
-        ends the process :data:`HARD_LIMIT_S` after it with every thread's stack and exit 1,
-        should the teardown hold the interpreter lock until then."""
+        """The main loop has left, or the start-up was abandoned; the node is being torn down.
+        Should the teardown still run (holding the interpreter lock or not), faulthandler ends
+        the process with every thread's stack and exit 1: :data:`HARD_LIMIT_S` after a signal,
+        or :data:`TEARDOWN_LIMIT_S` from now without one."""
         with self._lock:
             self._wake = None
             self.phase = Phase.STOPPING
+            left_s = TEARDOWN_LIMIT_S
             if self._first_signal_s is not None:
                 left_s = self._first_signal_s + HARD_LIMIT_S - time.monotonic()
-                faulthandler.dump_traceback_later(max(0.01, left_s), exit=True,
-                                                  file=sys.stderr)
+            faulthandler.dump_traceback_later(max(0.01, left_s), exit=True, file=sys.stderr)
 
     def _watch(self) -> None:
         """Helper thread: on the first signal, wake the executor until the main loop has left
