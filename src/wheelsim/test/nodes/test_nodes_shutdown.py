@@ -195,6 +195,7 @@ def test_a_node_refused_at_start_up_leaves_no_dds_shared_memory(ros_domain_id, m
     before = unowned_dds_segments(file_size_bytes)
     for name, params in REFUSED_PARAMETERS.items():
         with NodeProcess(f'wheelsim.nodes.{name}', params) as node:
+            # Strict: a teardown ended at its limit (refused_cleanly) leaves the segment behind.
             assert node.wait(30) == 2, node.output()
     assert unowned_dds_segments(file_size_bytes) - before == set()
 
@@ -297,13 +298,13 @@ run_node(Building)
 
 def test_a_node_abandoned_at_start_up_is_freed_by_a_collection_of_its_own_objects_only(
         ros_domain_id):
-    """A signal during the construction abandons the node; the collection that frees it (and its
-    DDS participant) leaves out the imports' objects, frozen before the start-up: a collection
-    of all of them took 0.16-0.28 s of the 1 s beside a busy core (seen: a planner ended by the
-    grace period, 1.04 s after its SIGINT, in a CI soak round)."""
+    """A signal during the construction abandons the node; the imports' objects are frozen
+    before the start-up, so a collection during it, and the one that frees the node and its DDS
+    participant, leave them out (collecting them too took the planner 0.16-0.28 s of the 1 s
+    beside a busy core)."""
     code, seconds, output = run_until_up_then_signal(BUILDING_NODE, 'building: frozen')
     assert code == 0, output
-    assert seconds < GRACE_S, (seconds, output)
+    assert seconds < EXIT_WITHIN_S, (seconds, output)
     found = re.search(r'building: frozen (\d+)', output)
     assert found and int(found[1]) > 10_000, output  # rclpy's and wheelsim's modules at least
     assert 'took over' not in output, output
@@ -373,14 +374,11 @@ run_node(RefusedLocking)
 def test_a_refused_start_up_whose_teardown_holds_the_lock_ends_with_every_stack_and_exit_1(
         ros_domain_id):
     """No signal comes, so the teardown's limit runs from its start: the error line first, then
-    faulthandler's dump and exit 1 :data:`TEARDOWN_LIMIT_S` later (before, the process hung
-    for as long as the teardown did: over 60 s in a Kilted CI run)."""
-    started = time.monotonic()
+    faulthandler's dump (its time-out is the limit) and exit 1, where the process would otherwise
+    run for as long as the teardown does."""
     done = subprocess.run(ending_with_this_process([sys.executable, '-c', REFUSED_LOCKING_NODE]),
                           capture_output=True, text=True, timeout=TEARDOWN_LIMIT_S + 30.0)
-    seconds = time.monotonic() - started
     assert done.returncode == 1, done.stderr
-    assert TEARDOWN_LIMIT_S <= seconds < TEARDOWN_LIMIT_S + 5.0, (seconds, done.stderr)
     error, _, dump = done.stderr.partition('\n')
     assert error == 'refused_locking: error: parameter rate = -1.0 is invalid: must be > 0', \
         done.stderr

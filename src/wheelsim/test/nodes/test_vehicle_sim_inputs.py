@@ -22,7 +22,12 @@ from wheelsim.core.vehicle.config import vehicle_config_from_params
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import quaternion_from_yaw, stamp_ns, time_msg, yaw_from_quaternion
 from wheelsim.ros.dds_domain import loopback_domain
-from wheelsim.testing.processes import NodeProcess, Probe, diagnostic_values
+from wheelsim.testing.processes import (
+    NodeProcess,
+    Probe,
+    before_teardown_dump,
+    diagnostic_values,
+)
 
 NODE = 'wheelsim.nodes.vehicle_sim'
 DRIVE = 'model_params.differential.drive_actuators'
@@ -309,7 +314,7 @@ def test_bad_start_up_parameters_stop_with_one_clear_line(ros_domain_id):
         assert refused[case], (case, output)
         assert 'Traceback' not in output
         # The error is the last line (before the dump of a known middleware teardown hang).
-        *before, last = output.partition('Timeout (')[0].strip().splitlines()
+        *before, last = before_teardown_dump(output).strip().splitlines()
         assert last.startswith(f'vehicle_sim: error: {message}'), output
         # Only rcl's own log line may come first (rcl prints it before raising).
         assert all(line.startswith('[ERROR] [') and '[rcl]' in line for line in before), output

@@ -127,9 +127,10 @@ def _run(node_class: Callable[[NodeSeam], Any], program: str, args: Sequence[str
     """:func:`run_node`'s work; returns the exit code."""
     faulthandler.enable(file=sys.stderr, all_threads=True)
     # The imports' objects last as long as the process: kept out of the collections from here
-    # on, so that one during the start-up, or the one that frees a node abandoned by a signal
-    # or a refused parameter (_free_half_built), scans only what the start-up built (the
-    # planner's: 0.03 s instead of 0.16-0.28 s beside a busy core, of the 1 s a signal allows).
+    # on, so that an automatic one during the start-up (in whichever thread allocates), or the
+    # one that frees a node abandoned by a signal or a refused parameter (_free_half_built),
+    # scans only what the start-up built (the planner's: 0.03 s instead of 0.16-0.28 s beside a
+    # busy core, of the 1 s a signal allows).
     gc.freeze()
     stop.starting()
     try:

@@ -35,7 +35,8 @@ saying where the main thread was, when it was starting (inside a long call into 
 Python handler runs: compiling a kernel with a cold cache takes seconds) or stopping (the
 teardown, in rmw and Fast DDS, took too long). A teardown no signal began (after a start-up
 refused for its parameters) gets :data:`TEARDOWN_LIMIT_S` before faulthandler's C thread ends
-it (exit 1 and every thread's stack).
+it (exit 1 and every thread's stack); a signal during it cannot shorten that while the teardown
+holds the interpreter lock (re-arming the limit needs it).
 Exit 1 and every thread's Python stack when it was spinning: a main loop that does not return
 after a stop request is a defect to look at. During the start-up, nothing ends the process while
 a call into C holds the interpreter lock (the helper thread needs it): then it ends when that

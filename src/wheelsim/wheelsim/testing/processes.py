@@ -12,7 +12,8 @@
   publishes, so that simulated time moves only when the caller says: a command sent while the
   clock stands still enters at a known simulated time, and every output can be checked exactly.
 - :func:`stopped_cleanly`: whether a node process's exit counts as clean in a test (exit 0, or
-  the one known hang in the middleware's teardown, with a warning).
+  the one known hang in the middleware's teardown, with a warning); :func:`refused_cleanly`
+  and :meth:`NodeProcess.refused` the same for a refused start-up (exit 2, or that hang).
 - :func:`diagnostic_values`: the key-value pairs of a node's ``/diagnostics`` report.
 
 The environment must keep DDS on loopback and name a reserved ``ROS_DOMAIN_ID``
@@ -84,7 +85,9 @@ except OSError as err:
 # waits for its lock (eProsima/Fast-DDS#6513). Below wheelsim's code (docs/reliability.md). Only
 # that exit is let through: exit 1 with the dump whose main thread's innermost frames are
 # exactly rclpy's destroy_node called by the live seam's destroy, called from node_main's _run.
-# A hang anywhere else fails. The frames may carry a prefix (ros2 launch prints ``[name-N] ``
+# A hang anywhere else fails, also one in node_main's _free_half_built (a start-up that rclpy itself
+# refused before the seam was built, where the collection deletes the participant): not seen. The
+# frames may carry a prefix (ros2 launch prints ``[name-N] ``
 # before each line of a process).
 MIDDLEWARE_TEARDOWN_HANG = re.compile(
     r'Timeout \(0:00:\d\d(?:\.\d+)?\)!\n(?:.*\n)*?'
@@ -92,6 +95,8 @@ MIDDLEWARE_TEARDOWN_HANG = re.compile(
     r'.*/rclpy/node\.py", line \d+ in destroy_node\n'
     r'.*/wheelsim/ros/seam\.py", line \d+ in destroy\n'
     r'.*/wheelsim/ros/node_main\.py", line \d+ in _run\n')
+#: The first line of faulthandler's dump when it ends a process at a time limit.
+TEARDOWN_DUMP_START = re.compile(r'^(?:\[\S+\] )?Timeout \(0:\d\d:\d\d(?:\.\d+)?\)!$', re.MULTILINE)
 #: The line a node prints when its start-up or teardown outlasted the grace period after a
 #: signal and it ended its process with exit 0 anyway (wheelsim.ros.shutdown).
 GRACE_OVERRUN = re.compile(
@@ -131,8 +136,14 @@ def refused_cleanly(name: str, returncode: int, output: str) -> bool:
     while a discovery callback waits, eProsima/Fast-DDS#6513)."""
     if returncode == 2:
         return True
-    return (f'{name}: error: ' in output.partition('Timeout (')[0]
+    return (f'{name}: error: ' in before_teardown_dump(output)
             and _ended_by_middleware_teardown_hang(name, returncode, output))
+
+
+def before_teardown_dump(output: str) -> str:
+    """``output`` up to faulthandler's dump of a teardown ended at its limit (all of it if there
+    is none)."""
+    return TEARDOWN_DUMP_START.split(output, maxsplit=1)[0]
 
 
 def launched_node_stopped_cleanly(node: str, launch_output: str) -> bool:
