@@ -5,7 +5,8 @@
 #   WHEELSIM_DISTRO (jazzy by default, or kilted) with the PyPI wheels, .venv/<distro>, and the
 #   generated tf2_msgs in .deps/<distro>. The workspace is built into install/<distro>.
 # - The launch tooling of ../shared/ros-launch, when installed into that venv, is sourced too.
-# - DDS stays on this machine: a Fast DDS profile binding only 127.0.0.1. Set
+# - DDS stays on this machine: a Fast DDS profile binding only 127.0.0.1 (which also turns off
+#   Fast DDS 3's type lookup service, whose teardown can crash a node: docs/reliability.md). Set
 #   WHEELSIM_DDS_LOCALHOST=0 before sourcing to keep your own DDS settings (for example on a real
 #   robot network).
 # - ROS_DOMAIN_ID: kept if set, otherwise ROS's default (0), so that the nodes of two shells and

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from wheelsim.ros.dds_domain import profile_variables
+from wheelsim.ros.dds_domain import FAST_DDS_2_DISTROS, profile_variables
+from wheelsim.ros.distro import ros_distro
 from wheelsim.ros.shutdown import GRACE_S, HARD_LIMIT_S, TEARDOWN_LIMIT_S
 from wheelsim.testing.processes import (
     NodeProcess,
@@ -160,18 +161,22 @@ def unowned_dds_segments(file_size_bytes: int) -> set[str]:
     return segments - mapped
 
 
+def use_edited_profile(tmp_path: Path, monkeypatch, text: str, replacement: str) -> None:
+    """Give this test's child processes the loopback profile with ``text`` replaced."""
+    loopback = Path(os.environ[profile_variables()[0]]).read_text()
+    assert text in loopback, loopback
+    profile = tmp_path / 'fastdds_edited.xml'
+    profile.write_text(loopback.replace(text, replacement))
+    for variable in profile_variables():
+        monkeypatch.setenv(variable, str(profile))
+
+
 def use_segment_size(tmp_path: Path, monkeypatch, size_bytes: int) -> None:
     """Give this test's child processes the loopback profile with shared-memory segments of
     ``size_bytes`` (Fast DDS's SHM ``segment_size``)."""
-    profile_variable = profile_variables()[0]
-    loopback = Path(os.environ[profile_variable]).read_text()
     shm = '<type>SHM</type>'
-    assert shm in loopback, loopback
-    profile = tmp_path / 'fastdds_segment_size.xml'
-    profile.write_text(loopback.replace(
-        shm, f'{shm}\n      <segment_size>{size_bytes}</segment_size>'))
-    for variable in profile_variables():
-        monkeypatch.setenv(variable, str(profile))
+    use_edited_profile(tmp_path, monkeypatch, shm,
+                       f'{shm}\n      <segment_size>{size_bytes}</segment_size>')
 
 
 def test_a_node_refused_at_start_up_leaves_no_dds_shared_memory(ros_domain_id, monkeypatch,
@@ -198,6 +203,54 @@ def test_a_node_refused_at_start_up_leaves_no_dds_shared_memory(ros_domain_id, m
             # Strict: a teardown ended at its limit (refused_cleanly) leaves the segment behind.
             assert node.wait(30) == 2, node.output()
     assert unowned_dds_segments(file_size_bytes) - before == set()
+
+
+#: Fast DDS 3's threads of the XTypes type lookup service (``dds.tls.requests.%u`` and
+#: ``dds.tls.replies.%u``, the ``%u`` never filled in), as Linux keeps a thread's name: its first
+#: 15 bytes.
+TYPE_LOOKUP_THREADS = {'dds.tls.request', 'dds.tls.replies'}
+TYPE_PROPAGATION = '<name>fastdds.type_propagation</name>'
+
+
+def participant_thread_names() -> set[str]:
+    """The names of the threads of a running planner (Fast DDS over the environment's profile)."""
+    with NodeProcess('wheelsim.nodes.planner') as node:
+        wait_until_up(node, 'planner')
+        names = set()
+        for path in Path(f'/proc/{node.process.pid}/task').glob('*/comm'):
+            try:
+                names.add(path.read_text().strip())
+            except OSError:  # the thread ended meanwhile
+                continue
+        assert node.stop_cleanly(), node.output()
+    assert any(name.startswith('dds.') for name in names), f'no Fast DDS thread seen: {names}'
+    return names
+
+
+def test_the_loopback_profile_runs_no_type_lookup_service(ros_domain_id, monkeypatch):
+    """Fast DDS 3 (Kilted) deletes the type lookup service's reply writer before it stops the
+    thread that answers other participants' type requests: a participant deleted while that
+    thread answers one crashes the process with SIGSEGV (2 in about 2 800 refused vehicle_sim
+    starts, 8 at a time, 2026-12-01; a Kilted CI run saw localization end with SIGSEGV after
+    SIGTERM). tools/fastdds_localhost.xml turns the service off (docs/reliability.md). On Jazzy
+    this holds trivially: Fast DDS 2 has no such threads."""
+    monkeypatch.setenv('RMW_IMPLEMENTATION', 'rmw_fastrtps_cpp')
+    profile = Path(os.environ[profile_variables()[0]])
+    assert TYPE_PROPAGATION in profile.read_text(), f'{profile} does not set it'
+    names = participant_thread_names()
+    assert not TYPE_LOOKUP_THREADS & names, names
+
+
+def test_the_type_lookup_threads_are_seen_where_the_service_runs(ros_domain_id, monkeypatch,
+                                                                  tmp_path):
+    """The check above can fail: with the property set to 'enabled', both threads are seen."""
+    if ros_distro() in FAST_DDS_2_DISTROS:
+        pytest.skip('Fast DDS 2 (Jazzy) has no type lookup threads to see')
+    monkeypatch.setenv('RMW_IMPLEMENTATION', 'rmw_fastrtps_cpp')
+    use_edited_profile(tmp_path, monkeypatch, f'{TYPE_PROPAGATION}\n            <value>disabled',
+                       f'{TYPE_PROPAGATION}\n            <value>enabled')
+    names = participant_thread_names()
+    assert TYPE_LOOKUP_THREADS <= names, names
 
 
 # A node whose destruction hangs (a stand-in for a DDS teardown that never returns), run by
