@@ -78,7 +78,8 @@ def generate_launch_description():
             description='Shipped vehicle preset (the Nav2 parameters suit indoor_differential)'),
         DeclareLaunchArgument(
             'params_file', default_value=[share, '/params/', preset, '.yaml'],
-            description='ROS parameters file of the wheelsim nodes; default: the preset\'s'),
+            description='ROS parameters file of the wheelsim nodes, instead of the '
+                        'preset\'s (not both)'),
         DeclareLaunchArgument(
             'namespace', default_value='',
             description='Namespace of every node and topic, Nav2 included'),
@@ -133,6 +134,7 @@ def generate_launch_description():
     return LaunchDescription([
         SetEnvironmentVariable('RCUTILS_LOGGING_BUFFERED_STREAM', '1'),
         *arguments, checked(booleans=['use_namespaced_tf', 'use_sim_time', 'autostart'],
-                            presets=['preset'], log_levels=['nav2_log_level']),
+                            presets=['preset'], replaced_by={'preset': 'params_file'},
+                            log_levels=['nav2_log_level']),
         simulation, navigation,
     ])

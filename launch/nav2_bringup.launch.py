@@ -133,7 +133,8 @@ def generate_launch_description():
                         'differential motion model, suit indoor_differential)'),
         DeclareLaunchArgument(
             'params_file', default_value=[share, '/params/', preset, '.yaml'],
-            description='ROS parameters file of the wheelsim nodes; default: the preset\'s'),
+            description='ROS parameters file of the wheelsim nodes, instead of the '
+                        'preset\'s (not both)'),
         DeclareLaunchArgument(
             'localization', default_value='wheelsim',
             description='wheelsim: wheelsim\'s localization publishes map -> odom (bringup '
@@ -198,6 +199,7 @@ def generate_launch_description():
         checked(booleans=['use_composition', 'autostart', 'rviz'],
                 numbers={'real_time_factor': float},
                 choices={'localization': LOCALIZATIONS}, presets=['preset'],
+                replaced_by={'preset': 'params_file'},
                 log_levels=['log_level'], optional=['real_time_factor']),
         OpaqueFunction(function=_check_vehicle), simulation, navigation,
     ])

@@ -151,7 +151,8 @@ def generate_launch_description():
         DeclareLaunchArgument(
             'params_file',
             default_value=[share, '/params/', preset, '.yaml'],
-            description='ROS parameters file for every wheelsim node; default: the preset\'s'),
+            description='ROS parameters file for every wheelsim node, instead of the '
+                        'preset\'s (not both)'),
         DeclareLaunchArgument(
             'overrides_file', default_value='',
             description='A second ROS parameters file for every wheelsim node, applied over '
@@ -244,5 +245,6 @@ def generate_launch_description():
     check = checked(booleans=['map_to_odom', 'use_namespaced_tf', 'use_sim_time', 'tracking',
                               'rviz', 'plotjuggler', 'publish_map'],
                     numbers={'real_time_factor': float}, presets=['preset'],
+                    replaced_by={'preset': 'params_file'},
                     log_levels=['log_level'], optional=['publish_map', 'real_time_factor'])
     return LaunchDescription([*arguments, check, required, robot])

@@ -355,6 +355,34 @@ def test_a_boolean_is_named_as_typed_where_the_launch_uses_it(typed, used, named
     assert as_given(context, ['publish_map']) == ([f'publish_map:={typed}'] if named else [])
 
 
+@pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
+@pytest.mark.parametrize('argv, params_file, refused', [
+    (['preset:=forklift', 'params_file:=/a.yaml'], '/a.yaml', True),
+    (['params_file:=/b.yaml', 'preset:=forklift', 'params_file:=/a.yaml'], '/a.yaml', True),
+    (['preset:=forklift'], '/share/forklift.yaml', False),  # the preset's file: the default
+    (['params_file:=/a.yaml'], '/a.yaml', False),
+    # params_file:= typed, but an including launch file gave its own: the preset is not unused
+    (['preset:=forklift', 'params_file:=/a.yaml'], '/share/forklift.yaml', False)])
+def test_a_preset_and_the_params_file_replacing_it_are_not_both_taken(argv, params_file,
+                                                                      refused):
+    """``params_file:=`` replaces the file ``preset:=`` chooses: given both on the command
+    line, the launch fails naming both (the preset was silently unused)."""
+    from launch.launch_context import LaunchContext
+
+    from wheelsim.bringup.arguments import checked
+
+    context = LaunchContext(argv=argv)
+    context.launch_configurations.update({'preset': 'forklift', 'params_file': params_file})
+    check = checked(presets=['preset'], replaced_by={'preset': 'params_file'})
+    if not refused:
+        check.visit(context)
+        return
+    with pytest.raises(RuntimeError, match='^' + re.escape(
+            'preset:=forklift and params_file:=/a.yaml: params_file replaces what preset '
+            'chooses, so preset would be unused: give one of them') + '$'):
+        check.visit(context)
+
+
 def test_a_numeric_launch_argument_that_is_no_number_names_the_argument():
     from wheelsim.bringup.arguments import number
 

@@ -91,6 +91,12 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
                                   ('nav2_bringup.launch.py', 'preset'),
                                   ('multi_robot.launch.py', 'robot1_preset'),
                                   ('multi_robot.launch.py', 'robot2_preset')]),
+    # params_file:= replaces the preset's file: both given, the preset would be unused.
+    *((file_name, ['rviz:=false', 'preset:=forklift', 'params_file:={tricycle}'],
+       'preset:=forklift and params_file:={tricycle}: params_file replaces what preset '
+       'chooses, so preset would be unused: give one of them')
+      for file_name in ('sim.launch.py', 'demo.launch.py', 'nav2.launch.py',
+                        'nav2_bringup.launch.py')),
     ('nav2.launch.py', ['rviz:=false', 'real_time_factor:=fast'],
      'real_time_factor:=fast is invalid: must be a number'),
     ('demo.launch.py', ['rviz:=false', 'params_file:={tricycle}'], ['model', 'tricycle']),
@@ -151,7 +157,8 @@ def test_a_launch_failing_before_the_start_starts_nothing(
     text = launch.text()
     assert returncode != 0, text[-4000:]
     for line in [message] if isinstance(message, str) else message:
-        assert line.format(distro=os.environ.get('WHEELSIM_DISTRO', 'jazzy')) in text, text
+        assert line.format(distro=os.environ.get('WHEELSIM_DISTRO', 'jazzy'),
+                           **files) in text, text
     assert 'process started' not in text, text
 
 

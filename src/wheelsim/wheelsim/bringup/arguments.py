@@ -99,12 +99,15 @@ def log_level(argument: str, text: str) -> str:
 
 def checked(booleans: Sequence[str] = (), numbers: Mapping[str, type] | None = None,
             choices: Mapping[str, Sequence[str]] | None = None, presets: Sequence[str] = (),
-            log_levels: Sequence[str] = (), optional: Sequence[str] = ()) -> Action:
+            log_levels: Sequence[str] = (), optional: Sequence[str] = (),
+            replaced_by: Mapping[str, str] | None = None) -> Action:
     """The action failing the launch on a bad value of a launch argument: ``booleans``,
     ``numbers`` (``{name: float or int}``), ``choices`` (``{name: allowed values}``),
     ``presets`` (one of wheelsim's vehicle presets: a params file with a vehicle_sim section
     in ``share/wheelsim/params``, where ``preset:=`` takes it from), ``log_levels``; those in
-    ``optional`` may also be empty (as in the params file).
+    ``optional`` may also be empty (as in the params file). ``replaced_by`` (``{name: other}``:
+    ``other`` given makes ``name`` unused, as ``params_file:=`` does ``preset:=``): both given
+    on the command line and used by the launch (:func:`as_given`) fail it, naming both.
 
     Each boolean's launch configuration becomes ``True`` or ``False``, which a condition, a
     node parameter (a bool for ``1`` as well: ``use_sim_time``) and Nav2's ``PythonExpression``
@@ -136,6 +139,10 @@ def checked(booleans: Sequence[str] = (), numbers: Mapping[str, type] | None = N
                 choice(name, text, allowed)
         for name in log_levels:
             log_level(name, LaunchConfiguration(name).perform(context))
+        for name, other in (replaced_by or {}).items():
+            if len(given := as_given(context, [name, other])) == 2:
+                raise RuntimeError(f'{" and ".join(given)}: {other} replaces what {name} '
+                                   f'chooses, so {name} would be unused: give one of them')
         return []
 
     return OpaqueFunction(function=check)
