@@ -198,6 +198,13 @@ def test_ctrl_c_keeps_the_finished_points_and_the_same_command_resumes(tmp_path)
     (['sweep', '--param', 'controller.feedforward.k_x=1,1', '--workers', '1'],
      "--param 'controller.feedforward.k_x=1,1': controller.feedforward.k_x has the value 1 "
      'twice'),
+    # a double takes 1 as 1.0: the same run twice (it ran both)
+    (['sweep', '--param', 'controller.feedforward.k_x=1,1.0', '--workers', '1'],
+     "--param 'controller.feedforward.k_x=1,1.0': controller.feedforward.k_x has the value 1.0 "
+     'twice'),
+    (['tune', '--param', 'controller.feedforward.k_x=1,1.0', '--objective', 'cross_track_rms_m'],
+     "--param 'controller.feedforward.k_x=1,1.0': controller.feedforward.k_x has the value 1.0 "
+     'twice'),
     (['run', '--seed', '-1'], '--seed: -1 must be an integer in [0, 2**63-1]'),
     # a rule across parameters, as the node applies it (a traceback, exit 1, before)
     (['run', '--param', 'vehicle_sim.pub_rate=2000'],

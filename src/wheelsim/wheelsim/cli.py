@@ -253,7 +253,7 @@ def _sweep(args: argparse.Namespace) -> int:
 
     scenario, specs = _load(args.scenario)
     runner = _ray_runner(args)  # checks --workers before anything is written
-    axes = sampling.integer_ranges(sampling.parse_axes(args.param), specs)
+    axes = sampling.as_parameter_types(sampling.parse_axes(args.param), specs)
     points = sampling.plan_points(axes, args.sample, args.samples, args.sample_seed)
     planned = sweep.plan_sweep(scenario, points, _override_check(specs), args.bags)
     root = _output_root(args.output) / scenario.name / 'sweep'

@@ -15,8 +15,8 @@ from wheelsim.run.robustness import reproduce_command
 from wheelsim.run.sampling import (
     MAX_POINTS,
     Axis,
+    as_parameter_types,
     format_value,
-    integer_ranges,
     parse_axes,
     parse_axis,
     plan_points,
@@ -24,9 +24,11 @@ from wheelsim.run.sampling import (
 )
 from wheelsim.run.scenario import ScenarioError
 
-#: ``c.k`` an integer parameter, ``c.gain`` a real one.
+#: ``c.k`` an integer parameter, ``c.gain`` a real one, ``c.points`` a real array.
 SPECS = {'c': [ParamSpec('k', 1, 'an integer gain', min_value=0, max_value=10),
-               ParamSpec('gain', 1.0, 'a real gain')]}
+               ParamSpec('gain', 1.0, 'a real gain'),
+               ParamSpec('points', (0.0,), 'a double array'),
+               ParamSpec('mode', 'a', 'a text')]}
 
 
 def test_axis_forms():
@@ -125,22 +127,22 @@ def test_random_samples_are_seeded_uniform_and_crossed_with_the_value_lists():
 @pytest.mark.parametrize('text', ['c.k=0:3', 'c.k=1:8:log', 'seed=5:9'])
 def test_a_range_of_an_integer_parameter_is_sampled_as_integers(text, method):
     """A range of an integer parameter (or of the seed) is drawn as integers, which the node
-    takes: by integer_ranges, the one rule of sweep and tune."""
-    [axis] = integer_ranges([parse_axis(text)], SPECS)
+    takes: by as_parameter_types, the one rule of sweep and tune."""
+    [axis] = as_parameter_types([parse_axis(text)], SPECS)
     values = [p[axis.name] for p in plan_points([axis], method, 400, sample_seed=1)]
     assert all(type(value) is int for value in values)
     assert set(values) == set(range(axis.low, axis.high + 1))  # both ends drawn too
 
 
 def test_a_latin_hypercube_over_an_integer_range_draws_each_integer_equally_often():
-    [axis] = integer_ranges([parse_axis('c.k=2:5')], SPECS)  # 4 integers, each a stratum
+    [axis] = as_parameter_types([parse_axis('c.k=2:5')], SPECS)  # 4 integers, each a stratum
     for count in (4, 12):
         values = [p['c.k'] for p in plan_points([axis], 'lhs', count, sample_seed=7)]
         assert sorted(values) == sorted([2, 3, 4, 5] * (count // 4))
 
 
 def test_a_real_range_and_choices_stay_as_given_and_seed_is_an_integer():
-    axes = integer_ranges([parse_axis('c.gain=0:2'), parse_axis('c.k=1,3'),
+    axes = as_parameter_types([parse_axis('c.gain=0:2'), parse_axis('c.k=1,3'),
                            parse_axis('seed=1:100:log'), parse_axis('planner.unknown=0:1')],
                           SPECS)
     assert (axes[0].low, axes[0].high) == (0.0, 2.0) and type(axes[0].low) is float
@@ -150,12 +152,30 @@ def test_a_real_range_and_choices_stay_as_given_and_seed_is_an_integer():
     assert all(type(p['c.gain']) is float for p in plan_points(axes[:1], 'random', 20))
 
 
+def test_a_double_parameter_takes_1_and_1_0_as_one_value():
+    """The node takes an integer for a double (array) as a float: ``1,1.0`` is one value twice
+    (it ran two identical runs under two keys), named as given; values stay as given."""
+    axes = as_parameter_types([parse_axis('c.gain=1,2.5'), parse_axis('c.points=[1,2],[0.5,1]'),
+                               parse_axis('c.k=1,3'), parse_axis('c.mode=1,b'),
+                               parse_axis('c.unknown=1,2')], SPECS)
+    assert [axis.values for axis in axes] == [(1, 2.5), ([1, 2], [0.5, 1]), (1, 3), (1, 'b'),
+                                              (1, 2)]
+    for text, shown in [('c.gain=1,1.0', '1.0'), ('c.gain=2.0,0.5,2', '2'),
+                        ('c.points=[1,2],[1.0,2.0]', '[1.0,2.0]')]:
+        with pytest.raises(ScenarioError, match='^' + re.escape(
+                f"--param {text!r}: {text.split('=')[0]} has the value {shown} twice: give "
+                'each value once') + '$'):
+            as_parameter_types([parse_axis(text)], SPECS)
+    for text in ('c.k=1,1.0', 'c.mode=1,1.0', 'c.gain=true,1', 'c.points=[true],[1]'):
+        as_parameter_types([parse_axis(text)], SPECS)  # two values the node tells apart
+
+
 @pytest.mark.parametrize('text', ['c.k=0:2.5', 'c.k=0.5:3:log', 'seed=0:1e-3'])
 def test_a_range_of_an_integer_parameter_needs_integer_bounds(text):
     with pytest.raises(ScenarioError, match=rf'^--param {re.escape(text)}: '
                                             rf'{text.split("=")[0]} is an integer, so a range '
                                             'of it needs integer LOW and HIGH$'):
-        integer_ranges([parse_axis(text)], SPECS)
+        as_parameter_types([parse_axis(text)], SPECS)
 
 
 @pytest.mark.parametrize('seed', [-1, 2**32, True, 1.5])

@@ -22,13 +22,13 @@ refused: no parameter takes one.
   hypercube (scipy.stats.qmc: each range cut into ``samples`` equal strata, one point in each),
   from ``sample_seed``; each crossed with every combination of the value lists (so
   ``--param seed=1..10`` runs every sample with each of 10 seeds). A range of an integer
-  parameter or of ``seed`` (given integer bounds by :func:`integer_ranges`, which sweep and tune
-  both apply) is drawn as integers, each integer of it equally likely (or, on a log scale, as
+  parameter or of ``seed`` (given integer bounds by :func:`as_parameter_types`, which sweep and
+  tune both apply) is drawn as integers, each integer of it equally likely (or, on a log scale, as
   likely as its stretch of ``[LOW - 0.5, HIGH + 0.5]``, as Optuna draws them).
 
-A value list may not repeat a value (two points would be one run), and a sweep has at most
-:data:`MAX_POINTS` points (a ``FIRST..LAST`` axis, ``--samples`` and the product of the value
-lists alike).
+A value list may not repeat a value (two points would be one run; for a double parameter 1 and
+1.0 are one value), and a sweep has at most :data:`MAX_POINTS` points (a ``FIRST..LAST`` axis,
+``--samples`` and the product of the value lists alike).
 
 No ROS imports: the CLI plans a sweep before starting anything.
 """
@@ -38,7 +38,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -69,7 +69,7 @@ space, are characters of a plain text in YAML."""
 class Axis:
     """One ``--param``: a list of ``values``, or the range ``[low, high]`` (``log``: sampled
     uniformly in log space) when ``values`` is None (int bounds: a range of integers, see
-    :func:`integer_ranges`); ``text``: the ``--param`` as given (``NAME=SPEC``), for
+    :func:`as_parameter_types`); ``text``: the ``--param`` as given (``NAME=SPEC``), for
     messages."""
 
     name: str
@@ -283,14 +283,23 @@ def parse_axis(text: str) -> Axis:
             raise ScenarioError(f'--param {text!r}: FIRST..LAST needs integers with FIRST <= LAST')
         _check_count(values.stop - values.start, f'--param {text!r}')  # not len(): overflow
         return Axis(name, values=tuple(values), text=text)
-    values = [_value(piece, text) for piece in pieces]
+    values = tuple(_value(piece, text) for piece in pieces)
+    _check_repeats(name, values, text)
+    return Axis(name, values=values, text=text)
+
+
+def _check_repeats(name: str, values: Sequence[Any], text: str,
+                   taken: Callable[[Any], Any] = lambda value: value) -> None:
+    """ScenarioError naming the ``--param`` ``text`` and the value as given if two of ``values``
+    are one value as the parameter takes it (``taken``; by type too: 1 and 1.0 are two values
+    but for a double parameter, :func:`as_parameter_types`)."""
     seen: set[Hashable] = set()
-    for value in values:  # by type too: 1 and 1.0 are two runs, not one
-        if value_key(value) in seen:
+    for value in values:
+        key = value_key(taken(value))
+        if key in seen:
             raise ScenarioError(f'--param {text!r}: {name} has the value '
                                 f'{shown_value(value)} twice: give each value once')
-        seen.add(value_key(value))
-    return Axis(name, values=tuple(values), text=text)
+        seen.add(key)
 
 
 def parse_axes(texts: Sequence[str]) -> list[Axis]:
@@ -309,29 +318,45 @@ def parse_axes(texts: Sequence[str]) -> list[Axis]:
     return list(axes.values())
 
 
-def integer_ranges(axes: Sequence[Axis], specs: Mapping[str, Sequence[ParamSpec]]) -> list[Axis]:
-    """``axes`` with the range of an integer parameter (``seed``, or one whose spec in
-    ``specs``, by node, is an integer) given integer bounds, so that it is sampled as integers
-    (:func:`plan_points`, and tune's Optuna trials); ScenarioError naming the ``--param`` of such
-    a range with a bound that is no integer. Other axes, and unknown names (left to the nodes'
+def as_parameter_types(axes: Sequence[Axis],
+                       specs: Mapping[str, Sequence[ParamSpec]]) -> list[Axis]:
+    """``axes`` as the parameters take them (kinds from ``specs``, by node): the range of an
+    integer parameter (or of ``seed``) given integer bounds, so that it is sampled as integers
+    (:func:`plan_points`, and tune's Optuna trials). ScenarioError naming the ``--param`` of
+    an integer range with a bound that is no integer, or of a value list repeating a value as
+    the parameter takes it: a double (array) parameter takes an integer as a float, so
+    ``k_x=1,1.0`` is one value twice. Other axes, and unknown names (left to the nodes'
     check), are kept as they are."""
     checked = []
     for axis in axes:
-        if axis.values is None and _is_integer(axis.name, specs):
+        kind = int if axis.name == SEED_KEY else _kind(axis.name, specs)
+        if axis.values is None and kind is int:
             if not (float(axis.low).is_integer() and float(axis.high).is_integer()):
                 raise ScenarioError(f'--param {axis.text}: {axis.name} is an integer, so a '
                                     'range of it needs integer LOW and HIGH')
             axis = replace(axis, low=int(axis.low), high=int(axis.high))
+        elif axis.values is not None and kind in (float, tuple):
+            _check_repeats(axis.name, axis.values, axis.text, _as_doubles)
         checked.append(axis)
     return checked
 
 
-def _is_integer(name: str, specs: Mapping[str, Sequence[ParamSpec]]) -> bool:
-    """Whether the ``--param`` ``name`` (``seed`` or ``<node>.<parameter>``) is an integer."""
-    if name == SEED_KEY:
-        return True
+def _kind(name: str, specs: Mapping[str, Sequence[ParamSpec]]) -> type | None:
+    """The kind (:attr:`ParamSpec.kind`) of the parameter ``<node>.<parameter>`` ``name``;
+    None for a name no spec has."""
     node, _, parameter = name.partition('.')
-    return any(spec.name == parameter and spec.kind is int for spec in specs.get(node, ()))
+    return next((spec.kind for spec in specs.get(node, ()) if spec.name == parameter), None)
+
+
+def _as_doubles(value: Any) -> Any:
+    """``value`` as a double (array) parameter takes it: an integer (not a bool), or each integer
+    of a list of numbers, as a float; anything else as it is (the nodes' check names it)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, list) and all(isinstance(item, (int, float))
+                                       and not isinstance(item, bool) for item in value):
+        return [float(item) for item in value]
+    return value
 
 
 def _unit_samples(method: str, count: int, dimensions: int, sample_seed: int) -> np.ndarray:

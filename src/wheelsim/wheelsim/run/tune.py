@@ -33,7 +33,7 @@ from wheelsim.core.params import ParamSpec
 from wheelsim.report.metrics import LARGER_IS_BETTER
 from wheelsim.report.summary import criterion_excess
 from wheelsim.run.execution import Job, RayRunner, job_key
-from wheelsim.run.sampling import Axis, integer_ranges
+from wheelsim.run.sampling import Axis, as_parameter_types
 from wheelsim.run.scenario import (
     SEED_KEY,
     OverrideCheck,
@@ -83,15 +83,16 @@ def _suggest(trial, axes: Sequence[Axis]) -> dict[str, Any]:
     def value(a: Axis) -> Any:
         if a.values is not None:
             return trial.suggest_categorical(a.name, list(a.values))
-        if isinstance(a.low, int):  # an integer parameter's range (integer_ranges)
+        if isinstance(a.low, int):  # an integer parameter's range (as_parameter_types)
             return trial.suggest_int(a.name, a.low, a.high, log=a.log)
         return trial.suggest_float(a.name, a.low, a.high, log=a.log)
     return {a.name: value(a) for a in axes}
 
 
 def check_axes(axes: Sequence[Axis], specs: Mapping[str, Sequence[ParamSpec]]) -> list[Axis]:
-    """``axes`` with integer ranges as :func:`wheelsim.run.sampling.integer_ranges` gives them
-    (its ScenarioError for a range of an integer parameter whose bounds are no integers);
+    """``axes`` as :func:`wheelsim.run.sampling.as_parameter_types` gives them (its
+    ScenarioError for a range of an integer parameter whose bounds are no integers, and for a
+    value list repeating a value);
     ScenarioError naming the ``--param`` of an array value: an Optuna choice is a single value
     (None, bool, int, float or str), so a study cannot search arrays. Unknown names are left to
     the nodes' check."""
@@ -100,7 +101,7 @@ def check_axes(axes: Sequence[Axis], specs: Mapping[str, Sequence[ParamSpec]]) -
             raise ScenarioError(f'--param {axis.text}: tune cannot search an array (an Optuna '
                                 'choice is a single value): set the array in the scenario\'s '
                                 'nodes:, or compare arrays with wheelsim sweep')
-    return integer_ranges(axes, specs)
+    return as_parameter_types(axes, specs)
 
 
 def check_storage(url: str) -> None:
