@@ -268,7 +268,7 @@ def _sweep(args: argparse.Namespace) -> int:
     plotted = tables.plot_metrics(rows, parameters, metrics, root / 'plots')
     tables.write_worst_runs(rows, parameters, metrics, root / 'worst_runs.md')
     shown = ['point', *parameters, *metrics[:4], 'passed']
-    print(sweep.format_table(rows[:MAX_ROWS_SHOWN], shown))
+    print(sweep.format_table(rows[:MAX_ROWS_SHOWN], shown, metrics))
     if len(rows) > MAX_ROWS_SHOWN:
         print(f'... {len(rows) - MAX_ROWS_SHOWN} more rows in {csv_path}')
     if metrics:
@@ -279,8 +279,9 @@ def _sweep(args: argparse.Namespace) -> int:
     if summary:
         tables.write_tables(summary, root / 'robustness')
         print('over the seeds (percentiles, worst and its seed; the command reruns it):')
+        measures = ['p50', 'p90', 'p95', 'worst', 'worst_seed']
         print(sweep.format_table(summary, [*[p for p in parameters if p != SEED_KEY], 'metric',
-                                           'runs', 'p50', 'p90', 'p95', 'worst', 'worst_seed']))
+                                           'runs', *measures], measures))
         for line in summary:
             if line['metric'] == metrics[0]:
                 print(f'  worst {line["metric"]}: {line["reproduce"]}')

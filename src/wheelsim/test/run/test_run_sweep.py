@@ -93,9 +93,12 @@ def test_a_sweep_over_arrays_tables_them_and_a_rerun_skips_them(tmp_path):
 
 
 def test_a_table_leaves_a_missing_cell_blank_and_writes_a_value_as_param_does():
+    """A parameter as ``--param`` reads it back; a metric not measured as the run's summary
+    shows it (``-``; it was ``null``)."""
     rows = [{'point': 1, 'c.x': 'a: b', 'passed': False},  # a failed point: no metrics
-            {'point': 2, 'c.x': None, 'rmse': 0.12345, 'passed': True}]
-    assert format_table(rows, ['point', 'c.x', 'rmse', 'passed']).splitlines() == [
-        'point     c.x    rmse  passed',
-        "    1  'a: b'           False",
-        '    2    null  0.1235    True']
+            {'point': 2, 'c.x': None, 'rmse': 0.12345, 'clearance': None, 'passed': True}]
+    assert format_table(rows, ['point', 'c.x', 'rmse', 'clearance', 'passed'],
+                        ['rmse', 'clearance']).splitlines() == [
+        'point     c.x    rmse  clearance  passed',
+        "    1  'a: b'                      False",
+        '    2    null  0.1235          -    True']

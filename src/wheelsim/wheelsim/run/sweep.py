@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -139,16 +139,21 @@ def _describe(overrides: Mapping[str, Any]) -> str:
     return ', '.join(f'{k}={format_value(v)}' for k, v in overrides.items())
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, measured: bool) -> str:
+    if measured and value is None:
+        return '-'
     return f'{value:.4g}' if isinstance(value, float) else format_value(value)
 
 
-def format_table(rows: list[dict[str, Any]], columns: Sequence[str]) -> str:
+def format_table(rows: list[dict[str, Any]], columns: Sequence[str],
+                 measures: Collection[str] = ()) -> str:
     """A fixed-width text table of ``columns`` (missing cells blank): a float to 4 significant
-    digits, any other value as ``--param`` writes it (:func:`format_value`)."""
+    digits, a None of a column in ``measures`` (a metric the run did not measure) as ``-`` as
+    the run's summary shows it, any other value as ``--param`` writes it
+    (:func:`format_value`)."""
     cells = [[str(c) for c in columns]]
     for values in rows:
-        cells.append([_cell(values[c]) if c in values else '' for c in columns])
+        cells.append([_cell(values[c], c in measures) if c in values else '' for c in columns])
     widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
     return '\n'.join('  '.join(cell.rjust(w) for cell, w in zip(line, widths, strict=True))
                      for line in cells)
