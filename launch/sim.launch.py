@@ -119,7 +119,8 @@ def _publish_map(text, files, namespace):
     publish_map = boolean('publish_map', text)
     in_files = vehicle_sim_values(files, namespace, {}).get('world.publish_map', publish_map)
     if in_files != publish_map:
-        raise RuntimeError(f'publish_map:={text} contradicts world.publish_map: {in_files} in '
+        written = 'true' if in_files else 'false'  # as the params file writes it
+        raise RuntimeError(f'publish_map:={text} contradicts world.publish_map: {written} in '
                            f'{" + ".join(files)}: set one of them')
     return publish_map
 

@@ -229,7 +229,7 @@ def test_sim_launch_publish_map_is_a_bool_that_a_params_file_may_not_contradict(
                           '      publish_map: true\n')
     assert module._publish_map('true', [preset, str(publishing)], '') is True
     with pytest.raises(RuntimeError, match='publish_map:=false contradicts world.publish_map: '
-                                           'True in .*publishing.yaml'):
+                                           'true in .*publishing.yaml'):
         module._publish_map('false', [preset, str(publishing)], '')
 
 
