@@ -15,9 +15,7 @@ error words a bad value otherwise than these do.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
-from ament_index_python.packages import get_package_share_directory
 from launch.action import Action
 from launch.actions import OpaqueFunction
 from launch.conditions import InvalidConditionExpressionError, evaluate_condition_expression
@@ -29,7 +27,7 @@ from launch.launch_context import LaunchContext
 from launch.substitutions import LaunchConfiguration, TextSubstitution
 
 from wheelsim.bringup.packages import command_line_value
-from wheelsim.core.params_file import preset_names_in
+from wheelsim.core.params_file import preset_names_in, shipped_params_dir
 
 BOOLEAN_VALUES = ', '.join([*VALID_TRUE_EXPRESSIONS, *VALID_FALSE_EXPRESSIONS])
 
@@ -127,7 +125,7 @@ def checked(booleans: Sequence[str] = (), numbers: Mapping[str, type] | None = N
                 number(name, text, kind)
         allowed_values = dict(choices or {})
         if presets:
-            folder = Path(get_package_share_directory('wheelsim')) / 'params'
+            folder = shipped_params_dir()
             shipped = preset_names_in(folder)
             if not shipped:
                 given = next((name for name in presets if value(name)), presets[0])

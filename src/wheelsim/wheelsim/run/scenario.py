@@ -48,6 +48,7 @@ from wheelsim.core.params_file import (
     mixed_array,
     read_sections,
     section_parameters,
+    shipped_params_dir,
 )
 from wheelsim.core.world.map_file import load_map_file
 from wheelsim.core.world.occupancy import MapError
@@ -152,14 +153,8 @@ def params_file_sections(path: Path, node_specs: Mapping[str, list[ParamSpec]], 
 
 
 def shipped_map(name: str) -> Path:
-    """``share/wheelsim/params/maps/<name>.yaml`` of the installed package."""
-    from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
-
-    try:
-        share = Path(get_package_share_directory('wheelsim'))
-    except PackageNotFoundError:
-        share = Path(__file__).resolve().parents[4]  # the source tree: share is the repository
-    return share / 'params' / 'maps' / f'{name}.yaml'
+    """``maps/<name>.yaml`` of the shipped params (:func:`shipped_params_dir`)."""
+    return shipped_params_dir() / 'maps' / f'{name}.yaml'
 
 
 def _map_path(source: Path, value: Any, vehicle_sim: Mapping[str, Any]) -> Path:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from wheelsim.core.params import flatten, from_flat, specs, unknown_keys
-from wheelsim.core.params_file import node_parameters, preset_names_in
+from wheelsim.core.params_file import node_parameters, preset_names_in, shipped_params_dir
 from wheelsim.core.vehicle.config import (
     VEHICLE_PARAM_SPECS,
     VehicleConfig,
@@ -30,25 +30,6 @@ from wheelsim.core.world.occupancy import MapError, OccupancyMap
 #: Every parameter name vehicle_sim declares (use_sim_time is rclpy's, accepted and unused).
 PARAMETER_NAMES = tuple(
     [spec.name for spec in specs(VehicleSimSettings) + VEHICLE_PARAM_SPECS] + ['use_sim_time'])
-
-
-def shipped_params_dir() -> Path:
-    """``share/wheelsim/params`` of the installed package (the repository's ``params/`` when
-    run from the source tree or a symlink install)."""
-    source_tree = Path(__file__).resolve().parents[4] / 'params'
-    if source_tree.is_dir():
-        return source_tree
-    try:
-        from ament_index_python.packages import (
-            PackageNotFoundError,
-            get_package_share_directory,
-        )
-    except ImportError:  # no ROS: the source tree is all there is
-        return source_tree
-    try:
-        return Path(get_package_share_directory('wheelsim')) / 'params'
-    except PackageNotFoundError:
-        return source_tree
 
 
 def preset_names() -> tuple[str, ...]:
