@@ -145,28 +145,69 @@ def test_frozen_parameter_refuses_live_changes(node_with):
 
 
 # Plain scalars PyYAML's YAML 1.1 reads as strings but ROS 2 as doubles, and ordinary numbers.
-NUMBER_TEXTS = ('1e3', '1.0e3', '2e-05', '-1E3', '+1e3', '1.e3', '.5e1', '5e-2', '1.0e+3', '12',
-                '-7', '1.5', '.5', '0.0')
+VALUE_TEXTS = (
+    # numbers PyYAML (YAML 1.1) reads as texts: exponents without a dot or sign, strtod's words
+    '1e3', '1.0e3', '2e-05', '-1E3', '+1e3', '1.e3', '.5e1', '5e-2', '1.0e+3', 'nan', 'NaN',
+    'inf', '-Infinity', 'nan(1)', '0x1p3', '-0x1.8P1', '0xA.8', '08', '1.', '.5',
+    # rcl's YAML spellings, and one it does not have
+    '.nan', '.NaN', '.inf', '-.INF', '+.Inf', '+.nan', '.nAn',
+    # integers: decimal, octal, hexadecimal, beyond 64 bits (then doubles)
+    '12', '-7', '+12', '-0', '017', '0x1F', '-0X1f', '9223372036854775807',
+    '9223372036854775808', '-9223372036854775809', '0xFFFFFFFFFFFFFFFFF',
+    '077777777777777777777777',
+    # range errors of strtod: texts
+    '1e400', '-1e400', '1e-400', '1e-310', '0x1p-1074', '0.0', '0e-400', '0x0p-2000',
+    # YAML 1.1's integers, floats and dates that ROS reads as texts
+    '1_000', '1:30', '190:20:30.15', '0b101', '0o17', '1_000.5', '2001-12-14',
+    '2001-12-14 21:59:43.10 -5',
+    # booleans, YAML 1.1's and rcl's
+    'y', 'Y', 'n', 'N', 'yes', 'Off', 'TRUE', 'false', 'nO', 'yES',
+    # tags: rcl keeps !!str and ignores the others; quotes make a text
+    '!!str 12', '!!float 1', '!!int 1.5', '!!bool yes', '!!binary aGVsbG8=',
+    '!!timestamp 2001-12-14', "'12'", '"yes"', "'1e3'",
+    # texts
+    '0.1.2', '12abc', '0x', '<<', '=', 'a b',
+    # arrays: each item by the same rule
+    '[1_000, 0b101]', '[y, n, on]', '[1e3, nan, .inf]', '[2001-12-14]')
 
 
-def test_params_file_numbers_are_read_as_ros_reads_them(ros_domain_id, tmp_path):
-    """yaml_numbers.load gives each number of a params file the value and type rcl's parser
-    gives the node (rcl_yaml_param_parser, through --params-file)."""
-    names = [f'p{i}' for i in range(len(NUMBER_TEXTS))]
+def test_params_file_values_are_read_as_ros_reads_them(ros_domain_id, tmp_path):
+    """yaml_numbers.load gives each value of a params file the value and type rcl's parser
+    gives the node (rcl_yaml_param_parser, through --params-file): PyYAML's YAML 1.1 read
+    ``1e3`` and ``y`` as texts, ``1_000`` as an integer and ``2001-12-14`` as a date."""
+    names = [f'p{i}' for i in range(len(VALUE_TEXTS))]
     text = '/**:\n  ros__parameters:\n' + ''.join(
-        f'    {name}: {value}\n' for name, value in zip(names, NUMBER_TEXTS, strict=True))
-    path = tmp_path / 'numbers.yaml'
+        f'    {name}: {value}\n' for name, value in zip(names, VALUE_TEXTS, strict=True))
+    path = tmp_path / 'values.yaml'
     path.write_text(text)
     context = rclpy.Context()
     rclpy.init(args=['test', '--ros-args', '--params-file', str(path)], context=context)
     try:
-        node = rclpy.create_node('numbers', context=context,
+        node = rclpy.create_node('values', context=context,
                                  automatically_declare_parameters_from_overrides=True)
         by_ros = {name: node.get_parameter(name).value for name in names}
         node.destroy_node()
     finally:
         rclpy.try_shutdown(context=context)
     ours = yaml_numbers.load(text)['/**']['ros__parameters']
-    assert {n: (type(v), v) for n, v in ours.items()} == \
-        {n: (type(v), v) for n, v in by_ros.items()}
-    assert ours['p0'] == 1000.0 and yaml.safe_load(text)['/**']['ros__parameters']['p0'] == '1e3'
+
+    def typed(value):  # NaN equal to NaN; an array as a list
+        value = list(value) if isinstance(value, (list, tuple)) or hasattr(value, 'tolist') \
+            else value
+        if isinstance(value, list):
+            return [typed(item) for item in value]
+        return type(value), repr(value)
+
+    assert {text: typed(ours[n]) for n, text in zip(names, VALUE_TEXTS, strict=True)} == \
+        {text: typed(by_ros[n]) for n, text in zip(names, VALUE_TEXTS, strict=True)}
+    assert ours['p0'] == 1000.0 and yaml.safe_load('p0: 1e3') == {'p0': '1e3'}  # PyYAML's
+
+
+def test_a_plain_value_is_read_as_ros_reads_it_but_null_which_is_none():
+    """The one value read otherwise than rcl does: ``null``, ``~`` and nothing are None, what
+    wheelsim writes for none (rcl: the text, or no value). Mapping keys stay PyYAML's."""
+    assert yaml_numbers.load('[null, Null, NULL, ~]') == [None] * 4
+    assert yaml_numbers.load('{a: }') == {'a': None}
+    assert yaml_numbers.load('{y: 1, 1_000: 2, on: 3, <<: {a: 4}}') == \
+        {'y': 1, 1000: 2, True: 3, 'a': 4}
+    assert yaml_numbers.load('y') is True and yaml_numbers.load('2001-12-14') == '2001-12-14'

@@ -311,15 +311,18 @@ def test_a_value_is_written_back_as_parse_axis_reads_it(value):
     (None, 'null'), ('None', 'None'), ('null', "'null'"), ('a: b', "'a: b'"),
     (['a{b', 'c'], "['a{b',c]"), ('a\nb', '"a\\nb"'), ("it's\r", '"it\'s\\r"'),
     ('\x00', '"\\u0000"'),
+    # as ROS reads --param values: y and nan are a bool and a double, 1_000 and a date texts
+    ('y', "'y'"), ('nan', "'nan'"), ('1_000', '1_000'), ('2001-12-14', '2001-12-14'),
+    (5e-324, '0x0.0000000000001p-1022'), (1e-300, '1e-300'),
 ])
 def test_a_value_is_written_in_single_quotes_or_else_double_quotes(value, written):
     assert format_value(value) == written
 
 
-#: What --param can give: texts of any characters, numbers (NaN and infinities too), booleans,
-#: None, and arrays of these.
+#: What --param can give: texts of any characters, numbers (64-bit integers, doubles: NaN,
+#: infinities and subnormals too), booleans, None, and arrays of these.
 VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text()
+    st.none() | st.booleans() | st.integers(-2**63, 2**63 - 1) | st.floats() | st.text()
     | st.text(alphabet=' \t\n\r\x85\xa0\'",:[]{}?#!&*|>%@`-~.01aeé'),
     lambda inner: st.lists(inner, max_size=4), max_leaves=6)
 

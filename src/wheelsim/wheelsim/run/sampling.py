@@ -38,6 +38,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import sys
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -124,8 +125,9 @@ def value_key(value: Any) -> Hashable:
 def format_value(value: Any) -> str:
     """``value`` as a ``--param`` writes it, so that :func:`parse_axis` reads it back (any value
     it gives: None, a bool, a number, a text or an array of these): an array as a YAML flow
-    sequence without spaces (``[2.0,0.0,.nan]``), None as ``null`` and NaN and infinities in
-    YAML's spelling (Python's ``None`` and ``nan`` are texts in YAML), a text as it is where
+    sequence without spaces (``[2.0,0.0,.nan]``), None as ``null``, NaN and infinities in
+    YAML's spelling, a subnormal number in hexadecimal (``0x1.0000000000000p-1074``: ROS reads
+    it in decimal as a text), a text as it is where
     ``--param`` reads it so (an array item inside the brackets, where ``{`` and ``?`` mean
     something else), else in single quotes (YAML's, a ``'`` in it doubled: ``'a,b'``, ``'1'``,
     ``'0:1'``, ``''``), or in double quotes with escapes where single quotes cannot hold it (a
@@ -141,6 +143,8 @@ def _written(value: Any, item: bool) -> str:
         return 'null'
     if isinstance(value, float) and not math.isfinite(value):
         return '.nan' if math.isnan(value) else ('.inf' if value > 0 else '-.inf')
+    if isinstance(value, float) and 0 < abs(value) < sys.float_info.min:
+        return value.hex()  # ROS reads a subnormal written in decimal as a text (inexact)
     if isinstance(value, str):
         single_quoted = "'" + value.replace("'", "''") + "'"
         return next((form for form in (value, single_quoted)
