@@ -118,8 +118,9 @@ def _publish_map(text, files, namespace):
     the other value (a map server would serve a second map, or none would be served)."""
     publish_map = boolean('publish_map', text)
     in_files = vehicle_sim_values(files, namespace, {}).get('world.publish_map', publish_map)
-    if in_files != publish_map:
-        written = 'true' if in_files else 'false'  # as the params file writes it
+    if in_files != publish_map:  # as the params file writes it; a text in quotes
+        written = ('true' if in_files else 'false') if isinstance(in_files, bool) \
+            else repr(in_files)
         raise RuntimeError(f'publish_map:={text} contradicts world.publish_map: {written} in '
                            f'{" + ".join(files)}: set one of them')
     return publish_map

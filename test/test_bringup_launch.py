@@ -231,6 +231,11 @@ def test_sim_launch_publish_map_is_a_bool_that_a_params_file_may_not_contradict(
     with pytest.raises(RuntimeError, match='publish_map:=false contradicts world.publish_map: '
                                            'true in .*publishing.yaml'):
         module._publish_map('false', [preset, str(publishing)], '')
+    quoted = tmp_path / 'quoted.yaml'  # a text, not a bool: named as one
+    quoted.write_text("/**/vehicle_sim:\n  ros__parameters:\n    world: {publish_map: 'false'}\n")
+    with pytest.raises(RuntimeError, match="publish_map:=false contradicts world.publish_map: "
+                                           "'false' in .*quoted.yaml"):
+        module._publish_map('false', [preset, str(quoted)], '')
 
 
 @pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import partial
 
@@ -162,13 +163,42 @@ VALUE_TEXTS = (
     '2001-12-14 21:59:43.10 -5',
     # booleans, YAML 1.1's and rcl's
     'y', 'Y', 'n', 'N', 'yes', 'Off', 'TRUE', 'false', 'nO', 'yES',
-    # tags: rcl keeps !!str and ignores the others; quotes make a text
+    # tags: rcl keeps !!str and ignores the others; quotes make a text, whatever the tag
     '!!str 12', '!!float 1', '!!int 1.5', '!!bool yes', '!!binary aGVsbG8=',
-    '!!timestamp 2001-12-14', "'12'", '"yes"', "'1e3'",
+    '!!timestamp 2001-12-14', '!custom 5', "'12'", '"yes"', "'1e3'", '!!float "1"',
+    "!!bool 'y'", '! "5"',
+    # block scalars are typed as plain ones
+    '|-\n      5', '>-\n      y', '|\n      5',
+    # just below the smallest normal double (range errors), huge exponents, many digits
+    '2.2250738585072012e-308', '0x1.fffffffffffffp-1023', '2.2250738585072014e-308',
+    '1e-999999999', '1e999999999', '0.' + '0' * 400 + '1', '9' * 30, '0x' + 'F' * 40,
     # texts
     '0.1.2', '12abc', '0x', '<<', '=', 'a b',
     # arrays: each item by the same rule
     '[1_000, 0b101]', '[y, n, on]', '[1e3, nan, .inf]', '[2001-12-14]')
+
+
+def rcl_reads(path, names):
+    """``{name: (type, repr)}`` of the parameters ``names`` that rcl's parser gives a node from
+    the params file ``path`` (rclpy, --params-file); arrays as lists of those."""
+    context = rclpy.Context()
+    rclpy.init(args=['test', '--ros-args', '--params-file', str(path)], context=context)
+    try:
+        node = rclpy.create_node('values', context=context,
+                                 automatically_declare_parameters_from_overrides=True)
+        values = {name: node.get_parameter(name).value for name in names}
+        node.destroy_node()
+    finally:
+        rclpy.try_shutdown(context=context)
+    return {name: typed(value) for name, value in values.items()}
+
+
+def typed(value):
+    """``(type, repr)`` of ``value`` (NaN equal to NaN, -0.0 not 0.0); an array (list, tuple,
+    numpy array) as a list of those."""
+    if isinstance(value, (list, tuple)) or hasattr(value, 'tolist'):
+        return [typed(item) for item in list(value)]
+    return type(value), repr(value)
 
 
 def test_params_file_values_are_read_as_ros_reads_them(ros_domain_id, tmp_path):
@@ -180,27 +210,28 @@ def test_params_file_values_are_read_as_ros_reads_them(ros_domain_id, tmp_path):
         f'    {name}: {value}\n' for name, value in zip(names, VALUE_TEXTS, strict=True))
     path = tmp_path / 'values.yaml'
     path.write_text(text)
-    context = rclpy.Context()
-    rclpy.init(args=['test', '--ros-args', '--params-file', str(path)], context=context)
-    try:
-        node = rclpy.create_node('values', context=context,
-                                 automatically_declare_parameters_from_overrides=True)
-        by_ros = {name: node.get_parameter(name).value for name in names}
-        node.destroy_node()
-    finally:
-        rclpy.try_shutdown(context=context)
+    by_ros = rcl_reads(path, names)
     ours = yaml_numbers.load(text)['/**']['ros__parameters']
-
-    def typed(value):  # NaN equal to NaN; an array as a list
-        value = list(value) if isinstance(value, (list, tuple)) or hasattr(value, 'tolist') \
-            else value
-        if isinstance(value, list):
-            return [typed(item) for item in value]
-        return type(value), repr(value)
-
     assert {text: typed(ours[n]) for n, text in zip(names, VALUE_TEXTS, strict=True)} == \
-        {text: typed(by_ros[n]) for n, text in zip(names, VALUE_TEXTS, strict=True)}
+        {text: by_ros[n] for n, text in zip(names, VALUE_TEXTS, strict=True)}
     assert ours['p0'] == 1000.0 and yaml.safe_load('p0: 1e3') == {'p0': '1e3'}  # PyYAML's
+
+
+def test_what_dump_writes_ros_reads_back(ros_domain_id, tmp_path):
+    """yaml_numbers.dump (the params files wheelsim writes: tune's best parameters, calibration,
+    Nav2's merged parameters) quotes a text ROS would read as another type and writes a
+    subnormal double in hexadecimal: rcl reads back every value as given."""
+    values = {'t_y': 'y', 't_nan': 'nan', 't_hex': '0x1p3', 't_octal': '08', 't_null': 'null',
+              't_under': '1_000', 't_plain': 'pkg.mod:policy', 't_date': '2001-12-14',
+              't_space': 'a b', 't_quote': "it's", 'f_sub': 5e-324, 'f_small': 2.5e-320,
+              'f': 1.5, 'f_big': 1e300, 'f_inf': -math.inf, 'i': -7, 'i_max': 2**63 - 1,
+              'b': False, 'a_texts': ['on', 'x', '017'], 'a_floats': [1.0, 4e-320]}
+    path = tmp_path / 'dumped.yaml'
+    path.write_text(yaml_numbers.dump({'/**': {'ros__parameters': values}}))
+    given = {name: typed(value) for name, value in values.items()}
+    assert rcl_reads(path, values) == given
+    ours = yaml_numbers.load(path.read_text())['/**']['ros__parameters']
+    assert {name: typed(value) for name, value in ours.items()} == given
 
 
 def test_a_plain_value_is_read_as_ros_reads_it_but_null_which_is_none():

@@ -61,6 +61,7 @@ def test_numbers_as_python_prints_them_are_numbers():
     ('seed=5..2', 'FIRST <= LAST'),
     ('seed=1..x', 'FIRST..LAST needs integers'),
     ('seed=1.5..3', 'FIRST..LAST needs integers'),
+    ('seed=1..9223372036854775808', 'FIRST..LAST needs integers (64-bit)'),  # ROS: a double
 ])
 def test_bad_axes_name_the_text(text, fragment):
     with pytest.raises(ScenarioError, match=f"--param '{text}'.*") as info:
@@ -68,7 +69,9 @@ def test_bad_axes_name_the_text(text, fragment):
     assert fragment in str(info.value)
 
 
-@pytest.mark.parametrize('spec', ['badpol:short', 'package.module:policy', 'x:y:log'])
+# 1_000 and 2_000 are texts for ROS (YAML 1.1: integers), as in a value list
+@pytest.mark.parametrize('spec', ['badpol:short', 'package.module:policy', 'x:y:log',
+                                  '1_000:2_000', '1_0..1_2'])
 def test_a_colon_text_without_numbers_is_one_text_value_not_a_range(spec):
     # a policy's module:function; a range needs a number as LOW or HIGH
     assert parse_axis(f'controller.policy.callable={spec}') == Axis(
@@ -197,7 +200,7 @@ def test_a_value_given_twice_in_an_axis_is_an_error_naming_the_axis_and_the_valu
 
 def test_a_sweep_has_at_most_max_points():
     assert len(parse_axis(f'seed=1..{MAX_POINTS}').values) == MAX_POINTS
-    for text in (f'seed=0..{MAX_POINTS}', 'seed=1..9223372036854775808'):
+    for text in (f'seed=0..{MAX_POINTS}', 'seed=-9223372036854775808..9223372036854775807'):
         with pytest.raises(ScenarioError, match=rf"--param '{text}': .* points, more than the "
                                                 f'{MAX_POINTS}'):
             parse_axis(text)

@@ -17,8 +17,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from wheelsim.bringup.params_files import simulated_vehicle
 from wheelsim.core import yaml_numbers
 from wheelsim.core.world.footprint import footprint_of
@@ -114,5 +112,5 @@ def write_nav2_parameters(parameters: Mapping[str, Any]) -> str:
     """Write ``parameters`` to a new file in a fresh temporary folder; return its path."""
     folder = Path(tempfile.mkdtemp(prefix='wheelsim-nav2-'))
     path = folder / 'nav2_params.yaml'
-    path.write_text(yaml.safe_dump(dict(parameters), sort_keys=False))
+    path.write_text(yaml_numbers.dump(dict(parameters), sort_keys=False))
     return str(path)

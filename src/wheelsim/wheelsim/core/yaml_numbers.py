@@ -1,30 +1,30 @@
-"""YAML whose plain values are read as ROS 2 reads them: ``1e3`` a float, ``y`` true.
+"""YAML whose values are read as ROS 2 reads them: ``1e3`` a float, ``y`` true, ``1_000`` a text.
 
 rcl_yaml_param_parser (``get_value`` in ``parse.c``, the same from rcl 9.2.0, Jazzy, to 10.1,
-Kilted) types a value by its text alone: tagged ``!!str`` or quoted, a text; else one of ``Y y
-yes Yes YES true True TRUE on On ON`` (or the same for false: ``N n no ... off Off OFF``) a
-bool; else an integer if ``strtoll`` (base 0: ``0x1F`` hexadecimal, ``017`` octal) takes it whole
-within 64 bits; else a double if ``strtod`` takes it whole without a range error (``1e3``,
-``1.``, ``nan``, ``inf``, ``0x1p3``; ``.nan``, ``.inf``); else a text, and every other tag is
-ignored. PyYAML follows YAML 1.1 instead, whose ``1e3``, ``y``, ``nan`` are texts and ``1_000``,
-``1:30``, ``0b101`` integers, ``2001-12-14`` a date and ``9223372036854775808`` an integer.
-:func:`load` reads every plain value of a sequence or mapping by rcl's rule (:func:`ros_value`),
-and values tagged with a type as rcl does (the tag ignored: ``!!float 1`` is the integer 1),
-so a params file, a ``--param`` and a scenario give a node what ROS gives it; one exception:
-``null``, ``Null``, ``NULL``, ``~`` and nothing are None (rcl: the text, or no value), what
-wheelsim writes for none. Mapping keys are read as PyYAML reads them (``<<`` merges). A key
-given twice in one mapping is refused (PyYAML keeps the last, ROS too: one setting silently
-overriding another); for everything else it is :func:`yaml.safe_load`. Raises
-:class:`yaml.YAMLError` on bad YAML.
+Kilted) types a value by its text alone: quoted or tagged ``!!str``, a text; else one of ``Y y
+yes Yes YES true True TRUE on On ON`` (or ``N n no No NO false False FALSE off Off OFF``) a
+bool; else an integer if the C library's ``strtoll`` (base 0: ``0x1F`` hexadecimal, ``017``
+octal) takes it whole without a range error; else a double if ``strtod`` does (``1e3``, ``1.``,
+``nan``, ``inf``, ``0x1p3``; and rcl's ``.nan``, ``.inf``); else a text. Every other tag is
+ignored, and a block scalar (``|``, ``>``) is typed as a plain one. PyYAML follows YAML 1.1
+instead, whose ``1e3``, ``y``, ``nan`` are texts, ``1_000``, ``1:30``, ``0b101`` integers,
+``2001-12-14`` a date and ``9223372036854775808`` an integer. :func:`load` reads every value of
+a sequence or mapping by rcl's rule (:func:`ros_value`, which calls the C library's
+``strtoll`` and ``strtod`` as rcl does), so a params file, a ``--param`` and a scenario give a
+node what ROS gives it; one exception: ``null``, ``Null``, ``NULL``, ``~`` and nothing are None
+(rcl: the text, or no value), what wheelsim writes for none. Mapping keys are read as PyYAML
+reads them (``<<`` merges). A key given twice in one mapping is refused (PyYAML keeps the last,
+ROS too: one setting silently overriding another); for everything else it is
+:func:`yaml.safe_load`. Raises :class:`yaml.YAMLError` on bad YAML. :func:`dump` writes YAML
+that :func:`load` and ROS read back to the same values.
 """
 
 from __future__ import annotations
 
+import ctypes
 import math
-import re
 import sys
 from collections.abc import Hashable
-from fractions import Fraction
 from typing import IO, Any
 
 import yaml
@@ -34,68 +34,48 @@ FALSE_TEXTS = frozenset(('N', 'n', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 
                          'OFF'))
 NULL_TEXTS = frozenset(('', '~', 'null', 'Null', 'NULL'))
 """What PyYAML reads as None, and :func:`load` too (rcl: a text, or no value)."""
-_INTEGER = re.compile(r'[-+]?(?:0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)')
-"""What ``strtoll`` with base 0 takes whole: hexadecimal, octal (a leading 0) or decimal."""
-_DECIMAL = re.compile(r'[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?')
-_HEXADECIMAL = re.compile(r'[-+]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)'
-                          r'(?:[pP][-+]?[0-9]+)?')
-_SPECIAL = re.compile(r'[-+]?(?:inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?)', re.IGNORECASE)
-"""The forms ``strtod`` takes (C locale), each matched whole: decimal, hexadecimal (binary
-exponent optional), infinity and NaN in any case."""
 _YAML_SPECIALS = {**dict.fromkeys(('.nan', '.NaN', '.NAN'), math.nan),
                   **{sign + text: value for text in ('.inf', '.Inf', '.INF')
                      for sign, value in (('', math.inf), ('+', math.inf), ('-', -math.inf))}}
 """The spellings rcl reads as NaN and infinity before it asks ``strtod`` (no ``+.nan``)."""
+_STR_TAG = 'tag:yaml.org,2002:str'
 _ROS_VALUE_TAG = 'tag:wheelsim,2026:ros-value'
-"""The tag :class:`_Loader` gives a plain value that :func:`ros_value` reads."""
+"""The tag :class:`_Loader` gives a value that :func:`ros_value` reads."""
+_LIBC = ctypes.CDLL(None, use_errno=True)  # the C library of this process, rcl's too
+_LIBC.strtoll.restype = ctypes.c_longlong
+_LIBC.strtoll.argtypes = (ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_int)
+_LIBC.strtod.restype = ctypes.c_double
+_LIBC.strtod.argtypes = (ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p))
 
 
 def ros_value(text: str) -> bool | int | float | str:
-    """A plain YAML value as rcl_yaml_param_parser reads it: bool, int (64 bits), float or
-    the text itself (see the module doc)."""
+    """A YAML value (plain, untagged) as rcl_yaml_param_parser reads it: bool, int (64 bits),
+    float or the text itself (see the module doc)."""
     if text in TRUE_TEXTS or text in FALSE_TEXTS:
         return text in TRUE_TEXTS
-    if _INTEGER.fullmatch(text):
-        digits = text.lstrip('+-')
-        base = 16 if digits[:2] in ('0x', '0X') else 8 if digits[0] == '0' else 10
-        value = int(digits, base) * (-1 if text.startswith('-') else 1)
-        if -2**63 <= value < 2**63:
-            return value
-    number = _double(text)
-    return text if number is None else number
-
-
-def _double(text: str) -> float | None:
-    """``text`` as ``strtod`` reads it whole, None where it does not or reports a range error
-    (glibc: beyond a double, or rounded to zero or to a subnormal); rcl's YAML spellings
-    first."""
     if text in _YAML_SPECIALS:
         return _YAML_SPECIALS[text]
-    if _SPECIAL.fullmatch(text):
-        return float(text.split('(')[0])
-    hexadecimal = _HEXADECIMAL.fullmatch(text) is not None
-    if not hexadecimal and not _DECIMAL.fullmatch(text):
-        return None
-    try:
-        value = float.fromhex(text) if hexadecimal else float(text)
-    except OverflowError:
-        return None
-    if math.isinf(value):
-        return None
-    if abs(value) < sys.float_info.min and Fraction(value) != _exact(text, hexadecimal):
-        return None
-    return value
+    data = text.encode()
+    if not data or b'\0' in data:  # C stops at a NUL; YAML gives none in a plain value
+        return text
+    buffer = ctypes.create_string_buffer(data)
+    for convert in (lambda end: _LIBC.strtoll(buffer, end, 0),
+                    lambda end: _LIBC.strtod(buffer, end)):
+        end = ctypes.c_char_p()
+        ctypes.set_errno(0)
+        value = convert(ctypes.byref(end))
+        whole = ctypes.cast(end, ctypes.c_void_p).value == ctypes.addressof(buffer) + len(data)
+        if ctypes.get_errno() == 0 and whole:
+            return value
+    return text
 
 
-def _exact(text: str, hexadecimal: bool) -> Fraction:
-    """The number ``text`` (as :data:`_DECIMAL` or :data:`_HEXADECIMAL` match it) exactly."""
-    if not hexadecimal:
-        return Fraction(text)
-    sign = -1 if text.startswith('-') else 1
-    mantissa, _, exponent = text.lstrip('+-')[2:].lower().partition('p')
-    whole, _, fraction = mantissa.partition('.')
-    digits = int(whole + fraction or '0', 16)
-    return sign * Fraction(digits, 16 ** len(fraction)) * Fraction(2) ** int(exponent or '0')
+def _written_as(value: float) -> str | None:
+    """How :func:`dump` writes the float ``value`` where YAML's own form would not read back:
+    a subnormal in hexadecimal (``strtod`` reports a range error for it in decimal)."""
+    if value != 0.0 and abs(value) < sys.float_info.min:
+        return value.hex()
+    return None
 
 
 class DuplicateKeyError(yaml.YAMLError):
@@ -103,8 +83,8 @@ class DuplicateKeyError(yaml.YAMLError):
 
 
 class _Loader(yaml.SafeLoader):
-    """PyYAML's safe loader, every plain value of a sequence or mapping and every value tagged
-    with a type but ``!!str`` read by :func:`ros_value`, and a key given twice in one mapping
+    """PyYAML's safe loader with every value of a sequence or mapping typed as rcl types it
+    (:func:`ros_value`; quoted: a text, whatever its tag), and a key given twice in one mapping
     refused (PyYAML keeps the last one without a word)."""
 
     _composing_key = False
@@ -115,9 +95,11 @@ class _Loader(yaml.SafeLoader):
 
     def compose_scalar_node(self, anchor: str | None) -> yaml.ScalarNode:
         event = self.peek_event()
-        if event.tag not in (None, '!', 'tag:yaml.org,2002:str') and not self._composing_key \
-                and event.tag.startswith('tag:yaml.org,2002:'):
-            event.tag, event.implicit = None, (True, False)  # rcl ignores the tag
+        if not self._composing_key:
+            if event.style in ("'", '"'):
+                event.tag = _STR_TAG  # rcl: a quoted value is a text, whatever its tag
+            elif event.tag != _STR_TAG:  # rcl ignores the tag, types a block scalar too
+                event.tag, event.implicit = None, (True, False)
         return super().compose_scalar_node(anchor)
 
     def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
@@ -151,3 +133,31 @@ def load(stream: str | IO[str]) -> Any:
     """The YAML document ``stream`` (text or a text file), plain values read as ROS 2 reads
     them."""
     return yaml.load(stream, Loader=_Loader)
+
+
+class _Dumper(yaml.SafeDumper):
+    """PyYAML's safe dumper writing texts and floats so that :func:`load` and ROS read back the
+    same values (:func:`dump`)."""
+
+    def represent_str(self, data: str) -> yaml.ScalarNode:
+        if data not in NULL_TEXTS and ros_value(data) == data and '\n' not in data:
+            return super().represent_str(data)
+        return self.represent_scalar(_STR_TAG, data, style="'" if '\n' not in data else '"')
+
+    def represent_float(self, data: float) -> yaml.ScalarNode:
+        written = _written_as(data)
+        if written is None:
+            return super().represent_float(data)
+        return self.represent_scalar(_STR_TAG, written)  # plain: YAML 1.1 has no such float
+
+
+_Dumper.add_representer(str, _Dumper.represent_str)
+_Dumper.add_representer(float, _Dumper.represent_float)
+
+
+def dump(data: Any, stream: IO[str] | None = None, **options: Any) -> str | None:
+    """:func:`yaml.safe_dump` of ``data`` (``options`` as it takes them) that :func:`load` and
+    ROS read back to the same values: a text ROS would read as another type (``y``, ``nan``,
+    ``0x10``) in quotes, a subnormal float in hexadecimal."""
+    return yaml.dump(data, stream, Dumper=_Dumper, **options)
+

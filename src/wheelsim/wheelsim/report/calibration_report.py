@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-import yaml
-
 from wheelsim.core import yaml_numbers
 from wheelsim.core.calibration.fit import Calibration
 from wheelsim.core.calibration.recording import Estimate, Recording
@@ -51,7 +49,7 @@ def params_tree(calibration: Calibration, geometry: Mapping[str, Estimate]) -> d
 def write_params(calibration: Calibration, geometry: Mapping[str, Estimate], path: Path) -> None:
     header = ('# Written by wheelsim calibrate: vehicle_sim parameters fitted to a recording.\n'
               '#   vehicle_sim --ros-args --params-file ' + path.name + '\n')
-    path.write_text(header + yaml.safe_dump(params_tree(calibration, geometry),
+    path.write_text(header + yaml_numbers.dump(params_tree(calibration, geometry),
                                             sort_keys=False))
 
 

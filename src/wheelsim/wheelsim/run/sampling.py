@@ -81,28 +81,27 @@ class Axis:
     text: str = field(default='', compare=False, repr=False)
 
 
+def _read_number(text: str) -> int | float | None:
+    """``text`` as ROS reads a value (:func:`yaml_numbers.ros_value`) if that is a number (not a
+    bool), else None."""
+    value = yaml_numbers.ros_value(text.strip(SPACES))
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 def _number(text: str, what: str, spec: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value):
+    value = _read_number(text)
+    if value is None or not math.isfinite(value):
         raise ScenarioError(f'--param {spec!r}: {what} {text!r} must be a finite number')
-    return value
+    return float(value)
 
 
 def _is_span(spec: str, separator: str) -> bool:
     """Whether ``spec`` is meant as ``LOW:HIGH[:log]`` (``separator`` ``:``) or ``FIRST..LAST``
-    (``..``): the part before or after the separator reads as a number (then both must be
-    numbers of their kind). A text with no number there, such as a policy's
-    ``module:function`` or a path ``../maps/room.yaml``, is one value."""
-    def numeric(part: str) -> bool:
-        try:
-            float(part)
-        except ValueError:
-            return False
-        return True
-    return any(numeric(part) for part in spec.split(separator)[:2])
+    (``..``): the part before or after the separator is a number as ROS reads one (then both
+    must be numbers of their kind). A text with no number there, such as a policy's
+    ``module:function``, a path ``../maps/room.yaml`` or ``1_000:2_000`` (texts for ROS), is
+    one value."""
+    return any(_read_number(part) is not None for part in spec.split(separator)[:2])
 
 
 def _check_count(count: int, what: str) -> None:
@@ -278,13 +277,12 @@ def parse_axis(text: str) -> Axis:
                                 + (' and LOW > 0 (log scale)' if log else ''))
         return Axis(name, low=low, high=high, log=log, text=text)
     if single and '..' in spec and _is_span(spec, '..'):
-        first, _, last = spec.partition('..')
-        try:
-            values = range(int(first), int(last) + 1)
-        except ValueError:
-            values = range(0)
+        first, last = (_read_number(part) for part in spec.split('..', 1))
+        integers = all(type(bound) is int for bound in (first, last))
+        values = range(first, last + 1) if integers else range(0)
         if not values:
-            raise ScenarioError(f'--param {text!r}: FIRST..LAST needs integers with FIRST <= LAST')
+            raise ScenarioError(f'--param {text!r}: FIRST..LAST needs integers (64-bit) with '
+                                'FIRST <= LAST')
         _check_count(values.stop - values.start, f'--param {text!r}')  # not len(): overflow
         return Axis(name, values=tuple(values), text=text)
     values = tuple(_value(piece, text) for piece in pieces)

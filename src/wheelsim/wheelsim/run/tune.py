@@ -27,8 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from wheelsim.core import yaml_numbers
 from wheelsim.core.params import ParamSpec
 from wheelsim.report.metrics import LARGER_IS_BETTER
 from wheelsim.report.summary import criterion_excess
@@ -263,7 +262,7 @@ def params_file(best: Mapping[str, Any], parameters: Sequence[str]) -> str:
     header = f'# wheelsim tune: best {best["objective"]} = {best["value"]:.6g} (trial ' \
              f'{best["point"]})' + (f', scenario seed {best[SEED_KEY]}' if SEED_KEY in best
                                     else '') + '\n'
-    return header + yaml.safe_dump(sections, sort_keys=True)
+    return header + yaml_numbers.dump(sections, sort_keys=True)
 
 
 def write_study_plots(study, folder: Path) -> list[Path]:

@@ -38,7 +38,6 @@ from typing import Any
 
 import numpy as np
 import rclpy
-import yaml
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import Twist, TwistStamped
 from rcl_interfaces.msg import SetParametersResult
@@ -50,6 +49,7 @@ from rclpy.qos import QoSProfile
 from rosgraph_msgs.msg import Clock
 from std_msgs.msg import String
 
+from wheelsim.core import yaml_numbers
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import clock_msg, stamp_ns
 
@@ -199,7 +199,7 @@ class NodeProcess:
         command = [sys.executable, '-m', package, name, '--ros-args']
         if params:
             params_file = self._dir / 'params.yaml'
-            params_file.write_text(yaml.safe_dump({'/**': {'ros__parameters': dict(params)}}))
+            params_file.write_text(yaml_numbers.dump({'/**': {'ros__parameters': dict(params)}}))
             command += ['--params-file', str(params_file)]
         if namespace:
             command += ['-r', f'__ns:={namespace}']
