@@ -151,7 +151,7 @@ def lockstep_runs(runs: int) -> dict[str, list[dict]]:
 
     from wheelsim.cli import _load
     from wheelsim.run.runner import run_scenario
-    from wheelsim.run.scenario import shipped_map
+    from wheelsim.shipped import shipped_map
 
     default, _ = _load(None)
     variants = {'no map': default,

@@ -30,10 +30,11 @@ LAYERS = {
     'nodes': {'core', 'ros', 'nodes'},
     'report': {'core', 'report'},
     'testing': {'core', 'ros', 'nodes', 'testing'},
-    'run': {'core', 'ros', 'nodes', 'report', 'run'},
+    'shipped': {'shipped'},
+    'run': {'core', 'ros', 'nodes', 'report', 'shipped', 'run'},
     'cli': {'core', 'report', 'run', 'cli'},
-    'bringup': {'core', 'ros', 'nodes', 'run', 'bringup'},
-    'sim': {'core', 'report', 'sim'},
+    'bringup': {'core', 'ros', 'nodes', 'run', 'shipped', 'bringup'},
+    'sim': {'core', 'report', 'shipped', 'sim'},
 }
 
 

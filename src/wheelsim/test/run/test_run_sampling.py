@@ -169,7 +169,9 @@ def test_a_double_parameter_takes_1_and_1_0_as_one_value():
                 f"--param {text!r}: {text.split('=')[0]} has the value {shown} twice: give "
                 'each value once') + '$'):
             as_parameter_types([parse_axis(text)], SPECS)
-    for text in ('c.k=1,1.0', 'c.mode=1,1.0', 'c.gain=true,1', 'c.points=[true],[1]'):
+    # ... and a mixed array, which ROS refuses (the nodes' check names it), is not made one
+    for text in ('c.k=1,1.0', 'c.mode=1,1.0', 'c.gain=true,1', 'c.points=[true],[1]',
+                 'c.points=[2.0,0.5],[2,0.5]'):
         as_parameter_types([parse_axis(text)], SPECS)  # two values the node tells apart
 
 

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from wheelsim.core.params import ParamSpec
-from wheelsim.run.scenario import ScenarioError, load_scenario, shipped_map, with_overrides
+from wheelsim.run.scenario import ScenarioError, load_scenario, with_overrides
+from wheelsim.shipped import shipped_map
 from wheelsim.testing.maps import write_map
 
 SPECS = {'vehicle_sim': [ParamSpec('world.map_yaml', '', 'map')], 'localization': [],

@@ -27,7 +27,8 @@ from launch.launch_context import LaunchContext
 from launch.substitutions import LaunchConfiguration, TextSubstitution
 
 from wheelsim.bringup.packages import command_line_value
-from wheelsim.core.params_file import preset_names_in, shipped_params_dir
+from wheelsim.core.params_file import preset_names_in
+from wheelsim.shipped import shipped_params_dir
 
 BOOLEAN_VALUES = ', '.join([*VALID_TRUE_EXPRESSIONS, *VALID_FALSE_EXPRESSIONS])
 

@@ -201,25 +201,6 @@ def node_parameters(paths: Sequence[str | Path], node_fqn: str,
     return section_parameters(read_sections(paths), node_fqn, declared)
 
 
-def shipped_params_dir() -> Path:
-    """``share/wheelsim/params`` of the installed package, as a launch file's
-    ``FindPackageShare`` finds it; the repository's ``params/`` where no installed wheelsim is
-    found (no ROS, or run from the source tree before ``colcon build``). The shipped presets
-    and, in ``maps/``, the shipped maps."""
-    source_tree = Path(__file__).resolve().parents[4] / 'params'
-    try:
-        from ament_index_python.packages import (
-            PackageNotFoundError,
-            get_package_share_directory,
-        )
-    except ImportError:  # no ROS: the source tree is all there is
-        return source_tree
-    try:
-        return Path(get_package_share_directory('wheelsim')) / 'params'
-    except PackageNotFoundError:
-        return source_tree
-
-
 def preset_names_in(folder: Path) -> tuple[str, ...]:
     """The vehicle presets in ``folder`` (wheelsim's ``params``), sorted: the names of its
     ``*.yaml`` files with a section that ROS gives the node ``/vehicle_sim`` by name

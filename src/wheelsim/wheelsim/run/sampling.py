@@ -351,12 +351,12 @@ def _kind(name: str, specs: Mapping[str, Sequence[ParamSpec]]) -> type | None:
 
 
 def _as_doubles(value: Any) -> Any:
-    """``value`` as a double (array) parameter takes it: an integer (not a bool), or each integer
-    of a list of numbers, as a float; anything else as it is (the nodes' check names it)."""
+    """``value`` as a double (array) parameter takes it: an integer (not a bool), or a list of
+    integers (an integer array), as floats; anything else as it is (a list mixing integers and
+    doubles too: ROS refuses it, and the nodes' check names it)."""
     if isinstance(value, int) and not isinstance(value, bool):
         return float(value)
-    if isinstance(value, list) and all(isinstance(item, (int, float))
-                                       and not isinstance(item, bool) for item in value):
+    if isinstance(value, list) and all(type(item) is int for item in value):
         return [float(item) for item in value]
     return value
 

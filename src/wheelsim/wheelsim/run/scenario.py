@@ -48,11 +48,11 @@ from wheelsim.core.params_file import (
     mixed_array,
     read_sections,
     section_parameters,
-    shipped_params_dir,
 )
 from wheelsim.core.world.map_file import load_map_file
 from wheelsim.core.world.occupancy import MapError
 from wheelsim.run.output import OutputError, check_run_name
+from wheelsim.shipped import shipped_map
 
 NODE_NAMES = ('vehicle_sim', 'localization', 'planner', 'controller')
 RECORDABLE_TOPICS = ('/cmd_vel', '/collision', '/footprint', '/ground_truth', '/joint_states',
@@ -150,11 +150,6 @@ def params_file_sections(path: Path, node_specs: Mapping[str, list[ParamSpec]], 
         raise ScenarioError(f'{source}: no section is for the run\'s nodes (sections: {names}); '
                             f'they are /{", /".join(NODE_NAMES)}, in no namespace')
     return values
-
-
-def shipped_map(name: str) -> Path:
-    """``maps/<name>.yaml`` of the shipped params (:func:`shipped_params_dir`)."""
-    return shipped_params_dir() / 'maps' / f'{name}.yaml'
 
 
 def _map_path(source: Path, value: Any, vehicle_sim: Mapping[str, Any]) -> Path:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from wheelsim.core.params import flatten, from_flat, specs, unknown_keys
-from wheelsim.core.params_file import node_parameters, preset_names_in, shipped_params_dir
+from wheelsim.core.params_file import node_parameters, preset_names_in
 from wheelsim.core.vehicle.config import (
     VEHICLE_PARAM_SPECS,
     VehicleConfig,
@@ -26,6 +26,7 @@ from wheelsim.core.vehicle_sim.config import VehicleSimSettings
 from wheelsim.core.world.footprint import Footprint, footprint_of
 from wheelsim.core.world.map_file import load_map_file
 from wheelsim.core.world.occupancy import MapError, OccupancyMap
+from wheelsim.shipped import shipped_params_dir
 
 #: Every parameter name vehicle_sim declares (use_sim_time is rclpy's, accepted and unused).
 PARAMETER_NAMES = tuple(
