@@ -118,7 +118,7 @@ def _publish_map(text, files, namespace):
     the other value (a map server would serve a second map, or none would be served)."""
     publish_map = boolean('publish_map', text)
     in_files = vehicle_sim_values(files, namespace, {}).get('world.publish_map', publish_map)
-    if in_files != publish_map:  # as the params file writes it; a text in quotes
+    if type(in_files) is not bool or in_files != publish_map:  # 1 == True: not a bool
         written = ('true' if in_files else 'false') if isinstance(in_files, bool) \
             else repr(in_files)
         raise RuntimeError(f'publish_map:={text} contradicts world.publish_map: {written} in '

@@ -236,6 +236,9 @@ def test_sim_launch_publish_map_is_a_bool_that_a_params_file_may_not_contradict(
     with pytest.raises(RuntimeError, match="publish_map:=false contradicts world.publish_map: "
                                            "'false' in .*quoted.yaml"):
         module._publish_map('false', [preset, str(quoted)], '')
+    quoted.write_text('/**/vehicle_sim:\n  ros__parameters:\n    world: {publish_map: 1}\n')
+    with pytest.raises(RuntimeError, match='publish_map:=true contradicts world.publish_map: 1 '):
+        module._publish_map('true', [preset, str(quoted)], '')  # 1 == True, but no bool
 
 
 @pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))

@@ -232,13 +232,3 @@ def test_what_dump_writes_ros_reads_back(ros_domain_id, tmp_path):
     assert rcl_reads(path, values) == given
     ours = yaml_numbers.load(path.read_text())['/**']['ros__parameters']
     assert {name: typed(value) for name, value in ours.items()} == given
-
-
-def test_a_plain_value_is_read_as_ros_reads_it_but_null_which_is_none():
-    """The one value read otherwise than rcl does: ``null``, ``~`` and nothing are None, what
-    wheelsim writes for none (rcl: the text, or no value). Mapping keys stay PyYAML's."""
-    assert yaml_numbers.load('[null, Null, NULL, ~]') == [None] * 4
-    assert yaml_numbers.load('{a: }') == {'a': None}
-    assert yaml_numbers.load('{y: 1, 1_000: 2, on: 3, <<: {a: 4}}') == \
-        {'y': 1, 1000: 2, True: 3, 'a': 4}
-    assert yaml_numbers.load('y') is True and yaml_numbers.load('2001-12-14') == '2001-12-14'

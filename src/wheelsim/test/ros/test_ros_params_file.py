@@ -39,6 +39,11 @@ REFUSED = {
     # found in review: rcl refuses the whole file for a mixed array in another node's section
     'vehicle_sim: {ros__parameters: {a: 1}}\nlocal_costmap: {ros__parameters: {pad: [1, 2.5]}}\n':
         'section local_costmap: pad: the array [1, 2.5] mixes integers and doubles',
+    # any two types: a quoted item is a text, y a boolean (rcl: "Sequence should be of same type")
+    'vehicle_sim: {ros__parameters: {a: [1, "2"]}}\n':
+        "the array [1, '2'] mixes integers and texts",
+    'vehicle_sim: {ros__parameters: {a: [y, 1]}}\n': 'the array [True, 1] mixes booleans and',
+    'vehicle_sim: {ros__parameters: {a: [x, 1e3]}}\n': "the array ['x', 1000.0] mixes texts and",
 }
 
 

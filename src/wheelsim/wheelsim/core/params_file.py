@@ -117,20 +117,26 @@ def mixed_array(value: Any) -> str:
     """Why ROS refuses the array ``value`` (a list, as a params file or ``--param`` text gives
     it), or '' if it does not: rcl_yaml_param_parser types an array by its first item and
     refuses one with an item of another type ("Sequence should be of same type"), so
-    ``[2, 0, .nan]`` (integers, then a double) starts no node; ``[2, 0, 1]`` is an integer
-    array, which a double array parameter accepts."""
+    ``[2, 0, .nan]`` (integers, then a double) or ``[1, 'a']`` starts no node; ``[2, 0, 1]`` is
+    an integer array, which a double array parameter accepts."""
     if not isinstance(value, list):
         return ''
-    kinds = {'integer' if isinstance(item, int) else 'double' for item in value
-             if isinstance(item, (int, float)) and not isinstance(item, bool)}
+    kinds = list(dict.fromkeys(_KIND_NAMES.get(type(item), 'other values') for item in value))
     if len(kinds) < 2:
         return ''
     shown = ', '.join('.nan' if isinstance(v, float) and math.isnan(v) else repr(v)
                       for v in value)
     shown = shown if len(shown) <= 60 else shown[:60] + '...'
-    integer = next(item for item in value if isinstance(item, int) and not isinstance(item, bool))
-    return (f'the array [{shown}] mixes integers and doubles, which ROS refuses (an array has '
-            f'one type): write {integer} as {integer}.0')
+    if set(kinds) == {'integers', 'doubles'}:
+        integer = next(item for item in value if type(item) is int)
+        return (f'the array [{shown}] mixes integers and doubles, which ROS refuses (an array '
+                f'has one type): write {integer} as {integer}.0')
+    return (f'the array [{shown}] mixes {" and ".join(kinds)}, which ROS refuses (an array has '
+            'one type)')
+
+
+_KIND_NAMES = {bool: 'booleans', int: 'integers', float: 'doubles', str: 'texts',
+               type(None): 'nulls'}
 
 
 def _load(path: str | Path) -> Any:

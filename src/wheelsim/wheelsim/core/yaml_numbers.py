@@ -12,10 +12,10 @@ instead, whose ``1e3``, ``y``, ``nan`` are texts, ``1_000``, ``1:30``, ``0b101``
 a sequence or mapping by rcl's rule (:func:`ros_value`, which calls the C library's
 ``strtoll`` and ``strtod`` as rcl does), so a params file, a ``--param`` and a scenario give a
 node what ROS gives it; one exception: ``null``, ``Null``, ``NULL``, ``~`` and nothing are None
-(rcl: the text, or no value), what wheelsim writes for none. Mapping keys are read as PyYAML
-reads them (``<<`` merges). A key given twice in one mapping is refused (PyYAML keeps the last,
-ROS too: one setting silently overriding another); for everything else it is
-:func:`yaml.safe_load`. Raises :class:`yaml.YAMLError` on bad YAML. :func:`dump` writes YAML
+(rcl: the text, or no value), what wheelsim writes for none. A plain mapping key is a text, a
+name as in rcl (``on``, ``1``; ``<<`` merges). A key given twice in one mapping is refused
+(PyYAML keeps the last, ROS too: one setting silently overriding another); for everything else
+it is :func:`yaml.safe_load`. Raises :class:`yaml.YAMLError` on bad YAML. :func:`dump` writes YAML
 that :func:`load` and ROS read back to the same values.
 """
 
@@ -55,7 +55,10 @@ def ros_value(text: str) -> bool | int | float | str:
         return text in TRUE_TEXTS
     if text in _YAML_SPECIALS:
         return _YAML_SPECIALS[text]
-    data = text.encode()
+    try:
+        data = text.encode()
+    except UnicodeEncodeError:  # a surrogate (bytes the command line could not decode)
+        return text
     if not data or b'\0' in data:  # C stops at a NUL; YAML gives none in a plain value
         return text
     buffer = ctypes.create_string_buffer(data)
@@ -103,9 +106,11 @@ class _Loader(yaml.SafeLoader):
         return super().compose_scalar_node(anchor)
 
     def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
-        if kind is yaml.ScalarNode and implicit[0] and not self._composing_key \
-                and value not in NULL_TEXTS:
-            return _ROS_VALUE_TAG
+        if kind is yaml.ScalarNode and implicit[0]:
+            if self._composing_key and value != '<<':  # a name, as in rcl (<< merges)
+                return _STR_TAG
+            if not self._composing_key and value not in NULL_TEXTS:
+                return _ROS_VALUE_TAG
         return super().resolve(kind, value, implicit)
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
@@ -140,6 +145,9 @@ class _Dumper(yaml.SafeDumper):
     same values (:func:`dump`)."""
 
     def represent_str(self, data: str) -> yaml.ScalarNode:
+        if '\0' in data:
+            raise yaml.representer.RepresenterError(
+                f'{data!r}: a text with a NUL character, where ROS would cut it')
         if data not in NULL_TEXTS and ros_value(data) == data and '\n' not in data:
             return super().represent_str(data)
         return self.represent_scalar(_STR_TAG, data, style="'" if '\n' not in data else '"')
@@ -151,13 +159,22 @@ class _Dumper(yaml.SafeDumper):
         return self.represent_scalar(_STR_TAG, written)  # plain: YAML 1.1 has no such float
 
 
+    def represent_int(self, data: int) -> yaml.ScalarNode:
+        if not -2**63 <= data < 2**63:
+            raise yaml.representer.RepresenterError(
+                f'{data}: an integer beyond 64 bits, which ROS reads as a double')
+        return super().represent_int(data)
+
+
 _Dumper.add_representer(str, _Dumper.represent_str)
+_Dumper.add_representer(int, _Dumper.represent_int)
 _Dumper.add_representer(float, _Dumper.represent_float)
 
 
 def dump(data: Any, stream: IO[str] | None = None, **options: Any) -> str | None:
     """:func:`yaml.safe_dump` of ``data`` (``options`` as it takes them) that :func:`load` and
     ROS read back to the same values: a text ROS would read as another type (``y``, ``nan``,
-    ``0x10``) in quotes, a subnormal float in hexadecimal."""
+    ``0x10``) in quotes, a subnormal float in hexadecimal; :class:`yaml.YAMLError` for what ROS
+    cannot read back (an integer beyond 64 bits, a text with a NUL character)."""
     return yaml.dump(data, stream, Dumper=_Dumper, **options)
 
