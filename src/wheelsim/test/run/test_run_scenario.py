@@ -198,7 +198,7 @@ def test_a_folder_given_as_params_file_is_named_as_a_folder(tmp_path):
     ('pass_criteria: {goal_error_m: high}', "pass_criteria.goal_error_m: 'high' must be"),
     # found in review: a key that is no string (1, true, ~) gave a traceback
     ('pass_criteria: {1: 0.1}', 'pass_criteria.1: unknown metric (known: '),
-    ('pass_criteria: {true: 0.1}', 'pass_criteria.True: unknown metric (known: '),
+    ('pass_criteria: {true: 0.1}', 'pass_criteria.true: unknown metric (known: '),  # a name
     # found in review: a negative bound was taken, and the run could never pass
     ('pass_criteria: {cross_track_rms_m: -0.1}',
      'pass_criteria.cross_track_rms_m: -0.1 must be a finite number >= 0 (no metric is negative)'),
