@@ -319,6 +319,8 @@ def test_a_value_is_written_back_as_parse_axis_reads_it(value):
     # as ROS reads --param values: y and nan are a bool and a double, 1_000 and a date texts
     ('y', "'y'"), ('nan', "'nan'"), ('1_000', '1_000'), ('2001-12-14', '2001-12-14'),
     (5e-324, '0x0.0000000000001p-1022'), (1e-300, '1e-300'),
+    # a tab, printed raw, looks like spaces (and a terminal copies it as spaces)
+    ('\t', '"\\t"'), ('a\tb', '"a\\tb"'), (['\t'], '["\\t"]'),
 ])
 def test_a_value_is_written_in_single_quotes_or_else_double_quotes(value, written):
     assert format_value(value) == written

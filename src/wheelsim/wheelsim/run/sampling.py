@@ -130,7 +130,8 @@ def format_value(value: Any) -> str:
     ``--param`` reads it so (an array item inside the brackets, where ``{`` and ``?`` mean
     something else), else in single quotes (YAML's, a ``'`` in it doubled: ``'a,b'``, ``'1'``,
     ``'0:1'``, ``''``), or in double quotes with escapes where single quotes cannot hold it (a
-    line break, a control character: ``"a\\nb"``); anything else as ``str``."""
+    line break, a control character: ``"a\\nb"``) or would hide it (a tab: ``"a\\tb"``);
+    anything else as ``str``."""
     return _written(value, item=False)
 
 
@@ -145,6 +146,8 @@ def _written(value: Any, item: bool) -> str:
     if isinstance(value, float) and 0 < abs(value) < sys.float_info.min:
         return value.hex()  # ROS reads a subnormal written in decimal as a text (inexact)
     if isinstance(value, str):
+        if '\t' in value:  # printed raw, a tab looks like spaces and is copied as spaces
+            return _double_quoted(value)
         single_quoted = "'" + value.replace("'", "''") + "'"
         return next((form for form in (value, single_quoted)
                      if _reads_back(form, value, item)), _double_quoted(value))
