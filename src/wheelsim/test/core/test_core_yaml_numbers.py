@@ -3,6 +3,13 @@
 Its reading of every value against rcl itself: test/ros/test_ros_parameters.py.
 """
 
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 import yaml
 
@@ -37,3 +44,31 @@ def test_dump_refuses_what_ros_cannot_read_back(data, message):
         yaml_numbers.dump(data)
     assert yaml_numbers.load(yaml_numbers.dump({'p': 2**63 - 1, 'q': -2**63})) == \
         {'p': 2**63 - 1, 'q': -2**63}
+
+
+LOCALE_SOURCES = Path('/usr/share/i18n/locales')
+
+
+def test_numbers_are_read_in_the_c_locale_whatever_the_process_has(tmp_path):
+    """A library may switch the process to a locale whose decimal point is a comma (matplotlib's
+    ``axes.formatter.use_locale``); a ROS node reads in the C locale, so ``0.5`` stays a number
+    and ``0,5`` a text (the process's ``strtod`` read them the other way round). The locale is
+    compiled from glibc's sources into ``tmp_path`` (none but C is installed here)."""
+    if shutil.which('localedef') is None or not (LOCALE_SOURCES / 'de_DE').is_file():
+        pytest.skip(f'needs localedef and {LOCALE_SOURCES}/de_DE to build a comma locale')
+    subprocess.run(['localedef', '-i', 'de_DE', '-f', 'UTF-8', str(tmp_path / 'de_DE.UTF-8')],
+                   check=True, capture_output=True)
+    script = """
+import ctypes, json, locale
+from wheelsim.core import yaml_numbers
+locale.setlocale(locale.LC_NUMERIC, 'de_DE.UTF-8')
+libc = ctypes.CDLL(None)
+libc.strtod.restype, libc.strtod.argtypes = ctypes.c_double, (ctypes.c_char_p, ctypes.c_void_p)
+print(json.dumps([libc.strtod(b'0,5', None),
+                  [yaml_numbers.ros_value(t) for t in ('0.5', '0,5', '1e3', ' 7')]]))
+"""
+    result = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True,
+                            env={**os.environ, 'LOCPATH': str(tmp_path)}, check=True)
+    process_reads, read = json.loads(result.stdout)
+    assert process_reads == 0.5  # the process's own strtod takes the comma
+    assert read == [0.5, '0,5', 1000.0, 7]

@@ -9,19 +9,20 @@ octal) takes it whole without a range error; else a double if ``strtod`` does (`
 ignored, and a block scalar (``|``, ``>``) is typed as a plain one. PyYAML follows YAML 1.1
 instead, whose ``1e3``, ``y``, ``nan`` are texts, ``1_000``, ``1:30``, ``0b101`` integers,
 ``2001-12-14`` a date and ``9223372036854775808`` an integer. :func:`load` reads every value of
-a sequence or mapping by rcl's rule (:func:`ros_value`, which calls the C library's
-``strtoll`` and ``strtod`` as rcl does), so a params file, a ``--param`` and a scenario give a
-node what ROS gives it; one exception: ``null``, ``Null``, ``NULL``, ``~`` and nothing are None
-(rcl: the text, or no value), what wheelsim writes for none. A plain mapping key is a text, a
-name as in rcl (``on``, ``1``; ``<<`` merges). A key given twice in one mapping is refused
-(PyYAML keeps the last, ROS too: one setting silently overriding another); for everything else
-it is :func:`yaml.safe_load`. Raises :class:`yaml.YAMLError` on bad YAML. :func:`dump` writes YAML
-that :func:`load` and ROS read back to the same values.
+a sequence or mapping by rcl's rule (:func:`ros_value`, which calls the C library's ``strtoll`` and
+``strtod`` as rcl does, in the C locale a ROS node reads in), so a params file, a ``--param`` and a
+scenario give a node what ROS gives it; one exception: ``null``, ``Null``, ``NULL``, ``~`` and
+nothing are None (rcl: the text, or no value), what wheelsim writes for none. A plain mapping key
+is a text, a name as in rcl (``on``, ``1``; ``<<`` merges). A key given twice in one mapping is
+refused (PyYAML keeps the last, ROS too: one setting silently overriding another); for everything
+else it is :func:`yaml.safe_load`. Raises :class:`yaml.YAMLError` on bad YAML. :func:`dump` writes
+YAML that :func:`load` and ROS read back to the same values.
 """
 
 from __future__ import annotations
 
 import ctypes
+import locale
 import math
 import sys
 from collections.abc import Hashable
@@ -42,10 +43,19 @@ _STR_TAG = 'tag:yaml.org,2002:str'
 _ROS_VALUE_TAG = 'tag:wheelsim,2026:ros-value'
 """The tag :class:`_Loader` gives a value that :func:`ros_value` reads."""
 _LIBC = ctypes.CDLL(None, use_errno=True)  # the C library of this process, rcl's too
-_LIBC.strtoll.restype = ctypes.c_longlong
-_LIBC.strtoll.argtypes = (ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_int)
-_LIBC.strtod.restype = ctypes.c_double
-_LIBC.strtod.argtypes = (ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p))
+_LIBC.newlocale.restype = ctypes.c_void_p
+_LIBC.newlocale.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
+_C_LOCALE = _LIBC.newlocale(1 << locale.LC_NUMERIC, b'C', None)  # glibc: mask 1 << category
+"""The C locale, whatever the process's: a ROS node reads ``0.5`` as a number (C programs start
+in it; rclpy does not change it), while a Python library may switch ``LC_NUMERIC`` to one whose
+decimal point is a comma (e.g. matplotlib's ``axes.formatter.use_locale``)."""
+if not _C_LOCALE:
+    raise OSError(ctypes.get_errno(), 'newlocale: the C locale is not available')
+_LIBC.strtoll_l.restype = ctypes.c_longlong
+_LIBC.strtoll_l.argtypes = (ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_int,
+                            ctypes.c_void_p)
+_LIBC.strtod_l.restype = ctypes.c_double
+_LIBC.strtod_l.argtypes = (ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_void_p)
 
 
 def ros_value(text: str) -> bool | int | float | str:
@@ -62,8 +72,8 @@ def ros_value(text: str) -> bool | int | float | str:
     if not data or b'\0' in data:  # C stops at a NUL; YAML gives none in a plain value
         return text
     buffer = ctypes.create_string_buffer(data)
-    for convert in (lambda end: _LIBC.strtoll(buffer, end, 0),
-                    lambda end: _LIBC.strtod(buffer, end)):
+    for convert in (lambda end: _LIBC.strtoll_l(buffer, end, 0, _C_LOCALE),
+                    lambda end: _LIBC.strtod_l(buffer, end, _C_LOCALE)):
         end = ctypes.c_char_p()
         ctypes.set_errno(0)
         value = convert(ctypes.byref(end))
