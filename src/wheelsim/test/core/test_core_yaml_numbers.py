@@ -27,6 +27,13 @@ def test_a_plain_value_is_read_as_ros_reads_it_but_null_which_is_none():
     assert yaml_numbers.load('y') is True and yaml_numbers.load('2001-12-14') == '2001-12-14'
 
 
+def test_a_nul_character_is_refused_naming_its_line():
+    """rcl cuts a text at a NUL (``"x\\0y"`` is ``x``), which only double quotes can write."""
+    with pytest.raises(yaml.YAMLError, match='a NUL character, where ROS cuts the text') as info:
+        yaml_numbers.load('a: 1\nb: "x\\0y"\n')
+    assert 'line 2' in str(info.value)
+
+
 @pytest.mark.parametrize('text', ['\udcff', 'a\udcffb', '1\udcff'])
 def test_a_text_with_a_surrogate_is_a_text(text):
     """Bytes the command line could not decode (surrogates) are no number: a text, not a
@@ -38,6 +45,7 @@ def test_a_text_with_a_surrogate_is_a_text(text):
     ({'p': 2**63}, '9223372036854775808: an integer beyond 64 bits, which ROS reads as a double'),
     ({'p': -2**63 - 1}, 'an integer beyond 64 bits'),
     ({'p': ['a\0b']}, 'a text with a NUL character, where ROS would cut it'),
+    ({'p': 'a\udc80'}, 'a lone surrogate'),  # found in review: written as "a\uDC80"
 ])
 def test_dump_refuses_what_ros_cannot_read_back(data, message):
     with pytest.raises(yaml.YAMLError, match=message):

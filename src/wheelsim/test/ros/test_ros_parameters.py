@@ -166,7 +166,7 @@ VALUE_TEXTS = (
     # tags: rcl keeps !!str and ignores the others; quotes make a text, whatever the tag
     '!!str 12', '!!float 1', '!!int 1.5', '!!bool yes', '!!binary aGVsbG8=',
     '!!timestamp 2001-12-14', '!custom 5', "'12'", '"yes"', "'1e3'", '!!float "1"',
-    "!!bool 'y'", '! "5"',
+    "!!bool 'y'", '! "5"', '!!str [1, 2]', '!custom [y, n]',
     # block scalars are typed as plain ones
     '|-\n      5', '>-\n      y', '|\n      5',
     # just below the smallest normal double (range errors), huge exponents, many digits
@@ -232,3 +232,15 @@ def test_what_dump_writes_ros_reads_back(ros_domain_id, tmp_path):
     assert rcl_reads(path, values) == given
     ours = yaml_numbers.load(path.read_text())['/**']['ros__parameters']
     assert {name: typed(value) for name, value in ours.items()} == given
+
+
+def test_a_key_is_a_name_whatever_its_tag(ros_domain_id, tmp_path):
+    """rcl takes every key as a name; found in review: a tagged key was typed (``!!int x``
+    raised a ValueError, a traceback for the user, ``!!float 2`` became a number)."""
+    text = ('/**:\n  ros__parameters:\n    !!int a: 1\n    !!timestamp b: 2\n'
+            '    !!bool c: 3\n    !custom d: 4\n')
+    path = tmp_path / 'keys.yaml'
+    path.write_text(text)
+    ours = yaml_numbers.load(text)['/**']['ros__parameters']
+    assert {name: typed(value) for name, value in ours.items()} == \
+        rcl_reads(path, ['a', 'b', 'c', 'd'])

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -114,19 +114,23 @@ def _sections(tree: Mapping[Any, Any], prefix: str, path: str | Path
 
 
 def mixed_array(value: Any) -> str:
-    """Why ROS refuses the array ``value`` (a list, as a params file or ``--param`` text gives
-    it), or '' if it does not: rcl_yaml_param_parser types an array by its first item and
-    refuses one with an item of another type ("Sequence should be of same type"), so
-    ``[2, 0, .nan]`` (integers, then a double) or ``[1, 'a']`` starts no node; ``[2, 0, 1]`` is
-    an integer array, which a double array parameter accepts."""
+    """Why ROS refuses or misreads the array ``value`` (a list, as a params file or ``--param``
+    text gives it), or '' if it does not: rcl_yaml_param_parser types an array by its first item
+    and refuses one with an item of another type ("Sequence should be of same type"), so ``[2, 0,
+    .nan]`` (integers, then a double) or ``[1, 'a']`` starts no node; ``[2, 0, 1]`` is an integer
+    array, which a double array parameter accepts. An array of arrays or mappings ROS reads
+    flattened (``[[1, 2]]`` as ``[1, 2]``, ``[a: 1]`` as a parameter ``.a``)."""
     if not isinstance(value, list):
-        return ''
-    kinds = list(dict.fromkeys(_KIND_NAMES.get(type(item), 'other values') for item in value))
-    if len(kinds) < 2:
         return ''
     shown = ', '.join('.nan' if isinstance(v, float) and math.isnan(v) else repr(v)
                       for v in value)
     shown = shown if len(shown) <= 60 else shown[:60] + '...'
+    if any(isinstance(item, (list, dict)) for item in value):
+        return (f'the array [{shown}] holds arrays or mappings, which ROS does not read as its '
+                'items (it reads [[1, 2]] as [1, 2]): give one value per item')
+    kinds = list(dict.fromkeys(_KIND_NAMES.get(type(item), 'other values') for item in value))
+    if len(kinds) < 2:
+        return ''
     if set(kinds) == {'integers', 'doubles'}:
         integer = next(item for item in value if type(item) is int)
         return (f'the array [{shown}] mixes integers and doubles, which ROS refuses (an array '
@@ -139,12 +143,32 @@ _KIND_NAMES = {bool: 'booleans', int: 'integers', float: 'doubles', str: 'texts'
                type(None): 'nulls'}
 
 
+def _aliased_or_merged(events: Iterable[yaml.Event]) -> bool:
+    """Whether a YAML document's events hold an alias or a merge key (a plain ``<<`` key)."""
+    is_key: list[bool] = []  # per open collection: whether its next node is a mapping key
+    for event in events:
+        if isinstance(event, yaml.AliasEvent):
+            return True
+        if isinstance(event, yaml.NodeEvent) and is_key and is_key[-1] is not None:
+            if (isinstance(event, yaml.ScalarEvent) and is_key[-1] and event.value == '<<'
+                    and event.style is None and event.tag is None):
+                return True
+            is_key[-1] = not is_key[-1]
+        if isinstance(event, yaml.MappingStartEvent):
+            is_key.append(True)
+        elif isinstance(event, yaml.SequenceStartEvent):
+            is_key.append(None)  # items, no keys
+        elif isinstance(event, yaml.CollectionEndEvent):
+            is_key.pop()
+    return False
+
+
 def _load(path: str | Path) -> Any:
     try:
         text = Path(path).read_text(encoding='utf-8')
-        if any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(text)):
-            raise ParamsFileError(path, None, 'YAML aliases (*name, << merges) are refused by '
-                                  'ROS 2: write the values out')
+        if _aliased_or_merged(yaml.parse(text)):
+            raise ParamsFileError(path, None, 'YAML aliases (*name) are refused by ROS 2, and '
+                                  'it reads a merge key << as a name: write the values out')
         return yaml_numbers.load(text)
     except OSError as err:
         raise ParamsFileError(path, None, f'not a readable YAML file: {err.strerror}') from None

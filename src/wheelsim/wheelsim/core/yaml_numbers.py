@@ -1,22 +1,23 @@
 """YAML whose values are read as ROS 2 reads them: ``1e3`` a float, ``y`` true, ``1_000`` a text.
 
 rcl_yaml_param_parser (``get_value`` in ``parse.c``, the same from rcl 9.2.0, Jazzy, to 10.1,
-Kilted) types a value by its text alone: quoted or tagged ``!!str``, a text; else one of ``Y y
-yes Yes YES true True TRUE on On ON`` (or ``N n no No NO false False FALSE off Off OFF``) a
-bool; else an integer if the C library's ``strtoll`` (base 0: ``0x1F`` hexadecimal, ``017``
-octal) takes it whole without a range error; else a double if ``strtod`` does (``1e3``, ``1.``,
-``nan``, ``inf``, ``0x1p3``; and rcl's ``.nan``, ``.inf``); else a text. Every other tag is
-ignored, and a block scalar (``|``, ``>``) is typed as a plain one. PyYAML follows YAML 1.1
-instead, whose ``1e3``, ``y``, ``nan`` are texts, ``1_000``, ``1:30``, ``0b101`` integers,
-``2001-12-14`` a date and ``9223372036854775808`` an integer. :func:`load` reads every value of
-a sequence or mapping by rcl's rule (:func:`ros_value`, which calls the C library's ``strtoll`` and
-``strtod`` as rcl does, in the C locale a ROS node reads in), so a params file, a ``--param`` and a
-scenario give a node what ROS gives it; one exception: ``null``, ``Null``, ``NULL``, ``~`` and
-nothing are None (rcl: the text, or no value), what wheelsim writes for none. A plain mapping key
-is a text, a name as in rcl (``on``, ``1``; ``<<`` merges). A key given twice in one mapping is
-refused (PyYAML keeps the last, ROS too: one setting silently overriding another); for everything
-else it is :func:`yaml.safe_load`. Raises :class:`yaml.YAMLError` on bad YAML. :func:`dump` writes
-YAML that :func:`load` and ROS read back to the same values.
+Kilted) types a value by its text alone: quoted or tagged ``!!str``, a text; else one of ``Y y yes
+Yes YES true True TRUE on On ON`` (or ``N n no No NO false False FALSE off Off OFF``) a bool; else
+an integer if the C library's ``strtoll`` (base 0: ``0x1F`` hexadecimal, ``017`` octal) takes it
+whole without a range error; else a double if ``strtod`` does (``1e3``, ``1.``, ``nan``, ``inf``,
+``0x1p3``; and rcl's ``.nan``, ``.inf``); else a text. Every other tag is ignored, also on a
+sequence or mapping (``!!set``), and a block scalar (``|``, ``>``) is typed as a plain one. PyYAML
+follows YAML 1.1 instead, whose ``1e3``, ``y``, ``nan`` are texts, ``1_000``, ``1:30``, ``0b101``
+integers, ``2001-12-14`` a date and ``9223372036854775808`` an integer. :func:`load` reads every
+value of a sequence or mapping by rcl's rule (:func:`ros_value`, which calls the C library's
+``strtoll`` and ``strtod`` as rcl does, in the C locale a ROS node reads in), so a params file, a
+``--param`` and a scenario give a node what ROS gives it; one exception: ``null``, ``Null``,
+``NULL``, ``~`` and nothing are None (rcl: the text, or no value), what wheelsim writes for none. A
+mapping key is a text whatever its tag, a name as in rcl (``on``, ``1``, ``!!int 1``; a plain
+``<<`` merges). A text with a NUL character (``"\\0"``) is refused: rcl cuts it there. A key given
+twice in one mapping is refused (PyYAML keeps the last, ROS too: one setting silently overriding
+another); for everything else it is :func:`yaml.safe_load`. Raises :class:`yaml.YAMLError` on bad
+YAML. :func:`dump` writes YAML that :func:`load` and ROS read back to the same values.
 """
 
 from __future__ import annotations
@@ -108,12 +109,32 @@ class _Loader(yaml.SafeLoader):
 
     def compose_scalar_node(self, anchor: str | None) -> yaml.ScalarNode:
         event = self.peek_event()
-        if not self._composing_key:
+        if '\0' in event.value:  # only an escape in double quotes writes one
+            raise yaml.composer.ComposerError(
+                None, None, 'a text with a NUL character, where ROS cuts the text',
+                event.start_mark)
+        if self._composing_key:
+            if event.tag is not None:  # rcl: a name, whatever its tag
+                event.tag = _STR_TAG
+        else:
             if event.style in ("'", '"'):
                 event.tag = _STR_TAG  # rcl: a quoted value is a text, whatever its tag
             elif event.tag != _STR_TAG:  # rcl ignores the tag, types a block scalar too
                 event.tag, event.implicit = None, (True, False)
         return super().compose_scalar_node(anchor)
+
+    def compose_sequence_node(self, anchor: str | None) -> yaml.SequenceNode:
+        self._untag(self.peek_event())
+        return super().compose_sequence_node(anchor)
+
+    def compose_mapping_node(self, anchor: str | None) -> yaml.MappingNode:
+        self._untag(self.peek_event())
+        return super().compose_mapping_node(anchor)
+
+    @staticmethod
+    def _untag(event: yaml.CollectionStartEvent) -> None:
+        """rcl ignores the tag of a sequence or mapping (``!!set``, ``!!omap``, ``!!str``)."""
+        event.tag, event.implicit = None, True
 
     def resolve(self, kind: type, value: str, implicit: tuple[bool, bool]) -> str:
         if kind is yaml.ScalarNode and implicit[0]:
@@ -158,6 +179,12 @@ class _Dumper(yaml.SafeDumper):
         if '\0' in data:
             raise yaml.representer.RepresenterError(
                 f'{data!r}: a text with a NUL character, where ROS would cut it')
+        try:
+            data.encode()
+        except UnicodeEncodeError:
+            raise yaml.representer.RepresenterError(
+                f'{data!r}: a text with a lone surrogate (no UTF-8), whose file ROS '
+                'refuses') from None
         if data not in NULL_TEXTS and ros_value(data) == data and '\n' not in data:
             return super().represent_str(data)
         return self.represent_scalar(_STR_TAG, data, style="'" if '\n' not in data else '"')
@@ -181,10 +208,10 @@ _Dumper.add_representer(int, _Dumper.represent_int)
 _Dumper.add_representer(float, _Dumper.represent_float)
 
 
-def dump(data: Any, stream: IO[str] | None = None, **options: Any) -> str | None:
-    """:func:`yaml.safe_dump` of ``data`` (``options`` as it takes them) that :func:`load` and
-    ROS read back to the same values: a text ROS would read as another type (``y``, ``nan``,
-    ``0x10``) in quotes, a subnormal float in hexadecimal; :class:`yaml.YAMLError` for what ROS
-    cannot read back (an integer beyond 64 bits, a text with a NUL character)."""
-    return yaml.dump(data, stream, Dumper=_Dumper, **options)
+def dump(data: Any, stream: IO[str] | None = None, *, sort_keys: bool = True) -> str | None:
+    """:func:`yaml.safe_dump` of ``data`` (block style, ASCII) that :func:`load` and ROS read
+    back to the same values: a text ROS would read as another type (``y``, ``nan``, ``0x10``)
+    in quotes, a subnormal float in hexadecimal; :class:`yaml.YAMLError` for what ROS cannot
+    read back (an integer beyond 64 bits, a text with a NUL character or a lone surrogate)."""
+    return yaml.dump(data, stream, Dumper=_Dumper, sort_keys=sort_keys)
 
