@@ -27,6 +27,18 @@ def test_a_plain_value_is_read_as_ros_reads_it_but_null_which_is_none():
     assert yaml_numbers.load('y') is True and yaml_numbers.load('2001-12-14') == '2001-12-14'
 
 
+def test_a_key_given_twice_is_refused_as_written_not_after_a_merge():
+    """A merge may replace a key of the mapping it merges into (found in review: a mapping
+    merging another, used again through its alias, was refused for a key it gave once)."""
+    text = 'y: {<<: &x {a: 1, <<: {a: 2}}}\nz: *x\n'
+    assert yaml_numbers.load(text) == yaml.safe_load(text)
+    with pytest.raises(yaml_numbers.DuplicateKeyError,
+                       match=r"the key 'b' is given twice in one mapping \(lines 2 and 3\)"):
+        yaml_numbers.load('a: 1\nb: 2\nb: 3\n')
+    with pytest.raises(yaml_numbers.DuplicateKeyError, match="the key '1' is given twice"):
+        yaml_numbers.load("{1: a, '1': b}")  # one name for rcl
+
+
 def test_a_nul_character_is_refused_naming_its_line():
     """rcl cuts a text at a NUL (``"x\\0y"`` is ``x``), which only double quotes can write."""
     with pytest.raises(yaml.YAMLError, match='a NUL character, where ROS cuts the text') as info:

@@ -26,7 +26,6 @@ import ctypes
 import locale
 import math
 import sys
-from collections.abc import Hashable
 from typing import IO, Any
 
 import yaml
@@ -41,6 +40,7 @@ _YAML_SPECIALS = {**dict.fromkeys(('.nan', '.NaN', '.NAN'), math.nan),
                      for sign, value in (('', math.inf), ('+', math.inf), ('-', -math.inf))}}
 """The spellings rcl reads as NaN and infinity before it asks ``strtod`` (no ``+.nan``)."""
 _STR_TAG = 'tag:yaml.org,2002:str'
+_MERGE_TAG = 'tag:yaml.org,2002:merge'
 _ROS_VALUE_TAG = 'tag:wheelsim,2026:ros-value'
 """The tag :class:`_Loader` gives a value that :func:`ros_value` reads."""
 _LIBC = ctypes.CDLL(None, use_errno=True)  # the C library of this process, rcl's too
@@ -129,7 +129,25 @@ class _Loader(yaml.SafeLoader):
 
     def compose_mapping_node(self, anchor: str | None) -> yaml.MappingNode:
         self._untag(self.peek_event())
-        return super().compose_mapping_node(anchor)
+        node = super().compose_mapping_node(anchor)
+        self._check_keys(node)
+        return node
+
+    @staticmethod
+    def _check_keys(node: yaml.MappingNode) -> None:
+        """Refuse a key given twice in ``node`` (a name: its text), as written: before merges
+        rewrite the mappings they merge into, whose keys they may replace."""
+        first_line: dict[str, int] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
+                continue  # a key that is a sequence or mapping: PyYAML's own error follows
+            key, line = key_node.value, key_node.start_mark.line + 1
+            if key in first_line:
+                name = key_node.start_mark.name  # the file's, or '<unicode string>' for text
+                where = '' if name.startswith('<') else f'{name}: '
+                raise DuplicateKeyError(f'{where}the key {key!r} is given twice in one mapping '
+                                        f'(lines {first_line[key]} and {line}): give it once')
+            first_line[key] = line
 
     @staticmethod
     def _untag(event: yaml.CollectionStartEvent) -> None:
@@ -143,23 +161,6 @@ class _Loader(yaml.SafeLoader):
             if not self._composing_key and value not in NULL_TEXTS:
                 return _ROS_VALUE_TAG
         return super().resolve(kind, value, implicit)
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
-        first_line: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            if key_node.tag == 'tag:yaml.org,2002:merge':  # << merges, its keys may be replaced
-                continue
-            key = self.construct_object(key_node, deep=True)
-            if not isinstance(key, Hashable):
-                continue  # PyYAML's own error follows
-            line = key_node.start_mark.line + 1
-            if key in first_line:
-                name = key_node.start_mark.name  # the file's, or '<unicode string>' for text
-                where = '' if name.startswith('<') else f'{name}: '
-                raise DuplicateKeyError(f'{where}the key {key!r} is given twice in one mapping '
-                                        f'(lines {first_line[key]} and {line}): give it once')
-            first_line[key] = line
-        return super().construct_mapping(node, deep)
 
 
 _Loader.add_constructor(_ROS_VALUE_TAG, lambda loader, node: ros_value(node.value))
