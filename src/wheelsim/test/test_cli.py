@@ -44,7 +44,7 @@ def test_a_map_of_vehicle_sim_is_read_before_the_run(capsys, signal_handlers_kep
     (tmp_path / 'map.yaml').write_text('nodes: {vehicle_sim: {world: {map_yaml: nothing.yaml}}}\n')
     for argv, given in ((['run', 'map.yaml'], 'map.yaml: nodes.'),
                         (['run', '--param', 'vehicle_sim.world.map_yaml=nothing.yaml'],
-                         "--param vehicle_sim.world.map_yaml='nothing.yaml': ")):
+                         "--param vehicle_sim.world.map_yaml=nothing.yaml: ")):
         try:
             assert main(argv) == EXIT_BAD_INPUT
         finally:
@@ -74,6 +74,13 @@ OBJECTIVE = ['--objective', 'cross_track_rms_m']
     (['run', '--param', 'planner.waypoints=[2.0,0.0]'],
      '--param planner.waypoints=[2.0,0.0]: planner.waypoints: the waypoint list: expected x, y, '
      'theta triples (theta .nan when free), got 2 numbers, not a multiple of 3'),
+    # the value as --param writes it (found in review: ~ was shown as None, a text in quotes)
+    (['run', '--param', 'controller.feedforward.k_x=~'],
+     '--param controller.feedforward.k_x=null: controller.feedforward.k_x: must be a finite '
+     'number in [0, 100]'),
+    (['run', '--param', 'controller.algorithm=fast'],
+     "--param controller.algorithm=fast: controller.algorithm: must be one of 'feedforward', "
+     "'pure_pursuit', 'stanley', 'policy'"),
     # the form of the value
     (['run', '--param', 'planner.waypoints=[2.0,0.0,.nan'],
      "--param 'planner.waypoints=[2.0,0.0,.nan': unbalanced brackets: 1 [ of '[2.0,0.0,.nan' "
@@ -107,7 +114,7 @@ NO_MODULE = "controller.policy.callable: cannot import badpol (No module named '
      NO_MODULE),
     # tune checks each choice alone, with the scenario's algorithm (feedforward)
     (['tune', '--param', 'controller.policy.callable=badpol:short,badpol:long', *OBJECTIVE],
-     "--param controller.policy.callable='badpol:short': controller.policy.callable: is used "
+     "--param controller.policy.callable=badpol:short: controller.policy.callable: is used "
      'by algorithm policy only'),
 ])
 def test_a_policy_module_function_is_one_text_value_for_every_command(argv, fragment, capsys,

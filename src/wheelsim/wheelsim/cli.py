@@ -55,7 +55,7 @@ def _override_check(specs):
     parameters (what the node checks at start-up); ScenarioError naming the ``--param`` values
     given and the parameter at fault otherwise. A node's parameter set is checked once."""
     from wheelsim.run.runner import node_parameter_checks
-    from wheelsim.run.sampling import shown_value
+    from wheelsim.run.sampling import format_value
 
     checks = node_parameter_checks()
     passed: set[str] = set()  # the sets checked already (a sweep repeats them point by point)
@@ -64,7 +64,7 @@ def _override_check(specs):
         key = repr((node, sorted(parameters.items())))
         if key in passed:
             return
-        source = '--param ' + ' '.join(f'{node}.{name}={shown_value(value)}'
+        source = '--param ' + ' '.join(f'{node}.{name}={format_value(value)}'  # as typed
                                        for name, value in given.items())
         check_node_parameters(source, f'{node}.', node, parameters, specs[node], checks[node])
         passed.add(key)
