@@ -3,7 +3,7 @@ observation: a policy written for wheelsim.sim.PathTrackingEnv that the controll
 ROS loop unchanged (``algorithm: policy``, ``policy.callable: feedforward_policy:policy``, this
 folder on PYTHONPATH).
 
-    PYTHONPATH=examples wheelsim run examples/policy_figure_eight.yaml
+    PYTHONPATH=examples:$PYTHONPATH wheelsim run examples/policy_figure_eight.yaml
 
 The observation gives the errors at the nearest path point; the law wants the scheduled point
 in the body frame. On a straight stretch the scheduled point lies ``-along_track_m`` along the

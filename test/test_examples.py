@@ -6,7 +6,6 @@ and exit 2."""
 
 import csv
 import json
-import os
 import re
 import shlex
 import shutil
@@ -30,7 +29,7 @@ COMMANDS = {
     'furnished_room.yaml': 'wheelsim run examples/furnished_room.yaml',
     'car_parking.yaml': 'wheelsim run examples/car_parking.yaml',
     'policy_figure_eight.yaml': (
-        'PYTHONPATH=examples wheelsim run examples/policy_figure_eight.yaml'),
+        'PYTHONPATH=examples:$PYTHONPATH wheelsim run examples/policy_figure_eight.yaml'),
     'sweep_dead_time.yaml': (
         'wheelsim sweep examples/sweep_dead_time.yaml --param seed=1..2 --param '
         'vehicle_sim.model_params.differential.drive_actuators.dead_time=0,0.1,0.2'),
@@ -54,17 +53,18 @@ POLICY_RMS_RATIO, POLICY_MAX_RATIO, POLICY_GOAL_MARGIN_M = 1.25, 1.1, 0.01
 
 def run_example(name: str, output: Path, command: str | None = None
                 ) -> subprocess.CompletedProcess:
-    """The example's command (or ``command``), run from the repository root as a user would:
-    leading ``NAME=value`` words set the environment, relative to the repository."""
-    words = shlex.split(command or COMMANDS[name])
-    env = dict(os.environ)
-    while '=' in words[0]:
-        variable, _, value = words.pop(0).partition('=')
-        env[variable] = os.pathsep.join([str(REPO / value), env.get(variable, '')])
-    exe = shutil.which(words[0])
-    assert exe, 'wheelsim is not on PATH: run through `make test` or after `source env.sh`'
-    return subprocess.run([exe, *words[1:], '--output', str(output), *HARNESS[words[1]]],
-                          cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+    """The example's command (or ``command``), run by bash from the repository root as a user
+    types it (found in review: ``PYTHONPATH=examples`` replaced the environment's path, which
+    the harness had extended instead), with the harness's arguments after it."""
+    command = command or COMMANDS[name]
+    assert shutil.which('wheelsim'), \
+        'wheelsim is not on PATH: run through `make test` or after `source env.sh`'
+    subcommand = next(word for word in shlex.split(command) if '=' not in word
+                      and word != 'wheelsim')
+    arguments = ' '.join(shlex.quote(word) for word in ['--output', str(output),
+                                                        *HARNESS[subcommand]])
+    return subprocess.run(['bash', '-c', f'{command} {arguments}'], cwd=REPO,
+                          capture_output=True, text=True, timeout=600)
 
 
 def one_line(text: str) -> str:
@@ -119,7 +119,7 @@ def assert_policy_tracks_as_well_as_feedforward(metrics: dict, scenario: dict,
     feedforward_file = tmp_path / 'feedforward.yaml'
     feedforward_file.write_text(yaml.safe_dump(scenario))
     result = run_example('', tmp_path / 'feedforward',
-                         f'wheelsim run {feedforward_file}')
+                         f'wheelsim run {shlex.quote(str(feedforward_file))}')
     assert result.returncode == 0, result.stdout + result.stderr
     feedforward = json.loads((tmp_path / 'feedforward' / scenario['name'] /
                               'metrics.json').read_text())
