@@ -66,7 +66,8 @@ def _override_check(specs):
             return
         source = '--param ' + ' '.join(f'{node}.{name}={format_value(value)}'  # as typed
                                        for name, value in given.items())
-        check_node_parameters(source, f'{node}.', node, parameters, specs[node], checks[node])
+        check_node_parameters(source, f'{node}.', node, parameters, specs[node], checks[node],
+                              values_in_source=True)
         passed.add(key)
     return check
 

@@ -42,7 +42,7 @@ REFUSED = {
     # any two types: a quoted item is a text, y a boolean (rcl: "Sequence should be of same type")
     'vehicle_sim: {ros__parameters: {a: [1, "2"]}}\n':
         "the array [1, '2'] mixes integers and texts",
-    'vehicle_sim: {ros__parameters: {a: [y, 1]}}\n': 'the array [True, 1] mixes booleans and',
+    'vehicle_sim: {ros__parameters: {a: [y, 1]}}\n': 'the array [true, 1] mixes booleans and',
     'vehicle_sim: {ros__parameters: {a: [x, 1e3]}}\n': "the array ['x', 1000.0] mixes texts and",
 }
 

@@ -163,9 +163,9 @@ def test_a_model_the_bag_or_the_params_file_contradicts_is_refused(differential_
 
 
 @pytest.mark.parametrize(('parameters', 'error'), [
-    ({'model': 'foo'}, "model: must be one of 'bicycle', 'differential', 'omni'"),
-    ({'step_rate': float('nan')}, 'step_rate: must be a finite number in [1, 100000]'),
-    ({'step_rate': 'fast'}, 'step_rate: must be a finite number in [1, 100000]'),
+    ({'model': 'foo'}, "model: 'foo' must be one of 'bicycle', 'differential', 'omni'"),
+    ({'step_rate': float('nan')}, 'step_rate: .nan must be a finite number in [1, 100000]'),
+    ({'step_rate': 'fast'}, "step_rate: 'fast' must be a finite number in [1, 100000]"),
     ({'modle': 'differential'}, 'modle: vehicle_sim has no such parameter (did you mean model?)'),
     ({'pub_rate': 5000.0}, 'pub_rate: must be <= step_rate (1000 Hz)'),
 ])

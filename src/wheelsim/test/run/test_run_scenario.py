@@ -113,6 +113,21 @@ def test_a_params_file_of_another_shape_is_named(tmp_path, text, fragment):
     assert fragment in str(info.value) and 'robot.yaml' in str(info.value)
 
 
+def test_a_value_out_of_range_is_named_where_it_is_given_with_the_value(tmp_path):
+    """Found in review: a params file's value out of range was blamed on the scenario's
+    ``nodes:`` (which the scenario did not have), its value not shown."""
+    write(tmp_path, 'vehicle_sim: {ros__parameters: {model_params: {differential: '
+                    '{track: -0.5}}}}\n', 'robot.yaml')
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(write(tmp_path, 'params_file: robot.yaml\n'), SPECS, METRICS)
+    assert str(info.value) == (f'params_file {tmp_path / "robot.yaml"}: vehicle_sim.model_params.'
+                               'differential.track: -0.5 must be a finite number in (0, inf)')
+    path = write(tmp_path, 'nodes: {vehicle_sim: {model: tank}}\n')
+    with pytest.raises(ScenarioError, match=f"^{path}: nodes.vehicle_sim.model: 'tank' must be "
+                                            "one of 'bicycle', 'differential'$"):
+        load_scenario(path, SPECS, METRICS)
+
+
 def test_sections_nested_in_namespaces_are_read_as_ros_reads_them(tmp_path):
     """A robot's one params file also holds Nav2's sections, whose namespace is a level of its
     own (as in params/nav2/stock_jazzy.yaml): those are not wheelsim's, nor is a vehicle_sim
@@ -204,7 +219,7 @@ def test_a_folder_given_as_params_file_is_named_as_a_folder(tmp_path):
      'pass_criteria.cross_track_rms_m: -0.1 must be a finite number >= 0 (no metric is negative)'),
     ('nodes: {controler: {}}', 'nodes.controler: unknown node (did you mean controller?)'),
     ('nodes: {controller: {kx: 1.0}}', 'nodes.controller.kx: controller has no such parameter'),
-    ('nodes: {localization: {mode: fancy}}', "nodes.localization.mode: must be one of"),
+    ('nodes: {localization: {mode: fancy}}', "nodes.localization.mode: 'fancy' must be one of"),
     ('params_file: missing.yaml', 'params_file:'),
     ('[1, 2]', 'a scenario is a mapping'),
     # found in review: the last of two keys won without a word

@@ -24,7 +24,6 @@ release: 9.2.8 and 10.1.4 fail, 10.1.3 does not) and keys that only start with
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -122,20 +121,18 @@ def mixed_array(value: Any) -> str:
     flattened (``[[1, 2]]`` as ``[1, 2]``, ``[a: 1]`` as a parameter ``.a``)."""
     if not isinstance(value, list):
         return ''
-    shown = ', '.join('.nan' if isinstance(v, float) and math.isnan(v) else repr(v)
-                      for v in value)
-    shown = shown if len(shown) <= 60 else shown[:60] + '...'
+    shown = yaml_numbers.shown(value)
     if any(isinstance(item, (list, dict)) for item in value):
-        return (f'the array [{shown}] holds arrays or mappings, which ROS does not read as its '
+        return (f'the array {shown} holds arrays or mappings, which ROS does not read as its '
                 'items (it reads [[1, 2]] as [1, 2]): give one value per item')
     kinds = list(dict.fromkeys(_KIND_NAMES.get(type(item), 'other values') for item in value))
     if len(kinds) < 2:
         return ''
     if set(kinds) == {'integers', 'doubles'}:
         integer = next(item for item in value if type(item) is int)
-        return (f'the array [{shown}] mixes integers and doubles, which ROS refuses (an array '
+        return (f'the array {shown} mixes integers and doubles, which ROS refuses (an array '
                 f'has one type): write {integer} as {integer}.0')
-    return (f'the array [{shown}] mixes {" and ".join(kinds)}, which ROS refuses (an array has '
+    return (f'the array {shown} mixes {" and ".join(kinds)}, which ROS refuses (an array has '
             'one type)')
 
 

@@ -92,6 +92,19 @@ def _written_as(value: float) -> str | None:
     return None
 
 
+def shown(value: Any, limit: int = 60) -> str:
+    """``value`` in an error message, as YAML writes it (``null``, ``true``, ``.nan``, ``-0.5``,
+    a text in quotes), an array in brackets cut after ``limit`` characters."""
+    if isinstance(value, (list, tuple)):
+        text = '[' + ', '.join(shown(item) for item in value) + ']'
+        return text if len(text) <= limit else text[:limit] + '...'
+    if value is None or isinstance(value, bool):
+        return {None: 'null', True: 'true', False: 'false'}[value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return '.nan' if math.isnan(value) else '.inf' if value > 0 else '-.inf'
+    return repr(value)
+
+
 class DuplicateKeyError(yaml.YAMLError):
     """A key given twice in one mapping; the message names it and its second line."""
 

@@ -244,7 +244,9 @@ def load_scenario(
         if not params_path.is_file():
             raise _fail(source, 'params_file', f'{params_path} does not exist')
         parameters = params_file_sections(params_path, node_specs, f'params_file {params_path}')
-        for node, values in parameters.items():
+        for node, values in parameters.items():  # its own values, named in the file
+            check_node_parameters(f'params_file {params_path}', f'{node}.', node, values,
+                                  node_specs[node], None)
             for parameter in [p for p in values if (node, p) in RUN_SET_PARAMETERS]:
                 del values[parameter]
                 replaced[f'{node}.{parameter}'] = RUN_SET_PARAMETERS[node, parameter]
@@ -265,7 +267,7 @@ def load_scenario(
                 raise _fail(source, f'nodes.{node}.{parameter}', 'overridden in every run by '
                             f'{RUN_SET_PARAMETERS[node, parameter]}: remove it')
         parameters[node].update(flat)
-    for node, values in parameters.items():
+    for node, values in parameters.items():  # the file's and nodes:, together
         check_node_parameters(source, f'nodes.{node}.', node, values, node_specs[node],
                               node_checks[node] if node_checks is not None else None)
 
@@ -278,12 +280,14 @@ def load_scenario(
 
 def check_node_parameters(source: Path | str, prefix: str, node: str, values: Mapping[str, Any],
                           node_specs: list[ParamSpec],
-                          node_check: Callable[[Mapping[str, Any]], None] | None) -> None:
-    """Raise :class:`ScenarioError` ``<source>: <prefix><key>: <what is allowed>`` unless every
-    key of ``values`` (``node``'s parameters, dotted names) is one the node declares
-    (``node_specs``; ``use_sim_time`` aside), each value is in its range (an array of one
-    type: ROS refuses ``[2, 0, .nan]``), and together they pass ``node_check`` (the node's
-    ``check_parameters``: its rules across parameters; None: not checked)."""
+                          node_check: Callable[[Mapping[str, Any]], None] | None,
+                          values_in_source: bool = False) -> None:
+    """Raise :class:`ScenarioError` ``<source>: <prefix><key>: <value> <what is allowed>``
+    unless every key of ``values`` (``node``'s parameters, dotted names) is one the node
+    declares (``node_specs``; ``use_sim_time`` aside), each value is in its range (an array of
+    one type: ROS refuses ``[2, 0, .nan]``), and together they pass ``node_check`` (the node's
+    ``check_parameters``: its rules across parameters; None: not checked). The value out of
+    range is left out if ``values_in_source`` (``source`` shows the values given)."""
     by_name = {spec.name: spec for spec in node_specs}
     for key, suggestion in unknown_keys(by_name, [k for k in values if k != 'use_sim_time']):
         hint = f' (did you mean {suggestion}?)' if suggestion else ''
@@ -296,7 +300,8 @@ def check_node_parameters(source: Path | str, prefix: str, node: str, values: Ma
                 listed = isinstance(value, (list, tuple))
                 given = ('' if listed == (by_name[key].kind is tuple)
                          else ', not an array' if listed else ', not one value')
-                raise _fail(source, prefix + key, err.allowed + given) from None
+                value_text = '' if values_in_source else yaml_numbers.shown(value) + ' '
+                raise _fail(source, prefix + key, value_text + err.allowed + given) from None
             mixed = mixed_array(value)
             if mixed:
                 raise _fail(source, prefix + key, mixed)
