@@ -342,7 +342,7 @@ def test_joy_teleop_names_the_arguments_given_on_the_command_line(argv, mapping,
     context = LaunchContext(argv=argv)
     context.launch_configurations.update({'mapping': mapping, 'enable_button': '-2'})
     with pytest.raises(RuntimeError, match='^' + re.escape(
-            f'{label}: wheel_teleop.enable_button: must be an integer in [-1,')):
+            f'{label}: wheel_teleop.enable_button: -2 must be an integer in [-1,')):
         module._teleop_parameters(context)
 
 

@@ -129,12 +129,13 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
     # Every wheelsim node's parameters (params files and the launch's own) are checked first,
     # as the node checks them: the node no longer starts to die of them.
     ('sim.launch.py', ['rviz:=false', 'localization_mode:=bogus'],
-     "localization_mode:=bogus: localization.mode: must be one of 'perfect', 'noisy', 'ekf'"),
+     "localization_mode:=bogus: localization.mode: 'bogus' must be one of 'perfect', 'noisy', "
+     "'ekf'"),
     ('sim.launch.py', ['rviz:=false', 'tracking:=true', 'overrides_file:={bad_controller}'],
-     'bad_controller.yaml: controller.control_rate: must be a finite number in (0, 1000]'),
+     'bad_controller.yaml: controller.control_rate: -5.0 must be a finite number in (0, 1000]'),
     # Named by the launch arguments given, as sim.launch.py names them, not the file.
     ('joy_teleop.launch.py', ['enable_button:=-2'],
-     'enable_button:=-2: wheel_teleop.enable_button: must be'),
+     'enable_button:=-2: wheel_teleop.enable_button: -2 must be'),
     # Read once, with wheel_teleop's parameters: still before the check for joy.
     ('joy_teleop.launch.py', ['enable_button:=1.5'],
      'enable_button:=1.5 is invalid: must be an integer'),
