@@ -74,6 +74,12 @@ OBJECTIVE = ['--objective', 'cross_track_rms_m']
     (['run', '--param', 'planner.waypoints=[2.0,0.0]'],
      '--param planner.waypoints=[2.0,0.0]: planner.waypoints: the waypoint list: expected x, y, '
      'theta triples (theta .nan when free), got 2 numbers, not a multiple of 3'),
+    # no waypoints: nothing publishes goal_pose in a run (found in review: the vehicle stood
+    # still and the run passed)
+    (['run', '--param', 'planner.waypoints=[]'],
+     '--param planner.waypoints=[]: planner.waypoints: none given: nothing publishes goal_pose '
+     'in a run, so the vehicle would stand still; give x, y, theta triples (theta .nan where '
+     'free)'),
     # the value as --param writes it (found in review: ~ was shown as None, a text in quotes)
     (['run', '--param', 'controller.feedforward.k_x=~'],
      '--param controller.feedforward.k_x=null: controller.feedforward.k_x: must be a finite '
@@ -102,6 +108,20 @@ def test_an_array_param_is_checked_and_refused_on_one_line_naming_it(argv, messa
     finally:
         gc.unfreeze()
     assert capsys.readouterr().err == f'wheelsim: error: {message}\n'
+
+
+def test_a_scenario_without_waypoints_is_refused(capsys, signal_handlers_kept, tmp_path,
+                                                 monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'idle.yaml').write_text('duration: 20.0\n')
+    try:
+        assert main(['run', 'idle.yaml']) == EXIT_BAD_INPUT
+    finally:
+        gc.unfreeze()
+    assert capsys.readouterr().err.startswith(
+        'wheelsim: error: idle.yaml: nodes.planner.waypoints: none given: nothing publishes '
+        'goal_pose in a run')
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['idle.yaml']
 
 
 POLICY = ['--param', 'controller.algorithm=policy']

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wheelsim.core.params import ParamSpec
+from wheelsim.core.params import ParameterError, ParamSpec
 from wheelsim.report.summary import passes
 from wheelsim.run.output import json_text, run_folder
 from wheelsim.run.scenario import DEFAULT_SCENARIO, NODE_NAMES, Scenario
@@ -101,9 +101,23 @@ def node_parameter_specs() -> dict[str, list[ParamSpec]]:
 
 
 def node_parameter_checks() -> dict[str, Callable[[Mapping[str, Any]], None]]:
-    """Each node's check of a whole parameter set (its configuration's cross-field rules)."""
-    return {name: importlib.import_module(module).check_parameters
-            for name, (module, _) in NODE_CLASSES.items()}
+    """Each node's check of a whole parameter set in a run (its configuration's cross-field
+    rules); the planner's also requires ``waypoints``: nothing publishes ``goal_pose`` in a
+    run, so without them the vehicle would stand still while the run passes."""
+    checks = {name: importlib.import_module(module).check_parameters
+              for name, (module, _) in NODE_CLASSES.items()}
+    planner_check = checks['planner']
+
+    def planner_in_a_run(values: Mapping[str, Any]) -> None:
+        planner_check(values)
+        if not values.get('waypoints'):
+            raise ParameterError('waypoints', values.get('waypoints', []), NO_WAYPOINTS)
+    checks['planner'] = planner_in_a_run
+    return checks
+
+
+NO_WAYPOINTS = ('none given: nothing publishes goal_pose in a run, so the vehicle would stand '
+                'still; give x, y, theta triples (theta .nan where free)')
 
 
 def _goal_tolerance_m(scenario: Scenario) -> float:
