@@ -6,6 +6,7 @@ import shutil
 
 import pytest
 
+from wheelsim.report.plots import PAGE_NAMES
 from wheelsim.run.output import MARKER, OutputError, check_run_name, json_text, run_folder
 
 
@@ -34,15 +35,17 @@ def test_an_existing_run_is_kept_and_the_next_run_numbered(tmp_path):
 
 
 def test_overwrite_removes_only_what_a_run_writes(tmp_path):
+    """Found in review: a PNG of the user's in plots/ was removed too."""
     folder = run_folder(tmp_path, 'demo')
     for relative in ('metrics.json', 'timing.json', 'bag/bag_0.mcap', 'bag/metadata.yaml',
-                     'plots/xy.png', 'plots/report.pdf', 'plots/mine.txt', 'notes.txt'):
+                     *(f'plots/{name}.png' for name in PAGE_NAMES), 'plots/report.pdf',
+                     'plots/mine.txt', 'plots/my_figure.png', 'notes.txt'):
         (folder / relative).parent.mkdir(exist_ok=True)
         (folder / relative).write_text('x')
     again = run_folder(tmp_path, 'demo', overwrite=True)
     assert again == folder
     left = sorted(str(p.relative_to(folder)) for p in folder.rglob('*'))
-    assert left == [MARKER, 'notes.txt', 'plots', 'plots/mine.txt']
+    assert left == [MARKER, 'notes.txt', 'plots', 'plots/mine.txt', 'plots/my_figure.png']
 
 
 def test_overwrite_refuses_a_file_of_the_user_s_in_the_bag_folder(tmp_path):
@@ -84,7 +87,8 @@ def test_a_symlinked_run_folder_is_neither_followed_nor_overwritten(tmp_path):
 
 @pytest.mark.parametrize('link, target', [
     ('metrics.json', 'file.json'), ('timing.json', 'missing.json'),  # a broken link too
-    (MARKER, 'file.json'), ('plots', 'folder'), ('bag', 'folder'), ('plots/xy.png', 'file.json'),
+    (MARKER, 'file.json'), ('plots', 'folder'), ('bag', 'folder'),
+    (f'plots/{PAGE_NAMES[0]}.png', 'file.json'),
     ('bag/metadata.yaml', 'missing.yaml')])
 def test_overwrite_refuses_a_symbolic_link_where_a_run_writes(tmp_path, link, target):
     """--overwrite refuses a run folder with a symbolic link (to a file or a folder, or a broken

@@ -5,7 +5,7 @@
   ``OUTPUT/<name>`` is a folder directly inside the output root.
 - :func:`run_folder`: an existing run folder is kept and the run goes to ``<name>-2``,
   ``<name>-3``, ...; with ``overwrite`` the folder is reused after removing only what a run writes
-  (:data:`RUN_FILES`), and only from a folder a run made (it holds :data:`MARKER`). Symbolic links
+  (:func:`run_files`), and only from a folder a run made (it holds :data:`MARKER`). Symbolic links
   are never followed: one where a run writes is an OutputError, as is a file of the user's in a
   folder a run makes whole (:data:`WHOLE_FOLDERS`).
 - :func:`json_text`: the text of every JSON file a run, a sweep or a tune writes, strict JSON.
@@ -20,10 +20,6 @@ from pathlib import Path
 from typing import Any
 
 MARKER = '.wheelsim-run'
-#: What a run writes into its folder: (folder or '', file name patterns).
-RUN_FILES = (('', ('metrics.json', 'timing.json', MARKER)),
-             ('bag', ('*.mcap', 'metadata.yaml')),
-             ('plots', ('*.png', 'report.pdf')))
 #: The folders a run makes whole (rosbags' Writer creates the bag folder itself): a file of
 #: another name there stops ``--overwrite`` before anything is removed.
 WHOLE_FOLDERS = ('bag',)
@@ -54,11 +50,21 @@ def check_run_name(name: object) -> str:
     return name
 
 
+def run_files() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """What a run writes into its folder: (folder or '', file names or patterns); in
+    ``plots/`` the report's figures by name (a user's own PNG there stays)."""
+    from wheelsim.report.plots import PAGE_NAMES, PDF_NAME
+
+    return (('', ('metrics.json', 'timing.json', MARKER)),
+            ('bag', ('*.mcap', 'metadata.yaml')),
+            ('plots', (*(f'{name}.png' for name in PAGE_NAMES), PDF_NAME)))
+
+
 def _run_paths(folder: Path) -> list[Path]:
-    """What in ``folder`` a run writes (:data:`RUN_FILES`): the folders and files there now,
+    """What in ``folder`` a run writes (:func:`run_files`): the folders and files there now,
     symbolic links (also broken ones) included."""
     paths = []
-    for sub, patterns in RUN_FILES:
+    for sub, patterns in run_files():
         place = folder / sub if sub else folder
         if sub:
             paths.append(place)
@@ -85,7 +91,7 @@ def _remove_run_files(folder: Path) -> None:
     if others:
         raise OutputError(f'{others[0]}: a run makes {others[0].parent.name}/ whole and does not '
                           'write this: not overwriting; move it or choose another --output')
-    for sub, patterns in RUN_FILES:
+    for sub, patterns in run_files():
         place = folder / sub if sub else folder
         if sub and (place.is_symlink() or not place.is_dir()):
             continue
