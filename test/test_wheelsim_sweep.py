@@ -163,6 +163,41 @@ def test_ctrl_c_keeps_the_finished_points_and_the_same_command_resumes(tmp_path)
     assert len(read_rows(tmp_path / 'o' / 'short' / 'sweep' / 'sweep.csv')) == 6
 
 
+def session_processes(session: int) -> dict[int, str]:
+    """{pid: command line} of the live processes (not zombies) in ``session``."""
+    found = {}
+    for stat in Path('/proc').glob('[0-9]*/stat'):
+        try:
+            fields = stat.read_text().rpartition(')')[2].split()
+            command = (stat.parent / 'cmdline').read_bytes().replace(b'\0', b' ').decode()
+        except OSError:  # ended meanwhile
+            continue
+        if fields[0] != 'Z' and int(fields[3]) == session:
+            found[int(stat.parent.name)] = command
+    return found
+
+
+def test_ctrl_c_while_ray_starts_ends_every_process_of_the_sweep(tmp_path):
+    """Found in review: Ctrl-C (to the whole process group) while Ray started left two of Ray's
+    processes running for good, or crashed ray.init (SIGSEGV, exit 139)."""
+    scenario = write_scenario(tmp_path, 1)
+    sweep = subprocess.Popen([shutil.which('wheelsim'), 'sweep', str(scenario), '--param',
+                              'seed=1..4', '--workers', '1', '--output', 'o', '--quiet'],
+                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not any('raylet' in command for command in session_processes(sweep.pid).values()):
+        assert sweep.poll() is None and time.monotonic() < deadline, sweep.communicate()
+        time.sleep(0.05)
+    os.killpg(sweep.pid, signal.SIGINT)  # as the terminal sends Ctrl-C
+    out, err = sweep.communicate(timeout=120)
+    assert sweep.returncode == 130 and 'Traceback' not in err, out + err
+    deadline = time.monotonic() + 60
+    while (left := session_processes(sweep.pid)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not left, left
+
+
 @pytest.mark.parametrize('args, fragment', [
     (['sweep', '--param', 'localization.seed=1,2,3,4'],
      "--param localization.seed: overridden in every run by the scenario's seed"),

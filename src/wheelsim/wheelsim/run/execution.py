@@ -25,6 +25,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import tempfile
 import time
@@ -152,8 +153,6 @@ class RayRunner:
         self.workers = 0
 
     def __enter__(self) -> RayRunner:
-        import logging
-
         os.environ.setdefault('RAY_USAGE_STATS_ENABLED', '0')  # nothing leaves the machine
         if not self._address or _on_loopback(self._address):
             os.environ[SINGLE_NODE_SWITCH] = '0'  # before Ray's first import
@@ -164,6 +163,27 @@ class RayRunner:
                 raise ScenarioError(f'{WORKER_NICENESS}={increment!r}: must be a whole number, '
                                     "what Ray adds to its workers' niceness (unset: 0)")
         import ray
+
+        # Ray's processes start with SIGINT blocked, as this thread has it while ray.init runs
+        # (the signal mask survives fork and exec): a Ctrl-C, which the terminal sends to the
+        # whole process group, reaches this process alone, which ends them (ray.shutdown).
+        # Taken by Ray's processes while they started, it left two of them running for good,
+        # and taken during ray.init it could crash it (SIGSEGV); it waits until ray.init is done.
+        previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            try:
+                self._start(ray)
+            finally:
+                signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)  # a held Ctrl-C: here
+        except BaseException:
+            ray.shutdown()
+            raise
+        self._task = ray.remote(num_cpus=1, max_retries=0)(run_job)
+        return self
+
+    def _start(self, ray: Any) -> None:
+        """``ray.init``: a new local instance on the loopback, or the cluster at the address."""
+        import logging
 
         if self._address:
             try:
@@ -184,13 +204,10 @@ class RayRunner:
                      logging_level=logging.WARNING, log_to_driver=False)
             node_address = ray.util.get_node_ip_address()
             if node_address != LOOPBACK:  # Ray was imported before the switch was set
-                ray.shutdown()
                 raise RuntimeError(
                     f'the local Ray instance would listen on {node_address}, not only on '
                     f'{LOOPBACK}: Ray was imported before {SINGLE_NODE_SWITCH}=0 was set (set it '
                     'in the environment, or start the sweep in a new process)')
-        self._task = ray.remote(num_cpus=1, max_retries=0)(run_job)
-        return self
 
     def __exit__(self, *exc: object) -> None:
         import ray
