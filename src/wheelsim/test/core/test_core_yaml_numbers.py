@@ -92,3 +92,16 @@ print(json.dumps([libc.strtod(b'0,5', None),
     process_reads, read = json.loads(result.stdout)
     assert process_reads == 0.5  # the process's own strtod takes the comma
     assert read == [0.5, '0,5', 1000.0, 7]
+
+
+@pytest.mark.parametrize('text, line', [
+    ('a: [1\n', 'while parsing a flow sequence: expected \',\' or \']\', but got \'<stream end>\' '
+                 '(line 2, column 1)'),
+    ('a: b: c\n', 'mapping values are not allowed here (line 1, column 5)'),
+    ('a: 1\na: 2\n', "the key 'a' is given twice in one mapping (lines 1 and 2): give it once"),
+])
+def test_an_error_is_told_on_one_line_with_its_place(text, line):
+    """Found in review: a scenario that is not YAML gave PyYAML's four lines with an excerpt."""
+    with pytest.raises(yaml.YAMLError) as info:
+        yaml_numbers.load(text)
+    assert yaml_numbers.one_line(info.value) == line

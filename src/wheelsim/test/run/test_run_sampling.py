@@ -52,6 +52,7 @@ def test_numbers_as_python_prints_them_are_numbers():
 
 @pytest.mark.parametrize('text, fragment', [
     ('c.k', 'expected NAME=V1,V2'),
+    ('c.k= ', "no value after = (an empty text is '')"),  # found in review: "expected NAME=..."
     ('c.k=1:0', 'LOW < HIGH'),
     ('c.k=0:1:log', 'LOW > 0 (log scale)'),
     ('c.k=0:1:ln', 'LOW:HIGH:log'),

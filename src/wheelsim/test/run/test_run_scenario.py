@@ -235,7 +235,7 @@ def test_bad_scenarios_name_the_key(tmp_path, text, fragment):
     path = write(tmp_path, text + '\n')
     with pytest.raises(ScenarioError) as info:
         load_scenario(path, SPECS, METRICS)
-    assert fragment in str(info.value)
+    assert fragment in str(info.value) and '\n' not in str(info.value)
     assert str(path) in str(info.value)
 
 

@@ -169,8 +169,11 @@ def _load(path: str | Path) -> Any:
         return yaml_numbers.load(text)
     except OSError as err:
         raise ParamsFileError(path, None, f'not a readable YAML file: {err.strerror}') from None
-    except (UnicodeDecodeError, yaml.YAMLError) as err:
+    except UnicodeDecodeError as err:
         raise ParamsFileError(path, None, f'not a readable YAML file: {err}') from None
+    except yaml.YAMLError as err:
+        raise ParamsFileError(path, None, 'not a readable YAML file: '
+                              f'{yaml_numbers.one_line(err)}') from None
 
 
 def read_sections(paths: Sequence[str | Path],

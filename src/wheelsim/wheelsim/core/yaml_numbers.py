@@ -105,6 +105,18 @@ def shown(value: Any, limit: int = 60) -> str:
     return repr(value)
 
 
+def one_line(err: yaml.YAMLError) -> str:
+    """PyYAML's error (several lines, with an excerpt) on one line: what is wrong, where (``while
+    parsing a flow sequence: expected ',' or ']', but got '}' (line 1, column 38)``)."""
+    problem = getattr(err, 'problem', None)
+    if problem is None:
+        return ' '.join(str(err).split())
+    context = getattr(err, 'context', None)
+    mark = getattr(err, 'problem_mark', None)
+    where = f' (line {mark.line + 1}, column {mark.column + 1})' if mark is not None else ''
+    return f'{context}: {problem}{where}' if context else f'{problem}{where}'
+
+
 class DuplicateKeyError(yaml.YAMLError):
     """A key given twice in one mapping; the message names it and its second line."""
 

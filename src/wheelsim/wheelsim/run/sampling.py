@@ -262,6 +262,8 @@ def parse_axis(text: str) -> Axis:
     (including a repeated value and more than :data:`MAX_POINTS` values)."""
     name, sep, spec = text.partition('=')
     name, spec = name.strip(), spec.strip(SPACES)
+    if sep and name and not spec:
+        raise ScenarioError(f"--param {text!r}: no value after = (an empty text is '')")
     if not sep or not name or not spec:
         raise ScenarioError(f'--param {text!r}: expected NAME=V1,V2,... or NAME=FIRST..LAST or '
                             'NAME=LOW:HIGH[:log] (NAME: seed or <node>.<parameter>)')

@@ -190,7 +190,7 @@ def load_scenario(
         raise ScenarioError(f'{source}: not UTF-8 text (byte 0x{err.object[err.start]:02x} at '
                             f'position {err.start}); save it as UTF-8') from None
     except yaml.YAMLError as err:
-        raise ScenarioError(f'{source}: not valid YAML: {err}') from None
+        raise ScenarioError(f'{source}: not valid YAML: {yaml_numbers.one_line(err)}') from None
     if not isinstance(tree, dict):
         keys = ', '.join(SCENARIO_KEYS)
         raise ScenarioError(f'{source}: a scenario is a mapping of keys ({keys})')

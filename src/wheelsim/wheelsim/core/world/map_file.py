@@ -92,7 +92,7 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     except OSError as err:
         raise MapError(f'cannot read map {path}: {err.strerror}') from None
     except yaml.YAMLError as err:
-        raise MapError(f'map {path}: not valid YAML: {err}') from None
+        raise MapError(f'map {path}: not valid YAML: {yaml_numbers.one_line(err)}') from None
     if not isinstance(doc, dict):
         raise MapError(f'map {path}: a map_server YAML maps keys (image, resolution, origin, '
                        'negate, occupied_thresh, free_thresh, mode) to values')
