@@ -65,7 +65,8 @@ def test_latin_hypercube_on_every_cpu_with_a_progress_bar_and_eta(tmp_path):
                       'controller.feedforward.k_x=0.5:2', '--param',
                       'localization.encoders.resolution=100:102', '--output', 'o', cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert f'sweep of 3 runs of short on {os.cpu_count()} Ray workers' in result.stdout
+    workers = f'{os.cpu_count()} Ray worker' + ('s' if os.cpu_count() != 1 else '')
+    assert f'sweep of 3 runs of short on {workers} ->' in result.stdout
     # tqdm's bar: runs done of all, elapsed<remaining (the ETA) once a run has finished
     assert re.search(r'[12]/3 \[\d\d:\d\d<\d\d:\d\d', result.stderr), result.stderr
     assert '3/3 [' in result.stderr and '0 failed' in result.stderr

@@ -85,6 +85,11 @@ def _single_values(texts: Sequence[str]) -> dict:
     return values
 
 
+def _ray_workers(runner) -> str:
+    """``1 Ray worker``, ``2 Ray workers``."""
+    return f'{runner.workers} Ray worker' + ('s' if runner.workers != 1 else '')
+
+
 def _output_root(text: str) -> Path:
     """The ``--output`` folder, created if needed; ScenarioError if that is impossible."""
     root = Path(text)
@@ -259,8 +264,8 @@ def _sweep(args: argparse.Namespace) -> int:
     planned = sweep.plan_sweep(scenario, points, _override_check(specs), args.bags)
     root = _output_root(args.output) / scenario.name / 'sweep'
     with runner:
-        print(f'sweep of {len(planned)} runs of {scenario.name} on {runner.workers} Ray '
-              f'workers -> {root}')
+        print(f'sweep of {len(planned)} runs of {scenario.name} on {_ray_workers(runner)} -> '
+              f'{root}')
         outcome = sweep.run_sweep(planned, root, runner, show_progress=not args.quiet)
     parameters = [a.name for a in axes]
     rows = outcome.rows
@@ -331,7 +336,7 @@ def _tune(args: argparse.Namespace) -> int:
     with runner:
         print(f'tuning {", ".join(a.name for a in axes)} of {scenario.name} for '
               f'{args.objective} ({study.direction.name.lower()}), {args.trials} trials on '
-              f'{runner.workers} Ray workers -> {root}')
+              f'{_ray_workers(runner)} -> {root}')
         outcome = tune.tune(scenario, axes, args.objective, args.trials, study, root, runner,
                             check, show_progress=not args.quiet, record_bags=args.bags)
     parameters = [a.name for a in axes]

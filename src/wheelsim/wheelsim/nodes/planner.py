@@ -114,7 +114,8 @@ class Planner:
         self.seam.logger.info(
             f'planning for a {config.model} vehicle: max_speed {limits.max_speed:.3g} m/s, '
             f'max_acceleration {limits.max_acceleration:.3g} m/s^2, max_curvature '
-            f'{limits.max_curvature:.3g} 1/m' + (', reversing allowed' if config.reverses else ''))
+            + (f'{limits.max_curvature:.3g} 1/m' if limits.max_curvature else 'unbounded')
+            + (', reversing allowed' if config.reverses else ''))
         self._waypoints_pending = bool(config.waypoints)  # (again) for this vehicle
 
     def _on_pose(self, msg: PoseWithCovarianceStamped) -> None:
