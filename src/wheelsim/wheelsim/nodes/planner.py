@@ -115,7 +115,9 @@ class Planner:
             f'planning for a {config.model} vehicle: max_speed {limits.max_speed:.3g} m/s, '
             f'max_acceleration {limits.max_acceleration:.3g} m/s^2, max_curvature '
             + (f'{limits.max_curvature:.3g} 1/m' if limits.max_curvature else 'unbounded')
-            + (', reversing allowed' if config.reverses else ''))
+            + (', reversing allowed' if config.reverses else '')
+            + (f' at up to {limits.max_reverse_speed:.3g} m/s'
+               if config.reverses and limits.max_reverse_speed else ''))
         self._waypoints_pending = bool(config.waypoints)  # (again) for this vehicle
 
     def _on_pose(self, msg: PoseWithCovarianceStamped) -> None:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from wheelsim.core.geometry.angles import wrap_angle
 from wheelsim.core.geometry.se2 import Pose2D
-from wheelsim.core.params import from_flat
+from wheelsim.core.params import ParameterError, from_flat
 from wheelsim.core.planning.clothoid import cc_dubins
 from wheelsim.core.planning.config import PlannerConfig
 from wheelsim.core.planning.planner import plan_to_goal
@@ -105,6 +105,22 @@ def test_a_goal_straight_behind_a_car_is_reached_by_reversing():
     np.testing.assert_allclose(trajectory.yaw_rad, 0.0, atol=1e-9)  # the heading stays 0
     assert trajectory.vx_mps.max() <= 0.0 and trajectory.vx_mps.min() == pytest.approx(-1.0)
     assert trajectory.v_mps[[0, -1]].tolist() == [0.0, 0.0]
+
+
+def test_a_leg_in_reverse_keeps_max_reverse_speed_and_a_forward_one_max_speed():
+    """Found in review: the parking example's reverse leg was timed at max_speed, faster than
+    its controller reverses, and the car fell 5 m behind its plan."""
+    slow_back = from_flat(PlannerConfig, {**FIXED_PLANNER, 'model': 'bicycle',
+                                          'limits.max_curvature': 0.25,
+                                          'limits.max_reverse_speed': 0.4})
+    backwards = plan_to_goal(slow_back, START, Pose2D(-3.0, 0.0, 0.0))
+    assert backwards.vx_mps.min() == pytest.approx(-0.4)
+    assert backwards.t_s[-1] > plan_to_goal(CAR, START, Pose2D(-3.0, 0.0, 0.0)).t_s[-1]
+    forwards = plan_to_goal(slow_back, START, Pose2D(6.0, 0.0, 0.0))
+    assert forwards.vx_mps.max() == pytest.approx(1.0)  # max_speed
+    with pytest.raises(ParameterError, match=r'limits.max_reverse_speed = 1.5 is invalid: must '
+                                             r'be at most max_speed \(1 m/s\)'):
+        from_flat(PlannerConfig, {**FIXED_PLANNER, 'limits.max_reverse_speed': 1.5})
 
 
 def test_without_reversing_the_car_goes_round():

@@ -93,7 +93,8 @@ def _schedule(path: DrivenPath, config: PlannerConfig) -> Trajectory:
         inside = knots[(knots > 0.0) & (knots < piece.length_m)]
         resampled = piece.resampled(config.path_resolution, inside)
         heading = resampled.yaw_rad - np.pi if backwards else None
-        parts.append(time_scale(resampled, config.limits.motion_limits(), heading))
+        parts.append(time_scale(resampled, config.limits.motion_limits(reverse=backwards),
+                                heading))
         start_m += piece.length_m
     return parts[0] if len(parts) == 1 else joined(parts)
 
