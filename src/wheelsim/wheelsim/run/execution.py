@@ -20,6 +20,7 @@ At most ``workers`` runs are in flight, so an interrupted sweep loses at most th
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -141,6 +142,22 @@ def check_address(address: str) -> None:
                             '(PORT in [1, 65535])')
 
 
+@contextlib.contextmanager
+def _without_sigint() -> Iterator[None]:
+    """SIGINT blocked in this thread for the block, so that the processes it starts never take
+    one: they inherit the block (the signal mask survives fork and exec). A Ctrl-C, which the
+    terminal sends to the whole process group, then reaches this process alone, which ends them
+    (``ray.shutdown``); taken by Ray's processes while ``ray.init`` started them, it left two
+    of them running for good, and taken inside ``ray.init`` it could crash it (SIGSEGV). One
+    that comes meanwhile is raised when the block ends, provided no other thread of the process
+    takes it (the CLI's threads all block it; a thread of a Python API caller may not)."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # a held Ctrl-C is raised here
+
+
 class RayRunner:
     """A Ray instance for many runs (a context manager: ``ray.init`` ... ``ray.shutdown``).
     ``address`` is checked here (:func:`check_address`), before anything starts."""
@@ -164,17 +181,8 @@ class RayRunner:
                                     "what Ray adds to its workers' niceness (unset: 0)")
         import ray
 
-        # Ray's processes start with SIGINT blocked, as this thread has it while ray.init runs
-        # (the signal mask survives fork and exec): a Ctrl-C, which the terminal sends to the
-        # whole process group, reaches this process alone, which ends them (ray.shutdown).
-        # Taken by Ray's processes while they started, it left two of them running for good,
-        # and taken during ray.init it could crash it (SIGSEGV); it waits until ray.init is done.
-        previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            try:
-                self._start(ray)
-            finally:
-                signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)  # a held Ctrl-C: here
+            self._start(ray)
         except BaseException:
             ray.shutdown()
             raise
@@ -182,7 +190,8 @@ class RayRunner:
         return self
 
     def _start(self, ray: Any) -> None:
-        """``ray.init``: a new local instance on the loopback, or the cluster at the address."""
+        """``ray.init``: the cluster at the address, or a new local instance on the loopback
+        whose processes take no Ctrl-C (:func:`_without_sigint`)."""
         import logging
 
         if self._address:
@@ -199,9 +208,10 @@ class RayRunner:
             # The workers inherit this environment (ROS, loopback DDS, domain range).
             # address='local': a new private instance, never a cluster that `ray start` left
             # running on this machine (which ray.init() without an address would join).
-            ray.init(address='local', num_cpus=self.workers, include_dashboard=False,
-                     _node_ip_address=LOOPBACK,
-                     logging_level=logging.WARNING, log_to_driver=False)
+            with _without_sigint():
+                ray.init(address='local', num_cpus=self.workers, include_dashboard=False,
+                         _node_ip_address=LOOPBACK,
+                         logging_level=logging.WARNING, log_to_driver=False)
             node_address = ray.util.get_node_ip_address()
             if node_address != LOOPBACK:  # Ray was imported before the switch was set
                 raise RuntimeError(
@@ -220,9 +230,9 @@ class RayRunner:
         worker is free, so a generator can choose the next run from the results so far. On
         KeyboardInterrupt the interrupt goes on and the runs in flight are left to Ray, which
         ends a job's workers when its driver disconnects (``ray.shutdown``). They are not
-        cancelled: a force-cancelled task whose reply was already on its way (Ctrl-C reaches the
-        workers too) aborted Ray's core worker with "Tried to complete task that was not
-        pending" (Kilted CI)."""
+        cancelled: a force-cancelled task whose reply was already on its way aborted Ray's core
+        worker with "Tried to complete task that was not pending" (Kilted CI, when Ctrl-C still
+        reached the workers)."""
         import ray
 
         root = root.resolve()  # workers do not share the driver's working folder
