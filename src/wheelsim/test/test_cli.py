@@ -80,6 +80,12 @@ OBJECTIVE = ['--objective', 'cross_track_rms_m']
      '--param planner.waypoints=[]: planner.waypoints: none given: nothing publishes goal_pose '
      'in a run, so the vehicle would stand still; give x, y, theta triples (theta .nan where '
      'free)'),
+    # a setting another caps is refused
+    (['run', '--param', 'planner.limits.max_speed=0.5', '--param',
+      'planner.limits.max_reverse_speed=0.6'],
+     '--param planner.limits.max_speed=0.5 planner.limits.max_reverse_speed=0.6: '
+     'planner.limits.max_reverse_speed: must be at most limits.max_speed (0.5 m/s), which caps '
+     'it, or 0 (max_speed)'),
     # the value as --param writes it (found in review: ~ was shown as None, a text in quotes)
     (['run', '--param', 'controller.feedforward.k_x=~'],
      '--param controller.feedforward.k_x=null: controller.feedforward.k_x: must be a finite '

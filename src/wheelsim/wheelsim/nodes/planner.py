@@ -28,8 +28,13 @@ from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
 from nav_msgs.msg import Path
 
 from wheelsim.core.geometry.se2 import Floats3, Pose2D
-from wheelsim.core.params import ParamSpec, from_flat, specs
-from wheelsim.core.planning.config import PlannerConfig, waiting_for_vehicle, with_vehicle
+from wheelsim.core.params import ParameterError, ParamSpec, from_flat, specs
+from wheelsim.core.planning.config import (
+    FROM_VEHICLE,
+    PlannerConfig,
+    waiting_for_vehicle,
+    with_vehicle,
+)
 from wheelsim.core.planning.path import PlanningError, path_shape
 from wheelsim.core.planning.planner import plan_to_goal, plan_waypoints
 from wheelsim.core.planning.trajectory import Trajectory
@@ -51,8 +56,13 @@ def parameter_specs() -> list[ParamSpec]:
 
 
 def check_parameters(values: Mapping[str, Any]) -> None:
-    """Raise ParameterError unless ``values`` (dotted names) make a valid configuration."""
-    from_flat(PlannerConfig, values)
+    """Raise ParameterError unless ``values`` (dotted names) make a valid configuration: also a
+    ``limits.max_reverse_speed`` above the ``limits.max_speed`` given, which would cap it."""
+    limits = from_flat(PlannerConfig, values).limits
+    if limits.max_speed != FROM_VEHICLE and limits.max_reverse_speed > limits.max_speed:
+        raise ParameterError('limits.max_reverse_speed', limits.max_reverse_speed,
+                             f'must be at most limits.max_speed ({limits.max_speed:g} m/s), '
+                             'which caps it, or 0 (max_speed)')
 
 
 def path_message(trajectory: Trajectory, start_ns: int, frame_id: str) -> Path:
@@ -116,7 +126,7 @@ class Planner:
             f'max_acceleration {limits.max_acceleration:.3g} m/s^2, max_curvature '
             + (f'{limits.max_curvature:.3g} 1/m' if limits.max_curvature else 'unbounded')
             + (', reversing allowed' if config.reverses else '')
-            + (f' at up to {limits.max_reverse_speed:.3g} m/s'
+            + (f' at up to {min(limits.max_reverse_speed, limits.max_speed):.3g} m/s'
                if config.reverses and limits.max_reverse_speed else ''))
         self._waypoints_pending = bool(config.waypoints)  # (again) for this vehicle
 

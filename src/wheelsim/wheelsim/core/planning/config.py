@@ -59,7 +59,8 @@ class PlannerLimitsConfig:
     max_reverse_speed: float = param(
         0.0,
         'Highest planned speed on a leg driven in reverse (a car allowed to reverse, see '
-        'allow_reverse), at most max_speed. 0: max_speed.',
+        'allow_reverse), at most max_speed (refused above a max_speed given, capped at one '
+        'taken from the vehicle). 0: max_speed.',
         unit='m/s',
         min_value=0.0,
         max_value=100.0,
@@ -136,17 +137,13 @@ class PlannerLimitsConfig:
         if self.max_curvature != FROM_VEHICLE and self.max_curvature < 0:
             raise ParameterError('max_curvature', self.max_curvature,
                                  'must be -1 (from the vehicle), 0 (unbounded) or > 0')
-        if self.max_speed != FROM_VEHICLE and self.max_reverse_speed > self.max_speed:
-            raise ParameterError('max_reverse_speed', self.max_reverse_speed,
-                                 f'must be at most max_speed ({self.max_speed:g} m/s), which '
-                                 'caps it, or 0 (max_speed)')
 
     def motion_limits(self, reverse: bool = False) -> MotionLimits:
         """The limits as the time scaling takes them, on a leg driven in reverse if
         ``reverse`` (its speed at most ``max_reverse_speed`` when set)."""
         return MotionLimits(
-            max_speed_mps=(self.max_reverse_speed if reverse and self.max_reverse_speed
-                           else self.max_speed),
+            max_speed_mps=(min(self.max_reverse_speed, self.max_speed)
+                           if reverse and self.max_reverse_speed else self.max_speed),
             max_acceleration_mps2=self.max_acceleration,
             max_lateral_acceleration_mps2=self.max_lateral_acceleration,
             max_yaw_rate_radps=self.max_yaw_rate,
