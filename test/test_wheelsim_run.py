@@ -382,7 +382,8 @@ def test_bad_scenario_files_name_the_key(tmp_path, text, fragment):
 def test_a_policy_that_fails_to_import_is_one_line_and_exit_2(tmp_path, source, fragment):
     (tmp_path / 'broken_policy.py').write_text(source)
     (tmp_path / 'pol.yaml').write_text(
-        "nodes: {controller: {algorithm: policy, policy: {callable: 'broken_policy:f'}}}\n")
+        "nodes: {controller: {algorithm: policy, policy: {callable: 'broken_policy:f'}},\n"
+        "        planner: {waypoints: [1.0, 0.0, .nan]}}\n")
     env = {**os.environ, 'PYTHONPATH': f'{tmp_path}:{os.environ.get("PYTHONPATH", "")}'}
     result = subprocess.run([shutil.which('wheelsim'), 'run', 'pol.yaml', '--quiet'],
                             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)

@@ -64,7 +64,7 @@ def _override_check(specs):
         key = repr((node, sorted(parameters.items())))
         if key in passed:
             return
-        source = '--param ' + ' '.join(f'{node}.{name}={format_value(value)}'  # as typed
+        source = '--param ' + ' '.join(f'{node}.{name}={format_value(value)}'  # as --param reads it
                                        for name, value in given.items())
         check_node_parameters(source, f'{node}.', node, parameters, specs[node], checks[node],
                               values_in_source=True)

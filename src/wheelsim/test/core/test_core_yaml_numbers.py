@@ -105,3 +105,11 @@ def test_an_error_is_told_on_one_line_with_its_place(text, line):
     with pytest.raises(yaml.YAMLError) as info:
         yaml_numbers.load(text)
     assert yaml_numbers.one_line(info.value) == line
+
+
+def test_a_value_is_shown_as_yaml_writes_it_numpy_too_and_cut():
+    numpy = pytest.importorskip('numpy')
+    assert [yaml_numbers.shown(v) for v in (None, True, numpy.bool_(False), float('nan'), -0.5,
+                                            'a', numpy.array([1.0, 2.0]), (1, 'x'))] == \
+        ['null', 'true', 'false', '.nan', '-0.5', "'a'", '[1.0, 2.0]', "[1, 'x']"]
+    assert yaml_numbers.shown('x' * 100, limit=10) == "'xxxxxxxxx..."

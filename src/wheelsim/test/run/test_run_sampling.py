@@ -241,13 +241,14 @@ def test_an_array_is_one_value_its_commas_inside_the_brackets():
 @pytest.mark.parametrize('spec, fragment', [
     ('[1.0, 0.0', "unbalanced brackets: 1 [ of '[1.0, 0.0' not closed by ]"),
     ('[1.0],0.0]', "unbalanced brackets: a ] at character 10 of '[1.0],0.0]' closes no ["),
-    ('[1.0,,2.0]', "'[1.0,,2.0]' is not a YAML value: expected the node content, but found ','"),
+    ('[1.0,,2.0]', "'[1.0,,2.0]' is not a YAML value: while parsing a flow node: expected the node "
+                   "content, but found ',' (line 1, column 6)"),
     ('[1.0, "a]', 'unbalanced quotes: the " at character 7 of \'[1.0, "a]\' is not closed'),
     ('"a,b', 'unbalanced quotes: the " at character 1 of \'"a,b\' is not closed'),
     ("x,'a", "unbalanced quotes: the ' at character 3 of \"x,'a\" is not closed"),
     ("'it''s", "unbalanced quotes: the ' at character 1 of \"'it''s\" is not closed"),
     ('"a\\"', 'unbalanced quotes: the " at character 1 of \'"a\\\\"\' is not closed'),
-    ('"a\\0"', 'a text with a NUL character, where ROS cuts the text at character 1'),
+    ('"a\\0"', 'a text with a NUL character, where ROS cuts the text (line 1, column 1)'),
 ])
 def test_a_bad_array_or_quote_is_a_one_line_error_naming_the_param(spec, fragment):
     with pytest.raises(ScenarioError) as info:

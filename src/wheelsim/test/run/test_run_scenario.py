@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from wheelsim.core.params import ParamSpec
+from wheelsim.core.params import ParameterError, ParamSpec
 from wheelsim.run.sampling import parse_axis
 from wheelsim.run.scenario import (
     RECORDABLE_TOPICS,
@@ -126,6 +126,24 @@ def test_a_value_out_of_range_is_named_where_it_is_given_with_the_value(tmp_path
     with pytest.raises(ScenarioError, match=f"^{path}: nodes.vehicle_sim.model: 'tank' must be "
                                             "one of 'bicycle', 'differential'$"):
         load_scenario(path, SPECS, METRICS)
+
+
+def test_a_rule_across_parameters_is_named_where_its_values_are_given(tmp_path):
+    """Found in review: a params_file breaking a node's rule across parameters was blamed on the
+    scenario's nodes:, which it did not have."""
+    def vehicle_rule(values):
+        if values.get('model') == 'bicycle' and 'model_params.differential.track' in values:
+            raise ParameterError('model_params.differential.track', 0.5, 'is for a differential')
+
+    checks = {node: (vehicle_rule if node == 'vehicle_sim' else None) for node in SPECS}
+    write(tmp_path, 'vehicle_sim: {ros__parameters: {model: bicycle, model_params: '
+                    '{differential: {track: 0.5}}}}\n', 'robot.yaml')
+    with pytest.raises(ScenarioError, match=r'^params_file .*robot.yaml: vehicle_sim.model_params'
+                                            r'.differential.track: is for a differential$'):
+        load_scenario(write(tmp_path, 'params_file: robot.yaml\n'), SPECS, METRICS, checks)
+    path = write(tmp_path, 'params_file: robot.yaml\nnodes: {vehicle_sim: {model: bicycle}}\n')
+    with pytest.raises(ScenarioError, match=f'^{path}: nodes.vehicle_sim.model_params'):
+        load_scenario(path, SPECS, METRICS, checks)  # both give a part: named as together
 
 
 def test_sections_nested_in_namespaces_are_read_as_ros_reads_them(tmp_path):

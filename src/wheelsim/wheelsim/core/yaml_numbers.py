@@ -94,15 +94,19 @@ def _written_as(value: float) -> str | None:
 
 def shown(value: Any, limit: int = 60) -> str:
     """``value`` in an error message, as YAML writes it (``null``, ``true``, ``.nan``, ``-0.5``,
-    a text in quotes), an array in brackets cut after ``limit`` characters."""
+    a text in quotes, an array in brackets; numpy's numbers and arrays as Python's), cut after
+    ``limit`` characters."""
+    if hasattr(value, 'tolist'):  # a numpy number or array
+        value = value.tolist()
     if isinstance(value, (list, tuple)):
-        text = '[' + ', '.join(shown(item) for item in value) + ']'
-        return text if len(text) <= limit else text[:limit] + '...'
-    if value is None or isinstance(value, bool):
-        return {None: 'null', True: 'true', False: 'false'}[value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return '.nan' if math.isnan(value) else '.inf' if value > 0 else '-.inf'
-    return repr(value)
+        text = '[' + ', '.join(shown(item, limit) for item in value) + ']'
+    elif value is None or isinstance(value, bool):
+        text = {None: 'null', True: 'true', False: 'false'}[value]
+    elif isinstance(value, float) and not math.isfinite(value):
+        text = '.nan' if math.isnan(value) else '.inf' if value > 0 else '-.inf'
+    else:
+        text = repr(value)
+    return text if len(text) <= limit else text[:limit] + '...'
 
 
 def one_line(err: yaml.YAMLError) -> str:
@@ -110,7 +114,7 @@ def one_line(err: yaml.YAMLError) -> str:
     parsing a flow sequence: expected ',' or ']', but got '}' (line 1, column 38)``)."""
     problem = getattr(err, 'problem', None)
     if problem is None:
-        return ' '.join(str(err).split())
+        return ' '.join(str(err).split()) or type(err).__name__
     context = getattr(err, 'context', None)
     mark = getattr(err, 'problem_mark', None)
     where = f' (line {mark.line + 1}, column {mark.column + 1})' if mark is not None else ''

@@ -173,8 +173,9 @@ def _reads_back(written: str, text: str, item: bool) -> bool:
 
 
 def shown_value(value: Any) -> str:
-    """``value`` in a message: an array as :func:`format_value` writes it, the rest as repr."""
-    return format_value(value) if isinstance(value, list) else repr(value)
+    """``value`` in a message: an array as :func:`format_value` writes it (as ``--param`` takes
+    it), the rest as YAML writes it (:func:`yaml_numbers.shown`: ``null``, ``true``, ``'a'``)."""
+    return format_value(value) if isinstance(value, list) else yaml_numbers.shown(value)
 
 
 def _split_values(spec: str, text: str) -> list[str]:
@@ -238,11 +239,8 @@ def _value(piece: str, text: str) -> Any:
     try:
         value = yaml_numbers.load(piece)
     except yaml.YAMLError as err:
-        problem = getattr(err, 'problem', None) or str(err).splitlines()[0]
-        mark = getattr(err, 'problem_mark', None)
-        where = f' at character {mark.column + 1}' if mark is not None else ''
         raise ScenarioError(f'--param {text!r}: {piece!r} is not a YAML value: '
-                            f'{problem}{where}') from None
+                            f'{yaml_numbers.one_line(err)}') from None
     if _holds_mapping(value):
         raise ScenarioError(f'--param {text!r}: {piece!r} is a YAML mapping, which no parameter '
                             "takes (quote a text: 'a: b')")
@@ -250,9 +248,9 @@ def _value(piece: str, text: str) -> Any:
 
 
 def _holds_mapping(value: Any) -> bool:
-    """Whether ``value`` is or holds what YAML reads from a mapping: a dict, a set (``!!set``)
-    or the pairs (tuples) of an ``!!omap`` or ``!!pairs``."""
-    if isinstance(value, (dict, set, tuple)):
+    """Whether ``value`` is or holds a mapping (``!!set`` and ``!!omap`` are mappings and lists
+    of them: their tags are ignored, as rcl ignores them)."""
+    if isinstance(value, dict):
         return True
     return isinstance(value, list) and any(_holds_mapping(item) for item in value)
 

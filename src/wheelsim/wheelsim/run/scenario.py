@@ -244,12 +244,11 @@ def load_scenario(
         if not params_path.is_file():
             raise _fail(source, 'params_file', f'{params_path} does not exist')
         parameters = params_file_sections(params_path, node_specs, f'params_file {params_path}')
-        for node, values in parameters.items():  # its own values, named in the file
-            check_node_parameters(f'params_file {params_path}', f'{node}.', node, values,
-                                  node_specs[node], None)
+        for node, values in parameters.items():
             for parameter in [p for p in values if (node, p) in RUN_SET_PARAMETERS]:
                 del values[parameter]
                 replaced[f'{node}.{parameter}'] = RUN_SET_PARAMETERS[node, parameter]
+        file_parameters = {node: dict(values) for node, values in parameters.items()}
     nodes = tree.get('nodes') or {}
     if not isinstance(nodes, dict):
         raise _fail(source, 'nodes', f'must map node names ({", ".join(NODE_NAMES)}) to parameters')
@@ -268,8 +267,18 @@ def load_scenario(
                             f'{RUN_SET_PARAMETERS[node, parameter]}: remove it')
         parameters[node].update(flat)
     for node, values in parameters.items():  # the file's and nodes:, together
-        check_node_parameters(source, f'nodes.{node}.', node, values, node_specs[node],
-                              node_checks[node] if node_checks is not None else None)
+        node_check = node_checks[node] if node_checks is not None else None
+        if 'params_file' in tree:  # what the file gives alone is named in the file
+            check_node_parameters(f'params_file {params_path}', f'{node}.', node,
+                                  file_parameters[node], node_specs[node], None)
+        try:
+            check_node_parameters(source, f'nodes.{node}.', node, values, node_specs[node],
+                                  node_check)
+        except ScenarioError:
+            if 'params_file' in tree and not nodes.get(node):  # the file's values alone
+                check_node_parameters(f'params_file {params_path}', f'{node}.', node, values,
+                                      node_specs[node], node_check)
+            raise
 
     map_yaml = _map_path(source, tree['map'], parameters['vehicle_sim']) if 'map' in tree else None
     return Scenario(name=name, duration_s=float(duration), seed=seed, record_topics=record_topics,
