@@ -179,6 +179,10 @@ def test_start_at_current_pose_waits_for_a_pose(probe):
     [
         ({'waypoints': [1.0, 2.0]}, 'parameter waypoints'),
         ({'limits.max_speed': -2.0}, 'parameter limits.max_speed = -2.0 is invalid'),
+        # found in review: the node capped it silently where wheelsim run refused it
+        ({'limits.max_speed': 0.5, 'limits.max_reverse_speed': 0.6},
+         'parameter limits.max_reverse_speed = 0.6 is invalid: must be at most limits.max_speed '
+         '(0.5 m/s)'),
     ],
 )
 def test_invalid_parameters_stop_start_up_with_one_line(ros_domain_id, params, message):

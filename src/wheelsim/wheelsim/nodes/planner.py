@@ -55,14 +55,23 @@ def parameter_specs() -> list[ParamSpec]:
     return specs(PlannerConfig)
 
 
-def check_parameters(values: Mapping[str, Any]) -> None:
-    """Raise ParameterError unless ``values`` (dotted names) make a valid configuration: also a
-    ``limits.max_reverse_speed`` above the ``limits.max_speed`` given, which would cap it."""
-    limits = from_flat(PlannerConfig, values).limits
+def planner_config(values: Mapping[str, Any]) -> PlannerConfig:
+    """The configuration ``values`` (dotted names, as declared: before the vehicle completes
+    them) make; ParameterError unless valid, also for a ``limits.max_reverse_speed`` above the
+    ``limits.max_speed`` given, which would cap it."""
+    config = from_flat(PlannerConfig, values)
+    limits = config.limits
     if limits.max_speed != FROM_VEHICLE and limits.max_reverse_speed > limits.max_speed:
         raise ParameterError('limits.max_reverse_speed', limits.max_reverse_speed,
                              f'must be at most limits.max_speed ({limits.max_speed:g} m/s), '
                              'which caps it, or 0 (max_speed)')
+    return config
+
+
+def check_parameters(values: Mapping[str, Any]) -> None:
+    """Raise ParameterError unless ``values`` (dotted names) make a valid configuration
+    (:func:`planner_config`)."""
+    planner_config(values)
 
 
 def path_message(trajectory: Trajectory, start_ns: int, frame_id: str) -> Path:
@@ -92,7 +101,8 @@ class Planner:
     def __init__(self, seam: NodeSeam) -> None:
         self.seam = seam
         self.params = NodeParameters(seam)
-        self._settings = self.params.declare_config(PlannerConfig, self._on_settings)
+        self._settings = self.params.declare(specs(PlannerConfig), planner_config,
+                                             self._on_settings)
         self.params.report_unknown()
         declared = self._settings.config
         self._pose: Floats3 | None = None  # the latest (map frame, as MapPoses.planar gives it)
