@@ -109,6 +109,27 @@ def test_an_error_is_told_on_one_line_with_its_place(text, line):
     assert yaml_numbers.one_line(info.value) == line
 
 
+@pytest.mark.parametrize('text, line', [
+    ('a: ' + '[' * 100 + ']' * 100, 'nested more than 100 sequences or mappings deep '
+                                    '(line 1, column 103)'),
+    ('a: &x [1, *x]\n', 'the alias *x is inside what &x names (a value that holds itself) '
+                       '(line 1, column 11)'),
+    ('a: &x\n  b: {c: *x}\n', 'the alias *x is inside what &x names (a value that holds '
+                             'itself) (line 2, column 10)'),
+])
+def test_what_would_end_in_a_recursion_error_is_a_yaml_error(text, line):
+    """Found in review: a scenario nested 2000 deep, or holding itself through an alias, gave a
+    RecursionError's traceback (PyYAML's composer recurses; a value holding itself recursed in
+    the checks). Aliases of a finished value and 100 levels stay readable."""
+    with pytest.raises(yaml.YAMLError) as info:
+        yaml_numbers.load(text)
+    assert yaml_numbers.one_line(info.value) == line
+    deepest = 'a: ' + '[' * 99 + ']' * 99
+    assert yaml_numbers.load(deepest) == yaml.safe_load(deepest)
+    text = 'a: &x [1, {b: 2}]\nc: *x\nd: &y {e: *x}\nf: [*y, *x]\n'
+    assert yaml_numbers.load(text) == yaml.safe_load(text)
+
+
 def test_a_value_is_shown_as_yaml_writes_it_numpy_too_and_cut():
     assert [yaml_numbers.shown(v) for v in (None, True, numpy.bool_(False), float('nan'), -0.5,
                                             'a', numpy.array([1.0, 2.0]), (1, 'x'))] == \

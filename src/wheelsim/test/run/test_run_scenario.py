@@ -248,6 +248,10 @@ def test_a_folder_given_as_params_file_is_named_as_a_folder(tmp_path):
      'nodes.vehicle_sim.model_params.differential.track: given twice (also as 0.5), nested and '
      'dotted'),
     ('name: [unclosed', 'not valid YAML'),
+    # found in review: both ended in a RecursionError's traceback
+    pytest.param('duration: ' + '[' * 2000 + ']' * 2000,
+                 'not valid YAML: nested more than 100 sequences or mappings deep', id='deep'),
+    ('duration: &a [*a]', 'not valid YAML: the alias *a is inside what &a names'),
 ])
 def test_bad_scenarios_name_the_key(tmp_path, text, fragment):
     path = write(tmp_path, text + '\n')

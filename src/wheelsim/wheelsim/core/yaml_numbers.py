@@ -16,8 +16,10 @@ value of a sequence or mapping by rcl's rule (:func:`ros_value`, which calls the
 mapping key is a text whatever its tag, a name as in rcl (``on``, ``1``, ``!!int 1``; a plain
 ``<<`` merges). A text with a NUL character (``"\\0"``) is refused: rcl cuts it there. A key given
 twice in one mapping is refused (PyYAML keeps the last, ROS too: one setting silently overriding
-another); for everything else it is :func:`yaml.safe_load`. Raises :class:`yaml.YAMLError` on bad
-YAML. :func:`dump` writes YAML that :func:`load` and ROS read back to the same values.
+another), and so are nesting deeper than :data:`MAX_DEPTH` and an alias inside what its anchor
+names (a value holding itself); for everything else it is :func:`yaml.safe_load`. Raises
+:class:`yaml.YAMLError` on bad YAML. :func:`dump` writes YAML that :func:`load` and ROS read
+back to the same values.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ _YAML_SPECIALS = {**dict.fromkeys(('.nan', '.NaN', '.NAN'), math.nan),
 _STR_TAG = 'tag:yaml.org,2002:str'
 _MERGE_TAG = 'tag:yaml.org,2002:merge'
 _ROS_VALUE_TAG = 'tag:wheelsim,2026:ros-value'
+MAX_DEPTH = 100
+"""The deepest nesting of sequences and mappings :func:`load` reads (a YAML error beyond)."""
 """The tag :class:`_Loader` gives a value that :func:`ros_value` reads."""
 _LIBC = ctypes.CDLL(None, use_errno=True)  # the C library of this process, rcl's too
 _LIBC.newlocale.restype = ctypes.c_void_p
@@ -132,9 +136,28 @@ class _Loader(yaml.SafeLoader):
 
     _composing_key = False
 
+    def __init__(self, stream: str | IO[str]) -> None:
+        super().__init__(stream)
+        self._open_anchors: list[str | None] = []  # of the collections open, outermost first
+
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
         self._composing_key = isinstance(parent, yaml.MappingNode) and index is None
-        return super().compose_node(parent, index)
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) and event.anchor in self._open_anchors:
+            raise yaml.composer.ComposerError(
+                None, None, f'the alias *{event.anchor} is inside what &{event.anchor} names '
+                '(a value that holds itself)', event.start_mark)
+        if not isinstance(event, yaml.CollectionStartEvent):
+            return super().compose_node(parent, index)
+        if len(self._open_anchors) >= MAX_DEPTH:  # PyYAML's composer recurses
+            raise yaml.composer.ComposerError(
+                None, None, f'nested more than {MAX_DEPTH} sequences or mappings deep',
+                event.start_mark)
+        self._open_anchors.append(event.anchor)
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._open_anchors.pop()
 
     def compose_scalar_node(self, anchor: str | None) -> yaml.ScalarNode:
         event = self.peek_event()
