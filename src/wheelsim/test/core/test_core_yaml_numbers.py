@@ -36,8 +36,10 @@ def test_a_key_given_twice_is_refused_as_written_not_after_a_merge():
     with pytest.raises(yaml_numbers.DuplicateKeyError,
                        match=r"the key 'b' is given twice in one mapping \(lines 2 and 3\)"):
         yaml_numbers.load('a: 1\nb: 2\nb: 3\n')
-    with pytest.raises(yaml_numbers.DuplicateKeyError, match="the key '1' is given twice"):
-        yaml_numbers.load("{1: a, '1': b}")  # one name for rcl
+    with pytest.raises(yaml_numbers.DuplicateKeyError, match=r"the key '1' is given twice in "
+                                                             r"one mapping \(line 1, columns 2 "
+                                                             r"and 8\)"):
+        yaml_numbers.load("{1: a, '1': b}")  # one name for rcl; on one line: the columns
 
 
 def test_a_nul_character_is_refused_naming_its_line():

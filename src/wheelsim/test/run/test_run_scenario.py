@@ -101,7 +101,7 @@ def test_numbers_in_exponent_notation_are_numbers_as_in_ros(tmp_path):
     ('vehicle-sim: {ros__parameters: {model: omni}}\n',
      "section vehicle-sim: 'vehicle-sim' is not a ROS name"),
     ('vehicle_sim:\n  ros__parameters: {model: bicycle, model: differential}\n',
-     "the key 'model' is given twice in one mapping (lines 2 and 2)"),
+     "the key 'model' is given twice in one mapping (line 2, columns 21 and 37)"),
     ('vehicle_sim: {ros__parameters: {a: {b: 1}, a.b: 2}}\n', 'section vehicle_sim: a.b: given '
                                                               'twice'),
 ])

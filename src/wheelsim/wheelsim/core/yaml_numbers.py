@@ -189,17 +189,20 @@ class _Loader(yaml.SafeLoader):
     def _check_keys(node: yaml.MappingNode) -> None:
         """Refuse a key given twice in ``node`` (a name: its text), as written: before merges
         rewrite the mappings they merge into, whose keys they may replace."""
-        first_line: dict[str, int] = {}
+        first: dict[str, yaml.Mark] = {}
         for key_node, _ in node.value:
             if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE_TAG:
                 continue  # a key that is a sequence or mapping: PyYAML's own error follows
-            key, line = key_node.value, key_node.start_mark.line + 1
-            if key in first_line:
-                name = key_node.start_mark.name  # the file's, or '<unicode string>' for text
-                where = '' if name.startswith('<') else f'{name}: '
+            key, mark = key_node.value, key_node.start_mark
+            if key in first:
+                where = '' if mark.name.startswith('<') else f'{mark.name}: '  # a file's name
+                places = (f'lines {first[key].line + 1} and {mark.line + 1}'
+                          if first[key].line != mark.line else
+                          f'line {mark.line + 1}, columns {first[key].column + 1} and '
+                          f'{mark.column + 1}')
                 raise DuplicateKeyError(f'{where}the key {key!r} is given twice in one mapping '
-                                        f'(lines {first_line[key]} and {line}): give it once')
-            first_line[key] = line
+                                        f'({places}): give it once')
+            first[key] = mark
 
     @staticmethod
     def _untag(event: yaml.CollectionStartEvent) -> None:
