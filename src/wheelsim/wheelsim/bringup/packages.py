@@ -150,11 +150,15 @@ def ends_launch(name: str) -> Callable[[ProcessExited, LaunchContext], list[Acti
     exit ends the launch. A failure (exit code other than 0, or a signal other than SIGINT or
     SIGTERM, which stop it) before the launch is shutting down also makes ``ros2 launch`` exit
     1: launch (3.4) exits non-zero only for an exception, so this raises one, naming the
-    process and its code; launch then shuts down as for ``Shutdown``."""
+    process and its code; launch then shuts down as for ``Shutdown``. During the shutdown it
+    does nothing: launch_ros shuts its ROS adapter down on every shutdown event, and a second
+    one raises (exit 1 after Ctrl-C)."""
 
     def on_exit(event: ProcessExited, context: LaunchContext) -> list[Action]:
+        if context.is_shutdown:
+            return []
         code = event.returncode
-        if code not in (0, -signal.SIGINT, -signal.SIGTERM) and not context.is_shutdown:
+        if code not in (0, -signal.SIGINT, -signal.SIGTERM):
             raise RuntimeError(f'{name} exited with code {code}: the launch ends')
         return [Shutdown(reason=f'{name} exited')]
 
