@@ -18,7 +18,6 @@ bringup starts the map server and AMCL, and wheelsim's localization leaves map -
 nav2.launch.py is the lighter option (fewer Nav2 servers, no nav2_bringup).
 """
 
-import math
 import os
 
 from launch.actions import (
@@ -48,6 +47,7 @@ from wheelsim.bringup.nav2_stock import (
 )
 from wheelsim.bringup.packages import apt_package, installed, optional
 from wheelsim.bringup.params_files import simulated_vehicle, vehicle_sim_values
+from wheelsim.core.vehicle.description import describe
 
 LOCALIZATIONS = ('wheelsim', 'amcl')
 #: The Nav2 packages started here besides those bringup_launch.py starts.
@@ -64,20 +64,30 @@ def _check_vehicle(context):
     base (MPPI's DiffDrive motion model turns in place; NavFn plans paths a car cannot follow)."""
     if LaunchConfiguration('nav2_params_file').perform(context):
         return []
-    files = [LaunchConfiguration('params_file').perform(context),
-             _share(context, 'wheelsim', 'params', 'nav2', 'stock_wheelsim.yaml')]
-    config, _ = simulated_vehicle(' + '.join(files), vehicle_sim_values(files, '', {}))
+    label, values = _simulated(context)
+    config, _ = simulated_vehicle(label, values)
     if config.model == 'bicycle':
-        car = config.model_params.bicycle
-        radius_m = car.wheel_base / math.tan(car.steering_actuator.max_position)
+        curvature = describe(config).max_curvature  # None: steering not limited below 90 deg
+        radius = '0 m for this car, whose steering is not limited' if curvature is None \
+            else f'{1.0 / curvature:.2f} m for this car'
         raise RuntimeError(
-            f'{files[0]}: a car (vehicle_sim model bicycle) cannot be driven with the stock Nav2 '
+            f'{label}: a car (vehicle_sim model bicycle) cannot be driven with the stock Nav2 '
             'parameters, which drive a differential or omni base (MPPI\'s DiffDrive motion model '
             'turns in place, NavFn plans paths a car cannot follow). Give nav2_params_file:= '
             'with MPPI\'s Ackermann motion model (AckermannConstraints.min_turning_r: '
-            f'{radius_m:.2f} m for this car) and a planner for car-like robots (Smac Hybrid-A* '
+            f'{radius}) and a planner for car-like robots (Smac Hybrid-A* '
             'or State Lattice), or drive it with demo.launch.py; nothing was started')
     return []
+
+
+def _simulated(context):
+    """(label, vehicle_sim's parameter values): the params file, wheelsim's stock overrides and
+    the ``model`` argument, as sim.launch.py gives them to vehicle_sim."""
+    files = [LaunchConfiguration('params_file').perform(context),
+             _share(context, 'wheelsim', 'params', 'nav2', 'stock_wheelsim.yaml')]
+    model = LaunchConfiguration('model').perform(context)
+    label = ' + '.join(files) + (f' model:={model}' if model else '')
+    return label, vehicle_sim_values(files, '', {'model': model} if model else {})
 
 
 def _nav2(context):
@@ -88,9 +98,7 @@ def _nav2(context):
     stock = (LaunchConfiguration('nav2_params_file').perform(context)
              or _share(context, 'nav2_bringup', 'params', 'nav2_params.yaml'))
     overrides = LaunchConfiguration('nav2_overrides_file').perform(context)
-    files = [LaunchConfiguration('params_file').perform(context),
-             _share(context, 'wheelsim', 'params', 'nav2', 'stock_wheelsim.yaml')]
-    vehicle = vehicle_values(' + '.join(files), vehicle_sim_values(files, '', {}))
+    vehicle = vehicle_values(*_simulated(context))
     params_file = write_nav2_parameters(nav2_parameters(stock, overrides, vehicle))
     map_yaml = LaunchConfiguration('map')
     autostart = LaunchConfiguration('autostart')
@@ -136,6 +144,11 @@ def generate_launch_description():
             description='ROS parameters file of the wheelsim nodes, instead of the '
                         'preset\'s (not both)'),
         DeclareLaunchArgument(
+            'model', default_value='',
+            description='Vehicle model of vehicle_sim, overriding the params file: '
+                        'differential, bicycle or omni (all_vehicles needs it; empty: the '
+                        'file\'s)'),
+        DeclareLaunchArgument(
             'localization', default_value='wheelsim',
             description='wheelsim: wheelsim\'s localization publishes map -> odom (bringup '
                         'with use_localization:=False); amcl: Nav2\'s AMCL on the simulated '
@@ -179,6 +192,7 @@ def generate_launch_description():
         PythonLaunchDescriptionSource(PathJoinSubstitution([share, 'launch', 'sim.launch.py'])),
         launch_arguments={
             'params_file': params_file,
+            'model': LaunchConfiguration('model'),
             'overrides_file': PathJoinSubstitution(
                 [share, 'params', 'nav2', 'stock_wheelsim.yaml']),
             'map_yaml': map_yaml,

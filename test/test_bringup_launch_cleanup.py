@@ -42,18 +42,21 @@ def graph_nodes(observer) -> set[str]:
             for name, namespace in observer.node.get_node_names_and_namespaces()}
 
 
-@pytest.mark.parametrize(('file_name', 'nodes', 'lines'), [
-    ('sim.launch.py', SIM, [RVIZ_MISSING]),
-    ('demo.launch.py', LOOP, [RVIZ_MISSING]),
-    ('multi_robot.launch.py',
+@pytest.mark.parametrize(('file_name', 'arguments', 'nodes', 'lines'), [
+    ('sim.launch.py', [], SIM, [RVIZ_MISSING]),
+    ('demo.launch.py', [], LOOP, [RVIZ_MISSING]),
+    ('multi_robot.launch.py', [],
      [f'/{robot}{node}' for robot in ('robot1', 'robot2') for node in LOOP]
      + ['/robot1_map_placement', '/robot2_map_placement'], [RVIZ_MISSING]),
-    ('nav2.launch.py', SIM, [RVIZ_MISSING, NAV2_MISSING]),
-    ('nav2_bringup.launch.py', SIM, [RVIZ_MISSING, NAV2_MISSING]),
+    ('nav2.launch.py', [], SIM, [RVIZ_MISSING, NAV2_MISSING]),
+    ('nav2_bringup.launch.py', [], SIM, [RVIZ_MISSING, NAV2_MISSING]),
+    # found in review: the check for a car ignored model:=, refusing every model of the preset
+    ('nav2_bringup.launch.py', ['preset:=all_vehicles', 'model:=differential'], SIM,
+     [RVIZ_MISSING, NAV2_MISSING]),
 ])
 def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
-        tmp_path, probe, file_name, nodes, lines):
-    launch = Launch(tmp_path, file_name, [])
+        tmp_path, probe, file_name, arguments, nodes, lines):
+    launch = Launch(tmp_path, file_name, arguments)
     up = probe.spin_until(
         lambda: launch.process.poll() is not None or set(nodes) <= graph_nodes(probe), 90.0)
     seen = graph_nodes(probe)
@@ -105,6 +108,14 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
     ('nav2_bringup.launch.py', ['rviz:=false', 'preset:=ackermann_car'],
      ['a car (vehicle_sim model bicycle) cannot be driven with the stock Nav2',
       'min_turning_r: 3.86 m for this car', 'Smac Hybrid-A*']),
+    # found in review: the forklift's steering is not limited (max_position 0): a division by
+    # zero; and model:= was not applied to all_vehicles
+    ('nav2_bringup.launch.py', ['rviz:=false', 'preset:=forklift'],
+     ['a car (vehicle_sim model bicycle) cannot be driven with the stock Nav2',
+      'min_turning_r: 0 m for this car, whose steering is not limited']),
+    ('nav2_bringup.launch.py', ['rviz:=false', 'preset:=all_vehicles', 'model:=bicycle'],
+     ['all_vehicles.yaml + ', ' model:=bicycle: a car (vehicle_sim model bicycle) cannot',
+      'min_turning_r: 3.46 m for this car']),
     # A boolean is what IfCondition takes, or the launch fails before anything starts: a
     # condition failing left vehicle_sim, localization and robot_state_publisher running, and
     # map_to_odom:=ture was read as false.
