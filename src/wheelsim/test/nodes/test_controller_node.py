@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped, Vector3Stamped
 from nav_msgs.msg import Odometry, Path
+from rcl_interfaces.srv import SetParameters
+from rclpy.parameter import Parameter
 
 from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.params import from_flat
@@ -189,6 +191,14 @@ def test_unstamped_commands_and_refused_input(probe):
         assert probe.spin_until(lambda: plant.twist.tolist() == [0.0, 0.0, 0.0], 60), plant.twist
         output = node.output()
         assert 'plan ignored: its frame is "odom"' in output
+        # found in review: accepted live, the loop stopped without a word (no /clock)
+        request = SetParameters.Request()
+        request.parameters = [Parameter('use_sim_time', Parameter.Type.BOOL,
+                                        True).to_parameter_msg()]
+        response = probe.call(SetParameters, '/controller/set_parameters', request)
+        assert response.results[0].reason == ('use_sim_time cannot change while the node runs: '
+                                              'the control loop runs on the clock chosen at '
+                                              'start-up')
         assert node.stop_cleanly(), node.output()
 
 

@@ -98,6 +98,12 @@ def test_waypoint_plan_is_latched_timed_and_passes_every_waypoint(probe):
         assert response.results[0].successful, response.results[0].reason
         assert probe.spin_until(lambda: len(plans) >= 2, 60), node.output()
         assert xy(plans[-1])[-1] == pytest.approx([2.0, 0.0])
+        # found in review: accepted live, later plans were stamped 0 (no /clock)
+        request.parameters = [Parameter('use_sim_time', Parameter.Type.BOOL,
+                                        True).to_parameter_msg()]
+        response = probe.call(SetParameters, '/planner/set_parameters', request)
+        assert response.results[0].reason == ('use_sim_time cannot change while the node runs: '
+                                              'plans are timed on the clock chosen at start-up')
         assert node.stop_cleanly(), node.output()
 
 

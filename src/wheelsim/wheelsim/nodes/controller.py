@@ -90,6 +90,8 @@ class Controller:
         warm_up()  # the control step's compiled kernels: loaded now, not at the first step
         self.params = NodeParameters(seam)
         self._settings = self.params.declare_config(ControllerConfig, self._on_settings)
+        self.params.freeze('use_sim_time', 'the control loop runs on the clock chosen at '
+                                           'start-up')
         self.params.report_unknown()
         config = self._settings.config
         self.tracker: TrackingController | None = None  # once the configuration is complete

@@ -103,6 +103,7 @@ class Planner:
         self.params = NodeParameters(seam)
         self._settings = self.params.declare(specs(PlannerConfig), planner_config,
                                              self._on_settings)
+        self.params.freeze('use_sim_time', 'plans are timed on the clock chosen at start-up')
         self.params.report_unknown()
         declared = self._settings.config
         self._pose: Floats3 | None = None  # the latest (map frame, as MapPoses.planar gives it)
