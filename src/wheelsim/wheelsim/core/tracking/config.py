@@ -260,7 +260,8 @@ class ControllerConfig(frames.FrameNames):
     control_rate: float = _positive(20.0, 'Rate of the control loop in ROS time.', 'Hz', 1000.0)
     enable_stamped_cmd_vel: bool = param(
         True,
-        'Publish cmd_vel as geometry_msgs/TwistStamped (true) or Twist (false), as Nav2.',
+        'Publish cmd_vel as geometry_msgs/TwistStamped (true) or Twist (false): Nav2\'s '
+        'parameter, whose default is false on Jazzy, true from Kilted.',
         read_only=True,
     )
     plan_clock_tolerance: float = _positive(

@@ -143,7 +143,9 @@ class SteeringActuatorConfig:
     )
     max_position: float = param(
         math.pi / 6,
-        'Steering angle limit either side of straight ahead (0 = no limit, turns all around)',
+        'Steering angle limit either side of straight ahead: in (0, pi/2) when the fixed '
+        'axle drives; with drive_on_steered_wheel up to pi, or 0 = no limit, turns all '
+        'around',
         unit='rad',
         min_value=0.0,
         max_value=math.pi,
