@@ -189,6 +189,10 @@ def test_start_at_current_pose_waits_for_a_pose(probe):
         ({'limits.max_speed': 0.5, 'limits.max_reverse_speed': 0.6},
          'parameter limits.max_reverse_speed = 0.6 is invalid: must be at most limits.max_speed '
          '(0.5 m/s)'),
+        # found in review: accepted, and the plans moved a differential base sideways
+        ({'holonomic': True, 'model': 'differential'},
+         "parameter holonomic = True is invalid: only an omni vehicle moves sideways; the model "
+         "is 'differential'"),
     ],
 )
 def test_invalid_parameters_stop_start_up_with_one_line(ros_domain_id, params, message):
@@ -198,6 +202,43 @@ def test_invalid_parameters_stop_start_up_with_one_line(ros_domain_id, params, m
     node.stop()
     assert message in output
     assert 'Traceback' not in output
+
+
+def test_holonomic_waits_for_an_omni_vehicle_and_is_refused_live_for_another(probe):
+    """Found in review: ``holonomic`` true planned sideways motion for a differential base
+    (heading 87 degrees off the path, cross-track error 0.57 m). With the model from the
+    vehicle description it is an error, no plan, until it fits; set live for a described
+    differential base, it is refused."""
+    from std_msgs.msg import String
+
+    from wheelsim.core.vehicle.config import vehicle_config_from_params
+    from wheelsim.core.vehicle.description import describe
+
+    params = {**FIXED_PLANNER, 'model': 'auto', 'holonomic': True, 'waypoints': [
+        0.0, 0.0, 0.0, 3.0, 0.0, NAN], 'start_at_current_pose': False}
+    with NodeProcess(NODE, params) as node:
+        plans = probe.record(Path, 'plan', qos.LATCHED)
+        description = probe.publisher(String, 'vehicle_description', qos.LATCHED)
+        differential = describe(vehicle_config_from_params({'model': 'differential'}))
+        description.publish(String(data=differential.to_json()))
+        error = ("parameter holonomic = True is invalid: only an omni vehicle moves sideways; "
+                 "the model is 'differential' for the vehicle on vehicle_description: waiting "
+                 "for parameters that fit it")
+        assert probe.spin_until(lambda: error in node.output(), 30), node.output()
+        assert not plans
+        request = SetParameters.Request()
+        request.parameters = [Parameter('holonomic', Parameter.Type.BOOL,
+                                        False).to_parameter_msg()]
+        assert probe.call(SetParameters, '/planner/set_parameters',
+                          request).results[0].successful
+        assert probe.spin_until(lambda: plans, 60), node.output()
+        request.parameters = [Parameter('holonomic', Parameter.Type.BOOL,
+                                        True).to_parameter_msg()]
+        result = probe.call(SetParameters, '/planner/set_parameters', request).results[0]
+        assert not result.successful
+        assert "only an omni vehicle moves sideways; the model is 'differential'" in \
+            result.reason
+        assert node.stop_cleanly(), node.output()
 
 
 def test_goal_in_a_frame_joined_by_a_static_transform_is_moved_into_the_map_frame(probe):

@@ -101,7 +101,8 @@ class Planner:
     def __init__(self, seam: NodeSeam) -> None:
         self.seam = seam
         self.params = NodeParameters(seam)
-        self._settings = self.params.declare(specs(PlannerConfig), planner_config,
+        self._vehicle: VehicleDefaults[PlannerConfig] | None = None  # after the declaration
+        self._settings = self.params.declare(specs(PlannerConfig), self._config,
                                              self._on_settings)
         self.params.freeze('use_sim_time', 'plans are timed on the clock chosen at start-up')
         self.params.report_unknown()
@@ -125,6 +126,14 @@ class Planner:
         """The configuration in use: the parameters completed from the vehicle description
         (None while some still wait for it)."""
         return self._vehicle.config
+
+    def _config(self, values: Mapping[str, Any]) -> PlannerConfig:
+        """:func:`planner_config`, refused also when the vehicle described cannot have it (a
+        live ``holonomic`` true for a vehicle that is not omni)."""
+        config = planner_config(values)
+        if self._vehicle is not None:
+            self._vehicle.check(config)
+        return config
 
     def _on_settings(self, new: PlannerConfig, _old: PlannerConfig) -> None:
         self._vehicle.declare(new)
@@ -171,9 +180,10 @@ class Planner:
                 'goal early', f'goal {tuple(goal)} ignored: no pose received yet')
             return
         if self.config is None:
-            self._map_poses.warnings.warn('goal early', (
-                f'goal {tuple(goal)} ignored: {", ".join(self._vehicle.waiting_for())} still '
-                'wait for vehicle_description'))
+            waiting = self._vehicle.waiting_for()
+            why = (f'{", ".join(waiting)} still wait for vehicle_description' if waiting
+                   else self._vehicle.problem)
+            self._map_poses.warnings.warn('goal early', f'goal {tuple(goal)} ignored: {why}')
             return
         start = Pose2D(*self._pose)
         self._publish(f'goal {_pose_text(goal)}',

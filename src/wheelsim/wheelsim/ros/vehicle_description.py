@@ -8,7 +8,10 @@ change of a vehicle parameter.
 :class:`VehicleDefaults` is the listening side shared by planner and controller: it keeps the
 node's declared configuration (whose "from the vehicle" parameters hold their sentinel values),
 resolves it with the latest description, warns once per explicit parameter that contradicts the
-vehicle, and says (throttled) which parameters still wait for a description.
+vehicle, and says (throttled) which parameters still wait for a description. A parameter the
+vehicle cannot have at all (the planner's ``holonomic`` for a vehicle that is not omni) is an
+error: logged, and the node waits for parameters that fit (:meth:`VehicleDefaults.check`
+refuses such a live change).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Generic, TypeVar
 
 from std_msgs.msg import String
 
+from wheelsim.core.params import ParameterError
 from wheelsim.core.vehicle.description import (
     DescriptionError,
     VehicleDescription,
@@ -62,6 +66,7 @@ class VehicleDefaults(Generic[ConfigT]):
         self._description: VehicleDescription | None = None
         self._warned: set[str] = set()
         self.config: ConfigT | None = None
+        self.problem: str | None = None  # why the declared parameters do not fit the vehicle
         self.declare(declared)
         seam.create_subscription(String, TOPIC, self._on_message, qos.LATCHED)
 
@@ -76,8 +81,11 @@ class VehicleDefaults(Generic[ConfigT]):
         self._update()
 
     def waiting_for(self) -> list[str]:
-        """The parameters still waiting for a description (empty once resolved)."""
-        return [] if self.config is not None else self._waiting(self._declared)
+        """The parameters still waiting for a description (empty once one came: resolved, or
+        refused with an error)."""
+        if self.config is not None or self._description is not None:
+            return []
+        return self._waiting(self._declared)
 
     def log_waiting(self) -> None:
         """Say (at most every 10 s) what waits for the description."""
@@ -103,11 +111,24 @@ class VehicleDefaults(Generic[ConfigT]):
         if self._description is None:
             resolved = None if self._waiting(self._declared) else self._declared
         else:
-            resolved, messages = self._resolve(self._declared, self._description)
+            try:
+                resolved, messages = self._resolve(self._declared, self._description)
+            except ParameterError as err:  # a parameter the vehicle cannot have (holonomic)
+                self.config = None
+                self.problem = f'{err} for the vehicle on {TOPIC}'
+                self._seam.logger.error(f'{self.problem}: waiting for parameters that fit it')
+                return
             for message in messages:
                 if message not in self._warned:  # once each
                     self._warned.add(message)
                     self._seam.logger.warning(message)
+        self.problem = None
         if resolved is not None and resolved != self.config:
             self.config = resolved
             self._on_resolved(resolved)
+
+    def check(self, declared: ConfigT) -> None:
+        """Raise :class:`ParameterError` if ``declared`` cannot be completed for the vehicle
+        described (nothing before a description): a live change is refused then."""
+        if self._description is not None:
+            self._resolve(declared, self._description)

@@ -148,7 +148,7 @@ def test_invalid_goals_are_refused_with_the_reason(goal, message):
 
 
 def test_holonomic_goal_moves_straight_and_turns_on_the_way():
-    cfg = config(holonomic=True)
+    cfg = config(holonomic=True, model='omni')
     trajectory = plan_to_goal(cfg, Pose2D(0.0, 0.0, 0.0), Pose2D(0.0, 3.0, math.pi / 2))
     np.testing.assert_allclose(trajectory.x_m, 0.0, atol=1e-9)  # straight sideways
     assert trajectory.yaw_rad[0] == 0.0
@@ -158,8 +158,17 @@ def test_holonomic_goal_moves_straight_and_turns_on_the_way():
     assert_within(trajectory, cfg)
 
 
+def test_holonomic_is_refused_for_a_vehicle_that_is_not_omni():
+    """Found in review: a differential base got sideways plans it cannot drive."""
+    for model in ('differential', 'bicycle'):
+        with pytest.raises(ParameterError, match=f"only an omni vehicle moves sideways; the "
+                                                 f"model is '{model}'"):
+            config(holonomic=True, model=model)
+    assert config(holonomic=True, model='auto').holonomic  # waits for the vehicle's model
+
+
 def test_holonomic_waypoints_turn_only_where_headings_are_given():
-    cfg = config(holonomic=True)
+    cfg = config(holonomic=True, model='omni')
     waypoints = waypoints_from_lists([[0, 0, 0.0], [4, 0], [4, 4, math.pi]])
     trajectory = plan_through(waypoints, cfg)
     assert trajectory.yaw_rad[0] == 0.0

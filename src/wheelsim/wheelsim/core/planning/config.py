@@ -217,6 +217,9 @@ class PlannerConfig(frames.FrameNames):
                 list(self.waypoints),
                 'one waypoint makes a path only with start_at_current_pose true',
             )
+        if self.holonomic and self.model not in (AUTO, 'omni'):
+            raise ParameterError('holonomic', True, f"only an omni vehicle moves sideways; the "
+                                                    f"model is '{self.model}'")
 
 
 #: Every parameter that takes its default from the vehicle, with the value meaning so.
