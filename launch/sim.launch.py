@@ -74,6 +74,8 @@ def _wheelsim_nodes(context):
     sim_values = vehicle_sim_values(files, namespace, sim_overrides)
     check_node_values(label, 'vehicle_sim', sim_values)  # its map file read too
     urdf = robot_description(' + '.join(files), sim_values)
+    _check_clock(label, ' + '.join(files), sim_values, real_time_factor,
+                 boolean('use_sim_time', LaunchConfiguration('use_sim_time').perform(context)))
     if sim_values.get('be_reference_clock', False):
         # Clock mode 3: vehicle_sim is the time source, so it must not itself follow /clock.
         sim_overrides['use_sim_time'] = False
@@ -110,6 +112,22 @@ def _wheelsim_nodes(context):
                  parameters=[*files, prefix], on_exit=ends_launch('controller'), **common),
         ]
     return nodes
+
+
+def _check_clock(label, files, sim_values, real_time_factor, use_sim_time):
+    """RuntimeError for a clock set-up that cannot run as asked: vehicle_sim the reference clock
+    (mode 3) while the other nodes stay on wall time (its stamps are simulated time: the loop
+    never gets a recent pose), or ``real_time_factor:=`` without the reference clock, which
+    alone it paces."""
+    reference = sim_values.get('be_reference_clock', False)
+    if reference and not use_sim_time:
+        raise RuntimeError(f'{label}: vehicle_sim.be_reference_clock: true makes vehicle_sim '
+                           'publish /clock (clock mode 3), which the other nodes follow only '
+                           'with use_sim_time:=true: give it, or set be_reference_clock false')
+    if real_time_factor and not reference:
+        raise RuntimeError(f'real_time_factor:={real_time_factor} paces vehicle_sim\'s '
+                           f'reference clock, and be_reference_clock is false in {files}: set '
+                           'it true (with use_sim_time:=true), or leave real_time_factor out')
 
 
 def _publish_map(text, files, namespace):

@@ -197,7 +197,7 @@ def test_sim_launch_builds_its_nodes_and_a_parsing_urdf(preset):
         'params_file': params_file, 'overrides_file': '', 'model': '', 'map_yaml': '',
         'publish_map': '',
         'frame_prefix': '', 'localization_mode': '', 'real_time_factor': '', 'map_to_odom': 'true',
-        'log_level': 'info', 'tracking': 'false'})
+        'log_level': 'info', 'tracking': 'false', 'use_sim_time': 'false'})
     sim = [('wheelsim', 'vehicle_sim'), ('wheelsim', 'localization'),
            ('robot_state_publisher', 'robot_state_publisher')]
     nodes = module._wheelsim_nodes(context)

@@ -152,6 +152,14 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
      'enable_button:=1.5 is invalid: must be an integer'),
     ('demo.launch.py', ['rviz:=false', 'map_yaml:={no_image}'],
      'vehicle_sim.world.map_yaml: map image '),
+    # found in review: both started, and the first never moved (its stamps were simulated
+    # time, the controller's clock wall time); the second ran at real time without a word
+    ('demo.launch.py', ['rviz:=false', 'overrides_file:={reference_clock}'],
+     'reference_clock.yaml: vehicle_sim.be_reference_clock: true makes vehicle_sim publish '
+     '/clock (clock mode 3), which the other nodes follow only with use_sim_time:=true'),
+    ('sim.launch.py', ['rviz:=false', 'real_time_factor:=4.0'],
+     "real_time_factor:=4.0 paces vehicle_sim's reference clock, and be_reference_clock is "
+     'false in '),
 ])
 def test_a_launch_failing_before_the_start_starts_nothing(
         tmp_path, ros_domain_id, file_name, arguments, message):
@@ -163,7 +171,10 @@ def test_a_launch_failing_before_the_start_starts_nothing(
     no_image = tmp_path / 'no_image.yaml'
     no_image.write_text('image: missing.pgm\nresolution: 0.05\norigin: [0.0, 0.0, 0.0]\n'
                         'occupied_thresh: 0.65\nfree_thresh: 0.2\nnegate: 0\n')
-    files = {'tricycle': tricycle, 'bad_controller': bad_controller, 'no_image': no_image}
+    reference_clock = tmp_path / 'reference_clock.yaml'
+    reference_clock.write_text('vehicle_sim:\n  ros__parameters:\n    be_reference_clock: true\n')
+    files = {'tricycle': tricycle, 'bad_controller': bad_controller, 'no_image': no_image,
+             'reference_clock': reference_clock}
     launch = Launch(tmp_path, file_name, [a.format(**files) for a in arguments])
     returncode = launch.wait(60.0)
     text = launch.text()
