@@ -7,7 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped, TwistStamped
+from geometry_msgs.msg import (
+    PoseStamped,
+    PoseWithCovarianceStamped,
+    TwistStamped,
+    Vector3Stamped,
+)
 from mcap.reader import make_reader
 from mcap.writer import Writer as McapWriter
 from mcap_ros2.writer import Writer as McapRos2Writer
@@ -125,7 +130,9 @@ def test_cmd_vel_of_either_type(tmp_path, stamped):
 
 
 def test_joint_states_wheels_and_steering(tmp_path):
-    names = ['front_left_steer_joint', 'rear_left_wheel_joint', 'rear_right_wheel_joint']
+    """Found in review: a steered wheel's rolling joint (``steered_left_wheel_joint``, as
+    wheelsim's car names it) was drawn as a steering angle."""
+    names = ['front_left_steer_joint', 'rear_left_wheel_joint', 'steered_right_wheel_joint']
     records = []
     for i in range(3):
         msg = JointState(name=names, position=[0.1 * i, 1.0 * i, 2.0 * i], velocity=[])
@@ -136,7 +143,7 @@ def test_joint_states_wheels_and_steering(tmp_path):
     records.append(('/joint_states', wheels, 0.06))
     joints = load_run(write_bag(tmp_path / 'bag', records)).joints
     assert joints.steering_names == ('front_left_steer_joint',)
-    assert joints.wheel_names == ('rear_left_wheel_joint', 'rear_right_wheel_joint')
+    assert joints.wheel_names == ('rear_left_wheel_joint', 'steered_right_wheel_joint')
     np.testing.assert_allclose(joints.position[:, 0], [0.0, 0.1, 0.2, np.nan])
     np.testing.assert_allclose(joints.velocity[:, 2], [np.nan, np.nan, np.nan, 4.0])
 
@@ -148,6 +155,27 @@ def test_unknown_tracking_error_type_becomes_columns(tmp_path):
     assert list(errors.columns) == ['data[0]', 'data[1]', 'data[2]']
     np.testing.assert_allclose(errors.t_s, [0.0, 0.5, 1.0, 1.5])
     np.testing.assert_allclose(errors.columns['data[0]'], [0.0, 0.1, 0.2, 0.3])
+
+
+def test_tracking_errors_read_in_memory_are_those_read_from_the_bag(tmp_path):
+    """Found in review: read from rclpy's objects in memory (every wheelsim run), the columns
+    were the private slots, header stamps included (``_header._stamp._nanosec``)."""
+    records = []
+    for i in range(3):
+        msg = Vector3Stamped()
+        set_stamp(msg.header, 0.05 * i)
+        msg.vector.x, msg.vector.y, msg.vector.z = 0.1 * i, -0.2, 0.3
+        records.append(('/tracking_error', msg, 0.05 * i))
+    reader = RunReader()
+    for topic, msg, t_s in records:
+        reader.take(topic, msg, ns(t_s))
+    in_memory = reader.run().tracking_error
+    from_bag = load_run(write_bag(tmp_path / 'bag', records)).tracking_error
+    assert list(in_memory.columns) == list(from_bag.columns) == ['vector.x', 'vector.y',
+                                                                 'vector.z']
+    for name in in_memory.columns:
+        np.testing.assert_array_equal(in_memory.columns[name], from_bag.columns[name])
+    np.testing.assert_allclose(in_memory.columns['vector.x'], [0.0, 0.1, 0.2])
 
 
 def test_namespace_selects_the_robot(tmp_path):

@@ -82,6 +82,11 @@ class TwistSeries:
         return len(self.t_s)
 
 
+def _is_steering(joint_name: str) -> bool:
+    name = joint_name.lower()
+    return 'steer' in name and not name.removesuffix('_joint').endswith('wheel')
+
+
 @dataclass(frozen=True)
 class JointSeries:
     """Joint states over time: ``position`` [rad] and ``velocity`` [rad/s], shape (samples,
@@ -94,13 +99,14 @@ class JointSeries:
 
     @property
     def steering_names(self) -> tuple[str, ...]:
-        """Steering joints: the names containing 'steer'."""
-        return tuple(n for n in self.names if 'steer' in n.lower())
+        """Steering joints: the names containing 'steer' but for a wheel's (ending in 'wheel'
+        or 'wheel_joint': the rolling joint of a steered wheel, ``steered_left_wheel_joint``)."""
+        return tuple(n for n in self.names if _is_steering(n))
 
     @property
     def wheel_names(self) -> tuple[str, ...]:
         """Every other joint (the wheels)."""
-        return tuple(n for n in self.names if 'steer' not in n.lower())
+        return tuple(n for n in self.names if not _is_steering(n))
 
     def column(self, name: str) -> int:
         return self.names.index(name)
@@ -234,7 +240,11 @@ def _plan(msg: Any, log_time_ns: int) -> Plan:
 
 
 def _field_names(msg: Any) -> Iterable[str]:
-    """The fields of a message decoded by either decoder (dataclass or slots)."""
+    """The fields of a message: an rclpy message's (in memory: its ``__slots__`` are private
+    names), or one decoded by either decoder (dataclass or slots)."""
+    fields = getattr(msg, 'get_fields_and_field_types', None)
+    if fields is not None:
+        return list(fields())
     if dataclasses.is_dataclass(msg):
         return [f.name for f in dataclasses.fields(msg)]
     return getattr(msg, '__slots__', ())
