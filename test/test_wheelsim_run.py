@@ -394,6 +394,30 @@ def test_a_policy_that_fails_to_import_is_one_line_and_exit_2(tmp_path, source, 
     assert not (tmp_path / 'results').exists()
 
 
+@pytest.mark.parametrize('body, error', [
+    ("raise ZeroDivisionError('boom')", 'ZeroDivisionError: boom'),
+    ("open('/nonexistent/weights.npz')", "FileNotFoundError: [Errno 2] No such file or "
+                                         "directory: '/nonexistent/weights.npz'")])
+def test_a_policy_that_raises_in_the_run_is_one_line_and_exit_1(tmp_path, body, error):
+    """Found in review: a traceback and exit 1, or (an OSError) 'writing the results failed'
+    and exit 3, blaming the disk; nothing said where the run stopped."""
+    (tmp_path / 'raising_policy.py').write_text(f'def f(observation):\n    {body}\n')
+    (tmp_path / 'pol.yaml').write_text(
+        "name: pol\nduration: 5\n"
+        "nodes: {controller: {algorithm: policy, policy: {callable: 'raising_policy:f'}},\n"
+        "        planner: {waypoints: [1.0, 0.0, .nan]}}\n")
+    env = {**os.environ, 'PYTHONPATH': f'{tmp_path}:{os.environ.get("PYTHONPATH", "")}'}
+    result = subprocess.run([shutil.which('wheelsim'), 'run', 'pol.yaml', '--quiet'],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    folder = tmp_path / 'results' / 'pol'
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert (f'wheelsim: error: the run failed: {error} (traceback in {folder / "error.txt"})\n'
+            == result.stderr.splitlines(keepends=True)[-1]), result.stderr
+    assert 'Traceback' not in result.stderr
+    assert 'in f\n' in (folder / 'error.txt').read_text()  # the policy's frame
+    assert (folder / 'bag' / 'metadata.yaml').is_file() and not (folder / 'metrics.json').exists()
+
+
 def test_help_says_what_the_command_does_in_plain_words(tmp_path):
     result = wheelsim('--help', cwd=tmp_path)
     assert result.returncode == 0, result.stderr

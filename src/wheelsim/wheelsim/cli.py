@@ -403,6 +403,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _command(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     from wheelsim.run.recording import RecordingError  # imports rclpy: not for --help
+    from wheelsim.run.runner import EXIT_CRITERIA_FAILED, RunError
 
     # Ctrl-C and SIGTERM (a CI time-out) stop a run between two events with a valid bag, even
     # when the shell started this process with SIGINT ignored (a background job).
@@ -415,6 +416,10 @@ def _command(argv: Sequence[str] | None) -> int:
     except (ScenarioError, OutputError) as err:
         print(f'wheelsim: error: {err}', file=sys.stderr)
         return EXIT_BAD_INPUT
+    except RunError as err:  # a node raised: a policy's error, say
+        print(f'wheelsim: error: the run failed: {err} (traceback in {err.traceback_path})',
+              file=sys.stderr)
+        return EXIT_CRITERIA_FAILED
     except (RecordingError, OSError) as err:  # a full disk, a folder that vanished
         print(f'wheelsim: error: writing the results failed: {err}', file=sys.stderr)
         return EXIT_WRITE_FAILED

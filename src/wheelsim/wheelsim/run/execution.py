@@ -37,6 +37,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from wheelsim.run.output import ERROR_FILE
 from wheelsim.run.scenario import Scenario, ScenarioError
 
 TOKEN_FILE = '.wheelsim-output-token'
@@ -100,7 +101,7 @@ def run_job(job: Job, root: str, token: str) -> dict[str, Any]:
     folder is not visible here; or ``error`` (one line; the traceback is in
     ``root/<key>/error.txt``) when the run raised.
     """
-    from wheelsim.run.runner import run_scenario
+    from wheelsim.run.runner import RunError, run_scenario
 
     token_path = Path(root) / TOKEN_FILE
     shared = token_path.is_file() and token_path.read_text() == token
@@ -115,8 +116,9 @@ def run_job(job: Job, root: str, token: str) -> dict[str, Any]:
             'run_dir': str(outcome.output_dir.relative_to(target.resolve()))}
     except Exception as err:  # noqa: BLE001 - any failure of one run is reported, the rest go on
         (target / job.key).mkdir(parents=True, exist_ok=True)
-        (target / job.key / 'error.txt').write_text(traceback.format_exc())
-        result = {'error': f'{type(err).__name__}: {err}'.splitlines()[0]}
+        (target / job.key / ERROR_FILE).write_text(traceback.format_exc())
+        result = {'error': str(err) if isinstance(err, RunError)
+                  else f'{type(err).__name__}: {err}'.splitlines()[0]}
     result['wall_s'] = time.perf_counter() - start
     result['worker'] = f'{socket.gethostname()}:{os.getpid()}'
     if not shared:

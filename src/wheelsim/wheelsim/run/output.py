@@ -27,6 +27,8 @@ MAX_NUMBERED = 10_000
 #: The longest scenario name [bytes of UTF-8]: a folder name (Linux allows 255 bytes) with room
 #: for the numbered runs' ``-10000`` and a sweep point's suffix.
 MAX_NAME_BYTES = 200
+ERROR_FILE = 'error.txt'
+"""Where a run that raised keeps the traceback, in its output folder."""
 
 
 class OutputError(ValueError):
@@ -55,7 +57,7 @@ def run_files() -> tuple[tuple[str, tuple[str, ...]], ...]:
     ``plots/`` the report's figures by name (a user's own PNG there stays)."""
     from wheelsim.report.plots import PAGE_NAMES, PDF_NAME
 
-    return (('', ('metrics.json', 'timing.json', MARKER)),
+    return (('', ('metrics.json', 'timing.json', ERROR_FILE, MARKER)),
             ('bag', ('*.mcap', 'metadata.yaml')),
             ('plots', (*(f'{name}.png' for name in PAGE_NAMES), PDF_NAME)))
 

@@ -20,6 +20,7 @@ import contextlib
 import gc
 import importlib
 import time
+import traceback
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from wheelsim.core.params import ParameterError, ParamSpec
 from wheelsim.report.summary import passes
-from wheelsim.run.output import json_text, run_folder
+from wheelsim.run.output import ERROR_FILE, json_text, run_folder
 from wheelsim.run.scenario import DEFAULT_SCENARIO, NODE_NAMES, Scenario
 
 if TYPE_CHECKING:  # the lock-step runner imports rclpy: not for --help
@@ -46,6 +47,15 @@ PROGRESS_STEP_S = 0.5  # simulated time between two updates of the progress bar
 PROGRESS_STEP_NS = round(PROGRESS_STEP_S * 1e9)
 REAL_TIME_FACTOR_DIGITS = 3  # significant digits of timing.json's achieved real-time factor
 EXIT_CRITERIA_FAILED = 1
+
+
+class RunError(RuntimeError):
+    """The run raised (a node's code: a policy's error, a bug): the message is the exception's
+    type and first line, ``traceback_path`` the file with the whole traceback."""
+
+    def __init__(self, message: str, traceback_path: Path) -> None:
+        super().__init__(message)
+        self.traceback_path = traceback_path
 EXIT_INTERRUPTED = 130
 
 
@@ -309,16 +319,25 @@ def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float 
     """Simulate, then write metrics, timing and plots into ``output_root/<scenario name>``
     (a numbered sibling if that exists; see :func:`wheelsim.run.output.run_folder`).
     ``record`` false: no bag, whatever the scenario's ``record`` says (the metrics and plots
-    read the run in memory either way)."""
+    read the run in memory either way). Raises :class:`RunError` (the traceback in
+    :data:`ERROR_FILE` of the output folder, beside the bag so far) when a node raised."""
     from wheelsim.report import metrics, plots
     from wheelsim.report.bag_data import RunReader
+    from wheelsim.run.recording import RecordingError
 
     phases = Phases()
 
     out = run_folder(output_root, scenario.name, overwrite)
     reader = RunReader()  # the report's data, read from each message as it is published
-    wall_s, interrupted = simulate(scenario, out / 'bag' if record else None, real_time_factor,
-                                   show_progress, phases, reader.take)
+    try:
+        wall_s, interrupted = simulate(scenario, out / 'bag' if record else None,
+                                       real_time_factor, show_progress, phases, reader.take)
+    except RecordingError:
+        raise
+    except Exception as err:  # noqa: BLE001 - whatever a node raised: reported, not a crash
+        path = out / ERROR_FILE
+        path.write_text(traceback.format_exc())
+        raise RunError(f'{type(err).__name__}: {err}'.splitlines()[0], path) from err
     with phases('report_data'):
         run = reader.run()
     with phases('metrics'):
