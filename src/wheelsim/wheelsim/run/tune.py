@@ -7,7 +7,9 @@ metric, with parallel trials on Ray.
   (ask-and-tell); workers only run scenarios. A study remembers its objective and parameters;
   resuming it with others is an error naming both.
 - Samplers: ``tpe`` (default, Optuna's TPESampler with the constant liar for parallel trials),
-  ``random``, ``qmc`` (Sobol). Each takes ``sampler_seed``.
+  ``random``, ``qmc`` (Sobol). Each takes ``sampler_seed``; a resumed study's TPE or random
+  sampler takes ``sampler_seed`` plus its trials so far (the same seed again would propose its
+  first trials again; QMC goes on along its sequence).
 - The scenario's ``pass_criteria`` are constraints (``criterion_excess <= 0``): TPE samples toward
   feasible points, and the best trial is the best feasible one (the best of all only when none
   is feasible, said so in the report).
@@ -155,6 +157,9 @@ def open_study(folder: Path, storage: str | None, name: str, objective: str,
             raise ScenarioError(f'study {name} in {url}: made with {key} {known}, not {value}: '
                                 'give another --study name or --output')
     study.set_user_attr('parameter_texts', texts)
+    made = len(study.trials)
+    if made and sampler != 'qmc':  # seeded as at the start, it would draw its first trials again
+        study.sampler = _sampler(sampler, (sampler_seed + made) % 2**32)
     return study
 
 
