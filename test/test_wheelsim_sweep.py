@@ -287,3 +287,23 @@ def test_a_node_seed_in_a_scenario_file_is_an_error(tmp_path):
     assert result.returncode == 2, result.stdout + result.stderr
     assert "nodes.localization.seed: overridden in every run by the scenario's seed" in \
         result.stderr
+
+
+
+@pytest.mark.parametrize('command, arguments, kept', [
+    ('sweep', GRID, 'sweep.csv'),
+    ('tune', ['--param', 'controller.lead_time=0:0.8', '--objective', 'cross_track_rms_m'],
+     'best_params.yaml')])
+def test_a_folder_the_command_did_not_make_is_refused_and_kept(tmp_path, command, arguments,
+                                                               kept):
+    """Found in review: a sweep replaced a sweep.csv of the user's, a tune a best_params.yaml
+    (before anything ran: no Ray started here)."""
+    scenario = write_scenario(tmp_path, 1)
+    users = tmp_path / 'o' / 'short' / command
+    users.mkdir(parents=True)
+    (users / kept).write_text('precious\n')
+    result = wheelsim(command, str(scenario), *arguments, '--output', 'o', cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f'o/short/{command} was not written by wheelsim {command}' in result.stderr, (
+        result.stderr)
+    assert [p.name for p in users.iterdir()] == [kept]

@@ -7,7 +7,14 @@ import shutil
 import pytest
 
 from wheelsim.report.plots import PAGE_NAMES
-from wheelsim.run.output import MARKER, OutputError, check_run_name, json_text, run_folder
+from wheelsim.run.output import (
+    MARKER,
+    OutputError,
+    check_run_name,
+    command_folder,
+    json_text,
+    run_folder,
+)
 
 
 @pytest.mark.parametrize('name', ['', '.', '..', 'a/b', '../x', 'a\\b', 'tab\there', 'nul\0', 42,
@@ -128,3 +135,26 @@ def test_json_text_is_strict_json_a_non_finite_number_null():
     assert json.loads(text, parse_constant=pytest.fail) == {
         'a': None, 'b': [1.0, None, [None, {'c': None}]], 'd': 2, 'e': 'nan', 'f': 1e-300}
     assert text == json.dumps(json.loads(text), indent=2, sort_keys=True) + '\n'
+
+
+def test_a_sweep_or_tune_folder_is_its_own_or_new_never_a_user_s(tmp_path):
+    """Found in review: a sweep replaced the user's sweep.csv, a tune their best_params.yaml,
+    in a folder neither had made."""
+    made = command_folder(tmp_path / 'base' / 'sweep', 'sweep')
+    assert (made / '.wheelsim-sweep').is_file()
+    (made / 'sweep.csv').write_text('its own table\n')
+    assert command_folder(made, 'sweep') == made  # a rerun resumes there
+    users = tmp_path / 'base' / 'tune'
+    users.mkdir()
+    (users / 'best_params.yaml').write_text('precious\n')
+    with pytest.raises(OutputError, match=r'tune was not written by wheelsim tune \(no '
+                                          r'\.wheelsim-tune\): not replacing its files'):
+        command_folder(users, 'tune')
+    assert (users / 'best_params.yaml').read_text() == 'precious\n'
+    with pytest.raises(OutputError, match='not written by wheelsim tune'):
+        command_folder(made, 'tune')  # a sweep's folder is not a tune's
+    (tmp_path / 'older' / 'runs').mkdir(parents=True)  # made before the marker: resumed
+    assert (command_folder(tmp_path / 'older', 'sweep') / '.wheelsim-sweep').is_file()
+    (tmp_path / 'a_file').write_text('x')
+    with pytest.raises(OutputError, match='is not a plain folder'):
+        command_folder(tmp_path / 'a_file', 'sweep')

@@ -8,6 +8,9 @@
   (:func:`run_files`), and only from a folder a run made (it holds :data:`MARKER`). Symbolic links
   are never followed: one where a run writes is an OutputError, as is a file of the user's in a
   folder a run makes whole (:data:`WHOLE_FOLDERS`).
+- :func:`command_folder`: the folder of a sweep or a tune, which a rerun resumes: one it made
+  (:func:`command_marker` in it) or a new one, never a folder of the user's (its files would be
+  replaced).
 - :func:`json_text`: the text of every JSON file a run, a sweep or a tune writes, strict JSON.
 """
 
@@ -124,6 +127,31 @@ def run_folder(output_root: Path, name: str, overwrite: bool = False) -> Path:
     folder.mkdir(exist_ok=overwrite)
     (folder / MARKER).write_text('written by wheelsim run; --overwrite removes only its own '
                                  'files from this folder\n')
+    return folder
+
+
+def command_marker(command: str) -> str:
+    """The file that says ``wheelsim <command>`` (sweep, tune) made a folder."""
+    return f'.wheelsim-{command}'
+
+
+def command_folder(folder: Path, command: str) -> Path:
+    """``folder``, where ``wheelsim <command>`` writes and a rerun resumes, created with its
+    :func:`command_marker`; an existing one must be one it made (the marker, or the ``runs/``
+    of a folder made before the marker) or empty. OutputError otherwise, and for a symbolic
+    link or a file there."""
+    folder = Path(folder)
+    marker = folder / command_marker(command)
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise OutputError(f'{folder} is not a plain folder: not writing the {command} there; '
+                          'choose another --output')
+    if folder.is_dir() and not marker.is_file() and not (folder / 'runs').is_dir() \
+            and any(folder.iterdir()):
+        raise OutputError(f'{folder} was not written by wheelsim {command} (no {marker.name}): '
+                          f'not replacing its files; choose another --output')
+    folder.mkdir(parents=True, exist_ok=True)
+    if not marker.is_file():
+        marker.write_text(f'written by wheelsim {command}; the same command resumes it here\n')
     return folder
 
 
