@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -297,7 +298,7 @@ def test_a_node_seed_in_a_scenario_file_is_an_error(tmp_path):
 def test_a_folder_the_command_did_not_make_is_refused_and_kept(tmp_path, command, arguments,
                                                                kept):
     """Found in review: a sweep replaced a sweep.csv of the user's, a tune a best_params.yaml
-    (before anything ran: no Ray started here)."""
+    (refused before any run: a sweep's once Ray runs, a tune's before)."""
     scenario = write_scenario(tmp_path, 1)
     users = tmp_path / 'o' / 'short' / command
     users.mkdir(parents=True)
@@ -307,3 +308,20 @@ def test_a_folder_the_command_did_not_make_is_refused_and_kept(tmp_path, command
     assert f'o/short/{command} was not written by wheelsim {command}' in result.stderr, (
         result.stderr)
     assert [p.name for p in users.iterdir()] == [kept]
+
+
+@pytest.mark.parametrize('scheme', ['', 'ray://'])
+def test_an_address_where_nothing_listens_is_refused_at_once(tmp_path, scheme):
+    """Found in review: ray.init retried 127.0.0.1:6399 for over 5 minutes (nothing listened);
+    now one line and exit 2, no folder left."""
+    with socket.socket() as probe:  # a loopback port nothing listens on (bound, not listening)
+        probe.bind(('127.0.0.1', 0))
+        port = probe.getsockname()[1]
+        started = time.monotonic()
+        result = wheelsim('sweep', str(write_scenario(tmp_path, 1)), *GRID, '--address',
+                          f'{scheme}127.0.0.1:{port}', '--output', 'o', cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert (f'--address {scheme}127.0.0.1:{port}: nothing answers at 127.0.0.1:{port} '
+            '(Connection refused)') in result.stderr, result.stderr
+    assert time.monotonic() - started < 60
+    assert not (tmp_path / 'o' / 'short').exists()

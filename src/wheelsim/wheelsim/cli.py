@@ -262,8 +262,9 @@ def _sweep(args: argparse.Namespace) -> int:
     axes = sampling.as_parameter_types(sampling.parse_axes(args.param), specs)
     points = sampling.plan_points(axes, args.sample, args.samples, args.sample_seed)
     planned = sweep.plan_sweep(scenario, points, _override_check(specs), args.bags)
-    root = command_folder(_output_root(args.output) / scenario.name / 'sweep', 'sweep')
+    root = _output_root(args.output) / scenario.name / 'sweep'
     with runner:
+        command_folder(root, 'sweep')  # once Ray runs: a bad --address leaves no folder
         print(f'sweep of {len(planned)} runs of {scenario.name} on {_ray_workers(runner)} -> '
               f'{root}')
         outcome = sweep.run_sweep(planned, root, runner, show_progress=not args.quiet)

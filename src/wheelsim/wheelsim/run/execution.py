@@ -42,6 +42,8 @@ from wheelsim.run.scenario import Scenario, ScenarioError
 
 TOKEN_FILE = '.wheelsim-output-token'
 LOOPBACK = '127.0.0.1'
+CONNECT_TIMEOUT_S = 10.0
+"""How long ``--address HOST:PORT`` may take to accept a connection before it is an error."""
 """The address of a local Ray instance: it serves this machine only."""
 SINGLE_NODE_SWITCH = 'RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER'
 """Set to ``0`` before Ray is imported, Ray takes this machine for a single-node one (as on
@@ -144,6 +146,23 @@ def check_address(address: str) -> None:
                             '(PORT in [1, 65535])')
 
 
+def _check_reachable(address: str) -> None:
+    """ScenarioError naming ``--address`` unless a TCP connection to its HOST:PORT opens within
+    :data:`CONNECT_TIMEOUT_S` (``auto``: Ray finds the cluster itself, or fails at once):
+    ``ray.init`` retries an address where nothing listens for minutes (a review waited 5 min)."""
+    match = ADDRESS.fullmatch(address)
+    if match is None:
+        return
+    host, port = match[2].strip('[]'), int(match[3])
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as err:  # refused, no route, a name that does not resolve, the time-out
+        reason = err.strerror or str(err) or type(err).__name__
+        raise ScenarioError(f'--address {address}: nothing answers at {host}:{port} '
+                            f'({reason}): start the cluster there (ray start --head) or give '
+                            'its address') from None
+
+
 @contextlib.contextmanager
 def _without_sigint() -> Iterator[None]:
     """SIGINT blocked in this thread for the block, so that the processes it starts never take
@@ -197,6 +216,7 @@ class RayRunner:
         import logging
 
         if self._address:
+            _check_reachable(self._address)
             try:
                 ray.init(address=self._address, logging_level=logging.WARNING,
                          log_to_driver=False)
