@@ -231,10 +231,15 @@ def test_a_section_for_every_node_gives_load_vehicle_what_vehicle_sim_declares(t
      r'\(any, 3\)'),
     (lambda: ws.simulate(DIFF, None, [[0.1, 0.0, math.nan]], 0.01), 'commands must be finite'),
     (lambda: ws.simulate(DIFF, None, [['fast', 0.0, 0.0]], 0.01), 'commands must be an array '
-     'of numbers'),
+     'of real numbers'),
     (lambda: ws.rollout(DIFF, [[0.0, 0.0], [0.0]], policy, 5, 0.01), 'x0 must be an array of '
-     'numbers'),
+     'real numbers'),
     (lambda: ws.simulate(DIFF, None, [[math.inf, 0.0, 0.0]], 0.01), 'commands must be finite'),
+    # found in review: numpy dropped the imaginary part with a warning; a list was a TypeError
+    (lambda: ws.simulate(DIFF, None, np.ones((3, 3)) * (1 + 1j), 0.01),
+     'commands must be an array of real numbers'),
+    (lambda: ws.load_vehicle('indoor_differential', [1, 2]), 'params must be a mapping of '
+     'vehicle_sim parameter names to values'),
     (lambda: ws.simulate(DIFF, [0.0, 0.0], [[0.1, 0.0, 0.0]], 0.01), r'x0 must have shape '
      r'\(3\)'),
     (lambda: ws.simulate(DIFF, np.zeros((3, 3)), np.zeros((2, 5, 3)), 0.01),

@@ -170,11 +170,15 @@ def _steps_per_period(vehicle: SimVehicle, dt_s: float) -> int:
 
 
 def _floats(values: ArrayLike, name: str, meaning: str) -> NDArray[np.float64]:
-    """``values`` as an array of floats; ValueError naming ``name`` if they are not numbers."""
+    """``values`` as an array of floats; ValueError naming ``name`` if they are not real
+    numbers (numpy would drop the imaginary part of a complex one with a warning)."""
     try:
-        return np.asarray(values, dtype=np.float64)
+        array = np.asarray(values)
+        if not np.iscomplexobj(array):
+            return array.astype(np.float64)
     except (TypeError, ValueError):
-        raise ValueError(f'{name} must be an array of numbers ({meaning})') from None
+        pass
+    raise ValueError(f'{name} must be an array of real numbers ({meaning})')
 
 
 def _finite(values: ArrayLike, name: str, shape: tuple[int | None, ...], meaning: str,

@@ -16,6 +16,15 @@ def stick_wheel_speeds(vehicle: SimVehicle, mapping: str, first: ArrayLike, seco
     wheel speed (its drive's ``max_velocity``) from two stick axes in [-1, 1]
     (:mod:`wheelsim.core.teleop.two_stick`): ``mapping`` ``'tank'`` (``first``, ``second``: the
     left and right sticks' forward axes) or ``'arcade'`` (throttle, turn left positive).
-    ValueError for another mapping or a bicycle."""
-    left, right = side_shares(mapping, first, second)
+    ValueError for another mapping, a bicycle, or axes that are not of one shape, finite and
+    in [-1, 1]."""
+    axes = [np.asarray(first), np.asarray(second)]
+    if axes[0].shape != axes[1].shape:
+        raise ValueError(f'first and second must have one shape, got {axes[0].shape} and '
+                         f'{axes[1].shape}')
+    for name, axis in zip(('first', 'second'), axes, strict=True):
+        if np.iscomplexobj(axis) or not np.issubdtype(axis.dtype, np.number) or \
+                not np.all(np.abs(axis) <= 1.0):  # NaN fails too
+            raise ValueError(f'{name} must be stick axes: real numbers in [-1, 1]')
+    left, right = side_shares(mapping, *axes)
     return wheel_shares(vehicle.model, left, right) * vehicle.config.drive.max_velocity

@@ -105,10 +105,13 @@ def load_vehicle(preset_or_params_file: str | Path | None = None,
     'map.yaml'}``); the names and ranges are those of docs/parameters.md. A relative
     ``world.map_yaml`` is taken from the current directory, as the node does.
 
-    Raises ValueError for an unknown preset or file, an unknown parameter (naming the closest
-    known one), a value out of its range (naming the parameter and the range) or an unreadable
-    map.
+    Raises ValueError for an unknown preset or file, ``params`` that is no mapping, an unknown
+    parameter (naming the closest known one), a value out of its range (naming the parameter and
+    the range) or an unreadable map.
     """
+    if params is not None and not isinstance(params, Mapping):
+        raise ValueError(f'params must be a mapping of vehicle_sim parameter names to values '
+                         f'(dotted or nested), not a {type(params).__name__}')
     values: dict[str, Any] = {}
     if preset_or_params_file is not None:
         values.update(node_parameters([_params_file(preset_or_params_file)], '/vehicle_sim',
