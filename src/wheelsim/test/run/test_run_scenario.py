@@ -239,6 +239,10 @@ def test_a_folder_given_as_params_file_is_named_as_a_folder(tmp_path):
     ('nodes: {controller: {kx: 1.0}}', 'nodes.controller.kx: controller has no such parameter'),
     ('nodes: {localization: {mode: fancy}}', "nodes.localization.mode: 'fancy' must be one of"),
     ('params_file: missing.yaml', 'params_file:'),
+    # found in review: read as the path 'None', and a number as a file name
+    ('params_file:', 'params_file: null must be the path of a ROS params file'),
+    ('params_file: 5', 'params_file: 5 must be the path of a ROS params file'),
+    ('map:', 'map: null must name a map_server YAML file'),
     ('[1, 2]', 'a scenario is a mapping'),
     # found in review: the last of two keys won without a word
     ('duration: 2.0\nduration: 5.0',

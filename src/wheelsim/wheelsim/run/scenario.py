@@ -155,7 +155,8 @@ def params_file_sections(path: Path, node_specs: Mapping[str, list[ParamSpec]], 
 def _map_path(source: Path, value: Any, vehicle_sim: Mapping[str, Any]) -> Path:
     """The scenario's ``map``: a shipped map's name or a YAML path relative to the scenario."""
     if not isinstance(value, str) or not value:
-        raise _fail(source, 'map', f'{value!r} must name a map_server YAML file or a shipped map')
+        raise _fail(source, 'map', f'{yaml_numbers.shown(value)} must name a map_server YAML '
+                    'file or a shipped map')
     if vehicle_sim.get('world.map_yaml'):
         raise _fail(source, 'map', 'nodes.vehicle_sim.world.map_yaml names a map too: give one '
                     '(the runner gives map to vehicle_sim as world.map_yaml)')
@@ -238,7 +239,11 @@ def load_scenario(
     parameters = {node: {} for node in NODE_NAMES}
     replaced: dict[str, str] = {}
     if 'params_file' in tree:
-        params_path = (source.parent / str(tree['params_file'])).resolve()
+        given = tree['params_file']
+        if not isinstance(given, str) or not given:  # null was the path 'None'
+            raise _fail(source, 'params_file', f'{yaml_numbers.shown(given)} must be the path '
+                        'of a ROS params file (relative to the scenario)')
+        params_path = (source.parent / given).resolve()
         if params_path.is_dir():
             raise _fail(source, 'params_file', f'{params_path} is a folder, not a file')
         if not params_path.is_file():
