@@ -30,10 +30,19 @@ def test_a_car_or_an_unknown_mapping_is_refused_by_name():
 @pytest.mark.parametrize('first, second, message', [
     ([np.nan], [0.1], 'first must be stick axes: real numbers in'),
     ([0.5], [1.5], 'second must be stick axes: real numbers in'),
-    ([0.5, 0.5], [0.1], r'first and second must have one shape, got \(2,\) and \(1,\)'),
+    ([0.5, 0.5], [0.1], r'first and second must have one shape \(or one be a single value\), '
+                        r'got \(2,\) and \(1,\)'),
     (['up'], [0.1], 'first must be stick axes'),
 ])
 def test_axes_that_are_not_sticks_are_refused_by_name(first, second, message):
     """Found in review: NaN gave NaN speeds, and [0.5, 0.5] against [0.1] was broadcast."""
     with pytest.raises(ValueError, match=message):
         ws.stick_wheel_speeds(ws.load_vehicle('indoor_differential'), 'arcade', first, second)
+
+
+def test_one_stick_may_be_held_while_the_other_moves():
+    """Found in review of the check above: a single value against a series was refused."""
+    robot = ws.load_vehicle('indoor_differential')
+    held = ws.stick_wheel_speeds(robot, 'arcade', np.linspace(0.0, 1.0, 5), 0.3)
+    np.testing.assert_array_equal(held, ws.stick_wheel_speeds(
+        robot, 'arcade', np.linspace(0.0, 1.0, 5), np.full(5, 0.3)))

@@ -16,12 +16,12 @@ def stick_wheel_speeds(vehicle: SimVehicle, mapping: str, first: ArrayLike, seco
     wheel speed (its drive's ``max_velocity``) from two stick axes in [-1, 1]
     (:mod:`wheelsim.core.teleop.two_stick`): ``mapping`` ``'tank'`` (``first``, ``second``: the
     left and right sticks' forward axes) or ``'arcade'`` (throttle, turn left positive).
-    ValueError for another mapping, a bicycle, or axes that are not of one shape, finite and
-    in [-1, 1]."""
+    One of them may be a single value, held while the other moves. ValueError for another
+    mapping, a bicycle, or axes that are not finite, in [-1, 1] and of one shape."""
     axes = [np.asarray(first), np.asarray(second)]
-    if axes[0].shape != axes[1].shape:
-        raise ValueError(f'first and second must have one shape, got {axes[0].shape} and '
-                         f'{axes[1].shape}')
+    if axes[0].shape != axes[1].shape and axes[0].ndim and axes[1].ndim:
+        raise ValueError(f'first and second must have one shape (or one be a single value), '
+                         f'got {axes[0].shape} and {axes[1].shape}')
     for name, axis in zip(('first', 'second'), axes, strict=True):
         if np.iscomplexobj(axis) or not np.issubdtype(axis.dtype, np.number) or \
                 not np.all(np.abs(axis) <= 1.0):  # NaN fails too
