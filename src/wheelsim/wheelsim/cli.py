@@ -21,7 +21,11 @@ from pathlib import Path
 # more; idle, OpenBLAS's extra threads spin, about 0.1 s of CPU a command).
 os.environ.setdefault('OPENBLAS_NUM_THREADS', '1')
 
-from wheelsim.run.output import OutputError, command_folder  # noqa: E402
+from wheelsim.run.output import (  # noqa: E402
+    OutputError,
+    check_command_folder,
+    command_folder,
+)
 from wheelsim.run.scenario import (  # noqa: E402
     SEED_KEY,
     ScenarioError,
@@ -263,6 +267,7 @@ def _sweep(args: argparse.Namespace) -> int:
     points = sampling.plan_points(axes, args.sample, args.samples, args.sample_seed)
     planned = sweep.plan_sweep(scenario, points, _override_check(specs), args.bags)
     root = _output_root(args.output) / scenario.name / 'sweep'
+    check_command_folder(root, 'sweep')
     with runner:
         command_folder(root, 'sweep')  # once Ray runs: a bad --address leaves no folder
         print(f'sweep of {len(planned)} runs of {scenario.name} on {_ray_workers(runner)} -> '
@@ -332,12 +337,11 @@ def _tune(args: argparse.Namespace) -> int:
         for value in axis.values if axis.values is not None else (axis.low, axis.high):
             with_overrides(scenario, {axis.name: value}, check)
     root = _output_root(args.output) / scenario.name / args.study
-    if args.storage is None or root.exists():  # else made once the storage opened
+    check_command_folder(root, 'tune')
+    with runner:  # then the study: a bad --address leaves no folder
+        study = tune.open_study(root, args.storage, args.study, args.objective, axes,
+                                args.sampler, args.sampler_seed)
         command_folder(root, 'tune')
-    study = tune.open_study(root, args.storage, args.study, args.objective, axes, args.sampler,
-                            args.sampler_seed)
-    command_folder(root, 'tune')  # its marker, also in a folder made with the study
-    with runner:
         print(f'tuning {", ".join(a.name for a in axes)} of {scenario.name} for '
               f'{args.objective} ({study.direction.name.lower()}), {args.trials} trials on '
               f'{_ray_workers(runner)} -> {root}')

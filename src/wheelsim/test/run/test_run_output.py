@@ -10,6 +10,7 @@ from wheelsim.report.plots import PAGE_NAMES
 from wheelsim.run.output import (
     MARKER,
     OutputError,
+    check_command_folder,
     check_run_name,
     command_folder,
     json_text,
@@ -151,10 +152,18 @@ def test_a_sweep_or_tune_folder_is_its_own_or_new_never_a_user_s(tmp_path):
                                           r'\.wheelsim-tune\): not replacing its files'):
         command_folder(users, 'tune')
     assert (users / 'best_params.yaml').read_text() == 'precious\n'
-    with pytest.raises(OutputError, match='not written by wheelsim tune'):
+    with pytest.raises(OutputError, match=r'sweep was made by wheelsim sweep \(no '
+                                          r'\.wheelsim-tune\)'):
         command_folder(made, 'tune')  # a sweep's folder is not a tune's
-    (tmp_path / 'older' / 'runs').mkdir(parents=True)  # made before the marker: resumed
-    assert (command_folder(tmp_path / 'older', 'sweep') / '.wheelsim-sweep').is_file()
+    (users / 'runs').mkdir()  # a user's runs/ does not make it a tune's (found in review)
+    with pytest.raises(OutputError, match='not written by wheelsim tune'):
+        command_folder(users, 'tune')
+    older = tmp_path / 'older'
+    older.mkdir()
+    (older / 'study.db').write_text('')  # a tune's folder made before the marker: resumed
+    assert (command_folder(older, 'tune') / '.wheelsim-tune').is_file()
     (tmp_path / 'a_file').write_text('x')
     with pytest.raises(OutputError, match='is not a plain folder'):
-        command_folder(tmp_path / 'a_file', 'sweep')
+        check_command_folder(tmp_path / 'a_file', 'sweep')
+    check_command_folder(tmp_path / 'new', 'sweep')  # a check makes nothing
+    assert not (tmp_path / 'new').exists()

@@ -135,21 +135,38 @@ def command_marker(command: str) -> str:
     return f'.wheelsim-{command}'
 
 
-def command_folder(folder: Path, command: str) -> Path:
-    """``folder``, where ``wheelsim <command>`` writes and a rerun resumes, created with its
-    :func:`command_marker`; an existing one must be one it made (the marker, or the ``runs/``
-    of a folder made before the marker) or empty. OutputError otherwise, and for a symbolic
-    link or a file there."""
+#: What a sweep's or a tune's folder made before :func:`command_marker` holds: it is theirs.
+_OWN_FILES = {'sweep': 'sweep.csv', 'tune': 'study.db'}
+
+
+def check_command_folder(folder: Path, command: str) -> None:
+    """OutputError unless ``wheelsim <command>`` may write into ``folder`` (see
+    :func:`command_folder`); nothing is created."""
     folder = Path(folder)
-    marker = folder / command_marker(command)
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         raise OutputError(f'{folder} is not a plain folder: not writing the {command} there; '
                           'choose another --output')
-    if folder.is_dir() and not marker.is_file() and not (folder / 'runs').is_dir() \
-            and any(folder.iterdir()):
-        raise OutputError(f'{folder} was not written by wheelsim {command} (no {marker.name}): '
-                          f'not replacing its files; choose another --output')
+    if not folder.is_dir() or (folder / command_marker(command)).is_file() \
+            or not any(folder.iterdir()):
+        return
+    other = next((other for other in _OWN_FILES
+                  if (folder / command_marker(other)).is_file()), None)
+    if other is None and (folder / _OWN_FILES[command]).is_file():
+        return  # made before the marker
+    maker = f'made by wheelsim {other}' if other else 'not written by wheelsim ' + command
+    raise OutputError(f'{folder} was {maker} (no {command_marker(command)}): not replacing its '
+                      'files; choose another --output')
+
+
+def command_folder(folder: Path, command: str) -> Path:
+    """``folder``, where ``wheelsim <command>`` writes and a rerun resumes, created with its
+    :func:`command_marker`: an existing one must be one it made (the marker, or, made before
+    the marker, its table or study file) or empty. OutputError otherwise (another command's
+    folder, a user's), and for a symbolic link or a file there."""
+    check_command_folder(folder, command)
+    folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    marker = folder / command_marker(command)
     if not marker.is_file():
         marker.write_text(f'written by wheelsim {command}; the same command resumes it here\n')
     return folder
