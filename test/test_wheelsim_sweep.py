@@ -310,15 +310,18 @@ def test_a_folder_the_command_did_not_make_is_refused_and_kept(tmp_path, command
     assert [p.name for p in users.iterdir()] == [kept]
 
 
-@pytest.mark.parametrize('scheme', ['', 'ray://'])
-def test_an_address_where_nothing_listens_is_refused_at_once(tmp_path, scheme):
+@pytest.mark.parametrize('command, arguments, scheme', [
+    ('sweep', GRID, ''), ('sweep', GRID, 'ray://'),
+    ('tune', ['--param', 'controller.lead_time=0:0.8', '--objective', 'cross_track_rms_m'], '')])
+def test_an_address_where_nothing_listens_is_refused_at_once(tmp_path, command, arguments,
+                                                              scheme):
     """Found in review: ray.init retried 127.0.0.1:6399 for over 5 minutes (nothing listened);
-    now one line and exit 2, no folder left."""
+    now one line and exit 2, no folder left (a tune's study.db was, in review)."""
     with socket.socket() as probe:  # a loopback port nothing listens on (bound, not listening)
         probe.bind(('127.0.0.1', 0))
         port = probe.getsockname()[1]
         started = time.monotonic()
-        result = wheelsim('sweep', str(write_scenario(tmp_path, 1)), *GRID, '--address',
+        result = wheelsim(command, str(write_scenario(tmp_path, 1)), *arguments, '--address',
                           f'{scheme}127.0.0.1:{port}', '--output', 'o', cwd=tmp_path)
     assert result.returncode == 2, result.stdout + result.stderr
     assert (f'--address {scheme}127.0.0.1:{port}: nothing answers at 127.0.0.1:{port} '

@@ -159,7 +159,7 @@ def test_a_sweep_or_tune_folder_is_its_own_or_new_never_a_user_s(tmp_path):
     with pytest.raises(OutputError, match='not written by wheelsim tune'):
         command_folder(users, 'tune')
     older = tmp_path / 'older'
-    older.mkdir()
+    (older / 'runs').mkdir(parents=True)
     (older / 'study.db').write_text('')  # a tune's folder made before the marker: resumed
     assert (command_folder(older, 'tune') / '.wheelsim-tune').is_file()
     (tmp_path / 'a_file').write_text('x')

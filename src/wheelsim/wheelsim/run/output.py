@@ -135,7 +135,8 @@ def command_marker(command: str) -> str:
     return f'.wheelsim-{command}'
 
 
-#: What a sweep's or a tune's folder made before :func:`command_marker` holds: it is theirs.
+#: What a sweep's or a tune's folder made before :func:`command_marker` holds besides its
+#: ``runs/``: with both, it is theirs.
 _OWN_FILES = {'sweep': 'sweep.csv', 'tune': 'study.db'}
 
 
@@ -151,7 +152,7 @@ def check_command_folder(folder: Path, command: str) -> None:
         return
     other = next((other for other in _OWN_FILES
                   if (folder / command_marker(other)).is_file()), None)
-    if other is None and (folder / _OWN_FILES[command]).is_file():
+    if other is None and (folder / _OWN_FILES[command]).is_file() and (folder / 'runs').is_dir():
         return  # made before the marker
     maker = f'made by wheelsim {other}' if other else 'not written by wheelsim ' + command
     raise OutputError(f'{folder} was {maker} (no {command_marker(command)}): not replacing its '
@@ -161,8 +162,8 @@ def check_command_folder(folder: Path, command: str) -> None:
 def command_folder(folder: Path, command: str) -> Path:
     """``folder``, where ``wheelsim <command>`` writes and a rerun resumes, created with its
     :func:`command_marker`: an existing one must be one it made (the marker, or, made before
-    the marker, its table or study file) or empty. OutputError otherwise (another command's
-    folder, a user's), and for a symbolic link or a file there."""
+    the marker, its ``runs/`` and its table or study file) or empty. OutputError otherwise
+    (another command's folder, a user's), and for a symbolic link or a file there."""
     check_command_folder(folder, command)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
