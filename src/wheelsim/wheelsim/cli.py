@@ -227,7 +227,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _run(args: argparse.Namespace) -> int:
     from wheelsim.report.summary import format_summary
-    from wheelsim.run.runner import run_scenario
+    from wheelsim.run.runner import check_across_nodes, run_scenario
 
     scenario, specs = _load(args.scenario)
     overrides = _single_values(args.param)
@@ -237,6 +237,7 @@ def _run(args: argparse.Namespace) -> int:
         check_seed('--seed', args.seed)
         overrides[SEED_KEY] = args.seed
     scenario = with_overrides(scenario, overrides, _override_check(specs))
+    check_across_nodes(scenario)  # before the output root is made
     outcome = run_scenario(scenario, _output_root(args.output), args.real_time_factor,
                            show_progress=not args.quiet, make_plots=not args.no_plots,
                            overwrite=args.overwrite)
@@ -260,12 +261,15 @@ MAX_ROWS_SHOWN = 30
 
 def _sweep(args: argparse.Namespace) -> int:
     from wheelsim.run import robustness, sampling, sweep, tables
+    from wheelsim.run.runner import check_across_nodes
 
     scenario, specs = _load(args.scenario)
     runner = _ray_runner(args)  # checks --workers before anything is written
     axes = sampling.as_parameter_types(sampling.parse_axes(args.param), specs)
     points = sampling.plan_points(axes, args.sample, args.samples, args.sample_seed)
     planned = sweep.plan_sweep(scenario, points, _override_check(specs), args.bags)
+    for point in planned:
+        check_across_nodes(point.job.scenario)
     root = _output_root(args.output) / scenario.name / 'sweep'
     check_command_folder(root, 'sweep')
     with runner:

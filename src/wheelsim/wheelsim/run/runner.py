@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from wheelsim.core.params import ParameterError, ParamSpec
 from wheelsim.report.summary import passes
 from wheelsim.run.output import ERROR_FILE, json_text, run_folder
-from wheelsim.run.scenario import DEFAULT_SCENARIO, NODE_NAMES, Scenario
+from wheelsim.run.scenario import DEFAULT_SCENARIO, NODE_NAMES, Scenario, ScenarioError
 
 if TYPE_CHECKING:  # the lock-step runner imports rclpy: not for --help
     from wheelsim.run.lockstep import Recorder
@@ -47,6 +47,7 @@ PROGRESS_STEP_S = 0.5  # simulated time between two updates of the progress bar
 PROGRESS_STEP_NS = round(PROGRESS_STEP_S * 1e9)
 REAL_TIME_FACTOR_DIGITS = 3  # significant digits of timing.json's achieved real-time factor
 EXIT_CRITERIA_FAILED = 1
+EXIT_INTERRUPTED = 130
 
 
 class RunError(RuntimeError):
@@ -56,7 +57,6 @@ class RunError(RuntimeError):
     def __init__(self, message: str, traceback_path: Path) -> None:
         super().__init__(message)
         self.traceback_path = traceback_path
-EXIT_INTERRUPTED = 130
 
 
 @dataclass
@@ -130,6 +130,24 @@ NO_WAYPOINTS = ('none given: nothing publishes goal_pose in a run, so the vehicl
                 'still; give x, y, theta triples (theta .nan where free)')
 
 
+def vehicle_model(scenario: Scenario) -> str:
+    """The model vehicle_sim simulates in ``scenario`` (its parameter, or its default)."""
+    default = next(s.default for s in node_parameter_specs()['vehicle_sim'] if s.name == 'model')
+    return scenario.node_parameters.get('vehicle_sim', {}).get('model', default)
+
+
+def check_across_nodes(scenario: Scenario) -> None:
+    """ScenarioError for parameters of two nodes that cannot run together: the planner's
+    ``holonomic`` (its model taken from the vehicle) for a vehicle that is not omni, which the
+    planner refuses once it learns the vehicle, planning nothing while the run passes."""
+    planner = scenario.node_parameters.get('planner', {})
+    model = vehicle_model(scenario)
+    if planner.get('holonomic') and planner.get('model', 'auto') == 'auto' and model != 'omni':
+        raise ScenarioError(f'{scenario.source or "the default scenario"}: nodes.planner.'
+                            'holonomic: true plans sideways motion, which only an omni vehicle '
+                            f"drives; vehicle_sim.model is '{model}'")
+
+
 def _goal_tolerance_m(scenario: Scenario) -> float:
     """The controller's goal tolerance for this scenario (its parameter or its default)."""
     key = 'goal.xy_tolerance'
@@ -158,7 +176,7 @@ def _parameters(scenario: Scenario, node: str) -> dict[str, Any]:
         if scenario.map_yaml is not None:
             values['world.map_yaml'] = str(scenario.map_yaml)
     if node == 'controller' and 'model' not in values:
-        values['model'] = scenario.node_parameters.get('vehicle_sim', {}).get('model', 'bicycle')
+        values['model'] = vehicle_model(scenario)
     return {name: list(v) if isinstance(v, tuple) else v for name, v in sorted(values.items())}
 
 
@@ -319,14 +337,16 @@ def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float 
     """Simulate, then write metrics, timing and plots into ``output_root/<scenario name>``
     (a numbered sibling if that exists; see :func:`wheelsim.run.output.run_folder`).
     ``record`` false: no bag, whatever the scenario's ``record`` says (the metrics and plots
-    read the run in memory either way). Raises :class:`RunError` (the traceback in
-    :data:`ERROR_FILE` of the output folder, beside the bag so far) when a node raised."""
+    read the run in memory either way). Raises ScenarioError before anything is written for
+    parameters of two nodes that cannot run together (:func:`check_across_nodes`), and
+    :class:`RunError` (the traceback in :data:`ERROR_FILE` of the output folder, beside the bag
+    so far) when a node raised."""
     from wheelsim.report import metrics, plots
     from wheelsim.report.bag_data import RunReader
     from wheelsim.run.recording import RecordingError
 
     phases = Phases()
-
+    check_across_nodes(scenario)
     out = run_folder(output_root, scenario.name, overwrite)
     reader = RunReader()  # the report's data, read from each message as it is published
     try:

@@ -183,9 +183,10 @@ class PlannerConfig(frames.FrameNames):
     )
     holonomic: bool = param(
         False,
-        'Omni bases only: the heading is planned apart from the direction of travel, turning '
-        'smoothly between the given waypoint and goal headings (free ones are not constrained) '
-        'while the base moves sideways as needed; false: the vehicle faces along the path.',
+        'Omni bases only (refused for another model): the heading is planned apart from the '
+        'direction of travel, turning smoothly between the given waypoint and goal headings '
+        '(free ones are not constrained) while the base moves sideways as needed; false: the '
+        'vehicle faces along the path.',
     )
     path_resolution: float = param(
         0.05,
