@@ -16,6 +16,7 @@ summary, no ``metadata.yaml``) gives the messages of its complete chunks.
 
 from __future__ import annotations
 
+import array
 import dataclasses
 import io
 import struct
@@ -261,7 +262,7 @@ def _flatten(msg: Any, prefix: str, out: dict[str, float]) -> None:
             continue
         if isinstance(value, (int, float)):
             out[path] = float(value)
-        elif isinstance(value, (list, tuple, np.ndarray)):
+        elif isinstance(value, (list, tuple, np.ndarray, array.array)):  # rclpy: array.array
             for i, item in enumerate(value):
                 if isinstance(item, (int, float)) and not isinstance(item, bool):
                     out[f'{path}[{i}]'] = float(item)
