@@ -44,9 +44,9 @@ _YAML_SPECIALS = {**dict.fromkeys(('.nan', '.NaN', '.NAN'), math.nan),
 _STR_TAG = 'tag:yaml.org,2002:str'
 _MERGE_TAG = 'tag:yaml.org,2002:merge'
 _ROS_VALUE_TAG = 'tag:wheelsim,2026:ros-value'
+"""The tag :class:`_Loader` gives a value that :func:`ros_value` reads."""
 MAX_DEPTH = 100
 """The deepest nesting of sequences and mappings :func:`load` reads (a YAML error beyond)."""
-"""The tag :class:`_Loader` gives a value that :func:`ros_value` reads."""
 _LIBC = ctypes.CDLL(None, use_errno=True)  # the C library of this process, rcl's too
 _LIBC.newlocale.restype = ctypes.c_void_p
 _LIBC.newlocale.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
@@ -126,7 +126,8 @@ def one_line(err: yaml.YAMLError) -> str:
 
 
 class DuplicateKeyError(yaml.YAMLError):
-    """A key given twice in one mapping; the message names it and its second line."""
+    """A key given twice in one mapping; the message names it and where both are (lines, or
+    columns of one line)."""
 
 
 class _Loader(yaml.SafeLoader):

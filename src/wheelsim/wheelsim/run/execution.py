@@ -42,9 +42,9 @@ from wheelsim.run.scenario import Scenario, ScenarioError
 
 TOKEN_FILE = '.wheelsim-output-token'
 LOOPBACK = '127.0.0.1'
+"""The address of a local Ray instance: it serves this machine only."""
 CONNECT_TIMEOUT_S = 10.0
 """How long ``--address HOST:PORT`` may take to accept a connection before it is an error."""
-"""The address of a local Ray instance: it serves this machine only."""
 SINGLE_NODE_SWITCH = 'RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER'
 """Set to ``0`` before Ray is imported, Ray takes this machine for a single-node one (as on
 Windows and macOS): it keeps the node address 127.0.0.1 instead of replacing it with the
