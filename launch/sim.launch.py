@@ -74,8 +74,12 @@ def _wheelsim_nodes(context):
     sim_values = vehicle_sim_values(files, namespace, sim_overrides)
     check_node_values(label, 'vehicle_sim', sim_values)  # its map file read too
     urdf = robot_description(' + '.join(files), sim_values)
-    _check_clock(label, ' + '.join(files), sim_values, real_time_factor,
-                 boolean('use_sim_time', LaunchConfiguration('use_sim_time').perform(context)))
+    # the localization follows /clock by the launch argument, or by a params file (which
+    # launch_ros gives the node after the argument's value)
+    follows_clock = (boolean('use_sim_time', LaunchConfiguration('use_sim_time').perform(context))
+                     or node_values(files, namespace, 'localization', {}).get('use_sim_time')
+                     is True)
+    _check_clock(label, ' + '.join(files), sim_values, real_time_factor, follows_clock)
     if sim_values.get('be_reference_clock', False):
         # Clock mode 3: vehicle_sim is the time source, so it must not itself follow /clock.
         sim_overrides['use_sim_time'] = False
@@ -114,13 +118,13 @@ def _wheelsim_nodes(context):
     return nodes
 
 
-def _check_clock(label, files, sim_values, real_time_factor, use_sim_time):
+def _check_clock(label, files, sim_values, real_time_factor, follows_clock):
     """RuntimeError for a clock set-up that cannot run as asked: vehicle_sim the reference clock
-    (mode 3) while the other nodes stay on wall time (its stamps are simulated time: the loop
-    never gets a recent pose), or ``real_time_factor:=`` without the reference clock, which
-    alone it paces."""
+    (mode 3) while the other nodes stay on wall time (``follows_clock`` false: its stamps are
+    simulated time, the loop never gets a recent pose), or ``real_time_factor:=`` without the
+    reference clock, which alone it paces."""
     reference = sim_values.get('be_reference_clock', False)
-    if reference and not use_sim_time:
+    if reference and not follows_clock:
         raise RuntimeError(f'{label}: vehicle_sim.be_reference_clock: true makes vehicle_sim '
                            'publish /clock (clock mode 3), which the other nodes follow only '
                            'with use_sim_time:=true: give it, or set be_reference_clock false')

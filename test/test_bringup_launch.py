@@ -209,6 +209,37 @@ def test_sim_launch_builds_its_nodes_and_a_parsing_urdf(preset):
 
 
 @pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
+@pytest.mark.parametrize(('argument', 'in_file', 'refused'), [
+    ('false', '', True), ('true', '', False),
+    # found in review: a params file giving the nodes use_sim_time is clock mode 3 too
+    ('false', '/**:\n  ros__parameters:\n    use_sim_time: true\n', False)])
+def test_sim_launch_reference_clock_needs_the_nodes_on_sim_time(tmp_path, argument, in_file,
+                                                                  refused):
+    from launch.launch_context import LaunchContext
+
+    spec = importlib.util.spec_from_file_location('wheelsim_sim_launch',
+                                                  REPO / 'launch' / 'sim.launch.py')
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    overrides = tmp_path / 'clock.yaml'
+    overrides.write_text('vehicle_sim:\n  ros__parameters:\n    be_reference_clock: true\n'
+                         + in_file)
+    context = LaunchContext()
+    context.launch_configurations.update({
+        'params_file': str(PARAMS_DIR / 'indoor_differential.yaml'),
+        'overrides_file': str(overrides), 'model': '', 'map_yaml': '', 'publish_map': '',
+        'frame_prefix': '', 'localization_mode': '', 'real_time_factor': '',
+        'map_to_odom': 'true', 'log_level': 'info', 'tracking': 'false',
+        'use_sim_time': argument})
+    if refused:
+        with pytest.raises(RuntimeError, match='which the other nodes follow only with '
+                                               'use_sim_time:=true'):
+            module._wheelsim_nodes(context)
+    else:
+        assert len(module._wheelsim_nodes(context)) == 3
+
+
+@pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
 def test_sim_launch_publish_map_is_a_bool_that_a_params_file_may_not_contradict(tmp_path):
     """publish_map:= (what the Nav2 launch files set false: their map server serves map) gives
     vehicle_sim's world.publish_map; anything but true or false, or the other value in the
