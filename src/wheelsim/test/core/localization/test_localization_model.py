@@ -9,7 +9,7 @@ from scipy import stats
 from wheelsim.core.geometry.se2 import compose, inverse, relative
 from wheelsim.core.localization.config import LocalizationConfig
 from wheelsim.core.localization.ekf import checked_covariance
-from wheelsim.core.localization.model import Localization
+from wheelsim.core.localization.model import Localization, next_fix_ns
 from wheelsim.core.localization.scenario import constant_twist, figure_eight, run
 from wheelsim.core.params import ParameterError, from_flat, specs
 
@@ -78,8 +78,23 @@ def test_ekf_takes_fixes_at_the_measurement_rate():
         localization.step(int(t), p, v).pose_fix is not None
         for t, p, v in zip(SCENARIO.stamps_ns, SCENARIO.poses, SCENARIO.twists, strict=True)
     ]
-    period_ns = round(1e9 / 7.0)
-    assert sum(fixes) == 1 + 8_000_000_000 // period_ns  # the start plus one per period
+    duration_s = (SCENARIO.stamps_ns[-1] - SCENARIO.stamps_ns[0]) / 1e9
+    assert duration_s == 8.0
+    assert sum(fixes) == 1 + 56  # the start plus one per period of 1/7 s, the last at 8 s
+
+
+def test_ekf_fixes_keep_to_the_grid_of_the_rate_without_drift():
+    """Found in review: at 15 Hz the period rounded up to 66 666 667 ns, so three periods
+    ended 1 ns after 200 ms and that fix came one 50 Hz sample late (220 ms), every third."""
+    localization = Localization(config(mode='ekf', ekf__measurement_rate=15.0))
+    start_ns, step_ns = 1_000_000_000, 20_000_000
+    taken = [k * step_ns for k in range(1001)  # 20 s of samples at 50 Hz
+             if localization.step(start_ns + k * step_ns, [0.0, 0.0, 0.0],
+                                  [0.0, 0.0, 0.0]).pose_fix is not None]
+    assert taken[:5] == [0, 80_000_000, 140_000_000, 200_000_000, 280_000_000]
+    assert len(taken) == 301
+    assert next_fix_ns(0, 200_000_000, 15.0) == 266_666_667
+    assert next_fix_ns(0, 199_999_999, 15.0) == 200_000_000
 
 
 def test_turning_on_the_spot_drifts_only_the_heading():

@@ -60,6 +60,17 @@ from wheelsim.core.localization.normal_draws import NormalDraws
 from wheelsim.core.localization.wheel_encoders import EncoderOdometry
 
 
+def next_fix_ns(start_ns: int, stamp_ns: int, rate_hz: float) -> int:
+    """The first point of the fix grid ``start_ns + k / rate_hz`` (k whole, each point rounded
+    to the nanosecond, not accumulated: no drift) after ``stamp_ns`` [ns]."""
+    k = math.floor((stamp_ns - start_ns) * rate_hz / 1e9) + 1
+    point_ns = start_ns + round(k * 1e9 / rate_hz)
+    while point_ns <= stamp_ns:  # the floor under rounding
+        k += 1
+        point_ns = start_ns + round(k * 1e9 / rate_hz)
+    return point_ns
+
+
 class LocalizationOutput(NamedTuple):
     """Everything published for one ground-truth sample (frames in the field names): poses
     ``(x [m], y [m], yaw [rad])``, the body twist ``(vx [m/s], vy [m/s], wz [rad/s])`` and its
@@ -144,7 +155,7 @@ class Localization:
         self.pose_fix: Floats3 | None = None
         self._pending_reset: tuple[Floats3, FloatArray] | None = None
         self._ekf: PoseEkf | None = None
-        self._next_fix_ns = 0
+        self._fix_start_ns = self._next_fix_ns = 0  # the EKF's fix grid: its start, next
         self.encoders: EncoderOdometry | None = None
         if config.odometry_source == 'joint_states':
             self.encoders = EncoderOdometry(config.encoders, config.frame_prefix)
@@ -258,7 +269,7 @@ class Localization:
         try:
             if code in (kernel.START, kernel.TIME_JUMP):
                 self._ekf = None
-                self._next_fix_ns = stamp_ns
+                self._fix_start_ns = self._next_fix_ns = stamp_ns
             elif code != kernel.TELEPORT and self._ekf is not None:
                 at = kernel.MEASURED
                 dx_m, dy_m, dyaw_rad, translation, rotation = self._state[at:at + 5].tolist()
@@ -307,9 +318,6 @@ class Localization:
                 # The filter starts from its first pose fix.
                 restarted = restarted or self._ekf is not None
                 self._ekf = PoseEkf.from_pose(fix, diagonal_covariance(fix_variances))
-            # Fixes on the grid start + k * period, each at the first sample at or after it.
-            period_ns = round(1e9 / self.config.ekf.measurement_rate)
-            self._next_fix_ns += period_ns
-            if self._next_fix_ns <= stamp_ns:
-                self._next_fix_ns = stamp_ns + period_ns
+            self._next_fix_ns = next_fix_ns(self._fix_start_ns, stamp_ns,
+                                            self.config.ekf.measurement_rate)
         return restarted
