@@ -342,10 +342,12 @@ def _tune(args: argparse.Namespace) -> int:
             with_overrides(scenario, {axis.name: value}, check)
     root = _output_root(args.output) / scenario.name / args.study
     check_command_folder(root, 'tune')
-    with runner:  # then the study: a bad --address leaves no folder
+    with runner:  # then the folder and the study: a bad --address leaves no folder
+        if args.storage is None:
+            command_folder(root, 'tune')  # the study's database goes into it
         study = tune.open_study(root, args.storage, args.study, args.objective, axes,
                                 args.sampler, args.sampler_seed)
-        command_folder(root, 'tune')
+        command_folder(root, 'tune')  # (made with a --storage study, which may fail to open)
         print(f'tuning {", ".join(a.name for a in axes)} of {scenario.name} for '
               f'{args.objective} ({study.direction.name.lower()}), {args.trials} trials on '
               f'{_ray_workers(runner)} -> {root}')
