@@ -362,8 +362,8 @@ def test_a_waypoints_array_given_with_param_is_the_path_driven(tmp_path):
     # found in review: the planner refused it once it learned the vehicle, planning nothing,
     # and the run passed standing still
     ('nodes: {planner: {holonomic: true, waypoints: [1.0, 1.0, .nan]}}\n',
-     "nodes.planner.holonomic: true plans sideways motion, which only an omni vehicle drives; "
-     "vehicle_sim.model is 'bicycle'"),
+     "nodes.planner.holonomic: only an omni vehicle moves sideways; the model is 'bicycle' "
+     '(vehicle_sim.model)'),
     ('name: ' + 'a' * 300 + '\n', 'name: must be at most 200 bytes'),
     ('name: café\n'.encode('latin-1'), 'bad.yaml: not UTF-8 text (byte 0xe9 at position 9)'),
 ])

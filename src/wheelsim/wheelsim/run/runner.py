@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wheelsim.core.params import ParameterError, ParamSpec
+from wheelsim.core.planning.config import AUTO
 from wheelsim.report.summary import passes
 from wheelsim.run.output import ERROR_FILE, json_text, run_folder
 from wheelsim.run.scenario import DEFAULT_SCENARIO, NODE_NAMES, Scenario, ScenarioError
@@ -138,14 +139,19 @@ def vehicle_model(scenario: Scenario) -> str:
 
 def check_across_nodes(scenario: Scenario) -> None:
     """ScenarioError for parameters of two nodes that cannot run together: the planner's
-    ``holonomic`` (its model taken from the vehicle) for a vehicle that is not omni, which the
-    planner refuses once it learns the vehicle, planning nothing while the run passes."""
+    parameters with its model taken from the vehicle, as the planner completes them once it
+    learns the vehicle (its own check: ``holonomic`` for a vehicle that is not omni), which it
+    would refuse then, planning nothing while the run passes."""
     planner = scenario.node_parameters.get('planner', {})
+    if planner.get('model', AUTO) != AUTO:
+        return  # checked as given, with the rest
     model = vehicle_model(scenario)
-    if planner.get('holonomic') and planner.get('model', 'auto') == 'auto' and model != 'omni':
+    try:
+        importlib.import_module(NODE_CLASSES['planner'][0]).check_parameters(
+            {**planner, 'model': model})
+    except ParameterError as err:
         raise ScenarioError(f'{scenario.source or "the default scenario"}: nodes.planner.'
-                            'holonomic: true plans sideways motion, which only an omni vehicle '
-                            f"drives; vehicle_sim.model is '{model}'")
+                            f'{err.name}: {err.allowed} (vehicle_sim.model)') from None
 
 
 def _goal_tolerance_m(scenario: Scenario) -> float:
