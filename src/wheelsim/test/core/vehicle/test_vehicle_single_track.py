@@ -158,6 +158,35 @@ def test_lateral_acceleration_never_exceeds_mu_g_and_the_car_slides():
         assert -math.pi < row(vehicle)[st.S_SLIP_CG] <= math.pi
 
 
+def test_a_sliding_car_brakes_and_stops():
+    """Full lock at 12 m/s on mu 0.4 (the car slides), then a stop with the steering held: the
+    sliding tyres' forces against G's velocity brake it, the drive takes the friction they
+    leave. Before the tyres braked, the speed stayed at 12.3 m/s for ever (yaw rate 0.38 rad/s)
+    and the turn-in reached 1.12 mu g, the drive's share taken from v r."""
+    mu, dt = 0.4, 1e-3
+    vehicle = single_track(friction_coefficient=mu, drive_actuator__max_acceleration=0.0,
+                           drive_actuator__time_constant=0.0)
+    vehicle.set_command(12.0, 0.0, 0.0)
+    vehicle.step(15000)
+    accelerations, speeds = [], []
+    before = row(vehicle).copy()
+    for command, steps in (((12.0, 0.0, 2.0), 2000), ((0.0, 0.0, 0.0), 10000)):
+        vehicle.set_command(*command)
+        for _ in range(steps):
+            vehicle.step(1)
+            after = row(vehicle).copy()
+            along = (after[st.S_SPEED_CG] - before[st.S_SPEED_CG]) / dt
+            turn = math.remainder(after[st.S_SLIP_CG] - before[st.S_SLIP_CG], math.tau) / dt
+            accelerations.append(math.hypot(along, after[st.S_SPEED_CG] * (turn + after[st.S_WZ])))
+            speeds.append(after[st.S_SPEED_CG])
+            before = after
+    assert max(accelerations[:2000]) <= 1.01 * mu * GRAVITY_MPS2  # measured 1.003 mu g
+    assert speeds[1999] > 11.5 and speeds[2999] < speeds[1999] - 1.5  # measured 12.07, 10.43
+    stopped = np.flatnonzero(np.abs(speeds) < 1e-9)
+    assert stopped.size and stopped[0] < 2000 + 8000, 'never stopped'  # measured after 5.3 s
+    assert abs(vehicle.state().wz_radps) < 1e-9 and abs(speeds[-1]) < 1e-9
+
+
 def test_blends_to_the_kinematic_bicycle_and_is_well_behaved_at_zero_speed():
     base = 2.6
     dynamic = single_track(wheel_base=base)

@@ -24,6 +24,8 @@ along the body x axis from G: the steered axle at ``a_s = s (L - d)``, the fixed
                         each saturated at +-mu F_z (the tyre slides)
     dynamics            d beta / dt = (F_s + F_x) / v - r,
                         d r / dt    = (a_s F_s + a_x F_x) / (I / m)
+    speed               d v / dt = -F_s sin(delta - beta) + F_x sin(beta) + the drive's,
+                        the drive within the friction the forces leave (:func:`tyre_terms`)
 
 Reversing (``v < 0``, ``beta`` still the angle of the velocity ``v (cos beta, sin beta)`` to the
 body x axis, near 0): a tyre's lateral force opposes its lateral sliding, ``F = -mu C F_z (w +
@@ -149,6 +151,27 @@ def _axle(stiffness, load, mu, lever, steer, slip, yaw_rate, speed, gyration_sq)
         )
     force = math.copysign(cap, gain * angle)  # sliding: the force stays at the limit
     return 0.0, 0.0, 0.0, 0.0, force / speed, lever * force / gyration_sq, force
+
+
+@compiled
+def tyre_terms(
+    speed: float, steer: float, slip: float, yaw_rate: float, signed_wheel_base: float,
+    cg_m: float, stiffness_steered: float, stiffness_fixed: float, mu: float,
+) -> tuple[float, float]:
+    """What the tyres' lateral forces do to the speed of G, at ``speed`` (!= 0), without load
+    transfer: ``(along, magnitude)`` [m/s^2], their component along G's velocity ``v (cos beta,
+    sin beta)`` (the steered axle's force turned by ``steer``) and the size of their sum. In
+    a slide ``along`` is the braking of the sliding tyres; in steady cornering it is the small
+    drag of the slip angles, which the drive makes up for."""
+    side = 1.0 if signed_wheel_base > 0.0 else -1.0
+    base = abs(signed_wheel_base)
+    steered = _axle(stiffness_steered, GRAVITY_MPS2 * cg_m / base, mu, side * (base - cg_m),
+                    steer, slip, yaw_rate, speed, 1.0)[6]
+    fixed = _axle(stiffness_fixed, GRAVITY_MPS2 * (base - cg_m) / base, mu, -side * cg_m, 0.0,
+                  slip, yaw_rate, speed, 1.0)[6]
+    along = -steered * math.sin(steer - slip) + fixed * math.sin(slip)
+    magnitude = math.hypot(-steered * math.sin(steer), steered * math.cos(steer) + fixed)
+    return along, magnitude
 
 
 @compiled

@@ -58,6 +58,7 @@ from wheelsim.core.vehicle.single_track import (
     dynamic_weight,
     kinematic_slip_and_yaw_rate,
     single_track_step,
+    tyre_terms,
 )
 from wheelsim.core.vehicle.traction import GRAVITY_MPS2, friction_limited_twist
 
@@ -278,16 +279,25 @@ def _on_the_ground(p, s, vx, vy, wz):
 @compiled
 def _single_track(p, s, steer_before, steer_after):
     """One step of the single-track model: updates G's speed and slip angle; returns the twist
-    at R. The speed follows the drive within the friction the turn leaves (spin and lock)."""
+    at R. The tyres' lateral forces brake G as far as they point against its velocity (a
+    slide); the speed follows the drive within the friction they leave (spin and lock)."""
     dt = p[P_DT]
     signed_base = p[P_BI_SIGNED_WHEEL_BASE]
     cg = p[P_BI_CG]
     speed = s[S_SPEED_CG]
     slip = s[S_SLIP_CG]
     yaw_rate = s[S_WZ]
-    turning = speed * yaw_rate
-    budget = math.sqrt(max(p[P_FRICTION_LIMIT] ** 2 - turning * turning, 0.0)) * dt
-    new_speed = speed + min(max(s[S_DRIVE_V] - speed, -budget), budget)
+    start_weight = dynamic_weight(speed, p[P_BI_BLEND_LOW], p[P_BI_BLEND_HIGH])
+    along, lateral = 0.0, 0.0
+    if start_weight > 0.0:
+        along, lateral = tyre_terms(
+            speed, steer_before, slip, yaw_rate, signed_base, cg, p[P_BI_STIFFNESS_STEERED],
+            p[P_BI_STIFFNESS_FIXED], p[P_BI_MU],
+        )
+    lateral = start_weight * lateral + (1.0 - start_weight) * abs(speed * yaw_rate)
+    budget = math.sqrt(max(p[P_FRICTION_LIMIT] ** 2 - lateral * lateral, 0.0)) * dt
+    coasting = speed + start_weight * along * dt
+    new_speed = coasting + min(max(s[S_DRIVE_V] - coasting, -budget), budget)
     mid_speed = 0.5 * (speed + new_speed)
     weight = dynamic_weight(mid_speed, p[P_BI_BLEND_LOW], p[P_BI_BLEND_HIGH])
     if weight > 0.0:  # dynamic, or blended (single_track.py)
