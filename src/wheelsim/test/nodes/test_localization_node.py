@@ -337,17 +337,38 @@ def test_live_parameter_changes_are_validated_and_applied(ros_domain_id):
     try:
         seam = LiveSeam('localization', context=context)
         node = Localization(seam)
+        set_parameter = lambda name, value: seam.rclpy_node.set_parameters(  # noqa: E731
+            [Parameter(name, value=value)])[0]
         name = 'localization.map_noise_correlation_time'
-        refused = seam.rclpy_node.set_parameters([Parameter(name, value=-2.0)])[0]
+        refused = set_parameter(name, -2.0)
         assert not refused.successful and name in refused.reason
+        assert set_parameter(name, 0.5).successful
+        assert node.localization.config.localization.map_noise_correlation_time == 0.5
+        assert not set_parameter('mode', 'ekf').successful
+        assert node.localization.config.mode == 'noisy'
+        # A change that would have no effect in this mode: refused, saying why.
+        refused = set_parameter('ekf.measurement_rate', 5.0)
+        assert not refused.successful
+        assert 'only mode ekf uses it, and mode is noisy' in refused.reason
+        refused = set_parameter('encoders.resolution', 2048)
+        assert not refused.successful
+        assert 'only odometry_source joint_states uses it' in refused.reason
+        seam.destroy()
+        seam = LiveSeam('localization', context=context, parameter_overrides=[
+            Parameter('mode', value='ekf')])
+        node = Localization(seam)
         # Within the descriptor's range but not > 0: refused by wheelsim's own validation.
-        refused = seam.rclpy_node.set_parameters([Parameter('ekf.measurement_rate', value=0.0)])[0]
+        refused = set_parameter('ekf.measurement_rate', 0.0)
         assert not refused.successful and 'ekf.measurement_rate' in refused.reason
         assert 'in (0, 1000]' in refused.reason
-        assert seam.rclpy_node.set_parameters([Parameter(name, value=0.5)])[0].successful
-        assert node.localization.config.localization.map_noise_correlation_time == 0.5
-        assert not seam.rclpy_node.set_parameters([Parameter('mode', value='ekf')])[0].successful
-        assert node.localization.config.mode == 'noisy'
+        assert set_parameter('ekf.measurement_rate', 5.0).successful
+        assert node.localization.config.ekf.measurement_rate == 5.0
+        seam.destroy()
+        seam = LiveSeam('localization', context=context, parameter_overrides=[
+            Parameter('mode', value='perfect')])
+        Localization(seam)
+        refused = set_parameter(name, 0.7)
+        assert not refused.successful and 'mode perfect adds no noise' in refused.reason
         seam.destroy()
     finally:
         rclpy.try_shutdown(context=context)

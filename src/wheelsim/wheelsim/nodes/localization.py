@@ -95,6 +95,15 @@ class Localization:
         self._settings = self.params.declare_config(LocalizationConfig, self._on_settings)
         self.params.report_unknown()
         config = self.config
+        if config.mode == 'perfect':
+            self.params.freeze_unused('localization.', 'mode perfect adds no noise (mode is '
+                                                       'read only)')
+        if config.mode != 'ekf':
+            self.params.freeze_unused('ekf.', f'only mode ekf uses it, and mode is {config.mode} '
+                                              '(read only)')
+        if config.odometry_source != 'joint_states':
+            self.params.freeze_unused('encoders.', 'only odometry_source joint_states uses it '
+                                                   '(read only)')
         self.map_frame = config.full_map_frame
         self.odom_frame = config.full_odom_frame
         self.base_frame = config.full_base_frame

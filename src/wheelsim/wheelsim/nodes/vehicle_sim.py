@@ -33,7 +33,7 @@ from std_srvs.srv import Trigger
 
 from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.core.units import NS_PER_S
-from wheelsim.core.vehicle.config import VEHICLE_PARAM_SPECS, vehicle_config_from_params
+from wheelsim.core.vehicle.config import MODELS, VEHICLE_PARAM_SPECS, vehicle_config_from_params
 from wheelsim.core.vehicle.description import VehicleDescription, describe
 from wheelsim.core.vehicle.model import Vehicle
 from wheelsim.core.vehicle_sim.command import CommandAge
@@ -95,6 +95,15 @@ class VehicleSim:
         settings = self.settings
         self.mode = clock_mode(seam, settings.be_reference_clock)
         self.params.freeze('use_sim_time', 'the clock mode is chosen at start-up')
+        if self.mode is not ClockMode.REFERENCE:
+            for name in ('real_time_factor', 'clock_rate'):
+                self.params.freeze_unused(
+                    name, 'only the reference clock uses it, and be_reference_clock is false')
+        model = self._vehicle_config.config.model
+        for other in MODELS:
+            if other != model:
+                self.params.freeze_unused(f'model_params.{other}.',
+                                          f'the vehicle is {model} (model is read only)')
         self.params.report_unknown()
 
         initial = self._initial_pose()

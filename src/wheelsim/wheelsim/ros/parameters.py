@@ -204,6 +204,14 @@ class NodeParameters:
         """Refuse live changes of a parameter declared elsewhere (e.g. ``use_sim_time``)."""
         self._frozen[name] = reason
 
+    def freeze_unused(self, key: str, reason: str) -> None:
+        """Refuse live changes of a parameter the node does not use in the mode it started in
+        (a change would have no effect): ``key`` is its name, or ``group.`` for each of a
+        group's; ``reason`` says which read-only setting leaves it unused."""
+        for name in self._declared:
+            if name == key or (key.endswith('.') and name.startswith(key)):
+                self._frozen[name] = reason
+
     def _declare(self, spec: ParamSpec, value: ParamValue) -> None:
         desc = descriptor(spec)
         node = self._seam.rclpy_node
