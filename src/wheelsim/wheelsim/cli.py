@@ -319,7 +319,7 @@ def _tune(args: argparse.Namespace) -> int:
     from wheelsim.report.metrics import METRIC_NAMES
     from wheelsim.run import sampling, tables, tune
     from wheelsim.run.output import check_run_name
-    from wheelsim.run.runner import run_scenario
+    from wheelsim.run.runner import check_across_nodes, run_scenario
 
     scenario, specs = _load(args.scenario)
     runner = _ray_runner(args)  # checks --workers before the study is created
@@ -337,9 +337,9 @@ def _tune(args: argparse.Namespace) -> int:
         tune.check_storage(args.storage)
     axes = tune.check_axes(sampling.parse_axes(args.param), specs)
     check = _override_check(specs)
-    for axis in axes:  # every bound and choice is a value the nodes accept
+    for axis in axes:  # every bound and choice is a value the nodes accept, together
         for value in axis.values if axis.values is not None else (axis.low, axis.high):
-            with_overrides(scenario, {axis.name: value}, check)
+            check_across_nodes(with_overrides(scenario, {axis.name: value}, check))
     root = _output_root(args.output) / scenario.name / args.study
     check_command_folder(root, 'tune')
     with runner:  # then the folder and the study: a bad --address leaves no folder
