@@ -118,8 +118,11 @@ def test_a_failing_point_is_reported_the_others_finish_and_a_rerun_skips_them(tm
     rows = read_rows(root / 'sweep.csv')
     assert [bool(r['error']) for r in rows] == [True, True, False, False]
     assert all(r['cross_track_rms_m'] for r in rows[2:])
-    tracebacks = [p.read_text() for p in (root / 'runs').glob('*/error.txt')]
+    # one traceback per failed run (found in review: each was also written a second time)
+    tracebacks = [p.read_text() for p in (root / 'runs').rglob('error.txt')]
     assert len(tracebacks) == 2 and all(t.startswith('Traceback') for t in tracebacks)
+    for path in (root / 'runs').rglob('error.txt'):
+        assert f'(runs/{path.relative_to(root / "runs")})' in first.stdout
     done = {r['run']: (root / r['run'] / 'metrics.json').stat().st_mtime_ns for r in rows[2:]}
     second = sweep()  # the two finished points are skipped
     assert second.returncode == 1, second.stdout + second.stderr
@@ -230,6 +233,9 @@ def test_ctrl_c_while_ray_starts_ends_every_process_of_the_sweep(tmp_path):
      "--address 'bogus:::': expected auto, ray://HOST:PORT or HOST:PORT"),
     # found in review: the planner planned nothing for such a point (the vehicle is not omni)
     (['sweep', '--param', 'planner.holonomic=false,true'],
+     "nodes.planner.holonomic: only an omni vehicle moves sideways; the model is 'differential' "
+     '(vehicle_sim.model)'),
+    (['tune', '--param', 'planner.holonomic=false,true', '--objective', 'cross_track_rms_m'],
      "nodes.planner.holonomic: only an omni vehicle moves sideways; the model is 'differential' "
      '(vehicle_sim.model)'),
     (['sweep', '--param', 'seed=9223372036854775808'],

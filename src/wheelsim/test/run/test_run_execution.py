@@ -88,7 +88,9 @@ def test_a_run_that_raises_gives_its_error_and_traceback(tmp_path, ros_domain_id
     (tmp_path / TOKEN_FILE).write_text('t')
     result = run_job(Job('k', broken), str(tmp_path), 't')
     assert result['error'].startswith('ParameterError: parameter world.map_yaml')
-    assert 'Traceback' in (tmp_path / 'k' / 'error.txt').read_text()
+    assert result['error_file'] == f'k/{scenario.name}/error.txt'  # beside the bag so far
+    assert 'Traceback' in (tmp_path / result['error_file']).read_text()
+    assert [p.name for p in tmp_path.rglob('error.txt')] == ['error.txt']  # written once
 
 
 def test_a_local_ray_instance_listens_on_loopback_only_and_runs_at_our_niceness(tmp_path,

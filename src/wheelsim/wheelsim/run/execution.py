@@ -100,8 +100,9 @@ def run_job(job: Job, root: str, token: str) -> dict[str, Any]:
 
     Returns ``metrics``, ``failed`` (criteria), ``interrupted``, ``run_dir`` (relative to root),
     ``wall_s``, ``worker`` (``host:process id`` of this worker), and ``files`` when the output
-    folder is not visible here; or ``error`` (one line; the traceback is in
-    ``root/<key>/error.txt``) when the run raised.
+    folder is not visible here; or ``error`` (one line) and ``error_file`` (relative to root:
+    the traceback, ``<key>/<scenario name>/error.txt`` beside the bag so far when the run had
+    started, else ``<key>/error.txt``) when the run raised.
     """
     from wheelsim.run.runner import RunError, run_scenario
 
@@ -116,11 +117,14 @@ def run_job(job: Job, root: str, token: str) -> dict[str, Any]:
             'metrics': outcome.metrics, 'failed': list(outcome.failed_criteria),
             'interrupted': outcome.interrupted,
             'run_dir': str(outcome.output_dir.relative_to(target.resolve()))}
+    except RunError as err:  # its traceback is in the run folder
+        result = {'error': str(err),
+                  'error_file': str(err.traceback_path.resolve().relative_to(target.resolve()))}
     except Exception as err:  # noqa: BLE001 - any failure of one run is reported, the rest go on
         (target / job.key).mkdir(parents=True, exist_ok=True)
         (target / job.key / ERROR_FILE).write_text(traceback.format_exc())
-        result = {'error': str(err) if isinstance(err, RunError)
-                  else f'{type(err).__name__}: {err}'.splitlines()[0]}
+        result = {'error': f'{type(err).__name__}: {err}'.splitlines()[0],
+                  'error_file': f'{job.key}/{ERROR_FILE}'}
     result['wall_s'] = time.perf_counter() - start
     result['worker'] = f'{socket.gethostname()}:{os.getpid()}'
     if not shared:

@@ -6,7 +6,7 @@ metrics), where ``key`` is a hash of the run (scenario, overrides, seed:
 ``runs/<key>/point.json`` (overrides, metrics, failed criteria) is written at once, so an
 interrupted sweep keeps every finished point and a rerun into the same output skips the points
 that have a record. A point whose run raised is reported with its error (traceback in
-``runs/<key>/error.txt``), has no record (a rerun tries it again) and the others go on.
+``error.txt`` under ``runs/<key>/``), has no record (a rerun tries it again) and the others go on.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def run_sweep(points: Sequence[SweepPoint], root: Path, runner: RayRunner,
                 if 'error' in result:
                     outcome.errors[point.index] = result['error']
                     tqdm.write(f'point {point.index} ({_describe(point.overrides)}) failed: '
-                               f'{result["error"]} (runs/{job.key}/error.txt)')
+                               f'{result["error"]} (runs/{result["error_file"]})')
                 elif result['interrupted']:
                     outcome.errors[point.index] = 'interrupted'
                 else:
