@@ -53,6 +53,7 @@ def test_round_trip_through_a_vehicle_sim_bag(model, tmp_path):
     outputs = calibrate_bag(tmp_path / 'bag', tmp_path / 'out' / 'params.yaml')
     fitted = flat_params(outputs.params)
     assert fitted['model'] == model
+    assert fitted['step_rate'] == 1000.0  # the rate of the fit: its dead times are whole steps
     prefix = f'model_params.{model}.'
     for key, value in actuators.items():
         if key.endswith('dead_time'):

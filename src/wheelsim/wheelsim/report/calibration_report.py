@@ -25,9 +25,11 @@ def _unit(key: str) -> str:
     return UNITS.get(leaf, '')
 
 
-def params_tree(calibration: Calibration, geometry: Mapping[str, Estimate]) -> dict:
-    """The vehicle_sim parameters: the fitted actuators, and the geometry joint_states gave
-    (the omni's lever is reported only: it does not separate wheel_base from track)."""
+def params_tree(calibration: Calibration, geometry: Mapping[str, Estimate],
+                step_rate_hz: float) -> dict:
+    """The vehicle_sim parameters: the step rate the fit simulated at (the fitted dead times
+    are whole steps of it), the fitted actuators, and the geometry joint_states gave (the
+    omni's lever is reported only: it does not separate wheel_base from track)."""
     values: dict = {key: round(float(value), 6) for key, value in calibration.values.items()}
     for key, estimate in geometry.items():
         if key == 'wheel_radius':
@@ -43,13 +45,15 @@ def params_tree(calibration: Calibration, geometry: Mapping[str, Estimate]) -> d
             node = node.setdefault(part, {})
         node[parts[-1]] = value
     return {'/**/vehicle_sim': {'ros__parameters': {
-        'model': calibration.model, 'model_params': {calibration.model: tree}}}}
+        'step_rate': float(step_rate_hz), 'model': calibration.model,
+        'model_params': {calibration.model: tree}}}}
 
 
-def write_params(calibration: Calibration, geometry: Mapping[str, Estimate], path: Path) -> None:
+def write_params(calibration: Calibration, geometry: Mapping[str, Estimate], path: Path,
+                 step_rate_hz: float) -> None:
     header = ('# Written by wheelsim calibrate: vehicle_sim parameters fitted to a recording.\n'
               '#   vehicle_sim --ros-args --params-file ' + path.name + '\n')
-    path.write_text(header + yaml_numbers.dump(params_tree(calibration, geometry),
+    path.write_text(header + yaml_numbers.dump(params_tree(calibration, geometry, step_rate_hz),
                                             sort_keys=False))
 
 

@@ -142,7 +142,7 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
         raise CalibrationError(f'the vehicle parameters are invalid: {err}') from None
     seconds = time.process_time() - started
     output.parent.mkdir(parents=True, exist_ok=True)
-    write_params(result, geometry, output)
+    write_params(result, geometry, output, step_rate_hz)
     source = f'{bag} (commands {topics.commands}, measured {topics.measured}' + (
         f', joints {topics.joint_states})' if topics.joint_states else ')')
     report = format_report(result, geometry, recording, source, seconds, held)
