@@ -213,6 +213,8 @@ def test_ctrl_c_while_ray_starts_ends_every_process_of_the_sweep(tmp_path):
     (['run', '--param', 'vehicle_sim.be_reference_clock=true'],
      '--param vehicle_sim.be_reference_clock: overridden in every run by wheelsim run'),
     (['sweep', '--param', 'seed=1,2', '--workers', '0'], '--workers 0: must be at least 1'),
+    (['sweep', '--param', 'seed=1,2', '--workers', '1000'],
+     '--workers 1000: at most '),  # a local instance: one run per CPU at most
     (['sweep', '--param', 'seed=1,2', '--sample-seed', '3'],
      '--sample-seed: only with --sample random or lhs'),
     (['sweep', '--sample', 'random', '--samples', '2', '--param',

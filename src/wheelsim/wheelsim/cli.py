@@ -251,8 +251,6 @@ def _run(args: argparse.Namespace) -> int:
 def _ray_runner(args: argparse.Namespace):
     from wheelsim.run.execution import RayRunner
 
-    if args.workers is not None and args.workers < 1:
-        raise ScenarioError(f'--workers {args.workers}: must be at least 1')
     return RayRunner(args.workers, args.address)
 
 

@@ -183,13 +183,28 @@ def _without_sigint() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # a held Ctrl-C is raised here
 
 
+def local_cpus() -> int:
+    """The CPUs this process may run on (its affinity, where the system has one)."""
+    if hasattr(os, 'sched_getaffinity'):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
 class RayRunner:
     """A Ray instance for many runs (a context manager: ``ray.init`` ... ``ray.shutdown``).
-    ``address`` is checked here (:func:`check_address`), before anything starts."""
+    ``workers`` (1 to :func:`local_cpus` for a local instance) and ``address``
+    (:func:`check_address`) are checked here, before anything starts: ScenarioError naming
+    the option."""
 
     def __init__(self, workers: int | None = None, address: str | None = None) -> None:
+        if workers is not None and workers < 1:
+            raise ScenarioError(f'--workers {workers}: must be at least 1')
         if address is not None:
             check_address(address)
+        elif workers is not None and workers > local_cpus():
+            raise ScenarioError(f'--workers {workers}: at most {local_cpus()} here, the CPUs '
+                                'this process may use (more runs at once only slow each other '
+                                'down); a Ray cluster (--address) takes more')
         self._address = address
         self._requested = workers
         self.workers = 0
@@ -230,7 +245,7 @@ class RayRunner:
             cluster_cpus = int(ray.cluster_resources().get('CPU', 1))
             self.workers = min(self._requested or cluster_cpus, cluster_cpus)
         else:
-            self.workers = self._requested or os.cpu_count() or 1
+            self.workers = self._requested or local_cpus()
             # The workers inherit this environment (ROS, loopback DDS, domain range).
             # address='local': a new private instance, never a cluster that `ray start` left
             # running on this machine (which ray.init() without an address would join).
