@@ -356,7 +356,7 @@ def _tune(args: argparse.Namespace) -> int:
     metrics = tables.metric_columns(outcome.rows)
     tables.plot_metrics(outcome.rows, parameters, metrics, root / 'plots')
     tables.write_worst_runs(outcome.rows, parameters, metrics, root / 'worst_runs.md')
-    tune.write_study_plots(study, root)
+    tune.write_study_plots(study, root, args.objective)
     if outcome.best is None:
         print(f'no finished trial; trials: {csv_path}')
         return EXIT_INTERRUPTED if outcome.interrupted else 1

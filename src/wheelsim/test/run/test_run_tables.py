@@ -85,3 +85,29 @@ def test_the_plots_are_this_sweeps_and_none_without_a_numeric_parameter_or_value
     assert plots_summary([], metric_columns(text_only), tmp_path) == 'none (no numeric parameter)'
     assert plots_summary([], metric_columns(all_failed), tmp_path) == 'none (no finished run)'
     assert plots_summary([tmp_path / 'a.png'], metrics, tmp_path) == str(tmp_path)
+
+
+def test_a_long_parameter_name_fits_under_its_panel(tmp_path, monkeypatch):
+    """Found in review: a full parameter name ran off the figure."""
+    import matplotlib.figure
+
+    name = 'vehicle_sim.model_params.differential.drive_actuators.dead_time'
+    rows = [{**row, name: row['c.k']} for row in ROWS]
+    inside = []
+    save = matplotlib.figure.Figure.savefig
+
+    def saving(figure, *args, **kwargs):
+        saved = save(figure, *args, **kwargs)  # the layout as drawn
+        boxes = [axes.xaxis.label.get_window_extent() for axes in figure.axes]
+        for axes, box in zip(figure.axes, boxes, strict=True):
+            apart = all(box is other or box.x1 <= other.x0 or other.x1 <= box.x0
+                        for other in boxes)
+            inside.append((axes.get_xlabel(),
+                           box.x0 >= 0 and box.x1 <= figure.bbox.width and apart))
+        return saved
+
+    monkeypatch.setattr(matplotlib.figure.Figure, 'savefig', saving)
+    for parameters in ([name], [name, 'seed', name]):
+        assert plot_metrics(rows, parameters, ['cross_track_rms_m'], tmp_path / 'plots')
+    assert inside and all(fits for _, fits in inside), inside
+    assert inside[0][0].replace('\n', '') == name  # broken after dots, nothing dropped

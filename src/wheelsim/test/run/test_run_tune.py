@@ -187,3 +187,28 @@ def test_a_storage_that_cannot_be_opened_is_refused_naming_the_option(tmp_path):
         open_study(tmp_path / 'out' / 'tune', url, 'test', 'cross_track_rms_m',
                    [Axis(GAIN, low=0.0, high=2.0)], 'tpe', 0)
     assert not (tmp_path / 'out').exists()
+
+
+def test_the_study_plots_name_the_objective_metric(tmp_path, monkeypatch):
+    """Found in review: both plots said Optuna's "Objective Value"."""
+    import matplotlib.figure
+
+    from wheelsim.run.tune import write_study_plots
+
+    labels = []
+    save = matplotlib.figure.Figure.savefig
+
+    def saving(figure, *args, **kwargs):
+        labels.extend(text for axes in figure.axes for text in (axes.get_xlabel(),
+                                                                axes.get_ylabel(),
+                                                                axes.get_title()))
+        return save(figure, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, 'savefig', saving)
+    outcome = search(tmp_path, goal_error_bound_m=None, trials=6)
+    assert outcome.best is not None
+    study = open_study(tmp_path, None, 'test', 'cross_track_rms_m', REAL_K, 'tpe', 0)
+    written = write_study_plots(study, tmp_path, 'cross_track_rms_m')
+    assert [p.name for p in written] == ['history.png', 'importance.png']
+    assert 'cross_track_rms_m' in labels, labels  # the history's value axis
+    assert not any('Objective Value' in text for text in labels), labels

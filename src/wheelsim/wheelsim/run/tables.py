@@ -76,6 +76,22 @@ def write_worst_runs(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str
     path.write_text('\n'.join(lines))
 
 
+LABEL_CHARACTERS = 40  # a panel's width of axis label at matplotlib's default font size
+
+
+def _wrapped(name: str) -> str:
+    """``name`` broken after dots into lines of at most :data:`LABEL_CHARACTERS` (a longer
+    part stays whole): a parameter's full name fits under its panel."""
+    lines = ['']
+    for part in name.split('.'):
+        if lines[-1] and len(lines[-1]) + 1 + len(part) > LABEL_CHARACTERS:
+            lines[-1] += '.'
+            lines.append(part)
+        else:
+            lines[-1] += ('.' if lines[-1] else '') + part
+    return '\n'.join(lines)
+
+
 def plot_metrics(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
                  metrics: Sequence[str], folder: Path) -> list[Path]:
     """``folder/<metric>.png`` for each metric: one panel per parameter (numeric ones), every
@@ -103,7 +119,7 @@ def plot_metrics(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
     fig = Figure(figsize=(4.2 * len(numeric), 3.4))
     axes = fig.subplots(1, len(numeric), squeeze=False)[0]
     for ax, parameter in zip(axes, numeric, strict=True):
-        ax.set_xlabel(parameter)
+        ax.set_xlabel(_wrapped(parameter))
         ax.grid(True)
     title = fig.suptitle('', fontsize=9)
     start = {k: getattr(fig.subplotpars, k) for k in ('left', 'right', 'bottom', 'top', 'wspace')}

@@ -270,8 +270,9 @@ def params_file(best: Mapping[str, Any], parameters: Sequence[str]) -> str:
     return header + yaml_numbers.dump(sections, sort_keys=True)
 
 
-def write_study_plots(study, folder: Path) -> list[Path]:
-    """``history.png`` and ``importance.png`` (Optuna's matplotlib plots)."""
+def write_study_plots(study, folder: Path, objective: str) -> list[Path]:
+    """``history.png`` and ``importance.png`` (Optuna's matplotlib plots), the values named
+    by the ``objective`` metric."""
     import warnings
 
     import matplotlib
@@ -286,7 +287,7 @@ def write_study_plots(study, folder: Path) -> list[Path]:
         for name, plot in (('history', optuna_plots.plot_optimization_history),
                            ('importance', optuna_plots.plot_param_importances)):
             try:
-                axes = plot(study)
+                axes = plot(study, target_name=objective)
             except (ValueError, RuntimeError):  # importances need two finished trials
                 continue
             figure = axes.figure
