@@ -25,7 +25,13 @@ along the body x axis from G: the steered axle at ``a_s = s (L - d)``, the fixed
     dynamics            d beta / dt = (F_s + F_x) / v - r,
                         d r / dt    = (a_s F_s + a_x F_x) / (I / m)
     speed               d v / dt = -F_s sin(delta - beta) + F_x sin(beta) + the drive's,
-                        the drive within the friction the forces leave (:func:`tyre_terms`)
+                        all within the friction circle (:func:`tyre_terms`, stepping.py)
+
+Beyond its linear range an axle's force is that of the wheel's true slip angle (from its
+velocity across and along the wheel, right in a spin too), capped at ``mu F_z``, held over the
+step and taken exactly: ``F_s cos(delta - beta)`` across G's velocity and ``a_s F_s cos(delta)``
+of moment (``cos(beta)``, ``a_x F_x`` for the fixed axle), so that a slide's acceleration stays
+within ``mu g`` with the speed's share.
 
 Reversing (``v < 0``, ``beta`` still the angle of the velocity ``v (cos beta, sin beta)`` to the
 body x axis, near 0): a tyre's lateral force opposes its lateral sliding, ``F = -mu C F_z (w +
@@ -149,8 +155,17 @@ def _axle(stiffness, load, mu, lever, steer, slip, yaw_rate, speed, gyration_sq)
             -lever * lever * gain / (gyration_sq * speed), gain * steer / speed,
             lever * gain * steer / gyration_sq, gain * angle,
         )
-    force = math.copysign(cap, gain * angle)  # sliding: the force stays at the limit
-    return 0.0, 0.0, 0.0, 0.0, force / speed, lever * force / gyration_sq, force
+    # Beyond the linear range: the force of the wheel's true slip angle, from its velocity
+    # across and along it (times v; right in a spin too, where the small angles are not),
+    # within the limit and held over the step; its share across G's velocity and its moment
+    # taken exactly (the linear range keeps CommonRoad's small angles), so a slide's
+    # acceleration stays within mu g with the speed's share (tyre_terms).
+    across = math.sin(slip - steer) + math.cos(steer) * lever * yaw_rate / speed
+    along = math.cos(slip - steer) + math.sin(steer) * lever * yaw_rate / speed
+    slip_angle = math.atan2(speed * across, abs(speed * along))
+    force = -min(max(abs(gain) * slip_angle, -cap), cap)
+    return (0.0, 0.0, 0.0, 0.0, force * math.cos(steer - slip) / speed,
+            lever * force * math.cos(steer) / gyration_sq, force)
 
 
 @compiled

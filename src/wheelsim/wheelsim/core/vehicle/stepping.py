@@ -287,17 +287,26 @@ def _single_track(p, s, steer_before, steer_after):
     speed = s[S_SPEED_CG]
     slip = s[S_SLIP_CG]
     yaw_rate = s[S_WZ]
+    limit_sq = p[P_FRICTION_LIMIT] ** 2
+    drive = s[S_DRIVE_V]
     start_weight = dynamic_weight(speed, p[P_BI_BLEND_LOW], p[P_BI_BLEND_HIGH])
-    along, lateral = 0.0, 0.0
     if start_weight > 0.0:
-        along, lateral = tyre_terms(
+        along, force = tyre_terms(
             speed, steer_before, slip, yaw_rate, signed_base, cg, p[P_BI_STIFFNESS_STEERED],
             p[P_BI_STIFFNESS_FIXED], p[P_BI_MU],
         )
-    lateral = start_weight * lateral + (1.0 - start_weight) * abs(speed * yaw_rate)
-    budget = math.sqrt(max(p[P_FRICTION_LIMIT] ** 2 - lateral * lateral, 0.0)) * dt
-    coasting = speed + start_weight * along * dt
-    new_speed = coasting + min(max(s[S_DRIVE_V] - coasting, -budget), budget)
+        across_sq = force * force - along * along
+        along *= start_weight
+    else:  # kinematic: the turn cannot slide, and braking lessens it
+        along = 0.0
+        force = 0.0 if abs(drive) < abs(speed) or drive * speed < 0.0 else speed * yaw_rate
+        across_sq = force * force
+    # The drive adds to the tyres' share along the velocity what friction leaves them; the sum
+    # stays within the circle that their share across it leaves.
+    drive_budget = math.sqrt(max(limit_sq - force * force, 0.0)) * dt
+    total_budget = math.sqrt(max(limit_sq - across_sq, 0.0)) * dt
+    change = along * dt + min(max(drive - speed - along * dt, -drive_budget), drive_budget)
+    new_speed = speed + min(max(change, -total_budget), total_budget)
     mid_speed = 0.5 * (speed + new_speed)
     weight = dynamic_weight(mid_speed, p[P_BI_BLEND_LOW], p[P_BI_BLEND_HIGH])
     if weight > 0.0:  # dynamic, or blended (single_track.py)
