@@ -55,6 +55,26 @@ def test_late_vehicle_has_negative_along_track_error(tmp_path):
     np.testing.assert_allclose(errors.cross_track_m, 0.0, atol=1e-12)
 
 
+def test_a_vehicle_behind_the_start_or_past_the_end_is_along_track_not_cross_track(tmp_path):
+    """Found in review: with noisy localization the plan starts at the estimated pose, 5.6 cm
+    ahead of the vehicle; the vehicle's distance to the plan's first pose was taken for
+    cross-track error, and every shipped run had cross_track_max_m 0.0562. Before the start
+    and past the end the errors are measured along the extended end segments, as the
+    controller measures them."""
+    records = [('/plan', plan(0.0, [(0.1 * i, 0.1 * i, 0.0, 0.0) for i in range(101)]), 0.0)]
+    for t in np.arange(0, 601) / 50:  # from 0.5 m behind the start to 0.5 m past the end
+        records.append(('/ground_truth', odometry(t, t - 0.5, 0.02, 0.0), t))
+    run = load_run(write_bag(tmp_path / 'bag', records))
+    errors = tracking_errors(run)
+    np.testing.assert_allclose(errors.cross_track_m, 0.02, atol=1e-12)
+    behind = errors.t_s < 0.5
+    np.testing.assert_allclose(errors.along_track_m[behind], -0.5, atol=1e-9)
+    past = errors.t_s > 10.5  # the plan ended at 10 m: ahead of it by the distance past it
+    np.testing.assert_allclose(errors.along_track_m[past], errors.t_s[past] - 10.5, atol=1e-9)
+    m = compute_metrics(run, goal_tolerance_m=0.3)
+    assert m['cross_track_max_m'] == pytest.approx(0.02, rel=1e-9)  # 0.5 before
+
+
 def test_heading_error_wraps_around_pi(tmp_path):
     """Plan westwards (heading pi); the vehicle heads -pi + 0.01: 0.01 rad off, not 2 pi."""
     records = [('/plan', plan(0.0, [(t, -t, 0.0, np.pi) for t in range(11)]), 0.0)]

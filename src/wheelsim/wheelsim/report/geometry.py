@@ -8,6 +8,7 @@ seconds. Functions take whole arrays; a 90 s run at 50 Hz is matched in about 3 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -90,7 +91,8 @@ class Polyline:
                                  0, len(moving) - 1)]
         return self.delta[nearest] / np.sqrt(self.length2[nearest])[:, None]
 
-    def match(self, x_m: FloatArray, y_m: FloatArray, window_m: float = 1.0) -> PathMatch:
+    def match(self, x_m: FloatArray, y_m: FloatArray, window_m: float = 1.0,
+              extend_ends: bool = False) -> PathMatch:
         """Match a sequence of points (a driven path, in time order) to the polyline.
 
         Each point searches only the part of the polyline within ``window_m`` (plus the
@@ -99,13 +101,34 @@ class Polyline:
         figure-eight) is followed branch by branch instead of jumping to the crossing branch. A
         point farther than ``2 window_m`` from that part, with a point of the polyline closer by
         more than ``window_m`` elsewhere, is matched there (the vehicle left its track).
+
+        ``extend_ends``: a point matched to the first or the last vertex (before the start or
+        past the end) is measured along the extended first or last segment instead, as the
+        controller measures it: its cross-track is its distance from that line, its arc length
+        below 0 or beyond the end, so a vehicle behind the start has an along-track error, not
+        a cross-track one (a polyline of one vertex keeps the distance to it).
         """
         count = len(x_m)
+        x_m, y_m = np.asarray(x_m, dtype=float), np.asarray(y_m, dtype=float)
         cross, s_m, yaw = np.empty(count), np.empty(count), np.empty(count)
-        _match_points(np.asarray(x_m, dtype=float), np.asarray(y_m, dtype=float), self.start,
-                      self.delta, self.length2, self.s_start_m, self.yaw_start, self.yaw_step,
-                      self.tangent, float(window_m), cross, s_m, yaw)
+        _match_points(x_m, y_m, self.start, self.delta, self.length2, self.s_start_m,
+                      self.yaw_start, self.yaw_step, self.tangent, float(window_m), cross, s_m,
+                      yaw)
+        if extend_ends and len(self.vertex_s_m) > 1:  # one vertex (a goal): its distance
+            self._extend_ends(x_m, y_m, cross, s_m)
         return PathMatch(cross_track_m=cross, s_m=s_m, yaw_rad=wrap_angles(yaw))
+
+    def _extend_ends(self, x_m: FloatArray, y_m: FloatArray, cross: FloatArray,
+                     s_m: FloatArray) -> None:
+        """``cross`` and ``s_m`` of the points matched to an end vertex, along the extended end
+        segment (see :meth:`match`)."""
+        end_m = self.s_start_m[-1] + math.sqrt(self.length2[-1])
+        ends = ((s_m <= 0.0, self.start[0], self.tangent[0], 0.0),
+                (s_m >= end_m, self.start[-1] + self.delta[-1], self.tangent[-1], end_m))
+        for at, (origin_x, origin_y), (tangent_x, tangent_y), origin_s_m in ends:
+            dx, dy = x_m[at] - origin_x, y_m[at] - origin_y
+            cross[at] = tangent_x * dy - tangent_y * dx
+            s_m[at] = origin_s_m + tangent_x * dx + tangent_y * dy
 
     def match_next(self, x_m: FloatArray, y_m: FloatArray, previous_x_m: FloatArray,
                    previous_y_m: FloatArray, previous_s_m: FloatArray,

@@ -113,7 +113,7 @@ def _match_legs(plan: PoseSeries, t_s: FloatArray, x_m: FloatArray, y_m: FloatAr
     polyline = Polyline(plan.x_m, plan.y_m, plan.yaw_rad)
     legs = legs_of(plan.x_m, plan.y_m, plan.yaw_rad)
     if len(legs) == 1 or not _is_timed(plan) or len(t_s) < 2:
-        return polyline.match(x_m, y_m), polyline.vertex_s_m
+        return polyline.match(x_m, y_m, extend_ends=True), polyline.vertex_s_m
     velocity = np.column_stack([np.gradient(x_m, t_s), np.gradient(y_m, t_s)])
     bounds = [0]
     for leg, after in zip(legs[:-1], legs[1:], strict=True):
@@ -133,7 +133,7 @@ def _match_legs(plan: PoseSeries, t_s: FloatArray, x_m: FloatArray, y_m: FloatAr
         if first < last:
             part = slice(leg.first, leg.last + 1)
             match = Polyline(plan.x_m[part], plan.y_m[part], plan.yaw_rad[part]).match(
-                x_m[first:last], y_m[first:last])
+                x_m[first:last], y_m[first:last], extend_ends=True)
             cross[first:last], yaw[first:last] = match.cross_track_m, match.yaw_rad
             s_m[first:last] = match.s_m + polyline.vertex_s_m[leg.first]
     return PathMatch(cross_track_m=cross, s_m=s_m, yaw_rad=yaw), polyline.vertex_s_m
