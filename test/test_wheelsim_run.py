@@ -318,6 +318,18 @@ def test_a_failed_criterion_gives_exit_1_and_metrics_json_records_each_with_its_
     assert metrics['cross_track_rms_m'] > 0.0 and metrics['passed'] is False
 
 
+def test_stanley_at_its_defaults_follows_the_default_figure_eight(tmp_path):
+    """Found in review: on the default differential robot, Stanley's virtual front axle (2 m
+    ahead, then steered at most pi/6: a 3.5 m radius) left the figure-eight by 5 m (cross-track
+    RMS 3.2 m). It now steers as far as the controller takes (1.55 rad), the yaw rate limit
+    bounding it: RMS 0.020 m, max 0.083 m."""
+    result = wheelsim('run', '--param', 'controller.algorithm=stanley', '--quiet', '--no-plots',
+                      '--output', 'o', cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr  # the pass criteria hold
+    metrics = json.loads((tmp_path / 'o' / 'default' / 'metrics.json').read_text())
+    assert metrics['cross_track_max_m'] < 0.15, metrics
+
+
 def test_a_waypoints_array_given_with_param_is_the_path_driven(tmp_path):
     """``--param planner.waypoints=[...]`` as ROS's ``-p waypoints:=[...]``: the run plans
     through those waypoints (not the scenario's) and the vehicle ends at the last one."""

@@ -1,6 +1,5 @@
 """The controller's parameters that take their defaults from the vehicle (vehicle_description)."""
 
-import math
 from dataclasses import replace
 
 import pytest
@@ -43,10 +42,10 @@ def resolved(model, **figures):
      '2 rad/s for a vehicle without a speed limit, or a car without a steering limit'),
     ('wheel_base', 2.0, 'differential', {},
      '2 m for a differential vehicle, which has none'),
-    ('max_steering_angle', math.pi / 6, 'differential', {},
-     "differential and omni: the steering limit of Stanley's virtual front axle (0.524, pi/6)"),
-    ('max_steering_angle', math.pi / 6, 'omni', {},
-     "differential and omni: the steering limit of Stanley's virtual front axle (0.524, pi/6)"),
+    ('max_steering_angle', MAX_STEERING_RAD, 'differential', {},
+     "differential and omni: the steering limit of Stanley's virtual front axle (1.55: a base"),
+    ('max_steering_angle', MAX_STEERING_RAD, 'omni', {},
+     "differential and omni: the steering limit of Stanley's virtual front axle (1.55: a base"),
     ('max_steering_angle', MAX_STEERING_RAD, 'bicycle',
      {'max_steering_angle': None, 'max_curvature': None}, '(an unlimited steering: 1.55)'),
 ], ids=['yaw rate, no speed limit', 'yaw rate, a car without a steering limit',
@@ -55,8 +54,8 @@ def resolved(model, **figures):
 def test_every_other_stand_in_is_in_the_parameter_s_description(name, value, model, figures,
                                                                  documented):
     """The stand-ins the controller takes where the vehicle gives no figure (limits.max_angular_z
-    2 rad/s without a limit; wheel_base 2 m and max_steering_angle pi/6 for Stanley's virtual
-    front axle) are what their descriptions (parameters.md) say."""
+    2 rad/s without a limit; wheel_base 2 m and max_steering_angle 1.55 rad for Stanley's
+    virtual front axle) are what their descriptions (parameters.md) say."""
     assert resolved(model, **figures)[name] == pytest.approx(value)
     description = {spec.name: spec.description for spec in specs(ControllerConfig)}[name]
     assert documented in description

@@ -37,7 +37,7 @@ _TOP_SPEED_STAND_IN = f'({NO_LIMIT_TOP_SPEED_MPS:g} m/s for a vehicle without a 
 MAX_STEERING_RAD = 1.55
 #: Stand-ins where the vehicle has no limit (or the figure does not apply to its model); the
 #: parameters' descriptions name them.
-_UNLIMITED = {'yaw_rate': 2.0, 'wheel_base': 2.0, 'steering': math.pi / 6}
+_UNLIMITED = {'yaw_rate': 2.0, 'wheel_base': 2.0}
 
 
 def _gain(default: float, description: str, unit: str, high: float = 100.0) -> float:
@@ -255,7 +255,8 @@ class ControllerConfig(frames.FrameNames):
     max_steering_angle: float = _from_vehicle(
         'Bicycle: steering limit; commands keep |yaw rate| <= tan(limit) / wheel_base * |speed| '
         f'(an unlimited steering: {MAX_STEERING_RAD:g}); differential and omni: the steering '
-        f"limit of Stanley's virtual front axle ({_UNLIMITED['steering']:.3g}, pi/6).", 'rad',
+        f"limit of Stanley's virtual front axle ({MAX_STEERING_RAD:g}: a base that turns on "
+        'the spot has no steering limit, its yaw rate limit bounds it).', 'rad',
         MAX_STEERING_RAD)
     control_rate: float = _positive(20.0, 'Rate of the control loop in ROS time.', 'Hz', 1000.0)
     enable_stamped_cmd_vel: bool = param(
@@ -345,7 +346,7 @@ def _rules(description: VehicleDescription) -> list[FromVehicle]:
                     d.wheel_base if car else None, unit='m'),
         FromVehicle('max_steering_angle', FROM_VEHICLE,
                     min(steering or MAX_STEERING_RAD, MAX_STEERING_RAD) if car
-                    else _UNLIMITED['steering'], steering if car else None, 'at_most', 'rad'),
+                    else MAX_STEERING_RAD, steering if car else None, 'at_most', 'rad'),
         FromVehicle('lead_time', FROM_VEHICLE, lead_time_of(d), unit='s'),
         FromVehicle('limits.max_linear_x', FROM_VEHICLE, speed, d.max_speed, 'at_most', 'm/s'),
         FromVehicle('limits.min_linear_x', REVERSE_FROM_VEHICLE, -speed,
