@@ -213,6 +213,11 @@ def test_ctrl_c_while_ray_starts_ends_every_process_of_the_sweep(tmp_path):
     (['run', '--param', 'vehicle_sim.be_reference_clock=true'],
      '--param vehicle_sim.be_reference_clock: overridden in every run by wheelsim run'),
     (['sweep', '--param', 'seed=1,2', '--workers', '0'], '--workers 0: must be at least 1'),
+    # found in review: a random or LHS sweep checked only the values it drew
+    (['sweep', '--sample', 'random', '--samples', '1', '--sample-seed', '0', '--param',
+      'controller.lead_time=0:10.5'],
+     '--param controller.lead_time=10.5: controller.lead_time: must be a finite number in '
+     '[-1, 10]'),
     (['sweep', '--param', 'seed=1,2', '--workers', '1000'],
      '--workers 1000: at most '),  # a local instance: one run per CPU at most
     (['sweep', '--param', 'seed=1,2', '--sample-seed', '3'],

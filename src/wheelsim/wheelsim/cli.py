@@ -76,6 +76,17 @@ def _override_check(specs):
     return check
 
 
+
+def _check_axis_ends(scenario, axes, check) -> None:
+    """Each value of a list and both ends of a range, with the other nodes' parameters too
+    (:func:`~wheelsim.run.runner.check_across_nodes`): ScenarioError naming the ``--param``
+    value given, before any point is drawn or run."""
+    from wheelsim.run.runner import check_across_nodes
+
+    for axis in axes:
+        for value in axis.values if axis.values is not None else (axis.low, axis.high):
+            check_across_nodes(with_overrides(scenario, {axis.name: value}, check))
+
 def _single_values(texts: Sequence[str]) -> dict:
     """``wheelsim run``'s ``--param NAME=VALUE`` (one value each)."""
     from wheelsim.run.sampling import parse_axes
@@ -264,9 +275,11 @@ def _sweep(args: argparse.Namespace) -> int:
     scenario, specs = _load(args.scenario)
     runner = _ray_runner(args)  # checks --workers before anything is written
     axes = sampling.as_parameter_types(sampling.parse_axes(args.param), specs)
+    check = _override_check(specs)
+    _check_axis_ends(scenario, axes, check)
     points = sampling.plan_points(axes, args.sample, args.samples, args.sample_seed)
-    planned = sweep.plan_sweep(scenario, points, _override_check(specs), args.bags)
-    for point in planned:
+    planned = sweep.plan_sweep(scenario, points, check, args.bags)
+    for point in planned:  # combinations of values
         check_across_nodes(point.job.scenario)
     root = _output_root(args.output) / scenario.name / 'sweep'
     check_command_folder(root, 'sweep')
@@ -317,7 +330,7 @@ def _tune(args: argparse.Namespace) -> int:
     from wheelsim.report.metrics import METRIC_NAMES
     from wheelsim.run import sampling, tables, tune
     from wheelsim.run.output import check_run_name
-    from wheelsim.run.runner import check_across_nodes, run_scenario
+    from wheelsim.run.runner import run_scenario
 
     scenario, specs = _load(args.scenario)
     runner = _ray_runner(args)  # checks --workers before the study is created
@@ -335,9 +348,7 @@ def _tune(args: argparse.Namespace) -> int:
         tune.check_storage(args.storage)
     axes = tune.check_axes(sampling.parse_axes(args.param), specs)
     check = _override_check(specs)
-    for axis in axes:  # every bound and choice is a value the nodes accept, together
-        for value in axis.values if axis.values is not None else (axis.low, axis.high):
-            check_across_nodes(with_overrides(scenario, {axis.name: value}, check))
+    _check_axis_ends(scenario, axes, check)
     root = _output_root(args.output) / scenario.name / args.study
     check_command_folder(root, 'tune')
     with runner:  # then the folder and the study: a bad --address leaves no folder
