@@ -161,6 +161,7 @@ def test_ctrl_c_keeps_the_finished_points_and_the_same_command_resumes(tmp_path)
     assert sweep.returncode == 130, out + err
     kept = len(list(runs.glob('*/point.json')))
     assert 2 <= kept < 6 and f'interrupted: {kept} finished points kept' in out
+    assert out.count('not run') == 6 - kept  # the table says so (it said "passed False")
     assert 'Traceback' not in err
     rerun = wheelsim(*args, cwd=tmp_path)
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr

@@ -295,6 +295,8 @@ def _sweep(args: argparse.Namespace) -> int:
     plotted = tables.plot_metrics(rows, parameters, metrics, root / 'plots')
     tables.write_worst_runs(rows, parameters, metrics, root / 'worst_runs.md')
     shown = ['point', *parameters, *metrics[:4], 'passed']
+    if any(r['error'] for r in rows[:MAX_ROWS_SHOWN]):  # failed or not run: say which
+        shown.append('error')
     print(sweep.format_table(rows[:MAX_ROWS_SHOWN], shown, metrics))
     if len(rows) > MAX_ROWS_SHOWN:
         print(f'... {len(rows) - MAX_ROWS_SHOWN} more rows in {csv_path}')
