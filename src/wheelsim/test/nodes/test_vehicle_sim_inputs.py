@@ -297,7 +297,15 @@ BAD_START_UPS = {
                     'parameter model_params.bicycle.steering_actuator.max_position = 2.0 is '
                     'invalid: must be in (0, pi/2)'),
     'type': ({'pub_rate': 'fast'},
-             "parameter pub_rate = 'fast' is invalid: must be a finite number in (0, 100000]"),
+             "parameter pub_rate = 'fast' is invalid: must be a finite number in [0.001, "
+             '100000]'),
+    # found in review: a traceback at start-up; live, a clock thread dead for good
+    'tiny rate': ({'pub_rate': 1e-300},
+                  'parameter pub_rate = 1e-300 is invalid: must be a finite number in [0.001, '
+                  '100000]'),
+    'tiny real-time factor': ({'real_time_factor': 1e-12},
+                              'parameter real_time_factor = 1e-12 is invalid: must be 0 (as fast '
+                              'as possible) or in [0.001, 100000]'),
     'ros arguments': ({'mixed': [1, 2.5]}, 'invalid ROS arguments: '),
     'frame named as a wheel': (  # review F2: the URDF had link left_wheel twice
         {'model': 'differential', 'scan.frame_id': 'left_wheel'},

@@ -7,3 +7,7 @@ converts to seconds only for arithmetic in floating point.
 
 NS_PER_S = 1_000_000_000
 """Nanoseconds per second (an int: ``t_ns // NS_PER_S`` and ``divmod`` stay exact)."""
+
+MIN_RATE_HZ = 1e-3
+"""The lowest rate of anything periodic (one period in 1000 s) and the smallest real-time factor
+but 0: a rarer one's period overflows the wall and ROS clocks' arithmetic."""

@@ -82,7 +82,7 @@ def test_noise_is_gaussian_with_the_configured_deviation_and_follows_the_seed():
     ({'angle_min': -4.0, 'angle_max': 4.0}, 'at most 2 pi beyond angle_min'),
     ({'angle_increment': 1e-6}, 'beams, at most 100000'),
     ({'range_min': 5.0, 'range_max': 4.0}, 'scan.range_max = 4.0 is invalid: must be > range_min'),
-    ({'rate': 0.0}, r'scan.rate = 0.0 is invalid: must be a finite number in \(0, 1000\]'),
+    ({'rate': 0.0}, r'scan.rate = 0.0 is invalid: must be a finite number in \[0.001, 1000\]'),
 ])
 def test_bad_scan_parameters_are_named(values, message):
     with pytest.raises(ParameterError, match=message):

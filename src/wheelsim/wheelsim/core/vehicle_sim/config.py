@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from wheelsim.core import frames
 from wheelsim.core.params import ParameterError, group, param
-from wheelsim.core.units import NS_PER_S
+from wheelsim.core.units import MIN_RATE_HZ, NS_PER_S
 from wheelsim.core.world.config import ScanSettings, WorldSettings
 from wheelsim.core.world.footprint import Footprint
 
@@ -59,7 +59,7 @@ class VehicleSimSettings(frames.FrameNames):
     )
     pub_rate: float = param(
         50.0, 'Rate at which the outputs are published, in simulated time (<= step_rate).',
-        unit='Hz', min_value=0.0, min_exclusive=True, max_value=100_000.0,
+        unit='Hz', min_value=MIN_RATE_HZ, max_value=100_000.0,
     )
     twist_reference_max_oldness: float = param(
         1.0, 'A command older than this (by stamp for TwistStamped, by arrival for Twist) '
@@ -71,13 +71,13 @@ class VehicleSimSettings(frames.FrameNames):
         read_only=True,
     )
     real_time_factor: float = param(
-        1.0, 'Reference-clock mode: simulated seconds per wall second; 0: as fast as possible.',
-        min_value=0.0, max_value=100_000.0,
+        1.0, 'Reference-clock mode: simulated seconds per wall second; 0: as fast as possible '
+        f'(else at least {MIN_RATE_HZ:g}).', min_value=0.0, max_value=100_000.0,
     )
     clock_rate: float = param(
         100.0, 'Reference-clock mode: /clock messages per simulated second (<= step_rate); '
         'timers of other nodes fire on time when their period is a multiple of 1/clock_rate.',
-        unit='Hz', min_value=0.0, min_exclusive=True, max_value=100_000.0,
+        unit='Hz', min_value=MIN_RATE_HZ, max_value=100_000.0,
     )
     max_time_jump: float = param(
         1.0, 'Clock advances up to this beyond one publish period are simulated step by step; '
@@ -124,6 +124,10 @@ class VehicleSimSettings(frames.FrameNames):
         return round((self.max_time_jump + 1.0 / self.pub_rate) * NS_PER_S)
 
     def __post_init__(self) -> None:
+        if 0.0 < self.real_time_factor < MIN_RATE_HZ:
+            raise ParameterError('real_time_factor', self.real_time_factor,
+                                 f'must be 0 (as fast as possible) or in [{MIN_RATE_HZ:g}, '
+                                 '100000]')
         for name in ('pub_rate', 'clock_rate', 'scan.rate'):
             value = self.scan.rate if name == 'scan.rate' else getattr(self, name)
             if value > self.step_rate:

@@ -16,6 +16,7 @@ import numpy as np
 
 from wheelsim.core.arrays import FloatArray
 from wheelsim.core.params import ParameterError, param
+from wheelsim.core.units import MIN_RATE_HZ
 from wheelsim.core.world.occupancy import DEFAULT_OCCUPIED_THRESHOLD
 
 MAX_BEAMS = 100_000
@@ -58,8 +59,8 @@ class ScanSettings:
         True, 'Publish scan (sensor_msgs/LaserScan) whenever there is a map.', read_only=True,
     )
     rate: float = param(
-        10.0, 'Scans per second of simulated time (<= step_rate).', unit='Hz', min_value=0.0,
-        min_exclusive=True, max_value=1000.0,
+        10.0, 'Scans per second of simulated time (<= step_rate).', unit='Hz',
+        min_value=MIN_RATE_HZ, max_value=1000.0,
     )
     frame_id: str = param(
         'base_scan', 'Frame of the laser (a link of the URDF, fixed to the base frame); '
