@@ -87,10 +87,11 @@ class Sim:
         msg.linear.x, msg.angular.z = vx, wz
         self.twist.publish(msg)
 
-    def send_stamped(self, vx: float, age_s: float = 0.0) -> None:
+    def send_stamped(self, vx: float, age_s: float = 0.0, frame_id: str = '') -> None:
         msg = TwistStamped()
         now_ns = self.probe.node.get_clock().now().nanoseconds  # the wall clock, as the node's
         msg.header.stamp = time_msg(now_ns - int(age_s * 1e9))
+        msg.header.frame_id = frame_id
         msg.twist.linear.x = vx
         self.stamped.publish(msg)
 
@@ -140,6 +141,16 @@ def test_cmd_vel_type_follows_the_publishers(sim):
     sim.probe.node.destroy_publisher(sim.twist)
     assert sim.speed_reaching(lambda: sim.send_stamped(0.7), 0.7) == pytest.approx(0.7)
     assert logged('publishers use geometry_msgs/msg/TwistStamped; subscribing to it')
+    # The body's frame is taken silently; another frame is warned about once (found in review:
+    # a twist in odom was applied as a body twist without a word).
+    assert sim.speed_reaching(lambda: sim.send_stamped(0.6, frame_id='base_link'), 0.6) == \
+        pytest.approx(0.6)
+    assert 'taken as a twist' not in sim.process.output()
+    assert sim.speed_reaching(lambda: sim.send_stamped(0.7, frame_id='odom'), 0.7) == \
+        pytest.approx(0.7)
+    assert logged("/cmd_vel: TwistStamped in frame 'odom' taken as a twist of the vehicle's "
+                  'body (base_link): its frame is not converted')
+    assert sim.process.output().count("in frame 'odom'") == 1
     # A command stamped longer ago than twist_reference_max_oldness (1 s) counts as zero.
     assert sim.speed_reaching(lambda: sim.send_stamped(0.7, age_s=5.0), 0.0) == 0.0
     assert logged('is older than twist_reference_max_oldness')

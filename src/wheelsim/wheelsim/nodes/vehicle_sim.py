@@ -122,9 +122,11 @@ class VehicleSim:
         self._vehicle_description = VehicleDescriptionPublisher(seam)
         self._vehicle_description.publish(self._describe(urdf))
         self._description_sync = RobotStatePublisherSync(seam, settings.robot_state_publisher)
-        self.cmd_vel = CmdVelInput(
-            seam, settings.cmd_vel_type, self._on_command, self._command_limits()
-        )
+        body_frames = [settings.full_base_frame]
+        if settings.footprint_frame:
+            body_frames.append(settings.frame_prefix + settings.footprint_frame)
+        self.cmd_vel = CmdVelInput(seam, settings.cmd_vel_type, self._on_command,
+                                   self._command_limits(), body_frames=tuple(body_frames))
         self.wheel_commands = WheelCommandInput(
             seam, self.cmd_vel, lambda: self._vehicle_config.config, settings.frame_prefix
         )

@@ -18,7 +18,9 @@ Every message is checked: a non-finite value rejects the message (counted, warni
 a value beyond the limits is saturated (counted, warning throttled). Accepted commands reach
 ``on_command(topic_name, vx_mps, vy_mps, wz_radps, stamp_ns)`` with ``topic_name`` the resolved
 topic they came on (``cmd_vel`` or ``wheel_commands``) and ``stamp_ns`` the header stamp of a
-TwistStamped and ``None`` for a Twist or a TwistStamped with a zero stamp (by arrival).
+TwistStamped and ``None`` for a Twist or a TwistStamped with a zero stamp (by arrival). A
+TwistStamped is a twist of the vehicle's body: a ``header.frame_id`` other than empty or one of
+``body_frames`` is warned about once per frame (the twist is not converted).
 """
 
 from __future__ import annotations
@@ -56,8 +58,11 @@ class CmdVelInput:
         on_command: OnCommand,
         limits: tuple[float, float],
         topic: str = 'cmd_vel',
+        body_frames: tuple[str, ...] = (),
     ) -> None:
         self._seam = seam
+        self._body_frames = body_frames
+        self._frames_seen = {'', *body_frames}  # the body's, and those warned about
         self._auto = cmd_vel_type == 'auto'
         if self._auto and not seam.live:
             raise ParameterError(
@@ -167,6 +172,12 @@ class CmdVelInput:
                                       throttle_duration_sec=WARN_PERIOD_S)
             return
         stamp = stamp_ns(msg.header.stamp) if isinstance(msg, TwistStamped) else None
+        if stamp is not None and msg.header.frame_id not in self._frames_seen:
+            frame = msg.header.frame_id
+            self._frames_seen.add(frame)
+            self._seam.logger.warning(
+                f"{self.topic_name}: TwistStamped in frame '{frame}' taken as a twist of the "
+                f"vehicle's body ({', '.join(self._body_frames)}): its frame is not converted")
         if stamp == 0:
             stamp = None
             if not self._warned_zero_stamp:
