@@ -90,3 +90,35 @@ def test_ci_runs_exactly_the_readmes_test_command():
     test_command = quick_start[1].split('#', 1)[0].strip()
     ci_command = (REPO / '.ci' / 'run').read_text().strip().splitlines()[-1]
     assert test_command == ci_command, (test_command, ci_command)
+
+
+def _github_anchor(heading: str) -> str:
+    """The anchor GitHub gives a Markdown heading: lower case, punctuation but ``-`` and ``_``
+    dropped, spaces as ``-``."""
+    return re.sub(r'[^\w\- ]', '', heading.strip().lower()).replace(' ', '-')
+
+
+def test_every_link_between_the_docs_reaches_a_file_and_heading():
+    """Found in review: fidelity.md linked a heading of localization.md by a shorter anchor."""
+    pages = [REPO / 'README.md', *sorted((REPO / 'docs').glob('*.md'))]
+    anchors = {}
+    for page in pages:
+        seen: dict[str, int] = {}
+        found = set()
+        for heading in re.findall(r'^#+ (.+)$', page.read_text(), flags=re.MULTILINE):
+            anchor = _github_anchor(heading)
+            found.add(f'{anchor}-{seen[anchor]}' if anchor in seen else anchor)
+            seen[anchor] = seen.get(anchor, 0) + 1
+        anchors[page.resolve()] = found
+    broken = []
+    for page in pages:
+        for target in re.findall(r'\]\(([^)\s]+)\)', page.read_text()):
+            if re.match(r'[a-z]+:', target):
+                continue  # a web address
+            path, _, anchor = target.partition('#')
+            linked = (page.parent / path).resolve() if path else page.resolve()
+            if not linked.exists():
+                broken.append(f'{page.name}: {target} (no such file)')
+            elif anchor and linked.suffix == '.md' and anchor not in anchors.get(linked, ()):
+                broken.append(f'{page.name}: {target} (no such heading)')
+    assert not broken, broken

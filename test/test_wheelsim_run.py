@@ -500,11 +500,13 @@ def test_a_slow_paced_run_reports_its_real_time_factor_not_zero(tmp_path):
     assert shown and float(shown[1]) == pytest.approx(factor, rel=0.05), result.stdout
 
 
-@pytest.mark.parametrize('factor', ['1e-300', '-1', 'nan', '1e9'])
+@pytest.mark.parametrize('factor', ['1e-300', '-1', 'nan', '1e9', 'fast'])
 def test_an_impossible_real_time_factor_is_refused_by_name(tmp_path, factor):
     result = wheelsim('run', '--real-time-factor', factor, cwd=tmp_path)
     assert result.returncode == 2
     assert '--real-time-factor' in result.stderr and 'Traceback' not in result.stderr
+    # with its range (found in review: 'fast' gave "invalid _real_time_factor value")
+    assert 'must be 0 (as fast as possible) or in [0.001, 1e+06]' in result.stderr
 
 
 def test_interrupted_run_keeps_a_valid_bag(tmp_path):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import math
 import os
 import signal
 import sys
@@ -121,7 +122,10 @@ MIN_REAL_TIME_FACTOR, MAX_REAL_TIME_FACTOR = 1e-3, 1e6
 
 
 def _real_time_factor(text: str) -> float:
-    value = float(text)
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan  # not a number: refused below, in the same words
     if not (value == 0 or MIN_REAL_TIME_FACTOR <= value <= MAX_REAL_TIME_FACTOR):
         raise argparse.ArgumentTypeError(
             f'{text} must be 0 (as fast as possible) or in [{MIN_REAL_TIME_FACTOR:g}, '

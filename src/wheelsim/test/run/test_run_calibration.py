@@ -122,6 +122,10 @@ def test_outputs_are_checked_before_the_fit_and_never_overwritten_unasked(tmp_pa
     done = calibrate_command(tmp_path / 'bag', '-o', tmp_path / 'params.yaml', '--overwrite')
     assert done.returncode == 0, done.stderr
     assert '95 % interval' in mine.read_text() and (tmp_path / 'params.yaml').exists()
+    done = calibrate_command(tmp_path / 'bag', '-o', tmp_path / 'params.yaml')
+    assert done.returncode == 2 and ', '.join(
+        str(tmp_path / name) for name in ('params.yaml', 'params_report.txt', 'params_response.png')
+    ) + ' exist: not overwriting' in done.stderr, done.stderr  # three of them: "exist"
 
 
 @pytest.fixture(scope='module')

@@ -119,7 +119,8 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
     plot_path = output.with_name(output.stem + '_response.png')
     existing = [str(p) for p in (output, report_path, plot_path) if p.exists()]
     if existing and not overwrite:
-        raise CalibrationError(f'-o {output}: {", ".join(existing)} exists: not overwriting '
+        verb = 'exists' if len(existing) == 1 else 'exist'
+        raise CalibrationError(f'-o {output}: {", ".join(existing)} {verb}: not overwriting '
                                '(give another -o, or --overwrite)')
     started = time.process_time()
     params = _vehicle_sim_parameters(params_file) if params_file else {}
