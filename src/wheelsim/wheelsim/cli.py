@@ -280,7 +280,7 @@ def _sweep(args: argparse.Namespace) -> int:
     runner = _ray_runner(args)  # checks --workers before anything is written
     axes = sampling.as_parameter_types(sampling.parse_axes(args.param), specs)
     check = _override_check(specs)
-    _check_axis_ends(scenario, axes, check)
+    _check_axis_ends(scenario, [a for a in axes if a.values is None], check)  # lists: by point
     points = sampling.plan_points(axes, args.sample, args.samples, args.sample_seed)
     planned = sweep.plan_sweep(scenario, points, check, args.bags)
     for point in planned:  # combinations of values
