@@ -294,6 +294,8 @@ def test_overrides_for_sweeps(tmp_path):
     assert seen == [('controller', {'k_x': 5.0}, {'k_x': 5.0})]  # the whole set, once per node
     with pytest.raises(ScenarioError, match='expected seed or <node>.<parameter>'):
         with_overrides(scenario, {'k_x': 1.0}, lambda *a: None)
+    with pytest.raises(ScenarioError, match=r'\(did you mean controller\.k_x\?\)'):
+        with_overrides(scenario, {'controler.k_x': 1.0}, lambda *a: None)  # found in review
 
 
 def test_seed_override_sets_the_scenario_seed(tmp_path):

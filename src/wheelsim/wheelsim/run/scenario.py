@@ -350,8 +350,10 @@ def with_overrides(scenario: Scenario, overrides: Mapping[str, Any],
             continue
         node, _, name = key.partition('.')
         if node not in NODE_NAMES or not name:
+            suggestion = unknown_keys(NODE_NAMES, [node])[0][1] if name else None
+            hint = f' (did you mean {suggestion}.{name}?)' if suggestion else ''
             raise ScenarioError(f'--param {key}: expected seed or <node>.<parameter> with node '
-                                f'one of {", ".join(NODE_NAMES)}')
+                                f'one of {", ".join(NODE_NAMES)}{hint}')
         if (node, name) in RUN_SET_PARAMETERS:
             raise ScenarioError(f'--param {key}: overridden in every run by '
                                 f'{RUN_SET_PARAMETERS[node, name]}')

@@ -62,6 +62,10 @@ def test_flat_waypoints_parse_triples_with_free_headings():
         ([1.0, 2.0], 'not a multiple of 3'),
         ([0.0, 0.0, NAN, 0.0, 0.0, NAN], 'points 0 and 1 are'),
         ([0.0, 0.0, NAN, NAN, 1.0, NAN], 'point 1 has a non-finite position'),
+        # found in review: degrees were taken as radians and wrapped, without a word
+        ([2.0, 0.0, 90.0], r'point 0 has the heading 90, more than a full turn: headings are '
+                           r'in radians, within \[-2 pi, 2 pi\] \(90 degrees would be 1.571\)'),
+        ([0.0, 0.0, 0.0, 2.0, 0.0, -6.5], 'point 1 has the heading -6.5, more than a full turn'),
     ],
 )
 def test_invalid_flat_waypoints_are_rejected_with_the_reason(flat, message):

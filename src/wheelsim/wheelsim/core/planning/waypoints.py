@@ -63,8 +63,9 @@ def waypoints_from_flat(flat: Sequence[float], where: str = 'waypoints') -> Wayp
     """Parse the flat ``x, y, theta`` triples of the ROS parameter (theta NaN = free heading).
 
     An empty array gives zero waypoints (no path is planned from it); otherwise the length must be
-    a multiple of 3 and the result is validated like :func:`waypoints_from_lists` minus the
-    two-point minimum (a single waypoint is fine when the path starts at the current pose).
+    a multiple of 3, a heading within [-2 pi, 2 pi] (more is taken for degrees given), and the
+    result is validated like :func:`waypoints_from_lists` minus the two-point minimum (a single
+    waypoint is fine when the path starts at the current pose).
     """
     values = np.asarray(flat, dtype=float)
     if values.size % 3:
@@ -75,6 +76,13 @@ def waypoints_from_flat(flat: Sequence[float], where: str = 'waypoints') -> Wayp
     triples = values.reshape(-1, 3)
     xy = triples[:, :2].copy()
     heading = triples[:, 2].copy()
+    turns = np.flatnonzero(np.abs(heading) > 2.0 * np.pi)  # NaN (free) is not
+    if turns.size:
+        i = int(turns[0])
+        raise PlanningError(
+            f'{where}: point {i} has the heading {heading[i]:g}, more than a full turn: headings '
+            f'are in radians, within [-2 pi, 2 pi] ({heading[i]:g} degrees would be '
+            f'{np.radians(heading[i]):.4g})')
     if len(heading) < 2:
         if len(heading) == 1 and not np.isfinite(xy).all():
             raise PlanningError(f'{where}: point 0 has a non-finite position {xy[0]}')
