@@ -102,3 +102,26 @@ def test_a_table_leaves_a_missing_cell_blank_and_writes_a_value_as_param_does():
         'point     c.x    rmse  clearance  passed',
         "    1  'a: b'                      False",
         '    2    null  0.1235          -    True']
+
+
+class DyingRunner(CountingRunner):
+    """Each job's worker died: ``error`` alone, as RayRunner gives it (no traceback file)."""
+
+    def run(self, jobs: Iterable[Job], root: Path) -> Iterator[tuple[Job, dict[str, Any]]]:
+        for job in jobs:
+            yield job, {'error': 'WorkerCrashedError: the worker died', 'wall_s': 0.0,
+                        'worker': 'here:1'}
+
+
+def test_a_point_whose_worker_died_is_reported_without_a_traceback_file(tmp_path, capsys):
+    """Found in review: the report named the traceback file a dead worker never wrote (a
+    KeyError ended the sweep)."""
+    scenario = Scenario(name='t', duration_s=1.0, seed=1, record_topics=None, pass_criteria={},
+                        node_parameters={'controller': {}})
+    points = plan_points([parse_axis('controller.k=1,2')])
+    outcome = run_sweep(plan_sweep(scenario, points, lambda *a: None), tmp_path, DyingRunner(),
+                        show_progress=False)
+    assert outcome.errors == {0: 'WorkerCrashedError: the worker died',
+                              1: 'WorkerCrashedError: the worker died'}
+    printed = capsys.readouterr().out
+    assert printed.count('failed: WorkerCrashedError: the worker died\n') == 2, printed

@@ -102,7 +102,8 @@ def run_job(job: Job, root: str, token: str) -> dict[str, Any]:
     ``wall_s``, ``worker`` (``host:process id`` of this worker), and ``files`` when the output
     folder is not visible here; or ``error`` (one line) and ``error_file`` (relative to root:
     the traceback, ``<key>/<scenario name>/error.txt`` beside the bag so far when the run had
-    started, else ``<key>/error.txt``) when the run raised.
+    started, else ``<key>/error.txt``) when the run raised. :meth:`RayRunner.run` gives a job
+    whose worker died ``error`` alone.
     """
     from wheelsim.run.runner import RunError, run_scenario
 

@@ -119,8 +119,9 @@ def run_sweep(points: Sequence[SweepPoint], root: Path, runner: RayRunner,
             for point in by_key[job.key]:
                 if 'error' in result:
                     outcome.errors[point.index] = result['error']
+                    where = f' (runs/{result["error_file"]})' if 'error_file' in result else ''
                     tqdm.write(f'point {point.index} ({_describe(point.overrides)}) failed: '
-                               f'{result["error"]} (runs/{result["error_file"]})')
+                               f'{result["error"]}{where}')
                 elif result['interrupted']:
                     outcome.errors[point.index] = 'interrupted'
                 else:
