@@ -219,3 +219,22 @@ def test_an_output_below_a_file_is_refused_before_the_fit(differential_bag, tmp_
         f'cannot calibrate: -o {tmp_path / "notes" / "params.yaml"}: {tmp_path / "notes"} is '
         'a file, not a folder')
     assert (tmp_path / 'notes').read_text() == 'mine'
+
+
+@pytest.mark.parametrize('step_rate_hz', [5.0, 10.0, 60.0, 1000.0])
+def test_the_params_file_runs_at_the_step_rate_of_the_fit(step_rate_hz):
+    """Found in review: at --step-rate 10 the file set step_rate 10 and vehicle_sim refused it
+    (pub_rate 50 above it): the output rates whose defaults are above it are written at it."""
+    import numpy as np
+
+    from wheelsim.core.calibration.fit import Calibration
+    from wheelsim.core.params import flatten
+    from wheelsim.report.calibration_report import params_tree
+
+    fitted = Calibration('differential', {}, {'drive_actuators.dead_time': 0.1}, ('vx',),
+                         np.zeros((0, 1)), np.zeros((0, 1)))
+    tree = params_tree(fitted, {}, step_rate_hz)['/**/vehicle_sim']['ros__parameters']
+    values = flatten(tree)
+    check_parameters(values)  # vehicle_sim takes it
+    assert values['step_rate'] == step_rate_hz
+    assert values.get('pub_rate', 50.0) == min(50.0, step_rate_hz)

@@ -10,6 +10,7 @@ from wheelsim.core import yaml_numbers
 from wheelsim.core.calibration.fit import Calibration
 from wheelsim.core.calibration.recording import Estimate, Recording
 from wheelsim.core.params import flatten
+from wheelsim.core.vehicle_sim.config import VehicleSimSettings
 
 UNITS = {'dead_time': 's', 'time_constant': 's', 'max_velocity': 'm/s', 'max_acceleration':
          'm/s^2', 'bias': 'm/s', 'wheel_radius': 'm', 'track': 'm', 'wheel_base': 'm',
@@ -28,8 +29,9 @@ def _unit(key: str) -> str:
 def params_tree(calibration: Calibration, geometry: Mapping[str, Estimate],
                 step_rate_hz: float) -> dict:
     """The vehicle_sim parameters: the step rate the fit simulated at (the fitted dead times
-    are whole steps of it), the fitted actuators, and the geometry joint_states gave (the
-    omni's lever is reported only: it does not separate wheel_base from track)."""
+    are whole steps of it; the output rates whose defaults it is below, at it), the fitted
+    actuators, and the geometry joint_states gave (the omni's lever is reported only: it does
+    not separate wheel_base from track)."""
     values: dict = {key: round(float(value), 6) for key, value in calibration.values.items()}
     for key, estimate in geometry.items():
         if key == 'wheel_radius':
@@ -44,9 +46,15 @@ def params_tree(calibration: Calibration, geometry: Mapping[str, Estimate],
         for part in parts[:-1]:
             node = node.setdefault(part, {})
         node[parts[-1]] = value
+    timing: dict = {'step_rate': float(step_rate_hz)}
+    defaults = VehicleSimSettings()
+    for name, default in (('pub_rate', defaults.pub_rate), ('clock_rate', defaults.clock_rate),
+                          ('scan', defaults.scan.rate)):
+        if default > step_rate_hz:  # vehicle_sim takes no rate above its step rate
+            timing[name] = {'rate': float(step_rate_hz)} if name == 'scan' else float(
+                step_rate_hz)
     return {'/**/vehicle_sim': {'ros__parameters': {
-        'step_rate': float(step_rate_hz), 'model': calibration.model,
-        'model_params': {calibration.model: tree}}}}
+        **timing, 'model': calibration.model, 'model_params': {calibration.model: tree}}}}
 
 
 def write_params(calibration: Calibration, geometry: Mapping[str, Estimate], path: Path,
