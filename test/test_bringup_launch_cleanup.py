@@ -143,7 +143,8 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
      "localization_mode:=bogus: localization.mode: 'bogus' must be one of 'perfect', 'noisy', "
      "'ekf'"),
     ('sim.launch.py', ['rviz:=false', 'tracking:=true', 'overrides_file:={bad_controller}'],
-     'bad_controller.yaml: controller.control_rate: -5.0 must be a finite number in (0, 1000]'),
+     'bad_controller.yaml: controller.control_rate: -5.0 must be a finite number in '
+     '[0.001, 1000]'),
     # Named by the launch arguments given, as sim.launch.py names them, not the file.
     ('joy_teleop.launch.py', ['enable_button:=-2'],
      'enable_button:=-2: wheel_teleop.enable_button: -2 must be'),

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from wheelsim.core import frames
 from wheelsim.core.localization.wheel_encoders import EncoderConfig
 from wheelsim.core.params import ParameterError, group, param
+from wheelsim.core.units import MIN_RATE_HZ
 
 MODES = ('perfect', 'noisy', 'ekf')
 ODOMETRY_SOURCES = ('ground_truth', 'joint_states')
@@ -109,8 +110,7 @@ class EkfConfig:
         10.0,
         'Rate of the absolute pose fixes the EKF corrects with.',
         unit='Hz',
-        min_value=0.0,
-        min_exclusive=True,
+        min_value=MIN_RATE_HZ,
         max_value=1000.0,
     )
     measurement_noise_translation: float = param(

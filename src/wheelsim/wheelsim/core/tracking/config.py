@@ -16,6 +16,7 @@ from wheelsim.core.planning.config import (
     planned_lateral_acceleration_mps2,
 )
 from wheelsim.core.tracking.policy import POLICY_PARAMETER, load_policy
+from wheelsim.core.units import MIN_RATE_HZ
 from wheelsim.core.vehicle.description import (
     NO_LIMIT_TOP_SPEED_MPS,
     FromVehicle,
@@ -258,7 +259,8 @@ class ControllerConfig(frames.FrameNames):
         f"limit of Stanley's virtual front axle ({MAX_STEERING_RAD:g}: a base that turns on "
         'the spot has no steering limit, its yaw rate limit bounds it).', 'rad',
         MAX_STEERING_RAD)
-    control_rate: float = _positive(20.0, 'Rate of the control loop in ROS time.', 'Hz', 1000.0)
+    control_rate: float = param(20.0, 'Rate of the control loop in ROS time.', unit='Hz',
+                                min_value=MIN_RATE_HZ, max_value=1000.0)
     enable_stamped_cmd_vel: bool = param(
         True,
         'Publish cmd_vel as geometry_msgs/TwistStamped (true) or Twist (false): Nav2\'s '
