@@ -215,6 +215,8 @@ def test_ctrl_c_while_ray_starts_ends_every_process_of_the_sweep(tmp_path):
      '--param vehicle_sim.be_reference_clock: overridden in every run by wheelsim run'),
     (['sweep', '--param', 'seed=1,2', '--workers', '0'], '--workers 0: must be at least 1'),
     # found in review: a random or LHS sweep checked only the values it drew
+    (['sweep', '--sample', 'lhs', '--samples', '3', '--param', 'controller.lead_time=0:20'],
+     '--param controller.lead_time=20.0: controller.lead_time: must be'),  # not a drawn value
     (['sweep', '--sample', 'random', '--samples', '1', '--sample-seed', '0', '--param',
       'controller.lead_time=0:10.5'],
      '--param controller.lead_time=10.5: controller.lead_time: must be a finite number in '

@@ -22,6 +22,7 @@ from pathlib import Path
 # more; idle, OpenBLAS's extra threads spin, about 0.1 s of CPU a command).
 os.environ.setdefault('OPENBLAS_NUM_THREADS', '1')
 
+from wheelsim.core.units import MIN_RATE_HZ  # noqa: E402
 from wheelsim.run.output import (  # noqa: E402
     OutputError,
     check_command_folder,
@@ -77,16 +78,17 @@ def _override_check(specs):
     return check
 
 
-
-def _check_axis_ends(scenario, axes, check) -> None:
-    """Each value of a list and both ends of a range, with the other nodes' parameters too
-    (:func:`~wheelsim.run.runner.check_across_nodes`): ScenarioError naming the ``--param``
-    value given, before any point is drawn or run."""
+def _check_axis_ends(scenario, axes, check, others=None) -> None:
+    """Each value of a list and both ends of a range, with ``others`` (overrides of the other
+    axes) and the other nodes' parameters too (:func:`~wheelsim.run.runner.check_across_nodes`):
+    ScenarioError naming the ``--param`` value given, before any point runs."""
     from wheelsim.run.runner import check_across_nodes
 
     for axis in axes:
         for value in axis.values if axis.values is not None else (axis.low, axis.high):
-            check_across_nodes(with_overrides(scenario, {axis.name: value}, check))
+            check_across_nodes(with_overrides(scenario, {**(others or {}), axis.name: value},
+                                              check))
+
 
 def _single_values(texts: Sequence[str]) -> dict:
     """``wheelsim run``'s ``--param NAME=VALUE`` (one value each)."""
@@ -118,7 +120,7 @@ def _output_root(text: str) -> Path:
     return root
 
 
-MIN_REAL_TIME_FACTOR, MAX_REAL_TIME_FACTOR = 1e-3, 1e6
+MAX_REAL_TIME_FACTOR = 1e6
 
 
 def _real_time_factor(text: str) -> float:
@@ -126,9 +128,9 @@ def _real_time_factor(text: str) -> float:
         value = float(text)
     except ValueError:
         value = math.nan  # not a number: refused below, in the same words
-    if not (value == 0 or MIN_REAL_TIME_FACTOR <= value <= MAX_REAL_TIME_FACTOR):
+    if not (value == 0 or MIN_RATE_HZ <= value <= MAX_REAL_TIME_FACTOR):
         raise argparse.ArgumentTypeError(
-            f'{text} must be 0 (as fast as possible) or in [{MIN_REAL_TIME_FACTOR:g}, '
+            f'{text} must be 0 (as fast as possible) or in [{MIN_RATE_HZ:g}, '
             f'{MAX_REAL_TIME_FACTOR:g}]')
     return value
 
@@ -280,8 +282,10 @@ def _sweep(args: argparse.Namespace) -> int:
     runner = _ray_runner(args)  # checks --workers before anything is written
     axes = sampling.as_parameter_types(sampling.parse_axes(args.param), specs)
     check = _override_check(specs)
-    _check_axis_ends(scenario, [a for a in axes if a.values is None], check)  # lists: by point
     points = sampling.plan_points(axes, args.sample, args.samples, args.sample_seed)
+    # a range's ends first (the user's values, which no drawn point may reach), with the first
+    # point's values of the other axes; then every point
+    _check_axis_ends(scenario, [a for a in axes if a.values is None], check, points[0])
     planned = sweep.plan_sweep(scenario, points, check, args.bags)
     for point in planned:  # combinations of values
         check_across_nodes(point.job.scenario)
