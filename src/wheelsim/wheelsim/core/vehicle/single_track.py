@@ -155,15 +155,20 @@ def _axle(stiffness, load, mu, lever, steer, slip, yaw_rate, speed, gyration_sq)
             -lever * lever * gain / (gyration_sq * speed), gain * steer / speed,
             lever * gain * steer / gyration_sq, gain * angle,
         )
-    # Beyond the linear range: the force of the wheel's true slip angle, from its velocity
-    # across and along it (times v; right in a spin too, where the small angles are not),
-    # within the limit and held over the step; its share across G's velocity and its moment
-    # taken exactly (the linear range keeps CommonRoad's small angles), so a slide's
-    # acceleration stays within mu g with the speed's share (tyre_terms).
-    across = math.sin(slip - steer) + math.cos(steer) * lever * yaw_rate / speed
+    # Beyond the linear range the force is held over the step: at the limit, with the sign of
+    # the linear range's slip angle (continuous with it), while the wheel rolls the way the
+    # vehicle goes; in a spin, where it rolls the other way and small angles mean nothing, that
+    # of its true slip angle, from its velocity across and along it (times v), within the
+    # limit (both give the limit, with one sign, where the wheel moves sideways). Its share
+    # across G's velocity and its moment are taken exactly (the linear range keeps CommonRoad's
+    # small angles), so a slide's acceleration stays within mu g with the speed's share
+    # (tyre_terms).
     along = math.cos(slip - steer) + math.sin(steer) * lever * yaw_rate / speed
-    slip_angle = math.atan2(speed * across, abs(speed * along))
-    force = -min(max(abs(gain) * slip_angle, -cap), cap)
+    if along >= 0.0:
+        force = math.copysign(cap, gain * angle)
+    else:
+        across = math.sin(slip - steer) + math.cos(steer) * lever * yaw_rate / speed
+        force = -min(max(abs(gain) * math.atan2(speed * across, abs(speed * along)), -cap), cap)
     return (0.0, 0.0, 0.0, 0.0, force * math.cos(steer - slip) / speed,
             lever * force * math.cos(steer) / gyration_sq, force)
 
