@@ -52,8 +52,9 @@ HARNESS = {'run': ['--quiet', '--no-plots'], 'sweep': ['--quiet', '--workers', '
 BEST_LEAD_TIME_S = 0.325  # test_wheelsim_tune.py: the drive's 0.3 s dead time + 25 ms
 REVERSED_AT_LEAST_M = 8.0  # the parking plan backs 9.9 m
 #: The policy example against the controller's own feedforward law on the same scenario: at
-#: most this much worse (measured: cross-track RMS 0.0106 m against 0.0096 m, max equal).
-POLICY_RMS_RATIO, POLICY_MAX_RATIO, POLICY_GOAL_MARGIN_M = 1.25, 1.1, 0.01
+#: most this much worse (measured: cross-track RMS 0.0095 m against 0.0082 m, max 0.025 against
+#: 0.020 m; the maxima were equal while the metric counted the start's 0.056 m for both).
+POLICY_RMS_RATIO, POLICY_MAX_RATIO, POLICY_GOAL_MARGIN_M = 1.25, 1.4, 0.01
 
 
 def run_example(name: str, output: Path, command: str | None = None

@@ -75,6 +75,17 @@ def test_a_vehicle_behind_the_start_or_past_the_end_is_along_track_not_cross_tra
     assert m['cross_track_max_m'] == pytest.approx(0.02, rel=1e-9)  # 0.5 before
 
 
+def test_a_plan_without_length_measures_the_distance_to_its_point(tmp_path):
+    """A turn on the spot (several poses, one position): no direction to extend (found in
+    review: the first fix measured along the heading line, 0.088 m for a vehicle 0.1 m off)."""
+    poses = [(0.5 * i, 1.0, 2.0, 0.5 * i) for i in range(4)]
+    records = [('/plan', plan(0.0, poses), 0.0),
+               ('/ground_truth', odometry(0.0, 1.06, 2.08, 0.0), 0.0),
+               ('/ground_truth', odometry(1.0, 1.06, 2.08, 1.0), 1.0)]
+    errors = tracking_errors(load_run(write_bag(tmp_path / 'bag', records)))
+    np.testing.assert_allclose(np.abs(errors.cross_track_m), 0.1, atol=1e-12)
+
+
 def test_heading_error_wraps_around_pi(tmp_path):
     """Plan westwards (heading pi); the vehicle heads -pi + 0.01: 0.01 rad off, not 2 pi."""
     records = [('/plan', plan(0.0, [(t, -t, 0.0, np.pi) for t in range(11)]), 0.0)]

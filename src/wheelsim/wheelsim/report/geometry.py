@@ -106,7 +106,8 @@ class Polyline:
         past the end) is measured along the extended first or last segment instead, as the
         controller measures it: its cross-track is its distance from that line, its arc length
         below 0 or beyond the end, so a vehicle behind the start has an along-track error, not
-        a cross-track one (a polyline of one vertex keeps the distance to it).
+        a cross-track one (a polyline without length, a goal or a turn on the spot, keeps the
+        distance to it).
         """
         count = len(x_m)
         x_m, y_m = np.asarray(x_m, dtype=float), np.asarray(y_m, dtype=float)
@@ -114,7 +115,7 @@ class Polyline:
         _match_points(x_m, y_m, self.start, self.delta, self.length2, self.s_start_m,
                       self.yaw_start, self.yaw_step, self.tangent, float(window_m), cross, s_m,
                       yaw)
-        if extend_ends and len(self.vertex_s_m) > 1:  # one vertex (a goal): its distance
+        if extend_ends and self.vertex_s_m[-1] > 0.0:  # without length: the distance to it
             self._extend_ends(x_m, y_m, cross, s_m)
         return PathMatch(cross_track_m=cross, s_m=s_m, yaw_rad=wrap_angles(yaw))
 

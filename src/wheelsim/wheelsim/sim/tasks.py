@@ -5,8 +5,10 @@ together, what they observe, their errors and when an episode ends, as (N, ...) 
 :mod:`wheelsim.sim.rollout`'s fleet (vehicle_sim's kernel, command saturation and, with a map,
 collision guard) through their base, :class:`Task`. Their errors are the run metrics' (docs/
 report.md): for a path those of :class:`wheelsim.report.geometry.Polyline` (matched step by
-step, they are what :meth:`Polyline.match` gives for the whole driven path), for a goal the
-``goal_position_error_m`` and ``goal_heading_error_rad`` of the current pose.
+step, they are what :meth:`Polyline.match` gives for the whole driven path; before the path's
+start and past its end the distance to its first or last pose, where the metrics and the
+controller measure along the extended end segment), for a goal the ``goal_position_error_m``
+and ``goal_heading_error_rad`` of the current pose.
 
 Frames and units: poses are base_link in ``map`` (x_m, y_m, yaw_rad); twists base_link's body
 twist (x forward, y left) in m/s and rad/s; angles in (-pi, pi].

@@ -66,6 +66,7 @@ def test_flat_waypoints_parse_triples_with_free_headings():
         ([2.0, 0.0, 90.0], r'point 0 has the heading 90, more than a full turn: headings are '
                            r'in radians, within \[-2 pi, 2 pi\] \(90 degrees would be 1.571\)'),
         ([0.0, 0.0, 0.0, 2.0, 0.0, -6.5], 'point 1 has the heading -6.5, more than a full turn'),
+        ([0.0, 0.0, 0.0, 2.0, 0.0, math.inf], 'point 1 has an infinite heading'),
     ],
 )
 def test_invalid_flat_waypoints_are_rejected_with_the_reason(flat, message):

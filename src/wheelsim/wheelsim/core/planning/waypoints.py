@@ -76,7 +76,7 @@ def waypoints_from_flat(flat: Sequence[float], where: str = 'waypoints') -> Wayp
     triples = values.reshape(-1, 3)
     xy = triples[:, :2].copy()
     heading = triples[:, 2].copy()
-    turns = np.flatnonzero(np.abs(heading) > 2.0 * np.pi)  # NaN (free) is not
+    turns = np.flatnonzero(np.isfinite(heading) & (np.abs(heading) > 2.0 * np.pi))
     if turns.size:
         i = int(turns[0])
         raise PlanningError(
