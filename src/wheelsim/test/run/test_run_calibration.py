@@ -204,6 +204,15 @@ def test_the_step_rate_is_the_params_files_unless_the_option_gives_another(
     assert periods == [0.002, 0.002, 0.001, 0.004]
 
 
+def test_a_bag_s_metadata_file_given_for_the_bag_names_the_folder(differential_bag, tmp_path):
+    """Found in review: "Unrecognized storage format '.yaml'"."""
+    metadata = differential_bag / 'metadata.yaml'
+    refused_in_one_line(
+        calibrate_command(metadata, '-o', tmp_path / 'out' / 'params.yaml'),
+        f'cannot calibrate: {metadata}: give the bag folder, {differential_bag}, not its '
+        'metadata.yaml')
+
+
 def test_the_params_file_gives_vehicle_sim_parameters(differential_bag, tmp_path):
     (tmp_path / 'other.yaml').write_text('localization:\n  ros__parameters: {mode: noisy}\n')
     refused_in_one_line(

@@ -118,6 +118,9 @@ def load_recording(bag: Path | str, commands: str | None = None, measured: str |
     path = Path(bag)
     if not path.exists():
         raise CalibrationError(f'{path}: no such bag')
+    if path.name == 'metadata.yaml':
+        raise CalibrationError(f'{path}: give the bag folder, {path.parent}, not its '
+                               'metadata.yaml')
     try:
         return _read_recording(path, commands, measured, joint_states)
     except (AnyReaderError, OSError) as err:  # an empty, truncated or broken bag
