@@ -238,7 +238,7 @@ def test_twist_noise_has_the_configured_variance():
     [
         ('mode', 'kalman', "one of 'perfect', 'noisy', 'ekf'"),
         ('localization.odom_walk_velocity_translation', -0.1, r'in \[0, inf\)'),
-        ('ekf.measurement_rate', 0.0, r'in \(0, 1000\]'),
+        ('ekf.measurement_rate', 0.0, r'in \[0.001, 1000\]'),
         ('localization.map_noise_correlation_time', float('nan'), 'finite'),
     ],
 )
