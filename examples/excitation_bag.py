@@ -14,13 +14,12 @@ wheelsim.core.calibration.excitation's, at the vehicle's top speed).
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 from pathlib import Path
 
 from wheelsim.core import yaml_numbers
 from wheelsim.core.calibration.excitation import excitation
-from wheelsim.core.params import ParameterError
+from wheelsim.core.params import ParameterError, unknown_keys
 from wheelsim.core.vehicle.config import MODELS, vehicle_config_from_params
 from wheelsim.core.vehicle.description import describe, top_speed_mps
 from wheelsim.nodes.vehicle_sim import parameter_specs
@@ -46,10 +45,9 @@ def main(argv: list[str] | None = None) -> int:
         name, equals, value = item.partition('=')
         if not equals or not name:
             parser.error(f'--param {item}: expected NAME=VALUE')
-        if name not in known:
-            close = difflib.get_close_matches(name, known, n=1)
+        for _, close in unknown_keys(known, [name]):
             parser.error(f'--param {item}: vehicle_sim has no parameter {name}'
-                         + (f' (did you mean {close[0]}?)' if close else ''))
+                         + (f' (did you mean {close}?)' if close else ''))
         parameters[name] = yaml_numbers.ros_value(value)
     try:
         top_speed = top_speed_mps(describe(vehicle_config_from_params(parameters)))

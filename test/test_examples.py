@@ -10,6 +10,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -230,4 +231,21 @@ def test_bad_input_to_an_example_is_one_line_and_exit_2(tmp_path, command, fragm
                             cwd=REPO, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2, result.stdout + result.stderr
     assert fragment in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize('parameter, fragment', [
+    ('model_params.differential.dead_tme=1', 'vehicle_sim has no parameter '
+     'model_params.differential.dead_tme (did you mean'),
+    ('model_params.differential.drive_actuators.dead_time=-1',
+     'model_params.differential.drive_actuators.dead_time = -1 is invalid: must be a finite '
+     'number in [0, 10]'),
+    ('dead_time', 'expected NAME=VALUE'),
+])
+def test_bad_input_to_the_excitation_bag_example_writes_nothing(tmp_path, parameter, fragment):
+    result = subprocess.run([sys.executable, str(EXAMPLES / 'excitation_bag.py'), 'bag',
+                             '--param', parameter], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert fragment in result.stderr.splitlines()[-1] and 'Traceback' not in result.stderr
     assert not any(tmp_path.iterdir())
