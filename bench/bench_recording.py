@@ -21,7 +21,11 @@ are CPU seconds of the thread:
 - ``serialize (cdr)`` and ``serialize (rclpy)``: every message serialized once more by the
   compiled serializer (``wheelsim.ros.cdr``, built; rclpy's bytes, the recorder's variant ends
   them where the data ends, at the same cost) and by rclpy's ``serialize_message``, the
-  library's way: why the recorder keeps a compiler of its own.
+  library's way: why the recorder keeps a compiler of its own;
+- ``write (BagFile)`` and ``write (rosbags)``: the serialized messages written into a new bag
+  (the topics added, the messages, the close) by the recorder's writer
+  (``wheelsim.run.bag_file.BagFile``) and by rosbags' public ``Writer``, the library's way,
+  whose file it writes byte for byte: why the recorder keeps a writer of its own.
 
 The table ends with whether every replay of a tree wrote the same bag, byte for byte (the MCAP
 file and ``metadata.yaml``), and with ``--baseline`` whether both trees did.
@@ -50,7 +54,7 @@ from pathlib import Path
 from bench_runner import alternated, baseline_tree, variant_codes
 
 FIGURES = ('record', 'close', 'report data', 'record again', 'serialize (cdr)',
-           'serialize (rclpy)')
+           'serialize (rclpy)', 'write (BagFile)', 'write (rosbags)')
 
 
 def recorded_messages(bag: Path) -> list[tuple[str, object, int]]:
@@ -113,6 +117,50 @@ def serializing(messages: list[tuple[str, object, int]]) -> dict[str, float]:
     return figures
 
 
+def writing(messages: list[tuple[str, object, int]], folder: Path) -> dict[str, float]:
+    """CPU seconds to write every message, serialized beforehand, with its topic's schema into
+    a new bag: by the recorder's writer (``BagFile``; NaN for a tree without it) and by rosbags'
+    public ``Writer``, the library's way (the same file: test_run_bag_file.py)."""
+    from rosbags.rosbag2 import StoragePlugin, Writer
+
+    from wheelsim.ros.cdr import serializer
+    from wheelsim.run.recording import ros_type_name, type_store
+
+    topics = {}
+    for topic, msg, _ in messages:
+        if topic not in topics:
+            type_name = ros_type_name(msg)
+            store = type_store(type_name)
+            topics[topic] = (type_name, store, store.generate_msgdef(type_name, ros_version=2)[0],
+                             store.hash_rihs01(type_name))
+    data = [(topic, serializer(type(msg), rmw_padding=False)(msg), time_ns)
+            for topic, msg, time_ns in messages]
+    figures = {'write (BagFile)': float('nan')}
+    try:
+        from wheelsim.run.bag_file import BagFile
+    except ImportError:  # a baseline before it
+        pass
+    else:
+        start_s = time.thread_time()
+        bag = BagFile(folder / 'ours' / 'bag', 'wheelsim', 'jazzy')
+        channels = {topic: bag.add_channel(topic, type_name, definition, type_hash, [])
+                    for topic, (type_name, _, definition, type_hash) in topics.items()}
+        for topic, payload, time_ns in data:
+            bag.write(channels[topic], time_ns, payload)
+        bag.close()
+        figures['write (BagFile)'] = time.thread_time() - start_s
+    start_s = time.thread_time()
+    writer = Writer(folder / 'rosbags' / 'bag', version=9, storage_plugin=StoragePlugin.MCAP)
+    writer.open()
+    connections = {topic: writer.add_connection(topic, type_name, typestore=store)
+                   for topic, (type_name, store, _, _) in topics.items()}
+    for topic, payload, time_ns in data:
+        writer.write(connections[topic], time_ns, payload)
+    writer.close()
+    figures['write (rosbags)'] = time.thread_time() - start_s
+    return figures
+
+
 def one_process(source: Path) -> dict:
     """Two replays of ``source``'s messages in this process; the figures, the bag's hash and
     whether both replays wrote the same bag."""
@@ -129,6 +177,8 @@ def one_process(source: Path) -> dict:
         result['replays equal'] = len(bags) == 1
         result['bag'] = bags.pop()
     result.update(serializing(messages))
+    with tempfile.TemporaryDirectory(prefix='bench_recording_') as tmp:
+        result.update(writing(messages, Path(tmp)))
     return result
 
 

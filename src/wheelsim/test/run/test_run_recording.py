@@ -1,5 +1,5 @@
-"""The recorder writes bags through rosbags' public writer: the schemas the middleware knows, the
-messages as recorded, the run's distribution and publishers' QoS in metadata.yaml."""
+"""The recorder writes bags (through BagFile): the schemas the middleware knows, the messages as
+recorded, the run's distribution and publishers' QoS in metadata.yaml."""
 
 import os
 
@@ -142,12 +142,14 @@ def test_an_existing_folder_is_refused_and_failures_name_the_bag(tmp_path):
     with pytest.raises(RecordingError, match=r'writing the bag .*file/bag failed: '
                                              r'NotADirectoryError'):
         BagRecorder(tmp_path / 'file' / 'bag').__enter__()
-    recorder = BagRecorder(tmp_path / 'bag').__enter__()
-    with pytest.raises(RecordingError, match=r'writing the bag .*bag failed: OverflowError'):
-        recorder.record('/odom', Odometry(), 2**64)  # beyond a log time's 64 bits
-    # the writer's state is broken: the bag is aborted (its files closed) and that reported
-    with pytest.raises(RecordingError, match='OverflowError'):
-        recorder.__exit__(None, None, None)
+    with BagRecorder(tmp_path / 'bag') as recorder:
+        recorder.record('/odom', Odometry(), 1)
+        with pytest.raises(RecordingError, match=r'writing the bag .*bag failed: ValueError: '
+                                                 r'log time 18446744073709551616 ns'):
+            recorder.record('/odom', Odometry(), 2**64)  # beyond a log time's 64 bits
+    # the bag holds what came before
+    with (tmp_path / 'bag' / 'bag.mcap').open('rb') as stream:
+        assert [m.log_time for _, _, m in make_reader(stream).iter_messages()] == [1]
 
 
 def test_a_malformed_message_is_the_publishers_error_not_the_bags(tmp_path):
@@ -161,27 +163,29 @@ def test_a_malformed_message_is_the_publishers_error_not_the_bags(tmp_path):
         assert len(list(make_reader(stream).iter_messages())) == 1
 
 
-def test_an_unknown_distribution_leaves_rosbags_name_in_the_metadata(tmp_path, monkeypatch):
+def test_an_unknown_distribution_is_left_empty_as_rosbag2_leaves_it(tmp_path, monkeypatch):
     monkeypatch.delenv('ROS_DISTRO', raising=False)
     monkeypatch.delenv('WHEELSIM_DISTRO', raising=False)
     record_all(tmp_path / 'bag')
     info = yaml.safe_load((tmp_path / 'bag' / 'metadata.yaml').read_text())
-    assert info['rosbag2_bagfile_information']['ros_distro'] == 'rosbags'
+    assert info['rosbag2_bagfile_information']['ros_distro'] == ''
 
 
 def test_a_publishers_qos_profile_as_the_bag_metadata_holds_it():
     from rclpy.duration import Duration
     from rclpy.qos import ReliabilityPolicy, qos_profile_sensor_data
-    from rosbags.interfaces import QosDurability, QosHistory, QosReliability, QosTime
 
     from wheelsim.run.recording import bag_qos
 
     sensor = bag_qos(qos_profile_sensor_data)
-    assert (sensor.history, sensor.depth, sensor.reliability, sensor.durability) == (
-        QosHistory.KEEP_LAST, 5, QosReliability.BEST_EFFORT, QosDurability.VOLATILE)
+    assert [sensor[key] for key in ('history', 'depth', 'reliability', 'durability')] == [
+        'keep_last', 5, 'best_effort', 'volatile']
     depth = bag_qos(7)  # as rclpy takes a depth: keep last, reliable, volatile
-    assert (depth.history, depth.depth, depth.reliability, depth.durability) == (
-        QosHistory.KEEP_LAST, 7, QosReliability.RELIABLE, QosDurability.VOLATILE)
+    assert [depth[key] for key in ('history', 'depth', 'reliability', 'durability')] == [
+        'keep_last', 7, 'reliable', 'volatile']
     timed = bag_qos(QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
                                deadline=Duration(seconds=1, nanoseconds=500_000_000)))
-    assert timed.deadline == QosTime(1, 500_000_000) and timed.lifespan == QosTime(0, 0)
+    assert timed['deadline'] == {'sec': 1, 'nsec': 500_000_000}
+    assert timed['lifespan'] == {'sec': 0, 'nsec': 0}
+    assert timed['liveliness'] == 'system_default'
+    assert timed['avoid_ros_namespace_conventions'] is False

@@ -1,15 +1,15 @@
 """Record ROS 2 messages into a rosbag2 bag with MCAP storage, without needing rosbag2 installed.
 
-The bag is written by rosbags' public ``Writer`` (``metadata.yaml`` and one ``.mcap`` file, as
-``ros2 bag record -s mcap`` writes them) and plays back in ``ros2 bag play``, Foxglove and
-PlotJuggler. Each topic's schema (definition text and RIHS01 type hash) is rosbags' rendering of
-the type's ``.msg`` files in the ROS installation that runs (:func:`type_store`: the bag holds
-the definitions of the ROS 2 the run used; the tests check the hashes against those the
-middleware reports). A message is serialized to CDR when it is recorded (by
-:mod:`wheelsim.ros.cdr`: rclpy's bytes, faster, ending where the data ends), so its publisher
-may fill the same object again for its next publication. The bag is finished when the recorder
-closes, also on an interrupted run (through the context manager); a process killed outright
-leaves an MCAP file without its summary (the ``mcap`` tools can recover its messages).
+The bag (``metadata.yaml`` and one ``.mcap`` file, as ``ros2 bag record -s mcap`` writes them)
+is written by :class:`wheelsim.run.bag_file.BagFile` (rosbags' layout, faster) and plays back
+in ``ros2 bag play``, Foxglove and PlotJuggler. Each topic's schema (definition text and RIHS01
+type hash) is rosbags' rendering of the type's ``.msg`` files in the ROS installation that runs
+(:func:`type_store`: the bag holds the definitions of the ROS 2 the run used; the tests check
+the hashes against those the middleware reports). A message is serialized to CDR when it is
+recorded (by :mod:`wheelsim.ros.cdr`: rclpy's bytes, faster, ending where the data ends), so
+its publisher may fill the same object again for its next publication. The bag is finished when
+the recorder closes, also on an interrupted run (through the context manager); a process killed
+outright leaves an MCAP file without its summary (the ``mcap`` tools can recover its messages).
 """
 
 from __future__ import annotations
@@ -23,51 +23,45 @@ from typing import Any
 from ament_index_python.packages import PackageNotFoundError, get_package_share_directory
 from rclpy.duration import Duration
 from rclpy.qos import QoSProfile
-from rosbags.interfaces import (
-    Connection,
-    Nodetype,
-    Qos,
-    QosDurability,
-    QosHistory,
-    QosLiveliness,
-    QosReliability,
-    QosTime,
-)
-from rosbags.rosbag2 import StoragePlugin, Writer
+from rosbags.interfaces import Nodetype
 from rosbags.typesys import Stores, get_types_from_msg, get_typestore
 from rosbags.typesys.store import Typestore
 
 from wheelsim.ros.cdr import Serializer, serializer
 from wheelsim.ros.distro import ros_distro
+from wheelsim.run.bag_file import BagFile
 
 # ROS infrastructure topics: not part of a run (parameter events carry wall-clock stamps from
 # node construction, which would make two identical runs differ).
 IGNORED_TOPICS = frozenset({'/parameter_events', '/rosout'})
-#: What rosbags' writer puts in ``metadata.yaml`` for the distribution.
-ROSBAGS_DISTRO_LINE = 'ros_distro: rosbags\n'
+#: The MCAP header's writer name.
+LIBRARY = 'wheelsim'
+#: ``metadata.yaml``'s distribution where the one running is not known (as rosbag2 leaves it).
+UNKNOWN_DISTRO = ''
 
 
 class RecordingError(RuntimeError):
     """The bag could not be written (the cause is in the message)."""
 
 
-def _qos_time(duration: Duration) -> QosTime:
+def _qos_time(duration: Duration) -> dict[str, int]:
     seconds, nanoseconds = divmod(duration.nanoseconds, 1_000_000_000)
-    return QosTime(seconds, nanoseconds)
+    return {'sec': seconds, 'nsec': nanoseconds}
 
 
-def bag_qos(profile: QoSProfile | int) -> Qos:
-    """A publisher's QoS profile (or depth, as rclpy takes it) as a bag's metadata holds it."""
+def bag_qos(profile: QoSProfile | int) -> dict[str, Any]:
+    """A publisher's QoS profile (or depth, as rclpy takes it) as a bag's metadata (version 9)
+    holds it."""
     if not isinstance(profile, QoSProfile):
         profile = QoSProfile(depth=profile)
-    return Qos(
-        history=QosHistory[profile.history.name], depth=profile.depth,
-        reliability=QosReliability[profile.reliability.name],
-        durability=QosDurability[profile.durability.name],
-        deadline=_qos_time(profile.deadline), lifespan=_qos_time(profile.lifespan),
-        liveliness=QosLiveliness[profile.liveliness.name],
-        liveliness_lease_duration=_qos_time(profile.liveliness_lease_duration),
-        avoid_ros_namespace_conventions=profile.avoid_ros_namespace_conventions)
+    return {
+        'history': profile.history.name.lower(), 'depth': profile.depth,
+        'reliability': profile.reliability.name.lower(),
+        'durability': profile.durability.name.lower(),
+        'deadline': _qos_time(profile.deadline), 'lifespan': _qos_time(profile.lifespan),
+        'liveliness': profile.liveliness.name.lower(),
+        'liveliness_lease_duration': _qos_time(profile.liveliness_lease_duration),
+        'avoid_ros_namespace_conventions': profile.avoid_ros_namespace_conventions}
 
 
 @functools.cache
@@ -154,12 +148,12 @@ class BagRecorder:
         if self.path.exists():
             raise FileExistsError(f'bag folder {self.path} exists already: give a new path')
         self._topics = topics
-        # topic -> (connection, serializer); None for a topic not recorded
-        self._routes: dict[str, tuple[Connection, Serializer] | None] = {}
-        self._writer = Writer(self.path, version=9, storage_plugin=StoragePlugin.MCAP)
+        # topic -> (channel id, serializer); None for a topic not recorded
+        self._routes: dict[str, tuple[int, Serializer] | None] = {}
+        self._file: BagFile | None = None
 
     def __enter__(self) -> BagRecorder:
-        self._writing(self._writer.open)
+        self._file = self._writing(BagFile, self.path, LIBRARY, ros_distro() or UNKNOWN_DISTRO)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -173,42 +167,37 @@ class BagRecorder:
             route = self._routes[topic] = self._route(topic, msg)
         if route is None:
             return
-        connection, serialize = route
+        channel_id, serialize = route
         data = serialize(msg)  # a malformed message is the publisher's error, raised as is
         try:
-            self._writer.write(connection, time_ns, data)
+            self._file.write(channel_id, time_ns, data)
         except Exception as err:  # noqa: BLE001 - the disk or the time: all reported
             raise self._error(err) from err
 
-    def _route(self, topic: str, msg: Any) -> tuple[Connection, Serializer] | None:
-        """How messages on ``topic`` are recorded: (connection, serializer), or None if not.
+    def _route(self, topic: str, msg: Any) -> tuple[int, Serializer] | None:
+        """How messages on ``topic`` are recorded: (channel id, serializer), or None if not.
         A topic carries one type (DDS allows no other in one process)."""
         if topic in IGNORED_TOPICS or (self._topics is not None and topic not in self._topics):
             return None
         profiles = [bag_qos(profile) for profile in self._offered_qos.get(topic, ())]
         type_name = ros_type_name(msg)
-        connection = self._writing(self._writer.add_connection, topic, type_name,
-                                   typestore=self._writing(type_store, type_name),
-                                   offered_qos_profiles=profiles)
-        return connection, serializer(type(msg), rmw_padding=False)
+        types = self._writing(type_store, type_name)
+        definition, _ = self._writing(types.generate_msgdef, type_name, ros_version=2)
+        channel_id = self._writing(self._file.add_channel, topic, type_name, definition,
+                                   self._writing(types.hash_rihs01, type_name), profiles)
+        return channel_id, serializer(type(msg), rmw_padding=False)
 
     def _close(self) -> None:
-        """Write the indexes, the summary and ``metadata.yaml``: the bag is complete.
-        ``metadata.yaml`` names the ROS 2 distribution of the run (:func:`ros_distro`), as
-        ``ros2 bag record`` does (rosbags writes its own name there, and in the MCAP file's
-        copy of the metadata, which stays so). A bag that cannot be completed is aborted (its
-        files closed as they are) and the failure raised."""
+        """Write the summary and ``metadata.yaml``: the bag is complete. ``metadata.yaml`` names
+        the ROS 2 distribution of the run (:func:`ros_distro`), as ``ros2 bag record`` does. A
+        bag that cannot be completed is aborted (its file closed as it is) and the failure
+        raised."""
         try:
-            self._writer.close()
+            self._file.close()
         except Exception:
             with suppress(Exception):
-                self._writer.abort()
+                self._file.abort()
             raise
-        distro = ros_distro()
-        metadata = self.path / 'metadata.yaml'
-        text = metadata.read_text()
-        if distro and text.count(ROSBAGS_DISTRO_LINE) == 1:
-            metadata.write_text(text.replace(ROSBAGS_DISTRO_LINE, f'ros_distro: {distro}\n'))
 
     def _writing(self, action: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """``action(*args, **kwargs)``, a failure of which is a :class:`RecordingError` naming

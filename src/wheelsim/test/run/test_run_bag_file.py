@@ -1,0 +1,165 @@
+"""BagFile writes what rosbags' Writer writes given the same messages: the MCAP file byte for byte,
+metadata.yaml as text; and the readers read it back."""
+
+from importlib.metadata import version
+
+import pytest
+import yaml
+from geometry_msgs.msg import PoseWithCovarianceStamped, TwistStamped
+from mcap.reader import make_reader
+from nav_msgs.msg import Odometry
+from rclpy.qos import DurabilityPolicy, QoSProfile, qos_profile_sensor_data
+from rclpy.serialization import deserialize_message
+from rosbags.highlevel import AnyReader
+from rosbags.interfaces import (
+    Qos,
+    QosDurability,
+    QosHistory,
+    QosLiveliness,
+    QosReliability,
+    QosTime,
+)
+from rosbags.rosbag2 import StoragePlugin, Writer
+from sensor_msgs.msg import JointState
+from std_msgs.msg import String
+
+from wheelsim.ros.cdr import serializer
+from wheelsim.run.bag_file import CHUNK_SIZE_BYTES, BagFile
+from wheelsim.run.recording import bag_qos, distro_types, ros_type_name, type_store
+
+LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+
+def rosbags_qos(profile: QoSProfile) -> Qos:
+    """rclpy's profile as rosbags' writer takes it."""
+    def duration(value):
+        return QosTime(*divmod(value.nanoseconds, 1_000_000_000))
+    return Qos(QosHistory[profile.history.name], profile.depth,
+               QosReliability[profile.reliability.name], QosDurability[profile.durability.name],
+               duration(profile.deadline), duration(profile.lifespan),
+               QosLiveliness[profile.liveliness.name],
+               duration(profile.liveliness_lease_duration),
+               profile.avoid_ros_namespace_conventions)
+
+
+def run_messages(count):
+    """``count`` rounds of a run's topics, each its own publishers' QoS: (topic, message, log time
+    [ns], profiles); a topic's first message comes late (its records in a later chunk)."""
+    messages = [('/robot_description', String(data='<robot/>'), 1_000_000_000, [LATCHED])]
+    for i in range(count):
+        time_ns = 1_000_000_000 + 20_000_000 * i
+        odom = Odometry(child_frame_id='base_link')
+        odom.header.frame_id = 'odom'
+        odom.pose.covariance = [float(i) for i in range(36)]
+        odom.pose.pose.position.x = 0.01 * i
+        messages.append(('/odom', odom, time_ns, [10]))
+        messages.append(('/joint_states', JointState(name=['left', 'right'],
+                                                     position=[i, -i], velocity=[1.0, 2.0]),
+                         time_ns, [qos_profile_sensor_data, 10]))
+        if i % 3 == 0:
+            messages.append(('/cmd_vel', TwistStamped(), time_ns, []))
+        if i >= count // 2:
+            messages.append(('/pose', PoseWithCovarianceStamped(), time_ns + 1, [10]))
+    return messages
+
+
+def write_both(tmp_path, messages, distro='rosbags'):
+    """The messages written by rosbags' Writer into ``a/bag`` and by BagFile into ``b/bag``."""
+    reference = Writer(tmp_path / 'a' / 'bag', version=9, storage_plugin=StoragePlugin.MCAP)
+    reference.open()
+    ours = BagFile(tmp_path / 'b' / 'bag', f'rosbags-{version("rosbags")}', distro)
+    channels = {}
+    for topic, msg, time_ns, profiles in messages:
+        if topic not in channels:
+            type_name = ros_type_name(msg)
+            store = type_store(type_name)
+            profiles = [p if isinstance(p, QoSProfile) else QoSProfile(depth=p)
+                        for p in profiles]
+            channels[topic] = (
+                reference.add_connection(topic, type_name, typestore=store,
+                                         offered_qos_profiles=[rosbags_qos(p) for p in profiles]),
+                ours.add_channel(topic, type_name,
+                                 store.generate_msgdef(type_name, ros_version=2)[0],
+                                 store.hash_rihs01(type_name), [bag_qos(p) for p in profiles]),
+                serializer(type(msg)))
+        connection, channel_id, serialize = channels[topic]
+        data = serialize(msg)
+        reference.write(connection, time_ns, data)
+        ours.write(channel_id, time_ns, data)
+    reference.close()
+    ours.close()
+    return tmp_path / 'a' / 'bag', tmp_path / 'b' / 'bag'
+
+
+def assert_same_bags(reference, ours):
+    assert (ours / 'bag.mcap').read_bytes() == (reference / 'bag.mcap').read_bytes()
+    assert (ours / 'metadata.yaml').read_text() == (reference / 'metadata.yaml').read_text()
+
+
+def test_a_run_is_written_as_rosbags_writes_it_byte_for_byte(tmp_path):
+    messages = run_messages(2000)
+    reference, ours = write_both(tmp_path, messages)
+    assert_same_bags(reference, ours)
+    with (ours / 'bag.mcap').open('rb') as stream:
+        reader = make_reader(stream)
+        chunks = reader.get_summary().chunk_indexes
+        read = [(channel.topic, message.log_time, message.data)
+                for _, channel, message in reader.iter_messages(log_time_order=False)]
+    assert len(chunks) >= 3  # several chunks, a topic's first records in a later one
+    assert all(c.uncompressed_size <= CHUNK_SIZE_BYTES + 1000 for c in chunks)
+    assert [(topic, time_ns) for topic, time_ns, _ in read] == [
+        (topic, time_ns) for topic, _, time_ns, _ in messages]
+    odom = [deserialize_message(data, Odometry) for topic, _, data in read if topic == '/odom']
+    assert [m.pose.pose.position.x for m in odom] == pytest.approx([0.01 * i for i in range(2000)])
+    with AnyReader([ours], default_typestore=distro_types()) as reader:
+        counts = {c.topic: c.msgcount for c in reader.connections}
+        assert sum(1 for _ in reader.messages()) == len(messages)
+    assert counts == {'/robot_description': 1, '/odom': 2000, '/joint_states': 2000,
+                      '/cmd_vel': 667, '/pose': 1000}
+
+
+def test_an_empty_bag_and_a_topic_without_messages_as_rosbags_writes_them(tmp_path):
+    assert_same_bags(*write_both(tmp_path / 'empty', []))
+    reference = Writer(tmp_path / 'a' / 'bag', version=9, storage_plugin=StoragePlugin.MCAP)
+    reference.open()
+    ours = BagFile(tmp_path / 'b' / 'bag', f'rosbags-{version("rosbags")}', 'rosbags')
+    store = type_store('std_msgs/msg/String')
+    reference.add_connection('/quiet', 'std_msgs/msg/String', typestore=store)
+    ours.add_channel('/quiet', 'std_msgs/msg/String',
+                     store.generate_msgdef('std_msgs/msg/String', ros_version=2)[0],
+                     store.hash_rihs01('std_msgs/msg/String'), [])
+    reference.close()
+    ours.close()
+    assert_same_bags(tmp_path / 'a' / 'bag', tmp_path / 'b' / 'bag')
+
+
+def test_the_distribution_is_the_one_given(tmp_path):
+    _, ours = write_both(tmp_path, run_messages(3), distro='kilted')
+    info = yaml.safe_load((ours / 'metadata.yaml').read_text())['rosbag2_bagfile_information']
+    assert info['ros_distro'] == 'kilted'
+    with (ours / 'bag.mcap').open('rb') as stream:
+        (metadata,) = list(make_reader(stream).iter_metadata())
+    assert yaml.safe_load(metadata.metadata['serialized_metadata'])['ros_distro'] == 'kilted'
+
+
+def test_a_bad_time_or_channel_is_refused_and_nothing_written(tmp_path):
+    bag = BagFile(tmp_path / 'bag', 'wheelsim', 'jazzy')
+    store = type_store('std_msgs/msg/String')
+    channel = bag.add_channel('/s', 'std_msgs/msg/String',
+                              store.generate_msgdef('std_msgs/msg/String', ros_version=2)[0],
+                              store.hash_rihs01('std_msgs/msg/String'), [])
+    data = serializer(String)(String(data='x'))
+    bag.write(channel, 5, data)
+    for time_ns, channel_id in ((-1, channel), (2**64, channel), (6, 2), (6, 0)):
+        with pytest.raises(ValueError, match=r'log time .* \[0, 2\*\*64\)\) or channel .* '
+                                             r'\(added: 1 to 1\)'):
+            bag.write(channel_id, time_ns, data)
+    bag.close()
+    with (tmp_path / 'bag' / 'bag.mcap').open('rb') as stream:
+        assert [m.log_time for _, _, m in make_reader(stream).iter_messages()] == [5]
+
+
+def test_an_existing_folder_is_refused(tmp_path):
+    (tmp_path / 'bag').mkdir()
+    with pytest.raises(FileExistsError):
+        BagFile(tmp_path / 'bag', 'wheelsim', 'jazzy')
