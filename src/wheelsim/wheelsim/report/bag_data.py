@@ -25,21 +25,18 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property, partial
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, Any, BinaryIO, NamedTuple
 
 import numpy as np
-from mcap.exceptions import McapError
-from mcap.reader import NonSeekingReader, make_reader
-from mcap.records import Channel, Message, Schema
-from mcap_ros2.decoder import DecoderFactory
-from rosbags.serde import SerdeError
-from rosbags.typesys import Stores, get_typestore
-from rosbags.typesys.store import Typestore
 
 from wheelsim.core.units import NS_PER_S
 from wheelsim.core.world.footprint import Footprint
 from wheelsim.core.world.occupancy import OccupancyMap
 from wheelsim.report.geometry import FloatArray, yaw_from_quaternion
+
+if TYPE_CHECKING:  # the readers of bag files are imported when a bag file is read
+    from mcap.records import Channel, Message, Schema
+    from rosbags.typesys.store import Typestore
 
 TOPICS = ('ground_truth', 'odom', 'pose', 'twist_actual', 'joint_states', 'cmd_vel', 'plan',
           'tracking_error', 'map', 'footprint', 'collision')
@@ -310,6 +307,8 @@ def built_in_types() -> Typestore:
     """rosbags' own ROS 2 Kilted definitions, one store per process: a store keeps the
     (de)serializers it generates for each type, so the runs of one process (a sweep worker)
     generate them once (the first store also imports every definition, about 65 ms)."""
+    from rosbags.typesys import Stores, get_typestore
+
     return get_typestore(Stores.ROS2_KILTED)
 
 
@@ -319,7 +318,11 @@ class _Decoders:
     for a message it cannot read exactly, ``mcap_ros2`` from the schema (see the module doc)."""
 
     def __init__(self) -> None:
+        from mcap_ros2.decoder import DecoderFactory
+        from rosbags.serde import SerdeError
+
         self.typestore = built_in_types()
+        self._serde_error = SerdeError  # raised for a message the type store cannot read
         self._known_ids: dict[int, bool] = {}  # schema id -> the type store's definition
         self._fast: dict[int, bool] = {}  # schema id -> the type store can decode it
         self._factory = DecoderFactory()
@@ -341,7 +344,7 @@ class _Decoders:
         if fast:
             try:
                 return self.typestore.deserialize_cdr(data, schema.name)
-            except SerdeError:
+            except self._serde_error:
                 self._fast[schema.id] = False
         if schema.id not in self._fallback:
             self._fallback[schema.id] = self._factory.decoder_for(encoding, schema)
@@ -499,6 +502,9 @@ def _file_messages(stream: BinaryIO) -> Iterator[tuple[Schema | None, Channel, M
     """The messages of an MCAP file in file order. A file its writer never finished (a process
     killed outright: no summary, no closing magic; empty if it died before its first chunk)
     gives the messages of its complete chunks."""
+    from mcap.exceptions import McapError
+    from mcap.reader import NonSeekingReader, make_reader
+
     size = stream.seek(0, io.SEEK_END)
     finished = size >= 2 * len(MCAP_MAGIC) and stream.seek(size - len(MCAP_MAGIC)) >= 0 and \
         stream.read(len(MCAP_MAGIC)) == MCAP_MAGIC

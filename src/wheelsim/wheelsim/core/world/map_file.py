@@ -32,7 +32,6 @@ from typing import Any
 import numpy as np
 import yaml
 from numpy.typing import NDArray
-from PIL import Image, UnidentifiedImageError
 
 from wheelsim.core import yaml_numbers
 from wheelsim.core.params import ParameterError
@@ -168,6 +167,8 @@ def load_map_parameter(map_yaml: str) -> MapFile:
 
 def _read_image(path: Path) -> tuple[NDArray[np.uint8], NDArray[np.uint8] | None]:
     """(grey levels, alpha or None) of an image, top row first."""
+    from PIL import Image, UnidentifiedImageError  # only where a map is read (25 ms)
+
     try:
         with Image.open(path) as image:
             image.load()
