@@ -329,6 +329,7 @@ def test_composed_with_vehicle_sim_in_lock_step():
 def test_live_parameter_changes_are_validated_and_applied(ros_domain_id):
     from rclpy.parameter import Parameter
 
+    from wheelsim.core.localization.config import MAP_NOISE_PARAMETERS
     from wheelsim.nodes.localization import Localization
     from wheelsim.ros.seam import LiveSeam
 
@@ -362,6 +363,10 @@ def test_live_parameter_changes_are_validated_and_applied(ros_domain_id):
         assert not refused.successful and 'ekf.measurement_rate' in refused.reason
         assert set_parameter('ekf.measurement_rate', 5.0).successful
         assert node.localization.config.ekf.measurement_rate == 5.0
+        for unused in MAP_NOISE_PARAMETERS:  # the filter gives the map estimate
+            refused = set_parameter(unused, 0.5)
+            assert not refused.successful and 'mode ekf takes its map estimate from the filter' \
+                in refused.reason, unused
         seam.destroy()
         seam = LiveSeam('localization', context=context, parameter_overrides=[
             Parameter('mode', value='perfect')])

@@ -45,6 +45,11 @@ from wheelsim.core.params import ParameterError, group, param
 from wheelsim.core.units import MIN_RATE_HZ
 
 MODES = ('perfect', 'noisy', 'ekf')
+#: The parameters of the map estimate's noise (mode ``noisy``): mode ``ekf`` takes its map
+#: estimate from the filter instead.
+MAP_NOISE_PARAMETERS = ('localization.map_sample_noise_translation',
+                        'localization.map_sample_noise_rotation',
+                        'localization.map_noise_correlation_time')
 ODOMETRY_SOURCES = ('ground_truth', 'joint_states')
 
 
