@@ -1,6 +1,9 @@
 """The ``wheelsim`` command's entry, in this process."""
 
 import gc
+import json
+import os
+import re
 import signal
 
 import pytest
@@ -154,3 +157,40 @@ def test_a_policy_module_function_is_one_text_value_for_every_command(argv, frag
     finally:
         gc.unfreeze()
     assert fragment in capsys.readouterr().err
+
+
+SHORT_RUN = ('name: short\nduration: 3.0\n'
+             'nodes: {planner: {waypoints: [0.5, 0.0, .nan]}}\n')
+
+
+@pytest.mark.parametrize('where, plots, said', [
+    ('metrics', [], 'the bag, metrics.json and timing.json are in '),
+    ('plots', [], 'the bag, metrics.json and timing.json are in .*, the plots incomplete'),
+    ('metrics', ['--no-plots'], 'the bag, metrics.json and timing.json are in '),
+])
+def test_ctrl_c_while_the_report_is_written_keeps_the_metrics_and_says_what_is_there(
+        where, plots, said, capsys, signal_handlers_kept, tmp_path, monkeypatch):
+    """A Ctrl-C after the run (a second one, say): the metrics are written first, then the
+    command ends with 130 saying what the folder holds (left alone: it said "interrupted")."""
+    from wheelsim.report import metrics
+    from wheelsim.report import plots as report_plots
+
+    target = {'metrics': (metrics, 'compute_metrics'),
+              'plots': (report_plots, 'write_plots')}[where]
+    original = getattr(*target)
+
+    def interrupted(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)  # arrives here, in the main thread
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(*target, interrupted)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'short.yaml').write_text(SHORT_RUN)
+    assert main(['run', 'short.yaml', '--quiet', '--output', 'out', *plots]) == 130
+    err = capsys.readouterr().err
+    assert re.search(f'wheelsim: interrupted while writing the report: {said}', err), err
+    assert str(tmp_path / 'out' / 'short') in err
+    record = json.loads((tmp_path / 'out' / 'short' / 'metrics.json').read_text())
+    assert record['cross_track_rms_m'] is not None
+    assert (tmp_path / 'out' / 'short' / 'timing.json').is_file()
+    gc.unfreeze()

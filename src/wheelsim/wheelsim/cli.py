@@ -436,7 +436,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _command(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     from wheelsim.run.recording import RecordingError  # imports rclpy: not for --help
-    from wheelsim.run.runner import EXIT_CRITERIA_FAILED, RunError
+    from wheelsim.run.runner import EXIT_CRITERIA_FAILED, ReportInterrupted, RunError
 
     # Ctrl-C and SIGTERM (a CI time-out) stop a run between two events with a valid bag, even
     # when the shell started this process with SIGINT ignored (a background job).
@@ -456,6 +456,9 @@ def _command(argv: Sequence[str] | None) -> int:
     except (RecordingError, OSError) as err:  # a full disk, a folder that vanished
         print(f'wheelsim: error: writing the results failed: {err}', file=sys.stderr)
         return EXIT_WRITE_FAILED
+    except ReportInterrupted as err:
+        print(f'wheelsim: interrupted while writing the report: {err}', file=sys.stderr)
+        return EXIT_INTERRUPTED
     except KeyboardInterrupt:
         print('wheelsim: interrupted', file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -118,7 +118,8 @@ class Planner:
         seam.create_timer(RETRY_PERIOD_S, self._plan_waypoints_when_ready)
         count = len(declared.waypoints) // 3
         self.seam.logger.info(
-            f'planning in {declared.full_map_frame}: {count} waypoints, goals on goal_pose'
+            f'planning in {declared.full_map_frame}: {count} waypoint{"" if count == 1 else "s"}, '
+            'goals on goal_pose'
         )
 
     @property

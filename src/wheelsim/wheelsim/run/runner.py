@@ -51,6 +51,12 @@ EXIT_CRITERIA_FAILED = 1
 EXIT_INTERRUPTED = 130
 
 
+class ReportInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM after the simulation, while the report was written: the message says
+    what the output folder holds (the bag, metrics.json and timing.json are always whole: a
+    signal during their writing acts once they are written)."""
+
+
 class RunError(RuntimeError):
     """The run raised (a node's code: a policy's error, a bug): the message is the exception's
     type and first line, ``traceback_path`` the file with the whole traceback."""
@@ -349,6 +355,7 @@ def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float 
     so far) when a node raised."""
     from wheelsim.report import metrics, plots
     from wheelsim.report.bag_data import RunReader
+    from wheelsim.run.held_signals import HeldSignals
     from wheelsim.run.recording import RecordingError
 
     phases = Phases()
@@ -364,22 +371,30 @@ def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float 
         path = out / ERROR_FILE
         path.write_text(traceback.format_exc())
         raise RunError(f'{type(err).__name__}: {err}'.splitlines()[0], path) from err
-    with phases('report_data'):
-        run = reader.run()
-    with phases('metrics'):
-        values = metrics.compute_metrics(run, goal_tolerance_m=_goal_tolerance_m(scenario))
-    if interrupted:
-        values['partial'] = True  # computed on the part of the run that was simulated
-    criteria = criteria_outcomes(scenario.pass_criteria, values)
-    (out / 'metrics.json').write_text(json_text(run_record(scenario, values, criteria)))
-    simulated_s = round(run.end_time_s - START_TIME_NS / 1e9, 3) if run.end_time_s > 0 else 0.0
-    timing = {'wall_time_s': round(wall_s, 3), 'simulated_time_s': simulated_s,
-              'real_time_factor': (metrics.round_significant(simulated_s / wall_s,
-                                                             REAL_TIME_FACTOR_DIGITS)
-                                   if wall_s > 0 else 0.0)}
-    (out / 'timing.json').write_text(json_text(timing))
-    if make_plots:
-        with phases('plots'):
-            plots.write_plots(run, out / 'plots', title=scenario.name)
+    try:
+        with HeldSignals():  # a Ctrl-C acts once the metrics are written
+            with phases('report_data'):
+                run = reader.run()
+            with phases('metrics'):
+                values = metrics.compute_metrics(run,
+                                                 goal_tolerance_m=_goal_tolerance_m(scenario))
+            if interrupted:
+                values['partial'] = True  # computed on the part of the run that was simulated
+            criteria = criteria_outcomes(scenario.pass_criteria, values)
+            (out / 'metrics.json').write_text(json_text(run_record(scenario, values, criteria)))
+            simulated_s = round(run.end_time_s - START_TIME_NS / 1e9, 3) \
+                if run.end_time_s > 0 else 0.0
+            timing = {'wall_time_s': round(wall_s, 3), 'simulated_time_s': simulated_s,
+                      'real_time_factor': (metrics.round_significant(
+                          simulated_s / wall_s, REAL_TIME_FACTOR_DIGITS) if wall_s > 0 else 0.0)}
+            (out / 'timing.json').write_text(json_text(timing))
+        if make_plots:
+            with phases('plots'):
+                plots.write_plots(run, out / 'plots', title=scenario.name)
+    except KeyboardInterrupt:
+        bag = 'the bag, ' if (out / 'bag').is_dir() else ''
+        plotted = ', the plots incomplete' if 'plots' in phases.seconds else ''
+        raise ReportInterrupted(f'{bag}metrics.json and timing.json are in {out}{plotted}') \
+            from None
     failed = tuple(sorted(key for key, outcome in criteria.items() if not outcome['passed']))
     return RunOutcome(out, values, timing, failed, interrupted, phases)
