@@ -148,4 +148,4 @@ def test_wheel_commands_to_a_car_are_refused_and_it_stays(capsys):
     truth = node_ground_truth(dict(vehicle.parameters), np.full((20, 2), 5.0), wheels_message)
     assert not truth[:, 3:].any()
     assert ('/wheel_commands: rejected a command for the bicycle model, which takes cmd_vel '
-            'only (1 so far)') in capsys.readouterr().err
+            'only (1 rejected so far, for any reason)') in capsys.readouterr().err

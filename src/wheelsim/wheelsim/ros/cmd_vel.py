@@ -142,8 +142,8 @@ class CmdVelInput:
         """Count a rejected command on ``topic_name``; the warning saying ``why``, for the
         caller to log (throttled per call site: each reason has its own)."""
         self.rejected += 1
-        return (f'{topic_name}: rejected a command {why} ({self.rejected} so far); the previous '
-                'command stays in force')
+        return (f'{topic_name}: rejected a command {why} ({self.rejected} rejected so far, for '
+                'any reason); the previous command stays in force')
 
     def accept(self, topic_name: str, vx_mps: float, vy_mps: float, wz_radps: float,
                stamp: int | None) -> None:

@@ -3,7 +3,8 @@
 
 Keys: ``clock mode``, ``real-time factor requested`` (reference clock), ``real-time factor
 achieved`` (simulated seconds per wall second over the last period), ``steps per second`` (wall),
-``simulated time [s]``, ``rejected commands`` (non-finite), ``saturated commands``, ``stale
+``simulated time [s]``, ``rejected commands`` (non-finite, or wheel commands the
+vehicle cannot take), ``saturated commands``, ``stale
 commands`` (expired or too old on arrival), ``backward time jumps``, ``skipped forward jumps``,
 ``cmd_vel type``, ``pacing restarts (fell behind)`` (reference clock: how often the machine was
 more than 0.1 s of wall time behind the requested factor), and the world's: ``map``, ``scans
