@@ -3,6 +3,7 @@ metadata.yaml as text; and the readers read it back."""
 
 from importlib.metadata import version
 
+import numpy as np
 import pytest
 import yaml
 from geometry_msgs.msg import PoseWithCovarianceStamped, TwistStamped
@@ -118,19 +119,59 @@ def test_a_run_is_written_as_rosbags_writes_it_byte_for_byte(tmp_path):
                       '/cmd_vel': 667, '/pose': 1000}
 
 
-def test_an_empty_bag_and_a_topic_without_messages_as_rosbags_writes_them(tmp_path):
-    assert_same_bags(*write_both(tmp_path / 'empty', []))
-    reference = Writer(tmp_path / 'a' / 'bag', version=9, storage_plugin=StoragePlugin.MCAP)
-    reference.open()
-    ours = BagFile(tmp_path / 'b' / 'bag', f'rosbags-{version("rosbags")}', 'rosbags')
+def test_unicode_names_are_written_as_rosbags_writes_them(tmp_path):
+    messages = [(topic, String(data='déjà vu'), 1_000 + i, [10])
+                for i, topic in enumerate(('/mesures_été', '/été/vitesse', '/x'))]
+    assert_same_bags(*write_both(tmp_path / 'mesures_été', messages))
+    info = (tmp_path / 'mesures_été' / 'b' / 'bag' / 'metadata.yaml').read_text(encoding='utf-8')
+    assert 'name: /mesures_été' in info  # UTF-8, not escaped
+
+
+def test_a_bag_without_messages_starts_at_0_as_the_mcap_specification_says(tmp_path):
+    """Where rosbags writes 2**63 - 1 (a bag or a chunk without messages), the rest as it."""
+    bag = BagFile(tmp_path / 'bag', 'wheelsim', 'jazzy')
     store = type_store('std_msgs/msg/String')
-    reference.add_connection('/quiet', 'std_msgs/msg/String', typestore=store)
-    ours.add_channel('/quiet', 'std_msgs/msg/String',
-                     store.generate_msgdef('std_msgs/msg/String', ros_version=2)[0],
-                     store.hash_rihs01('std_msgs/msg/String'), [])
-    reference.close()
-    ours.close()
-    assert_same_bags(tmp_path / 'a' / 'bag', tmp_path / 'b' / 'bag')
+    bag.add_channel('/quiet', 'std_msgs/msg/String',
+                    store.generate_msgdef('std_msgs/msg/String', ros_version=2)[0],
+                    store.hash_rihs01('std_msgs/msg/String'), [])
+    bag.close()
+    with (tmp_path / 'bag' / 'bag.mcap').open('rb') as stream:
+        summary = make_reader(stream).get_summary()
+    assert summary.statistics.message_count == 0
+    assert (summary.statistics.message_start_time, summary.statistics.message_end_time) == (0, 0)
+    assert [(c.message_start_time, c.message_end_time) for c in summary.chunk_indexes] == [(0, 0)]
+    assert [c.topic for c in summary.channels.values()] == ['/quiet']
+    info = yaml.safe_load((tmp_path / 'bag' / 'metadata.yaml').read_text())[
+        'rosbag2_bagfile_information']
+    assert info['starting_time'] == {'nanoseconds_since_epoch': 0}
+    assert info['duration'] == {'nanoseconds': 0}
+    with AnyReader([tmp_path / 'bag'], default_typestore=distro_types()) as reader:
+        assert [c.topic for c in reader.connections] == ['/quiet']
+        assert list(reader.messages()) == []
+
+
+@pytest.mark.parametrize('times_ns', [[2**63, 2**64 - 1], [np.int64(5), np.int64(7)]])
+def test_any_log_time_in_64_bits_is_the_bags_start_and_end(tmp_path, times_ns):
+    """Times above 2**63 - 1 (rosbags kept that as the start), numpy integers (once refused by
+    the metadata's YAML at close)."""
+    bag = BagFile(tmp_path / 'bag', 'wheelsim', 'jazzy')
+    store = type_store('std_msgs/msg/String')
+    channel = bag.add_channel('/s', 'std_msgs/msg/String',
+                              store.generate_msgdef('std_msgs/msg/String', ros_version=2)[0],
+                              store.hash_rihs01('std_msgs/msg/String'), [])
+    for time_ns in times_ns:
+        bag.write(channel, time_ns, serializer(String)(String(data='x')))
+    bag.close()
+    with (tmp_path / 'bag' / 'bag.mcap').open('rb') as stream:
+        reader = make_reader(stream)
+        statistics = reader.get_summary().statistics
+        assert [m.log_time for _, _, m in reader.iter_messages()] == [int(t) for t in times_ns]
+    assert (statistics.message_start_time, statistics.message_end_time) == (
+        int(times_ns[0]), int(times_ns[-1]))
+    info = yaml.safe_load((tmp_path / 'bag' / 'metadata.yaml').read_text())[
+        'rosbag2_bagfile_information']
+    assert info['starting_time'] == {'nanoseconds_since_epoch': int(times_ns[0])}
+    assert info['duration'] == {'nanoseconds': int(times_ns[-1]) - int(times_ns[0])}
 
 
 def test_the_distribution_is_the_one_given(tmp_path):
@@ -150,10 +191,14 @@ def test_a_bad_time_or_channel_is_refused_and_nothing_written(tmp_path):
                               store.hash_rihs01('std_msgs/msg/String'), [])
     data = serializer(String)(String(data='x'))
     bag.write(channel, 5, data)
-    for time_ns, channel_id in ((-1, channel), (2**64, channel), (6, 2), (6, 0)):
-        with pytest.raises(ValueError, match=r'log time .* \[0, 2\*\*64\)\) or channel .* '
-                                             r'\(added: 1 to 1\)'):
-            bag.write(channel_id, time_ns, data)
+    for time_ns in (-1, 2**64, 1.5, None):
+        with pytest.raises(ValueError, match=rf'^log time {time_ns!r} ns: not an integer in '
+                                             r'\[0, 2\*\*64\)$'):
+            bag.write(channel, time_ns, data)
+    for channel_id in (0, 2, 70_000):
+        with pytest.raises(ValueError, match=rf'^channel {channel_id}: not added \(added: 1 to '
+                                             r'1\)$'):
+            bag.write(channel_id, 6, data)
     bag.close()
     with (tmp_path / 'bag' / 'bag.mcap').open('rb') as stream:
         assert [m.log_time for _, _, m in make_reader(stream).iter_messages()] == [5]

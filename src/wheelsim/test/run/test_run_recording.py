@@ -189,3 +189,34 @@ def test_a_publishers_qos_profile_as_the_bag_metadata_holds_it():
     assert timed['lifespan'] == {'sec': 0, 'nsec': 0}
     assert timed['liveliness'] == 'system_default'
     assert timed['avoid_ros_namespace_conventions'] is False
+
+
+FULL_DISK = """
+import resource, signal, sys, traceback
+from pathlib import Path
+from nav_msgs.msg import Odometry
+from wheelsim.run.recording import BagRecorder, RecordingError
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write beyond the limit fails (EFBIG)
+resource.setrlimit(resource.RLIMIT_FSIZE, (3_000_000, 3_000_000))
+try:
+    with BagRecorder(Path(sys.argv[1])) as recorder:
+        for time_ns in range(20_000):
+            recorder.record('/odom', Odometry(), time_ns)
+except RecordingError as err:
+    chain = ''.join(traceback.format_exception(err))
+    print(chain.count('RecordingError:'), err)
+"""
+
+
+def test_a_full_disk_is_reported_once_and_the_complete_chunks_stay_readable(tmp_path):
+    """The write's error, not a second one from finishing the bag (found in review)."""
+    import subprocess
+    import sys
+
+    from wheelsim.report.bag_data import load_run
+
+    result = subprocess.run([sys.executable, '-c', FULL_DISK, str(tmp_path / 'bag')],
+                            capture_output=True, text=True, timeout=120, check=True)
+    assert result.stdout.startswith('1 writing the bag '), result.stdout + result.stderr
+    assert 'File too large' in result.stdout and result.stdout.count('\n') == 1
+    assert 1000 < load_run(tmp_path / 'bag').message_counts['/odom'] < 20_000

@@ -6,7 +6,9 @@ scenario, whose whole run may take 0.3 s at issue 34's 300x real time (``bench/b
 times both writers on a run's messages). Here a message record's header is one ``struct`` pack
 and the open chunk a list of byte strings. The file is rosbags' (0.11) layout record for record:
 ``test_run_bag_file.py`` writes the same messages with both and compares the files byte for byte
-and ``metadata.yaml`` as text. So:
+and ``metadata.yaml`` as text. Where rosbags departs from the MCAP specification this does not:
+the start time of a bag or chunk without messages is 0, not 2**63 - 1 (which rosbags also
+writes for a bag whose log times are all above it). So:
 
 - records: the header (profile ``ros2``, ``library``); chunks of at most about 1 MiB of
   uncompressed records (a chunk is closed once a message takes it beyond 2**20 bytes), each
@@ -19,7 +21,7 @@ and ``metadata.yaml`` as text. So:
   distribution that recorded; ``ros2 bag info``, rosbags, mcap and PlotJuggler read it).
 
 Every reader the project supports reads it (the tests read it back with mcap, mcap_ros2 and
-rosbags). Times are log times [ns] in [0, 2**64).
+rosbags). Times are log times [ns], integers in [0, 2**64); text is UTF-8, in the YAML too.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import yaml
 MAGIC = b'\x89MCAP0\r\n'
 #: A chunk is closed once its uncompressed records exceed this size [bytes] (rosbags' rule).
 CHUNK_SIZE_BYTES = 2**20
-_NO_START_NS = 2**63 - 1  # a chunk's or file's start time before its first message
+_NO_MESSAGE_NS = 2**64  # a chunk's start time before its first message: above every log time
 _MESSAGE_HEADER = struct.Struct('<BQHIQQ')  # opcode, record length, channel, sequence, 2 times
 _MESSAGE_FIELDS_BYTES = _MESSAGE_HEADER.size - 9  # a message record's length before its data
 _U16, _U32, _U64 = struct.Struct('<H'), struct.Struct('<I'), struct.Struct('<Q')
@@ -66,7 +68,7 @@ class _MetadataDumper(getattr(yaml, 'CSafeDumper', yaml.SafeDumper)):  # type: i
 
 def yaml_text(value: Any) -> str:
     """``value`` in YAML as rosbag2 metadata is written: block style, sorted keys."""
-    return yaml.dump(value, Dumper=_MetadataDumper, default_flow_style=False)
+    return yaml.dump(value, Dumper=_MetadataDumper, default_flow_style=False, allow_unicode=True)
 
 
 class BagFile:
@@ -88,14 +90,15 @@ class BagFile:
         self._schemas: dict[str, tuple[int, bytes]] = {}  # type -> (id, schema record)
         self._channels: list[tuple[bytes, dict[str, Any]]] = []  # (record, topic metadata)
         self._counts: dict[int, int] = {}  # channel id -> messages
-        self._start_ns, self._end_ns = _NO_START_NS, 0
+        self._start_ns: int | None = None  # the first log time, None before any message
+        self._end_ns = 0
         self._chunk_indexes: list[bytes] = []
         self._new_chunk()
 
     def _new_chunk(self) -> None:
         self._parts: list[bytes] = []
         self._size = 0  # bytes of the chunk's records so far
-        self._chunk_start_ns, self._chunk_end_ns = _NO_START_NS, 0
+        self._chunk_start_ns, self._chunk_end_ns = _NO_MESSAGE_NS, 0
         self._index: dict[int, array] = {}  # channel id -> (log time, offset) pairs, in order
 
     def _add_to_chunk(self, record: bytes) -> None:
@@ -129,15 +132,17 @@ class BagFile:
 
     def write(self, channel_id: int, time_ns: int, data: bytes) -> None:
         """Write ``data`` (serialized) on channel ``channel_id`` at log time ``time_ns`` [ns].
-        Raises ValueError for a time outside [0, 2**64) or an unknown channel (nothing
-        written)."""
+        Raises ValueError for an unknown channel or a time that is no integer in [0, 2**64)
+        (nothing written)."""
+        if channel_id not in self._counts:
+            raise ValueError(f'channel {channel_id}: not added (added: 1 to '
+                             f'{len(self._channels)})')
         try:
             header = _MESSAGE_HEADER.pack(_MESSAGE, _MESSAGE_FIELDS_BYTES + len(data),
                                           channel_id, 0, time_ns, time_ns)
-            self._counts[channel_id] += 1
-        except (struct.error, KeyError):
-            raise ValueError(f'log time {time_ns} ns (allowed [0, 2**64)) or channel '
-                             f'{channel_id} (added: 1 to {len(self._channels)})') from None
+        except struct.error:
+            raise ValueError(f'log time {time_ns!r} ns: not an integer in [0, 2**64)') from None
+        self._counts[channel_id] += 1
         index = self._index.get(channel_id)
         if index is None:
             index = self._index[channel_id] = array('Q')
@@ -155,9 +160,13 @@ class BagFile:
 
     def _close_chunk(self) -> None:
         """Write the open chunk and its message indexes; keep its chunk index."""
-        start_ns, end_ns = self._chunk_start_ns, self._chunk_end_ns
-        self._start_ns = min(self._start_ns, start_ns)
-        self._end_ns = max(self._end_ns, end_ns)
+        end_ns = int(self._chunk_end_ns)  # as int: a numpy integer is taken too
+        start_ns = 0  # the MCAP specification's start of a chunk without messages
+        if self._chunk_start_ns != _NO_MESSAGE_NS:
+            start_ns = int(self._chunk_start_ns)
+            self._start_ns = start_ns if self._start_ns is None else min(self._start_ns,
+                                                                         start_ns)
+            self._end_ns = max(self._end_ns, end_ns)
         chunk_offset = self._file.tell()
         times = _U64.pack(start_ns) + _U64.pack(end_ns)
         self._file.write(_record(_CHUNK, times, _U64.pack(self._size), _U32.pack(0),
@@ -177,7 +186,7 @@ class BagFile:
 
     def _metadata(self) -> dict[str, Any]:
         """``metadata.yaml``'s ``rosbag2_bagfile_information``."""
-        start_ns = self._start_ns
+        start_ns = self._start_ns or 0
         duration = {'nanoseconds': max(0, self._end_ns - start_ns)}
         count = sum(self._counts.values())
         name = self.file_path.name
@@ -224,7 +233,7 @@ class BagFile:
         out.write(_record(
             _STATISTICS, _U64.pack(sum(self._counts.values())), _U16.pack(len(self._schemas)),
             _U32.pack(len(self._channels)), _U32.pack(0), _U32.pack(1),
-            _U32.pack(len(self._chunk_indexes)), _U64.pack(self._start_ns),
+            _U32.pack(len(self._chunk_indexes)), _U64.pack(self._start_ns or 0),
             _U64.pack(self._end_ns), _U32.pack(len(counts)), counts))
         groups.append((_STATISTICS, start, out.tell() - start))
         summary_offset_start = out.tell()

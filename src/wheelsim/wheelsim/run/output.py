@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 MARKER = '.wheelsim-run'
-#: The folders a run makes whole (rosbags' Writer creates the bag folder itself): a file of
+#: The folders a run makes whole (the bag's writer creates the bag folder itself): a file of
 #: another name there stops ``--overwrite`` before anything is removed.
 WHOLE_FOLDERS = ('bag',)
 MAX_NUMBERED = 10_000

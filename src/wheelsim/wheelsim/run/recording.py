@@ -151,6 +151,7 @@ class BagRecorder:
         # topic -> (channel id, serializer); None for a topic not recorded
         self._routes: dict[str, tuple[int, Serializer] | None] = {}
         self._file: BagFile | None = None
+        self._broken = False  # a write failed: the file cannot be completed
 
     def __enter__(self) -> BagRecorder:
         self._file = self._writing(BagFile, self.path, LIBRARY, ros_distro() or UNKNOWN_DISTRO)
@@ -171,7 +172,10 @@ class BagRecorder:
         data = serialize(msg)  # a malformed message is the publisher's error, raised as is
         try:
             self._file.write(channel_id, time_ns, data)
-        except Exception as err:  # noqa: BLE001 - the disk or the time: all reported
+        except ValueError as err:  # the time: refused, the bag unharmed
+            raise self._error(err) from err
+        except Exception as err:  # noqa: BLE001 - the disk: the bag can only be aborted
+            self._broken = True
             raise self._error(err) from err
 
     def _route(self, topic: str, msg: Any) -> tuple[int, Serializer] | None:
@@ -190,8 +194,13 @@ class BagRecorder:
     def _close(self) -> None:
         """Write the summary and ``metadata.yaml``: the bag is complete. ``metadata.yaml`` names
         the ROS 2 distribution of the run (:func:`ros_distro`), as ``ros2 bag record`` does. A
-        bag that cannot be completed is aborted (its file closed as it is) and the failure
-        raised."""
+        bag that cannot be completed is aborted (its file closed as it is: its complete chunks
+        can be read) and the failure raised, once: after a failed write, whose error was
+        raised, it is aborted quietly."""
+        if self._broken:
+            with suppress(Exception):  # closing flushes: the disk may refuse that too
+                self._file.abort()
+            return
         try:
             self._file.close()
         except Exception:
