@@ -278,12 +278,25 @@ def test_run_reader_given_the_messages_in_memory_equals_reading_the_bag(tmp_path
     given, read = reader.run(), load_run(tmp_path / 'bag')
     assert given.message_counts == read.message_counts
     assert (given.start_time_s, given.end_time_s) == (read.start_time_s, read.end_time_s) == (0, 3)
-    for series in ('ground_truth', 'ground_truth_twist', 'cmd_vel'):
+    for series in ('ground_truth', 'cmd_vel'):
         for name, column in vars(getattr(read, series)).items():
             np.testing.assert_array_equal(getattr(getattr(given, series), name), column, series)
     np.testing.assert_array_equal(given.joints.velocity, read.joints.velocity)
     assert len(given.ground_truth) == 151
     np.testing.assert_array_equal(given.plan.poses.x_m, read.plan.poses.x_m)
+
+
+def test_without_plots_the_topics_only_plots_draw_are_counted_not_read():
+    reader = RunReader(plots=False)
+    for topic, msg, t_s in straight_run(end_s=1.0) + [
+            ('/joint_states', JointState(name=['w'], position=[1.0], velocity=[2.0]), 0.5),
+            ('/tracking_error', Vector3Stamped(), 0.5)]:
+        reader.take(topic, msg, ns(t_s))
+    run = reader.run()
+    assert run.message_counts['/joint_states'] == run.message_counts['/tracking_error'] == 1
+    assert len(run.joints.t_s) == len(run.tracking_error.t_s) == 0
+    assert len(run.ground_truth) == 51
+    assert not reader.reads('/joint_states') and RunReader().reads('/joint_states')
 
 
 def test_run_reader_reads_a_message_when_taken_though_its_object_is_filled_again(tmp_path):

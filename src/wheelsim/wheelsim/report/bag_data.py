@@ -41,6 +41,8 @@ if TYPE_CHECKING:  # the readers of bag files are imported when a bag file is re
 TOPICS = ('ground_truth', 'odom', 'pose', 'twist_actual', 'joint_states', 'cmd_vel', 'plan',
           'tracking_error', 'map', 'footprint', 'collision')
 """The topics read (relative to the run's namespace); every other topic is only counted."""
+#: The topics of :data:`TOPICS` only the plots draw.
+PLOT_TOPICS = ('joint_states', 'tracking_error')
 
 
 def _no_samples() -> Any:
@@ -145,7 +147,6 @@ class RunData:
     """Everything the report uses from one run. Times in seconds of simulated time."""
 
     ground_truth: PoseSeries
-    ground_truth_twist: TwistSeries
     odom: PoseSeries
     estimate: PoseSeries
     twist_actual: TwistSeries
@@ -393,18 +394,21 @@ class RunReader:
     messages and the decoders' have the same fields.
 
     ``namespace``: the robot's namespace; the topics in :data:`TOPICS` are read under it.
+    ``plots`` false: the topics only the plots draw (:data:`PLOT_TOPICS`) are only counted
+    (:attr:`RunData.joints` and :attr:`RunData.tracking_error` are then empty).
     """
 
-    def __init__(self, namespace: str = '/') -> None:
+    def __init__(self, namespace: str = '/', plots: bool = True) -> None:
         prefix = namespace.rstrip('/') + '/'
         self._readers: dict[str, Callable[[Any, int], None]] = {
-            prefix + name: getattr(self, '_take_' + name) for name in TOPICS}
+            prefix + name: getattr(self, '_take_' + name) for name in TOPICS
+            if plots or name not in PLOT_TOPICS}
         self._counts: dict[str, int] = {}
         self._first_log_ns: int | None = None
         self._last_log_ns = 0
         self._rows: dict[str, list[tuple[float, ...]]] = {
-            name: [] for name in ('ground_truth', 'ground_truth_twist', 'odom', 'pose',
-                                  'twist_actual', 'cmd_vel', 'collision')}
+            name: [] for name in ('ground_truth', 'odom', 'pose', 'twist_actual', 'cmd_vel',
+                                  'collision')}
         self._plans: list[tuple[int, Plan]] = []
         self._joints: list[tuple[float, _JointRow]] = []
         self._errors: list[tuple[float, dict[str, float]]] = []
@@ -433,9 +437,8 @@ class RunReader:
             self._last_log_ns = log_time_ns
 
     def _take_ground_truth(self, msg: Any, log_time_ns: int) -> None:
-        t_s = _stamp_s(msg, log_time_ns)
-        self._rows['ground_truth'].append((t_s, *_pose_row(msg.pose.pose)))
-        self._rows['ground_truth_twist'].append((t_s, *_twist_row(msg.twist.twist)))
+        self._rows['ground_truth'].append((_stamp_s(msg, log_time_ns),
+                                           *_pose_row(msg.pose.pose)))
 
     def _take_odom(self, msg: Any, log_time_ns: int) -> None:
         self._rows['odom'].append((_stamp_s(msg, log_time_ns), *_pose_row(msg.pose.pose)))
@@ -477,7 +480,6 @@ class RunReader:
         rows = self._rows
         return RunData(
             ground_truth=_pose_series(rows['ground_truth']),
-            ground_truth_twist=TwistSeries(*_columns_of(rows['ground_truth_twist'], 4)),
             odom=_pose_series(rows['odom']),
             estimate=_pose_series(rows['pose']),
             twist_actual=TwistSeries(*_columns_of(rows['twist_actual'], 4)),

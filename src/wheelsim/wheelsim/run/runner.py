@@ -361,7 +361,8 @@ def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float 
     phases = Phases()
     check_across_nodes(scenario)
     out = run_folder(output_root, scenario.name, overwrite)
-    reader = RunReader()  # the report's data, read from each message as it is published
+    # the report's data, read from each message as it is published
+    reader = RunReader(plots=make_plots)
     try:
         wall_s, interrupted = simulate(scenario, out / 'bag' if record else None,
                                        real_time_factor, show_progress, phases, reader.take)
