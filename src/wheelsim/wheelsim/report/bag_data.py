@@ -362,13 +362,19 @@ def _bag_file(bag: Path) -> Path:
     return files[0]
 
 
-def _pose_row(pose: Any) -> tuple[float, ...]:
+def _pose_row(msg: Any) -> tuple[float, ...]:
+    """``(stamp [s], x, y, qx, qy, qz, qw)`` of a message with ``header`` and ``pose.pose``
+    (nav_msgs/Odometry, geometry_msgs/PoseWithCovarianceStamped); one row per sample of the
+    run, so its fields are read once each."""
+    stamp, pose = msg.header.stamp, msg.pose.pose
     position, q = pose.position, pose.orientation
-    return (position.x, position.y, q.x, q.y, q.z, q.w)
+    return (stamp.sec + stamp.nanosec / NS_PER_S, position.x, position.y, q.x, q.y, q.z, q.w)
 
 
-def _twist_row(twist: Any) -> tuple[float, ...]:
-    return (twist.linear.x, twist.linear.y, twist.angular.z)
+def _twist_row(t_s: float, twist: Any) -> tuple[float, ...]:
+    """``(t_s, vx, vy, wz)`` of a geometry_msgs/Twist."""
+    linear = twist.linear
+    return (t_s, linear.x, linear.y, twist.angular.z)
 
 
 def _columns_of(rows: list[tuple[float, ...]], width: int) -> list[FloatArray]:
@@ -406,9 +412,13 @@ class RunReader:
         self._counts: dict[str, int] = {}
         self._first_log_ns: int | None = None
         self._last_log_ns = 0
-        self._rows: dict[str, list[tuple[float, ...]]] = {
-            name: [] for name in ('ground_truth', 'odom', 'pose', 'twist_actual', 'cmd_vel',
-                                  'collision')}
+        # rows of numbers per series, the stamp [s] first
+        self._ground_truth: list[tuple[float, ...]] = []
+        self._odom: list[tuple[float, ...]] = []
+        self._pose: list[tuple[float, ...]] = []
+        self._twist_actual: list[tuple[float, ...]] = []
+        self._cmd_vel: list[tuple[float, ...]] = []
+        self._collisions: list[tuple[float, ...]] = []
         self._plans: list[tuple[int, Plan]] = []
         self._joints: list[tuple[float, _JointRow]] = []
         self._errors: list[tuple[float, dict[str, float]]] = []
@@ -437,21 +447,20 @@ class RunReader:
             self._last_log_ns = log_time_ns
 
     def _take_ground_truth(self, msg: Any, log_time_ns: int) -> None:
-        self._rows['ground_truth'].append((_stamp_s(msg, log_time_ns),
-                                           *_pose_row(msg.pose.pose)))
+        self._ground_truth.append(_pose_row(msg))
 
     def _take_odom(self, msg: Any, log_time_ns: int) -> None:
-        self._rows['odom'].append((_stamp_s(msg, log_time_ns), *_pose_row(msg.pose.pose)))
+        self._odom.append(_pose_row(msg))
 
     def _take_pose(self, msg: Any, log_time_ns: int) -> None:
-        self._rows['pose'].append((_stamp_s(msg, log_time_ns), *_pose_row(msg.pose.pose)))
+        self._pose.append(_pose_row(msg))
 
     def _take_twist_actual(self, msg: Any, log_time_ns: int) -> None:
-        self._rows['twist_actual'].append((_stamp_s(msg, log_time_ns), *_twist_row(msg.twist)))
+        self._twist_actual.append(_twist_row(_stamp_s(msg, log_time_ns), msg.twist))
 
     def _take_cmd_vel(self, msg: Any, log_time_ns: int) -> None:
         twist = getattr(msg, 'twist', msg)  # TwistStamped or Twist
-        self._rows['cmd_vel'].append((_stamp_s(msg, log_time_ns), *_twist_row(twist)))
+        self._cmd_vel.append(_twist_row(_stamp_s(msg, log_time_ns), twist))
 
     def _take_plan(self, msg: Any, log_time_ns: int) -> None:
         self._plans.append((log_time_ns, _plan(msg, log_time_ns)))
@@ -472,25 +481,24 @@ class RunReader:
         self._footprint_m = [v for p in msg.polygon.points for v in (p.x, p.y)]
 
     def _take_collision(self, msg: Any, log_time_ns: int) -> None:
-        self._rows['collision'].append((_stamp_s(msg, log_time_ns), msg.point.x, msg.point.y))
+        self._collisions.append((_stamp_s(msg, log_time_ns), msg.point.x, msg.point.y))
 
     def run(self) -> RunData:
         """The run read so far. The joint states and the tracking errors, which only the plots
         use, are tabled on first use."""
-        rows = self._rows
         return RunData(
-            ground_truth=_pose_series(rows['ground_truth']),
-            odom=_pose_series(rows['odom']),
-            estimate=_pose_series(rows['pose']),
-            twist_actual=TwistSeries(*_columns_of(rows['twist_actual'], 4)),
-            cmd_vel=TwistSeries(*_columns_of(rows['cmd_vel'], 4)),
+            ground_truth=_pose_series(self._ground_truth),
+            odom=_pose_series(self._odom),
+            estimate=_pose_series(self._pose),
+            twist_actual=TwistSeries(*_columns_of(self._twist_actual, 4)),
+            cmd_vel=TwistSeries(*_columns_of(self._cmd_vel, 4)),
             plans=tuple(plan for _, plan in sorted(self._plans, key=itemgetter(0))),
             message_counts=dict(sorted(self._counts.items())),
             start_time_s=(self._first_log_ns or 0) / NS_PER_S,
             end_time_s=self._last_log_ns / NS_PER_S,
             world=self._world,
             footprint=_footprint(self._footprint_m),
-            collisions=PointSeries(*_columns_of(rows['collision'], 3)),
+            collisions=PointSeries(*_columns_of(self._collisions, 3)),
             decode_later={'joints': partial(_joints, list(self._joints)),
                           'tracking_error': partial(_columns, list(self._errors))},
         )
