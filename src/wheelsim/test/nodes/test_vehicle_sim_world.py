@@ -447,3 +447,19 @@ def test_another_map_publisher_is_warned_about(ros_domain_id, tmp_path):
     finally:
         node.stop()
         probe.close()
+
+
+def test_another_simulation_of_the_robot_is_warned_about(ros_domain_id):
+    """Another node publishing ground_truth in the same namespace (a launch started twice):
+    a warning names it and says what to do (left alone before: the outputs mixed silently)."""
+    probe = Probe('vehicle_sim_2')
+    probe.publisher(Odometry, '/ground_truth', qos.DEFAULT)
+    node = NodeProcess(NODE, {})
+    try:
+        assert probe.spin_until(lambda: '/ground_truth has other publishers (/vehicle_sim_2) '
+                                'besides this node: another simulation of this robot?' in (
+                                    node.output()), 30.0), node.output()
+        assert 'give each its own namespace' in node.output()
+    finally:
+        node.stop()
+        probe.close()

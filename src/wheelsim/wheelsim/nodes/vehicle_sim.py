@@ -56,10 +56,11 @@ from wheelsim.ros.conversions import clock_msg
 from wheelsim.ros.description_sync import RobotStatePublisherSync
 from wheelsim.ros.inputs import MapPoses
 from wheelsim.ros.node_main import run_node
+from wheelsim.ros.other_publishers import OTHER_PUBLISHERS_CHECK_PERIOD_S, OtherPublishers
 from wheelsim.ros.parameters import NodeParameters
 from wheelsim.ros.seam import NodeSeam
 from wheelsim.ros.sim_diagnostics import DIAGNOSTICS_PERIOD_S, SimDiagnostics
-from wheelsim.ros.sim_world import MAP_PUBLISHER_CHECK_PERIOD_S, SimWorld
+from wheelsim.ros.sim_world import SimWorld
 from wheelsim.ros.vehicle_description import VehicleDescriptionPublisher
 from wheelsim.ros.vehicle_outputs import VehicleOutputs
 from wheelsim.ros.wheel_commands import WheelCommandInput
@@ -145,12 +146,19 @@ class VehicleSim:
         self.timeline: Timeline | None = None
         self.command_age = CommandAge(settings.twist_reference_max_oldness)
         self._event_timers = {}
+        # Two simulations of one robot (a launch started twice): their outputs would mix.
+        self._other_simulations = OtherPublishers(
+            seam, self.outputs.ground_truth_topic,
+            ': another simulation of this robot? Their ground truth, joint_states and /tf mix '
+            '(the robot seems to jump between them); stop one, or give each its own namespace')
         housekeeping = [
             (DIAGNOSTICS_PERIOD_S, self.diagnostics.publish),
             (PUBLISHER_CHECK_PERIOD_S, self.cmd_vel.check_publishers),
+            (OTHER_PUBLISHERS_CHECK_PERIOD_S, self._other_simulations.check),
         ]
         if self.world.publishes_map:
-            housekeeping.append((MAP_PUBLISHER_CHECK_PERIOD_S, self.world.check_map_publishers))
+            housekeeping.append((OTHER_PUBLISHERS_CHECK_PERIOD_S,
+                                 self.world.check_map_publishers))
         if self.mode is ClockMode.FOLLOW:
             self._jump_handle = seam.on_time_change(self._follow_clock)
             self._follow_clock()

@@ -53,10 +53,8 @@ from wheelsim.ros.map_messages import (
     occupancy_map,
     point_stamped,
 )
+from wheelsim.ros.other_publishers import OtherPublishers
 from wheelsim.ros.seam import NodeSeam
-
-#: Monotonic time [s] between two looks (live) for other publishers on the map topic.
-MAP_PUBLISHER_CHECK_PERIOD_S = 1.0
 
 
 class SimWorld:
@@ -83,13 +81,18 @@ class SimWorld:
         self._footprint_message = footprint_polygon(self.footprint, self._base_frame, 0)
         self._collision = seam.create_publisher(PointStamped, 'collision', qos.DEFAULT)
         self._map_publisher = None
-        self._other_map_publishers: tuple[str, ...] = ()
+        self._other_map_publishers: OtherPublishers | None = None
         if settings.world.map_yaml:
             map_file = load_map_parameter(settings.world.map_yaml)
             self._use(map_file.occupancy_map(settings.world.occupied_threshold),
                       str(map_file.yaml_path))
             if settings.world.publish_map:
                 self._map_publisher = seam.create_publisher(OccupancyGrid, 'map', qos.LATCHED)
+                self._other_map_publishers = OtherPublishers(
+                    seam, self._map_publisher.topic_name,
+                    f', which publishes world.map_yaml ({self.map_source}) there: subscribers get '
+                    'whichever map came last; set world.publish_map false when a map server '
+                    'serves the map')
         else:
             seam.create_subscription(OccupancyGrid, 'map', self._on_map, qos.LATCHED)
 
@@ -120,19 +123,8 @@ class SimWorld:
         the map topic too, naming them, each time that set of nodes changes. Subscribers would
         get whichever map came last: one of the two must go (world.publish_map false, or no
         map server)."""
-        node = self._seam.rclpy_node
-        topic = self._map_publisher.topic_name
-        own = (node.get_name(), node.get_namespace())
-        others = tuple(sorted(
-            f'{info.node_namespace.rstrip("/")}/{info.node_name}'
-            for info in node.get_publishers_info_by_topic(topic)
-            if (info.node_name, info.node_namespace) != own))
-        if others and others != self._other_map_publishers:
-            self._seam.logger.warning(
-                f'{topic} has other publishers ({", ".join(others)}) besides this node, which '
-                f'publishes world.map_yaml ({self.map_source}) there: subscribers get whichever '
-                'map came last; set world.publish_map false when a map server serves the map')
-        self._other_map_publishers = others
+        if self._other_map_publishers is not None:
+            self._other_map_publishers.check()
 
     def _on_map(self, msg: OccupancyGrid) -> None:
         self._pending_map = msg

@@ -63,6 +63,8 @@ class VehicleOutputs:
         self._base_frame = base_frame
         self._joint_names = tuple(joint_names)
         self._ground_truth = seam.create_publisher(Odometry, 'ground_truth', qos.DEFAULT)
+        #: The resolved ground truth topic (namespace and remapping applied).
+        self.ground_truth_topic: str = self._ground_truth.topic_name
         self._twist_actual = seam.create_publisher(TwistStamped, 'twist_actual', qos.DEFAULT)
         self._joint_states = seam.create_publisher(JointState, 'joint_states', qos.DEFAULT)
         self._description = seam.create_publisher(String, 'robot_description', qos.LATCHED)

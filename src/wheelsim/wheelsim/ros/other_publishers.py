@@ -1,0 +1,36 @@
+"""Live: warn when nodes other than this one publish on a topic this node publishes.
+
+rclpy reports no graph change as an event: the node calls :meth:`OtherPublishers.check` from a
+wall-clock timer (every :data:`OTHER_PUBLISHERS_CHECK_PERIOD_S`). The warning names the other
+nodes (namespace and name), each time that set changes, and says what follows and what to do.
+"""
+
+from __future__ import annotations
+
+from wheelsim.ros.seam import NodeSeam
+
+#: How often a node checks [s of wall time].
+OTHER_PUBLISHERS_CHECK_PERIOD_S = 1.0
+
+
+class OtherPublishers:
+    """Checks who else publishes on ``topic_name`` (resolved) for the node on ``seam``."""
+
+    def __init__(self, seam: NodeSeam, topic_name: str, consequence: str) -> None:
+        """``consequence``: the warning's end after "... besides this node" (what subscribers
+        get, what to change)."""
+        self._seam, self.topic_name, self._consequence = seam, topic_name, consequence
+        self.others: tuple[str, ...] = ()  # the other publishers at the last check
+
+    def check(self) -> None:
+        """Warn if other nodes publish on the topic and they are not the ones warned about."""
+        node = self._seam.rclpy_node
+        own = (node.get_name(), node.get_namespace())
+        others = tuple(sorted(
+            f'{info.node_namespace.rstrip("/")}/{info.node_name}'
+            for info in node.get_publishers_info_by_topic(self.topic_name)
+            if (info.node_name, info.node_namespace) != own))
+        if others and others != self.others:
+            self._seam.logger.warning(f'{self.topic_name} has other publishers '
+                                      f'({", ".join(others)}) besides this node{self._consequence}')
+        self.others = others
