@@ -34,8 +34,9 @@ start-up and on change: a value outside "Allowed" stops the node, or is refused,
 naming the parameter. "Live" parameters can be changed while the node runs (`ros2 param set`);
 the others are read once at start-up. A live change that the node's start-up choices leave
 without effect is refused, saying which: `real_time_factor` and `clock_rate` without
-`be_reference_clock`, another model's `model_params.*`, `ekf.*` outside mode `ekf`,
-`encoders.*` without `odometry_source: joint_states`, `localization.*` in mode `perfect`.
+`be_reference_clock`, another model's `model_params.*`, `ekf.*` outside mode `ekf`, the map
+noise (`localization.map_*`) in mode `ekf`, `encoders.*` without `odometry_source:
+joint_states`, `localization.*` in mode `perfect`.
 
 Conventions of the vehicle parameters: a limit of 0 means "no limit"; -1 means "derived from
 another parameter" (the description says from which).

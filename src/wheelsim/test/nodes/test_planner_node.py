@@ -279,3 +279,15 @@ def test_goal_in_a_frame_joined_by_a_static_transform_is_moved_into_the_map_fram
             assert ('goal_pose ignored: its frame is "odom", planner works in "robot2/map"'
                     in node.output()), node.output()
         assert node.stop_cleanly(), node.output()
+
+
+@pytest.mark.parametrize('count, said', [(1, '1 waypoint,'), (2, '2 waypoints,')])
+def test_the_start_up_line_counts_the_waypoints(count, said, capsys):
+    from wheelsim.nodes.planner import Planner
+    from wheelsim.run.lockstep import Lockstep
+
+    lockstep = Lockstep(None, 1_000_000_000)
+    waypoints = [1.0, 0.0, math.nan, 2.0, 0.0, math.nan][:3 * count]
+    planner = lockstep.add(Planner, {'use_sim_time': True, 'waypoints': waypoints})
+    planner.seam.destroy()
+    assert f'[planner]: planning in map: {said} goals on goal_pose' in capsys.readouterr().err

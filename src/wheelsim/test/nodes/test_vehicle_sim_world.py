@@ -449,17 +449,22 @@ def test_another_map_publisher_is_warned_about(ros_domain_id, tmp_path):
         probe.close()
 
 
-def test_another_simulation_of_the_robot_is_warned_about(ros_domain_id):
-    """Another node publishing ground_truth in the same namespace (a launch started twice):
-    a warning names it and says what to do (left alone before: the outputs mixed silently)."""
-    probe = Probe('vehicle_sim_2')
+@pytest.mark.parametrize('other, named', [
+    ('vehicle_sim_2', '/vehicle_sim_2'),
+    ('vehicle_sim', '/vehicle_sim (another node of this name)'),  # a launch started twice
+])
+def test_another_simulation_of_the_robot_is_warned_about(ros_domain_id, other, named):
+    """Another node publishing ground_truth in the same namespace, of another name or of this
+    one's (a launch started twice): a warning names it and says what to do (left alone before:
+    the outputs mixed silently; the same name was missed at first, found in review)."""
+    probe = Probe(other)
     probe.publisher(Odometry, '/ground_truth', qos.DEFAULT)
     node = NodeProcess(NODE, {})
     try:
-        assert probe.spin_until(lambda: '/ground_truth has other publishers (/vehicle_sim_2) '
-                                'besides this node: another simulation of this robot?' in (
+        assert probe.spin_until(lambda: f'/ground_truth has other publishers ({named}) besides '
+                                'this node: another simulation of this robot?' in (
                                     node.output()), 30.0), node.output()
-        assert 'give each its own namespace' in node.output()
+        assert 'give each its own namespace and frame_prefix' in node.output()
     finally:
         node.stop()
         probe.close()

@@ -150,7 +150,8 @@ class VehicleSim:
         self._other_simulations = OtherPublishers(
             seam, self.outputs.ground_truth_topic,
             ': another simulation of this robot? Their ground truth, joint_states and /tf mix '
-            '(the robot seems to jump between them); stop one, or give each its own namespace')
+            '(the robot seems to jump between them); stop one, or give each its own namespace '
+            'and frame_prefix')
         housekeeping = [
             (DIAGNOSTICS_PERIOD_S, self.diagnostics.publish),
             (PUBLISHER_CHECK_PERIOD_S, self.cmd_vel.check_publishers),

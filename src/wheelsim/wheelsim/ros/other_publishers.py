@@ -23,13 +23,17 @@ class OtherPublishers:
         self.others: tuple[str, ...] = ()  # the other publishers at the last check
 
     def check(self) -> None:
-        """Warn if other nodes publish on the topic and they are not the ones warned about."""
+        """Warn if other nodes publish on the topic and they are not the ones warned about. A
+        node of this one's name and namespace (the same launch started twice) counts as
+        another from the second publisher under that name on (this node has one)."""
         node = self._seam.rclpy_node
         own = (node.get_name(), node.get_namespace())
-        others = tuple(sorted(
-            f'{info.node_namespace.rstrip("/")}/{info.node_name}'
-            for info in node.get_publishers_info_by_topic(self.topic_name)
-            if (info.node_name, info.node_namespace) != own))
+        names = [(info.node_name, info.node_namespace)
+                 for info in node.get_publishers_info_by_topic(self.topic_name)]
+        namesakes = max(0, names.count(own) - 1)
+        others = tuple(sorted(f'{namespace.rstrip("/")}/{name}' for name, namespace in names
+                              if (name, namespace) != own))
+        others += (f'{own[1].rstrip("/")}/{own[0]} (another node of this name)',) * namesakes
         if others and others != self.others:
             self._seam.logger.warning(f'{self.topic_name} has other publishers '
                                       f'({", ".join(others)}) besides this node{self._consequence}')
