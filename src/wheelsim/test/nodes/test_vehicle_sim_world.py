@@ -151,7 +151,10 @@ def test_scan_on_the_wall_clock_is_stamped_with_its_pose_and_sent_at_once(ros_do
     stamps = np.array([stamp_ns(m.header.stamp) for m in messages])
     assert set(np.diff(stamps)) == {100 * MS}
     latency_s = (np.array([arrival for arrival, _ in scans]) - stamps) / 1e9
-    assert latency_s.min() > 0.0 and np.median(latency_s) < 0.05  # on the wall clock
+    # On the wall clock, sent at once: a quarter of the scans within 50 ms (a busy probe takes
+    # the rest late, in a burst: seen on CI, 6 of 12 taken 0.1-0.6 s late at once); a scan
+    # sent a step or a period late would put them all beyond it.
+    assert latency_s.min() > 0.0 and np.percentile(latency_s, 25) < 0.05, latency_s
     footprint = footprints[-1]
     assert footprint.header.frame_id == 'base_link'
     corners = [(p.x, p.y) for p in footprint.polygon.points]
