@@ -352,7 +352,8 @@ def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float 
     read the run in memory either way). Raises ScenarioError before anything is written for
     parameters of two nodes that cannot run together (:func:`check_across_nodes`), and
     :class:`RunError` (the traceback in :data:`ERROR_FILE` of the output folder, beside the bag
-    so far) when a node raised."""
+    so far) when a node raised, :class:`ReportInterrupted` for a Ctrl-C or SIGTERM after the
+    simulation (once the metrics and timing are written)."""
     from wheelsim.report import metrics, plots
     from wheelsim.report.bag_data import RunReader
     from wheelsim.run.held_signals import HeldSignals
