@@ -30,15 +30,9 @@ from wheelsim.core.localization.config import LocalizationConfig
 from wheelsim.core.localization.scenario import figure_eight, run
 from wheelsim.core.params import from_flat
 from wheelsim.ros.dds_domain import require_loopback_dds, reserved_domain_id
+from wheelsim.testing.process_activity import cpu_s
 
 RATE_HZ = 50.0
-CLOCK_TICKS = os.sysconf('SC_CLK_TCK')
-
-
-def cpu_seconds(pid: int) -> float:
-    """User plus system CPU time of process ``pid`` [s]."""
-    fields = Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
 def node_cpu_share(seconds: float) -> tuple[float, int, int]:
@@ -80,7 +74,7 @@ def node_cpu_share(seconds: float) -> tuple[float, int, int]:
                 executor.spin_once(timeout_sec=0.05)
             time.sleep(1.0)  # start-up work of the node is not part of the figure
             scenario = figure_eight(duration_s=seconds, rate_hz=RATE_HZ)
-            start_cpu, start_wall = cpu_seconds(node.pid), time.monotonic()
+            start_cpu, start_wall = cpu_s(node.pid), time.monotonic()
             for k, (stamp, pose, twist) in enumerate(
                 zip(scenario.stamps_ns, scenario.poses, scenario.twists, strict=True)
             ):
@@ -88,7 +82,7 @@ def node_cpu_share(seconds: float) -> tuple[float, int, int]:
                 next_s = start_wall + (k + 1) / RATE_HZ
                 while time.monotonic() < next_s:
                     executor.spin_once(timeout_sec=max(0.0, next_s - time.monotonic()))
-            share = (cpu_seconds(node.pid) - start_cpu) / (time.monotonic() - start_wall)
+            share = (cpu_s(node.pid) - start_cpu) / (time.monotonic() - start_wall)
             end = time.monotonic() + 1.0
             while time.monotonic() < end:
                 executor.spin_once(timeout_sec=0.05)

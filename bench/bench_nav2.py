@@ -37,6 +37,7 @@ from wheelsim.testing.nav2 import (
     mppi_problem,
     nav2_problem,
 )
+from wheelsim.testing.process_activity import cpu_s
 from wheelsim.testing.sockets import descendants
 
 REPO = Path(__file__).resolve().parents[1]
@@ -46,11 +47,6 @@ GOALS = (Goal(4.0, 2.0, 0.0), Goal(1.0, -4.5, math.pi), Goal(-3.0, 3.0, math.pi 
          Goal(0.0, 0.0, 0.0))
 PROBLEM_WORDS = ('extrapolation', 'Message Filter dropping', 'Transform data too old',
                  'incompatible QoS', 'Failed to get', 'missed its desired rate')
-
-
-def cpu_s(pid: int) -> float:
-    fields = Path(f'/proc/{pid}/stat').read_text().rpartition(')')[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
 
 
 def process_name(pid: int) -> str:

@@ -38,11 +38,11 @@ from pathlib import Path
 from bench_runner import alternated, baseline_tree, set_up_baseline, variant_codes
 
 from wheelsim.ros.dds_domain import loopback_domain
+from wheelsim.testing.process_activity import cpu_s
 
 NODES = ('vehicle_sim', 'localization', 'planner', 'controller')
 READY_TIMEOUT_S = 120.0  # a cold kernel cache compiles for a minute on a busy machine
 STOP_TIMEOUT_S = 30.0
-TICKS_PER_S = os.sysconf('SC_CLK_TCK')
 NUMBA_SHARE = """
 import time
 import numpy, rclpy
@@ -54,12 +54,6 @@ called = time.process_time()
 differential_wheel_speeds(0.5, 0.1, 0.25, 1.0)
 print(imported - start, time.process_time() - called)
 """
-
-
-def process_cpu_s(pid: int) -> float:
-    """User + system CPU seconds of running process ``pid`` so far (all its threads)."""
-    fields = Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS_PER_S  # utime, stime: fields 14, 15
 
 
 def start_once(name: str, code: Path | None) -> dict:
@@ -79,7 +73,7 @@ def start_once(name: str, code: Path | None) -> dict:
                 sys.exit(f'{name} printed no line of its own within {READY_TIMEOUT_S:g} s or '
                          f'ended:\n{output.decode(errors="replace")}')
             output += chunk
-        ready_wall_s, ready_cpu_s = time.monotonic() - started, process_cpu_s(process.pid)
+        ready_wall_s, ready_cpu_s = time.monotonic() - started, cpu_s(process.pid)
         os.kill(process.pid, signal.SIGINT)
         stop_by = time.monotonic() + STOP_TIMEOUT_S
         while read_within(process, stop_by):  # drained to its end, so it never blocks writing

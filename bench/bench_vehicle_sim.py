@@ -32,7 +32,6 @@ figures of record. DDS stays on loopback (env.sh's profile) on a reserved ROS do
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import statistics
 import subprocess
@@ -55,6 +54,7 @@ from wheelsim.ros.conversions import stamp_ns
 from wheelsim.ros.dds_domain import loopback_domain
 from wheelsim.ros.seam import LiveSeam
 from wheelsim.ros.vehicle_outputs import VehicleOutputs
+from wheelsim.testing.process_activity import cpu_s
 from wheelsim.testing.processes import ClockedVehicleSim, NodeProcess, Probe, diagnostic_values
 
 NODE = 'wheelsim.nodes.vehicle_sim'
@@ -62,22 +62,16 @@ OUTPUTS = (('ground_truth', Odometry), ('twist_actual', TwistStamped),
            ('joint_states', JointState))
 
 
-def cpu_seconds(pid: int) -> float:
-    """User plus system CPU time of a process (all its threads) so far."""
-    fields = open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf('SC_CLK_TCK')
-
-
 def cpu_shares(pids: Sequence[int], probe: Probe, seconds: float, command=None) -> list[float]:
     """CPU share of one core of each process over the same ``seconds``, the probe spinning
     (and publishing ``command`` at 20 Hz if given)."""
-    cpu_start, wall_start = [cpu_seconds(pid) for pid in pids], time.monotonic()
+    cpu_start, wall_start = [cpu_s(pid) for pid in pids], time.monotonic()
     while time.monotonic() - wall_start < seconds:
         if command is not None:
             command.publish(forward_and_turning())
         probe.spin_for(0.05)
     elapsed_s = time.monotonic() - wall_start
-    return [(cpu_seconds(pid) - cpu) / elapsed_s for pid, cpu in zip(pids, cpu_start, strict=True)]
+    return [(cpu_s(pid) - cpu) / elapsed_s for pid, cpu in zip(pids, cpu_start, strict=True)]
 
 
 def publish_only(serialized: bool) -> None:

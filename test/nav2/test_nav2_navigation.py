@@ -141,7 +141,8 @@ def test_stock_nav2_reaches_every_goal_through_the_room(
         assert_ctrl_c_ended_everything(stack)
     report = '\n'.join(
         f'{o.goal}: succeeded {o.succeeded} (status {o.status}, error {o.error_code}), '
-        f'{o.path_length_m:.2f} m driven for {o.straight_line_m:.2f} m straight' for o in outcomes)
+        f'{o.path_length_m:.2f} m driven for {o.straight_line_m:.2f} m straight'
+        + ''.join(f'\n  {line}' for line in o.activity) for o in outcomes)
     assert all(o.succeeded for o in outcomes), f'{report}\n{output[-6000:]}'
     truth = np.vstack([o.truth for o in outcomes])
     clearance_m = min_clearance_m(ROOM, FOOTPRINTS[preset], truth)

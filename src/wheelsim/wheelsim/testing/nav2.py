@@ -34,6 +34,7 @@ from wheelsim.core.world.collision import clearances
 from wheelsim.core.world.footprint import Footprint
 from wheelsim.core.world.map_file import load_map_file
 from wheelsim.ros.conversions import stamp_ns
+from wheelsim.testing.process_activity import activity
 from wheelsim.testing.processes import Probe
 from wheelsim.testing.sockets import descendants
 
@@ -103,6 +104,9 @@ class Outcome:
     error_code: int
     sim_s: float
     truth: np.ndarray  # (n, 4): t_s, x_m, y_m, yaw_rad
+    #: for a goal without a result in time: what the launch's processes were doing then
+    #: (:func:`wheelsim.testing.process_activity.activity`, a line each)
+    activity: tuple[str, ...] = ()
 
     @property
     def path_length_m(self) -> float:
@@ -200,7 +204,8 @@ class Nav2Stack:
 
     def navigate(self, goal: Goal, timeout_s: float = 300.0) -> Outcome:
         """Send ``goal`` as NavigateToPose and wait for its result (``timeout_s`` of wall time;
-        then the goal is cancelled and counted as failed)."""
+        then the goal is cancelled and counted as failed, with what each process of the launch
+        was doing in :attr:`Outcome.activity`)."""
         from action_msgs.msg import GoalStatus
         from nav2_msgs.action import NavigateToPose
         from rclpy.action import ActionClient
@@ -222,10 +227,11 @@ class Nav2Stack:
             assert handle.accepted, f'goal {goal} rejected'
             result = handle.get_result_async()
             if not self.probe.spin_until(result.done, timeout_s):
+                stalled = tuple(activity(descendants(self.process.pid)))
                 cancel = handle.cancel_goal_async()
                 self.probe.spin_until(cancel.done, 10.0)
                 return Outcome(goal, False, GoalStatus.STATUS_UNKNOWN, -1, self.sim_time_s(),
-                               self.truth_since(start_s))
+                               self.truth_since(start_s), stalled)
             self.probe.spin_for(0.2)  # the last ground truths
             answer = result.result()
             return Outcome(goal, answer.status == GoalStatus.STATUS_SUCCEEDED, answer.status,
