@@ -8,7 +8,7 @@ import signal
 
 import pytest
 
-from wheelsim.cli import EXIT_BAD_INPUT, main
+from wheelsim.cli import EXIT_BAD_INPUT, _counted, main
 
 
 @pytest.fixture
@@ -194,3 +194,10 @@ def test_ctrl_c_while_the_report_is_written_keeps_the_metrics_and_says_what_is_t
     assert record['cross_track_rms_m'] is not None
     assert (tmp_path / 'out' / 'short' / 'timing.json').is_file()
     gc.unfreeze()
+
+
+@pytest.mark.parametrize(('count', 'noun', 'text'), [
+    (1, 'run', '1 run'), (0, 'run', '0 runs'), (2, 'Ray worker', '2 Ray workers'),
+    (1, 'more row', '1 more row')])
+def test_counts_in_the_commands_lines_agree_with_their_nouns(count, noun, text):
+    assert _counted(count, noun) == text

@@ -103,9 +103,9 @@ def _single_values(texts: Sequence[str]) -> dict:
     return values
 
 
-def _ray_workers(runner) -> str:
-    """``1 Ray worker``, ``2 Ray workers``."""
-    return f'{runner.workers} Ray worker' + ('s' if runner.workers != 1 else '')
+def _counted(count: int, noun: str) -> str:
+    """``1 run``, ``2 runs``, ``0 runs``."""
+    return f'{count} {noun}' + ('' if count == 1 else 's')
 
 
 def _output_root(text: str) -> Path:
@@ -171,8 +171,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument('--quiet', action='store_true', help='no progress bar')
     run.add_argument('--seed', type=int, help="the scenario's seed for this run (e.g. the worst "
                      'seed of a sweep)')
-    run.add_argument('--param', action='append', default=[], metavar='NODE.PARAM=VALUE',
-                     help='set a node parameter for this run (repeatable); an array as '
+    run.add_argument('--param', action='append', default=[], metavar='NAME=VALUE',
+                     help='set a node parameter (NAME is NODE.PARAM) or the seed for this run '
+                     '(repeatable); an array as '
                      'ROS takes it: planner.waypoints=[2.0,0.0,.nan,2.0,2.0,1.57]; '
                      f'{_QUOTED_TEXT}')
     sweep = sub.add_parser('sweep', help='run a scenario at many points (a grid or samples) '
@@ -197,9 +198,10 @@ def _parser() -> argparse.ArgumentParser:
     tune.add_argument('scenario', nargs='?', help='scenario YAML (default: built-in); its '
                       'pass_criteria are constraints')
     tune.add_argument('--param', action='append', default=[],
-                      metavar='NODE.PARAM=LOW:HIGH[:log]|V1,V2,...',
-                      help='a parameter to tune: a range (log: on a log scale) or a list of '
-                      f'choices (no arrays; {_QUOTED_TEXT}); NAME may be seed (repeatable)')
+                      metavar='NAME=LOW:HIGH[:log]|V1,V2,...|FIRST..LAST',
+                      help='a parameter to tune: a range (log: on a log scale), a list of '
+                      'choices or integers from FIRST to LAST (no arrays; '
+                      f'{_QUOTED_TEXT}); NAME is seed or NODE.PARAM (repeatable)')
     tune.add_argument('--objective', required=True, metavar='METRIC',
                       help='the metric to optimise (minimised; maximised for '
                       'distance_travelled_m, plans_received, min_clearance_m)')
@@ -293,8 +295,8 @@ def _sweep(args: argparse.Namespace) -> int:
     check_command_folder(root, 'sweep')
     with runner:
         command_folder(root, 'sweep')  # once Ray runs: a bad --address leaves no folder
-        print(f'sweep of {len(planned)} runs of {scenario.name} on {_ray_workers(runner)} -> '
-              f'{root}')
+        print(f'sweep of {_counted(len(planned), "run")} of {scenario.name} on '
+              f'{_counted(runner.workers, "Ray worker")} -> {root}')
         outcome = sweep.run_sweep(planned, root, runner, show_progress=not args.quiet)
     parameters = [a.name for a in axes]
     rows = outcome.rows
@@ -307,7 +309,7 @@ def _sweep(args: argparse.Namespace) -> int:
         shown.append('error')
     print(sweep.format_table(rows[:MAX_ROWS_SHOWN], shown, metrics))
     if len(rows) > MAX_ROWS_SHOWN:
-        print(f'... {len(rows) - MAX_ROWS_SHOWN} more rows in {csv_path}')
+        print(f'... {_counted(len(rows) - MAX_ROWS_SHOWN, "more row")} in {csv_path}')
     if metrics:
         print(f'worst {metrics[0]}: ' + ', '.join(f'{r[metrics[0]]:.4g} (point {r["point"]}, '
                                                   f'{root / r["run"]})'
@@ -324,7 +326,8 @@ def _sweep(args: argparse.Namespace) -> int:
                 print(f'  worst {line["metric"]}: {line["reproduce"]}')
     print(f'tables: {csv_path}, {parquet_path}  '
           f'plots: {tables.plots_summary(plotted, metrics, root / "plots")}  worst runs: '
-          f'{root / "worst_runs.md"}' + (f'  ({outcome.skipped} runs already done, skipped)'
+          f'{root / "worst_runs.md"}' + (f'  ({_counted(outcome.skipped, "run")} already done, '
+                                         'skipped)'
                                          if outcome.skipped else ''))
     if outcome.errors:
         print(f'{len(outcome.errors)} of {len(rows)} points failed: ' + ', '.join(
@@ -368,8 +371,9 @@ def _tune(args: argparse.Namespace) -> int:
                                 args.sampler, args.sampler_seed)
         command_folder(root, 'tune')  # (made with a --storage study, which may fail to open)
         print(f'tuning {", ".join(a.name for a in axes)} of {scenario.name} for '
-              f'{args.objective} ({study.direction.name.lower()}), {args.trials} trials on '
-              f'{_ray_workers(runner)} -> {root}')
+              f'{args.objective} ({study.direction.name.lower()}), '
+              f'{_counted(args.trials, "trial")} on '
+              f'{_counted(runner.workers, "Ray worker")} -> {root}')
         outcome = tune.tune(scenario, axes, args.objective, args.trials, study, root, runner,
                             check, show_progress=not args.quiet, record_bags=args.bags)
     parameters = [a.name for a in axes]
@@ -392,7 +396,7 @@ def _tune(args: argparse.Namespace) -> int:
                                                  '  (no trial meets the pass criteria)'))
     print(f'params: {root / "best_params.yaml"}  best run (bag, plots): {best_run}\n'
           f'trials: {csv_path}  history: {root / "history.png"}  importance: '
-          f'{root / "importance.png"}  ({outcome.ran} runs this time)')
+          f'{root / "importance.png"}  ({_counted(outcome.ran, "run")} this time)')
     if outcome.interrupted:
         print(f'interrupted: the study in {root} keeps its finished trials; the same command '
               'resumes it')
