@@ -368,7 +368,7 @@ def _tune(args: argparse.Namespace) -> int:
         if args.storage is None:
             command_folder(root, 'tune')  # the study's database goes into it
         study = tune.open_study(root, args.storage, args.study, args.objective, axes,
-                                args.sampler, args.sampler_seed)
+                                args.sampler, args.sampler_seed, scenario)
         command_folder(root, 'tune')  # (made with a --storage study, which may fail to open)
         print(f'tuning {", ".join(a.name for a in axes)} of {scenario.name} for '
               f'{args.objective} ({study.direction.name.lower()}), '

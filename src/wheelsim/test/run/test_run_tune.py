@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,8 @@ GAIN = 'controller.k'
 REAL_K = (Axis(GAIN, low=0.0, high=2.0),)
 #: The controller's ``k`` as an integer parameter, and its node check (as the node's own).
 INTEGER_K = {'controller': [ParamSpec('k', 1, 'an integer gain', min_value=0, max_value=10)]}
+SCENARIO = Scenario(name='t', duration_s=1.0, seed=1, record_topics=None, pass_criteria={},
+                    node_parameters={'controller': {}})
 
 
 def integer_check(node: str, parameters, given) -> None:
@@ -52,7 +55,7 @@ def search(tmp_path: Path, goal_error_bound_m: float | None, trials: int = 30,
     scenario = Scenario(name='t', duration_s=1.0, seed=1, record_topics=None,
                         pass_criteria=criteria,
                         node_parameters={'controller': {}})
-    study = open_study(tmp_path, None, 'test', 'cross_track_rms_m', axes, 'tpe', 0)
+    study = open_study(tmp_path, None, 'test', 'cross_track_rms_m', axes, 'tpe', 0, scenario)
     return tune(scenario, axes, 'cross_track_rms_m', trials, study, tmp_path, MetricsRunner(),
                 check=check, show_progress=False)
 
@@ -62,7 +65,8 @@ def test_a_resumed_study_proposes_new_trials_not_its_first_again(tmp_path, sampl
     """Found in review: resumed, TPE and random proposed their first trials again (their seed
     as at the start); a study run in one go with the same seed still repeats exactly."""
     def first_ks(folder: Path, trials: int) -> list[float]:
-        study = open_study(folder, None, 'test', 'cross_track_rms_m', REAL_K, sampler, 7)
+        study = open_study(folder, None, 'test', 'cross_track_rms_m', REAL_K, sampler, 7,
+                           SCENARIO)
         proposed = []
         for _ in range(trials):
             trial = study.ask()
@@ -131,14 +135,32 @@ def test_a_study_made_before_trial_constraints_resumes_with_its_constraints(tmp_
 
 
 def test_a_study_resumed_with_other_parameters_names_both_as_given(tmp_path):
-    open_study(tmp_path, None, 'test', 'cross_track_rms_m', [parse_axis(f'{GAIN}=0:2')], 'tpe', 0)
+    open_study(tmp_path, None, 'test', 'cross_track_rms_m', [parse_axis(f'{GAIN}=0:2')], 'tpe', 0,
+               SCENARIO)
     other = [parse_axis(f'{GAIN}=0.5:2:log'), parse_axis('seed=1..3')]
     with pytest.raises(ScenarioError, match=rf'made with parameters {GAIN}=0:2, not '
                                             rf'{GAIN}=0.5:2:log seed=1..3: give another'):
-        open_study(tmp_path, None, 'test', 'cross_track_rms_m', other, 'tpe', 0)
+        open_study(tmp_path, None, 'test', 'cross_track_rms_m', other, 'tpe', 0, SCENARIO)
     # the same parameters, written otherwise, are the same search
     open_study(tmp_path, None, 'test', 'cross_track_rms_m', [parse_axis(f'{GAIN}=0.0:2.0')],
-               'tpe', 0)
+               'tpe', 0, SCENARIO)
+
+
+@pytest.mark.parametrize('changed', [
+    {'duration_s': 2.0}, {'seed': 2}, {'pass_criteria': {'cross_track_rms_m': 0.1}},
+    {'node_parameters': {'controller': {'lead_time': 0.2}}}, {'map_yaml': Path('room.yaml')}])
+def test_a_study_resumed_with_another_scenario_is_refused(tmp_path, changed):
+    """Found in review: a study resumed after the scenario changed reported as best the
+    parameters and metrics of trials run on the old scenario."""
+    open_study(tmp_path, None, 'test', 'cross_track_rms_m', REAL_K, 'tpe', 0, SCENARIO)
+    with pytest.raises(ScenarioError, match=r'^study test in sqlite:///\S+: made with another '
+                                            r'scenario \(.* key [0-9a-f]{12}, now [0-9a-f]{12}\): '
+                                            'give another --study name or --output$'):
+        open_study(tmp_path, None, 'test', 'cross_track_rms_m', REAL_K, 'tpe', 0,
+                   replace(SCENARIO, **changed))
+    # what does not change a trial's metrics: its name, file and recorded topics
+    open_study(tmp_path, None, 'test', 'cross_track_rms_m', REAL_K, 'tpe', 0,
+               replace(SCENARIO, name='other', source=Path('other.yaml'), record_topics=()))
 
 
 @pytest.mark.parametrize('text', [f'{GAIN}=0:6', f'{GAIN}=1:6:log'])
@@ -160,13 +182,14 @@ def test_a_range_of_an_integer_parameter_is_searched_as_integers(tmp_path, text)
 def test_a_study_that_sampled_an_integer_parameter_as_real_numbers_is_not_resumed(tmp_path):
     """A study made before integer ranges (its trials' k real numbers) cannot take integer
     trials (Optuna refuses another distribution for k): named, not a traceback."""
-    open_study(tmp_path, None, 'test', 'cross_track_rms_m', [parse_axis(f'{GAIN}=0:6')], 'tpe', 0)
+    open_study(tmp_path, None, 'test', 'cross_track_rms_m', [parse_axis(f'{GAIN}=0:6')], 'tpe', 0,
+               SCENARIO)
     with pytest.raises(ScenarioError, match=re.escape(
             f"made with parameters Axis(name='{GAIN}', values=None, low=0.0, high=6.0, "
             f"log=False), not Axis(name='{GAIN}', values=None, low=0, high=6, log=False): "
             'give another --study name or --output')):
         open_study(tmp_path, None, 'test', 'cross_track_rms_m',
-                   check_axes([parse_axis(f'{GAIN}=0:6')], INTEGER_K), 'tpe', 0)
+                   check_axes([parse_axis(f'{GAIN}=0:6')], INTEGER_K), 'tpe', 0, SCENARIO)
 
 
 @pytest.mark.parametrize('url', ['notaurl', 'bogus://x', 'sqlite:/x.db?bogus=1',
@@ -185,7 +208,7 @@ def test_a_storage_that_cannot_be_opened_is_refused_naming_the_option(tmp_path):
     with pytest.raises(ScenarioError, match=f"^--storage '{re.escape(url)}': cannot open the "
                                             'study there: '):
         open_study(tmp_path / 'out' / 'tune', url, 'test', 'cross_track_rms_m',
-                   [Axis(GAIN, low=0.0, high=2.0)], 'tpe', 0)
+                   [Axis(GAIN, low=0.0, high=2.0)], 'tpe', 0, SCENARIO)
     assert not (tmp_path / 'out').exists()
 
 
@@ -207,7 +230,7 @@ def test_the_study_plots_name_the_objective_metric(tmp_path, monkeypatch):
     monkeypatch.setattr(matplotlib.figure.Figure, 'savefig', saving)
     outcome = search(tmp_path, goal_error_bound_m=None, trials=6)
     assert outcome.best is not None
-    study = open_study(tmp_path, None, 'test', 'cross_track_rms_m', REAL_K, 'tpe', 0)
+    study = open_study(tmp_path, None, 'test', 'cross_track_rms_m', REAL_K, 'tpe', 0, SCENARIO)
     written = write_study_plots(study, tmp_path, 'cross_track_rms_m')
     assert [p.name for p in written] == ['history.png', 'importance.png']
     assert 'cross_track_rms_m' in labels, labels  # the history's value axis

@@ -4,8 +4,9 @@ metric, with parallel trials on Ray.
 - The study lives in SQLite storage (``<tune>/study.db`` unless ``storage`` names another
   database URL, e.g. on a shared disk or a server), so a rerun resumes it: ``trials`` is the
   number of finished trials wanted in total. The driver alone talks to the storage
-  (ask-and-tell); workers only run scenarios. A study remembers its objective and parameters;
-  resuming it with others is an error naming both.
+  (ask-and-tell); workers only run scenarios. A study remembers its objective, its parameters
+  and what of the scenario makes a trial's metrics (:func:`scenario_key`); resuming it with
+  others is an error naming what differs.
 - Samplers: ``tpe`` (default, Optuna's TPESampler with the constant liar for parallel trials),
   ``random``, ``qmc`` (Sobol). Each takes ``sampler_seed``; a resumed study's TPE or random
   sampler takes ``sampler_seed`` plus its trials so far (the same seed again would propose its
@@ -25,7 +26,7 @@ and the best run's bag with its plots (``<best run>/plots/report.pdf``).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -118,12 +119,20 @@ def check_storage(url: str) -> None:
                             f'{err}') from None
 
 
+def scenario_key(scenario: Scenario) -> str:
+    """A short hash of what of ``scenario`` makes a trial's metrics and their feasibility: its
+    duration, seed, pass criteria, node parameters and map (not its name, file or recorded
+    topics)."""
+    return job_key(replace(scenario, name='', source=None, record_topics=None))
+
+
 def open_study(folder: Path, storage: str | None, name: str, objective: str,
-               axes: Sequence[Axis], sampler: str, sampler_seed: int):
+               axes: Sequence[Axis], sampler: str, sampler_seed: int, scenario: Scenario):
     """Create or load the study, then ``folder`` if needed (before, only for the default
     storage in it: storage that cannot be opened leaves no folder behind); ScenarioError if the
-    storage cannot be opened or the study was made for another search (the parameters named as
-    given, :attr:`Axis.text`)."""
+    storage cannot be opened or the study was made for another search: another objective,
+    other parameters (named as given, :attr:`Axis.text`) or another ``scenario``
+    (:func:`scenario_key`; a study made before it was remembered takes this one's)."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -142,12 +151,18 @@ def open_study(folder: Path, storage: str | None, name: str, objective: str,
                             f'{str(err).splitlines()[0]}') from None
     folder.mkdir(parents=True, exist_ok=True)
     texts = ' '.join(a.text for a in axes)
-    search = {'objective': objective, 'parameters': [repr(a) for a in axes]}
+    search = {'objective': objective, 'parameters': [repr(a) for a in axes],
+              'scenario': scenario_key(scenario)}
     for key, value in search.items():
         known = study.user_attrs.get(key)
         if known is None:
             study.set_user_attr(key, value)
         elif known != value:
+            if key == 'scenario':
+                raise ScenarioError(
+                    f'study {name} in {url}: made with another scenario (its duration, seed, '
+                    'pass criteria, node parameters or map differ: key '
+                    f'{known}, now {value}): give another --study name or --output')
             if key == 'parameters':  # as given (a study made before parameter_texts: reprs),
                 known_texts = study.user_attrs.get('parameter_texts', known)
                 if known_texts != texts:  # the same text, another search (a real range of
