@@ -99,3 +99,40 @@ def test_topics_are_named_when_missing_or_ambiguous(tmp_path, recorded):
         load_recording(tmp_path / 'two', commands='/robot1/cmd_vel', measured='/robot9/odom')
     with pytest.raises(CalibrationError, match='no such bag'):
         load_recording(tmp_path / 'missing')
+
+
+@pytest.mark.parametrize(('topics', 'message'), [
+    ({'commands': '/robot1/odom'}, r'^topic /robot1/odom \(command\) is nav_msgs/msg/Odometry, '
+                                   r'not geometry_msgs/msg/Twist or '
+                                   r'geometry_msgs/msg/TwistStamped$'),
+    ({'measured': '/robot1/cmd_vel'}, r'^topic /robot1/cmd_vel \(measured motion\) is '
+                                      r'geometry_msgs/msg/Twist, not geometry_msgs/msg/TwistStamped'
+                                      r' or nav_msgs/msg/Odometry or '),
+    ({'joint_states': '/robot1/odom'}, r'^topic /robot1/odom \(joint_states\) is '
+                                       r'nav_msgs/msg/Odometry, not sensor_msgs/msg/JointState$'),
+    ({'commands': '/robot1/odom', 'measured': '/robot1/odom'}, r'^topic /robot1/odom \(command\)'),
+])
+def test_a_topic_named_by_its_option_must_have_a_type_it_can_be(tmp_path, recorded, topics,
+                                                                 message):
+    """Found in review: a topic of another type (joint_states as the commands) failed with a
+    traceback (no attribute 'linear') instead of an error naming the topic and its type."""
+    robot_bag(tmp_path / 'bag', recorded)
+    with pytest.raises(CalibrationError, match=message):
+        load_recording(tmp_path / 'bag', **topics)
+
+
+def test_the_measured_motion_cannot_be_the_commands(tmp_path, recorded):
+    """Found in review: the commands named as the measured motion (a TwistStamped cmd_vel)
+    were fitted as the robot's response, and the fit said the recording had no speed steps."""
+    with Writer(tmp_path / 'bag', version=8, storage_plugin=StoragePlugin.SQLITE3) as writer:
+        cmd = writer.add_connection('/cmd_vel', 'geometry_msgs/msg/TwistStamped', typestore=TYPES)
+        twist = _twist(0.1, 0.0, 0.0)
+        header = TYPES.types['std_msgs/msg/Header'](
+            stamp=TYPES.types['builtin_interfaces/msg/Time'](sec=1, nanosec=0), frame_id='')
+        writer.write(cmd, START_NS, TYPES.serialize_cdr(
+            TYPES.types['geometry_msgs/msg/TwistStamped'](header=header, twist=twist),
+            'geometry_msgs/msg/TwistStamped'))
+    with pytest.raises(CalibrationError, match=r'^the measured motion and the commands are both '
+                                               r'/cmd_vel: the measured motion is what the robot '
+                                               r'did \(twist_actual or odom\)$'):
+        load_recording(tmp_path / 'bag', measured='/cmd_vel')

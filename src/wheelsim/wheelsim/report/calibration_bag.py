@@ -32,6 +32,10 @@ from wheelsim.core.units import NS_PER_S
 
 TWIST_TYPES = ('geometry_msgs/msg/Twist', 'geometry_msgs/msg/TwistStamped')
 MEASURED = (('twist_actual', 'geometry_msgs/msg/TwistStamped'), ('odom', 'nav_msgs/msg/Odometry'))
+#: The types a measured-motion topic named by its option may have (a twist with a stamp).
+MEASURED_TYPES = ('geometry_msgs/msg/TwistStamped', 'nav_msgs/msg/Odometry',
+                  'geometry_msgs/msg/TwistWithCovarianceStamped')
+JOINT_STATES_TYPES = ('sensor_msgs/msg/JointState',)
 WHEEL_JOINTS = ('left_wheel_joint', 'right_wheel_joint', 'front_left_wheel_joint',
                 'front_right_wheel_joint', 'rear_left_wheel_joint', 'rear_right_wheel_joint',
                 'fixed_left_wheel_joint', 'fixed_right_wheel_joint', 'fixed_wheel_joint',
@@ -56,10 +60,13 @@ def _matching(connections: list[Any], name: str, types: tuple[str, ...]) -> list
 def _choose(connections, given: str | None, name: str, types: tuple[str, ...],
             what: str) -> str | None:
     if given is not None:
-        topics = [c.topic for c in connections if c.topic in (given, '/' + given.lstrip('/'))]
-        if not topics:
+        found = [c for c in connections if c.topic in (given, '/' + given.lstrip('/'))]
+        if not found:
             raise CalibrationError(f'the bag has no topic {given} ({what})')
-        return topics[0]
+        if found[0].msgtype not in types:
+            raise CalibrationError(f'topic {given} ({what}) is {found[0].msgtype}, not '
+                                   + ' or '.join(types))
+        return found[0].topic
     found = _matching(connections, name, types)
     if len(found) > 1:
         raise CalibrationError(f'several {what} topics {found}: choose one with its option')
@@ -145,14 +152,19 @@ def _read_recording(path: Path, commands: str | None, measured: str | None,
                 if measured_topic:
                     break
         else:
-            measured_topic = _choose(connections, measured, '', (), 'measured motion')
-        joint_topic = _choose(connections, joint_states, 'joint_states',
-                              ('sensor_msgs/msg/JointState',), 'joint_states')
+            measured_topic = _choose(connections, measured, '', MEASURED_TYPES,
+                                     'measured motion')
+        joint_topic = _choose(connections, joint_states, 'joint_states', JOINT_STATES_TYPES,
+                              'joint_states')
         if command_topic is None or measured_topic is None:
             topics = sorted({f'{c.topic} ({c.msgtype})' for c in connections})
             raise CalibrationError(
                 'the bag needs commands (cmd_vel: Twist or TwistStamped) and measured motion '
                 f'(twist_actual or odom); it has {topics}')
+        if measured_topic == command_topic:
+            raise CalibrationError(f'the measured motion and the commands are both {command_topic}:'
+                                   ' the measured motion is what the robot did (twist_actual or '
+                                   'odom)')
         wanted = {command_topic, measured_topic, joint_topic} - {None}
         received: dict[str, list[tuple[float, Any]]] = {t: [] for t in wanted}
         chosen = [c for c in connections if c.topic in wanted]
