@@ -132,6 +132,27 @@ def test_what_would_end_in_a_recursion_error_is_a_yaml_error(text, line):
     assert yaml_numbers.load(text) == yaml.safe_load(text)
 
 
+def _nested_aliases(levels: int) -> str:
+    """A mapping of 10 values, then ``levels`` mappings of 10 aliases of the one before: 10 **
+    (levels + 1) values expanded, in a few hundred bytes."""
+    lines = ['l0: &a0 {' + ', '.join(f'k{i}: 1' for i in range(10)) + '}']
+    lines += [f'l{n}: &a{n} {{' + ', '.join(f'm{i}: *a{n - 1}' for i in range(10)) + '}'
+              for n in range(1, levels + 1)]
+    return '\n'.join(lines) + '\n'
+
+
+def test_aliases_that_expand_beyond_a_million_values_are_a_yaml_error_at_once():
+    """Found in review: a 1 kB scenario of aliases nested nine deep (10**10 values expanded)
+    kept `wheelsim run` at 100 % CPU until it was killed (the parameters are flattened name by
+    name). Counted as they are read, the aliases stop it within the first million."""
+    with pytest.raises(yaml.YAMLError) as info:
+        yaml_numbers.load(_nested_aliases(9))
+    assert yaml_numbers.one_line(info.value) == (
+        'more than 1000000 keys and values with the aliases expanded (line 6, column 41)')
+    text = _nested_aliases(3)  # 10**4 values expanded
+    assert yaml_numbers.load(text) == yaml.safe_load(text)
+
+
 def test_a_value_is_shown_as_yaml_writes_it_numpy_too_and_cut():
     assert [yaml_numbers.shown(v) for v in (None, True, numpy.bool_(False), float('nan'), -0.5,
                                             'a', numpy.array([1.0, 2.0]), (1, 'x'))] == \

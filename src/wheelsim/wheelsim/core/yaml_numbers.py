@@ -16,10 +16,11 @@ value of a sequence or mapping by rcl's rule (:func:`ros_value`, which calls the
 mapping key is a text whatever its tag, a name as in rcl (``on``, ``1``, ``!!int 1``; a plain
 ``<<`` merges). A text with a NUL character (``"\\0"``) is refused: rcl cuts it there. A key given
 twice in one mapping is refused (PyYAML keeps the last, ROS too: one setting silently overriding
-another), and so are nesting deeper than :data:`MAX_DEPTH` and an alias inside what its anchor
-names (a value holding itself); for everything else it is :func:`yaml.safe_load`. Raises
-:class:`yaml.YAMLError` on bad YAML. :func:`dump` writes YAML that :func:`load` and ROS read
-back to the same values.
+another), and so are nesting deeper than :data:`MAX_DEPTH`, an alias inside what its anchor
+names (a value holding itself) and more than :data:`MAX_VALUES` keys and values with every alias
+expanded (a small file whose aliases nest would take hours to read); for everything else it
+is :func:`yaml.safe_load`. Raises :class:`yaml.YAMLError` on bad YAML. :func:`dump` writes
+YAML that :func:`load` and ROS read back to the same values.
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ _ROS_VALUE_TAG = 'tag:wheelsim,2026:ros-value'
 """The tag :class:`_Loader` gives a value that :func:`ros_value` reads."""
 MAX_DEPTH = 100
 """The deepest nesting of sequences and mappings :func:`load` reads (a YAML error beyond)."""
+MAX_VALUES = 1_000_000
+"""The most keys, values, sequences and mappings :func:`load` reads, each alias counted as what
+it names (a YAML error beyond)."""
 _LIBC = ctypes.CDLL(None, use_errno=True)  # the C library of this process, rcl's too
 _LIBC.newlocale.restype = ctypes.c_void_p
 _LIBC.newlocale.argtypes = (ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
@@ -140,14 +144,35 @@ class _Loader(yaml.SafeLoader):
     def __init__(self, stream: str | IO[str]) -> None:
         super().__init__(stream)
         self._open_anchors: list[str | None] = []  # of the collections open, outermost first
+        self._values = 0  # composed so far, aliases expanded
+        self._anchor_values: dict[str, int] = {}  # what each anchor's node counts
+
+    def _count(self, values: int, mark: yaml.Mark) -> None:
+        self._values += values
+        if self._values > MAX_VALUES:
+            raise yaml.composer.ComposerError(
+                None, None, f'more than {MAX_VALUES} keys and values with the aliases expanded',
+                mark)
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
         self._composing_key = isinstance(parent, yaml.MappingNode) and index is None
         event = self.peek_event()
-        if isinstance(event, yaml.AliasEvent) and event.anchor in self._open_anchors:
-            raise yaml.composer.ComposerError(
-                None, None, f'the alias *{event.anchor} is inside what &{event.anchor} names '
-                '(a value that holds itself)', event.start_mark)
+        if isinstance(event, yaml.AliasEvent):
+            if event.anchor in self._open_anchors:
+                raise yaml.composer.ComposerError(
+                    None, None, f'the alias *{event.anchor} is inside what &{event.anchor} '
+                    'names (a value that holds itself)', event.start_mark)
+            self._count(self._anchor_values.get(event.anchor, 1), event.start_mark)
+            return super().compose_node(parent, index)
+        before = self._values
+        self._count(1, event.start_mark)
+        node = self._compose_counted(parent, index, event)
+        if event.anchor is not None:
+            self._anchor_values[event.anchor] = self._values - before
+        return node
+
+    def _compose_counted(self, parent: yaml.Node | None, index: Any,
+                         event: yaml.Event) -> yaml.Node:
         if not isinstance(event, yaml.CollectionStartEvent):
             return super().compose_node(parent, index)
         if len(self._open_anchors) >= MAX_DEPTH:  # PyYAML's composer recurses
