@@ -235,6 +235,14 @@ def test_a_folder_given_as_params_file_is_named_as_a_folder(tmp_path):
     # found in review: a negative bound was taken, and the run could never pass
     ('pass_criteria: {cross_track_rms_m: -0.1}',
      'pass_criteria.cross_track_rms_m: -0.1 must be a finite number >= 0 (no metric is negative)'),
+    # found in review: each was read as no criteria, and the run passed
+    *[(f'pass_criteria: {value}', f'pass_criteria: {shown} must map metric names to bounds (or '
+                                  'be left empty: none)')
+      for value, shown in (('0', '0'), ('false', 'false'), ('[]', '[]'), ('""', "''"))],
+    *[(f'nodes: {value}', f'nodes: {shown} must map node names (vehicle_sim, localization, '
+                          'planner, controller) to parameters (or be left empty: none)')
+      for value, shown in (('0', '0'), ('[]', '[]'))],
+    ('params_file: /dev/null', 'params_file: /dev/null is not a regular file'),
     ('nodes: {controler: {}}', 'nodes.controler: unknown node (did you mean controller?)'),
     ('nodes: {controller: {kx: 1.0}}', 'nodes.controller.kx: controller has no such parameter'),
     ('nodes: {localization: {mode: fancy}}', "nodes.localization.mode: 'fancy' must be one of"),

@@ -118,6 +118,13 @@ def _fail(source: Path | str | None, key: str, problem: str) -> ScenarioError:
     return ScenarioError(f'{where}{key}: {problem}')
 
 
+def _mapping_or_none(tree: Mapping[str, Any], key: str) -> Any:
+    """``tree[key]``, ``{}`` when missing or left empty (null); anything else as it is (for
+    the caller to refuse what is no mapping: ``0``, ``[]`` and ``''`` are not none)."""
+    value = tree.get(key)
+    return {} if value is None else value
+
+
 def _closest(key: str, known: tuple[str, ...] | list[str]) -> str:
     suggestion = unknown_keys(known, [key])[0][1]
     return f' (did you mean {suggestion}?)' if suggestion else f' (known: {", ".join(known)})'
@@ -225,9 +232,10 @@ def load_scenario(
     else:
         raise _fail(source, 'record', f'{record!r} must be "all", "none" or a list of topic names')
 
-    criteria = tree.get('pass_criteria') or {}
+    criteria = _mapping_or_none(tree, 'pass_criteria')
     if not isinstance(criteria, dict):
-        raise _fail(source, 'pass_criteria', 'must map metric names to bounds')
+        raise _fail(source, 'pass_criteria', f'{yaml_numbers.shown(criteria)} must map metric '
+                    'names to bounds (or be left empty: none)')
     for key, bound in criteria.items():
         if key not in metric_names:
             hint = _closest(str(key), metric_names)
@@ -246,17 +254,20 @@ def load_scenario(
         params_path = (source.parent / given).resolve()
         if params_path.is_dir():
             raise _fail(source, 'params_file', f'{params_path} is a folder, not a file')
-        if not params_path.is_file():
+        if not params_path.exists():
             raise _fail(source, 'params_file', f'{params_path} does not exist')
+        if not params_path.is_file():
+            raise _fail(source, 'params_file', f'{params_path} is not a regular file')
         parameters = params_file_sections(params_path, node_specs, f'params_file {params_path}')
         for node, values in parameters.items():
             for parameter in [p for p in values if (node, p) in RUN_SET_PARAMETERS]:
                 del values[parameter]
                 replaced[f'{node}.{parameter}'] = RUN_SET_PARAMETERS[node, parameter]
         file_parameters = {node: dict(values) for node, values in parameters.items()}
-    nodes = tree.get('nodes') or {}
+    nodes = _mapping_or_none(tree, 'nodes')
     if not isinstance(nodes, dict):
-        raise _fail(source, 'nodes', f'must map node names ({", ".join(NODE_NAMES)}) to parameters')
+        raise _fail(source, 'nodes', f'{yaml_numbers.shown(nodes)} must map node names '
+                    f'({", ".join(NODE_NAMES)}) to parameters (or be left empty: none)')
     for node, values in nodes.items():
         if node not in NODE_NAMES:
             raise _fail(source, f'nodes.{node}', 'unknown node' + _closest(str(node), NODE_NAMES))
