@@ -376,6 +376,13 @@ def test_a_waypoints_array_given_with_param_is_the_path_driven(tmp_path):
     ('nodes: {planner: {holonomic: true, waypoints: [1.0, 1.0, .nan]}}\n',
      "nodes.planner.holonomic: only an omni vehicle moves sideways; the model is 'bicycle' "
      '(vehicle_sim.model)'),
+    # found in review: the controller refused every plan and pose, and the run passed
+    ('nodes: {planner: {map_frame: world, waypoints: [1.0, 1.0, .nan]}}\n',
+     "the map frame (frame_prefix + map_frame) differs between the nodes: localization 'map', "
+     "planner 'world', controller 'map'; the controller refuses a pose or plan in another "
+     'frame than its own: give each the same'),
+    ('nodes: {controller: {frame_prefix: robot1/}, planner: {waypoints: [1.0, 1.0, .nan]}}\n',
+     "controller 'robot1/map'"),
     ('name: ' + 'a' * 300 + '\n', 'name: must be at most 200 bytes'),
     ('name: café\n'.encode('latin-1'), 'bad.yaml: not UTF-8 text (byte 0xe9 at position 9)'),
 ])

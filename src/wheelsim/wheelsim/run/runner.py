@@ -143,11 +143,30 @@ def vehicle_model(scenario: Scenario) -> str:
     return scenario.node_parameters.get('vehicle_sim', {}).get('model', default)
 
 
+#: The nodes whose map frames (``frame_prefix`` + ``map_frame``) must be one: localization's
+#: poses and the planner's plans are in its own, and the controller refuses a pose or plan in
+#: another than its own.
+MAP_FRAME_NODES = ('localization', 'planner', 'controller')
+
+
 def check_across_nodes(scenario: Scenario) -> None:
-    """ScenarioError for parameters of two nodes that cannot run together: the planner's
+    """ScenarioError for parameters of two nodes that cannot run together, so a run would
+    stand still while it passes: map frames that differ (:data:`MAP_FRAME_NODES`); the planner's
     parameters with its model taken from the vehicle, as the planner completes them once it
     learns the vehicle (its own check: ``holonomic`` for a vehicle that is not omni), which it
-    would refuse then, planning nothing while the run passes."""
+    would refuse then, planning nothing."""
+    where = scenario.source or 'the default scenario'
+    defaults = {node: {spec.name: spec.default for spec in specs}
+                for node, specs in node_parameter_specs().items()}
+    frames = {}
+    for node in MAP_FRAME_NODES:
+        values = {**defaults[node], **scenario.node_parameters.get(node, {})}
+        frames[node] = f'{values["frame_prefix"]}{values["map_frame"]}'
+    if len(set(frames.values())) > 1:
+        given = ', '.join(f'{node} {frame!r}' for node, frame in frames.items())
+        raise ScenarioError(f'{where}: the map frame (frame_prefix + map_frame) differs between '
+                            f'the nodes: {given}; the controller refuses a pose or plan in '
+                            'another frame than its own: give each the same')
     planner = scenario.node_parameters.get('planner', {})
     if planner.get('model', AUTO) != AUTO:
         return  # checked as given, with the rest
@@ -156,8 +175,8 @@ def check_across_nodes(scenario: Scenario) -> None:
         importlib.import_module(NODE_CLASSES['planner'][0]).check_parameters(
             {**planner, 'model': model})
     except ParameterError as err:
-        raise ScenarioError(f'{scenario.source or "the default scenario"}: nodes.planner.'
-                            f'{err.name}: {err.allowed} (vehicle_sim.model)') from None
+        raise ScenarioError(f'{where}: nodes.planner.{err.name}: {err.allowed} '
+                            '(vehicle_sim.model)') from None
 
 
 def _goal_tolerance_m(scenario: Scenario) -> float:
