@@ -64,7 +64,8 @@ def test_latin_hypercube_on_every_cpu_with_a_progress_bar_and_eta(tmp_path):
     # refuses, stopped the sweep before)
     result = wheelsim('sweep', str(scenario), '--sample', 'lhs', '--samples', '3', '--param',
                       'controller.feedforward.k_x=0.5:2', '--param',
-                      'localization.encoders.resolution=100:102', '--output', 'o', cwd=tmp_path)
+                      'localization.encoders.resolution=100:102', '--param',
+                      'localization.odometry_source=joint_states', '--output', 'o', cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     workers = f'{os.cpu_count()} Ray worker' + ('s' if os.cpu_count() != 1 else '')
     assert f'sweep of 3 runs of short on {workers} ->' in result.stdout

@@ -36,7 +36,8 @@ the others are read once at start-up. A live change that the node's start-up cho
 without effect is refused, saying which: `real_time_factor` and `clock_rate` without
 `be_reference_clock`, another model's `model_params.*`, `ekf.*` outside mode `ekf`, the map
 noise (`localization.map_*`) in mode `ekf`, `encoders.*` without `odometry_source:
-joint_states`, `localization.*` in mode `perfect`.
+joint_states`, `localization.*` in mode `perfect`. `wheelsim run`, `sweep` and `tune` refuse them
+given with `--param` or in a scenario's `nodes:` ([wheelsim_run.md](wheelsim_run.md)).
 
 Conventions of the vehicle parameters: a limit of 0 means "no limit"; -1 means "derived from
 another parameter" (the description says from which).

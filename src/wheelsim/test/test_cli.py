@@ -201,3 +201,44 @@ def test_ctrl_c_while_the_report_is_written_keeps_the_metrics_and_says_what_is_t
     (1, 'more row', '1 more row')])
 def test_counts_in_the_commands_lines_agree_with_their_nouns(count, noun, text):
     assert _counted(count, noun) == text
+
+
+@pytest.mark.parametrize(('argv', 'message'), [
+    (['run', '--param', 'vehicle_sim.real_time_factor=0.5'],
+     '--param vehicle_sim.real_time_factor=0.5: vehicle_sim.real_time_factor: has no effect in a '
+     'run: only the reference clock uses it (be_reference_clock true, use_sim_time false), and '
+     'this vehicle_sim follows a clock (a wheelsim run is the clock: --real-time-factor paces '
+     'it); remove it'),
+    (['sweep', '--param', 'vehicle_sim.clock_rate=50,100'], 'vehicle_sim.clock_rate: has no '
+     'effect in a run: only the reference clock uses it'),
+    (['run', '--param', 'vehicle_sim.model_params.omni.track=0.4'],
+     '--param vehicle_sim.model_params.omni.track=0.4: vehicle_sim.model_params.omni.track: has '
+     'no effect in a run: the vehicle is differential (model is read only); remove it'),
+    (['tune', '--param', 'localization.ekf.measurement_rate=5:20', *OBJECTIVE],
+     'localization.ekf.measurement_rate: has no effect in a run: only mode ekf uses it, and mode '
+     'is noisy (read only); remove it'),
+])
+def test_a_param_the_run_would_not_use_is_refused_saying_why(argv, message, capsys,
+                                                             signal_handlers_kept, tmp_path,
+                                                             monkeypatch):
+    """Found in review: such a value was taken and changed nothing (a sweep over it gave the
+    same run at every point, exit 0)."""
+    monkeypatch.chdir(tmp_path)
+    try:
+        assert main(argv) == EXIT_BAD_INPUT
+    finally:
+        gc.unfreeze()
+    error = capsys.readouterr().err
+    assert error.startswith('wheelsim: error: ') and message in error, error
+    assert not (tmp_path / 'results').exists()
+
+
+def test_a_param_the_run_uses_with_another_given_is_taken(capsys, signal_handlers_kept,
+                                                          tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    try:
+        assert main(['run', '--no-plots', '--quiet', '--param', 'localization.mode=ekf',
+                     '--param', 'localization.ekf.measurement_rate=5']) == 0
+    finally:
+        gc.unfreeze()
+    assert (tmp_path / 'results' / 'default' / 'metrics.json').is_file()

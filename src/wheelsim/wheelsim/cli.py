@@ -33,6 +33,7 @@ from wheelsim.run.scenario import (  # noqa: E402
     ScenarioError,
     check_node_parameters,
     check_seed,
+    check_used,
     load_scenario,
     with_overrides,
 )
@@ -44,11 +45,11 @@ EXIT_INTERRUPTED = 130
 
 def _load(path: str | None):
     from wheelsim.report.metrics import METRIC_NAMES
-    from wheelsim.run.runner import node_parameter_checks, node_parameter_specs
+    from wheelsim.run.runner import node_parameter_checks, node_parameter_specs, unused_in_a_run
 
     specs = node_parameter_specs()
     scenario = load_scenario(Path(path) if path else None, specs, METRIC_NAMES,
-                             node_parameter_checks())
+                             node_parameter_checks(), unused_in_a_run)
     for name, setter in scenario.params_file_replaced.items():
         print(f'note: {scenario.source}: the params_file sets {name}, which every run sets '
               f'itself: {setter}', file=sys.stderr)
@@ -57,10 +58,11 @@ def _load(path: str | None):
 
 def _override_check(specs):
     """``check(node, parameters, given)`` for :func:`with_overrides`: the node declares every
-    parameter, each value is in its range and together they keep the node's rules across
-    parameters (what the node checks at start-up); ScenarioError naming the ``--param`` values
-    given and the parameter at fault otherwise. A node's parameter set is checked once."""
-    from wheelsim.run.runner import node_parameter_checks
+    parameter, each value is in its range, together they keep the node's rules across
+    parameters (what the node checks at start-up) and the run uses each one given
+    (:func:`check_used`); ScenarioError naming the ``--param`` values given and the parameter at
+    fault otherwise. A node's parameter set is checked once."""
+    from wheelsim.run.runner import node_parameter_checks, unused_in_a_run
     from wheelsim.run.sampling import format_value
 
     checks = node_parameter_checks()
@@ -74,6 +76,7 @@ def _override_check(specs):
                                        for name, value in given.items())
         check_node_parameters(source, f'{node}.', node, parameters, specs[node], checks[node],
                               values_in_source=True)
+        check_used(source, f'{node}.', node, parameters, given, unused_in_a_run)
         passed.add(key)
     return check
 

@@ -254,6 +254,12 @@ def flatten(tree: Mapping[str, Any], prefix: str = '') -> dict[str, Any]:
     return out
 
 
+def named_by(key: str, name: str) -> bool:
+    """Whether ``key`` (a parameter's dotted name, or ``group.`` for each of a group's) names
+    parameter ``name``."""
+    return name == key or (key.endswith('.') and name.startswith(key))
+
+
 def unknown_keys(known: Iterable[str], given: Iterable[str]) -> list[tuple[str, str | None]]:
     """Keys in ``given`` that are not in ``known``, each with the closest known name or None."""
     known_list = list(known)

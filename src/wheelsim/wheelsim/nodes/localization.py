@@ -31,7 +31,7 @@ from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState
 from tf2_msgs.msg import TFMessage
 
-from wheelsim.core.localization.config import MAP_NOISE_PARAMETERS, LocalizationConfig
+from wheelsim.core.localization.config import LocalizationConfig, unused_parameters
 from wheelsim.core.localization.model import Localization as LocalizationModel
 from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.ros import qos
@@ -95,19 +95,8 @@ class Localization:
         self._settings = self.params.declare_config(LocalizationConfig, self._on_settings)
         self.params.report_unknown()
         config = self.config
-        if config.mode == 'perfect':
-            self.params.freeze_unused('localization.', 'mode perfect adds no noise (mode is '
-                                                       'read only)')
-        if config.mode != 'ekf':
-            self.params.freeze_unused('ekf.', f'only mode ekf uses it, and mode is {config.mode} '
-                                              '(read only)')
-        else:
-            for name in MAP_NOISE_PARAMETERS:
-                self.params.freeze_unused(name, 'mode ekf takes its map estimate from the filter '
-                                                '(its fixes: ekf.measurement_*; mode is read only)')
-        if config.odometry_source != 'joint_states':
-            self.params.freeze_unused('encoders.', 'only odometry_source joint_states uses it '
-                                                   '(read only)')
+        for key, reason in unused_parameters(config.mode, config.odometry_source).items():
+            self.params.freeze_unused(key, reason)
         self.map_frame = config.full_map_frame
         self.odom_frame = config.full_odom_frame
         self.base_frame = config.full_base_frame

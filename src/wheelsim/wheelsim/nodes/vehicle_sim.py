@@ -33,11 +33,11 @@ from std_srvs.srv import Trigger
 
 from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.core.units import NS_PER_S
-from wheelsim.core.vehicle.config import MODELS, VEHICLE_PARAM_SPECS, vehicle_config_from_params
+from wheelsim.core.vehicle.config import VEHICLE_PARAM_SPECS, vehicle_config_from_params
 from wheelsim.core.vehicle.description import VehicleDescription, describe
 from wheelsim.core.vehicle.model import Vehicle
 from wheelsim.core.vehicle_sim.command import CommandAge
-from wheelsim.core.vehicle_sim.config import VehicleSimSettings
+from wheelsim.core.vehicle_sim.config import VehicleSimSettings, unused_parameters
 from wheelsim.core.vehicle_sim.description import check_frame_links, vehicle_sim_urdf
 from wheelsim.core.vehicle_sim.timeline import Event, JumpKind, Pacer, Timeline
 from wheelsim.core.world.map_file import load_map_parameter
@@ -96,15 +96,9 @@ class VehicleSim:
         settings = self.settings
         self.mode = clock_mode(seam, settings.be_reference_clock)
         self.params.freeze('use_sim_time', 'the clock mode is chosen at start-up')
-        if self.mode is not ClockMode.REFERENCE:
-            for name in ('real_time_factor', 'clock_rate'):
-                self.params.freeze_unused(
-                    name, 'only the reference clock uses it, and be_reference_clock is false')
-        model = self._vehicle_config.config.model
-        for other in MODELS:
-            if other != model:
-                self.params.freeze_unused(f'model_params.{other}.',
-                                          f'the vehicle is {model} (model is read only)')
+        for key, reason in unused_parameters(self._vehicle_config.config.model,
+                                             self.mode is ClockMode.REFERENCE).items():
+            self.params.freeze_unused(key, reason)
         self.params.report_unknown()
 
         initial = self._initial_pose()

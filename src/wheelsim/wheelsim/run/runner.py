@@ -17,6 +17,7 @@ messages on any machine; no DDS participant and no socket is opened. Output fold
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import importlib
 import time
@@ -117,6 +118,28 @@ def node_parameter_specs() -> dict[str, list[ParamSpec]]:
             for name, (module, _) in NODE_CLASSES.items()}
 
 
+@functools.cache
+def node_defaults() -> dict[str, dict[str, Any]]:
+    """Each node's parameter defaults, by node name and parameter name."""
+    return {node: {spec.name: spec.default for spec in specs}
+            for node, specs in node_parameter_specs().items()}
+
+
+def unused_in_a_run(node: str, values: Mapping[str, Any]) -> dict[str, str]:
+    """{parameter name, or ``group.`` for each of a group's: why} of ``node``'s parameters that a
+    headless run does not use with ``values`` (the node's parameters; its defaults for the
+    rest): those the node refuses to change live, vehicle_sim following the run's clock."""
+    from wheelsim.core.localization.config import unused_parameters as localization_unused
+    from wheelsim.core.vehicle_sim.config import unused_parameters as vehicle_sim_unused
+
+    settings = {**node_defaults()[node], **values}
+    if node == 'vehicle_sim':
+        return vehicle_sim_unused(settings['model'], reference_clock=False)
+    if node == 'localization':
+        return localization_unused(settings['mode'], settings['odometry_source'])
+    return {}
+
+
 def node_parameter_checks() -> dict[str, Callable[[Mapping[str, Any]], None]]:
     """Each node's check of a whole parameter set in a run (its configuration's cross-field
     rules); the planner's also requires ``waypoints``: nothing publishes ``goal_pose`` in a
@@ -139,8 +162,8 @@ NO_WAYPOINTS = ('none given: nothing publishes goal_pose in a run, so the vehicl
 
 def vehicle_model(scenario: Scenario) -> str:
     """The model vehicle_sim simulates in ``scenario`` (its parameter, or its default)."""
-    default = next(s.default for s in node_parameter_specs()['vehicle_sim'] if s.name == 'model')
-    return scenario.node_parameters.get('vehicle_sim', {}).get('model', default)
+    return scenario.node_parameters.get('vehicle_sim', {}).get(
+        'model', node_defaults()['vehicle_sim']['model'])
 
 
 #: The nodes whose map frames (``frame_prefix`` + ``map_frame``) must be one: localization's
@@ -156,11 +179,9 @@ def check_across_nodes(scenario: Scenario) -> None:
     learns the vehicle (its own check: ``holonomic`` for a vehicle that is not omni), which it
     would refuse then, planning nothing."""
     where = scenario.source or 'the default scenario'
-    defaults = {node: {spec.name: spec.default for spec in specs}
-                for node, specs in node_parameter_specs().items()}
     frames = {}
     for node in MAP_FRAME_NODES:
-        values = {**defaults[node], **scenario.node_parameters.get(node, {})}
+        values = {**node_defaults()[node], **scenario.node_parameters.get(node, {})}
         frames[node] = f'{values["frame_prefix"]}{values["map_frame"]}'
     if len(set(frames.values())) > 1:
         given = ', '.join(f'{node} {frame!r}' for node, frame in frames.items())
@@ -182,8 +203,8 @@ def check_across_nodes(scenario: Scenario) -> None:
 def _goal_tolerance_m(scenario: Scenario) -> float:
     """The controller's goal tolerance for this scenario (its parameter or its default)."""
     key = 'goal.xy_tolerance'
-    default = next(s.default for s in node_parameter_specs()['controller'] if s.name == key)
-    return float(scenario.node_parameters['controller'].get(key, default))
+    controller = scenario.node_parameters['controller']
+    return float(controller.get(key, node_defaults()['controller'][key]))
 
 
 def _parameters(scenario: Scenario, node: str) -> dict[str, Any]:

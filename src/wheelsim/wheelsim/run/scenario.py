@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,7 +42,7 @@ from typing import Any
 import yaml
 
 from wheelsim.core import yaml_numbers
-from wheelsim.core.params import ParameterError, ParamSpec, flatten, unknown_keys
+from wheelsim.core.params import ParameterError, ParamSpec, flatten, named_by, unknown_keys
 from wheelsim.core.params_file import (
     ParamsFileError,
     mixed_array,
@@ -183,11 +183,15 @@ def load_scenario(
     node_specs: Mapping[str, list[ParamSpec]],
     metric_names: tuple[str, ...],
     node_checks: Mapping[str, Callable[[Mapping[str, Any]], None]] | None = None,
+    unused: UnusedParameters | None = None,
 ) -> Scenario:
     """Read and validate a scenario file (``None``: the built-in default).
 
     ``node_specs`` are the parameter specs each node declares; ``metric_names`` the keys that
-    ``pass_criteria`` may bound. Raises :class:`ScenarioError` naming the key on any problem.
+    ``pass_criteria`` may bound; ``node_checks`` each node's rules across its parameters;
+    ``unused`` the parameters a run does not use, refused in ``nodes:`` (:func:`check_used`; a
+    params file, shared with live launches, may hold them). Raises :class:`ScenarioError` naming
+    the key on any problem.
     """
     source = Path(path) if path is not None else DEFAULT_SCENARIO
     try:
@@ -265,6 +269,7 @@ def load_scenario(
                 replaced[f'{node}.{parameter}'] = RUN_SET_PARAMETERS[node, parameter]
         file_parameters = {node: dict(values) for node, values in parameters.items()}
     nodes = _mapping_or_none(tree, 'nodes')
+    given: dict[str, list[str]] = {}  # the parameter names nodes: gives, by node
     if not isinstance(nodes, dict):
         raise _fail(source, 'nodes', f'{yaml_numbers.shown(nodes)} must map node names '
                     f'({", ".join(NODE_NAMES)}) to parameters (or be left empty: none)')
@@ -282,6 +287,7 @@ def load_scenario(
                 raise _fail(source, f'nodes.{node}.{parameter}', 'overridden in every run by '
                             f'{RUN_SET_PARAMETERS[node, parameter]}: remove it')
         parameters[node].update(flat)
+        given[node] = list(flat)
     for node, values in parameters.items():  # the file's and nodes:, together
         node_check = node_checks[node] if node_checks is not None else None
         if 'params_file' in tree:  # what the file gives alone is named in the file
@@ -295,6 +301,7 @@ def load_scenario(
                 check_node_parameters(f'params_file {params_path}', f'{node}.', node, values,
                                       node_specs[node], node_check)
             raise
+        check_used(source, f'nodes.{node}.', node, values, given.get(node, ()), unused)
 
     map_yaml = _map_path(source, tree['map'], parameters['vehicle_sim']) if 'map' in tree else None
     return Scenario(name=name, duration_s=float(duration), seed=seed, record_topics=record_topics,
@@ -335,6 +342,26 @@ def check_node_parameters(source: Path | str, prefix: str, node: str, values: Ma
             node_check(values)
         except ParameterError as err:
             raise _fail(source, prefix + err.name, err.allowed) from None
+
+
+UnusedParameters = Callable[[str, Mapping[str, Any]], Mapping[str, str]]
+"""``unused(node, parameters)``: {parameter name, or ``group.`` for each of a group's: why} of
+the node's parameters a run does not use with ``parameters``
+(:func:`wheelsim.run.runner.unused_in_a_run`)."""
+
+
+def check_used(source: Path | str, prefix: str, node: str, values: Mapping[str, Any],
+               given: Iterable[str], unused: UnusedParameters | None) -> None:
+    """Raise :class:`ScenarioError` ``<source>: <prefix><name>: has no effect in a run: <why>;
+    remove it`` for the first parameter name of ``given`` that ``unused(node, values)`` names
+    (``unused`` None: not checked): a value that would change nothing, so that a sweep over it
+    gives the same run at every point."""
+    if unused is None:
+        return
+    for key, reason in unused(node, values).items():
+        for name in given:
+            if named_by(key, name):
+                raise _fail(source, prefix + name, f'has no effect in a run: {reason}; remove it')
 
 
 OverrideCheck = Callable[[str, Mapping[str, Any], Mapping[str, Any]], None]

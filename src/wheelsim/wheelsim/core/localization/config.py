@@ -53,6 +53,23 @@ MAP_NOISE_PARAMETERS = ('localization.map_sample_noise_translation',
 ODOMETRY_SOURCES = ('ground_truth', 'joint_states')
 
 
+def unused_parameters(mode: str, odometry_source: str) -> dict[str, str]:
+    """{parameter name, or ``group.`` for each of a group's: why} of the parameters the
+    localization does not use with the read-only ``mode`` and ``odometry_source``."""
+    unused = {}
+    if mode == 'perfect':
+        unused['localization.'] = 'mode perfect adds no noise (mode is read only)'
+    if mode != 'ekf':
+        unused['ekf.'] = f'only mode ekf uses it, and mode is {mode} (read only)'
+    else:
+        for name in MAP_NOISE_PARAMETERS:
+            unused[name] = ('mode ekf takes its map estimate from the filter (its fixes: '
+                            'ekf.measurement_*; mode is read only)')
+    if odometry_source != 'joint_states':
+        unused['encoders.'] = 'only odometry_source joint_states uses it (read only)'
+    return unused
+
+
 @dataclass(frozen=True)
 class NoiseConfig:
     """The ``localization.*`` noise model (mode ``noisy``; mode ``ekf`` uses the odometry part)."""

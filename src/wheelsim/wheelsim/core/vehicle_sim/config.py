@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from wheelsim.core import frames
 from wheelsim.core.params import ParameterError, group, param
 from wheelsim.core.units import MIN_RATE_HZ, NS_PER_S
+from wheelsim.core.vehicle.config import MODELS
 from wheelsim.core.world.config import ScanSettings, WorldSettings
 from wheelsim.core.world.footprint import Footprint
 
@@ -47,6 +48,26 @@ class CommandLimits:
         100.0, 'cmd_vel angular z beyond +-this is saturated to it.', unit='rad/s',
         min_value=0.0, min_exclusive=True, max_value=1e6,
     )
+
+
+#: The parameters only vehicle_sim's reference clock uses.
+REFERENCE_CLOCK_PARAMETERS = ('real_time_factor', 'clock_rate')
+
+
+def unused_parameters(model: str, reference_clock: bool) -> dict[str, str]:
+    """{parameter name, or ``group.`` for each of a group's: why} of the parameters vehicle_sim
+    does not use with the read-only ``model`` and clock mode (``reference_clock``: it owns the
+    simulated time)."""
+    unused = {}
+    if not reference_clock:
+        for name in REFERENCE_CLOCK_PARAMETERS:
+            unused[name] = ('only the reference clock uses it (be_reference_clock true, '
+                            'use_sim_time false), and this vehicle_sim follows a clock (a '
+                            'wheelsim run is the clock: --real-time-factor paces it)')
+    for other in MODELS:
+        if other != model:
+            unused[f'model_params.{other}.'] = f'the vehicle is {model} (model is read only)'
+    return unused
 
 
 @dataclass(frozen=True)
