@@ -83,7 +83,7 @@ def ray_path(planned, root: Path, workers: int) -> tuple[float, float, float, fl
         outcome = run_sweep(planned, root, runner, show_progress=False)
         total = time.perf_counter() - start
     assert not outcome.errors, outcome.errors
-    runs = [load_record(root, p.job.key)['wall_s'] for p in planned]
+    runs = [load_record(root, p.job)['wall_s'] for p in planned]
     finished = [p.stat().st_mtime for p in (root / 'runs').glob(f'*/{RECORD}')]
     return (total, statistics.median(runs), init_s, time.perf_counter() - start - total,
             steady_rate(finished, workers))

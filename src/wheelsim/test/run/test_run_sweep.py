@@ -125,3 +125,43 @@ def test_a_point_whose_worker_died_is_reported_without_a_traceback_file(tmp_path
                               1: 'WorkerCrashedError: the worker died'}
     printed = capsys.readouterr().out
     assert printed.count('failed: WorkerCrashedError: the worker died\n') == 2, printed
+
+
+class BagRunner(CountingRunner):
+    """A CountingRunner whose runs write a bag folder when their job writes one."""
+
+    def run(self, jobs: Iterable[Job], root: Path) -> Iterator[tuple[Job, dict[str, Any]]]:
+        for job, result in super().run(jobs, root):
+            if job.writes_bag:
+                (root / result['run_dir'] / 'bag').mkdir(parents=True)
+            yield job, result
+
+
+def test_a_rerun_with_bags_runs_again_the_points_done_without_one(tmp_path):
+    """Found in review: the same sweep again with --bags skipped every point done before, so
+    it ended with no bag, exit 0."""
+    scenario = Scenario(name='t', duration_s=1.0, seed=1, record_topics=None, pass_criteria={},
+                        node_parameters={'controller': {}})
+    points = plan_points([parse_axis('controller.k=1,2')])
+    first = BagRunner()
+    run_sweep(plan_sweep(scenario, points, lambda *a: None), tmp_path, first,
+              show_progress=False)
+    with_bags = BagRunner()
+    outcome = run_sweep(plan_sweep(scenario, points, lambda *a: None, record_bags=True),
+                        tmp_path, with_bags, show_progress=False)
+    assert with_bags.keys == first.keys and outcome.skipped == 0
+    assert len(list(tmp_path.glob('runs/*/t/bag'))) == 2
+    for record_bags in (True, False):  # done with their bags: skipped either way
+        again = BagRunner()
+        rerun = run_sweep(plan_sweep(scenario, points, lambda *a: None, record_bags),
+                          tmp_path, again, show_progress=False)
+        assert again.keys == [] and rerun.skipped == 2
+    # a scenario that records nothing has no bag to wait for
+    silent = Scenario(name='t', duration_s=1.0, seed=1, record_topics=(), pass_criteria={},
+                      node_parameters={'controller': {}})
+    run_sweep(plan_sweep(silent, points, lambda *a: None), tmp_path / 'silent', BagRunner(),
+              show_progress=False)
+    again = BagRunner()
+    rerun = run_sweep(plan_sweep(silent, points, lambda *a: None, record_bags=True),
+                      tmp_path / 'silent', again, show_progress=False)
+    assert again.keys == [] and rerun.skipped == 2

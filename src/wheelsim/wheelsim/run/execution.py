@@ -81,6 +81,11 @@ class Job:
     scenario: Scenario
     record_bag: bool = False
 
+    @property
+    def writes_bag(self) -> bool:
+        """Whether the run writes a bag: asked to, and its scenario records a topic."""
+        return self.record_bag and self.scenario.record_topics != ()
+
 
 def job_key(scenario: Scenario) -> str:
     """A short hash of everything that makes the run what it is (the scenario with its

@@ -60,13 +60,19 @@ def plan_sweep(scenario: Scenario, points: Sequence[Mapping[str, Any]],
     return planned
 
 
-def load_record(root: Path, key: str) -> dict[str, Any] | None:
-    """The record of the finished run ``key`` in ``root``, or None. Its nulls are None: a
-    metric the run did not compute, or a non-finite number :func:`write_record` wrote as null
-    (only among the overrides, which no reader takes from the record: a point's come from its
-    plan)."""
-    path = root / 'runs' / key / RECORD
-    return json.loads(path.read_text()) if path.is_file() else None
+def load_record(root: Path, job: Job) -> dict[str, Any] | None:
+    """The record of the finished run of ``job`` in ``root``, or None (also when the job writes
+    a bag and that run's folder has none: a run done before without ``--bags``). Its nulls are
+    None: a metric the run did not compute, or a non-finite number :func:`write_record` wrote
+    as null (only among the overrides, which no reader takes from the record: a point's come
+    from its plan)."""
+    path = root / 'runs' / job.key / RECORD
+    if not path.is_file():
+        return None
+    record = json.loads(path.read_text())
+    if job.writes_bag and not (root / record['run_dir'] / 'bag').is_dir():
+        return None
+    return record
 
 
 def write_record(root: Path, key: str, overrides: Mapping[str, Any],
@@ -106,7 +112,7 @@ def run_sweep(points: Sequence[SweepPoint], root: Path, runner: RayRunner,
     from tqdm import tqdm
 
     root.mkdir(parents=True, exist_ok=True)
-    records = {p.index: load_record(root, p.job.key) for p in points}
+    records = {p.index: load_record(root, p.job) for p in points}
     todo = [p for p in points if records[p.index] is None]
     outcome = SweepOutcome([], skipped=len(points) - len(todo))
     by_key: dict[str, list[SweepPoint]] = {}

@@ -225,14 +225,15 @@ def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, 
                 continue
             key = job_key(swept)
             trial.set_user_attr('key', key)
-            record = load_record(root, key)
+            job = Job(key, swept, record_bags)
+            record = load_record(root, job)
             if record is not None:  # these parameters ran before (a resumed study)
                 tell(trial, overrides, record)
                 finished.append(trial)
                 continue
             in_flight.setdefault(key, []).append((trial, overrides))
             if len(in_flight[key]) == 1:
-                yield Job(key, swept, record_bags)
+                yield job
 
     try:
         for job, result in runner.run(jobs(), root / 'runs'):
