@@ -71,6 +71,27 @@ def test_overwrite_refuses_a_file_of_the_user_s_in_the_bag_folder(tmp_path):
                     'metrics.json']
 
 
+@pytest.mark.parametrize(('relative', 'kinds'), [
+    ('bag', 'a file where a run writes a folder'), ('plots', 'a file where a run writes a folder'),
+    ('metrics.json/', 'a folder where a run writes a file'),
+    ('bag/bag_0.mcap/', 'a folder where a run writes a file')])
+def test_overwrite_refuses_a_file_where_a_folder_goes_and_removes_nothing(tmp_path, relative,
+                                                                          kinds):
+    """Found in review: with bag/ a file, --overwrite removed the earlier metrics, ran the
+    whole scenario and then failed (FileExistsError, exit 1); with plots/ a file or
+    metrics.json a folder, it failed after the run (exit 3)."""
+    folder = run_folder(tmp_path, 'demo')
+    (folder / 'timing.json').write_text('earlier')
+    if relative.endswith('/'):
+        (folder / relative).mkdir(parents=True)
+    else:
+        (folder / relative).write_text('x')
+    with pytest.raises(OutputError, match=f'demo/{relative.rstrip("/")} is {kinds}: not '
+                                          'overwriting; move it or choose another --output'):
+        run_folder(tmp_path, 'demo', overwrite=True)
+    assert (folder / 'timing.json').read_text() == 'earlier'
+
+
 def test_overwrite_refuses_a_folder_no_run_wrote(tmp_path):
     (tmp_path / 'demo').mkdir()
     (tmp_path / 'demo' / 'thesis.tex').write_text('years of work')
@@ -165,5 +186,9 @@ def test_a_sweep_or_tune_folder_is_its_own_or_new_never_a_user_s(tmp_path):
     (tmp_path / 'a_file').write_text('x')
     with pytest.raises(OutputError, match='is not a plain folder'):
         check_command_folder(tmp_path / 'a_file', 'sweep')
+    # found in review: OUTPUT/<name> a file failed once Ray ran (exit 3)
+    with pytest.raises(OutputError, match=r'a_file is a file, where the sweep needs a folder: '
+                                          'choose another --output or scenario name'):
+        check_command_folder(tmp_path / 'a_file' / 'sweep', 'sweep')
     check_command_folder(tmp_path / 'new', 'sweep')  # a check makes nothing
     assert not (tmp_path / 'new').exists()

@@ -91,6 +91,12 @@ def _remove_run_files(folder: Path) -> None:
     if links:
         raise OutputError(f'{links[0]} is a symbolic link where a run writes: not writing '
                           'through it; remove it or choose another --output')
+    subfolders = [folder / sub for sub, _ in run_files() if sub]
+    for path in paths:  # of another kind than the run writes there
+        if path.exists() and path.is_dir() != (path in subfolders):
+            kinds = ('a file', 'a folder') if path in subfolders else ('a folder', 'a file')
+            raise OutputError(f'{path} is {kinds[0]} where a run writes {kinds[1]}: not '
+                              'overwriting; move it or choose another --output')
     others = sorted(path for sub in WHOLE_FOLDERS if (folder / sub).is_dir()
                     for path in (folder / sub).iterdir() if path not in paths)
     if others:
@@ -147,6 +153,11 @@ def check_command_folder(folder: Path, command: str) -> None:
     if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
         raise OutputError(f'{folder} is not a plain folder: not writing the {command} there; '
                           'choose another --output')
+    blocking = next((parent for parent in folder.parents
+                     if parent.exists() and not parent.is_dir()), None)
+    if blocking is not None:
+        raise OutputError(f'{blocking} is a file, where the {command} needs a folder: choose '
+                          'another --output or scenario name')
     if not folder.is_dir() or (folder / command_marker(command)).is_file() \
             or not any(folder.iterdir()):
         return
