@@ -53,6 +53,16 @@ def test_seed_summary_percentiles_worst_seed_and_command():
     assert seed_summary(ROWS, ['c.k'], ['cross_track_rms_m'], None) == []
 
 
+def test_seed_summary_counts_points_that_are_one_run_once():
+    """Found in review: random samples of seed=1:2 drew 5 points of 2 runs, and the summary
+    said 5 runs, its percentiles weighting the runs drawn twice."""
+    drawn = [ROWS[0], ROWS[1], {**ROWS[1], 'point': 20}, {**ROWS[0], 'point': 21},
+             {**ROWS[1], 'point': 22}]
+    summary = seed_summary(drawn, ['c.k', 'seed'], ['cross_track_rms_m'], None)
+    values = [ROWS[0]['cross_track_rms_m'], ROWS[1]['cross_track_rms_m']]
+    assert [(s['runs'], s['p50']) for s in summary] == [(2, np.percentile(values, 50))]
+
+
 def test_each_metric_plot_shows_that_metric_alone(tmp_path):
     """The figure is reused from metric to metric: a metric's plot made after another's is the
     same image as that metric's plot made alone."""

@@ -32,12 +32,19 @@ def reproduce_command(scenario_path: str | None, overrides: Mapping[str, Any]) -
 
 def seed_summary(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
                  metrics: Sequence[str], scenario_path: str | None) -> list[dict[str, Any]]:
-    """One summary row per (other parameters, metric); empty without a seed axis."""
+    """One summary row per (other parameters, metric); empty without a seed axis. Points
+    that are one run (the same ``run`` folder: random or Latin hypercube samples of an integer
+    range that drew the same values) count once."""
     if SEED_KEY not in parameters:
         return []
     others = [p for p in parameters if p != SEED_KEY]
     groups: dict[tuple, list[Mapping[str, Any]]] = {}
+    counted: set[str] = set()  # the run folders of the rows grouped so far
     for values in rows:
+        if values.get('run'):
+            if values['run'] in counted:
+                continue
+            counted.add(values['run'])
         # keyed by value_key: an array value is a list, which cannot be a key itself
         key = tuple(value_key(values.get(p)) for p in others)
         groups.setdefault(key, []).append(values)
