@@ -158,8 +158,10 @@ def check_address(address: str) -> None:
 
 def _check_reachable(address: str) -> None:
     """ScenarioError naming ``--address`` unless a TCP connection to its HOST:PORT opens within
-    :data:`CONNECT_TIMEOUT_S` (``auto``: Ray finds the cluster itself, or fails at once):
-    ``ray.init`` retries an address where nothing listens for minutes (a review waited 5 min)."""
+    :data:`CONNECT_TIMEOUT_S` (``auto`` is not checked: Ray resolves it, failing at once without
+    a cluster, but retrying for minutes the address a stopped cluster left in its temporary
+    folder): ``ray.init`` retries an address where nothing listens for minutes (a review waited
+    5 min)."""
     match = ADDRESS.fullmatch(address)
     if match is None:
         return
