@@ -126,6 +126,14 @@ def test_outputs_are_checked_before_the_fit_and_never_overwritten_unasked(tmp_pa
     assert done.returncode == 2 and ', '.join(
         str(tmp_path / name) for name in ('params.yaml', 'params_report.txt', 'params_response.png')
     ) + ' exist: not overwriting' in done.stderr, done.stderr  # three of them: "exist"
+    # found in review: a folder where the report goes failed after the fit (exit 3), the
+    # params file written
+    (tmp_path / 'other_report.txt').mkdir()
+    done = calibrate_command(tmp_path / 'bag', '-o', tmp_path / 'other.yaml', '--overwrite')
+    assert done.returncode == 2 and (
+        f'{tmp_path / "other_report.txt"} is a folder, where the calibration writes a file: move '
+        'it or give another -o') in done.stderr, done.stderr
+    assert not (tmp_path / 'other.yaml').exists()
 
 
 @pytest.fixture(scope='module')

@@ -103,10 +103,10 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
     simulating at ``step_rate_hz`` (default: the ``params_file``'s ``step_rate``, else
     vehicle_sim's default).
     CalibrationError when the bag cannot be calibrated (says what to record), and, before any
-    work, when ``output`` is a folder, is below a file, or one of the three files exists and not
-    ``overwrite``; and, before the fit, when ``params_file`` is not a valid vehicle_sim params
-    file, or ``model``, its model and the bag's joint names do not agree, or ``step_rate_hz``
-    and its step_rate differ."""
+    work, when ``output`` is a folder, is below a file, another of the three files is a folder,
+    or one of them exists and not ``overwrite``; and, before the fit, when ``params_file`` is
+    not a valid vehicle_sim params file, or ``model``, its model and the bag's joint names do
+    not agree, or ``step_rate_hz`` and its step_rate differ."""
     if step_rate_hz is not None and not 1.0 <= step_rate_hz <= 100_000.0:
         raise CalibrationError(f'--step-rate {step_rate_hz:g}: must be in [1, 100000] Hz')
     if output.is_dir() or not output.name:
@@ -117,6 +117,10 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
         raise CalibrationError(f'-o {output}: {existing_folder} is a file, not a folder')
     report_path = output.with_name(output.stem + '_report.txt')
     plot_path = output.with_name(output.stem + '_response.png')
+    folders = [str(p) for p in (report_path, plot_path) if p.is_dir()]
+    if folders:
+        raise CalibrationError(f'-o {output}: {folders[0]} is a folder, where the calibration '
+                               'writes a file: move it or give another -o')
     existing = [str(p) for p in (output, report_path, plot_path) if p.exists()]
     if existing and not overwrite:
         verb = 'exists' if len(existing) == 1 else 'exist'
