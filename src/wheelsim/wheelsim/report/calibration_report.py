@@ -73,9 +73,11 @@ def flat_params(path: Path) -> dict:
 
 def format_report(calibration: Calibration, geometry: Mapping[str, Estimate],
                   recording: Recording, source: str, seconds: float,
-                  held: Mapping[str, float] | None = None) -> str:
+                  held: Mapping[str, float] | None = None,
+                  replaced: Mapping[str, tuple[float, float]] | None = None) -> str:
     """The report; ``held``: the geometry the fit held fixed from the params file (keys below
-    ``model_params.<model>``, metres), named with its values."""
+    ``model_params.<model>``, metres), named with its values; ``replaced``: the params file's
+    geometry that joint_states measured otherwise, {key: (the file's value, the one used)}."""
     lines = [f'wheelsim calibrate: {source}',
              f'model {calibration.model}; {recording.duration_s:.1f} s, '
              f'{len(recording.command_t_s)} commands, {len(recording.measured_t_s)} measured '
@@ -91,6 +93,10 @@ def format_report(calibration: Calibration, geometry: Mapping[str, Estimate],
     if held:
         lines.append('geometry held fixed, from --params: ' + ', '.join(
             f'{key} {value:.5g} {_unit(key)}' for key, value in held.items()))
+    if replaced:
+        lines.append('geometry from joint_states, not from --params: ' + ', '.join(
+            f'{key} {used:.5g} {_unit(key)} (the file: {given:.5g})'
+            for key, (given, used) in replaced.items()))
     lines += ['', 'residual RMS (simulated - measured): ' + ', '.join(
         f'{channel} {rms:.4g} {CHANNEL_UNITS[channel]}'
         for channel, rms in calibration.rms.items())]

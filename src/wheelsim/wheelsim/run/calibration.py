@@ -138,6 +138,8 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
     geometry = fit_geometry(recording, model)
     measured = geometry_for_fit(model, geometry, base)
     held = {key: base[key] for key in FIT_GEOMETRY[model] if key in base and key not in measured}
+    replaced = {key: (base[key], value) for key, value in measured.items()
+                if key in base and base[key] != value}
     base.update(measured)
     try:
         result = calibrate(recording, model, base, 1.0 / step_rate_hz)
@@ -150,7 +152,7 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
     write_params(result, geometry, output, step_rate_hz)
     source = f'{bag} (commands {topics.commands}, measured {topics.measured}' + (
         f', joints {topics.joint_states})' if topics.joint_states else ')')
-    report = format_report(result, geometry, recording, source, seconds, held)
+    report = format_report(result, geometry, recording, source, seconds, held, replaced)
     report_path.write_text(report)
     plot_response(result, recording, plot_path)
     return CalibrationOutputs(output, report_path, plot_path, report)
