@@ -19,7 +19,9 @@ from wheelsim.run.output import (
 
 
 @pytest.mark.parametrize('name', ['', '.', '..', 'a/b', '../x', 'a\\b', 'tab\there', 'nul\0', 42,
-                                  'a' * 201, 'é' * 101])
+                                  'a' * 201, 'é' * 101,
+                                  # found in review: accepted as folder names
+                                  ' ', 'run ', ' run', 'abc\u202edef', 'a\u2028b'])
 def test_unsafe_names_are_refused(name):
     with pytest.raises(OutputError):
         check_run_name(name)

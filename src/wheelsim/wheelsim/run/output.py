@@ -1,8 +1,8 @@
 """Where a run writes: ``OUTPUT/<name>/``, and never anything outside it.
 
 - :func:`check_run_name`: a scenario name is one safe path component (not empty, ``.`` or
-  ``..``, no path separator, no control character, at most :data:`MAX_NAME_BYTES`), so
-  ``OUTPUT/<name>`` is a folder directly inside the output root.
+  ``..``, no path separator, no control or format character, no space at either end, at most
+  :data:`MAX_NAME_BYTES`), so ``OUTPUT/<name>`` is a folder directly inside the output root.
 - :func:`run_folder`: an existing run folder is kept and the run goes to ``<name>-2``,
   ``<name>-3``, ...; with ``overwrite`` the folder is reused after removing only what a run writes
   (:func:`run_files`), and only from a folder a run made (it holds :data:`MARKER`). Symbolic links
@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,9 @@ MARKER = '.wheelsim-run'
 #: another name there stops ``--overwrite`` before anything is removed.
 WHOLE_FOLDERS = ('bag',)
 MAX_NUMBERED = 10_000
+#: Unicode categories a run's name may not hold: control characters, format characters (e.g.
+#: U+202E, which shows the rest of a line reversed) and line or paragraph separators.
+INVISIBLE = ('Cc', 'Cf', 'Zl', 'Zp')
 #: The longest scenario name [bytes of UTF-8]: a folder name (Linux allows 255 bytes) with room
 #: for the numbered runs' ``-10000`` and a sweep point's suffix.
 MAX_NAME_BYTES = 200
@@ -44,10 +48,13 @@ def check_run_name(name: object) -> str:
         raise OutputError(f'{name!r} must be a non-empty string')
     if name in ('.', '..'):
         raise OutputError(f'{name!r} is not a folder name (it would point outside the run folder)')
-    bad = [c for c in name if c in ('/', '\\', os.sep) or ord(c) < 32 or ord(c) == 127]
+    bad = [c for c in name if c in ('/', '\\', os.sep) or unicodedata.category(c) in INVISIBLE]
     if bad:
-        raise OutputError(f'{name!r} must not contain path separators or control characters '
-                          f'(found {"".join(sorted(set(bad)))!r})')
+        raise OutputError(f'{name!r} must not contain path separators, control or format '
+                          f'characters (found {"".join(sorted(set(bad)))!r})')
+    if name != name.strip():
+        raise OutputError(f'{name!r} must not start or end with a space (a folder name that '
+                          'looks like another)')
     size = len(name.encode('utf-8', 'surrogateescape'))
     if size > MAX_NAME_BYTES:
         raise OutputError(f'must be at most {MAX_NAME_BYTES} bytes in UTF-8 (a folder name; this '
