@@ -9,6 +9,7 @@ import signal
 import pytest
 
 from wheelsim.cli import EXIT_BAD_INPUT, _counted, main
+from wheelsim.run.scenario import with_overrides
 
 
 @pytest.fixture
@@ -205,18 +206,20 @@ def test_counts_in_the_commands_lines_agree_with_their_nouns(count, noun, text):
 
 @pytest.mark.parametrize(('argv', 'message'), [
     (['run', '--param', 'vehicle_sim.real_time_factor=0.5'],
-     '--param vehicle_sim.real_time_factor=0.5: vehicle_sim.real_time_factor: has no effect in a '
-     'run: only the reference clock uses it (be_reference_clock true, use_sim_time false), and '
-     'this vehicle_sim follows a clock (a wheelsim run is the clock: --real-time-factor paces '
-     'it); remove it'),
-    (['sweep', '--param', 'vehicle_sim.clock_rate=50,100'], 'vehicle_sim.clock_rate: has no '
-     'effect in a run: only the reference clock uses it'),
+     '--param vehicle_sim.real_time_factor: has no effect in the run: only the reference clock '
+     'uses it (be_reference_clock true, use_sim_time false), and this vehicle_sim follows a clock '
+     '(a wheelsim run is the clock: --real-time-factor paces it); remove it'),
+    (['sweep', '--param', 'vehicle_sim.clock_rate=50,100'], '--param vehicle_sim.clock_rate: has '
+     'no effect in any run of the sweep: only the reference clock uses it'),
     (['run', '--param', 'vehicle_sim.model_params.omni.track=0.4'],
-     '--param vehicle_sim.model_params.omni.track=0.4: vehicle_sim.model_params.omni.track: has '
-     'no effect in a run: the vehicle is differential (model is read only); remove it'),
+     '--param vehicle_sim.model_params.omni.track: has no effect in the run: the vehicle is '
+     'differential (model is read only); remove it'),
     (['tune', '--param', 'localization.ekf.measurement_rate=5:20', *OBJECTIVE],
-     'localization.ekf.measurement_rate: has no effect in a run: only mode ekf uses it, and mode '
-     'is noisy (read only); remove it'),
+     '--param localization.ekf.measurement_rate: has no effect in any trial: only mode ekf uses '
+     'it, and mode is noisy (read only); remove it'),
+    (['sweep', '--param', 'localization.mode=noisy,perfect', '--param',
+      'localization.ekf.measurement_rate=5'], '--param localization.ekf.measurement_rate: has no '
+     'effect in any run of the sweep: only mode ekf uses it'),
 ])
 def test_a_param_the_run_would_not_use_is_refused_saying_why(argv, message, capsys,
                                                              signal_handlers_kept, tmp_path,
@@ -231,6 +234,42 @@ def test_a_param_the_run_would_not_use_is_refused_saying_why(argv, message, caps
     error = capsys.readouterr().err
     assert error.startswith('wheelsim: error: ') and message in error, error
     assert not (tmp_path / 'results').exists()
+
+
+def test_a_scenario_s_nodes_value_the_run_would_not_use_is_refused(capsys, signal_handlers_kept,
+                                                                   tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 's.yaml').write_text(
+        'nodes:\n  planner: {waypoints: [1.0, 0.0, .nan]}\n'
+        '  localization: {ekf: {measurement_rate: 5.0}}\n')
+    try:
+        assert main(['run', 's.yaml']) == EXIT_BAD_INPUT
+    finally:
+        gc.unfreeze()
+    assert capsys.readouterr().err == (
+        'wheelsim: error: s.yaml: nodes.localization.ekf.measurement_rate: has no effect in the '
+        'run: only mode ekf uses it, and mode is noisy (read only); remove it\n')
+
+
+@pytest.mark.parametrize(('runs', 'refused'), [
+    (['noisy'], True), (['noisy', 'ekf'], False), (['ekf'], False), ([], False)])
+def test_a_parameter_some_run_uses_is_taken(runs, refused):
+    """Found in review: a sweep over localization.mode=noisy,ekf with a fixed ekf rate was
+    refused at its noisy points, though its ekf points use the rate."""
+    from wheelsim.cli import _load
+    from wheelsim.run.runner import unused_in_a_run
+    from wheelsim.run.scenario import ScenarioError, check_used
+
+    scenario, _ = _load(None)
+    rate = {'localization.ekf.measurement_rate': 5.0}
+    points = [with_overrides(scenario, {'localization.mode': mode, **rate}, lambda *a: None)
+              for mode in runs]
+    if refused:
+        with pytest.raises(ScenarioError, match='^--param localization.ekf.measurement_rate: has '
+                                                'no effect in any run: only mode ekf'):
+            check_used(scenario, points, [*rate], unused_in_a_run, 'any run')
+    else:
+        check_used(scenario, points, [*rate], unused_in_a_run, 'any run')
 
 
 def test_a_param_the_run_uses_with_another_given_is_taken(capsys, signal_handlers_kept,

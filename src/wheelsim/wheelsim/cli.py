@@ -45,11 +45,11 @@ EXIT_INTERRUPTED = 130
 
 def _load(path: str | None):
     from wheelsim.report.metrics import METRIC_NAMES
-    from wheelsim.run.runner import node_parameter_checks, node_parameter_specs, unused_in_a_run
+    from wheelsim.run.runner import node_parameter_checks, node_parameter_specs
 
     specs = node_parameter_specs()
     scenario = load_scenario(Path(path) if path else None, specs, METRIC_NAMES,
-                             node_parameter_checks(), unused_in_a_run)
+                             node_parameter_checks())
     for name, setter in scenario.params_file_replaced.items():
         print(f'note: {scenario.source}: the params_file sets {name}, which every run sets '
               f'itself: {setter}', file=sys.stderr)
@@ -58,11 +58,10 @@ def _load(path: str | None):
 
 def _override_check(specs):
     """``check(node, parameters, given)`` for :func:`with_overrides`: the node declares every
-    parameter, each value is in its range, together they keep the node's rules across
-    parameters (what the node checks at start-up) and the run uses each one given
-    (:func:`check_used`); ScenarioError naming the ``--param`` values given and the parameter at
-    fault otherwise. A node's parameter set is checked once."""
-    from wheelsim.run.runner import node_parameter_checks, unused_in_a_run
+    parameter, each value is in its range and together they keep the node's rules across
+    parameters (what the node checks at start-up); ScenarioError naming the ``--param`` values
+    given and the parameter at fault otherwise. A node's parameter set is checked once."""
+    from wheelsim.run.runner import node_parameter_checks
     from wheelsim.run.sampling import format_value
 
     checks = node_parameter_checks()
@@ -76,7 +75,6 @@ def _override_check(specs):
                                        for name, value in given.items())
         check_node_parameters(source, f'{node}.', node, parameters, specs[node], checks[node],
                               values_in_source=True)
-        check_used(source, f'{node}.', node, parameters, given, unused_in_a_run)
         passed.add(key)
     return check
 
@@ -249,7 +247,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _run(args: argparse.Namespace) -> int:
     from wheelsim.report.summary import format_summary
-    from wheelsim.run.runner import check_across_nodes, run_scenario
+    from wheelsim.run.runner import check_across_nodes, run_scenario, unused_in_a_run
 
     scenario, specs = _load(args.scenario)
     overrides = _single_values(args.param)
@@ -258,7 +256,9 @@ def _run(args: argparse.Namespace) -> int:
             raise ScenarioError('--seed and --param seed=... both set the seed: give one')
         check_seed('--seed', args.seed)
         overrides[SEED_KEY] = args.seed
-    scenario = with_overrides(scenario, overrides, _override_check(specs))
+    run = with_overrides(scenario, overrides, _override_check(specs))
+    check_used(scenario, [run], overrides, unused_in_a_run, 'the run')
+    scenario = run
     check_across_nodes(scenario)  # before the output root is made
     outcome = run_scenario(scenario, _output_root(args.output), args.real_time_factor,
                            show_progress=not args.quiet, make_plots=not args.no_plots,
@@ -281,7 +281,7 @@ MAX_ROWS_SHOWN = 30
 
 def _sweep(args: argparse.Namespace) -> int:
     from wheelsim.run import robustness, sampling, sweep, tables
-    from wheelsim.run.runner import check_across_nodes
+    from wheelsim.run.runner import check_across_nodes, unused_in_a_run
 
     scenario, specs = _load(args.scenario)
     runner = _ray_runner(args)  # checks --workers before anything is written
@@ -294,6 +294,8 @@ def _sweep(args: argparse.Namespace) -> int:
     planned = sweep.plan_sweep(scenario, points, check, args.bags)
     for point in planned:  # combinations of values
         check_across_nodes(point.job.scenario)
+    check_used(scenario, [p.job.scenario for p in planned], [a.name for a in axes],
+               unused_in_a_run, 'any run of the sweep')
     root = _output_root(args.output) / scenario.name / 'sweep'
     check_command_folder(root, 'sweep')
     with runner:
@@ -346,7 +348,7 @@ def _tune(args: argparse.Namespace) -> int:
     from wheelsim.report.metrics import METRIC_NAMES
     from wheelsim.run import sampling, tables, tune
     from wheelsim.run.output import check_run_name
-    from wheelsim.run.runner import run_scenario
+    from wheelsim.run.runner import run_scenario, unused_in_a_run
 
     scenario, specs = _load(args.scenario)
     runner = _ray_runner(args)  # checks --workers before the study is created
@@ -365,6 +367,8 @@ def _tune(args: argparse.Namespace) -> int:
     axes = tune.check_axes(sampling.parse_axes(args.param), specs)
     check = _override_check(specs)
     _check_axis_ends(scenario, axes, check)
+    check_used(scenario, tune.choice_runs(scenario, axes, check), [a.name for a in axes],
+               unused_in_a_run, 'any trial')
     root = _output_root(args.output) / scenario.name / args.study
     check_command_folder(root, 'tune')
     with runner:  # then the folder and the study: a bad --address leaves no folder

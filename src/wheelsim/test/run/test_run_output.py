@@ -28,7 +28,9 @@ def test_unsafe_names_are_refused(name):
 
 
 @pytest.mark.parametrize('name', ['default', 'my run', 'figure-eight_2', '..x', 'x..', 'ümlaut',
-                                  'a' * 200])
+                                  'a' * 200,
+                                  # found in review: zero-width joiners are parts of words
+                                  'می\u200cخواهم', 'a\u200db', 'soft\u00adhyphen'])
 def test_ordinary_names_are_accepted(name):
     assert check_run_name(name) == name
 

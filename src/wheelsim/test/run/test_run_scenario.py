@@ -400,35 +400,24 @@ def test_an_array_reaches_the_node_as_from_a_params_file_and_a_mixed_one_is_refu
             override(parse_axis(f'planner.waypoints={text}').values[0])
 
 
-def unused_differential_track(node, values):
-    """As the runner's unused_in_a_run: the differential's track is unused unless its model."""
-    if node == 'vehicle_sim' and values.get('model', 'bicycle') != 'differential':
-        return {'model_params.differential.': 'the vehicle is bicycle (model is read only)'}
-    return {}
 
-
-def test_a_parameter_nodes_gives_that_the_run_would_not_use_is_refused(tmp_path):
-    """Found in review: such a value was taken and changed nothing. A params file (shared with
-    live launches, e.g. a preset for every model) may hold one: not refused."""
-    path = write(tmp_path, """
-        nodes:
-          vehicle_sim: {model_params: {differential: {track: 0.5}}}
-        """)
-    with pytest.raises(ScenarioError, match=r'scenario.yaml: nodes.vehicle_sim.'
-                                            r'model_params.differential.track: has no effect in '
-                                            r'a run: the vehicle is bicycle \(model is read '
-                                            r'only\); remove it$'):
-        load_scenario(path, SPECS, METRICS, unused=unused_differential_track)
+def test_the_parameters_nodes_gives_are_kept_apart_from_the_params_file_s(tmp_path):
+    """What nodes: gives is checked to be used by the command's runs (check_used); a params
+    file (shared with live launches, e.g. a preset for every model) may hold unused ones."""
     write(tmp_path, """
         vehicle_sim:
           ros__parameters:
             model_params: {differential: {track: 0.5}}
         """, 'robot.yaml')
-    path = write(tmp_path, 'params_file: robot.yaml\n')
-    scenario = load_scenario(path, SPECS, METRICS, unused=unused_differential_track)
-    assert scenario.node_parameters['vehicle_sim'] == {'model_params.differential.track': 0.5}
     path = write(tmp_path, """
+        params_file: robot.yaml
         nodes:
-          vehicle_sim: {model: differential, model_params: {differential: {track: 0.5}}}
+          vehicle_sim: {model: differential}
+          controller: {k_x: 2.0}
         """)
-    load_scenario(path, SPECS, METRICS, unused=unused_differential_track)
+    scenario = load_scenario(path, SPECS, METRICS)
+    assert scenario.nodes_given == {'vehicle_sim': ('model',), 'controller': ('k_x',)}
+    path = write(tmp_path, 'nodes: {controller: , planner: {waypoints: [1.0, 0.0, .nan]}}\n')
+    assert load_scenario(path, SPECS, METRICS).node_parameters['controller'] == {}  # empty
+    assert scenario.node_parameters['vehicle_sim'] == {'model_params.differential.track': 0.5,
+                                                       'model': 'differential'}

@@ -19,7 +19,7 @@ from wheelsim.core.params import ParamSpec
 from wheelsim.run.execution import Job
 from wheelsim.run.sampling import Axis, parse_axis
 from wheelsim.run.scenario import Scenario, ScenarioError
-from wheelsim.run.tune import check_axes, check_storage, open_study, tune
+from wheelsim.run.tune import check_axes, check_storage, choice_runs, open_study, tune
 
 GAIN = 'controller.k'
 REAL_K = (Axis(GAIN, low=0.0, high=2.0),)
@@ -146,21 +146,46 @@ def test_a_study_resumed_with_other_parameters_names_both_as_given(tmp_path):
                'tpe', 0, SCENARIO)
 
 
+ROOM = Path(__file__).resolve().parents[4] / 'params' / 'maps' / 'room.yaml'
+
+
+def _map_copy(folder: Path, changed: bool = False) -> Path:
+    """The room's map YAML and image copied into ``folder`` (``changed``: a wall cell made free
+    or a free cell a wall: another map)."""
+    folder.mkdir()
+    image = bytearray((ROOM.parent / 'room.pgm').read_bytes())
+    if changed:  # a pixel of the last row: the PGM's header is at the start
+        image[-1] = 0 if image[-1] else 254
+    (folder / 'room.pgm').write_bytes(bytes(image))
+    (folder / 'room.yaml').write_text(ROOM.read_text())
+    return folder / 'room.yaml'
+
+
 @pytest.mark.parametrize('changed', [
     {'duration_s': 2.0}, {'seed': 2}, {'pass_criteria': {'cross_track_rms_m': 0.1}},
-    {'node_parameters': {'controller': {'lead_time': 0.2}}}, {'map_yaml': Path('room.yaml')}])
+    {'node_parameters': {'controller': {'lead_time': 0.2}}}, {'map_yaml': 'other map'}])
 def test_a_study_resumed_with_another_scenario_is_refused(tmp_path, changed):
     """Found in review: a study resumed after the scenario changed reported as best the
     parameters and metrics of trials run on the old scenario."""
-    open_study(tmp_path, None, 'test', 'cross_track_rms_m', REAL_K, 'tpe', 0, SCENARIO)
+    base = replace(SCENARIO, map_yaml=_map_copy(tmp_path / 'map'))
+    if 'map_yaml' in changed:
+        changed = {'map_yaml': _map_copy(tmp_path / 'other', changed=True)}
+    open_study(tmp_path, None, 'test', 'cross_track_rms_m', REAL_K, 'tpe', 0, base)
     with pytest.raises(ScenarioError, match=r'^study test in sqlite:///\S+: made with another '
                                             r'scenario \(.* key [0-9a-f]{12}, now [0-9a-f]{12}\): '
                                             'give another --study name or --output$'):
         open_study(tmp_path, None, 'test', 'cross_track_rms_m', REAL_K, 'tpe', 0,
-                   replace(SCENARIO, **changed))
-    # what does not change a trial's metrics: its name, file and recorded topics
+                   replace(base, **changed))
+    # what does not change a trial's metrics: its name, file, recorded topics, where its map is
+    # (found in review: a checkout moved elsewhere was refused), and what the trials set
     open_study(tmp_path, None, 'test', 'cross_track_rms_m', REAL_K, 'tpe', 0,
-               replace(SCENARIO, name='other', source=Path('other.yaml'), record_topics=()))
+               replace(base, name='other', source=Path('other.yaml'), record_topics=(),
+                       map_yaml=_map_copy(tmp_path / 'moved'),
+                       node_parameters={'controller': {'k': 1.5}}))
+    seeded = [*REAL_K, parse_axis('seed=1..3')]
+    open_study(tmp_path, None, 'seeded', 'cross_track_rms_m', seeded, 'tpe', 0, base)
+    open_study(tmp_path, None, 'seeded', 'cross_track_rms_m', seeded, 'tpe', 0,
+               replace(base, seed=7))
 
 
 @pytest.mark.parametrize('text', [f'{GAIN}=0:6', f'{GAIN}=1:6:log'])
@@ -235,3 +260,18 @@ def test_the_study_plots_name_the_objective_metric(tmp_path, monkeypatch):
     assert [p.name for p in written] == ['history.png', 'importance.png']
     assert 'cross_track_rms_m' in labels, labels  # the history's value axis
     assert not any('Objective Value' in text for text in labels), labels
+
+
+def test_choice_runs_are_the_scenario_at_each_combination_of_choices(tmp_path):
+    """What check_used looks at in a tune: a parameter some combination of choices uses (an ekf
+    rate with mode=noisy,ekf) is taken. A combination that breaks a rule is left out."""
+    def refuse_k_3(node, parameters, given):
+        if parameters.get('k') == 3:
+            raise ScenarioError('k 3 is refused')
+
+    axes = [Axis(GAIN, values=[1, 3]), Axis('seed', values=[1, 2]),
+            Axis('controller.lead_time', low=0.1, high=0.5)]
+    runs = choice_runs(SCENARIO, axes, refuse_k_3)
+    assert [(r.node_parameters['controller']['k'], r.seed,
+             r.node_parameters['controller']['lead_time']) for r in runs] == [
+        (1, 1, 0.1), (1, 2, 0.1)]

@@ -151,8 +151,8 @@ class _Loader(yaml.SafeLoader):
         self._values += values
         if self._values > MAX_VALUES:
             raise yaml.composer.ComposerError(
-                None, None, f'more than {MAX_VALUES} keys and values with the aliases expanded',
-                mark)
+                None, None, f'more than {MAX_VALUES} keys and values (each alias counted as what '
+                'it names)', mark)
 
     def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
         self._composing_key = isinstance(parent, yaml.MappingNode) and index is None

@@ -1,7 +1,8 @@
 """Where a run writes: ``OUTPUT/<name>/``, and never anything outside it.
 
 - :func:`check_run_name`: a scenario name is one safe path component (not empty, ``.`` or
-  ``..``, no path separator, no control or format character, no space at either end, at most
+  ``..``, no path separator, no control or bidirectional control character, no space at
+  either end, at most
   :data:`MAX_NAME_BYTES`), so ``OUTPUT/<name>`` is a folder directly inside the output root.
 - :func:`run_folder`: an existing run folder is kept and the run goes to ``<name>-2``,
   ``<name>-3``, ...; with ``overwrite`` the folder is reused after removing only what a run writes
@@ -28,9 +29,14 @@ MARKER = '.wheelsim-run'
 #: another name there stops ``--overwrite`` before anything is removed.
 WHOLE_FOLDERS = ('bag',)
 MAX_NUMBERED = 10_000
-#: Unicode categories a run's name may not hold: control characters, format characters (e.g.
-#: U+202E, which shows the rest of a line reversed) and line or paragraph separators.
-INVISIBLE = ('Cc', 'Cf', 'Zl', 'Zp')
+#: Unicode categories a run's name may not hold: control characters, line and paragraph
+#: separators.
+INVISIBLE = ('Cc', 'Zl', 'Zp')
+#: The bidirectional controls, which show text in another order than it has (U+202E shows the
+#: rest of a line reversed): a folder name would look like another. (Other format characters,
+#: such as the zero-width joiners of Persian words and emoji, stay.)
+BIDI_CONTROLS = frozenset('\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e'
+                          '\u2066\u2067\u2068\u2069')
 #: The longest scenario name [bytes of UTF-8]: a folder name (Linux allows 255 bytes) with room
 #: for the numbered runs' ``-10000`` and a sweep point's suffix.
 MAX_NAME_BYTES = 200
@@ -48,10 +54,11 @@ def check_run_name(name: object) -> str:
         raise OutputError(f'{name!r} must be a non-empty string')
     if name in ('.', '..'):
         raise OutputError(f'{name!r} is not a folder name (it would point outside the run folder)')
-    bad = [c for c in name if c in ('/', '\\', os.sep) or unicodedata.category(c) in INVISIBLE]
+    bad = [c for c in name if c in ('/', '\\', os.sep) or c in BIDI_CONTROLS
+           or unicodedata.category(c) in INVISIBLE]
     if bad:
-        raise OutputError(f'{name!r} must not contain path separators, control or format '
-                          f'characters (found {"".join(sorted(set(bad)))!r})')
+        raise OutputError(f'{name!r} must not contain path separators, control or bidirectional '
+                          f'control characters (found {"".join(sorted(set(bad)))!r})')
     if name != name.strip():
         raise OutputError(f'{name!r} must not start or end with a space (a folder name that '
                           'looks like another)')

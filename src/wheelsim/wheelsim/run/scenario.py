@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,6 +99,9 @@ class Scenario:
     params_file_replaced: Mapping[str, str] = field(default_factory=dict)
     """``{'node.param': what sets it}``: parameters the ``params_file`` sets that every run sets
     itself (:data:`RUN_SET_PARAMETERS`), so the file's values are not used (the CLI says so)."""
+    nodes_given: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """``{node: names}``: the parameters the scenario's ``nodes:`` gives (not its params file),
+    which its runs must use (:func:`check_used`)."""
 
 
 def check_seed(what: str, value: Any, bits: int = SEED_BITS) -> None:
@@ -183,15 +186,12 @@ def load_scenario(
     node_specs: Mapping[str, list[ParamSpec]],
     metric_names: tuple[str, ...],
     node_checks: Mapping[str, Callable[[Mapping[str, Any]], None]] | None = None,
-    unused: UnusedParameters | None = None,
 ) -> Scenario:
     """Read and validate a scenario file (``None``: the built-in default).
 
     ``node_specs`` are the parameter specs each node declares; ``metric_names`` the keys that
-    ``pass_criteria`` may bound; ``node_checks`` each node's rules across its parameters;
-    ``unused`` the parameters a run does not use, refused in ``nodes:`` (:func:`check_used`; a
-    params file, shared with live launches, may hold them). Raises :class:`ScenarioError` naming
-    the key on any problem.
+    ``pass_criteria`` may bound; ``node_checks`` each node's rules across its parameters. Raises
+    :class:`ScenarioError` naming the key on any problem.
     """
     source = Path(path) if path is not None else DEFAULT_SCENARIO
     try:
@@ -269,15 +269,17 @@ def load_scenario(
                 replaced[f'{node}.{parameter}'] = RUN_SET_PARAMETERS[node, parameter]
         file_parameters = {node: dict(values) for node, values in parameters.items()}
     nodes = _mapping_or_none(tree, 'nodes')
-    given: dict[str, list[str]] = {}  # the parameter names nodes: gives, by node
+    given: dict[str, tuple[str, ...]] = {}  # the parameter names nodes: gives, by node
     if not isinstance(nodes, dict):
         raise _fail(source, 'nodes', f'{yaml_numbers.shown(nodes)} must map node names '
                     f'({", ".join(NODE_NAMES)}) to parameters (or be left empty: none)')
     for node, values in nodes.items():
         if node not in NODE_NAMES:
             raise _fail(source, f'nodes.{node}', 'unknown node' + _closest(str(node), NODE_NAMES))
+        values = {} if values is None else values  # left empty: none
         if not isinstance(values, dict):
-            raise _fail(source, f'nodes.{node}', 'must map parameter names to values')
+            raise _fail(source, f'nodes.{node}', f'{yaml_numbers.shown(values)} must map parameter '
+                        'names to values (or be left empty: none)')
         try:
             flat = flatten(values)
         except ParameterError as err:
@@ -287,7 +289,7 @@ def load_scenario(
                 raise _fail(source, f'nodes.{node}.{parameter}', 'overridden in every run by '
                             f'{RUN_SET_PARAMETERS[node, parameter]}: remove it')
         parameters[node].update(flat)
-        given[node] = list(flat)
+        given[node] = tuple(flat)
     for node, values in parameters.items():  # the file's and nodes:, together
         node_check = node_checks[node] if node_checks is not None else None
         if 'params_file' in tree:  # what the file gives alone is named in the file
@@ -301,13 +303,12 @@ def load_scenario(
                 check_node_parameters(f'params_file {params_path}', f'{node}.', node, values,
                                       node_specs[node], node_check)
             raise
-        check_used(source, f'nodes.{node}.', node, values, given.get(node, ()), unused)
 
     map_yaml = _map_path(source, tree['map'], parameters['vehicle_sim']) if 'map' in tree else None
     return Scenario(name=name, duration_s=float(duration), seed=seed, record_topics=record_topics,
                     pass_criteria={k: float(v) for k, v in criteria.items()},
                     node_parameters=parameters, source=source, map_yaml=map_yaml,
-                    params_file_replaced=replaced)
+                    params_file_replaced=replaced, nodes_given=given)
 
 
 def check_node_parameters(source: Path | str, prefix: str, node: str, values: Mapping[str, Any],
@@ -350,18 +351,28 @@ the node's parameters a run does not use with ``parameters``
 (:func:`wheelsim.run.runner.unused_in_a_run`)."""
 
 
-def check_used(source: Path | str, prefix: str, node: str, values: Mapping[str, Any],
-               given: Iterable[str], unused: UnusedParameters | None) -> None:
-    """Raise :class:`ScenarioError` ``<source>: <prefix><name>: has no effect in a run: <why>;
-    remove it`` for the first parameter name of ``given`` that ``unused(node, values)`` names
-    (``unused`` None: not checked): a value that would change nothing, so that a sweep over it
-    gives the same run at every point."""
-    if unused is None:
-        return
-    for key, reason in unused(node, values).items():
-        for name in given:
-            if named_by(key, name):
-                raise _fail(source, prefix + name, f'has no effect in a run: {reason}; remove it')
+def check_used(scenario: Scenario, runs: Sequence[Scenario], params: Iterable[str],
+               unused: UnusedParameters, what: str) -> None:
+    """Raise :class:`ScenarioError` for a node parameter that ``scenario``'s ``nodes:``
+    (:attr:`Scenario.nodes_given`) or a ``--param`` (``params``: the names given, ``seed``
+    aside) gives and that no run of ``runs`` (the command's scenarios, overrides applied) uses
+    (``unused``): ``<scenario>: nodes.<node>.<name>: has no effect in <what>: <why>; remove it``
+    or ``--param <node>.<name>: ...``. A value that changes nothing would make a sweep over it
+    give the same run at every point; one that some run uses (another axis changing the mode or
+    the model) is taken."""
+    where = scenario.source or 'the default scenario'
+    given = [(f'{where}: nodes.{node}.{name}', node, name)
+             for node, names in scenario.nodes_given.items() for name in names]
+    given += [(f'--param {param}', *param.split('.', 1)) for param in params if '.' in param]
+    for label, node, name in given:
+        reason = None
+        for run in runs:
+            reason = next((why for key, why in unused(node, run.node_parameters[node]).items()
+                           if named_by(key, name)), None)
+            if reason is None:
+                break  # this run uses it
+        if reason is not None:
+            raise ScenarioError(f'{label}: has no effect in {what}: {reason}; remove it')
 
 
 OverrideCheck = Callable[[str, Mapping[str, Any], Mapping[str, Any]], None]

@@ -25,6 +25,8 @@ and the best run's bag with its plots (``<best run>/plots/report.pdf``).
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -91,6 +93,26 @@ def _suggest(trial, axes: Sequence[Axis]) -> dict[str, Any]:
     return {a.name: value(a) for a in axes}
 
 
+MAX_CHOICE_RUNS = 1000
+"""The most combinations of choices :func:`choice_runs` gives."""
+
+
+def choice_runs(scenario: Scenario, axes: Sequence[Axis], check: OverrideCheck
+                ) -> list[Scenario]:
+    """``scenario`` at each combination of the choice axes' values (the ranges at their low
+    end; the first :data:`MAX_CHOICE_RUNS`; those that break a rule across parameters left
+    out): what a parameter's use can depend on (a mode, a model) over the trials."""
+    values = [a.values if a.values is not None else [a.low] for a in axes]
+    runs = []
+    for combination in itertools.islice(itertools.product(*values), MAX_CHOICE_RUNS):
+        try:
+            runs.append(with_overrides(scenario, dict(zip([a.name for a in axes], combination,
+                                                          strict=True)), check))
+        except ScenarioError:
+            continue  # a trial there fails; the study goes on
+    return runs
+
+
 def check_axes(axes: Sequence[Axis], specs: Mapping[str, Sequence[ParamSpec]]) -> list[Axis]:
     """``axes`` as :func:`wheelsim.run.sampling.as_parameter_types` gives them (its
     ScenarioError for a range of an integer parameter whose bounds are no integers, and for a
@@ -119,11 +141,25 @@ def check_storage(url: str) -> None:
                             f'{err}') from None
 
 
-def scenario_key(scenario: Scenario) -> str:
+def scenario_key(scenario: Scenario, axes: Sequence[Axis]) -> str:
     """A short hash of what of ``scenario`` makes a trial's metrics and their feasibility: its
-    duration, seed, pass criteria, node parameters and map (not its name, file or recorded
-    topics)."""
-    return job_key(replace(scenario, name='', source=None, record_topics=None))
+    duration, seed, pass criteria, node parameters and map's content, without what the
+    ``axes`` set in every trial (the seed or a parameter tuned), its name, file or recorded
+    topics."""
+    tuned = {a.name for a in axes}
+    parameters = {node: {k: v for k, v in values.items() if f'{node}.{k}' not in tuned}
+                  for node, values in scenario.node_parameters.items()}
+    kept = replace(scenario, name='', source=None, record_topics=None, map_yaml=None,
+                   seed=0 if SEED_KEY in tuned else scenario.seed, node_parameters=parameters)
+    digest = hashlib.sha256(job_key(kept).encode())
+    if scenario.map_yaml is not None:  # by content: the same map elsewhere (another checkout)
+        from wheelsim.core.world.map_file import load_map_file
+
+        world = load_map_file(scenario.map_yaml)
+        digest.update(repr((world.resolution_m, world.origin, world.negate, world.occupied_thresh,
+                            world.free_thresh, world.mode, world.values.shape)).encode())
+        digest.update(world.values.tobytes())
+    return digest.hexdigest()[:12]
 
 
 def open_study(folder: Path, storage: str | None, name: str, objective: str,
@@ -152,7 +188,7 @@ def open_study(folder: Path, storage: str | None, name: str, objective: str,
     folder.mkdir(parents=True, exist_ok=True)
     texts = ' '.join(a.text for a in axes)
     search = {'objective': objective, 'parameters': [repr(a) for a in axes],
-              'scenario': scenario_key(scenario)}
+              'scenario': scenario_key(scenario, axes)}
     for key, value in search.items():
         known = study.user_attrs.get(key)
         if known is None:

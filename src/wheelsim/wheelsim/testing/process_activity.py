@@ -57,7 +57,7 @@ def _describe(pid: int, cpu_before_s: float | None, interval_s: float) -> str:
 
 
 def activity(pids: Iterable[int], interval_s: float = 1.0) -> list[str]:
-    """One line per process of ``pids`` (in order): state (``R`` running, ``S`` sleeping,
+    """One line per process of ``pids`` (by process id): state (``R`` running, ``S`` sleeping,
     ``D`` in uninterruptible wait, ``Z`` zombie, ...), CPU seconds it used during
     ``interval_s`` of wall time, its threads by state, the first :data:`COMMAND_CHARACTERS` of
     its command line; ``<pid> ended`` for one that is gone."""
