@@ -96,6 +96,19 @@ def test_overwrite_refuses_a_file_where_a_folder_goes_and_removes_nothing(tmp_pa
     assert (folder / 'timing.json').read_text() == 'earlier'
 
 
+def test_overwrite_leaves_alone_what_is_where_this_run_writes_nothing(tmp_path):
+    """Found in review: a run without plots nor bag was refused for a file named plots or bag,
+    where it writes nothing."""
+    folder = run_folder(tmp_path, 'demo')
+    (folder / 'bag').write_text('mine')
+    (folder / 'plots').mkdir()
+    (folder / 'plots' / 'report.pdf').mkdir()
+    assert run_folder(tmp_path, 'demo', overwrite=True, writes=()) == folder
+    assert (folder / 'bag').read_text() == 'mine' and (folder / 'plots' / 'report.pdf').is_dir()
+    with pytest.raises(OutputError, match='report.pdf is a folder where a run writes a file'):
+        run_folder(tmp_path, 'demo', overwrite=True, writes=('plots',))
+
+
 def test_overwrite_refuses_a_folder_no_run_wrote(tmp_path):
     (tmp_path / 'demo').mkdir()
     (tmp_path / 'demo' / 'thesis.tex').write_text('years of work')

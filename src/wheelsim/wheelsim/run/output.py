@@ -21,6 +21,7 @@ import json
 import math
 import os
 import unicodedata
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,8 @@ MARKER = '.wheelsim-run'
 #: The folders a run makes whole (the bag's writer creates the bag folder itself): a file of
 #: another name there stops ``--overwrite`` before anything is removed.
 WHOLE_FOLDERS = ('bag',)
+SUBFOLDERS = ('bag', 'plots')
+"""The folders a run may write in its folder: its bag, its plots."""
 MAX_NUMBERED = 10_000
 #: Unicode categories a run's name may not hold: control characters, line and paragraph
 #: separators.
@@ -93,7 +96,7 @@ def _run_paths(folder: Path) -> list[Path]:
     return paths
 
 
-def _remove_run_files(folder: Path) -> None:
+def _remove_run_files(folder: Path, writes: Collection[str]) -> None:
     """Remove what an earlier run wrote into ``folder``; every other file stays. A symbolic
     link where the run writes is refused (the run would write through it, outside the
     folder)."""
@@ -105,8 +108,11 @@ def _remove_run_files(folder: Path) -> None:
     if links:
         raise OutputError(f'{links[0]} is a symbolic link where a run writes: not writing '
                           'through it; remove it or choose another --output')
-    subfolders = [folder / sub for sub, _ in run_files() if sub]
-    for path in paths:  # of another kind than the run writes there
+    subfolders = [folder / sub for sub in SUBFOLDERS]
+    unwritten = [folder / sub for sub in SUBFOLDERS if sub not in writes]
+    for path in paths:  # of another kind than this run writes there
+        if path in unwritten or path.parent in unwritten:
+            continue
         if path.exists() and path.is_dir() != (path in subfolders):
             kinds = ('a file', 'a folder') if path in subfolders else ('a folder', 'a file')
             raise OutputError(f'{path} is {kinds[0]} where a run writes {kinds[1]}: not '
@@ -128,15 +134,19 @@ def _remove_run_files(folder: Path) -> None:
             place.rmdir()
 
 
-def run_folder(output_root: Path, name: str, overwrite: bool = False) -> Path:
-    """The folder of a new run of ``name`` in ``output_root``, created (see the module doc)."""
+def run_folder(output_root: Path, name: str, overwrite: bool = False,
+               writes: Collection[str] = SUBFOLDERS) -> Path:
+    """The folder of a new run of ``name`` in ``output_root``, created (see the module doc);
+    ``writes``: the folders of :data:`SUBFOLDERS` this run writes (with ``overwrite``, a file or
+    folder of another kind than the run writes in one of them, or in its place, is refused; in
+    one it does not write, left alone)."""
     root = Path(output_root).resolve()
     folder = root / check_run_name(name)  # one component: directly inside the root
     root.mkdir(parents=True, exist_ok=True)
     if overwrite and (folder.exists() or folder.is_symlink()):
         if folder.is_symlink() or not folder.is_dir():
             raise OutputError(f'{folder} is not a plain folder: not overwriting it')
-        _remove_run_files(folder)
+        _remove_run_files(folder, writes)
     else:
         for number in range(2, MAX_NUMBERED):
             if not folder.exists() and not folder.is_symlink():

@@ -401,7 +401,9 @@ def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float 
 
     phases = Phases()
     check_across_nodes(scenario)
-    out = run_folder(output_root, scenario.name, overwrite)
+    records = record and scenario.record_topics != ()
+    out = run_folder(output_root, scenario.name, overwrite,
+                     writes=('bag',) * records + ('plots',) * make_plots)
     # the report's data, read from each message as it is published
     reader = RunReader(plots=make_plots)
     try:
