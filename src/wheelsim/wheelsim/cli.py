@@ -367,8 +367,9 @@ def _tune(args: argparse.Namespace) -> int:
     axes = tune.check_axes(sampling.parse_axes(args.param), specs)
     check = _override_check(specs)
     _check_axis_ends(scenario, axes, check)
-    check_used(scenario, tune.choice_runs(scenario, axes, check), [a.name for a in axes],
-               unused_in_a_run, 'any trial')
+    runs = tune.choice_runs(scenario, axes, check)
+    if runs is not None:
+        check_used(scenario, runs, [a.name for a in axes], unused_in_a_run, 'any trial')
     root = _output_root(args.output) / scenario.name / args.study
     check_command_folder(root, 'tune')
     with runner:  # then the folder and the study: a bad --address leaves no folder

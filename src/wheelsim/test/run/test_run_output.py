@@ -21,7 +21,8 @@ from wheelsim.run.output import (
 @pytest.mark.parametrize('name', ['', '.', '..', 'a/b', '../x', 'a\\b', 'tab\there', 'nul\0', 42,
                                   'a' * 201, 'é' * 101,
                                   # found in review: accepted as folder names
-                                  ' ', 'run ', ' run', 'abc\u202edef', 'a\u2028b'])
+                                  ' ', 'run ', ' run', 'abc\u202edef', 'a\u2028b',
+                                  'default\u200b', '\u2060', 'de\ufefffault'])
 def test_unsafe_names_are_refused(name):
     with pytest.raises(OutputError):
         check_run_name(name)
@@ -105,6 +106,14 @@ def test_overwrite_leaves_alone_what_is_where_this_run_writes_nothing(tmp_path):
     (folder / 'plots' / 'report.pdf').mkdir()
     assert run_folder(tmp_path, 'demo', overwrite=True, writes=()) == folder
     assert (folder / 'bag').read_text() == 'mine' and (folder / 'plots' / 'report.pdf').is_dir()
+    (folder / 'bag').unlink()  # found in review: a link there, a file of the user's in bag/
+    (folder / 'bag').symlink_to(tmp_path)
+    assert run_folder(tmp_path, 'demo', overwrite=True, writes=()) == folder
+    (folder / 'bag').unlink()
+    (folder / 'bag').mkdir()
+    (folder / 'bag' / 'notes.txt').write_text('mine')
+    assert run_folder(tmp_path, 'demo', overwrite=True, writes=()) == folder
+    assert (folder / 'bag' / 'notes.txt').read_text() == 'mine'
     with pytest.raises(OutputError, match='report.pdf is a folder where a run writes a file'):
         run_folder(tmp_path, 'demo', overwrite=True, writes=('plots',))
 

@@ -1,8 +1,8 @@
 """Where a run writes: ``OUTPUT/<name>/``, and never anything outside it.
 
 - :func:`check_run_name`: a scenario name is one safe path component (not empty, ``.`` or
-  ``..``, no path separator, no control or bidirectional control character, no space at
-  either end, at most
+  ``..``, no path separator, no control or invisible format character, no space at either
+  end, at most
   :data:`MAX_NAME_BYTES`), so ``OUTPUT/<name>`` is a folder directly inside the output root.
 - :func:`run_folder`: an existing run folder is kept and the run goes to ``<name>-2``,
   ``<name>-3``, ...; with ``overwrite`` the folder is reused after removing only what a run writes
@@ -32,14 +32,13 @@ WHOLE_FOLDERS = ('bag',)
 SUBFOLDERS = ('bag', 'plots')
 """The folders a run may write in its folder: its bag, its plots."""
 MAX_NUMBERED = 10_000
-#: Unicode categories a run's name may not hold: control characters, line and paragraph
-#: separators.
-INVISIBLE = ('Cc', 'Zl', 'Zp')
-#: The bidirectional controls, which show text in another order than it has (U+202E shows the
-#: rest of a line reversed): a folder name would look like another. (Other format characters,
-#: such as the zero-width joiners of Persian words and emoji, stay.)
-BIDI_CONTROLS = frozenset('\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e'
-                          '\u2066\u2067\u2068\u2069')
+#: Unicode categories a run's name may not hold: control characters, invisible format characters
+#: (a zero-width space makes ``default\u200b`` look like ``default``; U+202E shows the rest of a
+#: line reversed), line and paragraph separators.
+INVISIBLE = ('Cc', 'Cf', 'Zl', 'Zp')
+#: The format characters that are parts of words: zero-width non-joiner and joiner (Persian
+#: words, emoji sequences), soft hyphen.
+WORD_FORMAT = frozenset('\u200c\u200d\u00ad')
 #: The longest scenario name [bytes of UTF-8]: a folder name (Linux allows 255 bytes) with room
 #: for the numbered runs' ``-10000`` and a sweep point's suffix.
 MAX_NAME_BYTES = 200
@@ -57,11 +56,11 @@ def check_run_name(name: object) -> str:
         raise OutputError(f'{name!r} must be a non-empty string')
     if name in ('.', '..'):
         raise OutputError(f'{name!r} is not a folder name (it would point outside the run folder)')
-    bad = [c for c in name if c in ('/', '\\', os.sep) or c in BIDI_CONTROLS
-           or unicodedata.category(c) in INVISIBLE]
+    bad = [c for c in name if c in ('/', '\\', os.sep)
+           or (unicodedata.category(c) in INVISIBLE and c not in WORD_FORMAT)]
     if bad:
-        raise OutputError(f'{name!r} must not contain path separators, control or bidirectional '
-                          f'control characters (found {"".join(sorted(set(bad)))!r})')
+        raise OutputError(f'{name!r} must not contain path separators, control or invisible '
+                          f'format characters (found {"".join(sorted(set(bad)))!r})')
     if name != name.strip():
         raise OutputError(f'{name!r} must not start or end with a space (a folder name that '
                           'looks like another)')
@@ -97,27 +96,27 @@ def _run_paths(folder: Path) -> list[Path]:
 
 
 def _remove_run_files(folder: Path, writes: Collection[str]) -> None:
-    """Remove what an earlier run wrote into ``folder``; every other file stays. A symbolic
-    link where the run writes is refused (the run would write through it, outside the
-    folder)."""
+    """Remove what an earlier run wrote into ``folder``; every other file stays. Where this run
+    writes (``writes``: of :data:`SUBFOLDERS`, and the folder's own files), a symbolic link is
+    refused (the run would write through it, outside the folder), as is a file where it writes
+    a folder or the reverse, and a file of another name in a folder it makes whole."""
     if not (folder / MARKER).is_file():
         raise OutputError(f'{folder} was not written by wheelsim run (no {MARKER}): '
                           'not overwriting it; choose another --output or scenario name')
-    paths = _run_paths(folder)
+    unwritten = [folder / sub for sub in SUBFOLDERS if sub not in writes]
+    paths = [path for path in _run_paths(folder)  # where this run writes
+             if path not in unwritten and path.parent not in unwritten]
     links = [path for path in paths if path.is_symlink()]
     if links:
         raise OutputError(f'{links[0]} is a symbolic link where a run writes: not writing '
                           'through it; remove it or choose another --output')
     subfolders = [folder / sub for sub in SUBFOLDERS]
-    unwritten = [folder / sub for sub in SUBFOLDERS if sub not in writes]
     for path in paths:  # of another kind than this run writes there
-        if path in unwritten or path.parent in unwritten:
-            continue
         if path.exists() and path.is_dir() != (path in subfolders):
             kinds = ('a file', 'a folder') if path in subfolders else ('a folder', 'a file')
             raise OutputError(f'{path} is {kinds[0]} where a run writes {kinds[1]}: not '
                               'overwriting; move it or choose another --output')
-    others = sorted(path for sub in WHOLE_FOLDERS if (folder / sub).is_dir()
+    others = sorted(path for sub in WHOLE_FOLDERS if sub in writes and (folder / sub).is_dir()
                     for path in (folder / sub).iterdir() if path not in paths)
     if others:
         raise OutputError(f'{others[0]}: a run makes {others[0].parent.name}/ whole and does not '

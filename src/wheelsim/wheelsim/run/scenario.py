@@ -353,26 +353,32 @@ the node's parameters a run does not use with ``parameters``
 
 def check_used(scenario: Scenario, runs: Sequence[Scenario], params: Iterable[str],
                unused: UnusedParameters, what: str) -> None:
-    """Raise :class:`ScenarioError` for a node parameter that ``scenario``'s ``nodes:``
-    (:attr:`Scenario.nodes_given`) or a ``--param`` (``params``: the names given, ``seed``
-    aside) gives and that no run of ``runs`` (the command's scenarios, overrides applied) uses
-    (``unused``): ``<scenario>: nodes.<node>.<name>: has no effect in <what>: <why>; remove it``
-    or ``--param <node>.<name>: ...``. A value that changes nothing would make a sweep over it
-    give the same run at every point; one that some run uses (another axis changing the mode or
-    the model) is taken."""
-    where = scenario.source or 'the default scenario'
-    given = [(f'{where}: nodes.{node}.{name}', node, name)
-             for node, names in scenario.nodes_given.items() for name in names]
-    given += [(f'--param {param}', *param.split('.', 1)) for param in params if '.' in param]
-    for label, node, name in given:
-        reason = None
-        for run in runs:
+    """Raise :class:`ScenarioError` for a node parameter given and used nowhere (``unused``):
+    a ``--param`` (``params``: the names given, ``seed`` aside) that no run of ``runs`` (the
+    command's scenarios, overrides applied) uses, ``--param <node>.<name>: has no effect in
+    <what>: <why>; remove it``; or a value of ``scenario``'s ``nodes:``
+    (:attr:`Scenario.nodes_given`) that neither the scenario as written nor any run uses,
+    ``<scenario>: nodes.<node>.<name>: ...`` (a ``--param`` that switches the model or mode may
+    leave the scenario's own values unused: they stay the scenario's). A value that changes
+    nothing would make a sweep over it give the same run at every point; one that some run uses
+    (another axis switching the mode or the model) is taken. ``<why>`` lists each run's reason
+    once."""
+    given = [(f'--param {param}', runs, *param.split('.', 1)) for param in params if '.' in param]
+    given += [(f'{scenario.source}: nodes.{node}.{name}', [scenario, *runs], node, name)
+              for node, names in scenario.nodes_given.items() for name in names]
+    for label, among, node, name in given:
+        reasons: list[str] = []
+        for run in among:
             reason = next((why for key, why in unused(node, run.node_parameters[node]).items()
                            if named_by(key, name)), None)
             if reason is None:
                 break  # this run uses it
-        if reason is not None:
-            raise ScenarioError(f'{label}: has no effect in {what}: {reason}; remove it')
+            if reason not in reasons:
+                reasons.append(reason)
+        else:
+            if reasons:
+                raise ScenarioError(f'{label}: has no effect in {what}: {"; ".join(reasons)}; '
+                                    'remove it')
 
 
 OverrideCheck = Callable[[str, Mapping[str, Any], Mapping[str, Any]], None]

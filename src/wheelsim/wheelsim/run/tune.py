@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -94,23 +95,26 @@ def _suggest(trial, axes: Sequence[Axis]) -> dict[str, Any]:
 
 
 MAX_CHOICE_RUNS = 1000
-"""The most combinations of choices :func:`choice_runs` gives."""
+"""The most combinations of choices :func:`choice_runs` builds."""
 
 
 def choice_runs(scenario: Scenario, axes: Sequence[Axis], check: OverrideCheck
-                ) -> list[Scenario]:
-    """``scenario`` at each combination of the choice axes' values (the ranges at their low
-    end; the first :data:`MAX_CHOICE_RUNS`; those that break a rule across parameters left
-    out): what a parameter's use can depend on (a mode, a model) over the trials."""
-    values = [a.values if a.values is not None else [a.low] for a in axes]
+                ) -> list[Scenario] | None:
+    """``scenario`` at each combination of the values of the choice axes (value lists; not the
+    seed, not the ranges: numbers switch no mode nor model), those that break a rule across
+    parameters left out (``scenario`` alone if all do): what a parameter's use can depend on
+    over the trials. None with more than :data:`MAX_CHOICE_RUNS` combinations (not checked)."""
+    choices = [a for a in axes if a.values is not None and a.name != SEED_KEY]
+    if math.prod(len(a.values) for a in choices) > MAX_CHOICE_RUNS:
+        return None
     runs = []
-    for combination in itertools.islice(itertools.product(*values), MAX_CHOICE_RUNS):
+    for combination in itertools.product(*(a.values for a in choices)):
         try:
-            runs.append(with_overrides(scenario, dict(zip([a.name for a in axes], combination,
-                                                          strict=True)), check))
+            runs.append(with_overrides(scenario, dict(zip([a.name for a in choices],
+                                                          combination, strict=True)), check))
         except ScenarioError:
             continue  # a trial there fails; the study goes on
-    return runs
+    return runs or [scenario]
 
 
 def check_axes(axes: Sequence[Axis], specs: Mapping[str, Sequence[ParamSpec]]) -> list[Axis]:
@@ -141,25 +145,41 @@ def check_storage(url: str) -> None:
                             f'{err}') from None
 
 
+MAP_PARAMETER = 'world.map_yaml'
+"""vehicle_sim's map file parameter, which a scenario's ``nodes:`` may set instead of ``map``."""
+
+
 def scenario_key(scenario: Scenario, axes: Sequence[Axis]) -> str:
     """A short hash of what of ``scenario`` makes a trial's metrics and their feasibility: its
-    duration, seed, pass criteria, node parameters and map's content, without what the
-    ``axes`` set in every trial (the seed or a parameter tuned), its name, file or recorded
-    topics."""
+    duration, seed, pass criteria, node parameters and map's content (``map`` or vehicle_sim's
+    ``world.map_yaml``), without what the ``axes`` set in every trial (the seed or a parameter
+    tuned), its name, file or recorded topics."""
     tuned = {a.name for a in axes}
-    parameters = {node: {k: v for k, v in values.items() if f'{node}.{k}' not in tuned}
+    parameters = {node: {k: v for k, v in values.items() if f'{node}.{k}' not in tuned
+                         and (node, k) != ('vehicle_sim', MAP_PARAMETER)}
                   for node, values in scenario.node_parameters.items()}
     kept = replace(scenario, name='', source=None, record_topics=None, map_yaml=None,
                    seed=0 if SEED_KEY in tuned else scenario.seed, node_parameters=parameters)
     digest = hashlib.sha256(job_key(kept).encode())
-    if scenario.map_yaml is not None:  # by content: the same map elsewhere (another checkout)
-        from wheelsim.core.world.map_file import load_map_file
-
-        world = load_map_file(scenario.map_yaml)
-        digest.update(repr((world.resolution_m, world.origin, world.negate, world.occupied_thresh,
-                            world.free_thresh, world.mode, world.values.shape)).encode())
-        digest.update(world.values.tobytes())
+    maps = [scenario.map_yaml, scenario.node_parameters.get('vehicle_sim', {}).get(MAP_PARAMETER)]
+    for path in maps:  # by content: the same map elsewhere (another checkout)
+        if path:
+            digest.update(_map_digest(path))
     return digest.hexdigest()[:12]
+
+
+def _map_digest(path: Path | str) -> bytes:
+    """The content of a map file (its grid and meta-data), or its path if it cannot be read."""
+    from wheelsim.core.world.map_file import load_map_file
+    from wheelsim.core.world.occupancy import MapError
+
+    try:
+        world = load_map_file(path)
+    except (MapError, OSError):  # the run says why
+        return str(path).encode()
+    meta = (world.resolution_m, world.origin, world.negate, world.occupied_thresh,
+            world.free_thresh, world.mode, world.values.shape)
+    return repr(meta).encode() + world.values.tobytes()
 
 
 def open_study(folder: Path, storage: str | None, name: str, objective: str,
