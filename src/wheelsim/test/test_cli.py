@@ -197,6 +197,33 @@ def test_ctrl_c_while_the_report_is_written_keeps_the_metrics_and_says_what_is_t
     gc.unfreeze()
 
 
+def test_ctrl_c_after_a_run_without_a_bag_does_not_claim_one(capsys, signal_handlers_kept,
+                                                             tmp_path, monkeypatch):
+    """Found in review: a user's bag/ left alone in a run folder reused by a run that records
+    nothing made the message say "the bag, metrics.json ..."."""
+    from wheelsim.report import metrics
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'short.yaml').write_text(SHORT_RUN + 'record: none\n')
+    assert main(['run', 'short.yaml', '--quiet', '--output', 'out', '--no-plots']) == 0
+    (tmp_path / 'out' / 'short' / 'bag').mkdir()
+    (tmp_path / 'out' / 'short' / 'bag' / 'notes.txt').write_text('mine')
+    original = metrics.compute_metrics
+
+    def interrupted(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(metrics, 'compute_metrics', interrupted)
+    capsys.readouterr()
+    assert main(['run', 'short.yaml', '--quiet', '--output', 'out', '--no-plots',
+                 '--overwrite']) == 130
+    err = capsys.readouterr().err
+    assert 'wheelsim: interrupted while writing the report: metrics.json and timing.json are in ' \
+        in err, err
+    gc.unfreeze()
+
+
 @pytest.mark.parametrize(('count', 'noun', 'text'), [
     (1, 'run', '1 run'), (0, 'run', '0 runs'), (2, 'Ray worker', '2 Ray workers'),
     (1, 'more row', '1 more row')])
@@ -220,6 +247,12 @@ def test_counts_in_the_commands_lines_agree_with_their_nouns(count, noun, text):
     (['sweep', '--param', 'localization.mode=noisy,perfect', '--param',
       'localization.ekf.measurement_rate=5'], '--param localization.ekf.measurement_rate: has no '
      'effect in any run of the sweep: only mode ekf uses it'),
+    # found in review: more than 1000 combinations of numbers checked nothing
+    (['tune', '--param', 'vehicle_sim.real_time_factor=1:2', *[
+        arg for name in ('controller.lead_time', 'planner.limits.max_speed',
+                         'controller.goal.xy_tolerance')
+        for arg in ('--param', f'{name}=' + ','.join(f'0.{i + 10}' for i in range(11)))],
+      *OBJECTIVE], '--param vehicle_sim.real_time_factor: has no effect in any trial'),
     # each run's reason once (found in review: only the last run's was named)
     (['sweep', '--param', 'vehicle_sim.model=bicycle,omni', '--param',
       'vehicle_sim.model_params.differential.track=0.4'],
@@ -313,3 +346,20 @@ def test_a_param_switching_the_model_or_mode_keeps_the_values_it_makes_used(
     finally:
         gc.unfreeze()
     assert capsys.readouterr().err == 'wheelsim: error: --output a_file: is a file, not a folder\n'
+
+
+def test_a_nodes_value_refused_names_the_run_s_reason_not_the_scenario_s(capsys, tmp_path,
+                                                                       signal_handlers_kept,
+                                                                       monkeypatch):
+    """Found in review: the reason named the mode of the scenario as written beside the run's."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 's.yaml').write_text(
+        'nodes:\n  planner: {waypoints: [1.0, 0.0, .nan]}\n'
+        '  localization: {mode: perfect, ekf: {measurement_rate: 5.0}}\n')
+    try:
+        assert main(['run', 's.yaml', '--param', 'localization.mode=noisy']) == EXIT_BAD_INPUT
+    finally:
+        gc.unfreeze()
+    assert capsys.readouterr().err == (
+        'wheelsim: error: s.yaml: nodes.localization.ekf.measurement_rate: has no effect in the '
+        'run: only mode ekf uses it, and mode is noisy (read only); remove it\n')

@@ -348,7 +348,7 @@ def _tune(args: argparse.Namespace) -> int:
     from wheelsim.report.metrics import METRIC_NAMES
     from wheelsim.run import sampling, tables, tune
     from wheelsim.run.output import check_run_name
-    from wheelsim.run.runner import run_scenario, unused_in_a_run
+    from wheelsim.run.runner import USE_DECIDING, run_scenario, unused_in_a_run
 
     scenario, specs = _load(args.scenario)
     runner = _ray_runner(args)  # checks --workers before the study is created
@@ -367,9 +367,8 @@ def _tune(args: argparse.Namespace) -> int:
     axes = tune.check_axes(sampling.parse_axes(args.param), specs)
     check = _override_check(specs)
     _check_axis_ends(scenario, axes, check)
-    runs = tune.choice_runs(scenario, axes, check)
-    if runs is not None:
-        check_used(scenario, runs, [a.name for a in axes], unused_in_a_run, 'any trial')
+    check_used(scenario, tune.choice_runs(scenario, axes, check, USE_DECIDING),
+               [a.name for a in axes], unused_in_a_run, 'any trial')
     root = _output_root(args.output) / scenario.name / args.study
     check_command_folder(root, 'tune')
     with runner:  # then the folder and the study: a bad --address leaves no folder

@@ -22,7 +22,8 @@ from wheelsim.run.output import (
                                   'a' * 201, 'é' * 101,
                                   # found in review: accepted as folder names
                                   ' ', 'run ', ' run', 'abc\u202edef', 'a\u2028b',
-                                  'default\u200b', '\u2060', 'de\ufefffault'])
+                                  'default\u200b', '\u2060', 'de\ufefffault',
+                                  'default\u200d', '\u200c', '\u00ad', '\u200ddefault'])
 def test_unsafe_names_are_refused(name):
     with pytest.raises(OutputError):
         check_run_name(name)

@@ -264,22 +264,23 @@ def test_the_study_plots_name_the_objective_metric(tmp_path, monkeypatch):
 
 def test_choice_runs_are_the_scenario_at_each_combination_of_choices(tmp_path):
     """What check_used looks at in a tune: a parameter some combination of choices uses (an ekf
-    rate with mode=noisy,ekf) is taken. Not the seed nor the ranges (numbers switch no mode; a
-    range's low ends broke a rule together, found in review); a combination that breaks a rule
-    is left out, the scenario alone if all do; too many: not checked (None)."""
+    rate with mode=noisy,ekf) is taken. Only the axes of the deciding parameters (found in
+    review: the seed and numbers, which switch no mode, made the combinations too many to
+    check, and the ranges' low ends broke a rule together); a combination that breaks a rule
+    is left out, the scenario alone if all do."""
     def refuse_k_3(node, parameters, given):
         if parameters.get('k') == 3:
             raise ScenarioError('k 3 is refused')
 
+    deciding = (GAIN, 'controller.mode')
     axes = [Axis(GAIN, values=[1, 3]), Axis('controller.mode', values=['a', 'b']),
-            Axis('seed', values=[1, 2]), Axis('controller.lead_time', low=0.1, high=0.5)]
-    runs = choice_runs(SCENARIO, axes, refuse_k_3)
+            Axis('seed', values=[1, 2]), Axis('controller.lead_time', low=0.1, high=0.5),
+            *(Axis(f'controller.p{i}', values=list(range(11))) for i in range(3))]
+    runs = choice_runs(SCENARIO, axes, refuse_k_3, deciding)
     assert [r.node_parameters['controller'] for r in runs] == [{'k': 1, 'mode': 'a'},
                                                               {'k': 1, 'mode': 'b'}]
     assert all(r.seed == SCENARIO.seed for r in runs)
-    assert choice_runs(SCENARIO, [Axis(GAIN, values=[3])], refuse_k_3) == [SCENARIO]
-    many = [Axis(f'controller.p{i}', values=list(range(11))) for i in range(3)]  # 1331
-    assert choice_runs(SCENARIO, many, refuse_k_3) is None
+    assert choice_runs(SCENARIO, [Axis(GAIN, values=[3])], refuse_k_3, deciding) == [SCENARIO]
 
 
 def test_a_map_given_as_vehicle_sim_s_parameter_counts_by_content(tmp_path):
@@ -296,3 +297,13 @@ def test_a_map_given_as_vehicle_sim_s_parameter_counts_by_content(tmp_path):
     with pytest.raises(ScenarioError, match='made with another scenario'):
         open_study(tmp_path, None, 'test', 'cross_track_rms_m', REAL_K, 'tpe', 0,
                    with_map(_map_copy(tmp_path / 'other', changed=True)))
+
+
+def test_a_tuned_map_leaves_the_scenario_s_map_out_of_the_key(tmp_path):
+    """Found in review: with vehicle_sim.world.map_yaml tuned, the scenario's own map (which
+    no trial uses) still made the key: moved or edited, it blocked the resume."""
+    axes = [*REAL_K, Axis('vehicle_sim.world.map_yaml', values=['a.yaml', 'b.yaml'])]
+    base = replace(SCENARIO, map_yaml=_map_copy(tmp_path / 'map'))
+    open_study(tmp_path, None, 'test', 'cross_track_rms_m', axes, 'tpe', 0, base)
+    open_study(tmp_path, None, 'test', 'cross_track_rms_m', axes, 'tpe', 0,
+               replace(base, map_yaml=_map_copy(tmp_path / 'other', changed=True)))

@@ -36,8 +36,8 @@ MAX_NUMBERED = 10_000
 #: (a zero-width space makes ``default\u200b`` look like ``default``; U+202E shows the rest of a
 #: line reversed), line and paragraph separators.
 INVISIBLE = ('Cc', 'Cf', 'Zl', 'Zp')
-#: The format characters that are parts of words: zero-width non-joiner and joiner (Persian
-#: words, emoji sequences), soft hyphen.
+#: The format characters that are parts of words, taken between two visible characters:
+#: zero-width non-joiner and joiner (Persian words, emoji sequences), soft hyphen.
 WORD_FORMAT = frozenset('\u200c\u200d\u00ad')
 #: The longest scenario name [bytes of UTF-8]: a folder name (Linux allows 255 bytes) with room
 #: for the numbered runs' ``-10000`` and a sweep point's suffix.
@@ -50,14 +50,24 @@ class OutputError(ValueError):
     """An output folder that cannot be used safely; the message says why."""
 
 
+def _visible(c: str) -> bool:
+    return not c.isspace() and unicodedata.category(c) not in INVISIBLE
+
+
+def _inside_a_word(name: str, index: int) -> bool:
+    """Whether ``name[index]`` is one of :data:`WORD_FORMAT` between two visible characters."""
+    return (name[index] in WORD_FORMAT and 0 < index < len(name) - 1
+            and _visible(name[index - 1]) and _visible(name[index + 1]))
+
+
 def check_run_name(name: object) -> str:
     """``name`` if it is a safe single path component; OutputError otherwise."""
     if not isinstance(name, str) or not name:
         raise OutputError(f'{name!r} must be a non-empty string')
     if name in ('.', '..'):
         raise OutputError(f'{name!r} is not a folder name (it would point outside the run folder)')
-    bad = [c for c in name if c in ('/', '\\', os.sep)
-           or (unicodedata.category(c) in INVISIBLE and c not in WORD_FORMAT)]
+    bad = [c for i, c in enumerate(name) if c in ('/', '\\', os.sep)
+           or (unicodedata.category(c) in INVISIBLE and not _inside_a_word(name, i))]
     if bad:
         raise OutputError(f'{name!r} must not contain path separators, control or invisible '
                           f'format characters (found {"".join(sorted(set(bad)))!r})')

@@ -125,10 +125,15 @@ def node_defaults() -> dict[str, dict[str, Any]]:
             for node, specs in node_parameter_specs().items()}
 
 
+#: The parameters whose values decide which others a run uses (:func:`unused_in_a_run`).
+USE_DECIDING = ('vehicle_sim.model', 'localization.mode', 'localization.odometry_source')
+
+
 def unused_in_a_run(node: str, values: Mapping[str, Any]) -> dict[str, str]:
     """{parameter name, or ``group.`` for each of a group's: why} of ``node``'s parameters that a
     headless run does not use with ``values`` (the node's parameters; its defaults for the
-    rest): those the node refuses to change live, vehicle_sim following the run's clock."""
+    rest): those the node refuses to change live, vehicle_sim following the run's clock. They
+    depend on :data:`USE_DECIDING` alone."""
     from wheelsim.core.localization.config import unused_parameters as localization_unused
     from wheelsim.core.vehicle_sim.config import unused_parameters as vehicle_sim_unused
 
@@ -436,7 +441,7 @@ def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float 
             with phases('plots'):
                 plots.write_plots(run, out / 'plots', title=scenario.name)
     except KeyboardInterrupt:
-        bag = 'the bag, ' if (out / 'bag').is_dir() else ''
+        bag = 'the bag, ' if records and (out / 'bag').is_dir() else ''
         plotted = ', the plots incomplete' if 'plots' in phases.seconds else ''
         raise ReportInterrupted(f'{bag}metrics.json and timing.json are in {out}{plotted}') \
             from None

@@ -363,22 +363,26 @@ def check_used(scenario: Scenario, runs: Sequence[Scenario], params: Iterable[st
     nothing would make a sweep over it give the same run at every point; one that some run uses
     (another axis switching the mode or the model) is taken. ``<why>`` lists each run's reason
     once."""
-    given = [(f'--param {param}', runs, *param.split('.', 1)) for param in params if '.' in param]
-    given += [(f'{scenario.source}: nodes.{node}.{name}', [scenario, *runs], node, name)
+    def reason(run: Scenario, node: str, name: str) -> str | None:
+        return next((why for key, why in unused(node, run.node_parameters[node]).items()
+                     if named_by(key, name)), None)
+
+    where = scenario.source or 'the default scenario'
+    given = [(f'--param {param}', False, *param.split('.', 1))
+             for param in params if '.' in param]
+    given += [(f'{where}: nodes.{node}.{name}', True, node, name)
               for node, names in scenario.nodes_given.items() for name in names]
-    for label, among, node, name in given:
-        reasons: list[str] = []
-        for run in among:
-            reason = next((why for key, why in unused(node, run.node_parameters[node]).items()
-                           if named_by(key, name)), None)
-            if reason is None:
+    for label, scenario_s, node, name in given:
+        reasons = []
+        for run in runs:
+            why = reason(run, node, name)
+            if why is None:
                 break  # this run uses it
-            if reason not in reasons:
-                reasons.append(reason)
+            reasons.append(why)
         else:
-            if reasons:
-                raise ScenarioError(f'{label}: has no effect in {what}: {"; ".join(reasons)}; '
-                                    'remove it')
+            if reasons and not (scenario_s and reason(scenario, node, name) is None):
+                why = '; '.join(dict.fromkeys(reasons))  # each once, in run order
+                raise ScenarioError(f'{label}: has no effect in {what}: {why}; remove it')
 
 
 OverrideCheck = Callable[[str, Mapping[str, Any], Mapping[str, Any]], None]

@@ -27,8 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -94,19 +93,13 @@ def _suggest(trial, axes: Sequence[Axis]) -> dict[str, Any]:
     return {a.name: value(a) for a in axes}
 
 
-MAX_CHOICE_RUNS = 1000
-"""The most combinations of choices :func:`choice_runs` builds."""
-
-
-def choice_runs(scenario: Scenario, axes: Sequence[Axis], check: OverrideCheck
-                ) -> list[Scenario] | None:
-    """``scenario`` at each combination of the values of the choice axes (value lists; not the
-    seed, not the ranges: numbers switch no mode nor model), those that break a rule across
-    parameters left out (``scenario`` alone if all do): what a parameter's use can depend on
-    over the trials. None with more than :data:`MAX_CHOICE_RUNS` combinations (not checked)."""
-    choices = [a for a in axes if a.values is not None and a.name != SEED_KEY]
-    if math.prod(len(a.values) for a in choices) > MAX_CHOICE_RUNS:
-        return None
+def choice_runs(scenario: Scenario, axes: Sequence[Axis], check: OverrideCheck,
+                deciding: Collection[str]) -> list[Scenario]:
+    """``scenario`` at each combination of the values of the axes that are lists of values of
+    the ``deciding`` parameters (those that decide which others a run uses: its model, its
+    modes), those that break a rule across parameters left out (``scenario`` alone if all do):
+    what a parameter's use can depend on over the trials."""
+    choices = [a for a in axes if a.values is not None and a.name in deciding]
     runs = []
     for combination in itertools.product(*(a.values for a in choices)):
         try:
@@ -162,6 +155,8 @@ def scenario_key(scenario: Scenario, axes: Sequence[Axis]) -> str:
                    seed=0 if SEED_KEY in tuned else scenario.seed, node_parameters=parameters)
     digest = hashlib.sha256(job_key(kept).encode())
     maps = [scenario.map_yaml, scenario.node_parameters.get('vehicle_sim', {}).get(MAP_PARAMETER)]
+    if f'vehicle_sim.{MAP_PARAMETER}' in tuned:
+        maps = []  # every trial sets its own
     for path in maps:  # by content: the same map elsewhere (another checkout)
         if path:
             digest.update(_map_digest(path))
