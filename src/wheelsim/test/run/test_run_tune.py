@@ -299,11 +299,22 @@ def test_a_map_given_as_vehicle_sim_s_parameter_counts_by_content(tmp_path):
                    with_map(_map_copy(tmp_path / 'other', changed=True)))
 
 
-def test_a_tuned_map_leaves_the_scenario_s_map_out_of_the_key(tmp_path):
-    """Found in review: with vehicle_sim.world.map_yaml tuned, the scenario's own map (which
-    no trial uses) still made the key: moved or edited, it blocked the resume."""
+def test_a_tuned_map_parameter_leaves_its_base_value_out_of_the_key(tmp_path):
+    """Found in review: with vehicle_sim.world.map_yaml tuned, its base value (which no trial
+    uses) still made the key; the scenario's map, which a run takes over that parameter
+    (found in the next review), stays in it."""
     axes = [*REAL_K, Axis('vehicle_sim.world.map_yaml', values=['a.yaml', 'b.yaml'])]
-    base = replace(SCENARIO, map_yaml=_map_copy(tmp_path / 'map'))
-    open_study(tmp_path, None, 'test', 'cross_track_rms_m', axes, 'tpe', 0, base)
+
+    def with_map_parameter(path: Path) -> Scenario:
+        return replace(SCENARIO, node_parameters={'controller': {}, 'vehicle_sim': {
+            'world.map_yaml': str(path)}})
+
     open_study(tmp_path, None, 'test', 'cross_track_rms_m', axes, 'tpe', 0,
-               replace(base, map_yaml=_map_copy(tmp_path / 'other', changed=True)))
+               with_map_parameter(_map_copy(tmp_path / 'map')))
+    open_study(tmp_path, None, 'test', 'cross_track_rms_m', axes, 'tpe', 0,
+               with_map_parameter(_map_copy(tmp_path / 'other', changed=True)))
+    base = replace(SCENARIO, map_yaml=_map_copy(tmp_path / 'map2'))
+    open_study(tmp_path, None, 'mapped', 'cross_track_rms_m', axes, 'tpe', 0, base)
+    with pytest.raises(ScenarioError, match='made with another scenario'):
+        open_study(tmp_path, None, 'mapped', 'cross_track_rms_m', axes, 'tpe', 0,
+                   replace(base, map_yaml=_map_copy(tmp_path / 'other2', changed=True)))

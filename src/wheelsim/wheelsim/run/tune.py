@@ -144,9 +144,9 @@ MAP_PARAMETER = 'world.map_yaml'
 
 def scenario_key(scenario: Scenario, axes: Sequence[Axis]) -> str:
     """A short hash of what of ``scenario`` makes a trial's metrics and their feasibility: its
-    duration, seed, pass criteria, node parameters and map's content (``map`` or vehicle_sim's
-    ``world.map_yaml``), without what the ``axes`` set in every trial (the seed or a parameter
-    tuned), its name, file or recorded topics."""
+    duration, seed, pass criteria, node parameters and map's content (``map``, which a run
+    takes over vehicle_sim's ``world.map_yaml``, or that parameter), without what the ``axes``
+    set in every trial (the seed or a parameter tuned), its name, file or recorded topics."""
     tuned = {a.name for a in axes}
     parameters = {node: {k: v for k, v in values.items() if f'{node}.{k}' not in tuned
                          and (node, k) != ('vehicle_sim', MAP_PARAMETER)}
@@ -154,9 +154,9 @@ def scenario_key(scenario: Scenario, axes: Sequence[Axis]) -> str:
     kept = replace(scenario, name='', source=None, record_topics=None, map_yaml=None,
                    seed=0 if SEED_KEY in tuned else scenario.seed, node_parameters=parameters)
     digest = hashlib.sha256(job_key(kept).encode())
-    maps = [scenario.map_yaml, scenario.node_parameters.get('vehicle_sim', {}).get(MAP_PARAMETER)]
-    if f'vehicle_sim.{MAP_PARAMETER}' in tuned:
-        maps = []  # every trial sets its own
+    maps = [scenario.map_yaml]  # a run takes it over any world.map_yaml
+    if f'vehicle_sim.{MAP_PARAMETER}' not in tuned:  # else every trial sets its own
+        maps.append(scenario.node_parameters.get('vehicle_sim', {}).get(MAP_PARAMETER))
     for path in maps:  # by content: the same map elsewhere (another checkout)
         if path:
             digest.update(_map_digest(path))
