@@ -283,13 +283,15 @@ def test_choice_runs_are_the_scenario_at_each_combination_of_choices(tmp_path):
     assert choice_runs(SCENARIO, [Axis(GAIN, values=[3])], refuse_k_3, deciding) == [SCENARIO]
 
 
+def with_map(path: Path) -> Scenario:
+    """SCENARIO with ``path`` as vehicle_sim's world.map_yaml (a map given in nodes:)."""
+    return replace(SCENARIO, node_parameters={'controller': {}, 'vehicle_sim': {
+        'world.map_yaml': str(path)}})
+
+
 def test_a_map_given_as_vehicle_sim_s_parameter_counts_by_content(tmp_path):
     """Found in review: a map given in nodes: as vehicle_sim.world.map_yaml was keyed by its
     path: a moved checkout refused, an edited map taken."""
-    def with_map(path: Path) -> Scenario:
-        return replace(SCENARIO, node_parameters={'controller': {}, 'vehicle_sim': {
-            'world.map_yaml': str(path)}})
-
     open_study(tmp_path, None, 'test', 'cross_track_rms_m', REAL_K, 'tpe', 0,
                with_map(_map_copy(tmp_path / 'map')))
     open_study(tmp_path, None, 'test', 'cross_track_rms_m', REAL_K, 'tpe', 0,
@@ -305,14 +307,10 @@ def test_a_tuned_map_parameter_leaves_its_base_value_out_of_the_key(tmp_path):
     (found in the next review), stays in it."""
     axes = [*REAL_K, Axis('vehicle_sim.world.map_yaml', values=['a.yaml', 'b.yaml'])]
 
-    def with_map_parameter(path: Path) -> Scenario:
-        return replace(SCENARIO, node_parameters={'controller': {}, 'vehicle_sim': {
-            'world.map_yaml': str(path)}})
-
     open_study(tmp_path, None, 'test', 'cross_track_rms_m', axes, 'tpe', 0,
-               with_map_parameter(_map_copy(tmp_path / 'map')))
+               with_map(_map_copy(tmp_path / 'map')))
     open_study(tmp_path, None, 'test', 'cross_track_rms_m', axes, 'tpe', 0,
-               with_map_parameter(_map_copy(tmp_path / 'other', changed=True)))
+               with_map(_map_copy(tmp_path / 'other', changed=True)))
     base = replace(SCENARIO, map_yaml=_map_copy(tmp_path / 'map2'))
     open_study(tmp_path, None, 'mapped', 'cross_track_rms_m', axes, 'tpe', 0, base)
     with pytest.raises(ScenarioError, match='made with another scenario'):
