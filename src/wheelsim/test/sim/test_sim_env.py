@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+from gymnasium.error import ResetNeeded
 from gymnasium.utils.env_checker import check_env
 
 import wheelsim.sim as ws
@@ -103,6 +104,32 @@ def test_same_seed_same_episode(noisy_robot, task):
     first = episode(env, 7, actions)
     np.testing.assert_array_equal(episode(env, 7, actions), first)
     assert not np.array_equal(episode(env, 8, actions)[0], first[0])
+
+
+@pytest.mark.parametrize('task', ['path', 'goal'])
+def test_each_seed_and_sub_environment_has_its_own_command_noise(robot, noisy_robot, task):
+    """Found in review: every reset seed and every sub-environment drove the same noise (the
+    vehicle's seed). From one start pose, the seeds differ only by the noise, so a noiseless
+    vehicle gives equal episodes."""
+    still = {'start_offset_m': 0.0, 'start_yaw_rad': 0.0}
+    actions = np.tile([0.3, 0.2], (40, 1))
+    quiet = single_env(task, robot, **still)
+    np.testing.assert_array_equal(episode(quiet, 1, actions), episode(quiet, 2, actions))
+    noisy = single_env(task, noisy_robot, **still)
+    assert not np.array_equal(episode(noisy, 1, actions), episode(noisy, 2, actions))
+    vector = vector_env(task, noisy_robot, 3, **still)
+    vector.reset(seed=0)
+    for _ in range(40):
+        observations = vector.step(np.tile([0.3, 0.2], (3, 1)))[0]
+    assert len({row.tobytes() for row in observations}) == 3
+
+
+def test_a_step_before_the_first_reset_asks_for_a_reset(robot):
+    """Found in review: an AttributeError from inside the env."""
+    with pytest.raises(ResetNeeded, match=r'PathTrackingEnv: step\(\) before reset\(\)'):
+        ws.PathTrackingEnv(robot).step([0.1, 0.0])
+    with pytest.raises(ResetNeeded, match='GoalReachingVectorEnv'):
+        ws.GoalReachingVectorEnv(robot, 2, GOAL).step(np.zeros((2, 2)))
 
 
 @pytest.mark.parametrize(('task', 'walls'), [('path', False), ('path', True), ('goal', False)])
@@ -234,6 +261,10 @@ def test_bad_arguments_name_themselves(robot):
         ({'path': [[0.0, 0.0, 0.0]]}, 'path'),
         ({'path': [[0.0, 0.0, 0.0], [0.0, 0.0, 1.0]]}, 'path'),
         ({'path': [[0.0, 0.0], [1.0, 0.0]]}, 'path'),
+        # found in review: text and bools were taken as numbers
+        ({'speed_mps': '1'}, "speed_mps = '1' must be a finite number"),
+        ({'speed_mps': True}, 'speed_mps = True must be a finite number'),
+        ({'dt_s': '0.05'}, "dt_s = '0.05' must be a number"),
     ]
     for options, name in cases:
         with pytest.raises(ValueError, match=name):
@@ -247,6 +278,11 @@ def test_bad_arguments_name_themselves(robot):
             ws.GoalReachingEnv(robot, GOAL, **options)
     with pytest.raises(ValueError, match='goal'):
         ws.GoalReachingEnv(robot, (1.0, np.nan, 0.0))
+    for not_a_vehicle in ('indoor_differential', None):  # found in review: AttributeError
+        with pytest.raises(ValueError, match='vehicle must be a SimVehicle'):
+            ws.PathTrackingEnv(not_a_vehicle)
+        with pytest.raises(ValueError, match='vehicle must be a SimVehicle'):
+            ws.action_bounds(not_a_vehicle)
     for count in (0, 2.5, True):
         with pytest.raises(ValueError, match='num_envs'):
             ws.PathTrackingVectorEnv(robot, count)

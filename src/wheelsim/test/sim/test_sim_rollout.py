@@ -241,7 +241,7 @@ def test_a_section_for_every_node_gives_load_vehicle_what_vehicle_sim_declares(t
     (lambda: ws.load_vehicle('indoor_differential', [1, 2]), 'params must be a mapping of '
      'vehicle_sim parameter names to values'),
     (lambda: ws.simulate(DIFF, [0.0, 0.0], [[0.1, 0.0, 0.0]], 0.01), r'x0 must have shape '
-     r'\(3\)'),
+     r'\(3,\)'),
     (lambda: ws.simulate(DIFF, np.zeros((3, 3)), np.zeros((2, 5, 3)), 0.01),
      r'x0 must have shape \(2, 3\)'),
     (lambda: ws.simulate(DIFF, None, np.zeros((0, 3, 3)), 0.01), r'commands must hold at '
@@ -260,13 +260,30 @@ def test_a_section_for_every_node_gives_load_vehicle_what_vehicle_sim_declares(t
     (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), 0.01, command_type='wheels'),
      r"command_type = 'wheels' must be one of \['twist'"),
     (lambda: ws.rollout(DIFF, None, lambda s, t: [0.1, 0.0], 5, 0.01),
-     r'policy\(state, t_s\) must have shape \(3\)'),
+     r'policy\(state, t_s\) must have shape \(3,\)'),
     (lambda: ws.rollout(DIFF, np.zeros((4, 3)), lambda s, t: [0.1, 0.0, 0.0], 5, 0.01),
      r'policy\(state, t_s\) must have shape \(4, 3\)'),
     (lambda: ws.rollout(DIFF, None, lambda s, t: [0.1, 0.0, math.nan], 5, 0.01),
      r'policy\(state, t_s\) must be finite'),
     (lambda: ws.rollout(DIFF, None, None, 5, 0.01), 'policy must be a callable'),
     (lambda: ws.rollout(DIFF, None, policy, -1, 0.01), 'n_steps = -1 must be an integer'),
+    # found in review: an AttributeError, text and bools taken as numbers, a control period of
+    # 10**15 steps that ran until killed, a TypeError, a shape asked for that x0 need not have
+    (lambda: ws.simulate('indoor_differential', None, np.zeros((5, 3)), 0.01),
+     "vehicle must be a SimVehicle .*got str 'indoor_differential'"),
+    (lambda: ws.rollout(None, None, policy, 5, 0.01), 'vehicle must be a SimVehicle'),
+    (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), '0.01'), r"dt_s = '0.01' must be a "
+     r'number of seconds in \(0, 3600\]'),
+    (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), True), 'dt_s = True must be'),
+    (lambda: ws.simulate(DIFF, None, np.zeros((10, 3)), 1e12), r'dt_s = 1000000000000.0 must be'),
+    (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), 0.01, command_type=['twist']),
+     r"command_type = \['twist'\] must be one of"),
+    (lambda: ws.simulate(DIFF, 0.0, np.zeros((5, 3)), 0.01), r'x0 must have shape \(3,\) '
+     r'\(x_m, y_m, yaw_rad\) or \(N, 3\)'),
+    (lambda: ws.simulate(DIFF, None, np.zeros((2, 5, 3)), 0.01).vehicle(2),
+     r'index = 2 must be an integer in \[-2, 2\)'),
+    (lambda: ws.simulate(DIFF, None, np.zeros((2, 5, 3)), 0.01).vehicle(1.0),
+     r'index = 1.0 must be an integer'),
 ])
 def test_bad_input_raises_a_value_error_naming_it(call, message):
     with pytest.raises(ValueError, match=message):
@@ -286,3 +303,37 @@ def test_plots_return_figures(room_vehicle):
         assert figure.axes and figure.axes[0].lines
     with pytest.raises(ValueError, match=r'reference must have shape \(301, 2\)'):
         ws.plot_tracking_errors(trajectory, reference[:10])
+
+
+@pytest.mark.parametrize('call, message', [
+    (lambda t, v: ws.plot_trajectory(t, v, footprint_every_s=math.nan), 'footprint_every_s = '
+     'nan must be a finite number > 0'),
+    (lambda t, v: ws.plot_trajectory(t, v, footprint_every_s=math.inf), 'footprint_every_s'),
+    (lambda t, v: ws.plot_trajectory(t, v, footprint_every_s=0.0), 'footprint_every_s'),
+    (lambda t, v: ws.plot_trajectory(t, v, footprint_every_s=-1.0), 'footprint_every_s'),
+    (lambda t, v: ws.plot_trajectory(t, v, reference=[1, 2, 3]), r'reference must have shape '
+     r'\(M, 2\) or \(M, 3\) .*got shape \(3,\)'),
+    (lambda t, v: ws.plot_trajectory(t, None), 'vehicle must be a SimVehicle'),
+    (lambda t, v: ws.plot_tracking_errors(t, 'abc'), 'reference must have shape .*got no '
+     'array of real numbers'),
+])
+def test_bad_plot_arguments_are_refused_by_name(call, message):
+    """Found in review: numpy's and Python's errors from inside (NaN to integer, too many
+    indices), and a footprint at every sample for 0 or a negative period."""
+    trajectory = ws.simulate(DIFF, None, np.tile([0.5, 0.0, 0.4], (50, 1)), DT_S)
+    with pytest.raises(ValueError, match=message):
+        call(trajectory, DIFF)
+
+
+def test_a_params_file_without_a_section_for_vehicle_sim_is_refused(tmp_path):
+    """Found in review: the default vehicle, without a word."""
+    empty, elsewhere = tmp_path / 'empty.yaml', tmp_path / 'robot1.yaml'
+    empty.write_text('')
+    elsewhere.write_text('/robot1/vehicle_sim:\n  ros__parameters:\n    model: omni\n')
+    for path, sections in ((empty, 'none'), (elsewhere, '/robot1/vehicle_sim')):
+        with pytest.raises(ValueError, match=f'no section ROS gives vehicle_sim .*its '
+                                             f'sections: {sections}'):
+            ws.load_vehicle(path)
+    shared = tmp_path / 'shared.yaml'
+    shared.write_text('/**:\n  ros__parameters:\n    seed: 4\n    odom_frame: odom\n')
+    assert ws.load_vehicle(shared).settings.seed == 4  # /** is given to vehicle_sim

@@ -20,6 +20,13 @@ def test_full_stick_is_the_drive_top_speed_on_every_wheel_of_its_side():
     assert trajectory.wz_radps[-1] > 0.5 and abs(trajectory.x_m[-1]) < 1e-9
 
 
+def test_full_stick_without_a_speed_limit_is_2_m_per_s_as_wheel_teleop_takes():
+    """Found in review: every speed was 0 (0 x the unlimited max_velocity)."""
+    unlimited = ws.load_vehicle('indoor_differential', {
+        'model_params.differential.drive_actuators.max_velocity': 0.0})
+    np.testing.assert_allclose(ws.stick_wheel_speeds(unlimited, 'tank', 1.0, -0.5), [2.0, -1.0])
+
+
 def test_a_car_or_an_unknown_mapping_is_refused_by_name():
     with pytest.raises(ValueError, match="model = 'bicycle'"):
         ws.stick_wheel_speeds(ws.load_vehicle('ackermann_car'), 'tank', 1.0, 1.0)
@@ -33,6 +40,7 @@ def test_a_car_or_an_unknown_mapping_is_refused_by_name():
     ([0.5, 0.5], [0.1], r'first and second must have one shape \(or one be a single value\), '
                         r'got \(2,\) and \(1,\)'),
     (['up'], [0.1], 'first must be stick axes'),
+    ([0.1], [[0.1, 0.2], [0.3]], 'second must be stick axes: real numbers in .*one array'),
 ])
 def test_axes_that_are_not_sticks_are_refused_by_name(first, second, message):
     """Found in review: NaN gave NaN speeds, and [0.5, 0.5] against [0.1] was broadcast."""

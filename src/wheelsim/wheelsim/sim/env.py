@@ -21,10 +21,12 @@ Both tasks:
 - **truncated**: ``time_limit_s`` has passed and the episode did not terminate.
 - **reset**: at rest at the start pose, moved sideways by a uniform draw in
   ``+-start_offset_m`` (0.1) and turned by one in ``+-start_yaw_rad`` (0.1), from
-  ``np_random``. ``reset(seed=...)`` rebuilds the vehicle, so the same seed gives the same
-  episode (the command noise of docs/fidelity.md included: it is seeded by the vehicle's
-  ``seed`` and counts steps from there); ``reset()`` without a seed starts a new episode on the
-  same vehicle.
+  ``np_random``. ``reset(seed=...)`` (and the first ``reset``) rebuilds the vehicle, its
+  command noise (docs/fidelity.md) seeded by a draw from ``np_random`` after the start pose (the
+  vehicle's ``seed`` parameter is not used), so the same seed gives the same episode and
+  another seed, or another sub-environment, other noise; ``reset()`` without a seed starts a
+  new episode on the same vehicle, its noise going on. ``step`` before the first ``reset``
+  raises Gymnasium's ``ResetNeeded``.
 - **vector envs**: autoreset ``SAME_STEP``: a sub-environment that ends an episode is reset
   within that ``step``, which returns the first observation of its new episode and, in
   ``infos``, ``final_obs`` (an object array: the episode's last observation where
@@ -73,6 +75,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.error import ResetNeeded
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
@@ -80,7 +83,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from wheelsim.core.params import unknown_keys
 from wheelsim.sim.tasks import GoalTask, PathTask, Task
-from wheelsim.sim.vehicle import SimVehicle
+from wheelsim.sim.vehicle import SimVehicle, check_vehicle
 
 #: The observations, in these column orders (units in the names).
 PATH_OBSERVATION_COLUMNS = PathTask.columns
@@ -92,6 +95,7 @@ def _task(env: object, vehicle: SimVehicle, args: tuple[Any, ...], options: dict
     """``env``'s task (of its ``task_type``) from the constructor's arguments; ValueError
     naming an unknown option (with the known ones) or a missing or extra argument."""
     task_type, name = type(env).task_type, type(env).__name__
+    check_vehicle(vehicle)
     signature = inspect.signature(task_type)
     known = [option for option in signature.parameters if option != 'vehicle']
     for option, closest in unknown_keys(known, options):
@@ -103,6 +107,17 @@ def _task(env: object, vehicle: SimVehicle, args: tuple[Any, ...], options: dict
     except TypeError as err:  # a missing goal, one positional argument too many
         raise ValueError(f'{name}: {err}') from None
     return task_type(vehicle, *args, **options)
+
+
+def _noise_seed(random: np.random.Generator) -> int:
+    """A new vehicle's command-noise seed, drawn after its start pose."""
+    return int(random.integers(2**63))
+
+
+def _started(env: gym.Env | VectorEnv) -> None:
+    """Gymnasium's ResetNeeded for a ``step`` before the first ``reset``."""
+    if env._task.fleet is None:
+        raise ResetNeeded(f'{type(env).__name__}: step() before reset(); call reset() first')
 
 
 def _spaces(task: Task) -> tuple[gym.spaces.Box, gym.spaces.Box]:
@@ -126,12 +141,15 @@ class _SingleEnv(gym.Env):
               ) -> tuple[NDArray[np.float64], dict[str, Any]]:
         super().reset(seed=seed)
         pose = self._task.start_poses(self.np_random.uniform(-1.0, 1.0, (1, 2)))
-        fresh = seed is not None or self._task.fleet is None
-        self._task.restart(pose, None if fresh else np.zeros(1, dtype=np.int64))
+        if seed is not None or self._task.fleet is None:
+            self._task.restart(pose, None, (_noise_seed(self.np_random),))
+        else:
+            self._task.restart(pose, np.zeros(1, dtype=np.int64))
         return self._task.observe()[0], {}
 
     def step(self, action: ArrayLike
              ) -> tuple[NDArray[np.float64], float, bool, bool, dict[str, Any]]:
+        _started(self)
         observations, rewards, terminated, truncated = self._task.step(
             action, self.action_space.shape)
         return (observations[0], float(rewards[0]), bool(terminated[0]), bool(truncated[0]),
@@ -162,12 +180,14 @@ class _BatchEnv(VectorEnv):
         super().reset(seed=seed)
         self._randoms = [seeding.np_random(None if seed is None else seed + i)[0]
                          for i in range(self.num_envs)]
-        self._task.restart(self._start_poses(np.arange(self.num_envs)), None)
+        poses = self._start_poses(np.arange(self.num_envs))
+        self._task.restart(poses, None, tuple(_noise_seed(random) for random in self._randoms))
         return self._task.observe(), {}
 
     def step(self, actions: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64],
                                                 NDArray[np.bool_], NDArray[np.bool_],
                                                 dict[str, Any]]:
+        _started(self)
         observations, rewards, terminated, truncated = self._task.step(
             actions, self.action_space.shape)
         ended = terminated | truncated

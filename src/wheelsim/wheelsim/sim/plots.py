@@ -7,6 +7,7 @@ rad. A batch's vehicles are all drawn.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -14,8 +15,8 @@ from numpy.typing import ArrayLike
 
 from wheelsim.core.geometry.angles import wrap_angles
 from wheelsim.report.plots import draw_map
-from wheelsim.sim.rollout import Trajectory
-from wheelsim.sim.vehicle import SimVehicle
+from wheelsim.sim.rollout import Trajectory, _number
+from wheelsim.sim.vehicle import SimVehicle, check_vehicle
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -34,27 +35,40 @@ def _vehicles(trajectory: Trajectory) -> list[Trajectory]:
     return [trajectory.vehicle(i) for i in range(trajectory.x_m.shape[0])]
 
 
-def _reference(reference: ArrayLike, samples: int) -> np.ndarray:
-    array = np.asarray(reference, dtype=np.float64)
-    if array.ndim != 2 or array.shape[0] != samples or array.shape[1] not in (2, 3):
-        raise ValueError(f'reference must have shape ({samples}, 2) or ({samples}, 3) '
-                         '(x_m, y_m[, yaw_rad] at every sample of the trajectory), got '
-                         f'{array.shape}')
+def _reference(reference: ArrayLike, samples: int | None) -> np.ndarray:
+    """``reference`` as an (M, 2) or (M, 3) float array, M = ``samples`` (None: any M >= 1);
+    ValueError naming it otherwise."""
+    rows = 'M' if samples is None else str(samples)
+    where = 'a path' if samples is None else 'at every sample of the trajectory'
+    try:
+        array = np.asarray(reference, dtype=np.float64)
+        got = f'shape {array.shape}'
+    except (TypeError, ValueError):  # text, ragged rows
+        array, got = np.zeros(0), 'no array of real numbers'
+    if array.ndim != 2 or not array.shape[0] or array.shape[0] != (samples or array.shape[0]) \
+            or array.shape[1] not in (2, 3):
+        raise ValueError(f'reference must have shape ({rows}, 2) or ({rows}, 3) (x_m, y_m[, '
+                         f'yaw_rad] {where}), got {got}')
     return array
 
 
 def plot_trajectory(trajectory: Trajectory, vehicle: SimVehicle, footprint_every_s: float = 1.0,
                     reference: ArrayLike | None = None) -> Figure:
     """The path of base_link in map, with the vehicle's footprint drawn every
-    ``footprint_every_s`` seconds (and at the end), the map when the vehicle has one, and an
-    optional ``reference`` path ((M, 2) or (M, 3): x_m, y_m[, yaw_rad])."""
+    ``footprint_every_s`` seconds (a finite number > 0; and at the end), the map when the
+    vehicle has one, and an optional ``reference`` path ((M, 2) or (M, 3): x_m, y_m[,
+    yaw_rad]). ValueError naming an argument that is none of these."""
+    check_vehicle(vehicle)
+    if not 0.0 < _number(footprint_every_s) < math.inf:
+        raise ValueError(f'footprint_every_s = {footprint_every_s!r} must be a finite number '
+                         '> 0 [s]')
+    path = None if reference is None else _reference(reference, None)
     fig, (ax,) = _figure()
     draw_map(ax, vehicle.world)
-    if reference is not None:
-        path = np.asarray(reference, dtype=np.float64)
+    if path is not None:
         ax.plot(path[:, 0], path[:, 1], 'k--', lw=1.0, label='reference')
     period_s = trajectory.t_s[1] - trajectory.t_s[0] if len(trajectory.t_s) > 1 else 1.0
-    every = max(1, round(footprint_every_s / period_s))
+    every = max(1, min(len(trajectory.t_s), round(footprint_every_s / period_s)))
     for i, run in enumerate(_vehicles(trajectory)):
         line, = ax.plot(run.x_m, run.y_m, lw=1.2, label='base_link' if i == 0 else None)
         for k in sorted({*range(0, len(run.t_s), every), len(run.t_s) - 1}):

@@ -18,8 +18,10 @@ bit for bit what a single rollout with its start pose, commands and seed gives.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -29,7 +31,7 @@ from wheelsim.core.vehicle.command_types import body_twist, command_width
 from wheelsim.core.vehicle.model import COMMAND_LIMIT, Vehicle, VehicleBatch, joint_columns
 from wheelsim.core.world.guard import CollisionGuard
 from wheelsim.report.metrics import distance_errors_rel
-from wheelsim.sim.vehicle import SimVehicle
+from wheelsim.sim.vehicle import SimVehicle, check_vehicle
 
 #: The state a policy sees: base_link's pose in map and body twist, in this column order.
 STATE_COLUMNS = ('x_m', 'y_m', 'yaw_rad', 'vx_mps', 'vy_mps', 'wz_radps')
@@ -81,7 +83,11 @@ class Trajectory:
         """How far the vehicle travelled against how far it was commanded, as ``wheelsim run``'s
         metrics of the same names (:func:`wheelsim.report.metrics.distance_errors_rel`):
         ``distance_error_rel`` (planar), ``distance_error_x_rel``, ``distance_error_y_rel``;
-        floats (a batch: (N,) arrays), NaN where that axis was never commanded."""
+        floats (a batch: (N,) arrays), NaN where that axis was never commanded. As the metrics
+        hold each 50 Hz sample, the velocity sampled at the start of each control period is
+        held over it: for periods longer than the drive's response (dead time, time constant)
+        the distance travelled is off (a 1 s period from rest counts as standing still), so
+        compare figures with ``dt_s`` <= 0.02 s."""
         errors = distance_errors_rel(
             np.diff(self.t_s), self.vx_mps[..., :-1], self.vy_mps[..., :-1],
             self.command_twist[..., 0], self.command_twist[..., 1])
@@ -89,9 +95,15 @@ class Trajectory:
                 for name, value in errors.items()}
 
     def vehicle(self, index: int) -> Trajectory:
-        """Vehicle ``index`` of a batch, as a single rollout's trajectory."""
+        """Vehicle ``index`` (an integer in [-N, N)) of a batch of N, as a single rollout's
+        trajectory; ValueError for another index or a trajectory that is no batch."""
         if self.x_m.ndim != 2:
             raise ValueError('vehicle(index): this trajectory is not a batch')
+        count = self.x_m.shape[0]
+        if isinstance(index, bool) or not isinstance(index, numbers.Integral) \
+                or not -count <= index < count:
+            raise ValueError(f'vehicle(index): index = {index!r} must be an integer in '
+                             f'[{-count}, {count}) for this batch of {count}')
         fields = {name: getattr(self, name)[index] for name in (
             'x_m', 'y_m', 'yaw_rad', 'vx_mps', 'vy_mps', 'wz_radps', 'wheel_speed_radps',
             'steering_rad', 'command', 'command_twist', 'collisions')}
@@ -156,15 +168,26 @@ class _Fleet:
         return np.array([guard.collisions for _, guard in self._guarded], dtype=np.int64)
 
 
+def _number(value: Any) -> float:
+    """``value`` as a float if it is a real number (not a bool, not text), else NaN."""
+    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    return float(value) if real else math.nan
+
+
+#: The longest control period a rollout or environment holds a command for [s].
+MAX_PERIOD_S = 3600.0
+
+
 def _steps_per_period(vehicle: SimVehicle, dt_s: float) -> int:
+    """Physics steps in one control period of ``dt_s`` [s]; ValueError naming ``dt_s`` unless
+    it is a real number (not a bool or a string), at most :data:`MAX_PERIOD_S`, and a whole
+    number (>= 1) of steps."""
     step_s = vehicle.step_period_s
-    try:
-        ratio = float(dt_s) / step_s
-    except (TypeError, ValueError):
-        ratio = math.nan
+    ratio = _number(dt_s) / step_s
     steps = round(ratio) if math.isfinite(ratio) else 0
-    if steps < 1 or abs(steps - ratio) > 1e-9 * ratio:
-        raise ValueError(f'dt_s = {dt_s!r} must be a whole number (>= 1) of physics steps of '
+    if steps < 1 or abs(steps - ratio) > 1e-9 * ratio or dt_s > MAX_PERIOD_S:
+        raise ValueError(f'dt_s = {dt_s!r} must be a number of seconds in (0, '
+                         f'{MAX_PERIOD_S:g}], a whole number (>= 1) of physics steps of '
                          f'{step_s:g} s (step_rate {vehicle.settings.step_rate:g} Hz)')
     return steps
 
@@ -189,7 +212,7 @@ def _finite(values: ArrayLike, name: str, shape: tuple[int | None, ...], meaning
     array = _floats(values, name, meaning)
     if array.ndim != len(shape) or any(
             n is not None and n != got for n, got in zip(shape, array.shape, strict=True)):
-        wanted = '(' + ', '.join('any' if n is None else str(n) for n in shape) + ')'
+        wanted = str(tuple('any' if n is None else n for n in shape)).replace("'", '')
         raise ValueError(f'{name} must have shape {wanted} ({meaning}), got shape '
                          f'{array.shape}')
     if not np.all(np.isfinite(array) & (np.abs(array) <= limit)):
@@ -206,6 +229,9 @@ def _start(vehicle: SimVehicle, x0: ArrayLike | None, count: int | None
         pose = vehicle.settings.initial_pose
         x0 = (pose.x, pose.y, pose.yaw)
     x0 = _floats(x0, 'x0', 'x_m, y_m, yaw_rad')
+    if x0.ndim not in (1, 2):
+        raise ValueError(f'x0 must have shape (3,) (x_m, y_m, yaw_rad) or (N, 3) (one per '
+                         f'vehicle), got shape {x0.shape}')
     if x0.ndim == 1:
         return _finite(x0, 'x0', (3,), 'x_m, y_m, yaw_rad')[np.newaxis].repeat(count or 1, 0)
     poses = _finite(x0, 'x0', (count, 3), 'one x_m, y_m, yaw_rad per vehicle')
@@ -291,7 +317,7 @@ def simulate(vehicle: SimVehicle, x0: ArrayLike | None, commands: ArrayLike, dt_
     Returns a :class:`Trajectory` of K + 1 samples. Raises ValueError naming the argument and
     the shape or range it must have.
     """
-    width = command_width(command_type, vehicle.model)
+    width = command_width(command_type, check_vehicle(vehicle).model)
     meaning = f'{width} values of {command_type!r} per command'
     commands_batched = _floats(commands, 'commands', meaning).ndim == 3
     shape = (None, None, width) if commands_batched else (None, width)
@@ -322,6 +348,7 @@ def rollout(vehicle: SimVehicle, x0: ArrayLike | None, policy: Policy, n_steps: 
     :func:`simulate`. Raises ValueError naming the argument (``policy(state, t_s)`` for a bad
     return value) and the shape or range it must have.
     """
+    check_vehicle(vehicle)
     if not callable(policy):
         raise ValueError(f'policy must be a callable policy(state, t_s), got {policy!r}')
     batched = _x0_is_batch(x0)

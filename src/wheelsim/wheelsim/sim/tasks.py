@@ -29,8 +29,15 @@ from wheelsim.core.tracking.policy import OBSERVATION_COLUMNS, path_observations
 from wheelsim.core.vehicle.description import describe
 from wheelsim.report.geometry import Polyline
 from wheelsim.report.metrics import DEFAULT_GOAL_TOLERANCE_M
-from wheelsim.sim.rollout import _STATE_SOURCES, _finite, _Fleet, _start, _steps_per_period
-from wheelsim.sim.vehicle import SimVehicle
+from wheelsim.sim.rollout import (
+    _STATE_SOURCES,
+    _finite,
+    _Fleet,
+    _number,
+    _start,
+    _steps_per_period,
+)
+from wheelsim.sim.vehicle import SimVehicle, check_vehicle
 
 #: A path is done when the matched point is this close to its end [m].
 END_TOLERANCE_M = 0.01
@@ -51,7 +58,7 @@ def action_bounds(vehicle: SimVehicle) -> NDArray[np.float64]:
     steering at ``max_position``, or 90 degrees without a limit); a drive without a speed limit
     and every value beyond ``cmd_vel_limits``: ``cmd_vel_limits``.
     """
-    limits = vehicle.settings.cmd_vel_limits
+    limits = check_vehicle(vehicle).settings.cmd_vel_limits
     model = vehicle.config.active
     speed_mps = vehicle.config.drive.max_velocity or limits.linear
     if vehicle.model == 'differential':
@@ -71,10 +78,9 @@ def action_bounds(vehicle: SimVehicle) -> NDArray[np.float64]:
 
 
 def _positive(value: float, name: str, unit: str, zero: bool = False) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = math.nan
+    """``value`` as a float; ValueError naming ``name`` unless it is a real number (not a bool
+    or a string), finite and > 0 (``zero``: >= 0)."""
+    number = _number(value)
     if not (math.isfinite(number) and (number >= 0.0 if zero else number > 0.0)):
         bound = '>= 0' if zero else '> 0'
         raise ValueError(f'{name} = {value!r} must be a finite number {bound} [{unit}]')
@@ -119,10 +125,12 @@ class Task:
         return np.column_stack([x_m - offset_m * math.sin(yaw_rad),
                                 y_m + offset_m * math.cos(yaw_rad), yaw_rad + turn_rad])
 
-    def restart(self, poses: NDArray[np.float64], indices: NDArray[np.int64] | None) -> None:
-        """Vehicles ``indices`` (None: a new fleet of len(poses)) at rest at ``poses``."""
+    def restart(self, poses: NDArray[np.float64], indices: NDArray[np.int64] | None,
+                noise_seeds: tuple[int, ...] = ()) -> None:
+        """Vehicles ``indices`` at rest at ``poses``; ``indices`` None: a new fleet of
+        len(poses) vehicles whose command noise is seeded by ``noise_seeds`` (one each)."""
         if indices is None:
-            self.fleet = _Fleet(self.vehicle, poses, (self.vehicle.settings.seed,) * len(poses))
+            self.fleet = _Fleet(self.vehicle, poses, noise_seeds)
             self.t_s = np.zeros(len(poses))
         else:
             self.fleet.teleport(poses, indices)

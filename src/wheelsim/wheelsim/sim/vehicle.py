@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from wheelsim.core.params import flatten, from_flat, specs, unknown_keys
-from wheelsim.core.params_file import node_parameters, preset_names_in
+from wheelsim.core.params_file import node_parameters, preset_names_in, read_sections
 from wheelsim.core.vehicle.config import (
     VEHICLE_PARAM_SPECS,
     VehicleConfig,
@@ -31,6 +31,10 @@ from wheelsim.shipped import shipped_params_dir
 #: Every parameter name vehicle_sim declares (use_sim_time is rclpy's, accepted and unused).
 PARAMETER_NAMES = tuple(
     [spec.name for spec in specs(VehicleSimSettings) + VEHICLE_PARAM_SPECS] + ['use_sim_time'])
+
+
+#: The node whose section of a params file :func:`load_vehicle` reads.
+NODE_NAME = '/vehicle_sim'
 
 
 def preset_names() -> tuple[str, ...]:
@@ -78,6 +82,15 @@ class SimVehicle:
         return self.world is not None and self.settings.world.collisions
 
 
+def check_vehicle(vehicle: Any) -> SimVehicle:
+    """``vehicle`` if it is a :class:`SimVehicle`; ValueError naming the argument otherwise (a
+    preset name, say, where :func:`load_vehicle`'s result belongs)."""
+    if not isinstance(vehicle, SimVehicle):
+        raise ValueError(f'vehicle must be a SimVehicle (ws.load_vehicle(...)), got '
+                         f'{type(vehicle).__name__} {vehicle!r:.60}')
+    return vehicle
+
+
 def _params_file(preset_or_params_file: str | Path) -> Path:
     text = str(preset_or_params_file)
     if '/' not in text and not text.endswith(('.yaml', '.yml')):
@@ -105,17 +118,23 @@ def load_vehicle(preset_or_params_file: str | Path | None = None,
     'map.yaml'}``); the names and ranges are those of docs/parameters.md. A relative
     ``world.map_yaml`` is taken from the current directory, as the node does.
 
-    Raises ValueError for an unknown preset or file, ``params`` that is no mapping, an unknown
-    parameter (naming the closest known one), a value out of its range (naming the parameter and
-    the range) or an unreadable map.
+    Raises ValueError for an unknown preset or file, a file without a section ROS gives
+    vehicle_sim, ``params`` that is no mapping, an unknown parameter (naming the closest known
+    one), a value out of its range (naming the parameter and the range) or an unreadable map.
     """
     if params is not None and not isinstance(params, Mapping):
         raise ValueError(f'params must be a mapping of vehicle_sim parameter names to values '
                          f'(dotted or nested), not a {type(params).__name__}')
     values: dict[str, Any] = {}
     if preset_or_params_file is not None:
-        values.update(node_parameters([_params_file(preset_or_params_file)], '/vehicle_sim',
-                                      PARAMETER_NAMES))
+        path = _params_file(preset_or_params_file)
+        sections = read_sections([path])
+        if not any(section.applies_to(NODE_NAME) for section in sections):
+            found = ', '.join(section.name for section in sections) or 'none'
+            raise ValueError(f'preset_or_params_file = {str(path)!r}: no section ROS gives '
+                             f'vehicle_sim (vehicle_sim, /**/vehicle_sim, /**, /*); its '
+                             f'sections: {found}')
+        values.update(node_parameters([path], NODE_NAME, PARAMETER_NAMES))
     values.update(flatten(dict(params or {})))
     for name, closest in unknown_keys(PARAMETER_NAMES, values):
         hint = f'; did you mean {closest!r}?' if closest else ''

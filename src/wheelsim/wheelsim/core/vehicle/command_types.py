@@ -44,7 +44,7 @@ COMMAND_TYPES = {
 
 def command_width(command_type: str, model: str) -> int:
     """Values per command of ``command_type`` for ``model``; ValueError if it has none."""
-    widths = COMMAND_TYPES.get(command_type)
+    widths = COMMAND_TYPES.get(command_type) if isinstance(command_type, str) else None
     if widths is None:
         raise ValueError(f'command_type = {command_type!r} must be one of {list(COMMAND_TYPES)}')
     if model not in widths:
