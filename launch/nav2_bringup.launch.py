@@ -184,7 +184,8 @@ def generate_launch_description():
         DeclareLaunchArgument(
             'real_time_factor', default_value='',
             description='Simulated seconds per wall second of vehicle_sim, the /clock every node '
-                        'runs on (empty: as in the params file, 1.0 in the presets)'),
+                        'runs on (empty: as in the params file, else vehicle_sim\'s default, '
+                        '1.0)'),
     ]
 
     nav2_installed = all(installed(package) for package in NAV2_PACKAGES)

@@ -234,8 +234,8 @@ def test_counts_in_the_commands_lines_agree_with_their_nouns(count, noun, text):
 @pytest.mark.parametrize(('argv', 'message'), [
     (['run', '--param', 'vehicle_sim.real_time_factor=0.5'],
      '--param vehicle_sim.real_time_factor: has no effect in the run: only the reference clock '
-     'uses it (be_reference_clock true, use_sim_time false), and this vehicle_sim follows a clock '
-     '(a wheelsim run is the clock: --real-time-factor paces it); remove it'),
+     'uses it (be_reference_clock true, use_sim_time false, chosen at start-up), and this '
+     'vehicle_sim follows the clock of a wheelsim run, which --real-time-factor paces; remove it'),
     (['sweep', '--param', 'vehicle_sim.clock_rate=50,100'], '--param vehicle_sim.clock_rate: has '
      'no effect in any run of the sweep: only the reference clock uses it'),
     (['run', '--param', 'vehicle_sim.model_params.omni.track=0.4'],

@@ -354,6 +354,11 @@ def test_live_parameter_changes_are_validated_and_applied(ros_domain_id):
         refused = set_parameter('encoders.resolution', 2048)
         assert not refused.successful
         assert 'only odometry_source joint_states uses it' in refused.reason
+        # found in review: taken live while the other nodes refuse it, and changing nothing
+        refused = set_parameter('use_sim_time', True)
+        assert not refused.successful and refused.reason == (
+            "use_sim_time cannot change while the node runs: the outputs carry the stamps of "
+            "ground_truth, never this node's clock: it would change nothing")
         seam.destroy()
         seam = LiveSeam('localization', context=context, parameter_overrides=[
             Parameter('mode', value='ekf')])

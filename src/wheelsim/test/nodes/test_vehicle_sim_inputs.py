@@ -282,7 +282,10 @@ def test_live_parameter_changes_are_validated_and_applied(sim):
     assert not sim.set('step_rate', 500.0).successful  # read only
     assert 'cannot change while the node runs' in sim.set('use_sim_time', True).reason
     # Changes that would have no effect on this node: refused, saying why.
-    assert 'only the reference clock uses it' in sim.set('real_time_factor', 4.0).reason
+    # found in review: a live node was told of a wheelsim run's --real-time-factor
+    assert sim.set('real_time_factor', 4.0).reason.endswith(
+        'only the reference clock uses it (be_reference_clock true, use_sim_time false, chosen '
+        'at start-up), and this vehicle_sim runs on the wall clock')
     assert 'only the reference clock uses it' in sim.set('clock_rate', 50.0).reason
     refused = sim.set('model_params.omni.friction_coefficient', 0.5)
     assert 'the vehicle is differential' in refused.reason

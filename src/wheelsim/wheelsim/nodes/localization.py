@@ -93,6 +93,8 @@ class Localization:
         self.seam = seam
         self.params = NodeParameters(seam)
         self._settings = self.params.declare_config(LocalizationConfig, self._on_settings)
+        self.params.freeze('use_sim_time', 'the outputs carry the stamps of ground_truth, never '
+                                           "this node's clock: it would change nothing")
         self.params.report_unknown()
         config = self.config
         for key, reason in unused_parameters(config.mode, config.odometry_source).items():

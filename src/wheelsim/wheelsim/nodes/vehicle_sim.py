@@ -96,8 +96,9 @@ class VehicleSim:
         settings = self.settings
         self.mode = clock_mode(seam, settings.be_reference_clock)
         self.params.freeze('use_sim_time', 'the clock mode is chosen at start-up')
-        for key, reason in unused_parameters(self._vehicle_config.config.model,
-                                             self.mode is ClockMode.REFERENCE).items():
+        clock = {ClockMode.REFERENCE: 'reference', ClockMode.WALL: 'wall',
+                 ClockMode.FOLLOW: 'sim'}[self.mode]
+        for key, reason in unused_parameters(self._vehicle_config.config.model, clock).items():
             self.params.freeze_unused(key, reason)
         self.params.report_unknown()
 

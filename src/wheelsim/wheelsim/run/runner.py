@@ -139,7 +139,7 @@ def unused_in_a_run(node: str, values: Mapping[str, Any]) -> dict[str, str]:
 
     settings = {**node_defaults()[node], **values}
     if node == 'vehicle_sim':
-        return vehicle_sim_unused(settings['model'], reference_clock=False)
+        return vehicle_sim_unused(settings['model'], 'run')
     if node == 'localization':
         return localization_unused(settings['mode'], settings['odometry_source'])
     return {}

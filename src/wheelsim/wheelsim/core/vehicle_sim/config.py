@@ -54,16 +54,25 @@ class CommandLimits:
 REFERENCE_CLOCK_PARAMETERS = ('real_time_factor', 'clock_rate')
 
 
-def unused_parameters(model: str, reference_clock: bool) -> dict[str, str]:
+#: What a vehicle_sim that is not the reference clock runs on, by its clock (the argument of
+#: :func:`unused_parameters`).
+FOLLOWED_CLOCKS = {
+    'wall': 'runs on the wall clock',
+    'sim': 'follows /clock (use_sim_time true)',
+    'run': "follows the clock of a wheelsim run, which --real-time-factor paces",
+}
+
+
+def unused_parameters(model: str, clock: str) -> dict[str, str]:
     """{parameter name, or ``group.`` for each of a group's: why} of the parameters vehicle_sim
-    does not use with the read-only ``model`` and clock mode (``reference_clock``: it owns the
-    simulated time)."""
+    does not use with the read-only ``model`` and ``clock``: ``'reference'`` (it owns the
+    simulated time) or one of :data:`FOLLOWED_CLOCKS`."""
     unused = {}
-    if not reference_clock:
+    if clock != 'reference':
         for name in REFERENCE_CLOCK_PARAMETERS:
             unused[name] = ('only the reference clock uses it (be_reference_clock true, '
-                            'use_sim_time false), and this vehicle_sim follows a clock (a '
-                            'wheelsim run is the clock: --real-time-factor paces it)')
+                            'use_sim_time false, chosen at start-up), and this vehicle_sim '
+                            f'{FOLLOWED_CLOCKS[clock]}')
     for other in MODELS:
         if other != model:
             unused[f'model_params.{other}.'] = f'the vehicle is {model} (model is read only)'
