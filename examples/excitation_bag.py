@@ -19,11 +19,12 @@ from pathlib import Path
 
 from wheelsim.core import yaml_numbers
 from wheelsim.core.calibration.excitation import excitation
-from wheelsim.core.params import ParameterError, unknown_keys
-from wheelsim.core.vehicle.config import MODELS, vehicle_config_from_params
+from wheelsim.core.params import unknown_keys
+from wheelsim.core.vehicle.config import MODELS
 from wheelsim.core.vehicle.description import describe, top_speed_mps
 from wheelsim.nodes.vehicle_sim import parameter_specs
 from wheelsim.run.calibration import record_excitation_bag
+from wheelsim.sim import load_vehicle
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,10 +50,11 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f'--param {item}: vehicle_sim has no parameter {name}'
                          + (f' (did you mean {close}?)' if close else ''))
         parameters[name] = yaml_numbers.ros_value(value)
-    try:
-        top_speed = top_speed_mps(describe(vehicle_config_from_params(parameters)))
-    except ParameterError as err:
+    try:  # every parameter as vehicle_sim checks it, before the bag folder is made
+        vehicle = load_vehicle(None, parameters)
+    except ValueError as err:
         parser.error(str(err))
+    top_speed = top_speed_mps(describe(vehicle.config))
     record_excitation_bag(args.bag, parameters, excitation(args.model, top_speed))
     print(f'{args.bag}: now `wheelsim calibrate {args.bag} -o calibration/params.yaml`')
     return 0

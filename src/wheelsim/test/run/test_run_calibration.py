@@ -82,6 +82,20 @@ def test_the_command_refuses_a_bag_without_excitation(tmp_path):
     assert not (tmp_path / 'params.yaml').exists()
 
 
+def test_a_limit_the_motion_never_reached_is_the_only_one_named(tmp_path):
+    """Found in review: a drive without a speed limit (max_velocity 0) made the whole
+    covariance singular, and every actuator parameter was reported unidentified."""
+    parameters, _, _ = known('differential')
+    parameters['model_params.differential.drive_actuators.max_velocity'] = 0.0  # no limit
+    record_excitation_bag(tmp_path / 'bag', parameters, excitation('differential', TOP_SPEED))
+    with pytest.raises(CalibrationError) as raised:
+        calibrate_bag(tmp_path / 'bag', tmp_path / 'out' / 'params.yaml')
+    assert str(raised.value) == (
+        'the recording does not identify drive_actuators.max_velocity (the motion never '
+        'depended on it: no value fits worse): record a speed command above the top speed, '
+        'held 2-3 s')
+
+
 def calibrate_command(*args):
     return subprocess.run([sys.executable, '-m', 'wheelsim.cli', 'calibrate', *map(str, args)],
                           capture_output=True, text=True, timeout=300)
@@ -255,3 +269,19 @@ def test_the_params_file_runs_at_the_step_rate_of_the_fit(step_rate_hz):
     check_parameters(values)  # vehicle_sim takes it
     assert values['step_rate'] == step_rate_hz
     assert values.get('pub_rate', 50.0) == min(50.0, step_rate_hz)
+
+
+def test_a_fitted_value_that_rounds_to_zero_is_written_without_a_sign():
+    """Found in review: a bias of -1.9e-15 m/s was written ``bias: -0.0``."""
+    import math
+
+    import numpy as np
+
+    from wheelsim.core.calibration.fit import Calibration
+    from wheelsim.report.calibration_report import params_tree
+
+    fitted = Calibration('differential', {}, {'drive_actuators.bias': -1.8834e-15}, ('vx',),
+                         np.zeros((0, 1)), np.zeros((0, 1)))
+    tree = params_tree(fitted, {}, 1000.0)['/**/vehicle_sim']['ros__parameters']
+    bias = tree['model_params']['differential']['drive_actuators']['bias']
+    assert bias == 0.0 and math.copysign(1.0, bias) == 1.0

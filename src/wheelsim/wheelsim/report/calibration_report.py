@@ -32,7 +32,9 @@ def params_tree(calibration: Calibration, geometry: Mapping[str, Estimate],
     are whole steps of it; the output rates whose defaults it is below, at it), the fitted
     actuators, and the geometry joint_states gave (the omni's lever is reported only: it does
     not separate wheel_base from track)."""
-    values: dict = {key: round(float(value), 6) for key, value in calibration.values.items()}
+    # + 0.0: a value rounded to zero from below is written 0.0, not -0.0
+    values: dict = {key: round(float(value), 6) + 0.0
+                    for key, value in calibration.values.items()}
     for key, estimate in geometry.items():
         if key == 'wheel_radius':
             diameter = 'vis_wheel_diameter' if calibration.model == 'omni' else 'vis_tire_diameter'

@@ -25,7 +25,8 @@ channel scaled as said below.
 
 Confidence intervals (95 %), dead times included: the covariance ``s^2 (J^T J)^-1`` of the
 scaled residuals, inflated by ``n / n_eff`` for their correlation
-(``n_eff = n (1 - rho) / (1 + rho)``, ``rho`` their lag-1 autocorrelation). A parameter whose
+(``n_eff = n (1 - rho) / (1 + rho)``, ``rho`` their lag-1 autocorrelation), over the parameters
+the residuals depend on (one they do not, a limit never reached, has none). A parameter whose
 interval is wider than ``MAX_RELATIVE_CI`` of its value (3 steps for a dead time) is not
 identified by the recording: :class:`CalibrationError` says what to record.
 """
@@ -251,11 +252,16 @@ class Fitter:
         sse = float(np.dot(self.residual, self.residual))
         inflation = 1.0 / _effective_fraction(self.residual.reshape(self.sim.measured.shape))
         variance = sse / max(n - p, 1) * inflation
+        # A parameter the residuals do not move with at all (a limit the motion never reached)
+        # has an infinite interval; the others' covariance is that of the rest.
+        moving = np.any(self.jacobian != 0.0, axis=0)
+        stds = np.full(p, np.inf)
         try:
-            covariance = variance * np.linalg.inv(self.jacobian.T @ self.jacobian)
-            stds = np.sqrt(np.maximum(np.diag(covariance), 0.0))
+            moved = self.jacobian[:, moving]
+            covariance = variance * np.linalg.inv(moved.T @ moved)
+            stds[moving] = np.sqrt(np.maximum(np.diag(covariance), 0.0))
         except np.linalg.LinAlgError:
-            stds = np.full(p, np.inf)
+            pass
         out: dict[str, Estimate] = {}
         for parameter, std in zip(self.parameters, stds, strict=True):
             value = self.values[parameter.key]
@@ -272,7 +278,10 @@ def _check_identified(estimates: Mapping[str, Estimate], dt: float) -> None:
         limit = MAX_RELATIVE_CI * abs(estimate.value)
         if name.endswith('dead_time'):
             limit = max(limit, 3 * dt)
-        if not math.isfinite(estimate.half_width) or estimate.half_width > limit:
+        if not math.isfinite(estimate.half_width):  # no residual moves with it
+            problems.append(f'{key} (the motion never depended on it: no value fits worse): '
+                            f'record {MOTIONS[name]}')
+        elif estimate.half_width > limit:
             problems.append(f'{key} ({estimate.value:.4g}, 95 % interval '
                             f'[{estimate.low:.4g}, {estimate.high:.4g}]): record '
                             f'{MOTIONS[name]}')
