@@ -19,7 +19,7 @@ from pathlib import Path
 
 from wheelsim.core import yaml_numbers
 from wheelsim.core.calibration.excitation import excitation
-from wheelsim.core.params import unknown_keys
+from wheelsim.core.params import ParameterError, unknown_keys
 from wheelsim.core.vehicle.config import MODELS
 from wheelsim.core.vehicle.description import describe, top_speed_mps
 from wheelsim.nodes.vehicle_sim import parameter_specs
@@ -55,7 +55,10 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:
         parser.error(str(err))
     top_speed = top_speed_mps(describe(vehicle.config))
-    record_excitation_bag(args.bag, parameters, excitation(args.model, top_speed))
+    try:  # what the recording sets itself, and vehicle_sim's rules across its parameters
+        record_excitation_bag(args.bag, parameters, excitation(args.model, top_speed))
+    except ParameterError as err:  # raised before the bag folder is made
+        parser.error(str(err))
     print(f'{args.bag}: now `wheelsim calibrate {args.bag} -o calibration/params.yaml`')
     return 0
 

@@ -91,9 +91,9 @@ def test_a_limit_the_motion_never_reached_is_the_only_one_named(tmp_path):
     with pytest.raises(CalibrationError) as raised:
         calibrate_bag(tmp_path / 'bag', tmp_path / 'out' / 'params.yaml')
     assert str(raised.value) == (
-        'the recording does not identify drive_actuators.max_velocity (the motion never '
-        'depended on it: no value fits worse): record a speed command above the top speed, '
-        'held 2-3 s')
+        'the recording does not identify drive_actuators.max_velocity (the recorded motion '
+        'never depended on it: a limit never reached, or none): record a speed command above '
+        'the top speed, held 2-3 s')
 
 
 def calibrate_command(*args):

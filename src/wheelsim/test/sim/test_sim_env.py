@@ -124,6 +124,23 @@ def test_each_seed_and_sub_environment_has_its_own_command_noise(robot, noisy_ro
     assert len({row.tobytes() for row in observations}) == 3
 
 
+def test_a_vector_reset_without_a_seed_is_each_single_env_s(noisy_robot):
+    """Found in review: it re-seeded every sub-environment from fresh entropy (its start poses
+    and its noise), where each single env goes on with its generator and its noise."""
+    vector = vector_env('path', noisy_robot, 3)
+    singles = [single_env('path', noisy_robot) for _ in range(3)]
+    vector.reset(seed=5)
+    for i, env in enumerate(singles):
+        env.reset(seed=5 + i)
+    actions = np.tile([0.3, 0.2], (3, 1))
+    for _ in range(2):
+        for _ in range(30):
+            observations = vector.step(actions)[0]
+            for i, env in enumerate(singles):
+                np.testing.assert_array_equal(observations[i], env.step(actions[i])[0])
+        np.testing.assert_array_equal(vector.reset()[0], [env.reset()[0] for env in singles])
+
+
 def test_a_step_before_the_first_reset_asks_for_a_reset(robot):
     """Found in review: an AttributeError from inside the env."""
     with pytest.raises(ResetNeeded, match=r'PathTrackingEnv: step\(\) before reset\(\)'):

@@ -325,6 +325,23 @@ def test_bad_plot_arguments_are_refused_by_name(call, message):
         call(trajectory, DIFF)
 
 
+def test_one_real_number_of_any_kind_is_taken_where_a_number_goes():
+    """Found in review of the checks above: a 0-d array and a Decimal, taken before, were
+    refused; float32's 0.01 s was refused as no whole number of steps."""
+    from decimal import Decimal
+
+    commands = np.tile([0.5, 0.0, 0.4], (20, 1))
+    expected = ws.simulate(DIFF, None, commands, 0.01)
+    for dt_s in (np.array(0.01), Decimal('0.01'), np.float32(0.01), np.float64(0.01)):
+        np.testing.assert_array_equal(ws.simulate(DIFF, None, commands, dt_s).x_m,
+                                      expected.x_m)
+    batch = ws.simulate(DIFF, None, np.zeros((2, 5, 3)), 0.01)
+    assert batch.vehicle(np.array(1)).x_m.shape == (6,) and batch.vehicle(np.int64(-2))
+    figure = ws.plot_trajectory(expected, DIFF, footprint_every_s=1e308)  # first and last
+    assert len(figure.axes[0].patches) == 2
+    assert ws.PathTrackingEnv(DIFF, speed_mps=np.array(0.5), dt_s=Decimal('0.05'))
+
+
 def test_a_params_file_without_a_section_for_vehicle_sim_is_refused(tmp_path):
     """Found in review: the default vehicle, without a word."""
     empty, elsewhere = tmp_path / 'empty.yaml', tmp_path / 'robot1.yaml'

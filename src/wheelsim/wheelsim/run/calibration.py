@@ -21,6 +21,7 @@ from wheelsim.core.calibration.recording import (
     fit_geometry,
     geometry_for_fit,
 )
+from wheelsim.core.params import ParameterError
 from wheelsim.core.vehicle_sim.config import VehicleSimSettings
 from wheelsim.report.calibration_bag import load_recording
 from wheelsim.report.calibration_report import format_report, plot_response, write_params
@@ -158,15 +159,22 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
     return CalibrationOutputs(output, report_path, plot_path, report)
 
 
+#: What :func:`record_excitation_bag` sets of vehicle_sim's parameters.
+RECORDING_PARAMETERS = {'use_sim_time': True, 'cmd_vel_type': 'twist_stamped'}
+
+
 def record_excitation_bag(bag_dir: Path, parameters: dict[str, Any], steps: Sequence[Step],
                           command_rate_hz: float = 20.0) -> None:
     """Drive vehicle_sim through ``steps`` in lock-step in this process, a driver sending each
     held command as TwistStamped at ``command_rate_hz``, and record every topic into the new
     bag folder ``bag_dir`` (MCAP): a recording ``wheelsim calibrate`` takes, with known
-    parameters (vehicle_sim's, dotted names)."""
+    parameters (vehicle_sim's, dotted names). Raises ParameterError, before the folder is
+    made, for parameters vehicle_sim refuses, and for the two the recording sets itself
+    (``use_sim_time`` true: it follows the recording's clock, so ``be_reference_clock`` must be
+    false; ``cmd_vel_type`` twist_stamped) given otherwise."""
     from geometry_msgs.msg import TwistStamped
 
-    from wheelsim.nodes.vehicle_sim import VehicleSim
+    from wheelsim.nodes.vehicle_sim import VehicleSim, check_parameters
     from wheelsim.ros import qos
     from wheelsim.ros.conversions import time_msg
     from wheelsim.run.lockstep import Lockstep
@@ -192,7 +200,14 @@ def record_excitation_bag(bag_dir: Path, parameters: dict[str, Any], steps: Sequ
         seam.create_timer(1.0 / command_rate_hz, send)
 
     excitation.name = 'excitation'
-    values = {**parameters, 'use_sim_time': True, 'cmd_vel_type': 'twist_stamped'}
+    values = {**parameters, **RECORDING_PARAMETERS}
+    for name, value in RECORDING_PARAMETERS.items():
+        if parameters.get(name, value) != value:
+            raise ParameterError(name, parameters[name], f'the recording sets it to {value}')
+    if values.get('be_reference_clock'):
+        raise ParameterError('be_reference_clock', True, 'must be false: the recorded '
+                             "vehicle_sim follows the recording's clock (use_sim_time)")
+    check_parameters(values)
     offered_qos: dict[str, list[Any]] = {}  # the publishers' QoS profiles, for the bag
     with BagRecorder(bag_dir, offered_qos=offered_qos) as recorder:
         lockstep = Lockstep(recorder.record, START_TIME_NS, offered_qos)

@@ -31,7 +31,7 @@ Both tasks:
   within that ``step``, which returns the first observation of its new episode and, in
   ``infos``, ``final_obs`` (an object array: the episode's last observation where
   ``_final_obs`` is True). ``reset(seed=s)`` seeds sub-environment i with ``s + i``, as
-  ``SyncVectorEnv`` does.
+  ``SyncVectorEnv`` does; ``reset()`` without a seed resets each as the single env does.
 
 Path tracking, ``PathTrackingEnv(vehicle, path=None, **options)``: ``path`` (M, 3) poses, M >=
 2, consecutive poses apart, the yaw the heading to track (None:
@@ -178,10 +178,15 @@ class _BatchEnv(VectorEnv):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[NDArray[np.float64], dict[str, Any]]:
         super().reset(seed=seed)
-        self._randoms = [seeding.np_random(None if seed is None else seed + i)[0]
-                         for i in range(self.num_envs)]
-        poses = self._start_poses(np.arange(self.num_envs))
-        self._task.restart(poses, None, tuple(_noise_seed(random) for random in self._randoms))
+        everyone = np.arange(self.num_envs)
+        if seed is not None or self._task.fleet is None:
+            self._randoms = [seeding.np_random(None if seed is None else seed + i)[0]
+                             for i in range(self.num_envs)]
+            poses = self._start_poses(everyone)
+            self._task.restart(poses, None, tuple(_noise_seed(random)
+                                                  for random in self._randoms))
+        else:  # as each single env: its generator and its noise go on
+            self._task.restart(self._start_poses(everyone), everyone)
         return self._task.observe(), {}
 
     def step(self, actions: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64],

@@ -68,7 +68,8 @@ def plot_trajectory(trajectory: Trajectory, vehicle: SimVehicle, footprint_every
     if path is not None:
         ax.plot(path[:, 0], path[:, 1], 'k--', lw=1.0, label='reference')
     period_s = trajectory.t_s[1] - trajectory.t_s[0] if len(trajectory.t_s) > 1 else 1.0
-    every = max(1, min(len(trajectory.t_s), round(footprint_every_s / period_s)))
+    # at most every sample count apart (a huge period: the first and the last footprints)
+    every = max(1, round(min(float(footprint_every_s) / period_s, len(trajectory.t_s))))
     for i, run in enumerate(_vehicles(trajectory)):
         line, = ax.plot(run.x_m, run.y_m, lw=1.2, label='base_link' if i == 0 else None)
         for k in sorted({*range(0, len(run.t_s), every), len(run.t_s) - 1}):

@@ -18,7 +18,7 @@ bit for bit what a single rollout with its start pose, commands and seed gives.
 from __future__ import annotations
 
 import math
-import numbers
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -100,10 +100,14 @@ class Trajectory:
         if self.x_m.ndim != 2:
             raise ValueError('vehicle(index): this trajectory is not a batch')
         count = self.x_m.shape[0]
-        if isinstance(index, bool) or not isinstance(index, numbers.Integral) \
-                or not -count <= index < count:
+        try:  # an int, a numpy integer or a 0-d integer array; not a bool
+            position = None if isinstance(index, (bool, np.bool_)) else operator.index(index)
+        except TypeError:
+            position = None
+        if position is None or not -count <= position < count:
             raise ValueError(f'vehicle(index): index = {index!r} must be an integer in '
                              f'[{-count}, {count}) for this batch of {count}')
+        index = position
         fields = {name: getattr(self, name)[index] for name in (
             'x_m', 'y_m', 'yaw_rad', 'vx_mps', 'vy_mps', 'wz_radps', 'wheel_speed_radps',
             'steering_rad', 'command', 'command_twist', 'collisions')}
@@ -169,9 +173,14 @@ class _Fleet:
 
 
 def _number(value: Any) -> float:
-    """``value`` as a float if it is a real number (not a bool, not text), else NaN."""
-    real = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    return float(value) if real else math.nan
+    """``value`` as a float if it is one real number (a Python or numpy number, a 0-d array, a
+    Decimal or a Fraction; not a bool, text or a sequence), else NaN."""
+    if isinstance(value, (bool, np.bool_, str, bytes)) or np.ndim(value) != 0:
+        return math.nan
+    try:
+        return float(value)
+    except (TypeError, ValueError):  # a complex number, an object
+        return math.nan
 
 
 #: The longest control period a rollout or environment holds a command for [s].
@@ -185,7 +194,8 @@ def _steps_per_period(vehicle: SimVehicle, dt_s: float) -> int:
     step_s = vehicle.step_period_s
     ratio = _number(dt_s) / step_s
     steps = round(ratio) if math.isfinite(ratio) else 0
-    if steps < 1 or abs(steps - ratio) > 1e-9 * ratio or dt_s > MAX_PERIOD_S:
+    # a whole number within float32's rounding (np.float32(0.01) is 0.00999999977648 s)
+    if steps < 1 or abs(steps - ratio) > 1e-6 * ratio or ratio * step_s > MAX_PERIOD_S:
         raise ValueError(f'dt_s = {dt_s!r} must be a number of seconds in (0, '
                          f'{MAX_PERIOD_S:g}], a whole number (>= 1) of physics steps of '
                          f'{step_s:g} s (step_rate {vehicle.settings.step_rate:g} Hz)')

@@ -97,6 +97,36 @@ def test_a_recording_that_never_reaches_the_top_speed_is_refused_naming_max_velo
         calibrate(recording, 'differential')
 
 
+def test_only_parameters_the_residuals_ignore_are_said_never_to_matter():
+    """Found in review: a drive without a speed limit (a Jacobian column of zeros) made every
+    interval infinite; then, once fixed, two collinear columns were said never to matter."""
+    import types
+
+    from wheelsim.core.calibration.fit import Fitter, Parameter, _check_identified
+
+    rng = np.random.default_rng(0)
+    column = rng.normal(size=200)
+    group = 'drive_actuators'
+    keys = [f'{group}.time_constant', f'{group}.max_velocity', f'{group}.max_acceleration']
+    fitter = Fitter(types.SimpleNamespace(measured=np.zeros((200, 1))),
+                    [Parameter(key, 0.5, 0.0, 10.0) for key in keys])
+    fitter.residual = rng.normal(scale=1e-3, size=200)
+    fitter.jacobian = np.column_stack([column, np.zeros(200), rng.normal(size=200)])
+    estimates = fitter.estimates()
+    assert fitter.unmoved == {keys[1]}
+    assert np.isfinite(estimates[keys[0]].half_width) and estimates[keys[0]].half_width < 0.01
+    with pytest.raises(CalibrationError) as raised:
+        _check_identified(estimates, 1e-3, fitter.unmoved)
+    assert str(raised.value).count(' (') == 1 and 'max_velocity (the recorded motion never ' \
+        'depended on it: a limit never reached, or none)' in str(raised.value)
+    fitter.jacobian = np.column_stack([column, column, column])  # collinear: not separable
+    estimates = fitter.estimates()
+    with pytest.raises(CalibrationError) as raised:
+        _check_identified(estimates, 1e-3, fitter.unmoved)
+    assert 'never depended' not in str(raised.value)
+    assert str(raised.value).count('95 % interval [-inf, inf]') == 3
+
+
 @pytest.mark.parametrize('field, name', [('command', 'command'),
                                          ('measured', 'measured sample')])
 def test_a_recording_with_a_value_that_is_not_finite_is_refused_naming_its_time(field, name):

@@ -34,7 +34,7 @@ identified by the recording: :class:`CalibrationError` says what to record.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -197,6 +197,7 @@ class Fitter:
         self.values = {p.key: p.initial for p in self.parameters}
         self.jacobian: FloatArray | None = None
         self.residual: FloatArray | None = None
+        self.unmoved: set[str] = set()  # keys the residuals do not depend on (estimates)
 
     def scan(self, key: str) -> None:
         """Set dead time ``key`` to the coarse candidate with the smallest residual, the other
@@ -255,6 +256,8 @@ class Fitter:
         # A parameter the residuals do not move with at all (a limit the motion never reached)
         # has an infinite interval; the others' covariance is that of the rest.
         moving = np.any(self.jacobian != 0.0, axis=0)
+        self.unmoved = {parameter.key for parameter, moves in zip(self.parameters, moving,
+                                                                   strict=True) if not moves}
         stds = np.full(p, np.inf)
         try:
             moved = self.jacobian[:, moving]
@@ -269,7 +272,10 @@ class Fitter:
         return out
 
 
-def _check_identified(estimates: Mapping[str, Estimate], dt: float) -> None:
+def _check_identified(estimates: Mapping[str, Estimate], dt: float,
+                      unmoved: Collection[str] = ()) -> None:
+    """CalibrationError naming each parameter the recording does not identify and the motion
+    to record; ``unmoved``: those the residuals do not depend on at all."""
     problems = []
     for key, estimate in estimates.items():
         name = key.split('.', 1)[1] if key.startswith('drive_actuator') else key
@@ -278,10 +284,10 @@ def _check_identified(estimates: Mapping[str, Estimate], dt: float) -> None:
         limit = MAX_RELATIVE_CI * abs(estimate.value)
         if name.endswith('dead_time'):
             limit = max(limit, 3 * dt)
-        if not math.isfinite(estimate.half_width):  # no residual moves with it
-            problems.append(f'{key} (the motion never depended on it: no value fits worse): '
-                            f'record {MOTIONS[name]}')
-        elif estimate.half_width > limit:
+        if key in unmoved:
+            problems.append(f'{key} (the recorded motion never depended on it: a limit never '
+                            f'reached, or none): record {MOTIONS[name]}')
+        elif not math.isfinite(estimate.half_width) or estimate.half_width > limit:
             problems.append(f'{key} ({estimate.value:.4g}, 95 % interval '
                             f'[{estimate.low:.4g}, {estimate.high:.4g}]): record '
                             f'{MOTIONS[name]}')
@@ -339,7 +345,7 @@ def calibrate(recording: Recording, model: str, base: Mapping[str, Any] | None =
     fitter = Fitter(simulator, starts)
     fitter.fit()
     estimates = fitter.estimates()
-    _check_identified(estimates, step_period_s)
+    _check_identified(estimates, step_period_s, fitter.unmoved)
     values = fitter.values
     simulated = simulator.run([values])[0]
     rms = dict(zip(simulator.channels, simulator.rms(fitter.residual).tolist(), strict=True))
