@@ -6,7 +6,8 @@
 
 The planner follows the ``waypoints`` of the params file and plans anew to every goal sent with
 RViz's "2D Goal Pose" tool; the controller tracks the plan. Every argument is sim.launch.py's
-(``ros2 launch wheelsim demo.launch.py --show-args``): this file only sets ``tracking:=true``.
+(``ros2 launch wheelsim demo.launch.py --show-args``): this file only sets ``tracking:=true``
+(``tracking:=`` given to it fails the launch).
 """
 
 from launch.actions import IncludeLaunchDescription
@@ -15,10 +16,14 @@ from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import PathJoinSubstitution
 from launch_ros.substitutions import FindPackageShare
 
+from wheelsim.bringup.arguments import checked
+
 
 def generate_launch_description():
     share = FindPackageShare('wheelsim')
     simulation = IncludeLaunchDescription(
         PythonLaunchDescriptionSource(PathJoinSubstitution([share, 'launch', 'sim.launch.py'])),
         launch_arguments={'tracking': 'true'}.items())
-    return LaunchDescription([simulation])
+    sets = checked(refused={'tracking': 'the demo is sim.launch.py with the planner and '
+                                        'controller (sim.launch.py runs without them)'})
+    return LaunchDescription([sets, simulation])

@@ -67,8 +67,16 @@ def generate_launch_description():
     viewer = GroupAction([SetParameter('use_sim_time', use_sim_time),
                           rviz(PathJoinSubstitution([share, 'rviz', 'multi_robot.rviz']))])
     # robot2_y is checked where it is read (_map_frames), before anything starts as well.
+    each = 'each robot has its own (robot1, robot2)'
+    presets = "robot1_preset:= and robot2_preset:= choose each robot's vehicle"
     check = checked(booleans=['use_sim_time', 'rviz'],
-                    presets=[f'{robot}_preset' for robot in ROBOTS])
+                    presets=[f'{robot}_preset' for robot in ROBOTS], refused={
+                        'preset': presets, 'params_file': presets, 'namespace': each,
+                        'frame_prefix': each, 'use_namespaced_tf': each,
+                        'plotjuggler': 'not with two robots (sim.launch.py namespace:=robot1 '
+                                       'plotjuggler:=true plots one)',
+                        'plotjuggler_layout': 'not with two robots',
+                        'rviz_config': 'multi_robot.rviz shows both robots'})
     return LaunchDescription([*arguments, check, *robots, processes(_map_frames), viewer])
 
 

@@ -50,6 +50,21 @@ from wheelsim.bringup.params_files import simulated_vehicle, vehicle_sim_values
 from wheelsim.core.vehicle.description import describe
 
 LOCALIZATIONS = ('wheelsim', 'amcl')
+_ONE_ROBOT = ('the stock bring-up runs one robot without a namespace or frame prefix '
+              '(nav2.launch.py takes namespace:=; multi_robot.launch.py runs two robots)')
+#: sim.launch.py's arguments this launch sets itself or cannot serve, and why.
+REFUSED = {
+    'namespace': _ONE_ROBOT, 'frame_prefix': _ONE_ROBOT, 'use_namespaced_tf': _ONE_ROBOT,
+    'use_sim_time': "every node runs on vehicle_sim's /clock here",
+    'map_yaml': 'map:= gives the map of Nav2 and vehicle_sim',
+    'publish_map': "Nav2's map server publishes map here",
+    'map_to_odom': 'localization:= chooses what publishes map -> odom',
+    'overrides_file': "wheelsim's side of the stock bring-up (params/nav2/stock_wheelsim.yaml) "
+                      "is applied here; give vehicle_sim's parameters in params_file:=",
+    'rviz_config': 'nav2.rviz is the view here',
+    'tracking': "Nav2 plans and controls here (wheelsim's planner and controller would drive "
+                'the same vehicle)',
+}
 #: The Nav2 packages started here besides those bringup_launch.py starts.
 NAV2_PACKAGES = ['nav2_bringup', 'nav2_map_server', 'nav2_lifecycle_manager']
 
@@ -215,6 +230,6 @@ def generate_launch_description():
                 numbers={'real_time_factor': float},
                 choices={'localization': LOCALIZATIONS}, presets=['preset'],
                 replaced_by={'preset': 'params_file'},
-                log_levels=['log_level'], optional=['real_time_factor']),
+                log_levels=['log_level'], optional=['real_time_factor'], refused=REFUSED),
         OpaqueFunction(function=_check_vehicle), simulation, navigation,
     ])

@@ -158,6 +158,25 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
     ('demo.launch.py', ['rviz:=false', 'overrides_file:={reference_clock}'],
      'reference_clock.yaml: vehicle_sim.be_reference_clock: true makes vehicle_sim publish '
      '/clock (clock mode 3), which the other nodes follow only with use_sim_time:=true'),
+    # found in review: an included file's argument the launch sets itself or cannot serve
+    # was overridden or broke the launch without a word (Nav2 never came up, namespaced)
+    ('nav2_bringup.launch.py', ['rviz:=false', 'namespace:=robot1'],
+     'namespace:=robot1 is not taken by this launch file: the stock bring-up runs one robot '
+     'without a namespace or frame prefix (nav2.launch.py takes namespace:=; '
+     'multi_robot.launch.py runs two robots); nothing was started'),
+    ('nav2_bringup.launch.py', ['rviz:=false', 'use_sim_time:=false'],
+     "use_sim_time:=false is not taken by this launch file: every node runs on vehicle_sim's "
+     '/clock here'),
+    ('multi_robot.launch.py', ['rviz:=false', 'plotjuggler:=true'],
+     'plotjuggler:=true is not taken by this launch file: not with two robots'),
+    ('multi_robot.launch.py', ['rviz:=false', 'preset:=ackermann_car'],
+     "preset:=ackermann_car is not taken by this launch file: robot1_preset:= and "
+     "robot2_preset:= choose each robot's vehicle"),
+    ('demo.launch.py', ['rviz:=false', 'tracking:=false'],
+     'tracking:=false is not taken by this launch file: the demo is sim.launch.py with the '
+     'planner and controller'),
+    ('nav2.launch.py', ['rviz:=false', 'tracking:=true'],
+     'tracking:=true is not taken by this launch file: Nav2 plans and controls here'),
     ('sim.launch.py', ['rviz:=false', 'real_time_factor:=4.0'],
      "real_time_factor:=4.0 paces vehicle_sim's reference clock, and be_reference_clock is "
      'false in '),

@@ -99,7 +99,8 @@ def log_level(argument: str, text: str) -> str:
 def checked(booleans: Sequence[str] = (), numbers: Mapping[str, type] | None = None,
             choices: Mapping[str, Sequence[str]] | None = None, presets: Sequence[str] = (),
             log_levels: Sequence[str] = (), optional: Sequence[str] = (),
-            replaced_by: Mapping[str, str] | None = None) -> Action:
+            replaced_by: Mapping[str, str] | None = None,
+            refused: Mapping[str, str] | None = None) -> Action:
     """The action failing the launch on a bad value of a launch argument: ``booleans``,
     ``numbers`` (``{name: float or int}``), ``choices`` (``{name: allowed values}``),
     ``presets`` (one of wheelsim's vehicle presets: a params file with a vehicle_sim section
@@ -107,6 +108,9 @@ def checked(booleans: Sequence[str] = (), numbers: Mapping[str, type] | None = N
     ``optional`` may also be empty (as in the params file). ``replaced_by`` (``{name: other}``:
     ``other`` given makes ``name`` unused, as ``params_file:=`` does ``preset:=``): both given
     on the command line and used by the launch (:func:`as_given`) fail it, naming both.
+    ``refused`` (``{name: why}``): arguments of an included launch file that this one sets
+    itself or cannot serve; one given a value on the command line fails the launch, saying why
+    (it would be overridden or break the launch without a word).
 
     Each boolean's launch configuration becomes ``True`` or ``False``, which a condition, a
     node parameter (a bool for ``1`` as well: ``use_sim_time``) and Nav2's ``PythonExpression``
@@ -138,6 +142,10 @@ def checked(booleans: Sequence[str] = (), numbers: Mapping[str, type] | None = N
                 choice(name, text, allowed)
         for name in log_levels:
             log_level(name, LaunchConfiguration(name).perform(context))
+        for name, why in (refused or {}).items():
+            if text := command_line_value(context, name):
+                raise RuntimeError(f'{name}:={text} is not taken by this launch file: {why}; '
+                                   'nothing was started')
         for name, other in (replaced_by or {}).items():
             if len(given := as_given(context, [name, other])) == 2:
                 raise RuntimeError(f'{" and ".join(given)}: {other} replaces what {name} '
