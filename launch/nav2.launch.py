@@ -136,9 +136,10 @@ def generate_launch_description():
         *arguments, checked(booleans=['use_namespaced_tf', 'use_sim_time', 'autostart'],
                             presets=['preset'], replaced_by={'preset': 'params_file'},
                             log_levels=['nav2_log_level'], refused={
-                                'publish_map': "Nav2's map server publishes map here",
+                                'publish_map': "Nav2's map server publishes map here "
+                                               '(vehicle_sim when Nav2 is missing)',
                                 'rviz_config': 'nav2.rviz is the view here',
-                                'tracking': "Nav2 plans and controls here (wheelsim's planner "
-                                            'and controller would drive the same vehicle)'}),
+                                'tracking': "this launch is for Nav2's planner and controller "
+                                            "(wheelsim's would drive the same vehicle)"}),
         simulation, navigation,
     ])

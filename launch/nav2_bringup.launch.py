@@ -57,14 +57,17 @@ REFUSED = {
     'namespace': _ONE_ROBOT, 'frame_prefix': _ONE_ROBOT, 'use_namespaced_tf': _ONE_ROBOT,
     'use_sim_time': "every node runs on vehicle_sim's /clock here",
     'map_yaml': 'map:= gives the map of Nav2 and vehicle_sim',
-    'publish_map': "Nav2's map server publishes map here",
+    'publish_map': "Nav2's map server publishes map here (vehicle_sim when Nav2 is missing)",
     'map_to_odom': 'localization:= chooses what publishes map -> odom',
     'overrides_file': "wheelsim's side of the stock bring-up (params/nav2/stock_wheelsim.yaml) "
-                      "is applied here; give vehicle_sim's parameters in params_file:=",
+                      'is applied here',
     'rviz_config': 'nav2.rviz is the view here',
-    'tracking': "Nav2 plans and controls here (wheelsim's planner and controller would drive "
-                'the same vehicle)',
+    'tracking': "this launch is for Nav2's planner and controller (wheelsim's would drive the "
+                'same vehicle)',
 }
+#: The values of :data:`REFUSED`'s arguments that are what this launch gives them: taken.
+HARMLESS = {'namespace': ('', '/'), 'frame_prefix': ('',), 'use_namespaced_tf': ('false',),
+            'use_sim_time': ('true',)}
 #: The Nav2 packages started here besides those bringup_launch.py starts.
 NAV2_PACKAGES = ['nav2_bringup', 'nav2_map_server', 'nav2_lifecycle_manager']
 
@@ -230,6 +233,7 @@ def generate_launch_description():
                 numbers={'real_time_factor': float},
                 choices={'localization': LOCALIZATIONS}, presets=['preset'],
                 replaced_by={'preset': 'params_file'},
-                log_levels=['log_level'], optional=['real_time_factor'], refused=REFUSED),
+                log_levels=['log_level'], optional=['real_time_factor'], refused=REFUSED,
+                harmless=HARMLESS),
         OpaqueFunction(function=_check_vehicle), simulation, navigation,
     ])

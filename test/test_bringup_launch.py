@@ -496,3 +496,28 @@ def test_the_venv_s_ros2_launch_lists_the_arguments_as_ros2_launch_does():
                           timeout=120)
     assert done.returncode == 0 and 'Traceback' not in done.stderr, done.stderr
     assert "'preset':" in done.stdout and "'tracking':" in done.stdout, done.stdout
+
+
+@pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
+@pytest.mark.parametrize('argv, refused', [
+    (['namespace:=/robot1'], True), (['use_sim_time:=false'], True),
+    (['use_namespaced_tf:=True'], True),
+    # found in review: what the launch gives the argument anyway was refused too
+    (['namespace:=/'], False), (['namespace:='], False), (['use_sim_time:=1'], False),
+    (['use_namespaced_tf:=FALSE'], False), ([], False)])
+def test_an_included_argument_the_launch_sets_is_refused_unless_it_is_the_same(argv, refused):
+    from launch.launch_context import LaunchContext
+
+    from wheelsim.bringup.arguments import checked
+
+    check = checked(refused=dict.fromkeys(['namespace', 'use_sim_time', 'use_namespaced_tf'],
+                                          'why'),
+                    harmless={'namespace': ('', '/'), 'use_sim_time': ('true',),
+                              'use_namespaced_tf': ('false',)})
+    context = LaunchContext(argv=argv)
+    if not refused:
+        check.visit(context)
+        return
+    with pytest.raises(RuntimeError, match=f'^{re.escape(argv[0])} is not taken by this launch '
+                                           'file: why; nothing was started$'):
+        check.visit(context)

@@ -167,6 +167,9 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
     ('nav2_bringup.launch.py', ['rviz:=false', 'use_sim_time:=false'],
      "use_sim_time:=false is not taken by this launch file: every node runs on vehicle_sim's "
      '/clock here'),
+    ('nav2_bringup.launch.py', ['rviz:=false', 'use_namespaced_tf:=true'],
+     'use_namespaced_tf:=true is not taken by this launch file: the stock bring-up runs one '
+     'robot'),
     ('multi_robot.launch.py', ['rviz:=false', 'plotjuggler:=true'],
      'plotjuggler:=true is not taken by this launch file: not with two robots'),
     ('multi_robot.launch.py', ['rviz:=false', 'preset:=ackermann_car'],
@@ -176,7 +179,8 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
      'tracking:=false is not taken by this launch file: the demo is sim.launch.py with the '
      'planner and controller'),
     ('nav2.launch.py', ['rviz:=false', 'tracking:=true'],
-     'tracking:=true is not taken by this launch file: Nav2 plans and controls here'),
+     "tracking:=true is not taken by this launch file: this launch is for Nav2's planner and "
+     'controller'),
     ('sim.launch.py', ['rviz:=false', 'real_time_factor:=4.0'],
      "real_time_factor:=4.0 paces vehicle_sim's reference clock, and be_reference_clock is "
      'false in '),

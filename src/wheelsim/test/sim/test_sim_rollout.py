@@ -335,11 +335,24 @@ def test_one_real_number_of_any_kind_is_taken_where_a_number_goes():
     for dt_s in (np.array(0.01), Decimal('0.01'), np.float32(0.01), np.float64(0.01)):
         np.testing.assert_array_equal(ws.simulate(DIFF, None, commands, dt_s).x_m,
                                       expected.x_m)
-    batch = ws.simulate(DIFF, None, np.zeros((2, 5, 3)), 0.01)
-    assert batch.vehicle(np.array(1)).x_m.shape == (6,) and batch.vehicle(np.int64(-2))
+    batch = ws.simulate(DIFF, np.array([[0.0, 0.0, 0.0], [1.0, 2.0, 0.0]]), commands, 0.01)
+    np.testing.assert_array_equal(batch.vehicle(np.array(1)).y_m, batch.y_m[1])
+    np.testing.assert_array_equal(batch.vehicle(np.int64(-2)).y_m, batch.y_m[0])
     figure = ws.plot_trajectory(expected, DIFF, footprint_every_s=1e308)  # first and last
     assert len(figure.axes[0].patches) == 2
-    assert ws.PathTrackingEnv(DIFF, speed_mps=np.array(0.5), dt_s=Decimal('0.05'))
+    env = ws.PathTrackingEnv(DIFF, speed_mps=np.array(0.5), dt_s=Decimal('0.05'))
+    env.reset(seed=0)
+    assert env._task.period_s == 0.05 and env._task.speed_mps == 0.5
+
+
+@pytest.mark.parametrize('dt_s', [
+    np.array(True), np.array('0.01'), np.complex128(0.01 + 1j), 2000.0015, 0.0100000099,
+    np.array([0.01])])
+def test_what_is_no_single_real_number_or_no_whole_number_of_steps_is_refused(dt_s):
+    """Found in review of the check above: a 0-d bool or text array and a complex number were
+    taken, and the tolerance for float32 let 2000.0015 s run as 2000.002 s."""
+    with pytest.raises(ValueError, match='dt_s = .* must be a number of seconds'):
+        ws.simulate(DIFF, None, np.zeros((1, 3)), dt_s)
 
 
 def test_a_params_file_without_a_section_for_vehicle_sim_is_refused(tmp_path):

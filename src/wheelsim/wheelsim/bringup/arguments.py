@@ -65,6 +65,17 @@ def _used(configuration: str | None, argument: str, text: str) -> bool:
         return False
 
 
+def _same(argument: str, text: str, value: str) -> bool:
+    """Whether ``text`` given to ``argument`` is ``value`` (blanks around aside, or the same
+    boolean in another spelling)."""
+    if text.strip() == value:
+        return True
+    try:
+        return boolean(argument, text) == boolean(argument, value)
+    except RuntimeError:  # not booleans
+        return False
+
+
 def boolean(argument: str, text: str) -> bool:
     """``text`` (the value of launch argument ``argument``) as ``IfCondition`` reads it;
     RuntimeError naming the argument and the values allowed for anything else."""
@@ -100,7 +111,8 @@ def checked(booleans: Sequence[str] = (), numbers: Mapping[str, type] | None = N
             choices: Mapping[str, Sequence[str]] | None = None, presets: Sequence[str] = (),
             log_levels: Sequence[str] = (), optional: Sequence[str] = (),
             replaced_by: Mapping[str, str] | None = None,
-            refused: Mapping[str, str] | None = None) -> Action:
+            refused: Mapping[str, str] | None = None,
+            harmless: Mapping[str, Sequence[str]] | None = None) -> Action:
     """The action failing the launch on a bad value of a launch argument: ``booleans``,
     ``numbers`` (``{name: float or int}``), ``choices`` (``{name: allowed values}``),
     ``presets`` (one of wheelsim's vehicle presets: a params file with a vehicle_sim section
@@ -110,7 +122,8 @@ def checked(booleans: Sequence[str] = (), numbers: Mapping[str, type] | None = N
     on the command line and used by the launch (:func:`as_given`) fail it, naming both.
     ``refused`` (``{name: why}``): arguments of an included launch file that this one sets
     itself or cannot serve; one given a value on the command line fails the launch, saying why
-    (it would be overridden or break the launch without a word).
+    (it would be overridden or break the launch without a word), unless the value is one of its
+    ``harmless`` ones (``{name: values}``: what the launch gives it; a boolean in any spelling).
 
     Each boolean's launch configuration becomes ``True`` or ``False``, which a condition, a
     node parameter (a bool for ``1`` as well: ``use_sim_time``) and Nav2's ``PythonExpression``
@@ -143,7 +156,9 @@ def checked(booleans: Sequence[str] = (), numbers: Mapping[str, type] | None = N
         for name in log_levels:
             log_level(name, LaunchConfiguration(name).perform(context))
         for name, why in (refused or {}).items():
-            if text := command_line_value(context, name):
+            text = command_line_value(context, name)
+            if text and not any(_same(name, text, value)
+                                for value in (harmless or {}).get(name, ())):
                 raise RuntimeError(f'{name}:={text} is not taken by this launch file: {why}; '
                                    'nothing was started')
         for name, other in (replaced_by or {}).items():

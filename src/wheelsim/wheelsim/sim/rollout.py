@@ -175,7 +175,11 @@ class _Fleet:
 def _number(value: Any) -> float:
     """``value`` as a float if it is one real number (a Python or numpy number, a 0-d array, a
     Decimal or a Fraction; not a bool, text or a sequence), else NaN."""
-    if isinstance(value, (bool, np.bool_, str, bytes)) or np.ndim(value) != 0:
+    if isinstance(value, (np.ndarray, np.generic)):  # numpy: by its dtype, 0-d only
+        if value.ndim != 0 or value.dtype.kind not in 'iuf':  # no bool, text or complex
+            return math.nan
+        value = value.item()
+    if isinstance(value, (bool, str, bytes)) or np.ndim(value) != 0:
         return math.nan
     try:
         return float(value)
@@ -194,8 +198,12 @@ def _steps_per_period(vehicle: SimVehicle, dt_s: float) -> int:
     step_s = vehicle.step_period_s
     ratio = _number(dt_s) / step_s
     steps = round(ratio) if math.isfinite(ratio) else 0
-    # a whole number within float32's rounding (np.float32(0.01) is 0.00999999977648 s)
-    if steps < 1 or abs(steps - ratio) > 1e-6 * ratio or ratio * step_s > MAX_PERIOD_S:
+    # a whole number within the rounding of the value's own type (np.float32(0.01) is
+    # 0.00999999977648 s)
+    dtype = getattr(dt_s, 'dtype', None)
+    relative = max(1e-9, 4.0 * float(np.finfo(dtype).eps)) \
+        if dtype is not None and dtype.kind == 'f' else 1e-9
+    if steps < 1 or abs(steps - ratio) > relative * ratio or ratio * step_s > MAX_PERIOD_S:
         raise ValueError(f'dt_s = {dt_s!r} must be a number of seconds in (0, '
                          f'{MAX_PERIOD_S:g}], a whole number (>= 1) of physics steps of '
                          f'{step_s:g} s (step_rate {vehicle.settings.step_rate:g} Hz)')
