@@ -25,5 +25,6 @@ def generate_launch_description():
         PythonLaunchDescriptionSource(PathJoinSubstitution([share, 'launch', 'sim.launch.py'])),
         launch_arguments={'tracking': 'true'}.items())
     sets = checked(refused={'tracking': 'the demo is sim.launch.py with the planner and '
-                                        'controller (sim.launch.py runs without them)'})
+                                        'controller (sim.launch.py runs without them)'},
+                   harmless={'tracking': ('true',)})
     return LaunchDescription([sets, simulation])

@@ -76,7 +76,8 @@ def generate_launch_description():
                         'plotjuggler': 'not with two robots (sim.launch.py namespace:=robot1 '
                                        'plotjuggler:=true plots one)',
                         'plotjuggler_layout': 'not with two robots',
-                        'rviz_config': 'multi_robot.rviz shows both robots'})
+                        'rviz_config': 'multi_robot.rviz shows both robots'},
+                    harmless={'use_namespaced_tf': ('false',), 'plotjuggler': ('false',)})
     return LaunchDescription([*arguments, check, *robots, processes(_map_frames), viewer])
 
 

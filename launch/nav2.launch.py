@@ -140,6 +140,7 @@ def generate_launch_description():
                                                '(vehicle_sim when Nav2 is missing)',
                                 'rviz_config': 'nav2.rviz is the view here',
                                 'tracking': "this launch is for Nav2's planner and controller "
-                                            "(wheelsim's would drive the same vehicle)"}),
+                                            "(wheelsim's would drive the same vehicle)"},
+                            harmless={'tracking': ('false',)}),
         simulation, navigation,
     ])

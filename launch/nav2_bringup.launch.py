@@ -54,7 +54,7 @@ _ONE_ROBOT = ('the stock bring-up runs one robot without a namespace or frame pr
               '(nav2.launch.py takes namespace:=; multi_robot.launch.py runs two robots)')
 #: sim.launch.py's arguments this launch sets itself or cannot serve, and why.
 REFUSED = {
-    'namespace': _ONE_ROBOT, 'frame_prefix': _ONE_ROBOT, 'use_namespaced_tf': _ONE_ROBOT,
+    'namespace': _ONE_ROBOT, 'frame_prefix': _ONE_ROBOT,
     'use_sim_time': "every node runs on vehicle_sim's /clock here",
     'map_yaml': 'map:= gives the map of Nav2 and vehicle_sim',
     'publish_map': "Nav2's map server publishes map here (vehicle_sim when Nav2 is missing)",
@@ -66,8 +66,8 @@ REFUSED = {
                 'same vehicle)',
 }
 #: The values of :data:`REFUSED`'s arguments that are what this launch gives them: taken.
-HARMLESS = {'namespace': ('', '/'), 'frame_prefix': ('',), 'use_namespaced_tf': ('false',),
-            'use_sim_time': ('true',)}
+HARMLESS = {'namespace': ('', '/'), 'frame_prefix': ('',), 'use_sim_time': ('true',),
+            'tracking': ('false',)}
 #: The Nav2 packages started here besides those bringup_launch.py starts.
 NAV2_PACKAGES = ['nav2_bringup', 'nav2_map_server', 'nav2_lifecycle_manager']
 

@@ -13,6 +13,7 @@ import sys
 import pytest
 from bringup_support import (
     EXTERNAL_EXECUTABLES,
+    LAUNCH_DIR,
     PARAMS_DIR,
     REPO,
     SHARE,
@@ -500,24 +501,30 @@ def test_the_venv_s_ros2_launch_lists_the_arguments_as_ros2_launch_does():
 
 @pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
 @pytest.mark.parametrize('argv, refused', [
-    (['namespace:=/robot1'], True), (['use_sim_time:=false'], True),
-    (['use_namespaced_tf:=True'], True),
-    # found in review: what the launch gives the argument anyway was refused too
+    (['namespace:=/robot1'], True), (['use_sim_time:=false'], True), (['tracking:=true'], True),
+    (['frame_prefix:=r1/'], True), (['map_yaml:=/m.yaml'], True),
+    # found in review: what the launch gives the argument anyway was refused too, and a value
+    # with blanks taken as the same failed later with launch_ros's own error
     (['namespace:=/'], False), (['namespace:='], False), (['use_sim_time:=1'], False),
-    (['use_namespaced_tf:=FALSE'], False), ([], False)])
-def test_an_included_argument_the_launch_sets_is_refused_unless_it_is_the_same(argv, refused):
+    (['use_sim_time:= TRUE '], False), (['tracking:=False'], False), (['namespace:= / '], True),
+    (['use_namespaced_tf:=true'], False), ([], False)])
+def test_nav2_bringup_refuses_what_it_sets_unless_it_is_the_same(argv, refused):
+    """nav2_bringup.launch.py's own REFUSED and HARMLESS, through ``checked``."""
     from launch.launch_context import LaunchContext
+    from launch.launch_description_sources.python_launch_file_utilities import (
+        load_python_launch_file_as_module,
+    )
 
     from wheelsim.bringup.arguments import checked
 
-    check = checked(refused=dict.fromkeys(['namespace', 'use_sim_time', 'use_namespaced_tf'],
-                                          'why'),
-                    harmless={'namespace': ('', '/'), 'use_sim_time': ('true',),
-                              'use_namespaced_tf': ('false',)})
+    module = load_python_launch_file_as_module(str(LAUNCH_DIR / 'nav2_bringup.launch.py'))
+    check = checked(refused=module.REFUSED, harmless=module.HARMLESS)
     context = LaunchContext(argv=argv)
     if not refused:
         check.visit(context)
         return
+    name = argv[0].partition(':=')[0]
     with pytest.raises(RuntimeError, match=f'^{re.escape(argv[0])} is not taken by this launch '
-                                           'file: why; nothing was started$'):
+                                           f'file: {re.escape(module.REFUSED[name])}; nothing '
+                                           'was started$'):
         check.visit(context)

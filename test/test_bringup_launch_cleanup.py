@@ -167,9 +167,6 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
     ('nav2_bringup.launch.py', ['rviz:=false', 'use_sim_time:=false'],
      "use_sim_time:=false is not taken by this launch file: every node runs on vehicle_sim's "
      '/clock here'),
-    ('nav2_bringup.launch.py', ['rviz:=false', 'use_namespaced_tf:=true'],
-     'use_namespaced_tf:=true is not taken by this launch file: the stock bring-up runs one '
-     'robot'),
     ('multi_robot.launch.py', ['rviz:=false', 'plotjuggler:=true'],
      'plotjuggler:=true is not taken by this launch file: not with two robots'),
     ('multi_robot.launch.py', ['rviz:=false', 'preset:=ackermann_car'],

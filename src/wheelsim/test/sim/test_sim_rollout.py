@@ -347,12 +347,29 @@ def test_one_real_number_of_any_kind_is_taken_where_a_number_goes():
 
 @pytest.mark.parametrize('dt_s', [
     np.array(True), np.array('0.01'), np.complex128(0.01 + 1j), 2000.0015, 0.0100000099,
-    np.array([0.01])])
+    np.array([0.01]),
+    # found in the next review: float32 values that are no whole number of steps, float64 ones
+    # off by far more than their rounding, too large a number, a ragged list, a masked value
+    np.float32(2000.0015), np.float32(1.0000004), 1.0000000009, 10**400, [[0.01], [0.01, 0.02]],
+    np.ma.masked_array(0.01, mask=True)])
 def test_what_is_no_single_real_number_or_no_whole_number_of_steps_is_refused(dt_s):
     """Found in review of the check above: a 0-d bool or text array and a complex number were
     taken, and the tolerance for float32 let 2000.0015 s run as 2000.002 s."""
-    with pytest.raises(ValueError, match='dt_s = .* must be a number of seconds'):
+    with pytest.raises(ValueError, match='(?s)dt_s = .* must be a number of seconds'):
         ws.simulate(DIFF, None, np.zeros((1, 3)), dt_s)
+
+
+@pytest.mark.parametrize('step_rate_hz, dt_s, steps', [
+    (1000.0, 3 * 0.1, 300), (1000.0, 0.7, 700), (300.0, 3600.0, 1_080_000),
+    (300.0, 3599.7, 1_079_910), (1000.0, np.float16(0.01), 10)])
+def test_a_period_within_its_own_rounding_of_whole_steps_is_taken(step_rate_hz, dt_s, steps):
+    """Found in review: 3600 s, the largest period the error message names, was refused at
+    300 Hz (3600 * (1 / 300) * 300 rounds above 3600)."""
+    from wheelsim.sim.rollout import _steps_per_period
+
+    vehicle = ws.load_vehicle('indoor_differential', {'step_rate': step_rate_hz,
+                                                      'clock_rate': 50.0})
+    assert _steps_per_period(vehicle, dt_s) == steps
 
 
 def test_a_params_file_without_a_section_for_vehicle_sim_is_refused(tmp_path):

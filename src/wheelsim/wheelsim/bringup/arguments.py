@@ -66,9 +66,9 @@ def _used(configuration: str | None, argument: str, text: str) -> bool:
 
 
 def _same(argument: str, text: str, value: str) -> bool:
-    """Whether ``text`` given to ``argument`` is ``value`` (blanks around aside, or the same
-    boolean in another spelling)."""
-    if text.strip() == value:
+    """Whether ``text`` given to ``argument`` is ``value``, or the same boolean in another
+    spelling (as the including launch's boolean check takes it)."""
+    if text == value:
         return True
     try:
         return boolean(argument, text) == boolean(argument, value)

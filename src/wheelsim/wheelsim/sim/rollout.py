@@ -173,17 +173,18 @@ class _Fleet:
 
 
 def _number(value: Any) -> float:
-    """``value`` as a float if it is one real number (a Python or numpy number, a 0-d array, a
-    Decimal or a Fraction; not a bool, text or a sequence), else NaN."""
+    """``value`` as a float if it is one real number (a Python or numpy number, a 0-d array
+    not masked, a Decimal, a Fraction, an object with ``__float__``; not a bool, text, complex
+    or a sequence), else NaN (also for one too large for a float)."""
     if isinstance(value, (np.ndarray, np.generic)):  # numpy: by its dtype, 0-d only
-        if value.ndim != 0 or value.dtype.kind not in 'iuf':  # no bool, text or complex
-            return math.nan
+        if value.ndim != 0 or value.dtype.kind not in 'iuf' or np.ma.is_masked(value):
+            return math.nan  # no bool, text, complex or masked value
         value = value.item()
-    if isinstance(value, (bool, str, bytes)) or np.ndim(value) != 0:
+    if isinstance(value, (bool, str, bytes)):
         return math.nan
     try:
-        return float(value)
-    except (TypeError, ValueError):  # a complex number, an object
+        return float(value) if np.ndim(value) == 0 else math.nan
+    except (TypeError, ValueError, OverflowError):  # complex, ragged, too large, an object
         return math.nan
 
 
@@ -193,20 +194,22 @@ MAX_PERIOD_S = 3600.0
 
 def _steps_per_period(vehicle: SimVehicle, dt_s: float) -> int:
     """Physics steps in one control period of ``dt_s`` [s]; ValueError naming ``dt_s`` unless
-    it is a real number (not a bool or a string), at most :data:`MAX_PERIOD_S`, and a whole
-    number (>= 1) of steps."""
-    step_s = vehicle.step_period_s
-    ratio = _number(dt_s) / step_s
-    steps = round(ratio) if math.isfinite(ratio) else 0
-    # a whole number within the rounding of the value's own type (np.float32(0.01) is
-    # 0.00999999977648 s)
-    dtype = getattr(dt_s, 'dtype', None)
-    relative = max(1e-9, 4.0 * float(np.finfo(dtype).eps)) \
-        if dtype is not None and dtype.kind == 'f' else 1e-9
-    if steps < 1 or abs(steps - ratio) > relative * ratio or ratio * step_s > MAX_PERIOD_S:
+    it is one real number (:func:`_number`) at most :data:`MAX_PERIOD_S` and a whole number
+    (>= 1) of steps: within one unit in the last place, in its own float type (numpy's
+    float32 or float16; else float64), of ``steps / step_rate`` (``3 * 0.1`` is 0.3 s)."""
+    step_rate = vehicle.settings.step_rate
+    seconds = _number(dt_s)
+    float_type = dt_s.dtype.type if isinstance(dt_s, (np.ndarray, np.generic)) \
+        and dt_s.dtype.kind == 'f' else np.float64
+    ratio = seconds * step_rate
+    steps = round(ratio) if math.isfinite(ratio) and ratio < 2 * MAX_PERIOD_S * step_rate \
+        else 0
+    whole_s = float_type(steps / step_rate)
+    if steps < 1 or steps > MAX_PERIOD_S * step_rate \
+            or abs(float_type(seconds) - whole_s) > np.spacing(whole_s):
         raise ValueError(f'dt_s = {dt_s!r} must be a number of seconds in (0, '
                          f'{MAX_PERIOD_S:g}], a whole number (>= 1) of physics steps of '
-                         f'{step_s:g} s (step_rate {vehicle.settings.step_rate:g} Hz)')
+                         f'{1.0 / step_rate:g} s (step_rate {step_rate:g} Hz)')
     return steps
 
 
