@@ -18,13 +18,16 @@ from launch_ros.substitutions import FindPackageShare
 
 from wheelsim.bringup.arguments import checked
 
+#: sim.launch.py's arguments this file sets itself, and why; the values it gives them (taken).
+REFUSED = {'tracking': 'the demo is sim.launch.py with the planner and controller '
+                       '(sim.launch.py runs without them)'}
+HARMLESS = {'tracking': ('true',)}
+
 
 def generate_launch_description():
     share = FindPackageShare('wheelsim')
     simulation = IncludeLaunchDescription(
         PythonLaunchDescriptionSource(PathJoinSubstitution([share, 'launch', 'sim.launch.py'])),
         launch_arguments={'tracking': 'true'}.items())
-    sets = checked(refused={'tracking': 'the demo is sim.launch.py with the planner and '
-                                        'controller (sim.launch.py runs without them)'},
-                   harmless={'tracking': ('true',)})
+    sets = checked(refused=REFUSED, harmless=HARMLESS)
     return LaunchDescription([sets, simulation])

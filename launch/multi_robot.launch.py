@@ -25,6 +25,21 @@ from wheelsim.bringup.packages import ends_launch, processes, rviz
 ROBOTS = ('robot1', 'robot2')
 
 
+_EACH = 'each robot has its own (robot1, robot2)'
+_PRESETS = "robot1_preset:= and robot2_preset:= choose each robot's vehicle"
+#: The included launch files' arguments this file sets itself or cannot serve, and why; the
+#: values it gives them (taken).
+REFUSED = {
+    'preset': _PRESETS, 'params_file': _PRESETS, 'namespace': _EACH, 'frame_prefix': _EACH,
+    'use_namespaced_tf': _EACH,
+    'plotjuggler': 'not with two robots (sim.launch.py namespace:=robot1 plotjuggler:=true '
+                   'plots one)',
+    'plotjuggler_layout': 'not with two robots',
+    'rviz_config': 'multi_robot.rviz shows both robots',
+}
+HARMLESS = {'use_namespaced_tf': ('false',), 'plotjuggler': ('false',)}
+
+
 def generate_launch_description():
     share = FindPackageShare('wheelsim')
     use_sim_time = LaunchConfiguration('use_sim_time')
@@ -67,17 +82,9 @@ def generate_launch_description():
     viewer = GroupAction([SetParameter('use_sim_time', use_sim_time),
                           rviz(PathJoinSubstitution([share, 'rviz', 'multi_robot.rviz']))])
     # robot2_y is checked where it is read (_map_frames), before anything starts as well.
-    each = 'each robot has its own (robot1, robot2)'
-    presets = "robot1_preset:= and robot2_preset:= choose each robot's vehicle"
     check = checked(booleans=['use_sim_time', 'rviz'],
-                    presets=[f'{robot}_preset' for robot in ROBOTS], refused={
-                        'preset': presets, 'params_file': presets, 'namespace': each,
-                        'frame_prefix': each, 'use_namespaced_tf': each,
-                        'plotjuggler': 'not with two robots (sim.launch.py namespace:=robot1 '
-                                       'plotjuggler:=true plots one)',
-                        'plotjuggler_layout': 'not with two robots',
-                        'rviz_config': 'multi_robot.rviz shows both robots'},
-                    harmless={'use_namespaced_tf': ('false',), 'plotjuggler': ('false',)})
+                    presets=[f'{robot}_preset' for robot in ROBOTS], refused=REFUSED,
+                    harmless=HARMLESS)
     return LaunchDescription([*arguments, check, *robots, processes(_map_frames), viewer])
 
 

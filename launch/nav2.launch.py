@@ -64,6 +64,17 @@ def _nav2_nodes(_context):
     ]
 
 
+#: sim.launch.py's arguments this file sets itself or cannot serve, and why; the values it
+#: gives them anyway (taken).
+REFUSED = {
+    'publish_map': "Nav2's map server publishes map here (vehicle_sim when Nav2 is missing)",
+    'rviz_config': 'nav2.rviz is the view here',
+    'tracking': "this launch is for Nav2's planner and controller (wheelsim's would drive the "
+                'same vehicle)',
+}
+HARMLESS = {'tracking': ('false',)}
+
+
 def generate_launch_description():
     share = FindPackageShare('wheelsim')
     preset = LaunchConfiguration('preset')
@@ -135,12 +146,7 @@ def generate_launch_description():
         SetEnvironmentVariable('RCUTILS_LOGGING_BUFFERED_STREAM', '1'),
         *arguments, checked(booleans=['use_namespaced_tf', 'use_sim_time', 'autostart'],
                             presets=['preset'], replaced_by={'preset': 'params_file'},
-                            log_levels=['nav2_log_level'], refused={
-                                'publish_map': "Nav2's map server publishes map here "
-                                               '(vehicle_sim when Nav2 is missing)',
-                                'rviz_config': 'nav2.rviz is the view here',
-                                'tracking': "this launch is for Nav2's planner and controller "
-                                            "(wheelsim's would drive the same vehicle)"},
-                            harmless={'tracking': ('false',)}),
+                            log_levels=['nav2_log_level'], refused=REFUSED,
+                            harmless=HARMLESS),
         simulation, navigation,
     ])

@@ -500,16 +500,32 @@ def test_the_venv_s_ros2_launch_lists_the_arguments_as_ros2_launch_does():
 
 
 @pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
-@pytest.mark.parametrize('argv, refused', [
-    (['namespace:=/robot1'], True), (['use_sim_time:=false'], True), (['tracking:=true'], True),
-    (['frame_prefix:=r1/'], True), (['map_yaml:=/m.yaml'], True),
+@pytest.mark.parametrize('file_name, argv, refused', [
+    ('nav2_bringup.launch.py', ['namespace:=/robot1'], True),
+    ('nav2_bringup.launch.py', ['use_sim_time:=false'], True),
+    ('nav2_bringup.launch.py', ['tracking:=true'], True),
+    ('nav2_bringup.launch.py', ['frame_prefix:=r1/'], True),
+    ('nav2_bringup.launch.py', ['map_yaml:=/m.yaml'], True),
     # found in review: what the launch gives the argument anyway was refused too, and a value
     # with blanks taken as the same failed later with launch_ros's own error
-    (['namespace:=/'], False), (['namespace:='], False), (['use_sim_time:=1'], False),
-    (['use_sim_time:= TRUE '], False), (['tracking:=False'], False), (['namespace:= / '], True),
-    (['use_namespaced_tf:=true'], False), ([], False)])
-def test_nav2_bringup_refuses_what_it_sets_unless_it_is_the_same(argv, refused):
-    """nav2_bringup.launch.py's own REFUSED and HARMLESS, through ``checked``."""
+    ('nav2_bringup.launch.py', ['namespace:=/'], False),
+    ('nav2_bringup.launch.py', ['namespace:='], False),
+    ('nav2_bringup.launch.py', ['use_sim_time:=1'], False),
+    ('nav2_bringup.launch.py', ['use_sim_time:= TRUE '], False),
+    ('nav2_bringup.launch.py', ['tracking:=False'], False),
+    ('nav2_bringup.launch.py', ['namespace:= / '], True),
+    ('nav2_bringup.launch.py', ['use_namespaced_tf:=true'], False),
+    ('nav2_bringup.launch.py', [], False),
+    ('nav2.launch.py', ['tracking:=false'], False), ('nav2.launch.py', ['tracking:=true'], True),
+    ('nav2.launch.py', ['rviz_config:=/my.rviz'], True),
+    ('demo.launch.py', ['tracking:=true'], False), ('demo.launch.py', ['tracking:=0'], True),
+    ('multi_robot.launch.py', ['use_namespaced_tf:=false'], False),
+    ('multi_robot.launch.py', ['use_namespaced_tf:=true'], True),
+    ('multi_robot.launch.py', ['plotjuggler:=false'], False),
+    ('multi_robot.launch.py', ['plotjuggler:=true'], True),
+    ('multi_robot.launch.py', ['params_file:=/a.yaml'], True)])
+def test_a_launch_file_refuses_what_it_sets_unless_it_is_the_same(file_name, argv, refused):
+    """Each launch file's own REFUSED and HARMLESS, through ``checked``."""
     from launch.launch_context import LaunchContext
     from launch.launch_description_sources.python_launch_file_utilities import (
         load_python_launch_file_as_module,
@@ -517,7 +533,7 @@ def test_nav2_bringup_refuses_what_it_sets_unless_it_is_the_same(argv, refused):
 
     from wheelsim.bringup.arguments import checked
 
-    module = load_python_launch_file_as_module(str(LAUNCH_DIR / 'nav2_bringup.launch.py'))
+    module = load_python_launch_file_as_module(str(LAUNCH_DIR / file_name))
     check = checked(refused=module.REFUSED, harmless=module.HARMLESS)
     context = LaunchContext(argv=argv)
     if not refused:

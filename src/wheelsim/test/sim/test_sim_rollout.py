@@ -361,7 +361,11 @@ def test_what_is_no_single_real_number_or_no_whole_number_of_steps_is_refused(dt
 
 @pytest.mark.parametrize('step_rate_hz, dt_s, steps', [
     (1000.0, 3 * 0.1, 300), (1000.0, 0.7, 700), (300.0, 3600.0, 1_080_000),
-    (300.0, 3599.7, 1_079_910), (1000.0, np.float16(0.01), 10)])
+    (300.0, 3599.7, 1_079_910), (1000.0, np.float16(0.01), 10),
+    # found in the next review: periods read back from a time grid or a sum were refused
+    (1000.0, 1.02 - 1.0, 20), (1000.0, sum([0.001] * 11), 11),
+    (1000.0, np.diff(np.arange(0.0, 3600.02, 0.02))[-1], 20),
+    (999.9, np.float32(29) * (np.float32(1) / np.float32(999.9)), 29)])
 def test_a_period_within_its_own_rounding_of_whole_steps_is_taken(step_rate_hz, dt_s, steps):
     """Found in review: 3600 s, the largest period the error message names, was refused at
     300 Hz (3600 * (1 / 300) * 300 rounds above 3600)."""
