@@ -19,6 +19,7 @@ nav2.launch.py is the lighter option (fewer Nav2 servers, no nav2_bringup).
 """
 
 import os
+from pathlib import Path
 
 from launch.actions import (
     DeclareLaunchArgument,
@@ -46,8 +47,13 @@ from wheelsim.bringup.nav2_stock import (
     write_nav2_parameters,
 )
 from wheelsim.bringup.packages import apt_package, installed, optional
-from wheelsim.bringup.params_files import simulated_vehicle, vehicle_sim_values
+from wheelsim.bringup.params_files import (
+    check_not_overridden,
+    simulated_vehicle,
+    vehicle_sim_values,
+)
 from wheelsim.core.vehicle.description import describe
+from wheelsim.shipped import shipped_params_dir
 
 LOCALIZATIONS = ('wheelsim', 'amcl')
 _ONE_ROBOT = ('the stock bring-up runs one robot without a namespace or frame prefix '
@@ -98,11 +104,29 @@ def _check_vehicle(context):
     return []
 
 
+def _stock_wheelsim(context):
+    """wheelsim's side of the stock bring-up: sim.launch.py's ``overrides_file`` here."""
+    return _share(context, 'wheelsim', 'params', 'nav2', 'stock_wheelsim.yaml')
+
+
+def _check_params_file(context):
+    """Fail the launch before anything starts: a params file of the user's (not a shipped
+    preset, which the overrides are made for) giving wheelsim's nodes another value of what
+    wheelsim's side of the stock bring-up sets (it would be replaced without a word)."""
+    params_file = LaunchConfiguration('params_file').perform(context)
+    # the folder resolved, not the file: an installed preset may be a link (symlink-install)
+    if Path(params_file).absolute().parent.resolve() != shipped_params_dir().resolve():
+        check_not_overridden(params_file, _stock_wheelsim(context),
+                             ['vehicle_sim', 'localization'],
+                             "stock Nav2 runs on vehicle_sim's /clock, with base_footprint, at "
+                             'the rates it keeps up with')
+    return []
+
+
 def _simulated(context):
     """(label, vehicle_sim's parameter values): the params file, wheelsim's stock overrides and
     the ``model`` argument, as sim.launch.py gives them to vehicle_sim."""
-    files = [LaunchConfiguration('params_file').perform(context),
-             _share(context, 'wheelsim', 'params', 'nav2', 'stock_wheelsim.yaml')]
+    files = [LaunchConfiguration('params_file').perform(context), _stock_wheelsim(context)]
     model = LaunchConfiguration('model').perform(context)
     label = ' + '.join(files) + (f' model:={model}' if model else '')
     return label, vehicle_sim_values(files, '', {'model': model} if model else {})
@@ -160,7 +184,8 @@ def generate_launch_description():
         DeclareLaunchArgument(
             'params_file', default_value=[share, '/params/', preset, '.yaml'],
             description='ROS parameters file of the wheelsim nodes, instead of the '
-                        'preset\'s (not both)'),
+                        'preset\'s (not both); it may not set what '
+                        'params/nav2/stock_wheelsim.yaml sets to other values'),
         DeclareLaunchArgument(
             'model', default_value='',
             description='Vehicle model of vehicle_sim, overriding the params file: '
@@ -235,5 +260,6 @@ def generate_launch_description():
                 replaced_by={'preset': 'params_file'},
                 log_levels=['log_level'], optional=['real_time_factor'], refused=REFUSED,
                 harmless=HARMLESS),
-        OpaqueFunction(function=_check_vehicle), simulation, navigation,
+        OpaqueFunction(function=_check_params_file), OpaqueFunction(function=_check_vehicle),
+        simulation, navigation,
     ])

@@ -242,6 +242,41 @@ def test_sim_launch_reference_clock_needs_the_nodes_on_sim_time(tmp_path, argume
         assert len(module._wheelsim_nodes(context)) == 3
 
 
+# found in review: nav2_bringup.launch.py applied wheelsim's stock overrides over the user's
+# params file, replacing its clock_rate, pub_rate, footprint_frame, be_reference_clock silently
+@pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
+@pytest.mark.parametrize('in_file, refused', [
+    ('    clock_rate: 100.0\n    pub_rate: 50.0\n',
+     r"vehicle_sim\.clock_rate: 100\.0, which this launch sets to 20\.0; "
+     r"vehicle_sim\.pub_rate: 50\.0, which this launch sets to 20\.0 \(.*stock_wheelsim\.yaml: "),
+    ('    be_reference_clock: false\n', r'vehicle_sim\.be_reference_clock: False, which'),
+    ('    clock_rate: 20.0\n    footprint_frame: base_footprint\n', None),
+    ('    model: omni\n', None)], ids=['rates', 'clock', 'same', 'other'])
+def test_nav2_bringup_refuses_a_params_file_setting_what_its_overrides_replace(
+        tmp_path, in_file, refused):
+    from launch.launch_context import LaunchContext
+    from launch.launch_description_sources.python_launch_file_utilities import (
+        load_python_launch_file_as_module,
+    )
+
+    module = load_python_launch_file_as_module(str(LAUNCH_DIR / 'nav2_bringup.launch.py'))
+    mine = tmp_path / 'mine.yaml'
+    mine.write_text('/**/vehicle_sim:\n  ros__parameters:\n' + in_file)
+    context = LaunchContext()
+    context.launch_configurations['params_file'] = str(mine)
+    if refused is None:
+        assert module._check_params_file(context) == []
+    else:
+        with pytest.raises(RuntimeError, match=f'^{re.escape(str(mine))}: {refused}.*remove '
+                                               'them from the file; nothing was started$'):
+            module._check_params_file(context)
+    # a shipped preset is what the overrides are made for (all_vehicles: no reference clock)
+    from wheelsim.shipped import shipped_params_dir
+
+    context.launch_configurations['params_file'] = str(shipped_params_dir() / 'all_vehicles.yaml')
+    assert module._check_params_file(context) == []
+
+
 @pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
 def test_sim_launch_publish_map_is_a_bool_that_a_params_file_may_not_contradict(tmp_path):
     """publish_map:= (what the Nav2 launch files set false: their map server serves map) gives

@@ -48,6 +48,24 @@ def vehicle_sim_values(params_files: Sequence[str], namespace: str,
     return node_values(params_files, namespace, 'vehicle_sim', overrides)
 
 
+def check_not_overridden(params_file: str, overrides_file: str, nodes: Sequence[str],
+                         why: str) -> None:
+    """RuntimeError naming each parameter that ``params_file`` gives one of ``nodes`` (no
+    namespace) and that ``overrides_file``, applied over it by the launch, sets to another
+    value (it would be replaced without a word); ``why`` says why the launch sets them. A
+    value the two files give alike is taken."""
+    replaced = []
+    for node in nodes:
+        given = node_values([params_file], '', node, {})
+        for name, value in node_values([overrides_file], '', node, {}).items():
+            if name in given and given[name] != value:
+                replaced.append(f'{node}.{name}: {given[name]!r}, which this launch sets to '
+                                f'{value!r}')
+    if replaced:
+        raise RuntimeError(f'{params_file}: {"; ".join(replaced)} ({overrides_file}: {why}): '
+                           'remove them from the file; nothing was started')
+
+
 def check_node_values(label: str, node: str, values: Mapping[str, Any]) -> None:
     """RuntimeError ``<label>: <node>.<parameter>: <what is allowed>`` unless wheelsim node
     ``node`` (its module in :mod:`wheelsim.nodes`) starts with ``values``: each parameter it
