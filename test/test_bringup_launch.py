@@ -549,6 +549,8 @@ def test_the_venv_s_ros2_launch_lists_the_arguments_as_ros2_launch_does():
     ('nav2_bringup.launch.py', ['use_sim_time:= TRUE '], False),
     ('nav2_bringup.launch.py', ['tracking:=False'], False),
     ('nav2_bringup.launch.py', ['namespace:= / '], True),
+    # found in review: blanks only were refused as if a namespace had been given, unseen
+    ('nav2_bringup.launch.py', ['namespace:= '], True),
     ('nav2_bringup.launch.py', ['use_namespaced_tf:=true'], False),
     ('nav2_bringup.launch.py', [], False),
     ('nav2.launch.py', ['tracking:=false'], False), ('nav2.launch.py', ['tracking:=true'], True),
@@ -574,8 +576,9 @@ def test_a_launch_file_refuses_what_it_sets_unless_it_is_the_same(file_name, arg
     if not refused:
         check.visit(context)
         return
-    name = argv[0].partition(':=')[0]
-    with pytest.raises(RuntimeError, match=f'^{re.escape(argv[0])} is not taken by this launch '
+    name, _, text = argv[0].partition(':=')
+    shown = f'{name}:={text!r}' if text != text.strip() else argv[0]
+    with pytest.raises(RuntimeError, match=f'^{re.escape(shown)} is not taken by this launch '
                                            f'file: {re.escape(module.REFUSED[name])}; nothing '
                                            'was started$'):
         check.visit(context)

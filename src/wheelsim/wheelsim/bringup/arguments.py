@@ -159,7 +159,8 @@ def checked(booleans: Sequence[str] = (), numbers: Mapping[str, type] | None = N
             text = command_line_value(context, name)
             if text and not any(_same(name, text, value)
                                 for value in (harmless or {}).get(name, ())):
-                raise RuntimeError(f'{name}:={text} is not taken by this launch file: {why}; '
+                shown = text if text == text.strip() else repr(text)  # blanks made visible
+                raise RuntimeError(f'{name}:={shown} is not taken by this launch file: {why}; '
                                    'nothing was started')
         for name, other in (replaced_by or {}).items():
             if len(given := as_given(context, [name, other])) == 2:
