@@ -32,15 +32,17 @@ LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 
 
 def rosbags_qos(profile: QoSProfile) -> Qos:
-    """rclpy's profile as rosbags' writer takes it."""
-    def duration(value):
-        return QosTime(*divmod(value.nanoseconds, 1_000_000_000))
-    return Qos(QosHistory[profile.history.name], profile.depth,
-               QosReliability[profile.reliability.name], QosDurability[profile.durability.name],
-               duration(profile.deadline), duration(profile.lifespan),
-               QosLiveliness[profile.liveliness.name],
-               duration(profile.liveliness_lease_duration),
-               profile.avoid_ros_namespace_conventions)
+    """rclpy's profile, as the bag holds it (:func:`bag_qos`), as rosbags' writer takes it."""
+    held = bag_qos(profile)
+
+    def duration(name):
+        return QosTime(held[name]['sec'], held[name]['nsec'])
+
+    return Qos(QosHistory[held['history'].upper()], held['depth'],
+               QosReliability[held['reliability'].upper()],
+               QosDurability[held['durability'].upper()], duration('deadline'),
+               duration('lifespan'), QosLiveliness[held['liveliness'].upper()],
+               duration('liveliness_lease_duration'), held['avoid_ros_namespace_conventions'])
 
 
 def run_messages(count):

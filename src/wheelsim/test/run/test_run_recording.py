@@ -120,8 +120,8 @@ def test_metadata_names_the_distribution_and_the_publishers_qos(tmp_path):
     qos = {entry['topic_metadata']['name']: entry['topic_metadata']['offered_qos_profiles']
            for entry in info['topics_with_message_count']}
     assert [profile['durability'] for profile in qos['/map']] == ['transient_local']
-    assert [(profile['depth'], profile['durability']) for profile in qos['/odom']] == [
-        (10, 'volatile')]
+    assert [(profile['reliability'], profile['durability']) for profile in qos['/odom']] == [
+        ('reliable', 'volatile')]
     assert qos['/tf'] == []
 
 
@@ -171,24 +171,56 @@ def test_an_unknown_distribution_is_left_empty_as_rosbag2_leaves_it(tmp_path, mo
     assert info['rosbag2_bagfile_information']['ros_distro'] == ''
 
 
-def test_a_publishers_qos_profile_as_the_bag_metadata_holds_it():
-    from rclpy.duration import Duration
-    from rclpy.qos import ReliabilityPolicy, qos_profile_sensor_data
+def graph_qos(profile) -> dict:
+    """``profile`` (as the ROS graph reports it) as rosbag2's ``convert<rclpy::QoS>::encode``
+    writes it at metadata version 9 (rosbag2_storage qos.cpp, Jazzy 0.26 and Kilted 0.32)."""
+    def duration(value):
+        seconds, nanoseconds = divmod(value.nanoseconds, 1_000_000_000)
+        return {'sec': seconds, 'nsec': nanoseconds}
 
+    return {'history': profile.history.name.lower(), 'depth': profile.depth,
+            'reliability': profile.reliability.name.lower(),
+            'durability': profile.durability.name.lower(),
+            'deadline': duration(profile.deadline), 'lifespan': duration(profile.lifespan),
+            'liveliness': profile.liveliness.name.lower(),
+            'liveliness_lease_duration': duration(profile.liveliness_lease_duration),
+            'avoid_ros_namespace_conventions': profile.avoid_ros_namespace_conventions}
+
+
+# found in review: the bag held the profiles as created (keep_last, depth 10, zero durations,
+# system_default liveliness), not as ros2 bag record writes them: as the ROS graph reports them
+def test_a_publishers_qos_is_what_ros2_bag_record_writes_from_the_ros_graph(probe):
+    from rclpy.duration import Duration
+    from rclpy.qos import (
+        HistoryPolicy,
+        LivelinessPolicy,
+        ReliabilityPolicy,
+        qos_profile_sensor_data,
+    )
+
+    from wheelsim.ros import qos
     from wheelsim.run.recording import bag_qos
 
-    sensor = bag_qos(qos_profile_sensor_data)
-    assert [sensor[key] for key in ('history', 'depth', 'reliability', 'durability')] == [
-        'keep_last', 5, 'best_effort', 'volatile']
-    depth = bag_qos(7)  # as rclpy takes a depth: keep last, reliable, volatile
-    assert [depth[key] for key in ('history', 'depth', 'reliability', 'durability')] == [
-        'keep_last', 7, 'reliable', 'volatile']
-    timed = bag_qos(QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE,
-                               deadline=Duration(seconds=1, nanoseconds=500_000_000)))
-    assert timed['deadline'] == {'sec': 1, 'nsec': 500_000_000}
-    assert timed['lifespan'] == {'sec': 0, 'nsec': 0}
-    assert timed['liveliness'] == 'system_default'
-    assert timed['avoid_ros_namespace_conventions'] is False
+    profiles = {
+        'default': qos.DEFAULT, 'latched': qos.LATCHED, 'tf': qos.TF, 'depth': 7,
+        'sensor': qos_profile_sensor_data,
+        'system': QoSProfile(depth=3, history=HistoryPolicy.SYSTEM_DEFAULT,
+                             reliability=ReliabilityPolicy.SYSTEM_DEFAULT,
+                             durability=DurabilityPolicy.SYSTEM_DEFAULT,
+                             liveliness=LivelinessPolicy.SYSTEM_DEFAULT),
+        'best_available': QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_AVAILABLE,
+                                     durability=DurabilityPolicy.BEST_AVAILABLE,
+                                     liveliness=LivelinessPolicy.BEST_AVAILABLE),
+        'timed': QoSProfile(depth=1, history=HistoryPolicy.KEEP_ALL,
+                            deadline=Duration(seconds=1, nanoseconds=5),
+                            lifespan=Duration(seconds=2),
+                            liveliness=LivelinessPolicy.MANUAL_BY_TOPIC,
+                            liveliness_lease_duration=Duration(seconds=3))}
+    for name, profile in profiles.items():
+        probe.publisher(String, f'/qos_{name}', profile)
+        info, = probe.node.get_publishers_info_by_topic(f'/qos_{name}')
+        assert bag_qos(profile) == graph_qos(info.qos_profile), name
+    assert bag_qos(qos.DEFAULT)['deadline'] == {'sec': 9223372036, 'nsec': 854775807}
 
 
 FULL_DISK = """

@@ -44,22 +44,41 @@ class RecordingError(RuntimeError):
     """The bag could not be written (the cause is in the message)."""
 
 
+#: rmw's infinite duration [ns] (``RMW_DURATION_INFINITE``): what the ROS graph reports for a
+#: deadline, lifespan or liveliness lease left at its default.
+INFINITE_DURATION_NS = 2**63 - 1
+#: A policy left to the system default or best available, as the ROS graph reports a
+#: publisher's (rmw_fastrtps, the default middleware of Jazzy and Kilted: Fast DDS's writer
+#: defaults; best available is the highest level for a publisher).
+_CHOSEN_BY_MIDDLEWARE = {'reliability': 'reliable', 'durability': 'transient_local',
+                         'liveliness': 'automatic'}
+
+
 def _qos_time(duration: Duration) -> dict[str, int]:
-    seconds, nanoseconds = divmod(duration.nanoseconds, 1_000_000_000)
+    nanoseconds = duration.nanoseconds or INFINITE_DURATION_NS  # 0: the default
+    seconds, nanoseconds = divmod(nanoseconds, 1_000_000_000)
     return {'sec': seconds, 'nsec': nanoseconds}
 
 
 def bag_qos(profile: QoSProfile | int) -> dict[str, Any]:
-    """A publisher's QoS profile (or depth, as rclpy takes it) as a bag's metadata (version 9)
-    holds it."""
+    """A publisher's QoS profile (or depth, as rclpy takes it) as ``ros2 bag record`` writes it
+    in a bag's metadata (version 9): as the ROS graph reports the publisher
+    (``get_publishers_info_by_topic``), which DDS discovery gives without history or depth
+    (``unknown``, 0), a duration left at its default as infinite and a policy left to the
+    system default or best available as the middleware chose it."""
     if not isinstance(profile, QoSProfile):
         profile = QoSProfile(depth=profile)
+
+    def policy(name: str) -> str:
+        value = getattr(profile, name).name.lower()
+        return _CHOSEN_BY_MIDDLEWARE[name] if value in ('system_default', 'best_available') \
+            else value
+
     return {
-        'history': profile.history.name.lower(), 'depth': profile.depth,
-        'reliability': profile.reliability.name.lower(),
-        'durability': profile.durability.name.lower(),
+        'history': 'unknown', 'depth': 0,
+        'reliability': policy('reliability'), 'durability': policy('durability'),
         'deadline': _qos_time(profile.deadline), 'lifespan': _qos_time(profile.lifespan),
-        'liveliness': profile.liveliness.name.lower(),
+        'liveliness': policy('liveliness'),
         'liveliness_lease_duration': _qos_time(profile.liveliness_lease_duration),
         'avoid_ros_namespace_conventions': profile.avoid_ros_namespace_conventions}
 
