@@ -13,6 +13,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from bringup_support import REPO
 from mcap.reader import make_reader
@@ -277,14 +278,25 @@ def test_every_reader_opens_the_bag_with_its_qos_its_static_frames_and_distro(tm
            for entry in info['topics_with_message_count']}
     latched = {'/robot_description', '/vehicle_description', '/plan', '/tf_static'}
     for topic, profiles in qos.items():
-        assert len(profiles) == 1, (topic, profiles)
-        (profile,) = profiles
-        # as the ROS graph reports a publisher: no history nor depth (ros2 bag record's too)
-        assert (profile['history'], profile['depth'], profile['liveliness']) == (
-            'unknown', 0, 'automatic')
-        assert profile['durability'] == ('transient_local' if topic in latched else 'volatile')
-        assert profile['reliability'] == ('best_effort' if topic == '/scan' else 'reliable')
+        # /tf: localization and robot_state_publisher
+        assert len(profiles) == (2 if topic == '/tf' else 1), (topic, profiles)
+        for profile in profiles:
+            # as the ROS graph reports a publisher: no history nor depth (ros2 bag record's too)
+            assert (profile['history'], profile['depth'], profile['liveliness']) == (
+                'unknown', 0, 'automatic')
+            assert profile['durability'] == ('transient_local' if topic in latched
+                                             else 'volatile')
+            assert profile['reliability'] == ('best_effort' if topic == '/scan' else 'reliable')
     assert latched <= set(qos)
+
+    # robot_state_publisher's moving joints: the wheels from joint_states, at most 20 Hz
+    wheels = [msg for msg in read['/tf'] if msg.transforms[0].header.frame_id == 'base_link']
+    assert {t.child_frame_id for msg in wheels for t in msg.transforms} == {
+        'left_wheel', 'right_wheel'}
+    stamps = np.array([msg.transforms[0].header.stamp.sec * 10**9
+                       + msg.transforms[0].header.stamp.nanosec for msg in wheels])
+    assert np.diff(stamps).min() >= 50_000_000
+    assert len(wheels) >= 6 * 16
 
     (static,) = read['/tf_static']
     frames = {t.child_frame_id: t for t in static.transforms}
