@@ -1,5 +1,6 @@
 """The headless run's robot_state_publisher: fixed joints on /tf_static, moving ones on /tf."""
 
+import copy
 import math
 
 import numpy as np
@@ -12,7 +13,7 @@ from wheelsim.core.vehicle.urdf import FixedFrame, build_urdf
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import time_msg
 from wheelsim.run.lockstep import Lockstep
-from wheelsim.run.robot_state import RobotState
+from wheelsim.run.robot_state import MOVING_JOINTS_PARAMETER, RobotState
 
 
 def describer(texts):
@@ -116,7 +117,7 @@ INPUTS = [
 ]
 
 
-def lockstep_tf(inputs):
+def lockstep_tf(inputs, parameters=None):
     """RobotState's /tf messages for ``inputs`` on joint_states (one each 0.1 s)."""
     class Driver:
         name = 'driver'
@@ -132,10 +133,10 @@ def lockstep_tf(inputs):
             if self.left:
                 self.publisher.publish(self.left.pop(0))
 
-    recorded = []
-    lockstep = Lockstep(lambda topic, msg, t: recorded.append((topic, msg)))
+    recorded = []  # copies: a /tf message is filled again for the next publication
+    lockstep = Lockstep(lambda topic, msg, t: recorded.append((topic, copy.deepcopy(msg))))
     lockstep.add(Driver, {})
-    lockstep.add(RobotState, {})
+    lockstep.add(RobotState, parameters or {})
     lockstep.run_until(100_000_000 * (len(inputs) + 1))
     return [msg for topic, msg in recorded if topic == '/tf']
 
@@ -203,3 +204,8 @@ def test_no_joint_states_names_publish_nothing():
     """Without names the oldest publication is the node's time (robot_state_publisher's
     ``now``): a message stamped now is too soon."""
     assert lockstep_tf([joint_states(100_000_000, [], [])]) == []
+
+
+def test_a_run_recording_no_tf_publishes_no_moving_joints():
+    assert lockstep_tf(INPUTS, {MOVING_JOINTS_PARAMETER: False}) == []
+    assert len(lockstep_tf(INPUTS, {MOVING_JOINTS_PARAMETER: True})) == 7

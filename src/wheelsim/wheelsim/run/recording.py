@@ -179,6 +179,11 @@ class BagRecorder:
     def __exit__(self, *exc: object) -> None:
         self._writing(self._close)
 
+    def records(self, *topics: str) -> bool:
+        """Whether any of ``topics`` (fully qualified) is recorded."""
+        return any(topic not in IGNORED_TOPICS and (self._topics is None or topic in self._topics)
+                   for topic in topics)
+
     def record(self, topic: str, msg: Any, time_ns: int) -> None:
         """Record ``msg`` on ``topic`` with log time ``time_ns`` (simulated time) [ns]."""
         try:
@@ -200,7 +205,7 @@ class BagRecorder:
     def _route(self, topic: str, msg: Any) -> tuple[int, Serializer] | None:
         """How messages on ``topic`` are recorded: (channel id, serializer), or None if not.
         A topic carries one type (DDS allows no other in one process)."""
-        if topic in IGNORED_TOPICS or (self._topics is not None and topic not in self._topics):
+        if not self.records(topic):
             return None
         profiles = [bag_qos(profile) for profile in self._offered_qos.get(topic, ())]
         type_name = ros_type_name(msg)

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import math
 
-from geometry_msgs.msg import Quaternion, TransformStamped
+from builtin_interfaces.msg import Time
+from geometry_msgs.msg import TransformStamped
 from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
@@ -40,9 +41,16 @@ PUBLISH_FREQUENCY_HZ = 20.0
 PUBLISH_INTERVAL_NS = int(1000.0 / PUBLISH_FREQUENCY_HZ) * 1_000_000
 
 
+#: Start-up parameter of :class:`RobotState` (not robot_state_publisher's): False leaves the
+#: moving joints out, for a run that records no ``/tf`` (no node reads it).
+MOVING_JOINTS_PARAMETER = 'publish_moving_joints'
+
+
 class RobotState:
     """A lock-step node publishing what robot_state_publisher publishes (see the module
-    documentation)."""
+    documentation; the moving joints unless :data:`MOVING_JOINTS_PARAMETER` is False). Its
+    ``/tf`` messages are filled again for each publication (building them costs more than
+    filling them): a published message is valid until the next one."""
 
     name = 'robot_state_publisher'
 
@@ -50,20 +58,23 @@ class RobotState:
         self.seam = seam
         self._static_publisher = seam.create_publisher(TFMessage, '/tf_static', qos.LATCHED)
         self._publisher = seam.create_publisher(TFMessage, '/tf', qos.TF)
-        self._turning: dict[str, Joint] = {}  # joint name -> its joint in the latest URDF
+        self._turning: dict[str, TurningJoint] = {}  # joint name -> in the latest URDF
+        self._messages: dict[tuple[str, ...], TFMessage] = {}  # joint names -> their message
         self._published_ns: dict[str, int] = {}  # joint name -> stamp of its last publication
         seam.create_subscription(String, 'robot_description', self._on_description,
                                  qos.LATCHED)
-        seam.create_subscription(JointState, 'joint_states', self._on_joint_states,
-                                 qos_profile_sensor_data)
+        if seam.parameter_overrides().get(MOVING_JOINTS_PARAMETER, True):
+            seam.create_subscription(JointState, 'joint_states', self._on_joint_states,
+                                     qos_profile_sensor_data)
 
     def _on_description(self, msg: String) -> None:
         joints = sorted(URDF.from_xml_string(msg.data).joints, key=lambda joint: joint.name)
-        self._turning = {joint.name: joint for joint in joints
+        self._turning = {joint.name: TurningJoint(joint) for joint in joints
                          if joint.type in TURNING_JOINT_TYPES}
+        self._messages = {}
         stamp = time_msg(self.seam.now_ns())
         self._static_publisher.publish(TFMessage(transforms=[
-            joint_transform(joint, 0.0, stamp) for joint in joints if joint.type == 'fixed']))
+            origin_transform(joint, stamp) for joint in joints if joint.type == 'fixed']))
 
     def _on_joint_states(self, msg: JointState) -> None:
         if len(msg.name) != len(msg.position):
@@ -76,41 +87,53 @@ class RobotState:
         positions: dict[str, float] = {}
         for name, position in zip(msg.name, msg.position, strict=True):
             positions.setdefault(name, position)
-        self._publisher.publish(TFMessage(transforms=[
-            joint_transform(self._turning[name], position, msg.header.stamp)
-            for name, position in sorted(positions.items()) if name in self._turning]))
+        names = tuple(sorted(name for name in positions if name in self._turning))
+        message = self._messages.get(names)
+        if message is None:
+            message = self._messages[names] = TFMessage(
+                transforms=[self._turning[name].transform for name in names])
+        sec, nanosec = msg.header.stamp.sec, msg.header.stamp.nanosec
+        for name in names:
+            self._turning[name].turn(positions[name], sec, nanosec)
+        self._publisher.publish(message)
         for name in msg.name:
             self._published_ns[name] = time_ns
 
 
-def joint_transform(joint: Joint, position: float, stamp) -> TransformStamped:
-    """The transform from ``joint``'s parent link to its child at ``position`` [rad] (a fixed
-    joint takes none), stamped ``stamp``: its origin (none: the identity), then the turn about
-    its axis (URDF: in the joint's frame, x when none is given)."""
+def origin_transform(joint: Joint, stamp) -> TransformStamped:
+    """The transform from ``joint``'s parent link to its child at the joint's zero, stamped
+    ``stamp``: its origin (none: the identity)."""
     transform = TransformStamped(child_frame_id=joint.child)
     transform.header.stamp, transform.header.frame_id = stamp, joint.parent
-    rotation = Quaternion()
     if joint.origin is not None:
         translation = transform.transform.translation
         translation.x, translation.y, translation.z = joint.origin.xyz
-        rotation = quaternion_from_rpy(*joint.origin.rpy)
-    if joint.type in TURNING_JOINT_TYPES:
-        rotation = _product(rotation, _turn(joint.axis or (1.0, 0.0, 0.0), position))
-    transform.transform.rotation = rotation
+        transform.transform.rotation = quaternion_from_rpy(*joint.origin.rpy)
     return transform
 
 
-def _turn(axis, angle_rad: float) -> Quaternion:
-    """The rotation by ``angle_rad`` about ``axis`` (any length but zero)."""
-    norm = math.hypot(*axis)
-    scale = math.sin(0.5 * angle_rad) / norm
-    return Quaternion(x=axis[0] * scale, y=axis[1] * scale, z=axis[2] * scale,
-                      w=math.cos(0.5 * angle_rad))
+class TurningJoint:
+    """A revolute or continuous joint's transform, turned to each position it is given."""
 
+    def __init__(self, joint: Joint) -> None:
+        self.transform = origin_transform(joint, Time())
+        origin = self.transform.transform.rotation
+        self._origin = (origin.x, origin.y, origin.z, origin.w)
+        axis = joint.axis or (1.0, 0.0, 0.0)  # URDF: x when none is given
+        norm = math.hypot(*axis)
+        self._axis = tuple(component / norm for component in axis)
 
-def _product(a: Quaternion, b: Quaternion) -> Quaternion:
-    """The rotation ``a`` then ``b`` in ``a``'s frame (Hamilton product ``a b``)."""
-    return Quaternion(x=a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-                      y=a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-                      z=a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
-                      w=a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z)
+    def turn(self, position_rad: float, sec: int, nanosec: int) -> TransformStamped:
+        """:attr:`transform` stamped ``sec``, ``nanosec``: the origin, then the turn by
+        ``position_rad`` about the joint's axis (in the joint's frame, as KDL's segment pose)."""
+        sine, cosine = math.sin(0.5 * position_rad), math.cos(0.5 * position_rad)
+        (ax, ay, az), (x, y, z, w) = self._axis, self._origin
+        bx, by, bz = ax * sine, ay * sine, az * sine  # the turn's quaternion (b, cosine)
+        rotation = self.transform.transform.rotation
+        rotation.x = w * bx + x * cosine + y * bz - z * by
+        rotation.y = w * by - x * bz + y * cosine + z * bx
+        rotation.z = w * bz + x * by - y * bx + z * cosine
+        rotation.w = w * cosine - x * bx - y * by - z * bz
+        stamp = self.transform.header.stamp
+        stamp.sec, stamp.nanosec = sec, nanosec
+        return self.transform

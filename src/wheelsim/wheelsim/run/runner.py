@@ -321,7 +321,7 @@ def simulate(scenario: Scenario, bag_dir: Path | None, real_time_factor: float =
     from wheelsim.run.held_signals import HeldSignals
     from wheelsim.run.lockstep import Lockstep
     from wheelsim.run.recording import BagRecorder
-    from wheelsim.run.robot_state import RobotState
+    from wheelsim.run.robot_state import MOVING_JOINTS_PARAMETER, RobotState
 
     phases = Phases() if phases is None else phases
     progress = _Progress(scenario.duration_s, real_time_factor, show_progress)
@@ -345,7 +345,9 @@ def simulate(scenario: Scenario, bag_dir: Path | None, real_time_factor: float =
                     module, cls = NODE_CLASSES[name]
                     node_class = getattr(importlib.import_module(module), cls)
                     nodes.append(lockstep.add(node_class, _parameters(scenario, name)))
-                nodes.append(lockstep.add(RobotState, {}))  # robot_state_publisher's
+                # robot_state_publisher's; its /tf is for the bag only (no node reads it)
+                moving = isinstance(recorder, BagRecorder) and recorder.records('/tf')
+                nodes.append(lockstep.add(RobotState, {MOVING_JOINTS_PARAMETER: moving}))
             with phases('loop'), _existing_objects_frozen():
                 lockstep.run_until(START_TIME_NS + round(scenario.duration_s * 1e9),
                                    between=between)
