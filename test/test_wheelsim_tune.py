@@ -97,6 +97,11 @@ def test_tune_finds_the_known_best_lead_time_and_resumes(tmp_path):
     ([*TUNE[:4], '--address', 'bogus:::'], "--address 'bogus:::': expected auto"),
     ([*TUNE[:4], '--storage', 'notaurl'], "--storage 'notaurl': not a database URL"),
     ([*TUNE[:4], '--storage', 'bogus://x'], "--storage 'bogus://x': not a database URL"),
+    # found in review: accepted, every trial failed, and the study kept that objective
+    (['--param', 'controller.lead_time=0:0.8', '--objective', 'collisions'],
+     "--objective collisions: computed only with a map, which "),
+    (['--objective', 'cross_track_rms_m'], 'give at least one --param NAME=VALUES (a list, or a '
+                                           'LOW:HIGH range)'),
 ])
 def test_bad_tune_arguments_are_errors_naming_them(tmp_path, args, fragment):
     scenario = tmp_path / 'lag.yaml'

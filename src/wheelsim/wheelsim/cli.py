@@ -365,6 +365,7 @@ def _tune(args: argparse.Namespace) -> int:
     if args.storage is not None:
         tune.check_storage(args.storage)
     axes = tune.check_axes(sampling.parse_axes(args.param), specs)
+    tune.check_objective(scenario, axes, args.objective)
     check = _override_check(specs)
     _check_axis_ends(scenario, axes, check)
     check_used(scenario, tune.choice_runs(scenario, axes, check, USE_DECIDING),

@@ -19,7 +19,14 @@ from wheelsim.core.params import ParamSpec
 from wheelsim.run.execution import Job
 from wheelsim.run.sampling import Axis, parse_axis
 from wheelsim.run.scenario import Scenario, ScenarioError
-from wheelsim.run.tune import check_axes, check_storage, choice_runs, open_study, tune
+from wheelsim.run.tune import (
+    check_axes,
+    check_objective,
+    check_storage,
+    choice_runs,
+    open_study,
+    tune,
+)
 
 GAIN = 'controller.k'
 REAL_K = (Axis(GAIN, low=0.0, high=2.0),)
@@ -316,3 +323,15 @@ def test_a_tuned_map_parameter_leaves_its_base_value_out_of_the_key(tmp_path):
     with pytest.raises(ScenarioError, match='made with another scenario'):
         open_study(tmp_path, None, 'mapped', 'cross_track_rms_m', axes, 'tpe', 0,
                    replace(base, map_yaml=_map_copy(tmp_path / 'other2', changed=True)))
+
+
+def test_a_world_objective_needs_a_map_from_the_scenario_its_nodes_or_an_axis():
+    with pytest.raises(ScenarioError, match='--objective min_clearance_m: computed only with a '
+                                            'map'):
+        check_objective(SCENARIO, REAL_K, 'min_clearance_m')
+    check_objective(SCENARIO, REAL_K, 'cross_track_rms_m')
+    check_objective(replace(SCENARIO, map_yaml=Path('room.yaml')), REAL_K, 'collisions')
+    check_objective(replace(SCENARIO, node_parameters={'vehicle_sim': {
+        'world.map_yaml': 'room.yaml'}}), REAL_K, 'collisions')
+    check_objective(SCENARIO, (*REAL_K, parse_axis('vehicle_sim.world.map_yaml=a.yaml,b.yaml')),
+                    'collisions')

@@ -56,6 +56,8 @@ METRIC_NAMES = (
 """Every key of :func:`compute_metrics`' result, in that order: the main ones first (a sweep
 table shows the first few). Units end the names; definitions are in ``docs/report.md``."""
 LARGER_IS_BETTER = ('distance_travelled_m', 'plans_received', 'min_clearance_m')
+WORLD_METRICS = ('collisions', 'min_clearance_m')
+"""The metrics computed only for a run with a map (and a footprint recorded)."""
 """The metrics whose worst value is the smallest (every other one: the largest)."""
 MAIN_METRICS = METRIC_NAMES[:6]
 

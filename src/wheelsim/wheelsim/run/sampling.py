@@ -319,7 +319,7 @@ def parse_axes(texts: Sequence[str]) -> list[Axis]:
         axes[axis.name] = axis
         texts_by_name[axis.name] = text
     if not axes:
-        raise ScenarioError('give at least one --param NAME=VALUES (or LOW:HIGH with --sample)')
+        raise ScenarioError('give at least one --param NAME=VALUES (a list, or a LOW:HIGH range)')
     return list(axes.values())
 
 

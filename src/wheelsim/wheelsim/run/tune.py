@@ -142,6 +142,20 @@ MAP_PARAMETER = 'world.map_yaml'
 """vehicle_sim's map file parameter, which a scenario's ``nodes:`` may set instead of ``map``."""
 
 
+def check_objective(scenario: Scenario, axes: Sequence[Axis], objective: str) -> None:
+    """ScenarioError for an objective no trial computes: a metric of the world
+    (:data:`~wheelsim.report.metrics.WORLD_METRICS`) where no map is given (``map``, vehicle_sim's
+    ``world.map_yaml`` or an axis setting it)."""
+    from wheelsim.report.metrics import WORLD_METRICS
+
+    maps = (scenario.map_yaml, scenario.node_parameters.get('vehicle_sim', {}).get(MAP_PARAMETER),
+            any(a.name == f'vehicle_sim.{MAP_PARAMETER}' for a in axes))
+    if objective in WORLD_METRICS and not any(maps):
+        raise ScenarioError(f'--objective {objective}: computed only with a map, which '
+                            f'{scenario.source or "the scenario"} does not give (map, or '
+                            f'vehicle_sim\'s {MAP_PARAMETER})')
+
+
 def scenario_key(scenario: Scenario, axes: Sequence[Axis]) -> str:
     """A short hash of what of ``scenario`` makes a trial's metrics and their feasibility: its
     duration, seed, pass criteria, node parameters and map's content (``map``, which a run

@@ -195,3 +195,11 @@ def test_bad_mode_and_missing_image_are_named(tmp_path):
         load_map_file(path)
     with pytest.raises(MapError, match='cannot read map'):
         load_map_file(tmp_path / 'nothing.yaml')
+
+
+def test_an_image_cut_in_its_header_is_named(tmp_path):
+    """Found in review: a PGM cut inside its header gave Pillow's ValueError as a traceback."""
+    path = write_map(tmp_path, [[0, 100], [100, 0]])
+    (tmp_path / 'map.pgm').write_bytes((tmp_path / 'map.pgm').read_bytes()[:5])
+    with pytest.raises(MapError, match=r'map image .*map.pgm: cannot be read as an image: '):
+        load_map_file(path)

@@ -182,7 +182,7 @@ def _read_image(path: Path) -> tuple[NDArray[np.uint8], NDArray[np.uint8] | None
             alpha = np.asarray(image.convert('RGBA').getchannel('A')) if has_alpha else None
     except FileNotFoundError:
         raise MapError(f'map image {path}: no such file') from None
-    except (OSError, UnidentifiedImageError) as err:
+    except (OSError, UnidentifiedImageError, ValueError) as err:  # ValueError: a cut header
         raise MapError(f'map image {path}: cannot be read as an image: {err}') from None
     except Image.DecompressionBombError as err:  # over twice Image.MAX_IMAGE_PIXELS
         raise MapError(f'map image {path}: too large to read: {err}') from None
