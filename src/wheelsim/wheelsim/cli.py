@@ -387,28 +387,30 @@ def _tune(args: argparse.Namespace) -> int:
     parameters = [a.name for a in axes]
     csv_path, _ = tables.write_tables(outcome.rows, root / 'trials')
     metrics = tables.metric_columns(outcome.rows)
-    tables.plot_metrics(outcome.rows, parameters, metrics, root / 'plots')
     tables.write_worst_runs(outcome.rows, parameters, metrics, root / 'worst_runs.md')
-    tune.write_study_plots(study, root, args.objective)
+    if not outcome.interrupted:  # Ctrl-C: out at once; the resumed command draws them
+        tables.plot_metrics(outcome.rows, parameters, metrics, root / 'plots')
+        tune.write_study_plots(study, root, args.objective)
     if outcome.best is None:
         print(f'no finished trial; trials: {csv_path}')
         return EXIT_INTERRUPTED if outcome.interrupted else 1
     best = outcome.best
     (root / 'best_params.yaml').write_text(tune.params_file(best, parameters))
     best_run = root / best['run']
-    # The same scenario, overrides and seed: the same run, now with its bag and plots.
-    best_scenario = with_overrides(scenario, {p: best[p] for p in parameters}, check)
-    run_scenario(best_scenario, best_run.parent, show_progress=False, overwrite=True)
     print(f'best {args.objective} = {best["value"]:.6g} at trial {best["point"]}: ' + ', '.join(
         f'{p}={best[p]}' for p in parameters) + ('' if outcome.best_feasible else
                                                  '  (no trial meets the pass criteria)'))
+    if outcome.interrupted:
+        print(f'params: {root / "best_params.yaml"}  trials: {csv_path}\n'
+              f'interrupted: the study in {root} keeps its finished trials; the same command '
+              'resumes it')
+        return EXIT_INTERRUPTED
+    # The same scenario, overrides and seed: the same run, now with its bag and plots.
+    best_scenario = with_overrides(scenario, {p: best[p] for p in parameters}, check)
+    run_scenario(best_scenario, best_run.parent, show_progress=False, overwrite=True)
     print(f'params: {root / "best_params.yaml"}  best run (bag, plots): {best_run}\n'
           f'trials: {csv_path}  history: {root / "history.png"}  importance: '
           f'{root / "importance.png"}  ({_counted(outcome.ran, "run")} this time)')
-    if outcome.interrupted:
-        print(f'interrupted: the study in {root} keeps its finished trials; the same command '
-              'resumes it')
-        return EXIT_INTERRUPTED
     return 0 if outcome.best_feasible else 1
 
 

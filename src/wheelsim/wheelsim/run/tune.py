@@ -255,6 +255,7 @@ def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, 
     criteria = dict(scenario.pass_criteria)
     finished = [t for t in study.trials if t.state == TrialState.COMPLETE]
     failed: list[int] = []  # this session's failed trials: as many as trials wanted stop it
+    asked: list[Any] = []  # this session's trials
     outcome = TuneOutcome([], None, False)
     in_flight: dict[str, list[Any]] = {}
     bar = tqdm(total=trials, initial=min(len(finished), trials), unit='trial',
@@ -282,6 +283,7 @@ def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, 
         while (len(finished) + sum(map(len, in_flight.values())) < trials
                and len(failed) < trials):
             trial = study.ask()
+            asked.append(trial)
             overrides = _suggest(trial, axes)
             try:  # a point inside the ranges can break a rule across parameters
                 swept = with_overrides(scenario, overrides, check)
@@ -311,8 +313,11 @@ def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, 
                     finished.append(trial)
     except KeyboardInterrupt:
         outcome.interrupted = True
-        for waiting in in_flight.values():
-            for trial, _ in waiting:
+        running = {t.number for t in study.get_trials(deepcopy=False,
+                                                       states=(TrialState.RUNNING,))}
+        for trial in asked:  # asked, not told: none is left running in the study
+            if trial.number in running:
+                trial.set_user_attr('error', 'interrupted')
                 study.tell(trial, state=TrialState.FAIL)
     finally:
         bar.close()
