@@ -142,6 +142,13 @@ def test_a_sweep_over_text_parameters_only_writes_no_plots_and_says_so(tmp_path)
     assert [r['localization.mode'] for r in read_rows(root / 'sweep.csv')] == ['perfect', 'noisy']
     assert 'plots: none (no numeric parameter)' in result.stdout
     assert not (root / 'plots').exists()
+    # found in review: an earlier sweep's seed summary stayed beside this sweep's tables
+    for stale in ('robustness.csv', 'robustness.parquet'):
+        (root / stale).write_text('of an earlier sweep over seeds')
+    again = wheelsim('sweep', str(scenario), '--param', 'localization.mode=perfect,noisy',
+                     '--workers', '1', '--output', 'o', '--quiet', cwd=tmp_path)
+    assert again.returncode == 0 and '2 runs already done' in again.stdout, again.stdout
+    assert not list(root.glob('robustness.*'))
 
 
 @pytest.mark.early

@@ -320,7 +320,9 @@ def _sweep(args: argparse.Namespace) -> int:
                                                   f'{root / r["run"]})'
                                                   for r in tables.worst_rows(rows, metrics[0])))
     summary = robustness.seed_summary(rows, parameters, metrics[:4], args.scenario)
-    if summary:
+    if not summary:  # an earlier sweep's, with a seed axis: not of this sweep
+        tables.remove_tables(root / 'robustness')
+    else:
         tables.write_tables(summary, root / 'robustness')
         print('over the seeds (percentiles, worst and its seed; the command reruns it):')
         measures = ['p50', 'p90', 'p95', 'worst', 'worst_seed']

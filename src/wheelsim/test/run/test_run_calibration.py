@@ -285,3 +285,19 @@ def test_a_fitted_value_that_rounds_to_zero_is_written_without_a_sign():
     tree = params_tree(fitted, {}, 1000.0)['/**/vehicle_sim']['ros__parameters']
     bias = tree['model_params']['differential']['drive_actuators']['bias']
     assert bias == 0.0 and math.copysign(1.0, bias) == 1.0
+
+
+# found in review: Ctrl-C while the three files were written left params.yaml and the report,
+# which the next run refused to overwrite
+def test_an_interrupted_write_leaves_none_of_the_three_files(differential_bag, tmp_path,
+                                                            monkeypatch):
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(calibration, 'plot_response', interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        calibrate_bag(differential_bag, tmp_path / 'out' / 'params.yaml')
+    assert list((tmp_path / 'out').iterdir()) == []
+    monkeypatch.undo()
+    outputs = calibrate_bag(differential_bag, tmp_path / 'out' / 'params.yaml')
+    assert outputs.plot.is_file() and outputs.report_path.is_file()

@@ -149,13 +149,18 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
             raise
         raise CalibrationError(f'the vehicle parameters are invalid: {err}') from None
     seconds = time.process_time() - started
-    output.parent.mkdir(parents=True, exist_ok=True)
-    write_params(result, geometry, output, step_rate_hz)
     source = f'{bag} (commands {topics.commands}, measured {topics.measured}' + (
         f', joints {topics.joint_states})' if topics.joint_states else ')')
     report = format_report(result, geometry, recording, source, seconds, held, replaced)
-    report_path.write_text(report)
-    plot_response(result, recording, plot_path)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        write_params(result, geometry, output, step_rate_hz)
+        report_path.write_text(report)
+        plot_response(result, recording, plot_path)
+    except BaseException:  # Ctrl-C, a full disk: not a part of the set, which the next run
+        for path in (output, report_path, plot_path):  # would refuse or misread
+            path.unlink(missing_ok=True)
+        raise
     return CalibrationOutputs(output, report_path, plot_path, report)
 
 

@@ -55,6 +55,13 @@ def write_tables(rows: Sequence[Mapping[str, Any]], stem: Path) -> tuple[Path, P
     return csv_path, parquet_path
 
 
+def remove_tables(stem: Path) -> None:
+    """Remove ``stem.csv`` and ``stem.parquet`` (:func:`write_tables`) if they exist: what an
+    earlier command wrote that this one does not write again."""
+    for suffix in ('.csv', '.parquet'):
+        stem.with_suffix(suffix).unlink(missing_ok=True)
+
+
 def worst_rows(rows: Sequence[Mapping[str, Any]], metric: str,
                count: int = WORST_SHOWN) -> list[Mapping[str, Any]]:
     """The ``count`` rows with the worst values of ``metric`` (rows without it left out)."""
