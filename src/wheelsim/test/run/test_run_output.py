@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 import shutil
 
 import pytest
@@ -219,3 +220,26 @@ def test_a_sweep_or_tune_folder_is_its_own_or_new_never_a_user_s(tmp_path):
         check_command_folder(tmp_path / 'a_file' / 'sweep', 'sweep')
     check_command_folder(tmp_path / 'new', 'sweep')  # a check makes nothing
     assert not (tmp_path / 'new').exists()
+
+
+# found in review: two sweeps (or tunes) into one folder at once both ran; one failed part way
+# through its report (exit 3), another's files under it
+def test_a_folder_another_process_writes_is_refused_until_it_ends(tmp_path):
+    import subprocess
+    import sys
+
+    folder = tmp_path / 'o' / 'sweep'
+    holder = subprocess.Popen(
+        [sys.executable, '-c', 'import sys; from wheelsim.run.output import command_folder; '
+         f'command_folder({str(folder)!r}, "sweep"); print("held", flush=True); sys.stdin.read()'],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == 'held\n'
+        with pytest.raises(OutputError, match=f'^{re.escape(str(folder))} is being written by '
+                                              'another wheelsim sweep: wait for it to end, or '
+                                              'choose another --output$'):
+            command_folder(folder, 'sweep')
+    finally:
+        holder.communicate('', timeout=30)
+    assert command_folder(folder, 'sweep') == folder
+    assert command_folder(folder, 'sweep') == folder  # again in this process: its own lock

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import os
@@ -203,17 +204,32 @@ def check_command_folder(folder: Path, command: str) -> None:
                       'files; choose another --output')
 
 
+#: The command folders this process writes: resolved path -> its locked marker, open.
+_LOCKED: dict[Path, Any] = {}
+
+
 def command_folder(folder: Path, command: str) -> Path:
     """``folder``, where ``wheelsim <command>`` writes and a rerun resumes, created with its
     :func:`command_marker`: an existing one must be one it made (the marker, or, made before
     the marker, its ``runs/`` and its table or study file) or empty. OutputError otherwise
-    (another command's folder, a user's), and for a symbolic link or a file there."""
+    (another command's folder, a user's), for a symbolic link or a file there, and while
+    another process writes it: the marker stays locked (``flock``) until this process ends."""
     check_command_folder(folder, command)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     marker = folder / command_marker(command)
     if not marker.is_file():
         marker.write_text(f'written by wheelsim {command}; the same command resumes it here\n')
+    key = folder.resolve()
+    if key not in _LOCKED:
+        handle = marker.open('rb')  # noqa: SIM115 - open as long as the process writes there
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.close()
+            raise OutputError(f'{folder} is being written by another wheelsim {command}: wait '
+                              'for it to end, or choose another --output') from None
+        _LOCKED[key] = handle
     return folder
 
 
