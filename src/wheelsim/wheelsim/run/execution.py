@@ -29,6 +29,7 @@ import shutil
 import signal
 import socket
 import tempfile
+import threading
 import time
 import traceback
 import uuid
@@ -230,11 +231,17 @@ class RayRunner:
                                     "what Ray adds to its workers' niceness (unset: 0)")
         import ray
 
+        sigterm = signal.getsignal(signal.SIGTERM)
         try:
             self._start(ray)
         except BaseException:
             ray.shutdown()
             raise
+        finally:
+            # ray.init takes SIGTERM over (its driver exits 15 after a stack dump): the caller's
+            # handling again (the CLI's: as Ctrl-C), where it can be set (the main thread)
+            if threading.current_thread() is threading.main_thread() and sigterm is not None:
+                signal.signal(signal.SIGTERM, sigterm)
         self._task = ray.remote(num_cpus=1, max_retries=0)(run_job)
         return self
 
