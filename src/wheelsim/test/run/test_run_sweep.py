@@ -165,3 +165,27 @@ def test_a_rerun_with_bags_runs_again_the_points_done_without_one(tmp_path):
     rerun = run_sweep(plan_sweep(silent, points, lambda *a: None, record_bags=True),
                       tmp_path / 'silent', again, show_progress=False)
     assert again.keys == [] and rerun.skipped == 2
+
+
+# found in review: a point.json another program emptied, truncated or changed gave a traceback on
+# the rerun (JSONDecodeError, TypeError, pyarrow's error)
+def test_a_damaged_record_is_made_again_on_the_rerun(tmp_path):
+    scenario = Scenario(name='t', duration_s=1.0, seed=1, record_topics=None, pass_criteria={},
+                        node_parameters={'controller': {}})
+    points = plan_points([parse_axis('controller.k=1,2,3,4,5,6')])
+    outcome = run_sweep(plan_sweep(scenario, points, lambda *a: None), tmp_path,
+                        CountingRunner(), show_progress=False)
+    records = sorted(tmp_path.glob('runs/*/point.json'))
+    whole = json.loads(records[0].read_text())
+    damages = ['', '[]', records[0].read_text()[:40], '\udcff',
+               json.dumps({**whole, 'metrics': {'cross_track_rms_m': 'abc'}}),
+               json.dumps({k: v for k, v in whole.items() if k != 'worker'})]
+    for path, damage in zip(records, damages, strict=True):
+        path.write_bytes(damage.encode('utf-8', 'surrogateescape'))
+    again = CountingRunner()
+    rerun = run_sweep(plan_sweep(scenario, points, lambda *a: None), tmp_path, again,
+                      show_progress=False)
+    assert len(again.keys) == 6 and rerun.skipped == 0
+    assert [r['cross_track_rms_m'] for r in rerun.rows] == [
+        r['cross_track_rms_m'] for r in outcome.rows]
+    assert json.loads(records[0].read_text()) == whole

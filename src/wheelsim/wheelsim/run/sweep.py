@@ -67,12 +67,30 @@ def load_record(root: Path, job: Job) -> dict[str, Any] | None:
     as null (only among the overrides, which no reader takes from the record: a point's come
     from its plan)."""
     path = root / 'runs' / job.key / RECORD
-    if not path.is_file():
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, ValueError):  # none, or damaged: the run is made again
         return None
-    record = json.loads(path.read_text())
-    if job.writes_bag and not (root / record['run_dir'] / 'bag').is_dir():
+    if not _whole(record) or (job.writes_bag
+                              and not (root / record['run_dir'] / 'bag').is_dir()):
         return None
     return record
+
+
+def _whole(record: Any) -> bool:
+    """Whether ``record`` has what :func:`write_record` writes (another program may have
+    damaged the file): the overrides, metrics as numbers or null, the failed criteria, the run
+    folder, its wall time and worker."""
+    def number(value: Any) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+    return (isinstance(record, dict) and isinstance(record.get('overrides'), dict)
+            and isinstance(record.get('metrics'), dict)
+            and all(value is None or number(value) for value in record['metrics'].values())
+            and isinstance(record.get('failed'), list)
+            and all(isinstance(name, str) for name in record['failed'])
+            and isinstance(record.get('run_dir'), str) and number(record.get('wall_s'))
+            and isinstance(record.get('worker'), str))
 
 
 def write_record(root: Path, key: str, overrides: Mapping[str, Any],
