@@ -84,6 +84,11 @@ def main() -> None:
     parser.add_argument('run_a', type=Path)
     parser.add_argument('run_b', type=Path)
     args = parser.parse_args()
+    for run in (args.run_a, args.run_b):
+        missing = [name for name in ('metrics.json', 'bag/metadata.yaml')
+                   if not (run / name).is_file()]
+        if missing:
+            parser.error(f'{run}: not a run folder of wheelsim run (no {", ".join(missing)})')
     problems = compare(args.run_a, args.run_b)
     for problem in problems:
         print('  ' + problem)

@@ -155,6 +155,14 @@ def test_recordings_are_identical_bytes_in_order_and_rclpy_cdr(tmp_path):
         assert result.returncode == 0, result.stdout + result.stderr
     a, b = (tmp_path / name / 'short' for name in 'ab')
     assert (a / 'metrics.json').read_bytes() == (b / 'metrics.json').read_bytes()
+    compare = [sys.executable, str(REPO / 'bench' / 'compare_runs.py')]
+    same = subprocess.run([*compare, str(a), str(b)], capture_output=True, text=True)
+    assert same.returncode == 0 and ', 0 differences' in same.stdout, same.stdout + same.stderr
+    # found in review: a folder that is no run gave a traceback
+    missing = subprocess.run([*compare, str(a), str(tmp_path / 'c')], capture_output=True,
+                             text=True)
+    assert missing.returncode == 2 and 'Traceback' not in missing.stderr
+    assert f'{tmp_path / "c"}: not a run folder of wheelsim run' in missing.stderr
     messages = raw_messages(a / 'bag')
     assert messages == raw_messages(b / 'bag')  # padding included: zeros, never leftovers
     log_times = [log_time for _, _, log_time, _, _ in messages]
@@ -565,7 +573,10 @@ def test_interrupted_run_keeps_a_valid_bag(tmp_path):
 def test_an_output_that_cannot_be_a_folder_is_named(tmp_path, command):
     (tmp_path / 'taken').write_text('a file')
     for output, fragment in (('taken', '--output taken: is a file, not a folder'),
-                             ('taken/results', '--output taken/results: cannot create it')):
+                             ('taken/results', '--output taken/results: cannot create it'),
+                             # found in review: written into the current folder
+                             ('', "--output '': give a folder (default: results)")):
         result = wheelsim(*command, '--output', output, cwd=tmp_path)
         assert result.returncode == 2, result.stdout + result.stderr
         assert fragment in result.stderr and 'Traceback' not in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['taken']

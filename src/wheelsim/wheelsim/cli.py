@@ -111,6 +111,8 @@ def _counted(count: int, noun: str) -> str:
 
 def _output_root(text: str) -> Path:
     """The ``--output`` folder, created if needed; ScenarioError if that is impossible."""
+    if not text.strip():  # Path('') is the current folder
+        raise ScenarioError(f'--output {text!r}: give a folder (default: results)')
     root = Path(text)
     if root.exists() and not root.is_dir():
         raise ScenarioError(f'--output {text}: is a file, not a folder')

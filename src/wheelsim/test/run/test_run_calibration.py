@@ -113,12 +113,16 @@ def test_broken_bags_are_refused_in_one_line_with_exit_2(tmp_path):
     (tmp_path / 'empty').mkdir()
     (tmp_path / 'bad_metadata').mkdir()
     (tmp_path / 'bad_metadata' / 'metadata.yaml').write_text('rosbag2_bagfile_information: [\n')
+    (tmp_path / 'notabag.mcap').write_text('notes, not a bag\n' * 10)
     for bag, fragment in [(truncated, 'mcap recover'), ('zero.mcap', 'seems to be empty'),
-                          ('empty', 'metadata file'), ('bad_metadata', 'Could not load YAML')]:
+                          ('empty', 'metadata file'), ('bad_metadata', 'Could not load YAML'),
+                          ('notabag.mcap', 'cannot read the bag: ')]:
         done = calibrate_command(tmp_path / bag, '-o', tmp_path / 'out' / 'params.yaml')
         assert done.returncode == 2, (bag, done.stderr)
         assert 'cannot calibrate: ' in done.stderr and fragment in done.stderr, done.stderr
         assert done.stderr.count('\n') == 1, done.stderr
+        # found in review: a file that is no MCAP at all was said to be one without its end
+        assert ('mcap recover' in done.stderr) == (bag == truncated), done.stderr
     assert not (tmp_path / 'out').exists()
 
 

@@ -132,11 +132,29 @@ def load_recording(bag: Path | str, commands: str | None = None, measured: str |
         return _read_recording(path, commands, measured, joint_states)
     except (AnyReaderError, OSError) as err:  # an empty, truncated or broken bag
         hint = ''
-        if 'magic' in str(err):
+        if 'magic' in str(err) and _starts_as_mcap(path):
             hint = (' (an MCAP file without its end, as a killed recorder leaves it: '
                     '`mcap recover` rewrites it)')
         text = ' '.join(str(err).split())  # one line (YAML errors span several)
         raise CalibrationError(f'{path}: cannot read the bag: {text}{hint}') from None
+
+
+#: The first bytes of an MCAP file (and its last, when it was closed).
+MCAP_MAGIC = b'\x89MCAP0\r\n'
+
+
+def _starts_as_mcap(path: Path) -> bool:
+    """Whether the bag file ``path`` (or a ``.mcap`` file in the bag folder) begins as an MCAP
+    file does."""
+    files = sorted(path.glob('*.mcap')) if path.is_dir() else [path]
+    for file in files:
+        try:
+            with file.open('rb') as stream:
+                if stream.read(len(MCAP_MAGIC)) == MCAP_MAGIC:
+                    return True
+        except OSError:
+            continue
+    return False
 
 
 def _read_recording(path: Path, commands: str | None, measured: str | None,
