@@ -19,7 +19,6 @@ nav2.launch.py is the lighter option (fewer Nav2 servers, no nav2_bringup).
 """
 
 import os
-from pathlib import Path
 
 from launch.actions import (
     DeclareLaunchArgument,
@@ -49,11 +48,11 @@ from wheelsim.bringup.nav2_stock import (
 from wheelsim.bringup.packages import apt_package, installed, optional
 from wheelsim.bringup.params_files import (
     check_not_overridden,
+    is_shipped_preset,
     simulated_vehicle,
     vehicle_sim_values,
 )
 from wheelsim.core.vehicle.description import describe
-from wheelsim.shipped import shipped_params_dir
 
 LOCALIZATIONS = ('wheelsim', 'amcl')
 _ONE_ROBOT = ('the stock bring-up runs one robot without a namespace or frame prefix '
@@ -111,11 +110,11 @@ def _stock_wheelsim(context):
 
 def _check_params_file(context):
     """Fail the launch before anything starts: a params file of the user's (not a shipped
-    preset, which the overrides are made for) giving wheelsim's nodes another value of what
-    wheelsim's side of the stock bring-up sets (it would be replaced without a word)."""
+    preset, which the overrides are made for, wherever it is read from) giving wheelsim's nodes
+    another value of what wheelsim's side of the stock bring-up sets (it would be replaced
+    without a word)."""
     params_file = LaunchConfiguration('params_file').perform(context)
-    # the folder resolved, not the file: an installed preset may be a link (symlink-install)
-    if Path(params_file).absolute().parent.resolve() != shipped_params_dir().resolve():
+    if not is_shipped_preset(params_file):
         check_not_overridden(params_file, _stock_wheelsim(context),
                              ['vehicle_sim', 'localization'],
                              "stock Nav2 runs on vehicle_sim's /clock, with base_footprint, at "

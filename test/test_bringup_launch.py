@@ -270,11 +270,21 @@ def test_nav2_bringup_refuses_a_params_file_setting_what_its_overrides_replace(
         with pytest.raises(RuntimeError, match=f'^{re.escape(str(mine))}: {refused}.*remove '
                                                'them from the file; nothing was started$'):
             module._check_params_file(context)
-    # a shipped preset is what the overrides are made for (all_vehicles: no reference clock)
+    # a shipped preset is what the overrides are made for (all_vehicles: no reference clock),
+    # wherever it is read from (found in review: a link to it or its source was refused)
     from wheelsim.shipped import shipped_params_dir
 
-    context.launch_configurations['params_file'] = str(shipped_params_dir() / 'all_vehicles.yaml')
-    assert module._check_params_file(context) == []
+    preset = shipped_params_dir() / 'all_vehicles.yaml'
+    (tmp_path / 'link.yaml').symlink_to(preset)
+    (tmp_path / 'copy.yaml').write_bytes(preset.read_bytes())
+    for path in (preset, tmp_path / 'link.yaml', tmp_path / 'copy.yaml',
+                 REPO / 'params' / 'all_vehicles.yaml'):
+        context.launch_configurations['params_file'] = str(path)
+        assert module._check_params_file(context) == [], path
+    (tmp_path / 'copy.yaml').write_text(preset.read_text() + '# mine\n')
+    context.launch_configurations['params_file'] = str(tmp_path / 'copy.yaml')
+    with pytest.raises(RuntimeError, match='be_reference_clock: False, which this launch sets'):
+        module._check_params_file(context)
 
 
 @pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))

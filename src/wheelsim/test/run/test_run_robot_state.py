@@ -51,7 +51,9 @@ def test_each_description_gives_its_fixed_joints_stamped_when_heard():
     second = build_urdf(VehicleConfig(), fixed_frames=[FixedFrame('base_footprint')])
     messages, lockstep = static_messages([first, second])
     assert [t for _, t in messages] == [0, 100_000_000]
-    (laser_tf,), (footprint_tf,) = (msg.transforms for msg, _ in messages)
+    # tf2's static broadcaster keeps every child frame it was given (found in review)
+    (laser_tf,), (kept_tf, footprint_tf) = (msg.transforms for msg, _ in messages)
+    assert kept_tf.child_frame_id == 'r1/laser' and kept_tf.header.stamp.nanosec == 0
     assert (laser_tf.header.frame_id, laser_tf.child_frame_id) == ('r1/base_link', 'r1/laser')
     assert laser_tf.header.stamp.sec == 0 and laser_tf.header.stamp.nanosec == 0
     t, r = laser_tf.transform.translation, laser_tf.transform.rotation
@@ -209,3 +211,29 @@ def test_no_joint_states_names_publish_nothing():
 def test_a_run_recording_no_tf_publishes_no_moving_joints():
     assert lockstep_tf(INPUTS, {MOVING_JOINTS_PARAMETER: False}) == []
     assert len(lockstep_tf(INPUTS, {MOVING_JOINTS_PARAMETER: True})) == 7
+
+
+# found in review: the quaternion of a wheel turned by more than 120 degrees had the opposite
+# sign of robot_state_publisher's (KDL's GetQuaternion: the largest of x, y, z positive)
+@pytest.mark.parametrize('axis, angle_rad, expected', [
+    ('0 1 0', 1.0, (0.0, math.sin(0.5), 0.0, math.cos(0.5))),
+    ('0 1 0', -2.5, (0.0, math.sin(1.25), 0.0, -math.cos(1.25))),
+    ('0 0 1', -3.0, (0.0, 0.0, math.sin(1.5), -math.cos(1.5))),
+    ('1 0 0', 4.0, (math.sin(2.0), 0.0, 0.0, math.cos(2.0)))])
+def test_a_turned_joint_s_quaternion_has_kdl_s_sign(axis, angle_rad, expected):
+    from builtin_interfaces.msg import Time
+    from urdf_parser_py.urdf import URDF
+
+    from wheelsim.run.robot_state import TurningJoint, origin_transform
+
+    text = ('<robot name="r"><link name="p"/><link name="c"/><link name="f"/>'
+            f'<joint name="j" type="continuous"><parent link="p"/><child link="c"/>'
+            f'<axis xyz="{axis}"/></joint>'
+            f'<joint name="k" type="fixed"><parent link="p"/><child link="f"/>'
+            f'<origin rpy="{" ".join(str(angle_rad * float(a)) for a in axis.split())}"/>'
+            '</joint></robot>')
+    turning, fixed = URDF.from_xml_string(text).joints
+    for transform in (TurningJoint(turning).turn(angle_rad, 0, 0),
+                      origin_transform(fixed, Time())):
+        r = transform.transform.rotation
+        assert (r.x, r.y, r.z, r.w) == pytest.approx(expected, abs=1e-12)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from wheelsim.core.params import ParameterError, from_flat
@@ -15,6 +16,7 @@ from wheelsim.core.params_file import ParamsFileError, read_sections, section_pa
 from wheelsim.core.vehicle.config import VehicleConfig, vehicle_config_from_params
 from wheelsim.core.vehicle_sim.config import VehicleSimSettings
 from wheelsim.core.vehicle_sim.description import vehicle_sim_urdf
+from wheelsim.shipped import shipped_params_dir
 
 
 def node_values(params_files: Sequence[str], namespace: str, node: str,
@@ -46,6 +48,16 @@ def vehicle_sim_values(params_files: Sequence[str], namespace: str,
                        overrides: Mapping[str, Any]) -> dict[str, Any]:
     """:func:`node_values` of vehicle_sim."""
     return node_values(params_files, namespace, 'vehicle_sim', overrides)
+
+
+def is_shipped_preset(params_file: str) -> bool:
+    """Whether ``params_file`` holds what one of wheelsim's shipped params files holds (read
+    from the installed share folder, its source or a link to either: the same bytes)."""
+    try:
+        given = Path(params_file).read_bytes()
+    except OSError:  # the check of the file itself says why
+        return False
+    return any(path.read_bytes() == given for path in shipped_params_dir().glob('*.yaml'))
 
 
 def check_not_overridden(params_file: str, overrides_file: str, nodes: Sequence[str],
