@@ -15,6 +15,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
@@ -143,3 +144,27 @@ def test_ctrl_c_ends_tune_at_once_leaving_no_trial_running(tmp_path):
     assert (root / 'best_params.yaml').is_file()
     assert not (root / best['run'] / 'bag').exists()  # not run again: the resumed command does
     assert not (root / 'history.png').exists()
+
+
+# A Ctrl-C while the best trial runs again, as the run takes it: the run ends interrupted.
+INTERRUPTED_BEST_RUN = """
+import dataclasses, sys
+from wheelsim.run import runner
+ran = runner.run_scenario
+runner.run_scenario = lambda *a, **k: dataclasses.replace(ran(*a, **k), interrupted=True)
+from wheelsim.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+# found in review: the command went on as if the best run had finished (exit 0 or 1)
+def test_ctrl_c_while_the_best_trial_runs_again_exits_130(tmp_path):
+    scenario = tmp_path / 'lag.yaml'
+    scenario.write_text(LAG_SCENARIO)
+    result = subprocess.run([sys.executable, '-c', INTERRUPTED_BEST_RUN, 'tune', str(scenario),
+                             *TUNE[:4], '--workers', '1', '--output', 'o', '--quiet',
+                             '--trials', '1'], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 130, result.stdout + result.stderr
+    assert 'interrupted while the best trial ran again with its bag' in result.stdout
+    assert 'best run (bag, plots)' not in result.stdout

@@ -351,6 +351,7 @@ def _sweep(args: argparse.Namespace) -> int:
 def _tune(args: argparse.Namespace) -> int:
     from wheelsim.report.metrics import METRIC_NAMES
     from wheelsim.run import sampling, tables, tune
+    from wheelsim.run.held_signals import HeldSignals
     from wheelsim.run.output import check_run_name
     from wheelsim.run.runner import USE_DECIDING, run_scenario, unused_in_a_run
 
@@ -389,9 +390,12 @@ def _tune(args: argparse.Namespace) -> int:
         outcome = tune.tune(scenario, axes, args.objective, args.trials, study, root, runner,
                             check, show_progress=not args.quiet, record_bags=args.bags)
     parameters = [a.name for a in axes]
-    csv_path, _ = tables.write_tables(outcome.rows, root / 'trials')
     metrics = tables.metric_columns(outcome.rows)
-    tables.write_worst_runs(outcome.rows, parameters, metrics, root / 'worst_runs.md')
+    with HeldSignals():  # the tables whole, a Ctrl-C meanwhile taken after them
+        csv_path, _ = tables.write_tables(outcome.rows, root / 'trials')
+        tables.write_worst_runs(outcome.rows, parameters, metrics, root / 'worst_runs.md')
+        if outcome.best is not None:
+            (root / 'best_params.yaml').write_text(tune.params_file(outcome.best, parameters))
     if not outcome.interrupted:  # Ctrl-C: out at once; the resumed command draws them
         tables.plot_metrics(outcome.rows, parameters, metrics, root / 'plots')
         tune.write_study_plots(study, root, args.objective)
@@ -399,7 +403,6 @@ def _tune(args: argparse.Namespace) -> int:
         print(f'no finished trial; trials: {csv_path}')
         return EXIT_INTERRUPTED if outcome.interrupted else 1
     best = outcome.best
-    (root / 'best_params.yaml').write_text(tune.params_file(best, parameters))
     best_run = root / best['run']
     print(f'best {args.objective} = {best["value"]:.6g} at trial {best["point"]}: ' + ', '.join(
         f'{p}={best[p]}' for p in parameters) + ('' if outcome.best_feasible else
@@ -411,7 +414,11 @@ def _tune(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     # The same scenario, overrides and seed: the same run, now with its bag and plots.
     best_scenario = with_overrides(scenario, {p: best[p] for p in parameters}, check)
-    run_scenario(best_scenario, best_run.parent, show_progress=False, overwrite=True)
+    if run_scenario(best_scenario, best_run.parent, show_progress=False,
+                    overwrite=True).interrupted:
+        print(f'interrupted while the best trial ran again with its bag ({best_run}): the '
+              'same command runs it again')
+        return EXIT_INTERRUPTED
     print(f'params: {root / "best_params.yaml"}  best run (bag, plots): {best_run}\n'
           f'trials: {csv_path}  history: {root / "history.png"}  importance: '
           f'{root / "importance.png"}  ({_counted(outcome.ran, "run")} this time)')

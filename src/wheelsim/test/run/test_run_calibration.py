@@ -305,3 +305,9 @@ def test_an_interrupted_write_leaves_none_of_the_three_files(differential_bag, t
     monkeypatch.undo()
     outputs = calibrate_bag(differential_bag, tmp_path / 'out' / 'params.yaml')
     assert outputs.plot.is_file() and outputs.report_path.is_file()
+    # found in review: with --overwrite, a failed write removed the set written before
+    written = {path.name: path.read_bytes() for path in (tmp_path / 'out').iterdir()}
+    monkeypatch.setattr(calibration, 'plot_response', interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        calibrate_bag(differential_bag, tmp_path / 'out' / 'params.yaml', overwrite=True)
+    assert {path.name: path.read_bytes() for path in (tmp_path / 'out').iterdir()} == written

@@ -3,6 +3,7 @@ report and the plot (the fitting math is :mod:`wheelsim.core.calibration`)."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from wheelsim.core.params import ParameterError
 from wheelsim.core.vehicle_sim.config import VehicleSimSettings
 from wheelsim.report.calibration_bag import load_recording
 from wheelsim.report.calibration_report import format_report, plot_response, write_params
+from wheelsim.run.held_signals import HeldSignals
 from wheelsim.run.scenario import ScenarioError, check_node_parameters, params_file_sections
 
 
@@ -153,14 +155,21 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
         f', joints {topics.joint_states})' if topics.joint_states else ')')
     report = format_report(result, geometry, recording, source, seconds, held, replaced)
     output.parent.mkdir(parents=True, exist_ok=True)
+    # Written beside under other names, then put in place together: a failed or interrupted
+    # write leaves no part of a set (which the next run would refuse or misread) and keeps a set
+    # written before (--overwrite).
+    finals = (output, report_path, plot_path)
+    parts = [path.with_name(f'.{path.stem}.part{path.suffix}') for path in finals]
     try:
-        write_params(result, geometry, output, step_rate_hz)
-        report_path.write_text(report)
-        plot_response(result, recording, plot_path)
-    except BaseException:  # Ctrl-C, a full disk: not a part of the set, which the next run
-        for path in (output, report_path, plot_path):  # would refuse or misread
-            path.unlink(missing_ok=True)
-        raise
+        write_params(result, geometry, parts[0], step_rate_hz)
+        parts[1].write_text(report)
+        plot_response(result, recording, parts[2])
+        with HeldSignals():
+            for part, final in zip(parts, finals, strict=True):
+                os.replace(part, final)
+    finally:
+        for part in parts:
+            part.unlink(missing_ok=True)
     return CalibrationOutputs(output, report_path, plot_path, report)
 
 

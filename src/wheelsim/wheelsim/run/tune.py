@@ -37,6 +37,7 @@ from wheelsim.core.params import ParamSpec
 from wheelsim.report.metrics import LARGER_IS_BETTER
 from wheelsim.report.summary import criterion_excess
 from wheelsim.run.execution import Job, RayRunner, job_key
+from wheelsim.run.held_signals import HeldSignals
 from wheelsim.run.sampling import Axis, as_parameter_types
 from wheelsim.run.scenario import (
     SEED_KEY,
@@ -282,43 +283,52 @@ def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, 
     def jobs() -> Iterator[Job]:
         while (len(finished) + sum(map(len, in_flight.values())) < trials
                and len(failed) < trials):
-            trial = study.ask()
-            asked.append(trial)
-            overrides = _suggest(trial, axes)
-            try:  # a point inside the ranges can break a rule across parameters
-                swept = with_overrides(scenario, overrides, check)
-            except ScenarioError as err:
-                tell(trial, overrides, None, str(err))
-                continue
-            key = job_key(swept)
-            trial.set_user_attr('key', key)
-            job = Job(key, swept, record_bags)
-            record = load_record(root, job)
-            if record is not None:  # these parameters ran before (a resumed study)
-                tell(trial, overrides, record)
-                finished.append(trial)
-                continue
-            in_flight.setdefault(key, []).append((trial, overrides))
-            if len(in_flight[key]) == 1:
+            with HeldSignals():  # Ctrl-C after the study's writes, never inside one
+                job = next_job()
+            if job is not None:
                 yield job
+
+    def next_job() -> Job | None:
+        """A new trial's job, or None when it needs no run (refused, or run before) or shares
+        the run of a trial in flight."""
+        trial = study.ask()
+        asked.append(trial)
+        overrides = _suggest(trial, axes)
+        try:  # a point inside the ranges can break a rule across parameters
+            swept = with_overrides(scenario, overrides, check)
+        except ScenarioError as err:
+            tell(trial, overrides, None, str(err))
+            return None
+        key = job_key(swept)
+        trial.set_user_attr('key', key)
+        job = Job(key, swept, record_bags)
+        record = load_record(root, job)
+        if record is not None:  # these parameters ran before (a resumed study)
+            tell(trial, overrides, record)
+            finished.append(trial)
+            return None
+        in_flight.setdefault(key, []).append((trial, overrides))
+        return job if len(in_flight[key]) == 1 else None
 
     try:
         for job, result in runner.run(jobs(), root / 'runs'):
-            outcome.ran += 1
-            for trial, overrides in in_flight.pop(job.key):
-                if 'error' in result or result['interrupted']:
-                    tell(trial, overrides, None, result.get('error', 'interrupted'))
-                else:
-                    tell(trial, overrides, write_record(root, job.key, overrides, result))
-                    finished.append(trial)
+            with HeldSignals():  # a finished run's record and its trials told, or neither
+                outcome.ran += 1
+                for trial, overrides in in_flight.pop(job.key):
+                    if 'error' in result or result['interrupted']:
+                        tell(trial, overrides, None, result.get('error', 'interrupted'))
+                    else:
+                        tell(trial, overrides, write_record(root, job.key, overrides, result))
+                        finished.append(trial)
     except KeyboardInterrupt:
         outcome.interrupted = True
-        running = {t.number for t in study.get_trials(deepcopy=False,
-                                                       states=(TrialState.RUNNING,))}
-        for trial in asked:  # asked, not told: none is left running in the study
-            if trial.number in running:
-                trial.set_user_attr('error', 'interrupted')
-                study.tell(trial, state=TrialState.FAIL)
+        with HeldSignals():
+            running = {t.number for t in study.get_trials(deepcopy=False,
+                                                           states=(TrialState.RUNNING,))}
+            for trial in asked:  # asked, not told: none is left running in the study
+                if trial.number in running:
+                    trial.set_user_attr('error', 'interrupted')
+                    study.tell(trial, state=TrialState.FAIL)
     finally:
         bar.close()
     completed = [t for t in study.trials if t.state == TrialState.COMPLETE]
