@@ -146,25 +146,37 @@ def test_ctrl_c_ends_tune_at_once_leaving_no_trial_running(tmp_path):
     assert not (root / 'history.png').exists()
 
 
-# A Ctrl-C while the best trial runs again, as the run takes it: the run ends interrupted.
-INTERRUPTED_BEST_RUN = """
-import dataclasses, sys
-from wheelsim.run import runner
-ran = runner.run_scenario
-runner.run_scenario = lambda *a, **k: dataclasses.replace(ran(*a, **k), interrupted=True)
-from wheelsim.cli import main
-sys.exit(main(sys.argv[1:]))
-"""
+def tune_one_trial_with(tmp_path, change: str) -> subprocess.CompletedProcess:
+    """``wheelsim tune`` of one trial in a Python that first runs ``change`` (code standing in
+    for what a test cannot bring about on time)."""
+    scenario = tmp_path / 'lag.yaml'
+    scenario.write_text(LAG_SCENARIO)
+    script = f'{change}\nimport sys\nfrom wheelsim.cli import main\nsys.exit(main(sys.argv[1:]))'
+    return subprocess.run([sys.executable, '-c', script, 'tune', str(scenario), *TUNE[:4],
+                           '--workers', '1', '--output', 'o', '--quiet', '--trials', '1'],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
 
 
 # found in review: the command went on as if the best run had finished (exit 0 or 1)
 def test_ctrl_c_while_the_best_trial_runs_again_exits_130(tmp_path):
-    scenario = tmp_path / 'lag.yaml'
-    scenario.write_text(LAG_SCENARIO)
-    result = subprocess.run([sys.executable, '-c', INTERRUPTED_BEST_RUN, 'tune', str(scenario),
-                             *TUNE[:4], '--workers', '1', '--output', 'o', '--quiet',
-                             '--trials', '1'], cwd=tmp_path, capture_output=True, text=True,
-                            timeout=600)
+    result = tune_one_trial_with(tmp_path, (  # a Ctrl-C the best trial's run takes
+        'import dataclasses\nfrom wheelsim.run import runner\nran = runner.run_scenario\n'
+        'runner.run_scenario = lambda *a, **k: dataclasses.replace(ran(*a, **k), '
+        'interrupted=True)'))
     assert result.returncode == 130, result.stdout + result.stderr
     assert 'interrupted while the best trial ran again with its bag' in result.stdout
     assert 'best run (bag, plots)' not in result.stdout
+
+
+# found in review: a traceback and exit 1
+def test_a_study_whose_database_fails_is_one_line_and_exit_3(tmp_path):
+    result = tune_one_trial_with(tmp_path, (  # another program holding a lock on study.db
+        'from optuna.exceptions import StorageInternalError\nfrom optuna.study import Study\n'
+        'def tell(*args, **kwargs):\n'
+        '    raise StorageInternalError("An exception is raised during the commit.\\n'
+        '(database is locked)")\nStudy.tell = tell'))
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert 'Traceback' not in result.stderr and result.stderr.count('\n') == 1, result.stderr
+    assert 'writing the results failed: the study tune (' in result.stderr
+    assert 'study.db): An exception is raised during the commit. (database is locked)' in (
+        result.stderr)

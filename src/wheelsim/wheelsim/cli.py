@@ -349,6 +349,8 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _tune(args: argparse.Namespace) -> int:
+    from optuna.exceptions import StorageInternalError
+
     from wheelsim.report.metrics import METRIC_NAMES
     from wheelsim.run import sampling, tables, tune
     from wheelsim.run.held_signals import HeldSignals
@@ -387,8 +389,13 @@ def _tune(args: argparse.Namespace) -> int:
               f'{args.objective} ({study.direction.name.lower()}), '
               f'{_counted(args.trials, "trial")} on '
               f'{_counted(runner.workers, "Ray worker")} -> {root}')
-        outcome = tune.tune(scenario, axes, args.objective, args.trials, study, root, runner,
-                            check, show_progress=not args.quiet, record_bags=args.bags)
+        try:
+            outcome = tune.tune(scenario, axes, args.objective, args.trials, study, root,
+                                runner, check, show_progress=not args.quiet,
+                                record_bags=args.bags)
+        except StorageInternalError as err:  # the study's database: locked by another program
+            raise OSError(f'the study {args.study} ({args.storage or root / "study.db"}): '
+                          f'{" ".join(str(err).split())}') from None
     parameters = [a.name for a in axes]
     metrics = tables.metric_columns(outcome.rows)
     with HeldSignals():  # the tables whole, a Ctrl-C meanwhile taken after them

@@ -311,3 +311,23 @@ def test_an_interrupted_write_leaves_none_of_the_three_files(differential_bag, t
     with pytest.raises(KeyboardInterrupt):
         calibrate_bag(differential_bag, tmp_path / 'out' / 'params.yaml', overwrite=True)
     assert {path.name: path.read_bytes() for path in (tmp_path / 'out').iterdir()} == written
+
+
+# found in review: the files written under other names named the temporary file in the usage
+# line, replaced a link given as -o by a file, got mode 0600, and could clobber a user's file
+def test_the_written_files_are_the_outputs_as_named_through_links(differential_bag, tmp_path):
+    (tmp_path / 'config').mkdir()
+    (tmp_path / 'config' / 'params.yaml').write_text('old')
+    (tmp_path / 'out').mkdir()
+    (tmp_path / 'out' / 'params.yaml').symlink_to(tmp_path / 'config' / 'params.yaml')
+    (tmp_path / 'out' / '.params.part.yaml').write_text('mine')  # a name the old code took
+    calibrate_bag(differential_bag, tmp_path / 'out' / 'params.yaml', overwrite=True)
+    assert (tmp_path / 'out' / 'params.yaml').is_symlink()
+    text = (tmp_path / 'config' / 'params.yaml').read_text()
+    assert '#   vehicle_sim --ros-args --params-file params.yaml\n' in text
+    (tmp_path / 'plain.txt').write_text('')
+    mode = (tmp_path / 'plain.txt').stat().st_mode & 0o777
+    assert {path.name: path.stat().st_mode & 0o777 for path in (tmp_path / 'out').iterdir()
+            if not path.is_symlink()} == {'.params.part.yaml': mode, 'params_report.txt': mode,
+                                          'params_response.png': mode}
+    assert (tmp_path / 'out' / '.params.part.yaml').read_text() == 'mine'

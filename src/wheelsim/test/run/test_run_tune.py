@@ -341,7 +341,7 @@ def test_a_world_objective_needs_a_map_from_the_scenario_its_nodes_or_an_axis():
 # its SQL) ended the command with a traceback; one after a run's record was written failed the
 # trial whose result the record holds
 @pytest.mark.parametrize('where', ['ask', 'record'])
-def test_ctrl_c_lands_between_the_study_s_writes(tmp_path, monkeypatch, where):
+def test_ctrl_c_lands_between_the_study_s_writes(tmp_path, monkeypatch, request, where):
     import os
     import signal
 
@@ -352,6 +352,10 @@ def test_ctrl_c_lands_between_the_study_s_writes(tmp_path, monkeypatch, where):
 
     def ctrl_c() -> None:
         os.kill(os.getpid(), signal.SIGINT)  # Python's handler runs before the next line
+
+    # as the command has it, whatever the suite inherited (a background job: SIGINT ignored)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    request.addfinalizer(lambda: signal.signal(signal.SIGINT, previous))
 
     if where == 'ask':
         asked = Study.ask

@@ -60,9 +60,10 @@ def params_tree(calibration: Calibration, geometry: Mapping[str, Estimate],
 
 
 def write_params(calibration: Calibration, geometry: Mapping[str, Estimate], path: Path,
-                 step_rate_hz: float) -> None:
+                 step_rate_hz: float, name: str | None = None) -> None:
+    """The params file at ``path``, its usage line naming ``name`` (default: ``path``'s)."""
     header = ('# Written by wheelsim calibrate: vehicle_sim parameters fitted to a recording.\n'
-              '#   vehicle_sim --ros-args --params-file ' + path.name + '\n')
+              '#   vehicle_sim --ros-args --params-file ' + (name or path.name) + '\n')
     path.write_text(header + yaml_numbers.dump(params_tree(calibration, geometry, step_rate_hz),
                                             sort_keys=False))
 

@@ -4,6 +4,7 @@ report and the plot (the fitting math is :mod:`wheelsim.core.calibration`)."""
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -155,13 +156,20 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
         f', joints {topics.joint_states})' if topics.joint_states else ')')
     report = format_report(result, geometry, recording, source, seconds, held, replaced)
     output.parent.mkdir(parents=True, exist_ok=True)
-    # Written beside under other names, then put in place together: a failed or interrupted
+    # Written beside under new names, then put in place together: a failed or interrupted
     # write leaves no part of a set (which the next run would refuse or misread) and keeps a set
-    # written before (--overwrite).
-    finals = (output, report_path, plot_path)
-    parts = [path.with_name(f'.{path.stem}.part{path.suffix}') for path in finals]
+    # written before (--overwrite); a link is written through.
+    finals = [path.resolve() for path in (output, report_path, plot_path)]
+    parts = []
     try:
-        write_params(result, geometry, parts[0], step_rate_hz)
+        mode = _new_file_mode()
+        for final in finals:
+            handle, part = tempfile.mkstemp(suffix=final.suffix, prefix=f'.{final.stem}.',
+                                            dir=final.parent)
+            os.fchmod(handle, mode)  # as a file written in place gets it (mkstemp: 0600)
+            os.close(handle)
+            parts.append(Path(part))
+        write_params(result, geometry, parts[0], step_rate_hz, name=output.name)
         parts[1].write_text(report)
         plot_response(result, recording, parts[2])
         with HeldSignals():
@@ -171,6 +179,13 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
         for part in parts:
             part.unlink(missing_ok=True)
     return CalibrationOutputs(output, report_path, plot_path, report)
+
+
+def _new_file_mode() -> int:
+    """The permissions a new file gets here (0666 less the process's umask)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 #: What :func:`record_excitation_bag` sets of vehicle_sim's parameters.

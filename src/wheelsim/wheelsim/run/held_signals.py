@@ -5,9 +5,11 @@ whatever line the simulation is on, it could land in the middle of writing a bat
 (a message written twice, a record without its data) or between the recorder's bag and the
 report's reader getting the same message. While :class:`HeldSignals` is open, those signals are
 noted instead and handed to their own handler by :meth:`HeldSignals.deliver`, which the runner
-calls between two events, or when the block ends (after the bag is finished). Only signals
-whose handler is Python code are held (a default or ignored one stays as it is), and only in
-the main thread, where Python runs signal handlers.
+calls between two events, or when the block ends (after the bag is finished), also when it ends
+in an error (the interrupt, which may have caused it, wins). A second signal while one is held
+goes to its handler at once: Ctrl-C twice ends a block that takes long. Only signals whose
+handler is Python code are held (a default or ignored one stays as it is), and only in the main
+thread, where Python runs signal handlers.
 """
 
 from __future__ import annotations
@@ -37,7 +39,11 @@ class HeldSignals:
         return self
 
     def _note(self, signum: int, frame: Any) -> None:
-        self._pending.append(signum)
+        if self._pending:  # the second: at once
+            self._pending.clear()
+            self._handlers[signum](signum, frame)
+        else:
+            self._pending.append(signum)
 
     def deliver(self) -> None:
         """Call the handler of each signal held so far (it may raise, KeyboardInterrupt say)."""
@@ -48,5 +54,4 @@ class HeldSignals:
     def __exit__(self, exc_type: type | None, *exc: object) -> None:
         for signum, handler in self._handlers.items():
             signal.signal(signum, handler)
-        if exc_type is None:
-            self.deliver()
+        self.deliver()
