@@ -168,13 +168,15 @@ def test_ctrl_c_while_the_best_trial_runs_again_exits_130(tmp_path):
     assert 'best run (bag, plots)' not in result.stdout
 
 
-# found in review: a traceback and exit 1
-def test_a_study_whose_database_fails_is_one_line_and_exit_3(tmp_path):
+# found in review: a traceback and exit 1, when the study is made or told a trial
+@pytest.mark.parametrize('failing', ['optuna.create_study', 'optuna.study.Study.tell'])
+def test_a_study_whose_database_fails_is_one_line_and_exit_3(tmp_path, failing):
+    module, _, name = failing.rpartition('.')
     result = tune_one_trial_with(tmp_path, (  # another program holding a lock on study.db
-        'from optuna.exceptions import StorageInternalError\nfrom optuna.study import Study\n'
-        'def tell(*args, **kwargs):\n'
+        f'import optuna, optuna.study\nfrom optuna.exceptions import StorageInternalError\n'
+        'def fail(*args, **kwargs):\n'
         '    raise StorageInternalError("An exception is raised during the commit.\\n'
-        '(database is locked)")\nStudy.tell = tell'))
+        f'(database is locked)")\n{module}.{name} = fail'))
     assert result.returncode == 3, result.stdout + result.stderr
     assert 'Traceback' not in result.stderr and result.stderr.count('\n') == 1, result.stderr
     assert 'writing the results failed: the study tune (' in result.stderr

@@ -379,23 +379,23 @@ def _tune(args: argparse.Namespace) -> int:
                [a.name for a in axes], unused_in_a_run, 'any trial')
     root = _output_root(args.output) / scenario.name / args.study
     check_command_folder(root, 'tune')
-    with runner:  # then the folder and the study: a bad --address leaves no folder
-        if args.storage is None:
-            command_folder(root, 'tune')  # the study's database goes into it
-        study = tune.open_study(root, args.storage, args.study, args.objective, axes,
-                                args.sampler, args.sampler_seed, scenario)
-        command_folder(root, 'tune')  # (made with a --storage study, which may fail to open)
-        print(f'tuning {", ".join(a.name for a in axes)} of {scenario.name} for '
-              f'{args.objective} ({study.direction.name.lower()}), '
-              f'{_counted(args.trials, "trial")} on '
-              f'{_counted(runner.workers, "Ray worker")} -> {root}')
-        try:
+    try:
+        with runner:  # then the folder and the study: a bad --address leaves no folder
+            if args.storage is None:
+                command_folder(root, 'tune')  # the study's database goes into it
+            study = tune.open_study(root, args.storage, args.study, args.objective, axes,
+                                    args.sampler, args.sampler_seed, scenario)
+            command_folder(root, 'tune')  # (made with a --storage study, which may fail to open)
+            print(f'tuning {", ".join(a.name for a in axes)} of {scenario.name} for '
+                  f'{args.objective} ({study.direction.name.lower()}), '
+                  f'{_counted(args.trials, "trial")} on '
+                  f'{_counted(runner.workers, "Ray worker")} -> {root}')
             outcome = tune.tune(scenario, axes, args.objective, args.trials, study, root,
                                 runner, check, show_progress=not args.quiet,
                                 record_bags=args.bags)
-        except StorageInternalError as err:  # the study's database: locked by another program
-            raise OSError(f'the study {args.study} ({args.storage or root / "study.db"}): '
-                          f'{" ".join(str(err).split())}') from None
+    except StorageInternalError as err:  # the study's database: locked by another program
+        raise OSError(f'the study {args.study} ({args.storage or root / "study.db"}): '
+                      f'{" ".join(str(err).split())}') from None
     parameters = [a.name for a in axes]
     metrics = tables.metric_columns(outcome.rows)
     with HeldSignals():  # the tables whole, a Ctrl-C meanwhile taken after them

@@ -331,3 +331,29 @@ def test_the_written_files_are_the_outputs_as_named_through_links(differential_b
             if not path.is_symlink()} == {'.params.part.yaml': mode, 'params_report.txt': mode,
                                           'params_response.png': mode}
     assert (tmp_path / 'out' / '.params.part.yaml').read_text() == 'mine'
+
+
+# found in review: a loop of links gave a traceback after the fit; a plot linked to a file not
+# ending in .png failed in matplotlib; an error named the temporary file; --overwrite made a
+# 0600 file 0644
+def test_links_loops_and_permissions_of_the_outputs(differential_bag, tmp_path, monkeypatch):
+    (tmp_path / 'a').mkdir()
+    (tmp_path / 'a' / 'params.yaml').symlink_to('loop.yaml')
+    (tmp_path / 'a' / 'loop.yaml').symlink_to('params.yaml')
+    refused_in_one_line(calibrate_command(differential_bag, '-o', tmp_path / 'a' / 'params.yaml'),
+                        f'{tmp_path / "a" / "params.yaml"} is a loop of symbolic links')
+    (tmp_path / 'b').mkdir()
+    (tmp_path / 'b' / 'params_response.png').symlink_to('response.latest')
+    calibrate_bag(differential_bag, tmp_path / 'b' / 'params.yaml')
+    assert (tmp_path / 'b' / 'response.latest').read_bytes()[:4] == b'\x89PNG'
+    (tmp_path / 'b' / 'params.yaml').chmod(0o600)
+    calibrate_bag(differential_bag, tmp_path / 'b' / 'params.yaml', overwrite=True)
+    assert (tmp_path / 'b' / 'params.yaml').stat().st_mode & 0o777 == 0o600
+
+    def refused(source, destination):
+        raise PermissionError(13, 'Permission denied', str(destination))
+
+    monkeypatch.setattr(calibration.os, 'replace', refused)
+    with pytest.raises(PermissionError, match=r"Permission denied: '.*b/params.yaml'$"):
+        calibrate_bag(differential_bag, tmp_path / 'b' / 'params.yaml', overwrite=True)
+    assert not list((tmp_path / 'b').glob('.*'))  # no temporary file left

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -125,6 +125,11 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
     if folders:
         raise CalibrationError(f'-o {output}: {folders[0]} is a folder, where the calibration '
                                'writes a file: move it or give another -o')
+    for path in (output, report_path, plot_path):
+        try:
+            path.resolve()
+        except (RuntimeError, OSError):  # Python 3.11: RuntimeError for a loop
+            raise CalibrationError(f'-o {output}: {path} is a loop of symbolic links') from None
     existing = [str(p) for p in (output, report_path, plot_path) if p.exists()]
     if existing and not overwrite:
         verb = 'exists' if len(existing) == 1 else 'exist'
@@ -156,36 +161,56 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
         f', joints {topics.joint_states})' if topics.joint_states else ')')
     report = format_report(result, geometry, recording, source, seconds, held, replaced)
     output.parent.mkdir(parents=True, exist_ok=True)
-    # Written beside under new names, then put in place together: a failed or interrupted
-    # write leaves no part of a set (which the next run would refuse or misread) and keeps a set
-    # written before (--overwrite); a link is written through.
-    finals = [path.resolve() for path in (output, report_path, plot_path)]
-    parts = []
-    try:
-        mode = _new_file_mode()
-        for final in finals:
-            handle, part = tempfile.mkstemp(suffix=final.suffix, prefix=f'.{final.stem}.',
-                                            dir=final.parent)
-            os.fchmod(handle, mode)  # as a file written in place gets it (mkstemp: 0600)
-            os.close(handle)
-            parts.append(Path(part))
-        write_params(result, geometry, parts[0], step_rate_hz, name=output.name)
-        parts[1].write_text(report)
-        plot_response(result, recording, parts[2])
-        with HeldSignals():
-            for part, final in zip(parts, finals, strict=True):
-                os.replace(part, final)
-    finally:
-        for part in parts:
-            part.unlink(missing_ok=True)
+    write_together([
+        (output, lambda path: write_params(result, geometry, path, step_rate_hz,
+                                           name=output.name)),
+        (report_path, lambda path: path.write_text(report)),
+        (plot_path, lambda path: plot_response(result, recording, path))])
     return CalibrationOutputs(output, report_path, plot_path, report)
 
 
-def _new_file_mode() -> int:
-    """The permissions a new file gets here (0666 less the process's umask)."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
+def write_together(files: Sequence[tuple[Path, Callable[[Path], object]]]) -> None:
+    """Write each of ``files`` (its path, and what writes it to a given path) beside it under
+    a new name, then put them all in place, so that a failed or interrupted write leaves none of
+    them (a part of a set, which the next run would refuse or misread) and keeps the files
+    written before. A link is written through; a file keeps its permissions (a new one gets a
+    new file's). OSError names the path that could not be written."""
+    parts: list[Path] = []
+    path = files[0][0]
+    try:
+        targets = []
+        for path, write in files:
+            target = path.resolve()
+            handle, part = tempfile.mkstemp(suffix=path.suffix, prefix=f'.{path.stem}.',
+                                            dir=target.parent)
+            parts.append(Path(part))
+            try:
+                os.fchmod(handle, _file_mode(target))  # mkstemp's is 0600
+            except OSError:  # a file system without permissions: as it gives them
+                pass
+            finally:
+                os.close(handle)
+            write(parts[-1])
+            targets.append(target)
+        with HeldSignals():
+            for (given, _), part, target in zip(files, parts, targets, strict=True):
+                path = given  # named by an error
+                os.replace(part, target)
+    except OSError as err:
+        raise OSError(err.errno, err.strerror, str(path)) from None
+    finally:
+        for part in parts:
+            part.unlink(missing_ok=True)
+
+
+def _file_mode(path: Path) -> int:
+    """The permissions of the file at ``path``, or those a new file gets here."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 #: What :func:`record_excitation_bag` sets of vehicle_sim's parameters.

@@ -5,11 +5,11 @@ whatever line the simulation is on, it could land in the middle of writing a bat
 (a message written twice, a record without its data) or between the recorder's bag and the
 report's reader getting the same message. While :class:`HeldSignals` is open, those signals are
 noted instead and handed to their own handler by :meth:`HeldSignals.deliver`, which the runner
-calls between two events, or when the block ends (after the bag is finished), also when it ends
-in an error (the interrupt, which may have caused it, wins). A second signal while one is held
-goes to its handler at once: Ctrl-C twice ends a block that takes long. Only signals whose
-handler is Python code are held (a default or ignored one stays as it is), and only in the main
-thread, where Python runs signal handlers.
+calls between two events, or when the block ends without an error (after the bag is finished;
+a block ending in an error says why it ended). With ``second_at_once``, a second signal while
+one is held goes to its handler at once, for a block that may take long (a database call): Ctrl-C
+twice ends it. Only signals whose handler is Python code are held (a default or ignored one stays
+as it is), and only in the main thread, where Python runs signal handlers.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 class HeldSignals:
     """A context manager holding SIGINT and SIGTERM until :meth:`deliver` or its end."""
 
-    def __init__(self) -> None:
+    def __init__(self, second_at_once: bool = False) -> None:
+        self._second_at_once = second_at_once
         self._handlers: dict[int, Callable[[int, Any], Any]] = {}
         self._pending: list[int] = []
 
@@ -39,7 +40,7 @@ class HeldSignals:
         return self
 
     def _note(self, signum: int, frame: Any) -> None:
-        if self._pending:  # the second: at once
+        if self._pending and self._second_at_once:
             self._pending.clear()
             self._handlers[signum](signum, frame)
         else:
@@ -54,4 +55,5 @@ class HeldSignals:
     def __exit__(self, exc_type: type | None, *exc: object) -> None:
         for signum, handler in self._handlers.items():
             signal.signal(signum, handler)
-        self.deliver()
+        if exc_type is None:
+            self.deliver()

@@ -283,7 +283,8 @@ def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, 
     def jobs() -> Iterator[Job]:
         while (len(finished) + sum(map(len, in_flight.values())) < trials
                and len(failed) < trials):
-            with HeldSignals():  # Ctrl-C after the study's writes, never inside one
+            # Ctrl-C after the study's writes, never inside one (twice: at once)
+            with HeldSignals(second_at_once=True):
                 job = next_job()
             if job is not None:
                 yield job
@@ -312,7 +313,8 @@ def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, 
 
     try:
         for job, result in runner.run(jobs(), root / 'runs'):
-            with HeldSignals():  # a finished run's record and its trials told, or neither
+            # a finished run's record and its trials told, or neither
+            with HeldSignals(second_at_once=True):
                 outcome.ran += 1
                 for trial, overrides in in_flight.pop(job.key):
                     if 'error' in result or result['interrupted']:
@@ -322,7 +324,7 @@ def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, 
                         finished.append(trial)
     except KeyboardInterrupt:
         outcome.interrupted = True
-        with HeldSignals():
+        with HeldSignals(second_at_once=True):
             running = {t.number for t in study.get_trials(deepcopy=False,
                                                            states=(TrialState.RUNNING,))}
             for trial in asked:  # asked, not told: none is left running in the study
