@@ -130,6 +130,7 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
             path.resolve()
         except (RuntimeError, OSError):  # Python 3.11: RuntimeError for a loop
             raise CalibrationError(f'-o {output}: {path} is a loop of symbolic links') from None
+    _check_link_targets(output, (output, report_path, plot_path))
     existing = [str(p) for p in (output, report_path, plot_path) if p.exists()]
     if existing and not overwrite:
         verb = 'exists' if len(existing) == 1 else 'exist'
@@ -169,6 +170,23 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
     return CalibrationOutputs(output, report_path, plot_path, report)
 
 
+def _check_link_targets(output: Path, paths: Sequence[Path]) -> None:
+    """CalibrationError when one of ``paths`` is a link into a folder that does not exist (or
+    is a file), or two of them are, or lead to, the same file: the fit would run for
+    nothing, or one file would replace another."""
+    seen: dict[Path, Path] = {}
+    for path in paths:
+        target = path.resolve()
+        if path.is_symlink() and not target.parent.is_dir():
+            what = 'is a file' if target.parent.exists() else 'does not exist'
+            raise CalibrationError(f'-o {output}: {path} links to {target}, whose folder '
+                                   f'{target.parent} {what}')
+        if target in seen:
+            raise CalibrationError(f'-o {output}: {seen[target]} and {path} are the same file '
+                                   f'({target}): the calibration writes three files')
+        seen[target] = path
+
+
 def write_together(files: Sequence[tuple[Path, Callable[[Path], object]]]) -> None:
     """Write each of ``files`` (its path, and what writes it to a given path) beside it under
     a new name, then put them all in place, so that a failed or interrupted write leaves none of
@@ -184,13 +202,12 @@ def write_together(files: Sequence[tuple[Path, Callable[[Path], object]]]) -> No
             handle, part = tempfile.mkstemp(suffix=path.suffix, prefix=f'.{path.stem}.',
                                             dir=target.parent)
             parts.append(Path(part))
-            try:
-                os.fchmod(handle, _file_mode(target))  # mkstemp's is 0600
+            os.close(handle)
+            write(parts[-1])
+            try:  # after writing: the mode may forbid it (a 0444 file)
+                os.chmod(parts[-1], _file_mode(target))  # mkstemp's is 0600
             except OSError:  # a file system without permissions: as it gives them
                 pass
-            finally:
-                os.close(handle)
-            write(parts[-1])
             targets.append(target)
         with HeldSignals():
             for (given, _), part, target in zip(files, parts, targets, strict=True):
