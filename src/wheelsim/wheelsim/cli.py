@@ -305,6 +305,7 @@ def _sweep(args: argparse.Namespace) -> int:
         print(f'sweep of {_counted(len(planned), "run")} of {scenario.name} on '
               f'{_counted(runner.workers, "Ray worker")} -> {root}')
         outcome = sweep.run_sweep(planned, root, runner, show_progress=not args.quiet)
+    outcome.interrupted = outcome.interrupted or runner.interrupted
     parameters = [a.name for a in axes]
     rows = outcome.rows
     metrics = tables.metric_columns(rows)
@@ -396,6 +397,7 @@ def _tune(args: argparse.Namespace) -> int:
     except StorageInternalError as err:  # the study's database: locked by another program
         raise OSError(f'the study {args.study} ({args.storage or root / "study.db"}): '
                       f'{" ".join(str(err).split())}') from None
+    outcome.interrupted = outcome.interrupted or runner.interrupted
     parameters = [a.name for a in axes]
     metrics = tables.metric_columns(outcome.rows)
     with HeldSignals():  # the tables whole, a Ctrl-C meanwhile taken after them

@@ -38,6 +38,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from wheelsim.run.held_signals import HeldSignals
 from wheelsim.run.output import ERROR_FILE
 from wheelsim.run.scenario import Scenario, ScenarioError
 
@@ -218,6 +219,8 @@ class RayRunner:
         self._address = address
         self._requested = workers
         self.workers = 0
+        #: Whether a signal came while Ray shut down (the command stops as interrupted).
+        self.interrupted = False
 
     def __enter__(self) -> RayRunner:
         os.environ.setdefault('RAY_USAGE_STATS_ENABLED', '0')  # nothing leaves the machine
@@ -277,9 +280,15 @@ class RayRunner:
                     'in the environment, or start the sweep in a new process)')
 
     def __exit__(self, *exc: object) -> None:
+        """``ray.shutdown``, not cut short by one Ctrl-C or SIGTERM (the caller's tables are
+        still to be written): one is held and sets :attr:`interrupted`; a second one goes to
+        its handler at once."""
         import ray
 
-        ray.shutdown()
+        held = HeldSignals(second_at_once=True)
+        with held:
+            ray.shutdown()
+            self.interrupted = held.take()
 
     def run(self, jobs: Iterable[Job], root: Path) -> Iterator[tuple[Job, dict[str, Any]]]:
         """Run ``jobs``, yielding ``(job, result)`` as each finishes (see :func:`run_job`; a

@@ -52,6 +52,13 @@ class HeldSignals:
             signum = self._pending.pop(0)
             self._handlers[signum](signum, None)
 
+    def take(self) -> bool:
+        """Forget the signals held so far, for a caller that acts on them itself: whether
+        there was one."""
+        held = bool(self._pending)
+        self._pending.clear()
+        return held
+
     def __exit__(self, exc_type: type | None, *exc: object) -> None:
         for signum, handler in self._handlers.items():
             signal.signal(signum, handler)
