@@ -280,9 +280,10 @@ class RayRunner:
                     'in the environment, or start the sweep in a new process)')
 
     def __exit__(self, *exc: object) -> None:
-        """``ray.shutdown``, not cut short by one Ctrl-C or SIGTERM (the caller's tables are
-        still to be written): one is held and sets :attr:`interrupted`; a second one goes to
-        its handler at once."""
+        """``ray.shutdown``, not cut short by one Ctrl-C (the caller's tables are still to be
+        written): it is held and sets :attr:`interrupted`; a second one goes to its handler at
+        once. SIGTERM is held too, except while Ray's driver shutdown has reset it to the
+        default action (it then ends the process)."""
         import ray
 
         held = HeldSignals(second_at_once=True)
