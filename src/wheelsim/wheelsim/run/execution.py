@@ -66,6 +66,13 @@ AUTH_MODE = 'RAY_AUTH_MODE'
 mode Ray 2.59 and later choose for a local instance anyway (a token made in
 ``~/.ray/auth_token`` if there is none), asked for explicitly, so Ray does not print its notice
 that it chose it on every command; ``disabled`` in the environment is kept."""
+DRIVER_FAILURE_HANDLER_SWITCH = 'RAY_DISABLE_FAILURE_SIGNAL_HANDLER'
+"""Ray's setting, read once when ``ray`` is imported (``ray_constants``), whether its core worker
+leaves out Abseil's failure signal handler, which prints a C++ stack on a crash. Installed, it
+takes SIGTERM over in ``ray.init`` and resets SIGTERM to the default action in ``ray.shutdown``
+(Ray 2.60: about 0.25 s into its 1.1-1.4 s), so a SIGTERM then ends the command at once, with
+no tables. It is set to 1 for the command's own import of Ray only (a value set in the
+environment is kept) and taken away again before Ray starts, so the workers keep the handler."""
 ADDRESS = re.compile(r'(ray://)?([^\s:\[\]]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})')
 """A cluster address, ``[ray://]HOST:PORT`` (HOST a name, an IPv4 address or an IPv6 one in
 brackets); ``auto`` is the other form accepted."""
@@ -194,6 +201,20 @@ def _without_sigint() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # a held Ctrl-C is raised here
 
 
+def _import_ray_without_driver_failure_handler() -> Any:
+    """``import ray`` with :data:`DRIVER_FAILURE_HANDLER_SWITCH` set for this import only (it
+    changes nothing where Ray was imported before)."""
+    if DRIVER_FAILURE_HANDLER_SWITCH in os.environ:
+        import ray
+        return ray
+    os.environ[DRIVER_FAILURE_HANDLER_SWITCH] = '1'
+    try:
+        import ray
+    finally:
+        del os.environ[DRIVER_FAILURE_HANDLER_SWITCH]
+    return ray
+
+
 def local_cpus() -> int:
     """The CPUs this process may run on (its affinity, where the system has one)."""
     if hasattr(os, 'sched_getaffinity'):
@@ -232,7 +253,7 @@ class RayRunner:
             if not increment.strip().lstrip('+-').isdigit():  # Ray crashes (SIGSEGV) on it
                 raise ScenarioError(f'{WORKER_NICENESS}={increment!r}: must be a whole number, '
                                     "what Ray adds to its workers' niceness (unset: 0)")
-        import ray
+        ray = _import_ray_without_driver_failure_handler()
 
         sigterm = signal.getsignal(signal.SIGTERM)
         try:
@@ -241,7 +262,7 @@ class RayRunner:
             ray.shutdown()
             raise
         finally:
-            # ray.init takes SIGTERM over (its driver exits 15 after a stack dump): the caller's
+            # ray.init takes SIGTERM over (its handler exits 15): the caller's
             # handling again (the CLI's: as Ctrl-C), where it can be set (the main thread)
             if threading.current_thread() is threading.main_thread() and sigterm is not None:
                 signal.signal(signal.SIGTERM, sigterm)
@@ -282,8 +303,8 @@ class RayRunner:
     def __exit__(self, *exc: object) -> None:
         """``ray.shutdown``, not cut short by one Ctrl-C (the caller's tables are still to be
         written): it is held and sets :attr:`interrupted`; a second one goes to its handler at
-        once. SIGTERM is held too, except while Ray's driver shutdown has reset it to the
-        default action (it then ends the process)."""
+        once. SIGTERM likewise, provided this runner imported Ray first
+        (:data:`DRIVER_FAILURE_HANDLER_SWITCH`)."""
         import ray
 
         held = HeldSignals(second_at_once=True)
