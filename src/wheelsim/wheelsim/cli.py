@@ -283,6 +283,7 @@ MAX_ROWS_SHOWN = 30
 
 def _sweep(args: argparse.Namespace) -> int:
     from wheelsim.run import robustness, sampling, sweep, tables
+    from wheelsim.run.held_signals import HeldSignals
     from wheelsim.run.runner import check_across_nodes, unused_in_a_run
 
     scenario, specs = _load(args.scenario)
@@ -309,9 +310,15 @@ def _sweep(args: argparse.Namespace) -> int:
     parameters = [a.name for a in axes]
     rows = outcome.rows
     metrics = tables.metric_columns(rows)
-    csv_path, parquet_path = tables.write_tables(rows, root / 'sweep')
+    summary = robustness.seed_summary(rows, parameters, metrics[:4], args.scenario)
+    with HeldSignals():  # the tables whole, a Ctrl-C meanwhile taken after them
+        csv_path, parquet_path = tables.write_tables(rows, root / 'sweep')
+        tables.write_worst_runs(rows, parameters, metrics, root / 'worst_runs.md')
+        if not summary:  # an earlier sweep's, with a seed axis: not of this sweep
+            tables.remove_tables(root / 'robustness')
+        else:
+            tables.write_tables(summary, root / 'robustness')
     plotted = tables.plot_metrics(rows, parameters, metrics, root / 'plots')
-    tables.write_worst_runs(rows, parameters, metrics, root / 'worst_runs.md')
     shown = ['point', *parameters, *metrics[:4], 'passed']
     if any(r['error'] for r in rows[:MAX_ROWS_SHOWN]):  # failed or not run: say which
         shown.append('error')
@@ -322,11 +329,7 @@ def _sweep(args: argparse.Namespace) -> int:
         print(f'worst {metrics[0]}: ' + ', '.join(f'{r[metrics[0]]:.4g} (point {r["point"]}, '
                                                   f'{root / r["run"]})'
                                                   for r in tables.worst_rows(rows, metrics[0])))
-    summary = robustness.seed_summary(rows, parameters, metrics[:4], args.scenario)
-    if not summary:  # an earlier sweep's, with a seed axis: not of this sweep
-        tables.remove_tables(root / 'robustness')
-    else:
-        tables.write_tables(summary, root / 'robustness')
+    if summary:
         print('over the seeds (percentiles, worst and its seed; the command reruns it):')
         measures = ['p50', 'p90', 'p95', 'worst', 'worst_seed']
         print(sweep.format_table(summary, [*[p for p in parameters if p != SEED_KEY], 'metric',
