@@ -107,8 +107,9 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
     simulating at ``step_rate_hz`` (default: the ``params_file``'s ``step_rate``, else
     vehicle_sim's default).
     CalibrationError when the bag cannot be calibrated (says what to record), and, before any
-    work, when ``output`` is a folder, is below a file, another of the three files is a folder,
-    or one of them exists and not ``overwrite``; and, before the fit, when ``params_file`` is
+    work, when ``output`` is a folder, is below a file or a link to nothing, another of the
+    three files is a folder, one of them would be written into a folder this process may not
+    write, or one of them exists and not ``overwrite``; and, before the fit, when ``params_file`` is
     not a valid vehicle_sim params file, or ``model``, its model and the bag's joint names do
     not agree, or ``step_rate_hz`` and its step_rate differ."""
     if step_rate_hz is not None and not 1.0 <= step_rate_hz <= 100_000.0:
@@ -116,9 +117,7 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
     if output.is_dir() or not output.name:
         raise CalibrationError(f'-o {output}: is a folder; give the params file to write '
                                '(e.g. -o calibration/params.yaml)')
-    existing_folder = next(p for p in output.absolute().parents if p.exists())
-    if not existing_folder.is_dir():
-        raise CalibrationError(f'-o {output}: {existing_folder} is a file, not a folder')
+    _nearest_folder(output, output)
     report_path = output.with_name(output.stem + '_report.txt')
     plot_path = output.with_name(output.stem + '_response.png')
     folders = [str(p) for p in (report_path, plot_path) if p.is_dir()]
@@ -130,7 +129,7 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
             path.resolve()
         except (RuntimeError, OSError):  # Python 3.11: RuntimeError for a loop
             raise CalibrationError(f'-o {output}: {path} is a loop of symbolic links') from None
-    _check_link_targets(output, (output, report_path, plot_path))
+    _check_write_targets(output, (output, report_path, plot_path))
     existing = [str(p) for p in (output, report_path, plot_path) if p.exists()]
     if existing and not overwrite:
         verb = 'exists' if len(existing) == 1 else 'exist'
@@ -170,17 +169,40 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
     return CalibrationOutputs(output, report_path, plot_path, report)
 
 
-def _check_link_targets(output: Path, paths: Sequence[Path]) -> None:
+def _nearest_folder(output: Path, path: Path) -> Path:
+    """The nearest existing folder of ``path``, where its missing folders would be made.
+    CalibrationError (naming ``-o output``) when that is a file, or a missing folder on the way
+    is a link to nothing (no folder can be made there)."""
+    for folder in path.absolute().parents:
+        if folder.exists():
+            break
+        if folder.is_symlink():  # exists() follows it
+            raise CalibrationError(f'-o {output}: {folder} links to {os.readlink(folder)}, '
+                                   'which does not exist')
+    if not folder.is_dir():
+        raise CalibrationError(f'-o {output}: {folder} is a file, not a folder')
+    return folder
+
+
+def _check_write_targets(output: Path, paths: Sequence[Path]) -> None:
     """CalibrationError when one of ``paths`` is a link into a folder that does not exist (or
-    is a file), or two of them are, or lead to, the same file: the fit would run for
-    nothing, or one file would replace another."""
+    is a file), would be written into a folder this process may not write, or two of them are,
+    or lead to, the same file: the fit would run for nothing, or one file would replace
+    another."""
     seen: dict[Path, Path] = {}
     for path in paths:
         target = path.resolve()
-        if path.is_symlink() and not target.parent.is_dir():
+        if not path.is_symlink():
+            folder = _nearest_folder(output, path)
+        elif target.parent.is_dir():  # written through the link
+            folder = target.parent
+        else:
             what = 'is a file' if target.parent.exists() else 'does not exist'
             raise CalibrationError(f'-o {output}: {path} links to {target}, whose folder '
                                    f'{target.parent} {what}')
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise CalibrationError(f'-o {output}: {path} is written into {folder}, which is '
+                                   'not writable here')
         if target in seen:
             raise CalibrationError(f'-o {output}: {seen[target]} and {path} are the same file '
                                    f'({target}): the calibration writes three files')
