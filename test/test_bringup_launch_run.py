@@ -459,8 +459,7 @@ def nav2_stand_ins(prefix):
              'global_costmap': {'global_costmap': {'ros__parameters': {'robot_radius': 0.22}}},
              'bt_navigator': {'ros__parameters': {'default_server_timeout': 20}},
              'controller_server': {'ros__parameters': {
-                 'FollowPath': {'CostCritic': {'consider_footprint': False}}}},
-             'collision_monitor': {'ros__parameters': {'scan': {'min_height': 0.15}}}}
+                 'FollowPath': {'CostCritic': {'consider_footprint': False}}}}}
     (share / 'params' / 'nav2_params.yaml').write_text(yaml.safe_dump(stock))
     return prefix
 
