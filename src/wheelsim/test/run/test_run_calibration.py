@@ -432,9 +432,17 @@ def test_an_output_below_a_link_to_nothing_is_refused_before_the_fit(differentia
     assert not (tmp_path / 'gone').exists()
 
 
-WITHOUT_ROOT_OVERRIDE = ['setpriv', '--inh-caps=-dac_override,-dac_read_search',
-                         '--bounding-set=-dac_override,-dac_read_search']
-"""The command's prefix that makes root obey file modes as any other user does."""
+WITHOUT_ROOT_OVERRIDE = ['setpriv', '--inh-caps=-dac_override,-dac_read_search,-fowner',
+                         '--bounding-set=-dac_override,-dac_read_search,-fowner']
+"""The command's prefix that makes root obey file modes and owners as any other user does."""
+
+
+def calibrate_as_a_user(bag, output, *options):
+    """``wheelsim calibrate`` as a user without root's overrides (root: through setpriv)."""
+    command = [sys.executable, '-m', 'wheelsim.cli', 'calibrate', str(bag), '-o', str(output),
+               *options]
+    return subprocess.run([*WITHOUT_ROOT_OVERRIDE, *command] if os.geteuid() == 0 else command,
+                          capture_output=True, text=True, timeout=300)
 
 
 @pytest.mark.parametrize('linked', [False, True])
@@ -448,11 +456,57 @@ def test_an_output_in_a_read_only_folder_is_refused_before_the_fit(differential_
     else:
         output = read_only / 'params.yaml'
     read_only.chmod(0o555)
-    command = [sys.executable, '-m', 'wheelsim.cli', 'calibrate', str(differential_bag), '-o',
-               str(output)]
-    done = subprocess.run([*WITHOUT_ROOT_OVERRIDE, *command] if os.geteuid() == 0 else command,
-                          capture_output=True, text=True, timeout=300)
+    done = calibrate_as_a_user(differential_bag, output)
     written = output.with_name('params_report.txt') if linked else output
     refused_in_one_line(done, f'cannot calibrate: -o {output}: {written} is written into '
                         f'{read_only}, which is not writable here')
     assert list(read_only.iterdir()) == []
+
+
+# found in review: a folder without search permission failed with exit 3, "writing the results
+# failed"; another user's files in a sticky folder failed after the fit (exit 3), as did a stem
+# whose temporary names were too long; a link to a link to nothing was said to link to a name
+# that exists, a loop to a name "which does not exist"
+def test_outputs_the_user_may_not_write_or_name_are_refused_before_the_fit(differential_bag,
+                                                                          tmp_path):
+    unsearchable = tmp_path / 'unsearchable'
+    unsearchable.mkdir(mode=0o666)
+    unsearchable.chmod(0o666)
+    refused_in_one_line(calibrate_as_a_user(differential_bag, unsearchable / 'params.yaml'),
+                        f'cannot calibrate: -o {unsearchable / "params.yaml"}: '
+                        f'{unsearchable / "params.yaml"}: Permission denied')
+    shared = tmp_path / 'shared'
+    shared.mkdir()
+    shared.chmod(0o1777)
+    for name in ('params.yaml', 'params_report.txt', 'params_response.png'):
+        (shared / name).write_text('theirs')
+        os.chown(shared / name, 65534, 65534)  # nobody's
+    if os.geteuid() == 0:
+        os.chown(shared, 65534, 65534)
+    refused_in_one_line(
+        calibrate_as_a_user(differential_bag, shared / 'params.yaml', '--overwrite'),
+        f'{shared / "params.yaml"} belongs to another user in the sticky folder {shared}: '
+        'only they may replace it')
+    assert (shared / 'params.yaml').read_text() == 'theirs'
+    too_long = tmp_path / ('x' * 246 + '.yaml')
+    refused_in_one_line(calibrate_as_a_user(differential_bag, too_long),
+                        f'cannot calibrate: -o {too_long}: ', 'File name too long')
+
+
+def test_the_longest_stem_is_written(differential_bag, tmp_path):
+    output = tmp_path / ('x' * 240 + '.yaml')  # its report and plot names: 252 and 253 bytes
+    calibrate_bag(differential_bag, output)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        output.name, output.stem + '_report.txt', output.stem + '_response.png']
+
+
+def test_links_to_nothing_and_loops_are_named_as_they_are(differential_bag, tmp_path):
+    (tmp_path / 'a').symlink_to('b')
+    (tmp_path / 'b').symlink_to('gone')
+    (tmp_path / 'loop').symlink_to('loop')
+    with pytest.raises(CalibrationError, match=f'{tmp_path / "a"} links to '
+                       f'{tmp_path / "gone"}, which does not exist$'):
+        calibrate_bag(differential_bag, tmp_path / 'a' / 'params.yaml')
+    with pytest.raises(CalibrationError, match=f'{tmp_path / "loop"} is a loop of symbolic '
+                       'links$'):
+        calibrate_bag(differential_bag, tmp_path / 'loop' / 'params.yaml')

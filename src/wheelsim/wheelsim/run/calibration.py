@@ -4,6 +4,7 @@ report and the plot (the fitting math is :mod:`wheelsim.core.calibration`)."""
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -109,32 +110,13 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
     CalibrationError when the bag cannot be calibrated (says what to record), and, before any
     work, when ``output`` is a folder, is below a file or a link to nothing, another of the
     three files is a folder, one of them would be written into a folder this process may not
-    write, or one of them exists and not ``overwrite``; and, before the fit, when ``params_file`` is
+    write (or search), or would replace another user's file in a sticky folder, a name is too
+    long, or one of them exists and not ``overwrite``; and, before the fit, when ``params_file`` is
     not a valid vehicle_sim params file, or ``model``, its model and the bag's joint names do
     not agree, or ``step_rate_hz`` and its step_rate differ."""
     if step_rate_hz is not None and not 1.0 <= step_rate_hz <= 100_000.0:
         raise CalibrationError(f'--step-rate {step_rate_hz:g}: must be in [1, 100000] Hz')
-    if output.is_dir() or not output.name:
-        raise CalibrationError(f'-o {output}: is a folder; give the params file to write '
-                               '(e.g. -o calibration/params.yaml)')
-    _nearest_folder(output, output)
-    report_path = output.with_name(output.stem + '_report.txt')
-    plot_path = output.with_name(output.stem + '_response.png')
-    folders = [str(p) for p in (report_path, plot_path) if p.is_dir()]
-    if folders:
-        raise CalibrationError(f'-o {output}: {folders[0]} is a folder, where the calibration '
-                               'writes a file: move it or give another -o')
-    for path in (output, report_path, plot_path):
-        try:
-            path.resolve()
-        except (RuntimeError, OSError):  # Python 3.11: RuntimeError for a loop
-            raise CalibrationError(f'-o {output}: {path} is a loop of symbolic links') from None
-    _check_write_targets(output, (output, report_path, plot_path))
-    existing = [str(p) for p in (output, report_path, plot_path) if p.exists()]
-    if existing and not overwrite:
-        verb = 'exists' if len(existing) == 1 else 'exist'
-        raise CalibrationError(f'-o {output}: {", ".join(existing)} {verb}: not overwriting '
-                               '(give another -o, or --overwrite)')
+    report_path, plot_path = _check_outputs(output, overwrite)
     started = time.process_time()
     params = _vehicle_sim_parameters(params_file) if params_file else {}
     recording, topics = load_recording(bag, cmd_topic, measured_topic, joint_states_topic)
@@ -169,6 +151,37 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
     return CalibrationOutputs(output, report_path, plot_path, report)
 
 
+def _check_outputs(output: Path, overwrite: bool) -> tuple[Path, Path]:
+    """The report's and plot's paths beside ``output``, once the three files can be written
+    (:func:`calibrate_bag`'s checks before any work); CalibrationError naming ``-o output``
+    otherwise, also for a folder that cannot be searched or a name too long."""
+    try:
+        if output.is_dir() or not output.name:
+            raise CalibrationError(f'-o {output}: is a folder; give the params file to write '
+                                   '(e.g. -o calibration/params.yaml)')
+        _nearest_folder(output, output)
+        report_path = output.with_name(output.stem + '_report.txt')
+        plot_path = output.with_name(output.stem + '_response.png')
+        folders = [str(p) for p in (report_path, plot_path) if p.is_dir()]
+        if folders:
+            raise CalibrationError(f'-o {output}: {folders[0]} is a folder, where the calibration '
+                                   'writes a file: move it or give another -o')
+        for path in (output, report_path, plot_path):
+            try:
+                path.resolve()
+            except (RuntimeError, OSError):  # Python 3.11: RuntimeError for a loop
+                raise CalibrationError(f'-o {output}: {path} is a loop of symbolic links') from None
+        _check_write_targets(output, (output, report_path, plot_path))
+        existing = [str(p) for p in (output, report_path, plot_path) if p.exists()]
+        if existing and not overwrite:
+            verb = 'exists' if len(existing) == 1 else 'exist'
+            raise CalibrationError(f'-o {output}: {", ".join(existing)} {verb}: not overwriting '
+                                   '(give another -o, or --overwrite)')
+    except OSError as err:  # a folder without search permission, a name too long
+        raise CalibrationError(f'-o {output}: {err.filename}: {err.strerror}') from None
+    return report_path, plot_path
+
+
 def _nearest_folder(output: Path, path: Path) -> Path:
     """The nearest existing folder of ``path``, where its missing folders would be made.
     CalibrationError (naming ``-o output``) when that is a file, or a missing folder on the way
@@ -177,11 +190,36 @@ def _nearest_folder(output: Path, path: Path) -> Path:
         if folder.exists():
             break
         if folder.is_symlink():  # exists() follows it
-            raise CalibrationError(f'-o {output}: {folder} links to {os.readlink(folder)}, '
-                                   'which does not exist')
+            try:
+                target = folder.resolve()
+            except (RuntimeError, OSError):  # Python 3.11: RuntimeError for a loop
+                raise CalibrationError(f'-o {output}: {folder} is a loop of symbolic '
+                                       'links') from None
+            raise CalibrationError(f'-o {output}: {folder} links to {target}, which does not '
+                                   'exist')
     if not folder.is_dir():
         raise CalibrationError(f'-o {output}: {folder} is a file, not a folder')
     return folder
+
+
+CAP_FOWNER = 3
+"""Linux's capability to act as the owner of any file (root's, unless dropped)."""
+
+
+def _may_replace(folder: Path, target: Path) -> bool:
+    """Whether this process may replace ``target`` in ``folder``, which it may write: in a
+    sticky folder (/tmp's mode), only the file's or the folder's owner may, or a process with
+    CAP_FOWNER (read from /proc; without it, root is taken to have it)."""
+    if not folder.stat().st_mode & stat.S_ISVTX:
+        return True
+    if os.geteuid() in (folder.stat().st_uid, target.stat().st_uid):
+        return True
+    try:
+        with open('/proc/self/status') as status:
+            effective = next(line for line in status if line.startswith('CapEff:'))
+        return bool(int(effective.split()[1], 16) >> CAP_FOWNER & 1)
+    except (OSError, StopIteration):
+        return os.geteuid() == 0
 
 
 def _check_write_targets(output: Path, paths: Sequence[Path]) -> None:
@@ -203,6 +241,9 @@ def _check_write_targets(output: Path, paths: Sequence[Path]) -> None:
         if not os.access(folder, os.W_OK | os.X_OK):
             raise CalibrationError(f'-o {output}: {path} is written into {folder}, which is '
                                    'not writable here')
+        if target.exists() and not _may_replace(folder, target):
+            raise CalibrationError(f'-o {output}: {target} belongs to another user in the '
+                                   f'sticky folder {folder}: only they may replace it')
         if target in seen:
             raise CalibrationError(f'-o {output}: {seen[target]} and {path} are the same file '
                                    f'({target}): the calibration writes three files')
@@ -221,7 +262,8 @@ def write_together(files: Sequence[tuple[Path, Callable[[Path], object]]]) -> No
         targets = []
         for path, write in files:
             target = path.resolve()
-            handle, part = tempfile.mkstemp(suffix=path.suffix, prefix=f'.{path.stem}.',
+            # a name no longer than the file's own (the file system's limit): the stem cut
+            handle, part = tempfile.mkstemp(suffix=path.suffix, prefix=f'.{path.stem[:64]}.',
                                             dir=target.parent)
             parts.append(Path(part))
             os.close(handle)
