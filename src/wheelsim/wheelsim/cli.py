@@ -306,12 +306,12 @@ def _sweep(args: argparse.Namespace) -> int:
         print(f'sweep of {_counted(len(planned), "run")} of {scenario.name} on '
               f'{_counted(runner.workers, "Ray worker")} -> {root}')
         outcome = sweep.run_sweep(planned, root, runner, show_progress=not args.quiet)
-    outcome.interrupted = outcome.interrupted or runner.interrupted
-    parameters = [a.name for a in axes]
-    rows = outcome.rows
-    metrics = tables.metric_columns(rows)
-    summary = robustness.seed_summary(rows, parameters, metrics[:4], args.scenario)
-    with HeldSignals():  # the tables whole, a Ctrl-C meanwhile taken after them
+    with HeldSignals():  # Ray's shutdown to the tables whole, a Ctrl-C meanwhile taken after
+        outcome.interrupted = outcome.interrupted or runner.interrupted
+        parameters = [a.name for a in axes]
+        rows = outcome.rows
+        metrics = tables.metric_columns(rows)
+        summary = robustness.seed_summary(rows, parameters, metrics[:4], args.scenario)
         csv_path, parquet_path = tables.write_tables(rows, root / 'sweep')
         tables.write_worst_runs(rows, parameters, metrics, root / 'worst_runs.md')
         if not summary:  # an earlier sweep's, with a seed axis: not of this sweep
@@ -400,10 +400,10 @@ def _tune(args: argparse.Namespace) -> int:
     except StorageInternalError as err:  # the study's database: locked by another program
         raise OSError(f'the study {args.study} ({args.storage or root / "study.db"}): '
                       f'{" ".join(str(err).split())}') from None
-    outcome.interrupted = outcome.interrupted or runner.interrupted
-    parameters = [a.name for a in axes]
-    metrics = tables.metric_columns(outcome.rows)
-    with HeldSignals():  # the tables whole, a Ctrl-C meanwhile taken after them
+    with HeldSignals():  # Ray's shutdown to the tables whole, a Ctrl-C meanwhile taken after
+        outcome.interrupted = outcome.interrupted or runner.interrupted
+        parameters = [a.name for a in axes]
+        metrics = tables.metric_columns(outcome.rows)
         csv_path, _ = tables.write_tables(outcome.rows, root / 'trials')
         tables.write_worst_runs(outcome.rows, parameters, metrics, root / 'worst_runs.md')
         if outcome.best is not None:

@@ -69,10 +69,12 @@ that it chose it on every command; ``disabled`` in the environment is kept."""
 DRIVER_FAILURE_HANDLER_SWITCH = 'RAY_DISABLE_FAILURE_SIGNAL_HANDLER'
 """Ray's setting, read once when ``ray`` is imported (``ray_constants``), whether its core worker
 leaves out Abseil's failure signal handler, which prints a C++ stack on a crash. Installed, it
-takes SIGTERM over in ``ray.init`` and resets SIGTERM to the default action in ``ray.shutdown``
-(Ray 2.60: about 0.25 s into its 1.1-1.4 s), so a SIGTERM then ends the command at once, with
-no tables. It is set to 1 for the command's own import of Ray only (a value set in the
-environment is kept) and taken away again before Ray starts, so the workers keep the handler."""
+takes SIGTERM over in ``ray.init`` and resets SIGTERM to the default action part way into
+``ray.shutdown`` (Ray 2.60: 0.04-0.25 s into its 1.1-1.6 s), so a SIGTERM then ends the command
+at once, with no tables. It is set to 1 for the command's own import of Ray only and taken away
+again before Ray starts, so the workers keep the handler. A value set in the environment is
+kept: ``1`` (or ``true``) takes the handler from the workers too, any other brings that SIGTERM
+reset back."""
 ADDRESS = re.compile(r'(ray://)?([^\s:\[\]]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})')
 """A cluster address, ``[ray://]HOST:PORT`` (HOST a name, an IPv4 address or an IPv6 one in
 brackets); ``auto`` is the other form accepted."""
