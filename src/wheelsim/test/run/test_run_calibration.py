@@ -472,9 +472,10 @@ def test_outputs_the_user_may_not_write_or_name_are_refused_before_the_fit(diffe
     unsearchable = tmp_path / 'unsearchable'
     unsearchable.mkdir(mode=0o666)
     unsearchable.chmod(0o666)
-    refused_in_one_line(calibrate_as_a_user(differential_bag, unsearchable / 'params.yaml'),
-                        f'cannot calibrate: -o {unsearchable / "params.yaml"}: '
-                        f'{unsearchable / "params.yaml"}: Permission denied')
+    for output in (unsearchable / 'params.yaml', unsearchable / 'a' / 'params.yaml'):
+        refused_in_one_line(calibrate_as_a_user(differential_bag, output),
+                            f'cannot calibrate: -o {output}: the folder {unsearchable} cannot '
+                            'be searched here (no x permission)')
     shared = tmp_path / 'shared'
     shared.mkdir()
     shared.chmod(0o1777)
@@ -486,15 +487,22 @@ def test_outputs_the_user_may_not_write_or_name_are_refused_before_the_fit(diffe
     refused_in_one_line(
         calibrate_as_a_user(differential_bag, shared / 'params.yaml', '--overwrite'),
         f'{shared / "params.yaml"} belongs to another user in the sticky folder {shared}: '
-        'only they may replace it')
+        "only its owner or the folder's may replace it")
     assert (shared / 'params.yaml').read_text() == 'theirs'
-    too_long = tmp_path / ('x' * 246 + '.yaml')
-    refused_in_one_line(calibrate_as_a_user(differential_bag, too_long),
-                        f'cannot calibrate: -o {too_long}: ', 'File name too long')
+    for too_long, name in (
+            (tmp_path / ('x' * 246 + '.yaml'), 'x' * 246 + '_report.txt'),
+            (tmp_path / 'new' / ('x' * 246 + '.yaml'), 'x' * 246 + '_report.txt'),
+            (tmp_path / ('\N{GRINNING FACE}' * 62 + '.yaml'),  # the report's: 73 characters,
+             '\N{GRINNING FACE}' * 62 + '_report.txt'),  # 259 bytes
+            (tmp_path / ('y' * 256) / 'params.yaml', 'y' * 256)):
+        refused_in_one_line(calibrate_as_a_user(differential_bag, too_long),
+                            f'cannot calibrate: -o {too_long}: the name {name} is longer than '
+                            'this file system takes (255 bytes)')
+    assert not (tmp_path / 'new').exists()
 
 
 def test_the_longest_stem_is_written(differential_bag, tmp_path):
-    output = tmp_path / ('x' * 240 + '.yaml')  # its report and plot names: 252 and 253 bytes
+    output = tmp_path / ('\N{GRINNING FACE}' * 60 + '.yaml')  # report, plot: 251, 253 bytes
     calibrate_bag(differential_bag, output)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         output.name, output.stem + '_report.txt', output.stem + '_response.png']

@@ -130,5 +130,5 @@ def plot_response(calibration: Calibration, recording: Recording, path: Path) ->
     axes[0, 0].set_title(f'wheelsim calibrate: {calibration.model}, measured vs simulated')
     axes[-1, 0].set_xlabel('time since the first sample [s]')
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    figure.savefig(path, dpi=110, format='png')  # whatever the name's suffix
     plt.close(figure)

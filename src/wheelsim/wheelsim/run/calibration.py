@@ -156,12 +156,13 @@ def _check_outputs(output: Path, overwrite: bool) -> tuple[Path, Path]:
     (:func:`calibrate_bag`'s checks before any work); CalibrationError naming ``-o output``
     otherwise, also for a folder that cannot be searched or a name too long."""
     try:
-        if output.is_dir() or not output.name:
+        if output.name:
+            report_path = output.with_name(output.stem + '_report.txt')
+            plot_path = output.with_name(output.stem + '_response.png')
+            _check_name_lengths(output, (output, report_path, plot_path))  # also the folders
+        if not output.name or output.is_dir():
             raise CalibrationError(f'-o {output}: is a folder; give the params file to write '
                                    '(e.g. -o calibration/params.yaml)')
-        _nearest_folder(output, output)
-        report_path = output.with_name(output.stem + '_report.txt')
-        plot_path = output.with_name(output.stem + '_response.png')
         folders = [str(p) for p in (report_path, plot_path) if p.is_dir()]
         if folders:
             raise CalibrationError(f'-o {output}: {folders[0]} is a folder, where the calibration '
@@ -171,25 +172,53 @@ def _check_outputs(output: Path, overwrite: bool) -> tuple[Path, Path]:
                 path.resolve()
             except (RuntimeError, OSError):  # Python 3.11: RuntimeError for a loop
                 raise CalibrationError(f'-o {output}: {path} is a loop of symbolic links') from None
-        _check_write_targets(output, (output, report_path, plot_path))
         existing = [str(p) for p in (output, report_path, plot_path) if p.exists()]
         if existing and not overwrite:
             verb = 'exists' if len(existing) == 1 else 'exist'
             raise CalibrationError(f'-o {output}: {", ".join(existing)} {verb}: not overwriting '
                                    '(give another -o, or --overwrite)')
-    except OSError as err:  # a folder without search permission, a name too long
+        _check_write_targets(output, (output, report_path, plot_path))
+    except OSError as err:  # a folder without search permission, say
+        folder = _unsearchable_folder(Path(err.filename or output))
+        if folder is not None:
+            raise CalibrationError(f'-o {output}: the folder {folder} cannot be searched '
+                                   'here (no x permission)') from None
         raise CalibrationError(f'-o {output}: {err.filename}: {err.strerror}') from None
     return report_path, plot_path
+
+
+def _unsearchable_folder(path: Path) -> Path | None:
+    """The first folder on the way to ``path`` this process may not search, if any."""
+    for folder in reversed(path.absolute().parents):
+        if os.path.isdir(folder) and not os.access(folder, os.X_OK):
+            return folder
+    return None
+
+
+def _check_name_lengths(output: Path, paths: Sequence[Path]) -> None:
+    """CalibrationError when a name of ``paths`` to be made (a file's, a missing folder's) is
+    longer than the file system takes (in bytes)."""
+    for path in paths:
+        folder = _nearest_folder(output, path)
+        try:
+            most = os.pathconf(folder, 'PC_NAME_MAX')
+        except (OSError, ValueError):
+            most = NAME_MAX_BYTES
+        made = [path, *[p for p in path.absolute().parents if not os.path.exists(p)]]
+        for name in (p.name for p in made):
+            if len(os.fsencode(name)) > most:
+                raise CalibrationError(f'-o {output}: the name {name} is longer than this '
+                                       f'file system takes ({most} bytes)')
 
 
 def _nearest_folder(output: Path, path: Path) -> Path:
     """The nearest existing folder of ``path``, where its missing folders would be made.
     CalibrationError (naming ``-o output``) when that is a file, or a missing folder on the way
     is a link to nothing (no folder can be made there)."""
-    for folder in path.absolute().parents:
-        if folder.exists():
+    for folder in path.absolute().parents:  # (os.path's: False for a name too long)
+        if os.path.exists(folder):
             break
-        if folder.is_symlink():  # exists() follows it
+        if os.path.islink(folder):  # exists() follows it
             try:
                 target = folder.resolve()
             except (RuntimeError, OSError):  # Python 3.11: RuntimeError for a loop
@@ -202,6 +231,10 @@ def _nearest_folder(output: Path, path: Path) -> Path:
     return folder
 
 
+PART_SUFFIX = '.part'
+"""The ending of a file being written, before it is put in place."""
+NAME_MAX_BYTES = 255
+"""The longest file name most file systems take, where the system does not say."""
 CAP_FOWNER = 3
 """Linux's capability to act as the owner of any file (root's, unless dropped)."""
 
@@ -243,7 +276,8 @@ def _check_write_targets(output: Path, paths: Sequence[Path]) -> None:
                                    'not writable here')
         if target.exists() and not _may_replace(folder, target):
             raise CalibrationError(f'-o {output}: {target} belongs to another user in the '
-                                   f'sticky folder {folder}: only they may replace it')
+                                   f'sticky folder {folder}: only its owner or the folder\'s '
+                                   'may replace it')
         if target in seen:
             raise CalibrationError(f'-o {output}: {seen[target]} and {path} are the same file '
                                    f'({target}): the calibration writes three files')
@@ -262,8 +296,8 @@ def write_together(files: Sequence[tuple[Path, Callable[[Path], object]]]) -> No
         targets = []
         for path, write in files:
             target = path.resolve()
-            # a name no longer than the file's own (the file system's limit): the stem cut
-            handle, part = tempfile.mkstemp(suffix=path.suffix, prefix=f'.{path.stem[:64]}.',
+            # a short name, whatever the file's: within the file system's limit
+            handle, part = tempfile.mkstemp(suffix=PART_SUFFIX, prefix='.wheelsim-calibrate-',
                                             dir=target.parent)
             parts.append(Path(part))
             os.close(handle)
