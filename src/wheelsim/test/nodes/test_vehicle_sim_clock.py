@@ -38,11 +38,17 @@ INSTANT = {f'model_params.differential.drive_actuators.{name}': 0.0
            for name in ('dead_time', 'time_constant', 'max_acceleration')}
 
 
+# CI (2026-12-03, a loaded host): 49 of 216 steps were not 2 cm: a stall of a second, of the
+# probe (its command expired) or of a node (the gap skipped), each as documented. Neither is what
+# this test measures: commands never expire here and no stall is skipped.
+STALL_PROOF = {'twist_reference_max_oldness': 0.0, 'max_time_jump': 600.0}
+
+
 def test_wall_clock_runs_at_the_right_speed_at_any_step_rate(ros_domain_id):
     rates = (300.0, 400.0, 2500.0)
     probe = Probe()
-    nodes = [NodeProcess(NODE, {'model': 'differential', 'step_rate': rate, **INSTANT},
-                         namespace=f'/s{int(rate)}') for rate in rates]
+    nodes = [NodeProcess(NODE, {'model': 'differential', 'step_rate': rate, **INSTANT,
+                                **STALL_PROOF}, namespace=f'/s{int(rate)}') for rate in rates]
     try:
         outputs = {rate: probe.record_arrivals(Odometry, f'/s{int(rate)}/ground_truth')
                    for rate in rates}
@@ -75,7 +81,7 @@ def test_wall_clock_runs_at_the_right_speed_at_any_step_rate(ros_domain_id):
         # Moving at 1 m/s: exactly 2 cm per 20 ms, i.e. step_rate steps of 1/step_rate s each.
         steps = np.diff(x)[(x[:-1] > 0.1) & (x[1:] < x[-1] - 0.1)]
         assert len(steps) > 20
-        np.testing.assert_allclose(steps, 0.02, atol=1e-9)
+        np.testing.assert_allclose(steps, 0.02, atol=1e-9, err_msg=f'step_rate {rate}')
         reports = [a for a in diagnostics if a.status[0].name == f'/s{int(rate)}/vehicle_sim: '
                    'simulation']
         steps_per_s = float(diagnostic_values(reports[-1])['steps per second'])
