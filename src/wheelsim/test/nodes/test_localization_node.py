@@ -122,6 +122,10 @@ def test_every_ground_truth_gives_odom_pose_and_the_full_tf_chain(probe, outputs
     finally:
         clean = node.stop_cleanly()
     assert clean, node.output()
+    # found in CI logs: beside AMCL the start-up line said map -> odom -> base_link
+    chain = ('map -> odom -> base_link' if map_to_odom else
+             'odom -> base_link (map -> odom left to another node)')
+    assert f'seed 5: {chain} from ground_truth' in node.output(), node.output()
     odom, pose, tf = (
         by_stamp(outputs.received['odom']),
         by_stamp(outputs.received['pose']),

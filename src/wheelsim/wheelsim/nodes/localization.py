@@ -143,10 +143,11 @@ class Localization:
         self.seam.create_subscription(
             PoseWithCovarianceStamped, 'initialpose', self._on_initial_pose, qos.DEFAULT
         )
-        self.seam.logger.info(
-            f'mode {config.mode}, seed {config.seed}: {self.map_frame} -> {self.odom_frame} -> '
-            f'{self.base_frame} from ground_truth'
-        )
+        chain = (f'{self.map_frame} -> {self.odom_frame} -> {self.base_frame}'
+                 if config.publish_map_to_odom else
+                 f'{self.odom_frame} -> {self.base_frame} ({self.map_frame} -> '
+                 f'{self.odom_frame} left to another node)')
+        self.seam.logger.info(f'mode {config.mode}, seed {config.seed}: {chain} from ground_truth')
 
     @property
     def config(self) -> LocalizationConfig:
