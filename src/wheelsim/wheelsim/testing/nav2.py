@@ -27,6 +27,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -145,6 +146,7 @@ class Nav2Stack:
              'nav2_bringup.launch.py', *self.arguments],
             stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
         self.probe = Probe('nav2_test_probe', use_sim_time=True)
+        self._is_active_clients: dict[str, Any] = {}  # by lifecycle manager
         self.ground_truth = self.probe.record(Odometry, '/ground_truth')
         self.descendants: set[int] = set()
         self.stopped: tuple[int | None, float, list[str]] | None = None
@@ -173,16 +175,25 @@ class Nav2Stack:
 
         deadline = time.monotonic() + timeout_s
         for manager in LIFECYCLE_MANAGERS[self.localization]:
+            # A request left unanswered is asked again, through the same client, which lives
+            # as long as the probe: rmw_fastrtps holds a server for the profile's 5 s reply
+            # wait when it answers a client that has gone (docs/reliability.md), as a
+            # lifecycle manager busy bringing its nodes up did for each request a destroyed
+            # client had left behind.
+            if manager not in self._is_active_clients:
+                self._is_active_clients[manager] = self.probe.node.create_client(
+                    Trigger, f'/{manager}/is_active')
+            client = self._is_active_clients[manager]
             while True:
                 assert self.process.poll() is None, f'the launch ended:\n{self.output()[-6000:]}'
                 assert time.monotonic() < deadline, (
                     f'{manager} not active after {timeout_s} s:\n{self.output()[-6000:]}')
-                try:
-                    response = self.probe.call(Trigger, f'/{manager}/is_active', Trigger.Request(),
-                                               timeout_s=2.0)
-                except TimeoutError:
+                if not client.wait_for_service(timeout_sec=0.5):
                     continue
-                if response.success:
+                request = client.call_async(Trigger.Request())
+                if not self.probe.spin_until(request.done, 2.0):
+                    continue
+                if request.result().success:
                     break
                 self.probe.spin_for(0.2)
         self._note_descendants()
