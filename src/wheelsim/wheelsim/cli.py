@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import io
 import math
 import os
 import signal
@@ -443,7 +444,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 
     try:
         outputs = calibration.calibrate_bag(
-            Path(args.bag), Path(args.output), model=args.model,
+            Path(args.bag), args.output, model=args.model,
             params_file=Path(args.params) if args.params else None, cmd_topic=args.cmd_topic,
             measured_topic=args.measured_topic, joint_states_topic=args.joint_states_topic,
             step_rate_hz=args.step_rate, overwrite=args.overwrite)
@@ -472,6 +473,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _command(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
+    # A path given in bytes that are not UTF-8 (a surrogate in Python) is printed as given, as
+    # a C locale's standard output does, not ended with a traceback once the work is done.
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors='surrogateescape')
     from wheelsim.run.recording import RecordingError  # imports rclpy: not for --help
     from wheelsim.run.runner import EXIT_CRITERIA_FAILED, ReportInterrupted, RunError
 

@@ -518,3 +518,49 @@ def test_links_to_nothing_and_loops_are_named_as_they_are(differential_bag, tmp_
     with pytest.raises(CalibrationError, match=f'{tmp_path / "loop"} is a loop of symbolic '
                        'links$'):
         calibrate_bag(differential_bag, tmp_path / 'loop' / 'params.yaml')
+
+
+# found in review: `-o out/` wrote a file `out` (the slash dropped), `-o missing/..` failed
+# after the fit (exit 3), an existing folder with a long name was called a name too long
+def test_an_output_that_names_a_folder_is_refused_before_the_fit(differential_bag, tmp_path):
+    long_folder = tmp_path / ('f' * 250)
+    long_folder.mkdir()
+    for given in (f'{tmp_path / "out"}/', f'{tmp_path / "missing"}/..', f'{tmp_path}/.',
+                  str(long_folder)):
+        refused_in_one_line(calibrate_command(differential_bag, '-o', given),
+                            f'cannot calibrate: -o {given}: is a folder; give the params file '
+                            'to write')
+    assert sorted(tmp_path.iterdir()) == [long_folder]
+
+
+# found in review: a link into a folder that cannot be searched was said to link to a path
+# "which does not exist" (it may: nothing can tell)
+def test_an_output_linked_into_a_folder_that_cannot_be_searched_names_that_folder(
+        differential_bag, tmp_path):
+    unsearchable = tmp_path / 'unsearchable'
+    unsearchable.mkdir()
+    unsearchable.chmod(0o666)
+    (tmp_path / 'latest').symlink_to(unsearchable / 'calibration')
+    output = tmp_path / 'latest' / 'params.yaml'
+    refused_in_one_line(calibrate_as_a_user(differential_bag, output),
+                        f'cannot calibrate: -o {output}: the folder {unsearchable} cannot be '
+                        'searched here (no x permission)')
+
+
+# found in review: a name whose bytes are not UTF-8 ended with a traceback after the fit (the
+# usage line of the params file, the report's first line, and standard output when its
+# encoding is strict, as in a UTF-8 locale)
+def test_names_that_are_not_utf8_are_written_and_printed(differential_bag, tmp_path):
+    bag = os.fsencode(tmp_path) + b'/b\xffag'
+    os.symlink(differential_bag, bag)
+    output = os.fsencode(tmp_path) + b'/p\xfe.yaml'
+    done = subprocess.run([sys.executable, '-m', 'wheelsim.cli', 'calibrate', bag, '-o', output],
+                          capture_output=True, timeout=300,
+                          env={**os.environ, 'PYTHONIOENCODING': 'utf-8:strict'})
+    assert done.returncode == 0, done.stderr.decode(errors='replace')
+    assert done.stdout.startswith(b'wheelsim calibrate: ' + bag.replace(b'\xff', b'\\xff'))
+    assert done.stdout.endswith(b'params: ' + output + b'  report: ' + output[:-5]
+                                + b'_report.txt  plot: ' + output[:-5] + b'_response.png\n')
+    params = (tmp_path / os.fsdecode(b'p\xfe.yaml')).read_text(encoding='utf-8')
+    assert '--params-file p\\xfe.yaml\n' in params
+    assert flat_params(tmp_path / os.fsdecode(b'p\xfe.yaml'))['model'] == 'differential'

@@ -3,6 +3,7 @@ confidence intervals, and the plot of measured against simulated response."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -59,11 +60,17 @@ def params_tree(calibration: Calibration, geometry: Mapping[str, Estimate],
         **timing, 'model': calibration.model, 'model_params': {calibration.model: tree}}}}
 
 
+def path_text(path: str | os.PathLike) -> str:
+    """``path`` as text a UTF-8 file can hold: bytes of its name that are not UTF-8 (which
+    Python reads as surrogates) as ``\\xNN``."""
+    return os.fsencode(path).decode('utf-8', 'backslashreplace')
+
+
 def write_params(calibration: Calibration, geometry: Mapping[str, Estimate], path: Path,
                  step_rate_hz: float, name: str | None = None) -> None:
     """The params file at ``path``, its usage line naming ``name`` (default: ``path``'s)."""
     header = ('# Written by wheelsim calibrate: vehicle_sim parameters fitted to a recording.\n'
-              '#   vehicle_sim --ros-args --params-file ' + (name or path.name) + '\n')
+              '#   vehicle_sim --ros-args --params-file ' + path_text(name or path.name) + '\n')
     path.write_text(header + yaml_numbers.dump(params_tree(calibration, geometry, step_rate_hz),
                                             sort_keys=False))
 

@@ -27,7 +27,7 @@ from wheelsim.core.calibration.recording import (
 from wheelsim.core.params import ParameterError
 from wheelsim.core.vehicle_sim.config import VehicleSimSettings
 from wheelsim.report.calibration_bag import load_recording
-from wheelsim.report.calibration_report import format_report, plot_response, write_params
+from wheelsim.report.calibration_report import format_report, path_text, plot_response, write_params
 from wheelsim.run.held_signals import HeldSignals
 from wheelsim.run.scenario import ScenarioError, check_node_parameters, params_file_sections
 
@@ -99,24 +99,25 @@ def _model(given: str | None, recording: Recording, params: dict[str, Any],
     return model or shown or 'differential'
 
 
-def calibrate_bag(bag: Path, output: Path, model: str | None = None,
+def calibrate_bag(bag: Path, output: str | os.PathLike, model: str | None = None,
                   params_file: Path | None = None, cmd_topic: str | None = None,
                   measured_topic: str | None = None, joint_states_topic: str | None = None,
                   step_rate_hz: float | None = None, overwrite: bool = False
                   ) -> CalibrationOutputs:
     """Fit and write ``output`` (params), ``<stem>_report.txt`` and ``<stem>_response.png``,
     simulating at ``step_rate_hz`` (default: the ``params_file``'s ``step_rate``, else
-    vehicle_sim's default).
+    vehicle_sim's default). The texts name a path's bytes that are not UTF-8 as ``\\xNN``.
     CalibrationError when the bag cannot be calibrated (says what to record), and, before any
-    work, when ``output`` is a folder, is below a file or a link to nothing, another of the
-    three files is a folder, one of them would be written into a folder this process may not
-    write (or search), or would replace another user's file in a sticky folder, a name is too
-    long, or one of them exists and not ``overwrite``; and, before the fit, when ``params_file`` is
-    not a valid vehicle_sim params file, or ``model``, its model and the bag's joint names do
-    not agree, or ``step_rate_hz`` and its step_rate differ."""
+    work, when ``output`` is or names a folder (``out/``, ``out/..``), is below a file or a link
+    to nothing, another of the three files is a folder, one of them would be written into a
+    folder this process may not write (or search), or would replace another user's file in a
+    sticky folder, a name is too long, or one of them exists and not ``overwrite``; and, before
+    the fit, when ``params_file`` is not a valid vehicle_sim params file, or ``model``, its
+    model and the bag's joint names do not agree, or ``step_rate_hz`` and its step_rate
+    differ."""
     if step_rate_hz is not None and not 1.0 <= step_rate_hz <= 100_000.0:
         raise CalibrationError(f'--step-rate {step_rate_hz:g}: must be in [1, 100000] Hz')
-    report_path, plot_path = _check_outputs(output, overwrite)
+    output, report_path, plot_path = _check_outputs(os.fspath(output), overwrite)
     started = time.process_time()
     params = _vehicle_sim_parameters(params_file) if params_file else {}
     recording, topics = load_recording(bag, cmd_topic, measured_topic, joint_states_topic)
@@ -139,7 +140,7 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
             raise
         raise CalibrationError(f'the vehicle parameters are invalid: {err}') from None
     seconds = time.process_time() - started
-    source = f'{bag} (commands {topics.commands}, measured {topics.measured}' + (
+    source = f'{path_text(bag)} (commands {topics.commands}, measured {topics.measured}' + (
         f', joints {topics.joint_states})' if topics.joint_states else ')')
     report = format_report(result, geometry, recording, source, seconds, held, replaced)
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -151,18 +152,18 @@ def calibrate_bag(bag: Path, output: Path, model: str | None = None,
     return CalibrationOutputs(output, report_path, plot_path, report)
 
 
-def _check_outputs(output: Path, overwrite: bool) -> tuple[Path, Path]:
-    """The report's and plot's paths beside ``output``, once the three files can be written
-    (:func:`calibrate_bag`'s checks before any work); CalibrationError naming ``-o output``
-    otherwise, also for a folder that cannot be searched or a name too long."""
+def _check_outputs(given: str, overwrite: bool) -> tuple[Path, Path, Path]:
+    """The params file's, report's and plot's paths of ``-o given``, once the three files can
+    be written (:func:`calibrate_bag`'s checks before any work); CalibrationError naming
+    ``-o given`` otherwise, also for a folder that cannot be searched or a name too long."""
+    output = Path(given)  # (drops a closing '/')
     try:
-        if output.name:
-            report_path = output.with_name(output.stem + '_report.txt')
-            plot_path = output.with_name(output.stem + '_response.png')
-            _check_name_lengths(output, (output, report_path, plot_path))  # also the folders
-        if not output.name or output.is_dir():
-            raise CalibrationError(f'-o {output}: is a folder; give the params file to write '
+        if os.path.basename(given) in ('', os.curdir, os.pardir) or os.path.isdir(output):
+            raise CalibrationError(f'-o {given}: is a folder; give the params file to write '
                                    '(e.g. -o calibration/params.yaml)')
+        report_path = output.with_name(output.stem + '_report.txt')
+        plot_path = output.with_name(output.stem + '_response.png')
+        _check_name_lengths(output, (output, report_path, plot_path))  # also the folders
         folders = [str(p) for p in (report_path, plot_path) if p.is_dir()]
         if folders:
             raise CalibrationError(f'-o {output}: {folders[0]} is a folder, where the calibration '
@@ -181,10 +182,15 @@ def _check_outputs(output: Path, overwrite: bool) -> tuple[Path, Path]:
     except OSError as err:  # a folder without search permission, say
         folder = _unsearchable_folder(Path(err.filename or output))
         if folder is not None:
-            raise CalibrationError(f'-o {output}: the folder {folder} cannot be searched '
-                                   'here (no x permission)') from None
+            raise _cannot_search(output, folder) from None
         raise CalibrationError(f'-o {output}: {err.filename}: {err.strerror}') from None
-    return report_path, plot_path
+    return output, report_path, plot_path
+
+
+def _cannot_search(output: Path, folder: Path) -> CalibrationError:
+    """The error of ``-o output`` in (or linked into) ``folder``, which cannot be searched."""
+    return CalibrationError(f'-o {output}: the folder {folder} cannot be searched here '
+                            '(no x permission)')
 
 
 def _unsearchable_folder(path: Path) -> Path | None:
@@ -224,6 +230,9 @@ def _nearest_folder(output: Path, path: Path) -> Path:
             except (RuntimeError, OSError):  # Python 3.11: RuntimeError for a loop
                 raise CalibrationError(f'-o {output}: {folder} is a loop of symbolic '
                                        'links') from None
+            unsearchable = _unsearchable_folder(target)
+            if unsearchable is not None:  # its target may exist: nothing can tell
+                raise _cannot_search(output, unsearchable)
             raise CalibrationError(f'-o {output}: {folder} links to {target}, which does not '
                                    'exist')
     if not folder.is_dir():
