@@ -212,10 +212,11 @@ def test_sigterm_stops_a_sweep_or_tune_as_ctrl_c_does(tmp_path, command):
 
 #: Python run before the command: the local Ray instance's shutdown first sends ``{signals}``
 #: SIGINTs to the process, as Ctrl-C pressed while Ray shuts down (Ray imported when the command
-#: imports it).
+#: imports it); a Ctrl-C is sent as the first row is built after the runs if ``{ctrl_c_in}`` is
+#: 'rows', as the tables start (just after Ray's shutdown) if it is 'tables'.
 SIGNALS_IN_SHUTDOWN = """
 import os, signal, threading, time
-from wheelsim.run import execution, tables
+from wheelsim.run import execution, sweep, tables, tune
 entered = execution.RayRunner.__enter__
 def term_caught():
     with open('/proc/self/status') as status:
@@ -242,12 +243,17 @@ def enter(runner):
     ray.shutdown = shutdown
     return runner
 execution.RayRunner.__enter__ = enter
-metric_columns = tables.metric_columns
-def metric_columns_after_ctrl_c(*args, **kwargs):  # the first step after Ray's shutdown
-    if {in_tables}:
-        os.kill(os.getpid(), signal.SIGINT)
-    return metric_columns(*args, **kwargs)
-tables.metric_columns = metric_columns_after_ctrl_c
+def after_ctrl_c(module, name, stage):
+    function = getattr(module, name)
+    sent = []
+    def after(*args, **kwargs):
+        if {ctrl_c_in!r} == stage and not sent:
+            sent.append(os.kill(os.getpid(), signal.SIGINT))
+        return function(*args, **kwargs)
+    setattr(module, name, after)
+after_ctrl_c(sweep, 'row', 'rows')  # a sweep's rows, after its last run
+after_ctrl_c(tune, '_row', 'rows')  # a tune's
+after_ctrl_c(tables, 'metric_columns', 'tables')  # the first step after Ray's shutdown
 import sys
 from wheelsim.cli import main
 sys.exit(main(sys.argv[1:]))
@@ -255,16 +261,16 @@ sys.exit(main(sys.argv[1:]))
 
 
 def run_with_signals(tmp_path: Path, command: str, in_shutdown: list[str],
-                     in_tables: bool = False) -> subprocess.CompletedProcess:
+                     ctrl_c_in: str | None = None) -> subprocess.CompletedProcess:
     """``wheelsim COMMAND`` of two runs with signals sent while Ray shuts down (``INT``: a
     Ctrl-C as it starts; ``TERM``: once Ray has reset SIGTERM to its default action, if it
-    does) and, with ``in_tables``, a Ctrl-C as the command starts on its tables, just after
-    Ray's shutdown."""
+    does) and a Ctrl-C ``ctrl_c_in`` 'rows' (as the rows are built after the runs) or
+    'tables' (as the command starts on its tables, just after Ray's shutdown)."""
     scenario = write_scenario(tmp_path, 1)
     search = ['--param', 'seed=1..2'] if command == 'sweep' else [
         '--param', 'controller.lead_time=0:0.5', '--objective', 'cross_track_rms_m',
         '--trials', '2']
-    script = SIGNALS_IN_SHUTDOWN.format(signals=in_shutdown, in_tables=in_tables)
+    script = SIGNALS_IN_SHUTDOWN.format(signals=in_shutdown, ctrl_c_in=ctrl_c_in)
     return subprocess.run([sys.executable, '-c', script, command, str(scenario), *search,
                            '--workers', '1', '--output', 'o', '--quiet'], cwd=tmp_path,
                           capture_output=True, text=True, timeout=600)
@@ -289,13 +295,16 @@ def test_signals_while_ray_shuts_down_keep_the_tables(tmp_path, command, signals
 
 
 # found in review: a Ctrl-C as a sweep wrote its tables (just after Ray's shutdown) left some of
-# them out, and one just before it started them left them all out (sweep and tune)
+# them out, and one just before it started them left them all out (sweep and tune), as did one
+# while the rows were built after the runs, before Ray's shutdown
+@pytest.mark.parametrize('ctrl_c_in', ['rows', 'tables'])
 @pytest.mark.parametrize('command', ['sweep', 'tune'])
-def test_ctrl_c_as_the_tables_start_keeps_them_whole(tmp_path, command):
-    done = run_with_signals(tmp_path, command, [], in_tables=True)
+def test_ctrl_c_after_the_runs_keeps_the_tables_whole(tmp_path, command, ctrl_c_in):
+    done = run_with_signals(tmp_path, command, [], ctrl_c_in)
     assert done.returncode == 130 and 'Traceback' not in done.stderr, done.stdout + done.stderr
-    assert 'wheelsim: interrupted' in done.stderr, done.stderr
+    assert '\ninterrupted: ' in done.stdout, done.stdout + done.stderr  # the command's line
     root = tmp_path / 'o' / 'short' / command
+    assert not (root / 'plots').exists()  # left to the resumed command
     table = 'sweep' if command == 'sweep' else 'trials'
     assert len(read_rows(root / f'{table}.csv')) == 2
     assert (root / f'{table}.parquet').is_file() and (root / 'worst_runs.md').is_file()

@@ -9,6 +9,7 @@ interrupted (the bag written so far stays valid; a sweep keeps its finished poin
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import io
 import math
@@ -302,13 +303,14 @@ def _sweep(args: argparse.Namespace) -> int:
                unused_in_a_run, 'any run of the sweep')
     root = _output_root(args.output) / scenario.name / 'sweep'
     check_command_folder(root, 'sweep')
-    with runner:
-        command_folder(root, 'sweep')  # once Ray runs: a bad --address leaves no folder
-        print(f'sweep of {_counted(len(planned), "run")} of {scenario.name} on '
-              f'{_counted(runner.workers, "Ray worker")} -> {root}')
-        outcome = sweep.run_sweep(planned, root, runner, show_progress=not args.quiet)
-    with HeldSignals():  # Ray's shutdown to the tables whole, a Ctrl-C meanwhile taken after
-        outcome.interrupted = outcome.interrupted or runner.interrupted
+    with contextlib.ExitStack() as after_runs:  # ends after Ray's shutdown and the tables
+        with runner:
+            command_folder(root, 'sweep')  # once Ray runs: a bad --address leaves no folder
+            print(f'sweep of {_counted(len(planned), "run")} of {scenario.name} on '
+                  f'{_counted(runner.workers, "Ray worker")} -> {root}')
+            held = after_runs.enter_context(HeldSignals(second_at_once=True))
+            outcome = sweep.run_sweep(planned, root, runner, show_progress=not args.quiet,
+                                      held=held)  # released while the runs go on
         parameters = [a.name for a in axes]
         rows = outcome.rows
         metrics = tables.metric_columns(rows)
@@ -319,7 +321,10 @@ def _sweep(args: argparse.Namespace) -> int:
             tables.remove_tables(root / 'robustness')
         else:
             tables.write_tables(summary, root / 'robustness')
-    plotted = tables.plot_metrics(rows, parameters, metrics, root / 'plots')
+        outcome.interrupted = held.take() or outcome.interrupted  # (a second: out at once)
+    # Ctrl-C: out at once; the resumed command draws them
+    plotted = [] if outcome.interrupted else tables.plot_metrics(rows, parameters, metrics,
+                                                                 root / 'plots')
     shown = ['point', *parameters, *metrics[:4], 'passed']
     if any(r['error'] for r in rows[:MAX_ROWS_SHOWN]):  # failed or not run: say which
         shown.append('error')
@@ -338,8 +343,9 @@ def _sweep(args: argparse.Namespace) -> int:
         for line in summary:
             if line['metric'] == metrics[0]:
                 print(f'  worst {line["metric"]}: {line["reproduce"]}')
-    print(f'tables: {csv_path}, {parquet_path}  '
-          f'plots: {tables.plots_summary(plotted, metrics, root / "plots")}  worst runs: '
+    plots = ('not drawn (interrupted)' if outcome.interrupted else
+             tables.plots_summary(plotted, metrics, root / 'plots'))
+    print(f'tables: {csv_path}, {parquet_path}  plots: {plots}  worst runs: '
           f'{root / "worst_runs.md"}' + (f'  ({_counted(outcome.skipped, "run")} already done, '
                                          'skipped)'
                                          if outcome.skipped else ''))
@@ -384,31 +390,32 @@ def _tune(args: argparse.Namespace) -> int:
                [a.name for a in axes], unused_in_a_run, 'any trial')
     root = _output_root(args.output) / scenario.name / args.study
     check_command_folder(root, 'tune')
-    try:
-        with runner:  # then the folder and the study: a bad --address leaves no folder
-            if args.storage is None:
-                command_folder(root, 'tune')  # the study's database goes into it
-            study = tune.open_study(root, args.storage, args.study, args.objective, axes,
-                                    args.sampler, args.sampler_seed, scenario)
-            command_folder(root, 'tune')  # (made with a --storage study, which may fail to open)
-            print(f'tuning {", ".join(a.name for a in axes)} of {scenario.name} for '
-                  f'{args.objective} ({study.direction.name.lower()}), '
-                  f'{_counted(args.trials, "trial")} on '
-                  f'{_counted(runner.workers, "Ray worker")} -> {root}')
-            outcome = tune.tune(scenario, axes, args.objective, args.trials, study, root,
-                                runner, check, show_progress=not args.quiet,
-                                record_bags=args.bags)
-    except StorageInternalError as err:  # the study's database: locked by another program
-        raise OSError(f'the study {args.study} ({args.storage or root / "study.db"}): '
-                      f'{" ".join(str(err).split())}') from None
-    with HeldSignals():  # Ray's shutdown to the tables whole, a Ctrl-C meanwhile taken after
-        outcome.interrupted = outcome.interrupted or runner.interrupted
+    with contextlib.ExitStack() as after_runs:  # ends after Ray's shutdown and the tables
+        try:
+            with runner:  # then the folder and the study: a bad --address leaves no folder
+                if args.storage is None:
+                    command_folder(root, 'tune')  # the study's database goes into it
+                study = tune.open_study(root, args.storage, args.study, args.objective, axes,
+                                        args.sampler, args.sampler_seed, scenario)
+                command_folder(root, 'tune')  # (made with a --storage study, which may fail)
+                print(f'tuning {", ".join(a.name for a in axes)} of {scenario.name} for '
+                      f'{args.objective} ({study.direction.name.lower()}), '
+                      f'{_counted(args.trials, "trial")} on '
+                      f'{_counted(runner.workers, "Ray worker")} -> {root}')
+                held = after_runs.enter_context(HeldSignals(second_at_once=True))
+                outcome = tune.tune(scenario, axes, args.objective, args.trials, study, root,
+                                    runner, check, show_progress=not args.quiet,
+                                    record_bags=args.bags, held=held)  # released while they run
+        except StorageInternalError as err:  # the study's database: locked by another program
+            raise OSError(f'the study {args.study} ({args.storage or root / "study.db"}): '
+                          f'{" ".join(str(err).split())}') from None
         parameters = [a.name for a in axes]
         metrics = tables.metric_columns(outcome.rows)
         csv_path, _ = tables.write_tables(outcome.rows, root / 'trials')
         tables.write_worst_runs(outcome.rows, parameters, metrics, root / 'worst_runs.md')
         if outcome.best is not None:
             (root / 'best_params.yaml').write_text(tune.params_file(outcome.best, parameters))
+        outcome.interrupted = held.take() or outcome.interrupted  # (a second: out at once)
     if not outcome.interrupted:  # Ctrl-C: out at once; the resumed command draws them
         tables.plot_metrics(outcome.rows, parameters, metrics, root / 'plots')
         tune.write_study_plots(study, root, args.objective)

@@ -38,7 +38,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from wheelsim.run.held_signals import HeldSignals
 from wheelsim.run.output import ERROR_FILE
 from wheelsim.run.scenario import Scenario, ScenarioError
 
@@ -242,8 +241,6 @@ class RayRunner:
         self._address = address
         self._requested = workers
         self.workers = 0
-        #: Whether a signal came while Ray shut down (the command stops as interrupted).
-        self.interrupted = False
 
     def __enter__(self) -> RayRunner:
         os.environ.setdefault('RAY_USAGE_STATS_ENABLED', '0')  # nothing leaves the machine
@@ -303,16 +300,13 @@ class RayRunner:
                     'in the environment, or start the sweep in a new process)')
 
     def __exit__(self, *exc: object) -> None:
-        """``ray.shutdown``, not cut short by one Ctrl-C (the caller's tables are still to be
-        written): it is held and sets :attr:`interrupted`; a second one goes to its handler at
-        once. SIGTERM likewise, provided this runner imported Ray first
-        (:data:`DRIVER_FAILURE_HANDLER_SWITCH`)."""
+        """``ray.shutdown``, which a signal may cut short: a caller with work left after it
+        (the CLI's tables) holds signals over it (:class:`~wheelsim.run.held_signals.HeldSignals`;
+        SIGTERM too, provided this runner imported Ray first:
+        :data:`DRIVER_FAILURE_HANDLER_SWITCH`)."""
         import ray
 
-        held = HeldSignals(second_at_once=True)
-        with held:
-            ray.shutdown()
-            self.interrupted = held.take()
+        ray.shutdown()
 
     def run(self, jobs: Iterable[Job], root: Path) -> Iterator[tuple[Job, dict[str, Any]]]:
         """Run ``jobs``, yielding ``(job, result)`` as each finishes (see :func:`run_job`; a

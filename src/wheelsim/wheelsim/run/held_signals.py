@@ -8,15 +8,19 @@ noted instead and handed to their own handler by :meth:`HeldSignals.deliver`, wh
 calls between two events, or when the block ends without an error (after the bag is finished;
 a block ending in an error says why it ended). With ``second_at_once``, a second signal while
 one is held goes to its handler at once, for a block that may take long (a database call): Ctrl-C
-twice ends it. Only signals whose handler is Python code are held (a default or ignored one stays
-as it is), and only in the main thread, where Python runs signal handlers.
+twice ends it. Within a hold, :meth:`HeldSignals.released` gives a block (a loop of runs, which
+Ctrl-C stops) the signals straight away and holds them again at its end, with no moment between
+the two taken by neither. A hold opened inside another leaves the signals to the outer one. Only
+signals whose handler is Python code are held (a default or ignored one stays as it is), and
+only in the main thread, where Python runs signal handlers.
 """
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -34,7 +38,8 @@ class HeldSignals:
         if threading.current_thread() is threading.main_thread():
             for signum in HELD_SIGNALS:
                 handler = signal.getsignal(signum)
-                if callable(handler):
+                if callable(handler) and not isinstance(getattr(handler, '__self__', None),
+                                                        HeldSignals):  # not inside another
                     self._handlers[signum] = handler
                     signal.signal(signum, self._note)
         return self
@@ -51,6 +56,19 @@ class HeldSignals:
         while self._pending:
             signum = self._pending.pop(0)
             self._handlers[signum](signum, None)
+
+    @contextlib.contextmanager
+    def released(self) -> Iterator[None]:
+        """Within the hold: the signals held so far, then those that come in the block, go
+        to their handlers (which may raise, in the block); held again as the block ends."""
+        for signum, handler in self._handlers.items():
+            signal.signal(signum, handler)
+        try:
+            self.deliver()
+            yield
+        finally:
+            for signum in self._handlers:
+                signal.signal(signum, self._note)
 
     def take(self) -> bool:
         """Forget the signals held so far, for a caller that acts on them itself: whether

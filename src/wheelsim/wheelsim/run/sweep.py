@@ -11,6 +11,7 @@ that have a record. A point whose run raised is reported with its error (traceba
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Collection, Mapping, Sequence
@@ -20,6 +21,7 @@ from typing import Any
 
 from wheelsim.report.metrics import METRIC_NAMES
 from wheelsim.run.execution import Job, RayRunner, job_key
+from wheelsim.run.held_signals import HeldSignals
 from wheelsim.run.output import json_text
 from wheelsim.run.sampling import format_value
 from wheelsim.run.scenario import OverrideCheck, Scenario, with_overrides
@@ -122,11 +124,12 @@ def row(point: SweepPoint, record: Mapping[str, Any] | None, error: str = '') ->
 
 
 def run_sweep(points: Sequence[SweepPoint], root: Path, runner: RayRunner,
-              show_progress: bool = True) -> SweepOutcome:
+              show_progress: bool = True, held: HeldSignals | None = None) -> SweepOutcome:
     """Run the points without a record in ``root`` on ``runner``, streaming a progress bar
     (points done, failures, ETA); return every point's row. Points that are the same run (equal
     keys: samples that round to the same values) share one run and its outcome. Ctrl-C stops
-    the sweep and keeps the finished points (``interrupted``)."""
+    the sweep and keeps the finished points (``interrupted``). ``held``: the caller's hold,
+    released while the runs go on, so that signals are held from their end."""
     from tqdm import tqdm
 
     root.mkdir(parents=True, exist_ok=True)
@@ -138,20 +141,24 @@ def run_sweep(points: Sequence[SweepPoint], root: Path, runner: RayRunner,
         by_key.setdefault(point.job.key, []).append(point)
     bar = tqdm(total=len(points), initial=outcome.skipped, unit='run', disable=not show_progress,
                dynamic_ncols=True)
+    jobs = [same[0].job for same in by_key.values()]
     try:
-        for job, result in runner.run([same[0].job for same in by_key.values()], root / 'runs'):
-            for point in by_key[job.key]:
-                if 'error' in result:
-                    outcome.errors[point.index] = result['error']
-                    where = f' (runs/{result["error_file"]})' if 'error_file' in result else ''
-                    tqdm.write(f'point {point.index} ({_describe(point.overrides)}) failed: '
-                               f'{result["error"]}{where}')
-                elif result['interrupted']:
-                    outcome.errors[point.index] = 'interrupted'
-                else:
-                    records[point.index] = write_record(root, job.key, point.overrides, result)
-                bar.update(1)
-            bar.set_postfix_str(f'{len(outcome.errors)} failed', refresh=False)
+        with held.released() if held else contextlib.nullcontext():
+            for job, result in runner.run(jobs, root / 'runs'):
+                for point in by_key[job.key]:
+                    if 'error' in result:
+                        outcome.errors[point.index] = result['error']
+                        where = (f' (runs/{result["error_file"]})' if 'error_file' in result
+                                 else '')
+                        tqdm.write(f'point {point.index} ({_describe(point.overrides)}) '
+                                   f'failed: {result["error"]}{where}')
+                    elif result['interrupted']:
+                        outcome.errors[point.index] = 'interrupted'
+                    else:
+                        records[point.index] = write_record(root, job.key, point.overrides,
+                                                            result)
+                    bar.update(1)
+                bar.set_postfix_str(f'{len(outcome.errors)} failed', refresh=False)
     except KeyboardInterrupt:
         outcome.interrupted = True
     finally:

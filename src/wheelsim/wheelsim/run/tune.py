@@ -25,6 +25,7 @@ and the best run's bag with its plots (``<best run>/plots/report.pdf``).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 from collections.abc import Collection, Iterator, Mapping, Sequence
@@ -246,9 +247,11 @@ def open_study(folder: Path, storage: str | None, name: str, objective: str,
 
 def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, study,
          root: Path, runner: RayRunner, check: OverrideCheck,
-         show_progress: bool = True, record_bags: bool = False) -> TuneOutcome:
+         show_progress: bool = True, record_bags: bool = False,
+         held: HeldSignals | None = None) -> TuneOutcome:
     """Run trials until the study has ``trials`` finished ones (see the module doc); each
-    trial's run records its bag if ``record_bags``."""
+    trial's run records its bag if ``record_bags``. ``held``: the caller's hold, released while
+    the trials run, so that signals are held from their end."""
     import optuna
     from optuna.trial import TrialState
     from tqdm import tqdm
@@ -312,16 +315,18 @@ def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, 
         return job if len(in_flight[key]) == 1 else None
 
     try:
-        for job, result in runner.run(jobs(), root / 'runs'):
-            # a finished run's record and its trials told, or neither
-            with HeldSignals(second_at_once=True):
-                outcome.ran += 1
-                for trial, overrides in in_flight.pop(job.key):
-                    if 'error' in result or result['interrupted']:
-                        tell(trial, overrides, None, result.get('error', 'interrupted'))
-                    else:
-                        tell(trial, overrides, write_record(root, job.key, overrides, result))
-                        finished.append(trial)
+        with held.released() if held else contextlib.nullcontext():
+            for job, result in runner.run(jobs(), root / 'runs'):
+                # a finished run's record and its trials told, or neither
+                with HeldSignals(second_at_once=True):
+                    outcome.ran += 1
+                    for trial, overrides in in_flight.pop(job.key):
+                        if 'error' in result or result['interrupted']:
+                            tell(trial, overrides, None, result.get('error', 'interrupted'))
+                        else:
+                            tell(trial, overrides, write_record(root, job.key, overrides,
+                                                                result))
+                            finished.append(trial)
     except KeyboardInterrupt:
         outcome.interrupted = True
         with HeldSignals(second_at_once=True):
