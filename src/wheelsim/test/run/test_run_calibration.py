@@ -257,6 +257,20 @@ def test_an_output_below_a_file_is_refused_before_the_fit(differential_bag, tmp_
     assert (tmp_path / 'notes').read_text() == 'mine'
 
 
+def test_a_fit_that_fails_at_steps_longer_than_the_samples_names_the_step_rate(
+        differential_bag, tmp_path):
+    """Found in review: at --step-rate 1 the fit failed and the message blamed the recording
+    alone; the same bag calibrates at vehicle_sim's 1000 Hz."""
+    output = tmp_path / 'out' / 'params.yaml'
+    refused_in_one_line(
+        calibrate_command(differential_bag, '-o', output, '--step-rate', '1'),
+        'cannot calibrate: the recording does not identify ',
+        '(--step-rate 1: the fit simulates a step every 1000 ms, longer than the 20 ms between '
+        'the recorded samples: motion within a step cannot be fitted; a step rate of at least '
+        "50 Hz resolves the recording, vehicle_sim's default is 1000 Hz)")
+    assert not output.parent.exists()
+
+
 @pytest.mark.parametrize('step_rate_hz', [5.0, 10.0, 60.0, 1000.0])
 def test_the_params_file_runs_at_the_step_rate_of_the_fit(step_rate_hz):
     """Found in review: at --step-rate 10 the file set step_rate 10 and vehicle_sim refused it

@@ -122,8 +122,12 @@ def calibrate_bag(bag: Path, output: str | os.PathLike, model: str | None = None
     params = _vehicle_sim_parameters(params_file) if params_file else {}
     recording, topics = load_recording(bag, cmd_topic, measured_topic, joint_states_topic)
     model = _model(model, recording, params, params_file)
+    given_rate_hz = step_rate_hz
     step_rate_hz = _option_or_file('--step-rate', step_rate_hz, 'step_rate', params,
                                    params_file) or VehicleSimSettings().step_rate
+    step_rate_setting = (f'--step-rate {step_rate_hz:g}' if given_rate_hz is not None else
+                         f'--params {path_text(params_file)}: step_rate {step_rate_hz:g}'
+                         if 'step_rate' in params else f'the default step rate {step_rate_hz:g} Hz')
     prefix = f'model_params.{model}.'
     base = {k[len(prefix):]: v for k, v in params.items() if k.startswith(prefix)}
     check_excitation(recording, model)
@@ -135,9 +139,10 @@ def calibrate_bag(bag: Path, output: str | os.PathLike, model: str | None = None
     base.update(measured)
     try:
         result = calibrate(recording, model, base, 1.0 / step_rate_hz)
+    except CalibrationError as err:
+        raise CalibrationError(f'{err}{_coarse_steps(recording, step_rate_hz, step_rate_setting)}'
+                               ) from None
     except ValueError as err:
-        if isinstance(err, CalibrationError):
-            raise
         raise CalibrationError(f'the vehicle parameters are invalid: {err}') from None
     seconds = time.process_time() - started
     source = f'{path_text(bag)} (commands {topics.commands}, measured {topics.measured}' + (
@@ -150,6 +155,19 @@ def calibrate_bag(bag: Path, output: str | os.PathLike, model: str | None = None
         (report_path, lambda path: path.write_text(report)),
         (plot_path, lambda path: plot_response(result, recording, path))])
     return CalibrationOutputs(output, report_path, plot_path, report)
+
+
+def _coarse_steps(recording: Recording, step_rate_hz: float, setting: str) -> str:
+    """What a failed fit adds when its simulation steps less often than the recording was
+    sampled (``setting``: the option or file line that gave ``step_rate_hz``): motion faster
+    than a step cannot be fitted, whatever was recorded. Empty otherwise."""
+    sample_s = float(np.median(np.diff(recording.measured_t_s)))
+    if not sample_s > 0 or step_rate_hz * sample_s >= 1.0:
+        return ''
+    return (f' ({setting}: the fit simulates a step every {1e3 / step_rate_hz:.4g} ms, longer '
+            f'than the {1e3 * sample_s:.3g} ms between the recorded samples: motion within a '
+            f'step cannot be fitted; a step rate of at least {1.0 / sample_s:.3g} Hz '
+            'resolves the recording, vehicle_sim\'s default is 1000 Hz)')
 
 
 def _check_outputs(given: str, overwrite: bool) -> tuple[Path, Path, Path]:
