@@ -58,12 +58,10 @@ def process_name(pid: int) -> str:
 
 
 def one_run(folder: Path, factor: float, composition: str, overrides: list[str]) -> None:
-    from geometry_msgs.msg import PoseWithCovarianceStamped
-
     arguments = ['preset:=indoor_differential', 'localization:=amcl',
                  f'use_composition:={composition}', f'real_time_factor:={factor:g}', *overrides]
     with Nav2Stack(folder, *arguments) as stack:
-        amcl = stack.probe.record(PoseWithCovarianceStamped, '/amcl_pose')
+        amcl = stack.record_amcl_poses()
         active_s = stack.wait_until_active()
         active_at = len(stack.output())
         pids = descendants(stack.process.pid) - {stack.process.pid}

@@ -199,6 +199,20 @@ class Nav2Stack:
         self._note_descendants()
         return time.monotonic() - self.started_s
 
+    def record_amcl_poses(self) -> list:
+        """The list every ``/amcl_pose`` received from now on is appended to, AMCL's last pose
+        before the subscription matched first. AMCL publishes a pose at its first scan and then
+        only when its filter updates (the robot moved), transient local: a volatile
+        subscription that matches after the first pose (discovery takes seconds on a loaded
+        host) receives nothing while the robot stands still. Subscribed as Nav2's
+        nav2_simple_commander subscribes it: reliable, transient local."""
+        from geometry_msgs.msg import PoseWithCovarianceStamped
+        from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+
+        return self.probe.record(PoseWithCovarianceStamped, '/amcl_pose', QoSProfile(
+            depth=1000, reliability=ReliabilityPolicy.RELIABLE,
+            durability=DurabilityPolicy.TRANSIENT_LOCAL))
+
     def sim_time_s(self) -> float:
         return self.probe.node.get_clock().now().nanoseconds * 1e-9
 
