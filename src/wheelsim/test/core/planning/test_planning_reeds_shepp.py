@@ -22,7 +22,7 @@ from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.params import from_flat
 from wheelsim.core.planning.clothoid import cc_dubins
 from wheelsim.core.planning.config import PlannerConfig
-from wheelsim.core.planning.planner import plan_to_goal
+from wheelsim.core.planning.planner import plan_to_goal, plan_waypoints
 from wheelsim.core.planning.reeds_shepp import cc_reeds_shepp, reeds_shepp_length
 from wheelsim.core.planning.trajectory import legs_of, trajectory_from_poses
 from wheelsim.testing.configs import FIXED_PLANNER
@@ -105,6 +105,27 @@ def test_a_goal_straight_behind_a_car_is_reached_by_reversing():
     np.testing.assert_allclose(trajectory.yaw_rad, 0.0, atol=1e-9)  # the heading stays 0
     assert trajectory.vx_mps.max() <= 0.0 and trajectory.vx_mps.min() == pytest.approx(-1.0)
     assert trajectory.v_mps[[0, -1]].tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize('behind_m', [0.3, 3.0])
+def test_a_last_waypoint_with_a_free_heading_behind_a_car_is_reached_by_reversing(behind_m):
+    """Found by hand: a waypoint 0.3 m or 3 m straight behind a car, heading free, was given
+    the curve's heading there (facing it), and the plan turned round in 20.1 m."""
+    config = from_flat(PlannerConfig, {**FIXED_PLANNER, 'model': 'bicycle',
+                                       'limits.max_curvature': 0.231,
+                                       'waypoints': [-behind_m, 0.0, math.nan]})
+    warnings = []
+    trajectory = plan_waypoints(config, START, warnings)
+    assert trajectory.length_m == pytest.approx(behind_m, abs=1e-6), warnings
+    assert [leg.reverse for leg in trajectory.legs] == [True]
+    np.testing.assert_allclose(trajectory.yaw_rad, 0.0, atol=1e-9)
+    ahead = from_flat(PlannerConfig, {**FIXED_PLANNER, 'model': 'bicycle',
+                                      'limits.max_curvature': 0.231,
+                                      'waypoints': [10.0, 2.0, math.nan]})
+    # where the curve keeps the bound, its heading stays: the smooth path forward
+    forward = plan_waypoints(ahead, START)
+    assert [leg.reverse for leg in forward.legs] == [False]
+    assert forward.length_m == pytest.approx(10.26, abs=0.01)
 
 
 def test_a_leg_in_reverse_keeps_max_reverse_speed_and_a_forward_one_max_speed():

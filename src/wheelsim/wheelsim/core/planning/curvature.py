@@ -150,6 +150,20 @@ def _fallback_leg(
     return [(leg, False)]
 
 
+def _end_heading(waypoints: Waypoints, heading: FloatArray, curvature_inv_m: float) -> float:
+    """The heading a Reeds-Shepp last leg ends with where the last waypoint's is free: the
+    curve's heading there, its reverse or the leg's start heading, whichever gives the shortest
+    leg (a point just behind a car is reached backing up, not by turning round to face it)."""
+    start = Pose2D(*waypoints.xy_m[-2], float(heading[-2]))
+    lengths = {}
+    for yaw_rad in (float(heading[-1]), float(wrap_angle(heading[-1] + math.pi)),
+                    start.yaw_rad):
+        goal = Pose2D(*waypoints.xy_m[-1], yaw_rad)
+        lengths[yaw_rad] = sum(path.length_m for path, _ in cc_reeds_shepp(
+            start, goal, curvature_inv_m))
+    return min(lengths, key=lengths.__getitem__)
+
+
 def _xy_text(waypoints: Waypoints, i: int) -> str:
     x, y = waypoints.xy_m[i]
     return f'({x:.3g}, {y:.3g})'
@@ -197,6 +211,8 @@ def bounded_path(
     leg_curvature = max_curvature_inv_m or fallback_curvature_inv_m
     if freedom.skipped.any() and leg_curvature <= 0:
         raise PlanningError(cusp_message(spline, waypoints))
+    if reverse and freedom.skipped[-1] and np.isnan(waypoints.heading_rad[-1]):
+        freedom.direction_rad[-1] = _end_heading(waypoints, freedom.direction_rad, leg_curvature)
     parts: list[tuple[PathSamples, bool]] = []
     knot_s = [0.0]
     segment = 0
