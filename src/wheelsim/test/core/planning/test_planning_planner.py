@@ -99,6 +99,27 @@ def test_waypoints_on_a_line_give_the_straight_line_at_full_speed():
     assert trajectory.duration_s == pytest.approx(10.0 / 1.0 + 1.0 / 0.5, rel=1e-3)
 
 
+@pytest.mark.parametrize('first_heading', [NAN, 0.0, math.tau])
+def test_a_route_written_from_where_the_vehicle_starts_is_planned(first_heading):
+    """Found by hand: waypoints beginning at the start position gave no plan at all ("points 0
+    and 1 are 0 m apart", the first being the current pose), and the robot never moved."""
+    cfg = config(waypoints=[1.0, 2.0, first_heading, 4.0, 2.0, NAN])
+    trajectory = plan_waypoints(cfg, Pose2D(1.0, 2.0, 0.0))
+    assert trajectory.length_m == pytest.approx(3.0)
+    np.testing.assert_allclose(trajectory.y_m, 2.0, atol=1e-12)
+
+
+def test_a_waypoint_at_the_start_is_refused_where_it_asks_for_what_no_path_does():
+    with pytest.raises(PlanningError, match=r'^waypoint 0 \(1, 2\) is the current position, and '
+                       'the only one: nothing to plan$'):
+        plan_waypoints(config(waypoints=[1.0, 2.0, NAN]), Pose2D(1.0, 2.0, 0.0))
+    with pytest.raises(PlanningError, match=r'^waypoint 0 \(1, 2\) is the current position, '
+                       r"with heading 1.57 rad where the vehicle's is 0 rad: a path cannot turn "
+                       r'on the spot; free its heading \(.nan\) or leave it out$'):
+        plan_waypoints(config(waypoints=[1.0, 2.0, math.pi / 2, 4.0, 2.0, NAN]),
+                       Pose2D(1.0, 2.0, 0.0))
+
+
 def test_waypoint_path_needs_waypoints_and_a_finite_pose():
     with pytest.raises(PlanningError, match='no waypoints'):
         plan_waypoints(config(), Pose2D(0.0, 0.0, 0.0))

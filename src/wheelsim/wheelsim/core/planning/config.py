@@ -164,8 +164,9 @@ class PlannerConfig(frames.FrameNames):
     )
     start_at_current_pose: bool = param(
         True,
-        'Begin the waypoint path at the current pose (its position and heading); false: the '
-        'path begins at the first waypoint.',
+        'Begin the waypoint path at the current pose (its position and heading; a first '
+        'waypoint at that position is already reached); false: the path begins at the first '
+        'waypoint.',
     )
     model: str = param(
         AUTO,

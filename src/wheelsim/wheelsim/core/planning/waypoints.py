@@ -32,10 +32,27 @@ class Waypoints:
         return len(self.heading_rad)
 
     def with_start(self, pose: Pose2D) -> Waypoints:
-        """These waypoints preceded by ``pose`` (its heading enforced)."""
+        """These waypoints preceded by ``pose`` (its heading enforced). A first waypoint at
+        ``pose``'s position (closer than :data:`MIN_WAYPOINT_SPACING_M`: a route written from
+        where the vehicle starts) is already reached and left out; PlanningError if it was the
+        only one (nothing to plan), or if its heading is given and is not ``pose``'s (a path
+        cannot turn on the spot)."""
+        xy_m, heading_rad = self.xy_m, self.heading_rad
+        if len(xy_m) and math.hypot(xy_m[0, 0] - pose.x_m,
+                                    xy_m[0, 1] - pose.y_m) < MIN_WAYPOINT_SPACING_M:
+            where = f'waypoint 0 ({xy_m[0, 0]:.3g}, {xy_m[0, 1]:.3g}) is the current position'
+            turn = math.remainder(float(heading_rad[0]) - pose.yaw_rad, math.tau)
+            if abs(turn) > MIN_WAYPOINT_SPACING_M:  # NaN (free) is not
+                raise PlanningError(
+                    f'{where}, with heading {heading_rad[0]:.3g} rad where the vehicle\'s is '
+                    f'{pose.yaw_rad:.3g} rad: a path cannot turn on the spot; free its heading '
+                    '(.nan) or leave it out')
+            if len(xy_m) == 1:
+                raise PlanningError(f'{where}, and the only one: nothing to plan')
+            xy_m, heading_rad = xy_m[1:], heading_rad[1:]
         return Waypoints(
-            xy_m=np.vstack([[pose.x_m, pose.y_m], self.xy_m]),
-            heading_rad=np.concatenate([[pose.yaw_rad], self.heading_rad]),
+            xy_m=np.vstack([[pose.x_m, pose.y_m], xy_m]),
+            heading_rad=np.concatenate([[pose.yaw_rad], heading_rad]),
         )
 
 
