@@ -134,6 +134,36 @@ def test_a_scenario_without_waypoints_is_refused(capsys, signal_handlers_kept, t
     assert sorted(p.name for p in tmp_path.iterdir()) == ['idle.yaml']
 
 
+@pytest.mark.parametrize('argv, message', [
+    (['run', '--param', 'planner.waypoints=[0.0,0.0,.nan]'],
+     "the default scenario: nodes.planner.waypoints: the only waypoint, (0, 0), is vehicle_sim's "
+     'initial_pose: the vehicle is there already and would stand still; give the waypoints to '
+     'drive through'),
+    (['run', '--param', 'planner.waypoints=[1.5,-2.0,0.0]', '--param',
+      'vehicle_sim.initial_pose.x=1.5', '--param', 'vehicle_sim.initial_pose.y=-2.0'],
+     "the default scenario: nodes.planner.waypoints: the only waypoint, (1.5, -2), is "
+     "vehicle_sim's initial_pose: the vehicle is there already and would stand still; give the "
+     'waypoints to drive through'),
+    (['run', '--param', 'localization.map_frame=world'],
+     "the default scenario: the map frame (frame_prefix + map_frame) differs between the nodes: "
+     "localization 'world', planner 'map', controller 'map'; the controller refuses a pose or "
+     'plan in another frame than its own: give each the same'),
+])
+def test_a_run_that_would_stand_still_is_refused_before_it_starts(argv, message, capsys,
+                                                                  signal_handlers_kept,
+                                                                  tmp_path, monkeypatch):
+    """Found by hand: one waypoint at the start pose ran, the planner warned "no plan" and the
+    vehicle stood still for the whole run, exit 0; the built-in scenario was named by its
+    installed path."""
+    monkeypatch.chdir(tmp_path)
+    try:
+        assert main(argv) == EXIT_BAD_INPUT
+    finally:
+        gc.unfreeze()
+    assert capsys.readouterr().err == f'wheelsim: error: {message}\n'
+    assert not list(tmp_path.iterdir())
+
+
 POLICY = ['--param', 'controller.algorithm=policy']
 NO_MODULE = "controller.policy.callable: cannot import badpol (No module named 'badpol')"
 

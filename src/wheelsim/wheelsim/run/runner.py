@@ -20,6 +20,7 @@ import contextlib
 import functools
 import gc
 import importlib
+import math
 import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping
@@ -29,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from wheelsim.core.params import ParameterError, ParamSpec
 from wheelsim.core.planning.config import AUTO
+from wheelsim.core.planning.waypoints import MIN_WAYPOINT_SPACING_M
 from wheelsim.report.summary import passes
 from wheelsim.run.output import ERROR_FILE, json_text, run_folder
 from wheelsim.run.scenario import DEFAULT_SCENARIO, NODE_NAMES, Scenario, ScenarioError
@@ -179,11 +181,13 @@ MAP_FRAME_NODES = ('localization', 'planner', 'controller')
 
 def check_across_nodes(scenario: Scenario) -> None:
     """ScenarioError for parameters of two nodes that cannot run together, so a run would
-    stand still while it passes: map frames that differ (:data:`MAP_FRAME_NODES`); the planner's
+    stand still while it passes: map frames that differ (:data:`MAP_FRAME_NODES`); a route of
+    one waypoint at vehicle_sim's ``initial_pose`` (planned from the current pose); the planner's
     parameters with its model taken from the vehicle, as the planner completes them once it
     learns the vehicle (its own check: ``holonomic`` for a vehicle that is not omni), which it
     would refuse then, planning nothing."""
-    where = scenario.source or 'the default scenario'
+    where = 'the default scenario' if scenario.source in (None, DEFAULT_SCENARIO) \
+        else scenario.source
     frames = {}
     for node in MAP_FRAME_NODES:
         values = {**node_defaults()[node], **scenario.node_parameters.get(node, {})}
@@ -193,6 +197,16 @@ def check_across_nodes(scenario: Scenario) -> None:
         raise ScenarioError(f'{where}: the map frame (frame_prefix + map_frame) differs between '
                             f'the nodes: {given}; the controller refuses a pose or plan in '
                             'another frame than its own: give each the same')
+    planner = {**node_defaults()['planner'], **scenario.node_parameters.get('planner', {})}
+    waypoints = planner['waypoints']
+    if len(waypoints) == 3 and planner['start_at_current_pose']:
+        vehicle = {**node_defaults()['vehicle_sim'], **scenario.node_parameters['vehicle_sim']}
+        x_m, y_m = vehicle['initial_pose.x'], vehicle['initial_pose.y']
+        if math.hypot(waypoints[0] - x_m, waypoints[1] - y_m) < MIN_WAYPOINT_SPACING_M:
+            raise ScenarioError(f'{where}: nodes.planner.waypoints: the only waypoint, '
+                                f'({waypoints[0]:g}, {waypoints[1]:g}), is vehicle_sim\'s '
+                                'initial_pose: the vehicle is there already and would stand '
+                                'still; give the waypoints to drive through')
     planner = scenario.node_parameters.get('planner', {})
     if planner.get('model', AUTO) != AUTO:
         return  # checked as given, with the rest
