@@ -128,6 +128,22 @@ def test_a_last_waypoint_with_a_free_heading_behind_a_car_is_reached_by_reversin
     assert forward.length_m == pytest.approx(10.26, abs=0.01)
 
 
+def test_a_loops_free_last_heading_is_not_traded_for_more_reversing():
+    """Found in CI: the default figure-eight's last leg, for a car (0.24 1/m), was given the
+    curve's reverse (-2.00 rad): 0.94 m shorter but 1.45 m more in reverse, and the Ackermann
+    car preset stopped 0.094 m from its goal (0.05 m before), outside the 0.1 m tolerance on
+    another machine. Reverse metres count double: the curve's heading (1.14 rad) stays."""
+    figure_eight = [2.121, 1.5, math.nan, 3.0, 0.0, math.nan, 2.121, -1.5, math.nan, 0.0, 0.0,
+                    math.nan, -2.121, 1.5, math.nan, -3.0, 0.0, math.nan, -2.121, -1.5, math.nan,
+                    0.0, 0.0, math.nan]
+    config = from_flat(PlannerConfig, {**FIXED_PLANNER, 'model': 'bicycle',
+                                       'limits.max_curvature': 0.24, 'waypoints': figure_eight})
+    warnings = []
+    plan_waypoints(config, START, warnings)
+    assert warnings[-1].startswith('waypoints 7 (-2.12, -1.5) and 8 (0, 0)'), warnings[-1]
+    assert warnings[-1].endswith('headings -0.44 and 1.14 rad)'), warnings[-1]
+
+
 def test_a_leg_in_reverse_keeps_max_reverse_speed_and_a_forward_one_max_speed():
     """Found in review: the parking example's reverse leg was timed at max_speed, faster than
     its controller reverses, and the car fell 5 m behind its plan."""

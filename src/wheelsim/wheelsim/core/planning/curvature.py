@@ -52,6 +52,10 @@ MAX_TIGHTENING = 3
 #: A fallback leg may turn this much (a U-turn) more than its waypoints' geometry (chord, headings)
 #: before it counts as a loop and is refused (rad).
 LOOP_SLACK_RAD = math.pi
+#: Each metre in reverse counts this many in choosing a free last heading: the trackers follow
+#: a reverse stretch less closely. Nav2's Smac Hybrid-A* planner's default reverse_penalty
+#: (navigation2 1.3.13 and 1.4.2, smac_planner_hybrid.cpp) is the same 2.0.
+REVERSE_LENGTH_WEIGHT = 2.0
 
 
 def _excess(check: SegmentCheck, max_curvature_inv_m: float) -> FloatArray:
@@ -153,15 +157,18 @@ def _fallback_leg(
 def _end_heading(waypoints: Waypoints, heading: FloatArray, curvature_inv_m: float) -> float:
     """The heading a Reeds-Shepp last leg ends with where the last waypoint's is free: the
     curve's heading there, its reverse or the leg's start heading, whichever gives the shortest
-    leg (a point just behind a car is reached backing up, not by turning round to face it)."""
+    leg, each metre in reverse counted :data:`REVERSE_LENGTH_WEIGHT` times (a point just behind
+    a car is reached backing up, not by turning round to face it; a loop's end is not traded for
+    more reversing). The curve's heading wins a tie."""
     start = Pose2D(*waypoints.xy_m[-2], float(heading[-2]))
-    lengths = {}
+    weighted_lengths_m = {}
     for yaw_rad in (float(heading[-1]), float(wrap_angle(heading[-1] + math.pi)),
                     start.yaw_rad):
         goal = Pose2D(*waypoints.xy_m[-1], yaw_rad)
-        lengths[yaw_rad] = sum(path.length_m for path, _ in cc_reeds_shepp(
-            start, goal, curvature_inv_m))
-    return min(lengths, key=lengths.__getitem__)
+        weighted_lengths_m[yaw_rad] = sum(
+            path.length_m * (REVERSE_LENGTH_WEIGHT if backwards else 1.0)
+            for path, backwards in cc_reeds_shepp(start, goal, curvature_inv_m))
+    return min(weighted_lengths_m, key=weighted_lengths_m.__getitem__)
 
 
 def _xy_text(waypoints: Waypoints, i: int) -> str:
