@@ -85,14 +85,60 @@ def test_a_released_block_takes_the_signals_at_once_and_they_are_held_after_it(s
         with pytest.raises(KeyboardInterrupt), held.released():
             reached_the_block = True
         assert 'reached_the_block' not in locals()
+    with HeldSignals(second_at_once=True) as held:
         with pytest.raises(KeyboardInterrupt), held.released():
-            assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
             signal.raise_signal(signal.SIGINT)  # raises here
             after_the_signal = True
         assert 'after_the_signal' not in locals()
+    with HeldSignals(second_at_once=True) as held:
+        with held.released():
+            with HeldSignals() as inner:  # a hold inside the block (tune's record writes) holds
+                signal.raise_signal(signal.SIGINT)
+                assert inner.take()
         signal.raise_signal(signal.SIGINT)  # held again
         assert held.take()
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+# found in review: after a Ctrl-C stopped a sweep's runs, a second Ctrl-C during Ray's shutdown
+# or tune's marking of the trials in flight was held as if it were the first
+@pytest.mark.parametrize('signum', [signal.SIGINT, signal.SIGTERM], ids=['SIGINT', 'SIGTERM'])
+def test_a_signal_after_one_taken_in_a_released_block_goes_at_once(sigint_raises, signum):
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)  # as the CLI does
+    try:
+        with HeldSignals(second_at_once=True) as held:
+            with pytest.raises(KeyboardInterrupt), held.released():
+                signal.raise_signal(signum)  # the first: stops the runs
+            with pytest.raises(KeyboardInterrupt):
+                signal.raise_signal(signal.SIGINT)  # the second: out at once
+            with pytest.raises(KeyboardInterrupt), HeldSignals(second_at_once=True):
+                signal.raise_signal(signal.SIGTERM)  # and inside an inner hold
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+# found in review: a SIGTERM whose handler raised between __enter__'s two swaps left SIGINT on
+# the hold that never began, which then noted every Ctrl-C for good
+def test_a_signal_raising_between_the_swaps_leaves_no_hold_behind(sigint_raises, monkeypatch):
+    real_swap = signal.signal
+
+    def swap_then_sigterm(signum, handler):
+        previous = real_swap(signum, handler)
+        if signum == signal.SIGINT:
+            signal.raise_signal(signal.SIGTERM)  # its handler runs (and raises) right here
+        return previous
+
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        monkeypatch.setattr(signal, 'signal', swap_then_sigterm)
+        with pytest.raises(KeyboardInterrupt), HeldSignals():
+            entered = True
+        monkeypatch.undo()
+        assert 'entered' not in locals()
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        assert signal.getsignal(signal.SIGTERM) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 # found in review: a sweep's signal was taken at once between the hold of Ray's shutdown and the
@@ -106,6 +152,7 @@ def test_a_hold_inside_another_leaves_the_signals_to_the_outer_one(sigint_raises
             signal.raise_signal(signal.SIGINT)  # the second: the outer's, at once
             held_the_second = True
         assert 'held_the_second' not in locals()
-        signal.raise_signal(signal.SIGINT)
-        assert outer.take()
+        with pytest.raises(KeyboardInterrupt):
+            signal.raise_signal(signal.SIGINT)  # a third too
+        assert not outer.take()
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -10,9 +10,12 @@ a block ending in an error says why it ended). With ``second_at_once``, a second
 one is held goes to its handler at once, for a block that may take long (a database call): Ctrl-C
 twice ends it. Within a hold, :meth:`HeldSignals.released` gives a block (a loop of runs, which
 Ctrl-C stops) the signals straight away and holds them again at its end, with no moment between
-the two taken by neither. A hold opened inside another leaves the signals to the outer one. Only
-signals whose handler is Python code are held (a default or ignored one stays as it is), and
-only in the main thread, where Python runs signal handlers.
+the two taken by neither; a signal taken there counts as the first, so the next one after the
+block goes at once with ``second_at_once``. A hold opened inside another leaves the signals to
+the outer one (inside a released block it holds them). A signal whose handler raises while the
+handlers are being swapped leaves none of this hold's behind. Only signals whose handler is
+Python code are held (a default or ignored one stays as it is), and only in the main thread,
+where Python runs signal handlers.
 """
 
 from __future__ import annotations
@@ -33,42 +36,52 @@ class HeldSignals:
         self._second_at_once = second_at_once
         self._handlers: dict[int, Callable[[int, Any], Any]] = {}
         self._pending: list[int] = []
+        self._delivered = False  # a signal went to its handler (deliver, a released block)
 
     def __enter__(self) -> HeldSignals:
         if threading.current_thread() is threading.main_thread():
-            for signum in HELD_SIGNALS:
-                handler = signal.getsignal(signum)
-                if callable(handler) and not isinstance(getattr(handler, '__self__', None),
-                                                        HeldSignals):  # not inside another
-                    self._handlers[signum] = handler
-                    signal.signal(signum, self._note)
+            try:
+                for signum in HELD_SIGNALS:
+                    handler = signal.getsignal(signum)
+                    if callable(handler) and getattr(handler, '__func__', None) is not \
+                            HeldSignals._note:  # not inside another hold
+                        self._handlers[signum] = handler
+                        signal.signal(signum, self._note)
+            except BaseException:  # a signal's own handler raised between two swaps
+                self._swap_to(self._handlers)
+                raise
         return self
 
+    def _swap_to(self, handlers: dict[int, Callable[[int, Any], Any]]) -> None:
+        for signum, handler in handlers.items():
+            signal.signal(signum, handler)
+
     def _note(self, signum: int, frame: Any) -> None:
-        if self._pending and self._second_at_once:
+        if self._second_at_once and (self._pending or self._delivered):
             self._pending.clear()
-            self._handlers[signum](signum, frame)
+            self._deliver_now(signum, frame)
         else:
             self._pending.append(signum)
+
+    def _deliver_now(self, signum: int, frame: Any) -> None:
+        self._delivered = True
+        self._handlers[signum](signum, frame)
 
     def deliver(self) -> None:
         """Call the handler of each signal held so far (it may raise, KeyboardInterrupt say)."""
         while self._pending:
-            signum = self._pending.pop(0)
-            self._handlers[signum](signum, None)
+            self._deliver_now(self._pending.pop(0), None)
 
     @contextlib.contextmanager
     def released(self) -> Iterator[None]:
         """Within the hold: the signals held so far, then those that come in the block, go
         to their handlers (which may raise, in the block); held again as the block ends."""
-        for signum, handler in self._handlers.items():
-            signal.signal(signum, handler)
         try:
+            self._swap_to(dict.fromkeys(self._handlers, self._deliver_now))
             self.deliver()
             yield
         finally:
-            for signum in self._handlers:
-                signal.signal(signum, self._note)
+            self._swap_to(dict.fromkeys(self._handlers, self._note))
 
     def take(self) -> bool:
         """Forget the signals held so far, for a caller that acts on them itself: whether
@@ -78,7 +91,6 @@ class HeldSignals:
         return held
 
     def __exit__(self, exc_type: type | None, *exc: object) -> None:
-        for signum, handler in self._handlers.items():
-            signal.signal(signum, handler)
+        self._swap_to(self._handlers)
         if exc_type is None:
             self.deliver()
