@@ -322,7 +322,8 @@ def _sweep(args: argparse.Namespace) -> int:
         else:
             tables.write_tables(summary, root / 'robustness')
         outcome.interrupted = held.take() or outcome.interrupted  # (a second: out at once)
-    # Ctrl-C: out at once; the resumed command draws them
+        if outcome.interrupted:  # the resumed command draws its plots; an earlier sweep's go
+            tables.remove_plots(root / 'plots')
     plotted = [] if outcome.interrupted else tables.plot_metrics(rows, parameters, metrics,
                                                                  root / 'plots')
     shown = ['point', *parameters, *metrics[:4], 'passed']

@@ -99,14 +99,23 @@ def _wrapped(name: str) -> str:
     return '\n'.join(lines)
 
 
+def remove_plots(folder: Path) -> None:
+    """Remove an earlier sweep's plots from ``folder`` (``<metric>.png`` of any metric in
+    :data:`METRIC_NAMES`; anything else stays), and the folder too if that leaves it empty."""
+    if folder.is_dir():
+        for metric in METRIC_NAMES:
+            (folder / f'{metric}.png').unlink(missing_ok=True)
+        if not any(folder.iterdir()):
+            folder.rmdir()
+
+
 def plot_metrics(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
                  metrics: Sequence[str], folder: Path) -> list[Path]:
     """``folder/<metric>.png`` for each metric: one panel per parameter (numeric ones), every
     run a dot, the worst runs circled in red and labelled with their point number. Returns the
     files written; ``folder`` is created only when a file is written (none without a numeric
-    parameter or without a metric that has a value). An earlier sweep's plots in ``folder``
-    (``<metric>.png`` of any metric in :data:`METRIC_NAMES`) are removed first, and the folder
-    too if that leaves it empty: what is there is this sweep's.
+    parameter or without a metric that has a value). An earlier sweep's plots in ``folder`` are
+    removed first (:func:`remove_plots`): what is there is this sweep's.
 
     One figure serves every metric (its data, labels and layout renewed for each): building
     the panels and their ticks anew for each of up to 29 metrics took most of a sweep's
@@ -114,11 +123,7 @@ def plot_metrics(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
     """
     from matplotlib.figure import Figure
 
-    if folder.is_dir():
-        for metric in METRIC_NAMES:
-            (folder / f'{metric}.png').unlink(missing_ok=True)
-        if not any(folder.iterdir()):
-            folder.rmdir()
+    remove_plots(folder)
     numeric = [p for p in parameters
                if all(isinstance(r.get(p), (int, float)) for r in rows if p in r)]
     if not numeric:
