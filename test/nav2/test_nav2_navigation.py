@@ -73,10 +73,15 @@ WHEELSIM_SIDE_PROBLEMS = re.compile(
     r'footprint.*(?:invalid|not valid)|Failed to get .* frame transform|'
     r'\[(?:local|global)_costmap[^\]]*\]: .*(?:[Ee]rror|[Ff]ailed)|Robot is out of bounds')
 #: Scans the costmaps' TF message filter may drop (its 0.3 s transform timeout in simulated
-#: time, 75 ms of wall time at 4x, under a saturated 2-core machine): at most this share.
+#: time) and the collision monitor may skip (found in CI under load: it waits its
+#: transform_tolerance, 0.2 s, for odom -> base_footprint at its current time, which the
+#: localization node publishes 0.05 s apart; on a saturated 2-core machine one came later):
+#: at most this share of the scans the three take.
 MAX_DROPPED_SCAN_SHARE = 0.01
 SCAN_RATE_HZ = 10.0  # vehicle_sim's scan.rate in every preset
-DROPPED_SCAN = re.compile(r'Message Filter dropping message: frame \S+ at time')
+DROPPED_SCAN = re.compile(
+    r'Message Filter dropping message: frame \S+ at time|'
+    r'\[collision_monitor[^\]]*\] \[ERROR\] .*Lookup would require extrapolation into the future')
 #: AMCL's estimate after the goal sequence against the ground truth.
 AMCL_POSITION_TOLERANCE_M = 0.15
 AMCL_YAW_TOLERANCE_RAD = 0.1
@@ -158,10 +163,11 @@ def test_stock_nav2_reaches_every_goal_through_the_room(
     assert clearance_m > 0.05, f'minimum clearance {clearance_m:.3f} m\n{report}'
     for outcome in outcomes:  # no wandering: at most the table's detour more than straight
         assert outcome.path_length_m < 1.3 * outcome.straight_line_m + 1.0, report
-    problems = [line for line in output.splitlines() if WHEELSIM_SIDE_PROBLEMS.search(line)]
+    problems = [line for line in output.splitlines()
+                if WHEELSIM_SIDE_PROBLEMS.search(line) and not DROPPED_SCAN.search(line)]
     assert not problems, '\n'.join(problems[:20])
     dropped = len(DROPPED_SCAN.findall(output))
-    scans = 2 * SCAN_RATE_HZ * (end_s - start_s)  # two costmaps take every scan
+    scans = 3 * SCAN_RATE_HZ * (end_s - start_s)  # two costmaps and the collision monitor
     assert dropped <= MAX_DROPPED_SCAN_SHARE * scans, f'{dropped} of {scans:.0f} scans dropped'
     if localization == 'amcl':
         assert amcl, 'AMCL published no pose'
