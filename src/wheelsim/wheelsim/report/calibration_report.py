@@ -61,9 +61,12 @@ def params_tree(calibration: Calibration, geometry: Mapping[str, Estimate],
 
 
 def path_text(path: str | os.PathLike) -> str:
-    """``path`` as text a UTF-8 file can hold: bytes of its name that are not UTF-8 (which
-    Python reads as surrogates) as ``\\xNN``."""
-    return os.fsencode(path).decode('utf-8', 'backslashreplace')
+    """``path`` as one line of text a UTF-8 file can hold: bytes of its name that are not UTF-8
+    (which Python reads as surrogates) as ``\\xNN``, line breaks and other characters that do
+    not print (but the space) as Python writes them in a string (``\\n``, ``\\u2028``)."""
+    text = os.fsencode(path).decode('utf-8', 'backslashreplace')
+    return ''.join(c if c.isprintable() or c == ' ' else c.encode('unicode_escape').decode()
+                   for c in text)
 
 
 def write_params(calibration: Calibration, geometry: Mapping[str, Estimate], path: Path,
