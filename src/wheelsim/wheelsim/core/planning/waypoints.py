@@ -19,6 +19,8 @@ from wheelsim.core.planning.path import PlanningError
 
 #: Consecutive waypoints closer than this (metres) are rejected as duplicates.
 MIN_WAYPOINT_SPACING_M = 1e-3
+#: A waypoint at the start position may differ this much from the vehicle's heading (rad).
+START_HEADING_TOLERANCE_RAD = 1e-3
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,7 @@ class Waypoints:
                                     xy_m[0, 1] - pose.y_m) < MIN_WAYPOINT_SPACING_M:
             where = f'waypoint 0 ({xy_m[0, 0]:.3g}, {xy_m[0, 1]:.3g}) is the current position'
             turn = math.remainder(float(heading_rad[0]) - pose.yaw_rad, math.tau)
-            if abs(turn) > MIN_WAYPOINT_SPACING_M:  # NaN (free) is not
+            if abs(turn) > START_HEADING_TOLERANCE_RAD:  # NaN (free) is not
                 raise PlanningError(
                     f'{where}, with heading {heading_rad[0]:.3g} rad where the vehicle\'s is '
                     f'{pose.yaw_rad:.3g} rad: a path cannot turn on the spot; free its heading '
