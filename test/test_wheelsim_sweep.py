@@ -296,19 +296,23 @@ def test_signals_while_ray_shuts_down_keep_the_tables(tmp_path, command, signals
 
 # found in review: a Ctrl-C as a sweep wrote its tables (just after Ray's shutdown) left some of
 # them out, and one just before it started them left them all out (sweep and tune), as did one
-# while the rows were built after the runs, before Ray's shutdown
+# while the rows were built after the runs, before Ray's shutdown; an earlier command's plots
+# stayed (the tables of this one beside them)
 @pytest.mark.parametrize('ctrl_c_in', ['rows', 'tables'])
 @pytest.mark.parametrize('command', ['sweep', 'tune'])
 def test_ctrl_c_after_the_runs_keeps_the_tables_whole(tmp_path, command, ctrl_c_in):
     root = tmp_path / 'o' / 'short' / command
-    if command == 'sweep':  # an earlier sweep's plot (found in review: it stayed)
-        (root / 'plots').mkdir(parents=True)
-        (root / '.wheelsim-sweep').touch()
-        (root / 'plots' / 'cross_track_rms_m.png').write_bytes(b'an earlier sweep')
+    earlier = ['plots/cross_track_rms_m.png'] + (  # an earlier command's plots: they stayed
+        [] if command == 'sweep' else ['history.png', 'importance.png'])
+    (root / 'plots').mkdir(parents=True)
+    (root / f'.wheelsim-{command}').touch()
+    for plot in earlier:
+        (root / plot).write_bytes(b'an earlier command')
     done = run_with_signals(tmp_path, command, [], ctrl_c_in)
     assert done.returncode == 130 and 'Traceback' not in done.stderr, done.stdout + done.stderr
     assert '\ninterrupted: ' in done.stdout, done.stdout + done.stderr  # the command's line
     assert not (root / 'plots').exists()  # left to the resumed command
+    assert not [plot for plot in earlier if (root / plot).exists()]
     table = 'sweep' if command == 'sweep' else 'trials'
     assert len(read_rows(root / f'{table}.csv')) == 2
     assert (root / f'{table}.parquet').is_file() and (root / 'worst_runs.md').is_file()

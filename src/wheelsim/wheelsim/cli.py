@@ -417,7 +417,9 @@ def _tune(args: argparse.Namespace) -> int:
         if outcome.best is not None:
             (root / 'best_params.yaml').write_text(tune.params_file(outcome.best, parameters))
         outcome.interrupted = held.take() or outcome.interrupted  # (a second: out at once)
-    if not outcome.interrupted:  # Ctrl-C: out at once; the resumed command draws them
+        if outcome.interrupted:  # the resumed command draws its plots; an earlier command's go
+            tune.remove_study_plots(root)
+    if not outcome.interrupted:
         tables.plot_metrics(outcome.rows, parameters, metrics, root / 'plots')
         tune.write_study_plots(study, root, args.objective)
     if outcome.best is None:

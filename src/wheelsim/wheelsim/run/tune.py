@@ -37,6 +37,7 @@ from wheelsim.core import yaml_numbers
 from wheelsim.core.params import ParamSpec
 from wheelsim.report.metrics import LARGER_IS_BETTER
 from wheelsim.report.summary import criterion_excess
+from wheelsim.run import tables
 from wheelsim.run.execution import Job, RayRunner, job_key
 from wheelsim.run.held_signals import HeldSignals
 from wheelsim.run.sampling import Axis, as_parameter_types
@@ -373,6 +374,19 @@ def params_file(best: Mapping[str, Any], parameters: Sequence[str]) -> str:
     return header + yaml_numbers.dump(sections, sort_keys=True)
 
 
+#: The study's plots :func:`write_study_plots` writes into the tune's folder.
+STUDY_PLOTS = ('history', 'importance')
+
+
+def remove_study_plots(folder: Path) -> None:
+    """Remove an earlier command's study plots (:data:`STUDY_PLOTS`) and metric plots
+    (``plots/``, :func:`~wheelsim.run.tables.remove_plots`) from the tune's ``folder``: an
+    interrupted command leaves its plots to the resumed one, which draws every trial."""
+    for name in STUDY_PLOTS:
+        (folder / f'{name}.png').unlink(missing_ok=True)
+    tables.remove_plots(folder / 'plots')
+
+
 def write_study_plots(study, folder: Path, objective: str) -> list[Path]:
     """``history.png`` and ``importance.png`` (Optuna's matplotlib plots), the values named
     by the ``objective`` metric."""
@@ -387,8 +401,8 @@ def write_study_plots(study, folder: Path, objective: str) -> list[Path]:
     written = []
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')  # "experimental" notices of the plot functions
-        for name, plot in (('history', optuna_plots.plot_optimization_history),
-                           ('importance', optuna_plots.plot_param_importances)):
+        for name, plot in zip(STUDY_PLOTS, (optuna_plots.plot_optimization_history,
+                                            optuna_plots.plot_param_importances), strict=True):
             try:
                 axes = plot(study, target_name=objective)
             except (ValueError, RuntimeError):  # importances need two finished trials
