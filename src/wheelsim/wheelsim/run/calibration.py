@@ -315,9 +315,11 @@ def write_together(files: Sequence[tuple[Path, Callable[[Path], object]]]) -> No
     """Write each of ``files`` (its path, and what writes it to a given path) beside it under
     a new name, then put them all in place, so that a failed or interrupted write leaves none of
     them (a part of a set, which the next run would refuse or misread) and keeps the files
-    written before. A link is written through; a file keeps its permissions (a new one gets a
-    new file's). OSError names the path that could not be written."""
+    written before: a file that cannot be put in place puts back those put before it. A link is
+    written through; a file keeps its permissions (a new one gets a new file's). OSError names
+    the path that could not be written."""
     parts: list[Path] = []
+    kept: dict[Path, Path] = {}  # a file to be replaced -> a second name of it, until the end
     path = files[0][0]
     try:
         targets = []
@@ -335,14 +337,43 @@ def write_together(files: Sequence[tuple[Path, Callable[[Path], object]]]) -> No
                 pass
             targets.append(target)
         with HeldSignals():
-            for (given, _), part, target in zip(files, parts, targets, strict=True):
-                path = given  # named by an error
-                os.replace(part, target)
+            for target in targets:
+                second = _second_name(target) if target.is_file() else None
+                if second is not None:
+                    kept[target] = second
+            placed = []
+            try:
+                for (given, _), part, target in zip(files, parts, targets, strict=True):
+                    path = given
+                    os.replace(part, target)
+                    placed.append(target)
+            except OSError:
+                for target in placed:  # as they were: the file kept, or none
+                    if target in kept:
+                        os.replace(kept.pop(target), target)
+                    else:
+                        target.unlink(missing_ok=True)
+                raise
     except OSError as err:
         raise OSError(err.errno, err.strerror, str(path)) from None
     finally:
-        for part in parts:
-            part.unlink(missing_ok=True)
+        for extra in [*parts, *kept.values()]:
+            extra.unlink(missing_ok=True)
+
+
+def _second_name(path: Path) -> Path | None:
+    """A new hard link to the file at ``path``, beside it under a new name: the file as it is,
+    whatever replaces ``path``; None if the file system cannot link it (the file is then not
+    put back)."""
+    handle, name = tempfile.mkstemp(suffix='.old', prefix='.wheelsim-calibrate-',
+                                    dir=path.parent)
+    os.close(handle)
+    os.unlink(name)  # a name no other file has; os.link makes it again
+    try:
+        os.link(path, name)
+    except OSError:
+        return None
+    return Path(name)
 
 
 def _file_mode(path: Path) -> int:
