@@ -271,6 +271,25 @@ def test_a_fit_that_fails_at_steps_longer_than_the_samples_names_the_step_rate(
     assert not output.parent.exists()
 
 
+# found in review: 30 Hz samples (33 333 333 ns apart) at --step-rate 30 were called too coarse
+# for "at least 30 Hz", 3 ms samples asked for 333 Hz and 0.5 ms ones for "2e+03 Hz"
+@pytest.mark.parametrize('sample_ns, step_rate_hz, resolving', [
+    (33_333_333, 30.0, None), (3_000_000, 333.0, '334 Hz'), (500_000, 1000.0, '2000 Hz'),
+    (20_000_000, 50.0, None), (20_000_000, 49.0, '50 Hz')])
+def test_the_step_rate_hint_names_a_rate_that_resolves_the_samples(sample_ns, step_rate_hz,
+                                                                    resolving):
+    import types
+
+    import numpy as np
+
+    recording = types.SimpleNamespace(measured_t_s=np.arange(0, 100 * sample_ns, sample_ns) / 1e9)
+    hint = calibration._coarse_steps(recording, step_rate_hz, '--step-rate')
+    if resolving is None:
+        assert hint == ''
+    else:
+        assert f'a step rate of at least {resolving} resolves the recording' in hint, hint
+
+
 @pytest.mark.parametrize('step_rate_hz', [5.0, 10.0, 60.0, 1000.0])
 def test_the_params_file_runs_at_the_step_rate_of_the_fit(step_rate_hz):
     """Found in review: at --step-rate 10 the file set step_rate 10 and vehicle_sim refused it
@@ -329,10 +348,12 @@ def test_an_interrupted_write_leaves_none_of_the_three_files(differential_bag, t
 
 
 # noted in review: a file that could not be put in place (the third) left the two put before it,
-# a part of a set beside the file it belonged with
+# a part of a set beside the file it belonged with; where no hard link can be made (the earlier
+# file cannot be kept aside), the earlier file is replaced as before, never removed
+@pytest.mark.parametrize('linking', [True, False])
 @pytest.mark.parametrize('failing', [1, 2])
 def test_a_file_not_put_in_place_puts_back_the_others(differential_bag, tmp_path, monkeypatch,
-                                                      failing):
+                                                      failing, linking):
     output = tmp_path / 'out' / 'params.yaml'
     outputs = calibrate_bag(differential_bag, output)
     for path in output.parent.iterdir():  # an earlier set, told apart from the new one
@@ -347,15 +368,24 @@ def test_a_file_not_put_in_place_puts_back_the_others(differential_bag, tmp_path
         done.append(target)
         return replace(source, target)
 
+    def link_refused(source, target):
+        raise PermissionError(1, 'Operation not permitted')
+
     monkeypatch.setattr(os, 'replace', replace_failing)
+    if not linking:
+        monkeypatch.setattr(os, 'link', link_refused)
+    names = ['params.yaml', 'params_report.txt', 'params_response.png']
     for where, before in ((output.parent, written), (tmp_path / 'new', {})):
         done.clear()
         with pytest.raises(PermissionError) as raised:
             calibrate_bag(differential_bag, where / 'params.yaml', overwrite=True)
-        assert raised.value.filename == str(where / ('params_report.txt', 'params_response.png')[
-            failing - 1])
-        assert {path.name: path.read_bytes() for path in where.iterdir()} == before
-    assert outputs.report_path.read_bytes() == written['params_report.txt']
+        assert raised.value.filename == str(where / names[failing])
+        after = {path.name: path.read_bytes() for path in where.iterdir()}
+        assert set(after) == set(before)  # nothing left behind, nothing removed
+        replaced = {name for name in before if after[name] != before[name]}
+        assert replaced == (set() if linking else set(names[:failing]) & set(before))
+    assert (outputs.report_path.read_bytes() == written['params_report.txt']) == (
+        linking or failing == 1)
 
 
 # found in review: the files written under other names named the temporary file in the usage

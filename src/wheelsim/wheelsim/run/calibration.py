@@ -3,6 +3,7 @@ report and the plot (the fitting math is :mod:`wheelsim.core.calibration`)."""
 
 from __future__ import annotations
 
+import math
 import os
 import stat
 import tempfile
@@ -162,12 +163,18 @@ def _coarse_steps(recording: Recording, step_rate_hz: float, setting: str) -> st
     sampled (``setting``: the option or file line that gave ``step_rate_hz``): motion faster
     than a step cannot be fitted, whatever was recorded. Empty otherwise."""
     sample_s = float(np.median(np.diff(recording.measured_t_s)))
-    if not sample_s > 0 or step_rate_hz * sample_s >= 1.0:
+    # the samples' stamps are whole nanoseconds: 30 Hz samples are 33 333 333 ns apart
+    if not sample_s > 0 or step_rate_hz * sample_s >= 1.0 - SAMPLE_RATE_TOLERANCE:
         return ''
+    resolving_hz = math.ceil(1.0 / sample_s * (1.0 - SAMPLE_RATE_TOLERANCE))
     return (f' ({setting}: the fit simulates a step every {1e3 / step_rate_hz:.4g} ms, longer '
-            f'than the {1e3 * sample_s:.3g} ms between the recorded samples: motion within a '
-            f'step cannot be fitted; a step rate of at least {1.0 / sample_s:.3g} Hz '
+            f'than the {1e3 * sample_s:.4g} ms between the recorded samples: motion within a '
+            f'step cannot be fitted; a step rate of at least {resolving_hz} Hz '
             'resolves the recording, vehicle_sim\'s default is 1000 Hz)')
+
+
+#: The relative difference within which a step rate counts as the samples' rate.
+SAMPLE_RATE_TOLERANCE = 1e-6
 
 
 def _check_outputs(given: str, overwrite: bool) -> tuple[Path, Path, Path]:
@@ -315,11 +322,13 @@ def write_together(files: Sequence[tuple[Path, Callable[[Path], object]]]) -> No
     """Write each of ``files`` (its path, and what writes it to a given path) beside it under
     a new name, then put them all in place, so that a failed or interrupted write leaves none of
     them (a part of a set, which the next run would refuse or misread) and keeps the files
-    written before: a file that cannot be put in place puts back those put before it. A link is
+    written before: a file that cannot be put in place puts back those put before it (a file no
+    hard link can keep aside stays replaced; a new one is removed). A link is
     written through; a file keeps its permissions (a new one gets a new file's). OSError names
     the path that could not be written."""
     parts: list[Path] = []
     kept: dict[Path, Path] = {}  # a file to be replaced -> a second name of it, until the end
+    new: set[Path] = set()  # the targets no file had
     path = files[0][0]
     try:
         targets = []
@@ -338,8 +347,9 @@ def write_together(files: Sequence[tuple[Path, Callable[[Path], object]]]) -> No
             targets.append(target)
         with HeldSignals():
             for target in targets:
-                second = _second_name(target) if target.is_file() else None
-                if second is not None:
+                if not target.exists():
+                    new.add(target)
+                elif (second := _second_name(target)) is not None:
                     kept[target] = second
             placed = []
             try:
@@ -351,7 +361,7 @@ def write_together(files: Sequence[tuple[Path, Callable[[Path], object]]]) -> No
                 for target in placed:  # as they were: the file kept, or none
                     if target in kept:
                         os.replace(kept.pop(target), target)
-                    else:
+                    elif target in new:
                         target.unlink(missing_ok=True)
                 raise
     except OSError as err:
