@@ -29,10 +29,10 @@ def _unit(key: str) -> str:
 
 def params_tree(calibration: Calibration, geometry: Mapping[str, Estimate],
                 step_rate_hz: float) -> dict:
-    """The vehicle_sim parameters: the step rate the fit simulated at (the fitted dead times
-    are whole steps of it; the output rates whose defaults it is below, at it), the fitted
-    actuators, and the geometry joint_states gave (the omni's lever is reported only: it does
-    not separate wheel_base from track)."""
+    """The vehicle_sim parameters: the step rate the fit simulated at (to whose steps
+    vehicle_sim rounds the fitted dead times, real numbers of seconds; the output rates whose
+    defaults it is below, at it), the fitted actuators, and the geometry joint_states gave (the
+    omni's lever is reported only: it does not separate wheel_base from track)."""
     # + 0.0: a value rounded to zero from below is written 0.0, not -0.0
     values: dict = {key: round(float(value), 6) + 0.0
                     for key, value in calibration.values.items()}
