@@ -7,6 +7,8 @@ one line, before the fit."""
 import os
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 import yaml
@@ -386,6 +388,58 @@ def test_a_file_not_put_in_place_puts_back_the_others(differential_bag, tmp_path
         assert replaced == (set() if linking else set(names[:failing]) & set(before))
     assert (outputs.report_path.read_bytes() == written['params_report.txt']) == (
         linking or failing == 1)
+
+
+# found in review: a put-back that failed too stopped the others (the later files stayed new,
+# their earlier files removed with their second names), left its own earlier file under a
+# hidden name that nothing named, and raised the put-back's error; a second name that could
+# not be made (no inode left) ended the write naming another file
+def test_a_file_not_put_back_is_named_and_the_others_are_put_back(differential_bag, tmp_path,
+                                                                 monkeypatch):
+    output = tmp_path / 'out' / 'params.yaml'
+    calibrate_bag(differential_bag, output)
+    for path in output.parent.iterdir():  # an earlier set, told apart from the new one
+        path.write_bytes(path.read_bytes() + b'\n# earlier\n')
+    written = {path.name: path.read_bytes() for path in output.parent.iterdir()}
+    replace = os.replace
+
+    def replace_failing(source, target):
+        if Path(source).name.endswith(calibration.PART_SUFFIX) and Path(target).suffix == '.png':
+            raise PermissionError(13, 'Permission denied')  # the third file, the plot
+        if Path(source).suffix == '.old' and Path(target).suffix == '.yaml':
+            raise OSError(5, 'Input/output error')  # putting back the params file
+        return replace(source, target)
+
+    monkeypatch.setattr(os, 'replace', replace_failing)
+    with pytest.raises(PermissionError) as raised:
+        calibrate_bag(differential_bag, output, overwrite=True)
+    message = str(raised.value)
+    assert raised.value.filename == str(output.parent / 'params_response.png')
+    assert raised.value.strerror.startswith('Permission denied (')
+    after = {path.name: path.read_bytes() for path in output.parent.iterdir()}
+    kept = [name for name in after if name.endswith('.old')]
+    assert len(kept) == 1 and after[kept[0]] == written['params.yaml']
+    assert f'{output.resolve()} not put back: Input/output error; the earlier file is ' \
+        f'{output.resolve().parent / kept[0]}' in message
+    assert after['params_report.txt'] == written['params_report.txt']  # put back
+    assert after['params_response.png'] == written['params_response.png']
+    assert after['params.yaml'] != written['params.yaml']  # new, as the message says
+    assert set(after) == set(written) | set(kept)
+
+    def mkstemp_failing(*args, suffix='', **kwargs):
+        if suffix == '.old':
+            raise OSError(28, 'No space left on device')
+        return mkstemp(*args, suffix=suffix, **kwargs)
+
+    (output.parent / kept[0]).unlink()
+    output.write_bytes(written['params.yaml'])
+    mkstemp = tempfile.mkstemp
+    monkeypatch.undo()
+    monkeypatch.setattr(tempfile, 'mkstemp', mkstemp_failing)
+    calibrate_bag(differential_bag, output, overwrite=True)  # replaced, not kept aside
+    after = {path.name: path.read_bytes() for path in output.parent.iterdir()}
+    assert set(after) == set(written)
+    assert all(after[name] != written[name] for name in written)
 
 
 # found in review: the files written under other names named the temporary file in the usage

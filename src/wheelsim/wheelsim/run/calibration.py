@@ -325,7 +325,8 @@ def write_together(files: Sequence[tuple[Path, Callable[[Path], object]]]) -> No
     written before: a file that cannot be put in place puts back those put before it (a file no
     hard link can keep aside stays replaced; a new one is removed). A link is
     written through; a file keeps its permissions (a new one gets a new file's). OSError names
-    the path that could not be written."""
+    the path that could not be written, and each earlier file that could not be put back either
+    and the name it is kept under (never removed)."""
     parts: list[Path] = []
     kept: dict[Path, Path] = {}  # a file to be replaced -> a second name of it, until the end
     new: set[Path] = set()  # the targets no file had
@@ -357,12 +358,10 @@ def write_together(files: Sequence[tuple[Path, Callable[[Path], object]]]) -> No
                     path = given
                     os.replace(part, target)
                     placed.append(target)
-            except OSError:
-                for target in placed:  # as they were: the file kept, or none
-                    if target in kept:
-                        os.replace(kept.pop(target), target)
-                    elif target in new:
-                        target.unlink(missing_ok=True)
+            except OSError as err:
+                not_put_back = _put_back(placed, kept, new)
+                if not_put_back:
+                    raise OSError(err.errno, f'{err.strerror} ({not_put_back})') from None
                 raise
     except OSError as err:
         raise OSError(err.errno, err.strerror, str(path)) from None
@@ -371,15 +370,34 @@ def write_together(files: Sequence[tuple[Path, Callable[[Path], object]]]) -> No
             extra.unlink(missing_ok=True)
 
 
+def _put_back(placed: Sequence[Path], kept: dict[Path, Path], new: set[Path]) -> str:
+    """Each of ``placed`` as it was: its earlier file from its second name in ``kept``
+    (popped), or none if it is in ``new``. Every one is tried; an earlier file that cannot be
+    put back stays under its second name (popped too, so that it is not removed). Returns what
+    could not be put back, for an error message ('' if all were)."""
+    failed = []
+    for target in placed:
+        try:
+            if target in kept:
+                os.replace(kept[target], target)
+                del kept[target]
+            elif target in new:
+                target.unlink(missing_ok=True)
+        except OSError as err:
+            where = f'the earlier file is {kept.pop(target)}' if target in kept else 'left new'
+            failed.append(f'{target} not put back: {err.strerror}; {where}')
+    return '; '.join(failed)
+
+
 def _second_name(path: Path) -> Path | None:
     """A new hard link to the file at ``path``, beside it under a new name: the file as it is,
-    whatever replaces ``path``; None if the file system cannot link it (the file is then not
-    put back)."""
-    handle, name = tempfile.mkstemp(suffix='.old', prefix='.wheelsim-calibrate-',
-                                    dir=path.parent)
-    os.close(handle)
-    os.unlink(name)  # a name no other file has; os.link makes it again
+    whatever replaces ``path``; None if none can be made there (a file system that cannot link,
+    no name left in the folder): the file is then not put back."""
     try:
+        handle, name = tempfile.mkstemp(suffix='.old', prefix='.wheelsim-calibrate-',
+                                        dir=path.parent)
+        os.close(handle)
+        os.unlink(name)  # a name no other file has; os.link makes it again
         os.link(path, name)
     except OSError:
         return None
