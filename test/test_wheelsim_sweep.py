@@ -396,11 +396,11 @@ def test_ctrl_c_while_ray_starts_ends_every_process_of_the_sweep(tmp_path):
      "--address 'bogus:::': expected auto, ray://HOST:PORT or HOST:PORT"),
     # found in review: the planner planned nothing for such a point (the vehicle is not omni)
     (['sweep', '--param', 'planner.holonomic=false,true'],
-     "nodes.planner.holonomic: only an omni vehicle moves sideways; the model is 'differential' "
-     '(vehicle_sim.model)'),
+     "--param planner.holonomic: only an omni vehicle moves sideways; the model is "
+     "'differential' (vehicle_sim.model)"),
     (['tune', '--param', 'planner.holonomic=false,true', '--objective', 'cross_track_rms_m'],
-     "nodes.planner.holonomic: only an omni vehicle moves sideways; the model is 'differential' "
-     '(vehicle_sim.model)'),
+     "--param planner.holonomic: only an omni vehicle moves sideways; the model is "
+     "'differential' (vehicle_sim.model)"),
     (['sweep', '--param', 'seed=9223372036854775808'],
      '--param seed: 9.223372036854776e+18 must be an integer in [0, 2**63-1]'),
     (['sweep', '--param', 'seed=-9223372036854775808..9223372036854775807'],

@@ -135,19 +135,24 @@ def test_a_scenario_without_waypoints_is_refused(capsys, signal_handlers_kept, t
 
 
 @pytest.mark.parametrize('argv, message', [
+    # found in review: a value given by --param was named as the scenario file's
     (['run', '--param', 'planner.waypoints=[0.0,0.0,.nan]'],
-     "the default scenario: nodes.planner.waypoints: the only waypoint, (0, 0), is vehicle_sim's "
+     "--param planner.waypoints: the only waypoint, (0, 0), is vehicle_sim's "
      'initial_pose: the vehicle is there already and would stand still; give the waypoints to '
      'drive through'),
     (['run', '--param', 'planner.waypoints=[1.5,-2.0,0.0]', '--param',
       'vehicle_sim.initial_pose.x=1.5', '--param', 'vehicle_sim.initial_pose.y=-2.0'],
-     "the default scenario: nodes.planner.waypoints: the only waypoint, (1.5, -2), is "
+     "--param planner.waypoints: the only waypoint, (1.5, -2), is "
      "vehicle_sim's initial_pose: the vehicle is there already and would stand still; give the "
      'waypoints to drive through'),
     (['run', '--param', 'localization.map_frame=world'],
-     "the default scenario: the map frame (frame_prefix + map_frame) differs between the nodes: "
+     "the default scenario with --param localization.map_frame: the map frame (frame_prefix + "
+     "map_frame) differs between the nodes: "
      "localization 'world', planner 'map', controller 'map'; the controller refuses a pose or "
      'plan in another frame than its own: give each the same'),
+    (['run', '--param', 'planner.holonomic=true'],
+     "--param planner.holonomic: only an omni vehicle moves sideways; the model is "
+     "'differential' (vehicle_sim.model)"),
 ])
 def test_a_run_that_would_stand_still_is_refused_before_it_starts(argv, message, capsys,
                                                                   signal_handlers_kept,

@@ -194,6 +194,10 @@ def check_across_nodes(scenario: Scenario) -> None:
         frames[node] = f'{values["frame_prefix"]}{values["map_frame"]}'
     if len(set(frames.values())) > 1:
         given = ', '.join(f'{node} {frame!r}' for node, frame in frames.items())
+        options = [key for key in scenario.overridden if key in {
+            f'{node}.{name}' for node in MAP_FRAME_NODES for name in ('frame_prefix', 'map_frame')}]
+        if options:
+            where = f'{where} with --param {", ".join(options)}'
         raise ScenarioError(f'{where}: the map frame (frame_prefix + map_frame) differs between '
                             f'the nodes: {given}; the controller refuses a pose or plan in '
                             'another frame than its own: give each the same')
@@ -203,7 +207,8 @@ def check_across_nodes(scenario: Scenario) -> None:
         vehicle = {**node_defaults()['vehicle_sim'], **scenario.node_parameters['vehicle_sim']}
         x_m, y_m = vehicle['initial_pose.x'], vehicle['initial_pose.y']
         if math.hypot(waypoints[0] - x_m, waypoints[1] - y_m) < MIN_WAYPOINT_SPACING_M:
-            raise ScenarioError(f'{where}: nodes.planner.waypoints: the only waypoint, '
+            waypoints_key = _named(scenario, where, 'planner.waypoints')
+            raise ScenarioError(f'{waypoints_key}: the only waypoint, '
                                 f'({waypoints[0]:g}, {waypoints[1]:g}), is vehicle_sim\'s '
                                 'initial_pose: the vehicle is there already and would stand '
                                 'still; give the waypoints to drive through')
@@ -215,8 +220,14 @@ def check_across_nodes(scenario: Scenario) -> None:
         importlib.import_module(NODE_CLASSES['planner'][0]).check_parameters(
             {**planner, 'model': model})
     except ParameterError as err:
-        raise ScenarioError(f'{where}: nodes.planner.{err.name}: {err.allowed} '
+        raise ScenarioError(f'{_named(scenario, where, f"planner.{err.name}")}: {err.allowed} '
                             '(vehicle_sim.model)') from None
+
+
+def _named(scenario: Scenario, where: str, key: str) -> str:
+    """``key`` (``node.param``) as the user gave it, for an error: ``--param <key>``, or
+    ``<where>: nodes.<key>`` (``where``: the scenario file)."""
+    return f'--param {key}' if key in scenario.overridden else f'{where}: nodes.{key}'
 
 
 def _goal_tolerance_m(scenario: Scenario) -> float:

@@ -102,6 +102,9 @@ class Scenario:
     nodes_given: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """``{node: names}``: the parameters the scenario's ``nodes:`` gives (not its params file),
     which its runs must use (:func:`check_used`)."""
+    overridden: tuple[str, ...] = ()
+    """The ``node.param`` names ``--param`` gave (:func:`with_overrides`): an error about
+    their values names the option, not the scenario file."""
 
 
 def check_seed(what: str, value: Any, bits: int = SEED_BITS) -> None:
@@ -427,4 +430,7 @@ def with_overrides(scenario: Scenario, overrides: Mapping[str, Any],
             by_node.setdefault(node, {})[name] = value
     for node, given in by_node.items():
         check(node, parameters[node], given)
-    return dataclasses.replace(scenario, node_parameters=parameters, seed=seed)
+    overridden = tuple(dict.fromkeys([*scenario.overridden, *(
+        key for key in overrides if key != SEED_KEY)]))
+    return dataclasses.replace(scenario, node_parameters=parameters, seed=seed,
+                               overridden=overridden)
