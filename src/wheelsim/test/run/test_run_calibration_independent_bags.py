@@ -159,6 +159,8 @@ def test_the_command_refuses_a_track_the_bag_cannot_give_and_takes_it_from_param
                     _differential_params(tmp_path, track_m=0.5))
     assert done.returncode == 0, done.stderr
     assert 'geometry held fixed, from --params: track 0.5 m' in done.stdout
+    # found in review: the report ended "Geometry: from joint_states" without any
+    assert 'joint_states' not in done.stdout
     fitted = flat_params(tmp_path / 'out' / 'params.yaml')
     prefix = 'model_params.differential.drive_actuators.'
     assert fitted[prefix + 'dead_time'] == pytest.approx(0.12, abs=0.02)
@@ -186,5 +188,6 @@ def test_the_report_names_a_params_file_geometry_that_joint_states_replaced(tmp_
     assert done.returncode == 0, done.stderr
     assert re.search(r'geometry from joint_states, not from --params: track 0\.(49|50)\d* m '
                      r'\(the file: 0\.7\)', done.stdout), done.stdout
+    assert 'The geometry from joint_states assumes rolling without slip.' in done.stdout
     assert flat_params(tmp_path / 'out' / 'params.yaml')[
         'model_params.differential.track'] == pytest.approx(0.5, rel=0.01)

@@ -114,8 +114,9 @@ def format_report(calibration: Calibration, geometry: Mapping[str, Estimate],
         f'{channel} {rms:.4g} {CHANNEL_UNITS[channel]}'
         for channel, rms in calibration.rms.items())]
     lines += ['', 'The intervals assume the model is right and scale the residual noise up for '
-              'its correlation; vehicle_sim rounds a dead time to its step. Geometry: from '
-              'joint_states, assuming rolling without slip.']
+              'its correlation; vehicle_sim rounds a dead time to its step.' + (
+                  ' The geometry from joint_states assumes rolling without slip.' if geometry
+                  else '')]
     return '\n'.join(lines) + '\n'
 
 
