@@ -92,6 +92,12 @@ def test_the_plots_are_this_sweeps_and_none_without_a_numeric_parameter_or_value
     plot_metrics(ROWS, ['c.k'], metrics, tmp_path / 'plots')
     assert plot_metrics(all_failed, ['c.k'], metrics, tmp_path / 'plots') == []
     assert not (tmp_path / 'plots').exists()
+    # found in review: plots/ as a link to a folder (written through) failed on rmdir
+    (tmp_path / 'mine').mkdir()
+    (tmp_path / 'plots').symlink_to(tmp_path / 'mine')
+    assert plot_metrics(ROWS, ['c.k'], metrics, tmp_path / 'plots')
+    assert plot_metrics(all_failed, ['c.k'], metrics, tmp_path / 'plots') == []
+    assert (tmp_path / 'plots').is_symlink() and not [*(tmp_path / 'mine').iterdir()]
     assert plots_summary([], metric_columns(text_only), tmp_path) == 'none (no numeric parameter)'
     assert plots_summary([], metric_columns(all_failed), tmp_path) == 'none (no finished run)'
     assert plots_summary([tmp_path / 'a.png'], metrics, tmp_path) == str(tmp_path)

@@ -101,11 +101,12 @@ def _wrapped(name: str) -> str:
 
 def remove_plots(folder: Path) -> None:
     """Remove an earlier sweep's plots from ``folder`` (``<metric>.png`` of any metric in
-    :data:`METRIC_NAMES`; anything else stays), and the folder too if that leaves it empty."""
+    :data:`METRIC_NAMES`; anything else stays), and the folder too if that leaves it empty
+    (a link to a folder stays: the plots are written through it)."""
     if folder.is_dir():
         for metric in METRIC_NAMES:
             (folder / f'{metric}.png').unlink(missing_ok=True)
-        if not any(folder.iterdir()):
+        if not folder.is_symlink() and not any(folder.iterdir()):
             folder.rmdir()
 
 
