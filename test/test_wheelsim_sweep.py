@@ -108,8 +108,8 @@ def test_a_failing_point_is_reported_the_others_finish_and_a_rerun_skips_them(tm
             '--quiet']
     env = {**os.environ, 'PYTHONPATH': f'{tmp_path}{os.pathsep}{os.environ.get("PYTHONPATH", "")}'}
 
-    def sweep():
-        return subprocess.run([shutil.which('wheelsim'), *args], cwd=tmp_path, env=env,
+    def sweep(*more):
+        return subprocess.run([shutil.which('wheelsim'), *args, *more], cwd=tmp_path, env=env,
                               capture_output=True, text=True, timeout=600)
 
     first = sweep()
@@ -126,8 +126,11 @@ def test_a_failing_point_is_reported_the_others_finish_and_a_rerun_skips_them(tm
     for path in (root / 'runs').rglob('error.txt'):
         assert f'(runs/{path.relative_to(root / "runs")})' in first.stdout
     done = {r['run']: (root / r['run'] / 'metrics.json').stat().st_mtime_ns for r in rows[2:]}
-    second = sweep()  # the two finished points are skipped
+    assert (root / 'plots' / 'cross_track_rms_m.png').is_file()
+    second = sweep('--no-plots')  # the two finished points are skipped
     assert second.returncode == 1, second.stdout + second.stderr
+    # the first sweep's plots go: they would stand beside tables they were not drawn from
+    assert 'plots: not drawn (--no-plots)' in second.stdout and not (root / 'plots').exists()
     assert '2 runs already done, skipped' in second.stdout
     assert '2 of 4 points failed' in second.stdout  # the failed ones were tried again
     assert {r: (root / r / 'metrics.json').stat().st_mtime_ns for r in done} == done

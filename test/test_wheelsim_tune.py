@@ -68,11 +68,13 @@ def test_tune_finds_the_known_best_lead_time_and_resumes(tmp_path):
         assert (root / plot).stat().st_size > 5_000, plot
     assert (root / 'trials.parquet').is_file() and (root / 'study.db').is_file()
 
-    more = wheelsim('tune', str(scenario), *TUNE, '--trials', '18', cwd=tmp_path)
+    more = wheelsim('tune', str(scenario), *TUNE, '--trials', '18', '--no-plots', cwd=tmp_path)
     assert more.returncode == 0, more.stdout + more.stderr
     with (root / 'trials.csv').open() as handle:
         assert len(list(csv.DictReader(handle))) == 18
-    assert '(2 runs this time)' in more.stdout
+    assert '(2 runs this time)' in more.stdout and 'plots: not drawn (--no-plots)' in more.stdout
+    # the first command's plots go: they would stand beside trials they were not drawn from
+    assert not any((root / plot).exists() for plot in ('history.png', 'importance.png', 'plots'))
 
     other = wheelsim('tune', str(scenario), *TUNE[:2], '--objective', 'heading_error_rms_rad',
                      *TUNE[4:], cwd=tmp_path)

@@ -150,6 +150,8 @@ def _add_ray_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument('--quiet', action='store_true', help='no progress bar')
     parser.add_argument('--bags', action='store_true', help="keep each run's bag (default: "
                         'none; the metrics are read in memory)')
+    parser.add_argument('--no-plots', action='store_true', help="skip the plots (an earlier "
+                        "command's in the folder are removed)")
 
 
 #: What every --param help says of quotes (docs/wheelsim_run.md: a quoted text is one value).
@@ -322,10 +324,10 @@ def _sweep(args: argparse.Namespace) -> int:
         else:
             tables.write_tables(summary, root / 'robustness')
         outcome.interrupted = held.take() or outcome.interrupted  # (a second: out at once)
-        if outcome.interrupted:  # the resumed command draws its plots; an earlier sweep's go
-            tables.remove_plots(root / 'plots')
-    plotted = [] if outcome.interrupted else tables.plot_metrics(rows, parameters, metrics,
-                                                                 root / 'plots')
+        if outcome.interrupted or args.no_plots:  # (the resumed command draws its plots)
+            tables.remove_plots(root / 'plots')  # an earlier sweep's: not of these rows
+    drawn = not outcome.interrupted and not args.no_plots
+    plotted = tables.plot_metrics(rows, parameters, metrics, root / 'plots') if drawn else []
     shown = ['point', *parameters, *metrics[:4], 'passed']
     if any(r['error'] for r in rows[:MAX_ROWS_SHOWN]):  # failed or not run: say which
         shown.append('error')
@@ -345,6 +347,7 @@ def _sweep(args: argparse.Namespace) -> int:
             if line['metric'] == metrics[0]:
                 print(f'  worst {line["metric"]}: {line["reproduce"]}')
     plots = ('not drawn (interrupted)' if outcome.interrupted else
+             'not drawn (--no-plots)' if args.no_plots else
              tables.plots_summary(plotted, metrics, root / 'plots'))
     print(f'tables: {csv_path}, {parquet_path}  plots: {plots}  worst runs: '
           f'{root / "worst_runs.md"}' + (f'  ({_counted(outcome.skipped, "run")} already done, '
@@ -417,9 +420,9 @@ def _tune(args: argparse.Namespace) -> int:
         if outcome.best is not None:
             (root / 'best_params.yaml').write_text(tune.params_file(outcome.best, parameters))
         outcome.interrupted = held.take() or outcome.interrupted  # (a second: out at once)
-        if outcome.interrupted:  # the resumed command draws its plots; an earlier command's go
-            tune.remove_study_plots(root)
-    if not outcome.interrupted:
+        if outcome.interrupted or args.no_plots:  # (the resumed command draws its plots)
+            tune.remove_study_plots(root)  # an earlier command's: not of these trials
+    if not outcome.interrupted and not args.no_plots:
         tables.plot_metrics(outcome.rows, parameters, metrics, root / 'plots')
         tune.write_study_plots(study, root, args.objective)
     if outcome.best is None:
@@ -435,16 +438,18 @@ def _tune(args: argparse.Namespace) -> int:
               f'interrupted: the study in {root} keeps its finished trials; the same command '
               'resumes it')
         return EXIT_INTERRUPTED
-    # The same scenario, overrides and seed: the same run, now with its bag and plots.
+    # The same scenario, overrides and seed: the same run, now with its bag (and plots).
     best_scenario = with_overrides(scenario, {p: best[p] for p in parameters}, check)
-    if run_scenario(best_scenario, best_run.parent, show_progress=False,
-                    overwrite=True).interrupted:
+    if run_scenario(best_scenario, best_run.parent, show_progress=False, overwrite=True,
+                    make_plots=not args.no_plots).interrupted:
         print(f'interrupted while the best trial ran again with its bag ({best_run}): the '
               'same command runs it again')
         return EXIT_INTERRUPTED
-    print(f'params: {root / "best_params.yaml"}  best run (bag, plots): {best_run}\n'
-          f'trials: {csv_path}  history: {root / "history.png"}  importance: '
-          f'{root / "importance.png"}  ({_counted(outcome.ran, "run")} this time)')
+    study_plots = ('plots: not drawn (--no-plots)' if args.no_plots else
+                   f'history: {root / "history.png"}  importance: {root / "importance.png"}')
+    print(f'params: {root / "best_params.yaml"}  best run (bag'
+          f'{"" if args.no_plots else ", plots"}): {best_run}\n'
+          f'trials: {csv_path}  {study_plots}  ({_counted(outcome.ran, "run")} this time)')
     return 0 if outcome.best_feasible else 1
 
 
