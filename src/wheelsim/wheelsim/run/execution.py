@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import re
 import shutil
@@ -38,6 +39,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from wheelsim.run.held_signals import HeldSignals
 from wheelsim.run.output import ERROR_FILE
 from wheelsim.run.scenario import Scenario, ScenarioError
 
@@ -188,18 +190,26 @@ def _check_reachable(address: str) -> None:
 
 @contextlib.contextmanager
 def _without_sigint() -> Iterator[None]:
-    """SIGINT blocked in this thread for the block, so that the processes it starts never take
-    one: they inherit the block (the signal mask survives fork and exec). A Ctrl-C, which the
-    terminal sends to the whole process group, then reaches this process alone, which ends them
-    (``ray.shutdown``); taken by Ray's processes while ``ray.init`` started them, it left two
-    of them running for good, and taken inside ``ray.init`` it could crash it (SIGSEGV). One
-    that comes meanwhile is raised when the block ends, provided no other thread of the process
-    takes it (the CLI's threads all block it; a thread of a Python API caller may not)."""
+    """SIGINT blocked in this thread for the block, so that the processes and threads it starts
+    never take one: they inherit the block (the signal mask survives fork and exec). A Ctrl-C,
+    which the terminal sends to the whole process group, then reaches this process alone, which
+    ends them (``ray.shutdown``); taken by Ray's processes while ``ray.init`` started them, it
+    left two of them running for good. SIGTERM is left unblocked: Ray's processes would inherit
+    that too, and ``ray.shutdown`` ends each with a SIGTERM, waiting 1 s for one that does not
+    end before it kills it (a shutdown of 1.4 s took 5.4 s)."""
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # a held Ctrl-C is raised here
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+class _WithoutThreadNotice(logging.Filter):
+    """Leaves out Ray's warning that ``ray.init`` in a thread other than the main one sets no
+    SIGTERM handler: :meth:`RayRunner._init_in_thread` runs it there for that."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith('SIGTERM handler is not set')
 
 
 def _import_ray_without_driver_failure_handler() -> Any:
@@ -241,6 +251,8 @@ class RayRunner:
         self._address = address
         self._requested = workers
         self.workers = 0
+        self._ray_thread: threading.Thread | None = None  # a local instance's (_init_in_thread)
+        self._ray_ended = threading.Event()
 
     def __enter__(self) -> RayRunner:
         os.environ.setdefault('RAY_USAGE_STATS_ENABLED', '0')  # nothing leaves the machine
@@ -258,11 +270,11 @@ class RayRunner:
         try:
             self._start(ray)
         except BaseException:
-            ray.shutdown()
+            self._shutdown(ray)
             raise
         finally:
-            # ray.init takes SIGTERM over (its handler exits 15): the caller's
-            # handling again (the CLI's: as Ctrl-C), where it can be set (the main thread)
+            # ray.init in the main thread (a cluster's) takes SIGTERM over (its handler exits
+            # 15): the caller's handling again (the CLI's: as Ctrl-C), where it can be set
             if threading.current_thread() is threading.main_thread() and sigterm is not None:
                 signal.signal(signal.SIGTERM, sigterm)
         self._task = ray.remote(num_cpus=1, max_retries=0)(run_job)
@@ -270,9 +282,7 @@ class RayRunner:
 
     def _start(self, ray: Any) -> None:
         """``ray.init``: the cluster at the address, or a new local instance on the loopback
-        whose processes take no Ctrl-C (:func:`_without_sigint`)."""
-        import logging
-
+        (:meth:`_init_in_thread`)."""
         if self._address:
             _check_reachable(self._address)
             try:
@@ -288,10 +298,9 @@ class RayRunner:
             # The workers inherit this environment (ROS, loopback DDS, domain range).
             # address='local': a new private instance, never a cluster that `ray start` left
             # running on this machine (which ray.init() without an address would join).
-            with _without_sigint():
-                ray.init(address='local', num_cpus=self.workers, include_dashboard=False,
-                         _node_ip_address=LOOPBACK,
-                         logging_level=logging.WARNING, log_to_driver=False)
+            self._init_in_thread(ray, address='local', num_cpus=self.workers,
+                                 include_dashboard=False, _node_ip_address=LOOPBACK,
+                                 logging_level=logging.WARNING, log_to_driver=False)
             node_address = ray.util.get_node_ip_address()
             if node_address != LOOPBACK:  # Ray was imported before the switch was set
                 raise RuntimeError(
@@ -306,7 +315,54 @@ class RayRunner:
         :data:`DRIVER_FAILURE_HANDLER_SWITCH`)."""
         import ray
 
+        self._shutdown(ray)
+
+    def _init_in_thread(self, ray: Any, **options: Any) -> None:
+        """``ray.init(**options)`` for a new local instance, in a thread of its own (with SIGINT
+        blocked: :func:`_without_sigint`) that this one waits for holding Ctrl-C and SIGTERM
+        (:class:`~wheelsim.run.held_signals.HeldSignals`: handed to their handlers, the CLI's
+        raise KeyboardInterrupt, once ``ray.init`` has returned or raised; its error is raised
+        after them). In the main thread ``ray.init`` sets a SIGTERM handler of its own
+        (``sys.exit``), which a SIGTERM then ran at whatever line ``ray.init`` was on: the
+        command ended with exit 15 and no word, before ``ray.init`` had made the node that
+        ``ray.shutdown`` ends, so the agents the raylet had started were left running. In
+        another thread it sets none. The thread lives until :meth:`_shutdown`: the kernel ends
+        the processes it started when it ends (Ray has them killed when their parent ends, and
+        the parent that counts is the thread that started them)."""
+        failure: list[BaseException] = []
+        returned = threading.Event()
+        self._ray_ended = threading.Event()
+
+        def start() -> None:
+            try:
+                with _without_sigint():
+                    ray.init(**options)
+            except BaseException as err:  # noqa: BLE001 - raised in the waiting thread
+                failure.append(err)
+            returned.set()
+            self._ray_ended.wait()
+
+        notice = _WithoutThreadNotice()  # on the logger of ray.init (Ray 2.60)
+        logging.getLogger('ray._private.worker').addFilter(notice)
+        try:
+            with HeldSignals():
+                # daemon: a caller that ends without __exit__ is not held up by it (Ray's
+                # atexit handler shuts the instance down)
+                self._ray_thread = threading.Thread(target=start, name='ray.init', daemon=True)
+                self._ray_thread.start()
+                returned.wait()
+        finally:
+            logging.getLogger('ray._private.worker').removeFilter(notice)
+        if failure:
+            raise failure[0]
+
+    def _shutdown(self, ray: Any) -> None:
+        """``ray.shutdown``, then the end of the thread that started the local instance."""
         ray.shutdown()
+        self._ray_ended.set()
+        if self._ray_thread is not None:
+            self._ray_thread.join()
+            self._ray_thread = None
 
     def run(self, jobs: Iterable[Job], root: Path) -> Iterator[tuple[Job, dict[str, Any]]]:
         """Run ``jobs``, yielding ``(job, result)`` as each finishes (see :func:`run_job`; a
