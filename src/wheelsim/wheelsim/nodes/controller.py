@@ -8,8 +8,10 @@ in the map frame: x along-track, y cross-track [m], z heading error [rad]; see
 :class:`wheelsim.core.tracking.reference.TrackingErrors`), both every control step.
 
 The loop runs on a ROS timer, so it follows the node's clock in every clock mode; each step
-moves the latest pose on to the present with the odometry's body twist (it may be a few
-milliseconds old, more in a run faster than real time). A plan whose
+moves the latest pose on to the present (it may be a few milliseconds old; on a busy machine
+in a run faster than real time, up to a second): from the odometry's body twist, following the
+commands this node sent since through the vehicle's lag, ``lead_time``
+(:mod:`wheelsim.core.tracking.prediction`). A plan whose
 poses carry increasing stamps is followed on that schedule: the first pose's stamp is the
 start when it lies within ``plan_clock_tolerance`` of this node's clock; otherwise (a planner on
 another clock, a recorded plan, a latched plan delivered late) the schedule goes on from the
@@ -34,7 +36,7 @@ import numpy as np
 from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped, Vector3Stamped
 from nav_msgs.msg import Odometry, Path
 
-from wheelsim.core.geometry.se2 import Floats3, Pose2D, integrate_twist
+from wheelsim.core.geometry.se2 import Floats3, Pose2D
 from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.core.planning.path import PlanningError
 from wheelsim.core.tracking.config import ControllerConfig, waiting_for_vehicle, with_vehicle
@@ -44,6 +46,7 @@ from wheelsim.core.tracking.controller import (
     TrackingController,
     trajectory_from_plan,
 )
+from wheelsim.core.tracking.prediction import CommandHistory, predicted_pose
 from wheelsim.core.tracking.reference import ZERO_TWIST, BodyTwist, TrackingErrors
 from wheelsim.core.tracking.warm_up import warm_up
 from wheelsim.core.units import NS_PER_S
@@ -101,6 +104,8 @@ class Controller:
         # at the control step.
         self._pose: tuple[Floats3, int] | None = None
         self._twist: Floats3 | None = None
+        # The commands published, with their times [s]: the pose is moved on with them.
+        self._commands = CommandHistory()
         self._plan_key: tuple | None = None
         self._stale_plan: tuple | None = None  # (trajectory, description, start ns) until a pose
         self._stamped = config.enable_stamped_cmd_vel
@@ -252,7 +257,8 @@ class Controller:
         pose, stamp = self._pose
         twist = self._twist
         if twist is not None and now > stamp:  # where the vehicle is by now
-            pose = integrate_twist(*pose, *twist, (now - stamp) / NS_PER_S)
+            pose = predicted_pose(pose, twist, stamp / NS_PER_S, now / NS_PER_S, self._commands,
+                                  self.config.lead_time)
         try:
             step = self.tracker.step(now / NS_PER_S, Pose2D(*pose),
                                      None if twist is None else BodyTwist(*twist))
@@ -272,6 +278,11 @@ class Controller:
 
     def _publish_command(self, stamp: int, command: BodyTwist) -> None:
         """Publish ``command`` stamped ``stamp`` [ns] (the control step's time)."""
+        self._commands.add(stamp / NS_PER_S, command)
+        config = self.config
+        if config is not None:  # kept while a pose young enough to act on may need them
+            self._commands.forget_before(
+                stamp / NS_PER_S - config.pose_timeout - config.lead_time)
         msg = self._command_msg
         if self._stamped:
             time_msg(stamp, msg.header.stamp)
