@@ -186,16 +186,22 @@ def test_ctrl_c_keeps_the_finished_points_and_the_same_command_resumes(tmp_path)
 
 # found in review: SIGTERM (a CI time-out) ended a sweep with exit 1 after Ray's stack dump,
 # without its tables; a tune with exit 15: ray.init had taken the signal over from the command
+def start_search(tmp_path, command: str, runs: int) -> subprocess.Popen:
+    """``wheelsim sweep`` over ``runs`` seeds, or ``tune`` of ``runs`` trials, of a short
+    scenario on one worker, in a session of its own (its process group)."""
+    scenario = write_scenario(tmp_path, 1)
+    search = ['--param', f'seed=1..{runs}'] if command == 'sweep' else [
+        '--param', 'controller.lead_time=0:0.5', '--objective', 'cross_track_rms_m',
+        '--trials', str(runs)]
+    return subprocess.Popen([shutil.which('wheelsim'), command, str(scenario), *search,
+                             '--workers', '1', '--output', 'o', '--quiet'], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+
 @pytest.mark.parametrize('command', ['sweep', 'tune'])
 def test_sigterm_stops_a_sweep_or_tune_as_ctrl_c_does(tmp_path, command):
-    scenario = write_scenario(tmp_path, 1)
-    search = ['--param', 'seed=1..24'] if command == 'sweep' else [
-        '--param', 'controller.lead_time=0:0.5', '--objective', 'cross_track_rms_m',
-        '--trials', '24']
-    process = subprocess.Popen([shutil.which('wheelsim'), command, str(scenario), *search,
-                                '--workers', '1', '--output', 'o', '--quiet'], cwd=tmp_path,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
+    process = start_search(tmp_path, command, 24)
     runs = tmp_path / 'o' / 'short' / command / 'runs'
     deadline = time.monotonic() + 300
     while len(list(runs.glob('*/point.json'))) < 2 and time.monotonic() < deadline:
@@ -351,14 +357,7 @@ def session_processes(session: int) -> dict[int, str]:
 ])
 def test_a_signal_while_ray_starts_ends_every_process_of_the_command(tmp_path, command, signum,
                                                                      to_group):
-    scenario = write_scenario(tmp_path, 1)
-    search = ['--param', 'seed=1..4'] if command == 'sweep' else [
-        '--param', 'controller.lead_time=0:0.5', '--objective', 'cross_track_rms_m',
-        '--trials', '4']
-    process = subprocess.Popen([shutil.which('wheelsim'), command, str(scenario), *search,
-                                '--workers', '1', '--output', 'o', '--quiet'], cwd=tmp_path,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
+    process = start_search(tmp_path, command, 4)
     deadline = time.monotonic() + 120
     while not any('raylet' in line for line in session_processes(process.pid).values()):
         assert process.poll() is None and time.monotonic() < deadline, process.communicate()
