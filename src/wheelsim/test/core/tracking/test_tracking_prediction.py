@@ -47,14 +47,17 @@ def test_the_twist_follows_the_commands_after_the_dead_time_with_the_time_consta
         assert yaw == pytest.approx(expected, abs=1e-12), age_s
 
 
-def test_commands_sent_before_the_stamp_go_on_acting_and_without_lag_act_at_once():
+def test_commands_sent_before_the_stamp_go_on_acting_and_without_lag_do_not_count():
     commands = CommandHistory()
     commands.add(9.5, (0.0, 0.0, 2.0))  # in force from 9.8 s: the vehicle goes on towards it
     yaw = predicted_pose((0.0, 0.0, 0.0), (0.0, 0.0, 1.0), 10.0, 11.0, commands, 0.6)[2]
     assert yaw == pytest.approx(2.0 - 0.3 * (1.0 - math.exp(-1.0 / 0.3)), abs=1e-12)
     commands.add(10.5, (0.0, 0.0, 0.0))
-    yaw = predicted_pose((0.0, 0.0, 0.0), (0.0, 0.0, 1.0), 10.0, 11.0, commands, 0.0)[2]
-    assert yaw == pytest.approx(1.0, abs=1e-12)  # 2 rad/s from 10 s, 0 from 10.5 s
+    # found in review: lead_time 0 (no compensation: "0: none") took each command as done at
+    # once, dropping the measured twist; it holds that twist, as before the prediction
+    yaw = predicted_pose((0.0, 0.0, 0.0), (0.0, 0.0, 0.5), 10.0, 11.0, commands, 0.0)[2]
+    assert yaw == pytest.approx(0.5, abs=1e-12)  # 0.5 rad/s measured, held for 1 s (not 1 rad)
+    assert predicted_pose(POSE, (1.0, 0.0, 1.0), 10.0, 9.0, commands, 0.0) == POSE
 
 
 def test_driving_straight_is_exact_and_long_ages_take_bounded_work():

@@ -279,7 +279,8 @@ class ControllerConfig(frames.FrameNames):
         "Make up for the vehicle's actuator delay: feedforward and Stanley take the planned "
         "speed and turn rate this far ahead on the schedule, pure pursuit the plan's speed "
         'where the vehicle will be then; 0: none. Every law: the latest pose is moved on to the '
-        'control step with the commands sent since, which the vehicle follows this much later. '
+        'control step with the commands sent since, which the vehicle follows this much later '
+        '(0: with the measured twist). '
         'From the vehicle: its actuators\' lag (see docs/planning_control.md).', 's', 10.0)
     max_schedule_lag: float = _gain(
         1.0,

@@ -15,8 +15,9 @@ transit turned the vehicle through 10 rad).
 from the measured twist, following the commands sent (:class:`CommandHistory`) through the
 actuators' lag (``lag_s``, the controller's ``lead_time``: taken as half dead time, half
 first-order time constant; vehicle_sim's default drive, 0.2 s and 0.4 s, is followed as well,
-see ``test_tracking_prediction.py``). Without a command sent early enough to act, the measured
-twist is held (as before). The vehicle is assumed to do what it was told: where it does not
+see ``test_tracking_prediction.py``). Without a command sent early enough to act, or with no
+lag (``lead_time`` 0: no compensation for the vehicle's lag at all), the measured twist is held
+(as before). The vehicle is assumed to do what it was told: where it does not
 (a stop by a safety layer, its acceleration limits, the commands' own transit), the prediction
 is off by the difference over the pose's age, which the feedback then corrects.
 """
@@ -69,8 +70,10 @@ def predicted_pose(pose: Floats3, twist: Floats3, stamp_s: float, now_s: float,
                    commands: CommandHistory, lag_s: float) -> Floats3:
     """``pose`` (map frame) measured at ``stamp_s`` with the body ``twist``, moved on to
     ``now_s`` (see the module doc): the vehicle's twist follows each command of ``commands``
-    ``lag_s / 2`` after it was sent, approaching it with the time constant ``lag_s / 2``.
-    ``now_s`` at or before ``stamp_s``: ``pose`` as it is."""
+    ``lag_s / 2`` after it was sent, approaching it with the time constant ``lag_s / 2``;
+    ``lag_s`` 0: ``twist`` held. ``now_s`` at or before ``stamp_s``: ``pose`` as it is."""
+    if lag_s <= 0.0:
+        return integrate_twist(*pose, *twist, now_s - stamp_s) if now_s > stamp_s else pose
     x, y, yaw = pose
     w = (float(twist[0]), float(twist[1]), float(twist[2]))
     dead_s = tau_s = 0.5 * lag_s
