@@ -180,6 +180,27 @@ def test_start_at_current_pose_waits_for_a_pose(probe):
         assert xy(plans[0])[-1] == pytest.approx([5.0, 0.0])
 
 
+def test_a_route_from_the_start_is_planned_from_a_pose_within_its_uncertainty(probe):
+    """Found by a review: a route written from the start ([0, 0, .nan, 3, 0, .nan]) and a noisy
+    pose a few centimetres off gave 5.28 m with 3 m in reverse (to the first waypoint first);
+    the pose's covariance says the first waypoint is where the vehicle is."""
+    params = {**FIXED_PLANNER, 'waypoints': [0.0, 0.0, NAN, 3.0, 0.0, NAN]}
+    with NodeProcess(NODE, params) as node:
+        plans = probe.record(Path, 'plan', qos.LATCHED)
+        pose = probe.publisher(PoseWithCovarianceStamped, 'pose')
+        assert probe.spin_until(lambda: pose.get_subscription_count() > 0, 20), node.output()
+        noisy = pose_msg(0.056, 0.0045, 0.0)
+        noisy.pose.covariance[0] = noisy.pose.covariance[7] = 0.035 ** 2
+        noisy.pose.covariance[35] = 0.005 ** 2
+        pose.publish(noisy)
+        assert probe.spin_until(lambda: plans, 60), node.output()
+        points = xy(plans[0])
+        assert points[0] == pytest.approx([0.056, 0.0045])
+        assert points[-1] == pytest.approx([3.0, 0.0])
+        assert np.all(np.diff(points[:, 0]) > 0)  # straight on, no detour to (0, 0)
+        assert node.stop_cleanly(), node.output()
+
+
 @pytest.mark.parametrize(
     ('params', 'message'),
     [

@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pytest
 from geometry_msgs.msg import Pose, Quaternion, Twist
 from hypothesis import given
@@ -12,6 +13,7 @@ from wheelsim.ros.conversions import (
     joint_state,
     odometry,
     odometry_sample,
+    planar_standard_deviations,
     pose2d,
     pose_with_covariance_stamped,
     quaternion_from_rpy,
@@ -132,3 +134,28 @@ def test_quaternion_from_rpy_is_scipys_rotation_about_the_fixed_axes(rpy):
     got = [q.x, q.y, q.z, q.w]
     assert got in (pytest.approx(list(expected), abs=1e-12),  # q and -q: the same rotation
                    pytest.approx(list(-expected), abs=1e-12))
+
+
+@given(st.floats(0.0, 10.0), st.floats(0.0, 10.0), st.floats(-1.0, 1.0),
+       st.floats(0.0, 5.0))
+def test_planar_standard_deviations_are_those_of_the_covariance(sx, sy, correlation, syaw):
+    cross = correlation * sx * sy
+    covariance = [0.0] * 36
+    covariance[0], covariance[1], covariance[6], covariance[7] = sx * sx, cross, cross, sy * sy
+    covariance[35] = syaw * syaw
+    position_sd_m, yaw_sd_rad = planar_standard_deviations(covariance)
+    largest = np.linalg.eigvalsh([[sx * sx, cross], [cross, sy * sy]])[-1]
+    assert position_sd_m == pytest.approx(math.sqrt(max(largest, 0.0)), rel=1e-9, abs=1e-12)
+    assert yaw_sd_rad == pytest.approx(syaw, rel=1e-12)
+
+
+@pytest.mark.parametrize(('entries', 'expected'), [
+    ({0: math.nan, 7: 1.0, 35: math.inf}, (0.0, 0.0)),
+    ({0: -1.0, 7: 1.0, 35: -1e-9}, (0.0, 0.0)),
+    ({0: 1.0, 1: 2.0, 6: 2.0, 7: 1.0, 35: 4.0}, (0.0, 2.0)),  # not positive semi-definite
+])
+def test_planar_standard_deviations_of_a_bad_covariance_are_zero(entries, expected):
+    covariance = [0.0] * 36
+    for index, value in entries.items():
+        covariance[index] = value
+    assert planar_standard_deviations(covariance) == expected

@@ -40,7 +40,12 @@ from wheelsim.core.planning.planner import plan_to_goal, plan_waypoints
 from wheelsim.core.planning.trajectory import Trajectory
 from wheelsim.core.units import NS_PER_S
 from wheelsim.ros import qos
-from wheelsim.ros.conversions import fill_planar, stamped_pose2d, time_msg
+from wheelsim.ros.conversions import (
+    fill_planar,
+    planar_standard_deviations,
+    stamped_pose2d,
+    time_msg,
+)
 from wheelsim.ros.inputs import MapPoses
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
@@ -108,6 +113,7 @@ class Planner:
         self.params.report_unknown()
         declared = self._settings.config
         self._pose: Floats3 | None = None  # the latest (map frame, as MapPoses.planar gives it)
+        self._pose_covariance: np.ndarray | None = None  # the latest pose's, a copy
         self._waypoints_pending = False
         self._plan = seam.create_publisher(Path, 'plan', qos.LATCHED)
         self._map_poses = MapPoses(seam, declared.full_map_frame)
@@ -156,6 +162,7 @@ class Planner:
         pose = self._map_poses.planar(x_m, y_m, yaw_rad, frame_id, 'pose')
         if pose is not None:
             self._pose = pose
+            self._pose_covariance = msg.pose.covariance.copy()  # rclpy: a numpy array
 
     def _plan_waypoints_when_ready(self) -> None:
         if self.config is None:
@@ -170,7 +177,10 @@ class Planner:
             return
         self._waypoints_pending = False
         pose = None if self._pose is None else Pose2D(*self._pose)
-        self._publish('waypoints', lambda warnings: plan_waypoints(self.config, pose, warnings))
+        sd = (0.0, 0.0) if self._pose_covariance is None \
+            else planar_standard_deviations(self._pose_covariance)
+        self._publish('waypoints',
+                      lambda warnings: plan_waypoints(self.config, pose, warnings, *sd))
 
     def _on_goal(self, msg: PoseStamped) -> None:
         goal = self._map_poses.pose(msg.pose, msg.header.frame_id, 'goal_pose')

@@ -92,6 +92,21 @@ def stamped_pose2d(msg: PoseWithCovarianceStamped) -> tuple[int, str, float, flo
     return (stamp_ns(header.stamp), header.frame_id, *pose2d(msg.pose.pose))
 
 
+def planar_standard_deviations(covariance: Sequence[float]) -> tuple[float, float]:
+    """``(position_sd_m, yaw_sd_rad)`` of a pose covariance (6x6, row-major, over ``x, y, z,
+    roll, pitch, yaw``): the square root of the larger eigenvalue of its ``x, y`` block (the
+    standard deviation along the worst direction) and of its yaw variance. A block that is not
+    finite or not positive semi-definite (to rounding) counts as 0 (unknown: taken as exact)."""
+    xx, xy, yx, yy, yaw = (float(covariance[i]) for i in (0, 1, 6, 7, 35))
+    half_trace, half_gap = 0.5 * (xx + yy), 0.5 * (xx - yy)
+    cross = 0.5 * (xy + yx)
+    largest = half_trace + math.hypot(half_gap, cross)
+    smallest = half_trace - math.hypot(half_gap, cross)
+    semi_definite = math.isfinite(largest) and smallest >= -1e-12 * largest
+    position = math.sqrt(largest) if semi_definite else 0.0
+    return position, math.sqrt(yaw) if math.isfinite(yaw) and yaw >= 0.0 else 0.0
+
+
 def odometry_sample(msg: Odometry) -> tuple[str, int, tuple[float, float, float],
                                              tuple[float, float, float]]:
     """The header's frame, the stamp [ns], the planar pose ``(x_m, y_m, yaw_rad)``

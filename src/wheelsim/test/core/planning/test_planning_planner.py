@@ -110,14 +110,38 @@ def test_a_route_written_from_where_the_vehicle_starts_is_planned(first_heading)
 
 
 def test_a_waypoint_at_the_start_is_refused_where_it_asks_for_what_no_path_does():
-    with pytest.raises(PlanningError, match=r'^waypoint 0 \(1, 2\) is the current position, and '
-                       'the only one: nothing to plan$'):
+    with pytest.raises(PlanningError, match=r'^waypoint 0 \(1, 2\) is the current position '
+                       r'\(within 0.001 m\), and the only one: nothing to plan$'):
         plan_waypoints(config(waypoints=[1.0, 2.0, NAN]), Pose2D(1.0, 2.0, 0.0))
-    with pytest.raises(PlanningError, match=r'^waypoint 0 \(1, 2\) is the current position, '
-                       r"with heading 1.57 rad where the vehicle's is 0 rad: a path cannot turn "
-                       r'on the spot; free its heading \(.nan\) or leave it out$'):
+    with pytest.raises(PlanningError, match=r'^waypoint 0 \(1, 2\) is the current position '
+                       r"\(within 0.001 m\), with heading 1.57 rad where the vehicle's is 0 "
+                       r'rad: a path cannot turn on the spot; free its heading \(.nan\) or leave '
+                       r'it out$'):
         plan_waypoints(config(waypoints=[1.0, 2.0, math.pi / 2, 4.0, 2.0, NAN]),
                        Pose2D(1.0, 2.0, 0.0))
+
+
+def test_a_route_from_the_start_is_planned_from_a_noisy_estimate_of_it():
+    """Found by a review: with the default scenario's noisy localization the estimated start
+    was 56 mm off (35 mm standard deviation), so a route written from the start, [0, 0, .nan,
+    3, 0, .nan], was planned as 5.28 m with two direction changes and 3 m in reverse: first to
+    the waypoint 56 mm away. Within three standard deviations it is the start."""
+    cfg = config(waypoints=[0.0, 0.0, NAN, 3.0, 0.0, NAN])
+    estimate = Pose2D(0.056, 0.0045, 0.01)
+    trajectory = plan_waypoints(cfg, estimate, position_sd_m=0.035, yaw_sd_rad=0.005)
+    assert trajectory.length_m == pytest.approx(math.hypot(3.0 - 0.056, 0.0045), abs=0.01)
+    assert (trajectory.x_m[0], trajectory.y_m[0]) == (0.056, 0.0045)
+    assert np.all(np.diff(trajectory.x_m) >= 0.0)  # forwards only
+    # farther than three standard deviations: a waypoint to drive to, as before
+    assert plan_waypoints(cfg, estimate, position_sd_m=0.018).length_m > 3.2
+    # a given heading at the start within three of the heading's standard deviations
+    heading = config(waypoints=[0.0, 0.0, 0.0, 3.0, 0.0, NAN])
+    assert plan_waypoints(heading, estimate, position_sd_m=0.035,
+                          yaw_sd_rad=0.005).length_m < 3.0
+    with pytest.raises(PlanningError, match=r'^waypoint 0 \(0, 0\) is the current position '
+                       r'\(within 0.105 m\), with heading 0 rad where the vehicle\'s is 0.01 '
+                       r'rad: a path cannot turn on the spot'):
+        plan_waypoints(heading, estimate, position_sd_m=0.035, yaw_sd_rad=0.003)
 
 
 def test_waypoint_path_needs_waypoints_and_a_finite_pose():

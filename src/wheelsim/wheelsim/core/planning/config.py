@@ -165,8 +165,8 @@ class PlannerConfig(frames.FrameNames):
     start_at_current_pose: bool = param(
         True,
         'Begin the waypoint path at the current pose (its position and heading; a first '
-        'waypoint at that position is already reached); false: the path begins at the first '
-        'waypoint.',
+        'waypoint at that position, within three standard deviations of the pose\'s '
+        'covariance, is already reached); false: the path begins at the first waypoint.',
     )
     model: str = param(
         AUTO,

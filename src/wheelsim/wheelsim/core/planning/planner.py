@@ -110,17 +110,20 @@ def _check_size(length_m: float, config: PlannerConfig) -> None:
 
 
 def plan_waypoints(
-    config: PlannerConfig, current: Pose2D | None, warnings: list[str] | None = None
+    config: PlannerConfig, current: Pose2D | None, warnings: list[str] | None = None,
+    position_sd_m: float = 0.0, yaw_sd_rad: float = 0.0,
 ) -> Trajectory:
     """The trajectory through ``config.waypoints``, from ``current`` if the config says so
-    (``warnings`` as for :func:`plan_through`)."""
+    (``warnings`` as for :func:`plan_through`; ``position_sd_m`` and ``yaw_sd_rad``: the
+    standard deviations of ``current``, an estimate, for a first waypoint at the start:
+    :meth:`Waypoints.with_start`)."""
     waypoints = waypoints_from_flat(config.waypoints)
     if len(waypoints) == 0:
         raise PlanningError('no waypoints are configured')
     if config.start_at_current_pose:
         if current is None or not pose_is_finite(current):
             raise PlanningError(f'the current pose is unknown or not finite: {current}')
-        waypoints = waypoints.with_start(current)
+        waypoints = waypoints.with_start(current, position_sd_m, yaw_sd_rad)
     return plan_through(waypoints, config, warnings)
 
 

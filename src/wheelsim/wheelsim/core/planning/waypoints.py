@@ -21,6 +21,10 @@ from wheelsim.core.planning.path import PlanningError
 MIN_WAYPOINT_SPACING_M = 1e-3
 #: A waypoint at the start position may differ this much from the vehicle's heading (rad).
 START_HEADING_TOLERANCE_RAD = 1e-3
+#: A first waypoint within this many standard deviations of the start pose's uncertainty (and
+#: its heading, if given, within as many of the heading's) is taken as the start: a route written
+#: from where the vehicle starts, which a noisy estimate places a few centimetres off.
+START_REACHED_SIGMAS = 3.0
 
 
 @dataclass(frozen=True)
@@ -33,18 +37,25 @@ class Waypoints:
     def __len__(self) -> int:
         return len(self.heading_rad)
 
-    def with_start(self, pose: Pose2D) -> Waypoints:
+    def with_start(self, pose: Pose2D, position_sd_m: float = 0.0,
+                   yaw_sd_rad: float = 0.0) -> Waypoints:
         """These waypoints preceded by ``pose`` (its heading enforced). A first waypoint at
-        ``pose``'s position (closer than :data:`MIN_WAYPOINT_SPACING_M`: a route written from
-        where the vehicle starts) is already reached and left out; PlanningError if it was the
-        only one (nothing to plan), or if its heading is given and is not ``pose``'s (a path
-        cannot turn on the spot)."""
+        ``pose``'s position is already reached and left out (a route written from where the
+        vehicle starts): closer than :data:`START_REACHED_SIGMAS` times ``position_sd_m``, the
+        standard deviation of ``pose``'s position (an estimate's), and at least
+        :data:`MIN_WAYPOINT_SPACING_M`. PlanningError if it was the only one (nothing to plan),
+        or if its heading is given and differs from ``pose``'s by more than as many times
+        ``yaw_sd_rad`` and at least :data:`START_HEADING_TOLERANCE_RAD` (a path cannot turn on
+        the spot)."""
         xy_m, heading_rad = self.xy_m, self.heading_rad
+        reached_m = max(MIN_WAYPOINT_SPACING_M, START_REACHED_SIGMAS * position_sd_m)
         if len(xy_m) and math.hypot(xy_m[0, 0] - pose.x_m,
-                                    xy_m[0, 1] - pose.y_m) < MIN_WAYPOINT_SPACING_M:
-            where = f'waypoint 0 ({xy_m[0, 0]:.3g}, {xy_m[0, 1]:.3g}) is the current position'
+                                    xy_m[0, 1] - pose.y_m) < reached_m:
+            where = (f'waypoint 0 ({xy_m[0, 0]:.3g}, {xy_m[0, 1]:.3g}) is the current position '
+                     f'(within {reached_m:.3g} m)')
             turn = math.remainder(float(heading_rad[0]) - pose.yaw_rad, math.tau)
-            if abs(turn) > START_HEADING_TOLERANCE_RAD:  # NaN (free) is not
+            if abs(turn) > max(START_HEADING_TOLERANCE_RAD,
+                               START_REACHED_SIGMAS * yaw_sd_rad):  # NaN (free) is not
                 raise PlanningError(
                     f'{where}, with heading {heading_rad[0]:.3g} rad where the vehicle\'s is '
                     f'{pose.yaw_rad:.3g} rad: a path cannot turn on the spot; free its heading '
