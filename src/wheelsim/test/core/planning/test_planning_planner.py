@@ -142,6 +142,17 @@ def test_a_route_from_the_start_is_planned_from_a_noisy_estimate_of_it():
                        r'\(within 0.105 m\), with heading 0 rad where the vehicle\'s is 0.01 '
                        r'rad: a path cannot turn on the spot'):
         plan_waypoints(heading, estimate, position_sd_m=0.035, yaw_sd_rad=0.003)
+    # however uncertain the estimate (AMCL starts at 0.5 m), a waypoint beyond 0.25 m and 0.25
+    # rad is driven to
+    beyond = plan_waypoints(config(waypoints=[0.2, 0.2, NAN, 3.0, 0.0, NAN]),
+                            Pose2D(0.0, 0.0, 0.0), position_sd_m=0.5)
+    assert distance_to_path(beyond, 0.2, 0.2) < 1e-9  # 0.28 m away: passed through
+    within = plan_waypoints(config(waypoints=[0.2, 0.1, NAN, 3.0, 0.0, NAN]),
+                            Pose2D(0.0, 0.0, 0.0), position_sd_m=0.5)
+    assert within.length_m == pytest.approx(3.0)  # 0.22 m away: the start
+    turned = config(waypoints=[0.0, 0.0, 0.3, 3.0, 0.0, NAN])
+    with pytest.raises(PlanningError, match=r'within 0.25 m\), with heading 0.3 rad'):
+        plan_waypoints(turned, Pose2D(0.0, 0.0, 0.0), position_sd_m=0.5, yaw_sd_rad=0.5)
 
 
 def test_waypoint_path_needs_waypoints_and_a_finite_pose():

@@ -166,7 +166,8 @@ class PlannerConfig(frames.FrameNames):
         True,
         'Begin the waypoint path at the current pose (its position and heading; a first '
         'waypoint at that position, within three standard deviations of the pose\'s '
-        'covariance, is already reached); false: the path begins at the first waypoint.',
+        'covariance and 0.25 m, is already reached); false: the path begins at the first '
+        'waypoint.',
     )
     model: str = param(
         AUTO,

@@ -25,6 +25,9 @@ START_HEADING_TOLERANCE_RAD = 1e-3
 #: its heading, if given, within as many of the heading's) is taken as the start: a route written
 #: from where the vehicle starts, which a noisy estimate places a few centimetres off.
 START_REACHED_SIGMAS = 3.0
+#: ... but never farther than these (m, rad; Nav2's default goal tolerances): a waypoint beyond
+#: them is driven to, however uncertain the estimate (AMCL starts at 0.5 m).
+START_REACHED_MAX_M, START_REACHED_MAX_RAD = 0.25, 0.25
 
 
 @dataclass(frozen=True)
@@ -42,20 +45,22 @@ class Waypoints:
         """These waypoints preceded by ``pose`` (its heading enforced). A first waypoint at
         ``pose``'s position is already reached and left out (a route written from where the
         vehicle starts): closer than :data:`START_REACHED_SIGMAS` times ``position_sd_m``, the
-        standard deviation of ``pose``'s position (an estimate's), and at least
-        :data:`MIN_WAYPOINT_SPACING_M`. PlanningError if it was the only one (nothing to plan),
-        or if its heading is given and differs from ``pose``'s by more than as many times
-        ``yaw_sd_rad`` and at least :data:`START_HEADING_TOLERANCE_RAD` (a path cannot turn on
-        the spot)."""
+        standard deviation of ``pose``'s position (an estimate's), within
+        [:data:`MIN_WAYPOINT_SPACING_M`, :data:`START_REACHED_MAX_M`]. PlanningError if it was
+        the only one (nothing to plan), or if its heading is given and differs from ``pose``'s
+        by more than as many times ``yaw_sd_rad``, within [:data:`START_HEADING_TOLERANCE_RAD`,
+        :data:`START_REACHED_MAX_RAD`] (a path cannot turn on the spot)."""
         xy_m, heading_rad = self.xy_m, self.heading_rad
-        reached_m = max(MIN_WAYPOINT_SPACING_M, START_REACHED_SIGMAS * position_sd_m)
+        reached_m = min(max(MIN_WAYPOINT_SPACING_M, START_REACHED_SIGMAS * position_sd_m),
+                        START_REACHED_MAX_M)
         if len(xy_m) and math.hypot(xy_m[0, 0] - pose.x_m,
                                     xy_m[0, 1] - pose.y_m) < reached_m:
             where = (f'waypoint 0 ({xy_m[0, 0]:.3g}, {xy_m[0, 1]:.3g}) is the current position '
                      f'(within {reached_m:.3g} m)')
             turn = math.remainder(float(heading_rad[0]) - pose.yaw_rad, math.tau)
-            if abs(turn) > max(START_HEADING_TOLERANCE_RAD,
-                               START_REACHED_SIGMAS * yaw_sd_rad):  # NaN (free) is not
+            turn_tolerance_rad = min(max(START_HEADING_TOLERANCE_RAD,
+                                         START_REACHED_SIGMAS * yaw_sd_rad), START_REACHED_MAX_RAD)
+            if abs(turn) > turn_tolerance_rad:  # NaN (free) is not
                 raise PlanningError(
                     f'{where}, with heading {heading_rad[0]:.3g} rad where the vehicle\'s is '
                     f'{pose.yaw_rad:.3g} rad: a path cannot turn on the spot; free its heading '
