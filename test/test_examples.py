@@ -163,6 +163,29 @@ def assert_policy_tracks_as_well_as_feedforward(metrics: dict, scenario: dict,
             <= feedforward['goal_position_error_m'] + POLICY_GOAL_MARGIN_M), report
 
 
+#: A policy that never drives the vehicle.
+STANDING_POLICY = 'def policy(observation):\n    return [0.0, 0.0]\n'
+
+
+@pytest.mark.parametrize('command', [
+    'wheelsim run examples/figure_eight_noise.yaml --param controller.algorithm=policy',
+    COMMANDS['policy_figure_eight.yaml'],
+    'wheelsim run --param controller.algorithm=policy',  # the built-in default (make demo)
+])
+def test_a_controller_that_never_drives_fails_the_figure_eights(tmp_path, command):
+    """Found in review: the figure-eights end where they start, so a controller (or a user's
+    policy) that never moved the vehicle met every criterion they had, and exit 0 said so.
+    Their along-track criterion fails it (the vehicle is the whole path behind)."""
+    (tmp_path / 'standing.py').write_text(STANDING_POLICY)
+    result = run_example('', tmp_path / 'out', f'PYTHONPATH={tmp_path}:$PYTHONPATH {command} '
+                         '--param controller.policy.callable=standing:policy')
+    assert result.returncode == 1, result.stdout + result.stderr
+    metrics = json.loads(next((tmp_path / 'out').glob('*/metrics.json')).read_text())
+    assert metrics['distance_travelled_m'] < 0.1  # command noise: a few cm
+    failed = [key for key, c in metrics['pass_criteria'].items() if not c['passed']]
+    assert failed == ['along_track_max_m'], metrics['pass_criteria']
+
+
 def reversed_distance_m(bag_dir: Path) -> float:
     """How far the vehicle drove backwards [m], from its true speed along ground_truth."""
     speeds, times_ns = [], []
