@@ -332,6 +332,25 @@ BAD_START_UPS = {
 }
 
 
+def test_a_wall_clock_sim_below_the_default_clock_rate_runs(ros_domain_id):
+    """Found in the live-mode review: ``vehicle_sim --ros-args -p step_rate:=50.0 -p
+    pub_rate:=50.0`` stopped with "clock_rate = 100.0 is invalid: must be <= step_rate (50 Hz)",
+    a parameter only the reference clock uses (clock mode 1 and 2 do not)."""
+    probe = Probe()
+    try:
+        ground_truth = probe.record(Odometry, 'ground_truth')
+        with NodeProcess(NODE, {'model': 'differential', 'step_rate': 50.0,
+                                'pub_rate': 50.0}) as node:
+            assert probe.spin_until(
+                lambda: len(ground_truth) >= 3 or node.process.poll() is not None, 60.0)
+            assert len(ground_truth) >= 3, node.output()
+            stamps = [stamp_ns(m.header.stamp) for m in ground_truth]
+            assert set(np.diff(stamps)) == {20_000_000}, np.diff(stamps)
+            assert node.stop_cleanly(), node.output()
+    finally:
+        probe.close()
+
+
 def test_bad_start_up_parameters_stop_with_one_clear_line(ros_domain_id):
     nodes = {case: NodeProcess(NODE, params) for case, (params, _) in BAD_START_UPS.items()}
     refused = {case: node.refused(60.0) for case, node in nodes.items()}

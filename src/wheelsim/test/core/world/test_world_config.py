@@ -33,6 +33,19 @@ def test_cross_checks_name_the_parameter(values, message):
         from_flat(VehicleSimSettings, values)
 
 
+def test_clock_rate_is_held_to_the_step_rate_only_with_the_reference_clock():
+    """Found in the live-mode review: a wall-clock vehicle_sim at step_rate 50 was refused for
+    the default clock_rate (100 Hz), which only the reference clock uses; and `wheelsim run`
+    then refused clock_rate given as "has no effect in the run": no value passed both."""
+    slow = {'step_rate': 50.0, 'pub_rate': 50.0, 'scan.rate': 10.0}
+    assert from_flat(VehicleSimSettings, slow).clock_rate == 100.0  # unused: not checked
+    with pytest.raises(ParameterError, match=r'clock_rate = 100\.0 is invalid: must be <= '
+                                             r'step_rate \(50 Hz\)'):
+        from_flat(VehicleSimSettings, {**slow, 'be_reference_clock': True})
+    assert from_flat(VehicleSimSettings, {**slow, 'be_reference_clock': True,
+                                          'clock_rate': 50.0}).clock_rate == 50.0
+
+
 def test_a_footprint_frame_and_footprint_are_accepted():
     settings = from_flat(VehicleSimSettings, {'footprint_frame': 'base_footprint',
                                               'footprint': [0.3, 0.2, -0.3, 0.2, -0.3, -0.2]})

@@ -158,7 +158,11 @@ class VehicleSimSettings(frames.FrameNames):
             raise ParameterError('real_time_factor', self.real_time_factor,
                                  f'must be 0 (as fast as possible) or in [{MIN_RATE_HZ:g}, '
                                  '100000]')
-        for name in ('pub_rate', 'clock_rate', 'scan.rate'):
+        # clock_rate only with the reference clock: the other clock modes never use it, so
+        # its default (100 Hz) must not refuse a lower step_rate there.
+        checked = ('pub_rate', 'clock_rate', 'scan.rate') if self.be_reference_clock else (
+            'pub_rate', 'scan.rate')
+        for name in checked:
             value = self.scan.rate if name == 'scan.rate' else getattr(self, name)
             if value > self.step_rate:
                 raise ParameterError(name, value, f'must be <= step_rate ({self.step_rate:g} Hz)')
