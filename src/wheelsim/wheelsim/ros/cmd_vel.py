@@ -39,6 +39,12 @@ TYPE_NAMES = {Twist: 'geometry_msgs/msg/Twist', TwistStamped: 'geometry_msgs/msg
 _BY_SETTING = {'twist': Twist, 'twist_stamped': TwistStamped}
 WARN_PERIOD_S = 2.0  # between two warnings of one kind [s]
 PUBLISHER_CHECK_PERIOD_S = 0.25
+#: The node name rmw reports for a publisher whose node it has not discovered yet: a new
+#: participant's DDS endpoint can arrive before its node list, which names it moments later.
+UNDISCOVERED_NODE_NAME = '_NODE_NAME_UNKNOWN_'
+#: Publisher checks a warning waits for the name of such a node (1 s), rather than naming the
+#: placeholder and warning again, with the name, a moment later.
+UNDISCOVERED_NAME_CHECKS = 4
 
 OnCommand = Callable[[str, float, float, float, 'int | None'], None]
 
@@ -75,6 +81,7 @@ class CmdVelInput:
         self.saturated = 0
         self._warned_zero_stamp = False
         self._last_publisher_report: tuple = ()
+        self._undiscovered_checks = 0  # checks in a row that waited for a publisher's name
         self.msg_type = _BY_SETTING.get(cmd_vel_type, Twist)
         self._subscription = self._subscribe(self.msg_type)
         #: The resolved topic name (namespace and remapping applied); the same for both types.
@@ -101,7 +108,9 @@ class CmdVelInput:
         return types[0] if self._auto and types == [self._other(current)] else None
 
     def check_publishers(self) -> None:
-        """Follow the publishers' type (auto) and warn about publishers that cannot match.
+        """Follow the publishers' type (auto) and warn about publishers that cannot match,
+        naming their nodes (a node not discovered yet is waited for, up to
+        :data:`UNDISCOVERED_NAME_CHECKS` checks).
 
         May run on any thread: a switch of type is left to :meth:`_switch_type` on the
         executor thread."""
@@ -111,6 +120,11 @@ class CmdVelInput:
             self._switch_guard.trigger()
             return
         ignored = found[self._other(current)]
+        if any(name.endswith(f'/{UNDISCOVERED_NODE_NAME}') for name in ignored) and (
+                self._undiscovered_checks < UNDISCOVERED_NAME_CHECKS):
+            self._undiscovered_checks += 1
+            return  # warn when its node's name is known (or after UNDISCOVERED_NAME_CHECKS)
+        self._undiscovered_checks = 0
         report = tuple(sorted(ignored))
         if ignored and report != self._last_publisher_report:
             both = ' (both types are published)' if found[current] else ''

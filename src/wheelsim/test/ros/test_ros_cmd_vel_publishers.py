@@ -1,0 +1,69 @@
+"""cmd_vel's publisher check (``wheelsim.ros.cmd_vel``) on a scripted ROS graph, no DDS."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from geometry_msgs.msg import TwistStamped
+
+from wheelsim.ros import cmd_vel as cmd_vel_module
+from wheelsim.ros.cmd_vel import CmdVelInput
+
+TWIST, STAMPED = 'geometry_msgs/msg/Twist', 'geometry_msgs/msg/TwistStamped'
+
+
+class Graph:
+    """The few calls CmdVelInput makes of a live seam; ``publishers`` is the graph to report."""
+
+    live = True
+
+    def __init__(self) -> None:
+        self.publishers: list[SimpleNamespace] = []
+        self.warnings: list[str] = []
+        self.logger = SimpleNamespace(warning=self.warnings.append, info=lambda text: None)
+        self.rclpy_node = SimpleNamespace(
+            create_guard_condition=lambda callback: SimpleNamespace(trigger=lambda: None),
+            get_publishers_info_by_topic=lambda topic: list(self.publishers))
+
+    def create_subscription(self, msg_type, topic, callback, qos_profile):
+        return SimpleNamespace(topic_name=f'/{topic}')
+
+    def publish_as(self, node: str, topic_type: str) -> None:
+        self.publishers.append(SimpleNamespace(node_name=node, node_namespace='/',
+                                               topic_type=topic_type))
+
+
+def test_a_publisher_is_named_once_its_node_is_discovered():
+    """Found in the live-mode review: a Twist publisher from a new process was reported as
+    ``_NODE_NAMESPACE_UNKNOWN_/_NODE_NAME_UNKNOWN_`` (its DDS endpoint came before its node's
+    name), then warned about again a moment later under its name."""
+    graph = Graph()
+    cmd_vel = CmdVelInput(graph, 'twist_stamped', lambda *command: None, (100.0, 100.0))
+    assert cmd_vel.msg_type is TwistStamped
+    graph.publish_as('controller', STAMPED)
+    graph.publish_as('_NODE_NAME_UNKNOWN_', TWIST)
+    graph.publishers[-1].node_namespace = '_NODE_NAMESPACE_UNKNOWN_'
+    cmd_vel.check_publishers()
+    assert graph.warnings == []  # waits for the name
+    graph.publishers[-1] = SimpleNamespace(node_name='teleop', node_namespace='/',
+                                           topic_type=TWIST)
+    cmd_vel.check_publishers()
+    cmd_vel.check_publishers()
+    assert len(graph.warnings) == 1, graph.warnings
+    assert graph.warnings[0].startswith('/cmd_vel: ignoring /teleop: they publish '
+                                        'geometry_msgs/msg/Twist')
+
+
+def test_a_publisher_whose_node_stays_unknown_is_still_warned_about():
+    """A writer with no ROS node name (plain DDS) is reported after the wait, once."""
+    graph = Graph()
+    cmd_vel = CmdVelInput(graph, 'twist_stamped', lambda *command: None, (100.0, 100.0))
+    graph.publish_as('_NODE_NAME_UNKNOWN_', TWIST)
+    graph.publishers[-1].node_namespace = '_NODE_NAMESPACE_UNKNOWN_'
+    for _ in range(cmd_vel_module.UNDISCOVERED_NAME_CHECKS):
+        cmd_vel.check_publishers()
+    assert graph.warnings == []
+    for _ in range(3):
+        cmd_vel.check_publishers()
+    assert len(graph.warnings) == 1, graph.warnings
+    assert 'ignoring _NODE_NAMESPACE_UNKNOWN_/_NODE_NAME_UNKNOWN_' in graph.warnings[0]
