@@ -321,6 +321,14 @@ BAD_START_UPS = {
                               'parameter real_time_factor = 1e-12 is invalid: must be 0 (as fast '
                               'as possible) or in [0.001, 100000]'),
     'ros arguments': ({'mixed': [1, 2.5]}, 'invalid ROS arguments: '),
+    # found in the live-mode review: the wall clock ran at 1x without a word (sim.launch.py and
+    # wheelsim run refuse it, and so does a live change)
+    'real-time factor without the reference clock': (
+        {'real_time_factor': 5.0},
+        'parameter real_time_factor = 5.0 is invalid: has no effect: only the reference clock '
+        'uses it (be_reference_clock true, use_sim_time false, chosen at start-up), and this '
+        'vehicle_sim runs on the wall clock; leave it out, or make this vehicle_sim the '
+        'reference clock'),
     'frame named as a wheel': (  # review F2: the URDF had link left_wheel twice
         {'model': 'differential', 'scan.frame_id': 'left_wheel'},
         "parameter scan.frame_id = 'left_wheel' is invalid: must differ from the wheel and "

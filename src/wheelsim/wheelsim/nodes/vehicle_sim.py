@@ -31,7 +31,7 @@ from geometry_msgs.msg import PoseWithCovarianceStamped
 from rosgraph_msgs.msg import Clock
 from std_srvs.srv import Trigger
 
-from wheelsim.core.params import ParamSpec, from_flat, specs
+from wheelsim.core.params import ParameterError, ParamSpec, from_flat, specs
 from wheelsim.core.units import NS_PER_S
 from wheelsim.core.vehicle.config import VEHICLE_PARAM_SPECS, vehicle_config_from_params
 from wheelsim.core.vehicle.description import VehicleDescription, describe
@@ -98,8 +98,15 @@ class VehicleSim:
         self.params.freeze('use_sim_time', 'the clock mode is chosen at start-up')
         clock = {ClockMode.REFERENCE: 'reference', ClockMode.WALL: 'wall',
                  ClockMode.FOLLOW: 'sim'}[self.mode]
-        for key, reason in unused_parameters(self._vehicle_config.config.model, clock).items():
+        unused = unused_parameters(self._vehicle_config.config.model, clock)
+        for key, reason in unused.items():
             self.params.freeze_unused(key, reason)
+        if 'real_time_factor' in unused and self.params.given('real_time_factor'):
+            # As sim.launch.py and wheelsim run refuse it: asked for a pace, never silently
+            # run at another.
+            raise ParameterError('real_time_factor', settings.real_time_factor,
+                                 f'has no effect: {unused["real_time_factor"]}; leave '
+                                 'it out, or make this vehicle_sim the reference clock')
         self.params.report_unknown()
 
         initial = self._initial_pose()

@@ -200,6 +200,10 @@ class NodeParameters:
         """:meth:`declare` every parameter of a :mod:`wheelsim.core.params` configuration class."""
         return self.declare(specs(config_class), partial(from_flat, config_class), on_change)
 
+    def given(self, name: str) -> bool:
+        """Whether ``name`` was given a value at start-up (``-p``, a params file)."""
+        return name in self._overrides
+
     def freeze(self, name: str, reason: str) -> None:
         """Refuse live changes of a parameter declared elsewhere (e.g. ``use_sim_time``)."""
         self._frozen[name] = reason
