@@ -330,6 +330,22 @@ def test_composed_with_vehicle_sim_in_lock_step():
         assert recorded[topic] == truth
 
 
+def test_the_start_up_line_names_the_wheel_encoders_as_the_odometry_source(ros_domain_id):
+    """Found in the live-mode review: with odometry_source joint_states the start-up line said
+    only "... from ground_truth", as if the encoders were not used."""
+    node = localization(mode='noisy', odometry_source='joint_states')
+    try:
+        deadline = time.monotonic() + 60.0
+        while 'mode noisy' not in node.output() and node.process.poll() is None:
+            assert time.monotonic() < deadline, node.output()
+            time.sleep(0.05)
+    finally:
+        clean = node.stop_cleanly()
+    assert clean, node.output()
+    assert ('mode noisy, seed 0: map -> odom -> base_link from ground_truth, odometry from the '
+            'wheel encoders of joint_states') in node.output(), node.output()
+
+
 def test_live_parameter_changes_are_validated_and_applied(ros_domain_id):
     from rclpy.parameter import Parameter
 

@@ -147,7 +147,10 @@ class Localization:
                  if config.publish_map_to_odom else
                  f'{self.odom_frame} -> {self.base_frame} ({self.map_frame} -> '
                  f'{self.odom_frame} left to another node)')
-        self.seam.logger.info(f'mode {config.mode}, seed {config.seed}: {chain} from ground_truth')
+        encoders = (', odometry from the wheel encoders of joint_states'
+                    if config.odometry_source == 'joint_states' else '')
+        self.seam.logger.info(
+            f'mode {config.mode}, seed {config.seed}: {chain} from ground_truth{encoders}')
 
     @property
     def config(self) -> LocalizationConfig:
