@@ -67,3 +67,26 @@ def test_a_publisher_whose_node_stays_unknown_is_still_warned_about():
         cmd_vel.check_publishers()
     assert len(graph.warnings) == 1, graph.warnings
     assert 'ignoring _NODE_NAMESPACE_UNKNOWN_/_NODE_NAME_UNKNOWN_' in graph.warnings[0]
+
+
+def test_other_publishers_of_a_topic_are_named_once_their_node_is_discovered():
+    """The same for vehicle_sim's check of other publishers of ground_truth and map."""
+    from wheelsim.ros.other_publishers import OtherPublishers
+
+    graph = Graph()
+    graph.rclpy_node.get_name = lambda: 'vehicle_sim'
+    graph.rclpy_node.get_namespace = lambda: '/'
+    odometry = 'nav_msgs/msg/Odometry'
+    graph.publish_as('vehicle_sim', odometry)
+    others = OtherPublishers(graph, '/ground_truth', ': subscribers get both')
+    others.check()
+    graph.publish_as('_NODE_NAME_UNKNOWN_', odometry)
+    graph.publishers[-1].node_namespace = '_NODE_NAMESPACE_UNKNOWN_'
+    others.check()
+    assert graph.warnings == []  # waits for the name
+    graph.publishers[-1] = SimpleNamespace(node_name='vehicle_sim', node_namespace='/robot2',
+                                           topic_type=odometry)
+    for _ in range(3):
+        others.check()
+    assert graph.warnings == ['/ground_truth has other publishers (/robot2/vehicle_sim) besides '
+                              'this node: subscribers get both'], graph.warnings

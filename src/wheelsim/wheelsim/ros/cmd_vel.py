@@ -33,17 +33,16 @@ from geometry_msgs.msg import Twist, TwistStamped
 from wheelsim.core.params import ParameterError
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import stamp_ns, twist2d, twist_is_finite
+from wheelsim.ros.other_publishers import UNDISCOVERED_NODE_NAME
 from wheelsim.ros.seam import NodeSeam
 
 TYPE_NAMES = {Twist: 'geometry_msgs/msg/Twist', TwistStamped: 'geometry_msgs/msg/TwistStamped'}
 _BY_SETTING = {'twist': Twist, 'twist_stamped': TwistStamped}
 WARN_PERIOD_S = 2.0  # between two warnings of one kind [s]
 PUBLISHER_CHECK_PERIOD_S = 0.25
-#: The node name rmw reports for a publisher whose node it has not discovered yet: a new
-#: participant's DDS endpoint can arrive before its node list, which names it moments later.
-UNDISCOVERED_NODE_NAME = '_NODE_NAME_UNKNOWN_'
-#: Publisher checks a warning waits for the name of such a node (1 s), rather than naming the
-#: placeholder and warning again, with the name, a moment later.
+#: Publisher checks a warning waits for the name of a node not discovered yet
+#: (:data:`UNDISCOVERED_NODE_NAME`; 1 s), rather than naming the placeholder and warning again,
+#: with the name, a moment later.
 UNDISCOVERED_NAME_CHECKS = 4
 
 OnCommand = Callable[[str, float, float, float, 'int | None'], None]
