@@ -211,12 +211,12 @@ def test_figure_eight_then_goal(ros_domain_id, monkeypatch, model, algorithm, lo
         ) / 1e9
         stack.wait_for_goal(1, 30 + 2 * duration_s / SPEEDUP)
         # Model, geometry, limits and lead time came from vehicle_sim's description.
-        described = (f'{algorithm} for a {model} vehicle at 20 Hz (lead_time 0.6 s, speed -2 to '
+        described = (f'{algorithm} for the {model} vehicle at 20 Hz (lead_time 0.6 s, speed -2 to '
                      '2 m/s')
         if model == 'bicycle':
             described += ', wheel_base 1 m, steering limit 0.524 rad'
         assert described in stack.output('controller'), stack.output('controller')
-        assert f'planning for a {model} vehicle' in stack.output('planner')
+        assert f'planning for the {model} vehicle' in stack.output('planner')
         # The recording holds the ground truth until the plan's end (a busy probe lags).
         plan_end_ns = stamp_ns(stack.plans[0].poses[-1].header.stamp)
         assert stack.probe.catch_up([stack.truth], 30, plan_end_ns), (

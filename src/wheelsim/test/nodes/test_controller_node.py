@@ -418,6 +418,6 @@ def test_takes_the_vehicle_from_vehicle_description_and_warns_once_of_contradict
         assert ("controller parameter model = 'differential' differs from the vehicle's "
                 "'bicycle' (vehicle_description); using 'differential' as set") in output
         assert output.count('differs from the vehicle') == 1
-        assert ('feedforward for a differential vehicle at 20 Hz (lead_time 0.25 s, speed -2 to '
+        assert ('feedforward for the differential vehicle at 20 Hz (lead_time 0.25 s, speed -2 to '
                 '2 m/s)') in output
         assert node.stop_cleanly(), node.output()

@@ -145,7 +145,7 @@ class Controller:
     def _on_resolved(self, config: ControllerConfig) -> None:
         limits = config.limits
         self.seam.logger.info(
-            f'{config.algorithm} for a {config.model} vehicle at {config.control_rate:g} Hz '
+            f'{config.algorithm} for the {config.model} vehicle at {config.control_rate:g} Hz '
             f'(lead_time {config.lead_time:.3g} s, speed {limits.min_linear_x:.3g} to '
             f'{limits.max_linear_x:.3g} m/s' + (
                 f', wheel_base {config.wheel_base:.3g} m, steering limit '

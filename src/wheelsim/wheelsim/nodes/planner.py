@@ -149,7 +149,7 @@ class Planner:
     def _on_resolved(self, config: PlannerConfig) -> None:
         limits = config.limits
         self.seam.logger.info(
-            f'planning for a {config.model} vehicle: max_speed {limits.max_speed:.3g} m/s, '
+            f'planning for the {config.model} vehicle: max_speed {limits.max_speed:.3g} m/s, '
             f'max_acceleration {limits.max_acceleration:.3g} m/s^2, max_curvature '
             + (f'{limits.max_curvature:.3g} 1/m' if limits.max_curvature else 'unbounded')
             + (', reversing allowed' if config.reverses else '')
