@@ -107,6 +107,18 @@ def test_live_change_is_converted_validated_and_applied(node_with):
     assert [(new.rate, old.rate) for new, old in changes] == [(20.0, 50.0)]
 
 
+def test_live_bool_array_for_a_double_array_is_refused_not_made_numbers(node_with):
+    node, _, group_, changes = node_with('-p', 'points:=[1.0, 2.0]')
+    result = node.set_parameters([Parameter('points', Parameter.Type.BOOL_ARRAY, [True, False])])[0]
+    assert not result.successful
+    assert "expected 'Type.DOUBLE_ARRAY' got 'Type.BOOL_ARRAY'" in result.reason, result.reason
+    assert group_.config.points == (1.0, 2.0) and changes == []
+    assert node.get_parameter('points').value == [1.0, 2.0]
+    integers = node.set_parameters([Parameter('points', Parameter.Type.INTEGER_ARRAY, [3, 4])])[0]
+    assert integers.successful, integers.reason
+    assert group_.config.points == (3.0, 4.0)
+
+
 def test_live_change_violating_a_rule_is_refused_with_the_reason(node_with):
     node, _, group_, changes = node_with()
     result = node.set_parameters([Parameter('rate', value=0.5)])[0]

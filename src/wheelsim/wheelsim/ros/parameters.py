@@ -257,7 +257,10 @@ class NodeParameters:
         return out
 
     def _coerce(self, params: list[Parameter]) -> list[Parameter]:
-        """Pre-set: an integer for a double, integers or ``[]`` for a double array."""
+        """Pre-set: an integer for a double, integers or ``[]`` for a double array.
+
+        A bool is no number here, as at start-up: ``[true, false]`` for a double array keeps
+        its type, which rclpy then refuses, rather than becoming ``[1.0, 0.0]``."""
         specs = {name: spec for group in self._groups for name, spec in group.specs.items()}
         out = []
         for param in params:
@@ -265,7 +268,8 @@ class NodeParameters:
             if spec is not None and spec.kind is float and param.type_ == Parameter.Type.INTEGER:
                 param = Parameter(param.name, Parameter.Type.DOUBLE, float(param.value))
             elif spec is not None and spec.kind is tuple and param.type_ in _ARRAY_TYPES:
-                if all(isinstance(v, (int, float)) for v in param.value):
+                if all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                       for v in param.value):
                     values = [float(v) for v in param.value]
                     param = Parameter(param.name, Parameter.Type.DOUBLE_ARRAY, values)
             out.append(param)
