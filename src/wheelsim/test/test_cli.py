@@ -40,6 +40,33 @@ def test_the_entry_leaves_every_object_out_of_the_exits_collections(argv, capsys
         gc.unfreeze()  # this test process goes on: its objects back to the collector
 
 
+@pytest.mark.parametrize('argv, message', [
+    (['run', '--seed', '1', '--seed', '2'], 'argument --seed: given twice (1 and 2)'),
+    (['run', '--real-time-factor', '1', '--real-time-factor', '2'],
+     'argument --real-time-factor: given twice (1.0 and 2.0)'),
+    (['run', '--output', 'a', '--output', 'b'], 'argument --output: given twice (a and b)'),
+    (['sweep', '--param', 'seed=1,2', '--workers', '1', '--workers', '2'],
+     'argument --workers: given twice (1 and 2)'),
+    (['tune', '--param', 'seed=1,2', '--objective', 'a', '--objective', 'b'],
+     'argument --objective: given twice (a and b)'),
+    (['calibrate', 'bag', '-o', 'a.yaml', '--output', 'b.yaml'],
+     'argument -o/--output: given twice (a.yaml and b.yaml)'),
+])
+def test_an_option_given_twice_is_refused_not_overridden(argv, message, capsys,
+                                                         signal_handlers_kept, tmp_path,
+                                                         monkeypatch):
+    """Found in review: ``--seed 1 --seed 2`` ran with seed 2 (argparse keeps the last), while
+    a ``--param`` given twice is refused: a setting that another overrides is an error."""
+    monkeypatch.chdir(tmp_path)  # were it taken, its results would go there
+    try:
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+    finally:
+        gc.unfreeze()
+    assert exited.value.code == EXIT_BAD_INPUT
+    assert f'{message}: give it once' in capsys.readouterr().err
+
+
 def test_a_map_of_vehicle_sim_is_read_before_the_run(capsys, signal_handlers_kept, tmp_path,
                                                      monkeypatch):
     """Found in review: world.map_yaml given in nodes: or by --param was read only by the node,

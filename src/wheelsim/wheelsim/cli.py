@@ -154,6 +154,28 @@ def _add_ray_arguments(parser: argparse.ArgumentParser) -> None:
                         "command's in the folder are removed)")
 
 
+class _StoreOnce(argparse.Action):
+    """An option that takes one value (``--seed``, ``--output``, ...): given a second time it
+    is an error naming it and both values, not the later one silently winning."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        given = namespace.__dict__.setdefault('_given_once', {})
+        if self.dest in given and option_string is not None:
+            raise argparse.ArgumentError(
+                self, f'given twice ({given[self.dest]} and {values}): give it once')
+        given[self.dest] = values
+        setattr(namespace, self.dest, values)
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose single-value options refuse being given twice."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.register('action', None, _StoreOnce)
+        self.register('action', 'store', _StoreOnce)
+
+
 #: What every --param help says of quotes (docs/wheelsim_run.md: a quoted text is one value).
 _QUOTED_TEXT = "a text in quotes is one value, commas and all: NODE.PARAM='a,b'"
 
@@ -163,7 +185,7 @@ def _parser() -> argparse.ArgumentParser:
         prog='wheelsim', description='Simulate wheeled vehicles headless with the wheelsim nodes: '
         'run a scenario, sweep or tune its parameters, calibrate a vehicle from a bag. '
         "'wheelsim COMMAND -h' describes each command.")
-    sub = parser.add_subparsers(dest='command', required=True)
+    sub = parser.add_subparsers(dest='command', required=True, parser_class=_Parser)
     run = sub.add_parser('run', help='run one scenario headless, faster than real time')
     run.add_argument('scenario', nargs='?', help='scenario YAML (default: the built-in '
                      'figure-eight with a differential robot and noisy localization)')
