@@ -67,6 +67,34 @@ def test_an_option_given_twice_is_refused_not_overridden(argv, message, capsys,
     assert f'{message}: give it once' in capsys.readouterr().err
 
 
+@pytest.mark.parametrize('argv, message', [
+    (['run', '--seed', 'abc'], "argument --seed: 'abc' must be an integer in [0, 2**63-1]"),
+    (['run', '--seed', '1.5'], "argument --seed: '1.5' must be an integer in [0, 2**63-1]"),
+    (['sweep', '--param', 'seed=1,2', '--workers', 'two'],
+     "argument --workers: 'two' must be an integer >= 1"),
+    (['sweep', '--param', 'seed=1,2', '--samples', 'x'],
+     "argument --samples: 'x' must be an integer >= 1"),
+    (['sweep', '--param', 'seed=1,2', '--sample-seed', 'x'],
+     "argument --sample-seed: 'x' must be an integer in [0, 2**32-1]"),
+    (['tune', '--param', 'seed=1,2', '--objective', 'a', '--trials', '1e3'],
+     "argument --trials: '1e3' must be an integer >= 1"),
+    (['tune', '--param', 'seed=1,2', '--objective', 'a', '--sampler-seed', 'x'],
+     "argument --sampler-seed: 'x' must be an integer in [0, 2**32-1]"),
+    (['calibrate', 'bag', '--step-rate', 'fast'],
+     "argument --step-rate: 'fast' must be a number in [1, 100000] Hz"),
+])
+def test_an_option_that_is_no_number_is_refused_naming_what_is_allowed(argv, message, capsys,
+                                                                        signal_handlers_kept):
+    """Found in review: ``--seed abc`` said ``invalid int value: 'abc'``, without the range."""
+    try:
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+    finally:
+        gc.unfreeze()
+    assert exited.value.code == EXIT_BAD_INPUT
+    assert message in capsys.readouterr().err
+
+
 def test_a_map_of_vehicle_sim_is_read_before_the_run(capsys, signal_handlers_kept, tmp_path,
                                                      monkeypatch):
     """Found in review: world.map_yaml given in nodes: or by --param was read only by the node,

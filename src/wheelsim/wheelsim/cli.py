@@ -140,9 +140,24 @@ def _real_time_factor(text: str) -> float:
     return value
 
 
+def _number_type(kind: type, allowed: str):
+    """An argparse ``type`` reading ``kind`` (int or float) whose error on a text that is not
+    one names what is allowed (argparse's own says only ``invalid int value``); the range
+    itself is checked where the value is used."""
+    noun = 'an integer' if kind is int else 'a number'
+
+    def parse(text: str):
+        try:
+            return kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f'{text!r} must be {noun} {allowed}') from None
+    return parse
+
+
 def _add_ray_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument('--workers', type=int, help='runs at once (default: every core of this '
-                        'machine, or of the cluster with --address)')
+    parser.add_argument('--workers', type=_number_type(int, '>= 1'),
+                        help='runs at once (default: every core of this machine, or of the '
+                        'cluster with --address)')
     parser.add_argument('--address', help='an existing Ray cluster: auto, ray://HOST:10001 or '
                         'HOST:6379 (default: a local Ray instance on this machine)')
     parser.add_argument('--output', default='results', help='output root (default: results); '
@@ -198,8 +213,8 @@ def _parser() -> argparse.ArgumentParser:
                      help='reuse OUTPUT/<name>/ of an earlier run, removing only the files a run '
                      'writes (default: keep it and write to OUTPUT/<name>-2/, -3, ...)')
     run.add_argument('--quiet', action='store_true', help='no progress bar')
-    run.add_argument('--seed', type=int, help="the scenario's seed for this run (e.g. the worst "
-                     'seed of a sweep)')
+    run.add_argument('--seed', type=_number_type(int, 'in [0, 2**63-1]'),
+                     help="the scenario's seed for this run (e.g. the worst seed of a sweep)")
     run.add_argument('--param', action='append', default=[], metavar='NAME=VALUE',
                      help='set a node parameter (NAME is NODE.PARAM) or the seed for this run '
                      '(repeatable); an array as '
@@ -218,8 +233,9 @@ def _parser() -> argparse.ArgumentParser:
                        help='grid (default): every combination of the value lists; random or '
                        'lhs (Latin hypercube): --samples points over the ranges, each with every '
                        'combination of the value lists')
-    sweep.add_argument('--samples', type=int, help='number of random or lhs samples')
-    sweep.add_argument('--sample-seed', type=int,
+    sweep.add_argument('--samples', type=_number_type(int, '>= 1'),
+                       help='number of random or lhs samples')
+    sweep.add_argument('--sample-seed', type=_number_type(int, 'in [0, 2**32-1]'),
                        help='seed of the random or lhs samples (default 0)')
     _add_ray_arguments(sweep)
     tune = sub.add_parser('tune', help='search node parameters for the best value of a metric '
@@ -234,12 +250,13 @@ def _parser() -> argparse.ArgumentParser:
     tune.add_argument('--objective', required=True, metavar='METRIC',
                       help='the metric to optimise (minimised; maximised for '
                       'distance_travelled_m, plans_received, min_clearance_m)')
-    tune.add_argument('--trials', type=int, default=50,
+    tune.add_argument('--trials', type=_number_type(int, '>= 1'), default=50,
                       help='finished trials wanted in the study (default 50; a resumed study '
                       'counts the ones it has)')
     tune.add_argument('--sampler', choices=('tpe', 'random', 'qmc'), default='tpe',
                       help='Optuna sampler (default tpe)')
-    tune.add_argument('--sampler-seed', type=int, default=0, help='sampler seed (default 0)')
+    tune.add_argument('--sampler-seed', type=_number_type(int, 'in [0, 2**32-1]'), default=0,
+                      help='sampler seed (default 0)')
     tune.add_argument('--study', default='tune', help='study name (default tune): the folder '
                       'OUTPUT/<scenario>/<study>/ and the name in the storage')
     tune.add_argument('--storage', help='Optuna storage URL (default: sqlite:///'
@@ -263,7 +280,7 @@ def _parser() -> argparse.ArgumentParser:
     calibrate.add_argument('--measured-topic', help='measured motion (default: twist_actual, '
                            'else odom)')
     calibrate.add_argument('--joint-states-topic', help='joint states (default: joint_states)')
-    calibrate.add_argument('--step-rate', type=float,
+    calibrate.add_argument('--step-rate', type=_number_type(float, 'in [1, 100000] Hz'),
                            help='simulation step rate [Hz] (default: the --params file\'s '
                            'step_rate, else 1000, as vehicle_sim, which rounds a dead time to '
                            'its step)')
