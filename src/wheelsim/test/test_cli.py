@@ -95,6 +95,29 @@ def test_an_option_that_is_no_number_is_refused_naming_what_is_allowed(argv, mes
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize('argv, line', [
+    ([], 'wheelsim: error: the following arguments are required: command (see wheelsim -h)'),
+    (['run', '--no-such-option'],
+     'wheelsim: error: unrecognized arguments: --no-such-option (see wheelsim -h)'),
+    (['tune', '--param', 'seed=1,2'], 'wheelsim tune: error: the following arguments are '
+     'required: --objective (see wheelsim tune -h)'),
+    (['sweep', '--sample', 'sobol'], "wheelsim sweep: error: argument --sample: invalid choice: "
+     "'sobol' (choose from "),  # the choices as this Python's argparse writes them
+])
+def test_an_argument_error_is_one_line(argv, line, capsys, signal_handlers_kept):
+    """Found in review: argparse's errors began with the usage, four to eight lines in all;
+    bad input gets one line (the usage is in ``-h``)."""
+    try:
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+    finally:
+        gc.unfreeze()
+    assert exited.value.code == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert err.startswith(line) and err.count('\n') == 1, err
+    assert err.endswith(f' (see {line.split(": error")[0]} -h)\n'), err
+
+
 def test_a_map_of_vehicle_sim_is_read_before_the_run(capsys, signal_handlers_kept, tmp_path,
                                                      monkeypatch):
     """Found in review: world.map_yaml given in nodes: or by --param was read only by the node,

@@ -183,12 +183,16 @@ class _StoreOnce(argparse.Action):
 
 
 class _Parser(argparse.ArgumentParser):
-    """An argument parser whose single-value options refuse being given twice."""
+    """An argument parser whose single-value options refuse being given twice, and whose
+    errors are one line (argparse's own start with the usage, several lines), exit code 2."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.register('action', None, _StoreOnce)
         self.register('action', 'store', _StoreOnce)
+
+    def error(self, message: str):
+        self.exit(EXIT_BAD_INPUT, f'{self.prog}: error: {message} (see {self.prog} -h)\n')
 
 
 #: What every --param help says of quotes (docs/wheelsim_run.md: a quoted text is one value).
@@ -196,7 +200,7 @@ _QUOTED_TEXT = "a text in quotes is one value, commas and all: NODE.PARAM='a,b'"
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog='wheelsim', description='Simulate wheeled vehicles headless with the wheelsim nodes: '
         'run a scenario, sweep or tune its parameters, calibrate a vehicle from a bag. '
         "'wheelsim COMMAND -h' describes each command.")
