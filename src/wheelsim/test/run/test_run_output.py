@@ -4,6 +4,7 @@ import json
 import math
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -174,6 +175,27 @@ def test_a_missing_output_root_is_created(tmp_path):
     folder = run_folder(tmp_path / 'sweep' / '000', 'short')
     assert folder == (tmp_path / 'sweep' / '000' / 'short').resolve()
     assert (folder / MARKER).is_file()
+
+
+@pytest.mark.parametrize('make', [lambda root: run_folder(root, 'eight'),
+                                  lambda root: command_folder(root / 'eight' / 'sweep', 'sweep')])
+def test_a_folder_that_cannot_be_made_is_bad_input_naming_it(tmp_path, monkeypatch, make):
+    """Found in review: ``--output`` a folder the user may not write in (here: mkdir refused)
+    ended as a failed write, exit 3, ``[Errno 13] Permission denied: '...'``, where an
+    ``--output`` that cannot be created is exit 2 naming it."""
+    root = tmp_path.resolve()
+    real_mkdir = Path.mkdir
+
+    def refused(self, *args, **kwargs):
+        if root in self.parents:  # the root exists: nothing may be made inside it
+            raise PermissionError(13, 'Permission denied', str(self))
+        return real_mkdir(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, 'mkdir', refused)
+    with pytest.raises(OutputError, match=r'/eight(/sweep)?: cannot create it \(Permission '
+                       r'denied\): choose another --output$'):
+        make(root)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_json_text_is_strict_json_a_non_finite_number_null():

@@ -164,10 +164,20 @@ def run_folder(output_root: Path, name: str, overwrite: bool = False,
             folder = root / f'{name}-{number}'
         else:
             raise OutputError(f'{root}: {MAX_NUMBERED} runs named {name} already')
-    folder.mkdir(exist_ok=overwrite)
-    (folder / MARKER).write_text('written by wheelsim run; --overwrite removes only its own '
-                                 'files from this folder\n')
+    try:
+        folder.mkdir(exist_ok=overwrite)
+        (folder / MARKER).write_text('written by wheelsim run; --overwrite removes only its own '
+                                     'files from this folder\n')
+    except OSError as err:
+        raise _cannot_create(folder, err) from None
     return folder
+
+
+def _cannot_create(folder: Path, err: OSError) -> OutputError:
+    """The error for an output folder that cannot be made (a folder the user may not write
+    in, a read-only file system): bad input, named as such before anything runs."""
+    return OutputError(f'{folder}: cannot create it ({err.strerror or err}): choose another '
+                       '--output')
 
 
 def command_marker(command: str) -> str:
@@ -216,10 +226,14 @@ def command_folder(folder: Path, command: str) -> Path:
     another process writes it: the marker stays locked (``flock``) until this process ends."""
     check_command_folder(folder, command)
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
     marker = folder / command_marker(command)
-    if not marker.is_file():
-        marker.write_text(f'written by wheelsim {command}; the same command resumes it here\n')
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if not marker.is_file():
+            marker.write_text(f'written by wheelsim {command}; the same command resumes it '
+                              'here\n')
+    except OSError as err:
+        raise _cannot_create(folder, err) from None
     key = folder.resolve()
     if key not in _LOCKED:
         handle = marker.open('rb')  # noqa: SIM115 - open as long as the process writes there
