@@ -226,6 +226,8 @@ def test_a_folder_given_as_params_file_is_named_as_a_folder(tmp_path):
     # found in review: a typo recorded nothing of that topic, without a word
     ('record: [odom, odm]', 'record: /odm: no node of a run publishes it (did you mean /odom?)'),
     ('record: [diagnostics]', 'record: /diagnostics: no node of a run publishes it'),
+    # found in review: a topic named twice (also as odom and /odom) was taken without a word
+    ('record: [odom, tf, /odom]', 'record: /odom: given twice: give it once'),
     ('pass_criteria: {cross_track_rms: 1}', 'pass_criteria.cross_track_rms: unknown metric '
                                             '(did you mean cross_track_rms_m?)'),
     ('pass_criteria: {goal_error_m: high}', "pass_criteria.goal_error_m: 'high' must be"),

@@ -232,10 +232,12 @@ def load_scenario(
         record_topics = ()
     elif isinstance(record, list) and record and all(isinstance(t, str) for t in record):
         record_topics = tuple(t if t.startswith('/') else '/' + t for t in record)
-        for topic in record_topics:
+        for index, topic in enumerate(record_topics):
             if topic not in RECORDABLE_TOPICS:
                 raise _fail(source, f'record: {topic}', 'no node of a run publishes it'
                             + _closest(topic, RECORDABLE_TOPICS))
+            if topic in record_topics[:index]:
+                raise _fail(source, f'record: {topic}', 'given twice: give it once')
     else:
         raise _fail(source, 'record', f'{record!r} must be "all", "none" or a list of topic names')
 
