@@ -372,3 +372,21 @@ def test_bad_start_up_parameters_stop_with_one_clear_line(ros_domain_id):
         assert last.startswith(f'vehicle_sim: error: {message}'), output
         # Only rcl's own log line may come first (rcl prints it before raising).
         assert all(line.startswith('[ERROR] [') and '[rcl]' in line for line in before), output
+
+
+@pytest.mark.parametrize('arguments, shown', [
+    (['--help'], 'argument --help'),
+    (['--foo', 'bar'], 'arguments --foo bar'),
+])
+def test_an_argument_outside_the_ros_arguments_stops_with_one_clear_line(ros_domain_id,
+                                                                         arguments, shown):
+    """Found in review: ``vehicle_sim -p model:=omni`` (no --ros-args) started a bicycle, rcl
+    reading ``model:=omni`` as a deprecated topic remap; ``--help`` started the node too."""
+    node = NodeProcess(NODE, ros_args=['--', *arguments])
+    refused = node.refused(60.0)
+    output = node.output()
+    node.stop()
+    assert refused, output
+    last = before_teardown_dump(output).strip().splitlines()[-1]
+    assert last == (f'vehicle_sim: error: unexpected {shown}: the node takes ROS arguments '
+                    'only, after --ros-args (e.g. vehicle_sim --ros-args -p NAME:=VALUE)'), output

@@ -39,6 +39,7 @@ from rclpy.exceptions import ParameterException
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
+from rclpy.utilities import remove_ros_args
 
 from wheelsim.core.params import ParameterError
 from wheelsim.ros.seam import LiveSeam, NodeSeam
@@ -114,6 +115,29 @@ def run_node(node_class: Callable[[NodeSeam], Any], args: Sequence[str] | None =
     end_process(code)
 
 
+def _non_ros_arguments(args: Sequence[str] | None) -> list[str]:
+    """The arguments after the program's name that are not ROS's (rcl parsed and took the
+    rest, deprecated remaps ``from:=to`` included): none of wheelsim's nodes takes any, so one
+    is a mistake, such as ``-p NAME:=VALUE`` without ``--ros-args`` before it (rcl reads the
+    ``NAME:=VALUE`` as a topic remap and the parameter keeps its default)."""
+    argv = list(sys.argv if args is None else args)
+    if not any(_maybe_not_ros(argv[1:])):  # as usual: rcl need not parse (and warn) again
+        return []
+    return remove_ros_args(args=argv)[1:]
+
+
+def _maybe_not_ros(arguments: Sequence[str]):
+    """The arguments outside ``--ros-args ... [--]`` that are not deprecated remaps."""
+    inside = False
+    for argument in arguments:
+        if argument == '--ros-args':
+            inside = True
+        elif inside:
+            inside = argument != '--'
+        elif ':=' not in argument or argument.startswith('-'):
+            yield argument
+
+
 def _free_half_built() -> None:
     """Free a node that was built part of the way (its rcl node and DDS participant exist,
     unreachable now but in reference cycles, which only a collection frees) and shut rclpy
@@ -139,6 +163,14 @@ def _run(node_class: Callable[[NodeSeam], Any], program: str, args: Sequence[str
         text = str(err).split(', at /')[0]  # drop the C source locations rcl appends
         stop.stopping()  # a signal from here on must not raise Interrupted outside run_node's try
         return _error(program, f'invalid ROS arguments: {text}')
+    others = _non_ros_arguments(args)
+    if others:
+        stop.stopping()
+        code = _error(program, f'unexpected argument{"s" * (len(others) > 1)} '
+                      f'{" ".join(others)}: the node takes ROS arguments only, after --ros-args '
+                      f'(e.g. {program} --ros-args -p NAME:=VALUE)')
+        rclpy.try_shutdown()
+        return code
     seam = None
     try:
         seam = LiveSeam(program)
