@@ -97,6 +97,11 @@ def test_topics_are_named_when_missing_or_ambiguous(tmp_path, recorded):
     assert len(recording.command_t_s) == len(recorded.command_t_s)
     with pytest.raises(CalibrationError, match='no topic /robot9/odom'):
         load_recording(tmp_path / 'two', commands='/robot1/cmd_vel', measured='/robot9/odom')
+    # found in review: 'the bag has no topic  (command)' for --cmd-topic '', naming no choice
+    with pytest.raises(CalibrationError, match=r"^the bag has no topic '' \(command\); its "
+                                               r'topics of a type it can be: /robot1/cmd_vel, '
+                                               r'/robot2/cmd_vel$'):
+        load_recording(tmp_path / 'two', commands='')
     with pytest.raises(CalibrationError, match='no such bag'):
         load_recording(tmp_path / 'missing')
 

@@ -62,7 +62,9 @@ def _choose(connections, given: str | None, name: str, types: tuple[str, ...],
     if given is not None:
         found = [c for c in connections if c.topic in (given, '/' + given.lstrip('/'))]
         if not found:
-            raise CalibrationError(f'the bag has no topic {given} ({what})')
+            fitting = sorted({c.topic for c in connections if c.msgtype in types})
+            raise CalibrationError(f'the bag has no topic {given or repr(given)} ({what}); its '
+                                   f'topics of a type it can be: {", ".join(fitting) or "none"}')
         if found[0].msgtype not in types:
             raise CalibrationError(f'topic {given} ({what}) is {found[0].msgtype}, not '
                                    + ' or '.join(types))
