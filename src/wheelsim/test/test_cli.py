@@ -21,6 +21,18 @@ def signal_handlers_kept():
         signal.signal(number, handler)
 
 
+def argument_error(argv, capsys) -> str:
+    """What ``main(argv)`` writes to stderr, asserting that argparse refused ``argv`` with
+    exit code 2."""
+    try:
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+    finally:
+        gc.unfreeze()
+    assert exited.value.code == EXIT_BAD_INPUT
+    return capsys.readouterr().err
+
+
 @pytest.mark.parametrize('argv', [['run', 'missing.yaml'], ['run', '--no-such-option']])
 def test_the_entry_leaves_every_object_out_of_the_exits_collections(argv, capsys,
                                                                      signal_handlers_kept):
@@ -58,13 +70,7 @@ def test_an_option_given_twice_is_refused_not_overridden(argv, message, capsys,
     """Found in review: ``--seed 1 --seed 2`` ran with seed 2 (argparse keeps the last), while
     a ``--param`` given twice is refused: a setting that another overrides is an error."""
     monkeypatch.chdir(tmp_path)  # were it taken, its results would go there
-    try:
-        with pytest.raises(SystemExit) as exited:
-            main(argv)
-    finally:
-        gc.unfreeze()
-    assert exited.value.code == EXIT_BAD_INPUT
-    assert f'{message}: give it once' in capsys.readouterr().err
+    assert f'{message}: give it once' in argument_error(argv, capsys)
 
 
 @pytest.mark.parametrize('argv, message', [
@@ -86,13 +92,7 @@ def test_an_option_given_twice_is_refused_not_overridden(argv, message, capsys,
 def test_an_option_that_is_no_number_is_refused_naming_what_is_allowed(argv, message, capsys,
                                                                         signal_handlers_kept):
     """Found in review: ``--seed abc`` said ``invalid int value: 'abc'``, without the range."""
-    try:
-        with pytest.raises(SystemExit) as exited:
-            main(argv)
-    finally:
-        gc.unfreeze()
-    assert exited.value.code == EXIT_BAD_INPUT
-    assert message in capsys.readouterr().err
+    assert message in argument_error(argv, capsys)
 
 
 @pytest.mark.parametrize('argv, line', [
@@ -107,13 +107,7 @@ def test_an_option_that_is_no_number_is_refused_naming_what_is_allowed(argv, mes
 def test_an_argument_error_is_one_line(argv, line, capsys, signal_handlers_kept):
     """Found in review: argparse's errors began with the usage, four to eight lines in all;
     bad input gets one line (the usage is in ``-h``)."""
-    try:
-        with pytest.raises(SystemExit) as exited:
-            main(argv)
-    finally:
-        gc.unfreeze()
-    assert exited.value.code == EXIT_BAD_INPUT
-    err = capsys.readouterr().err
+    err = argument_error(argv, capsys)
     assert err.startswith(line) and err.count('\n') == 1, err
     assert err.endswith(f' (see {line.split(": error")[0]} -h)\n'), err
 

@@ -32,6 +32,12 @@ class Graph:
         self.publishers.append(SimpleNamespace(node_name=node, node_namespace='/',
                                                topic_type=topic_type))
 
+    def publish_undiscovered(self, topic_type: str) -> None:
+        """A publisher whose node rmw has not discovered yet (its placeholder names)."""
+        self.publishers.append(SimpleNamespace(node_name='_NODE_NAME_UNKNOWN_',
+                                               node_namespace='_NODE_NAMESPACE_UNKNOWN_',
+                                               topic_type=topic_type))
+
 
 def test_a_publisher_is_named_once_its_node_is_discovered():
     """Found in the live-mode review: a Twist publisher from a new process was reported as
@@ -41,8 +47,7 @@ def test_a_publisher_is_named_once_its_node_is_discovered():
     cmd_vel = CmdVelInput(graph, 'twist_stamped', lambda *command: None, (100.0, 100.0))
     assert cmd_vel.msg_type is TwistStamped
     graph.publish_as('controller', STAMPED)
-    graph.publish_as('_NODE_NAME_UNKNOWN_', TWIST)
-    graph.publishers[-1].node_namespace = '_NODE_NAMESPACE_UNKNOWN_'
+    graph.publish_undiscovered(TWIST)
     cmd_vel.check_publishers()
     assert graph.warnings == []  # waits for the name
     graph.publishers[-1] = SimpleNamespace(node_name='teleop', node_namespace='/',
@@ -58,8 +63,7 @@ def test_a_publisher_whose_node_stays_unknown_is_still_warned_about():
     """A writer with no ROS node name (plain DDS) is reported after the wait, once."""
     graph = Graph()
     cmd_vel = CmdVelInput(graph, 'twist_stamped', lambda *command: None, (100.0, 100.0))
-    graph.publish_as('_NODE_NAME_UNKNOWN_', TWIST)
-    graph.publishers[-1].node_namespace = '_NODE_NAMESPACE_UNKNOWN_'
+    graph.publish_undiscovered(TWIST)
     for _ in range(cmd_vel_module.UNDISCOVERED_NAME_CHECKS):
         cmd_vel.check_publishers()
     assert graph.warnings == []
@@ -80,8 +84,7 @@ def test_other_publishers_of_a_topic_are_named_once_their_node_is_discovered():
     graph.publish_as('vehicle_sim', odometry)
     others = OtherPublishers(graph, '/ground_truth', ': subscribers get both')
     others.check()
-    graph.publish_as('_NODE_NAME_UNKNOWN_', odometry)
-    graph.publishers[-1].node_namespace = '_NODE_NAMESPACE_UNKNOWN_'
+    graph.publish_undiscovered(odometry)
     others.check()
     assert graph.warnings == []  # waits for the name
     graph.publishers[-1] = SimpleNamespace(node_name='vehicle_sim', node_namespace='/robot2',
