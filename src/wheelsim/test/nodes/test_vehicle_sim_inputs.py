@@ -390,3 +390,26 @@ def test_an_argument_outside_the_ros_arguments_stops_with_one_clear_line(ros_dom
     last = before_teardown_dump(output).strip().splitlines()[-1]
     assert last == (f'vehicle_sim: error: unexpected {shown}: the node takes ROS arguments '
                     'only, after --ros-args (e.g. vehicle_sim --ros-args -p NAME:=VALUE)'), output
+
+
+@pytest.mark.parametrize('text, problem', [
+    ('These are my notes.\n', 'must map node names to sections'),
+    ('vehicle_sim: {ros__parameters: {a: [[1.0, 2.0]]}}\n', 'holds arrays or mappings'),
+    ('vehicle_sim: {ros__parameters: {<<: {model: omni}}}\n', 'a merge key << as a name'),
+])
+def test_a_params_file_rcl_would_skip_or_misread_stops_with_one_clear_line(ros_domain_id,
+                                                                          tmp_path, text,
+                                                                          problem):
+    """Found in review: ``--params-file notes.txt`` started the node without a word and without
+    its parameters (rcl takes a text as holding none); rcl also reads a merge key as a name and
+    a nested array as a flat one."""
+    path = tmp_path / 'params.txt'
+    path.write_text(text)
+    node = NodeProcess(NODE, ros_args=['--params-file', str(path)])
+    refused = node.refused(60.0)
+    output = node.output()
+    node.stop()
+    assert refused, output
+    last = before_teardown_dump(output).strip().splitlines()[-1]
+    assert last.startswith(f'vehicle_sim: error: --params-file {path}: '), output
+    assert problem in last, output

@@ -31,7 +31,7 @@ from __future__ import annotations
 import faulthandler
 import gc
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
 import rclpy
@@ -42,6 +42,7 @@ from rclpy.signals import SignalHandlerOptions
 from rclpy.utilities import remove_ros_args
 
 from wheelsim.core.params import ParameterError
+from wheelsim.core.params_file import ParamsFileError, read_sections
 from wheelsim.ros.seam import LiveSeam, NodeSeam
 from wheelsim.ros.shutdown import Interrupted, StopRequest, exit_now, take_over_signals
 
@@ -115,27 +116,64 @@ def run_node(node_class: Callable[[NodeSeam], Any], args: Sequence[str] | None =
     end_process(code)
 
 
-def _non_ros_arguments(args: Sequence[str] | None) -> list[str]:
+def _arguments_problem(program: str, args: Sequence[str] | None) -> str | None:
+    """Why the command line is refused once rcl has taken it, or None: an argument outside the
+    ROS arguments (:func:`_non_ros_arguments`), or a ``--params-file`` that is no ROS params
+    file (rcl starts the node without a word for a text file or a YAML list) or that rcl reads
+    otherwise than YAML says (:func:`wheelsim.core.params_file.read_sections`)."""
+    argv = list(sys.argv if args is None else args)
+    others = _non_ros_arguments(argv)
+    if others:
+        return (f'unexpected argument{"s" * (len(others) > 1)} {" ".join(others)}: the node '
+                f'takes ROS arguments only, after --ros-args (e.g. {program} --ros-args -p '
+                'NAME:=VALUE)')
+    try:
+        read_sections(_params_files(argv[1:]))
+    except ParamsFileError as err:
+        return f'--params-file {err}'
+    return None
+
+
+def _non_ros_arguments(argv: list[str]) -> list[str]:
     """The arguments after the program's name that are not ROS's (rcl parsed and took the
     rest, deprecated remaps ``from:=to`` included): none of wheelsim's nodes takes any, so one
     is a mistake, such as ``-p NAME:=VALUE`` without ``--ros-args`` before it (rcl reads the
     ``NAME:=VALUE`` as a topic remap and the parameter keeps its default)."""
-    argv = list(sys.argv if args is None else args)
     if not any(_maybe_not_ros(argv[1:])):  # as usual: rcl need not parse (and warn) again
         return []
     return remove_ros_args(args=argv)[1:]
 
 
-def _maybe_not_ros(arguments: Sequence[str]):
-    """The arguments outside ``--ros-args ... [--]`` that are not deprecated remaps."""
+def _sorted_arguments(arguments: Sequence[str]) -> Iterator[tuple[bool, str]]:
+    """``(inside, argument)`` for each argument: inside ``--ros-args ... [--]`` or not (the
+    markers themselves count as inside)."""
     inside = False
     for argument in arguments:
         if argument == '--ros-args':
             inside = True
+            yield True, argument
         elif inside:
             inside = argument != '--'
-        elif ':=' not in argument or argument.startswith('-'):
+            yield True, argument
+        else:
+            yield False, argument
+
+
+def _maybe_not_ros(arguments: Sequence[str]) -> Iterator[str]:
+    """The arguments outside ``--ros-args ... [--]`` that are not deprecated remaps."""
+    for inside, argument in _sorted_arguments(arguments):
+        if not inside and (':=' not in argument or argument.startswith('-')):
             yield argument
+
+
+def _params_files(arguments: Sequence[str]) -> list[str]:
+    """The files named by ``--params-file FILE`` among the ROS arguments, in order."""
+    files, follows = [], False
+    for inside, argument in _sorted_arguments(arguments):
+        if follows and inside:
+            files.append(argument)
+        follows = inside and argument == '--params-file'
+    return files
 
 
 def _free_half_built() -> None:
@@ -163,12 +201,10 @@ def _run(node_class: Callable[[NodeSeam], Any], program: str, args: Sequence[str
         text = str(err).split(', at /')[0]  # drop the C source locations rcl appends
         stop.stopping()  # a signal from here on must not raise Interrupted outside run_node's try
         return _error(program, f'invalid ROS arguments: {text}')
-    others = _non_ros_arguments(args)
-    if others:
+    problem = _arguments_problem(program, args)
+    if problem:
         stop.stopping()
-        code = _error(program, f'unexpected argument{"s" * (len(others) > 1)} '
-                      f'{" ".join(others)}: the node takes ROS arguments only, after --ros-args '
-                      f'(e.g. {program} --ros-args -p NAME:=VALUE)')
+        code = _error(program, problem)
         rclpy.try_shutdown()
         return code
     seam = None
