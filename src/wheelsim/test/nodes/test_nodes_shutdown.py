@@ -401,6 +401,21 @@ def test_a_teardown_that_holds_the_interpreter_lock_ends_with_every_stack_and_ex
     assert in_rclpy != output, output  # the frame as this test expects it
     with pytest.warns(UserWarning, match="locking: the shutdown hung in rclpy's Node.destroy_n"):
         assert stopped_cleanly('locking', code, in_rclpy)
+    # As a Kilted CI run saw it (2026-12-04): in the first publisher's destruction.
+    in_publisher = in_rclpy.replace(
+        '"/venv/site-packages/rclpy/node.py", line 1965 in destroy_node\n',
+        '"/venv/site-packages/rclpy/publisher.py", line 107 in destroy\n'
+        '  File "/venv/site-packages/rclpy/node.py", line 1948 in destroy_publisher\n'
+        '  File "/venv/site-packages/rclpy/node.py", line 2070 in destroy_node\n')
+    with pytest.warns(UserWarning, match="locking: the shutdown hung in rclpy's Node.destroy_n"):
+        assert stopped_cleanly('locking', code, in_publisher)
+    # But not where rclpy called back into a node's own code.
+    in_callback = in_publisher.replace(
+        '"/venv/site-packages/rclpy/publisher.py", line 107 in destroy\n',
+        '"<string>", line 12 in close\n'
+        '  File "/venv/site-packages/rclpy/publisher.py", line 107 in destroy\n')
+    assert in_callback != in_publisher != in_rclpy, output
+    assert not stopped_cleanly('locking', code, in_callback)
 
 
 # A node refused for a parameter whose teardown then holds the interpreter lock, as Fast DDS 3.2

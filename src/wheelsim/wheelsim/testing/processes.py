@@ -77,21 +77,25 @@ except OSError as err:
 # A wheelsim node whose teardown holds the Python interpreter lock past its limit is ended by
 # faulthandler's C thread (wheelsim.ros.shutdown: HARD_LIMIT_S after a signal, TEARDOWN_LIMIT_S
 # after a refused start-up's teardown began) with every thread's Python stack and exit 1. Seen
-# inside rclpy's Node.destroy_node, at its last call: the node handle's destruction, where
-# rmw_fastrtps finishes the rcl node and deletes the Fast DDS participant. On Jazzy in full test
-# runs of 2026-11-27 (localization in the Nav2 bring-up launch, the controller in the demo
-# launch; not reproduced); on Kilted reproduced on 2026-12-01, 2 of 480 refused start-ups of 8
+# inside rclpy's Node.destroy_node: at its last call, the node handle's destruction, where
+# rmw_fastrtps finishes the rcl node and deletes the Fast DDS participant (on Jazzy in full test
+# runs of 2026-11-27, localization in the Nav2 bring-up launch, the controller in the demo
+# launch, not reproduced; on Kilted reproduced on 2026-12-01, 2 of 480 refused start-ups of 8
 # vehicle_sims at a time: Fast DDS 3.2's set_listener spins there while a discovery callback
-# waits for its lock (eProsima/Fast-DDS#6513). Below wheelsim's code (docs/reliability.md). Only
-# that exit is let through: exit 1 with the dump whose main thread's innermost frames are
-# exactly rclpy's destroy_node called by the live seam's destroy, called from node_main's _run.
-# A hang anywhere else fails, also one in node_main's _free_half_built (a start-up that rclpy itself
-# refused before the seam was built, where the collection deletes the participant): not seen. The
-# frames may carry a prefix (ros2 launch prints ``[name-N] ``
+# waits for its lock, eProsima/Fast-DDS#6513); and on Kilted (CI of 2026-12-04, a controller
+# signalled while every node started) one call earlier, in the publisher destruction that
+# destroy_node begins with (rmw_fastrtps deleting the DataWriter). Below wheelsim's code
+# (docs/reliability.md). Only that exit is let through: exit 1 with the dump whose main thread's
+# innermost frames are rclpy's own (destroy_node, or the destruction of one of the node's
+# entities that destroy_node calls) called by the live seam's destroy, called from node_main's
+# _run. A hang anywhere else fails, also one in node_main's _free_half_built (a start-up that
+# rclpy itself refused before the seam was built, where the collection deletes the
+# participant): not seen. The frames may carry a prefix (ros2 launch prints ``[name-N] ``
 # before each line of a process).
 MIDDLEWARE_TEARDOWN_HANG = re.compile(
     r'Timeout \(0:00:\d\d(?:\.\d+)?\)!\n(?:.*\n)*?'
     r'.*Thread 0x[0-9a-f]+ \(most recent call first\):\n'
+    r'(?:.*/rclpy/\w+\.py", line \d+ in \w+\n)*'
     r'.*/rclpy/node\.py", line \d+ in destroy_node\n'
     r'.*/wheelsim/ros/seam\.py", line \d+ in destroy\n'
     r'.*/wheelsim/ros/node_main\.py", line \d+ in _run\n')
