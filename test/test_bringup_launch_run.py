@@ -186,7 +186,7 @@ def test_only_a_hang_in_rclpy_destroy_node_is_let_through():
     run of 2026-11-27, before the seam; paths shortened) is let through with a warning; a hang
     in wheelsim's own code, another process's output, a crash and another exit code are not."""
     hung = {'name': 'controller-5', 'returncode': 1, 'during_shutdown': True}
-    with pytest.warns(UserWarning, match="controller-5: the shutdown hung in rclpy's Node.dest"):
+    with pytest.warns(UserWarning, match="controller-5: the shutdown hung in rclpy's teardown"):
         assert shut_down_cleanly(HUNG_IN_DESTROY_NODE, hung)
     in_own_code = HUNG_IN_DESTROY_NODE.replace(
         'rclpy/node.py", line 1965 in destroy_node',

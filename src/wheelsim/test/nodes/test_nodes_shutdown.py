@@ -395,27 +395,45 @@ def test_a_teardown_that_holds_the_interpreter_lock_ends_with_every_stack_and_ex
     assert not middleware_teardown_hang(code, output), output
     assert not stopped_cleanly('locking', code, output)
     in_rclpy = re.sub(  # as if it hung in rclpy's destroy_node, called by the seam
-        r'"<string>", line \d+ in close\n',
-        '"/venv/site-packages/rclpy/node.py", line 1965 in destroy_node\n'
-        '  File "/w/wheelsim/ros/seam.py", line 170 in destroy\n', output)
+        r'"<string>", line \d+ in close\n', DESTROY_NODE + '  File "/w/wheelsim/ros/seam.py", '
+        'line 170 in destroy\n', output)
     assert in_rclpy != output, output  # the frame as this test expects it
-    with pytest.warns(UserWarning, match="locking: the shutdown hung in rclpy's Node.destroy_n"):
-        assert stopped_cleanly('locking', code, in_rclpy)
+    assert let_through(code, in_rclpy)
     # As a Kilted CI run saw it (2026-12-04): in the first publisher's destruction.
-    in_publisher = in_rclpy.replace(
-        '"/venv/site-packages/rclpy/node.py", line 1965 in destroy_node\n',
-        '"/venv/site-packages/rclpy/publisher.py", line 107 in destroy\n'
-        '  File "/venv/site-packages/rclpy/node.py", line 1948 in destroy_publisher\n'
-        '  File "/venv/site-packages/rclpy/node.py", line 2070 in destroy_node\n')
-    with pytest.warns(UserWarning, match="locking: the shutdown hung in rclpy's Node.destroy_n"):
-        assert stopped_cleanly('locking', code, in_publisher)
+    in_publisher = called_inside(
+        in_rclpy, DESTROY_NODE, PUBLISHER_DESTROY,
+        '"/venv/site-packages/rclpy/node.py", line 1948 in destroy_publisher')
+    assert let_through(code, in_publisher)
     # But not where rclpy called back into a node's own code.
-    in_callback = in_publisher.replace(
-        '"/venv/site-packages/rclpy/publisher.py", line 107 in destroy\n',
-        '"<string>", line 12 in close\n'
-        '  File "/venv/site-packages/rclpy/publisher.py", line 107 in destroy\n')
-    assert in_callback != in_publisher != in_rclpy, output
-    assert not stopped_cleanly('locking', code, in_callback)
+    assert not stopped_cleanly('locking', code, called_inside(in_publisher, PUBLISHER_DESTROY,
+                                                              '"<string>", line 12 in close'))
+    # As a reproduction on Kilted saw it (2026-12-04, gdb): a start-up abandoned for a signal,
+    # the participant deleted by the collection that frees the half-built node.
+    in_collection = re.sub(r'"<string>", line \d+ in close\n.*in _run\n', FREE_HALF_BUILT, output)
+    assert re.search(r'in _free_half_built\n.*in run_node\n', in_collection), in_collection
+    assert let_through(code, in_collection)
+    # But not where the collection ran a node's own finaliser.
+    assert not stopped_cleanly('locking', code, called_inside(in_collection, FREE_HALF_BUILT,
+                                                              '"<string>", line 12 in __del__'))
+
+
+DESTROY_NODE = '"/venv/site-packages/rclpy/node.py", line 1965 in destroy_node\n'
+PUBLISHER_DESTROY = '"/venv/site-packages/rclpy/publisher.py", line 107 in destroy'
+FREE_HALF_BUILT = '"/w/wheelsim/ros/node_main.py", line 183 in _free_half_built\n'
+
+
+def called_inside(dump: str, frame: str, *inner: str) -> str:
+    """``dump`` with the frames ``inner`` (innermost first, each as its line after ``File``)
+    called from the frame that begins with ``frame``."""
+    assert frame in dump, dump
+    return dump.replace(frame, ''.join(f'{line}\n  File ' for line in inner) + frame)
+
+
+def let_through(code: int, dump: str) -> bool:
+    """:func:`stopped_cleanly` of the locking node's ``dump``, which must warn of the known
+    middleware teardown hang."""
+    with pytest.warns(UserWarning, match="locking: the shutdown hung in rclpy's teardown"):
+        return stopped_cleanly('locking', code, dump)
 
 
 # A node refused for a parameter whose teardown then holds the interpreter lock, as Fast DDS 3.2

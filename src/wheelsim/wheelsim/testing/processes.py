@@ -84,21 +84,24 @@ except OSError as err:
 # vehicle_sims at a time: Fast DDS 3.2's set_listener spins there while a discovery callback
 # waits for its lock, eProsima/Fast-DDS#6513); and on Kilted (CI of 2026-12-04, a controller
 # signalled while every node started) one call earlier, in the publisher destruction that
-# destroy_node begins with (rmw_fastrtps deleting the DataWriter). Below wheelsim's code
-# (docs/reliability.md). Only that exit is let through: exit 1 with the dump whose main thread's
-# innermost frames are rclpy's own (destroy_node, or the destruction of one of the node's
-# entities that destroy_node calls) called by the live seam's destroy, called from node_main's
-# _run. A hang anywhere else fails, also one in node_main's _free_half_built (a start-up that
-# rclpy itself refused before the seam was built, where the collection deletes the
-# participant): not seen. The frames may carry a prefix (ros2 launch prints ``[name-N] ``
-# before each line of a process).
+# destroy_node begins with (rmw_fastrtps deleting the DataWriter); and, in a reproduction on
+# Kilted (2026-12-04), #6513's spin in a start-up abandoned for a signal, where the collection
+# in node_main's _free_half_built deleted the participant. Below wheelsim's code
+# (docs/reliability.md). Only those exits are let through: exit 1 with the dump whose main
+# thread's innermost frames are rclpy's own (destroy_node, or the destruction of one of the
+# node's entities that destroy_node calls) called by the live seam's destroy, called from
+# node_main's _run; or node_main's _free_half_built (a collection, in C) called from run_node or
+# _run, with nothing but rclpy's frames inside it. A hang anywhere else fails. The frames may
+# carry a prefix (ros2 launch prints ``[name-N] `` before each line of a process).
 MIDDLEWARE_TEARDOWN_HANG = re.compile(
     r'Timeout \(0:00:\d\d(?:\.\d+)?\)!\n(?:.*\n)*?'
     r'.*Thread 0x[0-9a-f]+ \(most recent call first\):\n'
     r'(?:.*/rclpy/\w+\.py", line \d+ in \w+\n)*'
-    r'.*/rclpy/node\.py", line \d+ in destroy_node\n'
+    r'(?:.*/rclpy/node\.py", line \d+ in destroy_node\n'
     r'.*/wheelsim/ros/seam\.py", line \d+ in destroy\n'
-    r'.*/wheelsim/ros/node_main\.py", line \d+ in _run\n')
+    r'.*/wheelsim/ros/node_main\.py", line \d+ in _run\n'
+    r'|.*/wheelsim/ros/node_main\.py", line \d+ in _free_half_built\n'
+    r'.*/wheelsim/ros/node_main\.py", line \d+ in (?:run_node|_run)\n)')
 #: The first line of faulthandler's dump when it ends a process at a time limit.
 TEARDOWN_DUMP_START = re.compile(r'^(?:\[\S+\] )?Timeout \(0:\d\d:\d\d(?:\.\d+)?\)!$', re.MULTILINE)
 #: The line a node prints when its start-up or teardown outlasted the grace period after a
@@ -117,8 +120,8 @@ def _ended_by_middleware_teardown_hang(name: str, returncode: int, output: str) 
     """:func:`middleware_teardown_hang`, with a warning naming ``name`` when true."""
     if not middleware_teardown_hang(returncode, output):
         return False
-    warnings.warn(f"{name}: the shutdown hung in rclpy's Node.destroy_node (rmw / Fast DDS "
-                  'teardown) and faulthandler ended it with exit 1', stacklevel=4)
+    warnings.warn(f"{name}: the shutdown hung in rclpy's teardown of the node (rmw / Fast "
+                  'DDS) and faulthandler ended it with exit 1', stacklevel=4)
     return True
 
 
