@@ -84,7 +84,7 @@ except OSError as err:
 # vehicle_sims at a time: Fast DDS 3.2's set_listener spins there while a discovery callback
 # waits for its lock, eProsima/Fast-DDS#6513); and on Kilted (CI of 2026-12-04, a controller
 # signalled while every node started) one call earlier, in the publisher destruction that
-# destroy_node begins with (rmw_fastrtps deleting the DataWriter); and, in a reproduction on
+# destroy_node begins with (rmw_destroy_publisher); and, in a reproduction on
 # Kilted (2026-12-04), #6513's spin in a start-up abandoned for a signal, where the collection
 # in node_main's _free_half_built deleted the participant. Below wheelsim's code
 # (docs/reliability.md). Only those exits are let through: exit 1 with the dump whose main
