@@ -199,6 +199,7 @@ def start_search(tmp_path, command: str, runs: int) -> subprocess.Popen:
                             start_new_session=True)
 
 
+@pytest.mark.cluster
 @pytest.mark.parametrize('command', ['sweep', 'tune'])
 def test_sigterm_stops_a_sweep_or_tune_as_ctrl_c_does(tmp_path, command):
     process = start_search(tmp_path, command, 24)
@@ -288,6 +289,7 @@ def run_with_signals(tmp_path: Path, command: str, in_shutdown: list[str],
 # found in review: a second Ctrl-C landing in Ray's shutdown, after the runs, ended a tune with
 # exit 130 and no trials.csv; one Ctrl-C there went unnoticed (the best trial ran again); a
 # SIGTERM there (after Ray reset it to the default action) ended the command, exit 143, no table
+@pytest.mark.cluster
 @pytest.mark.parametrize('signals', [['INT'], ['INT', 'INT'], ['TERM']])
 @pytest.mark.parametrize('command', ['sweep', 'tune'])
 def test_signals_while_ray_shuts_down_keep_the_tables(tmp_path, command, signals):
@@ -307,6 +309,7 @@ def test_signals_while_ray_shuts_down_keep_the_tables(tmp_path, command, signals
 # them out, and one just before it started them left them all out (sweep and tune), as did one
 # while the rows were built after the runs, before Ray's shutdown; an earlier command's plots
 # stayed (the tables of this one beside them)
+@pytest.mark.cluster
 @pytest.mark.parametrize('ctrl_c_in', ['rows', 'tables'])
 @pytest.mark.parametrize('command', ['sweep', 'tune'])
 def test_ctrl_c_after_the_runs_keeps_the_tables_whole(tmp_path, command, ctrl_c_in):
@@ -349,6 +352,7 @@ def session_processes(session: int) -> dict[int, str]:
 # processes running for good, or crashed ray.init (SIGSEGV, exit 139); SIGTERM (to the command
 # alone, or to its group as `timeout` sends it) ended it with exit 15 (once 139) and no word,
 # leaving two of Ray's agents running: ray.init had taken SIGTERM over with a handler of its own.
+@pytest.mark.cluster
 @pytest.mark.parametrize('command, signum, to_group', [
     ('sweep', signal.SIGINT, True),  # as the terminal sends Ctrl-C
     ('sweep', signal.SIGTERM, False),

@@ -122,6 +122,7 @@ def test_bad_tune_arguments_are_errors_naming_them(tmp_path, args, fragment):
 
 # found in review: after Ctrl-C the command ran the best trial again with its bag and plots (15 s
 # for a long scenario) and left a trial RUNNING in the study, another FAIL without a reason
+@pytest.mark.cluster
 def test_ctrl_c_ends_tune_at_once_leaving_no_trial_running(tmp_path):
     scenario = tmp_path / 'lag.yaml'
     scenario.write_text(LAG_SCENARIO)
@@ -160,6 +161,7 @@ def tune_one_trial_with(tmp_path, change: str) -> subprocess.CompletedProcess:
 
 
 # found in review: the command went on as if the best run had finished (exit 0 or 1)
+@pytest.mark.cluster
 def test_ctrl_c_while_the_best_trial_runs_again_exits_130(tmp_path):
     result = tune_one_trial_with(tmp_path, (  # a Ctrl-C the best trial's run takes
         'import dataclasses\nfrom wheelsim.run import runner\nran = runner.run_scenario\n'

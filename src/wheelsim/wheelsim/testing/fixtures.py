@@ -14,7 +14,10 @@ from wheelsim.testing.processes import Probe
 #: alone or start early (tools/run_tests.sh).
 MARKERS = {
     'soak': 'many repetitions of what a quicker test checks once or a few times',
-    'cluster': 'a Ray cluster of several processes on this machine',
+    'cluster': 'a Ray cluster of several processes on this machine: one of its own (`ray '
+               'start`), or the local one of a sweep or tune that a signal reaches while Ray '
+               'starts, runs or shuts down (the quick tier keeps the sweep and tune tests of '
+               'what the commands give, and Ctrl-C resuming a sweep)',
     'slow': 'a long run: kernels compiled in fresh processes with a cold cache, or a variant '
             'of a long end-to-end test the quick tier runs in another variant',
     'alone': 'a tight margin against the wall clock: runs after the others, one at a time '
