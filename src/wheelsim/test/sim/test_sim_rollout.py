@@ -316,10 +316,15 @@ def test_plots_return_figures(room_vehicle):
     (lambda t, v: ws.plot_trajectory(t, None), 'vehicle must be a SimVehicle'),
     (lambda t, v: ws.plot_tracking_errors(t, 'abc'), 'reference must have shape .*got no '
      'array of real numbers'),
+    (lambda t, v: ws.plot_trajectory(None, v), 'trajectory must be a Trajectory .*got NoneType'),
+    (lambda t, v: ws.plot_trajectory(t.pose, v), 'trajectory must be a Trajectory .*got ndarray'),
+    (lambda t, v: ws.plot_speeds(v), 'trajectory must be a Trajectory .*got SimVehicle'),
+    (lambda t, v: ws.plot_tracking_errors(t.pose, t.pose), 'trajectory must be a Trajectory'),
 ])
 def test_bad_plot_arguments_are_refused_by_name(call, message):
     """Found in review: numpy's and Python's errors from inside (NaN to integer, too many
-    indices), and a footprint at every sample for 0 or a negative period."""
+    indices), a footprint at every sample for 0 or a negative period, and an AttributeError
+    ('t_s') for a trajectory that is no Trajectory (its pose array, say)."""
     trajectory = ws.simulate(DIFF, None, np.tile([0.5, 0.0, 0.4], (50, 1)), DT_S)
     with pytest.raises(ValueError, match=message):
         call(trajectory, DIFF)

@@ -29,6 +29,16 @@ def _figure(rows: int = 1, height_in: float = 4.0) -> tuple[Figure, list]:
     return fig, [fig.add_subplot(rows, 1, row + 1) for row in range(rows)]
 
 
+def _check_trajectory(trajectory: object) -> Trajectory:
+    """``trajectory`` if it is a :class:`Trajectory`; ValueError naming the argument otherwise
+    (the arrays or a vehicle where :func:`~wheelsim.sim.rollout.simulate`'s result belongs)."""
+    if not isinstance(trajectory, Trajectory):
+        raise ValueError(f'trajectory must be a Trajectory (ws.simulate(...) or '
+                         f'ws.rollout(...)), got {type(trajectory).__name__} '
+                         f'{trajectory!r:.60}')
+    return trajectory
+
+
 def _vehicles(trajectory: Trajectory) -> list[Trajectory]:
     if trajectory.x_m.ndim == 1:
         return [trajectory]
@@ -58,6 +68,7 @@ def plot_trajectory(trajectory: Trajectory, vehicle: SimVehicle, footprint_every
     ``footprint_every_s`` seconds (a finite number > 0; and at the end), the map when the
     vehicle has one, and an optional ``reference`` path ((M, 2) or (M, 3): x_m, y_m[,
     yaw_rad]). ValueError naming an argument that is none of these."""
+    _check_trajectory(trajectory)
     check_vehicle(vehicle)
     if not 0.0 < _number(footprint_every_s) < math.inf:
         raise ValueError(f'footprint_every_s = {footprint_every_s!r} must be a finite number '
@@ -85,7 +96,8 @@ def plot_trajectory(trajectory: Trajectory, vehicle: SimVehicle, footprint_every
 
 def plot_speeds(trajectory: Trajectory) -> Figure:
     """Body twist (vx, vy [m/s], wz [rad/s]) with the commanded twist, and the wheel speeds
-    [rad/s] over time."""
+    [rad/s] over time. ValueError for a ``trajectory`` that is no :class:`Trajectory`."""
+    _check_trajectory(trajectory)
     fig, (twist_ax, wheel_ax) = _figure(2, 3.0)
     t_s = trajectory.t_s
     for run in _vehicles(trajectory):
@@ -107,8 +119,9 @@ def plot_speeds(trajectory: Trajectory) -> Figure:
 
 def plot_tracking_errors(trajectory: Trajectory, reference: ArrayLike) -> Figure:
     """Errors against ``reference`` ((K+1, 2) or (K+1, 3): x_m, y_m[, yaw_rad] at every
-    sample): the position error [m] and, with a yaw, the heading error [rad], over time."""
-    samples = len(trajectory.t_s)
+    sample): the position error [m] and, with a yaw, the heading error [rad], over time.
+    ValueError naming an argument that is none of these."""
+    samples = len(_check_trajectory(trajectory).t_s)
     wanted = _reference(reference, samples)
     fig, axes = _figure(2 if wanted.shape[1] == 3 else 1, 3.0)
     for run in _vehicles(trajectory):
