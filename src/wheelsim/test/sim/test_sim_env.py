@@ -282,6 +282,9 @@ def test_bad_arguments_name_themselves(robot):
         ({'speed_mps': '1'}, "speed_mps = '1' must be a finite number"),
         ({'speed_mps': True}, 'speed_mps = True must be a finite number'),
         ({'dt_s': '0.05'}, "dt_s = '0.05' must be a number"),
+        # found in review: NaN observations (1e200), a PlanningError not naming it (1e-310)
+        ({'speed_mps': 1e200}, r'speed_mps = 1e\+200 must be a number in \(0, 1000\] \[m/s\]'),
+        ({'speed_mps': 1e-310}, 'speed_mps = 1e-310 must be a number in'),
     ]
     for options, name in cases:
         with pytest.raises(ValueError, match=name):

@@ -36,7 +36,7 @@ Both tasks:
 Path tracking, ``PathTrackingEnv(vehicle, path=None, **options)``: ``path`` (M, 3) poses, M >=
 2, consecutive poses apart, the yaw the heading to track (None:
 :func:`~wheelsim.sim.tasks.figure_eight_path`), started at its first pose and scheduled at
-``speed_mps`` (0.5) as the controller times a stamped plan
+``speed_mps`` (0.5; in (0, 1000] m/s) as the controller times a stamped plan
 (:func:`~wheelsim.core.planning.trajectory.trajectory_from_poses`).
 
 - **observation** (:data:`PATH_OBSERVATION_COLUMNS`): ``cross_track_m`` (signed distance to the

@@ -41,6 +41,8 @@ from wheelsim.sim.vehicle import SimVehicle, check_vehicle
 
 #: A path is done when the matched point is this close to its end [m].
 END_TOLERANCE_M = 0.01
+#: The fastest schedule a path may have [m/s]: the highest ``max_velocity`` a drive can have.
+MAX_SPEED_MPS = 1000.0
 _TWIST = ('vx_mps', 'vy_mps', 'wz_radps')
 
 
@@ -202,6 +204,12 @@ class PathTask(Task):
             raise ValueError(f'path rows {repeated[0]} and {repeated[0] + 1} are at the same '
                              'position; each pose must move on')
         self.speed_mps = _positive(speed_mps, 'speed_mps', 'm/s')
+        # faster: the schedule's velocities overflow to NaN (1e200); slower than a subnormal
+        # number: its times (1e-310)
+        if self.speed_mps > MAX_SPEED_MPS or not math.isfinite(self.length_m / self.speed_mps):
+            raise ValueError(f'speed_mps = {speed_mps!r} must be a number in (0, '
+                             f'{MAX_SPEED_MPS:g}] [m/s] that times the path of '
+                             f'{self.length_m:g} m in finite seconds')
         self.max_cross_track_m = _positive(max_cross_track_m, 'max_cross_track_m', 'm')
         self.preview_m = _positive(preview_m, 'preview_m', 'm', True)
         self.lead_time_s = lead_time_of(describe(vehicle.config)) if lead_time_s is None else (
