@@ -6,8 +6,9 @@ is given at (vehicle_sim applies a cmd_vel at the step where it arrives), comman
 value) saturated to ``cmd_vel_limits`` as vehicle_sim saturates cmd_vel, and, with a map, the
 footprint stopped at obstacles by the collision guard vehicle_sim steps through
 (:class:`~wheelsim.core.world.guard.CollisionGuard`). A command is held for one control period
-``dt_s``, a whole number of steps; a command never goes stale (vehicle_sim's
-``twist_reference_max_oldness`` brakes only when no command arrives).
+``dt_s``, a whole number of steps, and never goes stale: ``twist_reference_max_oldness`` is
+not applied (vehicle_sim brakes once the last command is older than it, also between commands
+sent further apart than it: the rollout equals vehicle_sim for a ``dt_s`` up to it).
 
 Batches: one model and parameter set, N vehicles with their own start poses, commands and
 seeds, stepped together in one compiled call per control period (vectorised; with a map, each
