@@ -19,14 +19,14 @@ Both tasks:
   of physics steps).
 - **reward**: minus the weighted errors after the step, ``-(reward_weights . errors)``.
 - **truncated**: ``time_limit_s`` has passed and the episode did not terminate.
-- **reset**: at rest at the start pose, moved sideways by a uniform draw in
-  ``+-start_offset_m`` (0.1) and turned by one in ``+-start_yaw_rad`` (0.1), from
-  ``np_random``. ``reset(seed=...)`` (and the first ``reset``) rebuilds the vehicle, its
-  command noise (docs/fidelity.md) seeded by a draw from ``np_random`` after the start pose (the
-  vehicle's ``seed`` parameter is not used), so the same seed gives the same episode and
-  another seed, or another sub-environment, other noise; ``reset()`` without a seed starts a
-  new episode on the same vehicle, its noise going on. ``step`` before the first ``reset``
-  raises Gymnasium's ``ResetNeeded``.
+- **reset**: at rest at the start pose, moved sideways by a uniform draw in ``+-start_offset_m``
+  (0.1) and turned by one in ``+-start_yaw_rad`` (0.1) (both in [0, 1e6], as poses), from
+  ``np_random``. ``reset(seed=...)`` (and the first ``reset``) rebuilds the vehicle, its command
+  noise (docs/fidelity.md) seeded by a draw from ``np_random`` after the start pose (the vehicle's
+  ``seed`` parameter is not used), so the same seed gives the same episode and another seed, or
+  another sub-environment, other noise; ``reset()`` without a seed starts a new episode on the same
+  vehicle, its noise going on. ``step`` before the first ``reset`` raises Gymnasium's
+  ``ResetNeeded``.
 - **vector envs**: autoreset ``SAME_STEP``: a sub-environment that ends an episode is reset
   within that ``step``, which returns the first observation of its new episode and, in
   ``infos``, ``final_obs`` (an object array: the episode's last observation where

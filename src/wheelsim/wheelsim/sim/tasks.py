@@ -27,6 +27,7 @@ from wheelsim.core.planning.trajectory import trajectory_from_poses
 from wheelsim.core.tracking.config import lead_time_of
 from wheelsim.core.tracking.policy import OBSERVATION_COLUMNS, path_observations
 from wheelsim.core.vehicle.description import describe
+from wheelsim.core.vehicle.model import COMMAND_LIMIT
 from wheelsim.report.geometry import Polyline
 from wheelsim.report.metrics import DEFAULT_GOAL_TOLERANCE_M
 from wheelsim.sim.rollout import (
@@ -79,12 +80,15 @@ def action_bounds(vehicle: SimVehicle) -> NDArray[np.float64]:
     return np.array([speed_mps, turn_radps])
 
 
-def _positive(value: float, name: str, unit: str, zero: bool = False) -> float:
+def _positive(value: float, name: str, unit: str, zero: bool = False,
+              limit: float = math.inf) -> float:
     """``value`` as a float; ValueError naming ``name`` unless it is a real number (not a bool
-    or a string), finite and > 0 (``zero``: >= 0)."""
+    or a string), finite and > 0 (``zero``: >= 0), at most ``limit``."""
     number = _number(value)
-    if not (math.isfinite(number) and (number >= 0.0 if zero else number > 0.0)):
-        bound = '>= 0' if zero else '> 0'
+    if not (math.isfinite(number) and (number >= 0.0 if zero else number > 0.0)
+            and number <= limit):
+        bound = ('>= 0' if zero else '> 0') + (
+            f' and at most {limit:g}' if math.isfinite(limit) else '')
         raise ValueError(f'{name} = {value!r} must be a finite number {bound} [{unit}]')
     return number
 
@@ -108,8 +112,10 @@ class Task:
         self.steps = _steps_per_period(vehicle, dt_s)
         self.period_s = self.steps * vehicle.step_period_s
         self.time_limit_s = _positive(time_limit_s, 'time_limit_s', 's')
-        self.start_spread = np.array([_positive(start_offset_m, 'start_offset_m', 'm', True),
-                                      _positive(start_yaw_rad, 'start_yaw_rad', 'rad', True)])
+        # at most COMMAND_LIMIT, as poses: the start poses stay within what the core takes
+        self.start_spread = np.array([
+            _positive(start_offset_m, 'start_offset_m', 'm', True, COMMAND_LIMIT),
+            _positive(start_yaw_rad, 'start_yaw_rad', 'rad', True, COMMAND_LIMIT)])
         meaning = ', '.join(f'w{i} [{unit}]' for i, unit in enumerate(self.weight_units))
         self.weights = _finite(reward_weights, 'reward_weights',
                                (len(self.weight_units),), meaning)
