@@ -382,6 +382,23 @@ def test_a_period_within_its_own_rounding_of_whole_steps_is_taken(step_rate_hz, 
     assert _steps_per_period(vehicle, dt_s) == steps
 
 
+def test_numpy_values_are_taken_as_the_python_values_they_hold():
+    """Found in review: np.int64(3) as seed, np.float32(500) as step_rate, np.bool_(False) as
+    world.collisions were refused as 'seed = 3 is invalid: must be an integer in [0, ...]'."""
+    python = {'seed': 3, 'step_rate': 500.0, 'world.collisions': False,
+              'model_params.differential.track': 0.5,
+              'footprint': [0.5, 0.25, -0.5, 0.25, -0.5, -0.25, 0.5, -0.25]}
+    numpy = {'seed': np.int64(3), 'step_rate': np.float32(500.0),
+             'world.collisions': np.bool_(False),
+             'model_params.differential.track': np.array(0.5),
+             'footprint': np.array(python['footprint'], dtype=np.float32)}
+    expected = ws.load_vehicle('indoor_differential', python)
+    vehicle = ws.load_vehicle('indoor_differential', numpy)
+    assert vehicle.parameters == expected.parameters
+    assert vehicle.settings == expected.settings
+    assert vehicle.config == expected.config
+
+
 def test_a_params_file_without_a_section_for_vehicle_sim_is_refused(tmp_path):
     """Found in review: the default vehicle, without a word."""
     empty, elsewhere = tmp_path / 'empty.yaml', tmp_path / 'robot1.yaml'

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from wheelsim.core.params import flatten, from_flat, specs, unknown_keys
 from wheelsim.core.params_file import node_parameters, preset_names_in, read_sections
 from wheelsim.core.vehicle.config import (
@@ -91,6 +93,17 @@ def check_vehicle(vehicle: Any) -> SimVehicle:
     return vehicle
 
 
+def _plain(value: Any) -> Any:
+    """``value`` with numpy scalars and arrays (in lists and tuples too) as the Python values
+    parameters take (``np.int64(3)``: 3, ``np.bool_(False)``: False, an array: a list), as a
+    sweep over ``np.arange`` or ``rng.integers`` gives them."""
+    if isinstance(value, (np.generic, np.ndarray)):
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(item) for item in value)
+    return value
+
+
 def _params_file(preset_or_params_file: str | Path) -> Path:
     text = str(preset_or_params_file)
     if '/' not in text and not text.endswith(('.yaml', '.yml')):
@@ -115,8 +128,9 @@ def load_vehicle(preset_or_params_file: str | Path | None = None,
     any node name (``/**``, ``/*``) giving only the parameters vehicle_sim declares, as ROS
     applies it; None: every parameter at its default. ``params``: vehicle_sim parameters by
     dotted name, applied over the file (``{'model': 'omni', 'seed': 3, 'world.map_yaml':
-    'map.yaml'}``); the names and ranges are those of docs/parameters.md. A relative
-    ``world.map_yaml`` is taken from the current directory, as the node does.
+    'map.yaml'}``; numpy numbers and arrays as the Python values they hold); the names and
+    ranges are those of docs/parameters.md. A relative ``world.map_yaml`` is taken from the
+    current directory, as the node does.
 
     Raises ValueError for an unknown preset or file, a file without a section ROS gives
     vehicle_sim, ``params`` that is no mapping, an unknown parameter (naming the closest known
@@ -135,7 +149,7 @@ def load_vehicle(preset_or_params_file: str | Path | None = None,
                              f'vehicle_sim (vehicle_sim, /**/vehicle_sim, /**, /*); its '
                              f'sections: {found}')
         values.update(node_parameters([path], NODE_NAME, PARAMETER_NAMES))
-    values.update(flatten(dict(params or {})))
+    values.update({name: _plain(value) for name, value in flatten(dict(params or {})).items()})
     for name, closest in unknown_keys(PARAMETER_NAMES, values):
         hint = f'; did you mean {closest!r}?' if closest else ''
         raise ValueError(f'unknown parameter {name!r}: vehicle_sim has no such parameter{hint}')
