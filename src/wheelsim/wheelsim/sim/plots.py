@@ -33,9 +33,9 @@ def _check_trajectory(trajectory: object) -> Trajectory:
     """``trajectory`` if it is a :class:`Trajectory`; ValueError naming the argument otherwise
     (the arrays or a vehicle where :func:`~wheelsim.sim.rollout.simulate`'s result belongs)."""
     if not isinstance(trajectory, Trajectory):
+        given = ' '.join(repr(trajectory).split())  # one line, as an array's repr is not
         raise ValueError(f'trajectory must be a Trajectory (ws.simulate(...) or '
-                         f'ws.rollout(...)), got {type(trajectory).__name__} '
-                         f'{trajectory!r:.60}')
+                         f'ws.rollout(...)), got {type(trajectory).__name__} {given:.60}')
     return trajectory
 
 
