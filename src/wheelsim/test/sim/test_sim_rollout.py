@@ -272,6 +272,8 @@ def test_a_section_for_every_node_gives_load_vehicle_what_vehicle_sim_declares(t
     (lambda: ws.simulate('indoor_differential', None, np.zeros((5, 3)), 0.01),
      "vehicle must be a SimVehicle .*got str 'indoor_differential'"),
     (lambda: ws.rollout(None, None, policy, 5, 0.01), 'vehicle must be a SimVehicle'),
+    (lambda: ws.simulate(np.zeros((3, 3)), None, np.zeros((5, 3)), 0.01),
+     r'vehicle must be a SimVehicle .*got ndarray array\(\[\[[^\n]*$'),  # one line
     (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), '0.01'), r"dt_s = '0.01' must be a "
      r'number of seconds in \(0, 3600\]'),
     (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), True), 'dt_s = True must be'),

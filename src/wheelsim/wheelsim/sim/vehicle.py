@@ -88,8 +88,9 @@ def check_vehicle(vehicle: Any) -> SimVehicle:
     """``vehicle`` if it is a :class:`SimVehicle`; ValueError naming the argument otherwise (a
     preset name, say, where :func:`load_vehicle`'s result belongs)."""
     if not isinstance(vehicle, SimVehicle):
+        given = ' '.join(repr(vehicle).split())  # one line, as an array's repr is not
         raise ValueError(f'vehicle must be a SimVehicle (ws.load_vehicle(...)), got '
-                         f'{type(vehicle).__name__} {vehicle!r:.60}')
+                         f'{type(vehicle).__name__} {given:.60}')
     return vehicle
 
 
