@@ -34,7 +34,7 @@ import yaml
 from wheelsim.core.params import flatten
 from wheelsim.core.vehicle.config import MODELS
 from wheelsim.nodes import NAMES
-from wheelsim.testing.processes import default_sigint
+from wheelsim.testing.processes import default_sigint, ending_with_this_process
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE_DIR = REPO / 'src' / 'wheelsim'
@@ -487,8 +487,9 @@ class Launch:
         self.log = tmp_path / 'launch.txt'
         with open(self.log, 'w') as stream:
             self.process = subprocess.Popen(
-                [sys.executable, '-m', 'wheelsim.testing.ros2_launch',
-                 *(['-n'] if noninteractive else []), 'wheelsim', file_name, *arguments],
+                ending_with_this_process([sys.executable, '-m', 'wheelsim.testing.ros2_launch',
+                                          *(['-n'] if noninteractive else []), 'wheelsim',
+                                          file_name, *arguments]),
                 stdout=stream, stderr=subprocess.STDOUT, start_new_session=True,
                 env={**(os.environ if env is None else env), 'PYTHONUNBUFFERED': '1'},
                 preexec_fn=default_sigint)

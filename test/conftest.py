@@ -9,10 +9,12 @@ from wheelsim.testing.fixtures import (  # noqa: F401 - fixtures
     ros_domain_id,
     start_long_tests_first,
 )
+from wheelsim.testing.time_limit import limit_test_phases
 
 
 def pytest_configure(config):
     register_markers(config)
+    limit_test_phases(config)
     load_hypothesis_profile()
 
 

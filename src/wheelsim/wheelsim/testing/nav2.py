@@ -36,7 +36,7 @@ from wheelsim.core.world.footprint import Footprint
 from wheelsim.core.world.map_file import load_map_file
 from wheelsim.ros.conversions import stamp_ns
 from wheelsim.testing.process_activity import activity
-from wheelsim.testing.processes import Probe
+from wheelsim.testing.processes import Probe, ending_with_this_process
 from wheelsim.testing.sockets import descendants
 
 #: sha256 of libmppi_controller.so builds whose trajectory integration is wrong, and why.
@@ -141,9 +141,10 @@ class Nav2Stack:
         self.log_path = self.folder / 'launch.log'
         self._log = open(self.log_path, 'w')  # noqa: SIM115 - closed in stop()
         self.started_s = time.monotonic()
+        # ending with this process: a test ended at its time limit leaves no Nav2 running
         self.process = subprocess.Popen(
-            [sys.executable, '-m', 'wheelsim.testing.ros2_launch', 'wheelsim',
-             'nav2_bringup.launch.py', *self.arguments],
+            ending_with_this_process([sys.executable, '-m', 'wheelsim.testing.ros2_launch',
+                                      'wheelsim', 'nav2_bringup.launch.py', *self.arguments]),
             stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
         self.probe = Probe('nav2_test_probe', use_sim_time=True)
         self._is_active_clients: dict[str, Any] = {}  # by lifecycle manager
@@ -266,12 +267,17 @@ class Nav2Stack:
             client.destroy()
 
     def stop(self, timeout_s: float = 30.0) -> tuple[int | None, float, list[str]]:
-        """SIGINT to the launch's process group, as Ctrl-C in its terminal (``ros2 launch``
-        then leaves SIGINT to the terminal and escalates to SIGTERM after 5 s); wait
-        ``timeout_s`` for the launch to end. Returns (exit code or None, seconds to the end,
-        command lines of the processes it started that are still running then; those are
-        killed)."""
+        """Close the probe, then send SIGINT to the launch's process group, as Ctrl-C in its
+        terminal (``ros2 launch`` then leaves SIGINT to the terminal and escalates to SIGTERM
+        after 5 s); wait ``timeout_s`` for the launch to end. Returns (exit code or None,
+        seconds to the end, command lines of the processes it started that are still running
+        then; those are killed).
+
+        The probe's DDS participant is deleted while the stack still runs: deleting one while
+        the 17 processes of the launch stop at once is when Fast DDS's teardown has hung,
+        holding the interpreter lock (docs/reliability.md), here the test process's."""
         self._note_descendants()
+        self.probe.close()
         sent = time.monotonic()
         code = None
         if self.process.poll() is None:
@@ -293,7 +299,6 @@ class Nav2Stack:
                     os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-        self.probe.close()
         self._log.close()
         self.stopped = (code, seconds, left)
         return self.stopped

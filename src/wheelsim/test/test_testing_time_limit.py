@@ -1,0 +1,73 @@
+"""wheelsim.testing.time_limit: a test that hangs, even inside a C call holding the interpreter
+lock, ends its test process at the limit with every thread's stack, and pytest-xdist goes on
+with the other tests."""
+
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+#: A hang no Python-level limit can end: a deadlock in C (a mutex locked twice by the thread
+#: that holds it, where a signal does not end the wait), called through ctypes.PyDLL, which
+#: keeps the interpreter lock.
+HANGING_TESTS = '''
+import ctypes
+
+
+def test_hangs_holding_the_interpreter_lock():
+    libc, mutex = ctypes.PyDLL(None), ctypes.create_string_buffer(64)  # PTHREAD_MUTEX_INITIALIZER
+    libc.pthread_mutex_lock(mutex)
+    libc.pthread_mutex_lock(mutex)
+
+
+def test_passes():
+    pass
+'''
+CONFTEST = '''
+from wheelsim.testing.time_limit import limit_test_phases
+
+
+def pytest_configure(config):
+    limit_test_phases(config, 2.0)
+'''
+
+
+def run_pytest(folder, *arguments: str) -> tuple[int, str, float]:
+    started_s = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-p', 'no:random_order',
+         *arguments, 'test_hang.py'],
+        cwd=folder, capture_output=True, text=True, timeout=120)
+    return done.returncode, done.stdout + done.stderr, time.monotonic() - started_s
+
+
+@pytest.fixture
+def hanging_tests(tmp_path):
+    (tmp_path / 'conftest.py').write_text(textwrap.dedent(CONFTEST))
+    (tmp_path / 'test_hang.py').write_text(textwrap.dedent(HANGING_TESTS))
+    return tmp_path
+
+
+def test_a_hang_holding_the_interpreter_lock_ends_the_process_with_its_stack(hanging_tests):
+    code, output, seconds = run_pytest(hanging_tests, '-k', 'hangs')
+    assert code == 1, output
+    assert seconds < 45.0, f'{seconds:.1f} s:\n{output}'
+    assert 'Timeout (0:00:02)!' in output, output
+    assert 'line 8 in test_hangs_holding_the_interpreter_lock' in output, output
+
+
+def test_with_xdist_the_hang_fails_and_the_other_tests_run(hanging_tests):
+    code, output, seconds = run_pytest(hanging_tests, '-n', '1')
+    assert code == 1, output
+    assert seconds < 45.0, f'{seconds:.1f} s:\n{output}'
+    assert "crashed while running 'test_hang.py::test_hangs_holding_the_interpreter_lock'" in output
+    assert '1 failed, 1 passed' in output, output
+
+
+def test_this_test_run_has_the_limit(request):
+    from wheelsim.testing.time_limit import PHASE_LIMIT_S, PLUGIN_NAME
+
+    plugin = request.config.pluginmanager.get_plugin(PLUGIN_NAME)
+    assert plugin is not None and plugin.limit_s == PHASE_LIMIT_S
