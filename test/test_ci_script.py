@@ -116,6 +116,21 @@ def test_both_legs_run_and_either_failing_fails_the_run(tmp_path, failing):
             in result.stdout)
 
 
+def test_the_stacks_of_a_test_over_its_time_limit_are_printed_again_last(tmp_path):
+    # as tools/run_tests.sh leaves them (wheelsim/testing/time_limit.py)
+    results = tmp_path / 'build' / 'jazzy' / 'test-results'
+    results.mkdir(parents=True)
+    dump = 'test/nav2/test_x.py::test_y (teardown) ran over 900 s\nTimeout (0:15:00)!\n'
+    (results / 'hung-test-7.txt').write_text(dump)
+    command, env, _ = ci_copy(tmp_path, FAIL=JAZZY_TESTS)
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[-4:] == [
+        'CI: a test ran over its time limit (build/jazzy/test-results/hung-test-7.txt):',
+        *dump.splitlines(), 'CI: Jazzy, every test: exit 1; Kilted, quick tier: exit 0'], lines
+
+
 @pytest.mark.parametrize('failing', [JAZZY_SETUP, KILTED_SETUP])
 def test_a_failed_set_up_fails_the_run_naming_it(tmp_path, failing):
     command, env, calls = ci_copy(tmp_path, FAIL=failing)

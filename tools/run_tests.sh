@@ -42,6 +42,9 @@ alone="${marks:+$marks and }alone"
 colcon_marks=()  # colcon hands the arguments on in PYTEST_ADDOPTS, where -m '' is lost
 [ -n "$marks" ] && colcon_marks=(-m "$marks")
 rm -rf "$results" && mkdir -p "$results"
+# A test over its time limit leaves its test process's stacks there (wheelsim/testing/time_limit.py),
+# printed again at the end.
+export WHEELSIM_TEST_HANG_DIR="$results"
 # What the tests and the nodes they start write to temporary files and ROS logs (pytest's
 # tmp_path, NodeProcess folders, launch_ros's launch_params_* files, Ray's session folders, the
 # ROS 2 log files of every node and launch) goes into one folder per run, removed at the end: a
@@ -95,6 +98,12 @@ reports+=("build/$distro/wheelsim/pytest.xml" "$results/system.xml" "$results/sy
 
 python tools/junit_summary.py "${reports[@]}"
 summary_status=$?
+for dump in "$results"/hung-test-*.txt; do
+  [ -e "$dump" ] || continue
+  echo "[test] a test ran over its time limit and its process was ended ($dump):"
+  cat "$dump"
+  summary_status=1
+done
 
 if [ $colcon_status -ne 0 ] || [ $system_status -ne 0 ] || [ $nav2_status -ne 0 ] \
     || [ $summary_status -ne 0 ]; then

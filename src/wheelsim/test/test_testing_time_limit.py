@@ -2,12 +2,15 @@
 lock, ends its test process at the limit with every thread's stack, and pytest-xdist goes on
 with the other tests."""
 
+import os
 import subprocess
 import sys
 import textwrap
 import time
 
 import pytest
+
+from wheelsim.testing.time_limit import HANG_DIR_VARIABLE, PHASE_LIMIT_S, PLUGIN_NAME
 
 #: A hang no Python-level limit can end: a deadlock in C (a mutex locked twice by the thread
 #: that holds it, where a signal does not end the wait), called through ctypes.PyDLL, which
@@ -34,12 +37,15 @@ def pytest_configure(config):
 '''
 
 
-def run_pytest(folder, *arguments: str) -> tuple[int, str, float]:
+def run_pytest(folder, *arguments: str, hang_dir=None) -> tuple[int, str, float]:
+    env = {key: value for key, value in os.environ.items() if key != HANG_DIR_VARIABLE}
+    if hang_dir is not None:
+        env[HANG_DIR_VARIABLE] = str(hang_dir)
     started_s = time.monotonic()
     done = subprocess.run(
         [sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-p', 'no:random_order',
          *arguments, 'test_hang.py'],
-        cwd=folder, capture_output=True, text=True, timeout=120)
+        cwd=folder, capture_output=True, text=True, timeout=120, env=env)
     return done.returncode, done.stdout + done.stderr, time.monotonic() - started_s
 
 
@@ -66,8 +72,19 @@ def test_with_xdist_the_hang_fails_and_the_other_tests_run(hanging_tests):
     assert '1 failed, 1 passed' in output, output
 
 
-def test_this_test_run_has_the_limit(request):
-    from wheelsim.testing.time_limit import PHASE_LIMIT_S, PLUGIN_NAME
+def test_with_a_dump_folder_the_hung_test_s_file_names_it_and_no_other_file_is_left(
+        hanging_tests, tmp_path_factory):
+    hang_dir = tmp_path_factory.mktemp('hangs')
+    code, output, _ = run_pytest(hanging_tests, '-n', '1', hang_dir=hang_dir)
+    assert code == 1 and '1 failed, 1 passed' in output, output
+    dumps = list(hang_dir.iterdir())
+    assert len(dumps) == 1 and dumps[0].name.startswith('hung-test-'), dumps
+    text = dumps[0].read_text()
+    assert text.startswith(
+        'test_hang.py::test_hangs_holding_the_interpreter_lock (call) ran over 2 s\n'), text
+    assert 'Timeout (0:00:02)!' in text and 'Timeout (' not in output, output
 
+
+def test_this_test_run_has_the_limit(request):
     plugin = request.config.pluginmanager.get_plugin(PLUGIN_NAME)
     assert plugin is not None and plugin.limit_s == PHASE_LIMIT_S
