@@ -400,8 +400,8 @@ def _sweep(args: argparse.Namespace) -> int:
         print(f'{len(outcome.errors)} of {len(rows)} points failed: ' + ', '.join(
             f'{i}: {e}' for i, e in sorted(outcome.errors.items())[:5]))
     if outcome.interrupted:
-        print(f'interrupted: {sum(1 for r in rows if r["run"])} finished points kept in {root}; '
-              'the same command resumes')
+        finished = _counted(sum(1 for r in rows if r['run']), 'finished point')
+        print(f'interrupted: {finished} kept in {root}; the same command resumes')
         return EXIT_INTERRUPTED
     return 0 if all(r['passed'] for r in rows) else 1
 
