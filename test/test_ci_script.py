@@ -120,8 +120,9 @@ def test_the_stacks_of_a_test_over_its_time_limit_are_printed_again_last(tmp_pat
     # as tools/run_tests.sh leaves them (wheelsim/testing/time_limit.py)
     results = tmp_path / 'build' / 'jazzy' / 'test-results'
     results.mkdir(parents=True)
-    dump = 'test/nav2/test_x.py::test_y (teardown) ran over 900 s\nTimeout (0:15:00)!\n'
+    dump = 'test/nav2/test_x.py::test_y (teardown)\nTimeout (0:15:00)!\n'
     (results / 'hung-test-7.txt').write_text(dump)
+    (results / 'hung-test-8.txt').write_text('test/test_z.py::test_z (call)\n')  # crashed
     command, env, _ = ci_copy(tmp_path, FAIL=JAZZY_TESTS)
     result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 1, result.stdout + result.stderr

@@ -42,7 +42,7 @@ alone="${marks:+$marks and }alone"
 colcon_marks=()  # colcon hands the arguments on in PYTEST_ADDOPTS, where -m '' is lost
 [ -n "$marks" ] && colcon_marks=(-m "$marks")
 rm -rf "$results" && mkdir -p "$results"
-# A test over its time limit leaves its test process's stacks there (wheelsim/testing/time_limit.py),
+# A test over its time limit leaves its process's stacks there (wheelsim/testing/time_limit.py),
 # printed again at the end.
 export WHEELSIM_TEST_HANG_DIR="$results"
 # What the tests and the nodes they start write to temporary files and ROS logs (pytest's
@@ -99,7 +99,7 @@ reports+=("build/$distro/wheelsim/pytest.xml" "$results/system.xml" "$results/sy
 python tools/junit_summary.py "${reports[@]}"
 summary_status=$?
 for dump in "$results"/hung-test-*.txt; do
-  [ -e "$dump" ] || continue
+  grep -qs '^Timeout (' "$dump" || continue  # a process crashed or killed leaves no dump
   echo "[test] a test ran over its time limit and its process was ended ($dump):"
   cat "$dump"
   summary_status=1

@@ -12,8 +12,9 @@ test command reports the failure.
 
 The stacks go to the test process's standard error, or, with ``WHEELSIM_TEST_HANG_DIR`` set (the
 test command sets it to its results folder), to ``hung-test-<pid>.txt`` there after a line naming
-the test and the phase, where the test command prints them again at its end; the file of a test
-process that ended without a hang is removed.
+the test and the phase (the line of the phase running: a process ended otherwise, by a crash or a
+signal, leaves a file with that line only), where the test command prints those with a dump
+again at its end; the file of a test process that ends by itself is removed.
 
 The longest test takes about 150 s on a slow 2-core machine (BENCHMARKS.md); the stock Nav2
 test's own waits give a failing goal up to 300 s.
@@ -54,7 +55,7 @@ class PhaseTimeLimit:
         if self.dump_path is not None:  # the file holds the last phase's line only
             os.ftruncate(self.fd, 0)
             os.lseek(self.fd, 0, os.SEEK_SET)
-            os.write(self.fd, f'{item.nodeid} ({phase}) ran over {self.limit_s:g} s\n'.encode())
+            os.write(self.fd, f'{item.nodeid} ({phase})\n'.encode())
         faulthandler.dump_traceback_later(self.limit_s, exit=True, file=self.fd)
         try:
             yield
