@@ -38,7 +38,9 @@ def pytest_configure(config):
 
 
 def run_pytest(folder, *arguments: str, hang_dir=None) -> tuple[int, str, float]:
-    env = {key: value for key, value in os.environ.items() if key != HANG_DIR_VARIABLE}
+    # not colcon's PYTEST_ADDOPTS (its junit file, -q, two workers) nor the test command's dumps
+    env = {key: value for key, value in os.environ.items()
+           if key not in (HANG_DIR_VARIABLE, 'PYTEST_ADDOPTS')}
     if hang_dir is not None:
         env[HANG_DIR_VARIABLE] = str(hang_dir)
     started_s = time.monotonic()
