@@ -139,6 +139,13 @@ class Nav2Stack:
         self.localization = next((a.split(':=', 1)[1] for a in arguments
                                   if a.startswith('localization:=')), 'wheelsim')
         self.log_path = self.folder / 'launch.log'
+        # The probe's DDS participant is made before the launch starts its 17 processes and
+        # deleted (stop) before they stop: Fast DDS's teardown has hung, holding the
+        # interpreter lock, where a participant was deleted while many processes stopped at
+        # once (docs/reliability.md); here it would be the test process's.
+        self.probe = Probe('nav2_test_probe', use_sim_time=True)
+        self._is_active_clients: dict[str, Any] = {}  # by lifecycle manager
+        self.ground_truth = self.probe.record(Odometry, '/ground_truth')
         self._log = open(self.log_path, 'w')  # noqa: SIM115 - closed in stop()
         self.started_s = time.monotonic()
         # ending with this process: a test ended at its time limit leaves no Nav2 running
@@ -146,9 +153,6 @@ class Nav2Stack:
             ending_with_this_process([sys.executable, '-m', 'wheelsim.testing.ros2_launch',
                                       'wheelsim', 'nav2_bringup.launch.py', *self.arguments]),
             stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
-        self.probe = Probe('nav2_test_probe', use_sim_time=True)
-        self._is_active_clients: dict[str, Any] = {}  # by lifecycle manager
-        self.ground_truth = self.probe.record(Odometry, '/ground_truth')
         self.descendants: set[int] = set()
         self.stopped: tuple[int | None, float, list[str]] | None = None
 
@@ -271,11 +275,7 @@ class Nav2Stack:
         terminal (``ros2 launch`` then leaves SIGINT to the terminal and escalates to SIGTERM
         after 5 s); wait ``timeout_s`` for the launch to end. Returns (exit code or None,
         seconds to the end, command lines of the processes it started that are still running
-        then; those are killed).
-
-        The probe's DDS participant is deleted while the stack still runs: deleting one while
-        the 17 processes of the launch stop at once is when Fast DDS's teardown has hung,
-        holding the interpreter lock (docs/reliability.md), here the test process's."""
+        then; those are killed)."""
         self._note_descendants()
         self.probe.close()
         sent = time.monotonic()
