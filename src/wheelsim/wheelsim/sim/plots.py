@@ -78,7 +78,8 @@ def plot_trajectory(trajectory: Trajectory, vehicle: SimVehicle, footprint_every
     draw_map(ax, vehicle.world)
     if path is not None:
         ax.plot(path[:, 0], path[:, 1], 'k--', lw=1.0, label='reference')
-    period_s = trajectory.t_s[1] - trajectory.t_s[0] if len(trajectory.t_s) > 1 else 1.0
+    # a Python float: a huge footprint_every_s over it is inf, without numpy's overflow warning
+    period_s = float(trajectory.t_s[1] - trajectory.t_s[0]) if len(trajectory.t_s) > 1 else 1.0
     # at most every sample count apart (a huge period: the first and the last footprints)
     every = max(1, round(min(float(footprint_every_s) / period_s, len(trajectory.t_s))))
     for i, run in enumerate(_vehicles(trajectory)):
