@@ -100,6 +100,9 @@ def test_tune_finds_the_known_best_lead_time_and_resumes(tmp_path):
     # checked before the study is created (it was left behind, empty)
     (['--param', 'controller.lead_time=0:0.8', '--objective', 'cross_track_rms_m',
       '--workers', '0'], '--workers 0: must be at least 1'),
+    # found in review: no upper bound (a sweep has one)
+    ([*TUNE[:4], '--trials', '100001'], '--trials 100001: must be in [1, 100000]'),
+    ([*TUNE[:4], '--trials', '0'], '--trials 0: must be in [1, 100000]'),
     ([*TUNE[:4], '--sampler-seed', '-1'], '--sampler-seed: -1 must be an integer in [0, 2**32-1]'),
     ([*TUNE[:4], '--sampler-seed', '4294967296'], '--sampler-seed: 4294967296 must be an integer'),
     ([*TUNE[:4], '--address', 'bogus:::'], "--address 'bogus:::': expected auto"),

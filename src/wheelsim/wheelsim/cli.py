@@ -254,7 +254,7 @@ def _parser() -> argparse.ArgumentParser:
     tune.add_argument('--objective', required=True, metavar='METRIC',
                       help='the metric to optimise (minimised; maximised for '
                       'distance_travelled_m, plans_received, min_clearance_m)')
-    tune.add_argument('--trials', type=_number_type(int, '>= 1'), default=50,
+    tune.add_argument('--trials', type=_number_type(int, 'in [1, 100000]'), default=50,
                       help='finished trials wanted in the study (default 50; a resumed study '
                       'counts the ones it has)')
     tune.add_argument('--sampler', choices=('tpe', 'random', 'qmc'), default='tpe',
@@ -420,8 +420,9 @@ def _tune(args: argparse.Namespace) -> int:
     if args.objective not in METRIC_NAMES:
         raise ScenarioError(f'--objective {args.objective}: not a metric (one of '
                             f'{", ".join(METRIC_NAMES)})')
-    if args.trials < 1:
-        raise ScenarioError(f'--trials {args.trials}: must be at least 1')
+    if not 1 <= args.trials <= sampling.MAX_POINTS:
+        raise ScenarioError(f'--trials {args.trials}: must be in [1, {sampling.MAX_POINTS}] (the '
+                            'most runs one command starts, as for the points of a sweep)')
     try:
         check_run_name(args.study)
     except OutputError as err:
