@@ -417,3 +417,13 @@ def test_a_params_file_without_a_section_for_vehicle_sim_is_refused(tmp_path):
     shared = tmp_path / 'shared.yaml'
     shared.write_text('/**:\n  ros__parameters:\n    seed: 4\n    odom_frame: odom\n')
     assert ws.load_vehicle(shared).settings.seed == 4  # /** is given to vehicle_sim
+
+
+def test_vehicles_and_trajectories_compare_by_identity():
+    """Found in review: ``==`` of two of them raised numpy's "truth value of an array is
+    ambiguous" (the dataclasses compared their arrays)."""
+    commands = np.tile([0.5, 0.0, 0.4], (5, 1))
+    first, second = ws.simulate(DIFF, None, commands, 0.01), ws.simulate(DIFF, None, commands, 0.01)
+    other = ws.load_vehicle('indoor_differential')
+    assert first == first and first != second and DIFF == DIFF and DIFF != other
+    assert len({first, second, DIFF, other}) == 4  # hashable by identity too

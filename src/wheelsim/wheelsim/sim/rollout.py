@@ -40,9 +40,11 @@ _STATE_SOURCES = (st.S_X, st.S_Y, st.S_YAW, st.S_VX, st.S_VY, st.S_WZ)
 Policy = Callable[[NDArray[np.float64], float], ArrayLike]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity (arrays inside)
 class Trajectory:
     """What a rollout did, sampled at every control period (``K`` periods, ``K + 1`` samples).
+    Two trajectories are equal (``==``) only if they are the same object: compare their arrays
+    (``np.testing.assert_array_equal``) for equal contents.
 
     A single rollout's arrays have the shapes below; a batch's have a leading axis of N
     vehicles (``x_m`` (N, K+1), ``wheel_speed_radps`` (N, K+1, W), ...), ``t_s`` excepted.

@@ -45,9 +45,10 @@ def preset_names() -> tuple[str, ...]:
     return preset_names_in(shipped_params_dir())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity (arrays inside)
 class SimVehicle:
-    """A vehicle and the vehicle_sim settings it runs with (see :func:`load_vehicle`).
+    """A vehicle and the vehicle_sim settings it runs with (see :func:`load_vehicle`); two
+    vehicles are equal (``==``) only if they are the same object.
 
     ``parameters``: the flat vehicle_sim parameters it was built from; ``step_period_s``: one
     physics step, ``1 / step_rate``; ``joint_names``: wheel joints, then steering joints, in
