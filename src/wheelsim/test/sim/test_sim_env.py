@@ -149,6 +149,17 @@ def test_a_step_before_the_first_reset_asks_for_a_reset(robot):
         ws.GoalReachingVectorEnv(robot, 2, GOAL).step(np.zeros((2, 2)))
 
 
+
+def test_reset_options_are_refused_but_none_or_empty(robot):
+    """Found in review: ``reset(options=...)`` ignored them without a word."""
+    for env in (ws.PathTrackingEnv(robot), ws.GoalReachingVectorEnv(robot, 2, GOAL)):
+        env.reset(seed=0, options={})
+        env.reset(options=None)
+        with pytest.raises(ValueError, match=r"reset: options = \{'start': 1\}: this "
+                           'environment takes no reset options'):
+            env.reset(options={'start': 1})
+
+
 @pytest.mark.parametrize(('task', 'walls'), [('path', False), ('path', True), ('goal', False)])
 def test_vector_env_equals_single_envs(noisy_robot, task, walls, tmp_path):
     """Sub-environment i is the single env seeded with seed + i, through autoresets (2 s

@@ -26,7 +26,7 @@ Both tasks:
   ``seed`` parameter is not used), so the same seed gives the same episode and another seed, or
   another sub-environment, other noise; ``reset()`` without a seed starts a new episode on the same
   vehicle, its noise going on. ``step`` before the first ``reset`` raises Gymnasium's
-  ``ResetNeeded``.
+  ``ResetNeeded``; ``reset`` takes no ``options`` (a non-empty dict is a ValueError).
 - **vector envs**: autoreset ``SAME_STEP``: a sub-environment that ends an episode is reset
   within that ``step``, which returns the first observation of its new episode and, in
   ``infos``, ``final_obs`` (an object array: the episode's last observation where
@@ -120,6 +120,14 @@ def _started(env: gym.Env | VectorEnv) -> None:
         raise ResetNeeded(f'{type(env).__name__}: step() before reset(); call reset() first')
 
 
+def _no_reset_options(env: gym.Env | VectorEnv, options: dict[str, Any] | None) -> None:
+    """ValueError for ``reset`` options: these environments take none (an empty dict, as
+    Gymnasium's ``check_env`` passes, is none)."""
+    if options:
+        raise ValueError(f'{type(env).__name__}.reset: options = {options!r}: this environment '
+                         'takes no reset options (seed= seeds the start pose and the noise)')
+
+
 def _spaces(task: Task) -> tuple[gym.spaces.Box, gym.spaces.Box]:
     """(action space, observation space) of one vehicle."""
     limit = np.array([np.pi if name.endswith('_rad') else np.inf for name in task.columns])
@@ -139,6 +147,7 @@ class _SingleEnv(gym.Env):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[NDArray[np.float64], dict[str, Any]]:
+        _no_reset_options(self, options)
         super().reset(seed=seed)
         pose = self._task.start_poses(self.np_random.uniform(-1.0, 1.0, (1, 2)))
         if seed is not None or self._task.fleet is None:
@@ -177,6 +186,7 @@ class _BatchEnv(VectorEnv):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[NDArray[np.float64], dict[str, Any]]:
+        _no_reset_options(self, options)
         super().reset(seed=seed)
         everyone = np.arange(self.num_envs)
         if seed is not None or self._task.fleet is None:
