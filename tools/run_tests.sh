@@ -29,11 +29,16 @@ case "$tier" in
   *) echo "[test] error: WHEELSIM_TEST_TIER=$tier: use quick or all" >&2; exit 2 ;;
 esac
 echo "[test] tier $tier"
-# Two test processes share the cores (pytest-xdist); the tests marked `early` (and the long tiers'
+# Test processes share the cores (pytest-xdist); the tests marked `early` (and the long tiers'
 # marks: wheelsim/testing/fixtures.py) start first, and a process that runs dry takes the
 # other's last tests (worksteal), so no long test starts last. The system tests marked `alone` (a tight
 # margin against the wall clock) run after them, one at a time.
 workers=(-n 2 --dist worksteal)
+# The system tests wait on the wall clock and DDS (launches, nodes at real time): beside two of
+# their processes the CPU was idle 25-50 % of the time (vmstat), and a third fills it (Jazzy's,
+# every test: 360 -> 261 s on 2 cores). The package tests keep two: they are CPU-bound (4 % idle
+# with three, and hardly faster).
+system_workers=(-n 3 --dist worksteal)
 # One OpenBLAS thread per process: with two test processes on two cores, its thread pool only
 # spins (the calibration tests: about the same wall time, 8 % less CPU, identical results).
 export OPENBLAS_NUM_THREADS=1
@@ -87,7 +92,7 @@ PYTHONSAFEPATH=1 colcon --log-base "log/$distro" test --base-paths src --package
 colcon_status=$?
 
 python -m pytest -q -p no:cacheprovider --strict-markers "${order[@]}" -m "$shared" \
-  "${workers[@]}" test --ignore=test/nav2 --junitxml="$results/system.xml"
+  "${system_workers[@]}" test --ignore=test/nav2 --junitxml="$results/system.xml"
 system_status=$?
 python -m pytest -q -p no:cacheprovider --strict-markers "${order[@]}" -m "$alone" \
   test --ignore=test/nav2 --junitxml="$results/system-alone.xml"

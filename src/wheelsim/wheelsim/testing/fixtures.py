@@ -41,8 +41,8 @@ def register_markers(config: pytest.Config) -> None:
 def start_long_tests_first(items: list[pytest.Item]) -> None:
     """Move the tests carrying one of :data:`LONG_TEST_MARKERS` to the front of ``items``, each
     part keeping its order (call from a ``pytest_collection_modifyitems`` that runs after
-    pytest-random-order's shuffle). The test command's two processes take work from the front
-    and the one that runs dry takes the other's last tests (pytest-xdist's ``worksteal``), so a
+    pytest-random-order's shuffle). The test command's processes take work from the front
+    and one that runs dry takes another's last tests (pytest-xdist's ``worksteal``), so a
     minute-long test drawn last no longer runs on while the other process waits."""
     items.sort(key=lambda item: not any(item.get_closest_marker(name)
                                         for name in LONG_TEST_MARKERS))
