@@ -28,15 +28,10 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from wheelsim.bringup.nav2_mppi import mppi_problem
 from wheelsim.bringup.nav2_stock import merge_overrides
 from wheelsim.ros.dds_domain import loopback_domain
-from wheelsim.testing.nav2 import (
-    Goal,
-    Nav2Stack,
-    min_clearance_m,
-    mppi_problem,
-    nav2_problem,
-)
+from wheelsim.testing.nav2 import Goal, Nav2Stack, min_clearance_m, nav2_problem
 from wheelsim.testing.process_activity import cpu_s
 from wheelsim.testing.sockets import descendants
 

@@ -24,6 +24,7 @@ from launch.actions import (
     DeclareLaunchArgument,
     GroupAction,
     IncludeLaunchDescription,
+    LogInfo,
     OpaqueFunction,
     SetEnvironmentVariable,
 )
@@ -39,6 +40,7 @@ from launch_ros.actions import Node, SetParameter
 from launch_ros.substitutions import FindPackageShare
 
 from wheelsim.bringup.arguments import checked
+from wheelsim.bringup.nav2_mppi import mppi_warning
 from wheelsim.bringup.nav2_stock import (
     KILTED_ARGUMENTS,
     nav2_parameters,
@@ -133,14 +135,16 @@ def _simulated(context):
 
 def _nav2(context):
     """The map server (unless AMCL's bring-up starts it) and nav2_bringup's bringup_launch.py
-    with the stock parameters and wheelsim's overrides."""
+    with the stock parameters and wheelsim's overrides; first a warning when they run an MPPI
+    controller the installed Nav2 cannot (:func:`mppi_warning`)."""
     localization = LaunchConfiguration('localization').perform(context)
     distro = os.environ.get('ROS_DISTRO') or 'jazzy'
     stock = (LaunchConfiguration('nav2_params_file').perform(context)
              or _share(context, 'nav2_bringup', 'params', 'nav2_params.yaml'))
     overrides = LaunchConfiguration('nav2_overrides_file').perform(context)
     vehicle = vehicle_values(*_simulated(context))
-    params_file = write_nav2_parameters(nav2_parameters(stock, overrides, vehicle))
+    parameters = nav2_parameters(stock, overrides, vehicle)
+    params_file = write_nav2_parameters(parameters)
     map_yaml = LaunchConfiguration('map')
     autostart = LaunchConfiguration('autostart')
     log_level = ['--ros-args', '--log-level', LaunchConfiguration('log_level')]
@@ -165,7 +169,9 @@ def _nav2(context):
                  name='lifecycle_manager_map_server', output='screen', arguments=log_level,
                  parameters=[{'autostart': autostart, 'node_names': ['map_server']}]),
         ]
-    return [GroupAction([SetParameter('use_sim_time', True), *actions])]
+    warning = mppi_warning(parameters)  # a known miscompiled MPPI drives away from its goals
+    return [*([LogInfo(msg=warning)] if warning else []),
+            GroupAction([SetParameter('use_sim_time', True), *actions])]
 
 
 def generate_launch_description():

@@ -4,8 +4,6 @@ Needs a Nav2 in the environment (a ROS install, or ``source tools/nav2_env.sh`` 
 the prefix ``make setup`` unpacked) and ``ROS_DOMAIN_ID`` set to a reserved domain.
 
 - :func:`nav2_problem`: why Nav2 cannot run here, in one line (None when it can).
-- :func:`mppi_problem`: why this Nav2's MPPI controller cannot be used (a known miscompiled
-  build), in one line (None when it can).
 - :class:`Nav2Stack`: ``nav2_bringup.launch.py`` started as ``ros2 launch`` starts it
   (:mod:`wheelsim.testing.ros2_launch`), its output in a file; waits until every lifecycle
   node is active, sends ``NavigateToPose`` goals, records ground truth, and stops it with
@@ -16,7 +14,6 @@ the prefix ``make setup`` unpacked) and ``ROS_DOMAIN_ID`` set to a reserved doma
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import math
 import os
@@ -39,16 +36,6 @@ from wheelsim.testing.process_activity import activity
 from wheelsim.testing.processes import Probe, ending_with_this_process
 from wheelsim.testing.sockets import descendants
 
-#: sha256 of libmppi_controller.so builds whose trajectory integration is wrong, and why.
-KNOWN_MISCOMPILED_MPPI = {
-    'b60cc75c1b0d32ebaecf50bd8e020a99dffe9fc62b3b3e4bea6e761003e5f843': (
-        'the MPPI controller of the packed Nav2 1.3.13 prefix (../shared/nav2, archive sha256 '
-        '9272856...) is miscompiled: -ffast-math with Debian\'s xsimd 8.1.0 flips the sign of '
-        'xsimd cos/sin below |yaw| 135 deg, so every candidate trajectory is mirrored and MPPI '
-        'drives away from its goal; outside this repository: rebuild the prefix with '
-        'tools/nav2_mppi_signed_zeros.patch, or name a correct one in WHEELSIM_NAV2_PREFIX; '
-        "the same stack runs Nav2's graceful controller meanwhile (docs/bringup.md)"),
-}
 #: The lifecycle managers of nav2_bringup.launch.py, by localization.
 LIFECYCLE_MANAGERS = {
     'wheelsim': ('lifecycle_manager_navigation', 'lifecycle_manager_map_server'),
@@ -70,19 +57,6 @@ def nav2_problem() -> str | None:
             return (f'{what} is not importable ({err}): source tools/nav2_env.sh after env.sh, '
                     'or a ROS install with navigation2 and nav2_bringup')
     return None
-
-
-def mppi_problem() -> str | None:
-    """Why this Nav2's MPPI controller cannot be used, in one line; None when it can."""
-    from ament_index_python.packages import PackageNotFoundError, get_package_prefix
-
-    try:
-        prefix = Path(get_package_prefix('nav2_mppi_controller'))
-    except PackageNotFoundError:
-        return 'no nav2_mppi_controller in this Nav2'
-    library = prefix / 'lib' / 'libmppi_controller.so'
-    digest = hashlib.sha256(library.read_bytes()).hexdigest()
-    return KNOWN_MISCOMPILED_MPPI.get(digest)
 
 
 @dataclass(frozen=True)
