@@ -3,10 +3,11 @@
 Besides running Nav2 1.3.13 for real (test/nav2, Jazzy), the stock bring-up of both releases is
 checked statically against test/nav2_upstream_facts.yaml, a table of what navigation2 1.3.13
 (Jazzy) and 1.4.2 (Kilted) hold, each fact with file:line at the tag (tools/check_nav2_facts.py
-re-checks the table against a navigation2 clone): every override key is a stock key or a parameter the node declares, every
-argument passed to bringup_launch.py exists in that distro, and the frames and topics of the
-stock parameters are the ones wheelsim provides (docs/interface.md). The merging itself
-runs here, and ROS' own parameter parser reads the merged file.
+re-checks the table against a navigation2 clone): every override key is a stock key or a
+parameter the node declares, every argument passed to bringup_launch.py exists in that distro,
+and the frames and topics of the stock parameters are the ones wheelsim provides
+(docs/interface.md). The merging itself runs here, and ROS' own parameter parser reads the
+merged file.
 """
 
 from __future__ import annotations
