@@ -101,7 +101,10 @@ def test_rates_the_machine_cannot_sustain_are_reported(ros_domain_id):
             return any(a.status[0].level == DiagnosticStatus.WARN
                        and 'cannot keep up' in a.status[0].message for a in diagnostics)
 
-        assert probe.spin_until(slow_reported, 20.0), node.output()
+        # found in CI: no WARN within 20 s. On a machine loaded three times over the node's
+        # housekeeping (diagnostics due every second) ran every 1-5 s, and the WARN needs two
+        # reports after a start that itself takes seconds there
+        assert probe.spin_until(slow_reported, 60.0), node.output()
         assert 'below step_rate 100000 Hz: this machine cannot keep up' in node.output()
     finally:
         node.stop()
