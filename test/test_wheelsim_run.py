@@ -438,28 +438,49 @@ def test_a_policy_that_fails_to_import_is_one_line_and_exit_2(tmp_path, source, 
     assert not (tmp_path / 'results').exists()
 
 
+def run_policy(tmp_path: Path, body: str) -> tuple[subprocess.CompletedProcess, Path]:
+    """``wheelsim run`` of a 5 s scenario whose controller runs the policy ``def
+    f(observation):`` with ``body``; the result and the run's folder."""
+    (tmp_path / 'my_policy.py').write_text(f'def f(observation):\n    {body}\n')
+    (tmp_path / 'pol.yaml').write_text(
+        "name: pol\nduration: 5\n"
+        "nodes: {controller: {algorithm: policy, policy: {callable: 'my_policy:f'}},\n"
+        "        planner: {waypoints: [1.0, 0.0, .nan]}}\n")
+    env = {**os.environ, 'PYTHONPATH': f'{tmp_path}:{os.environ.get("PYTHONPATH", "")}'}
+    result = subprocess.run([shutil.which('wheelsim'), 'run', 'pol.yaml', '--quiet'],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    return result, tmp_path / 'results' / 'pol'
+
+
 @pytest.mark.parametrize('body, error', [
     ("raise ZeroDivisionError('boom')", 'ZeroDivisionError: boom'),
+    ("raise ValueError('bad weights')", 'ValueError: bad weights'),
     ("open('/nonexistent/weights.npz')", "FileNotFoundError: [Errno 2] No such file or "
                                          "directory: '/nonexistent/weights.npz'")])
 def test_a_policy_that_raises_in_the_run_is_one_line_and_exit_1(tmp_path, body, error):
     """Found in review: a traceback and exit 1, or (an OSError) 'writing the results failed'
     and exit 3, blaming the disk; nothing said where the run stopped."""
-    (tmp_path / 'raising_policy.py').write_text(f'def f(observation):\n    {body}\n')
-    (tmp_path / 'pol.yaml').write_text(
-        "name: pol\nduration: 5\n"
-        "nodes: {controller: {algorithm: policy, policy: {callable: 'raising_policy:f'}},\n"
-        "        planner: {waypoints: [1.0, 0.0, .nan]}}\n")
-    env = {**os.environ, 'PYTHONPATH': f'{tmp_path}:{os.environ.get("PYTHONPATH", "")}'}
-    result = subprocess.run([shutil.which('wheelsim'), 'run', 'pol.yaml', '--quiet'],
-                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
-    folder = tmp_path / 'results' / 'pol'
+    result, folder = run_policy(tmp_path, body)
     assert result.returncode == 1, result.stdout + result.stderr
     assert (f'wheelsim: error: the run failed: {error} (traceback in {folder / "error.txt"})\n'
             == result.stderr.splitlines(keepends=True)[-1]), result.stderr
     assert 'Traceback' not in result.stderr
     assert 'in f\n' in (folder / 'error.txt').read_text()  # the policy's frame
     assert (folder / 'bag' / 'metadata.yaml').is_file() and not (folder / 'metrics.json').exists()
+
+
+@pytest.mark.parametrize('action', ['[0.1, 0.2, 0.3, 0.4]', 'None', "[float('nan'), 0.0]"])
+def test_a_policy_that_returns_no_action_fails_the_run_naming_it(tmp_path, action):
+    """Found in review: the controller stopped the vehicle with an error logged, and the run
+    passed its criteria (a figure-eight ends where it starts) with exit 0."""
+    result, folder = run_policy(tmp_path, f'return {action}')
+    returned = repr(eval(action))  # noqa: S307 - the test's own literal
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert (f'wheelsim: error: the run failed: PolicyError: the policy returned {returned}; an '
+            'action is 2 finite values (vx_mps, wz_radps) (traceback in '
+            f'{folder / "error.txt"})\n' == result.stderr.splitlines(keepends=True)[-1]), (
+        result.stderr)
+    assert not (folder / 'metrics.json').exists()
 
 
 def test_help_says_what_the_command_does_in_plain_words(tmp_path):

@@ -263,6 +263,8 @@ class Controller:
             step = self.tracker.step(now / NS_PER_S, Pose2D(*pose),
                                      None if twist is None else BodyTwist(*twist))
         except ValueError as err:  # a PolicyError, or the pose moved on by the twist past 1e9 m
+            if not self.seam.live:  # a headless run ends with it, as with any node's error
+                raise
             self.seam.logger.error(f'{err}: stopping', throttle_duration_sec=WARN_PERIOD_S)
             self.tracker.hold(now / NS_PER_S)
             self._publish_command(now, ZERO_TWIST)
