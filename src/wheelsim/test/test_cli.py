@@ -366,6 +366,13 @@ def test_counts_in_the_commands_lines_agree_with_their_nouns(count, noun, text):
      '--param vehicle_sim.model_params.differential.track: has no effect in any run of the '
      'sweep: the vehicle is bicycle (model is read only); the vehicle is omni (model is read '
      'only); remove it'),
+    # found in review: another tracking law's gain swept, every point the same run
+    (['sweep', '--param', 'controller.stanley.k=1,2'], '--param controller.stanley.k: has no '
+     'effect in any run of the sweep: only algorithm stanley uses it, and algorithm is '
+     'feedforward; remove it'),
+    (['run', '--param', 'controller.policy.preview_distance=0.5'], '--param '
+     'controller.policy.preview_distance: has no effect in the run: only algorithm policy uses '
+     'it, and algorithm is feedforward; remove it'),
 ])
 def test_a_param_the_run_would_not_use_is_refused_saying_why(argv, message, capsys,
                                                              signal_handlers_kept, tmp_path,

@@ -333,6 +333,13 @@ VEHICLE_DEFAULTS = {
 }
 
 
+def unused_parameters(algorithm: str) -> dict[str, str]:
+    """{``group.``: why} of the tracking laws' parameter groups that ``algorithm`` does not
+    use (each law reads only its own group)."""
+    return {f'{other}.': f'only algorithm {other} uses it, and algorithm is {algorithm}'
+            for other in ALGORITHMS if other != algorithm}
+
+
 def lead_time_of(description: VehicleDescription) -> float:
     """The lead time (s) that makes up for the vehicle's actuators: the drive's dead time plus
     time constant."""
