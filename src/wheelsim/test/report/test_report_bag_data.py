@@ -349,16 +349,21 @@ def test_messages_without_a_schema_are_only_counted(tmp_path):
 def test_a_bag_whose_writer_was_killed_gives_its_complete_chunks(tmp_path):
     # A process killed outright leaves the MCAP file without its summary, possibly in the
     # middle of a chunk: the messages of the chunks before are still read.
-    count = 4000  # about 2.6 MB: two complete 1 MiB chunks, then the pending one
+    count = 4000  # about 2.9 MB of records: two complete 1 MiB chunks, then the pending one
     msg = odometry(0.0, 0.0, 0.0, 0.0)
-    msg.pose.covariance = [0.5] * 36
+    covariances = np.random.default_rng(1).random((count, 36))  # not compressed away
     with BagRecorder(tmp_path / 'bag') as recorder:
         for i in range(count):
             set_stamp(msg.header, 0.01 * i)
+            msg.pose.covariance = covariances[i]
             recorder.record('/ground_truth', msg, ns(0.01 * i))
     mcap_file = next((tmp_path / 'bag').glob('*.mcap'))
     whole = mcap_file.read_bytes()
-    for cut, complete in ((len(whole) - 100, True), (2_500_000, False)):  # summary; 3rd chunk
+    with mcap_file.open('rb') as stream:
+        chunks = make_reader(stream).get_summary().chunk_indexes
+    assert len(chunks) == 3
+    inside_third_chunk = chunks[2].chunk_start_offset + chunks[2].chunk_length // 2
+    for cut, complete in ((len(whole) - 100, True), (inside_third_chunk, False)):  # summary
         mcap_file.write_bytes(whole[:cut])
         run = load_run(tmp_path / 'bag')
         read = run.message_counts['/ground_truth']

@@ -1,5 +1,7 @@
-"""BagFile writes what rosbags' Writer writes given the same messages: the MCAP file byte for byte,
-metadata.yaml as text; and the readers read it back."""
+"""BagFile writes what rosbags' Writer writes given the same messages, its chunks compressed with
+zstd (rosbags' ``STORAGE`` compression, at rosbags' level): the MCAP file byte for byte,
+metadata.yaml as text; and the readers read it back. At its own level (rosbag2's), the same
+records in smaller chunks."""
 
 from importlib.metadata import version
 
@@ -20,12 +22,12 @@ from rosbags.interfaces import (
     QosReliability,
     QosTime,
 )
-from rosbags.rosbag2 import StoragePlugin, Writer
+from rosbags.rosbag2 import CompressionFormat, CompressionMode, StoragePlugin, Writer
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
 from wheelsim.ros.cdr import serializer
-from wheelsim.run.bag_file import CHUNK_SIZE_BYTES, BagFile
+from wheelsim.run.bag_file import CHUNK_SIZE_BYTES, ZSTD_LEVEL, BagFile, zstd
 from wheelsim.run.recording import bag_qos, distro_types, ros_type_name, type_store
 
 LATCHED = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -66,11 +68,13 @@ def run_messages(count):
     return messages
 
 
-def write_both(tmp_path, messages, distro='rosbags'):
-    """The messages written by rosbags' Writer into ``a/bag`` and by BagFile into ``b/bag``."""
+def write_both(tmp_path, messages, distro='rosbags', zstd_level=zstd.COMPRESSION_LEVEL_DEFAULT):
+    """The messages written by rosbags' Writer into ``a/bag`` (chunks compressed: zstd's default
+    level) and by BagFile at ``zstd_level`` (by default rosbags') into ``b/bag``."""
     reference = Writer(tmp_path / 'a' / 'bag', version=9, storage_plugin=StoragePlugin.MCAP)
+    reference.set_compression(CompressionMode.STORAGE, CompressionFormat.ZSTD)
     reference.open()
-    ours = BagFile(tmp_path / 'b' / 'bag', f'rosbags-{version("rosbags")}', distro)
+    ours = BagFile(tmp_path / 'b' / 'bag', f'rosbags-{version("rosbags")}', distro, zstd_level)
     channels = {}
     for topic, msg, time_ns, profiles in messages:
         if topic not in channels:
@@ -119,6 +123,30 @@ def test_a_run_is_written_as_rosbags_writes_it_byte_for_byte(tmp_path):
         assert sum(1 for _ in reader.messages()) == len(messages)
     assert counts == {'/robot_description': 1, '/odom': 2000, '/joint_states': 2000,
                       '/cmd_vel': 667, '/pose': 1000}
+
+
+def chunks_and_messages(bag):
+    """The chunk indexes of ``bag``'s MCAP file and its messages (topic, log time, data)."""
+    with (bag / 'bag.mcap').open('rb') as stream:
+        reader = make_reader(stream)
+        return reader.get_summary().chunk_indexes, [
+            (channel.topic, message.log_time, message.data)
+            for _, channel, message in reader.iter_messages(log_time_order=False)]
+
+
+def test_a_bag_is_compressed_at_rosbag2s_level_holding_the_same_records(tmp_path):
+    """rosbag2's MCAP writer compresses at zstd level 1 (mcap's default): the same chunks of
+    records as at rosbags' level, each several times smaller than its records."""
+    assert ZSTD_LEVEL == 1 != zstd.COMPRESSION_LEVEL_DEFAULT
+    reference, ours = write_both(tmp_path, run_messages(2000), zstd_level=ZSTD_LEVEL)
+    chunks, read = chunks_and_messages(ours)
+    reference_chunks, reference_read = chunks_and_messages(reference)
+    assert read == reference_read
+    assert [c.uncompressed_size for c in chunks] == [
+        c.uncompressed_size for c in reference_chunks]
+    assert {c.compression for c in chunks} == {'zstd'}
+    assert all(c.compressed_size * 3 < c.uncompressed_size for c in chunks)
+    assert [c.compressed_size for c in chunks] != [c.compressed_size for c in reference_chunks]
 
 
 def test_unicode_names_are_written_as_rosbags_writes_them(tmp_path):

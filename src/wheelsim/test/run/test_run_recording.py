@@ -226,14 +226,18 @@ def test_a_publishers_qos_is_what_ros2_bag_record_writes_from_the_ros_graph(prob
 FULL_DISK = """
 import resource, signal, sys, traceback
 from pathlib import Path
+import numpy
 from nav_msgs.msg import Odometry
 from wheelsim.run.recording import BagRecorder, RecordingError
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write beyond the limit fails (EFBIG)
 resource.setrlimit(resource.RLIMIT_FSIZE, (3_000_000, 3_000_000))
+covariances = numpy.random.default_rng(1).random((20_000, 36))  # not compressed away
+msg = Odometry()
 try:
     with BagRecorder(Path(sys.argv[1])) as recorder:
         for time_ns in range(20_000):
-            recorder.record('/odom', Odometry(), time_ns)
+            msg.pose.covariance = covariances[time_ns]
+            recorder.record('/odom', msg, time_ns)
 except RecordingError as err:
     chain = ''.join(traceback.format_exception(err))
     print(chain.count('RecordingError:'), err)
