@@ -411,13 +411,14 @@ def run_record(scenario: Scenario, metrics: Mapping[str, Any],
     plus ``scenario`` (``name``, and ``file``: the scenario file as given on the command line,
     None for the built-in default; never made absolute, so two runs of the same command give the
     same bytes wherever they write), ``seed`` (of localization and vehicle_sim), ``pass_criteria``
-    (:func:`criteria_outcomes`) and ``passed`` (every criterion passed; true without any)."""
+    (:func:`criteria_outcomes`) and ``passed`` (every criterion passed, true without any; false
+    for a ``partial`` run, whose criteria saw only the part that was simulated)."""
     source = scenario.source
     return {**metrics,
             'scenario': {'name': scenario.name,
                          'file': None if source in (None, DEFAULT_SCENARIO) else source.as_posix()},
             'seed': scenario.seed, 'pass_criteria': dict(criteria),
-            'passed': all(c['passed'] for c in criteria.values())}
+            'passed': not metrics.get('partial') and all(c['passed'] for c in criteria.values())}
 
 
 def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float = 0.0,
