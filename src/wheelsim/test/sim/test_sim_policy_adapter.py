@@ -4,6 +4,7 @@ before its start the controller measures along the extended first segment), and 
 action; a policy named wrongly, or one returning no action, is refused by name."""
 
 import importlib
+import math
 import sys
 import types
 from dataclasses import replace
@@ -142,6 +143,36 @@ def test_a_policy_that_cannot_be_loaded_is_named(policy_module, spec, fragment):
     assert fragment in str(raised.value)
     with pytest.raises(ParameterError, match='policy.callable'):
         ControllerConfig(algorithm='policy', policy=PolicyConfig(callable=spec))
+
+
+@pytest.mark.parametrize('source, fragment', [
+    ('def f(state, t_s):\n    return 0.0, 0.0\n',  # found in review: exit 1 mid-run
+     "f(state, t_s) cannot be called with the observation alone (missing a required argument: "
+     "'t_s'): a policy is policy(observation)"),
+    ('def f():\n    return 0.0, 0.0\n', 'f() cannot be called with the observation alone'),
+    ('class F:\n    def __call__(self, observation, extra):\n        return 0.0, 0.0\n'
+     'f = F()\n', 'f(observation, extra) cannot be called'),
+])
+def test_a_policy_that_cannot_take_the_observation_is_refused_at_start(tmp_path, monkeypatch,
+                                                                        source, fragment):
+    name = 'wheelsim_signature_policy'
+    (tmp_path / f'{name}.py').write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    with pytest.raises(ParameterError, match='policy.callable') as raised:
+        load_policy(f'{name}:f')
+    assert fragment in str(raised.value), raised.value
+
+
+def test_a_policy_with_optional_arguments_or_no_signature_is_loaded(tmp_path, monkeypatch):
+    name = 'wheelsim_optional_policy'
+    (tmp_path / f'{name}.py').write_text(
+        'import math\ndef f(observation, gain=1.0, *rest, **options):\n    return 0.0, 0.0\n'
+        'g = math.hypot\n')  # a built-in: Python gives no signature for some; called as is
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, name, raising=False)
+    assert load_policy(f'{name}:f')(np.zeros(10)) == (0.0, 0.0)
+    assert load_policy(f'{name}:g') is math.hypot
 
 
 @pytest.mark.parametrize('source, fragment', [

@@ -23,6 +23,7 @@ wz_radps)`` for omni ones; any other shape or a non-finite value is a :class:`Po
 from __future__ import annotations
 
 import importlib
+import inspect
 import math
 from collections.abc import Callable
 from typing import Any
@@ -49,7 +50,8 @@ class PolicyError(ValueError):
 
 def load_policy(spec: str) -> Policy:
     """The callable ``spec`` names (``'package.module:name'``, the module importable on the
-    Python path). Raises :class:`ParameterError` naming ``policy.callable`` otherwise."""
+    Python path), which can be called with the observation alone (its signature, where Python
+    gives one). Raises :class:`ParameterError` naming ``policy.callable`` otherwise."""
     module_name, colon, name = spec.partition(':')
     if not (colon and module_name and name):
         raise ParameterError(POLICY_PARAMETER, spec,
@@ -73,6 +75,16 @@ def load_policy(spec: str) -> Policy:
     if not callable(policy):
         raise ParameterError(POLICY_PARAMETER, spec,
                              f'{module_name} has no callable {name}')
+    try:
+        signature = inspect.signature(policy)
+    except (TypeError, ValueError):  # a callable without one (some built-ins): called as it is
+        return policy
+    try:
+        signature.bind(np.zeros(len(OBSERVATION_COLUMNS)))
+    except TypeError as err:
+        raise ParameterError(POLICY_PARAMETER, spec,
+                             f'{name}{signature} cannot be called with the observation alone '
+                             f'({err}): a policy is policy(observation)') from None
     return policy
 
 
