@@ -84,7 +84,9 @@ def test_tune_finds_the_known_best_lead_time_and_resumes(tmp_path):
 
 @pytest.mark.parametrize('args, fragment', [
     (['--param', 'controller.lead_time=0:0.8', '--objective', 'cross_track'],
-     '--objective cross_track: not a metric'),
+     '--objective cross_track: not a metric (did you mean cross_track_rms_m? one of '),
+    (['--param', 'controller.lead_time=0:0.8', '--objective', 'zzz'],
+     '--objective zzz: not a metric (one of '),
     (['--param', 'controller.lead_time=0:20', '--objective', 'cross_track_rms_m'],
      'controller.lead_time'),
     (['--param', 'localization.seed=1..3', '--objective', 'cross_track_rms_m'],

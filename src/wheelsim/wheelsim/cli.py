@@ -409,6 +409,7 @@ def _sweep(args: argparse.Namespace) -> int:
 def _tune(args: argparse.Namespace) -> int:
     from optuna.exceptions import StorageInternalError
 
+    from wheelsim.core.params import unknown_keys
     from wheelsim.report.metrics import METRIC_NAMES
     from wheelsim.run import sampling, tables, tune
     from wheelsim.run.held_signals import HeldSignals
@@ -418,7 +419,9 @@ def _tune(args: argparse.Namespace) -> int:
     scenario, specs = _load(args.scenario)
     runner = _ray_runner(args)  # checks --workers before the study is created
     if args.objective not in METRIC_NAMES:
-        raise ScenarioError(f'--objective {args.objective}: not a metric (one of '
+        suggestion = unknown_keys(METRIC_NAMES, [args.objective])[0][1]
+        hint = f'did you mean {suggestion}? ' if suggestion else ''
+        raise ScenarioError(f'--objective {args.objective}: not a metric ({hint}one of '
                             f'{", ".join(METRIC_NAMES)})')
     if not 1 <= args.trials <= sampling.MAX_POINTS:
         raise ScenarioError(f'--trials {args.trials}: must be in [1, {sampling.MAX_POINTS}] (the '
