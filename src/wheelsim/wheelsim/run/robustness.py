@@ -2,8 +2,9 @@
 
 For a sweep with ``seed`` among its axes, the runs are grouped by the other parameters; per
 group and metric: the number of runs, the 50th, 90th and 95th percentiles (linear
-interpolation, numpy's default), the worst value (:func:`wheelsim.run.tables.worst_rows`), the
-seed that produced it and the ``wheelsim run`` command that reproduces that run.
+interpolation, numpy's default, to the significant digits of ``metrics.json``), the worst value
+(:func:`wheelsim.run.tables.worst_rows`), the seed that produced it and the ``wheelsim run``
+command that reproduces that run.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from wheelsim.report.metrics import round_significant
 from wheelsim.run.sampling import format_value, value_key
 from wheelsim.run.scenario import SEED_KEY
 from wheelsim.run.tables import worst_rows
@@ -60,8 +62,8 @@ def seed_summary(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
             overrides = {p: worst[0][p] for p in parameters}
             summary.append({**{p: group[0].get(p) for p in others}, 'metric': metric,
                             'runs': len(values),
-                            **{f'p{q}': float(v) for q, v in zip(PERCENTILES, percentiles,
-                                                                 strict=True)},
+                            **{f'p{q}': round_significant(float(v))
+                               for q, v in zip(PERCENTILES, percentiles, strict=True)},
                             'worst': worst[0][metric], 'worst_seed': worst[0][SEED_KEY],
                             'reproduce': reproduce_command(scenario_path, overrides)})
     return summary
