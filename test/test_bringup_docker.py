@@ -67,7 +67,7 @@ def test_image_installs_every_python_package_the_nodes_need():
     lines = [line for name in ('requirements-common.txt', 'requirements-kilted.txt')
              for line in (REPO / 'tools' / name).read_text().splitlines()]
     for line in lines:
-        name = re.split(r'[=<>\[ #]', line.strip())[0].lower()
+        name = re.split(r'[=<>\[ #;]', line.strip())[0].lower()  # ';': an environment marker
         if not name or name.startswith(('ros-', '-r')) or name in TOOLING:
             continue
         apt = APT_NAMES.get(name, f'python3-{name}')
