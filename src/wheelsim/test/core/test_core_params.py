@@ -7,6 +7,7 @@ import pytest
 
 from wheelsim.core.params import (
     ParameterError,
+    ParamSpec,
     flatten,
     from_flat,
     group,
@@ -74,6 +75,15 @@ def test_invalid_values_name_path_value_and_range(values, name, fragment):
         from_flat(Car, values, 'p')
     assert info.value.name == name
     assert name in str(info.value) and fragment in str(info.value)
+
+
+@pytest.mark.parametrize('low, high, text', [
+    (0, 2**63 - 1, 'an integer in [0, 9223372036854775807]'),
+    (2, 1e7, 'an integer in [2, 10000000]'),
+])
+def test_integer_ranges_are_written_exactly(low, high, text):
+    spec = ParamSpec('n', 1, 'A count', min_value=low, max_value=high)
+    assert spec.allowed() == text
 
 
 def test_to_flat_round_trips():

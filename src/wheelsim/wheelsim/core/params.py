@@ -86,12 +86,17 @@ class ParamSpec:
             return 'true or false'
         if self.kind is str:
             return 'a string'
-        low = '-inf' if self.min_value is None else f'{self.min_value:g}'
-        high = 'inf' if self.max_value is None else f'{self.max_value:g}'
+        low = '-inf' if self.min_value is None else self._bound_text(self.min_value)
+        high = 'inf' if self.max_value is None else self._bound_text(self.max_value)
         left = '(' if self.min_exclusive or self.min_value is None else '['
         right = ')' if self.max_value is None else ']'
         kind = 'an integer' if self.kind is int else 'a finite number'
         return f'{kind} in {left}{low}, {high}{right}'
+
+    def _bound_text(self, bound: float) -> str:
+        """A bound as written in :meth:`allowed`: exact for an integer parameter (2**63 - 1 is
+        9223372036854775807, not 9.22337e+18), in ``%g`` form for a real one."""
+        return str(int(bound)) if self.kind is int else f'{bound:g}'
 
     def check(self, value: Any) -> ParamValue:
         """Return ``value`` converted to this parameter's type, or raise :class:`ParameterError`."""
