@@ -67,6 +67,7 @@ def _nav2_nodes(_context):
 #: sim.launch.py's arguments this file sets itself or cannot serve, and why; the values it
 #: gives them anyway (taken).
 REFUSED = {
+    'map_yaml': 'map:= gives the map of Nav2 and vehicle_sim',
     'publish_map': "Nav2's map server publishes map here (vehicle_sim when Nav2 is missing)",
     'rviz_config': 'nav2.rviz is the view here',
     'tracking': "this launch is for Nav2's planner and controller (wheelsim's would drive the "
@@ -103,7 +104,8 @@ def generate_launch_description():
             description='Every node follows /clock (clock modes 2 and 3)'),
         DeclareLaunchArgument(
             'map', default_value=PathJoinSubstitution([share, 'params', 'maps', 'room.yaml']),
-            description='Map YAML file for the Nav2 map server (the world the costmaps see)'),
+            description='Map YAML file of the world: served by the Nav2 map server, simulated '
+                        'by vehicle_sim'),
         DeclareLaunchArgument(
             'nav2_params_file',
             default_value=PathJoinSubstitution([share, 'params', 'nav2', 'reduced.yaml']),
@@ -130,7 +132,10 @@ def generate_launch_description():
             'use_namespaced_tf': use_namespaced_tf,
             'use_sim_time': use_sim_time,
             'rviz_config': PathJoinSubstitution([share, 'rviz', 'nav2.rviz']),
-            # Nav2's map server serves map: vehicle_sim publishes none (unless Nav2 is missing)
+            # the world vehicle_sim simulates is the map Nav2's map server serves (the file
+            # read and checked before anything starts); vehicle_sim publishes none (unless
+            # Nav2 is missing)
+            'map_yaml': LaunchConfiguration('map'),
             'publish_map': 'false' if nav2_installed else '',
         }.items())
 

@@ -175,6 +175,13 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
     ('demo.launch.py', ['rviz:=false', 'tracking:=false'],
      'tracking:=false is not taken by this launch file: the demo is sim.launch.py with the '
      'planner and controller'),
+    # found in review: nav2.launch.py gave map:= to the map server alone, so a missing file
+    # failed only there and map_yaml:= simulated another world than Nav2's map
+    ('nav2.launch.py', ['rviz:=false', 'map:=/nonexistent/map.yaml'],
+     'vehicle_sim.world.map_yaml: cannot read map /nonexistent/map.yaml'),
+    ('nav2.launch.py', ['rviz:=false', 'map_yaml:={no_image}'],
+     'map_yaml:={no_image} is not taken by this launch file: map:= gives the map of Nav2 and '
+     'vehicle_sim'),
     ('nav2.launch.py', ['rviz:=false', 'tracking:=true'],
      "tracking:=true is not taken by this launch file: this launch is for Nav2's planner and "
      'controller'),

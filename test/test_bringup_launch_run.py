@@ -368,12 +368,16 @@ def test_multi_robot_launch_runs_two_robots(tmp_path, ros_domain_id):
 
 
 def test_nav2_launch_without_nav2_runs_the_simulation_and_says_why(tmp_path, ros_domain_id):
+    """Without Nav2 the simulation runs in the world of ``map`` (found in review: it ran with
+    no world, map:= given to the map server alone), and vehicle_sim publishes that map."""
     summary, text = launch(tmp_path, ros_domain_id, 'nav2.launch.py', 'rviz:=false',
-                           nodes=graph_names(SIM), expect=['/odom'])
+                           nodes=graph_names(SIM), expect=['/odom', '/scan'])
     assert_ran_and_shut_down_cleanly(summary, text, SIM)
     assert ('Nav2 (the simulation runs without it) not started; install ros-'
             in text) and '-navigation2' in text
-    assert topics(summary).get('odom', 0) > 0
+    seen = topics(summary)
+    assert seen.get('odom', 0) > 0 and seen.get('scan', 0) > 0, seen
+    assert publishers(summary, '/map') == (1, True)
 
 
 def test_nav2_bringup_launch_without_nav2_runs_the_robot_on_its_clock(tmp_path, ros_domain_id):
