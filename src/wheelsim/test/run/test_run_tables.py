@@ -131,3 +131,30 @@ def test_a_long_parameter_name_fits_under_its_panel(tmp_path, monkeypatch):
         assert plot_metrics(rows, parameters, ['cross_track_rms_m'], tmp_path / 'plots')
     assert inside and all(fits for _, fits in inside), inside
     assert inside[0][0].replace('\n', '') == name  # broken after dots, nothing dropped
+
+
+def test_one_panel_shows_the_whole_title_and_an_integer_axis_whole_numbers(tmp_path,
+                                                                          monkeypatch):
+    """Found in review: with one parameter the title was cut at both sides, and a seed axis
+    had ticks at 1.5, 2.5."""
+    import matplotlib.figure
+
+    drawn = []
+    save = matplotlib.figure.Figure.savefig
+
+    def saving(figure, *args, **kwargs):
+        saved = save(figure, *args, **kwargs)  # the layout as drawn
+        [text] = figure.texts  # the title
+        title, box = text.get_text(), text.get_window_extent()
+        ticks = [tick for axes in figure.axes for tick in axes.get_xticks()
+                 if axes.get_xlim()[0] <= tick <= axes.get_xlim()[1]]
+        drawn.append((title, box.x0 >= 0 and box.x1 <= figure.bbox.width, ticks))
+        return saved
+
+    monkeypatch.setattr(matplotlib.figure.Figure, 'savefig', saving)
+    rows = [row for row in ROWS if row['seed'] <= 4]
+    assert plot_metrics(rows, ['seed'], ['cross_track_rms_m'], tmp_path / 'plots')
+    [(title, inside, ticks)] = drawn
+    assert title.startswith('cross_track_rms_m') and 'worst_runs.md' in title
+    assert inside, title
+    assert ticks and all(float(tick).is_integer() for tick in ticks), ticks

@@ -123,6 +123,7 @@ def plot_metrics(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
     report.
     """
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     remove_plots(folder)
     numeric = [p for p in parameters
@@ -134,6 +135,8 @@ def plot_metrics(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
     for ax, parameter in zip(axes, numeric, strict=True):
         ax.set_xlabel(_wrapped(parameter))
         ax.grid(True)
+        if all(isinstance(r.get(parameter), int) for r in rows if parameter in r):
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # a seed: no tick at 1.5
     title = fig.suptitle('', fontsize=9)
     start = {k: getattr(fig.subplotpars, k) for k in ('left', 'right', 'bottom', 'top', 'wspace')}
     written = []
@@ -155,7 +158,8 @@ def plot_metrics(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
             ax.relim()
             ax.autoscale_view()
             ax.set_ylabel(metric)
-        title.set_text(f'{metric}: worst runs in red (point numbers; worst_runs.md links them)')
+        # two short lines: the whole title fits above a single panel
+        title.set_text(f'{metric}\nworst runs in red: point numbers (worst_runs.md)')
         fig.subplots_adjust(**start)  # the layout found from the same start for each metric
         fig.tight_layout()
         path = folder / f'{metric}.png'
