@@ -243,7 +243,7 @@ def test_example_loads_from_another_folder_and_from_the_installed_share(tmp_path
     ('wheelsim run examples/car_parking.yaml --param planner.limits.max_speed=-2',
      'planner.limits.max_speed'),
     ('wheelsim sweep examples/sweep_dead_time.yaml --param controller.lead_tme=0,1',
-     "--param controller.lead_tme=0: controller.lead_tme: controller has no such parameter "
+     "--param controller.lead_tme=0,1: controller.lead_tme: controller has no such parameter "
      '(did you mean lead_time?)'),
     ('wheelsim tune examples/tune_lead_time.yaml --param controller.lead_time=0:0.8 '
      '--objective cross_track', '--objective cross_track: not a metric'),

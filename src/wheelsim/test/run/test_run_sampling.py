@@ -161,7 +161,7 @@ def test_a_double_parameter_takes_1_and_1_0_as_one_value():
     (it ran two identical runs under two keys), named as given; values stay as given."""
     axes = as_parameter_types([parse_axis('c.gain=1,2.5'), parse_axis('c.points=[1,2],[0.5,1]'),
                                parse_axis('c.k=1,3'), parse_axis('c.mode=1,b'),
-                               parse_axis('c.unknown=1,2')], SPECS)
+                               parse_axis('d.unknown=1,2')], SPECS)
     assert [axis.values for axis in axes] == [(1, 2.5), ([1, 2], [0.5, 1]), (1, 3), (1, 'b'),
                                               (1, 2)]
     for text, shown in [('c.gain=1,1.0', '1.0'), ('c.gain=2.0,0.5,2', '2'),
@@ -182,6 +182,20 @@ def test_a_range_of_an_integer_parameter_needs_integer_bounds(text):
                                             rf'{text.split("=")[0]} is an integer, so a range '
                                             'of it needs integer LOW and HIGH$'):
         as_parameter_types([parse_axis(text)], SPECS)
+
+
+@pytest.mark.parametrize('text, fragment', [
+    ('c.gian=0:0.5', 'c.gian: c has no such parameter (did you mean gain?)$'),
+    ('c.gian=0,1', 'c.gian: c has no such parameter (did you mean gain?)$'),
+    ('c.zzz=1', 'c.zzz: c has no such parameter$'),
+])
+def test_an_unknown_parameter_is_named_with_the_param_as_given(text, fragment):
+    """Found in review: the error showed the range's first end (``c.gian=0.0``), not what
+    was typed."""
+    with pytest.raises(ScenarioError, match=rf'^--param {re.escape(text)}: '
+                                            rf'{re.escape(fragment[:-1])}$'):
+        as_parameter_types([parse_axis(text)], SPECS)
+    as_parameter_types([parse_axis('other.gian=1')], SPECS)  # a node with no specs: left
 
 
 @pytest.mark.parametrize('seed', [-1, 2**32, True, 1.5])

@@ -47,7 +47,7 @@ import numpy as np
 import yaml
 
 from wheelsim.core import yaml_numbers
-from wheelsim.core.params import ParamSpec
+from wheelsim.core.params import ParamSpec, unknown_keys
 from wheelsim.run.scenario import SEED_KEY, ScenarioError, check_seed
 
 METHODS = ('grid', 'random', 'lhs')
@@ -330,11 +330,19 @@ def as_parameter_types(axes: Sequence[Axis],
     (:func:`plan_points`, and tune's Optuna trials). ScenarioError naming the ``--param`` of
     an integer range with a bound that is no integer, or of a value list repeating a value as
     the parameter takes it: a double (array) parameter takes an integer as a float, so
-    ``k_x=1,1.0`` is one value twice. Other axes, and unknown names (left to the nodes'
-    check), are kept as they are."""
+    ``k_x=1,1.0`` is one value twice; or naming the ``--param`` as given (its range, not a
+    value drawn from it) of a parameter its node (one of ``specs``) does not declare, with the
+    closest name. Other axes are kept as they are (an unknown node is left to
+    :func:`~wheelsim.run.scenario.with_overrides`)."""
     checked = []
     for axis in axes:
         kind = int if axis.name == SEED_KEY else _kind(axis.name, specs)
+        node, _, parameter = axis.name.partition('.')
+        if kind is None and node in specs and parameter != 'use_sim_time':
+            [(_, suggestion)] = unknown_keys([spec.name for spec in specs[node]], [parameter])
+            hint = f' (did you mean {suggestion}?)' if suggestion else ''
+            raise ScenarioError(f'--param {axis.text}: {axis.name}: {node} has no such '
+                                f'parameter{hint}')
         if axis.values is None and kind is int:
             if not (float(axis.low).is_integer() and float(axis.high).is_integer()):
                 raise ScenarioError(f'--param {axis.text}: {axis.name} is an integer, so a '

@@ -115,11 +115,10 @@ def choice_runs(scenario: Scenario, axes: Sequence[Axis], check: OverrideCheck,
 
 def check_axes(axes: Sequence[Axis], specs: Mapping[str, Sequence[ParamSpec]]) -> list[Axis]:
     """``axes`` as :func:`wheelsim.run.sampling.as_parameter_types` gives them (its
-    ScenarioError for a range of an integer parameter whose bounds are no integers, and for a
-    value list repeating a value);
+    ScenarioError for a range of an integer parameter whose bounds are no integers, for a value
+    list repeating a value and for a parameter its node does not declare);
     ScenarioError naming the ``--param`` of an array value: an Optuna choice is a single value
-    (None, bool, int, float or str), so a study cannot search arrays. Unknown names are left to
-    the nodes' check."""
+    (None, bool, int, float or str), so a study cannot search arrays."""
     for axis in axes:
         if any(isinstance(value, list) for value in axis.values or ()):
             raise ScenarioError(f'--param {axis.text}: tune cannot search an array (an Optuna '
