@@ -5,6 +5,7 @@ import json
 import os
 import re
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -477,3 +478,12 @@ def test_a_nodes_value_refused_names_the_run_s_reason_not_the_scenario_s(capsys,
     assert capsys.readouterr().err == (
         'wheelsim: error: s.yaml: nodes.localization.ekf.measurement_rate: has no effect in the '
         'run: only mode ekf uses it, and mode is noisy (read only); remove it\n')
+
+
+def test_version_is_the_package_xml_version(capsys, signal_handlers_kept):
+    package_xml = Path(__file__).resolve().parents[1] / 'package.xml'
+    version = re.search(r'<version>([^<]+)</version>', package_xml.read_text()).group(1)
+    with pytest.raises(SystemExit) as exit_info:
+        main(['--version'])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out == f'wheelsim {version}\n'

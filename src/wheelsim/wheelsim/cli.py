@@ -195,6 +195,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f'{self.prog}: error: {message} (see {self.prog} -h)\n')
 
 
+class _Version(argparse.Action):
+    """``--version``: ``wheelsim <version>`` (the installed package's, as package.xml gives
+    it), exit 0. Looked up only when asked: reading the installed metadata takes milliseconds
+    every command would pay."""
+
+    def __init__(self, option_strings, dest, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, help='print the version and exit')
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from importlib.metadata import version
+
+        print(f'wheelsim {version("wheelsim")}')
+        parser.exit()
+
+
 #: What every --param help says of quotes (docs/wheelsim_run.md: a quoted text is one value).
 _QUOTED_TEXT = "a text in quotes is one value, commas and all: NODE.PARAM='a,b'"
 
@@ -204,6 +219,7 @@ def _parser() -> argparse.ArgumentParser:
         prog='wheelsim', description='Simulate wheeled vehicles headless with the wheelsim nodes: '
         'run a scenario, sweep or tune its parameters, calibrate a vehicle from a bag. '
         "'wheelsim COMMAND -h' describes each command.")
+    parser.add_argument('--version', action=_Version)
     sub = parser.add_subparsers(dest='command', required=True, parser_class=_Parser)
     run = sub.add_parser('run', help='run one scenario headless, faster than real time')
     run.add_argument('scenario', nargs='?', help='scenario YAML (default: the built-in '
