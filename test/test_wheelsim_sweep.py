@@ -123,8 +123,9 @@ def test_a_failing_point_is_reported_the_others_finish_and_a_rerun_skips_them(tm
     # one traceback per failed run (found in review: each was also written a second time)
     tracebacks = [p.read_text() for p in (root / 'runs').rglob('error.txt')]
     assert len(tracebacks) == 2 and all(t.startswith('Traceback') for t in tracebacks)
-    for path in (root / 'runs').rglob('error.txt'):
-        assert f'(runs/{path.relative_to(root / "runs")})' in first.stdout
+    for path in (root / 'runs').rglob('error.txt'):  # as the other paths: from where it ran
+        # (found in review: runs/<key>/..., relative to the sweep's folder)
+        assert f'({path.relative_to(tmp_path)})' in first.stdout
     done = {r['run']: (root / r['run'] / 'metrics.json').stat().st_mtime_ns for r in rows[2:]}
     assert (root / 'plots' / 'cross_track_rms_m.png').is_file()
     second = sweep('--no-plots')  # the two finished points are skipped

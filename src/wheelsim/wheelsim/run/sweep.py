@@ -148,8 +148,8 @@ def run_sweep(points: Sequence[SweepPoint], root: Path, runner: RayRunner,
                 for point in by_key[job.key]:
                     if 'error' in result:
                         outcome.errors[point.index] = result['error']
-                        where = (f' (runs/{result["error_file"]})' if 'error_file' in result
-                                 else '')
+                        where = (f' ({root / "runs" / result["error_file"]})'
+                                 if 'error_file' in result else '')
                         tqdm.write(f'point {point.index} ({_describe(point.overrides)}) '
                                    f'failed: {result["error"]}{where}')
                     elif result['interrupted']:
@@ -171,9 +171,15 @@ def _describe(overrides: Mapping[str, Any]) -> str:
     return ', '.join(f'{k}={format_value(v)}' for k, v in overrides.items())
 
 
-def _cell(value: Any, measured: bool) -> str:
+ERROR_COLUMN = 'error'
+"""The column of a row's error message (:func:`row`; empty: none), shown as it is."""
+
+
+def _cell(value: Any, column: str, measured: bool) -> str:
     if measured and value is None:
         return '-'
+    if column == ERROR_COLUMN:
+        return str(value)
     return f'{value:.4g}' if isinstance(value, float) else format_value(value)
 
 
@@ -181,11 +187,12 @@ def format_table(rows: list[dict[str, Any]], columns: Sequence[str],
                  measures: Collection[str] = ()) -> str:
     """A fixed-width text table of ``columns`` (missing cells blank): a float to 4 significant
     digits, a None of a column in ``measures`` (a metric the run did not measure) as ``-`` as
-    the run's summary shows it, any other value as ``--param`` writes it
-    (:func:`format_value`)."""
+    the run's summary shows it, the error message (:data:`ERROR_COLUMN`) as it is, any other
+    value as ``--param`` writes it (:func:`format_value`)."""
     cells = [[str(c) for c in columns]]
     for values in rows:
-        cells.append([_cell(values[c], c in measures) if c in values else '' for c in columns])
+        cells.append([_cell(values[c], c, c in measures) if c in values else ''
+                      for c in columns])
     widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
     return '\n'.join('  '.join(cell.rjust(w) for cell, w in zip(line, widths, strict=True))
                      for line in cells)
