@@ -64,6 +64,9 @@ def test_tune_finds_the_known_best_lead_time_and_resumes(tmp_path):
     assert best_trial['feasible'] == 'True'  # within the pass criterion
     assert (root / best_trial['run'] / 'plots' / 'report.pdf').stat().st_size > 10_000
     assert (root / best_trial['run'] / 'bag' / 'metadata.yaml').is_file()
+    # the best trial's node log lines follow a line saying whose they are (found in review)
+    assert (f"trial {best_trial['point']} again, with its bag and plots (its nodes' log):"
+            in result.stdout), result.stdout
     for plot in ('history.png', 'importance.png', 'plots/cross_track_rms_m.png'):
         assert (root / plot).stat().st_size > 5_000, plot
     assert (root / 'trials.parquet').is_file() and (root / 'study.db').is_file()

@@ -503,6 +503,9 @@ def _tune(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     # The same scenario, overrides and seed: the same run, now with its bag (and plots).
     best_scenario = with_overrides(scenario, {p: best[p] for p in parameters}, check)
+    # (its nodes log on standard error, as wheelsim run's do: say whose lines those are)
+    print(f'trial {best["point"]} again, with its bag'
+          f'{"" if args.no_plots else " and plots"} (its nodes\' log):', flush=True)
     if run_scenario(best_scenario, best_run.parent, show_progress=False, overwrite=True,
                     make_plots=not args.no_plots).interrupted:
         print(f'interrupted while the best trial ran again with its bag ({best_run}): the '
