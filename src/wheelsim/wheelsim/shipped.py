@@ -29,3 +29,8 @@ def shipped_params_dir() -> Path:
 def shipped_map(name: str) -> Path:
     """``maps/<name>.yaml`` of the shipped params."""
     return shipped_params_dir() / 'maps' / f'{name}.yaml'
+
+
+def shipped_map_names() -> list[str]:
+    """The names :func:`shipped_map` finds a file for, sorted."""
+    return sorted(path.stem for path in (shipped_params_dir() / 'maps').glob('*.yaml'))

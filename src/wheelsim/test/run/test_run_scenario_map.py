@@ -34,7 +34,11 @@ def test_a_shipped_map_by_name(tmp_path):
 
 
 @pytest.mark.parametrize('text, message', [
-    ('map: nowhere\n', 'map: cannot read map'),
+    # found in review: a name no shipped map has read as params/maps/<name>.yaml ('..yaml')
+    ('map: nowhere\n', r"map: 'nowhere' is no shipped map \(one of room\) and no file path "
+                       r'\(a path has a / or ends in .yaml\)$'),
+    ('map: roomm\n', r"map: 'roomm' is no shipped map \(did you mean room\? one of room\)"),
+    ('map: .\n', r"map: '.' is no shipped map"),
     ('map: maps/missing.yaml\n', 'map: cannot read map'),
     ('map: 3\n', 'map: 3 must name a map_server YAML file'),
     ('map: room\nnodes:\n  vehicle_sim: {world: {map_yaml: other.yaml}}\n',

@@ -52,7 +52,7 @@ from wheelsim.core.params_file import (
 from wheelsim.core.world.map_file import load_map_file
 from wheelsim.core.world.occupancy import MapError
 from wheelsim.run.output import OutputError, check_run_name
-from wheelsim.shipped import shipped_map
+from wheelsim.shipped import shipped_map, shipped_map_names
 
 NODE_NAMES = ('vehicle_sim', 'localization', 'planner', 'controller')
 RECORDABLE_TOPICS = ('/cmd_vel', '/collision', '/footprint', '/ground_truth', '/joint_states',
@@ -174,6 +174,13 @@ def _map_path(source: Path, value: Any, vehicle_sim: Mapping[str, Any]) -> Path:
         raise _fail(source, 'map', 'nodes.vehicle_sim.world.map_yaml names a map too: give one '
                     '(the runner gives map to vehicle_sim as world.map_yaml)')
     if '/' not in value and not value.endswith(('.yaml', '.yml')):
+        names = shipped_map_names()
+        if value not in names:
+            suggestion = unknown_keys(names, [value])[0][1]
+            hint = f'did you mean {suggestion}? ' if suggestion else ''
+            raise _fail(source, 'map', f'{value!r} is no shipped map ({hint}one of '
+                        f'{", ".join(names)}) and no file path (a path has a / or ends in '
+                        '.yaml)')
         path = shipped_map(value)
     else:
         path = (source.parent / value).resolve()
