@@ -487,3 +487,13 @@ def test_version_is_the_package_xml_version(capsys, signal_handlers_kept):
         main(['--version'])
     assert exit_info.value.code == 0
     assert capsys.readouterr().out == f'wheelsim {version}\n'
+
+
+def test_a_huge_param_value_is_cut_in_the_error(capsys, signal_handlers_kept, tmp_path):
+    """Found in review: a 5000-digit value was echoed whole in the one-line error."""
+    assert main(['run', '--param', 'controller.lead_time=' + '9' * 5000,
+                 '--output', str(tmp_path)]) == EXIT_BAD_INPUT
+    error = capsys.readouterr().err
+    assert 'controller.lead_time: must be a finite number in [-1, 10]' in error
+    assert len(error) < 300 and '...' in error, error
+

@@ -63,6 +63,7 @@ def _override_check(specs):
     parameter, each value is in its range and together they keep the node's rules across
     parameters (what the node checks at start-up); ScenarioError naming the ``--param`` values
     given and the parameter at fault otherwise. A node's parameter set is checked once."""
+    from wheelsim.core.yaml_numbers import cut
     from wheelsim.run.runner import node_parameter_checks
     from wheelsim.run.sampling import format_value
 
@@ -73,7 +74,7 @@ def _override_check(specs):
         key = repr((node, sorted(parameters.items())))
         if key in passed:
             return
-        source = '--param ' + ' '.join(f'{node}.{name}={format_value(value)}'  # as --param reads it
+        source = '--param ' + ' '.join(f'{node}.{name}={cut(format_value(value))}'  # as typed
                                        for name, value in given.items())
         check_node_parameters(source, f'{node}.', node, parameters, specs[node], checks[node],
                               values_in_source=True)

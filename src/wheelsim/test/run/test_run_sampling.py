@@ -198,6 +198,15 @@ def test_an_unknown_parameter_is_named_with_the_param_as_given(text, fragment):
     as_parameter_types([parse_axis('other.gian=1')], SPECS)  # a node with no specs: left
 
 
+@pytest.mark.parametrize('text', ['c.gain=0:' + '9' * 5000, 'c.gain=1,' + '[' * 5000,
+                                  'c.gian=' + '9' * 5000])
+def test_a_huge_param_is_cut_in_its_error(text):
+    """Found in review: a 5000-digit value was echoed whole in the one-line error."""
+    with pytest.raises(ScenarioError) as info:
+        as_parameter_types(parse_axes([text]), SPECS)
+    assert len(str(info.value)) < 400 and '...' in str(info.value), str(info.value)
+
+
 @pytest.mark.parametrize('seed', [-1, 2**32, True, 1.5])
 def test_a_sample_seed_out_of_range_is_an_error_naming_the_option(seed):
     axes = [parse_axis('c.k=0:0.5')]

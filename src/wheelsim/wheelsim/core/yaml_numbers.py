@@ -114,6 +114,11 @@ def shown(value: Any, limit: int = 60) -> str:
         text = '.nan' if math.isnan(value) else '.inf' if value > 0 else '-.inf'
     else:
         text = repr(value)
+    return cut(text, limit)
+
+
+def cut(text: str, limit: int = 60) -> str:
+    """``text`` in an error message: its first ``limit`` characters and ``...`` if longer."""
     return text if len(text) <= limit else text[:limit] + '...'
 
 

@@ -48,6 +48,7 @@ import yaml
 
 from wheelsim.core import yaml_numbers
 from wheelsim.core.params import ParamSpec, unknown_keys
+from wheelsim.core.yaml_numbers import cut
 from wheelsim.run.scenario import SEED_KEY, ScenarioError, check_seed
 
 METHODS = ('grid', 'random', 'lhs')
@@ -64,6 +65,16 @@ SPACES = ' \t\r\n\x85\u2028\u2029'
 """YAML's white space (space, tab) and line breaks (YAML 1.1's, as PyYAML reads them): what
 may come before a quoted text and around a value; other Unicode spaces, such as a no-break
 space, are characters of a plain text in YAML."""
+
+
+TEXT_SHOWN = 100
+"""Characters of a ``--param`` (or a part of it) an error message shows (a 5000-digit value is
+cut)."""
+
+
+def _quoted(text: str) -> str:
+    """``text`` of a ``--param`` in an error message: in quotes, cut (:data:`TEXT_SHOWN`)."""
+    return repr(cut(text, TEXT_SHOWN))
 
 
 @dataclass(frozen=True)
@@ -91,7 +102,8 @@ def _read_number(text: str) -> int | float | None:
 def _number(text: str, what: str, spec: str) -> float:
     value = _read_number(text)
     if value is None or not math.isfinite(value):
-        raise ScenarioError(f'--param {spec!r}: {what} {text!r} must be a finite number')
+        raise ScenarioError(f'--param {_quoted(spec)}: {what} {_quoted(text)} must be a finite '
+                            'number')
     return float(value)
 
 
@@ -198,8 +210,8 @@ def _split_values(spec: str, text: str) -> list[str]:
             depth -= 1
             item_starts = False
             if depth < 0:
-                raise ScenarioError(f'--param {text!r}: unbalanced brackets: a ] at character '
-                                    f'{index + 1} of {spec!r} closes no [')
+                raise ScenarioError(f'--param {_quoted(text)}: unbalanced brackets: a ] at '
+                                    f'character {index + 1} of {_quoted(spec)} closes no [')
         elif char == ',':
             item_starts = True
             if depth == 0:
@@ -208,8 +220,8 @@ def _split_values(spec: str, text: str) -> list[str]:
         elif char not in SPACES:
             item_starts = False
     if depth > 0:
-        raise ScenarioError(f'--param {text!r}: unbalanced brackets: {depth} [ of {spec!r} '
-                            'not closed by ]')
+        raise ScenarioError(f'--param {_quoted(text)}: unbalanced brackets: {depth} [ of '
+                            f'{_quoted(spec)} not closed by ]')
     pieces.append(spec[start:])
     return pieces
 
@@ -228,8 +240,8 @@ def _closing_quote(spec: str, opening: int, text: str) -> int:
             return index
         else:
             index += 1
-    raise ScenarioError(f'--param {text!r}: unbalanced quotes: the {quote} at character '
-                        f'{opening + 1} of {spec!r} is not closed')
+    raise ScenarioError(f'--param {_quoted(text)}: unbalanced quotes: the {quote} at character '
+                        f'{opening + 1} of {_quoted(spec)} is not closed')
 
 
 def _value(piece: str, text: str) -> Any:
@@ -239,11 +251,11 @@ def _value(piece: str, text: str) -> Any:
     try:
         value = yaml_numbers.load(piece)
     except yaml.YAMLError as err:
-        raise ScenarioError(f'--param {text!r}: {piece!r} is not a YAML value: '
+        raise ScenarioError(f'--param {_quoted(text)}: {_quoted(piece)} is not a YAML value: '
                             f'{yaml_numbers.one_line(err)}') from None
     if _holds_mapping(value):
-        raise ScenarioError(f'--param {text!r}: {piece!r} is a YAML mapping, which no parameter '
-                            "takes (quote a text: 'a: b')")
+        raise ScenarioError(f'--param {_quoted(text)}: {_quoted(piece)} is a YAML mapping, '
+                            "which no parameter takes (quote a text: 'a: b')")
     return value
 
 
@@ -261,10 +273,11 @@ def parse_axis(text: str) -> Axis:
     name, sep, spec = text.partition('=')
     name, spec = name.strip(), spec.strip(SPACES)
     if sep and name and not spec:
-        raise ScenarioError(f"--param {text!r}: no value after = (an empty text is '')")
+        raise ScenarioError(f"--param {_quoted(text)}: no value after = (an empty text is '')")
     if not sep or not name or not spec:
-        raise ScenarioError(f'--param {text!r}: expected NAME=V1,V2,... or NAME=FIRST..LAST or '
-                            'NAME=LOW:HIGH[:log] (NAME: seed or <node>.<parameter>)')
+        raise ScenarioError(f'--param {_quoted(text)}: expected NAME=V1,V2,... or '
+                            'NAME=FIRST..LAST or NAME=LOW:HIGH[:log] (NAME: seed or '
+                            '<node>.<parameter>)')
     text = f'{name}={spec}'
     pieces = _split_values(spec, text)
     # a range or FIRST..LAST, not an array nor a quoted text
@@ -272,11 +285,11 @@ def parse_axis(text: str) -> Axis:
     if single and ':' in spec and _is_span(spec, ':'):
         parts = spec.split(':')
         if len(parts) not in (2, 3) or (len(parts) == 3 and parts[2] != 'log'):
-            raise ScenarioError(f'--param {text!r}: a range is LOW:HIGH or LOW:HIGH:log')
+            raise ScenarioError(f'--param {_quoted(text)}: a range is LOW:HIGH or LOW:HIGH:log')
         low, high = _number(parts[0], 'LOW', text), _number(parts[1], 'HIGH', text)
         log = len(parts) == 3
         if not low < high or (log and low <= 0):
-            raise ScenarioError(f'--param {text!r}: a range needs LOW < HIGH'
+            raise ScenarioError(f'--param {_quoted(text)}: a range needs LOW < HIGH'
                                 + (' and LOW > 0 (log scale)' if log else ''))
         return Axis(name, low=low, high=high, log=log, text=text)
     if single and '..' in spec and _is_span(spec, '..'):
@@ -284,9 +297,9 @@ def parse_axis(text: str) -> Axis:
         integers = all(type(bound) is int for bound in (first, last))
         values = range(first, last + 1) if integers else range(0)
         if not values:
-            raise ScenarioError(f'--param {text!r}: FIRST..LAST needs integers (64-bit) with '
-                                'FIRST <= LAST')
-        _check_count(values.stop - values.start, f'--param {text!r}')  # not len(): overflow
+            raise ScenarioError(f'--param {_quoted(text)}: FIRST..LAST needs integers (64-bit) '
+                                'with FIRST <= LAST')
+        _check_count(values.stop - values.start, f'--param {_quoted(text)}')  # not len(): overflow
         return Axis(name, values=tuple(values), text=text)
     values = tuple(_value(piece, text) for piece in pieces)
     _check_repeats(name, values, text)
@@ -302,7 +315,7 @@ def _check_repeats(name: str, values: Sequence[Any], text: str,
     for value in values:
         key = value_key(taken(value))
         if key in seen:
-            raise ScenarioError(f'--param {text!r}: {name} has the value '
+            raise ScenarioError(f'--param {_quoted(text)}: {name} has the value '
                                 f'{shown_value(value)} twice: give each value once')
         seen.add(key)
 
@@ -314,8 +327,9 @@ def parse_axes(texts: Sequence[str]) -> list[Axis]:
     for text in texts:
         axis = parse_axis(text)
         if axis.name in axes:
-            raise ScenarioError(f'--param {text!r} and --param {texts_by_name[axis.name]!r} '
-                                f'both set {axis.name}: give it once')
+            raise ScenarioError(f'--param {_quoted(text)} and --param '
+                                f'{_quoted(texts_by_name[axis.name])} both set {axis.name}: '
+                                'give it once')
         axes[axis.name] = axis
         texts_by_name[axis.name] = text
     if not axes:
@@ -341,12 +355,12 @@ def as_parameter_types(axes: Sequence[Axis],
         if kind is None and node in specs and parameter != 'use_sim_time':
             [(_, suggestion)] = unknown_keys([spec.name for spec in specs[node]], [parameter])
             hint = f' (did you mean {suggestion}?)' if suggestion else ''
-            raise ScenarioError(f'--param {axis.text}: {axis.name}: {node} has no such '
-                                f'parameter{hint}')
+            raise ScenarioError(f'--param {cut(axis.text, TEXT_SHOWN)}: {axis.name}: {node} has '
+                                f'no such parameter{hint}')
         if axis.values is None and kind is int:
             if not (float(axis.low).is_integer() and float(axis.high).is_integer()):
-                raise ScenarioError(f'--param {axis.text}: {axis.name} is an integer, so a '
-                                    'range of it needs integer LOW and HIGH')
+                raise ScenarioError(f'--param {cut(axis.text, TEXT_SHOWN)}: {axis.name} is an '
+                                    'integer, so a range of it needs integer LOW and HIGH')
             axis = replace(axis, low=int(axis.low), high=int(axis.high))
         elif axis.values is not None and kind in (float, tuple):
             _check_repeats(axis.name, axis.values, axis.text, _as_doubles)
@@ -408,8 +422,9 @@ def plan_points(axes: Sequence[Axis], method: str = 'grid', samples: int | None 
     combinations = math.prod(len(a.values) for a in lists)
     if method == 'grid':
         if ranges:
-            raise ScenarioError(f'--param {ranges[0].text} is a range: a grid needs value lists; '
-                                'sample ranges with --sample random|lhs --samples N')
+            raise ScenarioError(f'--param {cut(ranges[0].text, TEXT_SHOWN)} is a range: a grid '
+                                'needs value lists; sample ranges with --sample random|lhs '
+                                '--samples N')
         for name, value in (('--samples', samples), ('--sample-seed', sample_seed)):
             if value is not None:
                 raise ScenarioError(f'{name}: only with --sample random or lhs (a grid runs '
