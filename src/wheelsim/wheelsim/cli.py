@@ -74,7 +74,7 @@ def _override_check(specs):
         key = repr((node, sorted(parameters.items())))
         if key in passed:
             return
-        source = '--param ' + ' '.join(f'{node}.{name}={cut(format_value(value))}'  # as typed
+        source = '--param ' + ' '.join(f'{node}.{name}={cut(format_value(value))}'  # as read
                                        for name, value in given.items())
         check_node_parameters(source, f'{node}.', node, parameters, specs[node], checks[node],
                               values_in_source=True)

@@ -111,16 +111,20 @@ def write_record(root: Path, key: str, overrides: Mapping[str, Any],
     return record
 
 
+ERROR_COLUMN = 'error'
+"""The column of a row's error message (:func:`row`; empty: none), shown as it is."""
+
+
 def row(point: SweepPoint, record: Mapping[str, Any] | None, error: str = '') -> dict[str, Any]:
     """The table row of a point: index, overrides, metrics, passed, error, run folder."""
     if record is None:
         return {'point': point.index, **point.overrides, 'passed': False,
-                'error': error or 'not run', 'run': ''}
+                ERROR_COLUMN: error or 'not run', 'run': ''}
     metrics = record['metrics']
     ordered = sorted(metrics, key=lambda m: METRIC_NAMES.index(m) if m in METRIC_NAMES
                      else len(METRIC_NAMES))
     return {'point': point.index, **point.overrides, **{m: metrics[m] for m in ordered},
-            'passed': not record['failed'], 'error': '', 'run': record['run_dir']}
+            'passed': not record['failed'], ERROR_COLUMN: '', 'run': record['run_dir']}
 
 
 def run_sweep(points: Sequence[SweepPoint], root: Path, runner: RayRunner,
@@ -169,10 +173,6 @@ def run_sweep(points: Sequence[SweepPoint], root: Path, runner: RayRunner,
 
 def _describe(overrides: Mapping[str, Any]) -> str:
     return ', '.join(f'{k}={format_value(v)}' for k, v in overrides.items())
-
-
-ERROR_COLUMN = 'error'
-"""The column of a row's error message (:func:`row`; empty: none), shown as it is."""
 
 
 def _cell(value: Any, column: str, measured: bool) -> str:
