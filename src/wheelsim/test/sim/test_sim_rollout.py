@@ -267,6 +267,9 @@ def test_a_section_for_every_node_gives_load_vehicle_what_vehicle_sim_declares(t
     (lambda: ws.rollout(DIFF, None, lambda s, t: [0.1, 0.0, math.nan], 5, 0.01),
      r'policy\(state, t_s\) must be finite'),
     (lambda: ws.rollout(DIFF, None, None, 5, 0.01), 'policy must be a callable'),
+    # found in review: a one-argument policy raised a bare TypeError from inside the loop
+    (lambda: ws.rollout(DIFF, None, lambda observation: [0.1, 0.0], 5, 0.01),
+     r'policy <lambda>\(observation\) cannot be called as policy\(state, t_s\)'),
     (lambda: ws.rollout(DIFF, None, policy, -1, 0.01), 'n_steps = -1 must be an integer'),
     # found in review: an AttributeError, text and bools taken as numbers, a control period of
     # 10**15 steps that ran until killed, a TypeError, a shape asked for that x0 need not have

@@ -18,6 +18,7 @@ bit for bit what a single rollout with its start pose, commands and seed gives.
 
 from __future__ import annotations
 
+import inspect
 import math
 import operator
 from collections.abc import Callable
@@ -360,6 +361,23 @@ def simulate(vehicle: SimVehicle, x0: ArrayLike | None, commands: ArrayLike, dt_
                 dt_s, command_type, batched, lambda k, _states: batch_commands[:, k])
 
 
+def _check_policy(policy: Any) -> None:
+    """Raise ValueError unless ``policy`` is a callable that takes ``(state, t_s)`` (by its
+    signature, where Python gives one)."""
+    if not callable(policy):
+        raise ValueError(f'policy must be a callable policy(state, t_s), got {policy!r}')
+    try:
+        signature = inspect.signature(policy)
+    except (TypeError, ValueError):  # a callable without one (some built-ins): called as it is
+        return
+    try:
+        signature.bind(np.zeros(len(STATE_COLUMNS)), 0.0)
+    except TypeError as err:
+        name = getattr(policy, '__name__', type(policy).__name__)
+        raise ValueError(f'policy {name}{signature} cannot be called as policy(state, t_s) '
+                         f'({err})') from None
+
+
 def rollout(vehicle: SimVehicle, x0: ArrayLike | None, policy: Policy, n_steps: int,
             dt_s: float, *, command_type: str = 'twist', seeds: int | ArrayLike | None = None
             ) -> Trajectory:
@@ -374,8 +392,7 @@ def rollout(vehicle: SimVehicle, x0: ArrayLike | None, policy: Policy, n_steps: 
     return value) and the shape or range it must have.
     """
     check_vehicle(vehicle)
-    if not callable(policy):
-        raise ValueError(f'policy must be a callable policy(state, t_s), got {policy!r}')
+    _check_policy(policy)
     batched = _x0_is_batch(x0)
     poses = _start(vehicle, x0, None if batched else 1)
     count = len(poses)
