@@ -86,6 +86,15 @@ def test_integer_ranges_are_written_exactly(low, high, text):
     assert spec.allowed() == text
 
 
+@pytest.mark.parametrize('value, text', [
+    (True, 'parameter p.x = true is invalid'), ([False, 1.0], 'p.x = [false, 1.0] is'),
+    ('true', "p.x = 'true' is"), ([1.0, 2.0], 'p.x = [1.0, 2.0] is'),
+])
+def test_an_error_writes_a_bool_as_ros_does(value, text):
+    """A bool reads ``true``, as the user wrote it (``:=true``, YAML), not Python's ``True``."""
+    assert text in str(ParameterError('p.x', value, 'must be a number'))
+
+
 def test_to_flat_round_trips():
     car = from_flat(Car, {'p.steps': 5, 'p.drive_actuator.time_constant': 0.3}, 'p')
     assert from_flat(Car, to_flat(car, 'p'), 'p') == car

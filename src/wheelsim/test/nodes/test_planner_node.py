@@ -212,7 +212,7 @@ def test_a_route_from_the_start_is_planned_from_a_pose_within_its_uncertainty(pr
          '(0.5 m/s)'),
         # found in review: accepted, and the plans moved a differential base sideways
         ({'holonomic': True, 'model': 'differential'},
-         "parameter holonomic = True is invalid: only an omni vehicle moves sideways; the model "
+         "parameter holonomic = true is invalid: only an omni vehicle moves sideways; the model "
          "is 'differential'"),
     ],
 )
@@ -242,7 +242,7 @@ def test_holonomic_waits_for_an_omni_vehicle_and_is_refused_live_for_another(pro
         description = probe.publisher(String, 'vehicle_description', qos.LATCHED)
         differential = describe(vehicle_config_from_params({'model': 'differential'}))
         description.publish(String(data=differential.to_json()))
-        error = ("parameter holonomic = True is invalid: only an omni vehicle moves sideways; "
+        error = ("parameter holonomic = true is invalid: only an omni vehicle moves sideways; "
                  "the model is 'differential' for the vehicle on vehicle_description: waiting "
                  "for parameters that fit it")
         assert probe.spin_until(lambda: error in node.output(), 30), node.output()

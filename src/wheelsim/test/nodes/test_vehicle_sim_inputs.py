@@ -305,7 +305,7 @@ BAD_START_UPS = {
               "parameter model = 'tricycle' is invalid: must be one of 'bicycle', 'differential', "
               "'omni'"),
     'two clocks': ({'use_sim_time': True, 'be_reference_clock': True},
-                   'parameter be_reference_clock = True is invalid: must be false when '
+                   'parameter be_reference_clock = true is invalid: must be false when '
                    'use_sim_time is true'),
     'cross-field': ({'model_params.bicycle.steering_actuator.max_position': 2.0},
                     'parameter model_params.bicycle.steering_actuator.max_position = 2.0 is '

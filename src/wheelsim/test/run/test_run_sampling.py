@@ -339,7 +339,8 @@ def test_a_value_is_written_back_as_parse_axis_reads_it(value):
 
 
 @pytest.mark.parametrize('value, written', [
-    (None, 'null'), ('None', 'None'), ('null', "'null'"), ('a: b', "'a: b'"),
+    (None, 'null'), (True, 'true'), ([False, 1.5], '[false,1.5]'), ('None', 'None'),
+    ('null', "'null'"), ('a: b', "'a: b'"),
     (['a{b', 'c'], "['a{b',c]"), ('a\nb', '"a\\nb"'), ("it's\r", '"it\'s\\r"'),
     ('\x00', '"\\u0000"'),
     # as ROS reads --param values: y and nan are a bool and a double, 1_000 and a date texts

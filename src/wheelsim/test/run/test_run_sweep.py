@@ -100,15 +100,15 @@ def test_a_table_leaves_a_missing_cell_blank_and_writes_a_value_as_param_does():
     assert format_table(rows, ['point', 'c.x', 'rmse', 'clearance', 'passed'],
                         ['rmse', 'clearance']).splitlines() == [
         'point     c.x    rmse  clearance  passed',
-        "    1  'a: b'                      False",
-        '    2    null  0.1235          -    True']
+        "    1  'a: b'                      false",
+        '    2    null  0.1235          -    true']
     # found in review: the error message was quoted as a --param value ('RuntimeError: boom')
     failed = [{'point': 0, 'passed': False, 'error': 'RuntimeError: boom'},
               {'point': 1, 'passed': True, 'error': ''}]
     assert format_table(failed, ['point', 'passed', 'error']).splitlines() == [
         'point  passed               error',
-        '    0   False  RuntimeError: boom',
-        '    1    True                    ']
+        '    0   false  RuntimeError: boom',
+        '    1    true                    ']
 
 
 class DyingRunner(CountingRunner):

@@ -44,9 +44,20 @@ class ParameterError(ValueError):
         return ParameterError(_join(prefix, self.name), self.value, self.allowed)
 
 
+def _value_text(value: Any) -> str:
+    """``value`` in an error: ``repr``, but a bool as ROS writes it (``true``, ``false``), also
+    inside an array."""
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
+    if isinstance(value, (list, tuple)) and any(isinstance(item, bool) for item in value):
+        return '[' + ', '.join(_value_text(item) for item in value) + ']'
+    return repr(value)
+
+
 def _short_repr(value: Any, limit: int = 120) -> str:
-    """``repr(value)``, cut to about ``limit`` characters (a 60 000-number list stays readable)."""
-    text = repr(value)
+    """:func:`_value_text` of ``value``, cut to about ``limit`` characters (a 60 000-number list
+    stays readable)."""
+    text = _value_text(value)
     if len(text) <= limit:
         return text
     count = f', {len(value)} values' if isinstance(value, (list, tuple)) else ''

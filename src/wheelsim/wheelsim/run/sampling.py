@@ -136,7 +136,8 @@ def value_key(value: Any) -> Hashable:
 def format_value(value: Any) -> str:
     """``value`` as a ``--param`` writes it, so that :func:`parse_axis` reads it back (any value
     it gives: None, a bool, a number, a text or an array of these): an array as a YAML flow
-    sequence without spaces (``[2.0,0.0,.nan]``), None as ``null``, NaN and infinities in
+    sequence without spaces (``[2.0,0.0,.nan]``), None as ``null``, a bool as ``true`` or
+    ``false`` (as ROS writes it), NaN and infinities in
     YAML's spelling, a subnormal number in hexadecimal (``0x1.0000000000000p-1074``: ROS reads
     it in decimal as a text), a text as it is where
     ``--param`` reads it so (an array item inside the brackets, where ``{`` and ``?`` mean
@@ -153,6 +154,8 @@ def _written(value: Any, item: bool) -> str:
         return '[' + ','.join(_written(each, item=True) for each in value) + ']'
     if value is None:
         return 'null'
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
     if isinstance(value, float) and not math.isfinite(value):
         return '.nan' if math.isnan(value) else ('.inf' if value > 0 else '-.inf')
     if isinstance(value, float) and 0 < abs(value) < sys.float_info.min:
