@@ -509,3 +509,19 @@ def test_batch_refuses_mixed_models_and_bad_step_periods():
         VehicleBatch([config(model='omni')], 0.0)
     with pytest.raises(ValueError, match='n_steps'):
         VehicleBatch([config(model='omni')], DT).step(-1)
+
+
+def test_a_batch_packs_each_configuration_once_and_each_seed_as_pack_params_does(monkeypatch):
+    """Rows equal to pack_params' for every vehicle, also with repeated and distinct configs
+    and seeds up to 2^63 - 1; a config repeated N times is packed once."""
+    first, second = example('car'), example('forklift')
+    configs = [first, second, first, first, second]
+    seeds = [0, 1, 2**32 - 1, 2**32 + 7, 2**63 - 1]
+    expected = np.stack([st.pack_params(c, DT, s) for c, s in zip(configs, seeds, strict=True)])
+    assert np.array_equal(st.pack_batch_params(configs, DT, seeds), expected)
+    assert np.array_equal(VehicleBatch(configs, DT, seeds=seeds)._params, expected)
+    calls = []
+    original = st.pack_params
+    monkeypatch.setattr(st, 'pack_params', lambda *args: calls.append(args) or original(*args))
+    st.pack_batch_params(configs, DT, seeds)
+    assert len(calls) == 2

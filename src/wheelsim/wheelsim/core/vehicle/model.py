@@ -337,10 +337,7 @@ class VehicleBatch:
             self._history = self._grown_history(capacity)
 
     def _packed(self, configs: Sequence[VehicleConfig]) -> NDArray[np.float64]:
-        return np.stack([
-            st.pack_params(config, self.step_period_s, seed)
-            for config, seed in zip(configs, self._seeds, strict=True)
-        ])
+        return st.pack_batch_params(configs, self.step_period_s, self._seeds)
 
     def _capacity(self) -> int:
         return int(st.delays_of(self._params, self._code).max()) + 1

@@ -20,6 +20,7 @@ rate, and base_link's lateral speed is ``offset * wz`` plus R's.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -214,6 +215,24 @@ def pack_params(config: VehicleConfig, dt: float, seed: int = 0) -> np.ndarray:
         row[P_OM_HALF_TRACK] = 0.5 * model.track
         row[P_OM_PROPORTIONAL] = float(model.proportional_acceleration)
     return row
+
+
+def pack_batch_params(configs: Sequence[VehicleConfig], dt: float,
+                      seeds: Sequence[int]) -> np.ndarray:
+    """The (N, :data:`N_PARAMS`) rows :func:`pack_params` gives for each configuration and seed
+    (each seed an integer in [0, 2^63)); a configuration object given for many vehicles is
+    packed once (a batch of N copies of one vehicle costs one packing, not N)."""
+    rows: dict[int, np.ndarray] = {}  # id(config) -> its row without a seed
+    packed = np.empty((len(configs), N_PARAMS))
+    for i, config in enumerate(configs):
+        row = rows.get(id(config))
+        if row is None:
+            row = rows[id(config)] = pack_params(config, dt)
+        packed[i] = row
+    seed_values = np.array(seeds, dtype=np.uint64).reshape(len(configs))
+    packed[:, P_SEED_LOW] = seed_values & np.uint64(MASK32)
+    packed[:, P_SEED_HIGH] = seed_values >> np.uint64(32)
+    return packed
 
 
 def delays_of(params: np.ndarray, model: int) -> np.ndarray:
