@@ -1,4 +1,5 @@
-"""Stock Nav2 drives wheelsim for real: nav2_bringup.launch.py with Nav2's own bring-up.
+"""Stock Nav2 drives wheelsim for real: nav2_bringup.launch.py with Nav2's own bring-up, and
+nav2.launch.py (the light option) where this Nav2 has Regulated Pure Pursuit.
 
 Each case starts ``nav2_bringup.launch.py`` (stock ``nav2_params.yaml`` and wheelsim's overrides)
 as ``ros2 launch`` would, faster than real time (:data:`REAL_TIME_FACTOR`), waits until every
@@ -17,6 +18,7 @@ run on the same stack in its place.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import re
@@ -27,12 +29,25 @@ import yaml
 
 from wheelsim.bringup.nav2_mppi import mppi_problem
 from wheelsim.bringup.nav2_stock import merge_overrides
-from wheelsim.testing.nav2 import Goal, Nav2Stack, min_clearance_m, nav2_problem
+from wheelsim.bringup.packages import installed
+from wheelsim.testing.nav2 import (
+    LIGHT_LAUNCH,
+    Goal,
+    Nav2Stack,
+    Outcome,
+    min_clearance_m,
+    nav2_problem,
+)
 from wheelsim.testing.processes import launched_node_stopped_cleanly
 
 PROBLEM = nav2_problem()
 pytestmark = [pytest.mark.nav2, pytest.mark.skipif(PROBLEM is not None, reason=str(PROBLEM))]
 MPPI_PROBLEM = mppi_problem() if PROBLEM is None else None
+RPP_PACKAGE = 'nav2_regulated_pure_pursuit_controller'
+#: Why nav2.launch.py's Nav2 cannot run here (None: it can).
+RPP_PROBLEM = None if PROBLEM is not None or installed(RPP_PACKAGE) else (
+    f'this Nav2 has no {RPP_PACKAGE}, the controller nav2.launch.py runs (the packed Nav2 '
+    "prefix is built without it; a ROS install's navigation2 has it)")
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ROOM = os.path.join(REPO, 'params', 'maps', 'room.yaml')
@@ -128,6 +143,52 @@ def assert_ctrl_c_ended_everything(stack: Nav2Stack) -> None:
             f'{node} did not exit 0 on Ctrl-C:\n{output[-4000:]}')
 
 
+@dataclasses.dataclass
+class GoalSequence:
+    """:data:`GOALS` driven in turn: each goal's outcome, what the launch printed meanwhile
+    and the simulated times [s] of the start and the end."""
+
+    outcomes: list[Outcome]
+    output: str
+    start_s: float
+    end_s: float
+
+
+def drive_the_goal_sequence(stack: Nav2Stack) -> GoalSequence:
+    """Send :data:`GOALS` one after the other to a stack whose nodes are all active."""
+    active_at = len(stack.output())
+    start_s = stack.sim_time_s()
+    outcomes = [stack.navigate(goal) for goal in GOALS]
+    return GoalSequence(outcomes, navigating_part(stack.output(), active_at), start_s,
+                        stack.sim_time_s())
+
+
+def assert_every_goal_reached_cleanly(sequence: GoalSequence, preset: str,
+                                      scan_takers: int) -> np.ndarray:
+    """Every goal succeeded without touching anything or wandering, Nav2 logged no problem on
+    wheelsim's side and the ``scan_takers`` (costmaps, collision monitor) dropped at most
+    :data:`MAX_DROPPED_SCAN_SHARE` of the scans. Returns the ground truth (t_s, x_m, y_m,
+    yaw_rad) of the whole sequence."""
+    outcomes, output = sequence.outcomes, sequence.output
+    report = '\n'.join(
+        f'{o.goal}: succeeded {o.succeeded} (status {o.status}, error {o.error_code}), '
+        f'{o.path_length_m:.2f} m driven for {o.straight_line_m:.2f} m straight'
+        + ''.join(f'\n  {line}' for line in o.activity) for o in outcomes)
+    assert all(o.succeeded for o in outcomes), f'{report}\n{output[-6000:]}'
+    truth = np.vstack([o.truth for o in outcomes])
+    clearance_m = min_clearance_m(ROOM, FOOTPRINTS[preset], truth)
+    assert clearance_m > 0.05, f'minimum clearance {clearance_m:.3f} m\n{report}'
+    for outcome in outcomes:  # no wandering: at most the table's detour more than straight
+        assert outcome.path_length_m < 1.3 * outcome.straight_line_m + 1.0, report
+    problems = [line for line in output.splitlines()
+                if WHEELSIM_SIDE_PROBLEMS.search(line) and not DROPPED_SCAN.search(line)]
+    assert not problems, '\n'.join(problems[:20])
+    dropped = len(DROPPED_SCAN.findall(output))
+    scans = scan_takers * SCAN_RATE_HZ * (sequence.end_s - sequence.start_s)
+    assert dropped <= MAX_DROPPED_SCAN_SHARE * scans, f'{dropped} of {scans:.0f} scans dropped'
+    return truth
+
+
 @pytest.mark.parametrize(('preset', 'localization', 'composition', 'controller'), CASES,
                          ids=['-'.join(case) for case in CASES])
 def test_stock_nav2_reaches_every_goal_through_the_room(
@@ -152,29 +213,11 @@ def test_stock_nav2_reaches_every_goal_through_the_room(
             assert stack.probe.spin_until(lambda: late, 60.0), (
                 'a subscription made after AMCL\'s first pose received none while the robot '
                 'stood still')
-        active_at = len(stack.output())
-        start_s = stack.sim_time_s()
-        outcomes = [stack.navigate(goal) for goal in GOALS]
-        end_s = stack.sim_time_s()
-        output = navigating_part(stack.output(), active_at)
+        sequence = drive_the_goal_sequence(stack)
         assert_ctrl_c_ended_everything(stack)
-    report = '\n'.join(
-        f'{o.goal}: succeeded {o.succeeded} (status {o.status}, error {o.error_code}), '
-        f'{o.path_length_m:.2f} m driven for {o.straight_line_m:.2f} m straight'
-        + ''.join(f'\n  {line}' for line in o.activity) for o in outcomes)
-    assert all(o.succeeded for o in outcomes), f'{report}\n{output[-6000:]}'
-    truth = np.vstack([o.truth for o in outcomes])
-    clearance_m = min_clearance_m(ROOM, FOOTPRINTS[preset], truth)
-    assert clearance_m > 0.05, f'minimum clearance {clearance_m:.3f} m\n{report}'
-    for outcome in outcomes:  # no wandering: at most the table's detour more than straight
-        assert outcome.path_length_m < 1.3 * outcome.straight_line_m + 1.0, report
+    # two costmaps and the collision monitor take the scans
+    truth = assert_every_goal_reached_cleanly(sequence, preset, scan_takers=3)
     assert 'wheelsim: warning:' not in stack.output()  # MPPI's, only where it runs broken
-    problems = [line for line in output.splitlines()
-                if WHEELSIM_SIDE_PROBLEMS.search(line) and not DROPPED_SCAN.search(line)]
-    assert not problems, '\n'.join(problems[:20])
-    dropped = len(DROPPED_SCAN.findall(output))
-    scans = 3 * SCAN_RATE_HZ * (end_s - start_s)  # two costmaps and the collision monitor
-    assert dropped <= MAX_DROPPED_SCAN_SHARE * scans, f'{dropped} of {scans:.0f} scans dropped'
     if localization == 'amcl':
         assert amcl, 'AMCL published no pose'
         estimate = amcl[-1]
@@ -187,6 +230,19 @@ def test_stock_nav2_reaches_every_goal_through_the_room(
         yaw_error_rad = abs(math.remainder(yaw - row[3], 2.0 * math.pi))
         assert position_error_m < AMCL_POSITION_TOLERANCE_M, position_error_m
         assert yaw_error_rad < AMCL_YAW_TOLERANCE_RAD, yaw_error_rad
+
+
+@pytest.mark.skipif(RPP_PROBLEM is not None, reason=str(RPP_PROBLEM))
+def test_the_light_launch_reaches_every_goal_with_regulated_pure_pursuit(tmp_path,
+                                                                        ros_domain_id):
+    """nav2.launch.py as documented: its four servers and map server, Regulated Pure Pursuit
+    publishing cmd_vel straight to vehicle_sim, wheelsim's localization, real time."""
+    with Nav2Stack(tmp_path, launch_file=LIGHT_LAUNCH) as stack:
+        stack.wait_until_active()
+        sequence = drive_the_goal_sequence(stack)
+        assert_ctrl_c_ended_everything(stack)
+    assert 'FollowPath of type regulated_pure_pursuit_controller' in stack.output()
+    assert_every_goal_reached_cleanly(sequence, 'indoor_differential', scan_takers=2)
 
 
 def test_the_collision_monitor_stops_the_robot_before_the_table(tmp_path, ros_domain_id):

@@ -36,11 +36,15 @@ from wheelsim.testing.process_activity import activity
 from wheelsim.testing.processes import Probe, ending_with_this_process
 from wheelsim.testing.sockets import descendants
 
+#: Stock Nav2 through its own bring-up, and the light option (four servers and a map server).
+BRINGUP_LAUNCH, LIGHT_LAUNCH = 'nav2_bringup.launch.py', 'nav2.launch.py'
 #: The lifecycle managers of nav2_bringup.launch.py, by localization.
 LIFECYCLE_MANAGERS = {
     'wheelsim': ('lifecycle_manager_navigation', 'lifecycle_manager_map_server'),
     'amcl': ('lifecycle_manager_navigation', 'lifecycle_manager_localization'),
 }
+#: The lifecycle managers of nav2.launch.py.
+LIGHT_LIFECYCLE_MANAGERS = ('lifecycle_manager_navigation', 'lifecycle_manager_map')
 #: Launch arguments every stack here gets: no RViz (no display on the test machines).
 BASE_ARGUMENTS = ('rviz:=false',)
 
@@ -101,17 +105,20 @@ def _yaw(q) -> float:
 
 
 class Nav2Stack:
-    """``nav2_bringup.launch.py`` with ``arguments`` (``name:=value``), run as ``ros2 launch``
-    would, its output in ``folder / 'launch.log'``. Use as a context manager; :meth:`stop`
-    (Ctrl-C) at the end."""
+    """``launch_file`` (:data:`BRINGUP_LAUNCH` or :data:`LIGHT_LAUNCH`) with ``arguments``
+    (``name:=value``), run as ``ros2 launch`` would, its output in ``folder / 'launch.log'``.
+    Use as a context manager; :meth:`stop` (Ctrl-C) at the end."""
 
-    def __init__(self, folder: Path, *arguments: str) -> None:
+    def __init__(self, folder: Path, *arguments: str, launch_file: str = BRINGUP_LAUNCH
+                 ) -> None:
         from nav_msgs.msg import Odometry
 
         self.folder = Path(folder)
         self.arguments = (*BASE_ARGUMENTS, *arguments)
         self.localization = next((a.split(':=', 1)[1] for a in arguments
                                   if a.startswith('localization:=')), 'wheelsim')
+        self.managers = LIGHT_LIFECYCLE_MANAGERS if launch_file == LIGHT_LAUNCH \
+            else LIFECYCLE_MANAGERS[self.localization]
         self.log_path = self.folder / 'launch.log'
         # The probe's DDS participant is made before the launch starts its 17 processes and
         # deleted (stop) before they stop: Fast DDS's teardown has hung, holding the
@@ -125,7 +132,7 @@ class Nav2Stack:
         # ending with this process: a test ended at its time limit leaves no Nav2 running
         self.process = subprocess.Popen(
             ending_with_this_process([sys.executable, '-m', 'wheelsim.testing.ros2_launch',
-                                      'wheelsim', 'nav2_bringup.launch.py', *self.arguments]),
+                                      'wheelsim', launch_file, *self.arguments]),
             stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
         self.descendants: set[int] = set()
         self.stopped: tuple[int | None, float, list[str]] | None = None
@@ -153,7 +160,7 @@ class Nav2Stack:
         from std_srvs.srv import Trigger
 
         deadline = time.monotonic() + timeout_s
-        for manager in LIFECYCLE_MANAGERS[self.localization]:
+        for manager in self.managers:
             # A request left unanswered is asked again, through the same client, which lives
             # as long as the probe: rmw_fastrtps holds a server for the profile's 5 s reply
             # wait when it answers a client that has gone (docs/reliability.md), as a
