@@ -6,8 +6,8 @@ as ``ros2 launch`` would, faster than real time (:data:`REAL_TIME_FACTOR`), wait
 lifecycle node is active, sends a sequence of NavigateToPose goals through the furnished room
 (one of them behind the table on the straight line), and ends it with Ctrl-C. Checked: every
 goal succeeds; the ground truth never touches an obstacle (clearance of the footprint); Nav2's log
-shows no problem on wheelsim's side (TF, QoS, clock, footprint, costmap); with AMCL, its estimate
-converges to the ground truth; Ctrl-C ends every process the launch started, wheelsim's nodes
+shows no problem on wheelsim's side (TF, QoS, clock, footprint, costmap); with AMCL, its estimates
+track the ground truth; Ctrl-C ends every process the launch started, wheelsim's nodes
 with exit 0.
 
 The controller is stock MPPI unless this Nav2's MPPI is a known miscompiled build
@@ -102,9 +102,14 @@ DROPPED_SCAN = re.compile(
     r'Message Filter dropping message: frame \S+ at time|'
     r'\[ERROR\] \[[0-9.]+\] \[getTransform\]: Failed to get "[^"]+"->"[^"]+" frame transform: '
     r'Lookup would require extrapolation into the future')
-#: AMCL's estimate after the goal sequence against the ground truth.
-AMCL_POSITION_TOLERANCE_M = 0.15
-AMCL_YAW_TOLERANCE_RAD = 0.1
+#: AMCL's estimates during the goal sequence against the ground truth: the median error of all,
+#: and the error of the last (AMCL updates its estimate every 0.25 m or 0.2 rad of travel: one
+#: estimate is one draw, 0.03-0.24 m in a run whose median was 0.11 m; the last estimate alone
+#: was over 0.15 m in 1 of 7 runs).
+AMCL_MEDIAN_POSITION_TOLERANCE_M = 0.15
+AMCL_MEDIAN_YAW_TOLERANCE_RAD = 0.1
+AMCL_LAST_POSITION_TOLERANCE_M = 0.3
+AMCL_LAST_YAW_TOLERANCE_RAD = 0.2
 
 
 def overrides_file(tmp_path, controller: str) -> list[str]:
@@ -219,17 +224,31 @@ def test_stock_nav2_reaches_every_goal_through_the_room(
     truth = assert_every_goal_reached_cleanly(sequence, preset, scan_takers=3)
     assert 'wheelsim: warning:' not in stack.output()  # MPPI's, only where it runs broken
     if localization == 'amcl':
-        assert amcl, 'AMCL published no pose'
-        estimate = amcl[-1]
+        errors = amcl_errors(amcl, truth)
+        assert len(errors), 'AMCL published no pose during the goal sequence'
+        median_m, median_rad = np.median(errors, axis=0)
+        last_m, last_rad = errors[-1]
+        assert median_m < AMCL_MEDIAN_POSITION_TOLERANCE_M, errors[:, 0]
+        assert median_rad < AMCL_MEDIAN_YAW_TOLERANCE_RAD, errors[:, 1]
+        assert last_m < AMCL_LAST_POSITION_TOLERANCE_M, errors[:, 0]
+        assert last_rad < AMCL_LAST_YAW_TOLERANCE_RAD, errors[:, 1]
+
+
+def amcl_errors(estimates: list, truth: np.ndarray) -> np.ndarray:
+    """(n, 2): the position [m] and yaw [rad] error of each AMCL estimate stamped within the
+    ground truth's time span, against the ground truth sample nearest its stamp."""
+    rows = []
+    for estimate in estimates:
         when_s = estimate.header.stamp.sec + estimate.header.stamp.nanosec * 1e-9
+        if not truth[0, 0] <= when_s <= truth[-1, 0]:
+            continue
         row = truth[np.argmin(np.abs(truth[:, 0] - when_s))]
         q = estimate.pose.pose.orientation
         yaw = math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
-        position_error_m = math.hypot(estimate.pose.pose.position.x - row[1],
-                                      estimate.pose.pose.position.y - row[2])
-        yaw_error_rad = abs(math.remainder(yaw - row[3], 2.0 * math.pi))
-        assert position_error_m < AMCL_POSITION_TOLERANCE_M, position_error_m
-        assert yaw_error_rad < AMCL_YAW_TOLERANCE_RAD, yaw_error_rad
+        rows.append((math.hypot(estimate.pose.pose.position.x - row[1],
+                                estimate.pose.pose.position.y - row[2]),
+                     abs(math.remainder(yaw - row[3], 2.0 * math.pi))))
+    return np.array(rows, dtype=float).reshape(-1, 2)
 
 
 @pytest.mark.skipif(RPP_PROBLEM is not None, reason=str(RPP_PROBLEM))
