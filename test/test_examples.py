@@ -270,7 +270,7 @@ def test_bad_input_to_an_example_is_one_line_and_exit_2(tmp_path, command, fragm
     ('seed=-3', 'seed = -3 is invalid: must be an integer in [0,'),
     ('world.map_yaml=/nonexistent.yaml', "world.map_yaml = '/nonexistent.yaml': cannot read"),
     # found in review of that fix: rules across parameters, and what the recording sets itself
-    ('be_reference_clock=true', "be_reference_clock = True is invalid: must be false: the "
+    ('be_reference_clock=true', "be_reference_clock = true is invalid: must be false: the "
                                 "recorded vehicle_sim follows the recording's clock"),
     ('base_frame=left_wheel', "base_frame = 'left_wheel' is invalid: must differ from the wheel"),
     ('cmd_vel_type=twist', "cmd_vel_type = 'twist' is invalid: the recording sets it to "
