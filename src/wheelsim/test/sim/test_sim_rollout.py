@@ -118,6 +118,22 @@ def test_distance_errors_per_axis_and_per_vehicle(noisy_omni):
         assert values[0] != values[1] or math.isnan(values[0]), name
 
 
+@pytest.mark.parametrize('preset', ['indoor_differential', 'ackermann_car'])
+def test_a_vehicle_that_cannot_move_sideways_is_asked_no_vy(preset):
+    """Found in review: the vy a differential or bicycle vehicle ignores stayed in
+    command_twist and counted as commanded distance (distance_error_y_rel 1.0, the planar
+    error 0.27 instead of 0.09)."""
+    vehicle = ws.load_vehicle(preset)
+    sideways = ws.simulate(vehicle, None, np.tile([0.4, 0.3, 0.0], (300, 1)), DT_S)
+    straight = ws.simulate(vehicle, None, np.tile([0.4, 0.0, 0.0], (300, 1)), DT_S)
+    assert np.all(sideways.command_twist[:, 1] == 0.0)
+    np.testing.assert_array_equal(sideways.command[:, 1], 0.3)  # as given
+    np.testing.assert_array_equal(sideways.x_m, straight.x_m)
+    assert sideways.distance_errors_rel() == pytest.approx(straight.distance_errors_rel(),
+                                                           nan_ok=True)
+    assert math.isnan(sideways.distance_errors_rel()['distance_error_y_rel'])
+
+
 def test_batched_rollout_equals_single_rollouts():
     vehicle = ws.load_vehicle('ackermann_car')
     x0 = np.array([[0.0, 1.0, 0.2], [0.0, -1.5, 0.0], [2.0, 0.5, -0.3]])

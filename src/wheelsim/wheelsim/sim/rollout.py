@@ -59,7 +59,8 @@ class Trajectory:
       differential and omni; 1 or 2 for the bicycle, with Ackermann angles for 2).
     - ``command`` (K, C): the commands as given (``command_type``), held from sample k to k+1.
     - ``command_twist`` (K, 3): the body twists they asked of the actuators (after
-      ``cmd_vel_limits``): vx_mps, vy_mps, wz_radps.
+      ``cmd_vel_limits``): vx_mps, vy_mps, wz_radps; vy is 0 for differential and bicycle
+      vehicles, which ignore it.
     - ``collisions``: collisions counted (an int, or (N,) ints); 0 without a map.
     """
 
@@ -309,10 +310,13 @@ def _run(vehicle: SimVehicle, poses: NDArray[np.float64], seeds: tuple[int, ...]
     width = command_width(command_type, vehicle.model)
     given = np.empty((count, n_steps, width))
     twists = np.empty((count, n_steps, 3))
+    sideways = vehicle.model == 'omni'  # differential and bicycle vehicles ignore vy
     for k in range(n_steps):
         given[:, k] = commands_at(k, record[:, k, :6])
         twist = body_twist(vehicle.config, command_type, given[:, k])  # finite, as given
         twists[:, k] = np.clip(twist, -limit, limit)
+        if not sideways:
+            twists[:, k, 1] = 0.0
         fleet.set_commands(twists[:, k])
         fleet.step(steps)
         record[:, k + 1] = fleet.states()[:, columns]
