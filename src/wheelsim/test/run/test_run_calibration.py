@@ -157,6 +157,24 @@ def test_outputs_are_checked_before_the_fit_and_never_overwritten_unasked(tmp_pa
     assert not (tmp_path / 'other.yaml').exists()
 
 
+def test_the_bag_itself_is_never_an_output_even_with_overwrite(tmp_path):
+    """Found in review: ``-o BAG/metadata.yaml --overwrite`` (or the .mcap file as -o) wrote
+    the calibration over the recording and exited 0."""
+    parameters, _, _ = known('differential')
+    record_excitation_bag(tmp_path / 'bag', parameters, excitation('differential', TOP_SPEED))
+    before = {path: path.read_bytes() for path in (tmp_path / 'bag').iterdir()}
+    [mcap] = [path for path in before if path.suffix == '.mcap']
+    for bag, given, fragment in [
+            (tmp_path / 'bag', tmp_path / 'bag' / 'metadata.yaml', 'is the bag being calibrated'),
+            (mcap, mcap, 'is the bag being calibrated'),
+            (mcap, tmp_path / 'bag' / 'metadata.yaml', 'is the bag being calibrated'),
+            (tmp_path / 'bag', tmp_path / 'bag' / 'params.yaml', 'is inside the bag')]:
+        done = calibrate_command(bag, '-o', given, '--overwrite')
+        assert done.returncode == 2 and fragment in done.stderr, done.stderr
+        assert done.stderr.count('\n') == 1, done.stderr
+        assert {path: path.read_bytes() for path in (tmp_path / 'bag').iterdir()} == before
+
+
 @pytest.fixture(scope='module')
 def differential_bag(tmp_path_factory):
     """A bag of a differential robot that calibrates, with its joint_states."""

@@ -112,13 +112,15 @@ def calibrate_bag(bag: Path, output: str | os.PathLike, model: str | None = None
     work, when ``output`` is or names a folder (``out/``, ``out/..``), is below a file or a link
     to nothing, another of the three files is a folder, one of them would be written into a
     folder this process may not write (or search), or would replace another user's file in a
-    sticky folder, a name is too long, or one of them exists and not ``overwrite``; and, before
+    sticky folder, a name is too long, one of them exists and not ``overwrite``, or one of them
+    is the bag or lies in its folder (even with ``overwrite``); and, before
     the fit, when ``params_file`` is not a valid vehicle_sim params file, or ``model``, its
     model and the bag's joint names do not agree, or ``step_rate_hz`` and its step_rate
     differ."""
     if step_rate_hz is not None and not 1.0 <= step_rate_hz <= 100_000.0:
         raise CalibrationError(f'--step-rate {step_rate_hz:g}: must be in [1, 100000] Hz')
     output, report_path, plot_path = _check_outputs(os.fspath(output), overwrite)
+    _check_apart_from_bag(output, (output, report_path, plot_path), Path(bag))
     started = time.process_time()
     params = _vehicle_sim_parameters(params_file) if params_file else {}
     recording, topics = load_recording(bag, cmd_topic, measured_topic, joint_states_topic)
@@ -210,6 +212,21 @@ def _check_outputs(given: str, overwrite: bool) -> tuple[Path, Path, Path]:
             raise _cannot_search(output, folder) from None
         raise CalibrationError(f'-o {output}: {err.filename}: {err.strerror}') from None
     return output, report_path, plot_path
+
+
+def _check_apart_from_bag(output: Path, paths: Sequence[Path], bag: Path) -> None:
+    """CalibrationError naming ``-o output`` if one of ``paths`` is the bag being calibrated
+    (a bag file, or its folder's ``metadata.yaml``) or lies inside its folder."""
+    bag_path = bag.resolve()
+    bag_folder = bag_path if bag_path.is_dir() else bag_path.parent
+    for path in paths:
+        target = path.resolve()
+        if target == bag_path or target == bag_folder / 'metadata.yaml':
+            raise CalibrationError(f'-o {output}: {path} is the bag being calibrated: give '
+                                   'another -o')
+        if bag_path.is_dir() and bag_path in target.parents:
+            raise CalibrationError(f'-o {output}: {path} is inside the bag being calibrated, '
+                                   f'{bag}: give another -o')
 
 
 def _cannot_search(output: Path, folder: Path) -> CalibrationError:
