@@ -350,3 +350,18 @@ def test_an_unknown_option_is_a_value_error_naming_it_and_the_known_ones(robot, 
     with pytest.raises(ValueError) as info:
         make(robot)
     assert str(info.value).startswith(message)
+
+
+def test_gymnasium_s_vector_wrappers_take_or_refuse_same_step_as_python_api_md_says(robot):
+    """python_api.md names the Gymnasium vector wrappers that refuse SAME_STEP autoreset (the
+    observation ones) and those that take it: a change in Gymnasium shows here."""
+    from gymnasium.wrappers import vector
+
+    for wrapper in (vector.NormalizeObservation, vector.FlattenObservation):
+        with pytest.raises(ValueError, match='autoreset_mode'):
+            wrapper(ws.PathTrackingVectorEnv(robot, 2))
+    for wrapper in (vector.RecordEpisodeStatistics, vector.NormalizeReward, vector.ClipAction):
+        env = wrapper(ws.PathTrackingVectorEnv(robot, 2))
+        observations, _ = env.reset(seed=1)
+        observations, *_ = env.step(np.zeros((2, 2)))
+        assert observations.shape[0] == 2
