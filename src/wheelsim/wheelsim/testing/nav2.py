@@ -31,7 +31,7 @@ import numpy as np
 from wheelsim.core.world.collision import clearances
 from wheelsim.core.world.footprint import Footprint
 from wheelsim.core.world.map_file import load_map_file
-from wheelsim.ros.conversions import stamp_ns
+from wheelsim.ros.conversions import stamp_ns, yaw_from_quaternion
 from wheelsim.testing.process_activity import activity
 from wheelsim.testing.processes import Probe, ending_with_this_process
 from wheelsim.testing.sockets import descendants
@@ -98,10 +98,6 @@ class Outcome:
     @property
     def position_error_m(self) -> float:
         return math.hypot(self.goal.x_m - self.truth[-1, 1], self.goal.y_m - self.truth[-1, 2])
-
-
-def _yaw(q) -> float:
-    return math.atan2(2.0 * (q.w * q.z + q.x * q.y), 1.0 - 2.0 * (q.y * q.y + q.z * q.z))
 
 
 class Nav2Stack:
@@ -204,7 +200,7 @@ class Nav2Stack:
 
     def truth_since(self, start_s: float) -> np.ndarray:
         rows = [(stamp_ns(m.header.stamp) * 1e-9, m.pose.pose.position.x,
-                 m.pose.pose.position.y, _yaw(m.pose.pose.orientation))
+                 m.pose.pose.position.y, yaw_from_quaternion(m.pose.pose.orientation))
                 for m in self.ground_truth]
         table = np.array(rows, dtype=float).reshape(-1, 4)
         return table[table[:, 0] >= start_s]
