@@ -14,10 +14,12 @@ from wheelsim.run.scenario import with_overrides
 
 
 @pytest.fixture
-def signal_handlers_kept():
-    """main() takes over SIGINT and SIGTERM for the process: given back after the test."""
+def process_state_restored():
+    """main() takes over SIGINT and SIGTERM for the process and freezes every object it leaves
+    (meant to end the process): the handlers and the collector given back after the test."""
     handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
     yield
+    gc.unfreeze()
     for number, handler in handlers.items():
         signal.signal(number, handler)
 
@@ -25,32 +27,26 @@ def signal_handlers_kept():
 def argument_error(argv, capsys) -> str:
     """What ``main(argv)`` writes to stderr, asserting that argparse refused ``argv`` with
     exit code 2."""
-    try:
-        with pytest.raises(SystemExit) as exited:
-            main(argv)
-    finally:
-        gc.unfreeze()
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
     assert exited.value.code == EXIT_BAD_INPUT
     return capsys.readouterr().err
 
 
 @pytest.mark.parametrize('argv', [['run', 'missing.yaml'], ['run', '--no-such-option']])
 def test_the_entry_leaves_every_object_out_of_the_exits_collections(argv, capsys,
-                                                                     signal_handlers_kept):
+                                                                     process_state_restored):
     """The interpreter's exit scans every tracked object in several full collections: 0.7 s of
     CPU after a ``wheelsim run`` with numba loaded. ``main`` freezes them when it returns or
     raises (argparse's exit on bad arguments)."""
     assert gc.get_freeze_count() == 0
-    try:
-        if argv[1] == 'missing.yaml':
-            assert main(argv) == EXIT_BAD_INPUT
-        else:
-            with pytest.raises(SystemExit):
-                main(argv)
-        assert argv[1] in capsys.readouterr().err
-        assert gc.get_freeze_count() > 10_000  # the modules' objects at least
-    finally:
-        gc.unfreeze()  # this test process goes on: its objects back to the collector
+    if argv[1] == 'missing.yaml':
+        assert main(argv) == EXIT_BAD_INPUT
+    else:
+        with pytest.raises(SystemExit):
+            main(argv)
+    assert argv[1] in capsys.readouterr().err
+    assert gc.get_freeze_count() > 10_000  # the modules' objects at least
 
 
 @pytest.mark.parametrize('argv, message', [
@@ -66,7 +62,7 @@ def test_the_entry_leaves_every_object_out_of_the_exits_collections(argv, capsys
      'argument -o/--output: given twice (a.yaml and b.yaml)'),
 ])
 def test_an_option_given_twice_is_refused_not_overridden(argv, message, capsys,
-                                                         signal_handlers_kept, tmp_path,
+                                                         process_state_restored, tmp_path,
                                                          monkeypatch):
     """Found in review: ``--seed 1 --seed 2`` ran with seed 2 (argparse keeps the last), while
     a ``--param`` given twice is refused: a setting that another overrides is an error."""
@@ -91,7 +87,7 @@ def test_an_option_given_twice_is_refused_not_overridden(argv, message, capsys,
      "argument --step-rate: 'fast' must be a number in [1, 100000] Hz"),
 ])
 def test_an_option_that_is_no_number_is_refused_naming_what_is_allowed(argv, message, capsys,
-                                                                        signal_handlers_kept):
+                                                                        process_state_restored):
     """Found in review: ``--seed abc`` said ``invalid int value: 'abc'``, without the range."""
     assert message in argument_error(argv, capsys)
 
@@ -105,7 +101,7 @@ def test_an_option_that_is_no_number_is_refused_naming_what_is_allowed(argv, mes
     (['sweep', '--sample', 'sobol'], "wheelsim sweep: error: argument --sample: invalid choice: "
      "'sobol' (choose from "),  # the choices as this Python's argparse writes them
 ])
-def test_an_argument_error_is_one_line(argv, line, capsys, signal_handlers_kept):
+def test_an_argument_error_is_one_line(argv, line, capsys, process_state_restored):
     """Found in review: argparse's errors began with the usage, four to eight lines in all;
     bad input gets one line (the usage is in ``-h``)."""
     err = argument_error(argv, capsys)
@@ -113,7 +109,7 @@ def test_an_argument_error_is_one_line(argv, line, capsys, signal_handlers_kept)
     assert err.endswith(f' (see {line.split(": error")[0]} -h)\n'), err
 
 
-def test_a_map_of_vehicle_sim_is_read_before_the_run(capsys, signal_handlers_kept, tmp_path,
+def test_a_map_of_vehicle_sim_is_read_before_the_run(capsys, process_state_restored, tmp_path,
                                                      monkeypatch):
     """Found in review: world.map_yaml given in nodes: or by --param was read only by the node,
     after the run had started: a traceback, exit 1 and a run folder left behind."""
@@ -122,10 +118,7 @@ def test_a_map_of_vehicle_sim_is_read_before_the_run(capsys, signal_handlers_kep
     for argv, given in ((['run', 'map.yaml'], 'map.yaml: nodes.'),
                         (['run', '--param', 'vehicle_sim.world.map_yaml=nothing.yaml'],
                          "--param vehicle_sim.world.map_yaml=nothing.yaml: ")):
-        try:
-            assert main(argv) == EXIT_BAD_INPUT
-        finally:
-            gc.unfreeze()
+        assert main(argv) == EXIT_BAD_INPUT
         assert capsys.readouterr().err == (f'wheelsim: error: {given}vehicle_sim.world.map_yaml: '
                                            'cannot read map nothing.yaml: No such file or '
                                            'directory\n')
@@ -183,24 +176,18 @@ OBJECTIVE = ['--objective', 'cross_track_rms_m']
      'or compare arrays with wheelsim sweep'),
 ])
 def test_an_array_param_is_checked_and_refused_on_one_line_naming_it(argv, message, capsys,
-                                                                     signal_handlers_kept,
+                                                                     process_state_restored,
                                                                      tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # were one accepted, its results would go there
-    try:
-        assert main(argv) == EXIT_BAD_INPUT
-    finally:
-        gc.unfreeze()
+    assert main(argv) == EXIT_BAD_INPUT
     assert capsys.readouterr().err == f'wheelsim: error: {message}\n'
 
 
-def test_a_scenario_without_waypoints_is_refused(capsys, signal_handlers_kept, tmp_path,
+def test_a_scenario_without_waypoints_is_refused(capsys, process_state_restored, tmp_path,
                                                  monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / 'idle.yaml').write_text('duration: 20.0\n')
-    try:
-        assert main(['run', 'idle.yaml']) == EXIT_BAD_INPUT
-    finally:
-        gc.unfreeze()
+    assert main(['run', 'idle.yaml']) == EXIT_BAD_INPUT
     assert capsys.readouterr().err.startswith(
         'wheelsim: error: idle.yaml: nodes.planner.waypoints: none given: nothing publishes '
         'goal_pose in a run')
@@ -228,16 +215,13 @@ def test_a_scenario_without_waypoints_is_refused(capsys, signal_handlers_kept, t
      "'differential' (vehicle_sim.model)"),
 ])
 def test_a_run_that_would_stand_still_is_refused_before_it_starts(argv, message, capsys,
-                                                                  signal_handlers_kept,
+                                                                  process_state_restored,
                                                                   tmp_path, monkeypatch):
     """Found by hand: one waypoint at the start pose ran, the planner warned "no plan" and the
     vehicle stood still for the whole run, exit 0; the built-in scenario was named by its
     installed path."""
     monkeypatch.chdir(tmp_path)
-    try:
-        assert main(argv) == EXIT_BAD_INPUT
-    finally:
-        gc.unfreeze()
+    assert main(argv) == EXIT_BAD_INPUT
     assert capsys.readouterr().err == f'wheelsim: error: {message}\n'
     assert not list(tmp_path.iterdir())
 
@@ -256,15 +240,12 @@ NO_MODULE = "controller.policy.callable: cannot import badpol (No module named '
      'by algorithm policy only'),
 ])
 def test_a_policy_module_function_is_one_text_value_for_every_command(argv, fragment, capsys,
-                                                                      signal_handlers_kept,
+                                                                      process_state_restored,
                                                                       tmp_path, monkeypatch):
     """Not a range LOW:HIGH: the text reaches the controller's check, which refuses it here
     naming the parameter (not its LOW)."""
     monkeypatch.chdir(tmp_path)
-    try:
-        assert main(argv) == EXIT_BAD_INPUT
-    finally:
-        gc.unfreeze()
+    assert main(argv) == EXIT_BAD_INPUT
     assert fragment in capsys.readouterr().err
 
 
@@ -278,7 +259,7 @@ SHORT_RUN = ('name: short\nduration: 3.0\n'
     ('metrics', ['--no-plots'], 'the bag, metrics.json and timing.json are in '),
 ])
 def test_ctrl_c_while_the_report_is_written_keeps_the_metrics_and_says_what_is_there(
-        where, plots, said, capsys, signal_handlers_kept, tmp_path, monkeypatch):
+        where, plots, said, capsys, process_state_restored, tmp_path, monkeypatch):
     """A Ctrl-C after the run (a second one, say): the metrics are written first, then the
     command ends with 130 saying what the folder holds (left alone: it said "interrupted")."""
     from wheelsim.report import metrics
@@ -302,10 +283,9 @@ def test_ctrl_c_while_the_report_is_written_keeps_the_metrics_and_says_what_is_t
     record = json.loads((tmp_path / 'out' / 'short' / 'metrics.json').read_text())
     assert record['cross_track_rms_m'] is not None
     assert (tmp_path / 'out' / 'short' / 'timing.json').is_file()
-    gc.unfreeze()
 
 
-def test_ctrl_c_after_a_run_without_a_bag_does_not_claim_one(capsys, signal_handlers_kept,
+def test_ctrl_c_after_a_run_without_a_bag_does_not_claim_one(capsys, process_state_restored,
                                                              tmp_path, monkeypatch):
     """Found in review: a user's bag/ left alone in a run folder reused by a run that records
     nothing made the message say "the bag, metrics.json ..."."""
@@ -329,7 +309,6 @@ def test_ctrl_c_after_a_run_without_a_bag_does_not_claim_one(capsys, signal_hand
     err = capsys.readouterr().err
     assert 'wheelsim: interrupted while writing the report: metrics.json and timing.json are in ' \
         in err, err
-    gc.unfreeze()
 
 
 @pytest.mark.parametrize(('count', 'noun', 'text'), [
@@ -376,30 +355,24 @@ def test_counts_in_the_commands_lines_agree_with_their_nouns(count, noun, text):
      'it, and algorithm is feedforward; remove it'),
 ])
 def test_a_param_the_run_would_not_use_is_refused_saying_why(argv, message, capsys,
-                                                             signal_handlers_kept, tmp_path,
+                                                             process_state_restored, tmp_path,
                                                              monkeypatch):
     """Found in review: such a value was taken and changed nothing (a sweep over it gave the
     same run at every point, exit 0)."""
     monkeypatch.chdir(tmp_path)
-    try:
-        assert main(argv) == EXIT_BAD_INPUT
-    finally:
-        gc.unfreeze()
+    assert main(argv) == EXIT_BAD_INPUT
     error = capsys.readouterr().err
     assert error.startswith('wheelsim: error: ') and message in error, error
     assert not (tmp_path / 'results').exists()
 
 
-def test_a_scenario_s_nodes_value_the_run_would_not_use_is_refused(capsys, signal_handlers_kept,
+def test_a_scenario_s_nodes_value_the_run_would_not_use_is_refused(capsys, process_state_restored,
                                                                    tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / 's.yaml').write_text(
         'nodes:\n  planner: {waypoints: [1.0, 0.0, .nan]}\n'
         '  localization: {ekf: {measurement_rate: 5.0}}\n')
-    try:
-        assert main(['run', 's.yaml']) == EXIT_BAD_INPUT
-    finally:
-        gc.unfreeze()
+    assert main(['run', 's.yaml']) == EXIT_BAD_INPUT
     assert capsys.readouterr().err == (
         'wheelsim: error: s.yaml: nodes.localization.ekf.measurement_rate: has no effect in the '
         'run: only mode ekf uses it, and mode is noisy (read only); remove it\n')
@@ -426,14 +399,11 @@ def test_a_parameter_some_run_uses_is_taken(runs, refused):
         check_used(scenario, points, [*rate], unused_in_a_run, 'any run')
 
 
-def test_a_param_the_run_uses_with_another_given_is_taken(capsys, signal_handlers_kept,
+def test_a_param_the_run_uses_with_another_given_is_taken(capsys, process_state_restored,
                                                           tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    try:
-        assert main(['run', '--no-plots', '--quiet', '--param', 'localization.mode=ekf',
-                     '--param', 'localization.ekf.measurement_rate=5']) == 0
-    finally:
-        gc.unfreeze()
+    assert main(['run', '--no-plots', '--quiet', '--param', 'localization.mode=ekf',
+                 '--param', 'localization.ekf.measurement_rate=5']) == 0
     assert (tmp_path / 'results' / 'default' / 'metrics.json').is_file()
 
 
@@ -449,38 +419,32 @@ def test_a_param_the_run_uses_with_another_given_is_taken(capsys, signal_handler
      'localization.ekf.measurement_rate=5:20', *OBJECTIVE],
 ])
 def test_a_param_switching_the_model_or_mode_keeps_the_values_it_makes_used(
-        argv, capsys, signal_handlers_kept, tmp_path, monkeypatch):
+        argv, capsys, process_state_restored, tmp_path, monkeypatch):
     """Found in review: --param vehicle_sim.model=bicycle refused the default scenario's own
     differential geometry (which its nodes: gives) as unused; a sweep or tune whose mode axis
     makes an ekf rate used was refused at its other points. Every check passes: the command
     stops only at --output, a file (so nothing runs)."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / 'a_file').write_text('')
-    try:
-        assert main([*argv, '--output', 'a_file']) == EXIT_BAD_INPUT
-    finally:
-        gc.unfreeze()
+    assert main([*argv, '--output', 'a_file']) == EXIT_BAD_INPUT
     assert capsys.readouterr().err == 'wheelsim: error: --output a_file: is a file, not a folder\n'
 
 
 def test_a_nodes_value_refused_names_the_run_s_reason_not_the_scenario_s(capsys, tmp_path,
-                                                                       signal_handlers_kept,
+                                                                       process_state_restored,
                                                                        monkeypatch):
     """Found in review: the reason named the mode of the scenario as written beside the run's."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / 's.yaml').write_text(
         'nodes:\n  planner: {waypoints: [1.0, 0.0, .nan]}\n'
         '  localization: {mode: perfect, ekf: {measurement_rate: 5.0}}\n')
-    try:
-        assert main(['run', 's.yaml', '--param', 'localization.mode=noisy']) == EXIT_BAD_INPUT
-    finally:
-        gc.unfreeze()
+    assert main(['run', 's.yaml', '--param', 'localization.mode=noisy']) == EXIT_BAD_INPUT
     assert capsys.readouterr().err == (
         'wheelsim: error: s.yaml: nodes.localization.ekf.measurement_rate: has no effect in the '
         'run: only mode ekf uses it, and mode is noisy (read only); remove it\n')
 
 
-def test_version_is_the_package_xml_version(capsys, signal_handlers_kept):
+def test_version_is_the_package_xml_version(capsys, process_state_restored):
     package_xml = Path(__file__).resolve().parents[1] / 'package.xml'
     version = re.search(r'<version>([^<]+)</version>', package_xml.read_text()).group(1)
     with pytest.raises(SystemExit) as exit_info:
@@ -489,7 +453,7 @@ def test_version_is_the_package_xml_version(capsys, signal_handlers_kept):
     assert capsys.readouterr().out == f'wheelsim {version}\n'
 
 
-def test_a_huge_param_value_is_cut_in_the_error(capsys, signal_handlers_kept, tmp_path):
+def test_a_huge_param_value_is_cut_in_the_error(capsys, process_state_restored, tmp_path):
     """Found in review: a 5000-digit value was echoed whole in the one-line error."""
     assert main(['run', '--param', 'controller.lead_time=' + '9' * 5000,
                  '--output', str(tmp_path)]) == EXIT_BAD_INPUT
