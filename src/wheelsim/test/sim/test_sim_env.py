@@ -160,6 +160,32 @@ def test_reset_options_are_refused_but_none_or_empty(robot):
             env.reset(options={'start': 1})
 
 
+def test_a_vector_reset_takes_one_seed_per_sub_environment(noisy_robot):
+    """Found in review: ``reset(seed=[...])``, as ``SyncVectorEnv`` takes it, ended in
+    Gymnasium's "Seed must be a python integer"."""
+    vector = vector_env('path', noisy_robot, 3)
+    singles = [single_env('path', noisy_robot) for _ in range(3)]
+    seeds = [7, 2, 40]
+    observations, _ = vector.reset(seed=seeds)
+    np.testing.assert_array_equal(
+        observations, [env.reset(seed=seed)[0] for seed, env in zip(seeds, singles, strict=True)])
+    actions = np.tile([0.3, 0.2], (3, 1))
+    for _ in range(30):
+        observations = vector.step(actions)[0]
+        for i, env in enumerate(singles):
+            np.testing.assert_array_equal(observations[i], env.step(actions[i])[0])
+    unseeded, _ = vector.reset(seed=[7, None, 40])
+    np.testing.assert_array_equal(unseeded[[0, 2]], vector.reset(seed=seeds)[0][[0, 2]])
+
+
+@pytest.mark.parametrize('seed', [[1, 2], (1, 2, 3, 4), 'abc', np.arange(3), 2.5])
+def test_a_vector_reset_refuses_seeds_that_are_not_one_per_sub_environment(noisy_robot, seed):
+    vector = vector_env('path', noisy_robot, 3)
+    with pytest.raises(ValueError, match=r'reset: seed = .*: give one integer \(sub-environment '
+                       r'i gets seed \+ i\) or a list of 3 \(one per sub-environment'):
+        vector.reset(seed=seed)
+
+
 @pytest.mark.parametrize(('task', 'walls'), [('path', False), ('path', True), ('goal', False)])
 def test_vector_env_equals_single_envs(noisy_robot, task, walls, tmp_path):
     """Sub-environment i is the single env seeded with seed + i, through autoresets (2 s

@@ -30,8 +30,11 @@ Both tasks:
 - **vector envs**: autoreset ``SAME_STEP``: a sub-environment that ends an episode is reset
   within that ``step``, which returns the first observation of its new episode and, in
   ``infos``, ``final_obs`` (an object array: the episode's last observation where
-  ``_final_obs`` is True). ``reset(seed=s)`` seeds sub-environment i with ``s + i``, as
-  ``SyncVectorEnv`` does; ``reset()`` without a seed resets each as the single env does.
+  ``_final_obs`` is True). ``reset(seed=s)`` seeds sub-environment i with ``s + i``, and
+  ``reset(seed=[s0, s1, ...])`` (one per sub-environment) with ``s_i``, as ``SyncVectorEnv``
+  does, except that a None in the list gives that one an unpredictable seed (a new vehicle
+  and noise, as every seeded reset) where ``SyncVectorEnv`` resets it unseeded;
+  ``reset()`` without a seed resets each as the single env does.
 
 Path tracking, ``PathTrackingEnv(vehicle, path=None, **options)``: ``path`` (M, 3) poses, M >=
 2, consecutive poses apart, the yaw the heading to track (None:
@@ -71,6 +74,7 @@ naming it and the known ones.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -184,13 +188,15 @@ class _BatchEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self._randoms: list[np.random.Generator] = []
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    def reset(self, *, seed: int | Sequence[int | None] | None = None,
+              options: dict[str, Any] | None = None
               ) -> tuple[NDArray[np.float64], dict[str, Any]]:
         _no_reset_options(self, options)
-        super().reset(seed=seed)
+        seeds = self._seeds(seed)
+        super().reset(seed=seed if isinstance(seed, int) else None)
         everyone = np.arange(self.num_envs)
-        if seed is not None or self._task.fleet is None:
-            self._randoms = [seeding.np_random(None if seed is None else seed + i)[0]
+        if seeds is not None or self._task.fleet is None:
+            self._randoms = [seeding.np_random(None if seeds is None else seeds[i])[0]
                              for i in range(self.num_envs)]
             poses = self._start_poses(everyone)
             self._task.restart(poses, None, tuple(_noise_seed(random)
@@ -215,6 +221,18 @@ class _BatchEnv(VectorEnv):
         observations[done] = self._task.observe(done)
         return (observations, rewards, terminated, truncated,
                 {'final_obs': final, '_final_obs': ended})
+
+    def _seeds(self, seed: int | Sequence[int | None] | None) -> list[int | None] | None:
+        """Each sub-environment's seed: ``seed + i`` for an int, the items of a list (one per
+        sub-environment), None for None; ValueError for a list of another length."""
+        if seed is None or isinstance(seed, (int, np.integer)):
+            return None if seed is None else [seed + i for i in range(self.num_envs)]
+        if isinstance(seed, (str, bytes)) or not isinstance(seed, Sequence) \
+                or len(seed) != self.num_envs:
+            raise ValueError(f'{type(self).__name__}.reset: seed = {seed!r}: give one integer '
+                             f'(sub-environment i gets seed + i) or a list of {self.num_envs} '
+                             '(one per sub-environment, None for an unpredictable one)')
+        return list(seed)
 
     def _start_poses(self, indices: NDArray[np.int64]) -> NDArray[np.float64]:
         return self._task.start_poses(
