@@ -316,6 +316,13 @@ DIFF = ws.load_vehicle('indoor_differential')
 OMNI = ws.load_vehicle('mecanum_omni')
 
 
+def test_a_trajectory_too_large_for_memory_names_n_steps():
+    """Found in review: numpy's MemoryError named the array's size, not the argument."""
+    with pytest.raises(MemoryError, match=r'^n_steps = 1000000000000 for 3 vehicle\(s\): the '
+                       r'trajectory does not fit in memory \(Unable to allocate'):
+        ws.rollout(DIFF, np.zeros((3, 3)), lambda s, t: np.zeros((3, 3)), 10**12, 0.01)
+
+
 def test_plots_return_figures(room_vehicle):
     trajectory = ws.simulate(room_vehicle, None, np.tile([0.5, 0.0, 0.4], (300, 1)), DT_S)
     reference = np.column_stack([trajectory.x_m + 0.01, trajectory.y_m, trajectory.yaw_rad])

@@ -304,12 +304,16 @@ def _run(vehicle: SimVehicle, poses: NDArray[np.float64], seeds: tuple[int, ...]
     count = len(poses)
     limits = vehicle.settings.cmd_vel_limits
     limit = np.array([limits.linear, limits.linear, limits.angular])
-    fleet = _Fleet(vehicle, poses, seeds)
-    record = np.empty((count, n_steps + 1, len(columns)))
-    record[:, 0] = fleet.states()[:, columns]
     width = command_width(command_type, vehicle.model)
-    given = np.empty((count, n_steps, width))
-    twists = np.empty((count, n_steps, 3))
+    try:
+        record = np.empty((count, n_steps + 1, len(columns)))
+        given = np.empty((count, n_steps, width))
+        twists = np.empty((count, n_steps, 3))
+    except MemoryError as err:  # numpy's message names the array's size, not the argument
+        raise MemoryError(f'n_steps = {n_steps} for {count} vehicle(s): the trajectory does not '
+                          f'fit in memory ({err})') from None
+    fleet = _Fleet(vehicle, poses, seeds)
+    record[:, 0] = fleet.states()[:, columns]
     sideways = vehicle.model == 'omni'  # differential and bicycle vehicles ignore vy
     for k in range(n_steps):
         given[:, k] = commands_at(k, record[:, k, :6])
