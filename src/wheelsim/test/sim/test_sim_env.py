@@ -349,7 +349,7 @@ def test_bad_arguments_name_themselves(robot):
             ws.PathTrackingVectorEnv(robot, count)
     env = ws.PathTrackingEnv(robot)
     env.reset(seed=0)
-    for action in ([0.1, np.inf], [0.1, 0.0, 0.0]):
+    for action in ([0.1, np.inf], [0.1, 0.0, 0.0], np.ones(2, dtype=bool)):
         with pytest.raises(ValueError, match='action'):
             env.step(action)
     vector = ws.PathTrackingVectorEnv(robot, 3)

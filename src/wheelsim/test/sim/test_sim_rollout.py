@@ -287,6 +287,15 @@ def test_a_section_for_every_node_gives_load_vehicle_what_vehicle_sim_declares(t
     (lambda: ws.rollout(DIFF, None, lambda observation: [0.1, 0.0], 5, 0.01),
      r'policy <lambda>\(observation\) cannot be called as policy\(state, t_s\)'),
     (lambda: ws.rollout(DIFF, None, policy, -1, 0.01), 'n_steps = -1 must be an integer'),
+    # found in review: numpy converted bool and text arrays to numbers (the sticks refused them)
+    (lambda: ws.simulate(DIFF, None, np.ones((5, 3), dtype=bool), 0.01),
+     r"commands must be an array of real numbers \(3 values of 'twist' per command\)"),
+    (lambda: ws.simulate(DIFF, None, [['0.5', '0', '0']], 0.01),
+     'commands must be an array of real numbers'),
+    (lambda: ws.simulate(DIFF, np.array([True, False, False], dtype=object), np.zeros((5, 3)),
+                         0.01), r'x0 must be an array of real numbers \(x_m, y_m, yaw_rad\)'),
+    (lambda: ws.rollout(DIFF, None, lambda s, t: np.ones(3, dtype=bool), 5, 0.01),
+     r'policy\(state, t_s\) must be an array of real numbers'),
     # found in review: an AttributeError, text and bools taken as numbers, a control period of
     # 10**15 steps that ran until killed, a TypeError, a shape asked for that x0 need not have
     (lambda: ws.simulate('indoor_differential', None, np.zeros((5, 3)), 0.01),

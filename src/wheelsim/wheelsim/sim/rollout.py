@@ -221,10 +221,12 @@ def _steps_per_period(vehicle: SimVehicle, dt_s: float) -> int:
 
 def _floats(values: ArrayLike, name: str, meaning: str) -> NDArray[np.float64]:
     """``values`` as an array of floats; ValueError naming ``name`` if they are not real
-    numbers (numpy would drop the imaginary part of a complex one with a warning)."""
+    numbers: no bool or text (numpy would convert both), no complex number (numpy would drop
+    its imaginary part with a warning)."""
     try:
         array = np.asarray(values)
-        if not np.iscomplexobj(array):
+        if array.dtype.kind in 'iuf' or array.dtype.kind == 'O' and not any(
+                isinstance(value, (bool, np.bool_, str, bytes)) for value in array.flat):
             return array.astype(np.float64)
     except (TypeError, ValueError):
         pass
