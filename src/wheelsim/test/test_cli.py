@@ -94,8 +94,14 @@ def test_an_option_that_is_no_number_is_refused_naming_what_is_allowed(argv, mes
 
 @pytest.mark.parametrize('argv, line', [
     ([], 'wheelsim: error: the following arguments are required: command (see wheelsim -h)'),
+    # found in review: the command's unknown arguments named wheelsim, not the command, and
+    # an option's abbreviation was taken as the option (--no-plot ran a whole run)
     (['run', '--no-such-option'],
-     'wheelsim: error: unrecognized arguments: --no-such-option (see wheelsim -h)'),
+     'wheelsim run: error: unrecognized arguments: --no-such-option (see wheelsim run -h)'),
+    (['run', '--no-plot'], 'wheelsim run: error: unrecognized arguments: --no-plot'),
+    (['calibrate', 'bag', '-o', 'x', '--step', '1000'],
+     'wheelsim calibrate: error: unrecognized arguments: --step 1000'),
+    (['--bogus', 'run'], 'wheelsim: error: unrecognized arguments: --bogus (see wheelsim -h)'),
     (['tune', '--param', 'seed=1,2'], 'wheelsim tune: error: the following arguments are '
      'required: --objective (see wheelsim tune -h)'),
     (['sweep', '--sample', 'sobol'], "wheelsim sweep: error: argument --sample: invalid choice: "

@@ -184,13 +184,22 @@ class _StoreOnce(argparse.Action):
 
 
 class _Parser(argparse.ArgumentParser):
-    """An argument parser whose single-value options refuse being given twice, and whose
-    errors are one line (argparse's own start with the usage, several lines), exit code 2."""
+    """An argument parser whose single-value options refuse being given twice, whose options
+    are taken only as spelled (``--no-plot`` is no ``--no-plots``), which refuses an argument
+    it does not know itself (the command's parser names the command: argparse's top parser
+    would name ``wheelsim``), and whose errors are one line (argparse's own start with the
+    usage, several lines), exit code 2."""
 
     def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+        super().__init__(*args, allow_abbrev=False, **kwargs)
         self.register('action', None, _StoreOnce)
         self.register('action', 'store', _StoreOnce)
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, unknown = super().parse_known_args(args, namespace)
+        if unknown:
+            self.error(f'unrecognized arguments: {" ".join(unknown)}')
+        return namespace, unknown
 
     def error(self, message: str):
         self.exit(EXIT_BAD_INPUT, f'{self.prog}: error: {message} (see {self.prog} -h)\n')
