@@ -118,7 +118,10 @@ def test_broken_bags_are_refused_in_one_line_with_exit_2(tmp_path):
     (tmp_path / 'bad_metadata' / 'metadata.yaml').write_text('rosbag2_bagfile_information: [\n')
     (tmp_path / 'notabag.mcap').write_text('notes, not a bag\n' * 10)
     for bag, fragment in [(truncated, 'mcap recover'), ('zero.mcap', 'seems to be empty'),
-                          ('empty', 'metadata file'), ('bad_metadata', 'Could not load YAML'),
+                          # found in review: rosbags' "Expected metadata file 'empty'"
+                          ('empty', 'empty: not a bag folder (no metadata.yaml in it); give the '
+                           'folder `ros2 bag record` wrote, or its .mcap file'),
+                          ('bad_metadata', 'Could not load YAML'),
                           ('notabag.mcap', 'cannot read the bag: ')]:
         done = calibrate_command(tmp_path / bag, '-o', tmp_path / 'out' / 'params.yaml')
         assert done.returncode == 2, (bag, done.stderr)
@@ -134,6 +137,9 @@ def test_outputs_are_checked_before_the_fit_and_never_overwritten_unasked(tmp_pa
     record_excitation_bag(tmp_path / 'bag', parameters, excitation('differential', TOP_SPEED))
     done = calibrate_command(tmp_path / 'bag', '-o', '.')
     assert done.returncode == 2 and '-o .: is a folder' in done.stderr, done.stderr
+    done = calibrate_command(tmp_path / 'bag', '-o', '')  # found in review: "is a folder"
+    assert done.returncode == 2 and "-o '': an empty name; give the params file" in done.stderr, \
+        done.stderr
     mine = tmp_path / 'params_report.txt'
     mine.write_text('my notes')
     done = calibrate_command(tmp_path / 'bag', '-o', tmp_path / 'params.yaml')

@@ -130,6 +130,9 @@ def load_recording(bag: Path | str, commands: str | None = None, measured: str |
     if path.name == 'metadata.yaml':
         raise CalibrationError(f'{path}: give the bag folder, {path.parent}, not its '
                                'metadata.yaml')
+    if path.is_dir() and not (path / 'metadata.yaml').exists():  # rosbags: "Expected metadata"
+        raise CalibrationError(f'{path}: not a bag folder (no metadata.yaml in it); give the '
+                               'folder `ros2 bag record` wrote, or its .mcap file')
     try:
         return _read_recording(path, commands, measured, joint_states)
     except (AnyReaderError, OSError) as err:  # an empty, truncated or broken bag

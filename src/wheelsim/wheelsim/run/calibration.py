@@ -185,6 +185,9 @@ def _check_outputs(given: str, overwrite: bool) -> tuple[Path, Path, Path]:
     ``-o given`` otherwise, also for a folder that cannot be searched or a name too long."""
     output = Path(given)  # (drops a closing '/')
     try:
+        if not given:
+            raise CalibrationError("-o '': an empty name; give the params file to write "
+                                   '(e.g. -o calibration/params.yaml)')
         if os.path.basename(given) in ('', os.curdir, os.pardir) or os.path.isdir(output):
             raise CalibrationError(f'-o {given}: is a folder; give the params file to write '
                                    '(e.g. -o calibration/params.yaml)')
