@@ -714,18 +714,18 @@ def test_names_that_are_not_utf8_are_written_and_printed(differential_bag, tmp_p
     assert done.stdout.endswith(b'params: ' + output + b'  report: ' + output[:-5]
                                 + b'_report.txt  plot: ' + output[:-5] + b'_response.png\n')
     params = (tmp_path / os.fsdecode(b'p\xfe.yaml')).read_text(encoding='utf-8')
-    assert '--params-file p\\xfe.yaml\n' in params
+    assert "--params-file 'p\\xfe.yaml'\n" in params
     assert flat_params(tmp_path / os.fsdecode(b'p\xfe.yaml'))['model'] == 'differential'
 
 
 # found in review: -o with a line break in its name wrote a params file whose usage comment
-# went on into a line YAML could not read (exit 0)
+# went on into a line YAML could not read (exit 0); a space in it was not quoted
 def test_a_name_with_line_breaks_gives_a_params_file_yaml_reads(differential_bag, tmp_path):
-    output = tmp_path / 'a\nb\u2028c.yaml'
+    output = tmp_path / 'my a\nb\u2028c.yaml'
     done = subprocess.run([sys.executable, '-m', 'wheelsim.cli', 'calibrate',
                            str(differential_bag), '-o', str(output)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     params = output.read_text(encoding='utf-8')
-    assert '--params-file a\\nb\\u2028c.yaml\n' in params
+    assert "--params-file 'my a\\nb\\u2028c.yaml'\n" in params
     assert flat_params(output)['model'] == 'differential'

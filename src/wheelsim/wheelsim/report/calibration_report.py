@@ -4,6 +4,7 @@ confidence intervals, and the plot of measured against simulated response."""
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -71,9 +72,11 @@ def path_text(path: str | os.PathLike) -> str:
 
 def write_params(calibration: Calibration, geometry: Mapping[str, Estimate], path: Path,
                  step_rate_hz: float, name: str | None = None) -> None:
-    """The params file at ``path``, its usage line naming ``name`` (default: ``path``'s)."""
+    """The params file at ``path``, its usage line naming ``name`` (default: ``path``'s), quoted
+    as a shell needs it."""
     header = ('# Written by wheelsim calibrate: vehicle_sim parameters fitted to a recording.\n'
-              '#   vehicle_sim --ros-args --params-file ' + path_text(name or path.name) + '\n')
+              '#   vehicle_sim --ros-args --params-file '
+              + path_text(shlex.quote(name or path.name)) + '\n')
     path.write_text(header + yaml_numbers.dump(params_tree(calibration, geometry, step_rate_hz),
                                             sort_keys=False))
 
