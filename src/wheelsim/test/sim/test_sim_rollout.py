@@ -359,6 +359,14 @@ def test_plots_return_figures(room_vehicle):
      r'array\(\[\[[^\n]*$'),  # one line
     (lambda t, v: ws.plot_speeds(v), 'trajectory must be a Trajectory .*got SimVehicle'),
     (lambda t, v: ws.plot_tracking_errors(t.pose, t.pose), 'trajectory must be a Trajectory'),
+    # found in review: an all-NaN reference drew nothing, a car's footprint drew a robot's path
+    (lambda t, v: ws.plot_trajectory(t, v, reference=np.full((4, 3), np.nan)),
+     r'reference must be finite \(x_m, y_m\[, yaw_rad\]\), got 4 of 4 rows with NaN'),
+    (lambda t, v: ws.plot_tracking_errors(t, np.where(t.pose > 1e9, 0.0, np.inf)),
+     'reference must be finite'),
+    (lambda t, v: ws.plot_trajectory(t, ws.load_vehicle('ackermann_car')),
+     r'vehicle must be of the kind that drove the trajectory: its joints are .*steering.*, '
+     r"the trajectory's left_wheel_joint, right_wheel_joint$"),
 ])
 def test_bad_plot_arguments_are_refused_by_name(call, message):
     """Found in review: numpy's and Python's errors from inside (NaN to integer, too many

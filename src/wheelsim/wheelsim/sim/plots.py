@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from wheelsim.core.geometry.angles import wrap_angles
+from wheelsim.core.vehicle.model import joint_columns
 from wheelsim.report.plots import draw_map
 from wheelsim.sim.rollout import Trajectory, _number
 from wheelsim.sim.vehicle import SimVehicle, check_vehicle
@@ -59,6 +60,10 @@ def _reference(reference: ArrayLike, samples: int | None) -> np.ndarray:
             or array.shape[1] not in (2, 3):
         raise ValueError(f'reference must have shape ({rows}, 2) or ({rows}, 3) (x_m, y_m[, '
                          f'yaw_rad] {where}), got {got}')
+    if not np.all(np.isfinite(array)):
+        raise ValueError('reference must be finite (x_m, y_m[, yaw_rad]), got '
+                         f'{np.count_nonzero(~np.isfinite(array).all(axis=1))} of {len(array)} '
+                         'rows with NaN or infinity')
     return array
 
 
@@ -67,9 +72,15 @@ def plot_trajectory(trajectory: Trajectory, vehicle: SimVehicle, footprint_every
     """The path of base_link in map, with the vehicle's footprint drawn every
     ``footprint_every_s`` seconds (a finite number > 0; and at the end), the map when the
     vehicle has one, and an optional ``reference`` path ((M, 2) or (M, 3): x_m, y_m[,
-    yaw_rad]). ValueError naming an argument that is none of these."""
+    yaw_rad], finite). ValueError naming an argument that is none of these, or a vehicle
+    whose joints are not the trajectory's (another kind of vehicle)."""
     _check_trajectory(trajectory)
     check_vehicle(vehicle)
+    drove = joint_columns(vehicle.config).names
+    if tuple(trajectory.joint_names) != tuple(drove):
+        raise ValueError(f'vehicle must be of the kind that drove the trajectory: its joints '
+                         f'are {", ".join(drove)}, the trajectory\'s '
+                         f'{", ".join(trajectory.joint_names)}')
     if not 0.0 < _number(footprint_every_s) < math.inf:
         raise ValueError(f'footprint_every_s = {footprint_every_s!r} must be a finite number '
                          '> 0 [s]')
