@@ -347,6 +347,10 @@ def test_bad_arguments_name_themselves(robot):
     for count in (0, 2.5, True):
         with pytest.raises(ValueError, match='num_envs'):
             ws.PathTrackingVectorEnv(robot, count)
+    # found in review: numpy's MemoryError named the array's size, not the argument
+    with pytest.raises(MemoryError, match=r'^num_envs = 1000000000000: no memory for the '
+                       r'environments \(Unable to allocate'):
+        ws.PathTrackingVectorEnv(robot, 10**12)
     env = ws.PathTrackingEnv(robot)
     env.reset(seed=0)
     for action in ([0.1, np.inf], [0.1, 0.0, 0.0], np.ones(2, dtype=bool)):

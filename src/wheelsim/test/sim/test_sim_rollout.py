@@ -327,8 +327,8 @@ OMNI = ws.load_vehicle('mecanum_omni')
 
 def test_a_trajectory_too_large_for_memory_names_n_steps():
     """Found in review: numpy's MemoryError named the array's size, not the argument."""
-    with pytest.raises(MemoryError, match=r'^n_steps = 1000000000000 for 3 vehicle\(s\): the '
-                       r'trajectory does not fit in memory \(Unable to allocate'):
+    with pytest.raises(MemoryError, match=r'^n_steps = 1000000000000 for 3 vehicle\(s\): no '
+                       r'memory for the trajectory \(Unable to allocate'):
         ws.rollout(DIFF, np.zeros((3, 3)), lambda s, t: np.zeros((3, 3)), 10**12, 0.01)
 
 

@@ -86,6 +86,7 @@ from gymnasium.vector.utils import batch_space
 from numpy.typing import ArrayLike, NDArray
 
 from wheelsim.core.params import unknown_keys
+from wheelsim.sim.rollout import memory_for
 from wheelsim.sim.tasks import GoalTask, PathTask, Task
 from wheelsim.sim.vehicle import SimVehicle, check_vehicle
 
@@ -184,8 +185,9 @@ class _BatchEnv(VectorEnv):
         self.num_envs = int(num_envs)
         self._task = _task(self, vehicle, args, options)
         self.single_action_space, self.single_observation_space = _spaces(self._task)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        with memory_for(f'num_envs = {self.num_envs}', 'the environments'):
+            self.action_space = batch_space(self.single_action_space, self.num_envs)
+            self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self._randoms: list[np.random.Generator] = []
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None,

@@ -18,10 +18,11 @@ bit for bit what a single rollout with its start pose, commands and seed gives.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import math
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -177,6 +178,16 @@ class _Fleet:
         return np.array([guard.collisions for _, guard in self._guarded], dtype=np.int64)
 
 
+@contextlib.contextmanager
+def memory_for(argument: str, what: str) -> Iterator[None]:
+    """A MemoryError inside the block raised again naming ``argument`` (e.g. ``'n_steps =
+    10'``) and ``what`` found no memory: numpy's names only the array's size and shape."""
+    try:
+        yield
+    except MemoryError as err:
+        raise MemoryError(f'{argument}: no memory for {what} ({err})') from None
+
+
 def _number(value: Any) -> float:
     """``value`` as a float if it is one real number (a Python or numpy number, a 0-d array
     not masked, a Decimal, a Fraction, an object with ``__float__``; not a bool, text, complex
@@ -307,13 +318,10 @@ def _run(vehicle: SimVehicle, poses: NDArray[np.float64], seeds: tuple[int, ...]
     limits = vehicle.settings.cmd_vel_limits
     limit = np.array([limits.linear, limits.linear, limits.angular])
     width = command_width(command_type, vehicle.model)
-    try:
+    with memory_for(f'n_steps = {n_steps} for {count} vehicle(s)', 'the trajectory'):
         record = np.empty((count, n_steps + 1, len(columns)))
         given = np.empty((count, n_steps, width))
         twists = np.empty((count, n_steps, 3))
-    except MemoryError as err:  # numpy's message names the array's size, not the argument
-        raise MemoryError(f'n_steps = {n_steps} for {count} vehicle(s): the trajectory does not '
-                          f'fit in memory ({err})') from None
     fleet = _Fleet(vehicle, poses, seeds)
     record[:, 0] = fleet.states()[:, columns]
     sideways = vehicle.model == 'omni'  # differential and bicycle vehicles ignore vy
