@@ -128,6 +128,20 @@ def test_random_samples_are_seeded_uniform_and_crossed_with_the_value_lists():
 
 
 @pytest.mark.parametrize('method', ['random', 'lhs'])
+@pytest.mark.parametrize('text', ['a.x=0.1000001:0.1000004', 'a.x=-2.0000003:-2.0000001',
+                                  'a.x=1e-12:1.0000001e-12:log', 'a.x=0.1:0.2'])
+def test_samples_of_a_narrow_range_stay_in_it_and_apart(text, method):
+    """Found in review: rounded to 6 significant digits, 0.1000001:0.1000004 gave 0.1 (below
+    LOW) at every point, one run three times."""
+    (axis,) = parse_axes([text])
+    values = [p['a.x'] for p in plan_points([axis], method, 20, sample_seed=3)]
+    assert all(axis.low <= v <= axis.high for v in values), values
+    assert len(set(values)) == 20, values
+    if text == 'a.x=0.1:0.2':  # a usual range keeps its 6 digits
+        assert all(v == float(f'{v:.6g}') for v in values), values
+
+
+@pytest.mark.parametrize('method', ['random', 'lhs'])
 @pytest.mark.parametrize('text', ['c.k=0:3', 'c.k=1:8:log', 'seed=5:9'])
 def test_a_range_of_an_integer_parameter_is_sampled_as_integers(text, method):
     """A range of an integer parameter (or of the seed) is drawn as integers, which the node

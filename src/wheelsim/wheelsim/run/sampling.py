@@ -53,7 +53,8 @@ from wheelsim.run.scenario import SEED_KEY, ScenarioError, check_seed
 
 METHODS = ('grid', 'random', 'lhs')
 SAMPLE_DIGITS = 6
-"""Sampled values are rounded to this many significant digits (readable tables, exact reruns)."""
+"""Sampled values are rounded to this many significant digits (readable tables, exact reruns);
+more for a narrow range (:func:`sample_digits`)."""
 MAX_POINTS = 100_000
 """The most points a sweep (or one axis) may have: more runs than one command should start,
 and a bound on the memory its plan takes."""
@@ -401,7 +402,7 @@ def _unit_samples(method: str, count: int, dimensions: int, sample_seed: int) ->
 def _scaled(axis: Axis, unit: float) -> float | int:
     """The point ``unit`` in [0, 1) of the range ``axis``: an int for integer bounds (the
     nearest integer to the point of ``[low - 0.5, high + 0.5]``), else a float of
-    :data:`SAMPLE_DIGITS` digits."""
+    :func:`sample_digits` digits, within ``[low, high]``."""
     integer = isinstance(axis.low, int)
     low, high = (axis.low - 0.5, axis.high + 0.5) if integer else (axis.low, axis.high)
     if axis.log:
@@ -410,7 +411,16 @@ def _scaled(axis: Axis, unit: float) -> float | int:
         value = low + unit * (high - low)
     if integer:
         return min(max(round(value), axis.low), axis.high)
-    return float(f'{value:.{SAMPLE_DIGITS}g}')
+    return min(max(float(f'{value:.{sample_digits(low, high)}g}'), low), high)
+
+
+def sample_digits(low: float, high: float) -> int:
+    """Significant digits of a value sampled in ``[low, high]``: :data:`SAMPLE_DIGITS`, or more
+    for a range narrow against its largest magnitude, so that every range keeps at least about
+    10 000 distinct values (0.1000001:0.1000004 would otherwise give 0.1 at every point); at
+    most 17, a float's own."""
+    narrowness = max(abs(low), abs(high)) / (high - low)
+    return min(max(SAMPLE_DIGITS, math.ceil(math.log10(narrowness)) + 5), 17)
 
 
 def plan_points(axes: Sequence[Axis], method: str = 'grid', samples: int | None = None,
