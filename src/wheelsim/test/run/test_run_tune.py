@@ -20,6 +20,7 @@ from wheelsim.run.execution import Job
 from wheelsim.run.sampling import Axis, parse_axis
 from wheelsim.run.scenario import Scenario, ScenarioError
 from wheelsim.run.tune import (
+    _sampler,
     check_axes,
     check_objective,
     check_storage,
@@ -381,3 +382,19 @@ def test_ctrl_c_lands_between_the_study_s_writes(tmp_path, monkeypatch, request,
     assert TrialState.RUNNING not in states, states
     records = list(tmp_path.glob('runs/*/point.json'))
     assert states.count(TrialState.COMPLETE) == len(records) >= 1, states
+
+
+@pytest.mark.parametrize('name', ['tpe', 'random', 'qmc'])
+def test_each_sampler_s_proposals_depend_on_its_seed(name):
+    """Found in review: the qmc sampler was unscrambled, so every --sampler-seed gave the same
+    Sobol points after the first trial (0.0, then 0.4 of 0:0.8)."""
+    import optuna
+
+    def proposals(seed: int) -> list[float]:
+        study = optuna.create_study(sampler=_sampler(name, seed))
+        study.optimize(lambda trial: trial.suggest_float('x', 0.0, 0.8) ** 2, n_trials=4)
+        return [trial.params['x'] for trial in study.trials]
+
+    first = proposals(0)
+    assert first == proposals(0)
+    assert all(a != b for a, b in zip(first[1:], proposals(7)[1:], strict=True)), first

@@ -82,7 +82,9 @@ def _sampler(name: str, seed: int):
     if name == 'random':
         return optuna.samplers.RandomSampler(seed=seed)
     if name == 'qmc':
-        return optuna.samplers.QMCSampler(seed=seed, warn_independent_sampling=False)
+        # scrambled: Optuna uses the seed only then (unscrambled, every seed gives one sequence)
+        return optuna.samplers.QMCSampler(seed=seed, scramble=True,
+                                          warn_independent_sampling=False)
     raise ScenarioError(f'--sampler {name!r}: must be one of {", ".join(SAMPLERS)}')
 
 
