@@ -88,9 +88,10 @@ def test_a_resumed_study_proposes_new_trials_not_its_first_again(tmp_path, sampl
     assert first_ks(tmp_path / 'b', 3) == first  # reproducible from the seed
 
 
-def test_a_trial_the_nodes_would_refuse_fails_and_the_study_goes_on(tmp_path):
+def test_a_trial_the_nodes_would_refuse_fails_and_the_study_goes_on(tmp_path, capsys):
     """Found in review: a point inside the ranges that breaks a rule across parameters (here
-    k above 1.6) raised out of the study after trials had run; it is a failed trial."""
+    k above 1.6) raised out of the study after trials had run; it is a failed trial, printed
+    with its values as --param writes them (found in review: a Python dict)."""
     def check(node: str, parameters, given) -> None:
         if parameters['k'] > 1.6:
             raise ScenarioError(f'--param {node}.k: must be at most 1.6')
@@ -101,6 +102,9 @@ def test_a_trial_the_nodes_would_refuse_fails_and_the_study_goes_on(tmp_path):
     first = min(r['point'] for r in refused)  # the study went on after it
     assert any(r['point'] > first and r['value'] is not None for r in outcome.rows)
     assert outcome.best[GAIN] <= 1.6
+    printed = capsys.readouterr().out
+    assert re.search(rf'^trial {first} \({re.escape(GAIN)}=1\.[6-9]\d*\) failed: --param '
+                     r'controller\.k: must be at most 1\.6$', printed, re.MULTILINE), printed
 
 
 def test_the_best_trial_is_the_best_one_that_meets_the_pass_criteria(tmp_path):

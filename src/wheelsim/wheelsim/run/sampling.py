@@ -149,6 +149,11 @@ def format_value(value: Any) -> str:
     return _written(value, item=False)
 
 
+def overrides_text(overrides: Mapping[str, Any]) -> str:
+    """A point's or trial's values as ``--param`` writes them: ``NAME=VALUE, NAME=VALUE``."""
+    return ', '.join(f'{name}={format_value(value)}' for name, value in overrides.items())
+
+
 def _written(value: Any, item: bool) -> str:
     """:func:`format_value`, of a value or (``item``) of an item of an array."""
     if isinstance(value, (list, tuple)):

@@ -23,7 +23,7 @@ from wheelsim.report.metrics import METRIC_NAMES
 from wheelsim.run.execution import Job, RayRunner, job_key
 from wheelsim.run.held_signals import HeldSignals
 from wheelsim.run.output import json_text
-from wheelsim.run.sampling import format_value
+from wheelsim.run.sampling import format_value, overrides_text
 from wheelsim.run.scenario import OverrideCheck, Scenario, with_overrides
 
 RECORD = 'point.json'
@@ -154,7 +154,7 @@ def run_sweep(points: Sequence[SweepPoint], root: Path, runner: RayRunner,
                         outcome.errors[point.index] = result['error']
                         where = (f' ({root / "runs" / result["error_file"]})'
                                  if 'error_file' in result else '')
-                        tqdm.write(f'point {point.index} ({_describe(point.overrides)}) '
+                        tqdm.write(f'point {point.index} ({overrides_text(point.overrides)}) '
                                    f'failed: {result["error"]}{where}')
                     elif result['interrupted']:
                         outcome.errors[point.index] = 'interrupted'
@@ -169,10 +169,6 @@ def run_sweep(points: Sequence[SweepPoint], root: Path, runner: RayRunner,
         bar.close()
     outcome.rows = [row(p, records[p.index], outcome.errors.get(p.index, '')) for p in points]
     return outcome
-
-
-def _describe(overrides: Mapping[str, Any]) -> str:
-    return ', '.join(f'{k}={format_value(v)}' for k, v in overrides.items())
 
 
 def _cell(value: Any, column: str, measured: bool) -> str:

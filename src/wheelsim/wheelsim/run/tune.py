@@ -40,7 +40,7 @@ from wheelsim.report.summary import criterion_excess
 from wheelsim.run import tables
 from wheelsim.run.execution import Job, RayRunner, job_key
 from wheelsim.run.held_signals import HeldSignals
-from wheelsim.run.sampling import Axis, as_parameter_types
+from wheelsim.run.sampling import Axis, as_parameter_types, overrides_text
 from wheelsim.run.scenario import (
     SEED_KEY,
     OverrideCheck,
@@ -275,7 +275,8 @@ def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, 
             trial.set_user_attr('error', error or f'{objective} not computed for this run')
             study.tell(trial, state=TrialState.FAIL)
             failed.append(trial.number)
-            tqdm.write(f'trial {trial.number} ({overrides}) failed: {trial.user_attrs["error"]}')
+            tqdm.write(f'trial {trial.number} ({overrides_text(overrides)}) failed: '
+                       f'{trial.user_attrs["error"]}')
             return
         for name, bound in criteria.items():  # feasible: every value <= 0
             trial.set_constraint(name, INFEASIBLE if metrics.get(name) is None
