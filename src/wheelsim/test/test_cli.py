@@ -54,6 +54,9 @@ def test_the_entry_leaves_every_object_out_of_the_exits_collections(argv, capsys
     (['run', '--real-time-factor', '1', '--real-time-factor', '2'],
      'argument --real-time-factor: given twice (1.0 and 2.0)'),
     (['run', '--output', 'a', '--output', 'b'], 'argument --output: given twice (a and b)'),
+    # found in review: a flag given twice was taken
+    (['sweep', '--quiet', '--quiet'], 'argument --quiet: given twice'),
+    (['run', '--overwrite', '--no-plots', '--overwrite'], 'argument --overwrite: given twice'),
     (['sweep', '--param', 'seed=1,2', '--workers', '1', '--workers', '2'],
      'argument --workers: given twice (1 and 2)'),
     (['tune', '--param', 'seed=1,2', '--objective', 'a', '--objective', 'b'],

@@ -183,17 +183,34 @@ class _StoreOnce(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+class _FlagOnce(argparse.Action):
+    """A flag (``--quiet``, ``--overwrite``, ...): given a second time it is an error naming it,
+    as :class:`_StoreOnce` is for an option with a value."""
+
+    def __init__(self, option_strings, dest, default=False, required=False, help=None) -> None:
+        super().__init__(option_strings, dest, nargs=0, const=True, default=default,
+                         required=required, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        given = namespace.__dict__.setdefault('_given_once', {})
+        if self.dest in given:
+            raise argparse.ArgumentError(self, 'given twice: give it once')
+        given[self.dest] = True
+        setattr(namespace, self.dest, True)
+
+
 class _Parser(argparse.ArgumentParser):
-    """An argument parser whose single-value options refuse being given twice, whose options
-    are taken only as spelled (``--no-plot`` is no ``--no-plots``), which refuses an argument
-    it does not know itself (the command's parser names the command: argparse's top parser
-    would name ``wheelsim``), and whose errors are one line (argparse's own start with the
-    usage, several lines), exit code 2."""
+    """An argument parser whose single-value options and flags refuse being given twice,
+    whose options are taken only as spelled (``--no-plot`` is no ``--no-plots``), which
+    refuses an argument it does not know itself (the command's parser names the command:
+    argparse's top parser would name ``wheelsim``), and whose errors are one line (argparse's
+    own start with the usage, several lines), exit code 2."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, allow_abbrev=False, **kwargs)
         self.register('action', None, _StoreOnce)
         self.register('action', 'store', _StoreOnce)
+        self.register('action', 'store_true', _FlagOnce)
 
     def parse_known_args(self, args=None, namespace=None):
         namespace, unknown = super().parse_known_args(args, namespace)
