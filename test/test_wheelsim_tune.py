@@ -128,6 +128,25 @@ def test_bad_tune_arguments_are_errors_naming_them(tmp_path, args, fragment):
     assert not (tmp_path / 'o' / 'lag').exists()
 
 
+# found in review: each range's ends were checked with the scenario's value of the other axis
+# (pub_rate 50 Hz), refusing a search whose every point keeps pub_rate <= step_rate
+@pytest.mark.parametrize('pub_rate, fragment', [
+    ('10:20', 'o/lag/s is not a plain folder: not writing the tune there'),  # past the checks
+    ('30:40', '--param vehicle_sim.pub_rate=30.0 vehicle_sim.step_rate=20.0: '
+              'vehicle_sim.pub_rate: must be <= step_rate (20 Hz)'),
+])
+def test_range_ends_are_checked_with_the_other_axes_ends(tmp_path, pub_rate, fragment):
+    scenario = tmp_path / 'lag.yaml'
+    scenario.write_text(LAG_SCENARIO)
+    (tmp_path / 'o' / 'lag').mkdir(parents=True)
+    (tmp_path / 'o' / 'lag' / 's').write_text('')  # refused after the axes' checks
+    result = wheelsim('tune', str(scenario), '--param', 'vehicle_sim.step_rate=20:200',
+                      '--param', f'vehicle_sim.pub_rate={pub_rate}', '--objective',
+                      'cross_track_rms_m', '--study', 's', '--output', 'o', cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert fragment in result.stderr and 'Traceback' not in result.stderr
+
+
 # found in review: after Ctrl-C the command ran the best trial again with its bag and plots (15 s
 # for a long scenario) and left a trial RUNNING in the study, another FAIL without a reason
 @pytest.mark.cluster

@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import gc
 import io
+import itertools
 import math
 import os
 import signal
@@ -82,16 +83,37 @@ def _override_check(specs):
     return check
 
 
-def _check_axis_ends(scenario, axes, check, others=None) -> None:
-    """Each value of a list and both ends of a range, with ``others`` (overrides of the other
-    axes) and the other nodes' parameters too (:func:`~wheelsim.run.runner.check_across_nodes`):
-    ScenarioError naming the ``--param`` value given, before any point runs."""
+#: The most combinations of the other axes' ends :func:`_check_axis_ends` tries with a value.
+MAX_END_COMBINATIONS = 256
+
+
+def _check_axis_ends(scenario, axes, check) -> None:
+    """Each value of a list and both ends of a range, with the other nodes' parameters too
+    (:func:`~wheelsim.run.runner.check_across_nodes`): ScenarioError naming the ``--param``
+    values given, before any point runs, for a value that breaks a rule with every combination
+    of the other axes' values and ends (the first :data:`MAX_END_COMBINATIONS`; every point sets
+    every axis): a rule across two axes (``pub_rate <= step_rate``) may hold at some points of
+    their ranges only, which each point's run checks."""
     from wheelsim.run.runner import check_across_nodes
 
+    def ends(axis) -> tuple:
+        return axis.values if axis.values is not None else (axis.low, axis.high)
+
     for axis in axes:
-        for value in axis.values if axis.values is not None else (axis.low, axis.high):
-            check_across_nodes(with_overrides(scenario, {**(others or {}), axis.name: value},
-                                              check))
+        others = [a for a in axes if a is not axis]
+        for value in ends(axis):
+            first_error = None
+            for combination in itertools.islice(itertools.product(*map(ends, others)),
+                                                MAX_END_COMBINATIONS):
+                overrides = dict(zip([a.name for a in others], combination, strict=True))
+                try:
+                    check_across_nodes(with_overrides(scenario, {**overrides, axis.name: value},
+                                                      check))
+                    break
+                except ScenarioError as err:
+                    first_error = first_error or err
+            else:
+                raise first_error
 
 
 def _single_values(texts: Sequence[str]) -> dict:
@@ -383,7 +405,7 @@ def _sweep(args: argparse.Namespace) -> int:
     points = sampling.plan_points(axes, args.sample, args.samples, args.sample_seed)
     # a range's ends first (the user's values, which no drawn point may reach), with the first
     # point's values of the other axes; then every point
-    _check_axis_ends(scenario, [a for a in axes if a.values is None], check, points[0])
+    _check_axis_ends(scenario, axes, check)
     planned = sweep.plan_sweep(scenario, points, check, args.bags)
     for point in planned:  # combinations of values
         check_across_nodes(point.job.scenario)
