@@ -10,10 +10,12 @@ a grid of single runs around it gives 0.00304 / 0.00052 / 0.00169 m at 0.30 / 0.
 trials; measured with sampler seeds 0-3: 0.339, 0.317, 0.336, 0.315 s.
 """
 
+import contextlib
 import csv
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -145,6 +147,26 @@ def test_range_ends_are_checked_with_the_other_axes_ends(tmp_path, pub_rate, fra
                       'cross_track_rms_m', '--study', 's', '--output', 'o', cwd=tmp_path)
     assert result.returncode == 2, result.stdout + result.stderr
     assert fragment in result.stderr and 'Traceback' not in result.stderr
+
+
+# found in review: Optuna added its twelve tables to another program's database
+def test_a_storage_holding_another_program_s_tables_is_refused_untouched(tmp_path):
+    database = tmp_path / 'other.db'
+    with contextlib.closing(sqlite3.connect(database)) as connection:
+        connection.execute('CREATE TABLE users (id INTEGER)')
+        connection.execute('INSERT INTO users VALUES (1)')
+        connection.commit()
+    before = database.read_bytes()
+    scenario = tmp_path / 'lag.yaml'
+    scenario.write_text(LAG_SCENARIO)
+    result = wheelsim('tune', str(scenario), *TUNE[:4], '--workers', '1', '--storage',
+                      f'sqlite:///{database}', '--output', 'o', cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert (f"wheelsim: error: --storage 'sqlite:///{database}': holds tables of another "
+            'program (users), not an Optuna storage: not adding the study to it; give a new '
+            'database or one Optuna made\n') == result.stderr.splitlines(keepends=True)[-1], (
+        result.stderr)
+    assert database.read_bytes() == before
 
 
 # found in review: after Ctrl-C the command ran the best trial again with its bag and plots (15 s

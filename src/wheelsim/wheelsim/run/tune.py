@@ -195,13 +195,36 @@ def _map_digest(path: Path | str) -> bytes:
     return repr(meta).encode() + world.values.tobytes()
 
 
+#: Tables every database Optuna's RDB storage made has (``optuna/storages/_rdb/models.py``).
+OPTUNA_TABLES = frozenset({'studies', 'version_info'})
+
+
+def _check_optuna_database(url: str) -> None:
+    """ScenarioError naming ``--storage`` if the database at ``url`` holds tables and is no
+    Optuna storage (:data:`OPTUNA_TABLES` missing): another program's database, which Optuna
+    would add its tables to. Raises SQLAlchemy's error if it cannot be read."""
+    import sqlalchemy
+
+    engine = sqlalchemy.create_engine(url)
+    try:
+        tables = sorted(sqlalchemy.inspect(engine).get_table_names())
+    finally:
+        engine.dispose()
+    if tables and not OPTUNA_TABLES.issubset(tables):
+        shown = ', '.join(tables[:5]) + (', ...' if len(tables) > 5 else '')
+        raise ScenarioError(f'--storage {url!r}: holds tables of another program ({shown}), '
+                            'not an Optuna storage: not adding the study to it; give a new '
+                            'database or one Optuna made')
+
+
 def open_study(folder: Path, storage: str | None, name: str, objective: str,
                axes: Sequence[Axis], sampler: str, sampler_seed: int, scenario: Scenario):
     """Create or load the study, then ``folder`` if needed (before, only for the default
     storage in it: storage that cannot be opened leaves no folder behind); ScenarioError if the
-    storage cannot be opened or the study was made for another search: another objective,
-    other parameters (named as given, :attr:`Axis.text`) or another ``scenario``
-    (:func:`scenario_key`; a study made before it was remembered takes this one's)."""
+    storage cannot be opened or holds another program's tables (:func:`_check_optuna_database`),
+    or the study was made for another search: another objective, other parameters (named as
+    given, :attr:`Axis.text`) or another ``scenario`` (:func:`scenario_key`; a study made before
+    it was remembered takes this one's)."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -212,6 +235,8 @@ def open_study(folder: Path, storage: str | None, name: str, objective: str,
     import sqlalchemy
 
     try:
+        if storage is not None:
+            _check_optuna_database(url)
         study = optuna.create_study(storage=url, study_name=name, direction=direction,
                                     load_if_exists=True,
                                     sampler=_sampler(sampler, sampler_seed))
