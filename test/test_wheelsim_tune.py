@@ -149,6 +149,32 @@ def test_range_ends_are_checked_with_the_other_axes_ends(tmp_path, pub_rate, fra
     assert fragment in result.stderr and 'Traceback' not in result.stderr
 
 
+# found in review: the same search with its --params in another order was refused on resuming
+def test_a_study_resumes_with_its_parameters_in_another_order(tmp_path):
+    from wheelsim.report.metrics import METRIC_NAMES
+    from wheelsim.run import sampling, tune
+    from wheelsim.run.runner import node_parameter_specs
+    from wheelsim.run.scenario import ScenarioError, load_scenario
+
+    scenario_file = tmp_path / 'lag.yaml'
+    scenario_file.write_text(LAG_SCENARIO)
+    specs = node_parameter_specs()
+    scenario = load_scenario(scenario_file, specs, METRIC_NAMES)
+    texts = ['controller.lead_time=0:0.8', 'controller.feedforward.k_x=0.5:2']
+
+    def study_of(*params):
+        axes = sampling.as_parameter_types(sampling.parse_axes(list(params)), specs)
+        return tune.open_study(tmp_path / 'study', None, 'tune', 'cross_track_rms_m', axes,
+                               'tpe', 0, scenario)
+
+    made = study_of(*texts)
+    made.tell(made.ask(), 0.5)
+    assert len(study_of(*reversed(texts)).trials) == 1
+    with pytest.raises(ScenarioError, match='made with parameters controller.feedforward.k_x='
+                       '0.5:2 controller.lead_time=0:0.8, not controller.lead_time=0:0.8: '):
+        study_of(texts[0])
+
+
 # found in review: Optuna added its twelve tables to another program's database
 def test_a_storage_holding_another_program_s_tables_is_refused_untouched(tmp_path):
     database = tmp_path / 'other.db'

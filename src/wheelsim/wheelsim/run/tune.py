@@ -222,9 +222,9 @@ def open_study(folder: Path, storage: str | None, name: str, objective: str,
     """Create or load the study, then ``folder`` if needed (before, only for the default
     storage in it: storage that cannot be opened leaves no folder behind); ScenarioError if the
     storage cannot be opened or holds another program's tables (:func:`_check_optuna_database`),
-    or the study was made for another search: another objective, other parameters (named as
-    given, :attr:`Axis.text`) or another ``scenario`` (:func:`scenario_key`; a study made before
-    it was remembered takes this one's)."""
+    or the study was made for another search: another objective, other parameters (in any
+    order; named as given, :attr:`Axis.text`) or another ``scenario`` (:func:`scenario_key`; a
+    study made before it was remembered takes this one's)."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -251,6 +251,8 @@ def open_study(folder: Path, storage: str | None, name: str, objective: str,
         known = study.user_attrs.get(key)
         if known is None:
             study.set_user_attr(key, value)
+        elif key == 'parameters' and sorted(known) == sorted(value):
+            continue  # the same search, its --params in another order (trials know them by name)
         elif known != value:
             if key == 'scenario':
                 raise ScenarioError(
