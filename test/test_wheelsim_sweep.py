@@ -69,7 +69,7 @@ def test_latin_hypercube_on_every_cpu_with_a_progress_bar_and_eta(tmp_path):
                       'localization.odometry_source=joint_states', '--output', 'o', cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     workers = f'{os.cpu_count()} Ray worker' + ('s' if os.cpu_count() != 1 else '')
-    assert f'sweep of 3 runs of short on {workers} ->' in result.stdout
+    assert f'sweep of 3 points of short on {workers} ->' in result.stdout
     # tqdm's bar: runs done of all, elapsed<remaining (the ETA) once a run has finished
     assert re.search(r'[12]/3 \[\d\d:\d\d<\d\d:\d\d', result.stderr), result.stderr
     assert '3/3 [' in result.stderr and '0 failed' in result.stderr
@@ -132,7 +132,7 @@ def test_a_failing_point_is_reported_the_others_finish_and_a_rerun_skips_them(tm
     assert second.returncode == 1, second.stdout + second.stderr
     # the first sweep's plots go: they would stand beside tables they were not drawn from
     assert 'plots: not drawn (--no-plots)' in second.stdout and not (root / 'plots').exists()
-    assert '2 runs already done, skipped' in second.stdout
+    assert '2 points already done, skipped' in second.stdout
     assert '2 of 4 points failed' in second.stdout  # the failed ones were tried again
     assert {r: (root / r / 'metrics.json').stat().st_mtime_ns for r in done} == done
     assert read_rows(root / 'sweep.csv')[2:] == rows[2:]
@@ -152,7 +152,7 @@ def test_a_sweep_over_text_parameters_only_writes_no_plots_and_says_so(tmp_path)
         (root / stale).write_text('of an earlier sweep over seeds')
     again = wheelsim('sweep', str(scenario), '--param', 'localization.mode=perfect,noisy',
                      '--workers', '1', '--output', 'o', '--quiet', cwd=tmp_path)
-    assert again.returncode == 0 and '2 runs already done' in again.stdout, again.stdout
+    assert again.returncode == 0 and '2 points already done' in again.stdout, again.stdout
     assert not list(root.glob('robustness.*'))
 
 
@@ -181,7 +181,7 @@ def test_ctrl_c_keeps_the_finished_points_and_the_same_command_resumes(tmp_path)
     assert 'Traceback' not in err
     rerun = wheelsim(*args, cwd=tmp_path)
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
-    assert f'{kept} runs already done, skipped' in rerun.stdout
+    assert f'{kept} points already done, skipped' in rerun.stdout
     assert len(read_rows(tmp_path / 'o' / 'short' / 'sweep' / 'sweep.csv')) == points
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from wheelsim.cli import EXIT_BAD_INPUT, _counted, main
+from wheelsim.cli import EXIT_BAD_INPUT, main
+from wheelsim.run.output import counted
 from wheelsim.run.scenario import with_overrides
 
 
@@ -324,7 +325,7 @@ def test_ctrl_c_after_a_run_without_a_bag_does_not_claim_one(capsys, process_sta
     (1, 'run', '1 run'), (0, 'run', '0 runs'), (2, 'Ray worker', '2 Ray workers'),
     (1, 'more row', '1 more row')])
 def test_counts_in_the_commands_lines_agree_with_their_nouns(count, noun, text):
-    assert _counted(count, noun) == text
+    assert counted(count, noun) == text
 
 
 @pytest.mark.parametrize(('argv', 'message'), [

@@ -30,6 +30,7 @@ from wheelsim.run.output import (  # noqa: E402
     OutputError,
     check_command_folder,
     command_folder,
+    counted,
 )
 from wheelsim.run.scenario import (  # noqa: E402
     SEED_KEY,
@@ -127,11 +128,6 @@ def _single_values(texts: Sequence[str]) -> dict:
                                 'several with wheelsim sweep)')
         values[axis.name] = axis.values[0]
     return values
-
-
-def _counted(count: int, noun: str) -> str:
-    """``1 run``, ``2 runs``, ``0 runs``."""
-    return f'{count} {noun}' + ('' if count == 1 else 's')
 
 
 def _output_root(text: str) -> Path:
@@ -416,8 +412,8 @@ def _sweep(args: argparse.Namespace) -> int:
     with contextlib.ExitStack() as after_runs:  # ends after Ray's shutdown and the tables
         with runner:
             command_folder(root, 'sweep')  # once Ray runs: a bad --address leaves no folder
-            print(f'sweep of {_counted(len(planned), "run")} of {scenario.name} on '
-                  f'{_counted(runner.workers, "Ray worker")} -> {root}')
+            print(f'sweep of {sweep.points_and_runs(planned)} of {scenario.name} on '
+                  f'{counted(runner.workers, "Ray worker")} -> {root}')
             held = after_runs.enter_context(HeldSignals(second_at_once=True))
             outcome = sweep.run_sweep(planned, root, runner, show_progress=not args.quiet,
                                       held=held)  # released while the runs go on
@@ -441,7 +437,7 @@ def _sweep(args: argparse.Namespace) -> int:
         shown.append('error')
     print(sweep.format_table(rows[:MAX_ROWS_SHOWN], shown, metrics))
     if len(rows) > MAX_ROWS_SHOWN:
-        print(f'... {_counted(len(rows) - MAX_ROWS_SHOWN, "more row")} in {csv_path}')
+        print(f'... {counted(len(rows) - MAX_ROWS_SHOWN, "more row")} in {csv_path}')
     if metrics:
         print(f'worst {metrics[0]}: ' + ', '.join(f'{r[metrics[0]]:.4g} (point {r["point"]}, '
                                                   f'{root / r["run"]})'
@@ -458,14 +454,14 @@ def _sweep(args: argparse.Namespace) -> int:
              'not drawn (--no-plots)' if args.no_plots else
              tables.plots_summary(plotted, metrics, root / 'plots'))
     print(f'tables: {csv_path}, {parquet_path}  plots: {plots}  worst runs: '
-          f'{root / "worst_runs.md"}' + (f'  ({_counted(outcome.skipped, "run")} already done, '
+          f'{root / "worst_runs.md"}' + (f'  ({counted(outcome.skipped, "point")} already done, '
                                          'skipped)'
                                          if outcome.skipped else ''))
     if outcome.errors:
         print(f'{len(outcome.errors)} of {len(rows)} points failed: ' + ', '.join(
             f'{i}: {e}' for i, e in sorted(outcome.errors.items())[:5]))
     if outcome.interrupted:
-        finished = _counted(sum(1 for r in rows if r['run']), 'finished point')
+        finished = counted(sum(1 for r in rows if r['run']), 'finished point')
         print(f'interrupted: {finished} kept in {root}; the same command resumes')
         return EXIT_INTERRUPTED
     return 0 if all(r['passed'] for r in rows) else 1
@@ -516,8 +512,8 @@ def _tune(args: argparse.Namespace) -> int:
                 command_folder(root, 'tune')  # (made with a --storage study, which may fail)
                 print(f'tuning {", ".join(a.name for a in axes)} of {scenario.name} for '
                       f'{args.objective} ({study.direction.name.lower()}), '
-                      f'{_counted(args.trials, "trial")} on '
-                      f'{_counted(runner.workers, "Ray worker")} -> {root}')
+                      f'{counted(args.trials, "trial")} on '
+                      f'{counted(runner.workers, "Ray worker")} -> {root}')
                 held = after_runs.enter_context(HeldSignals(second_at_once=True))
                 outcome = tune.tune(scenario, axes, args.objective, args.trials, study, root,
                                     runner, check, show_progress=not args.quiet,
@@ -564,7 +560,7 @@ def _tune(args: argparse.Namespace) -> int:
                    f'history: {root / "history.png"}  importance: {root / "importance.png"}')
     print(f'params: {root / "best_params.yaml"}  best run (bag'
           f'{"" if args.no_plots else ", plots"}): {best_run}\n'
-          f'trials: {csv_path}  {study_plots}  ({_counted(outcome.ran, "run")} this time)')
+          f'trials: {csv_path}  {study_plots}  ({counted(outcome.ran, "run")} this time)')
     return 0 if outcome.best_feasible else 1
 
 

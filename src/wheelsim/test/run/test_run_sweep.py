@@ -17,7 +17,7 @@ from wheelsim.run.execution import Job
 from wheelsim.run.robustness import seed_summary
 from wheelsim.run.sampling import parse_axis, plan_points
 from wheelsim.run.scenario import Scenario
-from wheelsim.run.sweep import format_table, plan_sweep, run_sweep
+from wheelsim.run.sweep import format_table, plan_sweep, points_and_runs, run_sweep
 from wheelsim.run.tables import write_tables
 
 
@@ -50,6 +50,10 @@ def test_equal_points_share_one_run(tmp_path):
     outcome = run_sweep(plan_sweep(scenario, points, lambda *a: None), tmp_path, runner,
                         show_progress=False)
     assert len(runner.keys) == 1  # one run, not three racing into one folder
+    # found in review: the command said "sweep of 3 runs" for the one it ran
+    assert points_and_runs(plan_sweep(scenario, points, lambda *a: None)) \
+        == '3 points (1 run: equal points share one)'
+    assert points_and_runs(plan_sweep(scenario, points[:1], lambda *a: None)) == '1 point'
     assert [(r['point'], r['passed'], r['error'], r['cross_track_rms_m']) for r in outcome.rows] \
         == [(0, True, '', 0.1), (1, True, '', 0.1), (2, True, '', 0.1)]
 

@@ -247,6 +247,11 @@ def command_folder(folder: Path, command: str) -> Path:
     return folder
 
 
+def counted(count: int, noun: str) -> str:
+    """``1 run``, ``2 runs``, ``0 runs``: a count the command prints, with its noun."""
+    return f'{count} {noun}' + ('' if count == 1 else 's')
+
+
 def json_text(document: Any) -> str:
     """``document`` as the text of a JSON file wheelsim writes (``metrics.json``,
     ``timing.json``, a sweep point's or tune trial's ``point.json``): indented by 2, keys

@@ -22,7 +22,7 @@ from typing import Any
 from wheelsim.report.metrics import METRIC_NAMES
 from wheelsim.run.execution import Job, RayRunner, job_key
 from wheelsim.run.held_signals import HeldSignals
-from wheelsim.run.output import json_text
+from wheelsim.run.output import counted, json_text
 from wheelsim.run.sampling import format_value, overrides_text
 from wheelsim.run.scenario import OverrideCheck, Scenario, with_overrides
 
@@ -127,6 +127,14 @@ def row(point: SweepPoint, record: Mapping[str, Any] | None, error: str = '') ->
             'passed': not record['failed'], ERROR_COLUMN: '', 'run': record['run_dir']}
 
 
+def points_and_runs(points: Sequence[SweepPoint]) -> str:
+    """``3 points``, or ``5 points (3 runs: equal points share one)`` where points are the same
+    run (equal keys: samples that round to the same values)."""
+    runs = len({point.job.key for point in points})
+    shared = f' ({counted(runs, "run")}: equal points share one)' if runs < len(points) else ''
+    return counted(len(points), 'point') + shared
+
+
 def run_sweep(points: Sequence[SweepPoint], root: Path, runner: RayRunner,
               show_progress: bool = True, held: HeldSignals | None = None) -> SweepOutcome:
     """Run the points without a record in ``root`` on ``runner``, streaming a progress bar
@@ -143,8 +151,8 @@ def run_sweep(points: Sequence[SweepPoint], root: Path, runner: RayRunner,
     by_key: dict[str, list[SweepPoint]] = {}
     for point in todo:
         by_key.setdefault(point.job.key, []).append(point)
-    bar = tqdm(total=len(points), initial=outcome.skipped, unit='run', disable=not show_progress,
-               dynamic_ncols=True)
+    bar = tqdm(total=len(points), initial=outcome.skipped, unit='point',
+               disable=not show_progress, dynamic_ncols=True)
     jobs = [same[0].job for same in by_key.values()]
     try:
         with held.released() if held else contextlib.nullcontext():
