@@ -149,6 +149,24 @@ def test_range_ends_are_checked_with_the_other_axes_ends(tmp_path, pub_rate, fra
     assert fragment in result.stderr and 'Traceback' not in result.stderr
 
 
+# found in review: Optuna's and matplotlib's warnings, and an empty history.png and
+# importance.png, when no trial finished
+def test_a_study_without_a_finished_trial_says_so_and_draws_nothing(tmp_path):
+    scenario = tmp_path / 'lag.yaml'  # stops before the goal: time_to_goal_s is not computed
+    scenario.write_text(LAG_SCENARIO.replace('duration: 9.0', 'duration: 0.5'))
+    result = wheelsim('tune', str(scenario), '--param', 'controller.lead_time=0:0.8',
+                      '--objective', 'time_to_goal_s', '--trials', '2', '--workers', '1',
+                      '--output', 'o', '--quiet', cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert 'trial 1 (controller.lead_time=' in result.stdout
+    assert 'failed: time_to_goal_s not computed for this run' in result.stdout
+    assert result.stdout.endswith('no finished trial; trials: o/lag/tune/trials.csv\n'), (
+        result.stdout)
+    assert '[W ' not in result.stderr and 'No artists' not in result.stderr, result.stderr
+    assert sorted(p.name for p in (tmp_path / 'o' / 'lag' / 'tune').iterdir()) == [
+        '.wheelsim-tune', 'runs', 'study.db', 'trials.csv', 'trials.parquet', 'worst_runs.md']
+
+
 # found in review: the same search with its --params in another order was refused on resuming
 def test_a_study_resumes_with_its_parameters_in_another_order(tmp_path):
     from wheelsim.report.metrics import METRIC_NAMES

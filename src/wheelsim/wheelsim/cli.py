@@ -528,9 +528,10 @@ def _tune(args: argparse.Namespace) -> int:
         if outcome.best is not None:
             (root / 'best_params.yaml').write_text(tune.params_file(outcome.best, parameters))
         outcome.interrupted = held.take() or outcome.interrupted  # (a second: out at once)
-        if outcome.interrupted or args.no_plots:  # (the resumed command draws its plots)
+        drawn = not (outcome.interrupted or args.no_plots or outcome.best is None)
+        if not drawn:  # (the resumed command draws its plots; no finished trial: nothing to)
             tune.remove_study_plots(root)  # an earlier command's: not of these trials
-    if not outcome.interrupted and not args.no_plots:
+    if drawn:
         tables.plot_metrics(outcome.rows, parameters, metrics, root / 'plots')
         tune.write_study_plots(study, root, args.objective)
     if outcome.best is None:
