@@ -265,6 +265,14 @@ def after_ctrl_c(module, name, stage):
 after_ctrl_c(sweep, 'row', 'rows')  # a sweep's rows, after its last run
 after_ctrl_c(tune, '_row', 'rows')  # a tune's
 after_ctrl_c(tables, 'metric_columns', 'tables')  # the first step after Ray's shutdown
+if {ctrl_c_in!r} == 'plots':  # once the first plot is written
+    from matplotlib.figure import Figure
+    save = Figure.savefig
+    def save_once(*args, **kwargs):
+        save(*args, **kwargs)
+        Figure.savefig = save
+        os.kill(os.getpid(), signal.SIGINT)
+    Figure.savefig = save_once
 import sys
 from wheelsim.cli import main
 sys.exit(main(sys.argv[1:]))
@@ -333,6 +341,25 @@ def test_ctrl_c_after_the_runs_keeps_the_tables_whole(tmp_path, command, ctrl_c_
         assert len(read_rows(root / 'robustness.csv')) > 0
     else:
         assert (root / 'best_params.yaml').is_file()
+
+
+# found in review: a Ctrl-C while the plots were drawn ended the command with "wheelsim:
+# interrupted" alone (no table, no tables line) and left the plots drawn so far
+@pytest.mark.cluster
+@pytest.mark.parametrize('command', ['sweep', 'tune'])
+def test_ctrl_c_while_the_plots_are_drawn_keeps_the_tables_and_no_plot(tmp_path, command):
+    done = run_with_signals(tmp_path, command, [], 'plots')
+    assert done.returncode == 130 and 'Traceback' not in done.stderr, done.stdout + done.stderr
+    assert '\ninterrupted: ' in done.stdout and not done.stderr.strip(), (
+        done.stdout + done.stderr)
+    root = tmp_path / 'o' / 'short' / command
+    table = 'sweep' if command == 'sweep' else 'trials'
+    assert len(read_rows(root / f'{table}.csv')) == 2
+    assert not (root / 'plots').exists() and not list(root.glob('*.png'))
+    if command == 'sweep':
+        assert 'plots: not drawn (interrupted)' in done.stdout, done.stdout
+    else:  # the best trial not run again
+        assert (root / 'best_params.yaml').is_file() and not list(root.glob('runs/*/*/bag'))
 
 
 def session_processes(session: int) -> dict[int, str]:

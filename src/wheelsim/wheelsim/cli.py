@@ -17,8 +17,9 @@ import math
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 # Before numpy loads OpenBLAS (the imports below): one thread unless the environment says
 # otherwise, here and in the Ray workers started from here (a run's arrays are too small for
@@ -380,6 +381,22 @@ def _run(args: argparse.Namespace) -> int:
     return outcome.exit_code
 
 
+@contextlib.contextmanager
+def _plots_cut_by_ctrl_c(remove: Callable[[], None], outcome: Any) -> Iterator[None]:
+    """Draw a sweep's or tune's plots in the block; a Ctrl-C (or SIGTERM) there removes the
+    plots drawn so far (``remove()``: left to the resumed command, as after interrupted runs,
+    a second signal held meanwhile) and sets ``outcome.interrupted``: the command goes on to
+    print its tables and exit 130."""
+    from wheelsim.run.held_signals import HeldSignals
+
+    try:
+        yield
+    except KeyboardInterrupt:
+        with HeldSignals():
+            remove()
+        outcome.interrupted = True
+
+
 def _ray_runner(args: argparse.Namespace):
     from wheelsim.run.execution import RayRunner
 
@@ -399,8 +416,8 @@ def _sweep(args: argparse.Namespace) -> int:
     axes = sampling.as_parameter_types(sampling.parse_axes(args.param), specs)
     check = _override_check(specs)
     points = sampling.plan_points(axes, args.sample, args.samples, args.sample_seed)
-    # a range's ends first (the user's values, which no drawn point may reach), with the first
-    # point's values of the other axes; then every point
+    # each axis's values and ends first (the user's values, which no drawn point may reach);
+    # then every point
     _check_axis_ends(scenario, axes, check)
     planned = sweep.plan_sweep(scenario, points, check, args.bags)
     for point in planned:  # combinations of values
@@ -430,8 +447,10 @@ def _sweep(args: argparse.Namespace) -> int:
         outcome.interrupted = held.take() or outcome.interrupted  # (a second: out at once)
         if outcome.interrupted or args.no_plots:  # (the resumed command draws its plots)
             tables.remove_plots(root / 'plots')  # an earlier sweep's: not of these rows
-    drawn = not outcome.interrupted and not args.no_plots
-    plotted = tables.plot_metrics(rows, parameters, metrics, root / 'plots') if drawn else []
+    plotted = []
+    if not outcome.interrupted and not args.no_plots:
+        with _plots_cut_by_ctrl_c(lambda: tables.remove_plots(root / 'plots'), outcome):
+            plotted = tables.plot_metrics(rows, parameters, metrics, root / 'plots')
     shown = ['point', *parameters, *metrics[:4], 'passed']
     if any(r['error'] for r in rows[:MAX_ROWS_SHOWN]):  # failed or not run: say which
         shown.append('error')
@@ -532,8 +551,9 @@ def _tune(args: argparse.Namespace) -> int:
         if not drawn:  # (the resumed command draws its plots; no finished trial: nothing to)
             tune.remove_study_plots(root)  # an earlier command's: not of these trials
     if drawn:
-        tables.plot_metrics(outcome.rows, parameters, metrics, root / 'plots')
-        tune.write_study_plots(study, root, args.objective)
+        with _plots_cut_by_ctrl_c(lambda: tune.remove_study_plots(root), outcome):
+            tables.plot_metrics(outcome.rows, parameters, metrics, root / 'plots')
+            tune.write_study_plots(study, root, args.objective)
     if outcome.best is None:
         print(f'no finished trial; trials: {csv_path}')
         return EXIT_INTERRUPTED if outcome.interrupted else 1
