@@ -173,19 +173,25 @@ def _map_copy(folder: Path, changed: bool = False) -> Path:
     return folder / 'room.yaml'
 
 
-@pytest.mark.parametrize('changed', [
-    {'duration_s': 2.0}, {'seed': 2}, {'pass_criteria': {'cross_track_rms_m': 0.1}},
-    {'node_parameters': {'controller': {'lead_time': 0.2}}}, {'map_yaml': 'other map'}])
-def test_a_study_resumed_with_another_scenario_is_refused(tmp_path, changed):
+@pytest.mark.parametrize('changed, differ', [
+    ({'duration_s': 2.0}, r'duration 1\.0, now 2\.0'),
+    ({'seed': 2}, 'seed 1, now 2'),
+    ({'pass_criteria': {'cross_track_rms_m': 0.1}},
+     r'pass_criteria\.cross_track_rms_m absent, now 0\.1'),
+    ({'node_parameters': {'controller': {'lead_time': 0.2}}},
+     r'nodes\.controller\.lead_time absent, now 0\.2'),
+    ({'map_yaml': 'other map'}, 'map [0-9a-f]{12}, now [0-9a-f]{12}')])
+def test_a_study_resumed_with_another_scenario_is_refused(tmp_path, changed, differ):
     """Found in review: a study resumed after the scenario changed reported as best the
-    parameters and metrics of trials run on the old scenario."""
+    parameters and metrics of trials run on the old scenario. The error names the fields that
+    differ (found in review: it gave two hashes)."""
     base = replace(SCENARIO, map_yaml=_map_copy(tmp_path / 'map'))
     if 'map_yaml' in changed:
         changed = {'map_yaml': _map_copy(tmp_path / 'other', changed=True)}
     open_study(tmp_path, None, 'test', 'cross_track_rms_m', REAL_K, 'tpe', 0, base)
     with pytest.raises(ScenarioError, match=r'^study test in sqlite:///\S+: made with another '
-                                            r'scenario \(.* key [0-9a-f]{12}, now [0-9a-f]{12}\): '
-                                            'give another --study name or --output$'):
+                                            rf'scenario \({differ}\): give another --study name '
+                                            'or --output$'):
         open_study(tmp_path, None, 'test', 'cross_track_rms_m', REAL_K, 'tpe', 0,
                    replace(base, **changed))
     # what does not change a trial's metrics: its name, file, recorded topics, where its map is
@@ -328,6 +334,24 @@ def test_a_tuned_map_parameter_leaves_its_base_value_out_of_the_key(tmp_path):
     with pytest.raises(ScenarioError, match='made with another scenario'):
         open_study(tmp_path, None, 'mapped', 'cross_track_rms_m', axes, 'tpe', 0,
                    replace(base, map_yaml=_map_copy(tmp_path / 'other2', changed=True)))
+
+
+def test_a_refused_study_names_three_fields_and_a_study_without_them_its_keys(tmp_path):
+    open_study(tmp_path, None, 'test', 'cross_track_rms_m', REAL_K, 'tpe', 0, SCENARIO)
+    changed = replace(SCENARIO, duration_s=2.5, node_parameters={'controller': {
+        'k': 0.5, 'lead_time': 0.2, 'mode': 'b', 'rate': 20}})  # k is tuned: not compared
+    with pytest.raises(ScenarioError, match=r'made with another scenario \(duration 1\.0, now '
+                                            r'2\.5; nodes\.controller\.lead_time absent, now '
+                                            r"0\.2; nodes\.controller\.mode absent, now 'b'; and "
+                                            r'1 more\): give another'):
+        open_study(tmp_path, None, 'test', 'cross_track_rms_m', REAL_K, 'tpe', 0, changed)
+    # a study made before its scenario's fields were kept: the keys (hashes) only
+    made = open_study(tmp_path, None, 'old', 'cross_track_rms_m', REAL_K, 'tpe', 0, SCENARIO)
+    made.set_user_attr('scenario_fields', None)
+    with pytest.raises(ScenarioError, match=r'made with another scenario \(its duration, seed, '
+                                            r'pass criteria, node parameters or map differ: key '
+                                            r'[0-9a-f]{12}, now [0-9a-f]{12}\): give another'):
+        open_study(tmp_path, None, 'old', 'cross_track_rms_m', REAL_K, 'tpe', 0, changed)
 
 
 def test_a_world_objective_needs_a_map_from_the_scenario_its_nodes_or_an_axis():

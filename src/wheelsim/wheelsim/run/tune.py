@@ -166,19 +166,64 @@ def scenario_key(scenario: Scenario, axes: Sequence[Axis]) -> str:
     takes over vehicle_sim's ``world.map_yaml``, or that parameter), without what the ``axes``
     set in every trial (the seed or a parameter tuned), its name, file or recorded topics."""
     tuned = {a.name for a in axes}
-    parameters = {node: {k: v for k, v in values.items() if f'{node}.{k}' not in tuned
-                         and (node, k) != ('vehicle_sim', MAP_PARAMETER)}
-                  for node, values in scenario.node_parameters.items()}
     kept = replace(scenario, name='', source=None, record_topics=None, map_yaml=None,
-                   seed=0 if SEED_KEY in tuned else scenario.seed, node_parameters=parameters)
+                   seed=0 if SEED_KEY in tuned else scenario.seed,
+                   node_parameters=_untuned_parameters(scenario, tuned))
     digest = hashlib.sha256(job_key(kept).encode())
-    maps = [scenario.map_yaml]  # a run takes it over any world.map_yaml
-    if f'vehicle_sim.{MAP_PARAMETER}' not in tuned:  # else every trial sets its own
-        maps.append(scenario.node_parameters.get('vehicle_sim', {}).get(MAP_PARAMETER))
-    for path in maps:  # by content: the same map elsewhere (another checkout)
-        if path:
-            digest.update(_map_digest(path))
+    digest.update(_maps_content(scenario, tuned))
     return digest.hexdigest()[:12]
+
+
+def scenario_fields(scenario: Scenario, axes: Sequence[Axis]) -> dict[str, str]:
+    """What :func:`scenario_key` hashes, field by field as text (``duration``, ``seed``,
+    ``pass_criteria.<metric>``, ``nodes.<node>.<parameter>``, ``map``: a hash of its
+    content), so that a study resumed with another scenario can say which fields differ."""
+    tuned = {a.name for a in axes}
+    fields = {'duration': repr(scenario.duration_s)}
+    if SEED_KEY not in tuned:
+        fields['seed'] = repr(scenario.seed)
+    fields.update({f'pass_criteria.{name}': repr(bound)
+                   for name, bound in scenario.pass_criteria.items()})
+    fields.update({f'nodes.{node}.{name}': repr(value)
+                   for node, values in _untuned_parameters(scenario, tuned).items()
+                   for name, value in values.items()})
+    content = _maps_content(scenario, tuned)
+    if content:
+        fields['map'] = hashlib.sha256(content).hexdigest()[:12]
+    return fields
+
+
+def _untuned_parameters(scenario: Scenario, tuned: Collection[str]
+                        ) -> dict[str, dict[str, Any]]:
+    """The scenario's node parameters but those tuned and vehicle_sim's map (a run takes the
+    scenario's ``map`` over it; its content counts instead: :func:`_maps_content`)."""
+    return {node: {k: v for k, v in values.items() if f'{node}.{k}' not in tuned
+                   and (node, k) != ('vehicle_sim', MAP_PARAMETER)}
+            for node, values in scenario.node_parameters.items()}
+
+
+def _maps_content(scenario: Scenario, tuned: Collection[str]) -> bytes:
+    """The content of the scenario's maps (``map``, and vehicle_sim's ``world.map_yaml`` unless
+    tuned: every trial sets its own), by content: the same map elsewhere (another checkout)
+    gives the same bytes."""
+    maps = [scenario.map_yaml]  # a run takes it over any world.map_yaml
+    if f'vehicle_sim.{MAP_PARAMETER}' not in tuned:
+        maps.append(scenario.node_parameters.get('vehicle_sim', {}).get(MAP_PARAMETER))
+    return b''.join(_map_digest(path) for path in maps if path)
+
+
+#: The differing scenario fields a refused study names.
+DIFFERENCES_SHOWN = 3
+
+
+def _differences(known: Mapping[str, str], now: Mapping[str, str]) -> str:
+    """``field known, now value`` for each field that differs (``absent`` where one has none),
+    at most :data:`DIFFERENCES_SHOWN` of them."""
+    names = sorted(name for name in {*known, *now} if known.get(name) != now.get(name))
+    shown = [f'{name} {known.get(name, "absent")}, now {now.get(name, "absent")}'
+             for name in names[:DIFFERENCES_SHOWN]]
+    more = len(names) - len(shown)
+    return '; '.join(shown) + (f'; and {more} more' if more else '')
 
 
 def _map_digest(path: Path | str) -> bytes:
@@ -245,6 +290,7 @@ def open_study(folder: Path, storage: str | None, name: str, objective: str,
                             f'{str(err).splitlines()[0]}') from None
     folder.mkdir(parents=True, exist_ok=True)
     texts = ' '.join(a.text for a in axes)
+    fields = scenario_fields(scenario, axes)
     search = {'objective': objective, 'parameters': [repr(a) for a in axes],
               'scenario': scenario_key(scenario, axes)}
     for key, value in search.items():
@@ -255,10 +301,12 @@ def open_study(folder: Path, storage: str | None, name: str, objective: str,
             continue  # the same search, its --params in another order (trials know them by name)
         elif known != value:
             if key == 'scenario':
-                raise ScenarioError(
-                    f'study {name} in {url}: made with another scenario (its duration, seed, '
-                    'pass criteria, node parameters or map differ: key '
-                    f'{known}, now {value}): give another --study name or --output')
+                known_fields = study.user_attrs.get('scenario_fields')
+                differ = (_differences(known_fields, fields) if known_fields else
+                          'its duration, seed, pass criteria, node parameters or map differ: '
+                          f'key {known}, now {value}')  # a study made before the fields
+                raise ScenarioError(f'study {name} in {url}: made with another scenario '
+                                    f'({differ}): give another --study name or --output')
             if key == 'parameters':  # as given (a study made before parameter_texts: reprs),
                 known_texts = study.user_attrs.get('parameter_texts', known)
                 if known_texts != texts:  # the same text, another search (a real range of
@@ -268,6 +316,7 @@ def open_study(folder: Path, storage: str | None, name: str, objective: str,
             raise ScenarioError(f'study {name} in {url}: made with {key} {known}, not {value}: '
                                 'give another --study name or --output')
     study.set_user_attr('parameter_texts', texts)
+    study.set_user_attr('scenario_fields', fields)
     made = len(study.trials)
     if made and sampler != 'qmc':  # seeded as at the start, it would draw its first trials again
         study.sampler = _sampler(sampler, (sampler_seed + made) % 2**32)
