@@ -296,6 +296,15 @@ def test_a_section_for_every_node_gives_load_vehicle_what_vehicle_sim_declares(t
                          0.01), r'x0 must be an array of real numbers \(x_m, y_m, yaw_rad\)'),
     (lambda: ws.rollout(DIFF, None, lambda s, t: np.ones(3, dtype=bool), 5, 0.01),
      r'policy\(state, t_s\) must be an array of real numbers'),
+    # found in the next review: a bool among numbers in a list was taken as 1 or 0
+    (lambda: ws.simulate(DIFF, None, [[0.5, 0.0, True]], 0.01),
+     r"commands must be an array of real numbers \(3 values of 'twist' per command\)"),
+    (lambda: ws.simulate(DIFF, [0.0, np.False_, 0.0], np.zeros((5, 3)), 0.01),
+     r'x0 must be an array of real numbers'),
+    (lambda: ws.rollout(DIFF, None, lambda s, t: [0.1, 0, False], 5, 0.01),
+     r'policy\(state, t_s\) must be an array of real numbers'),
+    (lambda: ws.simulate(DIFF, None, [np.zeros(3), np.ones(3, dtype=bool)], 0.01),
+     'commands must be an array of real numbers'),
     # found in review: an AttributeError, text and bools taken as numbers, a control period of
     # 10**15 steps that ran until killed, a TypeError, a shape asked for that x0 need not have
     (lambda: ws.simulate('indoor_differential', None, np.zeros((5, 3)), 0.01),

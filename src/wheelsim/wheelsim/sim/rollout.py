@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import itertools
 import math
 import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -232,16 +233,28 @@ def _steps_per_period(vehicle: SimVehicle, dt_s: float) -> int:
 
 def _floats(values: ArrayLike, name: str, meaning: str) -> NDArray[np.float64]:
     """``values`` as an array of floats; ValueError naming ``name`` if they are not real
-    numbers: no bool or text (numpy would convert both), no complex number (numpy would drop
-    its imaginary part with a warning)."""
+    numbers: no bool or text (numpy would convert both, a bool among numbers in a list too),
+    no complex number (numpy would drop its imaginary part with a warning)."""
     try:
         array = np.asarray(values)
-        if array.dtype.kind in 'iuf' or array.dtype.kind == 'O' and not any(
-                isinstance(value, (bool, np.bool_, str, bytes)) for value in array.flat):
+        if array.dtype.kind in 'iuf' and not _holds_bool(values, array.ndim) \
+                or array.dtype.kind == 'O' and not any(
+                    isinstance(value, (bool, np.bool_, str, bytes)) for value in array.flat):
             return array.astype(np.float64)
     except (TypeError, ValueError):
         pass
     raise ValueError(f'{name} must be an array of real numbers ({meaning})')
+
+
+def _holds_bool(values: ArrayLike, ndim: int) -> bool:
+    """Whether ``values`` (nested sequences of ``ndim`` levels, not an array of numbers) holds a
+    bool, which numpy takes as 1 or 0 among numbers."""
+    if isinstance(values, np.ndarray) or ndim == 0:
+        return False  # an array of numbers holds none; a single bool is an array of bools
+    items: Iterable[Any] = values  # type: ignore[assignment]
+    for _ in range(ndim - 1):
+        items = itertools.chain.from_iterable(items)
+    return any(isinstance(item, (bool, np.bool_)) for item in items)
 
 
 def _finite(values: ArrayLike, name: str, shape: tuple[int | None, ...], meaning: str,
