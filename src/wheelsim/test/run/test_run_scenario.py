@@ -219,9 +219,10 @@ def test_a_folder_given_as_params_file_is_named_as_a_folder(tmp_path):
     ('duration: -1', 'duration: -1 must be a number of seconds'),
     ('duration: .nan', 'duration'),
     ('seed: 1.5', 'seed: 1.5 must be an integer in [0, 2**63-1]'),
-    # beyond 64 bits ROS reads a number as a double
+    # beyond 64 bits ROS reads a number as a double (found in review: shown as 9.2e+18)
     ('seed: 9223372036854775808',
-     'seed: 9.223372036854776e+18 must be an integer in [0, 2**63-1]'),
+     'seed: 9223372036854775808 must be an integer in [0, 2**63-1]'),
+    ('seed: 5.0', 'seed: 5.0 must be an integer in [0, 2**63-1]'),
     ('record: 5', 'record: 5 must be "all", "none" or a list'),
     # found in review: a typo recorded nothing of that topic, without a word
     ('record: [odom, odm]', 'record: /odm: no node of a run publishes it (did you mean /odom?)'),

@@ -109,9 +109,12 @@ class Scenario:
 
 def check_seed(what: str, value: Any, bits: int = SEED_BITS) -> None:
     """ScenarioError ``<what>: <value> must be an integer in [0, 2**<bits>-1]`` unless
-    ``value`` is such an integer (a bool is not)."""
+    ``value`` is such an integer (a bool is not). An integer beyond 64 bits, which YAML read
+    as ROS reads it (a float), is shown as the integer it holds."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**bits:
-        raise ScenarioError(f'{what}: {value!r} must be an integer in [0, 2**{bits}-1]')
+        shown = int(value) if isinstance(value, float) and value.is_integer() \
+            and abs(value) >= 2**63 else value
+        raise ScenarioError(f'{what}: {shown!r} must be an integer in [0, 2**{bits}-1]')
 
 
 def _is_finite_number(value: Any) -> bool:
