@@ -455,7 +455,7 @@ def test_a_signal_while_ray_starts_ends_every_process_of_the_command(tmp_path, c
      "--param planner.holonomic: only an omni vehicle moves sideways; the model is "
      "'differential' (vehicle_sim.model)"),
     (['sweep', '--param', 'seed=9223372036854775808'],
-     '--param seed: 9.223372036854776e+18 must be an integer in [0, 2**63-1]'),
+     '--param seed: 9223372036854775808 must be an integer in [0, 2**63-1]'),
     (['sweep', '--param', 'seed=-9223372036854775808..9223372036854775807'],
      "--param 'seed=-9223372036854775808..9223372036854775807': 18446744073709551616 points, "
      'more than the 100000'),
