@@ -78,6 +78,8 @@ def test_tune_finds_the_known_best_lead_time_and_resumes(tmp_path):
     with (root / 'trials.csv').open() as handle:
         assert len(list(csv.DictReader(handle))) == 18
     assert '(2 runs this time)' in more.stdout and 'plots: not drawn (--no-plots)' in more.stdout
+    # found in review: "18 trials" read as 18 more to run
+    assert ', 18 trials (16 finished already) on 2 Ray workers -> ' in more.stdout, more.stdout
     # the first command's plots go: they would stand beside trials they were not drawn from
     assert not any((root / plot).exists() for plot in ('history.png', 'importance.png', 'plots'))
 

@@ -529,9 +529,11 @@ def _tune(args: argparse.Namespace) -> int:
                 study = tune.open_study(root, args.storage, args.study, args.objective, axes,
                                         args.sampler, args.sampler_seed, scenario)
                 command_folder(root, 'tune')  # (made with a --storage study, which may fail)
+                finished = tune.finished_trials(study)
                 print(f'tuning {", ".join(a.name for a in axes)} of {scenario.name} for '
                       f'{args.objective} ({study.direction.name.lower()}), '
-                      f'{counted(args.trials, "trial")} on '
+                      f'{counted(args.trials, "trial")}'
+                      f'{f" ({finished} finished already)" if finished else ""} on '
                       f'{counted(runner.workers, "Ray worker")} -> {root}')
                 held = after_runs.enter_context(HeldSignals(second_at_once=True))
                 outcome = tune.tune(scenario, axes, args.objective, args.trials, study, root,

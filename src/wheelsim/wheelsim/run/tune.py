@@ -323,6 +323,13 @@ def open_study(folder: Path, storage: str | None, name: str, objective: str,
     return study
 
 
+def finished_trials(study) -> int:
+    """How many of the study's trials finished (Optuna's ``COMPLETE``; a resumed study's)."""
+    from optuna.trial import TrialState
+
+    return len(study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,)))
+
+
 def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, study,
          root: Path, runner: RayRunner, check: OverrideCheck,
          show_progress: bool = True, record_bags: bool = False,
