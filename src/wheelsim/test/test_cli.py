@@ -89,11 +89,34 @@ def test_an_option_given_twice_is_refused_not_overridden(argv, message, capsys,
      "argument --sampler-seed: 'x' must be an integer in [0, 2**32-1]"),
     (['calibrate', 'bag', '--step-rate', 'fast'],
      "argument --step-rate: 'fast' must be a number in [1, 100000] Hz"),
+    # found in review: Python's int and float took what --param refuses (and ran seed 50)
+    (['run', '--seed', '5_0'], "argument --seed: '5_0' must be an integer in [0, 2**63-1]"),
+    (['run', '--seed', '\uff105'], "argument --seed: '\uff105' must be an integer in [0, "),
+    (['sweep', '--param', 'seed=1,2', '--workers', '1_0'],
+     "argument --workers: '1_0' must be an integer >= 1"),
+    (['calibrate', 'bag', '--step-rate', '1_000'],
+     "argument --step-rate: '1_000' must be a number in [1, 100000] Hz"),
+    (['run', '--real-time-factor', '1_0'],
+     "argument --real-time-factor: '1_0' must be 0 (as fast as possible) or in [0.001, 1e+06]"),
+    (['run', '--real-time-factor='],  # found in review: an empty value left a blank
+     "argument --real-time-factor: '' must be 0 (as fast as possible) or in [0.001, 1e+06]"),
 ])
 def test_an_option_that_is_no_number_is_refused_naming_what_is_allowed(argv, message, capsys,
                                                                         process_state_restored):
     """Found in review: ``--seed abc`` said ``invalid int value: 'abc'``, without the range."""
     assert message in argument_error(argv, capsys)
+
+
+@pytest.mark.parametrize('argv, key, value', [
+    (['run', '--seed', '0x10'], 'seed', 16),  # as --param seed=0x10 reads it
+    (['run', '--real-time-factor', '2e1'], 'real_time_factor', 20.0),
+    (['sweep', '--param', 'seed=1,2', '--workers', '+3'], 'workers', 3),
+])
+def test_a_number_option_reads_its_value_as_param_does(argv, key, value):
+    from wheelsim.cli import _parser
+
+    parsed = vars(_parser().parse_args(argv))[key]
+    assert parsed == value and type(parsed) is type(value)
 
 
 @pytest.mark.parametrize('argv, line', [

@@ -13,7 +13,6 @@ import contextlib
 import gc
 import io
 import itertools
-import math
 import os
 import signal
 import sys
@@ -149,28 +148,37 @@ MAX_REAL_TIME_FACTOR = 1e6
 
 
 def _real_time_factor(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan  # not a number: refused below, in the same words
-    if not (value == 0 or MIN_RATE_HZ <= value <= MAX_REAL_TIME_FACTOR):
+    value = _number(text, float)
+    if value is None or not (value == 0 or MIN_RATE_HZ <= value <= MAX_REAL_TIME_FACTOR):
         raise argparse.ArgumentTypeError(
-            f'{text} must be 0 (as fast as possible) or in [{MIN_RATE_HZ:g}, '
+            f'{text!r} must be 0 (as fast as possible) or in [{MIN_RATE_HZ:g}, '
             f'{MAX_REAL_TIME_FACTOR:g}]')
     return value
 
 
+def _number(text: str, kind: type) -> int | float | None:
+    """``text`` as a ``kind`` (int or float) read as ``--param`` reads numbers (as ROS does:
+    ``0x10`` is 16; ``5_0`` and digits other than ASCII are no number, as Python's ``int``
+    would take them); None if it is none."""
+    from wheelsim.core.yaml_numbers import ros_value
+
+    value = ros_value(text)
+    if isinstance(value, bool) or not isinstance(value, int if kind is int else (int, float)):
+        return None
+    return kind(value)
+
+
 def _number_type(kind: type, allowed: str):
-    """An argparse ``type`` reading ``kind`` (int or float) whose error on a text that is not
-    one names what is allowed (argparse's own says only ``invalid int value``); the range
-    itself is checked where the value is used."""
+    """An argparse ``type`` reading ``kind`` (int or float, :func:`_number`) whose error on a
+    text that is not one names what is allowed (argparse's own says only ``invalid int
+    value``); the range itself is checked where the value is used."""
     noun = 'an integer' if kind is int else 'a number'
 
     def parse(text: str):
-        try:
-            return kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f'{text!r} must be {noun} {allowed}') from None
+        value = _number(text, kind)
+        if value is None:
+            raise argparse.ArgumentTypeError(f'{text!r} must be {noun} {allowed}')
+        return value
     return parse
 
 
