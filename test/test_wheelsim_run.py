@@ -5,6 +5,7 @@ import json
 import math
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -618,3 +619,27 @@ def test_an_output_that_cannot_be_a_folder_is_named(tmp_path, command):
         assert result.returncode == 2, result.stdout + result.stderr
         assert fragment in result.stderr and 'Traceback' not in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ['taken']
+
+
+# found in review: a full disk left report.pdf cut (no end: no PDF) beside complete plots
+def test_a_plot_that_cannot_be_written_is_named_and_no_cut_file_stays(tmp_path):
+    scenario = write_scenario(tmp_path, 1)
+    scenario.write_text(scenario.read_text() + 'record: none\n')  # the plots hit the limit
+
+    def files_of_at_most_40_kb():  # as a full disk refuses a write (EFBIG here, not ENOSPC)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (40_000, 40_000))
+
+    exe = shutil.which('wheelsim')
+    result = subprocess.run([exe, 'run', str(scenario), '--quiet', '--output', 'o'],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                            preexec_fn=files_of_at_most_40_kb)
+    assert result.returncode == 3, result.stdout + result.stderr
+    plots = tmp_path / 'o' / 'short' / 'plots'
+    line = result.stderr.splitlines()[-1]
+    assert re.fullmatch(rf'wheelsim: error: writing the results failed: \[Errno 27\] File too '
+                        rf'large: {plots}/\w+\.png not written', line), result.stderr
+    assert not Path(line.split(': ')[-1].removesuffix(' not written')).exists()
+    assert not (plots / 'report.pdf').exists()
+    for png in plots.glob('*.png'):  # those written before: whole
+        assert png.read_bytes().endswith(b'IEND\xaeB`\x82'), png

@@ -9,6 +9,7 @@ point of a sweep) does not pay for its import (0.3-0.4 s).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -247,7 +248,9 @@ def write_plots(run: RunData, out_dir: Path | str, title: str) -> list[Path]:
     """Draw every figure of :data:`PAGES` into ``out_dir`` (created if needed).
 
     Writes ``<name>.png`` per figure and ``report.pdf`` with one page per figure, each titled
-    ``title: <figure title>``. Returns the paths written, PNGs first, the PDF last.
+    ``title: <figure title>``. Returns the paths written, PNGs first, the PDF last. A write
+    that fails (a full disk) raises OSError naming the file, which is removed, as is the PDF
+    (without its end it is no PDF); the PNGs written before it stay.
     """
     from matplotlib.backends.backend_pdf import PdfPages
     from matplotlib.figure import Figure
@@ -255,16 +258,23 @@ def write_plots(run: RunData, out_dir: Path | str, title: str) -> list[Path]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    pdf_path = out / PDF_NAME
-    with PdfPages(pdf_path, metadata={'Title': title, 'Creator': 'wheelsim',
-                                      'CreationDate': None}) as pdf:
-        for name, (figure_title, draw) in PAGES.items():
-            fig = Figure(figsize=FIGURE_SIZE_IN, layout='constrained')
-            fig.suptitle(f'{title}: {figure_title}')
-            draw(fig, run)
-            png_path = out / f'{name}.png'
-            fig.savefig(png_path, dpi=PNG_DPI)
-            fig.set_layout_engine('none')  # the page keeps the PNG's layout: laid out once
-            pdf.savefig(fig)
-            written.append(png_path)
+    pdf_path = current = out / PDF_NAME
+    try:
+        with PdfPages(pdf_path, metadata={'Title': title, 'Creator': 'wheelsim',
+                                          'CreationDate': None}) as pdf:
+            for name, (figure_title, draw) in PAGES.items():
+                fig = Figure(figsize=FIGURE_SIZE_IN, layout='constrained')
+                fig.suptitle(f'{title}: {figure_title}')
+                draw(fig, run)
+                current = out / f'{name}.png'
+                fig.savefig(current, dpi=PNG_DPI)
+                fig.set_layout_engine('none')  # the page keeps the PNG's layout: laid out once
+                current = pdf_path
+                pdf.savefig(fig)
+                written.append(out / f'{name}.png')
+    except OSError as err:
+        for path in {current, pdf_path}:
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
+        raise OSError(err.errno, f'{err.strerror or err}: {current} not written') from err
     return [*written, pdf_path]
