@@ -259,6 +259,30 @@ def test_a_run_that_would_stand_still_is_refused_before_it_starts(argv, message,
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.parametrize('scenario, argv, message', [
+    ('record: [scan, footprint]\n', [],
+     "s.yaml: record: /scan: published only with a map (map, or vehicle_sim's world.map_yaml), "
+     'which the scenario does not give'),
+    ('record: [map]\nmap: room\n', ['--param', 'vehicle_sim.world.publish_map=false'],
+     's.yaml: record: /map: not published with --param vehicle_sim.world.publish_map false'),
+    ('record: [odom, collision]\nmap: room\nnodes: {vehicle_sim: {world.collisions: false}}\n',
+     [], 's.yaml: record: /collision: not published with nodes.vehicle_sim.world.collisions '
+     'false'),
+])
+def test_a_recorded_topic_no_node_of_the_scenario_publishes_is_refused(
+        scenario, argv, message, capsys, process_state_restored, tmp_path, monkeypatch):
+    """Found in review: record: [scan] without a map ran and wrote an empty bag."""
+    monkeypatch.chdir(tmp_path)
+    text = scenario.replace('nodes: {vehicle_sim:', 'nodes: {planner: {waypoints: [1.0, 0.0, '
+                                                    '.nan]}, vehicle_sim:')
+    if 'nodes:' not in text:
+        text += 'nodes: {planner: {waypoints: [1.0, 0.0, .nan]}}\n'
+    (tmp_path / 's.yaml').write_text(text)
+    assert main(['run', 's.yaml', *argv]) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err == f'wheelsim: error: {message}\n'
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['s.yaml']
+
+
 POLICY = ['--param', 'controller.algorithm=policy']
 NO_MODULE = "controller.policy.callable: cannot import badpol (No module named 'badpol')"
 

@@ -217,6 +217,7 @@ def check_across_nodes(scenario: Scenario) -> None:
                                 f'({waypoints[0]:g}, {waypoints[1]:g}), is vehicle_sim\'s '
                                 'initial_pose: the vehicle is there already and would stand '
                                 'still; give the waypoints to drive through')
+    _check_recorded_topics(scenario, where)
     planner = scenario.node_parameters.get('planner', {})
     if planner.get('model', AUTO) != AUTO:
         return  # checked as given, with the rest
@@ -227,6 +228,28 @@ def check_across_nodes(scenario: Scenario) -> None:
     except ParameterError as err:
         raise ScenarioError(f'{_named(scenario, where, f"planner.{err.name}")}: {err.allowed} '
                             '(vehicle_sim.model)') from None
+
+
+#: The topics vehicle_sim publishes only with a map, and the parameter each also needs on.
+MAP_TOPICS = {'/scan': 'scan.enabled', '/map': 'world.publish_map',
+              '/collision': 'world.collisions'}
+
+
+def _check_recorded_topics(scenario: Scenario, where: str) -> None:
+    """ScenarioError for a topic ``record`` names that no node of this scenario publishes:
+    the world's topics (:data:`MAP_TOPICS`) without a map (the scenario's ``map`` or vehicle_sim's
+    ``world.map_yaml``), or with the parameter that turns one on set false."""
+    vehicle = {**node_defaults()['vehicle_sim'], **scenario.node_parameters.get('vehicle_sim', {})}
+    for topic in scenario.record_topics or ():
+        if topic not in MAP_TOPICS:
+            continue
+        if scenario.map_yaml is None and not vehicle['world.map_yaml']:
+            raise ScenarioError(f"{where}: record: {topic}: published only with a map (map, or "
+                                "vehicle_sim's world.map_yaml), which the scenario does not give")
+        if not vehicle[MAP_TOPICS[topic]]:
+            key = f'vehicle_sim.{MAP_TOPICS[topic]}'
+            given = f'--param {key}' if key in scenario.overridden else f'nodes.{key}'
+            raise ScenarioError(f'{where}: record: {topic}: not published with {given} false')
 
 
 def _named(scenario: Scenario, where: str, key: str) -> str:
