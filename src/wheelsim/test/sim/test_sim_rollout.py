@@ -272,6 +272,9 @@ def test_a_section_for_every_node_gives_load_vehicle_what_vehicle_sim_declares(t
     (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), math.nan), r'dt_s = nan must be'),
     (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), 0.01, seeds=[1, 2]), 'seeds must be '
      'one integer'),
+    # found in review: True ran as seed 1, the noise of the vehicle given seed 1
+    (lambda: ws.simulate(DIFF, np.zeros((2, 3)), np.zeros((5, 3)), 0.01, seeds=[1, True]),
+     r'seeds must be 2 integers, one per vehicle in \[0, 2\^63\), got \[1, True\]'),
     (lambda: ws.simulate(DIFF, None, np.zeros((5, 2)), 0.01, command_type='speed_steering'),
      r"'speed_steering' is not for the differential model: it is for bicycle"),
     (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), 0.01, command_type='wheels'),
@@ -305,6 +308,12 @@ def test_a_section_for_every_node_gives_load_vehicle_what_vehicle_sim_declares(t
      r'policy\(state, t_s\) must be an array of real numbers'),
     (lambda: ws.simulate(DIFF, None, [np.zeros(3), np.ones(3, dtype=bool)], 0.01),
      'commands must be an array of real numbers'),
+    # found in review: the values under a mask were taken (a masked dt_s was refused)
+    (lambda: ws.simulate(DIFF, np.ma.masked_array([5.0, 5.0, 0.0], mask=[1, 1, 1]),
+                         np.zeros((1, 3)), 0.01),
+     r'x0 must be an array of real numbers \(x_m, y_m, yaw_rad\), none masked'),
+    (lambda: ws.simulate(DIFF, None, np.ma.masked_array(np.zeros((5, 3)), mask=True), 0.01),
+     'commands must be an array of real numbers .*, none masked'),
     # found in review: an AttributeError, text and bools taken as numbers, a control period of
     # 10**15 steps that ran until killed, a TypeError, a shape asked for that x0 need not have
     (lambda: ws.simulate('indoor_differential', None, np.zeros((5, 3)), 0.01),

@@ -234,7 +234,10 @@ def _steps_per_period(vehicle: SimVehicle, dt_s: float) -> int:
 def _floats(values: ArrayLike, name: str, meaning: str) -> NDArray[np.float64]:
     """``values`` as an array of floats; ValueError naming ``name`` if they are not real
     numbers: no bool or text (numpy would convert both, a bool among numbers in a list too),
-    no complex number (numpy would drop its imaginary part with a warning)."""
+    no complex number (numpy would drop its imaginary part with a warning), no masked value
+    (numpy would take the value under the mask)."""
+    if np.ma.is_masked(values):
+        raise ValueError(f'{name} must be an array of real numbers ({meaning}), none masked')
     try:
         array = np.asarray(values)
         if array.dtype.kind in 'iuf' and not _holds_bool(values, array.ndim) \
@@ -309,8 +312,8 @@ def _seeds(vehicle: SimVehicle, seeds: int | ArrayLike | None, count: int, batch
     if seeds is None:
         return (vehicle.settings.seed,) * count
     array = np.asarray(seeds)
-    if array.shape != ((count,) if batched else ()) or not np.issubdtype(array.dtype,
-                                                                        np.integer):
+    if array.shape != ((count,) if batched else ()) or not np.issubdtype(
+            array.dtype, np.integer) or _holds_bool(seeds, array.ndim):
         wanted = f'{count} integers, one per vehicle' if batched else 'one integer'
         raise ValueError(f'seeds must be {wanted} in [0, 2^63), got {seeds!r}')
     return tuple(int(seed) for seed in array.reshape(-1))
