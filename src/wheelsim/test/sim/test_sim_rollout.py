@@ -308,6 +308,14 @@ def test_a_section_for_every_node_gives_load_vehicle_what_vehicle_sim_declares(t
      r'policy\(state, t_s\) must be an array of real numbers'),
     (lambda: ws.simulate(DIFF, None, [np.zeros(3), np.ones(3, dtype=bool)], 0.01),
      'commands must be an array of real numbers'),
+    # found in review: a steering angle out of range was found when its period came (after
+    # simulating the ones before) and blamed on commands in a rollout too
+    (lambda: ws.simulate(CAR, None, [[3.0, 0.3]] * 50 + [[3.0, 2.0]], 0.01,
+                         command_type='speed_steering'),
+     r'commands: steering_rad must be in \(-pi/2, pi/2\), got 2 at index 50$'),
+    (lambda: ws.rollout(CAR, None, lambda s, t: [3.0, 0.3 if t < 0.1 else -1.6], 20, 0.01,
+                        command_type='speed_steering'),
+     r'policy\(state, t_s\) at t_s = 0.1: steering_rad must be in \(-pi/2, pi/2\), got -1.6$'),
     # found in review: the values under a mask were taken (a masked dt_s was refused)
     (lambda: ws.simulate(DIFF, np.ma.masked_array([5.0, 5.0, 0.0], mask=[1, 1, 1]),
                          np.zeros((1, 3)), 0.01),
@@ -340,6 +348,7 @@ def test_bad_input_raises_a_value_error_naming_it(call, message):
 
 
 DIFF = ws.load_vehicle('indoor_differential')
+CAR = ws.load_vehicle('ackermann_car')
 OMNI = ws.load_vehicle('mecanum_omni')
 
 

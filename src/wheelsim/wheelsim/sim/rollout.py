@@ -382,6 +382,7 @@ def simulate(vehicle: SimVehicle, x0: ArrayLike | None, commands: ArrayLike, dt_
     commands_batched = _floats(commands, 'commands', meaning).ndim == 3
     shape = (None, None, width) if commands_batched else (None, width)
     commands = _finite(commands, 'commands', shape, meaning, math.inf)
+    _check_steering(commands, 'commands', command_type)
     batched = commands_batched or _x0_is_batch(x0)
     if commands_batched:
         _not_empty(commands, 'commands', f'(N, K, {width})')
@@ -393,6 +394,20 @@ def simulate(vehicle: SimVehicle, x0: ArrayLike | None, commands: ArrayLike, dt_
     count = len(poses)
     return _run(vehicle, poses, _seeds(vehicle, seeds, count, batched), batch_commands.shape[1],
                 dt_s, command_type, batched, lambda k, _states: batch_commands[:, k])
+
+
+def _check_steering(commands: NDArray[np.float64], name: str, command_type: str) -> None:
+    """ValueError naming ``name``, the first command's index and its value if a
+    ``speed_steering`` command's steering angle is outside (-pi/2, pi/2) (a wheel across the
+    direction of travel: no bicycle motion; refused, not saturated)."""
+    if command_type != 'speed_steering':
+        return
+    outside = np.argwhere(~(np.abs(commands[..., 1]) < 0.5 * math.pi))
+    if len(outside):
+        index = tuple(int(i) for i in outside[0])
+        at = f' at index {index if len(index) > 1 else index[0]}' if index else ''
+        raise ValueError(f'{name}: steering_rad must be in (-pi/2, pi/2), got '
+                         f'{commands[(*index, 1)]:g}{at}')
 
 
 def _check_policy(policy: Any) -> None:
@@ -438,6 +453,7 @@ def rollout(vehicle: SimVehicle, x0: ArrayLike | None, policy: Policy, n_steps: 
         state = states.copy() if batched else states[0].copy()
         command = _finite(policy(state, k * period_s), 'policy(state, t_s)', shape,
                           f'{width} values of {command_type!r} per vehicle', math.inf)
+        _check_steering(command, f'policy(state, t_s) at t_s = {k * period_s:g}', command_type)
         return command.reshape(count, width)
 
     return _run(vehicle, poses, _seeds(vehicle, seeds, count, batched), n_steps, dt_s,
