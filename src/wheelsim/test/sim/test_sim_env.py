@@ -322,6 +322,8 @@ def test_bad_arguments_name_themselves(robot):
         # found in review: NaN observations (1e200), a PlanningError not naming it (1e-310)
         ({'speed_mps': 1e200}, r'speed_mps = 1e\+200 must be a number in \(0, 1000\] \[m/s\]'),
         ({'speed_mps': 1e-310}, 'speed_mps = 1e-310 must be a number in'),
+        # found in review: numpy's overflow warnings and a reference twist of zeros
+        ({'speed_mps': 1e-200}, 'speed_mps = 1e-200 must be a number in .* in finite seconds'),
         # found in review: taken, then reset raised the core's error about a pose, unnamed
         ({'start_offset_m': 1e300}, r'start_offset_m = 1e\+300 must be a finite number >= 0 '
          r'and at most 1e\+06 \[m\]'),

@@ -210,19 +210,24 @@ class PathTask(Task):
             raise ValueError(f'path rows {repeated[0]} and {repeated[0] + 1} are at the same '
                              'position; each pose must move on')
         self.speed_mps = _positive(speed_mps, 'speed_mps', 'm/s')
+        too_slow = ValueError(f'speed_mps = {speed_mps!r} must be a number in (0, '
+                              f'{MAX_SPEED_MPS:g}] [m/s] that times the path of '
+                              f'{self.length_m:g} m in finite seconds')
         # faster: the schedule's velocities overflow to NaN (1e200); slower than a subnormal
         # number: its times (1e-310)
         if self.speed_mps > MAX_SPEED_MPS or not math.isfinite(self.length_m / self.speed_mps):
-            raise ValueError(f'speed_mps = {speed_mps!r} must be a number in (0, '
-                             f'{MAX_SPEED_MPS:g}] [m/s] that times the path of '
-                             f'{self.length_m:g} m in finite seconds')
+            raise too_slow
         self.max_cross_track_m = _positive(max_cross_track_m, 'max_cross_track_m', 'm')
         self.preview_m = _positive(preview_m, 'preview_m', 'm', True)
         self.lead_time_s = lead_time_of(describe(vehicle.config)) if lead_time_s is None else (
             _positive(lead_time_s, 'lead_time_s', 's', True))
         #: The plan: the path at ``speed_mps``, as the controller rebuilds a stamped plan.
-        self.schedule = trajectory_from_poses(self.polyline.vertex_s_m / self.speed_mps,
-                                              poses[:, 0], poses[:, 1], poses[:, 2])
+        try:  # so slow that its times overflow where they are differenced (1e-200)
+            with np.errstate(over='raise'):
+                self.schedule = trajectory_from_poses(self.polyline.vertex_s_m / self.speed_mps,
+                                                      poses[:, 0], poses[:, 1], poses[:, 2])
+        except FloatingPointError:
+            raise too_slow from None
         if time_limit_s is None:
             time_limit_s = self.schedule.duration_s + 10.0
         super().__init__(vehicle, poses[0], time_limit_s, dt_s, start_offset_m, start_yaw_rad,
