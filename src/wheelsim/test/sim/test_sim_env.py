@@ -2,6 +2,8 @@
 vector env equals single envs, the reward is minus the metrics' errors, a feedback policy
 tracks and a zero one does not, bad arguments name themselves."""
 
+import copy
+import pickle
 import warnings
 
 import numpy as np
@@ -397,3 +399,17 @@ def test_gymnasium_s_vector_wrappers_take_or_refuse_same_step_as_python_api_md_s
         observations, _ = env.reset(seed=1)
         observations, *_ = env.step(np.zeros((2, 2)))
         assert observations.shape[0] == 2
+
+
+def test_an_env_pickles_until_its_first_reset_and_copies_after():
+    """python_api.md: pickled before its first reset (then it holds compiled kernels),
+    deep-copied after; both copies then run as the original."""
+    env = ws.PathTrackingEnv(ws.load_vehicle('indoor_differential'))
+    restored = pickle.loads(pickle.dumps(env))
+    first, _ = env.reset(seed=3)
+    np.testing.assert_array_equal(restored.reset(seed=3)[0], first)
+    copied = copy.deepcopy(env)
+    action = np.array([0.3, 0.1])
+    np.testing.assert_array_equal(copied.step(action)[0], env.step(action)[0])
+    with pytest.raises(TypeError, match='pickle'):
+        pickle.dumps(env)
