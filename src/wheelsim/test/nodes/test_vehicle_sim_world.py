@@ -452,6 +452,22 @@ def test_another_map_publisher_is_warned_about(ros_domain_id, tmp_path):
         probe.close()
 
 
+def test_a_map_key_map_server_does_not_read_is_warned_about(ros_domain_id, tmp_path):
+    """Found in review: a typo in the map YAML (mod: scale) was ignored without a word, as
+    map_server ignores it: still ignored, now with a warning naming the closest key."""
+    path = map_with_every_kind_of_cell(tmp_path)
+    path.write_text(path.read_text() + 'mod: scale\n')
+    probe = Probe('watcher')
+    node = NodeProcess(NODE, {'world.map_yaml': str(path)})
+    try:
+        assert probe.spin_until(lambda: 'map from ' in node.output(), 30.0), node.output()
+        assert (f'map {path}: ignoring keys map_server does not read: mod (did you mean mode?)'
+                in node.output()), node.output()
+    finally:
+        node.stop()
+        probe.close()
+
+
 @pytest.mark.parametrize('other, named', [
     ('vehicle_sim_2', '/vehicle_sim_2'),
     ('vehicle_sim', '/vehicle_sim (another node of this name)'),  # a launch started twice

@@ -84,6 +84,9 @@ class SimWorld:
         self._other_map_publishers: OtherPublishers | None = None
         if settings.world.map_yaml:
             map_file = load_map_parameter(settings.world.map_yaml)
+            if map_file.ignored:  # as map_server ignores them; a typo would go unseen
+                seam.logger.warning(f'map {map_file.yaml_path}: ignoring keys map_server does '
+                                    f'not read: {", ".join(map_file.ignored)}')
             self._use(map_file.occupancy_map(settings.world.occupied_threshold),
                       str(map_file.yaml_path))
             if settings.world.publish_map:

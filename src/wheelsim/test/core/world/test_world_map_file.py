@@ -203,3 +203,12 @@ def test_an_image_cut_in_its_header_is_named(tmp_path):
     (tmp_path / 'map.pgm').write_bytes((tmp_path / 'map.pgm').read_bytes()[:5])
     with pytest.raises(MapError, match=r'map image .*map.pgm: cannot be read as an image: '):
         load_map_file(path)
+
+
+def test_keys_map_server_does_not_read_are_ignored_and_listed(tmp_path):
+    """Found in review: a typo (mod: scale) left the default trinary mode without a word;
+    map_server ignores such keys, so they are ignored here too, and listed for a warning."""
+    loaded = load_map_file(write_map(tmp_path, [[0, 254]], extra='mod: scale\nsource: survey\n'))
+    assert loaded.mode == 'trinary'
+    assert loaded.ignored == ('mod (did you mean mode?)', 'source')
+    assert load_map_file(write_map(tmp_path, [[0, 254]], mode='mode: scale')).ignored == ()

@@ -34,7 +34,7 @@ import yaml
 from numpy.typing import NDArray
 
 from wheelsim.core import yaml_numbers
-from wheelsim.core.params import ParameterError
+from wheelsim.core.params import ParameterError, unknown_keys
 from wheelsim.core.world.occupancy import (
     DEFAULT_OCCUPIED_THRESHOLD,
     FREE,
@@ -47,6 +47,8 @@ from wheelsim.core.world.occupancy import (
 )
 
 MODES = ('trinary', 'scale', 'raw')
+#: The keys Nav2's map_server reads from a map YAML (map_io's ``loadMapYaml``).
+MAP_KEYS = ('image', 'resolution', 'origin', 'negate', 'occupied_thresh', 'free_thresh', 'mode')
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,9 @@ class MapFile:
     free_thresh: float
     mode: str
     values: NDArray[np.int8]
+    ignored: tuple[str, ...] = ()
+    """The YAML's keys map_server does not read (:data:`MAP_KEYS`), each with the closest one
+    it reads: ``'mod (did you mean mode?)'``; ignored here as there."""
 
     def occupancy_map(self, occupied_threshold: int = DEFAULT_OCCUPIED_THRESHOLD) -> OccupancyMap:
         height, width = self.values.shape
@@ -153,7 +158,10 @@ def load_map_file(yaml_path: str | os.PathLike) -> MapFile:
         check_grid(values.shape[1], values.shape[0], resolution, origin)
     except MapError as err:
         raise MapError(f'map {path}: {err}') from None
-    return MapFile(path, image_path, resolution, origin, negate, occupied, free, mode, values)
+    ignored = tuple(key if close is None else f'{key} (did you mean {close}?)'
+                    for key, close in unknown_keys(MAP_KEYS, map(str, doc)))
+    return MapFile(path, image_path, resolution, origin, negate, occupied, free, mode, values,
+                   ignored)
 
 
 def load_map_parameter(map_yaml: str) -> MapFile:
