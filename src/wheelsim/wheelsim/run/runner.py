@@ -190,7 +190,8 @@ def check_across_nodes(scenario: Scenario) -> None:
     one waypoint at vehicle_sim's ``initial_pose`` (planned from the current pose); the planner's
     parameters with its model taken from the vehicle, as the planner completes them once it
     learns the vehicle (its own check: ``holonomic`` for a vehicle that is not omni), which it
-    would refuse then, planning nothing."""
+    would refuse then, planning nothing; a recorded world topic no node of the scenario
+    publishes (:func:`_check_recorded_topics`), which would leave the bag without it."""
     where = 'the default scenario' if scenario.source in (None, DEFAULT_SCENARIO) \
         else scenario.source
     frames = {}
