@@ -3,13 +3,13 @@
 Why not rosbags' ``Writer``: its ``write`` builds each message record through a stream and five
 small writes, about 6.5 us a message: 0.2 s of CPU for the 29 434 messages of the default
 scenario, whose whole run may take 0.3 s at issue 34's 300x real time (``bench/bench_recording.py``
-times both writers on a run's messages). Here a message record's header is one ``struct`` pack
-and the open chunk a list of byte strings. The file is rosbags' (0.11) layout record for record,
-its chunks compressed with zstd as its ``STORAGE`` compression mode does: ``test_run_bag_file.py``
-writes the same messages with both (at the level rosbags compresses with) and compares the files
-byte for byte and ``metadata.yaml`` as text. Where rosbags departs from the MCAP specification
-this does not: the start time of a bag or chunk without messages is 0, not 2**63 - 1 (which
-rosbags also writes for a bag whose log times are all above it). So:
+times both writers on a run's messages). Here a message record's header is one ``struct`` pack,
+added with the message to the open chunk's bytes. The file is rosbags' (0.11) layout record for
+record, its chunks compressed with zstd as its ``STORAGE`` compression mode does:
+``test_run_bag_file.py`` writes the same messages with both (at the level rosbags compresses
+with) and compares the files byte for byte and ``metadata.yaml`` as text. Where rosbags departs
+from the MCAP specification this does not: the start time of a bag or chunk without messages is
+0, not 2**63 - 1 (which rosbags also writes for a bag whose log times are all above it). So:
 
 - records: the header (profile ``ros2``, ``library``); chunks of at most about 1 MiB of
   uncompressed records (a chunk is closed once a message takes it beyond 2**20 bytes), each
@@ -50,7 +50,6 @@ CHUNK_SIZE_BYTES = 2**20
 #: MCAP storage leaves mcap's writer options at their defaults: zstd, ``CompressionLevel::Default``,
 #: level 1 in the mcap 1.3.0 of Jazzy's and the 1.4.0 of Kilted's rosbag2).
 ZSTD_LEVEL = 1
-_NO_MESSAGE_NS = 2**64  # a chunk's start time before its first message: above every log time
 _MESSAGE_HEADER = struct.Struct('<BQHIQQ')  # opcode, record length, channel, sequence, 2 times
 _MESSAGE_FIELDS_BYTES = _MESSAGE_HEADER.size - 9  # a message record's length before its data
 _U16, _U32, _U64 = struct.Struct('<H'), struct.Struct('<I'), struct.Struct('<Q')
@@ -113,14 +112,8 @@ class BagFile:
         self._new_chunk()
 
     def _new_chunk(self) -> None:
-        self._parts: list[bytes] = []
-        self._size = 0  # bytes of the chunk's records so far
-        self._chunk_start_ns, self._chunk_end_ns = _NO_MESSAGE_NS, 0
+        self._chunk = bytearray()  # the chunk's records so far, uncompressed
         self._index: dict[int, array] = {}  # channel id -> (log time, offset) pairs, in order
-
-    def _add_to_chunk(self, record: bytes) -> None:
-        self._parts.append(record)
-        self._size += len(record)
 
     def add_channel(self, topic: str, type_name: str, definition: str, type_hash: str,
                     offered_qos: Sequence[Mapping[str, Any]]) -> int:
@@ -134,7 +127,7 @@ class BagFile:
             record = _record(_SCHEMA, _U16.pack(schema_id), _string(type_name),
                              _string('ros2msg'), _string(definition))
             schema = self._schemas[type_name] = (schema_id, record)
-            self._add_to_chunk(record)
+            self._chunk += record
         channel_id = len(self._channels) + 1
         qos_text = yaml_text(list(offered_qos)).strip()
         metadata = _string('offered_qos_profiles') + _string(qos_text)
@@ -144,50 +137,53 @@ class BagFile:
             'name': topic, 'type': type_name, 'serialization_format': 'cdr',
             'offered_qos_profiles': list(offered_qos), 'type_description_hash': type_hash}))
         self._counts[channel_id] = 0
-        self._add_to_chunk(record)
+        self._chunk += record
         return channel_id
 
     def write(self, channel_id: int, time_ns: int, data: bytes) -> None:
         """Write ``data`` (serialized) on channel ``channel_id`` at log time ``time_ns`` [ns].
         Raises ValueError for an unknown channel or a time that is no integer in [0, 2**64)
         (nothing written)."""
-        if channel_id not in self._counts:
-            raise ValueError(f'channel {channel_id}: not added (added: 1 to '
-                             f'{len(self._channels)})')
         try:
             header = _MESSAGE_HEADER.pack(_MESSAGE, _MESSAGE_FIELDS_BYTES + len(data),
                                           channel_id, 0, time_ns, time_ns)
         except struct.error:
+            self._check_channel(channel_id)
             raise ValueError(f'log time {time_ns!r} ns: not an integer in [0, 2**64)') from None
-        self._counts[channel_id] += 1
         index = self._index.get(channel_id)
         if index is None:
+            self._check_channel(channel_id)
             index = self._index[channel_id] = array('Q')
+        chunk = self._chunk
         index.append(time_ns)
-        index.append(self._size)
-        if time_ns < self._chunk_start_ns:
-            self._chunk_start_ns = time_ns
-        if time_ns > self._chunk_end_ns:
-            self._chunk_end_ns = time_ns
-        self._parts.append(header)
-        self._parts.append(data)
-        self._size += len(header) + len(data)
-        if self._size > CHUNK_SIZE_BYTES:
+        index.append(len(chunk))
+        chunk += header
+        chunk += data
+        if len(chunk) > CHUNK_SIZE_BYTES:
             self._close_chunk()
 
+    def _check_channel(self, channel_id: int) -> None:
+        if channel_id not in self._counts:
+            raise ValueError(f'channel {channel_id}: not added (added: 1 to '
+                             f'{len(self._channels)})')
+
     def _close_chunk(self) -> None:
-        """Write the open chunk and its message indexes; keep its chunk index."""
-        end_ns = int(self._chunk_end_ns)  # as int: a numpy integer is taken too
-        start_ns = 0  # the MCAP specification's start of a chunk without messages
-        if self._chunk_start_ns != _NO_MESSAGE_NS:
-            start_ns = int(self._chunk_start_ns)
+        """Write the open chunk and its message indexes; keep its chunk index and count its
+        messages."""
+        start_ns, end_ns = 0, 0  # the MCAP specification's times of a chunk without messages
+        if self._index:
+            start_ns = min(min(pairs[::2]) for pairs in self._index.values())
+            end_ns = max(max(pairs[::2]) for pairs in self._index.values())
             self._start_ns = start_ns if self._start_ns is None else min(self._start_ns,
                                                                          start_ns)
             self._end_ns = max(self._end_ns, end_ns)
+        for channel_id, pairs in self._index.items():
+            self._counts[channel_id] += len(pairs) // 2
         chunk_offset = self._file.tell()
         times = _U64.pack(start_ns) + _U64.pack(end_ns)
-        compressed = zstd.compress(b''.join(self._parts), level=self._zstd_level)
-        self._file.write(_record(_CHUNK, times, _U64.pack(self._size), _U32.pack(0),
+        size = len(self._chunk)
+        compressed = zstd.compress(self._chunk, level=self._zstd_level)
+        self._file.write(_record(_CHUNK, times, _U64.pack(size), _U32.pack(0),
                                  _COMPRESSION, _U64.pack(len(compressed)), compressed))
         chunk_end = self._file.tell()
         offsets = []
@@ -199,7 +195,7 @@ class BagFile:
         self._chunk_indexes.append(_record(
             _CHUNK_INDEX, times, _U64.pack(chunk_offset), _U64.pack(chunk_end - chunk_offset),
             _U32.pack(10 * len(offsets)), *offsets, _U64.pack(self._file.tell() - chunk_end),
-            _COMPRESSION, _U64.pack(len(compressed)), _U64.pack(self._size)))
+            _COMPRESSION, _U64.pack(len(compressed)), _U64.pack(size)))
         self._new_chunk()
 
     def _metadata(self) -> dict[str, Any]:
@@ -224,7 +220,7 @@ class BagFile:
     def close(self) -> None:
         """Write the last chunk, the metadata, the summary and the footer; close the file and
         write ``metadata.yaml``."""
-        if self._size:
+        if self._chunk:
             self._close_chunk()
         out = self._file
         information = self._metadata()
