@@ -460,7 +460,7 @@ def test_a_policy_with_the_rollouts_signature_is_refused_before_the_run(tmp_path
     result, folder = run_policy(tmp_path, 'return 0.0, 0.0', arguments='state, t_s')
     assert result.returncode == 2, result.stdout + result.stderr
     assert result.stderr == (
-        'wheelsim: error: pol.yaml: nodes.controller.policy.callable: f(state, t_s) cannot be '
+        'wheelsim run: error: pol.yaml: nodes.controller.policy.callable: f(state, t_s) cannot be '
         "called with the observation alone (missing a required argument: 't_s'): a policy is "
         'policy(observation)\n')
     assert not folder.exists()
@@ -476,7 +476,7 @@ def test_a_policy_that_raises_in_the_run_is_one_line_and_exit_1(tmp_path, body, 
     and exit 3, blaming the disk; nothing said where the run stopped."""
     result, folder = run_policy(tmp_path, body)
     assert result.returncode == 1, result.stdout + result.stderr
-    assert (f'wheelsim: error: the run failed: {error} (traceback in {folder / "error.txt"})\n'
+    assert (f'wheelsim run: error: the run failed: {error} (traceback in {folder / "error.txt"})\n'
             == result.stderr.splitlines(keepends=True)[-1]), result.stderr
     assert 'Traceback' not in result.stderr
     assert 'in f\n' in (folder / 'error.txt').read_text()  # the policy's frame
@@ -490,7 +490,7 @@ def test_a_policy_that_returns_no_action_fails_the_run_naming_it(tmp_path, actio
     result, folder = run_policy(tmp_path, f'return {action}')
     returned = repr(eval(action))  # noqa: S307 - the test's own literal
     assert result.returncode == 1, result.stdout + result.stderr
-    assert (f'wheelsim: error: the run failed: PolicyError: the policy returned {returned}; an '
+    assert (f'wheelsim run: error: the run failed: PolicyError: the policy returned {returned}; an '
             'action is 2 finite values (vx_mps, wz_radps) (traceback in '
             f'{folder / "error.txt"})\n' == result.stderr.splitlines(keepends=True)[-1]), (
         result.stderr)
@@ -637,7 +637,7 @@ def test_a_plot_that_cannot_be_written_is_named_and_no_cut_file_stays(tmp_path):
     assert result.returncode == 3, result.stdout + result.stderr
     plots = tmp_path / 'o' / 'short' / 'plots'
     line = result.stderr.splitlines()[-1]
-    assert re.fullmatch(rf'wheelsim: error: writing the results failed: \[Errno 27\] File too '
+    assert re.fullmatch(rf'wheelsim run: error: writing the results failed: \[Errno 27\] File too '
                         rf'large: {plots}/\w+\.png not written', line), result.stderr
     assert not Path(line.split(': ')[-1].removesuffix(' not written')).exists()
     assert not (plots / 'report.pdf').exists()

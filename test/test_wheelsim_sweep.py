@@ -400,7 +400,7 @@ def test_a_signal_while_ray_starts_ends_every_process_of_the_command(tmp_path, c
         os.kill(process.pid, signum)
     out, err = process.communicate(timeout=120)
     assert process.returncode == 130, out + err
-    assert 'wheelsim: interrupted' in err and 'Traceback' not in err, out + err
+    assert f'wheelsim {command}: interrupted' in err and 'Traceback' not in err, out + err
     # Sent to the group, the signal reaches Ray's own processes too: a raylet that takes it as
     # it starts may still start its agents, which wait for the GCS that ended (about a minute,
     # Ray's time-out) before they end themselves; sent to the command, the command ends them all.

@@ -12,6 +12,7 @@ trials; measured with sampler seeds 0-3: 0.339, 0.317, 0.336, 0.315 s.
 
 import contextlib
 import csv
+import json
 import os
 import shutil
 import signal
@@ -66,6 +67,9 @@ def test_tune_finds_the_known_best_lead_time_and_resumes(tmp_path):
     assert best_trial['feasible'] == 'True'  # within the pass criterion
     assert (root / best_trial['run'] / 'plots' / 'report.pdf').stat().st_size > 10_000
     assert (root / best_trial['run'] / 'bag' / 'metadata.yaml').is_file()
+    trial = (root / best_trial['run']).parent  # the run again took the trial's run's place
+    assert sorted(p.name for p in trial.iterdir()) == [(root / best_trial['run']).name,
+                                                       'point.json']
     # the best trial's node log lines follow a line saying whose they are (found in review)
     assert (f"trial {best_trial['point']} again, with its bag and plots (its nodes' log):"
             in result.stdout), result.stdout
@@ -208,7 +212,7 @@ def test_a_storage_holding_another_program_s_tables_is_refused_untouched(tmp_pat
     result = wheelsim('tune', str(scenario), *TUNE[:4], '--workers', '1', '--storage',
                       f'sqlite:///{database}', '--output', 'o', cwd=tmp_path)
     assert result.returncode == 2, result.stdout + result.stderr
-    assert (f"wheelsim: error: --storage 'sqlite:///{database}': holds tables of another "
+    assert (f"wheelsim tune: error: --storage 'sqlite:///{database}': holds tables of another "
             'program (users), not an Optuna storage: not adding the study to it; give a new '
             'database or one Optuna made\n') == result.stderr.splitlines(keepends=True)[-1], (
         result.stderr)
@@ -255,9 +259,11 @@ def tune_one_trial_with(tmp_path, change: str) -> subprocess.CompletedProcess:
                           cwd=tmp_path, capture_output=True, text=True, timeout=600)
 
 
-# found in review: the command went on as if the best run had finished (exit 0 or 1)
+# found in review: the command went on as if the best run had finished (exit 0 or 1); then
+# the trial's folder was left with the cut run (its metrics marked partial, the bag so far)
 @pytest.mark.cluster
-def test_ctrl_c_while_the_best_trial_runs_again_exits_130(tmp_path):
+def test_ctrl_c_while_the_best_trial_runs_again_exits_130_leaving_the_trial_as_it_was(
+        tmp_path):
     result = tune_one_trial_with(tmp_path, (  # a Ctrl-C the best trial's run takes
         'import dataclasses\nfrom wheelsim.run import runner\nran = runner.run_scenario\n'
         'runner.run_scenario = lambda *a, **k: dataclasses.replace(ran(*a, **k), '
@@ -265,6 +271,14 @@ def test_ctrl_c_while_the_best_trial_runs_again_exits_130(tmp_path):
     assert result.returncode == 130, result.stdout + result.stderr
     assert 'interrupted while the best trial ran again with its bag' in result.stdout
     assert 'best run (bag, plots)' not in result.stdout
+    [trial] = (p for p in (tmp_path / 'o').glob('*/*/runs/*') if p.is_dir())
+    assert sorted(p.name for p in trial.iterdir()) == ['lag', 'point.json']
+    run = trial / 'lag'
+    assert sorted(p.name for p in run.iterdir()) == ['.wheelsim-run', 'metrics.json',
+                                                     'timing.json']
+    assert 'partial' not in json.loads((run / 'metrics.json').read_text())
+    assert f'{run.relative_to(tmp_path)} is as it was; the same command runs it again' in (
+        result.stdout)
 
 
 # found in review: a traceback and exit 1, when the study is made or told a trial

@@ -152,9 +152,9 @@ def test_a_map_of_vehicle_sim_is_read_before_the_run(capsys, process_state_resto
                         (['run', '--param', 'vehicle_sim.world.map_yaml=nothing.yaml'],
                          "--param vehicle_sim.world.map_yaml=nothing.yaml: ")):
         assert main(argv) == EXIT_BAD_INPUT
-        assert capsys.readouterr().err == (f'wheelsim: error: {given}vehicle_sim.world.map_yaml: '
-                                           'cannot read map nothing.yaml: No such file or '
-                                           'directory\n')
+        assert capsys.readouterr().err == (f'wheelsim run: error: {given}'
+                                           'vehicle_sim.world.map_yaml: cannot read map '
+                                           'nothing.yaml: No such file or directory\n')
     assert sorted(p.name for p in tmp_path.iterdir()) == ['map.yaml']
 
 
@@ -213,7 +213,7 @@ def test_an_array_param_is_checked_and_refused_on_one_line_naming_it(argv, messa
                                                                      tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # were one accepted, its results would go there
     assert main(argv) == EXIT_BAD_INPUT
-    assert capsys.readouterr().err == f'wheelsim: error: {message}\n'
+    assert capsys.readouterr().err == f'wheelsim {argv[0]}: error: {message}\n'
 
 
 def test_a_scenario_without_waypoints_is_refused(capsys, process_state_restored, tmp_path,
@@ -222,7 +222,7 @@ def test_a_scenario_without_waypoints_is_refused(capsys, process_state_restored,
     (tmp_path / 'idle.yaml').write_text('duration: 20.0\n')
     assert main(['run', 'idle.yaml']) == EXIT_BAD_INPUT
     assert capsys.readouterr().err.startswith(
-        'wheelsim: error: idle.yaml: nodes.planner.waypoints: none given: nothing publishes '
+        'wheelsim run: error: idle.yaml: nodes.planner.waypoints: none given: nothing publishes '
         'goal_pose in a run')
     assert sorted(p.name for p in tmp_path.iterdir()) == ['idle.yaml']
 
@@ -255,7 +255,7 @@ def test_a_run_that_would_stand_still_is_refused_before_it_starts(argv, message,
     installed path."""
     monkeypatch.chdir(tmp_path)
     assert main(argv) == EXIT_BAD_INPUT
-    assert capsys.readouterr().err == f'wheelsim: error: {message}\n'
+    assert capsys.readouterr().err == f'wheelsim {argv[0]}: error: {message}\n'
     assert not list(tmp_path.iterdir())
 
 
@@ -279,7 +279,7 @@ def test_a_recorded_topic_no_node_of_the_scenario_publishes_is_refused(
         text += 'nodes: {planner: {waypoints: [1.0, 0.0, .nan]}}\n'
     (tmp_path / 's.yaml').write_text(text)
     assert main(['run', 's.yaml', *argv]) == EXIT_BAD_INPUT
-    assert capsys.readouterr().err == f'wheelsim: error: {message}\n'
+    assert capsys.readouterr().err == f'wheelsim run: error: {message}\n'
     assert sorted(p.name for p in tmp_path.iterdir()) == ['s.yaml']
 
 
@@ -335,7 +335,7 @@ def test_ctrl_c_while_the_report_is_written_keeps_the_metrics_and_says_what_is_t
     (tmp_path / 'short.yaml').write_text(SHORT_RUN)
     assert main(['run', 'short.yaml', '--quiet', '--output', 'out', *plots]) == 130
     err = capsys.readouterr().err
-    assert re.search(f'wheelsim: interrupted while writing the report: {said}', err), err
+    assert re.search(f'wheelsim run: interrupted while writing the report: {said}', err), err
     assert str(tmp_path / 'out' / 'short') in err
     record = json.loads((tmp_path / 'out' / 'short' / 'metrics.json').read_text())
     assert record['cross_track_rms_m'] is not None
@@ -364,8 +364,8 @@ def test_ctrl_c_after_a_run_without_a_bag_does_not_claim_one(capsys, process_sta
     assert main(['run', 'short.yaml', '--quiet', '--output', 'out', '--no-plots',
                  '--overwrite']) == 130
     err = capsys.readouterr().err
-    assert 'wheelsim: interrupted while writing the report: metrics.json and timing.json are in ' \
-        in err, err
+    assert ('wheelsim run: interrupted while writing the report: metrics.json and timing.json '
+            'are in ') in err, err
 
 
 @pytest.mark.parametrize(('count', 'noun', 'text'), [
@@ -419,7 +419,7 @@ def test_a_param_the_run_would_not_use_is_refused_saying_why(argv, message, caps
     monkeypatch.chdir(tmp_path)
     assert main(argv) == EXIT_BAD_INPUT
     error = capsys.readouterr().err
-    assert error.startswith('wheelsim: error: ') and message in error, error
+    assert error.startswith(f'wheelsim {argv[0]}: error: ') and message in error, error
     assert not (tmp_path / 'results').exists()
 
 
@@ -431,8 +431,8 @@ def test_a_scenario_s_nodes_value_the_run_would_not_use_is_refused(capsys, proce
         '  localization: {ekf: {measurement_rate: 5.0}}\n')
     assert main(['run', 's.yaml']) == EXIT_BAD_INPUT
     assert capsys.readouterr().err == (
-        'wheelsim: error: s.yaml: nodes.localization.ekf.measurement_rate: has no effect in the '
-        'run: only mode ekf uses it, and mode is noisy (read only); remove it\n')
+        'wheelsim run: error: s.yaml: nodes.localization.ekf.measurement_rate: has no effect in '
+        'the run: only mode ekf uses it, and mode is noisy (read only); remove it\n')
 
 
 @pytest.mark.parametrize(('runs', 'refused'), [
@@ -484,7 +484,8 @@ def test_a_param_switching_the_model_or_mode_keeps_the_values_it_makes_used(
     monkeypatch.chdir(tmp_path)
     (tmp_path / 'a_file').write_text('')
     assert main([*argv, '--output', 'a_file']) == EXIT_BAD_INPUT
-    assert capsys.readouterr().err == 'wheelsim: error: --output a_file: is a file, not a folder\n'
+    assert capsys.readouterr().err == (f'wheelsim {argv[0]}: error: --output a_file: is a file, '
+                                       'not a folder\n')
 
 
 def test_a_nodes_value_refused_names_the_run_s_reason_not_the_scenario_s(capsys, tmp_path,
@@ -497,8 +498,8 @@ def test_a_nodes_value_refused_names_the_run_s_reason_not_the_scenario_s(capsys,
         '  localization: {mode: perfect, ekf: {measurement_rate: 5.0}}\n')
     assert main(['run', 's.yaml', '--param', 'localization.mode=noisy']) == EXIT_BAD_INPUT
     assert capsys.readouterr().err == (
-        'wheelsim: error: s.yaml: nodes.localization.ekf.measurement_rate: has no effect in the '
-        'run: only mode ekf uses it, and mode is noisy (read only); remove it\n')
+        'wheelsim run: error: s.yaml: nodes.localization.ekf.measurement_rate: has no effect in '
+        'the run: only mode ekf uses it, and mode is noisy (read only); remove it\n')
 
 
 def test_version_is_the_package_xml_version(capsys, process_state_restored):

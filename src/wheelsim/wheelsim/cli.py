@@ -502,7 +502,7 @@ def _tune(args: argparse.Namespace) -> int:
     from wheelsim.run import sampling, tables, tune
     from wheelsim.run.held_signals import HeldSignals
     from wheelsim.run.output import check_run_name
-    from wheelsim.run.runner import USE_DECIDING, run_scenario, unused_in_a_run
+    from wheelsim.run.runner import USE_DECIDING, unused_in_a_run
 
     scenario, specs = _load(args.scenario)
     runner = _ray_runner(args)  # checks --workers before the study is created
@@ -582,10 +582,9 @@ def _tune(args: argparse.Namespace) -> int:
     # (its nodes log on standard error, as wheelsim run's do: say whose lines those are)
     print(f'trial {best["point"]} again, with its bag'
           f'{"" if args.no_plots else " and plots"} (its nodes\' log):', flush=True)
-    if run_scenario(best_scenario, best_run.parent, show_progress=False, overwrite=True,
-                    make_plots=not args.no_plots).interrupted:
-        print(f'interrupted while the best trial ran again with its bag ({best_run}): the '
-              'same command runs it again')
+    if tune.run_again_with_bag(best_scenario, best_run, make_plots=not args.no_plots):
+        print(f'interrupted while the best trial ran again with its bag: {best_run} is as it '
+              'was; the same command runs it again')
         return EXIT_INTERRUPTED
     study_plots = ('plots: not drawn (--no-plots)' if args.no_plots else
                    f'history: {root / "history.png"}  importance: {root / "importance.png"}')
@@ -606,7 +605,7 @@ def _calibrate(args: argparse.Namespace) -> int:
             measured_topic=args.measured_topic, joint_states_topic=args.joint_states_topic,
             step_rate_hz=args.step_rate, overwrite=args.overwrite)
     except CalibrationError as err:
-        print(f'wheelsim calibrate: cannot calibrate: {err}', file=sys.stderr)
+        print(f'wheelsim calibrate: error: cannot calibrate: {err}', file=sys.stderr)
         return EXIT_BAD_INPUT
     print(outputs.report, end='')
     print(f'params: {outputs.params}  report: {outputs.report_path}  plot: {outputs.plot}')
@@ -641,25 +640,26 @@ def _command(argv: Sequence[str] | None) -> int:
     # when the shell started this process with SIGINT ignored (a background job).
     signal.signal(signal.SIGINT, _interrupt)
     signal.signal(signal.SIGTERM, _interrupt)
+    prog = f'wheelsim {args.command}'  # as argparse names the command in its errors
     try:
         if args.command == 'calibrate':
             return _calibrate(args)
         return {'run': _run, 'sweep': _sweep, 'tune': _tune}[args.command](args)
     except (ScenarioError, OutputError) as err:
-        print(f'wheelsim: error: {err}', file=sys.stderr)
+        print(f'{prog}: error: {err}', file=sys.stderr)
         return EXIT_BAD_INPUT
     except RunError as err:  # a node raised: a policy's error, say
-        print(f'wheelsim: error: the run failed: {err} (traceback in {err.traceback_path})',
+        print(f'{prog}: error: the run failed: {err} (traceback in {err.traceback_path})',
               file=sys.stderr)
         return EXIT_CRITERIA_FAILED
     except (RecordingError, OSError) as err:  # a full disk, a folder that vanished
-        print(f'wheelsim: error: writing the results failed: {err}', file=sys.stderr)
+        print(f'{prog}: error: writing the results failed: {err}', file=sys.stderr)
         return EXIT_WRITE_FAILED
     except ReportInterrupted as err:
-        print(f'wheelsim: interrupted while writing the report: {err}', file=sys.stderr)
+        print(f'{prog}: interrupted while writing the report: {err}', file=sys.stderr)
         return EXIT_INTERRUPTED
     except KeyboardInterrupt:
-        print('wheelsim: interrupted', file=sys.stderr)
+        print(f'{prog}: interrupted', file=sys.stderr)
         return EXIT_INTERRUPTED
 
 

@@ -199,6 +199,7 @@ def refused_in_one_line(done, *fragments):
     """The command exited 2 with one line on standard error holding every fragment."""
     assert done.returncode == 2, done.stderr
     assert done.stderr.count('\n') == 1 and 'Traceback' not in done.stderr, done.stderr
+    assert done.stderr.startswith('wheelsim calibrate: error: cannot calibrate: '), done.stderr
     for fragment in fragments:
         assert fragment in done.stderr, done.stderr
 
