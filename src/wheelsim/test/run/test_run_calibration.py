@@ -71,6 +71,24 @@ def test_round_trip_through_a_vehicle_sim_bag(model, tmp_path):
     assert '95 % interval' in outputs.report and outputs.plot.stat().st_size > 10_000
 
 
+def test_what_the_fit_held_from_the_params_file_is_written_with_the_fitted_values(tmp_path):
+    """Found in review: the params file's jerk limit, dead band and deceleration, held fixed
+    in the fit, were missing from the written file, which then described another vehicle."""
+    parameters, actuators, _ = known('differential')
+    group = 'model_params.differential.drive_actuators'
+    held = {f'{group}.max_jerk': 5.0, f'{group}.dead_band': 0.05,
+            f'{group}.max_deceleration': 1.2}
+    record_excitation_bag(tmp_path / 'bag', parameters | held, excitation('differential',
+                                                                           TOP_SPEED))
+    outputs = calibrate_bag(tmp_path / 'bag', tmp_path / 'out' / 'params.yaml',
+                            params_file=vehicle_sim_file(tmp_path / 'held.yaml', held))
+    fitted = flat_params(outputs.params)
+    assert {key: fitted.get(key) for key in held} == held
+    assert fitted[f'{group}.dead_time'] == pytest.approx(
+        actuators['drive_actuators.dead_time'], abs=2e-3)
+    check_parameters(fitted)  # vehicle_sim takes the file
+
+
 def test_the_command_refuses_a_bag_without_excitation(tmp_path):
     parameters, _, _ = known('differential')
     record_excitation_bag(tmp_path / 'bag', parameters, [(1.0, (0.0, 0.0, 0.0)),

@@ -7,6 +7,7 @@ import os
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from wheelsim.core import yaml_numbers
 from wheelsim.core.calibration.fit import Calibration
@@ -29,14 +30,16 @@ def _unit(key: str) -> str:
 
 
 def params_tree(calibration: Calibration, geometry: Mapping[str, Estimate],
-                step_rate_hz: float) -> dict:
+                step_rate_hz: float, held: Mapping[str, Any] | None = None) -> dict:
     """The vehicle_sim parameters: the step rate the fit simulated at (to whose steps
     vehicle_sim rounds the fitted dead times, real numbers of seconds; the output rates whose
-    defaults it is below, at it), the fitted actuators, and the geometry joint_states gave (the
-    omni's lever is reported only: it does not separate wheel_base from track)."""
+    defaults it is below, at it), what the fit held fixed (``held``: the params file's
+    parameters below ``model_params.<model>``, as given), the fitted actuators, and the
+    geometry joint_states gave (the omni's lever is reported only: it does not separate
+    wheel_base from track); a fitted or measured value replaces a held one."""
     # + 0.0: a value rounded to zero from below is written 0.0, not -0.0
-    values: dict = {key: round(float(value), 6) + 0.0
-                    for key, value in calibration.values.items()}
+    values: dict = {**(held or {}), **{key: round(float(value), 6) + 0.0
+                                       for key, value in calibration.values.items()}}
     for key, estimate in geometry.items():
         if key == 'wheel_radius':
             diameter = 'vis_wheel_diameter' if calibration.model == 'omni' else 'vis_tire_diameter'
@@ -71,14 +74,15 @@ def path_text(path: str | os.PathLike) -> str:
 
 
 def write_params(calibration: Calibration, geometry: Mapping[str, Estimate], path: Path,
-                 step_rate_hz: float, name: str | None = None) -> None:
-    """The params file at ``path``, its usage line naming ``name`` (default: ``path``'s), quoted
-    as a shell needs it."""
+                 step_rate_hz: float, name: str | None = None,
+                 held: Mapping[str, Any] | None = None) -> None:
+    """The params file (:func:`params_tree`) at ``path``, its usage line naming ``name``
+    (default: ``path``'s), quoted as a shell needs it."""
     header = ('# Written by wheelsim calibrate: vehicle_sim parameters fitted to a recording.\n'
               '#   vehicle_sim --ros-args --params-file '
               + path_text(shlex.quote(name or path.name)) + '\n')
-    path.write_text(header + yaml_numbers.dump(params_tree(calibration, geometry, step_rate_hz),
-                                            sort_keys=False))
+    path.write_text(header + yaml_numbers.dump(
+        params_tree(calibration, geometry, step_rate_hz, held), sort_keys=False))
 
 
 def flat_params(path: Path) -> dict:

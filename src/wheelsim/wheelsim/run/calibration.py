@@ -132,7 +132,8 @@ def calibrate_bag(bag: Path, output: str | os.PathLike, model: str | None = None
                          f'--params {path_text(params_file)}: step_rate {step_rate_hz:g}'
                          if 'step_rate' in params else f'the default step rate {step_rate_hz:g} Hz')
     prefix = f'model_params.{model}.'
-    base = {k[len(prefix):]: v for k, v in params.items() if k.startswith(prefix)}
+    given = {k[len(prefix):]: v for k, v in params.items() if k.startswith(prefix)}
+    base = dict(given)
     check_excitation(recording, model)
     geometry = fit_geometry(recording, model)
     measured = geometry_for_fit(model, geometry, base)
@@ -154,7 +155,7 @@ def calibrate_bag(bag: Path, output: str | os.PathLike, model: str | None = None
     output.parent.mkdir(parents=True, exist_ok=True)
     write_together([
         (output, lambda path: write_params(result, geometry, path, step_rate_hz,
-                                           name=output.name)),
+                                           name=output.name, held=given)),
         (report_path, lambda path: path.write_text(report)),
         (plot_path, lambda path: plot_response(result, recording, path))])
     return CalibrationOutputs(output, report_path, plot_path, report)
