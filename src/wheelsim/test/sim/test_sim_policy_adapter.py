@@ -152,6 +152,12 @@ def test_a_policy_that_cannot_be_loaded_is_named(policy_module, spec, fragment):
     ('def f():\n    return 0.0, 0.0\n', 'f() cannot be called with the observation alone'),
     ('class F:\n    def __call__(self, observation, extra):\n        return 0.0, 0.0\n'
      'f = F()\n', 'f(observation, extra) cannot be called'),
+    # found in review: the run ended with "the policy returned <coroutine ...>" and Python's
+    # warning of a coroutine never awaited
+    ('async def f(observation):\n    return 0.0, 0.0\n', 'f is async: a policy returns its '
+     'command, not a coroutine'),
+    ('class F:\n    async def __call__(self, observation):\n        return 0.0, 0.0\n'
+     'f = F()\n', 'f is async'),
 ])
 def test_a_policy_that_cannot_take_the_observation_is_refused_at_start(tmp_path, monkeypatch,
                                                                         source, fragment):

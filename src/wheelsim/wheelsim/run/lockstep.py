@@ -28,22 +28,24 @@ until the run starts, as transient-local ones would be received then. Runs start
 ``wheelsim`` runner at 1 s).
 
 Not served (:class:`wheelsim.ros.seam.NotServed`, naming it): anything that needs an rclpy node
-(services, actions, clients, graph queries, steady-clock timers, live parameter changes) and
-async (coroutine) callbacks. QoS is not modelled: every subscription receives every message
-published after it was made, and a message published before any subscription exists is
-delivered to none (as to a volatile subscriber), except those of the start-up (above).
-Logging goes to standard error in rcutils' format, stamped and throttled in simulated time.
+(services, actions, clients, graph queries, steady-clock timers, live parameter changes),
+async (coroutine) callbacks and serialized bytes given to ``publish``. A timer or subscription
+destroyed is not called again, not even for the event or the messages pending. QoS is not
+modelled: every subscription receives every message published after it was made, and a message
+published before any subscription exists is delivered to none (as to a volatile subscriber),
+except those of the start-up (above). Logging goes to standard error in rcutils' format,
+stamped and throttled in simulated time.
 """
 
 from __future__ import annotations
 
 import collections
-import inspect
 import numbers
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from wheelsim.core.coroutines import is_async
 from wheelsim.core.units import NS_PER_S
 from wheelsim.ros.seam import NodeSeam, NotServed
 
@@ -72,30 +74,40 @@ def resolve_topic(topic: str, namespace: str, node_name: str) -> str:
 
 
 def _not_async(callback: Callable[..., Any], what: str) -> None:
-    if inspect.iscoroutinefunction(callback):
+    if is_async(callback):
         raise NotServed(f'{what}: an async callback is not served in a headless run (its '
                         'coroutine would never be awaited)')
 
 
 class _Publisher:
-    """A lock-step publisher: ``publish(msg)`` queues the message for in-process delivery."""
+    """A lock-step publisher: ``publish(msg)`` queues the message for in-process delivery.
+    A message of another type is a TypeError, as rclpy's; serialized bytes (which rclpy
+    publishes as they are) are not served."""
 
-    def __init__(self, lockstep: Lockstep, topic_name: str) -> None:
-        self.topic_name = topic_name
-        self._pending, self._pending_ids = lockstep._pending, lockstep._pending_ids
+    def __init__(self, lockstep: Lockstep, msg_type: type, topic_name: str) -> None:
+        self.msg_type, self.topic_name = msg_type, topic_name
+        self._pending, self._pending_keys = lockstep._pending, lockstep._pending_keys
 
     def publish(self, msg: Any) -> None:
-        if id(msg) in self._pending_ids:
+        if not isinstance(msg, self.msg_type):
+            if isinstance(msg, bytes):
+                raise NotServed(f'{self.topic_name}: publishing serialized bytes is not served '
+                                f'in a headless run: publish a {self.msg_type.__name__}')
+            raise TypeError(f'{self.topic_name}: expected {self.msg_type.__name__}, got '
+                            f'{type(msg).__name__}')
+        key = (self.topic_name, id(msg))
+        if key in self._pending_keys:
             raise RuntimeError(
                 f'a message on {self.topic_name} was published again before it was delivered: '
                 'publish a new message object, or publish once per callback')
-        self._pending.append((self.topic_name, msg))
-        self._pending_ids.add(id(msg))
+        self._pending.append(key + (msg,))
+        self._pending_keys.add(key)
 
 
 class _Subscription:
     def __init__(self, topic_name: str, msg_type: type, callback: Callable[[Any], None]):
-        self.topic_name, self.msg_type, self.callback = topic_name, msg_type, callback
+        self.topic_name = topic_name
+        self.route = (msg_type, callback)  # its entry in the lock-step's topic table
 
 
 class _Timer:
@@ -191,7 +203,7 @@ class LockstepSeam(NodeSeam):
     def create_publisher(self, msg_type: type, topic: str, qos_profile: Any) -> _Publisher:
         topic_name = self._resolve(topic)
         self._lockstep.offered_qos.setdefault(topic_name, []).append(qos_profile)
-        return _Publisher(self._lockstep, topic_name)
+        return _Publisher(self._lockstep, msg_type, topic_name)
 
     def create_subscription(self, msg_type: type, topic: str,
                             callback: Callable[[Any], None], qos_profile: Any) -> _Subscription:
@@ -202,8 +214,11 @@ class LockstepSeam(NodeSeam):
         return subscription
 
     def destroy_subscription(self, subscription: _Subscription) -> None:
-        self.subscriptions.remove(subscription)
-        self._lockstep._subscriptions_changed = True
+        """Stop ``subscription`` at once (the messages still pending are not given to it);
+        one destroyed already is left as it is."""
+        if subscription in self.subscriptions:
+            self.subscriptions.remove(subscription)
+            self._lockstep._unroute(subscription)
 
     def create_timer(self, period_s: float, callback: Callable[[], None]) -> _Timer:
         _not_async(callback, f'{self._name}: timer')
@@ -215,8 +230,11 @@ class LockstepSeam(NodeSeam):
         return timer
 
     def destroy_timer(self, timer: _Timer) -> None:
-        self.timers.remove(timer)
-        self._lockstep._timers_changed = True
+        """Stop ``timer`` at once (not called again, even at this event); one destroyed
+        already is left as it is."""
+        if timer in self.timers:
+            self.timers.remove(timer)
+            self._lockstep._undue(timer)
 
     def now_ns(self) -> int:
         return self.time_ns
@@ -258,8 +276,9 @@ class Lockstep:
         self.offered_qos = {} if offered_qos is None else offered_qos
         self._now_ns = _time_ns(start_time_ns, 'start_time_ns')
         self._recorder = recorder
-        self._pending: collections.deque[tuple[str, Any]] = collections.deque()
-        self._pending_ids: set[int] = set()  # of the messages in _pending
+        # (topic, id of the message, message), in publication order
+        self._pending: collections.deque[tuple[str, int, Any]] = collections.deque()
+        self._pending_keys: set[tuple[str, int]] = set()  # (topic, id) of those
         self._due_ns: dict[_Timer, int] = {}
         self._routes: dict[str, list[tuple[type, Callable[[Any], None]]]] = {}
         self._timers_changed = self._subscriptions_changed = True
@@ -285,7 +304,24 @@ class Lockstep:
     def _remove(self, seam: LockstepSeam) -> None:
         if seam in self._seams:
             self._seams.remove(seam)
-            self._timers_changed = self._subscriptions_changed = True
+            for timer in seam.timers:
+                self._undue(timer)
+            for subscription in seam.subscriptions:
+                self._unroute(subscription)
+
+    def _undue(self, timer: _Timer) -> None:
+        """A destroyed timer: out of the due times now (``run_until`` calls only those)."""
+        self._due_ns.pop(timer, None)
+        self._timers_changed = True
+
+    def _unroute(self, subscription: _Subscription) -> None:
+        """A destroyed subscription: out of the topic table now, in a new list (a delivery
+        going through the old one finishes with it)."""
+        routes = self._routes.get(subscription.topic_name)
+        if routes is not None:
+            self._routes[subscription.topic_name] = [
+                route for route in routes if route is not subscription.route]
+        self._subscriptions_changed = True
 
     def run_until(self, end_ns: int, between: Callable[[int], None] | None = None) -> None:
         """Advance time event by event up to ``end_ns`` inclusive.
@@ -311,7 +347,7 @@ class Lockstep:
             if self._pending:
                 self.deliver()
             for timer, due_ns in list(due.items()):
-                if due_ns == next_ns:
+                if due_ns == next_ns and timer in due:  # (not destroyed meanwhile)
                     due[timer] = due_ns + timer.timer_period_ns
                     timer.callback()
                     if self._pending:
@@ -351,8 +387,7 @@ class Lockstep:
         self._routes = {}
         for seam in self._seams:
             for subscription in seam.subscriptions:
-                self._routes.setdefault(subscription.topic_name, []).append(
-                    (subscription.msg_type, subscription.callback))
+                self._routes.setdefault(subscription.topic_name, []).append(subscription.route)
 
     def deliver(self) -> None:
         """Deliver every message pending now (run_until does it after each callback)."""
@@ -360,10 +395,10 @@ class Lockstep:
             return
         self._refresh_routes()
         routes, recorder, pending = self._routes, self._recorder, self._pending
-        pending_ids, now_ns = self._pending_ids, self._now_ns
+        pending_keys, now_ns = self._pending_keys, self._now_ns
         while pending:
-            topic, msg = pending.popleft()
-            pending_ids.discard(id(msg))
+            topic, msg_id, msg = pending.popleft()
+            pending_keys.discard((topic, msg_id))
             if recorder is not None:
                 recorder(topic, msg, now_ns)
             for msg_type, callback in routes.get(topic, ()):

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from wheelsim.core.coroutines import is_async
 from wheelsim.core.params import ParameterError
 from wheelsim.core.tracking.reference import BodyTwist
 
@@ -75,6 +76,9 @@ def load_policy(spec: str) -> Policy:
     if not callable(policy):
         raise ParameterError(POLICY_PARAMETER, spec,
                              f'{module_name} has no callable {name}')
+    if is_async(policy):
+        raise ParameterError(POLICY_PARAMETER, spec,
+                             f'{name} is async: a policy returns its command, not a coroutine')
     try:
         signature = inspect.signature(policy)
     except (TypeError, ValueError):  # a callable without one (some built-ins): called as it is
