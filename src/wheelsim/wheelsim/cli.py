@@ -600,7 +600,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 
     try:
         outputs = calibration.calibrate_bag(
-            Path(args.bag), args.output, model=args.model,
+            args.bag, args.output, model=args.model,
             params_file=Path(args.params) if args.params else None, cmd_topic=args.cmd_topic,
             measured_topic=args.measured_topic, joint_states_topic=args.joint_states_topic,
             step_rate_hz=args.step_rate, overwrite=args.overwrite)

@@ -80,10 +80,13 @@ def test_what_the_fit_held_from_the_params_file_is_written_with_the_fitted_value
             f'{group}.max_deceleration': 1.2}
     record_excitation_bag(tmp_path / 'bag', parameters | held, excitation('differential',
                                                                            TOP_SPEED))
+    track = {'model_params.differential.track': 0.9}  # the bag's: measured, not "replaced"
     outputs = calibrate_bag(tmp_path / 'bag', tmp_path / 'out' / 'params.yaml',
-                            params_file=vehicle_sim_file(tmp_path / 'held.yaml', held))
+                            params_file=vehicle_sim_file(tmp_path / 'held.yaml', held | track))
     fitted = flat_params(outputs.params)
     assert {key: fitted.get(key) for key in held} == held
+    # found in review: "track 0.9 m (the file: 0.9)", for a difference in the 10th digit
+    assert 'not from --params' not in outputs.report, outputs.report
     assert fitted[f'{group}.dead_time'] == pytest.approx(
         actuators['drive_actuators.dead_time'], abs=2e-3)
     check_parameters(fitted)  # vehicle_sim takes the file
@@ -122,6 +125,23 @@ def calibrate_command(*args):
                           capture_output=True, text=True, timeout=300)
 
 
+def test_two_command_topics_are_named_with_the_option_that_chooses(tmp_path):
+    """Found in review: the topics were printed as a Python list, the option not named."""
+    from rosbags.rosbag2 import StoragePlugin, Writer
+    from rosbags.typesys import Stores, get_typestore
+
+    store = get_typestore(Stores.ROS2_JAZZY)
+    with Writer(tmp_path / 'bag', version=8, storage_plugin=StoragePlugin.MCAP) as writer:
+        for topic, kind in (('/cmd_vel', 'geometry_msgs/msg/TwistStamped'),
+                            ('/robot1/cmd_vel', 'geometry_msgs/msg/Twist'),
+                            ('/odom', 'nav_msgs/msg/Odometry')):
+            writer.add_connection(topic, kind, typestore=store)
+    with pytest.raises(CalibrationError) as refused:
+        calibrate_bag(tmp_path / 'bag', tmp_path / 'out' / 'params.yaml')
+    assert str(refused.value) == ('several command topics (/cmd_vel, /robot1/cmd_vel): choose '
+                                  'one with --cmd-topic')
+
+
 def test_broken_bags_are_refused_in_one_line_with_exit_2(tmp_path):
     parameters, _, _ = known('differential')
     record_excitation_bag(tmp_path / 'bag', parameters, [(2.0, (0.5, 0.0, 0.0))])
@@ -158,6 +178,8 @@ def test_outputs_are_checked_before_the_fit_and_never_overwritten_unasked(tmp_pa
     done = calibrate_command(tmp_path / 'bag', '-o', '')  # found in review: "is a folder"
     assert done.returncode == 2 and "-o '': an empty name; give the params file" in done.stderr, \
         done.stderr
+    done = calibrate_command('', '-o', tmp_path / 'p.yaml')  # found in review: taken as .
+    refused_in_one_line(done, "BAG '': an empty name; give the bag folder or its file")
     mine = tmp_path / 'params_report.txt'
     mine.write_text('my notes')
     done = calibrate_command(tmp_path / 'bag', '-o', tmp_path / 'params.yaml')
@@ -261,8 +283,8 @@ def test_the_step_rate_is_the_params_files_unless_the_option_gives_another(
     output = tmp_path / 'out' / 'params.yaml'
     with pytest.raises(CalibrationError) as refused:
         calibrate_bag(differential_bag, output, params_file=params, step_rate_hz=1000.0)
-    assert str(refused.value) == (f'--step-rate 1000.0: the --params file {params} sets '
-                                  'step_rate 500.0: give one of them')
+    assert str(refused.value) == (f'--step-rate 1000: the --params file {params} sets '
+                                  'step_rate 500: give one of them')
     periods = []
 
     def fit(recording, model, base, step_period_s):

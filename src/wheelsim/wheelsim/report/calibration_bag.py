@@ -57,6 +57,11 @@ def _matching(connections: list[Any], name: str, types: tuple[str, ...]) -> list
         c.topic == name or c.topic.endswith('/' + name))})
 
 
+#: The ``wheelsim calibrate`` option naming the topic of each kind.
+TOPIC_OPTIONS = {'command': '--cmd-topic', 'measured motion': '--measured-topic',
+                 'joint_states': '--joint-states-topic'}
+
+
 def _choose(connections, given: str | None, name: str, types: tuple[str, ...],
             what: str) -> str | None:
     if given is not None:
@@ -71,7 +76,8 @@ def _choose(connections, given: str | None, name: str, types: tuple[str, ...],
         return found[0].topic
     found = _matching(connections, name, types)
     if len(found) > 1:
-        raise CalibrationError(f'several {what} topics {found}: choose one with its option')
+        raise CalibrationError(f'several {what} topics ({", ".join(found)}): choose one with '
+                               f'{TOPIC_OPTIONS[what]}')
     return found[0] if found else None
 
 

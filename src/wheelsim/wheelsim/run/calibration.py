@@ -79,8 +79,11 @@ def _option_or_file(option: str, given: Any, key: str, params: dict[str, Any],
     override the other silently."""
     in_file = params.get(key)
     if given is not None and in_file is not None and given != in_file:
-        raise CalibrationError(f'{option} {given}: the --params file {params_file} sets {key} '
-                               f'{in_file}: give one of them')
+        def shown(value: Any) -> str:
+            return f'{value:g}' if isinstance(value, float) else str(value)
+
+        raise CalibrationError(f'{option} {shown(given)}: the --params file {params_file} sets '
+                               f'{key} {shown(in_file)}: give one of them')
     return given if given is not None else in_file
 
 
@@ -100,7 +103,7 @@ def _model(given: str | None, recording: Recording, params: dict[str, Any],
     return model or shown or 'differential'
 
 
-def calibrate_bag(bag: Path, output: str | os.PathLike, model: str | None = None,
+def calibrate_bag(bag: str | os.PathLike, output: str | os.PathLike, model: str | None = None,
                   params_file: Path | None = None, cmd_topic: str | None = None,
                   measured_topic: str | None = None, joint_states_topic: str | None = None,
                   step_rate_hz: float | None = None, overwrite: bool = False
@@ -117,6 +120,8 @@ def calibrate_bag(bag: Path, output: str | os.PathLike, model: str | None = None
     the fit, when ``params_file`` is not a valid vehicle_sim params file, or ``model``, its
     model and the bag's joint names do not agree, or ``step_rate_hz`` and its step_rate
     differ."""
+    if not os.fspath(bag):
+        raise CalibrationError("BAG '': an empty name; give the bag folder or its file")
     if step_rate_hz is not None and not 1.0 <= step_rate_hz <= 100_000.0:
         raise CalibrationError(f'--step-rate {step_rate_hz:g}: must be in [1, 100000] Hz')
     output, report_path, plot_path = _check_outputs(os.fspath(output), overwrite)
@@ -138,8 +143,8 @@ def calibrate_bag(bag: Path, output: str | os.PathLike, model: str | None = None
     geometry = fit_geometry(recording, model)
     measured = geometry_for_fit(model, geometry, base)
     held = {key: base[key] for key in FIT_GEOMETRY[model] if key in base and key not in measured}
-    replaced = {key: (base[key], value) for key, value in measured.items()
-                if key in base and base[key] != value}
+    replaced = {key: (base[key], value) for key, value in measured.items()  # as the report
+                if key in base and f'{base[key]:.5g}' != f'{value:.5g}'}  # shows them
     base.update(measured)
     try:
         result = calibrate(recording, model, base, 1.0 / step_rate_hz)
