@@ -90,9 +90,10 @@ def test_a_robots_sqlite3_bag_is_read_and_calibrated(tmp_path, recorded):
 
 def test_topics_are_named_when_missing_or_ambiguous(tmp_path, recorded):
     robot_bag(tmp_path / 'two', recorded, extra_cmd_topic='/robot2/cmd_vel')
-    with pytest.raises(CalibrationError, match=r"several command topics \['/robot1/cmd_vel', "
-                                               r"'/robot2/cmd_vel'\]"):
+    with pytest.raises(CalibrationError) as refused:  # found in review: a Python list, no option
         load_recording(tmp_path / 'two')
+    assert str(refused.value) == ('several command topics (/robot1/cmd_vel, /robot2/cmd_vel): '
+                                  'choose one with --cmd-topic')
     recording, _ = load_recording(tmp_path / 'two', commands='/robot1/cmd_vel')
     assert len(recording.command_t_s) == len(recorded.command_t_s)
     with pytest.raises(CalibrationError, match='no topic /robot9/odom'):

