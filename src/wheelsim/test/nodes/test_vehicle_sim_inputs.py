@@ -223,8 +223,13 @@ def test_initialpose_teleports_and_reset_returns_to_the_start(sim):
     pose.header.frame_id = 'map'
     pose.pose.pose.position.x = math.nan
     sim.initial_pose.publish(pose)
+    # found in review: 1e9 m was taken, and the other nodes then refused every pose beyond 1e9
+    pose.pose.pose.position.x = 2e6
+    sim.initial_pose.publish(pose)
     refused = ('initialpose ignored: its frame is "odom", vehicle_sim works in "map"',
-               'initialpose ignored: not finite (nan, -3.0, 1.0)')
+               'initialpose ignored: not finite (nan, -3.0, 1.0)',
+               'initialpose ignored: x=2e+06 m, y=-3 m (map frame) is beyond +-1e+06 m, the '
+               'range of initial_pose.x and .y')
     assert sim.probe.spin_until(
         lambda: all(line in sim.process.output() for line in refused), 20.0), (
         sim.process.output())

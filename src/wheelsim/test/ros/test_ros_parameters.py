@@ -123,7 +123,9 @@ def test_live_change_violating_a_rule_is_refused_with_the_reason(node_with):
     node, _, group_, changes = node_with()
     result = node.set_parameters([Parameter('rate', value=0.5)])[0]
     assert not result.successful
-    assert result.reason == 'parameter limits.speed = 1.0 is invalid: must be <= rate'
+    # found in review: the reason named only the parameter the change did not set
+    assert result.reason == ('parameter limits.speed = 1.0 is invalid: must be <= rate (this '
+                             'change sets rate = 0.5)')
     out_of_range = node.set_parameters([Parameter('limits.count', value=0)])[0]
     assert not out_of_range.successful and 'limits.count' in out_of_range.reason
     read_only = node.set_parameters([Parameter('kind', value='b')])[0]

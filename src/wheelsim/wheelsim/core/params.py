@@ -37,7 +37,7 @@ class ParameterError(ValueError):
         self.name = name
         self.value = value
         self.allowed = allowed
-        super().__init__(f'parameter {name} = {_short_repr(value)} is invalid: {allowed}')
+        super().__init__(f'parameter {name} = {short_repr(value)} is invalid: {allowed}')
 
     def with_prefix(self, prefix: str) -> ParameterError:
         """Return the same error with ``prefix.`` prepended to the parameter path."""
@@ -54,7 +54,7 @@ def _value_text(value: Any) -> str:
     return repr(value)
 
 
-def _short_repr(value: Any, limit: int = 120) -> str:
+def short_repr(value: Any, limit: int = 120) -> str:
     """:func:`_value_text` of ``value``, cut to about ``limit`` characters (a 60 000-number list
     stays readable)."""
     text = _value_text(value)

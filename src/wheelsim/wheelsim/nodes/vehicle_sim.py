@@ -37,7 +37,11 @@ from wheelsim.core.vehicle.config import VEHICLE_PARAM_SPECS, vehicle_config_fro
 from wheelsim.core.vehicle.description import VehicleDescription, describe
 from wheelsim.core.vehicle.model import Vehicle
 from wheelsim.core.vehicle_sim.command import CommandAge
-from wheelsim.core.vehicle_sim.config import VehicleSimSettings, unused_parameters
+from wheelsim.core.vehicle_sim.config import (
+    MAX_PLACED_M,
+    VehicleSimSettings,
+    unused_parameters,
+)
 from wheelsim.core.vehicle_sim.description import check_frame_links, vehicle_sim_urdf
 from wheelsim.core.vehicle_sim.timeline import Event, JumpKind, Pacer, Timeline
 from wheelsim.core.world.map_file import load_map_parameter
@@ -387,6 +391,11 @@ class VehicleSim:
     def _on_initial_pose(self, msg: PoseWithCovarianceStamped) -> None:
         pose = self._map_poses.pose(msg.pose.pose, msg.header.frame_id, 'initialpose')
         if pose is None or self._input_time_ns('initialpose') is None:
+            return
+        if max(abs(pose[0]), abs(pose[1])) > MAX_PLACED_M:
+            self._map_poses.warnings.warn('initialpose far', (
+                f'initialpose ignored: x={pose[0]:g} m, y={pose[1]:g} m (map frame) is beyond '
+                f'+-{MAX_PLACED_M:g} m, the range of initial_pose.x and .y'))
             return
         try:
             self.vehicle.teleport(pose)

@@ -50,6 +50,7 @@ from wheelsim.core.params import (
     ParamSpec,
     ParamValue,
     from_flat,
+    short_repr,
     specs,
     unknown_keys,
 )
@@ -285,7 +286,11 @@ class NodeParameters:
             try:
                 group.candidate(changes)
             except ParameterError as err:
-                return SetParametersResult(successful=False, reason=str(err))
+                reason = str(err)
+                if err.name not in {param.name for param in params}:  # a rule across two
+                    reason += ' (this change sets ' + ', '.join(
+                        f'{param.name} = {short_repr(param.value)}' for param in params) + ')'
+                return SetParametersResult(successful=False, reason=reason)
         return SetParametersResult(successful=True)
 
     def _apply(self, params: list[Parameter]) -> None:

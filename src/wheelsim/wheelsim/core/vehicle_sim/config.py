@@ -20,15 +20,23 @@ from wheelsim.core.world.footprint import Footprint
 CMD_VEL_TYPES = ('auto', 'twist', 'twist_stamped')
 
 
+#: The farthest a vehicle is put from the map's origin, along x and along y [m]: the start pose's
+#: range, and the range of an ``initialpose`` teleport (the other nodes refuse poses beyond
+#: 1e9 m, which noise would soon carry a vehicle put there to).
+MAX_PLACED_M = 1e6
+
+
 @dataclass(frozen=True)
 class InitialPose:
     """Where the vehicle starts, and where ``~/reset`` puts it back (map frame)."""
 
     x: float = param(
-        0.0, 'Start position x in the map frame.', unit='m', min_value=-1e6, max_value=1e6
+        0.0, 'Start position x in the map frame.', unit='m', min_value=-MAX_PLACED_M,
+        max_value=MAX_PLACED_M
     )
     y: float = param(
-        0.0, 'Start position y in the map frame.', unit='m', min_value=-1e6, max_value=1e6
+        0.0, 'Start position y in the map frame.', unit='m', min_value=-MAX_PLACED_M,
+        max_value=MAX_PLACED_M
     )
     yaw: float = param(
         0.0, 'Start heading in the map frame.', unit='rad', min_value=-2 * math.pi,
