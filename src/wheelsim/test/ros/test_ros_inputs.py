@@ -89,3 +89,36 @@ def test_frames_and_poses_static_transforms_put_beyond_1e9_m_are_refused(ros_dom
             assert poses.planar(0.0, 0.0, 0.0, frame, 'pose') is None, frame
     finally:
         rclpy.try_shutdown(context=context)
+
+
+def test_a_frame_whose_static_transform_was_refused_is_named_with_the_reason(capsys):
+    """Found in review: a NaN translation on /tf_static was dropped without a word, and a goal
+    in that frame was refused as if no static transform had been published."""
+    from tf2_msgs.msg import TFMessage
+
+    from wheelsim.ros.conversions import transform_stamped
+    from wheelsim.run.lockstep import Lockstep
+
+    class Frames:
+        name = 'frames'
+
+        def __init__(self, seam):
+            self.poses = MapPoses(seam, 'map')
+            tilted = transform_stamped(0, 'map', 'tilted', (1.0, 0.0, 0.0))
+            tilted.transform.rotation.x, tilted.transform.rotation.w = 0.6, 0.8
+            seam.create_publisher(TFMessage, '/tf_static', 10).publish(TFMessage(transforms=[
+                transform_stamped(0, 'map', 'badframe', (math.nan, 0.0, 0.0)), tilted,
+                transform_stamped(0, 'map', 'good', (2.0, 0.0, 0.0))]))
+            seam.create_timer(0.01, lambda: None)
+
+    lockstep = Lockstep(start_time_ns=1)
+    frames = lockstep.add(Frames, {})
+    lockstep.run_until(10_000_000)
+    assert frames.poses.map_T('good', 'goal_pose') == (2.0, 0.0, 0.0)
+    for frame, why in (('badframe', 'is not finite'), ('tilted', 'tilts the plane'),
+                       ('unknown', None)):
+        assert frames.poses.map_T(frame, f'goal in {frame}') is None  # (warnings: per input)
+        said = (f'/tf_static was ignored for it: its transform from "map" {why}' if why else
+                'no static transform joins them')
+        assert (f'goal in {frame} ignored: its frame is "{frame}", frames works in "map" '
+                f'({said})' in capsys.readouterr().err), frame

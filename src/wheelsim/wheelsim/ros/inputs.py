@@ -78,9 +78,12 @@ class MapPoses:
         frame = frame_id.lstrip('/')
         if frame in ('', self.map_frame):
             return True
+        refused = self._static.refused.get(frame)
+        why = (f'/tf_static was ignored for it: {refused}' if refused else
+               'no static transform joins them')
         self.warnings.warn(f'{what} frame', (
             f'{what} ignored: its frame is "{frame}", {self._seam.name} works in '
-            f'"{self.map_frame}" (no static transform joins them)'))
+            f'"{self.map_frame}" ({why})'))
         return False
 
     def map_T(self, frame_id: str, what: str) -> Floats3 | None:

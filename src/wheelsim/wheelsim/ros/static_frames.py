@@ -32,6 +32,8 @@ class StaticFrames:
 
     def __init__(self, seam: NodeSeam) -> None:
         self._parent: dict[str, tuple[str, Floats3]] = {}  # child -> (parent, parent_T_child)
+        #: child frame -> why its latest static transform was refused (until one is taken)
+        self.refused: dict[str, str] = {}
         seam.create_subscription(TFMessage, '/tf_static', self._on_static, STATIC_TF_QOS)
 
     def _on_static(self, msg: TFMessage) -> None:
@@ -40,9 +42,15 @@ class StaticFrames:
             planar = (abs(rotation.x) < PLANAR_TOLERANCE and abs(rotation.y) < PLANAR_TOLERANCE
                       and abs(translation.z) < PLANAR_TOLERANCE)
             values = (translation.x, translation.y, yaw_from_quaternion(rotation))
-            if planar and all(math.isfinite(v) for v in values):
-                parent = transform.header.frame_id.lstrip('/')
-                self._parent[transform.child_frame_id.lstrip('/')] = (parent, values)
+            parent = transform.header.frame_id.lstrip('/')
+            child = transform.child_frame_id.lstrip('/')
+            if not all(math.isfinite(v) for v in values):
+                self.refused[child] = f'its transform from "{parent}" is not finite'
+            elif not planar:
+                self.refused[child] = f'its transform from "{parent}" tilts the plane'
+            else:
+                self._parent[child] = (parent, values)
+                self.refused.pop(child, None)
 
     def _to_root(self, frame: str) -> tuple[str, Floats3]:
         """(root of ``frame``'s tree, root_T_frame)."""
