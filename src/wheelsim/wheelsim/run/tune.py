@@ -462,29 +462,26 @@ def params_file(best: Mapping[str, Any], parameters: Sequence[str]) -> str:
 
 def run_again_with_bag(scenario: Scenario, run_dir: Path, make_plots: bool) -> bool:
     """Run the best trial's ``scenario`` again, with its bag (and plots), into a folder beside
-    its ``run_dir``, then put that run in ``run_dir``'s place. Returns whether the run was
-    interrupted (Ctrl-C, SIGTERM; also while its report was written): ``run_dir`` is then left
-    as it was, and so it is when the run raises (the error raised as it is)."""
+    its ``run_dir`` (``.again``), then put that run in ``run_dir``'s place. Returns whether the
+    run was interrupted (Ctrl-C, SIGTERM; also while its report was written): ``run_dir`` is
+    then left as it was, and so it is when the run raises (the error raised as it is, the
+    ``.again`` folder kept for the files it names; the next call removes it)."""
     from wheelsim.run.runner import ReportInterrupted, run_scenario
 
     staging, replaced = run_dir.parent / '.again', run_dir.parent / '.replaced'
-    for left in (staging, replaced):  # what a killed command left
+    for left in (staging, replaced):  # what an earlier command left
         shutil.rmtree(left, ignore_errors=True)
     try:
-        try:
-            outcome = run_scenario(scenario, staging, show_progress=False,
-                                   make_plots=make_plots)
-        except ReportInterrupted:
-            return True
-        if outcome.interrupted:
-            return True
+        outcome = run_scenario(scenario, staging, show_progress=False, make_plots=make_plots)
+    except ReportInterrupted:
+        outcome = None
+    if outcome is not None and not outcome.interrupted:
         with HeldSignals():  # the swap is not cut in the middle
             run_dir.rename(replaced)
             outcome.output_dir.rename(run_dir)
             shutil.rmtree(replaced)
-        return False
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    shutil.rmtree(staging, ignore_errors=True)
+    return outcome is None or outcome.interrupted
 
 
 #: The study's plots :func:`write_study_plots` writes into the tune's folder.
