@@ -72,6 +72,11 @@ def _bag_model(recording: Recording) -> str | None:
     return 'differential' if names else None
 
 
+def _shown(value: Any) -> str:
+    """An option's or a params file's value in an error: a float as ``%g`` (1000, not 1000.0)."""
+    return f'{value:g}' if isinstance(value, float) else str(value)
+
+
 def _option_or_file(option: str, given: Any, key: str, params: dict[str, Any],
                     params_file: Path | None) -> Any:
     """``given`` (the value of the command-line ``option``), else the ``--params`` file's
@@ -79,11 +84,8 @@ def _option_or_file(option: str, given: Any, key: str, params: dict[str, Any],
     override the other silently."""
     in_file = params.get(key)
     if given is not None and in_file is not None and given != in_file:
-        def shown(value: Any) -> str:
-            return f'{value:g}' if isinstance(value, float) else str(value)
-
-        raise CalibrationError(f'{option} {shown(given)}: the --params file {params_file} sets '
-                               f'{key} {shown(in_file)}: give one of them')
+        raise CalibrationError(f'{option} {_shown(given)}: the --params file {params_file} '
+                               f'sets {key} {_shown(in_file)}: give one of them')
     return given if given is not None else in_file
 
 
