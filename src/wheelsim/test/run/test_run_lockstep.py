@@ -284,6 +284,15 @@ def test_what_a_headless_run_cannot_serve_is_refused_naming_it(feature, message)
         Lockstep().add(wants(feature), {})
 
 
+@pytest.mark.parametrize('feature', [
+    lambda seam: seam.create_timer(0.1, None),
+    lambda seam: seam.create_subscription(String, 'x', 'not a function', 10)])
+def test_a_callback_that_cannot_be_called_is_refused_when_given(feature):
+    """Found in review: a timer made with None failed only when first due, without its name."""
+    with pytest.raises(TypeError, match=r'^wanting: .*: the callback .* is not callable$'):
+        Lockstep().add(wants(feature), {})
+
+
 def test_a_message_of_another_type_is_a_type_error_as_in_rclpy():
     """Found in review: a String published on an Odometry publisher was delivered and
     recorded."""

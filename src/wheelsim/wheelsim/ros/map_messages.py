@@ -6,6 +6,7 @@ as planar (x, y and the yaw of its orientation), as map_server writes it.
 
 from __future__ import annotations
 
+import math
 from array import array
 
 import numpy as np
@@ -13,6 +14,7 @@ from geometry_msgs.msg import Point32, PointStamped, PolygonStamped
 from nav_msgs.msg import OccupancyGrid
 from sensor_msgs.msg import LaserScan
 
+from wheelsim.core.geometry.se2 import compose_floats
 from wheelsim.core.world.config import ScanSettings
 from wheelsim.core.world.footprint import Footprint
 from wheelsim.core.world.occupancy import OccupancyMap
@@ -20,11 +22,14 @@ from wheelsim.ros.conversions import fill_pose, pose2d, time_msg
 
 
 def occupancy_map(msg: OccupancyGrid, occupied_threshold: int,
-                  map_T_grid: tuple[float, float, float] | None = None) -> OccupancyMap:
-    """The core map of a grid message; ``map_T_grid`` (if given) replaces its origin (the
-    origin already moved into the receiver's map frame). Raises MapError on a bad grid."""
+                  map_T_frame: tuple[float, float, float] | None = None) -> OccupancyMap:
+    """The core map of a grid message, its origin moved by ``map_T_frame`` (if given: the
+    planar transform from the message's frame into the receiver's map frame). Raises MapError
+    on a bad grid, naming a non-finite origin as the message gives it."""
     info = msg.info
-    origin = pose2d(info.origin) if map_T_grid is None else map_T_grid
+    origin = pose2d(info.origin)
+    if map_T_frame is not None and all(map(math.isfinite, origin)):
+        origin = compose_floats(map_T_frame, origin)
     data = np.asarray(msg.data, dtype=np.int8)
     return OccupancyMap.from_values(data, int(info.width), int(info.height),
                                     float(info.resolution), origin, occupied_threshold)

@@ -30,7 +30,6 @@ from nav_msgs.msg import OccupancyGrid
 from rclpy.qos import qos_profile_sensor_data
 from sensor_msgs.msg import LaserScan
 
-from wheelsim.core.geometry.se2 import compose_floats
 from wheelsim.core.units import NS_PER_S
 from wheelsim.core.vehicle.config import VehicleConfig
 from wheelsim.core.vehicle.model import Vehicle
@@ -44,7 +43,7 @@ from wheelsim.core.world.map_file import load_map_parameter
 from wheelsim.core.world.occupancy import MapError, OccupancyMap
 from wheelsim.core.world.scanner import LaserScanner
 from wheelsim.ros import qos
-from wheelsim.ros.conversions import pose2d, time_msg
+from wheelsim.ros.conversions import time_msg
 from wheelsim.ros.inputs import MapPoses
 from wheelsim.ros.map_messages import (
     footprint_polygon,
@@ -140,9 +139,8 @@ class SimWorld:
         if map_T_frame is None:
             return  # warned (throttled); tried again at the next scan time
         self._pending_map = None
-        origin = compose_floats(map_T_frame, pose2d(msg.info.origin))
         try:
-            world = occupancy_map(msg, self.settings.world.occupied_threshold, origin)
+            world = occupancy_map(msg, self.settings.world.occupied_threshold, map_T_frame)
         except MapError as err:
             self._map_poses.warnings.warn('map invalid', f'map ignored: {err}')
             return

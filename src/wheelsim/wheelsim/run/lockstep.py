@@ -74,6 +74,10 @@ def resolve_topic(topic: str, namespace: str, node_name: str) -> str:
 
 
 def _not_async(callback: Callable[..., Any], what: str) -> None:
+    """Refuse, naming ``what``, a callback this seam cannot call: not callable (a TypeError,
+    at once rather than when it is first due) or async (:class:`NotServed`)."""
+    if not callable(callback):
+        raise TypeError(f'{what}: the callback {callback!r} is not callable')
     if is_async(callback):
         raise NotServed(f'{what}: an async callback is not served in a headless run (its '
                         'coroutine would never be awaited)')
