@@ -355,6 +355,9 @@ def test_bad_arguments_name_themselves(robot):
     with pytest.raises(MemoryError, match=r'^num_envs = 1000000000000: no memory for the '
                        r'environments \(Unable to allocate'):
         ws.PathTrackingVectorEnv(robot, 10**12)
+    for count in (10**18, 2**63):  # found in review: numpy's ValueError, an OverflowError
+        with pytest.raises(MemoryError, match=rf'^num_envs = {count}: no memory for the '):
+            ws.GoalReachingVectorEnv(robot, count, (1.0, 0.0, 0.0))
     env = ws.PathTrackingEnv(robot)
     env.reset(seed=0)
     for action in ([0.1, np.inf], [0.1, 0.0, 0.0], np.ones(2, dtype=bool)):

@@ -239,6 +239,12 @@ def test_a_section_for_every_node_gives_load_vehicle_what_vehicle_sim_declares(t
 @pytest.mark.parametrize('call, message', [
     (lambda: ws.load_vehicle('no_such_preset'), r'preset_or_params_file.*presets: .*indoor'),
     (lambda: ws.load_vehicle('/no/such/file.yaml'), 'no such file'),
+    # found in review: a folder was "no such file"; a rule across two parameters blamed the
+    # one params did not set, without saying what params set
+    (lambda: ws.load_vehicle('/tmp'), r"preset_or_params_file = '/tmp': a folder, not a params "
+     'file'),
+    (lambda: ws.load_vehicle(None, {'step_rate': 7.0}), r'parameter pub_rate = 50.0 is invalid: '
+     r'must be <= step_rate \(7 Hz\) \(params set step_rate = 7.0\)$'),
     (lambda: ws.load_vehicle(None, {'model_params.differential.trak': 1.0}),
      r"unknown parameter 'model_params.differential.trak'.*'model_params.differential.track'"),
     (lambda: ws.load_vehicle(None, {'model_params.differential.track': -1.0}),
@@ -274,7 +280,20 @@ def test_a_section_for_every_node_gives_load_vehicle_what_vehicle_sim_declares(t
      'one integer'),
     # found in review: True ran as seed 1, the noise of the vehicle given seed 1
     (lambda: ws.simulate(DIFF, np.zeros((2, 3)), np.zeros((5, 3)), 0.01, seeds=[1, True]),
-     r'seeds must be 2 integers, one per vehicle in \[0, 2\^63\), got \[1, True\]'),
+     r'seeds must be 2 integers, one per vehicle, in \[0, 2\^63\), none masked, got \[1, '
+     r'True\]'),
+    # found in review: the value under a mask was taken; a seed out of range was named "seed"
+    (lambda: ws.simulate(DIFF, np.zeros((2, 3)), np.zeros((5, 3)), 0.01,
+                         seeds=np.ma.masked_array([1, 99], mask=[False, True])),
+     r'seeds must be 2 integers, one per vehicle, in \[0, 2\^63\), none masked'),
+    (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), 0.01,
+                         seeds=np.ma.masked_array(7, mask=True)),
+     r'seeds must be one integer in \[0, 2\^63\), none masked'),
+    (lambda: ws.simulate(DIFF, np.zeros((2, 3)), np.zeros((5, 3)), 0.01,
+                         seeds=np.array([1, 2**63], dtype=np.uint64)),
+     r'seeds must be 2 integers, one per vehicle, in \[0, 2\^63\)'),
+    (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), 0.01, seeds=-1),
+     r'seeds must be one integer in \[0, 2\^63\), none masked, got -1'),
     (lambda: ws.simulate(DIFF, None, np.zeros((5, 2)), 0.01, command_type='speed_steering'),
      r"'speed_steering' is not for the differential model: it is for bicycle"),
     (lambda: ws.simulate(DIFF, None, np.zeros((5, 3)), 0.01, command_type='wheels'),
@@ -359,6 +378,15 @@ def test_a_trajectory_too_large_for_memory_names_n_steps():
         ws.rollout(DIFF, np.zeros((3, 3)), lambda s, t: np.zeros((3, 3)), 10**12, 0.01)
 
 
+@pytest.mark.parametrize('n_steps', [10**18, 2**63, np.int64(2**63 - 1), np.uint64(2**64 - 1)])
+def test_a_trajectory_larger_than_any_array_names_n_steps(n_steps):
+    """Found in review: numpy's ValueError ("array is too big", "Maximum allowed dimension
+    exceeded"), and n_steps + 1 wrapping around for a numpy integer."""
+    with pytest.raises(MemoryError, match=rf'^n_steps = {int(n_steps)} for 1 vehicle\(s\): no '
+                       'memory for the trajectory'):
+        ws.rollout(DIFF, None, lambda s, t: np.zeros(3), n_steps, 0.01)
+
+
 def test_plots_return_figures(room_vehicle):
     trajectory = ws.simulate(room_vehicle, None, np.tile([0.5, 0.0, 0.4], (300, 1)), DT_S)
     reference = np.column_stack([trajectory.x_m + 0.01, trajectory.y_m, trajectory.yaw_rad])
@@ -381,6 +409,16 @@ def test_plots_return_figures(room_vehicle):
     (lambda t, v: ws.plot_trajectory(t, None), 'vehicle must be a SimVehicle'),
     (lambda t, v: ws.plot_tracking_errors(t, 'abc'), 'reference must have shape .*got no '
      'array of real numbers'),
+    # found in review: complex (imaginary part dropped), bool and masked references were taken
+    (lambda t, v: ws.plot_tracking_errors(t, np.zeros((len(t.t_s), 3), complex)),
+     'reference must have shape .*got no array of real numbers'),
+    (lambda t, v: ws.plot_tracking_errors(t, np.zeros((len(t.t_s), 3), bool)),
+     'reference must have shape .*got no array of real numbers'),
+    (lambda t, v: ws.plot_tracking_errors(t, [[True, 0, 0]] + [[0, 0, 0]] * (len(t.t_s) - 1)),
+     'reference must have shape .*got no array of real numbers'),
+    (lambda t, v: ws.plot_tracking_errors(t, np.ma.masked_array(
+        np.zeros((len(t.t_s), 3)), mask=np.eye(len(t.t_s), 3, dtype=bool))),
+     'reference must have shape .*got no array of real numbers'),
     (lambda t, v: ws.plot_trajectory(None, v), 'trajectory must be a Trajectory .*got NoneType'),
     (lambda t, v: ws.plot_trajectory(t.pose, v), r'trajectory must be a Trajectory .*got ndarray '
      r'array\(\[\[[^\n]*$'),  # one line

@@ -41,6 +41,10 @@ def test_a_car_or_an_unknown_mapping_is_refused_by_name():
                         r'got \(2,\) and \(1,\)'),
     (['up'], [0.1], 'first must be stick axes'),
     ([0.1], [[0.1, 0.2], [0.3]], 'second must be stick axes: real numbers in .*one array'),
+    # found in review: the value under a mask, and a bool among numbers, were taken
+    (np.ma.masked_array([0.9, 0.1], mask=[True, False]), 0.0, 'first must be stick axes'),
+    ([True, 0.5], 0.0, 'first must be stick axes'),
+    (0.0, [0.5, np.complex128(0.5)], 'second must be stick axes'),
 ])
 def test_axes_that_are_not_sticks_are_refused_by_name(first, second, message):
     """Found in review: NaN gave NaN speeds, and [0.5, 0.5] against [0.1] was broadcast."""

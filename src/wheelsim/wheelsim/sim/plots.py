@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 from wheelsim.core.geometry.angles import wrap_angles
 from wheelsim.core.vehicle.model import joint_columns
 from wheelsim.report.plots import draw_map
-from wheelsim.sim.rollout import Trajectory, _number
+from wheelsim.sim.rollout import Trajectory, real_floats, real_number
 from wheelsim.sim.vehicle import SimVehicle, check_vehicle
 
 if TYPE_CHECKING:
@@ -51,10 +51,10 @@ def _reference(reference: ArrayLike, samples: int | None) -> np.ndarray:
     ValueError naming it otherwise."""
     rows = 'M' if samples is None else str(samples)
     where = 'a path' if samples is None else 'at every sample of the trajectory'
-    try:
-        array = np.asarray(reference, dtype=np.float64)
+    try:  # no text, bool, complex or masked value, no ragged rows
+        array = real_floats(reference, 'reference', 'x_m, y_m[, yaw_rad]')
         got = f'shape {array.shape}'
-    except (TypeError, ValueError):  # text, ragged rows
+    except ValueError:
         array, got = np.zeros(0), 'no array of real numbers'
     if array.ndim != 2 or not array.shape[0] or array.shape[0] != (samples or array.shape[0]) \
             or array.shape[1] not in (2, 3):
@@ -81,7 +81,7 @@ def plot_trajectory(trajectory: Trajectory, vehicle: SimVehicle, footprint_every
         raise ValueError(f'vehicle must be of the kind that drove the trajectory: its joints '
                          f'are {", ".join(drove)}, the trajectory\'s '
                          f'{", ".join(trajectory.joint_names)}')
-    if not 0.0 < _number(footprint_every_s) < math.inf:
+    if not 0.0 < real_number(footprint_every_s) < math.inf:
         raise ValueError(f'footprint_every_s = {footprint_every_s!r} must be a finite number '
                          '> 0 [s]')
     path = None if reference is None else _reference(reference, None)

@@ -182,14 +182,16 @@ class _Fleet:
 @contextlib.contextmanager
 def memory_for(argument: str, what: str) -> Iterator[None]:
     """A MemoryError inside the block raised again naming ``argument`` (e.g. ``'n_steps =
-    10'``) and ``what`` found no memory: numpy's names only the array's size and shape."""
+    10'``) and ``what`` found no memory: numpy's names only the array's size and shape. So is
+    numpy's ValueError or OverflowError for a shape larger than any array can be (the block
+    only allocates)."""
     try:
         yield
-    except MemoryError as err:
+    except (MemoryError, ValueError, OverflowError) as err:
         raise MemoryError(f'{argument}: no memory for {what} ({err})') from None
 
 
-def _number(value: Any) -> float:
+def real_number(value: Any) -> float:
     """``value`` as a float if it is one real number (a Python or numpy number, a 0-d array
     not masked, a Decimal, a Fraction, an object with ``__float__``; not a bool, text, complex
     or a sequence), else NaN (also for one too large for a float)."""
@@ -215,11 +217,11 @@ WHOLE_STEPS_TOLERANCE = 0.01
 
 def _steps_per_period(vehicle: SimVehicle, dt_s: float) -> int:
     """Physics steps in one control period of ``dt_s`` [s]; ValueError naming ``dt_s`` unless
-    it is one real number (:func:`_number`) at most :data:`MAX_PERIOD_S` and a whole number
+    it is one real number (:func:`real_number`) at most :data:`MAX_PERIOD_S` and a whole number
     (>= 1) of steps, to :data:`WHOLE_STEPS_TOLERANCE` of a step (0.0015 s at 1 kHz is 1.5
     steps: refused; float32's 3000.0015 s, 3000001.46 steps: refused)."""
     step_rate = vehicle.settings.step_rate
-    ratio = _number(dt_s) * step_rate
+    ratio = real_number(dt_s) * step_rate
     steps = round(ratio) if math.isfinite(ratio) and ratio < 2 * MAX_PERIOD_S * step_rate \
         else 0
     if steps < 1 or steps > MAX_PERIOD_S * step_rate \
@@ -231,7 +233,7 @@ def _steps_per_period(vehicle: SimVehicle, dt_s: float) -> int:
     return steps
 
 
-def _floats(values: ArrayLike, name: str, meaning: str) -> NDArray[np.float64]:
+def real_floats(values: ArrayLike, name: str, meaning: str) -> NDArray[np.float64]:
     """``values`` as an array of floats; ValueError naming ``name`` if they are not real
     numbers: no bool or text (numpy would convert both, a bool among numbers in a list too),
     no complex number (numpy would drop its imaginary part with a warning), no masked value
@@ -265,7 +267,7 @@ def _finite(values: ArrayLike, name: str, shape: tuple[int | None, ...], meaning
     """``values`` as floats of ``shape`` (None: any length), finite, at most ``limit`` in
     magnitude (poses and options: COMMAND_LIMIT, as the core takes them; commands and actions:
     inf, any finite value, since they are saturated)."""
-    array = _floats(values, name, meaning)
+    array = real_floats(values, name, meaning)
     if array.ndim != len(shape) or any(
             n is not None and n != got for n, got in zip(shape, array.shape, strict=True)):
         wanted = str(tuple('any' if n is None else n for n in shape)).replace("'", '')
@@ -284,7 +286,7 @@ def _start(vehicle: SimVehicle, x0: ArrayLike | None, count: int | None
     if x0 is None:
         pose = vehicle.settings.initial_pose
         x0 = (pose.x, pose.y, pose.yaw)
-    x0 = _floats(x0, 'x0', 'x_m, y_m, yaw_rad')
+    x0 = real_floats(x0, 'x0', 'x_m, y_m, yaw_rad')
     if x0.ndim not in (1, 2):
         raise ValueError(f'x0 must have shape (3,) (x_m, y_m, yaw_rad) or (N, 3) (one per '
                          f'vehicle), got shape {x0.shape}')
@@ -304,19 +306,23 @@ def _not_empty(batch: NDArray[np.float64], name: str, form: str) -> None:
 
 def _x0_is_batch(x0: ArrayLike | None) -> bool:
     """Whether ``x0`` is (N, 3) start poses, a batch (None and (3,) are one vehicle)."""
-    return x0 is not None and _floats(x0, 'x0', 'x_m, y_m, yaw_rad').ndim == 2
+    return x0 is not None and real_floats(x0, 'x0', 'x_m, y_m, yaw_rad').ndim == 2
 
 
 def _seeds(vehicle: SimVehicle, seeds: int | ArrayLike | None, count: int, batched: bool
            ) -> tuple[int, ...]:
+    """The seed of each vehicle: ``seeds`` (one integer, or one per vehicle when ``batched``;
+    none masked) or the vehicle's ``seed``; ValueError naming ``seeds`` and the range."""
     if seeds is None:
         return (vehicle.settings.seed,) * count
     array = np.asarray(seeds)
-    if array.shape != ((count,) if batched else ()) or not np.issubdtype(
-            array.dtype, np.integer) or _holds_bool(seeds, array.ndim):
-        wanted = f'{count} integers, one per vehicle' if batched else 'one integer'
-        raise ValueError(f'seeds must be {wanted} in [0, 2^63), got {seeds!r}')
-    return tuple(int(seed) for seed in array.reshape(-1))
+    taken = () if np.ma.is_masked(seeds) or array.shape != ((count,) if batched else ()) \
+        or not np.issubdtype(array.dtype, np.integer) or _holds_bool(seeds, array.ndim) \
+        else tuple(int(seed) for seed in array.reshape(-1))
+    if not taken or not all(0 <= seed < 2**63 for seed in taken):
+        wanted = f'{count} integers, one per vehicle,' if batched else 'one integer'
+        raise ValueError(f'seeds must be {wanted} in [0, 2^63), none masked, got {seeds!r}')
+    return taken
 
 
 def _run(vehicle: SimVehicle, poses: NDArray[np.float64], seeds: tuple[int, ...],
@@ -326,6 +332,7 @@ def _run(vehicle: SimVehicle, poses: NDArray[np.float64], seeds: tuple[int, ...]
     of period k from the (N, 6) states (:data:`STATE_COLUMNS`) at its start."""
     if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 0:
         raise ValueError(f'n_steps = {n_steps!r} must be an integer >= 0')
+    n_steps = int(n_steps)  # a numpy integer's n_steps + 1 could wrap around
     steps = _steps_per_period(vehicle, dt_s)
     joints = joint_columns(vehicle.config)
     columns = np.array(_STATE_SOURCES + joints.wheel_rates + joints.steering_angles)
@@ -379,7 +386,7 @@ def simulate(vehicle: SimVehicle, x0: ArrayLike | None, commands: ArrayLike, dt_
     """
     width = command_width(command_type, check_vehicle(vehicle).model)
     meaning = f'{width} values of {command_type!r} per command'
-    commands_batched = _floats(commands, 'commands', meaning).ndim == 3
+    commands_batched = real_floats(commands, 'commands', meaning).ndim == 3
     shape = (None, None, width) if commands_batched else (None, width)
     commands = _finite(commands, 'commands', shape, meaning, math.inf)
     _check_steering(commands, 'commands', command_type)

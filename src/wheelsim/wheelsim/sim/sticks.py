@@ -7,6 +7,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from wheelsim.core.teleop.two_stick import side_shares, wheel_shares
 from wheelsim.core.vehicle.description import NO_LIMIT_TOP_SPEED_MPS
+from wheelsim.sim.rollout import real_floats
 from wheelsim.sim.vehicle import SimVehicle, check_vehicle
 
 
@@ -23,17 +24,16 @@ def stick_wheel_speeds(vehicle: SimVehicle, mapping: str, first: ArrayLike, seco
     check_vehicle(vehicle)
     axes = []
     for name, axis in (('first', first), ('second', second)):
-        try:
-            axes.append(np.asarray(axis))
-        except ValueError:  # a ragged sequence
+        try:  # no text, bool, complex or masked value, one array
+            axes.append(real_floats(axis, name, 'stick axes'))
+        except ValueError:
             raise ValueError(f'{name} must be stick axes: real numbers in [-1, 1], as one '
                              'array') from None
     if axes[0].shape != axes[1].shape and axes[0].ndim and axes[1].ndim:
         raise ValueError(f'first and second must have one shape (or one be a single value), '
                          f'got {axes[0].shape} and {axes[1].shape}')
     for name, axis in zip(('first', 'second'), axes, strict=True):
-        if np.iscomplexobj(axis) or not np.issubdtype(axis.dtype, np.number) or \
-                not np.all(np.abs(axis) <= 1.0):  # NaN fails too
+        if not np.all(np.abs(axis) <= 1.0):  # NaN fails too
             raise ValueError(f'{name} must be stick axes: real numbers in [-1, 1]')
     left, right = side_shares(mapping, *axes)
     top_speed_mps = vehicle.config.drive.max_velocity or NO_LIMIT_TOP_SPEED_MPS

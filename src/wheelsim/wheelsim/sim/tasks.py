@@ -34,9 +34,9 @@ from wheelsim.sim.rollout import (
     _STATE_SOURCES,
     _finite,
     _Fleet,
-    _number,
     _start,
     _steps_per_period,
+    real_number,
 )
 from wheelsim.sim.vehicle import SimVehicle, check_vehicle
 
@@ -84,7 +84,7 @@ def _positive(value: float, name: str, unit: str, zero: bool = False,
               limit: float = math.inf) -> float:
     """``value`` as a float; ValueError naming ``name`` unless it is a real number (not a bool
     or a string), finite and > 0 (``zero``: >= 0), at most ``limit``."""
-    number = _number(value)
+    number = real_number(value)
     if not (math.isfinite(number) and (number >= 0.0 if zero else number > 0.0)
             and number <= limit):
         bound = ('>= 0' if zero else '> 0') + (

@@ -16,7 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from wheelsim.core.params import flatten, from_flat, specs, unknown_keys
+from wheelsim.core.params import (
+    ParameterError,
+    flatten,
+    from_flat,
+    short_repr,
+    specs,
+    unknown_keys,
+)
 from wheelsim.core.params_file import node_parameters, preset_names_in, read_sections
 from wheelsim.core.vehicle.config import (
     VEHICLE_PARAM_SPECS,
@@ -116,7 +123,8 @@ def _params_file(preset_or_params_file: str | Path) -> Path:
         return path
     path = Path(text)
     if not path.is_file():
-        raise ValueError(f'preset_or_params_file = {text!r}: no such file')
+        what = 'a folder, not a params file' if path.is_dir() else 'no such file'
+        raise ValueError(f'preset_or_params_file = {text!r}: {what}')
     return path
 
 
@@ -151,12 +159,19 @@ def load_vehicle(preset_or_params_file: str | Path | None = None,
                              f'vehicle_sim (vehicle_sim, /**/vehicle_sim, /**, /*); its '
                              f'sections: {found}')
         values.update(node_parameters([path], NODE_NAME, PARAMETER_NAMES))
-    values.update({name: _plain(value) for name, value in flatten(dict(params or {})).items()})
+    given = {name: _plain(value) for name, value in flatten(dict(params or {})).items()}
+    values.update(given)
     for name, closest in unknown_keys(PARAMETER_NAMES, values):
         hint = f'; did you mean {closest!r}?' if closest else ''
         raise ValueError(f'unknown parameter {name!r}: vehicle_sim has no such parameter{hint}')
-    config = vehicle_config_from_params(values)
-    settings = from_flat(VehicleSimSettings, values)
+    try:
+        config = vehicle_config_from_params(values)
+        settings = from_flat(VehicleSimSettings, values)
+    except ParameterError as err:
+        if not given or err.name in given:
+            raise
+        raise ParameterError(err.name, err.value, f'{err.allowed} (params set ' + ', '.join(
+            f'{name} = {short_repr(value)}' for name, value in given.items()) + ')') from None
     world = None
     if settings.world.map_yaml:
         try:
