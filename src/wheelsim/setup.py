@@ -49,7 +49,7 @@ setup(
             'planner = wheelsim.nodes:planner',
             'controller = wheelsim.nodes:controller',
             'wheel_teleop = wheelsim.nodes:wheel_teleop',
-            'wheelsim = wheelsim.cli:main',
+            'wheelsim = wheelsim.entry:main',
         ],
     },
 )

@@ -33,6 +33,7 @@ LAYERS = {
     'shipped': {'shipped'},
     'run': {'core', 'ros', 'nodes', 'report', 'shipped', 'run'},
     'cli': {'core', 'report', 'run', 'cli'},
+    'entry': {'run', 'cli', 'entry'},
     'bringup': {'core', 'ros', 'nodes', 'run', 'shipped', 'bringup'},
     'sim': {'core', 'report', 'shipped', 'sim'},
 }

@@ -5,6 +5,7 @@ import json
 import os
 import re
 import signal
+import sys
 from pathlib import Path
 
 import pytest
@@ -519,3 +520,88 @@ def test_a_huge_param_value_is_cut_in_the_error(capsys, process_state_restored, 
     assert 'controller.lead_time: must be a finite number in [-1, 10]' in error
     assert len(error) < 300 and '...' in error, error
 
+
+
+@pytest.mark.parametrize('argv, message', [
+    (['run'], 's.yaml: pass_criteria.collisions: computed only with a map'),
+    (['sweep', '--param', 'seed=1,2'], 's.yaml: pass_criteria.collisions: computed only with '
+                                       'a map'),
+    (['tune', '--param', 'controller.lead_time=0:0.5', *OBJECTIVE],
+     'pass_criteria.collisions: computed only with a map, which s.yaml does not give'),
+])
+def test_a_pass_criterion_on_the_world_without_a_map_is_refused(argv, message, capsys,
+                                                                process_state_restored,
+                                                                tmp_path, monkeypatch):
+    """Found in review: every run (each point, each trial) ran to fail it, the metric unset."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 's.yaml').write_text(SHORT_RUN + 'pass_criteria: {collisions: 0, '
+                                                 'cross_track_rms_m: 1}\n')
+    assert main([argv[0], 's.yaml', *argv[1:]]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert err.startswith(f'wheelsim {argv[0]}: error: ') and message in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['s.yaml']
+
+
+def test_overwrite_refuses_to_remove_a_file_the_run_reads(capsys, process_state_restored,
+                                                          tmp_path, monkeypatch):
+    """Found in review: a scenario saved as the run folder's metrics.json was replaced by the
+    run's metrics, and a map image saved as one of its plots removed before the run."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'short.yaml').write_text(SHORT_RUN)
+    assert main(['run', 'short.yaml', '--quiet', '--no-plots', '--output', 'out']) == 0
+    inside = tmp_path / 'out' / 'short' / 'metrics.json'
+    inside.write_text(SHORT_RUN)
+    capsys.readouterr()
+    assert main(['run', str(inside), '--quiet', '--no-plots', '--output', 'out',
+                 '--overwrite']) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err == (
+        f'wheelsim run: error: {inside} is read by this run (its scenario, params_file or map) '
+        'and a run writes there: not overwriting it; move it or choose another --output\n')
+    assert inside.read_text() == SHORT_RUN
+    assert (tmp_path / 'out' / 'short' / 'bag' / 'metadata.yaml').is_file()  # nothing removed
+
+
+def test_ctrl_c_before_a_command_handles_it_is_an_interrupt_not_a_traceback(
+        capsys, process_state_restored, monkeypatch):
+    """Found in review: a Ctrl-C while the command loaded (its imports, its arguments) ended
+    in a traceback through the executable's entry point."""
+    import wheelsim
+    from wheelsim import cli, entry
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, '_parser', interrupted)
+    assert main(['run']) == 130
+    assert capsys.readouterr().err == 'wheelsim: interrupted\n'
+
+    class InterruptedImport:  # a Ctrl-C while wheelsim.cli is imported
+        def find_spec(self, name, path=None, target=None):
+            if name == 'wheelsim.cli':
+                raise KeyboardInterrupt
+            return None
+
+    monkeypatch.delattr(wheelsim, 'cli')
+    monkeypatch.delitem(sys.modules, 'wheelsim.cli')
+    monkeypatch.setattr(__import__('sys'), 'meta_path',
+                        [InterruptedImport(), *sys.meta_path])
+    assert entry.main() == 130
+    assert capsys.readouterr().err == 'wheelsim: interrupted\n'
+
+
+def test_ctrl_c_before_the_simulation_begins_leaves_no_run_folder(capsys,
+                                                                  process_state_restored,
+                                                                  tmp_path, monkeypatch):
+    """Found in review: a folder holding only its marker was left, and the next run went to
+    short-2."""
+    from wheelsim.run import runner
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, 'simulate', interrupted)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'short.yaml').write_text(SHORT_RUN)
+    assert main(['run', 'short.yaml', '--quiet', '--no-plots', '--output', 'out']) == 130
+    assert capsys.readouterr().err == 'wheelsim run: interrupted\n'
+    assert list((tmp_path / 'out').iterdir()) == []

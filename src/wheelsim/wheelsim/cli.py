@@ -26,6 +26,7 @@ from typing import Any
 os.environ.setdefault('OPENBLAS_NUM_THREADS', '1')
 
 from wheelsim.core.units import MIN_RATE_HZ  # noqa: E402
+from wheelsim.run.held_signals import EXIT_INTERRUPTED  # noqa: E402
 from wheelsim.run.output import (  # noqa: E402
     OutputError,
     check_command_folder,
@@ -44,7 +45,6 @@ from wheelsim.run.scenario import (  # noqa: E402
 
 EXIT_BAD_INPUT = 2
 EXIT_WRITE_FAILED = 3
-EXIT_INTERRUPTED = 130
 
 
 def _load(path: str | None):
@@ -617,12 +617,16 @@ def _interrupt(signum: int, frame: object) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command's entry; returns the exit code. Meant to end the process: on return, every
+    """The command's entry; returns the exit code (:data:`EXIT_INTERRUPTED` also for a Ctrl-C
+    while it loads, before a command handles it). Meant to end the process: on return, every
     object is left out of the garbage collector for good (``gc.freeze``), because the
     interpreter's exit scans all of them in several full collections (about 160 000 with numba
     loaded: 0.7 s of CPU after a ``wheelsim run``) to free nothing the command still needs."""
     try:
         return _command(argv)
+    except KeyboardInterrupt:  # in the arguments' parsing or the imports before a command
+        print('wheelsim: interrupted', file=sys.stderr)
+        return EXIT_INTERRUPTED
     finally:
         gc.freeze()
 

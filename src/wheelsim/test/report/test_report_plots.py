@@ -69,3 +69,19 @@ def test_pdf_of_a_real_page_count_check_fails_on_fewer_pages(tmp_path):
     with PdfPages(tmp_path / 'one.pdf') as pdf:
         pdf.savefig(Figure())
     assert pdf_page_count(tmp_path / 'one.pdf') == 1
+
+
+@pytest.mark.parametrize('records, said', [
+    (straight_run(), 'no map or footprint recorded'),
+    ([], 'no map, footprint or ground truth recorded'),
+])
+def test_the_clearance_plot_names_what_is_missing(tmp_path, records, said):
+    """Found in review: a run with ground truth and a footprint but no map was told that none
+    of the three was recorded."""
+    from matplotlib.figure import Figure
+
+    from wheelsim.report.plots import plot_clearance
+
+    figure = Figure()
+    plot_clearance(figure, load_run(write_bag(tmp_path / 'bag', records)))
+    assert [text.get_text() for text in figure.axes[0].texts] == [said]

@@ -15,6 +15,7 @@ from wheelsim.run.output import (
     check_command_folder,
     check_run_name,
     command_folder,
+    discard_unwritten,
     json_text,
     run_folder,
 )
@@ -265,3 +266,26 @@ def test_a_folder_another_process_writes_is_refused_until_it_ends(tmp_path):
         holder.communicate('', timeout=30)
     assert command_folder(folder, 'sweep') == folder
     assert command_folder(folder, 'sweep') == folder  # again in this process: its own lock
+
+
+def test_overwrite_refuses_to_remove_a_file_the_run_reads_and_removes_nothing(tmp_path):
+    """Found in review: a scenario saved as the run folder's metrics.json was replaced."""
+    folder = run_folder(tmp_path, 'demo')
+    (folder / 'timing.json').write_text('x')
+    scenario = folder / 'metrics.json'
+    scenario.write_text('name: demo\n')
+    with pytest.raises(OutputError, match=rf'^{re.escape(str(scenario))} is read by this run'):
+        run_folder(tmp_path, 'demo', overwrite=True, inputs=[tmp_path / 'demo' / '.' /
+                                                             'metrics.json'])
+    assert scenario.read_text() == 'name: demo\n' and (folder / 'timing.json').is_file()
+
+
+def test_a_run_folder_with_nothing_written_is_discarded_one_with_a_user_file_kept(tmp_path):
+    folder = run_folder(tmp_path, 'demo')
+    discard_unwritten(folder)
+    assert not folder.exists()
+    folder = run_folder(tmp_path, 'demo')
+    (folder / 'notes.txt').write_text('mine')
+    again = run_folder(tmp_path, 'demo', overwrite=True)
+    discard_unwritten(again)
+    assert sorted(p.name for p in again.iterdir()) == [MARKER, 'notes.txt']

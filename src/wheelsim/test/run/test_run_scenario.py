@@ -224,6 +224,9 @@ def test_a_folder_given_as_params_file_is_named_as_a_folder(tmp_path):
      'seed: 9223372036854775808 must be an integer in [0, 2**63-1]'),
     ('seed: 5.0', 'seed: 5.0 must be an integer in [0, 2**63-1]'),
     ('record: 5', 'record: 5 must be "all", "none" or a list'),
+    # found in review: Python's None and True in the message
+    ('record:', 'record: null must be "all", "none" or a list'),
+    ('duration: true', 'duration: true must be a number of seconds'),
     # found in review: a typo recorded nothing of that topic, without a word
     ('record: [odom, odm]', 'record: /odm: no node of a run publishes it (did you mean /odom?)'),
     ('record: [diagnostics]', 'record: /diagnostics: no node of a run publishes it'),

@@ -170,7 +170,7 @@ def _load(path: str | Path) -> Any:
     except OSError as err:
         raise ParamsFileError(path, None, f'not a readable YAML file: {err.strerror}') from None
     except UnicodeDecodeError as err:
-        raise ParamsFileError(path, None, f'not a readable YAML file: {err}') from None
+        raise ParamsFileError(path, None, yaml_numbers.not_utf8(err)) from None
     except yaml.YAMLError as err:
         raise ParamsFileError(path, None, 'not a readable YAML file: '
                               f'{yaml_numbers.one_line(err)}') from None

@@ -134,6 +134,13 @@ def one_line(err: yaml.YAMLError) -> str:
     return f'{context}: {problem}{where}' if context else f'{problem}{where}'
 
 
+def not_utf8(err: UnicodeDecodeError) -> str:
+    """Why a YAML file whose bytes are not UTF-8 is refused, on one line: which byte, where,
+    and what to do (``not UTF-8 text (byte 0xff at position 15); save it as UTF-8``)."""
+    return (f'not UTF-8 text (byte 0x{err.object[err.start]:02x} at position {err.start}); '
+            'save it as UTF-8')
+
+
 class DuplicateKeyError(yaml.YAMLError):
     """A key given twice in one mapping; the message names it and where both are (lines, or
     columns of one line)."""

@@ -221,7 +221,12 @@ def plot_clearance(fig: Figure, run: RunData) -> None:
     ax = _time_axes(fig, 1)[0]
     t_s, clearance_m = clearance_series(run)
     if not len(t_s):
-        _no_data(ax, 'no map, footprint or ground truth recorded')
+        missing = [what for what, absent in (('map', run.world is None),
+                                             ('footprint', run.footprint is None),
+                                             ('ground truth', not len(run.ground_truth)))
+                   if absent]
+        listed = ', '.join(missing[:-1]) + ' or ' * (len(missing) > 1) + missing[-1]
+        _no_data(ax, f'no {listed} recorded')
         return
     ax.plot(t_s, clearance_m, color=COLORS['true'], lw=1, label='clearance (true pose)')
     for i, t in enumerate(run.collisions.t_s):

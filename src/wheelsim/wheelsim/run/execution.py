@@ -104,6 +104,7 @@ def job_key(scenario: Scenario) -> str:
     overrides and seed): equal keys, equal runs, so a rerun can skip them."""
     fields = asdict(scenario)
     del fields['params_file_replaced']  # what the params file said, not what runs
+    del fields['params_file']  # its values are in node_parameters
     del fields['nodes_given'], fields['overridden']  # where the values came from
     text = json.dumps(fields, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:12]

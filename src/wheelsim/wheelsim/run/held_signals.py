@@ -27,6 +27,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: The exit code of a command ended by one of them, as a shell gives for SIGINT.
+EXIT_INTERRUPTED = 130
 
 
 class HeldSignals:

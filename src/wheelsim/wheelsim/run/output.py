@@ -106,17 +106,24 @@ def _run_paths(folder: Path) -> list[Path]:
     return paths
 
 
-def _remove_run_files(folder: Path, writes: Collection[str]) -> None:
+def _remove_run_files(folder: Path, writes: Collection[str], inputs: Collection[Path]) -> None:
     """Remove what an earlier run wrote into ``folder``; every other file stays. Where this run
     writes (``writes``: of :data:`SUBFOLDERS`, and the folder's own files), a symbolic link is
     refused (the run would write through it, outside the folder), as is a file where it writes
-    a folder or the reverse, and a file of another name in a folder it makes whole."""
+    a folder or the reverse, a file of another name in a folder it makes whole, and one of the
+    files the run reads (``inputs``: its scenario, params file, map)."""
     if not (folder / MARKER).is_file():
         raise OutputError(f'{folder} was not written by wheelsim run (no {MARKER}): '
                           'not overwriting it; choose another --output or scenario name')
     unwritten = [folder / sub for sub in SUBFOLDERS if sub not in writes]
     paths = [path for path in _run_paths(folder)  # where this run writes
              if path not in unwritten and path.parent not in unwritten]
+    read = {path.resolve() for path in inputs}
+    taken = [path for path in paths if path.resolve() in read]
+    if taken:
+        raise OutputError(f'{taken[0]} is read by this run (its scenario, params_file or map) '
+                          'and a run writes there: not overwriting it; move it or choose '
+                          'another --output')
     links = [path for path in paths if path.is_symlink()]
     if links:
         raise OutputError(f'{links[0]} is a symbolic link where a run writes: not writing '
@@ -145,18 +152,19 @@ def _remove_run_files(folder: Path, writes: Collection[str]) -> None:
 
 
 def run_folder(output_root: Path, name: str, overwrite: bool = False,
-               writes: Collection[str] = SUBFOLDERS) -> Path:
+               writes: Collection[str] = SUBFOLDERS, inputs: Collection[Path] = ()) -> Path:
     """The folder of a new run of ``name`` in ``output_root``, created (see the module doc);
     ``writes``: the folders of :data:`SUBFOLDERS` this run writes (with ``overwrite``, a file or
     folder of another kind than the run writes in one of them, or in its place, is refused; in
-    one it does not write, left alone)."""
+    one it does not write, left alone); ``inputs``: the files the run reads (with
+    ``overwrite``, one where a run writes is refused)."""
     root = Path(output_root).resolve()
     folder = root / check_run_name(name)  # one component: directly inside the root
     root.mkdir(parents=True, exist_ok=True)
     if overwrite and (folder.exists() or folder.is_symlink()):
         if folder.is_symlink() or not folder.is_dir():
             raise OutputError(f'{folder} is not a plain folder: not overwriting it')
-        _remove_run_files(folder, writes)
+        _remove_run_files(folder, writes, inputs)
     else:
         for number in range(2, MAX_NUMBERED):
             if not folder.exists() and not folder.is_symlink():
@@ -171,6 +179,15 @@ def run_folder(output_root: Path, name: str, overwrite: bool = False,
     except OSError as err:
         raise _cannot_create(folder, err) from None
     return folder
+
+
+def discard_unwritten(folder: Path) -> None:
+    """Remove ``folder`` (made by :func:`run_folder`) if it holds nothing but its marker: a run
+    stopped before it wrote anything leaves no folder to number the next one past. A folder
+    with anything else in it (``--overwrite`` kept a user's file there) stays as it is."""
+    if [path.name for path in folder.iterdir()] == [MARKER]:
+        (folder / MARKER).unlink()
+        folder.rmdir()
 
 
 def _cannot_create(folder: Path, err: OSError) -> OutputError:

@@ -32,8 +32,15 @@ from wheelsim.core.params import ParameterError, ParamSpec
 from wheelsim.core.planning.config import AUTO
 from wheelsim.core.planning.waypoints import MIN_WAYPOINT_SPACING_M
 from wheelsim.report.summary import passes
-from wheelsim.run.output import ERROR_FILE, json_text, run_folder
-from wheelsim.run.scenario import DEFAULT_SCENARIO, NODE_NAMES, Scenario, ScenarioError
+from wheelsim.run.held_signals import EXIT_INTERRUPTED
+from wheelsim.run.output import ERROR_FILE, discard_unwritten, json_text, run_folder
+from wheelsim.run.scenario import (
+    DEFAULT_SCENARIO,
+    NODE_NAMES,
+    Scenario,
+    ScenarioError,
+    input_files,
+)
 
 if TYPE_CHECKING:  # the lock-step runner imports rclpy: not for --help
     from wheelsim.run.lockstep import Recorder
@@ -51,7 +58,6 @@ PROGRESS_STEP_S = 0.5  # simulated time between two updates of the progress bar
 PROGRESS_STEP_NS = round(PROGRESS_STEP_S * 1e9)
 REAL_TIME_FACTOR_DIGITS = 3  # significant digits of timing.json's achieved real-time factor
 EXIT_CRITERIA_FAILED = 1
-EXIT_INTERRUPTED = 130
 
 
 class ReportInterrupted(KeyboardInterrupt):
@@ -219,6 +225,7 @@ def check_across_nodes(scenario: Scenario) -> None:
                                 'initial_pose: the vehicle is there already and would stand '
                                 'still; give the waypoints to drive through')
     _check_recorded_topics(scenario, where)
+    _check_world_criteria(scenario, where)
     planner = scenario.node_parameters.get('planner', {})
     if planner.get('model', AUTO) != AUTO:
         return  # checked as given, with the rest
@@ -236,15 +243,34 @@ MAP_TOPICS = {'/scan': 'scan.enabled', '/map': 'world.publish_map',
               '/collision': 'world.collisions'}
 
 
+def has_map(scenario: Scenario) -> bool:
+    """Whether a run of ``scenario`` has a map: its ``map`` or vehicle_sim's
+    ``world.map_yaml``."""
+    return scenario.map_yaml is not None or bool(
+        scenario.node_parameters.get('vehicle_sim', {}).get('world.map_yaml'))
+
+
+def _check_world_criteria(scenario: Scenario, where: str) -> None:
+    """ScenarioError for a pass criterion on a metric of the world (:data:`WORLD_METRICS`)
+    without a map: no run computes it, so every run would fail it."""
+    from wheelsim.report.metrics import WORLD_METRICS
+
+    unmeasured = [key for key in scenario.pass_criteria if key in WORLD_METRICS]
+    if unmeasured and not has_map(scenario):
+        raise ScenarioError(f'{where}: pass_criteria.{unmeasured[0]}: computed only with a map '
+                            "(map, or vehicle_sim's world.map_yaml), which the scenario does "
+                            'not give')
+
+
 def _check_recorded_topics(scenario: Scenario, where: str) -> None:
     """ScenarioError for a topic ``record`` names that no node of this scenario publishes:
-    the world's topics (:data:`MAP_TOPICS`) without a map (the scenario's ``map`` or vehicle_sim's
-    ``world.map_yaml``), or with the parameter that turns one on set false."""
+    the world's topics (:data:`MAP_TOPICS`) without a map (:func:`has_map`), or with the
+    parameter that turns one on set false."""
     vehicle = {**node_defaults()['vehicle_sim'], **scenario.node_parameters.get('vehicle_sim', {})}
     for topic in scenario.record_topics or ():
         if topic not in MAP_TOPICS:
             continue
-        if scenario.map_yaml is None and not vehicle['world.map_yaml']:
+        if not has_map(scenario):
             raise ScenarioError(f"{where}: record: {topic}: published only with a map (map, or "
                                 "vehicle_sim's world.map_yaml), which the scenario does not give")
         if not vehicle[MAP_TOPICS[topic]]:
@@ -465,12 +491,16 @@ def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float 
     check_across_nodes(scenario)
     records = record and scenario.record_topics != ()
     out = run_folder(output_root, scenario.name, overwrite,
-                     writes=('bag',) * records + ('plots',) * make_plots)
-    # the report's data, read from each message as it is published
-    reader = RunReader(plots=make_plots)
+                     writes=('bag',) * records + ('plots',) * make_plots,
+                     inputs=input_files(scenario) if overwrite else ())
     try:
+        # the report's data, read from each message as it is published
+        reader = RunReader(plots=make_plots)
         wall_s, interrupted = simulate(scenario, out / 'bag' if record else None,
                                        real_time_factor, show_progress, phases, reader.take)
+    except KeyboardInterrupt:  # before the simulation began: nothing written
+        discard_unwritten(out)
+        raise
     except RecordingError:
         raise
     except Exception as err:  # noqa: BLE001 - whatever a node raised: reported, not a crash

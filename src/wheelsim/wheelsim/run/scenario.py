@@ -32,6 +32,7 @@ its map included, before starting anything.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -49,7 +50,7 @@ from wheelsim.core.params_file import (
     read_sections,
     section_parameters,
 )
-from wheelsim.core.world.map_file import load_map_file
+from wheelsim.core.world.map_file import load_map_file, map_image_path
 from wheelsim.core.world.occupancy import MapError
 from wheelsim.run.output import OutputError, check_run_name
 from wheelsim.shipped import shipped_map, shipped_map_names
@@ -96,6 +97,8 @@ class Scenario:
     map_yaml: Path | None = None
     """The map vehicle_sim reads (the runner gives it as ``world.map_yaml``) and publishes
     on ``map`` (as Nav2's map_server would), if any."""
+    params_file: Path | None = None
+    """The scenario's ``params_file``, resolved, if any."""
     params_file_replaced: Mapping[str, str] = field(default_factory=dict)
     """``{'node.param': what sets it}``: parameters the ``params_file`` sets that every run sets
     itself (:data:`RUN_SET_PARAMETERS`), so the file's values are not used (the CLI says so)."""
@@ -212,8 +215,7 @@ def load_scenario(
     except OSError as err:
         raise ScenarioError(f'cannot read scenario {source}: {err.strerror}') from None
     except UnicodeDecodeError as err:
-        raise ScenarioError(f'{source}: not UTF-8 text (byte 0x{err.object[err.start]:02x} at '
-                            f'position {err.start}); save it as UTF-8') from None
+        raise ScenarioError(f'{source}: {yaml_numbers.not_utf8(err)}') from None
     except yaml.YAMLError as err:
         raise ScenarioError(f'{source}: not valid YAML: {yaml_numbers.one_line(err)}') from None
     if not isinstance(tree, dict):
@@ -231,7 +233,8 @@ def load_scenario(
         raise _fail(source, 'name', str(err)) from None
     duration = tree.get('duration', 60.0)
     if not _is_finite_number(duration) or not 0 < duration <= 86400:
-        raise _fail(source, 'duration', f'{duration!r} must be a number of seconds in (0, 86400]')
+        raise _fail(source, 'duration', f'{yaml_numbers.shown(duration)} must be a number of '
+                    'seconds in (0, 86400]')
     seed = tree.get('seed', 1)
     check_seed(f'{source}: seed', seed)
 
@@ -249,7 +252,8 @@ def load_scenario(
             if topic in record_topics[:index]:
                 raise _fail(source, f'record: {topic}', 'given twice: give it once')
     else:
-        raise _fail(source, 'record', f'{record!r} must be "all", "none" or a list of topic names')
+        raise _fail(source, 'record', f'{yaml_numbers.shown(record)} must be "all", "none" or a '
+                    'list of topic names')
 
     criteria = _mapping_or_none(tree, 'pass_criteria')
     if not isinstance(criteria, dict):
@@ -260,8 +264,8 @@ def load_scenario(
             hint = _closest(str(key), metric_names)
             raise _fail(source, f'pass_criteria.{key}', 'unknown metric' + hint)
         if not _is_finite_number(bound) or bound < 0:
-            raise _fail(source, f'pass_criteria.{key}', f'{bound!r} must be a finite number >= 0 '
-                        '(no metric is negative)')
+            raise _fail(source, f'pass_criteria.{key}', f'{yaml_numbers.shown(bound)} must be a '
+                        'finite number >= 0 (no metric is negative)')
 
     parameters = {node: {} for node in NODE_NAMES}
     replaced: dict[str, str] = {}
@@ -323,7 +327,22 @@ def load_scenario(
     return Scenario(name=name, duration_s=float(duration), seed=seed, record_topics=record_topics,
                     pass_criteria={k: float(v) for k, v in criteria.items()},
                     node_parameters=parameters, source=source, map_yaml=map_yaml,
+                    params_file=params_path if 'params_file' in tree else None,
                     params_file_replaced=replaced, nodes_given=given)
+
+
+def input_files(scenario: Scenario) -> list[Path]:
+    """The files a run of ``scenario`` reads: the scenario file, its ``params_file`` and the
+    map's YAML and image (its ``map``, or vehicle_sim's ``world.map_yaml``, relative to the
+    current folder as the node takes it)."""
+    files = [path for path in (scenario.source, scenario.params_file) if path is not None]
+    map_yaml = scenario.map_yaml or scenario.node_parameters.get('vehicle_sim', {}).get(
+        'world.map_yaml')
+    if map_yaml:
+        files.append(Path(map_yaml))
+        with contextlib.suppress(MapError):  # an unreadable map is the run's error to name
+            files.append(map_image_path(map_yaml))
+    return files
 
 
 def check_node_parameters(source: Path | str, prefix: str, node: str, values: Mapping[str, Any],

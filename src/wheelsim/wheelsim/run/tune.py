@@ -148,15 +148,18 @@ MAP_PARAMETER = 'world.map_yaml'
 
 
 def check_objective(scenario: Scenario, axes: Sequence[Axis], objective: str) -> None:
-    """ScenarioError for an objective no trial computes: a metric of the world
-    (:data:`~wheelsim.report.metrics.WORLD_METRICS`) where no map is given (``map``, vehicle_sim's
-    ``world.map_yaml`` or an axis setting it)."""
+    """ScenarioError for an objective or a pass criterion no trial computes: a metric of the
+    world (:data:`~wheelsim.report.metrics.WORLD_METRICS`) where no map is given (``map``,
+    vehicle_sim's ``world.map_yaml`` or an axis setting it)."""
     from wheelsim.report.metrics import WORLD_METRICS
+    from wheelsim.run.runner import has_map
 
-    maps = (scenario.map_yaml, scenario.node_parameters.get('vehicle_sim', {}).get(MAP_PARAMETER),
-            any(a.name == f'vehicle_sim.{MAP_PARAMETER}' for a in axes))
-    if objective in WORLD_METRICS and not any(maps):
-        raise ScenarioError(f'--objective {objective}: computed only with a map, which '
+    if has_map(scenario) or any(a.name == f'vehicle_sim.{MAP_PARAMETER}' for a in axes):
+        return
+    unmeasured = [f'--objective {objective}'] * (objective in WORLD_METRICS) + [
+        f'pass_criteria.{key}' for key in scenario.pass_criteria if key in WORLD_METRICS]
+    if unmeasured:
+        raise ScenarioError(f'{unmeasured[0]}: computed only with a map, which '
                             f'{scenario.source or "the scenario"} does not give (map, or '
                             f'vehicle_sim\'s {MAP_PARAMETER})')
 

@@ -9,7 +9,12 @@ import pytest
 from PIL import Image
 
 from wheelsim.core.params import ParameterError
-from wheelsim.core.world.map_file import cell_values, load_map_file, load_map_parameter
+from wheelsim.core.world.map_file import (
+    cell_values,
+    load_map_file,
+    load_map_parameter,
+    map_image_path,
+)
 from wheelsim.core.world.occupancy import MapError
 
 YAML = """image: {image}
@@ -212,3 +217,20 @@ def test_keys_map_server_does_not_read_are_ignored_and_listed(tmp_path):
     assert loaded.mode == 'trinary'
     assert loaded.ignored == ('mod (did you mean mode?)', 'source')
     assert load_map_file(write_map(tmp_path, [[0, 254]], mode='mode: scale')).ignored == ()
+
+
+def test_a_map_yaml_that_is_not_utf8_is_named(tmp_path):
+    """Found in review: a UnicodeDecodeError traceback from wheelsim run."""
+    path = tmp_path / 'map.yaml'
+    path.write_bytes(b'image: room.pgm\xff\n')
+    with pytest.raises(MapError, match=r'^map .*map.yaml: not UTF-8 text \(byte 0xff at position '
+                                       r'15\); save it as UTF-8$'):
+        load_map_file(path)
+    with pytest.raises(MapError, match='not UTF-8 text'):
+        map_image_path(path)
+
+
+def test_the_image_path_is_read_without_the_image(tmp_path):
+    path = write_map(tmp_path, [[0]])
+    (tmp_path / 'map.pgm').unlink()
+    assert map_image_path(path) == tmp_path / 'map.pgm'

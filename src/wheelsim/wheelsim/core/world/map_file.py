@@ -86,15 +86,17 @@ def _number(path: Path, doc: dict[str, Any], key: str) -> float:
         raise _fail(path, key, 'missing (map_server needs it)')
     value = doc[key]
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise _fail(path, key, f'{value!r} must be a finite number')
+        raise _fail(path, key, f'{yaml_numbers.shown(value)} must be a finite number')
     return float(value)
 
 
 def _read_yaml(path: Path) -> dict[str, Any]:
     try:
-        doc = yaml_numbers.load(path.read_text())
+        doc = yaml_numbers.load(path.read_text(encoding='utf-8'))
     except OSError as err:
         raise MapError(f'cannot read map {path}: {err.strerror}') from None
+    except UnicodeDecodeError as err:
+        raise MapError(f'map {path}: {yaml_numbers.not_utf8(err)}') from None
     except yaml.YAMLError as err:
         raise MapError(f'map {path}: not valid YAML: {yaml_numbers.one_line(err)}') from None
     if not isinstance(doc, dict):
@@ -106,7 +108,7 @@ def _read_yaml(path: Path) -> dict[str, Any]:
 def _image_path(path: Path, doc: dict[str, Any]) -> Path:
     image = doc.get('image')
     if not isinstance(image, str) or not image:
-        raise _fail(path, 'image', f'{image!r} must name the image file')
+        raise _fail(path, 'image', f'{yaml_numbers.shown(image)} must name the image file')
     image = os.path.expanduser(image) if image.startswith('~/') else image
     return Path(image) if os.path.isabs(image) else path.parent / image
 
@@ -116,7 +118,7 @@ def _negate(path: Path, doc: dict[str, Any]) -> bool:
         raise _fail(path, 'negate', 'missing (map_server needs it: 0 or 1)')
     value = doc['negate']
     if not isinstance(value, (bool, int)):
-        raise _fail(path, 'negate', f'{value!r} must be an integer or true/false')
+        raise _fail(path, 'negate', f'{yaml_numbers.shown(value)} must be an integer or true/false')
     return bool(value)
 
 
@@ -127,10 +129,20 @@ def _mode(path: Path, doc: dict[str, Any]) -> str:
     return value.lower()
 
 
+def _yaml_path(yaml_path: str | os.PathLike) -> Path:
+    text_path = os.fspath(yaml_path)
+    return Path(os.path.expanduser(text_path) if text_path.startswith('~/') else text_path)
+
+
+def map_image_path(yaml_path: str | os.PathLike) -> Path:
+    """The image a map_server YAML names (without reading it); raises :class:`MapError`."""
+    path = _yaml_path(yaml_path)
+    return _image_path(path, _read_yaml(path))
+
+
 def load_map_file(yaml_path: str | os.PathLike) -> MapFile:
     """Read a map_server YAML and its image; raises :class:`MapError` naming the key."""
-    text_path = os.fspath(yaml_path)
-    path = Path(os.path.expanduser(text_path) if text_path.startswith('~/') else text_path)
+    path = _yaml_path(yaml_path)
     doc = _read_yaml(path)
     image_path = _image_path(path, doc)
     resolution = _number(path, doc, 'resolution')
