@@ -605,3 +605,17 @@ def test_ctrl_c_before_the_simulation_begins_leaves_no_run_folder(capsys,
     assert main(['run', 'short.yaml', '--quiet', '--no-plots', '--output', 'out']) == 130
     assert capsys.readouterr().err == 'wheelsim run: interrupted\n'
     assert list((tmp_path / 'out').iterdir()) == []
+
+
+def test_a_tune_with_every_value_fixed_is_refused(capsys, process_state_restored, tmp_path,
+                                                  monkeypatch):
+    """Found in review: --param controller.lead_time=0.1 ran its trials, each the same run."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'short.yaml').write_text(SHORT_RUN)
+    assert main(['tune', 'short.yaml', '--param', 'controller.lead_time=0.1', '--param',
+                 'controller.feedforward.k_x=2', *OBJECTIVE]) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err == (
+        'wheelsim tune: error: --param controller.lead_time=0.1 --param '
+        'controller.feedforward.k_x=2: one value each, so every trial would be the same run: '
+        'give a range LOW:HIGH or two values or more (wheelsim run runs one)\n')
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['short.yaml']
