@@ -240,6 +240,10 @@ def test_presets_describe_the_vehicle_once_and_never_contradict_it(path):
         assert 0 < planner_config.limits.max_curvature <= description.max_curvature, \
             'plans too tight to steer'
     assert planner_config.limits.max_speed <= controller_config.limits.max_linear_x
+    if planner_config.reverses:  # found in review: the car planned reversing at 3 m/s, 1 allowed
+        reverse_mps = planner_config.limits.motion_limits(reverse=True).max_speed_mps
+        assert reverse_mps <= -controller_config.limits.min_linear_x, \
+            'plans reversing faster than the controller backs up (min_linear_x)'
 
 
 # --- Nav2 ------------------------------------------------------------------------------------

@@ -247,6 +247,12 @@ def test_a_scenario_without_waypoints_is_refused(capsys, process_state_restored,
     (['run', '--param', 'planner.holonomic=true'],
      "--param planner.holonomic: only an omni vehicle moves sideways; the model is "
      "'differential' (vehicle_sim.model)"),
+    # found in review: the mecanum preset's holonomic plan with stanley drove 0.5 m off it
+    (['run', '--param', 'vehicle_sim.model=omni', '--param', 'planner.holonomic=true',
+      '--param', 'controller.algorithm=stanley'],
+     '--param controller.algorithm: stanley does not follow a holonomic plan '
+     '(planner.holonomic true: the base slides sideways, which a steered front axle cannot): '
+     'choose feedforward or pure_pursuit, or set planner.holonomic false'),
 ])
 def test_a_run_that_would_stand_still_is_refused_before_it_starts(argv, message, capsys,
                                                                   process_state_restored,

@@ -197,7 +197,9 @@ def check_across_nodes(scenario: Scenario) -> None:
     parameters with its model taken from the vehicle, as the planner completes them once it
     learns the vehicle (its own check: ``holonomic`` for a vehicle that is not omni), which it
     would refuse then, planning nothing; a recorded world topic no node of the scenario
-    publishes (:func:`_check_recorded_topics`), which would leave the bag without it."""
+    publishes (:func:`_check_recorded_topics`), which would leave the bag without it; a pass
+    criterion no run computes (:func:`_check_world_criteria`); a holonomic plan for the
+    stanley law, which drives it off the path (docs/planning_control.md: "no")."""
     where = 'the default scenario' if scenario.source in (None, DEFAULT_SCENARIO) \
         else scenario.source
     frames = {}
@@ -226,6 +228,12 @@ def check_across_nodes(scenario: Scenario) -> None:
                                 'still; give the waypoints to drive through')
     _check_recorded_topics(scenario, where)
     _check_world_criteria(scenario, where)
+    controller = {**node_defaults()['controller'], **scenario.node_parameters.get('controller', {})}
+    if planner['holonomic'] and controller['algorithm'] == 'stanley':
+        raise ScenarioError(f'{_named(scenario, where, "controller.algorithm")}: stanley does not '
+                            'follow a holonomic plan (planner.holonomic true: the base slides '
+                            'sideways, which a steered front axle cannot): choose feedforward or '
+                            'pure_pursuit, or set planner.holonomic false')
     planner = scenario.node_parameters.get('planner', {})
     if planner.get('model', AUTO) != AUTO:
         return  # checked as given, with the rest

@@ -277,3 +277,31 @@ def test_limits_from_the_vehicle_bound_the_lag_error(time_constant_s, accelerati
     assert config.limits.max_lateral_acceleration == pytest.approx(lateral_mps2)
     # the along-track lag a drive of that time constant leaves: a tau^2 / 2 <= 4 cm
     assert config.limits.max_acceleration * time_constant_s**2 / 2 <= LAG_ERROR_M + 1e-12
+
+
+@pytest.mark.parametrize('waypoints', [
+    [10.0, 0.0, NAN, 10.0, 0.5, NAN, 0.0, 0.5, NAN],  # a reversal at the middle waypoint
+    [2.0, 0.0, 0.0, 2.0, 2.0, 1.5708, 0.0, 2.0, 3.1416],  # a reversing leg to the last one
+])
+def test_no_two_poses_of_a_car_plan_coincide(waypoints):
+    """Found in review: the shipped car's plan repeated the waypoint where it reverses (60 ns,
+    1e-15 m apart), so Nav2's controllers, which find a cusp from the two steps beside a pose
+    (nav2_util's findFirstPathInversion), found none there; and the plan's curvature was read
+    as 2.8 1/m from that step."""
+    from wheelsim.core.params_file import node_parameters
+    from wheelsim.shipped import shipped_params_dir
+
+    preset = shipped_params_dir() / 'ackermann_car.yaml'
+    vehicle = describe(from_flat(VehicleConfig, {
+        key: value for key, value in node_parameters([preset], '/vehicle_sim').items()
+        if key == 'model' or key.startswith('model_params.')}))
+    planner = {key: value for key, value in node_parameters([preset], '/planner').items()
+               if key != 'waypoints'}
+    cfg, _ = with_vehicle(from_flat(PlannerConfig, {**planner, 'waypoints': waypoints}), vehicle)
+    # the start as the run's noisy estimate gave it (the arc lengths' rounding depends on it)
+    trajectory = plan_waypoints(cfg, Pose2D(0.05601174287645234, 0.004488182389919,
+                                            0.007854749713091979))
+    steps = np.column_stack([np.diff(trajectory.x_m), np.diff(trajectory.y_m)])
+    assert np.hypot(*steps.T).min() > 0.01
+    turning_back = (steps[:-1] * steps[1:]).sum(axis=1) < 0  # Nav2's rule, pose by pose
+    assert len(trajectory.legs) > 1 and turning_back.sum() == len(trajectory.legs) - 1

@@ -14,6 +14,10 @@ import numpy as np
 
 from wheelsim.core.arrays import FloatArray
 
+#: Arc lengths of a path's knots closer than this [m] are one sample: they differ by the
+#: rounding of lengths summed piece by piece.
+KNOT_MERGE_M = 1e-9
+
 
 class PlanningError(ValueError):
     """A goal or waypoint list for which no valid path or trajectory exists; says why."""
@@ -106,9 +110,12 @@ class PathSamples:
         directions (errors of order spacing^4 * curvature^3: a resampled circle keeps its
         curvature to 1e-9), the rest linearly.
         """
-        knots = np.unique(
-            np.concatenate([[0.0, self.length_m], [] if knot_s_m is None else knot_s_m])
-        )
+        inner = np.unique([] if knot_s_m is None else knot_s_m)
+        # a knot at an end or at another knot but for rounding is that sample: no zero-length
+        # step between two samples (Nav2's controllers find a cusp from the steps beside it)
+        inner = inner[(inner > KNOT_MERGE_M) & (inner < self.length_m - KNOT_MERGE_M)]
+        inner = inner[np.diff(inner, prepend=-np.inf) > KNOT_MERGE_M]
+        knots = np.concatenate([[0.0], inner, [self.length_m]])
         pieces = [
             np.linspace(a, b, max(1, int(np.ceil((b - a) / spacing_m))) + 1)[:-1]
             for a, b in zip(knots[:-1], knots[1:], strict=True)
