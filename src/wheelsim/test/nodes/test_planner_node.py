@@ -312,3 +312,12 @@ def test_the_start_up_line_counts_the_waypoints(count, said, capsys):
     planner = lockstep.add(Planner, {'use_sim_time': True, 'waypoints': waypoints})
     planner.seam.destroy()
     assert f'[planner]: planning in map: {said} goals on goal_pose' in capsys.readouterr().err
+
+
+def test_a_pose_in_a_log_line_has_its_heading_in_one_turn():
+    """Found in review: a plan's end was logged "ending at (0.00 m, 0.50 m, -6.28 rad)"."""
+    from wheelsim.core.geometry.se2 import Pose2D
+    from wheelsim.nodes.planner import _pose_text
+
+    assert _pose_text(Pose2D(0.0, 0.5, -6.28)) == '(0.00 m, 0.50 m, 0.00 rad)'
+    assert _pose_text(Pose2D(1.0, 2.0, 5.29)) == '(1.00 m, 2.00 m, -0.99 rad)'

@@ -200,7 +200,7 @@ class Controller:
         self._stale_plan = None
         self.tracker.follow(trajectory, start / NS_PER_S)
         self._map_poses.warnings.info('plan', f'following {described} ' + (
-            'as stamped' if timed else '(timed here)'))
+            'from its start' if timed else '(timed here)'))
 
     def _follow_stale_plan(self) -> None:
         """Start the pending stale plan from the vehicle's nearest point once a pose exists."""

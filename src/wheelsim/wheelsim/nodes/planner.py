@@ -27,6 +27,7 @@ import numpy as np
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
 from nav_msgs.msg import Path
 
+from wheelsim.core.geometry.angles import wrap_angle
 from wheelsim.core.geometry.se2 import Floats3, Pose2D
 from wheelsim.core.params import ParameterError, ParamSpec, from_flat, specs
 from wheelsim.core.planning.config import (
@@ -226,7 +227,8 @@ class Planner:
 
 
 def _pose_text(pose: Pose2D) -> str:
-    return f'({pose.x_m:.2f} m, {pose.y_m:.2f} m, {pose.yaw_rad:.2f} rad)'
+    """A pose in a log line, its heading in (-pi, pi] (a plan's end may have turned past it)."""
+    return f'({pose.x_m:.2f} m, {pose.y_m:.2f} m, {wrap_angle(pose.yaw_rad):.2f} rad)'
 
 
 def main(args=None) -> NoReturn:

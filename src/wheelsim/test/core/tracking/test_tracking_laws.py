@@ -412,6 +412,19 @@ def test_schedule_does_not_jump_with_the_clock(jump_s):
     assert step.errors.along_track_m == pytest.approx(0.0, abs=0.02)  # a period or two in
 
 
+@pytest.mark.parametrize('stamped_s', [98.5, 100.0, 101.5])
+def test_a_plan_stamped_a_little_early_or_late_starts_at_the_first_step(stamped_s):
+    """docs/planning_control.md (found in review: it said the stamps were kept, so a plan
+    stamped 1.5 s late would wait and one 1.5 s early start 0.75 m behind)."""
+    ctl = controller()
+    ctl.follow(straight(20.0), stamped_s)
+    ctl.step(100.0, Pose2D(0.0, 0.0, 0.0))
+    step = ctl.step(100.05, Pose2D(0.0, 0.0, 0.0))
+    reference = ctl.step(100.1, Pose2D(0.0, 0.0, 0.0))
+    assert step.status == reference.status == TRACKING
+    assert reference.errors.along_track_m == pytest.approx(0.0, abs=0.02)  # a period or two in
+
+
 @pytest.mark.parametrize(
     ('pose', 'expected'),
     [

@@ -130,7 +130,8 @@ def _fallback_leg(
     where = (f'waypoints {i} {_xy_text(waypoints, i)} and {i + 1} {_xy_text(waypoints, i + 1)}')
     because = (f'{where}: no smooth curve through the waypoints keeps max_curvature '
                f'{curvature_inv_m:.3g} 1/m here, so this leg is a continuous-curvature')
-    ends = f'straight at both ends, headings {start.yaw_rad:.2f} and {goal.yaw_rad:.2f} rad'
+    ends = (f'straight at both ends, headings {wrap_angle(start.yaw_rad):.2f} and '
+            f'{wrap_angle(goal.yaw_rad):.2f} rad')
     if reverse:
         pieces = cc_reeds_shepp(start, goal, curvature_inv_m)
         if warnings is not None:
