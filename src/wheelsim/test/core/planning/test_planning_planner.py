@@ -285,9 +285,9 @@ def test_limits_from_the_vehicle_bound_the_lag_error(time_constant_s, accelerati
 ])
 def test_no_two_poses_of_a_car_plan_coincide(waypoints):
     """Found in review: the shipped car's plan repeated the waypoint where it reverses (60 ns,
-    1e-15 m apart), so Nav2's controllers, which find a cusp from the two steps beside a pose
-    (nav2_util's findFirstPathInversion), found none there; and the plan's curvature was read
-    as 2.8 1/m from that step."""
+    1e-15 m apart), so Nav2, which finds a cusp from the two steps beside a pose
+    (nav2_mppi_controller's findFirstPathInversion, navigation2 1.3.13), found none there; and
+    the plan's curvature was read as 2.8 1/m from that step."""
     from wheelsim.core.params_file import node_parameters
     from wheelsim.shipped import shipped_params_dir
 
