@@ -227,6 +227,8 @@ def test_a_folder_given_as_params_file_is_named_as_a_folder(tmp_path):
     # found in review: Python's None and True in the message
     ('record:', 'record: null must be "all", "none" or a list'),
     ('duration: true', 'duration: true must be a number of seconds'),
+    # found in review: a duration shorter than a step ran nothing and passed
+    ('duration: 1e-300', 'duration: 1e-300 must be a number of seconds in [0.001, 86400]'),
     # found in review: a typo recorded nothing of that topic, without a word
     ('record: [odom, odm]', 'record: /odm: no node of a run publishes it (did you mean /odom?)'),
     ('record: [diagnostics]', 'record: /diagnostics: no node of a run publishes it'),

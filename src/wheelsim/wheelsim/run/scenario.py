@@ -61,6 +61,7 @@ RECORDABLE_TOPICS = ('/cmd_vel', '/collision', '/footprint', '/ground_truth', '/
                      '/tf_static', '/tracking_error', '/twist_actual', '/vehicle_description')
 """What the nodes of a run publish (docs/interface.md), which ``record`` may name: not
 ``/diagnostics``, which wall-clock timers publish, and those do not run in lock-step."""
+MIN_DURATION_S = 0.001  # one step of vehicle_sim at its default rate: a shorter run runs nothing
 SCENARIO_KEYS = ('name', 'duration', 'seed', 'params_file', 'map', 'record', 'pass_criteria',
                  'nodes')
 DEFAULT_SCENARIO = Path(__file__).parent / 'scenarios' / 'default.yaml'
@@ -232,9 +233,9 @@ def load_scenario(
     except OutputError as err:
         raise _fail(source, 'name', str(err)) from None
     duration = tree.get('duration', 60.0)
-    if not _is_finite_number(duration) or not 0 < duration <= 86400:
+    if not _is_finite_number(duration) or not MIN_DURATION_S <= duration <= 86400:
         raise _fail(source, 'duration', f'{yaml_numbers.shown(duration)} must be a number of '
-                    'seconds in (0, 86400]')
+                    f'seconds in [{MIN_DURATION_S:g}, 86400]')
     seed = tree.get('seed', 1)
     check_seed(f'{source}: seed', seed)
 
