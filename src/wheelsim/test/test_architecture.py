@@ -29,7 +29,7 @@ LAYERS = {
     'ros': {'core', 'ros'},
     'nodes': {'core', 'ros', 'nodes'},
     'report': {'core', 'report'},
-    'testing': {'core', 'ros', 'nodes', 'testing'},
+    'testing': {'core', 'ros', 'nodes', 'report', 'shipped', 'run', 'testing'},
     'shipped': {'shipped'},
     'run': {'core', 'ros', 'nodes', 'report', 'shipped', 'run'},
     'cli': {'core', 'report', 'run', 'cli'},

@@ -421,3 +421,26 @@ def test_takes_the_vehicle_from_vehicle_description_and_warns_once_of_contradict
         assert ('feedforward for the differential vehicle at 20 Hz (lead_time 0.25 s, speed -2 to '
                 '2 m/s)') in output
         assert node.stop_cleanly(), node.output()
+
+
+@pytest.mark.parametrize('min_linear_x, warned', [(0.0, True), (-1.0, False)])
+def test_a_reversing_plan_it_may_not_drive_is_named_at_once(min_linear_x, warned, capsys):
+    """Found in review: with ``limits.min_linear_x: 0`` a car given a plan backing up 3 m
+    stood still until the goal timed out 12 s later, and nothing said why."""
+    from wheelsim.testing.stack import run_stack
+
+    commands = []
+
+    def record(topic, msg, _time_ns):
+        if topic == '/cmd_vel':
+            commands.append(msg.twist.linear.x)
+
+    run_stack('ackermann_car', {
+        'vehicle_sim': {'initial_pose.x': 0.0, 'initial_pose.y': 0.0, 'initial_pose.yaw': 0.0},
+        'planner': {'waypoints': [-3.0, 0.0, 0.0]},
+        'controller': {'limits.min_linear_x': min_linear_x}}, 4.0, record)
+    said = ('[controller]: a plan of 63 poses, 3.06 m, 5.1 s: leg 1 of 1 reverses, and '
+            'limits.min_linear_x = 0 m/s allows no reversing: the vehicle will stop where it '
+            'should back up (set limits.min_linear_x < 0, or plan without reversing)')
+    assert (said in capsys.readouterr().err) == warned
+    assert (min(commands) < 0.0) != warned  # it backs up where it may

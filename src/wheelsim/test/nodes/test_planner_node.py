@@ -13,6 +13,7 @@ from nav_msgs.msg import Path
 from rcl_interfaces.srv import SetParameters
 from rclpy.parameter import Parameter
 
+from wheelsim.nodes.planner import Planner
 from wheelsim.ros import qos
 from wheelsim.ros.conversions import quaternion_from_yaw, stamp_ns, yaw_from_quaternion
 from wheelsim.testing.configs import FIXED_PLANNER
@@ -321,3 +322,107 @@ def test_a_pose_in_a_log_line_has_its_heading_in_one_turn():
 
     assert _pose_text(Pose2D(0.0, 0.5, -6.28)) == '(0.00 m, 0.50 m, 0.00 rad)'
     assert _pose_text(Pose2D(1.0, 2.0, 5.29)) == '(1.00 m, 2.00 m, -0.99 rad)'
+
+
+def drive_and_send_goal_again(preset: str, goal_x_m: float, goal_time_s: float,
+                              end_time_s: float) -> tuple[np.ndarray, int]:
+    """The whole stack of the ``preset`` in lock-step, driving from (0, 0, 0) along x to
+    ``goal_x_m``, with the same goal sent on ``goal_pose`` at ``goal_time_s``: the ground truth
+    (time, x, forward speed) and the number of plans."""
+    from wheelsim.testing.stack import run_stack
+
+    truth, plans = [], []
+
+    def record(topic, msg, time_ns):
+        if topic == '/ground_truth':
+            truth.append((time_ns * 1e-9, msg.pose.pose.position.x, msg.twist.twist.linear.x))
+        elif topic == '/plan':
+            plans.append(time_ns)
+
+    class GoalSender:
+        name = 'goal_sender'
+
+        def __init__(self, seam):
+            self._goal = seam.create_publisher(PoseStamped, 'goal_pose', 10)
+            self._sent = False
+            seam.create_timer(goal_time_s - 1.0, self._send)  # the run starts at 1 s
+
+        def _send(self):
+            if not self._sent:
+                self._sent = True
+                self._goal.publish(goal_msg(goal_x_m, 0.0, 0.0))
+
+    start = {'initial_pose.x': 0.0, 'initial_pose.y': 0.0, 'initial_pose.yaw': 0.0}
+    run_stack(preset, {'vehicle_sim': start, 'planner': {'waypoints': [goal_x_m, 0.0, 0.0]}},
+              end_time_s, record, GoalSender)
+    return np.array(truth), len(plans)
+
+
+@pytest.mark.parametrize('preset, goal_x_m, cruise_mps', [
+    ('ackermann_car', 40.0, 3.0), ('indoor_differential', 10.0, 0.5)])
+def test_a_goal_sent_again_while_driving_keeps_the_vehicle_going(preset, goal_x_m, cruise_mps):
+    """Found in review: a goal planned while the car drove at 3 m/s was timed from rest, so the
+    car braked to a stop and, then ahead of the schedule, backed up 0.6 m (a differential base
+    dipped from 0.5 to 0.22 m/s). The plan now starts at the vehicle's speed (its odom)."""
+    truth, plans = drive_and_send_goal_again(preset, goal_x_m, 10.0, 14.0)
+    assert plans == 2
+    before = truth[(truth[:, 0] > 9.5) & (truth[:, 0] < 10.0)]
+    after = truth[truth[:, 0] >= 10.0]
+    assert before[:, 2].min() > 0.9 * cruise_mps  # at cruise when the goal came
+    assert after[:, 2].min() > 0.8 * cruise_mps, after[after[:, 2].argmin()]
+    assert np.all(np.diff(after[:, 1]) > 0)
+
+
+def first_step(odom_vx_mps: float | None) -> tuple[float, float]:
+    """The planned time (s) and distance (m) from the first pose to the second of a goal 5 m
+    ahead of a vehicle at the origin whose odom says it moves at ``odom_vx_mps`` (None: no
+    odom), in lock-step."""
+    from nav_msgs.msg import Odometry
+
+    from wheelsim.run.lockstep import Lockstep
+
+    plans = []
+
+    class Vehicle:
+        name = 'vehicle'
+
+        def __init__(self, seam):
+            self._pose = seam.create_publisher(PoseWithCovarianceStamped, 'pose', 10)
+            self._odom = seam.create_publisher(Odometry, 'odom', 10)
+            self._goal = seam.create_publisher(PoseStamped, 'goal_pose', 10)
+            self._steps = 0
+            seam.create_timer(0.1, self._step)
+
+        def _step(self):
+            self._steps += 1
+            if self._steps == 1:
+                self._pose.publish(pose_msg(0.0, 0.0, 0.0))
+                if odom_vx_mps is not None:
+                    odom = Odometry()
+                    odom.twist.twist.linear.x = odom_vx_mps
+                    self._odom.publish(odom)
+            elif self._steps == 2:
+                self._goal.publish(goal_msg(5.0, 0.0, 0.0))
+
+    def record(topic, msg, _time_ns):
+        if topic == '/plan':
+            plans.append([(stamp_ns(p.header.stamp), p.pose.position.x) for p in msg.poses[:2]])
+
+    lockstep = Lockstep(record, 1_000_000_000)
+    lockstep.add(Planner, {**FIXED_PLANNER, 'use_sim_time': True})
+    lockstep.add(Vehicle, {})
+    lockstep.run_until(1_500_000_000)
+    assert len(plans) == 1
+    (first_ns, first_m), (second_ns, second_m) = plans[0]
+    return (second_ns - first_ns) * 1e-9, second_m - first_m
+
+
+def test_a_goal_is_planned_from_the_odom_speed_and_from_rest_when_it_is_refused(capsys):
+    from_rest = first_step(None)
+    assert first_step(0.0) == from_rest
+    step_s, step_m = first_step(0.4)
+    speed_mps = math.sqrt(0.4**2 + 2 * FIXED_PLANNER['limits.max_acceleration'] * step_m)
+    assert step_s == pytest.approx(2 * step_m / (0.4 + speed_mps), abs=2e-9)  # from 0.4 m/s
+    assert first_step(math.nan) == from_rest
+    assert ('[planner]: odom twist ignored: (nan m/s, 0 m/s, 0 rad/s) must be finite and within '
+            '+-1e+06' in capsys.readouterr().err)

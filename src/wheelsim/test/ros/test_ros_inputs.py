@@ -122,3 +122,30 @@ def test_a_frame_whose_static_transform_was_refused_is_named_with_the_reason(cap
                 'no static transform joins them')
         assert (f'goal in {frame} ignored: its frame is "{frame}", frames works in "map" '
                 f'({said})' in capsys.readouterr().err), frame
+
+
+def test_warnings_are_throttled_on_the_nodes_clock(capsys):
+    """Found while testing replanning: the throttle ran on the wall clock, so a headless run's
+    log lost a note that came within 1 s of wall time (hundreds of simulated seconds) of the
+    last, and the lines a run logged depended on how fast the machine ran it."""
+    from wheelsim.ros.inputs import INFO_PERIOD_S, InputWarnings
+    from wheelsim.run.lockstep import Lockstep
+
+    class Noting:
+        name = 'noting'
+
+        def __init__(self, seam):
+            self.seam = seam
+            self.warnings = InputWarnings(seam)
+            seam.create_timer(0.25, self._note)
+
+        def _note(self):
+            self.warnings.info('plan', f'note at {self.seam.now_ns()} ns')
+
+    lockstep = Lockstep(start_time_ns=1_000_000_000)
+    lockstep.add(Noting, {})
+    lockstep.run_until(3_600_000_000)
+    logged = [line for line in capsys.readouterr().err.splitlines() if 'note at' in line]
+    assert INFO_PERIOD_S == 1.0
+    assert [line.split('note at ')[1] for line in logged] == [
+        '1250000000 ns', '2250000000 ns', '3250000000 ns']

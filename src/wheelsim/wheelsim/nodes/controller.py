@@ -44,6 +44,7 @@ from wheelsim.core.tracking.controller import (
     GOAL_FAILED,
     GOAL_REACHED,
     TrackingController,
+    reversing_refused,
     trajectory_from_plan,
 )
 from wheelsim.core.tracking.prediction import CommandHistory, predicted_pose
@@ -60,7 +61,7 @@ from wheelsim.ros.conversions import (
     time_msg,
     twist2d,
 )
-from wheelsim.ros.inputs import MAX_TWIST_COMPONENT, WARN_PERIOD_S, MapPoses
+from wheelsim.ros.inputs import WARN_PERIOD_S, MapPoses, checked_twist
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
 from wheelsim.ros.seam import NodeSeam
@@ -191,6 +192,9 @@ class Controller:
         start = int(stamps[0]) if timed else now
         described = (f'a plan of {len(msg.poses)} poses, {trajectory.length_m:.2f} m, '
                      f'{trajectory.duration_s:.1f} s')
+        refused = reversing_refused(trajectory, self.config)
+        if refused is not None:
+            self._map_poses.warnings.warn('plan reverses', f'{described}: {refused}')
         if timed and abs(start - now) > self.config.plan_clock_tolerance * NS_PER_S:
             # Another clock, or an old plan (a restarted controller gets the latched one): the
             # schedule starts where the vehicle is on the path, not at the path's start.
@@ -225,14 +229,9 @@ class Controller:
             self._follow_stale_plan()
 
     def _on_odom(self, msg: Odometry) -> None:
-        twist = vx_mps, vy_mps, wz_radps = twist2d(msg.twist.twist)
-        if (abs(vx_mps) <= MAX_TWIST_COMPONENT and abs(vy_mps) <= MAX_TWIST_COMPONENT
-                and abs(wz_radps) <= MAX_TWIST_COMPONENT):  # False for NaN too
+        twist = checked_twist(twist2d(msg.twist.twist), self._map_poses.warnings)
+        if twist is not None:
             self._twist = twist
-        else:
-            self._map_poses.warnings.warn('odom twist', (
-                f'odom twist ignored: ({vx_mps:g} m/s, {vy_mps:g} m/s, {wz_radps:g} rad/s) '
-                f'must be finite and within +-{MAX_TWIST_COMPONENT:g}'))
 
     def _on_timer(self) -> None:
         if self.tracker is None:

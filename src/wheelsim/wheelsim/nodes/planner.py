@@ -1,7 +1,8 @@
 """planner: timed paths through the ``waypoints`` parameter or to each ``goal_pose``.
 
 Inputs: ``pose`` (geometry_msgs/PoseWithCovarianceStamped, map frame: where the vehicle is),
-``goal_pose`` (geometry_msgs/PoseStamped, map frame: RViz's "2D Goal Pose").
+``goal_pose`` (geometry_msgs/PoseStamped, map frame: RViz's "2D Goal Pose"), ``odom``
+(nav_msgs/Odometry: its body twist, how fast the vehicle moves; none received means at rest).
 Output: ``plan`` (nav_msgs/Path in the map frame; reliable, transient local, depth 1 so that a
 controller started later still gets it).
 
@@ -12,20 +13,23 @@ as they are; a reader on another clock uses the differences ``pose.stamp - heade
 
 The waypoint path is planned once the planner's clock runs and (with ``start_at_current_pose``)
 a pose has arrived, and again when a planning parameter changes; every goal is planned at once
-from the latest pose. Goals and poses in another frame are taken through static transforms
-(``/tf_static``); those in a frame none joins to the map frame, non-finite goals or poses, and
-goals no path can reach are refused with a warning and no plan. The math is
-:mod:`wheelsim.core.planning.planner` (parameters: docs/planning_control.md).
+from the latest pose, starting at the vehicle's latest speed along the path (a new goal while
+it drives keeps it going rather than braking to rest). Goals and poses in another frame are
+taken through static transforms (``/tf_static``); those in a frame none joins to the map
+frame, non-finite goals or poses, and goals no path can reach are refused with a warning and no
+plan. The math is :mod:`wheelsim.core.planning.planner` (parameters:
+docs/planning_control.md).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
 import numpy as np
 from geometry_msgs.msg import PoseStamped, PoseWithCovarianceStamped
-from nav_msgs.msg import Path
+from nav_msgs.msg import Odometry, Path
 
 from wheelsim.core.geometry.angles import wrap_angle
 from wheelsim.core.geometry.se2 import Floats3, Pose2D
@@ -46,8 +50,9 @@ from wheelsim.ros.conversions import (
     planar_standard_deviations,
     stamped_pose2d,
     time_msg,
+    twist2d,
 )
-from wheelsim.ros.inputs import MapPoses
+from wheelsim.ros.inputs import MapPoses, checked_twist
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
 from wheelsim.ros.seam import NodeSeam
@@ -115,11 +120,13 @@ class Planner:
         declared = self._settings.config
         self._pose: Floats3 | None = None  # the latest (map frame, as MapPoses.planar gives it)
         self._pose_covariance: np.ndarray | None = None  # the latest pose's, a copy
+        self._twist: Floats3 = (0.0, 0.0, 0.0)  # the latest odom body twist, checked when used
         self._waypoints_pending = False
         self._plan = seam.create_publisher(Path, 'plan', qos.LATCHED)
         self._map_poses = MapPoses(seam, declared.full_map_frame)
         seam.create_subscription(PoseWithCovarianceStamped, 'pose', self._on_pose, qos.DEFAULT)
         seam.create_subscription(PoseStamped, 'goal_pose', self._on_goal, qos.DEFAULT)
+        seam.create_subscription(Odometry, 'odom', self._on_odom, qos.DEFAULT)
         self._vehicle = VehicleDefaults(
             seam, declared, with_vehicle, waiting_for_vehicle, self._on_resolved)
         seam.create_timer(RETRY_PERIOD_S, self._plan_waypoints_when_ready)
@@ -165,6 +172,19 @@ class Planner:
             self._pose = pose
             self._pose_covariance = msg.pose.covariance.copy()  # rclpy: a numpy array
 
+    def _on_odom(self, msg: Odometry) -> None:
+        self._twist = twist2d(msg.twist.twist)
+
+    def _velocity(self, pose: Pose2D | None) -> tuple[float, float]:
+        """The vehicle's velocity (m/s, map frame) at ``pose``: the latest odom body twist
+        turned by its heading (at rest without a pose or with a twist refused, warning)."""
+        twist = checked_twist(self._twist, self._map_poses.warnings)
+        if pose is None or twist is None:
+            return 0.0, 0.0
+        vx_mps, vy_mps, _ = twist
+        cos_yaw, sin_yaw = math.cos(pose.yaw_rad), math.sin(pose.yaw_rad)
+        return vx_mps * cos_yaw - vy_mps * sin_yaw, vx_mps * sin_yaw + vy_mps * cos_yaw
+
     def _plan_waypoints_when_ready(self) -> None:
         if self.config is None:
             self._vehicle.log_waiting()
@@ -180,8 +200,9 @@ class Planner:
         pose = None if self._pose is None else Pose2D(*self._pose)
         sd = (0.0, 0.0) if self._pose_covariance is None \
             else planar_standard_deviations(self._pose_covariance)
+        velocity = self._velocity(pose)
         self._publish('waypoints',
-                      lambda warnings: plan_waypoints(self.config, pose, warnings, *sd))
+                      lambda warnings: plan_waypoints(self.config, pose, warnings, *sd, velocity))
 
     def _on_goal(self, msg: PoseStamped) -> None:
         goal = self._map_poses.pose(msg.pose, msg.header.frame_id, 'goal_pose')
@@ -198,8 +219,9 @@ class Planner:
             self._map_poses.warnings.warn('goal early', f'goal {tuple(goal)} ignored: {why}')
             return
         start = Pose2D(*self._pose)
+        velocity = self._velocity(start)
         self._publish(f'goal {_pose_text(goal)}',
-                      lambda warnings: plan_to_goal(self.config, start, goal, warnings))
+                      lambda warnings: plan_to_goal(self.config, start, goal, warnings, velocity))
 
     def _publish(self, what: str, plan) -> None:
         warnings: list[str] = []

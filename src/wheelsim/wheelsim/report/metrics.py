@@ -17,6 +17,7 @@ import numpy as np
 from wheelsim.core.geometry.angles import wrap_angles
 from wheelsim.core.geometry.se2 import compose, inverse
 from wheelsim.core.planning.path import path_shape
+from wheelsim.core.planning.timing import MOVING_MPS
 from wheelsim.core.planning.trajectory import legs_of
 from wheelsim.core.world.collision import clearances
 from wheelsim.report.bag_data import PoseSeries, RunData
@@ -101,7 +102,6 @@ def _is_timed(plan: PoseSeries) -> bool:
 #: nearness for its schedule, which a recording lacks: the schedule waits for a late vehicle).
 CUSP_REACHED_M = 0.1
 CUSP_NEAR_M = 0.5
-MOVING_MPS = 0.02
 
 
 def _match_legs(plan: PoseSeries, t_s: FloatArray, x_m: FloatArray, y_m: FloatArray

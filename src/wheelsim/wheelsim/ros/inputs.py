@@ -1,4 +1,5 @@
-"""Checks on received messages shared by the nodes: frame names, static transforms, finite poses.
+"""Checks on received messages shared by the nodes: frame names, static transforms, finite poses
+and twists.
 
 :class:`MapPoses` turns a received pose into a planar pose in the node's map frame: a pose in
 that frame (or with an empty frame) as it is, a pose in a frame joined to it by static transforms
@@ -10,13 +11,13 @@ stream of bad messages cannot flood the log.
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 from geometry_msgs.msg import Pose
 
 from wheelsim.core.geometry.angles import wrap_angle
 from wheelsim.core.geometry.se2 import MAX_COORDINATE_M, Floats3, Pose2D, compose_floats
+from wheelsim.core.units import NS_PER_S
 from wheelsim.ros.conversions import pose2d
 from wheelsim.ros.seam import NodeSeam
 from wheelsim.ros.static_frames import StaticFrames
@@ -41,18 +42,21 @@ def within_pose_bounds(x_m: float, y_m: float, yaw_rad: float) -> bool:
 class InputWarnings:
     """Log lines that received messages trigger, at most one per period per kind (the topic and
     the reason), so that a flood of messages cannot flood the log: warnings every
-    :data:`WARN_PERIOD_S`, notes every :data:`INFO_PERIOD_S`. rclpy's throttle is per call
-    site, which would let one topic's lines hide another's."""
+    :data:`WARN_PERIOD_S`, notes every :data:`INFO_PERIOD_S`, on the node's clock (simulated
+    time in a run, so its log does not depend on how fast the machine runs it; a clock that
+    went back lets the next line through). rclpy's throttle is per call site, which would let
+    one topic's lines hide another's."""
 
     def __init__(self, seam: NodeSeam) -> None:
         self._seam = seam
-        self._last_s: dict[str, float] = {}
+        self._last_ns: dict[str, int] = {}
 
     def _due(self, kind: str, period_s: float) -> bool:
-        now_s = time.monotonic()
-        if now_s - self._last_s.get(kind, -math.inf) < period_s:
+        now_ns = self._seam.now_ns()
+        last_ns = self._last_ns.get(kind)
+        if last_ns is not None and 0 <= now_ns - last_ns < period_s * NS_PER_S:
             return False
-        self._last_s[kind] = now_s
+        self._last_ns[kind] = now_ns
         return True
 
     def warn(self, kind: str, text: str) -> None:
@@ -62,6 +66,20 @@ class InputWarnings:
     def info(self, kind: str, text: str) -> None:
         if self._due(kind, INFO_PERIOD_S):
             self._seam.logger.info(text)
+
+
+def checked_twist(twist: Floats3, warnings: InputWarnings) -> Floats3 | None:
+    """``twist`` (``vx_mps, vy_mps, wz_radps``, as :func:`twist2d` gives a received one); None,
+    with a throttled warning, when a component is not finite or beyond
+    +-:data:`MAX_TWIST_COMPONENT`."""
+    vx_mps, vy_mps, wz_radps = twist
+    if (abs(vx_mps) <= MAX_TWIST_COMPONENT and abs(vy_mps) <= MAX_TWIST_COMPONENT
+            and abs(wz_radps) <= MAX_TWIST_COMPONENT):  # False for NaN too
+        return twist
+    warnings.warn('odom twist', (
+        f'odom twist ignored: ({vx_mps:g} m/s, {vy_mps:g} m/s, {wz_radps:g} rad/s) must be '
+        f'finite and within +-{MAX_TWIST_COMPONENT:g}'))
+    return None
 
 
 class MapPoses:

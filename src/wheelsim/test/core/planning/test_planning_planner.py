@@ -214,6 +214,42 @@ def test_holonomic_goal_moves_straight_and_turns_on_the_way():
     assert_within(trajectory, cfg)
 
 
+@pytest.mark.parametrize('velocity, start_mps', [
+    ((0.4, 0.0), 0.4),  # along the path
+    ((0.0, 0.4), 0.0),  # across it (omni): nothing along it
+    ((0.4 * math.cos(0.5), 0.4 * math.sin(0.5)), 0.4 * math.cos(0.5)),
+    ((-0.4, 0.0), 0.0),  # backwards: the plan starts at rest
+    ((0.015, 0.0), 0.0),  # a standing vehicle's odometry noise: at rest
+])
+def test_a_goal_planned_on_the_way_starts_at_the_speed_along_the_path(velocity, start_mps):
+    for cfg in (config(), config(holonomic=True, model='omni')):
+        trajectory = plan_to_goal(cfg, Pose2D(0.0, 0.0, 0.0), Pose2D(5.0, 0.0, 0.0),
+                                  start_velocity_mps=velocity)
+        assert trajectory.v_mps[0] == pytest.approx(start_mps)
+        assert trajectory.v_mps[-1] == 0.0
+        assert_within(trajectory, cfg)
+
+
+def test_a_route_planned_on_the_way_starts_moving_only_from_the_vehicle():
+    moving = (0.5 * math.cos(1.0), 0.5 * math.sin(1.0))  # map frame, along the heading 1 rad
+    route = [2.0, 2.0, NAN, 4.0, 2.0, NAN]
+    here = Pose2D(0.0, 0.0, 1.0)
+    from_here = plan_waypoints(config(waypoints=route), here, start_velocity_mps=moving)
+    assert from_here.v_mps[0] == pytest.approx(0.5)
+    elsewhere = plan_waypoints(config(waypoints=route, start_at_current_pose=False), here,
+                               start_velocity_mps=moving)
+    assert elsewhere.v_mps[0] == 0.0
+    with pytest.raises(PlanningError, match='start velocity must be finite'):
+        plan_waypoints(config(waypoints=route), here, start_velocity_mps=(NAN, 0.0))
+
+
+def test_a_car_moving_away_from_a_goal_behind_plans_its_reversing_leg_from_rest():
+    cfg = config(model='bicycle', allow_reverse=True, **{'limits.max_curvature': CAR_CURVATURE})
+    trajectory = plan_to_goal(cfg, Pose2D(0.0, 0.0, 0.0), Pose2D(-3.0, 0.0, 0.0),
+                              start_velocity_mps=(1.0, 0.0))
+    assert trajectory.v_mps[0] == 0.0
+
+
 def test_holonomic_is_refused_for_a_vehicle_that_is_not_omni():
     """Found in review: a differential base got sideways plans it cannot drive."""
     for model in ('differential', 'bicycle'):

@@ -63,6 +63,33 @@ def test_a_path_of_two_points_takes_the_triangular_time_not_forever():
     assert np.isfinite(trajectory.t_s).all()
 
 
+def test_a_moving_start_keeps_its_speed_and_brakes_to_rest():
+    """A plan made on the way starts at the vehicle's speed v0 = 0.5 m/s, never slower on its
+    way to cruise, and saves the v0 / a s from rest to v0 less the v0^2 / (2 a v_max) s its
+    v0^2 / (2 a) m take at cruise speed."""
+    a = LIMITS.max_acceleration_mps2
+    from_rest = time_scale(line(10.0), LIMITS)
+    moving = time_scale(line(10.0), LIMITS, start_speed_mps=0.5)
+    assert moving.v_mps[0] == 0.5 and moving.v_mps[-1] == 0.0
+    assert np.all(np.diff(moving.v_mps[: len(moving.v_mps) // 2]) >= 0)  # no dip on the way
+    saved_s = 0.5 / a - 0.5**2 / (2 * a * LIMITS.max_speed_mps)
+    assert from_rest.duration_s - moving.duration_s == pytest.approx(saved_s, rel=1e-3)
+
+
+def test_a_start_too_fast_to_stop_in_time_starts_at_the_fastest_that_can():
+    """1 m ahead at 3 m/s cannot stop at 0.5 m/s^2 (9 m needed): the schedule starts at
+    sqrt(2 a L) = 1 m/s and brakes all the way."""
+    trajectory = time_scale(line(1.0), LIMITS, start_speed_mps=3.0)
+    assert trajectory.v_mps[0] == pytest.approx(1.0)
+    assert trajectory.duration_s == pytest.approx(2.0, rel=1e-3)
+
+
+@pytest.mark.parametrize('speed', [-0.1, math.nan, math.inf])
+def test_a_start_speed_that_is_not_a_speed_is_refused(speed):
+    with pytest.raises(PlanningError, match='start speed must be a finite number >= 0'):
+        time_scale(line(1.0), LIMITS, start_speed_mps=speed)
+
+
 @pytest.mark.parametrize(
     ('radius_m', 'cruise_mps'),
     [

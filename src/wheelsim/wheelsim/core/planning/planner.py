@@ -3,9 +3,16 @@
 Combines the pieces: :func:`bounded_path` (smooth path within the curvature bound),
 resampling at the plan resolution, a heading profile for holonomic (omni) plans, and
 :func:`time_scale` (schedule within the motion limits). Everything is in the map frame.
+
+A plan from the vehicle's pose may be made on the way (a new goal while it drives): given its
+velocity, the schedule starts at its speed along the path's first direction (none if it moves
+the other way), so that the vehicle is not first slowed to rest and, being ahead of the
+schedule, pulled back.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -14,7 +21,7 @@ from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.planning.config import PlannerConfig, waiting_for_vehicle
 from wheelsim.core.planning.curvature import bounded_path
 from wheelsim.core.planning.path import DrivenPath, PlanningError
-from wheelsim.core.planning.timing import time_scale
+from wheelsim.core.planning.timing import MOVING_MPS, time_scale
 from wheelsim.core.planning.trajectory import Trajectory, joined
 from wheelsim.core.planning.waypoints import (
     MIN_WAYPOINT_SPACING_M,
@@ -24,6 +31,10 @@ from wheelsim.core.planning.waypoints import (
     validated,
     waypoints_from_flat,
 )
+
+Velocity2D = tuple[float, float]
+"""A planar velocity (vx, vy) in m/s, in the map frame."""
+AT_REST: Velocity2D = (0.0, 0.0)
 
 
 def _heading_profile(s_m: FloatArray, knot_s_m: FloatArray, heading_rad: FloatArray) -> FloatArray:
@@ -50,12 +61,27 @@ def fallback_curvature(config: PlannerConfig) -> float:
     return limits.max_curvature or limits.max_lateral_acceleration / limits.max_speed**2
 
 
+def start_speed(velocity_mps: Velocity2D, direction_rad: float) -> float:
+    """The speed (m/s, >= 0) at which a vehicle moving at ``velocity_mps`` (map frame) starts
+    along a path leaving in ``direction_rad``: the velocity's component that way; 0 (at rest)
+    when that is at most :data:`MOVING_MPS` or points back. PlanningError if the velocity is not
+    finite."""
+    vx_mps, vy_mps = velocity_mps
+    if not (math.isfinite(vx_mps) and math.isfinite(vy_mps)):
+        raise PlanningError(f'the start velocity must be finite, got {tuple(velocity_mps)}')
+    along_mps = vx_mps * math.cos(direction_rad) + vy_mps * math.sin(direction_rad)
+    return along_mps if along_mps > MOVING_MPS else 0.0
+
+
 def plan_through(
-    waypoints: Waypoints, config: PlannerConfig, warnings: list[str] | None = None
+    waypoints: Waypoints, config: PlannerConfig, warnings: list[str] | None = None,
+    start_velocity_mps: Velocity2D = AT_REST,
 ) -> Trajectory:
     """The time-optimal trajectory through ``waypoints`` within ``config.limits``; every
     waypoint is one of its samples. What the caller should know (fallback legs) is appended to
     ``warnings`` when given. A car allowed to reverse may get cusps: the schedule stops at each.
+    ``start_velocity_mps`` (map frame) is the vehicle's at the first waypoint: the schedule
+    starts at :func:`start_speed` and ends at rest.
 
     Raises :class:`PlanningError` (a ValueError) saying why when no trajectory exists.
     """
@@ -77,15 +103,18 @@ def plan_through(
         if not np.isfinite(heading).any():
             heading = np.concatenate([[resampled.yaw_rad[0]], heading[1:]])
         yaw = _heading_profile(resampled.s_m, path.knot_s_m, heading)
-        return time_scale(resampled, limits.motion_limits(), yaw)
+        return time_scale(resampled, limits.motion_limits(), yaw,
+                          start_speed(start_velocity_mps, resampled.yaw_rad[0]))
     path = bounded_path(waypoints, *bound, warnings, reverse=config.reverses)
     _check_size(path.length_m, config)
-    return _schedule(path, config)
+    return _schedule(path, config, start_velocity_mps)
 
 
-def _schedule(path: DrivenPath, config: PlannerConfig) -> Trajectory:
-    """Each piece resampled at the plan resolution (every waypoint a sample) and timed from rest
-    to rest, reversed pieces with the heading opposite to the direction of travel."""
+def _schedule(path: DrivenPath, config: PlannerConfig,
+              start_velocity_mps: Velocity2D) -> Trajectory:
+    """Each piece resampled at the plan resolution (every waypoint a sample) and timed to rest,
+    the first from ``start_velocity_mps`` (:func:`start_speed`), the others from rest; reversed
+    pieces with the heading opposite to the direction of travel."""
     parts = []
     start_m = 0.0
     for piece, backwards in zip(path.pieces, path.reverse, strict=True):
@@ -93,8 +122,9 @@ def _schedule(path: DrivenPath, config: PlannerConfig) -> Trajectory:
         inside = knots[(knots > 0.0) & (knots < piece.length_m)]
         resampled = piece.resampled(config.path_resolution, inside)
         heading = resampled.yaw_rad - np.pi if backwards else None
+        speed_mps = start_speed(start_velocity_mps, resampled.yaw_rad[0]) if not parts else 0.0
         parts.append(time_scale(resampled, config.limits.motion_limits(reverse=backwards),
-                                heading))
+                                heading, speed_mps))
         start_m += piece.length_m
     return parts[0] if len(parts) == 1 else joined(parts)
 
@@ -112,25 +142,30 @@ def _check_size(length_m: float, config: PlannerConfig) -> None:
 def plan_waypoints(
     config: PlannerConfig, current: Pose2D | None, warnings: list[str] | None = None,
     position_sd_m: float = 0.0, yaw_sd_rad: float = 0.0,
+    start_velocity_mps: Velocity2D = AT_REST,
 ) -> Trajectory:
     """The trajectory through ``config.waypoints``, from ``current`` if the config says so
     (``warnings`` as for :func:`plan_through`; ``position_sd_m`` and ``yaw_sd_rad``: the
     standard deviations of ``current``, an estimate, for a first waypoint at the start:
-    :meth:`Waypoints.with_start`)."""
+    :meth:`Waypoints.with_start`; ``start_velocity_mps``: the vehicle's there, map frame, see
+    :func:`plan_through`). A plan not from ``current`` starts at rest."""
     waypoints = waypoints_from_flat(config.waypoints)
     if len(waypoints) == 0:
         raise PlanningError('no waypoints are configured')
-    if config.start_at_current_pose:
-        if current is None or not pose_is_finite(current):
-            raise PlanningError(f'the current pose is unknown or not finite: {current}')
-        waypoints = waypoints.with_start(current, position_sd_m, yaw_sd_rad)
-    return plan_through(waypoints, config, warnings)
+    if not config.start_at_current_pose:
+        return plan_through(waypoints, config, warnings)
+    if current is None or not pose_is_finite(current):
+        raise PlanningError(f'the current pose is unknown or not finite: {current}')
+    waypoints = waypoints.with_start(current, position_sd_m, yaw_sd_rad)
+    return plan_through(waypoints, config, warnings, start_velocity_mps)
 
 
 def plan_to_goal(
-    config: PlannerConfig, current: Pose2D, goal: Pose2D, warnings: list[str] | None = None
+    config: PlannerConfig, current: Pose2D, goal: Pose2D, warnings: list[str] | None = None,
+    start_velocity_mps: Velocity2D = AT_REST,
 ) -> Trajectory:
     """The trajectory from ``current`` to ``goal`` (its heading enforced; ``warnings`` as for
+    :func:`plan_through`; ``start_velocity_mps``: the vehicle's at ``current``, map frame, see
     :func:`plan_through`)."""
     if not pose_is_finite(current):
         raise PlanningError(f'the current pose is not finite: {current}')
@@ -146,4 +181,4 @@ def plan_to_goal(
         xy_m=np.array([[current.x_m, current.y_m], [goal.x_m, goal.y_m]]),
         heading_rad=np.array([current.yaw_rad, goal.yaw_rad]),
     )
-    return plan_through(waypoints, config, warnings)
+    return plan_through(waypoints, config, warnings, start_velocity_mps)

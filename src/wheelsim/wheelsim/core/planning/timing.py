@@ -7,9 +7,9 @@ Along a path sampled at arc lengths s_i, the speed v_i >= 0 obeys at every sampl
 
 and between samples the tangential acceleration (v_{i+1}^2 - v_i^2) / (2 ds) is constant and
 within +-max_acceleration. The classic two-pass sweep (forward: accelerate as hard as allowed;
-backward: brake in time) gives the time-optimal speed for these constraints, starting and
-ending at rest. Time between samples follows from constant acceleration:
-dt = 2 ds / (v_i + v_{i+1}).
+backward: brake in time) gives the time-optimal speed for these constraints, ending at rest
+and starting at rest or at the vehicle's speed when it is already moving (a plan made on the
+way). Time between samples follows from constant acceleration: dt = 2 ds / (v_i + v_{i+1}).
 """
 
 from __future__ import annotations
@@ -21,6 +21,10 @@ import numpy as np
 from wheelsim.core.arrays import FloatArray
 from wheelsim.core.planning.path import PathSamples, PlanningError
 from wheelsim.core.planning.trajectory import Trajectory
+
+#: Speed (m/s) above which a vehicle counts as moving one way: what a standing vehicle's
+#: odometry shows (noise on its wheels) stays below it.
+MOVING_MPS = 0.02
 
 
 @dataclass(frozen=True)
@@ -78,21 +82,30 @@ def speed_limits(path: PathSamples, limits: MotionLimits, yaw_rate_per_m: FloatA
 
 
 def time_scale(
-    path: PathSamples, limits: MotionLimits, yaw_rad: FloatArray | None = None
+    path: PathSamples, limits: MotionLimits, yaw_rad: FloatArray | None = None,
+    start_speed_mps: float = 0.0,
 ) -> Trajectory:
-    """The time-optimal trajectory along ``path`` from rest to rest within ``limits``.
+    """The time-optimal trajectory along ``path`` within ``limits``, from ``start_speed_mps``
+    (along the path, >= 0) to rest.
 
     ``yaw_rad`` is the vehicle heading at each sample (unwrapped); ``None`` means the vehicle
     faces along the path (differential drive, car). A different heading (an omni base) gives a
-    body-frame lateral velocity. Raises :class:`PlanningError` for a path of zero length.
+    body-frame lateral velocity. The schedule starts at ``start_speed_mps`` where braking from it
+    at ``max_acceleration_mps2`` keeps within the limits ahead, else at the highest speed that
+    does (the vehicle then arrives too fast to follow it at once). Raises
+    :class:`PlanningError` for a path of zero length or a start speed that is not a finite
+    number >= 0.
     """
     if path.length_m <= 0:
         raise PlanningError('cannot time a path of zero length')
+    if not 0.0 <= start_speed_mps < np.inf:
+        raise PlanningError(f'the start speed must be a finite number >= 0 m/s, got '
+                            f'{start_speed_mps}')
     s = path.s_m
     yaw = path.yaw_rad if yaw_rad is None else np.asarray(yaw_rad, dtype=float)
     yaw_rate_per_m = path.curvature_inv_m if yaw_rad is None else np.gradient(yaw, s)
     cap = speed_limits(path, limits, yaw_rate_per_m)
-    cap[0] = cap[-1] = 0.0
+    cap[0], cap[-1] = start_speed_mps, 0.0
     ds = np.diff(s)
     two_a_ds = 2.0 * limits.max_acceleration_mps2 * ds
     speed_sq = cap**2

@@ -48,7 +48,7 @@ from numpy.typing import ArrayLike
 from wheelsim.core.geometry.angles import wrap_angle
 from wheelsim.core.geometry.se2 import MAX_COORDINATE_M, Pose2D
 from wheelsim.core.planning.path import PlanningError
-from wheelsim.core.planning.timing import MotionLimits, time_scale
+from wheelsim.core.planning.timing import MOVING_MPS, MotionLimits, time_scale
 from wheelsim.core.planning.trajectory import (
     Leg,
     Trajectory,
@@ -81,8 +81,6 @@ from wheelsim.core.tracking.stanley import (
 
 IDLE = 'idle'
 TRACKING = 'tracking'
-#: Speed (m/s) above which a vehicle counts as moving one way (leaving a cusp).
-MOVING_MPS = 0.02
 GOAL_REACHED = 'goal_reached'
 GOAL_FAILED = 'goal_failed'
 #: A plan reaching farther from the origin is broken (vehicle_sim's poses stay within 1e9 m).
@@ -133,6 +131,19 @@ def trajectory_from_plan(
         heading = path.yaw_rad - np.pi if leg.reverse else None
         parts.append(time_scale(path, motion, heading))
     return (parts[0] if len(parts) == 1 else joined(parts)), False
+
+
+def reversing_refused(trajectory: Trajectory, config: ControllerConfig) -> str | None:
+    """Why the controller cannot drive ``trajectory`` as planned, or None: it has a reversing
+    leg, and ``limits.min_linear_x`` (>= 0) allows no backward speed, so the vehicle stops
+    where it should back up and the goal times out."""
+    min_linear_x = config.limits.min_linear_x
+    reversing = [k for k, leg in enumerate(trajectory.legs) if leg.reverse]
+    if not reversing or min_linear_x < 0.0:
+        return None
+    return (f'leg {reversing[0] + 1} of {len(trajectory.legs)} reverses, and limits.min_linear_x '
+            f'= {min_linear_x:g} m/s allows no reversing: the vehicle will stop where it should '
+            'back up (set limits.min_linear_x < 0, or plan without reversing)')
 
 
 @dataclass
