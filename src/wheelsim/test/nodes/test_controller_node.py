@@ -444,3 +444,29 @@ def test_a_reversing_plan_it_may_not_drive_is_named_at_once(min_linear_x, warned
             'should back up (set limits.min_linear_x < 0, or plan without reversing)')
     assert (said in capsys.readouterr().err) == warned
     assert (min(commands) < 0.0) != warned  # it backs up where it may
+
+
+def test_the_goal_is_reached_only_once_the_turn_onto_its_heading_has_slowed():
+    """Found in review: a differential robot that came to its goal off the final heading was
+    declared there while still turning at 0.88 rad/s (0.149 rad to go), and coasted on. The
+    goal now waits until the measured yaw rate is at most ``goal.max_yaw_rate``."""
+    from wheelsim.testing.stack import run_stack
+
+    yaw_rates, stops = [], []
+
+    def record(topic, msg, time_ns):
+        if topic == '/ground_truth':
+            yaw_rates.append((time_ns, msg.twist.twist.angular.z))
+        elif topic == '/cmd_vel' and time_ns > 5e9 and not stops:
+            twist = msg.twist
+            if twist.linear.x == twist.linear.y == twist.angular.z == 0.0:
+                stops.append(time_ns)  # the zero command of the goal reached
+
+    run_stack('indoor_differential', {
+        'vehicle_sim': {'initial_pose.x': 0.0, 'initial_pose.y': 0.0, 'initial_pose.yaw': 0.0},
+        'planner': {'waypoints': [2.0, 2.0, math.nan, 4.0, 2.0, math.nan],
+                'start_at_current_pose': False},
+    }, 20.0, record)
+    assert len(stops) == 1
+    yaw_rate = [rate for time_ns, rate in yaw_rates if time_ns <= stops[0]][-1]
+    assert abs(yaw_rate) <= 0.12  # goal.max_yaw_rate 0.1, measured by noisy odometry

@@ -144,6 +144,13 @@ class GoalConfig:
         '(0: not checked).',
         'm/s',
     )
+    max_yaw_rate: float = _gain(
+        0.1,
+        'The goal counts as reached only when the measured yaw rate (odom) is at most this; at '
+        'the goal but turning faster (still turning onto the final heading), the turn is '
+        'slowed first, so the vehicle comes to rest within yaw_tolerance (0: not checked).',
+        'rad/s',
+    )
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,8 @@ on from there (no wait is counted).
 
 Goal: reached when the schedule has ended (pure pursuit: at once), base_link has progressed to
 within ``goal.xy_tolerance`` of the path's end, is that close to the final position, moves no
-faster than ``goal.max_speed`` (measured; faster, a stop is commanded first), and
+faster than ``goal.max_speed`` and turns no faster than ``goal.max_yaw_rate`` (measured;
+faster, a stop is commanded first, or the turn onto the final heading slowed), and
 (vehicles that can turn on the spot) within
 ``goal.yaw_tolerance`` of the final heading; a vehicle at the final position but not yet at its
 heading turns on the spot; a differential vehicle still off the final position when its schedule
@@ -292,8 +293,9 @@ class TrackingController:
             and goal_distance_m <= goal.xy_tolerance
         )
         turns_on_spot = self.config.model != 'bicycle'
-        moving = (measured is not None and goal.max_speed > 0
-                  and math.hypot(measured.vx_mps, measured.vy_mps) > goal.max_speed)
+        moving = measured is not None and (
+            (goal.max_speed > 0 and math.hypot(measured.vx_mps, measured.vy_mps) > goal.max_speed)
+            or (goal.max_yaw_rate > 0 and abs(measured.wz_radps) > goal.max_yaw_rate))
         if at_end and not moving and (
                 not turns_on_spot or abs(goal_yaw_error) <= goal.yaw_tolerance):
             return self._finish(
