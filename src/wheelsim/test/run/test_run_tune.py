@@ -413,6 +413,17 @@ def test_ctrl_c_lands_between_the_study_s_writes(tmp_path, monkeypatch, request,
 
 
 @pytest.mark.parametrize('name', ['tpe', 'random', 'qmc'])
+def test_a_sampler_is_made_without_a_warning(name):
+    """Found in review: ``--sampler qmc`` printed Optuna's ExperimentalWarning."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        _sampler(name, 1)
+    assert [str(w.message) for w in caught] == []
+
+
+@pytest.mark.parametrize('name', ['tpe', 'random', 'qmc'])
 def test_each_sampler_s_proposals_depend_on_its_seed(name):
     """Found in review: the qmc sampler was unscrambled, so every --sampler-seed gave the same
     Sobol points after the first trial (0.0, then 0.4 of 0:0.8)."""

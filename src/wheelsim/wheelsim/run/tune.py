@@ -29,6 +29,7 @@ import contextlib
 import hashlib
 import itertools
 import shutil
+import warnings
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -83,9 +84,12 @@ def _sampler(name: str, seed: int):
     if name == 'random':
         return optuna.samplers.RandomSampler(seed=seed)
     if name == 'qmc':
-        # scrambled: Optuna uses the seed only then (unscrambled, every seed gives one sequence)
-        return optuna.samplers.QMCSampler(seed=seed, scramble=True,
-                                          warn_independent_sampling=False)
+        # scrambled: Optuna uses the seed only then (unscrambled, every seed gives one sequence);
+        # its notice that the class is experimental is for Optuna's users, not wheelsim's
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore', optuna.exceptions.ExperimentalWarning)
+            return optuna.samplers.QMCSampler(seed=seed, scramble=True,
+                                              warn_independent_sampling=False)
     raise ScenarioError(f'--sampler {name!r}: must be one of {", ".join(SAMPLERS)}')
 
 
@@ -508,8 +512,6 @@ def remove_study_plots(folder: Path) -> None:
 def write_study_plots(study, folder: Path, objective: str) -> list[Path]:
     """``history.png`` and ``importance.png`` (Optuna's matplotlib plots), the values named
     by the ``objective`` metric."""
-    import warnings
-
     import matplotlib
 
     matplotlib.use('Agg')
