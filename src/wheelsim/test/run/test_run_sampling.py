@@ -53,6 +53,10 @@ def test_numbers_as_python_prints_them_are_numbers():
 @pytest.mark.parametrize('text, fragment', [
     ('c.k', 'expected NAME=V1,V2'),
     ('c.k= ', "no value after = (an empty text is '')"),  # found in review: "expected NAME=..."
+    # found in review: an empty value was read as null, and the error showed c.k=null
+    ('c.k=0.1,', "--param 'c.k=0.1,': an empty value between commas or at an end (a comma too "
+                 "many? an empty text is '')"),
+    ('c.k=0.1, ,0.2', "--param 'c.k=0.1, ,0.2': an empty value between commas"),
     ('c.k=1:0', 'LOW < HIGH'),
     ('c.k=0:1:log', 'LOW > 0 (log scale)'),
     ('c.k=0:1:ln', 'LOW:HIGH:log'),

@@ -257,6 +257,9 @@ def _value(piece: str, text: str) -> Any:
     """One value as YAML, numbers as ROS reads them; ScenarioError on one line otherwise, and for
     a YAML mapping (no parameter takes one)."""
     piece = piece.strip(SPACES)
+    if not piece:  # YAML would read null
+        raise ScenarioError(f'--param {_quoted(text)}: an empty value between commas or at an '
+                            "end (a comma too many? an empty text is '')")
     try:
         value = yaml_numbers.load(piece)
     except yaml.YAMLError as err:
