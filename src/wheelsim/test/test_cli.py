@@ -610,7 +610,7 @@ def test_ctrl_c_before_the_simulation_begins_leaves_no_run_folder(capsys,
     (tmp_path / 'short.yaml').write_text(SHORT_RUN)
     assert main(['run', 'short.yaml', '--quiet', '--no-plots', '--output', 'out']) == 130
     assert capsys.readouterr().err == 'wheelsim run: interrupted\n'
-    assert list((tmp_path / 'out').iterdir()) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['short.yaml']  # no out/ either
 
 
 def test_a_tune_with_every_value_fixed_is_refused(capsys, process_state_restored, tmp_path,
@@ -625,3 +625,21 @@ def test_a_tune_with_every_value_fixed_is_refused(capsys, process_state_restored
         'controller.feedforward.k_x=2: one value each, so every trial would be the same run: '
         'give a range LOW:HIGH or two values or more (wheelsim run runs one)\n')
     assert sorted(p.name for p in tmp_path.iterdir()) == ['short.yaml']
+
+
+def test_an_output_folder_the_command_made_and_left_empty_is_removed(tmp_path, monkeypatch,
+                                                                      capsys):
+    """Found in review: a tune whose --storage was not a database (found once --output was
+    made) left that folder behind, empty; so did a sweep stopped while Ray started."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'short.yaml').write_text(SHORT_RUN)
+    (tmp_path / 'not_a_database').write_text('text')
+    (tmp_path / 'kept').mkdir()
+    for output in ('made/out', 'kept/out'):
+        assert main(['tune', 'short.yaml', '--param', 'controller.lead_time=0:0.8',
+                     '--objective', 'cross_track_rms_m', '--storage',
+                     f'sqlite:///{tmp_path}/not_a_database', '--output', output]) == \
+            EXIT_BAD_INPUT
+        assert 'cannot open the study there' in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['kept', 'not_a_database', 'short.yaml']
+    assert list((tmp_path / 'kept').iterdir()) == []

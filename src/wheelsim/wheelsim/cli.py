@@ -130,18 +130,42 @@ def _single_values(texts: Sequence[str]) -> dict:
     return values
 
 
+#: The ``--output`` folders this command created, each with the first of its parents it created.
+_CREATED_ROOTS: list[tuple[Path, Path]] = []
+
+
 def _output_root(text: str) -> Path:
-    """The ``--output`` folder, created if needed; ScenarioError if that is impossible."""
+    """The ``--output`` folder, created if needed (and removed again by
+    :func:`_remove_empty_roots` if the command ends leaving it empty); ScenarioError if that is
+    impossible."""
     if not text.strip():  # Path('') is the current folder
         raise ScenarioError(f'--output {text!r}: give a folder (default: results)')
     root = Path(text)
     if root.exists() and not root.is_dir():
         raise ScenarioError(f'--output {text}: is a file, not a folder')
+    first_made = next((folder for folder in reversed((root, *root.parents))
+                       if not folder.exists()), None)
     try:
         root.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise ScenarioError(f'--output {text}: cannot create it ({err.strerror})') from None
+    if first_made is not None:
+        _CREATED_ROOTS.append((root, first_made))
     return root
+
+
+def _remove_empty_roots() -> None:
+    """Remove the ``--output`` folders this command created that it left empty (refused input
+    found after them, a Ctrl-C while Ray started), up to the first parent it created."""
+    while _CREATED_ROOTS:
+        root, first_made = _CREATED_ROOTS.pop()
+        for folder in (root, *root.parents):
+            try:
+                folder.rmdir()  # only an empty one
+            except OSError:
+                break
+            if folder == first_made:
+                break
 
 
 MAX_REAL_TIME_FACTOR = 1e6
@@ -646,9 +670,12 @@ def _command(argv: Sequence[str] | None) -> int:
     signal.signal(signal.SIGTERM, _interrupt)
     prog = f'wheelsim {args.command}'  # as argparse names the command in its errors
     try:
-        if args.command == 'calibrate':
-            return _calibrate(args)
-        return {'run': _run, 'sweep': _sweep, 'tune': _tune}[args.command](args)
+        try:
+            if args.command == 'calibrate':
+                return _calibrate(args)
+            return {'run': _run, 'sweep': _sweep, 'tune': _tune}[args.command](args)
+        finally:
+            _remove_empty_roots()
     except (ScenarioError, OutputError) as err:
         print(f'{prog}: error: {err}', file=sys.stderr)
         return EXIT_BAD_INPUT
