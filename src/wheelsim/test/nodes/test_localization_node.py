@@ -448,3 +448,19 @@ def test_wheel_encoder_odometry_sees_slip_in_lock_step():
     assert truth[last][2] > 0.3  # the vehicle turned left, by the slip
     assert abs(odom[last][2]) < 1e-9  # the encoders saw a straight line
     assert odom[last][0] > 2.0
+
+
+@pytest.mark.parametrize('encoders, warned', [({}, True), ({'encoders.track': 0.5}, False)])
+def test_encoders_off_the_vehicle_s_geometry_are_warned_of_once(encoders, warned, capsys):
+    """Found in review: the default encoders.track (1.4 m) on the 0.5 m-track preset gave an
+    odometry 170 % off, and nothing said so."""
+    from wheelsim.testing.stack import run_stack
+
+    run_stack('indoor_differential', {'localization': {
+        'odometry_source': 'joint_states', **encoders}}, 3.0, lambda *_: None)
+    err = capsys.readouterr().err
+    said = ("[localization]: odometry from joint_states computes with encoders.track = 1.4 m, "
+            "the vehicle's 0.5 m: it is a mis-calibrated robot's (set encoders.* to "
+            "vehicle_sim's values for a calibrated one)")
+    assert err.count(said) == warned
+    assert ('computes with encoders.' in err) == warned

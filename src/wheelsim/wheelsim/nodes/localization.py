@@ -14,7 +14,9 @@ wheel encoders the odometry integrates):
 The numbers come from :class:`wheelsim.core.localization.model.Localization` (modes, noise
 models and the meaning of every parameter: docs/localization.md). The node never reads its own
 clock, so it behaves the same with wall time, ``use_sim_time`` and in lock-step runs.
-``initialpose`` resets the estimate at the next ground-truth sample.
+``initialpose`` resets the estimate at the next ground-truth sample. With wheel encoders, the
+``encoders.*`` geometry that differs from vehicle_sim's (its ``vehicle_description``) is
+warned of once: that odometry is a mis-calibrated robot's, on purpose or not.
 
 Covariances are 6x6 over ``(x, y, z, roll, pitch, yaw)``; the planar model fills the ``x``, ``y``,
 ``yaw`` rows and columns and leaves ``z``, roll and pitch at 0 (exact: the motion is planar).
@@ -29,12 +31,19 @@ import numpy as np
 from geometry_msgs.msg import PoseWithCovarianceStamped
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState
+from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
 from wheelsim.core.localization.config import LocalizationConfig, unused_parameters
 from wheelsim.core.localization.model import Localization as LocalizationModel
+from wheelsim.core.localization.wheel_encoders import geometry_mismatches
 from wheelsim.core.params import ParamSpec, from_flat, specs
-from wheelsim.ros import qos
+from wheelsim.core.vehicle.description import (
+    DescriptionError,
+    VehicleDescription,
+    parse_description,
+)
+from wheelsim.ros import qos, vehicle_description
 from wheelsim.ros.conversions import (
     fill_planar_zw,
     fill_twist_parts,
@@ -135,10 +144,14 @@ class Localization:
         self.seam.create_subscription(Odometry, 'ground_truth', self._on_ground_truth, qos.DEFAULT)
         # With wheel encoders, each ground-truth sample waits for the joint_states of its time.
         self._waiting: list[tuple[int, tuple, tuple]] = []
+        self._vehicle: VehicleDescription | None = None  # with encoders: vehicle_sim's
+        self._geometry_warned: set[str] = set()
         if config.odometry_source == 'joint_states':
             self.seam.create_subscription(
                 JointState, 'joint_states', self._on_joint_states, qos.DEFAULT
             )
+            self.seam.create_subscription(
+                String, vehicle_description.TOPIC, self._on_vehicle_description, qos.LATCHED)
         self._map_poses = MapPoses(seam, self.map_frame)
         self.seam.create_subscription(
             PoseWithCovarianceStamped, 'initialpose', self._on_initial_pose, qos.DEFAULT
@@ -159,6 +172,27 @@ class Localization:
 
     def _on_settings(self, new: LocalizationConfig, _old: LocalizationConfig) -> None:
         self.localization.update_config(new)
+        self._check_geometry()
+
+    def _on_vehicle_description(self, msg: String) -> None:
+        try:
+            self._vehicle = parse_description(msg.data)
+        except DescriptionError as err:
+            self.seam.logger.warning(f'vehicle_description ignored: {err}',
+                                     throttle_duration_sec=10.0)
+            return
+        self._check_geometry()
+
+    def _check_geometry(self) -> None:
+        """Warn once of each ``encoders.*`` that differs from the vehicle's geometry."""
+        if self._vehicle is None:
+            return
+        for text in geometry_mismatches(self.config.encoders, self._vehicle):
+            if text not in self._geometry_warned:
+                self._geometry_warned.add(text)
+                self.seam.logger.warning(
+                    f'odometry from joint_states computes with {text}: it is a mis-calibrated '
+                    "robot's (set encoders.* to vehicle_sim's values for a calibrated one)")
 
     def _on_ground_truth(self, msg: Odometry) -> None:
         frame, stamp, pose, twist = odometry_sample(msg)

@@ -129,3 +129,38 @@ def test_encoders_need_the_model_joints_and_a_real_mode():
         loc.encoders.update(0, ('left_wheel_joint', 'right_wheel_joint'), (0.0, 0.0))
     with pytest.raises(ValueError, match='odometry_source'):
         from_flat(LocalizationConfig, {'mode': 'perfect', 'odometry_source': 'joint_states'})
+
+
+@pytest.mark.parametrize('model, encoders, said', [
+    ('differential', {'track': 0.5}, []),
+    ('differential', {}, ["encoders.track = 1.4 m, the vehicle's 0.5 m"]),
+    ('differential', {'track': 0.5, 'base_link_offset': 0.1},
+     ["encoders.base_link_offset = 0.1 m, the vehicle's 0 m"]),
+    ('differential', {'model': 'omni', 'track': 0.5}, ["encoders.model = 'omni', the vehicle's "
+                                                       "'differential'"]),
+    ('bicycle', {'model': 'bicycle', 'wheel_base': 2.5}, []),
+    ('bicycle', {'model': 'bicycle', 'wheel_base': 2.5, 'track': 9.0}, []),  # no track used
+    ('bicycle', {'model': 'bicycle'}, ["encoders.wheel_base = 2 m, the vehicle's 2.5 m"]),
+])
+def test_the_geometry_that_differs_from_the_vehicle_s_is_named(model, encoders, said):
+    """Found in review: with odometry_source joint_states on the 0.5 m-track preset the default
+    encoders.track of 1.4 m went unnoticed, and the odometry's NEES was 467."""
+    from wheelsim.core.localization.wheel_encoders import EncoderConfig, geometry_mismatches
+    from wheelsim.core.vehicle.config import vehicle_config_from_params
+    from wheelsim.core.vehicle.description import describe
+
+    params = {'model': model, 'model_params.differential.track': 0.5,
+              'model_params.bicycle.wheel_base': 2.5}
+    vehicle = describe(vehicle_config_from_params(params))
+    assert geometry_mismatches(EncoderConfig(**encoders), vehicle) == said
+
+
+def test_a_steered_axle_behind_is_a_negative_encoder_wheel_base():
+    from wheelsim.core.localization.wheel_encoders import EncoderConfig, geometry_mismatches
+    from wheelsim.core.vehicle.config import vehicle_config_from_params
+    from wheelsim.core.vehicle.description import describe
+
+    vehicle = describe(vehicle_config_from_params({
+        'model': 'bicycle', 'model_params.bicycle.reverse': True}))
+    assert vehicle.steered_axle_behind
+    assert geometry_mismatches(EncoderConfig(model='bicycle', wheel_base=-2.0), vehicle) == []

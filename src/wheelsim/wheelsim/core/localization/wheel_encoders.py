@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from wheelsim.core.geometry.angles import wrap_angle
 from wheelsim.core.geometry.se2 import Floats3, compose_floats, integrate_twist, inverse_floats
 from wheelsim.core.params import ParameterError, param
+from wheelsim.core.vehicle.description import VehicleDescription
 
 ENCODER_MODELS = ('differential', 'bicycle', 'omni')
 KEPT_SAMPLES = 256  # encoder poses remembered, to pair a ground-truth stamp with its sample
@@ -82,6 +83,27 @@ class EncoderConfig:
     def __post_init__(self) -> None:
         if self.wheel_base == 0.0:
             raise ParameterError('wheel_base', 0.0, 'must not be 0')
+
+
+def geometry_mismatches(config: EncoderConfig, vehicle: VehicleDescription) -> list[str]:
+    """The ``encoders.*`` that differ from the ``vehicle``'s geometry (vehicle_sim's
+    description), each as ``"encoders.track = 1.4 m, the vehicle's 0.5 m"``; empty when the
+    odometry computes with the vehicle's own (the wheel radius is not described: not checked).
+    """
+    if config.model != vehicle.model:
+        return [f"encoders.model = '{config.model}', the vehicle's '{vehicle.model}'"]
+    wheel_base = vehicle.wheel_base
+    if wheel_base is not None and vehicle.steered_axle_behind:
+        wheel_base = -wheel_base
+    described = {'track': vehicle.track, 'wheel_base': wheel_base,
+                 'base_link_offset': vehicle.base_link_offset}
+    used = {'differential': ('track', 'base_link_offset'),
+            'bicycle': ('wheel_base', 'base_link_offset'),
+            'omni': ('track', 'wheel_base', 'base_link_offset')}[config.model]
+    return [f"encoders.{name} = {getattr(config, name):g} m, the vehicle's {described[name]:g} m"
+            for name in used if described[name] is not None
+            and not math.isclose(getattr(config, name), described[name], rel_tol=1e-9,
+                                 abs_tol=1e-12)]
 
 
 def _exact(names: Sequence[str], candidates: tuple[tuple[str, ...], ...], prefix: str):
