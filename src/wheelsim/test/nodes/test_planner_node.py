@@ -15,7 +15,7 @@ from rclpy.parameter import Parameter
 
 from wheelsim.nodes.planner import Planner
 from wheelsim.ros import qos
-from wheelsim.ros.conversions import quaternion_from_yaw, stamp_ns, yaw_from_quaternion
+from wheelsim.ros.conversions import quaternion_from_yaw, stamp_ns, time_msg, yaw_from_quaternion
 from wheelsim.testing.configs import FIXED_PLANNER
 from wheelsim.testing.processes import NodeProcess
 
@@ -373,10 +373,10 @@ def test_a_goal_sent_again_while_driving_keeps_the_vehicle_going(preset, goal_x_
     assert np.all(np.diff(after[:, 1]) > 0)
 
 
-def first_step(odom_vx_mps: float | None) -> tuple[float, float]:
+def first_step(odom_vx_mps: float | None, odom_age_s: float = 0.0) -> tuple[float, float]:
     """The planned time (s) and distance (m) from the first pose to the second of a goal 5 m
-    ahead of a vehicle at the origin whose odom says it moves at ``odom_vx_mps`` (None: no
-    odom), in lock-step."""
+    ahead of a vehicle at the origin whose odom, stamped ``odom_age_s`` before it is sent, says
+    it moves at ``odom_vx_mps`` (None: no odom), in lock-step."""
     from nav_msgs.msg import Odometry
 
     from wheelsim.run.lockstep import Lockstep
@@ -387,6 +387,7 @@ def first_step(odom_vx_mps: float | None) -> tuple[float, float]:
         name = 'vehicle'
 
         def __init__(self, seam):
+            self._seam = seam
             self._pose = seam.create_publisher(PoseWithCovarianceStamped, 'pose', 10)
             self._odom = seam.create_publisher(Odometry, 'odom', 10)
             self._goal = seam.create_publisher(PoseStamped, 'goal_pose', 10)
@@ -399,6 +400,8 @@ def first_step(odom_vx_mps: float | None) -> tuple[float, float]:
                 self._pose.publish(pose_msg(0.0, 0.0, 0.0))
                 if odom_vx_mps is not None:
                     odom = Odometry()
+                    odom.header.stamp = time_msg(self._seam.now_ns()
+                                                 - round(odom_age_s * 1e9))
                     odom.twist.twist.linear.x = odom_vx_mps
                     self._odom.publish(odom)
             elif self._steps == 2:
@@ -424,5 +427,8 @@ def test_a_goal_is_planned_from_the_odom_speed_and_from_rest_when_it_is_refused(
     speed_mps = math.sqrt(0.4**2 + 2 * FIXED_PLANNER['limits.max_acceleration'] * step_m)
     assert step_s == pytest.approx(2 * step_m / (0.4 + speed_mps), abs=2e-9)  # from 0.4 m/s
     assert first_step(math.nan) == from_rest
+    # the goal comes 0.1 s after the odom: 1.05 s and 0.95 s after its stamp
+    assert first_step(0.4, odom_age_s=0.95) == from_rest  # the odometry stopped
+    assert first_step(0.4, odom_age_s=0.85) == (step_s, step_m)
     assert ('[planner]: odom twist ignored: (nan m/s, 0 m/s, 0 rad/s) must be finite and within '
             '+-1e+06' in capsys.readouterr().err)

@@ -2,7 +2,8 @@
 
 Inputs: ``pose`` (geometry_msgs/PoseWithCovarianceStamped, map frame: where the vehicle is),
 ``goal_pose`` (geometry_msgs/PoseStamped, map frame: RViz's "2D Goal Pose"), ``odom``
-(nav_msgs/Odometry: its body twist, how fast the vehicle moves; none received means at rest).
+(nav_msgs/Odometry: its body twist, how fast the vehicle moves; none stamped within
+:data:`ODOM_MAX_AGE_S` means at rest).
 Output: ``plan`` (nav_msgs/Path in the map frame; reliable, transient local, depth 1 so that a
 controller started later still gets it).
 
@@ -48,6 +49,7 @@ from wheelsim.ros import qos
 from wheelsim.ros.conversions import (
     fill_planar,
     planar_standard_deviations,
+    stamp_ns,
     stamped_pose2d,
     time_msg,
     twist2d,
@@ -59,6 +61,9 @@ from wheelsim.ros.seam import NodeSeam
 from wheelsim.ros.vehicle_description import VehicleDefaults
 
 RETRY_PERIOD_S = 0.2  # how often a pending waypoint plan checks its preconditions
+#: An odom twist stamped longer ago than this (on the node's clock) is not used: the odometry
+#: stopped, and the vehicle counts as at rest.
+ODOM_MAX_AGE_S = 1.0
 
 
 def parameter_specs() -> list[ParamSpec]:
@@ -121,6 +126,7 @@ class Planner:
         self._pose: Floats3 | None = None  # the latest (map frame, as MapPoses.planar gives it)
         self._pose_covariance: np.ndarray | None = None  # the latest pose's, a copy
         self._twist: Floats3 = (0.0, 0.0, 0.0)  # the latest odom body twist, checked when used
+        self._twist_stamp_ns = 0  # its header's stamp
         self._waypoints_pending = False
         self._plan = seam.create_publisher(Path, 'plan', qos.LATCHED)
         self._map_poses = MapPoses(seam, declared.full_map_frame)
@@ -174,12 +180,17 @@ class Planner:
 
     def _on_odom(self, msg: Odometry) -> None:
         self._twist = twist2d(msg.twist.twist)
+        self._twist_stamp_ns = stamp_ns(msg.header.stamp)
 
     def _velocity(self, pose: Pose2D | None) -> tuple[float, float]:
         """The vehicle's velocity (m/s, map frame) at ``pose``: the latest odom body twist
-        turned by its heading (at rest without a pose or with a twist refused, warning)."""
+        turned by its heading; at rest without a pose, without an odom twist stamped within
+        :data:`ODOM_MAX_AGE_S` of now, or with one refused (warning)."""
+        age_s = (self.seam.now_ns() - self._twist_stamp_ns) / NS_PER_S
+        if pose is None or not abs(age_s) <= ODOM_MAX_AGE_S:
+            return 0.0, 0.0
         twist = checked_twist(self._twist, self._map_poses.warnings)
-        if pose is None or twist is None:
+        if twist is None:
             return 0.0, 0.0
         vx_mps, vy_mps, _ = twist
         cos_yaw, sin_yaw = math.cos(pose.yaw_rad), math.sin(pose.yaw_rad)
