@@ -513,6 +513,21 @@ def test_numpy_values_are_taken_as_the_python_values_they_hold():
     assert vehicle.config == expected.config
 
 
+@pytest.mark.parametrize('params, name', [
+    ({'initial_pose.x': np.ma.masked}, 'initial_pose.x'),
+    ({'initial_pose': {'y': np.ma.array(1.0, mask=True)}}, 'initial_pose.y'),
+    ({'footprint': [0.5, np.ma.masked, -0.5, 0.25, -0.5, -0.25]}, 'footprint'),
+])
+def test_a_masked_parameter_is_refused_naming_it(params, name):
+    """Found in review: a masked initial_pose.x was refused as 'initial_pose.x = None'."""
+    with pytest.raises(ValueError) as info:
+        ws.load_vehicle('indoor_differential', params)
+    assert str(info.value) == (f'parameter {name} = masked is invalid: a masked value '
+                               '(numpy.ma) has no value to take')
+    unmasked = {'initial_pose.x': np.ma.array(1.0, mask=False)}
+    assert ws.load_vehicle('indoor_differential', unmasked).parameters['initial_pose.x'] == 1.0
+
+
 def test_a_params_file_without_a_section_for_vehicle_sim_is_refused(tmp_path):
     """Found in review: the default vehicle, without a word."""
     empty, elsewhere = tmp_path / 'empty.yaml', tmp_path / 'robot1.yaml'

@@ -102,14 +102,17 @@ def check_vehicle(vehicle: Any) -> SimVehicle:
     return vehicle
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: Any, name: str) -> Any:
     """``value`` with numpy scalars and arrays (in lists and tuples too) as the Python values
     parameters take (``np.int64(3)``: 3, ``np.bool_(False)``: False, an array: a list), as a
-    sweep over ``np.arange`` or ``rng.integers`` gives them."""
+    sweep over ``np.arange`` or ``rng.integers`` gives them. ParameterError naming ``name`` for
+    a masked value (numpy.ma), which has none."""
+    if np.ma.is_masked(value):
+        raise ParameterError(name, np.ma.masked, 'a masked value (numpy.ma) has no value to take')
     if isinstance(value, (np.generic, np.ndarray)):
         return value.tolist()
     if isinstance(value, (list, tuple)):
-        return type(value)(_plain(item) for item in value)
+        return type(value)(_plain(item, name) for item in value)
     return value
 
 
@@ -159,7 +162,7 @@ def load_vehicle(preset_or_params_file: str | Path | None = None,
                              f'vehicle_sim (vehicle_sim, /**/vehicle_sim, /**, /*); its '
                              f'sections: {found}')
         values.update(node_parameters([path], NODE_NAME, PARAMETER_NAMES))
-    given = {name: _plain(value) for name, value in flatten(dict(params or {})).items()}
+    given = {name: _plain(value, name) for name, value in flatten(dict(params or {})).items()}
     values.update(given)
     for name, closest in unknown_keys(PARAMETER_NAMES, values):
         hint = f'; did you mean {closest!r}?' if closest else ''
