@@ -24,7 +24,6 @@ docs/planning_control.md).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
@@ -42,7 +41,7 @@ from wheelsim.core.planning.config import (
     with_vehicle,
 )
 from wheelsim.core.planning.path import PlanningError, path_shape
-from wheelsim.core.planning.planner import plan_to_goal, plan_waypoints
+from wheelsim.core.planning.planner import plan_to_goal, plan_waypoints, velocity_in_map
 from wheelsim.core.planning.trajectory import Trajectory
 from wheelsim.core.units import NS_PER_S
 from wheelsim.ros import qos
@@ -193,8 +192,7 @@ class Planner:
         if twist is None:
             return 0.0, 0.0
         vx_mps, vy_mps, _ = twist
-        cos_yaw, sin_yaw = math.cos(pose.yaw_rad), math.sin(pose.yaw_rad)
-        return vx_mps * cos_yaw - vy_mps * sin_yaw, vx_mps * sin_yaw + vy_mps * cos_yaw
+        return velocity_in_map(pose, vx_mps, vy_mps)
 
     def _plan_waypoints_when_ready(self) -> None:
         if self.config is None:

@@ -230,6 +230,13 @@ def test_a_goal_planned_on_the_way_starts_at_the_speed_along_the_path(velocity, 
         assert_within(trajectory, cfg)
 
 
+def test_a_body_velocity_is_turned_into_the_map_frame():
+    from wheelsim.core.planning.planner import velocity_in_map
+
+    assert velocity_in_map(Pose2D(5.0, 5.0, math.pi / 2), 0.4, 0.1) == pytest.approx((-0.1, 0.4))
+    assert velocity_in_map(Pose2D(0.0, 0.0, math.pi), 0.4, 0.0) == pytest.approx((-0.4, 0.0))
+
+
 def test_a_route_planned_on_the_way_starts_moving_only_from_the_vehicle():
     moving = (0.5 * math.cos(1.0), 0.5 * math.sin(1.0))  # map frame, along the heading 1 rad
     route = [2.0, 2.0, NAN, 4.0, 2.0, NAN]

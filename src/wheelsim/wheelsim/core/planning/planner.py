@@ -61,6 +61,13 @@ def fallback_curvature(config: PlannerConfig) -> float:
     return limits.max_curvature or limits.max_lateral_acceleration / limits.max_speed**2
 
 
+def velocity_in_map(pose: Pose2D, vx_mps: float, vy_mps: float) -> Velocity2D:
+    """The velocity (m/s, map frame) of a vehicle at ``pose`` (map frame) moving at ``vx_mps``
+    ahead and ``vy_mps`` to its left (its body frame, as odometry's twist gives them)."""
+    cos_yaw, sin_yaw = math.cos(pose.yaw_rad), math.sin(pose.yaw_rad)
+    return vx_mps * cos_yaw - vy_mps * sin_yaw, vx_mps * sin_yaw + vy_mps * cos_yaw
+
+
 def start_speed(velocity_mps: Velocity2D, direction_rad: float) -> float:
     """The speed (m/s, >= 0) at which a vehicle moving at ``velocity_mps`` (map frame) starts
     along a path leaving in ``direction_rad``: the velocity's component that way; 0 (at rest)
