@@ -470,3 +470,26 @@ def test_the_goal_is_reached_only_once_the_turn_onto_its_heading_has_slowed():
     assert len(stops) == 1
     yaw_rate = [rate for time_ns, rate in yaw_rates if time_ns <= stops[0]][-1]
     assert abs(yaw_rate) <= 0.12  # goal.max_yaw_rate 0.1, measured by noisy odometry
+
+
+def test_a_goal_tolerance_below_the_pose_noise_does_not_spin_a_differential_robot(capsys):
+    """Found in review: with ``goal.xy_tolerance`` 5 mm and ``goal.yaw_tolerance`` 0.01 rad,
+    below the noise of the pose estimate, a differential robot at its goal turned on the spot
+    towards each new noisy position (2.4 rad of turning after it arrived, 1.49 rad off its
+    heading) until the goal timed out. Once at the final position it now stays there (Nav2's
+    stateful goal checker) and only turns onto the heading (it may still turn to drive the
+    last millimetres there: the tolerance asks for them)."""
+    from wheelsim.testing.stack import run_stack
+
+    yaws = []
+
+    def record(topic, msg, _time_ns):
+        if topic == '/ground_truth':
+            orientation = msg.pose.pose.orientation
+            yaws.append(2.0 * math.atan2(orientation.z, orientation.w))
+
+    run_stack('indoor_differential', {
+        'planner': {'waypoints': [2.0, 0.0, 0.0]},
+        'controller': {'goal.xy_tolerance': 0.005, 'goal.yaw_tolerance': 0.01}}, 20.0, record)
+    assert '[controller]: goal reached' in capsys.readouterr().err
+    assert abs(yaws[-1]) < 0.02

@@ -361,6 +361,29 @@ def test_controller_turns_on_the_spot_to_the_final_heading():
     assert step.command.vx_mps == 0.0 and step.command.wz_radps < 0.0
 
 
+@pytest.mark.parametrize('algorithm, stays', [
+    ('feedforward', True), ('stanley', True), ('pure_pursuit', False)])
+def test_a_differential_robot_once_at_its_final_position_turns_only_there(algorithm, stays):
+    """Found in review: a pose estimate noisier than ``goal.xy_tolerance`` turned a
+    differential robot at its goal towards each new noisy position until the goal timed out.
+    Finishing point to point (feedforward, Stanley), once there at rest it stays and turns onto
+    the heading (Nav2's stateful goal checker); pure pursuit keeps closing in (it stops at the
+    tolerance's edge: held there, it ended beyond it)."""
+    ctl = controller(algorithm=algorithm)
+    trajectory = straight(5.0)
+    ctl.follow(trajectory, 0.0)
+    end_s = trajectory.duration_s
+    for t_s in np.arange(0.0, end_s + 0.05, 0.05):  # on the schedule, at the end off its heading
+        x_m = min(trajectory.value_at_time(t_s, 'x_m'), 4.99)
+        there = ctl.step(float(t_s), Pose2D(x_m, 0.0, -0.5 if x_m > 4.5 else 0.0))
+    assert there.status == TRACKING and there.command == BodyTwist(0.0, 0.0, there.command.wz_radps)
+    assert there.command.wz_radps > 0.0  # turning on the spot onto the heading
+    for t_s in np.arange(end_s + 0.1, end_s + 1.0, 0.05):  # the estimate has jumped aside
+        aside = ctl.step(float(t_s), Pose2D(5.0, 0.3, -0.5))
+    assert (aside.command == BodyTwist(0.0, 0.0, aside.command.wz_radps)
+            and aside.command.wz_radps > 0.0) == stays  # onto the heading, or to the point
+
+
 def test_controller_gives_up_after_the_timeout():
     ctl = controller(**{'goal.timeout': 1.0})
     trajectory = straight(5.0)

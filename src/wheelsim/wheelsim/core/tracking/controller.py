@@ -15,7 +15,11 @@ simulator, relocalised), it is found again where it faces along the path, and th
 on from there (no wait is counted).
 
 Goal: reached when the schedule has ended (pure pursuit: at once), base_link has progressed to
-within ``goal.xy_tolerance`` of the path's end, is that close to the final position, moves no
+within ``goal.xy_tolerance`` of the path's end, is that close to the final position (a
+vehicle that finishes point to point, below: has been, moving no faster than
+``goal.max_speed``; once is enough, so that a pose estimate noisier than the tolerance does not
+turn it back towards the point again and again, as Nav2's ``SimpleGoalChecker`` with its default
+``stateful: true``, navigation2 1.3.13 and 1.4.2), moves no
 faster than ``goal.max_speed`` and turns no faster than ``goal.max_yaw_rate`` (measured;
 faster, a stop is commanded first, or the turn onto the final heading slowed), and
 (vehicles that can turn on the spot) within
@@ -150,8 +154,10 @@ def reversing_refused(trajectory: Trajectory, config: ControllerConfig) -> str |
 @dataclass
 class _Following:
     """The trajectory being followed, its time 0 on the caller's clock, the leg being driven,
-    and the progress of base_link along it and of the steered point along its own path
-    (Stanley)."""
+    the progress of base_link along it and of the steered point along its own path (Stanley),
+    and whether a vehicle that finishes point to point has come to the final position at no
+    more than ``goal.max_speed`` (then it stays there: only the heading and the rest are
+    checked, as Nav2's stateful goal checker does)."""
 
     trajectory: Trajectory
     start_time_s: float
@@ -159,6 +165,7 @@ class _Following:
     front_progress: PathProgress | None = None  # built when Stanley first needs it
     leg: int = 0
     waited_s: float = 0.0
+    at_final_position: bool = False
 
 
 class TrackingController:
@@ -287,15 +294,19 @@ class TrackingController:
         # Schedule-following laws arrive with the schedule (at its final speed, zero);
         # pure pursuit arrives when it gets there.
         arrived = self.config.algorithm == 'pure_pursuit' or t_s >= trajectory.duration_s
-        at_end = (
+        at_end = following.at_final_position or (
             arrived
             and nearest.s_m >= trajectory.length_m - goal.xy_tolerance
             and goal_distance_m <= goal.xy_tolerance
         )
+        driving = (measured is not None and goal.max_speed > 0
+                   and math.hypot(measured.vx_mps, measured.vy_mps) > goal.max_speed)
+        # Come there at the end of the schedule, the position holds: only the heading is left.
+        following.at_final_position = (at_end and not driving
+                                       and self._finishes_point_to_point())
         turns_on_spot = self.config.model != 'bicycle'
-        moving = measured is not None and (
-            (goal.max_speed > 0 and math.hypot(measured.vx_mps, measured.vy_mps) > goal.max_speed)
-            or (goal.max_yaw_rate > 0 and abs(measured.wz_radps) > goal.max_yaw_rate))
+        moving = driving or (measured is not None and goal.max_yaw_rate > 0
+                             and abs(measured.wz_radps) > goal.max_yaw_rate)
         if at_end and not moving and (
                 not turns_on_spot or abs(goal_yaw_error) <= goal.yaw_tolerance):
             return self._finish(
