@@ -373,6 +373,33 @@ def test_a_goal_sent_again_while_driving_keeps_the_vehicle_going(preset, goal_x_
     assert np.all(np.diff(after[:, 1]) > 0)
 
 
+@pytest.mark.parametrize('waypoints', [
+    [2.0, 0.0, NAN, 1.0, 0.0, NAN],  # out and back
+    [2.0, 0.0, NAN, 1.0, 0.0, NAN, 2.0, 0.0, NAN],  # out, back and out again
+])
+def test_a_route_turning_back_is_driven_out_and_back_on_its_line(waypoints):
+    """Found in review: out 2 m and back 1 m, planned from the noisy start estimate, took the
+    differential preset on a 2.76 m detour to its turning point (0.60 m off the line): the free
+    heading there was the curve's, whose direction at a turn-back is set by millimetres of the
+    start. It now drives the line, stops at each turning point and backs up or drives on."""
+    from wheelsim.testing.stack import run_stack
+
+    truth = []
+
+    def record(topic, msg, time_ns):
+        if topic == '/ground_truth':
+            twist = msg.twist.twist
+            truth.append((msg.pose.pose.position.x, msg.pose.pose.position.y,
+                          math.hypot(twist.linear.x, twist.linear.y)))
+
+    run_stack('indoor_differential', {'planner': {'waypoints': waypoints}}, 20.0, record)
+    truth = np.array(truth)
+    assert truth[-1, 2] < 1e-3  # stopped at the end
+    assert np.abs(truth[:, 1]).max() < 0.05  # on the line: no detour
+    assert 1.95 < truth[:, 0].max() < 2.1
+    assert np.hypot(truth[-1, 0] - waypoints[-3], truth[-1, 1]) < 0.05
+
+
 def first_step(odom_vx_mps: float | None, odom_age_s: float = 0.0) -> tuple[float, float]:
     """The planned time (s) and distance (m) from the first pose to the second of a goal 5 m
     ahead of a vehicle at the origin whose odom, stamped ``odom_age_s`` before it is sent, says

@@ -18,6 +18,8 @@ from wheelsim.core.vehicle.description import describe
 from wheelsim.testing.configs import FIXED_PLANNER
 
 NAN = math.nan
+#: The start as a run's noisy localization estimate gave it.
+NOISY_START = Pose2D(0.05601174287645234, 0.004488182389919, 0.007854749713091979)
 CAR_CURVATURE = math.tan(math.pi / 6) / 2.0  # reference car: 30 degree steering, 2 m base
 
 
@@ -331,20 +333,42 @@ def test_no_two_poses_of_a_car_plan_coincide(waypoints):
     1e-15 m apart), so Nav2, which finds a cusp from the two steps beside a pose
     (nav2_mppi_controller's findFirstPathInversion, navigation2 1.3.13), found none there; and
     the plan's curvature was read as 2.8 1/m from that step."""
-    from wheelsim.core.params_file import node_parameters
-    from wheelsim.shipped import shipped_params_dir
-
-    preset = shipped_params_dir() / 'ackermann_car.yaml'
-    vehicle = describe(from_flat(VehicleConfig, {
-        key: value for key, value in node_parameters([preset], '/vehicle_sim').items()
-        if key == 'model' or key.startswith('model_params.')}))
-    planner = {key: value for key, value in node_parameters([preset], '/planner').items()
-               if key != 'waypoints'}
-    cfg, _ = with_vehicle(from_flat(PlannerConfig, {**planner, 'waypoints': waypoints}), vehicle)
     # the start as the run's noisy estimate gave it (the arc lengths' rounding depends on it)
-    trajectory = plan_waypoints(cfg, Pose2D(0.05601174287645234, 0.004488182389919,
-                                            0.007854749713091979))
+    trajectory = plan_waypoints(preset_planner('ackermann_car', waypoints), NOISY_START)
     steps = np.column_stack([np.diff(trajectory.x_m), np.diff(trajectory.y_m)])
     assert np.hypot(*steps.T).min() > 0.01
     turning_back = (steps[:-1] * steps[1:]).sum(axis=1) < 0  # Nav2's rule, pose by pose
     assert len(trajectory.legs) > 1 and turning_back.sum() == len(trajectory.legs) - 1
+
+
+def test_a_route_turning_back_is_driven_there_and_backed_from_a_noisy_start():
+    """Found in review: from the run's noisy start estimate, the differential preset's route
+    out 2 m and back 1 m took a 2.76 m Reeds-Shepp detour (0.66 m of it in reverse) to its
+    turning point, 3.83 m in all: the free heading there was the bent curve's, whose direction
+    at a turn-back is set by the start's millimetres. From an exact start it was 3 m. Out, back
+    and out again (a reversing arrival: the vehicle keeps facing out) was 4.86 m and 4.82 m."""
+    for waypoints, back_m in (([2.0, 0.0, NAN, 1.0, 0.0, NAN], 1.0),
+                              ([2.0, 0.0, NAN, 1.0, 0.0, NAN, 2.0, 0.0, NAN], 2.0)):
+        cfg = preset_planner('indoor_differential', waypoints)
+        for start in (Pose2D(0.0, 0.0, 0.0), NOISY_START):
+            trajectory = plan_waypoints(cfg, start)
+            length_m = np.hypot(np.diff(trajectory.x_m), np.diff(trajectory.y_m)).sum()
+            straight_m = math.hypot(2.0 - start.x_m, start.y_m) + back_m
+            assert length_m == pytest.approx(straight_m, abs=1e-3)
+            assert len(trajectory.legs) == len(waypoints) // 3  # a leg between turn-backs
+            assert np.all(np.abs(np.cos(trajectory.yaw_rad)) > 0.99)  # facing along the line
+
+
+def preset_planner(preset, waypoints):
+    """The planner configuration of a shipped preset, from its vehicle, with ``waypoints``."""
+    from wheelsim.core.params_file import node_parameters
+    from wheelsim.shipped import shipped_params_dir
+
+    path = shipped_params_dir() / f'{preset}.yaml'
+    vehicle = describe(from_flat(VehicleConfig, {
+        key: value for key, value in node_parameters([path], '/vehicle_sim').items()
+        if key == 'model' or key.startswith('model_params.')}))
+    planner = {key: value for key, value in node_parameters([path], '/planner').items()
+               if key != 'waypoints'}
+    cfg, _ = with_vehicle(from_flat(PlannerConfig, {**planner, 'waypoints': waypoints}), vehicle)
+    return cfg

@@ -52,6 +52,8 @@ MAX_TIGHTENING = 3
 #: A fallback leg may turn this much (a U-turn) more than its waypoints' geometry (chord, headings)
 #: before it counts as a loop and is refused (rad).
 LOOP_SLACK_RAD = math.pi
+#: A route turning by more than this at a waypoint turns back there (rad).
+TURN_BACK_RAD = math.radians(170.0)
 #: Each metre in reverse counts this many in choosing a free last heading: the trackers follow
 #: a reverse stretch less closely. Nav2's Smac Hybrid-A* planner's default reverse_penalty
 #: (navigation2 1.3.13 and 1.4.2, smac_planner_hybrid.cpp) is the same 2.0.
@@ -70,10 +72,83 @@ def _tangent_heading(spline: HermiteSpline, i: int) -> float:
     return float(math.atan2(spline.tangents[i, 1], spline.tangents[i, 0]))
 
 
+def _chord_heading(waypoints: Waypoints, i: int) -> float:
+    """The heading of the chord from waypoint ``i`` to ``i + 1``."""
+    dx, dy = waypoints.xy_m[i + 1] - waypoints.xy_m[i]
+    return math.atan2(dy, dx)
+
+
+def _turns_back(waypoints: Waypoints, i: int) -> bool:
+    """Whether the route turns back at interior waypoint ``i``: its chords in and out turn by
+    more than :data:`TURN_BACK_RAD`."""
+    return 0 < i < len(waypoints) - 1 and abs(wrap_angle(
+        _chord_heading(waypoints, i) - _chord_heading(waypoints, i - 1))) > TURN_BACK_RAD
+
+
+def _arrival_heading(waypoints: Waypoints, spline: HermiteSpline, direction_rad: FloatArray,
+                     i: int) -> float:
+    """The heading the vehicle arrives at waypoint ``i`` with along the chord: facing along it
+    or, after a turn-back, backing along it. Taken from the nearest waypoint before ``i`` whose
+    heading is known (given, or the curve's where the route does not turn back), the vehicle
+    facing the same way (forwards or backwards) along each chord after it."""
+    known = i - 1
+    while known > 0 and np.isnan(direction_rad[known]) and _turns_back(waypoints, known):
+        known -= 1
+    heading_rad = direction_rad[known]
+    if np.isnan(heading_rad):
+        heading_rad = _tangent_heading(spline, known)
+    for k in range(known, i):
+        chord_rad = _chord_heading(waypoints, k)
+        heading_rad = chord_rad if math.cos(heading_rad - chord_rad) >= 0 else chord_rad + math.pi
+    return float(heading_rad)
+
+
+def _free_heading(waypoints: Waypoints, spline: HermiteSpline, direction_rad: FloatArray, i: int,
+                  reverse_curvature_inv_m: float) -> float:
+    """The heading a fallback leg's end takes at waypoint ``i``, whose heading is free: the
+    curve's there. Where the route turns back (:func:`_turns_back`) and legs may reverse
+    (``reverse_curvature_inv_m`` > 0, their curvature bound), the curve's direction is set by
+    millimetres of the waypoints (a noisy start), so the heading the vehicle arrives with
+    (:func:`_arrival_heading`) competes with it: whichever gives the shorter Reeds-Shepp legs to
+    the waypoints either side (a free heading there the better of its chord's two), each metre
+    in reverse counted :data:`REVERSE_LENGTH_WEIGHT` times; the arrival's wins a tie."""
+    curve_rad = _tangent_heading(spline, i)
+    if reverse_curvature_inv_m <= 0 or not _turns_back(waypoints, i):
+        return curve_rad
+    arriving_rad, leaving_rad = _chord_heading(waypoints, i - 1), _chord_heading(waypoints, i)
+    facing_rad = _arrival_heading(waypoints, spline, direction_rad, i)
+
+    def options(k: int, chord_rad: float) -> tuple[float, ...]:
+        given = direction_rad[k]
+        return (chord_rad, chord_rad + math.pi) if np.isnan(given) else (float(given),)
+
+    def cost(heading_rad: float) -> float:
+        here = Pose2D(*waypoints.xy_m[i], heading_rad)
+        before = min(_weighted_length_m(Pose2D(*waypoints.xy_m[i - 1], yaw), here,
+                                        reverse_curvature_inv_m)
+                     for yaw in options(i - 1, arriving_rad))
+        after = min(_weighted_length_m(here, Pose2D(*waypoints.xy_m[i + 1], yaw),
+                                       reverse_curvature_inv_m)
+                    for yaw in options(i + 1, leaving_rad))
+        return before + after
+
+    return facing_rad if cost(facing_rad) <= cost(curve_rad) else curve_rad
+
+
+def _weighted_length_m(start: Pose2D, goal: Pose2D, curvature_inv_m: float) -> float:
+    """The Reeds-Shepp leg's length, each metre in reverse counted
+    :data:`REVERSE_LENGTH_WEIGHT` times."""
+    return sum(path.length_m * (REVERSE_LENGTH_WEIGHT if backwards else 1.0)
+               for path, backwards in cc_reeds_shepp(start, goal, curvature_inv_m))
+
+
 def optimised(
-    waypoints: Waypoints, spline: HermiteSpline, max_curvature_inv_m: float
+    waypoints: Waypoints, spline: HermiteSpline, max_curvature_inv_m: float,
+    reverse_curvature_inv_m: float = 0.0,
 ) -> tuple[HermiteSpline, Freedom]:
-    """The spline bent within the bound, and which legs must fall back (``skipped``)."""
+    """The spline bent within the bound, and which legs must fall back (``skipped``; their
+    free ends' headings: :func:`_free_heading`, legs reversing within
+    ``reverse_curvature_inv_m`` when > 0)."""
     count = len(waypoints)
     freedom = Freedom.of(waypoints.heading_rad)
     broken = check_segments(spline).broken(max_curvature_inv_m)
@@ -103,7 +178,9 @@ def optimised(
         freedom.skipped[worst] = True
         for i in (worst, worst + 1):
             if np.isnan(freedom.direction_rad[i]):
-                freedom.direction_rad[i] = _tangent_heading(spline, i)
+                freedom.direction_rad[i] = _free_heading(waypoints, spline,
+                                                         freedom.direction_rad, i,
+                                                         reverse_curvature_inv_m)
             freedom.straight[i] = True
         neighbours = [s for s in (worst - 1, worst + 1) if 0 <= s < count - 1]
         broken = np.union1d(still, np.array(neighbours, dtype=int))
@@ -165,10 +242,8 @@ def _end_heading(waypoints: Waypoints, heading: FloatArray, curvature_inv_m: flo
     weighted_lengths_m = {}
     for yaw_rad in (float(heading[-1]), float(wrap_angle(heading[-1] + math.pi)),
                     start.yaw_rad):
-        goal = Pose2D(*waypoints.xy_m[-1], yaw_rad)
-        weighted_lengths_m[yaw_rad] = sum(
-            path.length_m * (REVERSE_LENGTH_WEIGHT if backwards else 1.0)
-            for path, backwards in cc_reeds_shepp(start, goal, curvature_inv_m))
+        weighted_lengths_m[yaw_rad] = _weighted_length_m(
+            start, Pose2D(*waypoints.xy_m[-1], yaw_rad), curvature_inv_m)
     return min(weighted_lengths_m, key=weighted_lengths_m.__getitem__)
 
 
@@ -215,8 +290,9 @@ def bounded_path(
     """
     waypoints = validated(waypoints)
     spline = minimum_jerk_spline(waypoints)
-    spline, freedom = optimised(waypoints, spline, max_curvature_inv_m)
     leg_curvature = max_curvature_inv_m or fallback_curvature_inv_m
+    spline, freedom = optimised(waypoints, spline, max_curvature_inv_m,
+                                leg_curvature if reverse else 0.0)
     if freedom.skipped.any() and leg_curvature <= 0:
         raise PlanningError(cusp_message(spline, waypoints))
     if reverse and freedom.skipped[-1] and np.isnan(waypoints.heading_rad[-1]):
