@@ -373,15 +373,18 @@ def test_a_goal_sent_again_while_driving_keeps_the_vehicle_going(preset, goal_x_
     assert np.all(np.diff(after[:, 1]) > 0)
 
 
+@pytest.mark.parametrize('preset', ['indoor_differential', 'mecanum_omni'])
 @pytest.mark.parametrize('waypoints', [
     [2.0, 0.0, NAN, 1.0, 0.0, NAN],  # out and back
     [2.0, 0.0, NAN, 1.0, 0.0, NAN, 2.0, 0.0, NAN],  # out, back and out again
 ])
-def test_a_route_turning_back_is_driven_out_and_back_on_its_line(waypoints):
+def test_a_route_turning_back_is_driven_out_and_back_on_its_line(preset, waypoints):
     """Found in review: out 2 m and back 1 m, planned from the noisy start estimate, took the
     differential preset on a 2.76 m detour to its turning point (0.60 m off the line): the free
     heading there was the curve's, whose direction at a turn-back is set by millimetres of the
-    start. It now drives the line, stops at each turning point and backs up or drives on."""
+    start. The omni preset's holonomic plan looped (5.08 m), and out, back and out again was
+    refused (a loop). Both now drive the line, stop at each turning point and back up or drive
+    on."""
     from wheelsim.testing.stack import run_stack
 
     truth = []
@@ -392,12 +395,12 @@ def test_a_route_turning_back_is_driven_out_and_back_on_its_line(waypoints):
             truth.append((msg.pose.pose.position.x, msg.pose.pose.position.y,
                           math.hypot(twist.linear.x, twist.linear.y)))
 
-    run_stack('indoor_differential', {'planner': {'waypoints': waypoints}}, 20.0, record)
+    run_stack(preset, {'planner': {'waypoints': waypoints}}, 20.0, record)
     truth = np.array(truth)
     assert truth[-1, 2] < 1e-3  # stopped at the end
     assert np.abs(truth[:, 1]).max() < 0.05  # on the line: no detour
     assert 1.95 < truth[:, 0].max() < 2.1
-    assert np.hypot(truth[-1, 0] - waypoints[-3], truth[-1, 1]) < 0.05
+    assert np.hypot(truth[-1, 0] - waypoints[-3], truth[-1, 1]) < 0.1  # goal.xy_tolerance
 
 
 def first_step(odom_vx_mps: float | None, odom_age_s: float = 0.0) -> tuple[float, float]:

@@ -111,6 +111,18 @@ def test_unbounded_paths_only_lose_their_cusps():
     assert_passes_every_waypoint(path, knot_s, points)
 
 
+def test_a_part_of_a_route_names_its_waypoints_by_their_index_in_the_route():
+    """``first_index``: the planner plans a holonomic route in parts between turn-backs; the
+    messages name the route's waypoints."""
+    points = [[0, 0], [2, 0], [1, 0]]
+    for first_index in (0, 4):
+        warnings: list[str] = []
+        bounded_path(waypoints_from_lists(points), 0.0, 2.0, warnings, first_index=first_index)
+        assert f'waypoints {first_index} (0, 0) and {first_index + 1} (2, 0)' in warnings[0]
+    with pytest.raises(PlanningError, match='near waypoint 7 '):
+        bounded_path(waypoints_from_lists([[0, 0, 0.0], [1, 0, math.pi]]), first_index=6)
+
+
 @settings(max_examples=25, deadline=None)
 @given(
     steps=st.lists(st.tuples(st.floats(1.0, 4.0), st.floats(-1.5, 1.5)), min_size=2, max_size=8),

@@ -341,22 +341,49 @@ def test_no_two_poses_of_a_car_plan_coincide(waypoints):
     assert len(trajectory.legs) > 1 and turning_back.sum() == len(trajectory.legs) - 1
 
 
-def test_a_route_turning_back_is_driven_there_and_backed_from_a_noisy_start():
+@pytest.mark.parametrize('preset', ['indoor_differential', 'mecanum_omni'])
+def test_a_route_turning_back_is_driven_there_and_backed_from_a_noisy_start(preset):
     """Found in review: from the run's noisy start estimate, the differential preset's route
     out 2 m and back 1 m took a 2.76 m Reeds-Shepp detour (0.66 m of it in reverse) to its
     turning point, 3.83 m in all: the free heading there was the bent curve's, whose direction
     at a turn-back is set by the start's millimetres. From an exact start it was 3 m. Out, back
-    and out again (a reversing arrival: the vehicle keeps facing out) was 4.86 m and 4.82 m."""
+    and out again (a reversing arrival: the vehicle keeps facing out) was 4.86 m and 4.82 m.
+    The omni preset's holonomic plan (free directions of travel) looped: 5.08 m out and back
+    (a Dubins fallback), and out, back and out again was refused as a loop."""
     for waypoints, back_m in (([2.0, 0.0, NAN, 1.0, 0.0, NAN], 1.0),
                               ([2.0, 0.0, NAN, 1.0, 0.0, NAN, 2.0, 0.0, NAN], 2.0)):
-        cfg = preset_planner('indoor_differential', waypoints)
+        cfg = preset_planner(preset, waypoints)
         for start in (Pose2D(0.0, 0.0, 0.0), NOISY_START):
-            trajectory = plan_waypoints(cfg, start)
+            warnings = []
+            trajectory = plan_waypoints(cfg, start, warnings)
             length_m = np.hypot(np.diff(trajectory.x_m), np.diff(trajectory.y_m)).sum()
             straight_m = math.hypot(2.0 - start.x_m, start.y_m) + back_m
             assert length_m == pytest.approx(straight_m, abs=1e-3)
             assert len(trajectory.legs) == len(waypoints) // 3  # a leg between turn-backs
             assert np.all(np.abs(np.cos(trajectory.yaw_rad)) > 0.99)  # facing along the line
+            assert not cfg.holonomic or warnings == []  # differential: a Reeds-Shepp leg
+            assert_within(trajectory, cfg)
+
+
+def test_a_holonomic_route_turns_back_only_if_it_may_reverse_and_keeps_its_headings():
+    """A holonomic plan stops at a turn-back and leaves it the way it came (allow_reverse);
+    without allow_reverse it keeps moving and loops there, as a Dubins fallback does. The
+    heading turns through the given headings across the stop."""
+    waypoints = waypoints_from_lists([[0, 0, 0.0], [2, 0, math.pi / 2], [1, 0, math.pi]])
+    stopping = plan_through(waypoints, config(holonomic=True, model='omni'))
+    assert len(stopping.legs) == 2
+    at_turn = stopping.legs[0].last
+    assert stopping.v_mps[at_turn] == 0.0
+    assert (stopping.x_m[at_turn], stopping.y_m[at_turn]) == pytest.approx((2.0, 0.0))
+    assert stopping.yaw_rad[at_turn] == pytest.approx(math.pi / 2)
+    assert stopping.yaw_rad[-1] == pytest.approx(math.pi)
+    assert np.hypot(np.diff(stopping.x_m), np.diff(stopping.y_m)).sum() == pytest.approx(3.0)
+    assert_within(stopping, config(holonomic=True, model='omni'))
+    looping = plan_through(waypoints, config(holonomic=True, model='omni', allow_reverse=False),
+                           warnings := [])
+    assert len(looping.legs) == 1
+    assert np.hypot(np.diff(looping.x_m), np.diff(looping.y_m)).sum() > 4.0
+    assert warnings and 'waypoints 0 (0, 0) and 1 (2, 0)' in warnings[0]
 
 
 def preset_planner(preset, waypoints):

@@ -180,8 +180,9 @@ class PlannerConfig(frames.FrameNames):
         True,
         'A leg the smooth curve cannot drive (a car: beyond max_curvature; any base: where it '
         'would stop and turn back, such as a goal behind) becomes a Reeds-Shepp path that may '
-        'back up (cusps, where the schedule stops); false: a forward Dubins path (a loop for a '
-        'goal behind).',
+        'back up (cusps, where the schedule stops), and a holonomic plan stops where its route '
+        'turns back and leaves the way it came; false: a forward Dubins path (a loop for a goal '
+        'behind, and at a holonomic route\'s turn-back).',
     )
     holonomic: bool = param(
         False,

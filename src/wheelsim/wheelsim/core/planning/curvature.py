@@ -78,6 +78,11 @@ def _chord_heading(waypoints: Waypoints, i: int) -> float:
     return math.atan2(dy, dx)
 
 
+def turn_backs(waypoints: Waypoints) -> list[int]:
+    """The interior waypoints where the route turns back (:func:`_turns_back`)."""
+    return [i for i in range(1, len(waypoints) - 1) if _turns_back(waypoints, i)]
+
+
 def _turns_back(waypoints: Waypoints, i: int) -> bool:
     """Whether the route turns back at interior waypoint ``i``: its chords in and out turn by
     more than :data:`TURN_BACK_RAD`."""
@@ -197,14 +202,15 @@ def _geometric_turning(start: Pose2D, goal: Pose2D) -> float:
 
 def _fallback_leg(
     waypoints: Waypoints, i: int, heading: FloatArray, curvature_inv_m: float, reverse: bool,
-    warnings: list[str] | None,
+    warnings: list[str] | None, first_index: int = 0,
 ) -> list[tuple[PathSamples, bool]]:
     """The fallback leg from waypoint i to i + 1 as pieces ``(path, reverse)``: the
     continuous-curvature Reeds-Shepp leg when reversing is allowed, else the Dubins one (refused
-    if it loops in a route)."""
+    if it loops in a route). Messages name waypoint ``i`` as ``first_index + i``."""
     start = Pose2D(*waypoints.xy_m[i], float(heading[i]))
     goal = Pose2D(*waypoints.xy_m[i + 1], float(heading[i + 1]))
-    where = (f'waypoints {i} {_xy_text(waypoints, i)} and {i + 1} {_xy_text(waypoints, i + 1)}')
+    where = (f'waypoints {first_index + i} {_xy_text(waypoints, i)} and {first_index + i + 1} '
+             f'{_xy_text(waypoints, i + 1)}')
     because = (f'{where}: no smooth curve through the waypoints keeps max_curvature '
                f'{curvature_inv_m:.3g} 1/m here, so this leg is a continuous-curvature')
     ends = (f'straight at both ends, headings {wrap_angle(start.yaw_rad):.2f} and '
@@ -277,6 +283,7 @@ def bounded_path(
     fallback_curvature_inv_m: float = 0.0,
     warnings: list[str] | None = None,
     reverse: bool = False,
+    first_index: int = 0,
 ) -> DrivenPath:
     """A smooth path through ``waypoints`` with |curvature| <= ``max_curvature_inv_m``.
 
@@ -286,7 +293,7 @@ def bounded_path(
     with cusps. Returns the densely sampled path in pieces of one direction each; the fallback
     legs are described in ``warnings`` when given. Raises :class:`PlanningError` for invalid
     waypoints and for waypoints that cannot be driven without a loop (see the module doc),
-    naming the waypoints.
+    naming the waypoints (``waypoints[0]`` as waypoint ``first_index``: a part of a route).
     """
     waypoints = validated(waypoints)
     spline = minimum_jerk_spline(waypoints)
@@ -294,7 +301,7 @@ def bounded_path(
     spline, freedom = optimised(waypoints, spline, max_curvature_inv_m,
                                 leg_curvature if reverse else 0.0)
     if freedom.skipped.any() and leg_curvature <= 0:
-        raise PlanningError(cusp_message(spline, waypoints))
+        raise PlanningError(cusp_message(spline, waypoints, first_index))
     if reverse and freedom.skipped[-1] and np.isnan(waypoints.heading_rad[-1]):
         freedom.direction_rad[-1] = _end_heading(waypoints, freedom.direction_rad, leg_curvature)
     parts: list[tuple[PathSamples, bool]] = []
@@ -303,7 +310,7 @@ def bounded_path(
     while segment < len(waypoints) - 1:
         if freedom.skipped[segment]:
             leg = _fallback_leg(waypoints, segment, freedom.direction_rad, leg_curvature,
-                                reverse, warnings)
+                                reverse, warnings, first_index)
             last = leg[-1][0]
             last.x_m[-1], last.y_m[-1] = waypoints.xy_m[segment + 1]  # exact, not within 1e-7 r
             parts.extend(leg)

@@ -19,7 +19,7 @@ import numpy as np
 from wheelsim.core.arrays import FloatArray
 from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.planning.config import PlannerConfig, waiting_for_vehicle
-from wheelsim.core.planning.curvature import bounded_path
+from wheelsim.core.planning.curvature import bounded_path, turn_backs
 from wheelsim.core.planning.path import DrivenPath, PlanningError
 from wheelsim.core.planning.timing import MOVING_MPS, time_scale
 from wheelsim.core.planning.trajectory import Trajectory, joined
@@ -102,19 +102,38 @@ def plan_through(
             'resolve the configuration with a vehicle description (with_vehicle) or set them')
     bound = (limits.max_curvature, fallback_curvature(config))
     if config.holonomic:
-        free = Waypoints(waypoints.xy_m, np.full(len(waypoints), np.nan))
-        path = bounded_path(free, *bound, warnings)
-        _check_size(path.length_m, config)
-        resampled = path.pieces[0].resampled(config.path_resolution, path.knot_s_m)
-        heading = waypoints.heading_rad
-        if not np.isfinite(heading).any():
-            heading = np.concatenate([[resampled.yaw_rad[0]], heading[1:]])
-        yaw = _heading_profile(resampled.s_m, path.knot_s_m, heading)
-        return time_scale(resampled, limits.motion_limits(), yaw,
-                          start_speed(start_velocity_mps, resampled.yaw_rad[0]))
+        return _holonomic(waypoints, config, bound, warnings, start_velocity_mps)
     path = bounded_path(waypoints, *bound, warnings, reverse=config.reverses)
     _check_size(path.length_m, config)
     return _schedule(path, config, start_velocity_mps)
+
+
+def _holonomic(waypoints: Waypoints, config: PlannerConfig, bound: tuple[float, float],
+               warnings: list[str] | None, start_velocity_mps: Velocity2D) -> Trajectory:
+    """A holonomic plan: the path through ``waypoints`` with the directions of travel free
+    (``bound``: the curvature bound and the fallback legs'), the heading profiled through the
+    given headings apart from it. With ``allow_reverse`` the path stops at each turn-back
+    (:func:`turn_backs`) and leaves it the way it came, a smooth curve between two; each part is
+    timed to rest, the first from ``start_velocity_mps`` (:func:`start_speed`)."""
+    ends = [0, *(turn_backs(waypoints) if config.reverses else []), len(waypoints) - 1]
+    paths = [bounded_path(Waypoints(waypoints.xy_m[first:last + 1],
+                                    np.full(last + 1 - first, np.nan)),
+                          *bound, warnings, first_index=first)
+             for first, last in zip(ends[:-1], ends[1:], strict=True)]
+    _check_size(sum(path.length_m for path in paths), config)
+    starts_m = np.cumsum([0.0] + [path.length_m for path in paths[:-1]])
+    knot_s_m = np.concatenate([paths[0].knot_s_m[:1]] + [
+        path.knot_s_m[1:] + start_m for path, start_m in zip(paths, starts_m, strict=True)])
+    resampled = [path.pieces[0].resampled(config.path_resolution, path.knot_s_m)
+                 for path in paths]
+    heading = waypoints.heading_rad
+    if not np.isfinite(heading).any():
+        heading = np.concatenate([[resampled[0].yaw_rad[0]], heading[1:]])
+    parts = [time_scale(part, config.limits.motion_limits(),
+                        _heading_profile(part.s_m + start_m, knot_s_m, heading),
+                        start_speed(start_velocity_mps, part.yaw_rad[0]) if k == 0 else 0.0)
+             for k, (part, start_m) in enumerate(zip(resampled, starts_m, strict=True))]
+    return parts[0] if len(parts) == 1 else joined(parts)
 
 
 def _schedule(path: DrivenPath, config: PlannerConfig,

@@ -271,8 +271,9 @@ def spline_through(
     return path, knot_s
 
 
-def cusp_message(spline: HermiteSpline, waypoints: Waypoints) -> str:
-    """Where the spline nearly reverses (its slowest point), naming the nearest waypoint."""
+def cusp_message(spline: HermiteSpline, waypoints: Waypoints, first_index: int = 0) -> str:
+    """Where the spline nearly reverses (its slowest point), naming the nearest waypoint
+    (``waypoints[0]`` as waypoint ``first_index``)."""
     sigma = np.linspace(0.0, 1.0, 33)
     w = spline.coefficients()
     speed = np.linalg.norm(np.einsum('nk,jkc->jnc', basis_rows(sigma, 1), w), axis=2)
@@ -281,7 +282,7 @@ def cusp_message(spline: HermiteSpline, waypoints: Waypoints) -> str:
     u = spline.knots_u[segment] + sigma[where] * spline.widths_u[segment]
     near = int(np.argmin(np.abs(spline.knots_u - u)))
     return (
-        f'the spline through the waypoints nearly reverses near waypoint {near} '
+        f'the spline through the waypoints nearly reverses near waypoint {first_index + near} '
         f'({waypoints.xy_m[near].tolist()}): a heading there points against the direction '
         'to the neighbouring waypoints, or waypoints are too close for the given headings'
     )
