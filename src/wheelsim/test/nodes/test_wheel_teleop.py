@@ -13,10 +13,10 @@ from sensor_msgs.msg import Joy
 from std_msgs.msg import Float64MultiArray, String
 
 import wheelsim.sim as ws
-from wheelsim.core.vehicle.description import DescriptionError, describe
+from wheelsim.core.vehicle.description import DescriptionError, describe, wheel_radius_m
 from wheelsim.core.vehicle.urdf import build_urdf
 from wheelsim.nodes.vehicle_sim import VehicleSim
-from wheelsim.nodes.wheel_teleop import WheelTeleop, wheel_radius_m
+from wheelsim.nodes.wheel_teleop import WheelTeleop
 from wheelsim.ros import qos
 from wheelsim.run.lockstep import Lockstep
 from wheelsim.testing.processes import NodeProcess

@@ -9,19 +9,17 @@ speed over its wheel radius: :func:`~wheelsim.core.vehicle.description.top_speed
 warning for a vehicle without a speed limit), every wheel of a side alike. A description that
 parse_description refuses (a negative limit among others) is ignored with a warning saying why
 (the vehicle described before, if any, stays). A description whose URDF gives no wheel radius
-(:func:`wheel_radius_m`; the URDF is optional) is taken with a warning: its sticks then need
-``max_wheel_velocity``, and each Joy message without it gives no command and a warning. With
-``enable_button`` set, nothing is sent while it is up but one zero command when it is released.
-A Joy message without the configured axis or button, or a vehicle that is not driven side by side
-(the bicycle), gives no command and a warning naming the parameter. vehicle_sim stops the
-vehicle when commands stop coming (``twist_reference_max_oldness``): joy_node repeats a held
-stick (``autorepeat_rate``).
+(:func:`~wheelsim.core.vehicle.description.wheel_radius_m`; the URDF is optional) is taken
+with a warning: its sticks then need ``max_wheel_velocity``, and each Joy message without it
+gives no command and a warning. With ``enable_button`` set, nothing is sent while it is up but
+one zero command when it is released. A Joy message without the configured axis or button, or a
+vehicle that is not driven side by side (the bicycle), gives no command and a warning naming the
+parameter. vehicle_sim stops the vehicle when commands stop coming
+(``twist_reference_max_oldness``): joy_node repeats a held stick (``autorepeat_rate``).
 """
 
 from __future__ import annotations
 
-import math
-import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
@@ -35,6 +33,7 @@ from wheelsim.core.vehicle.description import (
     DescriptionError,
     parse_description,
     top_speed_mps,
+    wheel_radius_m,
 )
 from wheelsim.ros import qos
 from wheelsim.ros.inputs import WARN_PERIOD_S
@@ -53,34 +52,6 @@ def parameter_specs() -> list[ParamSpec]:
 def check_parameters(values: Mapping[str, Any]) -> None:
     """Raise ParameterError unless ``values`` (dotted names) make a valid configuration."""
     from_flat(WheelTeleopConfig, values)
-
-
-def wheel_radius_m(urdf: str) -> float:
-    """The radius [m] of the wheels of a vehicle_sim URDF: the cylinder of the child link of its
-    first continuous joint (every wheel of a differential or omni vehicle has the same);
-    DescriptionError saying why for a URDF that gives none (no stand-in fits a radius)."""
-    if not urdf.strip():
-        raise DescriptionError('no urdf given')
-    try:
-        robot = ET.fromstring(urdf)
-    except ET.ParseError as err:
-        raise DescriptionError(f'urdf: not XML ({err})') from None
-    child = robot.find("joint[@type='continuous']/child")
-    if child is None:
-        raise DescriptionError('urdf: no wheel (no continuous joint)')
-    wheel = child.get('link')
-    cylinders = {link.get('name'): link.find('visual/geometry/cylinder')
-                 for link in robot.iter('link')}
-    cylinder = cylinders.get(wheel)
-    radius = None if cylinder is None else cylinder.get('radius')
-    try:
-        radius_m = float(radius)
-    except (TypeError, ValueError):  # no cylinder, no radius, not a number
-        radius_m = math.nan
-    if not 0.0 < radius_m < math.inf:
-        raise DescriptionError(f'urdf: wheel {wheel}: no cylinder of a finite radius > 0 '
-                               f'(radius {radius!r})')
-    return radius_m
 
 
 class WheelTeleop:

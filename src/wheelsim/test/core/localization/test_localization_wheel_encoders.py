@@ -155,6 +155,26 @@ def test_the_geometry_that_differs_from_the_vehicle_s_is_named(model, encoders, 
     assert geometry_mismatches(EncoderConfig(**encoders), vehicle) == said
 
 
+def test_a_wheel_radius_off_the_vehicle_s_urdf_is_named():
+    """Found in review: on the 0.5 m-track preset, encoders.track 0.5 with the default
+    encoders.wheel_radius (0.28 m; the vehicle's wheels 0.1 m, in its URDF) went unnoticed:
+    every distance 2.8 times too long."""
+    from wheelsim.core.localization.wheel_encoders import EncoderConfig, geometry_mismatches
+    from wheelsim.core.vehicle.config import vehicle_config_from_params
+    from wheelsim.core.vehicle.description import describe
+    from wheelsim.core.vehicle.urdf import build_urdf
+
+    config = vehicle_config_from_params({'model': 'differential',
+                                         'model_params.differential.track': 0.5})
+    vehicle = describe(config, build_urdf(config))
+    assert geometry_mismatches(EncoderConfig(track=0.5), vehicle) == [
+        "encoders.wheel_radius = 0.28 m, the vehicle's 0.1 m"]
+    assert geometry_mismatches(EncoderConfig(track=0.5, wheel_radius=0.1), vehicle) == []
+    # a radius error is a calibration error on purpose, not a wrong geometry
+    assert geometry_mismatches(EncoderConfig(track=0.5, wheel_radius=0.1,
+                                             wheel_radius_error=0.02), vehicle) == []
+
+
 def test_a_steered_axle_behind_is_a_negative_encoder_wheel_base():
     from wheelsim.core.localization.wheel_encoders import EncoderConfig, geometry_mismatches
     from wheelsim.core.vehicle.config import vehicle_config_from_params

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from wheelsim.core.geometry.angles import wrap_angle
 from wheelsim.core.geometry.se2 import Floats3, compose_floats, integrate_twist, inverse_floats
 from wheelsim.core.params import ParameterError, param
-from wheelsim.core.vehicle.description import VehicleDescription
+from wheelsim.core.vehicle.description import DescriptionError, VehicleDescription, wheel_radius_m
 
 ENCODER_MODELS = ('differential', 'bicycle', 'omni')
 KEPT_SAMPLES = 256  # encoder poses remembered, to pair a ground-truth stamp with its sample
@@ -87,19 +87,23 @@ class EncoderConfig:
 
 def geometry_mismatches(config: EncoderConfig, vehicle: VehicleDescription) -> list[str]:
     """The ``encoders.*`` that differ from the ``vehicle``'s geometry (vehicle_sim's
-    description), each as ``"encoders.track = 1.4 m, the vehicle's 0.5 m"``; empty when the
-    odometry computes with the vehicle's own (the wheel radius is not described: not checked).
-    """
+    description; the wheel radius from its URDF, not checked without one), each as
+    ``"encoders.track = 1.4 m, the vehicle's 0.5 m"``; empty when the odometry computes with the
+    vehicle's own."""
     if config.model != vehicle.model:
         return [f"encoders.model = '{config.model}', the vehicle's '{vehicle.model}'"]
     wheel_base = vehicle.wheel_base
     if wheel_base is not None and vehicle.steered_axle_behind:
         wheel_base = -wheel_base
-    described = {'track': vehicle.track, 'wheel_base': wheel_base,
+    try:
+        wheel_radius = wheel_radius_m(vehicle.urdf)
+    except DescriptionError:
+        wheel_radius = None
+    described = {'wheel_radius': wheel_radius, 'track': vehicle.track, 'wheel_base': wheel_base,
                  'base_link_offset': vehicle.base_link_offset}
-    used = {'differential': ('track', 'base_link_offset'),
-            'bicycle': ('wheel_base', 'base_link_offset'),
-            'omni': ('track', 'wheel_base', 'base_link_offset')}[config.model]
+    used = {'differential': ('wheel_radius', 'track', 'base_link_offset'),
+            'bicycle': ('wheel_radius', 'wheel_base', 'base_link_offset'),
+            'omni': ('wheel_radius', 'track', 'wheel_base', 'base_link_offset')}[config.model]
     return [f"encoders.{name} = {getattr(config, name):g} m, the vehicle's {described[name]:g} m"
             for name in used if described[name] is not None
             and not math.isclose(getattr(config, name), described[name], rel_tol=1e-9,

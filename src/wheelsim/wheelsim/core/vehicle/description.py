@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import math
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any, TypeVar
@@ -233,6 +234,34 @@ def parse_description(text: str) -> VehicleDescription:
         drive=drive, steering=_actuator(actuators.get('steering'), 'actuators.steering'),
         urdf=str(document.get('urdf', '')),
     )
+
+
+def wheel_radius_m(urdf: str) -> float:
+    """The radius [m] of the wheels of a vehicle_sim URDF: the cylinder of the child link of its
+    first continuous joint (every wheel of a vehicle_sim vehicle has the same);
+    DescriptionError saying why for a URDF that gives none (no stand-in fits a radius)."""
+    if not urdf.strip():
+        raise DescriptionError('no urdf given')
+    try:
+        robot = ET.fromstring(urdf)
+    except ET.ParseError as err:
+        raise DescriptionError(f'urdf: not XML ({err})') from None
+    child = robot.find("joint[@type='continuous']/child")
+    if child is None:
+        raise DescriptionError('urdf: no wheel (no continuous joint)')
+    wheel = child.get('link')
+    cylinders = {link.get('name'): link.find('visual/geometry/cylinder')
+                 for link in robot.iter('link')}
+    cylinder = cylinders.get(wheel)
+    radius = None if cylinder is None else cylinder.get('radius')
+    try:
+        radius_m = float(radius)
+    except (TypeError, ValueError):  # no cylinder, no radius, not a number
+        radius_m = math.nan
+    if not 0.0 < radius_m < math.inf:
+        raise DescriptionError(f'urdf: wheel {wheel}: no cylinder of a finite radius > 0 '
+                               f'(radius {radius!r})')
+    return radius_m
 
 
 @dataclass(frozen=True)
