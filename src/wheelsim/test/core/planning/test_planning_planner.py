@@ -386,6 +386,30 @@ def test_a_holonomic_route_turns_back_only_if_it_may_reverse_and_keeps_its_headi
     assert warnings and 'waypoints 0 (0, 0) and 1 (2, 0)' in warnings[0]
 
 
+@pytest.mark.parametrize('corner_deg', [160.0, 169.0])
+def test_a_holonomic_route_stops_where_its_curve_cannot_go_on(corner_deg):
+    """Found in review: a corner too sharp for the smooth curve but short of a turn-back
+    (160-170 deg, the next waypoint 0.5 m on) took the omni preset on a Dubins loop: 4.1-4.2 m
+    and 9.2-9.5 s for 2.5 m. A holonomic base now stops at that corner and drives on straight;
+    corners the curve can drive keep it (no stop)."""
+    corner = math.radians(corner_deg)
+    sharp = [2.0, 0.0, NAN, 2.0 + 0.5 * math.cos(corner), 0.5 * math.sin(corner), NAN]
+    cfg = preset_planner('mecanum_omni', sharp)
+    warnings = []
+    trajectory = plan_waypoints(cfg, Pose2D(0.0, 0.0, 0.0), warnings)
+    assert warnings == []
+    assert np.hypot(np.diff(trajectory.x_m), np.diff(trajectory.y_m)).sum() == pytest.approx(2.5)
+    assert len(trajectory.legs) == 2
+    assert trajectory.v_mps[trajectory.legs[0].last] == 0.0
+    assert trajectory.duration_s < 7.5
+    assert_within(trajectory, cfg)
+    round_corner = math.radians(135.0)
+    smooth = plan_waypoints(preset_planner('mecanum_omni', [
+        2.0, 0.0, NAN, 2.0 + 0.5 * math.cos(round_corner), 0.5 * math.sin(round_corner), NAN]),
+        Pose2D(0.0, 0.0, 0.0))
+    assert len(smooth.legs) == 1 and smooth.v_mps[1:-1].min() > 0.0
+
+
 def preset_planner(preset, waypoints):
     """The planner configuration of a shipped preset, from its vehicle, with ``waypoints``."""
     from wheelsim.core.params_file import node_parameters

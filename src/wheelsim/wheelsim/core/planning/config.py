@@ -180,9 +180,9 @@ class PlannerConfig(frames.FrameNames):
         True,
         'A leg the smooth curve cannot drive (a car: beyond max_curvature; any base: where it '
         'would stop and turn back, such as a goal behind) becomes a Reeds-Shepp path that may '
-        'back up (cusps, where the schedule stops), and a holonomic plan stops where its route '
-        'turns back and leaves the way it came; false: a forward Dubins path (a loop for a goal '
-        'behind, and at a holonomic route\'s turn-back).',
+        'back up (cusps, where the schedule stops); a holonomic plan instead stops at both ends '
+        'of such a leg, driving it straight, and where its route turns back; false: a forward '
+        'Dubins path (a loop for a goal behind; for a holonomic plan too).',
     )
     holonomic: bool = param(
         False,

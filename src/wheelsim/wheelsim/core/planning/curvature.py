@@ -78,6 +78,15 @@ def _chord_heading(waypoints: Waypoints, i: int) -> float:
     return math.atan2(dy, dx)
 
 
+def fallback_legs(waypoints: Waypoints, max_curvature_inv_m: float = 0.0) -> list[int]:
+    """The legs (each by the index of its first waypoint) where the smooth curve through
+    ``waypoints`` cannot keep ``max_curvature_inv_m`` (0: unbounded; then only where it would
+    nearly stop and reverse): those :func:`bounded_path` makes fallback legs of, forwards."""
+    waypoints = validated(waypoints)
+    _, freedom = optimised(waypoints, minimum_jerk_spline(waypoints), max_curvature_inv_m)
+    return np.flatnonzero(freedom.skipped).tolist()
+
+
 def turn_backs(waypoints: Waypoints) -> list[int]:
     """The interior waypoints where the route turns back (:func:`_turns_back`)."""
     return [i for i in range(1, len(waypoints) - 1) if _turns_back(waypoints, i)]

@@ -19,7 +19,7 @@ import numpy as np
 from wheelsim.core.arrays import FloatArray
 from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.planning.config import PlannerConfig, waiting_for_vehicle
-from wheelsim.core.planning.curvature import bounded_path, turn_backs
+from wheelsim.core.planning.curvature import bounded_path, fallback_legs, turn_backs
 from wheelsim.core.planning.path import DrivenPath, PlanningError
 from wheelsim.core.planning.timing import MOVING_MPS, time_scale
 from wheelsim.core.planning.trajectory import Trajectory, joined
@@ -112,13 +112,13 @@ def _holonomic(waypoints: Waypoints, config: PlannerConfig, bound: tuple[float, 
                warnings: list[str] | None, start_velocity_mps: Velocity2D) -> Trajectory:
     """A holonomic plan: the path through ``waypoints`` with the directions of travel free
     (``bound``: the curvature bound and the fallback legs'), the heading profiled through the
-    given headings apart from it. With ``allow_reverse`` the path stops at each turn-back
-    (:func:`turn_backs`) and leaves it the way it came, a smooth curve between two; each part is
-    timed to rest, the first from ``start_velocity_mps`` (:func:`start_speed`)."""
-    ends = [0, *(turn_backs(waypoints) if config.reverses else []), len(waypoints) - 1]
-    paths = [bounded_path(Waypoints(waypoints.xy_m[first:last + 1],
-                                    np.full(last + 1 - first, np.nan)),
-                          *bound, warnings, first_index=first)
+    given headings apart from it. With ``allow_reverse`` the path stops at each waypoint where
+    it turns back and at the ends of each leg the smooth curve cannot drive
+    (:func:`_holonomic_stops`), a smooth curve between two stops; each part is timed to rest,
+    the first from ``start_velocity_mps`` (:func:`start_speed`)."""
+    stops = _holonomic_stops(waypoints, bound[0]) if config.reverses else []
+    ends = [0, *stops, len(waypoints) - 1]
+    paths = [bounded_path(_free_part(waypoints, first, last), *bound, warnings, first_index=first)
              for first, last in zip(ends[:-1], ends[1:], strict=True)]
     _check_size(sum(path.length_m for path in paths), config)
     starts_m = np.cumsum([0.0] + [path.length_m for path in paths[:-1]])
@@ -134,6 +134,29 @@ def _holonomic(waypoints: Waypoints, config: PlannerConfig, bound: tuple[float, 
                         start_speed(start_velocity_mps, part.yaw_rad[0]) if k == 0 else 0.0)
              for k, (part, start_m) in enumerate(zip(resampled, starts_m, strict=True))]
     return parts[0] if len(parts) == 1 else joined(parts)
+
+
+def _free_part(waypoints: Waypoints, first: int, last: int) -> Waypoints:
+    """Waypoints ``first`` .. ``last`` with their headings free."""
+    return Waypoints(waypoints.xy_m[first:last + 1], np.full(last + 1 - first, np.nan))
+
+
+def _holonomic_stops(waypoints: Waypoints, max_curvature_inv_m: float) -> list[int]:
+    """The interior waypoints where a holonomic base stops: where the route turns back
+    (:func:`turn_backs`), and the ends of each leg that the smooth curve between two stops
+    cannot drive within ``max_curvature_inv_m`` (:func:`fallback_legs`), found again between
+    the new stops until there is none: the base stops there and drives the leg straight,
+    where any other vehicle takes a fallback leg (a loop for a sharp corner)."""
+    stops = set(turn_backs(waypoints))
+    while True:
+        ends = [0, *sorted(stops), len(waypoints) - 1]
+        new = {first + leg + end for first, last in zip(ends[:-1], ends[1:], strict=True)
+               for leg in fallback_legs(_free_part(waypoints, first, last), max_curvature_inv_m)
+               for end in (0, 1)}
+        new = {i for i in new if 0 < i < len(waypoints) - 1} - stops
+        if not new:
+            return sorted(stops)
+        stops |= new
 
 
 def _schedule(path: DrivenPath, config: PlannerConfig,
