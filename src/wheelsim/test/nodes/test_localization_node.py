@@ -459,14 +459,129 @@ def test_wheel_encoder_odometry_sees_slip_in_lock_step():
 def test_encoders_off_the_vehicle_s_geometry_are_warned_of_once(encoders, warned, capsys):
     """Found in review: the default encoders.track (1.4 m) on the 0.5 m-track preset gave an
     odometry 170 % off, and nothing said so; with the track set, the default wheel radius
-    (0.28 m, the preset's 0.1 m) made every distance 2.8 times too long, unsaid."""
+    (0.28 m, the preset's 0.1 m) made every distance 2.8 times too long, unsaid. (A model
+    given: the geometry as given.)"""
     from wheelsim.testing.stack import run_stack
 
     run_stack('indoor_differential', {'localization': {
-        'odometry_source': 'joint_states', **encoders}}, 3.0, lambda *_: None)
+        'odometry_source': 'joint_states', 'encoders.model': 'differential', **encoders}},
+        3.0, lambda *_: None)
     err = capsys.readouterr().err
     for text in warned:
         assert err.count(f"[localization]: odometry from joint_states computes with {text}: it "
                          "is a mis-calibrated robot's (set encoders.* to vehicle_sim's values "
                          "for a calibrated one)") == 1
     assert err.count('computes with encoders.') == len(warned)
+
+
+@pytest.mark.parametrize('preset, geometry', [
+    ('indoor_differential', 'wheel_radius 0.1 m, track 0.5 m, base_link_offset 0 m'),
+    ('forklift', 'wheel_radius 0.2 m, wheel_base -2 m, base_link_offset 0 m'),
+    ('mecanum_omni', 'wheel_radius 0.0762 m, track 0.44715 m, wheel_base 0.488 m, '
+                     'base_link_offset 0 m'),
+])
+def test_encoder_odometry_takes_the_vehicle_s_geometry_by_default(preset, geometry, capsys):
+    """Found in review: the encoders.* defaults were a reference vehicle's, not the one
+    simulated: on the 0.5 m-track preset the odometry drifted 8.0 m in a 10 s run that drove
+    4.7 m. With encoders.model auto (the default) it takes vehicle_sim's geometry, so on a
+    preset route without slip it drives the true path, metre for metre."""
+    from wheelsim.testing.stack import run_stack
+
+    recorded = {'/ground_truth': {}, '/odom': {}}
+
+    def record(topic, msg, time_ns):
+        if topic in recorded:
+            position = msg.pose.pose.position
+            recorded[topic][time_ns] = (position.x, position.y)
+
+    run_stack(preset, {'localization': {'odometry_source': 'joint_states'}}, 8.0, record)
+    stamps = sorted(set(recorded['/ground_truth']) & set(recorded['/odom']))
+    truth, odom = (np.array([recorded[topic][t] for t in stamps]) for topic in recorded)
+    truth_m, odom_m = (np.hypot(*np.diff(xy, axis=0).T).sum() for xy in (truth, odom))
+    assert len(stamps) > 300 and truth_m > 2.0
+    assert odom_m == pytest.approx(truth_m, rel=1e-6)
+    err = capsys.readouterr().err
+    assert 'computes with encoders.' not in err
+    assert err.count(f'odometry from the wheel encoders of the {preset_model(preset)} vehicle: '
+                     f'{geometry} (vehicle_description)') == 1
+
+
+def preset_model(preset):
+    return {'indoor_differential': 'differential', 'forklift': 'bicycle',
+            'mecanum_omni': 'omni'}[preset]
+
+
+def test_a_description_without_a_wheel_radius_keeps_the_geometry_before(capsys):
+    """Found in review: with encoders.model auto, a later vehicle_description whose URDF gives
+    no wheel radius replaced the vehicle in use, so the next parameter change raised. The
+    odometry now keeps the geometry it has and says why."""
+    from std_msgs.msg import String
+
+    from wheelsim.core.vehicle.config import vehicle_config_from_params
+    from wheelsim.core.vehicle.description import describe
+    from wheelsim.testing.stack import run_stack
+
+    class Describer:  # a second description at 4 s, without a URDF
+        name = 'describer'
+
+        def __init__(self, seam):
+            self._publisher = seam.create_publisher(String, 'vehicle_description', qos.LATCHED)
+            seam.create_timer(3.0, self._describe)  # the run starts at 1 s
+
+        def _describe(self):
+            vehicle = describe(vehicle_config_from_params({'model': 'differential'}))
+            self._publisher.publish(String(data=vehicle.to_json()))
+
+    recorded = {'/ground_truth': {}, '/odom': {}}
+
+    def record(topic, msg, time_ns):
+        if topic in recorded:
+            position = msg.pose.pose.position
+            recorded[topic][time_ns] = (position.x, position.y)
+
+    run_stack('indoor_differential', {'localization': {'odometry_source': 'joint_states'}},
+              8.0, record, Describer)
+    after = sorted(t for t in set(recorded['/ground_truth']) & set(recorded['/odom'])
+                   if t > 4_000_000_000)
+    truth, odom = (np.array([recorded[topic][t] for t in after]) for topic in recorded)
+    truth_m, odom_m = (np.hypot(*np.diff(xy, axis=0).T).sum() for xy in (truth, odom))
+    assert len(after) > 150 and truth_m > 1.0
+    assert odom_m == pytest.approx(truth_m, rel=1e-6)  # the 0.5 m track and 0.1 m wheels still
+    assert ('vehicle_description gives no wheel radius (no urdf given): odometry from '
+            'joint_states keeps the geometry before') in capsys.readouterr().err
+
+
+def test_the_encoder_model_is_read_only_and_auto_refuses_a_geometry(ros_domain_id):
+    """Found in review: encoders.model set live from auto to a model, before any
+    vehicle_description, left the node without odometry for good; set from a model to auto, it
+    failed inside the node. It decides where the geometry comes from: read only, as
+    odometry_source. A geometry parameter set live under auto is refused, saying why."""
+    from rclpy.parameter import Parameter
+
+    from wheelsim.nodes.localization import Localization
+    from wheelsim.ros.seam import LiveSeam
+
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=ros_domain_id)
+    try:
+        for model, other in (('auto', 'differential'), ('differential', 'auto')):
+            seam = LiveSeam('localization', context=context, parameter_overrides=[
+                Parameter('odometry_source', value='joint_states'),
+                Parameter('encoders.model', value=model)])
+            node = Localization(seam)
+            def set_parameter(name, value, seam=seam):
+                return seam.rclpy_node.set_parameters([Parameter(name, value=value)])[0]
+
+            refused = set_parameter('encoders.model', other)
+            assert not refused.successful and 'encoders.model' in refused.reason
+            assert node.config.encoders.model == model
+            track = set_parameter('encoders.track', 0.5)
+            if model == 'auto':
+                assert not track.successful
+                assert 'encoders.model is auto' in track.reason
+            else:
+                assert track.successful and node.localization.encoders.config.track == 0.5
+            assert set_parameter('localization.odom_walk_velocity_translation', 0.01).successful
+            seam.destroy()
+    finally:
+        rclpy.try_shutdown(context=context)

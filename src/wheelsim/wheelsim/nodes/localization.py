@@ -14,9 +14,11 @@ wheel encoders the odometry integrates):
 The numbers come from :class:`wheelsim.core.localization.model.Localization` (modes, noise
 models and the meaning of every parameter: docs/localization.md). The node never reads its own
 clock, so it behaves the same with wall time, ``use_sim_time`` and in lock-step runs.
-``initialpose`` resets the estimate at the next ground-truth sample. With wheel encoders, the
-``encoders.*`` geometry that differs from vehicle_sim's (its ``vehicle_description``) is
-warned of once: that odometry is a mis-calibrated robot's, on purpose or not.
+``initialpose`` resets the estimate at the next ground-truth sample. With wheel encoders and
+``encoders.model`` auto, the odometry takes vehicle_sim's geometry from its
+``vehicle_description`` and nothing is published before that has come; with a model given, the
+``encoders.*`` geometry that differs from vehicle_sim's is warned of once: that odometry is a
+mis-calibrated robot's, on purpose or not.
 
 Covariances are 6x6 over ``(x, y, z, roll, pitch, yaw)``; the planar model fills the ``x``, ``y``,
 ``yaw`` rows and columns and leaves ``z``, roll and pitch at 0 (exact: the motion is planar).
@@ -25,6 +27,7 @@ Covariances are 6x6 over ``(x, y, z, roll, pitch, yaw)``; the planar model fills
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any, NoReturn
 
 import numpy as np
@@ -36,7 +39,12 @@ from tf2_msgs.msg import TFMessage
 
 from wheelsim.core.localization.config import LocalizationConfig, unused_parameters
 from wheelsim.core.localization.model import Localization as LocalizationModel
-from wheelsim.core.localization.wheel_encoders import geometry_mismatches
+from wheelsim.core.localization.wheel_encoders import (
+    AUTO,
+    USED_GEOMETRY,
+    geometry_mismatches,
+    with_vehicle,
+)
 from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.core.vehicle.description import (
     DescriptionError,
@@ -83,6 +91,11 @@ def planar_covariance(covariance: Sequence[float]) -> np.ndarray:
     return np.asarray(covariance, dtype=float)[PLANAR_FLAT].reshape(3, 3)
 
 
+def _waits_for_vehicle(config: LocalizationConfig) -> bool:
+    """Whether the odometry takes its wheel geometry from vehicle_description."""
+    return config.odometry_source == 'joint_states' and config.encoders.model == AUTO
+
+
 def parameter_specs() -> list[ParamSpec]:
     """Every parameter the node declares (for the headless runner and the docs)."""
     return specs(LocalizationConfig)
@@ -111,7 +124,10 @@ class Localization:
         self.map_frame = config.full_map_frame
         self.odom_frame = config.full_odom_frame
         self.base_frame = config.full_base_frame
-        self.localization = LocalizationModel(config)
+        self._vehicle: VehicleDescription | None = None  # with encoders: vehicle_sim's
+        # With encoders.model auto the model is made once vehicle_sim's description has come.
+        self.localization: LocalizationModel | None = (
+            None if _waits_for_vehicle(config) else LocalizationModel(config))
         self._odom = self.seam.create_publisher(Odometry, 'odom', qos.DEFAULT)
         self._pose = self.seam.create_publisher(PoseWithCovarianceStamped, 'pose', qos.DEFAULT)
         self._tf = self.seam.create_publisher(TFMessage, '/tf', qos.TF)
@@ -144,7 +160,6 @@ class Localization:
         self.seam.create_subscription(Odometry, 'ground_truth', self._on_ground_truth, qos.DEFAULT)
         # With wheel encoders, each ground-truth sample waits for the joint_states of its time.
         self._waiting: list[tuple[int, tuple, tuple]] = []
-        self._vehicle: VehicleDescription | None = None  # with encoders: vehicle_sim's
         self._geometry_warned: set[str] = set()
         if config.odometry_source == 'joint_states':
             self.seam.create_subscription(
@@ -160,8 +175,11 @@ class Localization:
                  if config.publish_map_to_odom else
                  f'{self.odom_frame} -> {self.base_frame} ({self.map_frame} -> '
                  f'{self.odom_frame} left to another node)')
-        encoders = (', odometry from the wheel encoders of joint_states'
-                    if config.odometry_source == 'joint_states' else '')
+        encoders = ''
+        if config.odometry_source == 'joint_states':
+            encoders = ', odometry from the wheel encoders of joint_states' + (
+                ' (their geometry from vehicle_description)' if _waits_for_vehicle(config)
+                else '')
         self.seam.logger.info(
             f'mode {config.mode}, seed {config.seed}: {chain} from ground_truth{encoders}')
 
@@ -171,17 +189,56 @@ class Localization:
         return self._settings.config
 
     def _on_settings(self, new: LocalizationConfig, _old: LocalizationConfig) -> None:
-        self.localization.update_config(new)
+        if self.localization is not None:
+            self.localization.update_config(self._resolved(new))
         self._check_geometry()
+
+    def _resolved(self, config: LocalizationConfig,
+                  vehicle: VehicleDescription | None = None) -> LocalizationConfig:
+        """``config`` with encoders.model auto made the geometry of ``vehicle`` (default: the
+        one in use; :func:`with_vehicle`). DescriptionError if its URDF gives no wheel radius.
+        encoders.model is read only, so a config that waits for the vehicle always did."""
+        if not _waits_for_vehicle(config):
+            return config
+        return replace(config, encoders=with_vehicle(config.encoders, vehicle or self._vehicle))
+
+    def _use_vehicle(self, vehicle: VehicleDescription) -> None:
+        """With encoders.model auto: the odometry with ``vehicle``'s geometry from now on, or,
+        if its URDF gives no wheel radius, the one before kept (none: still waiting)."""
+        try:
+            config = self._resolved(self.config, vehicle)
+        except DescriptionError as err:
+            self.seam.logger.error(
+                f'vehicle_description gives no wheel radius ({err}): odometry from joint_states '
+                + ('keeps the geometry before' if self.localization is not None else
+                   'waits for one that does (or set encoders.model and the geometry)'),
+                throttle_duration_sec=10.0)
+            return
+        self._vehicle = vehicle
+        encoders = config.encoders
+        if self.localization is None:
+            self.localization = LocalizationModel(config)
+        elif encoders != self.localization.config.encoders:
+            self.localization.update_config(config)
+        else:
+            return
+        geometry = ', '.join(f'{name} {getattr(encoders, name):g} m'
+                             for name in USED_GEOMETRY[encoders.model])
+        self.seam.logger.info(f'odometry from the wheel encoders of the {encoders.model} '
+                              f'vehicle: {geometry} (vehicle_description)')
 
     def _on_vehicle_description(self, msg: String) -> None:
         try:
-            self._vehicle = parse_description(msg.data)
+            vehicle = parse_description(msg.data)
         except DescriptionError as err:
             self.seam.logger.warning(f'vehicle_description ignored: {err}',
                                      throttle_duration_sec=10.0)
             return
-        self._check_geometry()
+        if _waits_for_vehicle(self.config):
+            self._use_vehicle(vehicle)
+        else:
+            self._vehicle = vehicle
+            self._check_geometry()
 
     def _check_geometry(self) -> None:
         """Warn once of each ``encoders.*`` that differs from the vehicle's geometry."""
@@ -203,6 +260,11 @@ class Localization:
                 '(frame_prefix/map_frame differ from vehicle_sim?); taken as the map frame',
                 throttle_duration_sec=10.0,
             )
+        if self.localization is None:
+            self.seam.logger.info(
+                'ground_truth not used yet: encoders.model auto waits for vehicle_description '
+                '(the wheel geometry)', throttle_duration_sec=5.0)
+            return
         if self.localization.encoders is None:
             self._step(stamp, pose, twist)
             return
@@ -216,6 +278,8 @@ class Localization:
         self._step_ready()
 
     def _on_joint_states(self, msg: JointState) -> None:
+        if self.localization is None:  # waiting for the vehicle's geometry
+            return
         try:
             self.localization.encoders.update(stamp_ns(msg.header.stamp), msg.name, msg.position)
         except ValueError as err:
@@ -292,6 +356,10 @@ class Localization:
         map_T_frame = self._map_poses.map_T(msg.header.frame_id, 'initialpose')
         covariance = rotate_planar_covariance(planar_covariance(msg.pose.covariance),
                                               map_T_frame[2])
+        if self.localization is None:
+            self.seam.logger.warning('initialpose ignored: encoders.model auto waits for '
+                                     'vehicle_description (the wheel geometry)')
+            return
         try:
             self.localization.request_reset(pose, covariance)
         except ValueError as err:

@@ -42,6 +42,7 @@ def _config(mode, seed, encoders, rate=0.0025, density=2.5e-5, tau=0.0, twist=0.
     return from_flat(LocalizationConfig, {
         'mode': mode, 'seed': seed,
         'odometry_source': 'joint_states' if encoders else 'ground_truth',
+        'encoders.model': 'differential',  # the reference vehicle's geometry (the defaults)
         'localization.odom_walk_velocity_translation': rate,
         'localization.odom_walk_turn_rotation': rate,
         'localization.map_sample_noise_translation': density,

@@ -197,3 +197,5 @@ class LocalizationConfig(frames.FrameNames):
                 'odometry_source', self.odometry_source,
                 "must be 'ground_truth' in mode perfect (perfect odometry is the true motion)",
             )
+        if self.odometry_source == 'joint_states':
+            self.encoders.check_geometry_not_given()

@@ -140,6 +140,9 @@ class Localization:
     twist's (a new tuple when they change) and ``pose_fix`` the EKF's fix of the sample (or
     None). The arrays are the same objects from sample to sample. The kernel's machine code is
     called directly (:func:`wheelsim.core.compiled.direct_call`), which cannot be pickled.
+    With ``odometry_source: joint_states`` the config's ``encoders.model`` must be a model, not
+    auto (:func:`~wheelsim.core.localization.wheel_encoders.with_vehicle` makes it the
+    vehicle's); ValueError otherwise.
     """
 
     def __init__(self, config: LocalizationConfig) -> None:

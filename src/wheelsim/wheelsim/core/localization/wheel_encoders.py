@@ -26,13 +26,14 @@ from __future__ import annotations
 import collections
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 
 from wheelsim.core.geometry.angles import wrap_angle
 from wheelsim.core.geometry.se2 import Floats3, compose_floats, integrate_twist, inverse_floats
 from wheelsim.core.params import ParameterError, param
 from wheelsim.core.vehicle.description import DescriptionError, VehicleDescription, wheel_radius_m
 
+AUTO = 'auto'
 ENCODER_MODELS = ('differential', 'bicycle', 'omni')
 KEPT_SAMPLES = 256  # encoder poses remembered, to pair a ground-truth stamp with its sample
 WHEELS = {
@@ -47,15 +48,19 @@ BICYCLE_STEERING = (('steering_left_joint', 'steering_right_joint'), ('steering_
 @dataclass(frozen=True)
 class EncoderConfig:
     """The robot's own idea of its wheels (``encoders.*``), used with
-    ``odometry_source: joint_states``; set them to vehicle_sim's values, or off them to model a
-    mis-calibrated robot."""
+    ``odometry_source: joint_states``: with ``model`` auto vehicle_sim's (:func:`with_vehicle`),
+    else as given, off vehicle_sim's to model a mis-calibrated robot."""
 
     model: str = param(
-        'differential', 'Kinematic model the wheel odometry assumes (as vehicle_sim\'s model)',
-        choices=ENCODER_MODELS,
+        AUTO, "Kinematic model the wheel odometry assumes; auto: vehicle_sim's, with its "
+        'geometry (wheel_radius, track, wheel_base and base_link_offset from '
+        'vehicle_description; none of them may then be given); a model: the geometry as given '
+        '(a mis-calibrated robot where it differs from the vehicle\'s)',
+        choices=(AUTO, *ENCODER_MODELS), read_only=True,
     )
     wheel_radius: float = param(
-        0.28, 'Wheel radius the odometry assumes (vehicle_sim: half the tyre/wheel diameter)',
+        0.28, 'Wheel radius the odometry assumes (vehicle_sim: half the tyre/wheel diameter); '
+        "model auto: the vehicle's",
         unit='m', min_value=0.0, min_exclusive=True, max_value=10.0,
     )
     wheel_radius_error: float = param(
@@ -64,15 +69,18 @@ class EncoderConfig:
         min_value=-0.5, max_value=0.5,
     )
     track: float = param(
-        1.4, 'Distance between the left and right wheels (differential, omni)', unit='m',
+        1.4, "Distance between the left and right wheels (differential, omni); model auto: the "
+        "vehicle's", unit='m',
         min_value=0.0, min_exclusive=True, max_value=100.0,
     )
     wheel_base: float = param(
         2.0, 'Fixed to steered axle (bicycle; negative when the steered axle is behind), front '
-        'to rear axle (omni)', unit='m', min_value=-100.0, max_value=100.0,
+        "to rear axle (omni); model auto: the vehicle's", unit='m', min_value=-100.0,
+        max_value=100.0,
     )
     base_link_offset: float = param(
-        0.0, 'base_link ahead of the kinematic reference point (as vehicle_sim)', unit='m',
+        0.0, "base_link ahead of the kinematic reference point (as vehicle_sim); model auto: the "
+        "vehicle's", unit='m',
         min_value=-100.0, max_value=100.0,
     )
     resolution: int = param(
@@ -84,12 +92,49 @@ class EncoderConfig:
         if self.wheel_base == 0.0:
             raise ParameterError('wheel_base', 0.0, 'must not be 0')
 
+    def check_geometry_not_given(self) -> None:
+        """With model auto, refuse a geometry parameter given (one off its default): the
+        vehicle's would override it. ParameterError naming it (``encoders.`` on the name)."""
+        if self.model != AUTO:
+            return
+        for name in GEOMETRY:
+            if getattr(self, name) != _DEFAULTS[name]:
+                raise ParameterError(
+                    f'encoders.{name}', getattr(self, name),
+                    "is the vehicle's while encoders.model is auto (vehicle_description): give "
+                    'encoders.model too, to set the geometry')
+
+
+#: The parameters of the wheel geometry, the vehicle's with model auto, and those each model's
+#: odometry uses.
+GEOMETRY = ('wheel_radius', 'track', 'wheel_base', 'base_link_offset')
+USED_GEOMETRY = {'differential': ('wheel_radius', 'track', 'base_link_offset'),
+                 'bicycle': ('wheel_radius', 'wheel_base', 'base_link_offset'),
+                 'omni': GEOMETRY}
+_DEFAULTS = {f.name: f.default for f in fields(EncoderConfig)}
+
+
+def with_vehicle(config: EncoderConfig, vehicle: VehicleDescription) -> EncoderConfig:
+    """``config`` with model auto made the ``vehicle``'s model and geometry (the wheel radius
+    from its URDF; a steered axle behind as a negative wheel base), else as it is. Raises
+    DescriptionError, saying why, when the vehicle's URDF gives no wheel radius."""
+    if config.model != AUTO:
+        return config
+    wheel_base = config.wheel_base  # a differential base has none (the odometry uses none)
+    if vehicle.wheel_base is not None:
+        wheel_base = -vehicle.wheel_base if vehicle.steered_axle_behind else vehicle.wheel_base
+    return replace(config, model=vehicle.model, wheel_radius=wheel_radius_m(vehicle.urdf),
+                   track=config.track if vehicle.track is None else vehicle.track,
+                   wheel_base=wheel_base, base_link_offset=vehicle.base_link_offset)
+
 
 def geometry_mismatches(config: EncoderConfig, vehicle: VehicleDescription) -> list[str]:
     """The ``encoders.*`` that differ from the ``vehicle``'s geometry (vehicle_sim's
     description; the wheel radius from its URDF, not checked without one), each as
     ``"encoders.track = 1.4 m, the vehicle's 0.5 m"``; empty when the odometry computes with the
-    vehicle's own."""
+    vehicle's own (always with model auto)."""
+    if config.model == AUTO:
+        return []
     if config.model != vehicle.model:
         return [f"encoders.model = '{config.model}', the vehicle's '{vehicle.model}'"]
     wheel_base = vehicle.wheel_base
@@ -101,11 +146,8 @@ def geometry_mismatches(config: EncoderConfig, vehicle: VehicleDescription) -> l
         wheel_radius = None
     described = {'wheel_radius': wheel_radius, 'track': vehicle.track, 'wheel_base': wheel_base,
                  'base_link_offset': vehicle.base_link_offset}
-    used = {'differential': ('wheel_radius', 'track', 'base_link_offset'),
-            'bicycle': ('wheel_radius', 'wheel_base', 'base_link_offset'),
-            'omni': ('wheel_radius', 'track', 'wheel_base', 'base_link_offset')}[config.model]
     return [f"encoders.{name} = {getattr(config, name):g} m, the vehicle's {described[name]:g} m"
-            for name in used if described[name] is not None
+            for name in USED_GEOMETRY[config.model] if described[name] is not None
             and not math.isclose(getattr(config, name), described[name], rel_tol=1e-9,
                                  abs_tol=1e-12)]
 
@@ -125,6 +167,10 @@ class EncoderOdometry:
     """
 
     def __init__(self, config: EncoderConfig, frame_prefix: str = '') -> None:
+        """ValueError for model auto: make it the vehicle's first (:func:`with_vehicle`)."""
+        if config.model == AUTO:
+            raise ValueError("encoders.model auto: resolve it with the vehicle's description "
+                             '(with_vehicle) first')
         self.config = config
         self._prefix = frame_prefix
         self._radius = config.wheel_radius * (1.0 + config.wheel_radius_error)
