@@ -1,10 +1,11 @@
-"""The vehicle described once: what planner and controller need to know of the simulated vehicle.
+"""The vehicle described once: what the other nodes need to know of the simulated vehicle.
 
 vehicle_sim publishes it on ``vehicle_description`` (std_msgs/String, transient local) as a JSON
-document; the planner and controller take their defaults from it. It holds the URDF (geometry,
-joints, joint limits) and what a URDF cannot hold: the kinematic model, the speed and
-acceleration limits, the steering limit and rate, and the actuators' dead times and time
-constants. Format (``format`` and ``version`` first; a reader refuses other versions)::
+document; the planner, the controller and the localization's wheel odometry take their defaults
+from it, wheel_teleop its wheels. It holds the URDF (geometry, joints, joint limits, the
+wheels' radius) and what a URDF cannot hold: the kinematic model, the speed and acceleration
+limits, the steering limit and rate, and the actuators' dead times and time constants.
+Format (``format`` and ``version`` first; a reader refuses other versions)::
 
     {"format": "wheelsim/vehicle_description", "version": 1,
      "model": "bicycle" | "differential" | "omni",
