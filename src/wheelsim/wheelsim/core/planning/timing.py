@@ -66,10 +66,19 @@ def _ratio_limit(limit: float, rate: FloatArray) -> FloatArray:
         return np.where(rate != 0.0, limit / np.abs(rate), np.inf)
 
 
+def _steeper_neighbour(slope: FloatArray) -> FloatArray:
+    """At each of the n + 1 samples, the larger |slope| of the (one or two) segments of the n
+    that it ends: a speed within the limit for it keeps both segments within it."""
+    magnitude = np.abs(slope)
+    return np.maximum(np.append(magnitude, 0.0), np.insert(magnitude, 0, 0.0))
+
+
 def speed_limits(path: PathSamples, limits: MotionLimits, yaw_rate_per_m: FloatArray) -> FloatArray:
     """The highest allowed speed at every sample (m/s), before acceleration is considered.
 
-    ``yaw_rate_per_m`` is d(vehicle yaw)/ds (the curvature for a vehicle facing along the path).
+    ``yaw_rate_per_m`` is |d(vehicle yaw)/ds| at each sample (the curvature for a vehicle facing
+    along the path; for a yaw profile given at the samples, the steeper of the two segments
+    next to the sample, so that the yaw rate stays within the limit between samples too).
     """
     cap = np.minimum(
         _ratio_limit(limits.max_lateral_acceleration_mps2, path.curvature_inv_m) ** 0.5,
@@ -103,8 +112,12 @@ def time_scale(
                             f'{start_speed_mps}')
     s = path.s_m
     yaw = path.yaw_rad if yaw_rad is None else np.asarray(yaw_rad, dtype=float)
-    yaw_rate_per_m = path.curvature_inv_m if yaw_rad is None else np.gradient(yaw, s)
-    cap = speed_limits(path, limits, yaw_rate_per_m)
+    if yaw_rad is None:
+        yaw_rate_per_m = yaw_bound_per_m = path.curvature_inv_m
+    else:
+        yaw_rate_per_m = np.gradient(yaw, s)
+        yaw_bound_per_m = _steeper_neighbour(np.diff(yaw) / np.diff(s))
+    cap = speed_limits(path, limits, yaw_bound_per_m)
     cap[0], cap[-1] = start_speed_mps, 0.0
     ds = np.diff(s)
     two_a_ds = 2.0 * limits.max_acceleration_mps2 * ds
