@@ -242,6 +242,59 @@ def test_a_process_stopped_by_the_shutdown_leaves_the_exit_code_0(ros_domain_id)
     assert 'ERROR] [launch]' not in output, output
 
 
+#: A launch of two processes that end it (``ends_launch``), with launch_ros's ROS adapter
+#: running, both stopped by one SIGINT that launch does not hear (as Ctrl-C where launch
+#: ignores SIGINT, a shell's background job): the loop waits until both have exited, so that
+#: launch has both exits queued before it handles either.
+TWO_STOPPED_AT_ONCE = """
+import os, signal, sys, time
+from launch import LaunchDescription, LaunchService
+from launch.actions import ExecuteProcess, OpaqueFunction, RegisterEventHandler
+from launch.event_handlers import OnProcessStart
+from launch_ros.ros_adapters import get_ros_node
+from wheelsim.bringup.packages import ends_launch
+
+started = []
+
+def stop_both(context):
+    started.append(context.locals.event.pid)
+    if len(started) < 2:
+        return []
+    for pid in started:
+        os.kill(pid, signal.SIGINT)
+    deadline = time.monotonic() + 30.0
+    # gone from /proc once launch's child watcher has reaped it (its exit noticed)
+    while any(os.path.exists(f'/proc/{pid}') for pid in started):
+        if time.monotonic() > deadline:
+            raise RuntimeError('the processes did not exit within 30 s')
+        time.sleep(0.01)
+    return []
+
+service = LaunchService()
+service.include_launch_description(LaunchDescription([
+    OpaqueFunction(function=lambda context: get_ros_node(context) and []),
+    RegisterEventHandler(OnProcessStart(on_start=[OpaqueFunction(function=stop_both)])),
+    *[ExecuteProcess(cmd=['sleep', '60'], name=name, on_exit=ends_launch(name))
+      for name in ('first', 'second')],
+]))
+sys.exit(service.run())
+"""
+
+
+def test_processes_stopped_at_once_end_the_launch_once_with_exit_code_0(ros_domain_id):
+    """Found in CI (2026-12-06, Nav2's servers composed, launch not hearing the Ctrl-C): two
+    wheelsim nodes stopped by one SIGINT each asked for a shutdown through ``ends_launch``
+    before launch handled the first, and the second shut launch_ros's ROS adapter down again:
+    exit 1, 'Cannot shutdown a ROS adapter that is not running'."""
+    result = subprocess.run([sys.executable, '-c', TWO_STOPPED_AT_ONCE],
+                            capture_output=True, text=True, timeout=120, check=False)
+    output = result.stdout + result.stderr
+    assert output.count('exit code -2') == 2, output
+    assert output.count('was required: shutting down') == 1, output
+    assert result.returncode == 0, output
+    assert 'ERROR] [launch]' not in output, output
+
+
 def assert_ran_and_shut_down_cleanly(summary, text, expected_processes):
     where = f'\n{text[-4000:]}'
     assert summary['launch_returncode'] == 0, where

@@ -145,21 +145,29 @@ def optional(packages: dict[str, str], what: str, build: Build,
     return processes(start, condition)
 
 
+#: The launch-context global that :func:`ends_launch` sets once an exit has asked for the
+#: shutdown.
+_SHUTDOWN_ASKED = 'wheelsim_shutdown_asked'
+
+
 def ends_launch(name: str) -> Callable[[ProcessExited, LaunchContext], list[Action]]:
     """The ``on_exit`` of a process the launch cannot run without (``Node(on_exit=...)``): its
     exit ends the launch. A failure (exit code other than 0, or a signal other than SIGINT or
     SIGTERM, which stop it) before the launch is shutting down also makes ``ros2 launch`` exit
     1: launch (3.4) exits non-zero only for an exception, so this raises one, naming the
-    process and its code; launch then shuts down as for ``Shutdown``. During the shutdown it
-    does nothing: launch_ros shuts its ROS adapter down on every shutdown event, and a second
-    one raises (exit 1 after Ctrl-C)."""
+    process and its code; launch then shuts down as for ``Shutdown``. Once the launch is
+    shutting down, or an earlier exit has asked for the shutdown, it does nothing: launch_ros
+    shuts its ROS adapter down on every shutdown event, and a second one raises (exit 1 after
+    Ctrl-C). An exit asks for the shutdown with a ``Shutdown`` event, which launch handles after
+    the events already queued: the exits of other processes stopped by the same signal."""
 
     def on_exit(event: ProcessExited, context: LaunchContext) -> list[Action]:
-        if context.is_shutdown:
+        if context.is_shutdown or context.get_locals_as_dict().get(_SHUTDOWN_ASKED):
             return []
         code = event.returncode
         if code not in (0, -signal.SIGINT, -signal.SIGTERM):
             raise RuntimeError(f'{name} exited with code {code}: the launch ends')
+        context.extend_globals({_SHUTDOWN_ASKED: True})
         return [Shutdown(reason=f'{name} exited')]
 
     return on_exit

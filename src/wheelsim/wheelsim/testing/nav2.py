@@ -33,7 +33,7 @@ from wheelsim.core.world.footprint import Footprint
 from wheelsim.core.world.map_file import load_map_file
 from wheelsim.ros.conversions import stamp_ns, yaw_from_quaternion
 from wheelsim.testing.process_activity import activity
-from wheelsim.testing.processes import Probe, ending_with_this_process
+from wheelsim.testing.processes import Probe, default_sigint, ending_with_this_process
 from wheelsim.testing.sockets import descendants
 
 #: Stock Nav2 through its own bring-up, and the light option (four servers and a map server).
@@ -129,7 +129,8 @@ class Nav2Stack:
         self.process = subprocess.Popen(
             ending_with_this_process([sys.executable, '-m', 'wheelsim.testing.ros2_launch',
                                       'wheelsim', launch_file, *self.arguments]),
-            stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+            stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
+            preexec_fn=default_sigint)  # launch hears the Ctrl-C of stop(), as in a terminal
         self.descendants: set[int] = set()
         self.stopped: tuple[int | None, float, list[str]] | None = None
 
