@@ -1,16 +1,19 @@
-"""Planning figures: time to plan a route of 10, 100 and 1000 waypoints, old code and new.
+"""Planning figures: time to plan a route of many waypoints, old code and new.
 
-Run after ``source env.sh``:  python bench/bench_planning.py [--baseline REV] [--runs 3]
+Run after ``source env.sh``:  python bench/bench_planning.py [--route road|zigzag]
+[--baseline REV] [--runs 3]
 
-The route is a winding road (waypoints 2 m apart, headings free, its heading swinging by up to
-80 degrees), planned from its first point with ``limits.max_curvature`` 0.5 1/m (tight enough
-that parts of the smooth curve must be bent), max_speed 1 m/s, max_acceleration 0.5 m/s^2,
-as a differential base (no reversing). Both versions run in this one invocation, in turn, each
-in a fresh process: the baseline from ``git archive REV src/wheelsim`` (default: the commit
-before issue 18's planning work) and the working tree. Printed per route: the median wall time
-of ``plan_through`` (CPU of one process, the trajectory included) over ``--runs`` runs, the
-plan's length and largest curvature (on its poses), or why it failed; a run over
-``--timeout`` seconds is stopped.
+``road`` (10, 100, 1000 waypoints): a winding road (waypoints 2 m apart, headings free, its
+heading swinging by up to 80 degrees) with ``limits.max_curvature`` 0.5 1/m (tight enough that
+parts of the smooth curve must be bent). ``zigzag`` (10, 20, 50 waypoints): legs of 1 m
+turning by 165 degrees left and right in turn with ``limits.max_curvature`` 1 1/m, so that every
+leg falls back to a Reeds-Shepp leg. Both planned from their first point, max_speed 1 m/s,
+max_acceleration 0.5 m/s^2, as a differential base (``allow_reverse`` at its default, true).
+Both versions run in this one invocation, in turn, each in a fresh process: the baseline
+from ``git archive REV src/wheelsim`` (default: the commit before issue 18's planning work) and
+the working tree. Printed per route: the median wall time of ``plan_through`` (CPU of one
+process, the trajectory included) over ``--runs`` runs, the plan's length and largest curvature
+(on its poses), or why it failed; a run over ``--timeout`` seconds is stopped.
 """
 
 from __future__ import annotations
@@ -28,11 +31,10 @@ from io import BytesIO
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-COUNTS = (10, 100, 1000)
 BASELINE = '12ae445'
 
 
-def route(count: int) -> list[list[float]]:
+def road(count: int) -> list[list[float]]:
     """``count`` waypoints 2 m apart, the first with its heading."""
     import numpy as np
 
@@ -43,7 +45,26 @@ def route(count: int) -> list[list[float]]:
     return [[0.0, 0.0, float(heading[0])]] + [[float(x), float(y)] for x, y in xy[1:]]
 
 
-def worker(count: int, runs: int) -> dict:
+def zigzag(count: int) -> list[list[float]]:
+    """``count`` waypoints 1 m apart turning by 165 degrees left and right in turn."""
+    import math
+
+    points, heading = [[0.0, 0.0, 0.0]], 0.0
+    for i in range(count - 1):
+        x, y = points[-1][:2]
+        points.append([x + math.cos(heading), y + math.sin(heading)])
+        heading += math.radians(165.0) * (1 if i % 2 == 0 else -1)
+    return points
+
+
+#: Per route: the waypoints, the waypoint counts, the planner's values besides the limits below.
+ROUTES = {
+    'road': (road, (10, 100, 1000), {'limits.max_curvature': 0.5}),
+    'zigzag': (zigzag, (10, 20, 50), {'limits.max_curvature': 1.0}),
+}
+
+
+def worker(route: str, count: int, runs: int) -> dict:
     """Plan the route ``runs`` times with whatever wheelsim is importable."""
     from wheelsim.core.params import from_flat, specs
     from wheelsim.core.planning.config import PlannerConfig
@@ -51,12 +72,16 @@ def worker(count: int, runs: int) -> dict:
     from wheelsim.core.planning.planner import plan_through
     from wheelsim.core.planning.waypoints import waypoints_from_lists
 
-    values = {'limits.max_curvature': 0.5, 'limits.max_speed': 1.0,
-              'limits.max_acceleration': 0.5, 'limits.workspace_radius': 5000.0}
-    if 'model' in {spec.name for spec in specs(PlannerConfig)}:
-        values['model'] = 'differential'
+    points, _, route_values = ROUTES[route]
+    values = {**route_values, 'limits.max_speed': 1.0, 'limits.max_acceleration': 0.5,
+              'limits.workspace_radius': 5000.0}
+    # set where the version has them ("from the vehicle" otherwise): FIXED_PLANNER's values
+    later = {'model': 'differential', 'limits.max_lateral_acceleration': 1.0,
+             'limits.max_curvature_rate': 0.0}
+    names = {spec.name for spec in specs(PlannerConfig)}
+    values.update({name: value for name, value in later.items() if name in names})
     config = from_flat(PlannerConfig, values)
-    waypoints = waypoints_from_lists(route(count))
+    waypoints = waypoints_from_lists(points(count))
     times = []
     try:
         for _ in range(runs):
@@ -85,11 +110,12 @@ def baseline_tree(revision: str, folder: Path) -> Path:
     return package
 
 
-def measure(package: Path | None, count: int, runs: int, timeout_s: float) -> dict:
+def measure(package: Path | None, route: str, count: int, runs: int, timeout_s: float) -> dict:
     env = dict(os.environ)
     if package is not None:
         env['PYTHONPATH'] = f'{package}{os.pathsep}{env.get("PYTHONPATH", "")}'
-    command = [sys.executable, __file__, '--worker', str(count), '--runs', str(runs)]
+    command = [sys.executable, __file__, '--route', route, '--worker', str(count),
+               '--runs', str(runs)]
     try:
         done = subprocess.run(command, env=env, capture_output=True, text=True,
                               timeout=timeout_s * runs + 30)
@@ -109,21 +135,22 @@ def cell(result: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--route', choices=sorted(ROUTES), default='road')
     parser.add_argument('--baseline', default=BASELINE, help='git revision of the old code')
     parser.add_argument('--runs', type=int, default=3)
     parser.add_argument('--timeout', type=float, default=300.0, help='per run [s]')
     parser.add_argument('--worker', type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        print(json.dumps(worker(args.worker, args.runs)))
+        print(json.dumps(worker(args.route, args.worker, args.runs)))
         return
     with tempfile.TemporaryDirectory() as folder:
         old = baseline_tree(args.baseline, Path(folder))
-        print(f'route: waypoints 2 m apart, max_curvature 0.5 1/m; median of {args.runs} runs')
+        print(f'route: {args.route} (module doc); median of {args.runs} runs')
         print(f'{"waypoints":>9}  {"old (" + args.baseline + ")":42}  new (working tree)')
-        for count in COUNTS:
-            before = measure(old, count, args.runs, args.timeout)
-            after = measure(None, count, args.runs, args.timeout)
+        for count in ROUTES[args.route][1]:
+            before = measure(old, args.route, count, args.runs, args.timeout)
+            after = measure(None, args.route, count, args.runs, args.timeout)
             print(f'{count:9d}  {cell(before):42}  {cell(after)}')
 
 

@@ -15,12 +15,13 @@ from hypothesis import strategies as st
 
 from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.params import from_flat
+from wheelsim.core.planning import curvature
 from wheelsim.core.planning.config import PlannerConfig
 from wheelsim.core.planning.curvature import bounded_path, optimised
 from wheelsim.core.planning.path import PlanningError, path_shape
 from wheelsim.core.planning.planner import plan_waypoints
 from wheelsim.core.planning.spline import minimum_jerk_spline, spline_through
-from wheelsim.core.planning.spline_bound import MAX_SPEED, check_segments
+from wheelsim.core.planning.spline_bound import MAX_SPEED, WINDOW_MARGIN, check_segments
 from wheelsim.core.planning.waypoints import figure_eight, waypoints_from_lists
 from wheelsim.testing.configs import FIXED_PLANNER, planner_for
 
@@ -99,6 +100,37 @@ def test_a_u_turn_tighter_than_the_bound_falls_back_on_that_leg_only_and_says_so
     np.testing.assert_allclose(knot_s[3] - knot_s[2], 10.0, atol=1e-6)
     assert turning(path) < 2 * math.pi  # a U-turn and back, no loop
     assert_passes_every_waypoint(path, knot_s, points)
+
+
+def zigzag(count: int, corner_deg: float) -> list[list[float]]:
+    """``count`` waypoints 1 m apart turning by ``corner_deg`` left and right in turn."""
+    points, heading = [[0.0, 0.0, 0.0]], 0.0
+    for i in range(count - 1):
+        x, y = points[-1][:2]
+        points.append([x + math.cos(heading), y + math.sin(heading), NAN])
+        heading += math.radians(corner_deg) * (1 if i % 2 == 0 else -1)
+    return points
+
+
+def test_each_leg_that_falls_back_bends_again_only_the_legs_near_it(monkeypatch):
+    """Found in review: a zigzag of 50 waypoints with 165 deg corners, where every leg falls
+    back, took 64 s of CPU: after each fallback every leg still broken was bent again, n passes
+    over n legs. Only the legs whose windows hold the fallen-back leg's ends are bent again
+    (7.9 s, the same plan)."""
+    bent = []
+
+    def counting(spline, freedom, bound, segments):
+        bent.append(len(segments))
+        return bend_within(spline, freedom, bound, segments)
+
+    bend_within = curvature.bend_within
+    monkeypatch.setattr(curvature, 'bend_within', counting)
+    points = zigzag(16, 165.0)
+    driven = bounded_path(waypoints_from_lists(points), 1.0, reverse=True)
+    assert bent[0] == len(points) - 1  # every leg broke the bound at first
+    assert max(bent[1:]) <= 2 * (WINDOW_MARGIN + 1) + 1, bent
+    for piece in driven.pieces:
+        assert np.abs(piece.curvature_inv_m).max() <= 1.0 + 1e-9
 
 
 def test_unbounded_paths_only_lose_their_cusps():

@@ -40,6 +40,7 @@ from wheelsim.core.planning.spline import (
 from wheelsim.core.planning.spline_bound import (
     BOUND_MARGIN,
     MIN_SPEED,
+    WINDOW_MARGIN,
     Freedom,
     SegmentCheck,
     bend_within,
@@ -187,7 +188,10 @@ def optimised(
             broken = close
             continue
         # The worst leg falls back; its ends keep the heading the curve has there and become
-        # straight; the legs around it are bent again to meet them.
+        # straight; the legs around it are bent again to meet them, and the broken legs whose
+        # windows (bend_within) hold those ends. Broken legs farther away were bent with the
+        # same freedom before: bending them again finds (nearly) the same curve, and made a
+        # route of n such legs take n passes over all of them (64 s for 50 waypoints).
         worst = int(still[np.argmax(_excess(check, max_curvature_inv_m)[still])])
         freedom.skipped[worst] = True
         for i in (worst, worst + 1):
@@ -197,8 +201,11 @@ def optimised(
                                                          reverse_curvature_inv_m)
             freedom.straight[i] = True
         neighbours = [s for s in (worst - 1, worst + 1) if 0 <= s < count - 1]
-        broken = np.union1d(still, np.array(neighbours, dtype=int))
+        nearby = still[np.abs(still - worst) <= WINDOW_MARGIN + 1]
+        broken = np.union1d(nearby, np.array(neighbours, dtype=int))
         broken = broken[~freedom.skipped[broken]]
+        if not broken.size:  # none near: the next worst is elsewhere
+            broken = still[~freedom.skipped[still]]
     return spline, freedom
 
 
