@@ -243,9 +243,10 @@ def test_a_process_stopped_by_the_shutdown_leaves_the_exit_code_0(ros_domain_id)
 
 
 #: A launch of two processes that end it (``ends_launch``), with launch_ros's ROS adapter
-#: running, both stopped by one SIGINT that launch does not hear (as Ctrl-C where launch
-#: ignores SIGINT, a shell's background job): the loop waits until both have exited, so that
-#: launch has both exits queued before it handles either.
+#: running, stopped one after the other by the signals named in argv (SIGINT as a Ctrl-C that
+#: launch does not hear, where it ignores SIGINT as a shell's background job does): the loop
+#: waits until each has exited, so that launch has both exits queued, in that order, before it
+#: handles either.
 TWO_STOPPED_AT_ONCE = """
 import os, signal, sys, time
 from launch import LaunchDescription, LaunchService
@@ -254,20 +255,21 @@ from launch.event_handlers import OnProcessStart
 from launch_ros.ros_adapters import get_ros_node
 from wheelsim.bringup.packages import ends_launch
 
+signals = [signal.Signals[name] for name in sys.argv[1:]]
 started = []
 
 def stop_both(context):
     started.append(context.locals.event.pid)
     if len(started) < 2:
         return []
-    for pid in started:
-        os.kill(pid, signal.SIGINT)
     deadline = time.monotonic() + 30.0
-    # gone from /proc once launch's child watcher has reaped it (its exit noticed)
-    while any(os.path.exists(f'/proc/{pid}') for pid in started):
-        if time.monotonic() > deadline:
-            raise RuntimeError('the processes did not exit within 30 s')
-        time.sleep(0.01)
+    for pid, signum in zip(started, signals):
+        os.kill(pid, signum)
+        # gone from /proc once launch's child watcher has reaped it (its exit noticed)
+        while os.path.exists(f'/proc/{pid}'):
+            if time.monotonic() > deadline:
+                raise RuntimeError('the processes did not exit within 30 s')
+            time.sleep(0.01)
     return []
 
 service = LaunchService()
@@ -281,18 +283,31 @@ sys.exit(service.run())
 """
 
 
+def stop_two_at_once(first: str, second: str) -> tuple[int, str]:
+    result = subprocess.run([sys.executable, '-c', TWO_STOPPED_AT_ONCE, first, second],
+                            capture_output=True, text=True, timeout=120, check=False)
+    return result.returncode, result.stdout + result.stderr
+
+
 def test_processes_stopped_at_once_end_the_launch_once_with_exit_code_0(ros_domain_id):
     """Found in CI (2026-12-06, Nav2's servers composed, launch not hearing the Ctrl-C): two
     wheelsim nodes stopped by one SIGINT each asked for a shutdown through ``ends_launch``
     before launch handled the first, and the second shut launch_ros's ROS adapter down again:
     exit 1, 'Cannot shutdown a ROS adapter that is not running'."""
-    result = subprocess.run([sys.executable, '-c', TWO_STOPPED_AT_ONCE],
-                            capture_output=True, text=True, timeout=120, check=False)
-    output = result.stdout + result.stderr
+    returncode, output = stop_two_at_once('SIGINT', 'SIGINT')
     assert output.count('exit code -2') == 2, output
     assert output.count('was required: shutting down') == 1, output
-    assert result.returncode == 0, output
+    assert returncode == 0, output
     assert 'ERROR] [launch]' not in output, output
+
+
+def test_a_crash_queued_behind_a_clean_exit_still_fails_the_launch(ros_domain_id):
+    """Found in review: with the shutdown asked only once, a process killed (SIGKILL, as a
+    crash) right after another stopped cleanly, its exit queued before launch handled the
+    first, ended the launch with exit 0."""
+    returncode, output = stop_two_at_once('SIGINT', 'SIGKILL')
+    assert 'second exited with code -9: the launch ends' in output, output
+    assert returncode == 1, output
 
 
 def assert_ran_and_shut_down_cleanly(summary, text, expected_processes):

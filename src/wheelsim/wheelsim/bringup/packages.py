@@ -156,17 +156,19 @@ def ends_launch(name: str) -> Callable[[ProcessExited, LaunchContext], list[Acti
     SIGTERM, which stop it) before the launch is shutting down also makes ``ros2 launch`` exit
     1: launch (3.4) exits non-zero only for an exception, so this raises one, naming the
     process and its code; launch then shuts down as for ``Shutdown``. Once the launch is
-    shutting down, or an earlier exit has asked for the shutdown, it does nothing: launch_ros
-    shuts its ROS adapter down on every shutdown event, and a second one raises (exit 1 after
-    Ctrl-C). An exit asks for the shutdown with a ``Shutdown`` event, which launch handles after
-    the events already queued: the exits of other processes stopped by the same signal."""
+    shutting down it does nothing. A clean exit asks for the shutdown with a ``Shutdown``
+    event, once: launch handles it after the events already queued (the exits of other
+    processes stopped by the same signal), and launch_ros shuts its ROS adapter down on every
+    shutdown event, a second one raising (exit 1 after Ctrl-C)."""
 
     def on_exit(event: ProcessExited, context: LaunchContext) -> list[Action]:
-        if context.is_shutdown or context.get_locals_as_dict().get(_SHUTDOWN_ASKED):
+        if context.is_shutdown:
             return []
         code = event.returncode
         if code not in (0, -signal.SIGINT, -signal.SIGTERM):
             raise RuntimeError(f'{name} exited with code {code}: the launch ends')
+        if context.get_locals_as_dict().get(_SHUTDOWN_ASKED):
+            return []
         context.extend_globals({_SHUTDOWN_ASKED: True})
         return [Shutdown(reason=f'{name} exited')]
 
