@@ -190,8 +190,8 @@ def optimised(
         # The worst leg falls back; its ends keep the heading the curve has there and become
         # straight; the legs around it are bent again to meet them, and the broken legs whose
         # windows (bend_within) hold those ends. Broken legs farther away were bent with the
-        # same freedom before: bending them again finds (nearly) the same curve, and made a
-        # route of n such legs take n passes over all of them (64 s for 50 waypoints).
+        # same freedom before; bending them again made a route of n such legs take n passes
+        # over all of them (64 s for 50 waypoints), and mostly found the same curve.
         worst = int(still[np.argmax(_excess(check, max_curvature_inv_m)[still])])
         freedom.skipped[worst] = True
         for i in (worst, worst + 1):
