@@ -285,7 +285,8 @@ sys.exit(service.run())
 
 def stop_two_at_once(first: str, second: str) -> tuple[int, str]:
     result = subprocess.run([sys.executable, '-c', TWO_STOPPED_AT_ONCE, first, second],
-                            capture_output=True, text=True, timeout=120, check=False)
+                            capture_output=True, text=True, timeout=120, check=False,
+                            preexec_fn=processes.default_sigint)  # CI runs with it ignored
     return result.returncode, result.stdout + result.stderr
 
 
