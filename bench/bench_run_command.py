@@ -2,7 +2,7 @@
 baseline revision.
 
 Run after ``source env.sh``:  python bench/bench_run_command.py [--runs 5] [--baseline REV]
-[--one-core] [--instructions]
+[--one-core] [--instructions] [--record none|TOPIC,...]
 
 Each run starts ``python -m wheelsim.cli run --no-plots --quiet`` on the built-in default
 scenario (90 s simulated, every topic recorded) into a new output folder, under
@@ -27,7 +27,9 @@ first run is left out of the figures.
 ``--instructions`` also runs the command once per variant under valgrind's callgrind
 (``valgrind`` must be installed; about 50 times slower) and gives the instructions the whole
 command executed in user space, summed over its processes: a count that hardly depends on the
-machine's load. The table gives the median and the best of the runs and the load average.
+machine's load. ``--record`` runs the default scenario with that ``record`` instead of
+``all`` (``none``: no bag; or the topics to record, comma-separated): what recording costs the
+figures. The table gives the median and the best of the runs and the load average.
 """
 
 from __future__ import annotations
@@ -42,17 +44,35 @@ import sys
 import tempfile
 from pathlib import Path
 
+import yaml
 from bench_runner import baseline_tree, set_up_baseline, timed_command
 
 NETWORK_SOCKET = re.compile(r'socket\((AF_INET|AF_INET6),')
 
 
-def command_and_env(pythonpath: Path | None, output: Path) -> tuple[list[str], dict[str, str]]:
-    """The command writing into ``output``, and its environment (``pythonpath`` first)."""
+#: The built-in default scenario (``wheelsim run`` without a scenario file runs it).
+DEFAULT_SCENARIO = (Path(__file__).resolve().parents[1] / 'src' / 'wheelsim' / 'wheelsim' / 'run'
+                    / 'scenarios' / 'default.yaml')
+
+def default_recording(record: str, folder: Path) -> Path:
+    """A copy of the default scenario in ``folder`` recording ``record`` (``none`` or
+    comma-separated topics) instead of every topic."""
+    tree = yaml.safe_load(DEFAULT_SCENARIO.read_text())
+    tree['record'] = record if record == 'none' else record.split(',')
+    path = folder / 'default.yaml'  # the same name: its output folder is default/ too
+    path.write_text(yaml.safe_dump(tree, sort_keys=False))
+    return path
+
+
+def command_and_env(pythonpath: Path | None, output: Path,
+                    scenario: Path | None) -> tuple[list[str], dict[str, str]]:
+    """The command running ``scenario`` (None: the built-in default) into ``output``, and its
+    environment (``pythonpath`` first)."""
     env = dict(os.environ)
     if pythonpath is not None:
         env['PYTHONPATH'] = f'{pythonpath}:{env.get("PYTHONPATH", "")}'
-    return [sys.executable, '-m', 'wheelsim.cli', 'run', '--no-plots', '--quiet',
+    scenario_file = [] if scenario is None else [str(scenario)]
+    return [sys.executable, '-m', 'wheelsim.cli', 'run', *scenario_file, '--no-plots', '--quiet',
             '--output', str(output)], env
 
 
@@ -65,7 +85,7 @@ def run_or_exit(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     return wall_s, cpu_s
 
 
-def instructions(pythonpath: Path | None, output: Path) -> int:
+def instructions(pythonpath: Path | None, output: Path, scenario: Path | None) -> int:
     """Instructions one whole command executes: callgrind's totals of its processes, summed.
 
     numba files the kernels it compiles under the CPU it compiles for, and valgrind's CPU is
@@ -74,10 +94,10 @@ def instructions(pythonpath: Path | None, output: Path) -> int:
     both runs for numba's generic CPU (``NUMBA_CPU_NAME``), and the second loads what the first
     compiled. (valgrind runs no AVX-512 code: on a CPU with it, the modules built ahead of time
     for it may stop the command.)"""
-    warm_up, env = command_and_env(pythonpath, output.with_suffix('.warm-up'))
+    warm_up, env = command_and_env(pythonpath, output.with_suffix('.warm-up'), scenario)
     env['NUMBA_CPU_NAME'] = 'generic'
     run_or_exit(warm_up, env)
-    command, _ = command_and_env(pythonpath, output)
+    command, _ = command_and_env(pythonpath, output, scenario)
     logs = output.with_suffix('.callgrind')
     logs.mkdir()
     run_or_exit(['valgrind', '--tool=callgrind', '--trace-children=yes', '--fair-sched=yes', '-q',
@@ -90,9 +110,10 @@ def instructions(pythonpath: Path | None, output: Path) -> int:
     return sum(totals)
 
 
-def one_run(pythonpath: Path | None, output: Path, one_core: bool, traced: bool) -> dict:
+def one_run(pythonpath: Path | None, output: Path, one_core: bool, traced: bool,
+            scenario: Path | None = None) -> dict:
     """Run the command once; its figures."""
-    command, env = command_and_env(pythonpath, output)
+    command, env = command_and_env(pythonpath, output, scenario)
     if one_core:
         command = ['taskset', '-c', '0', *command]
     trace = output.with_suffix('.strace')
@@ -119,6 +140,8 @@ def main() -> None:
     parser.add_argument('--baseline', metavar='REV')
     parser.add_argument('--one-core', action='store_true')
     parser.add_argument('--instructions', action='store_true')
+    parser.add_argument('--record', metavar='none|TOPIC,...',
+                        help="the default scenario's record (default: all)")
     args = parser.parse_args()
     if shutil.which('strace') is None:
         sys.exit('error: strace is needed to count the sockets (apt install strace)')
@@ -127,23 +150,25 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix='bench-run-command-') as scratch, \
             baseline_tree(args.baseline) as baseline:
         scratch = Path(scratch)
+        scenario = None if args.record is None else default_recording(args.record, scratch)
         variants: dict[str, Path | None] = {'working tree': None}
         if baseline is not None:
             set_up_baseline(baseline)
-            one_run(baseline, scratch / 'warm-up', args.one_core, traced=False)
+            one_run(baseline, scratch / 'warm-up', args.one_core, False, scenario)
             variants = {args.baseline: baseline, **variants}
         results: dict[str, list[dict]] = {name: [] for name in variants}
         for k in range(args.runs):
             for v, (name, path) in enumerate(variants.items()):
-                traced = one_run(path, scratch / f'{v}-{k}-traced', args.one_core, traced=True)
-                run = one_run(path, scratch / f'{v}-{k}', args.one_core, traced=False)
+                traced = one_run(path, scratch / f'{v}-{k}-traced', args.one_core, True, scenario)
+                run = one_run(path, scratch / f'{v}-{k}', args.one_core, False, scenario)
                 run['sockets'] = traced['sockets']
                 results[name].append(run)
         counted = {}
         if args.instructions:
             for v, (name, path) in enumerate(variants.items()):
-                counted[name] = instructions(path, scratch / f'{v}-callgrind')
-    print(f'wheelsim run --no-plots, default scenario (90 s simulated), {args.runs} runs'
+                counted[name] = instructions(path, scratch / f'{v}-callgrind', scenario)
+    print(f'wheelsim run --no-plots, default scenario (90 s simulated, record '
+          f'{args.record or "all"}), {args.runs} runs'
           f'{" on one core" if args.one_core else ""}; load average {os.getloadavg()[0]:.2f}')
     print('median (best)             whole command: wall [s]  cpu [s]   | timing.json RTF  '
           '| network sockets')
