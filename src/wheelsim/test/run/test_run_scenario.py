@@ -17,7 +17,9 @@ from wheelsim.run.scenario import (
 SPECS = {
     'vehicle_sim': [ParamSpec('model', 'bicycle', 'model', choices=('bicycle', 'differential')),
                     ParamSpec('model_params.differential.track', 1.4, 'track', min_value=0.0,
-                              min_exclusive=True)],
+                              min_exclusive=True),
+                    ParamSpec('step_rate', 1000.0, 'steps', min_value=1.0),
+                    ParamSpec('pub_rate', 50.0, 'publications', min_value=1.0)],
     'localization': [ParamSpec('mode', 'perfect', 'mode', choices=('perfect', 'noisy', 'ekf')),
                      ParamSpec('seed', 0, 'seed', min_value=0)],
     'planner': [ParamSpec('waypoints', (), 'waypoints')],
@@ -141,9 +143,36 @@ def test_a_rule_across_parameters_is_named_where_its_values_are_given(tmp_path):
     with pytest.raises(ScenarioError, match=r'^params_file .*robot.yaml: vehicle_sim.model_params'
                                             r'.differential.track: is for a differential$'):
         load_scenario(write(tmp_path, 'params_file: robot.yaml\n'), SPECS, METRICS, checks)
+    # found in review: with nodes: giving the node anything, the file's key was named in nodes:
     path = write(tmp_path, 'params_file: robot.yaml\nnodes: {vehicle_sim: {model: bicycle}}\n')
-    with pytest.raises(ScenarioError, match=f'^{path}: nodes.vehicle_sim.model_params'):
-        load_scenario(path, SPECS, METRICS, checks)  # both give a part: named as together
+    with pytest.raises(ScenarioError, match=r'^params_file .*robot.yaml: vehicle_sim.model_params'
+                                            r'.differential.track: is for a differential$'):
+        load_scenario(path, SPECS, METRICS, checks)
+    path = write(tmp_path, 'params_file: robot.yaml\n'
+                           'nodes: {vehicle_sim: {model_params: {differential: {track: 0.6}}}}\n')
+    with pytest.raises(ScenarioError, match=f'^{path}: nodes.vehicle_sim.model_params.differential'
+                                            '.track: is for a differential$'):
+        load_scenario(path, SPECS, METRICS, checks)  # the named key is in nodes: too
+
+
+def test_a_rule_naming_a_parameter_at_its_default_shows_the_default(tmp_path):
+    """Found in review: a params_file's step_rate below the default pub_rate was blamed on a
+    nodes.vehicle_sim.pub_rate the scenario did not have, without its value."""
+    def vehicle_rule(values):
+        pub_rate, step_rate = values.get('pub_rate', 50.0), values.get('step_rate', 1000.0)
+        if pub_rate > step_rate:
+            raise ParameterError('pub_rate', pub_rate, f'must be <= step_rate ({step_rate:g} Hz)')
+
+    checks = {node: (vehicle_rule if node == 'vehicle_sim' else None) for node in SPECS}
+    write(tmp_path, 'vehicle_sim: {ros__parameters: {step_rate: 10.0}}\n', 'robot.yaml')
+    for text in ('params_file: robot.yaml\n',
+                 'params_file: robot.yaml\nnodes: {vehicle_sim: {model: bicycle}}\n',
+                 'nodes: {vehicle_sim: {step_rate: 10.0}}\n'):
+        path = write(tmp_path, text)
+        with pytest.raises(ScenarioError) as info:
+            load_scenario(path, SPECS, METRICS, checks)
+        assert str(info.value) == (f'{path}: nodes.vehicle_sim.pub_rate: 50.0 (its default) '
+                                   'must be <= step_rate (10 Hz)')
 
 
 def test_sections_nested_in_namespaces_are_read_as_ros_reads_them(tmp_path):
@@ -223,6 +252,9 @@ def test_a_folder_given_as_params_file_is_named_as_a_folder(tmp_path):
     ('seed: 9223372036854775808',
      'seed: 9223372036854775808 must be an integer in [0, 2**63-1]'),
     ('seed: 5.0', 'seed: 5.0 must be an integer in [0, 2**63-1]'),
+    # found in review: Python's None and True in the message
+    ('seed:', 'seed: null must be an integer in [0, 2**63-1]'),
+    ('seed: true', 'seed: true must be an integer in [0, 2**63-1]'),
     ('record: 5', 'record: 5 must be "all", "none" or a list'),
     # found in review: Python's None and True in the message
     ('record:', 'record: null must be "all", "none" or a list'),

@@ -112,13 +112,14 @@ class Scenario:
 
 
 def check_seed(what: str, value: Any, bits: int = SEED_BITS) -> None:
-    """ScenarioError ``<what>: <value> must be an integer in [0, 2**<bits>-1]`` unless
-    ``value`` is such an integer (a bool is not). An integer beyond 64 bits, which YAML read
-    as ROS reads it (a float), is shown as the integer it holds."""
+    """ScenarioError ``<what>: <value> must be an integer in [0, 2**<bits>-1]`` (the value as
+    YAML writes it) unless ``value`` is such an integer (a bool is not). An integer beyond 64
+    bits, which YAML read as ROS reads it (a float), is shown as the integer it holds."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**bits:
         shown = int(value) if isinstance(value, float) and value.is_integer() \
             and abs(value) >= 2**63 else value
-        raise ScenarioError(f'{what}: {shown!r} must be an integer in [0, 2**{bits}-1]')
+        raise ScenarioError(f'{what}: {yaml_numbers.shown(shown)} must be an integer in '
+                            f'[0, 2**{bits}-1]')
 
 
 def _is_finite_number(value: Any) -> bool:
@@ -310,19 +311,23 @@ def load_scenario(
                             f'{RUN_SET_PARAMETERS[node, parameter]}: remove it')
         parameters[node].update(flat)
         given[node] = tuple(flat)
+    file_source = f'params_file {params_path}' if 'params_file' in tree else None
     for node, values in parameters.items():  # the file's and nodes:, together
+        if file_source is not None:  # what the file gives alone is named in the file
+            check_node_parameters(file_source, f'{node}.', node, file_parameters[node],
+                                  node_specs[node], None)
+        check_node_parameters(source, f'nodes.{node}.', node, values, node_specs[node], None)
         node_check = node_checks[node] if node_checks is not None else None
-        if 'params_file' in tree:  # what the file gives alone is named in the file
-            check_node_parameters(f'params_file {params_path}', f'{node}.', node,
-                                  file_parameters[node], node_specs[node], None)
-        try:
-            check_node_parameters(source, f'nodes.{node}.', node, values, node_specs[node],
-                                  node_check)
-        except ScenarioError:
-            if 'params_file' in tree and not nodes.get(node):  # the file's values alone
-                check_node_parameters(f'params_file {params_path}', f'{node}.', node, values,
-                                      node_specs[node], node_check)
-            raise
+        if node_check is not None:
+            try:
+                node_check(values)
+            except ParameterError as err:  # named where the parameter it names is given
+                if err.name in given.get(node, ()):
+                    raise _fail(source, f'nodes.{node}.{err.name}', err.allowed) from None
+                if file_source is not None and err.name in file_parameters[node]:
+                    raise _fail(file_source, f'{node}.{err.name}', err.allowed) from None
+                raise _fail(source, f'nodes.{node}.{err.name}', f'{yaml_numbers.shown(err.value)} '
+                            f'(its default) {err.allowed}') from None
 
     map_yaml = _map_path(source, tree['map'], parameters['vehicle_sim']) if 'map' in tree else None
     return Scenario(name=name, duration_s=float(duration), seed=seed, record_topics=record_topics,
