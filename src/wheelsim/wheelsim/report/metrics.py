@@ -49,7 +49,7 @@ METRIC_NAMES = (
     'distance_error_rel', 'distance_error_x_rel', 'distance_error_y_rel',
     # the run
     'distance_travelled_m', 'plans_received',
-    # the world (with a map and a footprint recorded)
+    # the world (with a map; the clearance with a footprint recorded too)
     'collisions', 'min_clearance_m',
     # the plan (the latest one): how long it is and how much it bends
     'plan_length_m', 'plan_max_curvature_inv_m', 'plan_total_turning_rad',
@@ -57,9 +57,10 @@ METRIC_NAMES = (
 """Every key of :func:`compute_metrics`' result, in that order: the main ones first (a sweep
 table shows the first few). Units end the names; definitions are in ``docs/report.md``."""
 LARGER_IS_BETTER = ('distance_travelled_m', 'plans_received', 'min_clearance_m')
-WORLD_METRICS = ('collisions', 'min_clearance_m')
-"""The metrics computed only for a run with a map (and a footprint recorded)."""
 """The metrics whose worst value is the smallest (every other one: the largest)."""
+WORLD_METRICS = ('collisions', 'min_clearance_m')
+"""The metrics computed only for a run with a map (``min_clearance_m`` also needs a footprint
+recorded)."""
 MAIN_METRICS = METRIC_NAMES[:6]
 
 
