@@ -101,6 +101,24 @@ def test_overwrite_refuses_a_file_where_a_folder_goes_and_removes_nothing(tmp_pa
     assert (folder / 'timing.json').read_text() == 'earlier'
 
 
+@pytest.mark.parametrize('command', ['tune', 'sweep'])
+def test_overwrite_refuses_a_tune_or_sweep_folder_where_a_run_writes_and_removes_nothing(
+        tmp_path, command):
+    """Found in review: ``wheelsim tune --study plots`` into a run's folder, then ``wheelsim run
+    --overwrite``: the run's figures went into the study's folder (the other order is refused by
+    the tune)."""
+    folder = run_folder(tmp_path, 'demo')
+    (folder / 'timing.json').write_text('earlier')
+    command_folder(folder / 'plots', command)
+    (folder / 'plots' / 'history.png').write_text('theirs')
+    with pytest.raises(OutputError, match=f'demo/plots is a wheelsim {command} folder '
+                                          rf'\(.wheelsim-{command}\), where a run writes its '
+                                          'plots: not writing into it'):
+        run_folder(tmp_path, 'demo', overwrite=True)
+    assert (folder / 'timing.json').read_text() == 'earlier'
+    assert run_folder(tmp_path, 'demo', overwrite=True, writes=('bag',)) == folder
+
+
 def test_overwrite_leaves_alone_what_is_where_this_run_writes_nothing(tmp_path):
     """Found in review: a run without plots nor bag was refused for a file named plots or bag,
     where it writes nothing."""

@@ -110,8 +110,9 @@ def _remove_run_files(folder: Path, writes: Collection[str], inputs: Collection[
     """Remove what an earlier run wrote into ``folder``; every other file stays. Where this run
     writes (``writes``: of :data:`SUBFOLDERS`, and the folder's own files), a symbolic link is
     refused (the run would write through it, outside the folder), as is a file where it writes
-    a folder or the reverse, a file of another name in a folder it makes whole, and one of the
-    files the run reads (``inputs``: its scenario, params file, map)."""
+    a folder or the reverse, a file of another name in a folder it makes whole, a sweep's or a
+    tune's folder (:func:`command_marker`) where it writes one, and one of the files the run
+    reads (``inputs``: its scenario, params file, map)."""
     if not (folder / MARKER).is_file():
         raise OutputError(f'{folder} was not written by wheelsim run (no {MARKER}): '
                           'not overwriting it; choose another --output or scenario name')
@@ -129,6 +130,13 @@ def _remove_run_files(folder: Path, writes: Collection[str], inputs: Collection[
         raise OutputError(f'{links[0]} is a symbolic link where a run writes: not writing '
                           'through it; remove it or choose another --output')
     subfolders = [folder / sub for sub in SUBFOLDERS]
+    for sub in writes:  # a sweep's or a tune's folder (its --study named like one): theirs
+        marker = next((folder / sub / command_marker(command) for command in _OWN_FILES
+                       if (folder / sub / command_marker(command)).is_file()), None)
+        if marker is not None:
+            raise OutputError(f'{folder / sub} is a wheelsim {marker.name[len(".wheelsim-"):]} '
+                              f'folder ({marker.name}), where a run writes its {sub}: not '
+                              'writing into it; choose another --output')
     for path in paths:  # of another kind than this run writes there
         if path.exists() and path.is_dir() != (path in subfolders):
             kinds = ('a file', 'a folder') if path in subfolders else ('a folder', 'a file')
