@@ -180,12 +180,25 @@ def test_a_vector_reset_takes_one_seed_per_sub_environment(noisy_robot):
     np.testing.assert_array_equal(unseeded[[0, 2]], vector.reset(seed=seeds)[0][[0, 2]])
 
 
-@pytest.mark.parametrize('seed', [[1, 2], (1, 2, 3, 4), 'abc', np.arange(3), 2.5])
+# found in review: a float, bool or negative seed in a list, a negative or bool seed, ended in
+# Gymnasium's error or was taken as 1
+@pytest.mark.parametrize('seed', [[1, 2], (1, 2, 3, 4), 'abc', np.arange(3), 2.5, [1.5, 2, 3],
+                                  [1, -2, 3], [True, 1, 2], -1, True, np.bool_(True)])
 def test_a_vector_reset_refuses_seeds_that_are_not_one_per_sub_environment(noisy_robot, seed):
     vector = vector_env('path', noisy_robot, 3)
-    with pytest.raises(ValueError, match=r'reset: seed = .*: give one integer \(sub-environment '
-                       r'i gets seed \+ i\) or a list of 3 \(one per sub-environment'):
+    with pytest.raises(ValueError, match=r'reset: seed = .*: give one integer >= 0 '
+                       r'\(sub-environment i gets seed \+ i\) or a list of 3 such integers '
+                       r'\(one per sub-environment'):
         vector.reset(seed=seed)
+
+
+def test_a_vector_reset_takes_numpy_integers_as_seeds(noisy_robot):
+    """Found in review: numpy's integers (``np.arange``, ``rng.integers``) passed the check and
+    ended in Gymnasium's "Seed must be a python integer"."""
+    vector = vector_env('path', noisy_robot, 3)
+    expected, _ = vector.reset(seed=4)
+    np.testing.assert_array_equal(vector.reset(seed=np.int64(4))[0], expected)
+    np.testing.assert_array_equal(vector.reset(seed=[np.int32(4), 5, np.uint8(6)])[0], expected)
 
 
 @pytest.mark.parametrize(('task', 'walls'), [('path', False), ('path', True), ('goal', False)])

@@ -119,6 +119,12 @@ def _noise_seed(random: np.random.Generator) -> int:
     return int(random.integers(2**63))
 
 
+def _is_seed(value: Any) -> bool:
+    """Whether ``value`` is a seed Gymnasium takes: an integer >= 0 (numpy's too), no bool."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) \
+        and value >= 0
+
+
 def _started(env: gym.Env | VectorEnv) -> None:
     """Gymnasium's ResetNeeded for a ``step`` before the first ``reset``."""
     if env._task.fleet is None:
@@ -195,7 +201,7 @@ class _BatchEnv(VectorEnv):
               ) -> tuple[NDArray[np.float64], dict[str, Any]]:
         _no_reset_options(self, options)
         seeds = self._seeds(seed)
-        super().reset(seed=seed if isinstance(seed, int) else None)
+        super().reset(seed=seeds[0] if seeds is not None and _is_seed(seed) else None)
         everyone = np.arange(self.num_envs)
         if seeds is not None or self._task.fleet is None:
             self._randoms = [seeding.np_random(None if seeds is None else seeds[i])[0]
@@ -226,15 +232,20 @@ class _BatchEnv(VectorEnv):
 
     def _seeds(self, seed: int | Sequence[int | None] | None) -> list[int | None] | None:
         """Each sub-environment's seed: ``seed + i`` for an int, the items of a list (one per
-        sub-environment), None for None; ValueError for a list of another length."""
-        if seed is None or isinstance(seed, (int, np.integer)):
-            return None if seed is None else [seed + i for i in range(self.num_envs)]
+        sub-environment), None for None; numpy's integers as Python's. ValueError for a list
+        of another length or a seed that is no integer >= 0 (a bool is not)."""
+        if seed is None:
+            return None
+        if _is_seed(seed):
+            return [int(seed) + i for i in range(self.num_envs)]
         if isinstance(seed, (str, bytes)) or not isinstance(seed, Sequence) \
-                or len(seed) != self.num_envs:
+                or len(seed) != self.num_envs \
+                or not all(item is None or _is_seed(item) for item in seed):
             raise ValueError(f'{type(self).__name__}.reset: seed = {seed!r}: give one integer '
-                             f'(sub-environment i gets seed + i) or a list of {self.num_envs} '
-                             '(one per sub-environment, None for an unpredictable one)')
-        return list(seed)
+                             f'>= 0 (sub-environment i gets seed + i) or a list of '
+                             f'{self.num_envs} such integers (one per sub-environment, None for '
+                             'an unpredictable one)')
+        return [None if item is None else int(item) for item in seed]
 
     def _start_poses(self, indices: NDArray[np.int64]) -> NDArray[np.float64]:
         return self._task.start_poses(
