@@ -587,6 +587,33 @@ run_node(InFinaliser)
 """
 
 
+# A node whose construction calls back from C (as llvmlite calls numba's object-code hook while
+# numba compiles a kernel), where Python drops an exception raised by a signal handler, and then
+# fails for it (numba: "RuntimeError: no compiled object yet", its hook cut short).
+IN_CALLBACK_NODE = """
+import ctypes
+import time
+from wheelsim.ros.node_main import run_node
+""" + REPORTING_HANDLER + """
+@ctypes.CFUNCTYPE(None)
+def object_code_hook():
+    print('inside-callback', flush=True)
+    until = time.monotonic() + 3.0
+    while time.monotonic() < until:
+        pass
+
+class InCallback:
+    name = 'in_callback'
+
+    def __init__(self, seam):
+        report_handler(self.name)
+        object_code_hook()
+        raise RuntimeError('no compiled object yet')
+
+run_node(InCallback)
+"""
+
+
 def start_up_signalled(code: str, up_line: str, landed: str) -> str:
     """Signal the start-up of node ``code`` once it printed ``up_line``, until the handler's line
     shows that the signal ``landed`` where the test needs it (at most 3 times: under load it can
@@ -616,6 +643,18 @@ def test_a_signal_handled_inside_a_finaliser_at_start_up_still_ends_it(ros_domai
     output = start_up_signalled(IN_FINALISER_NODE, 'inside-del', '__del__ in __init__,')
     assert 'Exception ignored' not in output, output
     assert re.search(r'handler in (spin in )?__init__', output), output
+
+
+def test_a_start_up_failing_after_a_signal_dropped_in_a_callback_from_c_ends_cleanly(
+        ros_domain_id):
+    """Found in review (Kilted, multi_robot.launch.py, kernels compiled just in time): Ctrl-C
+    while numba compiled, vehicle_sim's start-up failed with numba's "no compiled object yet"
+    (its object-code hook, called from C, was cut short by the signal, whose exception Python
+    dropped there): a traceback and exit 1. A start-up failing once a signal came ends as the
+    signal would have ended it."""
+    output = start_up_signalled(IN_CALLBACK_NODE, 'inside-callback',
+                                'handler in object_code_hook in __init__,')
+    assert 'Traceback' not in output and 'no compiled object' not in output, output
 
 
 # A node that crashes in a timer callback (a stand-in for a segmentation fault in a library).

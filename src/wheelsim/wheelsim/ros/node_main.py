@@ -213,6 +213,13 @@ def _run(node_class: Callable[[NodeSeam], Any], program: str, args: Sequence[str
         node = node_class(seam)
     except (ParameterError, ParameterException) as err:
         refused = str(err)
+    except Exception:
+        if not stop:
+            raise
+        # A signal came and the start-up then failed: a library called back from C (numba's
+        # object-code hook, while it compiles) had the signal's Interrupted raised in it, which
+        # Python drops there, and failed for it. It ends as the signal would have ended it.
+        raise Interrupted(stop.signal_name) from None
     else:
         refused = None
     if refused is not None:  # here, once the refused frames are gone, a collection frees them
