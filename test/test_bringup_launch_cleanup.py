@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+from pathlib import Path
 
 import pytest
 from bringup_support import VEHICLE_PRESETS, Launch, launch_tooling_problem
@@ -213,20 +214,37 @@ def test_a_launch_failing_before_the_start_starts_nothing(
     assert 'process started' not in text, text
 
 
+def node_pid(text: str, executable: str, namespace: str) -> int | None:
+    """The pid of the ``executable`` process the launch output ``text`` says it started in
+    ``namespace`` ('' for the root), from its command line; None if there is none."""
+    for pid in re.findall(rf'\[{executable}-\d+\]: process started with pid \[(\d+)\]', text):
+        arguments = Path(f'/proc/{pid}/cmdline').read_bytes().split(b'\0')
+        given = [a[len(b'__ns:='):].decode() for a in arguments if a.startswith(b'__ns:=')]
+        if given == [namespace or '/']:
+            return int(pid)
+    return None
+
+
+# found in review: with two robots, "controller exited" did not say whose
+@pytest.mark.parametrize(('file_name', 'namespace', 'nodes'), [
+    ('demo.launch.py', '', LOOP),
+    ('multi_robot.launch.py', '/robot1', [f'/{robot}{node}' for robot in ('robot1', 'robot2')
+                                          for node in LOOP])])
 def test_a_required_node_failing_once_started_ends_the_launch_and_leaves_nothing(
-        tmp_path, probe):
-    """The controller dies once every node is up (SIGKILL, as a crash): its exit ends the
-    launch, which stops every other process and exits 1 naming it (``ros2 launch`` exited 0
-    when a node's failure ended it)."""
-    launch = Launch(tmp_path, 'demo.launch.py', ['rviz:=false'])
+        tmp_path, probe, file_name, namespace, nodes):
+    """A controller dies once every node is up (SIGKILL, as a crash): its exit ends the
+    launch, which stops every other process and exits 1 naming it by its full name (``ros2
+    launch`` exited 0 when a node's failure ended it)."""
+    launch = Launch(tmp_path, file_name, ['rviz:=false'])
     up = probe.spin_until(
-        lambda: launch.process.poll() is not None or set(LOOP) <= graph_nodes(probe), 90.0)
+        lambda: launch.process.poll() is not None or set(nodes) <= graph_nodes(probe), 90.0)
     text = launch.text()
     assert up and launch.process.poll() is None, text[-4000:]
-    pid = re.search(r'\[controller-\d+\]: process started with pid \[(\d+)\]', text)
+    pid = node_pid(text, 'controller', namespace)
     assert pid, text[-4000:]
-    os.kill(int(pid.group(1)), signal.SIGKILL)
+    os.kill(pid, signal.SIGKILL)
     returncode = launch.wait(60.0)
     text = launch.text()
-    assert f'controller exited with code -{signal.SIGKILL}: the launch ends' in text, text[-4000:]
+    assert f': {namespace}/controller exited with code -{signal.SIGKILL}: the launch ends' in \
+        text, text[-4000:]
     assert returncode == 1, text[-4000:]

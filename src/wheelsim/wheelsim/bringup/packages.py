@@ -166,13 +166,23 @@ def ends_launch(name: str) -> Callable[[ProcessExited, LaunchContext], list[Acti
             return []
         code = event.returncode
         if code not in (0, -signal.SIGINT, -signal.SIGTERM):
-            raise RuntimeError(f'{name} exited with code {code}: the launch ends')
+            raise RuntimeError(f'{_full_name(event, name)} exited with code {code}: the launch '
+                               'ends')
         if context.get_locals_as_dict().get(_SHUTDOWN_ASKED):
             return []
         context.extend_globals({_SHUTDOWN_ASKED: True})
-        return [Shutdown(reason=f'{name} exited')]
+        return [Shutdown(reason=f'{_full_name(event, name)} exited')]
 
     return on_exit
+
+
+def _full_name(event: ProcessExited, name: str) -> str:
+    """The exited node's fully qualified name (``/robot1/controller``: launch_ros's
+    ``Node.node_name``, which tells two robots' nodes apart), else ``name``."""
+    node = event.action
+    if isinstance(node, Node) and node.is_node_name_fully_specified():
+        return node.node_name
+    return name
 
 
 def in_namespace(build: Build) -> GroupAction:
