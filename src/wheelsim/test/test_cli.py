@@ -223,8 +223,8 @@ def test_a_scenario_without_waypoints_is_refused(capsys, process_state_restored,
     (tmp_path / 'idle.yaml').write_text('duration: 20.0\n')
     assert main(['run', 'idle.yaml']) == EXIT_BAD_INPUT
     assert capsys.readouterr().err.startswith(
-        'wheelsim run: error: idle.yaml: nodes.planner.waypoints: none given: nothing publishes '
-        'goal_pose in a run')
+        'wheelsim run: error: idle.yaml: nodes.planner.waypoints (its default, []): none given: '
+        'nothing publishes goal_pose in a run')
     assert sorted(p.name for p in tmp_path.iterdir()) == ['idle.yaml']
 
 

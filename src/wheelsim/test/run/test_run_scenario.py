@@ -171,7 +171,7 @@ def test_a_rule_naming_a_parameter_at_its_default_shows_the_default(tmp_path):
         path = write(tmp_path, text)
         with pytest.raises(ScenarioError) as info:
             load_scenario(path, SPECS, METRICS, checks)
-        assert str(info.value) == (f'{path}: nodes.vehicle_sim.pub_rate: 50.0 (its default) '
+        assert str(info.value) == (f'{path}: nodes.vehicle_sim.pub_rate (its default, 50.0): '
                                    'must be <= step_rate (10 Hz)')
 
 

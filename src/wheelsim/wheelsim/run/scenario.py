@@ -326,8 +326,8 @@ def load_scenario(
                     raise _fail(source, f'nodes.{node}.{err.name}', err.allowed) from None
                 if file_source is not None and err.name in file_parameters[node]:
                     raise _fail(file_source, f'{node}.{err.name}', err.allowed) from None
-                raise _fail(source, f'nodes.{node}.{err.name}', f'{yaml_numbers.shown(err.value)} '
-                            f'(its default) {err.allowed}') from None
+                raise _fail(source, f'nodes.{node}.{err.name} (its default, '
+                            f'{yaml_numbers.shown(err.value)})', err.allowed) from None
 
     map_yaml = _map_path(source, tree['map'], parameters['vehicle_sim']) if 'map' in tree else None
     return Scenario(name=name, duration_s=float(duration), seed=seed, record_topics=record_topics,
