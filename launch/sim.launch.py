@@ -248,7 +248,7 @@ def generate_launch_description():
                         'a copy with the namespaced topics is used)'),
         DeclareLaunchArgument(
             'log_level', default_value='info',
-            description='Log level of the wheelsim nodes (debug, info, warn, error)'),
+            description='Log level of the wheelsim nodes (debug, info, warn, error, fatal, unset)'),
     ]
 
     robot = GroupAction([
