@@ -54,11 +54,12 @@ NETWORK_SOCKET = re.compile(r'socket\((AF_INET|AF_INET6),')
 DEFAULT_SCENARIO = (Path(__file__).resolve().parents[1] / 'src' / 'wheelsim' / 'wheelsim' / 'run'
                     / 'scenarios' / 'default.yaml')
 
+
 def default_recording(record: str, folder: Path) -> Path:
-    """A copy of the default scenario in ``folder`` recording ``record`` (``none`` or
-    comma-separated topics) instead of every topic."""
+    """A copy of the default scenario in ``folder`` recording ``record`` (``all``, ``none`` or
+    comma-separated topics)."""
     tree = yaml.safe_load(DEFAULT_SCENARIO.read_text())
-    tree['record'] = record if record == 'none' else record.split(',')
+    tree['record'] = record if record in ('all', 'none') else record.split(',')
     path = folder / 'default.yaml'  # the same name: its output folder is default/ too
     path.write_text(yaml.safe_dump(tree, sort_keys=False))
     return path
@@ -140,7 +141,7 @@ def main() -> None:
     parser.add_argument('--baseline', metavar='REV')
     parser.add_argument('--one-core', action='store_true')
     parser.add_argument('--instructions', action='store_true')
-    parser.add_argument('--record', metavar='none|TOPIC,...',
+    parser.add_argument('--record', metavar='all|none|TOPIC,...',
                         help="the default scenario's record (default: all)")
     args = parser.parse_args()
     if shutil.which('strace') is None:
