@@ -91,6 +91,10 @@ def test_tune_finds_the_known_best_lead_time_and_resumes(tmp_path):
                      *TUNE[4:], cwd=tmp_path)
     assert other.returncode == 2, other.stdout + other.stderr
     assert 'made with objective cross_track_rms_m, not heading_error_rms_rad' in other.stderr
+    # found in review: another sampler was taken without a word (left out: the study's, above)
+    sampler = wheelsim('tune', str(scenario), *TUNE, '--sampler', 'random', cwd=tmp_path)
+    assert sampler.returncode == 2, sampler.stdout + sampler.stderr
+    assert 'made with --sampler tpe, not random: leave --sampler out' in sampler.stderr
 
 
 @pytest.mark.parametrize('args, fragment', [

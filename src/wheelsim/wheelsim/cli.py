@@ -351,10 +351,10 @@ def _parser() -> argparse.ArgumentParser:
     tune.add_argument('--trials', type=_number_type(int, 'in [1, 100000]'), default=50,
                       help='finished trials wanted in the study (default 50; a resumed study '
                       'counts the ones it has)')
-    tune.add_argument('--sampler', choices=('tpe', 'random', 'qmc'), default='tpe',
-                      help='Optuna sampler (default tpe)')
-    tune.add_argument('--sampler-seed', type=_number_type(int, 'in [0, 2**32-1]'), default=0,
-                      help='sampler seed (default 0)')
+    tune.add_argument('--sampler', choices=('tpe', 'random', 'qmc'),
+                      help='Optuna sampler (default tpe; a resumed study: its own)')
+    tune.add_argument('--sampler-seed', type=_number_type(int, 'in [0, 2**32-1]'),
+                      help='sampler seed (default 0; a resumed study: its own)')
     tune.add_argument('--study', default='tune', help='study name (default tune): the folder '
                       'OUTPUT/<scenario>/<study>/ and the name in the storage')
     tune.add_argument('--storage', help='Optuna storage URL (default: sqlite:///'
@@ -542,7 +542,8 @@ def _tune(args: argparse.Namespace) -> int:
         check_run_name(args.study)
     except OutputError as err:
         raise ScenarioError(f'--study {err}') from None
-    check_seed('--sampler-seed', args.sampler_seed, sampling.SAMPLE_SEED_BITS)
+    if args.sampler_seed is not None:
+        check_seed('--sampler-seed', args.sampler_seed, sampling.SAMPLE_SEED_BITS)
     if args.storage is not None:
         tune.check_storage(args.storage)
     axes = tune.check_axes(sampling.parse_axes(args.param), specs)

@@ -88,6 +88,33 @@ def test_a_resumed_study_proposes_new_trials_not_its_first_again(tmp_path, sampl
     assert first_ks(tmp_path / 'b', 3) == first  # reproducible from the seed
 
 
+def test_a_resumed_study_goes_on_with_its_sampler_and_refuses_another(tmp_path):
+    """Found in review: a study made with ``--sampler qmc`` and resumed without ``--sampler``
+    went on with TPE (the option's default), and one resumed with another sampler or seed took
+    it without a word."""
+    def resumed(sampler: str | None, seed: int | None):
+        study = open_study(tmp_path, None, 'test', 'cross_track_rms_m', REAL_K, sampler, seed,
+                           SCENARIO)
+        trial = study.ask()
+        study.tell(trial, (trial.suggest_float(GAIN, 0.0, 2.0) - 1.0) ** 2)
+        return study
+
+    assert type(resumed('qmc', 5).sampler).__name__ == 'QMCSampler'
+    again = resumed(None, None)  # the same command without the options: the study's
+    assert type(again.sampler).__name__ == 'QMCSampler'
+    assert (again.user_attrs['sampler'], again.user_attrs['sampler_seed']) == ('qmc', 5)
+    assert type(resumed('qmc', 5).sampler).__name__ == 'QMCSampler'  # given as made: resumed
+    with pytest.raises(ScenarioError, match=r'made with --sampler qmc, not tpe: leave '
+                                            r'--sampler out to resume it, or give another'):
+        resumed('tpe', None)
+    with pytest.raises(ScenarioError, match='made with --sampler-seed 5, not 0: leave '
+                                            '--sampler-seed out'):
+        resumed(None, 0)
+    new = open_study(tmp_path, None, 'other', 'cross_track_rms_m', REAL_K, None, None, SCENARIO)
+    assert type(new.sampler).__name__ == 'TPESampler'  # the defaults, remembered
+    assert (new.user_attrs['sampler'], new.user_attrs['sampler_seed']) == ('tpe', 0)
+
+
 def test_a_trial_the_nodes_would_refuse_fails_and_the_study_goes_on(tmp_path, capsys):
     """Found in review: a point inside the ranges that breaks a rule across parameters (here
     k above 1.6) raised out of the study after trials had run; it is a failed trial, printed

@@ -10,7 +10,8 @@ metric, with parallel trials on Ray.
 - Samplers: ``tpe`` (default, Optuna's TPESampler with the constant liar for parallel trials),
   ``random``, ``qmc`` (Sobol). Each takes ``sampler_seed``; a resumed study's TPE or random
   sampler takes ``sampler_seed`` plus its trials so far (the same seed again would propose its
-  first trials again; QMC goes on along its sequence).
+  first trials again; QMC goes on along its sequence). A study remembers its sampler and seed:
+  resumed without them it goes on with them, with others it is refused.
 - The scenario's ``pass_criteria`` are constraints (``criterion_excess <= 0``): TPE samples toward
   feasible points, and the best trial is the best feasible one (the best of all only when none
   is feasible, said so in the report).
@@ -275,14 +276,21 @@ def _check_optuna_database(url: str) -> None:
                             'database or one Optuna made')
 
 
+#: The sampler and seed of a study given neither (``--sampler``, ``--sampler-seed``).
+DEFAULT_SAMPLER, DEFAULT_SAMPLER_SEED = 'tpe', 0
+
+
 def open_study(folder: Path, storage: str | None, name: str, objective: str,
-               axes: Sequence[Axis], sampler: str, sampler_seed: int, scenario: Scenario):
+               axes: Sequence[Axis], sampler: str | None, sampler_seed: int | None,
+               scenario: Scenario):
     """Create or load the study, then ``folder`` if needed (before, only for the default
     storage in it: storage that cannot be opened leaves no folder behind); ScenarioError if the
     storage cannot be opened or holds another program's tables (:func:`_check_optuna_database`),
     or the study was made for another search: another objective, other parameters (in any
-    order; named as given, :attr:`Axis.text`) or another ``scenario`` (:func:`scenario_key`; a
-    study made before it was remembered takes this one's)."""
+    order; named as given, :attr:`Axis.text`), another ``scenario`` (:func:`scenario_key`; a
+    study made before it was remembered takes this one's) or another ``sampler`` or
+    ``sampler_seed`` (None: the study's, :data:`DEFAULT_SAMPLER` and
+    :data:`DEFAULT_SAMPLER_SEED` for a new one or one made before they were remembered)."""
     import optuna
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -296,8 +304,8 @@ def open_study(folder: Path, storage: str | None, name: str, objective: str,
         if storage is not None:
             _check_optuna_database(url)
         study = optuna.create_study(storage=url, study_name=name, direction=direction,
-                                    load_if_exists=True,
-                                    sampler=_sampler(sampler, sampler_seed))
+                                    load_if_exists=True,  # its sampler: set below
+                                    sampler=optuna.samplers.RandomSampler())
     except sqlalchemy.exc.SQLAlchemyError as err:  # a server down, a folder missing
         raise ScenarioError(f'--storage {url!r}: cannot open the study there: '
                             f'{str(err).splitlines()[0]}') from None
@@ -330,10 +338,28 @@ def open_study(folder: Path, storage: str | None, name: str, objective: str,
                                 'give another --study name or --output')
     study.set_user_attr('parameter_texts', texts)
     study.set_user_attr('scenario_fields', fields)
+    sampler = _remembered(study, url, 'sampler', sampler, DEFAULT_SAMPLER)
+    sampler_seed = _remembered(study, url, 'sampler_seed', sampler_seed, DEFAULT_SAMPLER_SEED)
     made = len(study.trials)
     if made and sampler != 'qmc':  # seeded as at the start, it would draw its first trials again
-        study.sampler = _sampler(sampler, (sampler_seed + made) % 2**32)
+        sampler_seed = (sampler_seed + made) % 2**32
+    study.sampler = _sampler(sampler, sampler_seed)
     return study
+
+
+def _remembered(study, url: str, key: str, given: Any, default: Any) -> Any:
+    """The study's ``key`` (``sampler``, ``sampler_seed``): ``given``, else the one it
+    remembers, else ``default``; remembered from now on. ScenarioError naming the option if
+    ``given`` is not the one it remembers."""
+    known = study.user_attrs.get(key)
+    if given is not None and known is not None and given != known:
+        option = '--' + key.replace('_', '-')
+        raise ScenarioError(f'study {study.study_name} in {url}: made with {option} {known}, not '
+                            f'{given}: leave {option} out to resume it, or give another --study '
+                            'name or --output')
+    value = next(v for v in (given, known, default) if v is not None)
+    study.set_user_attr(key, value)
+    return value
 
 
 def finished_trials(study) -> int:
