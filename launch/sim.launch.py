@@ -35,6 +35,7 @@ from wheelsim.bringup.packages import (
 )
 from wheelsim.bringup.params_files import (
     check_node_values,
+    check_some_section_applies,
     node_values,
     robot_description,
     vehicle_sim_values,
@@ -58,12 +59,14 @@ def _wheelsim_nodes(context):
     log_level = LaunchConfiguration('log_level').perform(context)
 
     files = [params_file, overrides_file] if overrides_file else [params_file]
+    namespace = context.launch_configurations.get('ros_namespace', '')
+    loop = ('planner', 'controller') if tracking else ()
+    check_some_section_applies(files, namespace, ['vehicle_sim', 'localization', *loop])
     sim_overrides = {'frame_prefix': frame_prefix}
     if model:
         sim_overrides['model'] = model
     if map_yaml:
         sim_overrides['world.map_yaml'] = map_yaml
-    namespace = context.launch_configurations.get('ros_namespace', '')
     if publish_map:
         sim_overrides['world.publish_map'] = _publish_map(publish_map, files, namespace)
     if real_time_factor:
@@ -88,7 +91,6 @@ def _wheelsim_nodes(context):
     localization_overrides = {**prefix, 'publish_map_to_odom': map_to_odom}
     if localization_mode:
         localization_overrides['mode'] = localization_mode
-    loop = ('planner', 'controller') if tracking else ()
     for node, overrides in [('localization', localization_overrides),
                             *((node, prefix) for node in loop)]:
         check_node_values(label, node, node_values(files, namespace, node, overrides))

@@ -242,6 +242,46 @@ def test_sim_launch_reference_clock_needs_the_nodes_on_sim_time(tmp_path, argume
         assert len(module._wheelsim_nodes(context)) == 3
 
 
+@pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
+@pytest.mark.parametrize(('sections', 'namespace', 'tracking', 'refused'), [
+    ('vehiclesim', '', 'false', '/vehicle_sim, /localization (sections: vehiclesim)'),
+    ('vehicle_sim', 'robot1', 'false',
+     '/robot1/vehicle_sim, /robot1/localization (sections: vehicle_sim)'),
+    ('planner', '', 'false', '/vehicle_sim, /localization (sections: planner)'),
+    ('planner', '', 'true', None), ('vehicle_sim', '', 'false', None),
+    ('/**/vehicle_sim', 'robot1', 'false', None), ('robot1/localization', 'robot1', 'false', None),
+    ('/**', 'robot1', 'false', None)])
+def test_sim_launch_refuses_a_params_file_with_no_section_for_its_nodes(
+        tmp_path, sections, namespace, tracking, refused):
+    """Found in review: a params file whose section names no node of the launch (mistyped, or
+    written for no namespace and launched in one) left every node at its defaults without a
+    word; ``wheelsim run`` refused it already."""
+    from launch.launch_context import LaunchContext
+
+    spec = importlib.util.spec_from_file_location('wheelsim_sim_launch',
+                                                  REPO / 'launch' / 'sim.launch.py')
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    mine = tmp_path / 'mine.yaml'
+    mine.write_text(f'{sections}:\n  ros__parameters:\n    use_sim_time: false\n')
+    context = LaunchContext()
+    context.launch_configurations.update({
+        'params_file': str(PARAMS_DIR / 'indoor_differential.yaml'),
+        'overrides_file': str(mine), 'model': '', 'map_yaml': '', 'publish_map': '',
+        'frame_prefix': '', 'localization_mode': '', 'real_time_factor': '',
+        'map_to_odom': 'true', 'log_level': 'info', 'tracking': tracking,
+        'use_sim_time': 'false', 'ros_namespace': namespace})
+    if refused is None:
+        assert len(module._wheelsim_nodes(context)) == 3 + 2 * (tracking == 'true')
+        return
+    with pytest.raises(RuntimeError, match=f'^{re.escape(str(mine))}: no section is for '
+                                           f'{re.escape(refused)}: a section vehicle_sim is for '
+                                           '/vehicle_sim only, .*; nothing was started$'):
+        module._wheelsim_nodes(context)
+    context.launch_configurations['overrides_file'] = ''  # the preset alone: its sections apply
+    assert len(module._wheelsim_nodes(context)) == 3 + 2 * (tracking == 'true')
+
+
 # found in review: nav2_bringup.launch.py applied wheelsim's stock overrides over the user's
 # params file, replacing its clock_rate, pub_rate, footprint_frame, be_reference_clock silently
 @pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))

@@ -207,9 +207,9 @@ def test_sections_of_namespaced_robots_are_not_the_runs(tmp_path):
           ros__parameters: {k_x: 2.0}
         """
     write(tmp_path, sections, 'robot.yaml')
-    with pytest.raises(ScenarioError, match=r"robot.yaml: no section is for the run's nodes "
-                       r'\(sections: /robot1/vehicle_sim, /robot2/vehicle_sim, /\*/controller\); '
-                       r'they are /vehicle_sim, /localization, /planner, /controller, in no '
+    with pytest.raises(ScenarioError, match=r'robot.yaml: no section is for /vehicle_sim, '
+                       r'/localization, /planner, /controller \(sections: /robot1/vehicle_sim, '
+                       r"/robot2/vehicle_sim, /\*/controller\): the run's nodes, in no "
                        r'namespace$'):
         load_scenario(write(tmp_path, 'params_file: robot.yaml\n'), SPECS, METRICS)
     # found in review: an empty file, or one for every node that they do not use, is no error

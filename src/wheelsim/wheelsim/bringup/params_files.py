@@ -12,7 +12,12 @@ from pathlib import Path
 from typing import Any
 
 from wheelsim.core.params import ParameterError, from_flat
-from wheelsim.core.params_file import ParamsFileError, read_sections, section_parameters
+from wheelsim.core.params_file import (
+    ParamsFileError,
+    none_applies,
+    read_sections,
+    section_parameters,
+)
 from wheelsim.core.vehicle.config import VehicleConfig, vehicle_config_from_params
 from wheelsim.core.vehicle_sim.config import VehicleSimSettings
 from wheelsim.core.vehicle_sim.description import vehicle_sim_urdf
@@ -28,7 +33,7 @@ def node_values(params_files: Sequence[str], namespace: str, node: str,
     files (``/**``, ``/**/vehicle_sim``) would win over them. RuntimeError naming the file and
     the section for a params file ROS would refuse, and naming the parameter for an override
     that a section of the files would replace."""
-    fqn = '/' + '/'.join(part for part in (namespace.strip('/'), node) if part)
+    fqn = _full_name(namespace, node)
     files = [path for path in params_files if path]
     try:
         values = section_parameters(read_sections(files, {fqn: overrides}), fqn)
@@ -42,6 +47,31 @@ def node_values(params_files: Sequence[str], namespace: str, node: str,
                 f'parameters into the section {fqn}, where it first appears): set it in one '
                 'place')
     return values
+
+
+def _full_name(namespace: str, node: str) -> str:
+    """``/robot1/vehicle_sim`` for ``node`` in ``namespace`` (``/robot1``, ``robot1`` or empty)."""
+    return '/' + '/'.join(part for part in (namespace.strip('/'), node) if part)
+
+
+def check_some_section_applies(params_files: Sequence[str], namespace: str,
+                               nodes: Sequence[str]) -> None:
+    """RuntimeError naming the file when one of ``params_files`` (empty names skipped) has
+    sections but ROS gives none of them to any of the launch's ``nodes`` in ``namespace``
+    (:func:`wheelsim.core.params_file.none_applies`: a mistyped section name, or one for another
+    namespace, would leave every node at its defaults without a word)."""
+    fqns = [_full_name(namespace, node) for node in nodes]
+    for path in params_files:
+        if not path:
+            continue
+        try:
+            problem = none_applies(read_sections([path]), fqns)
+        except ParamsFileError as err:
+            raise RuntimeError(str(err)) from None
+        if problem:
+            raise RuntimeError(f'{path}: {problem}: a section vehicle_sim is for /vehicle_sim '
+                               'only, /**/vehicle_sim for a vehicle_sim in any namespace; '
+                               'nothing was started')
 
 
 def vehicle_sim_values(params_files: Sequence[str], namespace: str,

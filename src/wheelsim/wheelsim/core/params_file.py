@@ -223,6 +223,19 @@ def section_parameters(sections: Sequence[Section], node_fqn: str,
     return values
 
 
+def none_applies(sections: Sequence[Section], node_fqns: Sequence[str]) -> str | None:
+    """Why a file of ``sections`` gives nothing to any of the nodes ``node_fqns``
+    (``/robot1/vehicle_sim``): it has sections but ROS gives none of them to any of those nodes
+    (a section name mistyped, or written for other nodes or another namespace: each node would
+    silently take every default), as ``no section is for <the nodes> (sections: <names>)``;
+    None if one applies or there is none."""
+    if not sections or any(section.applies_to(node) for section in sections
+                           for node in node_fqns):
+        return None
+    names = ', '.join(section.name for section in sections)
+    return f'no section is for {", ".join(node_fqns)} (sections: {names})'
+
+
 def node_parameters(paths: Sequence[str | Path], node_fqn: str,
                     declared: Collection[str] | None = None) -> dict[str, Any]:
     """The parameters (dotted names) ``paths`` give the node ``node_fqn``

@@ -47,6 +47,7 @@ from wheelsim.core.params import ParameterError, ParamSpec, flatten, named_by, u
 from wheelsim.core.params_file import (
     ParamsFileError,
     mixed_array,
+    none_applies,
     read_sections,
     section_parameters,
 )
@@ -165,11 +166,9 @@ def params_file_sections(path: Path, node_specs: Mapping[str, list[ParamSpec]], 
     values = {node: section_parameters(sections, f'/{node}',
                                        {spec.name for spec in node_specs[node]})
               for node in NODE_NAMES}
-    if sections and not any(section.applies_to(f'/{node}') for section in sections
-                            for node in NODE_NAMES):
-        names = ', '.join(section.name for section in sections)
-        raise ScenarioError(f'{source}: no section is for the run\'s nodes (sections: {names}); '
-                            f'they are /{", /".join(NODE_NAMES)}, in no namespace')
+    problem = none_applies(sections, [f'/{node}' for node in NODE_NAMES])
+    if problem:
+        raise ScenarioError(f'{source}: {problem}: the run\'s nodes, in no namespace')
     return values
 
 
