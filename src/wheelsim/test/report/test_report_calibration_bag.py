@@ -142,3 +142,8 @@ def test_the_measured_motion_cannot_be_the_commands(tmp_path, recorded):
                                                r'/cmd_vel: the measured motion is what the robot '
                                                r'did \(twist_actual or odom\)$'):
         load_recording(tmp_path / 'bag', measured='/cmd_vel')
+    # found in review: the bag's topics as a Python list, the option to name them not named
+    with pytest.raises(CalibrationError, match=r'; it has /cmd_vel '
+                                               r'\(geometry_msgs/msg/TwistStamped\): name the '
+                                               r'topics with --measured-topic$'):
+        load_recording(tmp_path / 'bag')

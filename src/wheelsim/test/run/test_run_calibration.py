@@ -5,6 +5,7 @@ excitation is refused with the motion to record; bad options and params files ar
 one line, before the fit."""
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -43,6 +44,8 @@ def known(model):
         geometry = {'wheel_base': 1.5}
     elif model == 'differential':
         geometry = {'track': 0.9, 'vis_tire_diameter': 0.3}
+    else:  # the omni: its fit and joint_states know the lever, (wheel_base + track) / 2
+        geometry = {'wheel_base': 0.6, 'track': 0.5}
     prefix = f'model_params.{model}.'
     parameters = {'model': model, 'seed': 5, **{prefix + k: v for k, v in (
         actuators | imperfections | geometry).items()}}
@@ -64,11 +67,34 @@ def test_round_trip_through_a_vehicle_sim_bag(model, tmp_path):
             assert fitted[prefix + key] == pytest.approx(value, abs=2e-3), key
         else:
             assert fitted[prefix + key] == pytest.approx(value, rel=0.02), key
+    if model == 'omni':  # found in review: no geometry was written, vehicle_sim's defaults
+        geometry = {'lever': 0.55}  # (lever 1.3) then described another vehicle
+        fitted[prefix + 'lever'] = (fitted[prefix + 'wheel_base'] + fitted[prefix + 'track']) / 2
     for key, value in geometry.items():
         assert fitted[prefix + key] == pytest.approx(value, rel=0.02), key
     check_parameters(fitted)  # vehicle_sim takes the file
     vehicle_config_from_params(fitted)
     assert '95 % interval' in outputs.report and outputs.plot.stat().st_size > 10_000
+
+
+def test_an_omni_s_params_file_pair_is_written_with_the_measured_lever(tmp_path):
+    """Found in review: with --params giving wheel_base 1.1 and track 0.9, the report said both
+    were measured (0.55 each) and the file kept 1.1 and 0.9, a lever of 1.0 where the fit used
+    the measured 0.55."""
+    parameters, _, _ = known('omni')
+    record_excitation_bag(tmp_path / 'bag', parameters, excitation('omni', TOP_SPEED))
+    file_pair = {'model_params.omni.wheel_base': 1.1, 'model_params.omni.track': 0.9}
+    outputs = calibrate_bag(tmp_path / 'bag', tmp_path / 'out' / 'params.yaml',
+                            params_file=vehicle_sim_file(tmp_path / 'pair.yaml', file_pair))
+    fitted = flat_params(outputs.params)
+    wheel_base, track = fitted['model_params.omni.wheel_base'], fitted['model_params.omni.track']
+    assert (wheel_base + track) / 2 == pytest.approx(0.55, rel=0.02)
+    assert wheel_base / track == pytest.approx(1.1 / 0.9, rel=1e-5)
+    assert re.search(r'geometry from joint_states, not from --params: lever 0\.55\d* m \(the '
+                     r'file: 1\)', outputs.report), outputs.report
+    assert (f'wheel_base {wheel_base:.5g} m and track {track:.5g} m written: their mean is the '
+            'lever') in outputs.report, outputs.report
+    check_parameters(fitted)
 
 
 def test_what_the_fit_held_from_the_params_file_is_written_with_the_fitted_values(tmp_path):
@@ -90,6 +116,22 @@ def test_what_the_fit_held_from_the_params_file_is_written_with_the_fitted_value
     assert fitted[f'{group}.dead_time'] == pytest.approx(
         actuators['drive_actuators.dead_time'], abs=2e-3)
     check_parameters(fitted)  # vehicle_sim takes the file
+
+
+def test_a_failed_fit_names_the_actuator_values_it_held_from_the_params_file(tmp_path):
+    """Found in review: a params file's jerk limit, which the recorded vehicle does not have,
+    failed the fit with advice to record motion the bag already held."""
+    parameters, _, _ = known('differential')
+    record_excitation_bag(tmp_path / 'bag', parameters, excitation('differential', TOP_SPEED))
+    jerk = vehicle_sim_file(tmp_path / 'jerk.yaml', {
+        'model_params.differential.drive_actuators.max_jerk': 2.0,
+        'model_params.differential.drive_actuators.time_constant': 0.0})  # fitted: not named
+    with pytest.raises(CalibrationError) as refused:
+        calibrate_bag(tmp_path / 'bag', tmp_path / 'out' / 'params.yaml', params_file=jerk)
+    assert str(refused.value).startswith('the recording does not identify ')
+    assert str(refused.value).endswith(
+        f'(the fit held from --params {jerk}: drive_actuators.max_jerk 2; a value the '
+        'recorded vehicle does not have keeps the fit from matching it)'), refused.value
 
 
 def test_the_command_refuses_a_bag_without_excitation(tmp_path):
@@ -197,7 +239,10 @@ def test_the_bag_itself_is_never_an_output_even_with_overwrite(tmp_path):
             (tmp_path / 'bag', tmp_path / 'bag' / 'metadata.yaml', 'is the bag being calibrated'),
             (mcap, mcap, 'is the bag being calibrated'),
             (mcap, tmp_path / 'bag' / 'metadata.yaml', 'is the bag being calibrated'),
-            (tmp_path / 'bag', tmp_path / 'bag' / 'params.yaml', 'is inside the bag')]:
+            (tmp_path / 'bag', tmp_path / 'bag' / 'params.yaml', 'is inside the bag'),
+            # found in review: the bag's file given, the outputs went into its folder
+            (mcap, tmp_path / 'bag' / 'params.yaml', 'is inside the bag being calibrated, '
+             f'{tmp_path / "bag"}: give another -o')]:
         done = calibrate_command(bag, '-o', given, '--overwrite')
         assert done.returncode == 2 and fragment in done.stderr, done.stderr
         assert done.stderr.count('\n') == 1, done.stderr

@@ -186,10 +186,14 @@ def _read_recording(path: Path, commands: str | None, measured: str | None,
         joint_topic = _choose(connections, joint_states, 'joint_states', JOINT_STATES_TYPES,
                               'joint_states')
         if command_topic is None or measured_topic is None:
-            topics = sorted({f'{c.topic} ({c.msgtype})' for c in connections})
+            topics = ', '.join(sorted({f'{c.topic} ({c.msgtype})' for c in connections}))
+            options = ' and '.join(option for option, topic in (
+                ('--cmd-topic', command_topic), ('--measured-topic', measured_topic))
+                if topic is None)
             raise CalibrationError(
                 'the bag needs commands (cmd_vel: Twist or TwistStamped) and measured motion '
-                f'(twist_actual or odom); it has {topics}')
+                f'(twist_actual or odom); it has {topics or "no topics"}: name the topics with '
+                f'{options}')
         if measured_topic == command_topic:
             raise CalibrationError(f'the measured motion and the commands are both {command_topic}:'
                                    ' the measured motion is what the robot did (twist_actual or '

@@ -35,8 +35,8 @@ def params_tree(calibration: Calibration, geometry: Mapping[str, Estimate],
     vehicle_sim rounds the fitted dead times, real numbers of seconds; the output rates whose
     defaults it is below, at it), what the fit held fixed (``held``: the params file's
     parameters below ``model_params.<model>``, as given), the fitted actuators, and the
-    geometry joint_states gave (the omni's lever is reported only: it does not separate
-    wheel_base from track); a fitted or measured value replaces a held one."""
+    geometry joint_states gave (the omni's lever is not a parameter: ``held`` gives the
+    wheel_base and track made from it); a fitted or measured value replaces a held one."""
     # + 0.0: a value rounded to zero from below is written 0.0, not -0.0
     values: dict = {**(held or {}), **{key: round(float(value), 6) + 0.0
                                        for key, value in calibration.values.items()}}
@@ -94,10 +94,12 @@ def flat_params(path: Path) -> dict:
 def format_report(calibration: Calibration, geometry: Mapping[str, Estimate],
                   recording: Recording, source: str, seconds: float,
                   held: Mapping[str, float] | None = None,
-                  replaced: Mapping[str, tuple[float, float]] | None = None) -> str:
+                  replaced: Mapping[str, tuple[float, float]] | None = None,
+                  from_lever: Mapping[str, float] | None = None) -> str:
     """The report; ``held``: the geometry the fit held fixed from the params file (keys below
     ``model_params.<model>``, metres), named with its values; ``replaced``: the params file's
-    geometry that joint_states measured otherwise, {key: (the file's value, the one used)}."""
+    geometry that joint_states measured otherwise, {key: (the file's value, the one used)};
+    ``from_lever``: the omni's wheel_base and track made from its measured lever."""
     lines = [f'wheelsim calibrate: {source}',
              f'model {calibration.model}; {recording.duration_s:.1f} s, '
              f'{len(recording.command_t_s)} commands, {len(recording.measured_t_s)} measured '
@@ -117,6 +119,10 @@ def format_report(calibration: Calibration, geometry: Mapping[str, Estimate],
         lines.append('geometry from joint_states, not from --params: ' + ', '.join(
             f'{key} {used:.5g} {_unit(key)} (the file: {given:.5g})'
             for key, (given, used) in replaced.items()))
+    if from_lever:
+        lines.append('wheel_base {wheel_base:.5g} m and track {track:.5g} m written: their mean '
+                     'is the lever, which joint_states measure; they do not separate the two '
+                     '(a params file giving both gives their proportion)'.format(**from_lever))
     lines += ['', 'residual RMS (simulated - measured): ' + ', '.join(
         f'{channel} {rms:.4g} {CHANNEL_UNITS[channel]}'
         for channel, rms in calibration.rms.items())]

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from wheelsim.core.calibration.excitation import Step
-from wheelsim.core.calibration.fit import calibrate
+from wheelsim.core.calibration.fit import calibrate, initial_parameters
 from wheelsim.core.calibration.recording import (
     FIT_GEOMETRY,
     CalibrationError,
@@ -145,24 +145,30 @@ def calibrate_bag(bag: str | os.PathLike, output: str | os.PathLike, model: str 
     geometry = fit_geometry(recording, model)
     measured = geometry_for_fit(model, geometry, base)
     held = {key: base[key] for key in FIT_GEOMETRY[model] if key in base and key not in measured}
-    replaced = {key: (base[key], value) for key, value in measured.items()  # as the report
-                if key in base and f'{base[key]:.5g}' != f'{value:.5g}'}  # shows them
+    compared = {key: (base[key], value) for key, value in measured.items() if key in base}
+    if 'lever' in geometry and len(compared) == 2:  # the omni: its file's lever, the bag's
+        compared = {'lever': tuple((a + b) / 2.0 for a, b in zip(*compared.values(),
+                                                                  strict=True))}
+    replaced = {key: values for key, values in compared.items()  # as the report shows them
+                if f'{values[0]:.5g}' != f'{values[1]:.5g}'}
     base.update(measured)
     try:
         result = calibrate(recording, model, base, 1.0 / step_rate_hz)
     except CalibrationError as err:
         raise CalibrationError(f'{err}{_coarse_steps(recording, step_rate_hz, step_rate_setting)}'
+                               f'{_held_actuators(recording, model, given, params_file)}'
                                ) from None
     except ValueError as err:
         raise CalibrationError(f'the vehicle parameters are invalid: {err}') from None
     seconds = time.process_time() - started
     source = f'{path_text(bag)} (commands {topics.commands}, measured {topics.measured}' + (
         f', joints {topics.joint_states})' if topics.joint_states else ')')
-    report = format_report(result, geometry, recording, source, seconds, held, replaced)
+    report = format_report(result, geometry, recording, source, seconds, held, replaced,
+                           measured if 'lever' in geometry else None)
     output.parent.mkdir(parents=True, exist_ok=True)
     write_together([
         (output, lambda path: write_params(result, geometry, path, step_rate_hz,
-                                           name=output.name, held=given)),
+                                           name=output.name, held=given | measured)),
         (report_path, lambda path: path.write_text(report)),
         (plot_path, lambda path: plot_response(result, recording, path))])
     return CalibrationOutputs(output, report_path, plot_path, report)
@@ -181,6 +187,21 @@ def _coarse_steps(recording: Recording, step_rate_hz: float, setting: str) -> st
             f'than the {1e3 * sample_s:.4g} ms between the recorded samples: motion within a '
             f'step cannot be fitted; a step rate of at least {resolving_hz} Hz '
             'resolves the recording, vehicle_sim\'s default is 1000 Hz)')
+
+
+def _held_actuators(recording: Recording, model: str, given: dict[str, Any],
+                    params_file: Path | None) -> str:
+    """What a failed fit adds when it held actuator values from the params file (``given``:
+    its parameters below ``model_params.<model>``) that it does not fit (a jerk limit, a dead
+    band): a value the recorded vehicle does not have keeps the fit from matching it. Empty
+    otherwise."""
+    fitted = {parameter.key for parameter in initial_parameters(recording, model)}
+    held = [f'{key} {_shown(value)}' for key, value in given.items()
+            if '_actuator' in key.split('.', 1)[0] and key not in fitted]
+    if not held:
+        return ''
+    return (f' (the fit held from --params {path_text(params_file)}: {", ".join(held)}; a value '
+            'the recorded vehicle does not have keeps the fit from matching it)')
 
 
 #: The relative difference within which a step rate counts as the samples' rate.
@@ -227,17 +248,21 @@ def _check_outputs(given: str, overwrite: bool) -> tuple[Path, Path, Path]:
 
 def _check_apart_from_bag(output: Path, paths: Sequence[Path], bag: Path) -> None:
     """CalibrationError naming ``-o output`` if one of ``paths`` is the bag being calibrated
-    (a bag file, or its folder's ``metadata.yaml``) or lies inside its folder."""
+    (a bag file, or its folder's ``metadata.yaml``) or lies inside its folder: the folder
+    given, or the one holding the bag file given if that folder is a bag (has a
+    ``metadata.yaml``; a bare bag file's folder is any folder)."""
     bag_path = bag.resolve()
     bag_folder = bag_path if bag_path.is_dir() else bag_path.parent
+    is_bag_folder = bag_path.is_dir() or (bag_folder / 'metadata.yaml').is_file()
     for path in paths:
         target = path.resolve()
         if target == bag_path or target == bag_folder / 'metadata.yaml':
             raise CalibrationError(f'-o {output}: {path} is the bag being calibrated: give '
                                    'another -o')
-        if bag_path.is_dir() and bag_path in target.parents:
+        if is_bag_folder and bag_folder in target.parents:
             raise CalibrationError(f'-o {output}: {path} is inside the bag being calibrated, '
-                                   f'{bag}: give another -o')
+                                   f'{bag_folder if bag_path.is_file() else bag}: give another '
+                                   '-o')
 
 
 def _cannot_search(output: Path, folder: Path) -> CalibrationError:

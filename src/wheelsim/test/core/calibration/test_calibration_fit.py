@@ -72,6 +72,11 @@ def test_geometry_from_wheel_joints():
 def test_geometry_the_fit_needs_comes_from_joint_states_or_params_or_is_refused():
     lever = {'lever': Estimate(0.6, 0.59, 0.61)}
     assert geometry_for_fit('omni', lever, {}) == {'wheel_base': 0.6, 'track': 0.6}
+    # found in review: the params file's pair was written beside the lever the fit used; now
+    # its proportion is kept, its mean the lever
+    assert geometry_for_fit('omni', lever, {'wheel_base': 1.1, 'track': 0.9}) == {
+        'wheel_base': 0.66, 'track': 0.54}
+    assert geometry_for_fit('omni', lever, {'track': 0.9}) == {'wheel_base': 0.6, 'track': 0.6}
     assert geometry_for_fit('bicycle', {}, {'wheel_base': 2.5}) == {}
     with pytest.raises(CalibrationError, match=r'^model_params\.bicycle\.wheel_base: the bag '
                                                'cannot give it .* --params'):

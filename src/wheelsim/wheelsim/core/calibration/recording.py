@@ -205,11 +205,17 @@ def geometry_for_fit(model: str, measured: Mapping[str, Estimate],
     """The geometry the fit holds fixed (keys below ``model_params.<model>``, metres): what
     ``joint_states`` gave (``measured``, from :func:`fit_geometry`), else what the params file
     gives (``given``). Only the omni's lever ``(wheel_base + track) / 2`` enters its fit, so a
-    measured lever is used as both. Raises :class:`CalibrationError` naming every parameter
-    neither gives: a default would bias the fit silently."""
+    measured lever gives a wheel_base and a track whose mean it is: in the proportion of the
+    params file's pair if it gives both, else both the lever (rounded to 6 digits, as written).
+    Raises :class:`CalibrationError` naming every parameter neither gives: a default would
+    bias the fit silently."""
     out: dict[str, float] = {}
     if model == 'omni' and 'lever' in measured:
-        out = {'wheel_base': measured['lever'].value, 'track': measured['lever'].value}
+        lever = measured['lever'].value
+        pair = (given['wheel_base'], given['track']) if 'wheel_base' in given and \
+            'track' in given else (lever, lever)
+        scale = 2.0 * lever / (pair[0] + pair[1])
+        out = {'wheel_base': round(pair[0] * scale, 6), 'track': round(pair[1] * scale, 6)}
     out.update({key: measured[key].value for key in FIT_GEOMETRY[model] if key in measured})
     missing = [key for key in FIT_GEOMETRY[model] if key not in out and key not in given]
     if missing:
