@@ -159,7 +159,7 @@ def test_unstamped_commands_and_refused_input(probe):
         bad.header.frame_id = 'map'
         bad.pose.pose.position.x = math.nan
         plant._pose_pub.publish(bad)
-        assert probe.spin_until(lambda: 'pose ignored: not finite' in node.output(), 20), (
+        assert probe.spin_until(lambda: 'pose ignored: position.x is nan' in node.output(), 20), (
             node.output())
         # A twist no vehicle has (the fuzz test saw it overflow the predicted pose into
         # NaN tracking errors) is refused, naming the range.

@@ -384,6 +384,12 @@ class VehicleSim:
                 throttle_duration_sec=5.0,
             )
             vx_mps = vy_mps = wz_radps = 0.0
+        elif stamp is not None and (stamp - now) / NS_PER_S > \
+                self.command_age.max_oldness_s > 0.0:  # more than the freshness it may have
+            self._map_poses.warnings.warn(f'{topic_name}: stamp ahead', (
+                f'{topic_name}: command stamped {(stamp - now) / NS_PER_S:.3g} s ahead of this '
+                'node\'s clock: counted from its arrival (is its publisher on another clock? '
+                'use_sim_time)'))
         self.vehicle.set_command(vx_mps, vy_mps, wz_radps)
         self._arm_deadline()
 

@@ -4,13 +4,15 @@ and twists.
 :class:`MapPoses` turns a received pose into a planar pose in the node's map frame: a pose in
 that frame (or with an empty frame) as it is, a pose in a frame joined to it by static transforms
 (RViz's fixed frame ``map`` for a robot in ``robot1/map``) transformed, anything else dropped.
-A dropped message gives a warning throttled to one per :data:`WARN_PERIOD_S` per call site, so a
-stream of bad messages cannot flood the log.
+A dropped message gives a warning, at most :data:`LINES_PER_PERIOD` per :data:`WARN_PERIOD_S`
+per kind: the few a person sends (goals, initial poses) are each logged, a stream of bad
+messages cannot flood the log.
 """
 
 from __future__ import annotations
 
 import math
+from collections import deque
 
 import numpy as np
 from geometry_msgs.msg import Pose
@@ -29,6 +31,8 @@ MAX_TWIST_COMPONENT = 1e6
 
 
 INFO_PERIOD_S = 1.0  # throttle of the notes a message triggers (a new plan, a teleport)
+#: The lines of one kind a period lets through.
+LINES_PER_PERIOD = 5
 IDENTITY: Floats3 = (0.0, 0.0, 0.0)  # map_T of a pose already in the map frame
 
 
@@ -40,23 +44,26 @@ def within_pose_bounds(x_m: float, y_m: float, yaw_rad: float) -> bool:
 
 
 class InputWarnings:
-    """Log lines that received messages trigger, at most one per period per kind (the topic and
-    the reason), so that a flood of messages cannot flood the log: warnings every
-    :data:`WARN_PERIOD_S`, notes every :data:`INFO_PERIOD_S`, on the node's clock (simulated
-    time in a run, so its log does not depend on how fast the machine runs it; a clock that
-    went back lets the next line through). rclpy's throttle is per call site, which would let
-    one topic's lines hide another's."""
+    """Log lines that received messages trigger, at most :data:`LINES_PER_PERIOD` per period per
+    kind (the topic and the reason), so that a person's few requests are each logged and a flood
+    of messages cannot flood the log: warnings per :data:`WARN_PERIOD_S`, notes per
+    :data:`INFO_PERIOD_S`, on the node's clock (simulated time in a run, so its log does not
+    depend on how fast the machine runs it; a clock that went back lets the next line
+    through). rclpy's throttle is per call site, which would let one topic's lines hide
+    another's."""
 
     def __init__(self, seam: NodeSeam) -> None:
         self._seam = seam
-        self._last_ns: dict[str, int] = {}
+        self._logged_ns: dict[str, deque[int]] = {}  # per kind, the times of its last lines
 
     def _due(self, kind: str, period_s: float) -> bool:
         now_ns = self._seam.now_ns()
-        last_ns = self._last_ns.get(kind)
-        if last_ns is not None and 0 <= now_ns - last_ns < period_s * NS_PER_S:
+        logged = self._logged_ns.get(kind)
+        if logged is None:
+            logged = self._logged_ns[kind] = deque(maxlen=LINES_PER_PERIOD)
+        elif len(logged) == LINES_PER_PERIOD and 0 <= now_ns - logged[0] < period_s * NS_PER_S:
             return False
-        self._last_ns[kind] = now_ns
+        logged.append(now_ns)
         return True
 
     def warn(self, kind: str, text: str) -> None:
@@ -152,11 +159,15 @@ class MapPoses:
         return in_map
 
     def _refuse(self, planar: Floats3, frame: str, what: str) -> None:
-        """Warn (throttled) why a pose (x, y, yaw) in ``frame`` with a non-finite or too large
-        value is ignored."""
-        x_m, y_m, _ = planar
+        """Warn why a pose (x, y, yaw: its position and its orientation's heading) in ``frame``
+        with a non-finite or too large value is ignored, naming the field."""
+        x_m, y_m, yaw_rad = planar
         if not all(math.isfinite(v) for v in planar):
-            self.warnings.warn(f'{what} not finite', f'{what} ignored: not finite {planar}')
+            fields = [f'position.{axis} is {value}' for axis, value in (('x', x_m), ('y', y_m))
+                      if not math.isfinite(value)]
+            if not math.isfinite(yaw_rad):
+                fields.append('orientation has no heading (a zero or non-finite quaternion)')
+            self.warnings.warn(f'{what} not finite', f'{what} ignored: {", ".join(fields)}')
         else:
             self.warnings.warn(f'{what} too far',
                                f'{what} ignored: ({x_m:g}, {y_m:g}) m in "{frame}" is beyond '
