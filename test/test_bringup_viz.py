@@ -36,12 +36,15 @@ LAYOUT = REPO / 'plotjuggler' / 'wheelsim_layout.xml'
 CMD_VEL_TYPES = ('geometry_msgs/msg/Twist', 'geometry_msgs/msg/TwistStamped')
 #: Topics of nodes the wheelsim launch files start besides the wheelsim ones.
 #: The Nav2 ones as navigation2 1.3.13 / 1.4.2 publish them: costmap_2d_publisher.cpp:73 (costmap,
-#: transient local), regulated_pure_pursuit_controller.cpp:75 (received_global_plan).
+#: transient local), regulated_pure_pursuit_controller.cpp:75 (received_global_plan),
+#: graceful_controller.cpp 1.3.13:63 / 1.4.2:65 and MPPI's trajectory_visualizer.cpp 1.3.13:30
+#: (transformed_global_plan; Kilted's MPPI: ~/transformed_global_plan).
 EXTERNAL_TOPICS = {
     '/map': ('nav2.launch.py', 'map_server'),
     '/global_costmap/costmap': ('nav2.launch.py', 'planner_server'),
     '/local_costmap/costmap': ('nav2.launch.py', 'controller_server'),
     '/received_global_plan': ('nav2.launch.py', 'controller_server'),
+    '/transformed_global_plan': ('nav2_bringup.launch.py', 'controller_server'),
     # costmap_2d_ros.cpp 1.3.13:229 / 1.4.2:220 (published_footprint)
     '/local_costmap/published_footprint': ('nav2.launch.py', 'controller_server'),
     # AMCL, started by nav2_bringup's localization_launch.py (test/nav2_upstream_facts.yaml)
@@ -49,7 +52,8 @@ EXTERNAL_TOPICS = {
 }
 #: Nav2 nodes nav2_bringup.launch.py starts through nav2_bringup's launch files, by fact name
 #: in test/nav2_upstream_facts.yaml.
-NAV2_BRINGUP_NODES = {'amcl': 'amcl_publishes_particle_cloud'}
+NAV2_BRINGUP_NODES = {'amcl': 'amcl_publishes_particle_cloud',
+                      'controller_server': 'graceful_publishes_transformed_global_plan'}
 
 
 #: The map vehicle_sim simulates in the graph (and so publishes on map).
