@@ -5,35 +5,67 @@
 
 Send goals with RViz's "2D Goal Pose" tool. wheelsim's localization publishes map -> odom, so
 there is no AMCL. The light option: four Nav2 servers started here directly (not through
-nav2_bringup), costmaps from the map only, Regulated Pure Pursuit publishing cmd_vel
-straight to vehicle_sim. Nav2's parameters come from two files: params/nav2/reduced.yaml, common
-to every distro, then params/nav2/reduced_<ROS_DISTRO>.yaml with what differs between distros
+nav2_bringup), costmaps from the map only, Regulated Pure Pursuit publishing cmd_vel straight
+to vehicle_sim. Nav2's parameters come from two files: params/nav2/reduced.yaml, common to
+every distro, then params/nav2/reduced_<ROS_DISTRO>.yaml with what differs between distros
 (Jazzy publishes cmd_vel as Twist, Kilted as TwistStamped; vehicle_sim takes either). They suit
-the indoor_differential preset (footprint, speeds). Stock Nav2 through nav2_bringup, with the
-velocity smoother, collision monitor and AMCL: nav2_bringup.launch.py.
+the indoor_differential preset (footprint, speeds). nav2_params_file:= may name other plugins:
+the launch requires the packages of the plugins its two files name. Stock Nav2 through
+nav2_bringup, with the velocity smoother, collision monitor and AMCL: nav2_bringup.launch.py.
 """
 
 from launch.actions import (
     DeclareLaunchArgument,
     GroupAction,
     IncludeLaunchDescription,
+    OpaqueFunction,
     SetEnvironmentVariable,
 )
 from launch.conditions import IfCondition
 from launch.launch_description import LaunchDescription
 from launch.launch_description_sources import PythonLaunchDescriptionSource
+from launch.substitution import Substitution
 from launch.substitutions import EnvironmentVariable, LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node, PushROSNamespace, SetParameter, SetRemap
 from launch_ros.substitutions import FindPackageShare
 
 from wheelsim.bringup.arguments import checked
+from wheelsim.bringup.nav2_plugins import plugin_packages
 from wheelsim.bringup.packages import apt_package, installed, optional
 
 NAVIGATION_NODES = ['controller_server', 'planner_server', 'behavior_server', 'bt_navigator']
-#: The Nav2 packages started or loaded here (servers and the plugins named in reduced.yaml).
+#: The Nav2 packages started here, whatever the Nav2 params files name (their plugins'
+#: packages are required too: _nav2_packages).
 NAV2_PACKAGES = ['nav2_map_server', 'nav2_lifecycle_manager', 'nav2_controller', 'nav2_planner',
-                 'nav2_behaviors', 'nav2_bt_navigator', 'nav2_regulated_pure_pursuit_controller',
-                 'nav2_navfn_planner', 'nav2_costmap_2d']
+                 'nav2_behaviors', 'nav2_bt_navigator', 'nav2_costmap_2d']
+
+
+def _nav2_packages(context) -> dict[str, str]:
+    """{package: what to install} of the Nav2 started here: the servers (navigation2) and the
+    packages of the plugins the two Nav2 params files name (each its own)."""
+    files = [LaunchConfiguration('nav2_params_file').perform(context),
+             LaunchConfiguration('nav2_distro_params_file').perform(context)]
+    packages = {package: apt_package('navigation2') for package in NAV2_PACKAGES}
+    for package in plugin_packages(files):
+        packages.setdefault(package, apt_package(package))
+    return packages
+
+
+def _navigation(context):
+    """Nav2, or the line saying which package it lacks."""
+    return [optional(_nav2_packages(context), 'Nav2 (the simulation runs without it)',
+                     _nav2_nodes)]
+
+
+class _MapPublished(Substitution):
+    """sim.launch.py's ``publish_map``: false when Nav2 starts (its map server serves the map),
+    empty (vehicle_sim publishes it) when a package of it is missing."""
+
+    def perform(self, context) -> str:
+        return 'false' if all(installed(package) for package in _nav2_packages(context)) else ''
+
+    def describe(self) -> str:
+        return "'false' if Nav2 starts, else ''"
 
 
 def _nav2_nodes(_context):
@@ -123,7 +155,6 @@ def generate_launch_description():
             'nav2_log_level', default_value='info', description='Log level of the Nav2 servers'),
     ]
 
-    nav2_installed = all(installed(package) for package in NAV2_PACKAGES)
     simulation = IncludeLaunchDescription(
         PythonLaunchDescriptionSource(PathJoinSubstitution([share, 'launch', 'sim.launch.py'])),
         launch_arguments={
@@ -136,7 +167,7 @@ def generate_launch_description():
             # read and checked before anything starts); vehicle_sim publishes none (unless
             # Nav2 is missing)
             'map_yaml': LaunchConfiguration('map'),
-            'publish_map': 'false' if nav2_installed else '',
+            'publish_map': _MapPublished(),
         }.items())
 
     navigation = GroupAction([
@@ -144,8 +175,7 @@ def generate_launch_description():
         SetParameter('use_sim_time', use_sim_time),
         SetRemap('/tf', 'tf', condition=IfCondition(use_namespaced_tf)),
         SetRemap('/tf_static', 'tf_static', condition=IfCondition(use_namespaced_tf)),
-        optional({package: apt_package('navigation2') for package in NAV2_PACKAGES},
-                 'Nav2 (the simulation runs without it)', _nav2_nodes),
+        OpaqueFunction(function=_navigation),
     ])
     return LaunchDescription([
         SetEnvironmentVariable('RCUTILS_LOGGING_BUFFERED_STREAM', '1'),

@@ -632,3 +632,23 @@ def test_a_launch_file_refuses_what_it_sets_unless_it_is_the_same(file_name, arg
                                            f'file: {re.escape(module.REFUSED[name])}; nothing '
                                            'was started$'):
         check.visit(context)
+
+
+def test_the_light_nav2_launch_requires_the_packages_of_the_plugins_its_files_name(tmp_path):
+    """Found in review: nav2.launch.py required Regulated Pure Pursuit whatever its
+    nav2_params_file named, so a file naming another controller started no Nav2."""
+    from wheelsim.bringup.nav2_plugins import plugin_packages
+
+    reduced = PARAMS_DIR / 'nav2' / 'reduced.yaml'
+    assert plugin_packages([str(reduced), '']) == [
+        'nav2_bt_navigator', 'nav2_controller', 'nav2_regulated_pure_pursuit_controller',
+        'nav2_costmap_2d', 'nav2_navfn_planner', 'nav2_behaviors']
+    mine = tmp_path / 'mine.yaml'
+    mine.write_text('controller_server:\n  ros__parameters:\n    FollowPath:\n      plugin: '
+                    'nav2_graceful_controller::GracefulController\n    progress_checker:\n'
+                    '      plugin: "nav2_controller/SimpleProgressChecker"\n')
+    assert plugin_packages([str(mine)]) == ['nav2_graceful_controller', 'nav2_controller']
+    mine.write_text('controller_server: [\n')
+    with pytest.raises(RuntimeError, match=f'^{re.escape(str(mine))}: not a Nav2 params file '
+                                           r'\(.*\); nothing was started$'):
+        plugin_packages([str(mine)])

@@ -72,8 +72,8 @@ FOOTPRINTS = {  # the presets' footprint parameters (params/<preset>.yaml)
     'indoor_differential': [-0.2, -0.3, 0.3, -0.3, 0.3, 0.3, -0.2, 0.3],
     'mecanum_omni': [-0.33, -0.28, 0.33, -0.28, 0.33, 0.28, -0.33, 0.28],
 }
-GRACEFUL = {'controller_server': {'ros__parameters': {
-    'FollowPath': {'plugin': 'nav2_graceful_controller::GracefulController'}}}}
+GRACEFUL_PLUGIN = 'nav2_graceful_controller::GracefulController'
+GRACEFUL = {'controller_server': {'ros__parameters': {'FollowPath': {'plugin': GRACEFUL_PLUGIN}}}}
 #: (preset, localization, use_composition, controller): every value of each setting at least
 #: twice, in pairs that differ.
 CASES = (
@@ -252,16 +252,30 @@ def amcl_errors(estimates: list, truth: np.ndarray) -> np.ndarray:
     return np.array(rows, dtype=float).reshape(-1, 2)
 
 
-@pytest.mark.skipif(RPP_PROBLEM is not None, reason=str(RPP_PROBLEM))
-def test_the_light_launch_reaches_every_goal_with_regulated_pure_pursuit(tmp_path,
-                                                                        ros_domain_id):
+RPP_PLUGIN = 'nav2_regulated_pure_pursuit_controller::RegulatedPurePursuitController'
+
+
+@pytest.mark.parametrize('controller', ['regulated_pure_pursuit', 'graceful'])
+def test_the_light_launch_reaches_every_goal(tmp_path, ros_domain_id, controller):
     """nav2.launch.py as documented: its four servers and map server, Regulated Pure Pursuit
-    publishing cmd_vel straight to vehicle_sim, wheelsim's localization, real time."""
-    with Nav2Stack(tmp_path, launch_file=LIGHT_LAUNCH) as stack:
+    publishing cmd_vel straight to vehicle_sim, wheelsim's localization, real time; and with a
+    nav2_params_file naming Nav2's graceful controller instead (found in review: the launch
+    required Regulated Pure Pursuit whatever the file named, and started no Nav2 without it)."""
+    arguments = []
+    if controller == 'regulated_pure_pursuit' and RPP_PROBLEM:
+        pytest.skip(RPP_PROBLEM)
+    if controller == 'graceful':
+        reduced = open(os.path.join(REPO, 'params', 'nav2', 'reduced.yaml')).read()
+        assert RPP_PLUGIN in reduced
+        path = tmp_path / 'graceful.yaml'
+        path.write_text(reduced.replace(RPP_PLUGIN, GRACEFUL_PLUGIN))
+        arguments.append(f'nav2_params_file:={path}')
+    with Nav2Stack(tmp_path, *arguments, launch_file=LIGHT_LAUNCH) as stack:
         stack.wait_until_active()
         sequence = drive_the_goal_sequence(stack)
         assert_ctrl_c_ended_everything(stack)
-    assert 'FollowPath of type regulated_pure_pursuit_controller' in stack.output()
+    assert (f'Created controller : FollowPath of type nav2_{controller}_controller::'
+            in stack.output())
     # two costmaps take the scans (no collision monitor in the light option)
     assert_every_goal_reached_cleanly(sequence, 'indoor_differential', scan_takers=2)
 
