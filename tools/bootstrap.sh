@@ -155,6 +155,9 @@ if [ -z "${ROS_DISTRO:-}" ]; then
   if [ -f "$harness" ]; then
     bash "$harness" "$venv" "$distro" --without-testing >"$deps/ros-launch.log" 2>&1 \
       || { log "installing $harness failed; see $deps/ros-launch.log"; exit 1; }
+  else
+    log "launch files: no ../shared/ros-launch beside the project: ros2 launch needs a ROS" \
+        "install (or docker compose); the launch tests skip, saying so"
   fi
   # Nav2 for the end-to-end tests (tools/nav2_prefix.sh): a prefix named by
   # WHEELSIM_NAV2_PREFIX, or the packed Jazzy prefix of ../shared/nav2 unpacked into .deps.
