@@ -40,7 +40,7 @@ from launch_ros.actions import Node, SetParameter
 from launch_ros.substitutions import FindPackageShare
 
 from wheelsim.bringup.arguments import checked
-from wheelsim.bringup.nav2_mppi import mppi_warning
+from wheelsim.bringup.nav2_mppi import mppi_problem, mppi_warning
 from wheelsim.bringup.nav2_stock import (
     KILTED_ARGUMENTS,
     nav2_parameters,
@@ -95,14 +95,31 @@ def _check_vehicle(context):
         curvature = describe(config).max_curvature  # None: steering not limited below 90 deg
         radius = '0 m for this car, whose steering is not limited' if curvature is None \
             else f'{1.0 / curvature:.2f} m for this car'
+        preset = LaunchConfiguration('preset').perform(context)
+        other_model = ' (this preset also has a differential and an omni base: model:=' \
+            'differential or model:=omni)' if preset == 'all_vehicles' and not \
+            LaunchConfiguration('model').perform(context) else ''
         raise RuntimeError(
             f'{label}: a car (vehicle_sim model bicycle) cannot be driven with the stock Nav2 '
             'parameters, which drive a differential or omni base (MPPI\'s DiffDrive motion model '
             'turns in place, NavFn plans paths a car cannot follow). Give nav2_params_file:= '
             'with MPPI\'s Ackermann motion model (AckermannConstraints.min_turning_r: '
             f'{radius}) and a planner for car-like robots (Smac Hybrid-A* '
-            'or State Lattice), or drive it with demo.launch.py; nothing was started')
+            f'or State Lattice){_car_planning_missing()}, or drive it with demo.launch.py'
+            f'{other_model}; nothing was started')
     return []
+
+
+def _car_planning_missing() -> str:
+    """What the installed Nav2 lacks of what a car needs (MPPI, Smac), in parentheses; empty
+    when it has both or there is no Nav2."""
+    if not installed('nav2_bringup'):
+        return ''
+    problem = mppi_problem()
+    lacks = [problem.split(':')[0]] if problem else []
+    if not installed('nav2_smac_planner'):
+        lacks.append('no nav2_smac_planner in this Nav2')
+    return f' ({"; ".join(lacks)}: this Nav2 cannot drive a car)' if lacks else ''
 
 
 def _stock_wheelsim(context):

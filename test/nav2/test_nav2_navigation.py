@@ -326,3 +326,25 @@ def test_the_collision_monitor_stops_the_robot_before_the_table(tmp_path, ros_do
     travelled_m = truth[0, 2] - truth[-1, 2]
     assert 0.02 < clearance_m < 0.5, (clearance_m, travelled_m)  # stopped close, not touching
     assert travelled_m > 0.7, travelled_m
+
+
+def test_a_car_is_refused_naming_what_this_nav2_lacks_for_one():
+    """Found in review: the refusal of a car named MPPI's Ackermann model and Smac, which the
+    packed prefix cannot give (its MPPI miscompiled, no Smac), without a word about it."""
+    from launch.launch_context import LaunchContext
+    from launch.launch_description_sources.python_launch_file_utilities import (
+        load_python_launch_file_as_module,
+    )
+
+    module = load_python_launch_file_as_module(os.path.join(REPO, 'launch',
+                                                            'nav2_bringup.launch.py'))
+    context = LaunchContext()
+    context.launch_configurations.update({
+        'params_file': os.path.join(REPO, 'params', 'ackermann_car.yaml'), 'model': '',
+        'preset': 'ackermann_car', 'nav2_params_file': ''})
+    with pytest.raises(RuntimeError) as refused:
+        module._check_vehicle(context)
+    lacks = ([MPPI_PROBLEM.split(':')[0]] if MPPI_PROBLEM else []) + (
+        [] if installed('nav2_smac_planner') else ['no nav2_smac_planner in this Nav2'])
+    assert ('this Nav2 cannot drive a car' in str(refused.value)) == bool(lacks), refused.value
+    assert all(lack in str(refused.value) for lack in lacks), refused.value
