@@ -95,9 +95,9 @@ def _check_vehicle(context):
         curvature = describe(config).max_curvature  # None: steering not limited below 90 deg
         radius = '0 m for this car, whose steering is not limited' if curvature is None \
             else f'{1.0 / curvature:.2f} m for this car'
-        preset = LaunchConfiguration('preset').perform(context)
+        chosen_preset = LaunchConfiguration('preset').perform(context)
         other_model = ' (this preset also has a differential and an omni base: model:=' \
-            'differential or model:=omni)' if preset == 'all_vehicles' and not \
+            'differential or model:=omni)' if chosen_preset == 'all_vehicles' and not \
             LaunchConfiguration('model').perform(context) else ''
         raise RuntimeError(
             f'{label}: a car (vehicle_sim model bicycle) cannot be driven with the stock Nav2 '
