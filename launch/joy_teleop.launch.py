@@ -74,5 +74,5 @@ def generate_launch_description():
     ]
     # enable_button is checked with wheel_teleop's parameters (_teleop_parameters), next.
     check = checked(booleans=['use_sim_time'], numbers={'device_id': int},
-                    choices={'mapping': ['arcade', 'tank']})
+                    choices={'mapping': ['arcade', 'tank']}, namespaces=['namespace'])
     return LaunchDescription([*arguments, check, OpaqueFunction(function=_checked_then_started)])

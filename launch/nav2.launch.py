@@ -181,7 +181,8 @@ def generate_launch_description():
         SetEnvironmentVariable('RCUTILS_LOGGING_BUFFERED_STREAM', '1'),
         *arguments, checked(booleans=['use_namespaced_tf', 'use_sim_time', 'autostart'],
                             presets=['preset'], replaced_by={'preset': 'params_file'},
-                            log_levels=['nav2_log_level'], refused=REFUSED,
+                            log_levels=['nav2_log_level'], namespaces=['namespace'],
+                            refused=REFUSED,
                             harmless=HARMLESS),
         simulation, navigation,
     ])

@@ -272,5 +272,6 @@ def generate_launch_description():
                               'rviz', 'plotjuggler', 'publish_map'],
                     numbers={'real_time_factor': float}, presets=['preset'],
                     replaced_by={'preset': 'params_file'},
-                    log_levels=['log_level'], optional=['publish_map', 'real_time_factor'])
+                    log_levels=['log_level'], namespaces=['namespace'],
+                    optional=['publish_map', 'real_time_factor'])
     return LaunchDescription([*arguments, check, required, robot])

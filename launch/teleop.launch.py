@@ -60,5 +60,5 @@ def generate_launch_description():
     teleop = in_namespace(_teleop)
     required = require({'teleop_twist_keyboard': apt_package('teleop_twist_keyboard')},
                         'teleop.launch.py')
-    check = checked(booleans=['stamped', 'use_sim_time'])
+    check = checked(booleans=['stamped', 'use_sim_time'], namespaces=['namespace'])
     return LaunchDescription([*arguments, check, required, teleop])

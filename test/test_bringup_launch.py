@@ -573,6 +573,39 @@ def test_checked_refuses_a_value_outside_the_argument_s_set_or_type(configuratio
         check.visit(context)
 
 
+# found in review: launch_ros refused a bad namespace naming no argument, once the launch ran
+@pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
+@pytest.mark.parametrize('text, outer, made, refused', [
+    ('', None, '/', None), ('robot1', None, '/robot1', None), ('/robot1/', None, '/robot1', None),
+    ('robot1', '/fleet', '/fleet/robot1', None), ('/robot1', '/fleet', '/robot1', None),
+    ('1bad-ns', None, None, "namespace:=1bad-ns is invalid: namespace must not contain "
+     "characters other than alphanumerics, '_', or '/' (the namespace '/1bad-ns'); nothing was "
+     'started'),
+    ('a//b', None, None, "namespace:=a//b is invalid: namespace must not contain repeated '/'"),
+    ('robot 1', '/fleet', None, "(the namespace '/fleet/robot 1')")])
+def test_checked_refuses_a_namespace_ros_refuses_naming_the_argument(text, outer, made, refused):
+    from launch.launch_context import LaunchContext
+    from launch.substitutions import TextSubstitution
+    from launch_ros.actions import PushROSNamespace
+
+    from wheelsim.bringup.arguments import checked
+
+    def pushed():
+        context = LaunchContext()
+        if outer is not None:
+            context.launch_configurations['ros_namespace'] = outer
+        context.launch_configurations['namespace'] = text
+        checked(namespaces=['namespace']).visit(context)
+        PushROSNamespace(TextSubstitution(text=text)).visit(context)
+        return context.launch_configurations['ros_namespace']
+
+    if refused is None:
+        assert pushed() == made
+        return
+    with pytest.raises(RuntimeError, match=re.escape(refused)):
+        pushed()
+
+
 @pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
 def test_the_venv_s_ros2_launch_lists_the_arguments_as_ros2_launch_does():
     """Found in review: ``--show-args``, which bringup.md promises, was taken for a malformed

@@ -138,6 +138,13 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
     ('joy_teleop.launch.py', ['mapping:=tnak'],
      'mapping:=tnak is invalid: must be one of arcade, tank'),
     ('sim.launch.py', ['rviz:=false', 'log_level:=loud'], 'log_level:=loud is invalid'),
+    # found in review: launch_ros's own error, naming no argument
+    ('sim.launch.py', ['rviz:=false', 'namespace:=1bad-ns'], 'namespace:=1bad-ns is invalid: '
+     "namespace must not contain characters other than alphanumerics, '_', or '/'"),
+    ('nav2.launch.py', ['rviz:=false', 'namespace:=robot 1'], 'namespace:=robot 1 is invalid'),
+    ('teleop.launch.py', ['namespace:=a//b'], "namespace:=a//b is invalid: namespace must not "
+     "contain repeated '/'"),
+    ('joy_teleop.launch.py', ['namespace:=-'], 'namespace:=- is invalid'),
     ('multi_robot.launch.py', ['rviz:=false', 'robot2_y:=abc'],
      'robot2_y:=abc is invalid: must be a number'),
     ('multi_robot.launch.py', ['rviz:=false', 'robot2_y:=nan'],

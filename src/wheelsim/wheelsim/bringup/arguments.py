@@ -107,16 +107,37 @@ def log_level(argument: str, text: str) -> str:
     return text
 
 
+def namespace(argument: str, text: str, outer: str | None) -> str:
+    """The namespace launch argument ``argument`` given ``text`` makes inside the including
+    launch's namespace ``outer`` (None: none), as launch_ros's ``PushROSNamespace`` makes it
+    (``robot1`` inside none: ``/robot1``); RuntimeError naming the argument and ROS's reason
+    where ROS refuses the result (``PushROSNamespace`` names neither)."""
+    from launch_ros.utilities import make_namespace_absolute, prefix_namespace
+    from rclpy.exceptions import InvalidNamespaceException
+    from rclpy.validate_namespace import validate_namespace
+
+    result = make_namespace_absolute(prefix_namespace(outer, text))
+    try:
+        validate_namespace(result)
+    except InvalidNamespaceException as err:
+        reason = str(err).splitlines()[0].removeprefix('Invalid namespace: ').rstrip(':')
+        raise RuntimeError(f'{argument}:={text} is invalid: {reason} (the namespace '
+                           f'{result!r}); nothing was started') from None
+    return result
+
+
 def checked(booleans: Sequence[str] = (), numbers: Mapping[str, type] | None = None,
             choices: Mapping[str, Sequence[str]] | None = None, presets: Sequence[str] = (),
-            log_levels: Sequence[str] = (), optional: Sequence[str] = (),
+            log_levels: Sequence[str] = (), namespaces: Sequence[str] = (),
+            optional: Sequence[str] = (),
             replaced_by: Mapping[str, str] | None = None,
             refused: Mapping[str, str] | None = None,
             harmless: Mapping[str, Sequence[str]] | None = None) -> Action:
     """The action failing the launch on a bad value of a launch argument: ``booleans``,
     ``numbers`` (``{name: float or int}``), ``choices`` (``{name: allowed values}``),
     ``presets`` (one of wheelsim's vehicle presets: a params file with a vehicle_sim section
-    in ``share/wheelsim/params``, where ``preset:=`` takes it from), ``log_levels``; those in
+    in ``share/wheelsim/params``, where ``preset:=`` takes it from), ``log_levels``,
+    ``namespaces`` (:func:`namespace`, inside the including launch's); those in
     ``optional`` may also be empty (as in the params file). ``replaced_by`` (``{name: other}``:
     ``other`` given makes ``name`` unused, as ``params_file:=`` does ``preset:=``): both given
     on the command line and used by the launch (:func:`as_given`) fail it, naming both.
@@ -155,6 +176,9 @@ def checked(booleans: Sequence[str] = (), numbers: Mapping[str, type] | None = N
                 choice(name, text, allowed)
         for name in log_levels:
             log_level(name, LaunchConfiguration(name).perform(context))
+        for name in namespaces:
+            namespace(name, LaunchConfiguration(name).perform(context),
+                      context.launch_configurations.get('ros_namespace'))
         for name, why in (refused or {}).items():
             text = command_line_value(context, name)
             if text and not any(_same(name, text, value)
