@@ -201,6 +201,20 @@ def test_a_vector_reset_takes_numpy_integers_as_seeds(noisy_robot):
     np.testing.assert_array_equal(vector.reset(seed=[np.int32(4), 5, np.uint8(6)])[0], expected)
 
 
+# found in review: the single env, unlike the vector env, ended a numpy seed in Gymnasium's
+# error and took True as the seed 1
+@pytest.mark.parametrize('task', ['path', 'goal'])
+def test_a_single_reset_takes_the_seeds_the_vector_env_takes(noisy_robot, task):
+    env = single_env(task, noisy_robot)
+    expected, _ = env.reset(seed=4)
+    for seed in (np.int64(4), np.uint8(4)):
+        np.testing.assert_array_equal(env.reset(seed=seed)[0], expected)
+    for seed in (True, np.bool_(True), -1, 2.0, '4', [4]):
+        with pytest.raises(ValueError, match=rf'{type(env).__name__}\.reset: seed = .* must be '
+                                             r'an integer >= 0 \(numpy\'s too\) or None'):
+            env.reset(seed=seed)
+
+
 @pytest.mark.parametrize(('task', 'walls'), [('path', False), ('path', True), ('goal', False)])
 def test_vector_env_equals_single_envs(noisy_robot, task, walls, tmp_path):
     """Sub-environment i is the single env seeded with seed + i, through autoresets (2 s

@@ -159,7 +159,10 @@ class _SingleEnv(gym.Env):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[NDArray[np.float64], dict[str, Any]]:
         _no_reset_options(self, options)
-        super().reset(seed=seed)
+        if seed is not None and not _is_seed(seed):
+            raise ValueError(f'{type(self).__name__}.reset: seed = {seed!r} must be an integer '
+                             '>= 0 (numpy\'s too) or None (an unpredictable one)')
+        super().reset(seed=None if seed is None else int(seed))
         pose = self._task.start_poses(self.np_random.uniform(-1.0, 1.0, (1, 2)))
         if seed is not None or self._task.fleet is None:
             self._task.restart(pose, None, (_noise_seed(self.np_random),))
