@@ -136,6 +136,30 @@ def test_a_point_whose_worker_died_is_reported_without_a_traceback_file(tmp_path
     assert printed.count('failed: WorkerCrashedError: the worker died\n') == 2, printed
 
 
+class RaisingRunner(CountingRunner):
+    """Each job's run raised: ``error`` and its ``error_file``, as ``run_job`` gives them."""
+
+    def run(self, jobs: Iterable[Job], root: Path) -> Iterator[tuple[Job, dict[str, Any]]]:
+        for job in jobs:
+            yield job, {'error': 'RuntimeError: boom', 'error_file': f'{job.key}/t/error.txt',
+                        'wall_s': 0.0, 'worker': 'here:1'}
+
+
+def test_a_failed_point_s_row_names_the_folder_of_its_traceback(tmp_path, capsys):
+    """Found in review: the ``run`` cell of a failed point was empty; only the console named
+    its ``error.txt``."""
+    scenario = Scenario(name='t', duration_s=1.0, seed=1, record_topics=None, pass_criteria={},
+                        node_parameters={'controller': {}})
+    planned = plan_sweep(scenario, plan_points([parse_axis('controller.k=1,2')]),
+                         lambda *a: None)
+    outcome = run_sweep(planned, tmp_path, RaisingRunner(), show_progress=False)
+    assert [(r['error'], r['run']) for r in outcome.rows] == [
+        ('RuntimeError: boom', f'runs/{point.job.key}/t') for point in planned]
+    printed = capsys.readouterr().out
+    assert f'failed: RuntimeError: boom ({tmp_path}/runs/{planned[0].job.key}/t/error.txt)' \
+        in printed, printed
+
+
 class BagRunner(CountingRunner):
     """A CountingRunner whose runs write a bag folder when their job writes one."""
 

@@ -33,6 +33,21 @@ def test_tables_hold_every_row_and_column(tmp_path):
     assert table[-1]['cross_track_rms_m'] is None
 
 
+def test_columns_are_in_one_order_whether_or_not_the_first_point_failed(tmp_path):
+    """Found in review: with point 0 failed (no metrics), the metrics came after ``run``, so a
+    script reading the CSV by position read other columns."""
+    failed = {'point': 0, 'c.k': 0, 'seed': 1, 'passed': False, 'error': 'boom', 'run': 'runs/0'}
+    no_clearance = {**ROWS[1], 'point': 1}
+    del no_clearance['min_clearance_m']
+    expected = ['point', 'c.k', 'seed', 'cross_track_rms_m', 'min_clearance_m', 'passed',
+                'error', 'run']
+    for rows in ([failed, *ROWS[1:]], ROWS, [no_clearance, *ROWS[2:]]):
+        csv_path, parquet_path = write_tables(rows, tmp_path / 'sweep')
+        with csv_path.open() as handle:
+            assert next(csv.reader(handle)) == expected
+        assert pq.read_table(parquet_path).column_names == expected
+
+
 def test_worst_is_largest_or_smallest_by_metric(tmp_path):
     assert metric_columns(ROWS) == ['cross_track_rms_m', 'min_clearance_m']
     assert [r['point'] for r in worst_rows(ROWS, 'cross_track_rms_m', 2)] == [19, 18]

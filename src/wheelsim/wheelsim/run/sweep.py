@@ -16,7 +16,7 @@ import json
 import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from wheelsim.report.metrics import METRIC_NAMES
@@ -46,6 +46,8 @@ class SweepOutcome:
     skipped: int = 0
     """Points already done in the output (resumed)."""
     errors: dict[int, str] = field(default_factory=dict)
+    error_folders: dict[int, str] = field(default_factory=dict)
+    """The folder of a failed point's ``error.txt``, relative to the sweep's folder."""
     interrupted: bool = False
 
 
@@ -115,11 +117,13 @@ ERROR_COLUMN = 'error'
 """The column of a row's error message (:func:`row`; empty: none), shown as it is."""
 
 
-def row(point: SweepPoint, record: Mapping[str, Any] | None, error: str = '') -> dict[str, Any]:
-    """The table row of a point: index, overrides, metrics, passed, error, run folder."""
+def row(point: SweepPoint, record: Mapping[str, Any] | None, error: str = '',
+        error_folder: str = '') -> dict[str, Any]:
+    """The table row of a point: index, overrides, metrics, passed, error, run folder (of a
+    failed point: ``error_folder``, where its ``error.txt`` is)."""
     if record is None:
         return {'point': point.index, **point.overrides, 'passed': False,
-                ERROR_COLUMN: error or 'not run', 'run': ''}
+                ERROR_COLUMN: error or 'not run', 'run': error_folder}
     metrics = record['metrics']
     ordered = sorted(metrics, key=lambda m: METRIC_NAMES.index(m) if m in METRIC_NAMES
                      else len(METRIC_NAMES))
@@ -160,8 +164,11 @@ def run_sweep(points: Sequence[SweepPoint], root: Path, runner: RayRunner,
                 for point in by_key[job.key]:
                     if 'error' in result:
                         outcome.errors[point.index] = result['error']
-                        where = (f' ({root / "runs" / result["error_file"]})'
-                                 if 'error_file' in result else '')
+                        where = ''
+                        if 'error_file' in result:
+                            error_file = PurePosixPath('runs', result['error_file'])
+                            outcome.error_folders[point.index] = str(error_file.parent)
+                            where = f' ({root / error_file})'
                         tqdm.write(f'point {point.index} ({overrides_text(point.overrides)}) '
                                    f'failed: {result["error"]}{where}')
                     elif result['interrupted']:
@@ -175,7 +182,8 @@ def run_sweep(points: Sequence[SweepPoint], root: Path, runner: RayRunner,
         outcome.interrupted = True
     finally:
         bar.close()
-    outcome.rows = [row(p, records[p.index], outcome.errors.get(p.index, '')) for p in points]
+    outcome.rows = [row(p, records[p.index], outcome.errors.get(p.index, ''),
+                        outcome.error_folders.get(p.index, '')) for p in points]
     return outcome
 
 

@@ -17,6 +17,8 @@ from wheelsim.report.metrics import LARGER_IS_BETTER, METRIC_NAMES
 from wheelsim.run.sampling import format_value
 
 WORST_SHOWN = 3
+#: The columns a table's rows end with, in this order (what became of the run).
+RUN_COLUMNS = ('passed', 'error', 'run')
 
 
 def metric_columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -27,10 +29,13 @@ def metric_columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def _columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    columns: dict[str, None] = {}
-    for values in rows:
-        columns.update(dict.fromkeys(values))
-    return list(columns)
+    """Every key of the rows: the others as first seen (the point, its parameters, a trial's
+    value and state), then the metrics in :data:`METRIC_NAMES` order, then
+    :data:`RUN_COLUMNS`, whatever the first row holds (a point that failed has no metrics)."""
+    seen = dict.fromkeys(key for values in rows for key in values)
+    metrics = [name for name in METRIC_NAMES if name in seen]
+    last = [name for name in RUN_COLUMNS if name in seen]
+    return [key for key in seen if key not in metrics and key not in last] + metrics + last
 
 
 def _cell(value: Any) -> Any:
