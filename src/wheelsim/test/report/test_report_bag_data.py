@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from geometry_msgs.msg import (
+    Point32,
+    PolygonStamped,
     PoseStamped,
     PoseWithCovarianceStamped,
     TwistStamped,
@@ -21,6 +23,7 @@ from nav_msgs.msg import Path as PathMsg
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 
+from wheelsim.core.world.footprint import Footprint
 from wheelsim.report.bag_data import RunReader, load_run
 from wheelsim.run.recording import BagRecorder, RecordingError
 
@@ -206,6 +209,43 @@ def test_mcap_file_path_also_accepted(tmp_path):
 def test_folder_without_mcap_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match='no .mcap file'):
         load_run(tmp_path)
+
+
+# found in review: a file that was no MCAP file (metrics.json given) gave empty series and every
+# metric null; a bag ros2 bag record split into several files was read from its first file only
+def test_a_file_that_is_not_mcap_is_a_clear_error(tmp_path):
+    for text in (b'hello', b'{"cross_track_rms_m": 0.1}'):
+        (tmp_path / 'metrics.json').write_bytes(text)
+        with pytest.raises(ValueError, match=r'metrics\.json: not an MCAP file'):
+            load_run(tmp_path / 'metrics.json')
+    (tmp_path / 'cut.mcap').write_bytes(b'\x89MCA')  # its writer killed within the magic
+    assert load_run(tmp_path / 'cut.mcap').message_counts == {}
+
+
+def test_every_file_of_a_split_bag_is_read_in_the_order_of_its_numbers(tmp_path):
+    """As ``ros2 bag record --max-bag-size`` splits a bag: ``bag_0.mcap`` ... ``bag_10.mcap``,
+    each with schema ids of its own (here one file's Odometry id is the next one's
+    TwistStamped's)."""
+    parts = [[('/ground_truth', odometry(0.1 * i, 0.1 * i, 0.0, 0.0), 0.1 * i),
+              ('/cmd_vel', twist_stamped(0.1 * i, vx=float(i)), 0.1 * i)] for i in range(11)]
+    for i in (1, 3, 10):  # the second and last files: cmd_vel first
+        parts[i].reverse()
+    for i, records in enumerate(parts):  # the footprint read is the last file's
+        footprint = PolygonStamped()
+        footprint.polygon.points = [Point32(x=0.1 * (i + 1) * sx, y=0.1 * sy)
+                                    for sx, sy in ((1, 1), (-1, 1), (-1, -1), (1, -1))]
+        records.append(('/footprint', footprint, 0.1 * i))
+    split = tmp_path / 'split'
+    split.mkdir()
+    for i, records in enumerate(parts):
+        part = write_bag(tmp_path / f'part{i}', records)
+        next(part.glob('*.mcap')).rename(split / f'bag_{i}.mcap')
+    run = load_run(split)
+    np.testing.assert_allclose(run.ground_truth.x_m, 0.1 * np.arange(11))
+    np.testing.assert_allclose(run.cmd_vel.vx_mps, np.arange(11.0))
+    assert run.message_counts == {'/cmd_vel': 11, '/footprint': 11, '/ground_truth': 11}
+    np.testing.assert_allclose(run.footprint.corners, Footprint.from_flat(
+        [1.1, 0.1, -1.1, 0.1, -1.1, -0.1, 1.1, -0.1]).corners, rtol=1e-6)  # 32-bit floats
 
 
 def test_recorder_keeps_what_a_reused_message_held_when_recorded(tmp_path):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import array
 import dataclasses
 import io
+import re
 import struct
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -352,14 +353,19 @@ class _Decoders:
         return self._fallback[schema.id](data)
 
 
-def _bag_file(bag: Path) -> Path:
+def _bag_files(bag: Path) -> list[Path]:
+    """The MCAP files of ``bag`` (an ``.mcap`` file, or a rosbag2 folder: every one, in the
+    order of the numbers in their names, as ``ros2 bag record`` numbers the files it splits a
+    bag into: ``bag_0.mcap``, ``bag_1.mcap``, ... ``bag_10.mcap``)."""
     if bag.is_file():
-        return bag
-    files = sorted(bag.glob('*.mcap'))
+        return [bag]
+    files = sorted(bag.glob('*.mcap'), key=lambda path: [
+        (0, int(part), '') if part.isdigit() else (1, 0, part)
+        for part in re.split(r'(\d+)', path.name)])
     if not files:
         raise FileNotFoundError(f'{bag}: no .mcap file (expected a rosbag2 folder with MCAP '
                                 'storage or an .mcap file)')
-    return files[0]
+    return files
 
 
 def _pose_row(msg: Any) -> tuple[float, ...]:
@@ -508,13 +514,19 @@ class RunReader:
 MCAP_MAGIC = b'\x89MCAP0\r\n'
 
 
-def _file_messages(stream: BinaryIO) -> Iterator[tuple[Schema | None, Channel, Message]]:
-    """The messages of an MCAP file in file order. A file its writer never finished (a process
-    killed outright: no summary, no closing magic; empty if it died before its first chunk)
-    gives the messages of its complete chunks."""
+def _file_messages(stream: BinaryIO, name: Path) -> Iterator[tuple[Schema | None, Channel,
+                                                                  Message]]:
+    """The messages of the MCAP file ``name`` open as ``stream``, in file order. A file its
+    writer never finished (a process killed outright: no summary, no closing magic; empty if it
+    died before its first chunk) gives the messages of its complete chunks. ValueError for a
+    file that does not begin as an MCAP file does."""
     from mcap.exceptions import McapError
     from mcap.reader import NonSeekingReader, make_reader
 
+    head = stream.read(len(MCAP_MAGIC))
+    if not MCAP_MAGIC.startswith(head):
+        raise ValueError(f'{name}: not an MCAP file (it does not begin with the MCAP magic '
+                         'bytes): give a rosbag2 folder with MCAP storage or its .mcap file')
     size = stream.seek(0, io.SEEK_END)
     finished = size >= 2 * len(MCAP_MAGIC) and stream.seek(size - len(MCAP_MAGIC)) >= 0 and \
         stream.read(len(MCAP_MAGIC)) == MCAP_MAGIC
@@ -529,15 +541,19 @@ def _file_messages(stream: BinaryIO) -> Iterator[tuple[Schema | None, Channel, M
 
 
 def load_run(bag_dir: Path | str, namespace: str = '/') -> RunData:
-    """Read the run recorded in ``bag_dir`` (a rosbag2 folder, or its ``.mcap`` file); see
-    :class:`RunReader`. A message of a channel without a schema is only counted."""
-    reader, decoders = RunReader(namespace), _Decoders()
-    with _bag_file(Path(bag_dir)).open('rb') as stream:
-        # File order: the recorder writes in time order, and every series is sorted anyway.
-        for schema, channel, message in _file_messages(stream):
-            if schema is None or not reader.reads(channel.topic):
-                reader.count(channel.topic, message.log_time)
-            else:
-                reader.take(channel.topic, decoders.decode(
-                    schema, channel.message_encoding, message.data), message.log_time)
+    """Read the run recorded in ``bag_dir`` (a rosbag2 folder, every MCAP file of it, or one
+    ``.mcap`` file); see :class:`RunReader`. A message of a channel without a schema is only
+    counted. FileNotFoundError for a folder without an MCAP file, ValueError for a file that is
+    not one."""
+    reader = RunReader(namespace)
+    for path in _bag_files(Path(bag_dir)):
+        decoders = _Decoders()  # schema ids are each file's own
+        with path.open('rb') as stream:
+            # File order: the recorder writes in time order, and every series is sorted anyway.
+            for schema, channel, message in _file_messages(stream, path):
+                if schema is None or not reader.reads(channel.topic):
+                    reader.count(channel.topic, message.log_time)
+                else:
+                    reader.take(channel.topic, decoders.decode(
+                        schema, channel.message_encoding, message.data), message.log_time)
     return reader.run()
