@@ -15,10 +15,12 @@ from __future__ import annotations
 import os
 import re
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from bringup_support import VEHICLE_PRESETS, Launch, launch_tooling_problem
+from bringup_support import VEHICLE_PRESETS, Launch, launch_tooling_problem, session_processes
 
 PROBLEM = launch_tooling_problem()
 if PROBLEM is None:
@@ -69,6 +71,31 @@ def test_defaults_run_without_the_tools_and_ctrl_c_leaves_nothing(
     distro = os.environ.get('WHEELSIM_DISTRO', 'jazzy')
     for line in lines:
         assert text.count(line.format(distro=distro)) == 1, f'{line!r} not once:\n{text[-4000:]}'
+
+
+# found in review: a script ran a launch with ``&`` and stopped it with SIGTERM; SIGINT did
+# nothing and the nodes outlived the launch, publishing their latched topics to the next one
+def test_a_script_stops_a_launch_as_bringup_md_says(tmp_path, probe):
+    """bringup.md's recipe: job control (``set -m``) so that the background launch does not
+    ignore SIGINT, then SIGINT to its process group, as Ctrl-C. Without ``set -m`` the launch
+    ignores it (bash starts a background command of a script with SIGINT ignored) and this
+    fails."""
+    log = tmp_path / 'launch.txt'
+    script = (f'set -m\n{sys.executable} -m wheelsim.testing.ros2_launch wheelsim sim.launch.py '
+              f'rviz:=false > {log} 2>&1 &\nlaunch=$!\nread -r ready\n'
+              'kill -INT -- -"$launch"\nwait "$launch"\necho "exit $?"\n')
+    shell = subprocess.Popen(['bash', '-c', script], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True, start_new_session=True,
+                             env={**os.environ, 'PYTHONUNBUFFERED': '1'})
+    try:
+        up = probe.spin_until(lambda: set(SIM) <= graph_nodes(probe), 90.0)
+        output, _ = shell.communicate('ready\n', timeout=30.0)
+        left = session_processes(shell.pid)
+    finally:
+        for line in session_processes(shell.pid):
+            os.kill(int(line.split()[0]), signal.SIGKILL)
+    assert up, log.read_text()[-4000:]
+    assert output == 'exit 0\n' and not left, f'{output} {left}\n{log.read_text()[-4000:]}'
 
 
 @pytest.mark.parametrize(('file_name', 'arguments', 'message'), [
