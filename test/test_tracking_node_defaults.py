@@ -26,6 +26,17 @@ def square(side_m):
             0.0, 0.0, math.nan]
 
 
+def run_metrics(tmp_path, scenario):
+    """``metrics.json`` of ``wheelsim run`` of the scenario (a dict, as its YAML)."""
+    path = tmp_path / 'scenario.yaml'
+    path.write_text(yaml.safe_dump(scenario))
+    result = subprocess.run([shutil.which('wheelsim'), 'run', str(path), '--quiet', '--no-plots',
+                             '--output', str(tmp_path)], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return json.loads((tmp_path / scenario['name'] / 'metrics.json').read_text())
+
+
 FIGURE_EIGHT = yaml.safe_load(DEFAULT_SCENARIO.read_text())['nodes']['planner']['waypoints']
 
 
@@ -45,12 +56,21 @@ def test_node_defaults_follow_their_plan(tmp_path, vehicle, course):
     else:  # the preset, its vehicle starting where the course starts
         scenario['params_file'] = str(REPO / 'params' / f'{vehicle}.yaml')
         scenario['nodes']['vehicle_sim'] = {'initial_pose': {'x': 0.0, 'y': 0.0, 'yaw': 0.0}}
-    path = tmp_path / 'scenario.yaml'
-    path.write_text(yaml.safe_dump(scenario))
-    result = subprocess.run([shutil.which('wheelsim'), 'run', str(path), '--quiet', '--no-plots',
-                             '--output', str(tmp_path)], capture_output=True, text=True,
-                            timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
-    metrics = json.loads((tmp_path / scenario['name'] / 'metrics.json').read_text())
+    metrics = run_metrics(tmp_path, scenario)
     assert metrics['cross_track_max_m'] <= MAX_CROSS_TRACK_M['car' if car else 'base'], metrics
+    assert metrics['time_to_goal_s'] is not None, metrics
+
+
+# found in review: the omni base turned on the spot 0.17-0.19 rad past the goal's heading and
+# stopped at the edge of its yaw tolerance: the plan of three poses stepped the yaw rate
+@pytest.mark.parametrize('heading_rad', [1.5708, 3.1, -1.5708])
+def test_the_omni_preset_turns_on_the_spot_without_overshooting(tmp_path, heading_rad):
+    scenario = {'name': 'spin', 'duration': 12.0, 'seed': 1, 'record': 'none',
+                'params_file': str(REPO / 'params' / 'mecanum_omni.yaml'),
+                'nodes': {'localization': {'mode': 'perfect'},
+                          'vehicle_sim': {'initial_pose': {'x': 0.0, 'y': 0.0, 'yaw': 0.0}},
+                          'planner': {'waypoints': [0.01, 0.0, heading_rad]}}}
+    metrics = run_metrics(tmp_path, scenario)
+    assert metrics['heading_error_max_rad'] <= 0.06, metrics  # 0.15 with the three poses
+    assert metrics['goal_heading_error_rad'] <= 0.035, metrics  # 0.08
     assert metrics['time_to_goal_s'] is not None, metrics

@@ -10,7 +10,12 @@ from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.params import ParameterError, from_flat, specs
 from wheelsim.core.planning.config import LAG_ERROR_M, PlannerConfig, with_vehicle
 from wheelsim.core.planning.path import PlanningError
-from wheelsim.core.planning.planner import plan_through, plan_to_goal, plan_waypoints
+from wheelsim.core.planning.planner import (
+    MAX_YAW_STEP_RAD,
+    plan_through,
+    plan_to_goal,
+    plan_waypoints,
+)
 from wheelsim.core.planning.waypoints import waypoints_from_lists
 from wheelsim.core.tracking.config import ControllerConfig
 from wheelsim.core.vehicle.config import VehicleConfig
@@ -289,6 +294,38 @@ def test_a_holonomic_heading_turns_within_the_yaw_rate_between_samples_too():
     cfg = config(holonomic=True, model='omni')
     waypoints = waypoints_from_lists([[0, 0, 0.0], [0.3, 0, 1.5], [0.6, 0, -1.5], [1, 0, 0.0]])
     assert_within(plan_through(waypoints, cfg), cfg)
+
+
+# found in review: a holonomic turn on the spot (a path of millimetres) was three poses, the
+# yaw rate a step up and a step down, which the omni preset's jerk-limited wheels overshot by
+# 0.17 rad
+@pytest.mark.parametrize('goal', [Pose2D(0.01, 0.0, 3.1), Pose2D(0.0, -0.002, -1.5),
+                                  Pose2D(0.3, 0.0, -2.0)])
+def test_a_holonomic_turn_ramps_its_yaw_rate_over_poses_close_in_heading(goal):
+    cfg = config(holonomic=True, model='omni')
+    trajectory = plan_to_goal(cfg, Pose2D(0.0, 0.0, 0.0), goal)
+    assert_within(trajectory, cfg)
+    assert trajectory.yaw_rad[-1] == pytest.approx(goal.yaw_rad)
+    assert np.abs(np.diff(trajectory.yaw_rad)).max() <= MAX_YAW_STEP_RAD + 1e-9
+    # the yaw rate between poses changes within the yaw acceleration limit
+    step_s = np.diff(trajectory.t_s)
+    yaw_rate = np.diff(trajectory.yaw_rad) / step_s
+    yaw_acceleration = np.diff(yaw_rate) / (step_s[:-1] + step_s[1:]) * 2.0
+    limit = cfg.limits.motion_limits().max_yaw_acceleration_radps2
+    assert np.abs(yaw_acceleration).max() <= limit * (1 + 1e-6)
+    assert abs(yaw_rate[0]) <= limit * step_s[0] and abs(yaw_rate[-1]) <= limit * step_s[-1]
+
+
+def test_a_holonomic_route_turns_within_the_yaw_step_between_poses():
+    cfg = config(holonomic=True, model='omni')
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        route = [[0.0, 0.0, 0.0]] + [
+            [float(x), float(y), float(heading)] for x, y, heading in zip(
+                np.cumsum(rng.uniform(0.05, 1.0, 4)), rng.uniform(-1.0, 1.0, 4),
+                rng.uniform(-3.0, 3.0, 4), strict=True)]
+        trajectory = plan_through(waypoints_from_lists(route), cfg)
+        assert np.abs(np.diff(trajectory.yaw_rad)).max() <= MAX_YAW_STEP_RAD + 1e-9, route
 
 
 # --- bounded work: a far or absurd goal is refused, never planned --------------------------

@@ -20,7 +20,7 @@ from wheelsim.core.arrays import FloatArray
 from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.planning.config import PlannerConfig, waiting_for_vehicle
 from wheelsim.core.planning.curvature import bounded_path, fallback_legs, turn_backs
-from wheelsim.core.planning.path import DrivenPath, PlanningError
+from wheelsim.core.planning.path import DrivenPath, PathSamples, PlanningError
 from wheelsim.core.planning.timing import MOVING_MPS, time_scale
 from wheelsim.core.planning.trajectory import Trajectory, joined
 from wheelsim.core.planning.waypoints import (
@@ -31,6 +31,14 @@ from wheelsim.core.planning.waypoints import (
     validated,
     waypoints_from_flat,
 )
+
+#: The most a holonomic plan's heading turns between two of its poses [rad]: a controller
+#: interpolating between them then sees the yaw rate ramp up and down as planned.
+MAX_YAW_STEP_RAD = 0.05
+#: Passes splitting a holonomic plan's segments until they turn within
+#: :data:`MAX_YAW_STEP_RAD`: the heading's monotone cubic is nearly linear over a split
+#: segment, so the second pass finds little left (tested).
+YAW_STEP_PASSES = 3
 
 Velocity2D = tuple[float, float]
 """A planar velocity (vx, vy) in m/s, in the map frame."""
@@ -124,16 +132,35 @@ def _holonomic(waypoints: Waypoints, config: PlannerConfig, bound: tuple[float, 
     starts_m = np.cumsum([0.0] + [path.length_m for path in paths[:-1]])
     knot_s_m = np.concatenate([paths[0].knot_s_m[:1]] + [
         path.knot_s_m[1:] + start_m for path, start_m in zip(paths, starts_m, strict=True)])
-    resampled = [path.pieces[0].resampled(config.path_resolution, path.knot_s_m)
-                 for path in paths]
     heading = waypoints.heading_rad
-    if not np.isfinite(heading).any():
-        heading = np.concatenate([[resampled[0].yaw_rad[0]], heading[1:]])
+    if not np.isfinite(heading).any():  # held at the path's first direction
+        heading = np.concatenate([[paths[0].pieces[0].yaw_rad[0]], heading[1:]])
+    resampled = [_holonomic_samples(path, start_m, knot_s_m, heading, config.path_resolution)
+                 for path, start_m in zip(paths, starts_m, strict=True)]
     parts = [time_scale(part, config.limits.motion_limits(),
                         _heading_profile(part.s_m + start_m, knot_s_m, heading),
                         start_speed(start_velocity_mps, part.yaw_rad[0]) if k == 0 else 0.0)
              for k, (part, start_m) in enumerate(zip(resampled, starts_m, strict=True))]
     return parts[0] if len(parts) == 1 else joined(parts)
+
+
+def _holonomic_samples(path: DrivenPath, start_m: float, knot_s_m: FloatArray,
+                       heading_rad: FloatArray, spacing_m: float) -> PathSamples:
+    """``path`` (a stretch of a holonomic plan starting ``start_m`` along it) resampled at
+    ``spacing_m``, every waypoint a sample, and more samples where its heading profile
+    (:func:`_heading_profile` of ``knot_s_m``, ``heading_rad``) turns by more than
+    :data:`MAX_YAW_STEP_RAD` between two: a turn on the spot is a path of millimetres."""
+    piece = path.pieces[0]
+    samples = piece.resampled(spacing_m, path.knot_s_m)
+    for _ in range(YAW_STEP_PASSES):  # each pass splits the segments evenly in arc length
+        yaw = _heading_profile(samples.s_m + start_m, knot_s_m, heading_rad)
+        splits = np.ceil(np.abs(np.diff(yaw)) / MAX_YAW_STEP_RAD).astype(int)
+        if splits.max() <= 1:
+            break
+        extra = [np.linspace(a, b, n + 1)[1:-1] for a, b, n
+                 in zip(samples.s_m[:-1], samples.s_m[1:], splits, strict=True) if n > 1]
+        samples = piece.resampled(spacing_m, np.concatenate([samples.s_m, *extra]))
+    return samples
 
 
 def _free_part(waypoints: Waypoints, first: int, last: int) -> Waypoints:

@@ -6,10 +6,12 @@ Along a path sampled at arc lengths s_i, the speed v_i >= 0 obeys at every sampl
     v |dyaw/ds| <= max_yaw_rate,  v |d curvature/ds| <= max_curvature_rate (steering speed),
 
 and between samples the tangential acceleration (v_{i+1}^2 - v_i^2) / (2 ds) is constant and
-within +-max_acceleration. The classic two-pass sweep (forward: accelerate as hard as allowed;
-backward: brake in time) gives the time-optimal speed for these constraints, ending at rest
-and starting at rest or at the vehicle's speed when it is already moving (a plan made on the
-way). Time between samples follows from constant acceleration: dt = 2 ds / (v_i + v_{i+1}).
+within +-max_acceleration (for a heading planned apart from the path, also within
++-max_yaw_acceleration / |dyaw/ds|). The classic two-pass sweep (forward: accelerate as hard
+as allowed; backward: brake in time) gives the time-optimal speed for these constraints,
+ending at rest and starting at rest or at the vehicle's speed when it is already moving (a plan
+made on the way). Time between samples follows from constant acceleration:
+dt = 2 ds / (v_i + v_{i+1}).
 """
 
 from __future__ import annotations
@@ -59,6 +61,13 @@ class MotionLimits:
         if not (np.isfinite(rate) and rate >= 0):
             raise PlanningError(f'motion limit max_curvature_rate_inv_ms must be >= 0, got {rate}')
 
+    @property
+    def max_yaw_acceleration_radps2(self) -> float:
+        """The yaw acceleration of a heading planned apart from the path (an omni base) [rad/s^2]:
+        the yaw rate reaches ``max_yaw_rate_radps`` in the time the speed takes to reach
+        ``max_speed_mps`` at ``max_acceleration_mps2``."""
+        return self.max_yaw_rate_radps * self.max_acceleration_mps2 / self.max_speed_mps
+
 
 def _ratio_limit(limit: float, rate: FloatArray) -> FloatArray:
     """limit / |rate| where rate is not zero, inf where it is."""
@@ -99,11 +108,14 @@ def time_scale(
 
     ``yaw_rad`` is the vehicle heading at each sample (unwrapped); ``None`` means the vehicle
     faces along the path (differential drive, car). A different heading (an omni base) gives a
-    body-frame lateral velocity. The schedule starts at ``start_speed_mps`` where braking from it
-    at ``max_acceleration_mps2`` keeps within the limits ahead, else at the highest speed that
-    does (the vehicle then arrives too fast to follow it at once). Raises
-    :class:`PlanningError` for a path of zero length or a start speed that is not a finite
-    number >= 0.
+    body-frame lateral velocity, and its yaw acceleration is held within
+    :meth:`MotionLimits.max_yaw_acceleration_radps2` (on each segment, the yaw turning at a
+    constant rate per metre, the acceleration along it within that divided by the rate), so
+    that the yaw rate ramps up and down as the speed does. The schedule starts at
+    ``start_speed_mps`` where braking from it at ``max_acceleration_mps2`` keeps within the
+    limits ahead, else at the highest speed that does (the vehicle then arrives too fast to
+    follow it at once). Raises :class:`PlanningError` for a path of zero length or a start speed
+    that is not a finite number >= 0.
     """
     if path.length_m <= 0:
         raise PlanningError('cannot time a path of zero length')
@@ -112,15 +124,19 @@ def time_scale(
                             f'{start_speed_mps}')
     s = path.s_m
     yaw = path.yaw_rad if yaw_rad is None else np.asarray(yaw_rad, dtype=float)
+    ds = np.diff(s)
+    acceleration = np.full(len(ds), limits.max_acceleration_mps2)
     if yaw_rad is None:
         yaw_rate_per_m = yaw_bound_per_m = path.curvature_inv_m
     else:
         yaw_rate_per_m = np.gradient(yaw, s)
-        yaw_bound_per_m = _steeper_neighbour(np.diff(yaw) / np.diff(s))
+        segment_yaw_per_m = np.diff(yaw) / ds
+        yaw_bound_per_m = _steeper_neighbour(segment_yaw_per_m)
+        acceleration = np.minimum(acceleration, _ratio_limit(
+            limits.max_yaw_acceleration_radps2, segment_yaw_per_m))
     cap = speed_limits(path, limits, yaw_bound_per_m)
     cap[0], cap[-1] = start_speed_mps, 0.0
-    ds = np.diff(s)
-    two_a_ds = 2.0 * limits.max_acceleration_mps2 * ds
+    two_a_ds = 2.0 * acceleration * ds
     speed_sq = cap**2
     for i in range(len(ds)):
         speed_sq[i + 1] = min(speed_sq[i + 1], speed_sq[i] + two_a_ds[i])
@@ -133,7 +149,7 @@ def time_scale(
     # A segment at rest at both ends (a leg of two poses, between two cusps): it accelerates
     # over its first half and brakes over the second (2 ds / 0 would be infinite).
     at_rest = end_speed_sum == 0.0
-    dt[at_rest] = 2.0 * np.sqrt(ds[at_rest] / limits.max_acceleration_mps2)
+    dt[at_rest] = 2.0 * np.sqrt(ds[at_rest] / acceleration[at_rest])
     t = np.concatenate([[0.0], np.cumsum(dt)])
     offset = path.yaw_rad - yaw
     return Trajectory(
