@@ -309,7 +309,8 @@ def parse_axis(text: str) -> Axis:
         integers = all(type(bound) is int for bound in (first, last))
         values = range(first, last + 1) if integers else range(0)
         if not values:
-            raise ScenarioError(f'--param {_quoted(text)}: FIRST..LAST needs integers (64-bit) '
+            raise ScenarioError(f'--param {_quoted(text)}: FIRST..LAST needs integers in '
+                                '[-2**63, 2**63-1] (64-bit; ROS reads a larger one as a double) '
                                 'with FIRST <= LAST')
         _check_count(values.stop - values.start, f'--param {_quoted(text)}')  # not len(): overflow
         return Axis(name, values=tuple(values), text=text)
