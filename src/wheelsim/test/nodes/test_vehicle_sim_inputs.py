@@ -424,3 +424,38 @@ def test_a_params_file_rcl_would_skip_or_misread_stops_with_one_clear_line(ros_d
     last = before_teardown_dump(output).strip().splitlines()[-1]
     assert last.startswith(f'vehicle_sim: error: --params-file {path}: '), output
     assert problem in last, output
+
+
+# found in review: a command already too old on arrival was counted stale twice (on arrival,
+# then by an expiry armed in the past), with a "no command for 1 s: braking" line though
+# nothing was held
+def test_a_command_too_old_on_arrival_is_one_stale_command(capsys):
+    from geometry_msgs.msg import TwistStamped
+
+    from wheelsim.nodes.vehicle_sim import VehicleSim
+    from wheelsim.run.lockstep import Lockstep
+
+    class Teleop:
+        name = 'teleop'
+
+        def __init__(self, seam):
+            self.seam = seam
+            self.publisher = seam.create_publisher(TwistStamped, 'cmd_vel', 10)
+            self.timer = seam.create_timer(2.0, self.send)
+
+        def send(self):  # stamped 1.5 s ago, beyond twist_reference_max_oldness (1 s)
+            msg = TwistStamped()
+            msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(
+                self.seam.now_ns() - 1_500_000_000, 1_000_000_000)
+            msg.twist.linear.x = 0.5
+            self.publisher.publish(msg)
+            self.seam.destroy_timer(self.timer)
+
+    lockstep = Lockstep(start_time_ns=1_000_000_000)
+    sim = lockstep.add(VehicleSim, {'model': 'differential', 'cmd_vel_type': 'twist_stamped'})
+    lockstep.add(Teleop, {})
+    lockstep.run_until(6_000_000_000)
+    assert sim.diagnostics.stale_commands == 1
+    err = capsys.readouterr().err
+    assert err.count('is older than twist_reference_max_oldness (1 s): taken as zero') == 1, err
+    assert 'braking' not in err, err

@@ -384,6 +384,7 @@ class VehicleSim:
                 throttle_duration_sec=5.0,
             )
             vx_mps = vy_mps = wz_radps = 0.0
+            self.command_age.clear()  # a stop held: nothing to expire, counted once
         elif stamp is not None and (stamp - now) / NS_PER_S > \
                 self.command_age.max_oldness_s > 0.0:  # more than the freshness it may have
             self._map_poses.warnings.warn(f'{topic_name}: stamp ahead', (
