@@ -152,3 +152,32 @@ def test_warnings_are_throttled_on_the_nodes_clock(capsys):
     assert [line.split('note at ')[1] for line in logged] == [
         f'{t_ms}000000 ns' for t_ms in (1100, 1200, 1300, 1400, 1500, 2100, 2200, 2300, 2400,
                                         2500)]
+
+
+def test_warnings_before_a_simulated_clock_starts_are_throttled_on_the_steady_clock(
+        ros_domain_id, capfd):
+    """Found in review: with use_sim_time and no /clock yet the node's time stands at 0, so
+    after the first five lines of a kind the period never ended: a later dropped command was
+    dropped without a word."""
+    from rclpy.parameter import Parameter
+
+    from wheelsim.ros.inputs import INFO_PERIOD_S, LINES_PER_PERIOD, InputWarnings
+
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    try:
+        seam = LiveSeam('before_the_clock', context=context, parameter_overrides=[
+            Parameter('use_sim_time', value=True)])
+        assert seam.now_ns() == 0
+        warnings = InputWarnings(seam)
+        for i in range(LINES_PER_PERIOD + 2):
+            warnings.info('command', f'dropped {i}')
+        period_end = time.monotonic() + INFO_PERIOD_S
+        while time.monotonic() <= period_end:  # the period is what is tested
+            time.sleep(0.05)
+        warnings.info('command', 'dropped later')
+        logged = [line.split(']: ')[-1] for line in capfd.readouterr().err.splitlines()
+                  if 'dropped' in line]
+        assert logged == [f'dropped {i}' for i in range(LINES_PER_PERIOD)] + ['dropped later']
+    finally:
+        rclpy.try_shutdown(context=context)

@@ -12,6 +12,7 @@ messages cannot flood the log.
 from __future__ import annotations
 
 import math
+import time
 from collections import deque
 
 import numpy as np
@@ -49,15 +50,17 @@ class InputWarnings:
     of messages cannot flood the log: warnings per :data:`WARN_PERIOD_S`, notes per
     :data:`INFO_PERIOD_S`, on the node's clock (simulated time in a run, so its log does not
     depend on how fast the machine runs it; a clock that went back lets the next line
-    through). rclpy's throttle is per call site, which would let one topic's lines hide
-    another's."""
+    through; before a simulated clock starts, the steady clock). rclpy's throttle is per call
+    site, which would let one topic's lines hide another's."""
 
     def __init__(self, seam: NodeSeam) -> None:
         self._seam = seam
         self._logged_ns: dict[str, deque[int]] = {}  # per kind, the times of its last lines
 
     def _due(self, kind: str, period_s: float) -> bool:
-        now_ns = self._seam.now_ns()
+        # Time 0 is a clock not started (use_sim_time before the first /clock), which stands
+        # still: the steady clock then, or the period would never end.
+        now_ns = self._seam.now_ns() or time.monotonic_ns()
         logged = self._logged_ns.get(kind)
         if logged is None:
             logged = self._logged_ns[kind] = deque(maxlen=LINES_PER_PERIOD)
