@@ -2,6 +2,7 @@
 the vehicle its vehicle_sim section describes, and the vehicle's footprint along that plan keeps
 clear of the walls and furniture of the shipped map (params/maps/room.yaml)."""
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -34,8 +35,9 @@ def node_values(tree: dict, node: str) -> dict:
     return values
 
 
-@pytest.mark.parametrize('preset', PRESETS, ids=lambda p: p.name)
-def test_preset_waypoints_are_plannable(preset):
+def preset_planning(preset: Path) -> tuple[PlannerConfig, Pose2D, dict]:
+    """The planner's configuration a preset gives (for the vehicle it describes), its start
+    pose (vehicle_sim's ``initial_pose``) and its vehicle_sim parameters."""
     tree = yaml.safe_load(preset.read_text())
     planner = node_values(tree, 'planner')
     assert planner.get('waypoints'), f'{preset.name} gives the planner no waypoints'
@@ -45,6 +47,26 @@ def test_preset_waypoints_are_plannable(preset):
     config, _ = with_vehicle(declared_config, describe(vehicle_config_from_params(sim)))
     start = Pose2D(sim.get('initial_pose.x', 0.0), sim.get('initial_pose.y', 0.0),
                    sim.get('initial_pose.yaw', 0.0))
+    return config, start, sim
+
+
+# found in review: from a noisy estimate of the car presets' start a few centimetres off, no
+# curve within max_curvature reached their first waypoint; the fallback leg was warned about
+# at every start, and all_vehicles' car did not close its loop within a minute for two seeds
+@pytest.mark.parametrize('preset', PRESETS, ids=lambda p: p.name)
+def test_preset_waypoints_need_no_fallback_leg_from_a_noisy_start(preset):
+    config, start, _ = preset_planning(preset)
+    for dx_m, dy_m, dyaw_rad in itertools.product((-0.1, 0.1), (-0.1, 0.1), (-0.05, 0.05)):
+        warnings = []
+        plan_waypoints(config, Pose2D(start.x_m + dx_m, start.y_m + dy_m,
+                                      start.yaw_rad + dyaw_rad), warnings,
+                       position_sd_m=0.05, yaw_sd_rad=0.02)  # noisy localization's
+        assert not warnings, (dx_m, dy_m, dyaw_rad, warnings)
+
+
+@pytest.mark.parametrize('preset', PRESETS, ids=lambda p: p.name)
+def test_preset_waypoints_are_plannable(preset):
+    config, start, sim = preset_planning(preset)
     trajectory = plan_waypoints(config, start)  # raises with the reason if refused
     assert trajectory.duration_s > 0
     world = load_map_file(str(PARAMS_DIR / 'maps' / 'room.yaml')).occupancy_map()
