@@ -97,6 +97,23 @@ def test_ekf_fixes_keep_to_the_grid_of_the_rate_without_drift():
     assert next_fix_ns(0, 199_999_999, 15.0) == 200_000_000
 
 
+# found in review: a live change from 0.05 Hz to 10 Hz took effect only at the fix the old rate
+# had scheduled, 20 s on; "from the next sample", the docs say
+@pytest.mark.parametrize('old_hz, new_hz, first_fix_ms', [(0.05, 10.0, 2020), (10.0, 0.5, 4000)])
+def test_a_new_measurement_rate_schedules_the_next_fix_on_its_own_grid(old_hz, new_hz,
+                                                                       first_fix_ms):
+    localization = Localization(config(mode='ekf', ekf__measurement_rate=old_hz))
+    start_ns, step_ns = 1_000_000_000, 20_000_000
+
+    def fixes(samples):
+        return [k * 20 for k in samples if localization.step(
+            start_ns + k * step_ns, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]).pose_fix is not None]
+
+    assert fixes(range(0, 101))[0] == 0  # 2 s at 50 Hz: the start's fix (and 0.1 s ones)
+    localization.update_config(config(mode='ekf', ekf__measurement_rate=new_hz))
+    assert fixes(range(101, 500))[0] == first_fix_ms  # ms after the start (2020: the next sample)
+
+
 def test_turning_on_the_spot_drifts_only_the_heading():
     scenario = constant_twist((0.0, 0.0, 1.0), duration_s=6.0)
     result = run(config(mode='noisy'), scenario)

@@ -158,7 +158,8 @@ class Localization:
         self.pose_fix: Floats3 | None = None
         self._pending_reset: tuple[Floats3, FloatArray] | None = None
         self._ekf: PoseEkf | None = None
-        self._fix_start_ns = self._next_fix_ns = 0  # the EKF's fix grid: its start, next
+        # the EKF's fix grid: its start, its last fix, its next
+        self._fix_start_ns = self._last_fix_ns = self._next_fix_ns = 0
         self.encoders: EncoderOdometry | None = None
         if config.odometry_source == 'joint_states':
             self.encoders = EncoderOdometry(config.encoders, config.frame_prefix)
@@ -192,6 +193,10 @@ class Localization:
         if self.encoders is not None and config.encoders != self.config.encoders:
             self.encoders = EncoderOdometry(config.encoders, config.frame_prefix)
             self._state[kernel.PREVIOUS_WHEEL_POSE + 3] = 0.0  # unknown
+        rate_hz = config.ekf.measurement_rate
+        if self._ekf is not None and rate_hz != self.config.ekf.measurement_rate:
+            # the next fix on the new rate's grid, not the one the old rate scheduled
+            self._next_fix_ns = next_fix_ns(self._fix_start_ns, self._last_fix_ns, rate_hz)
         self.config = config
         self._apply_settings(config)
 
@@ -321,6 +326,7 @@ class Localization:
                 # The filter starts from its first pose fix.
                 restarted = restarted or self._ekf is not None
                 self._ekf = PoseEkf.from_pose(fix, diagonal_covariance(fix_variances))
+            self._last_fix_ns = stamp_ns
             self._next_fix_ns = next_fix_ns(self._fix_start_ns, stamp_ns,
                                             self.config.ekf.measurement_rate)
         return restarted
