@@ -5,7 +5,8 @@ Inputs: ``plan`` (nav_msgs/Path, map frame), ``pose`` (PoseWithCovarianceStamped
 Outputs: ``cmd_vel`` (geometry_msgs/TwistStamped in base_link, or Twist with
 ``enable_stamped_cmd_vel`` false, as Nav2) and ``tracking_error`` (geometry_msgs/Vector3Stamped
 in the map frame: x along-track, y cross-track [m], z heading error [rad]; see
-:class:`wheelsim.core.tracking.reference.TrackingErrors`), both every control step.
+:class:`wheelsim.core.tracking.reference.TrackingErrors`): a command every control step, the
+errors every step that follows a plan with a recent pose.
 
 The loop runs on a ROS timer, so it follows the node's clock in every clock mode; each step
 moves the latest pose on to the present (it may be a few milliseconds old; on a busy machine
