@@ -17,9 +17,16 @@ from tf2_msgs.msg import TFMessage
 
 from wheelsim.core.geometry.se2 import compose
 from wheelsim.core.localization.scenario import figure_eight
-from wheelsim.nodes.localization import covariance6, planar_covariance
 from wheelsim.ros import qos
-from wheelsim.ros.conversions import odometry, pose2d, quaternion_from_yaw, stamp_ns, time_msg
+from wheelsim.ros.conversions import (
+    covariance6,
+    odometry,
+    planar_covariance,
+    pose2d,
+    quaternion_from_yaw,
+    stamp_ns,
+    time_msg,
+)
 from wheelsim.testing.processes import RECORD_QOS, NodeProcess
 
 TOPICS = {'odom': Odometry, 'pose': PoseWithCovarianceStamped, '/tf': TFMessage}

@@ -426,36 +426,65 @@ def test_a_params_file_rcl_would_skip_or_misread_stops_with_one_clear_line(ros_d
     assert problem in last, output
 
 
+def headless_vehicle_sim_given(message, topic, at_s, until_s, **parameters):
+    """A differential vehicle_sim in a headless run (lock-step) that a node sends ``message``
+    (a function of the run's time [ns]) on ``topic`` at ``at_s`` after the start; the node,
+    once the run reached ``until_s``."""
+    from wheelsim.nodes.vehicle_sim import VehicleSim
+    from wheelsim.run.lockstep import Lockstep
+
+    class Sender:
+        name = 'sender'
+
+        def __init__(self, seam):
+            self.seam = seam
+            built = message(0)
+            self.publisher = seam.create_publisher(type(built), topic, 10)
+            self.timer = seam.create_timer(at_s, self.send)
+
+        def send(self):
+            self.publisher.publish(message(self.seam.now_ns()))
+            self.seam.destroy_timer(self.timer)
+
+    lockstep = Lockstep(start_time_ns=1_000_000_000)
+    sim = lockstep.add(VehicleSim, {'model': 'differential', **parameters})
+    lockstep.add(Sender, {})
+    lockstep.run_until(1_000_000_000 + round(until_s * 1e9))
+    return sim
+
+
 # found in review: a command already too old on arrival was counted stale twice (on arrival,
 # then by an expiry armed in the past), with a "no command for 1 s: braking" line though
 # nothing was held
 def test_a_command_too_old_on_arrival_is_one_stale_command(capsys):
-    from geometry_msgs.msg import TwistStamped
+    def old_command(now_ns):  # stamped 1.5 s ago, beyond twist_reference_max_oldness (1 s)
+        msg = TwistStamped()
+        msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(now_ns - 1_500_000_000,
+                                                                1_000_000_000)
+        msg.twist.linear.x = 0.5
+        return msg
 
-    from wheelsim.nodes.vehicle_sim import VehicleSim
-    from wheelsim.run.lockstep import Lockstep
-
-    class Teleop:
-        name = 'teleop'
-
-        def __init__(self, seam):
-            self.seam = seam
-            self.publisher = seam.create_publisher(TwistStamped, 'cmd_vel', 10)
-            self.timer = seam.create_timer(2.0, self.send)
-
-        def send(self):  # stamped 1.5 s ago, beyond twist_reference_max_oldness (1 s)
-            msg = TwistStamped()
-            msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(
-                self.seam.now_ns() - 1_500_000_000, 1_000_000_000)
-            msg.twist.linear.x = 0.5
-            self.publisher.publish(msg)
-            self.seam.destroy_timer(self.timer)
-
-    lockstep = Lockstep(start_time_ns=1_000_000_000)
-    sim = lockstep.add(VehicleSim, {'model': 'differential', 'cmd_vel_type': 'twist_stamped'})
-    lockstep.add(Teleop, {})
-    lockstep.run_until(6_000_000_000)
+    sim = headless_vehicle_sim_given(old_command, 'cmd_vel', 2.0, 5.0,
+                                     cmd_vel_type='twist_stamped')
     assert sim.diagnostics.stale_commands == 1
     err = capsys.readouterr().err
     assert err.count('is older than twist_reference_max_oldness (1 s): taken as zero') == 1, err
     assert 'braking' not in err, err
+
+
+# found in review: vehicle_sim teleported on an initialpose whose covariance localization
+# refused (not symmetric, a negative variance), so the estimate stayed metres from the truth
+@pytest.mark.parametrize('index, value, why', [(1, 0.1, 'must be symmetric'),
+                                               (0, -1.0, 'must be positive semi-definite')])
+def test_an_initialpose_localization_refuses_moves_nothing(capsys, index, value, why):
+    def estimate(_now_ns):
+        msg = PoseWithCovarianceStamped()
+        msg.header.frame_id = 'map'
+        msg.pose.pose.position.x, msg.pose.pose.orientation.w = 3.0, 1.0
+        msg.pose.covariance[0] = msg.pose.covariance[7] = msg.pose.covariance[35] = 0.25
+        msg.pose.covariance[index] = value
+        return msg
+
+    sim = headless_vehicle_sim_given(estimate, 'initialpose', 0.5, 1.0, cmd_vel_type='twist')
+    assert sim.vehicle.pose == (0.0, 0.0, 0.0)
+    assert f'initialpose ignored: initial pose covariance {why}' in capsys.readouterr().err

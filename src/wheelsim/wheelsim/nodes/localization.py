@@ -26,11 +26,10 @@ Covariances are 6x6 over ``(x, y, z, roll, pitch, yaw)``; the planar model fills
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, NoReturn
 
-import numpy as np
 from geometry_msgs.msg import PoseWithCovarianceStamped
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState
@@ -53,10 +52,13 @@ from wheelsim.core.vehicle.description import (
 )
 from wheelsim.ros import qos, vehicle_description
 from wheelsim.ros.conversions import (
+    PLANAR_DIAGONAL_FLAT,
+    covariance6,
     fill_planar_zw,
     fill_twist_parts,
     odometry,
     odometry_sample,
+    planar_covariance,
     pose_with_covariance_stamped,
     stamp_ns,
     time_msg,
@@ -66,29 +68,6 @@ from wheelsim.ros.inputs import MapPoses, rotate_planar_covariance
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
 from wheelsim.ros.seam import NodeSeam
-
-#: Rows/columns of x, y and yaw (pose) or vx, vy and wz (twist) in a ROS 6x6 covariance, and
-#: the positions of that 3x3 block and of its diagonal in the row-major 36 numbers.
-PLANAR_INDICES = (0, 1, 5)
-PLANAR_FLAT = np.array([6 * row + col for row in PLANAR_INDICES for col in PLANAR_INDICES])
-PLANAR_BLOCK = PLANAR_FLAT.reshape(3, 3)
-PLANAR_DIAGONAL_FLAT = PLANAR_FLAT[::4]
-
-
-def covariance6(planar: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """Row-major 6x6 covariance with the 3x3 ``planar`` one in the x, y, yaw rows and columns.
-
-    ``out``: the 36 numbers of a message to fill in place (the entries outside the block keep
-    their zeros when only this function ever writes them), else a new array.
-    """
-    full = np.zeros(36) if out is None else out
-    full[PLANAR_BLOCK] = planar
-    return full
-
-
-def planar_covariance(covariance: Sequence[float]) -> np.ndarray:
-    """The x, y, yaw 3x3 block of a row-major 6x6 covariance."""
-    return np.asarray(covariance, dtype=float)[PLANAR_FLAT].reshape(3, 3)
 
 
 def _waits_for_vehicle(config: LocalizationConfig) -> bool:

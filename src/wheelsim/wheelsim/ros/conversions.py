@@ -11,6 +11,7 @@ import math
 from array import array
 from collections.abc import Sequence
 
+import numpy as np
 from builtin_interfaces.msg import Time
 from geometry_msgs.msg import (
     Point,
@@ -249,3 +250,27 @@ def joint_state(
     out.position = array('d', positions_rad)
     out.velocity = array('d', velocities_radps)
     return out
+
+
+#: Rows/columns of x, y and yaw (pose) or vx, vy and wz (twist) in a ROS 6x6 covariance, and
+#: the positions of that 3x3 block and of its diagonal in the row-major 36 numbers.
+PLANAR_INDICES = (0, 1, 5)
+PLANAR_FLAT = np.array([6 * row + col for row in PLANAR_INDICES for col in PLANAR_INDICES])
+PLANAR_BLOCK = PLANAR_FLAT.reshape(3, 3)
+PLANAR_DIAGONAL_FLAT = PLANAR_FLAT[::4]
+
+
+def covariance6(planar: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Row-major 6x6 covariance with the 3x3 ``planar`` one in the x, y, yaw rows and columns.
+
+    ``out``: the 36 numbers of a message to fill in place (the entries outside the block keep
+    their zeros when only this function ever writes them), else a new array.
+    """
+    full = np.zeros(36) if out is None else out
+    full[PLANAR_BLOCK] = planar
+    return full
+
+
+def planar_covariance(covariance: Sequence[float]) -> np.ndarray:
+    """The x, y, yaw 3x3 block of a row-major 6x6 covariance."""
+    return np.asarray(covariance, dtype=float)[PLANAR_FLAT].reshape(3, 3)
