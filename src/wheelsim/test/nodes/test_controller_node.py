@@ -493,3 +493,37 @@ def test_a_goal_tolerance_below_the_pose_noise_does_not_spin_a_differential_robo
         'controller': {'goal.xy_tolerance': 0.005, 'goal.yaw_tolerance': 0.01}}, 20.0, record)
     assert '[controller]: goal reached' in capsys.readouterr().err
     assert abs(yaws[-1]) < 0.02
+
+
+def test_an_odom_that_stopped_coming_is_no_measure_of_the_speed(capsys):
+    """Found in review: with localization gone and poses still coming (another localizer), the
+    controller took the last odom twist, 0.26 m/s, for the vehicle's speed for ever: it never
+    found the vehicle slow enough at its goal (0.088 m off) and gave up."""
+    from geometry_msgs.msg import PoseWithCovarianceStamped
+    from nav_msgs.msg import Odometry
+
+    from wheelsim.testing.stack import run_stack
+
+    class Localizer:
+        """Poses from the truth all along, odometry for the first 2 s only."""
+        name = 'localizer'
+
+        def __init__(self, seam):
+            self.seam = seam
+            self.pose = seam.create_publisher(PoseWithCovarianceStamped, 'pose', 10)
+            self.odom = seam.create_publisher(Odometry, 'odom', 10)
+            seam.create_subscription(Odometry, 'ground_truth', self.relay, 10)
+
+        def relay(self, truth):
+            pose = PoseWithCovarianceStamped(header=truth.header, pose=truth.pose)
+            self.pose.publish(pose)
+            if self.seam.now_ns() < 3_000_000_000:  # the run starts at 1 s
+                self.odom.publish(Odometry(header=truth.header, child_frame_id='base_link',
+                                           twist=truth.twist))
+
+    run_stack('indoor_differential', {
+        'vehicle_sim': {'initial_pose.x': 0.0, 'initial_pose.y': 0.0, 'initial_pose.yaw': 0.0},
+        'planner': {'waypoints': [3.0, 0.0, 0.0]}}, 20.0, lambda *_: None, Localizer,
+        without=('localization',))
+    err = capsys.readouterr().err
+    assert '[controller]: goal reached' in err and 'goal not reached' not in err, err

@@ -1,7 +1,8 @@
 """controller: follows the latest ``plan`` and publishes ``cmd_vel`` at ``control_rate``.
 
 Inputs: ``plan`` (nav_msgs/Path, map frame), ``pose`` (PoseWithCovarianceStamped, map frame),
-``odom`` (nav_msgs/Odometry: its body twist is the measured speed).
+``odom`` (nav_msgs/Odometry: its body twist is the measured speed, while it is no older than
+``pose_timeout``; else the last command is).
 Outputs: ``cmd_vel`` (geometry_msgs/TwistStamped in base_link, or Twist with
 ``enable_stamped_cmd_vel`` false, as Nav2) and ``tracking_error`` (geometry_msgs/Vector3Stamped
 in the map frame: x along-track, y cross-track [m], z heading error [rad]; see
@@ -102,10 +103,10 @@ class Controller:
         self.tracker: TrackingController | None = None  # once the configuration is complete
         self._waiting_plan: Path | None = None  # a plan received before that
         # The latest pose (map frame, as MapPoses.planar gives it) with its stamp [ns], and the
-        # latest odometry body twist (vx, vy, wz): plain floats, made a Pose2D and a BodyTwist
-        # at the control step.
+        # latest odometry body twist (vx, vy, wz) with its stamp: plain floats, made a Pose2D
+        # and a BodyTwist at the control step.
         self._pose: tuple[Floats3, int] | None = None
-        self._twist: Floats3 | None = None
+        self._twist: tuple[Floats3, int] | None = None
         # The commands published, with their times [s]: the pose is moved on with them.
         self._commands = CommandHistory()
         self._plan_key: tuple | None = None
@@ -231,8 +232,8 @@ class Controller:
 
     def _on_odom(self, msg: Odometry) -> None:
         twist = checked_twist(twist2d(msg.twist.twist), self._map_poses.warnings)
-        if twist is not None:
-            self._twist = twist
+        if twist is not None:  # a zero stamp is unset: the twist counts from its arrival
+            self._twist = (twist, stamp_ns(msg.header.stamp) or self.seam.now_ns())
 
     def _on_timer(self) -> None:
         if self.tracker is None:
@@ -255,7 +256,11 @@ class Controller:
             self._publish_command(now, ZERO_TWIST)
             return
         pose, stamp = self._pose
-        twist = self._twist
+        # an odom twist as old as a pose that stops the vehicle is no measure of its speed
+        twist = None
+        if self._twist is not None and \
+                now - self._twist[1] <= self.config.pose_timeout * NS_PER_S:
+            twist = self._twist[0]
         if twist is not None and now > stamp:  # where the vehicle is by now
             pose = predicted_pose(pose, twist, stamp / NS_PER_S, now / NS_PER_S, self._commands,
                                   self.config.lead_time)

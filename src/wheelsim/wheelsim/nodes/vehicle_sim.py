@@ -31,6 +31,7 @@ from geometry_msgs.msg import PoseWithCovarianceStamped
 from rosgraph_msgs.msg import Clock
 from std_srvs.srv import Trigger
 
+from wheelsim.core.localization.ekf import checked_covariance
 from wheelsim.core.params import ParameterError, ParamSpec, from_flat, specs
 from wheelsim.core.units import NS_PER_S
 from wheelsim.core.vehicle.config import VEHICLE_PARAM_SPECS, vehicle_config_from_params
@@ -56,7 +57,7 @@ from wheelsim.ros.clock import (
     timer_period_s,
 )
 from wheelsim.ros.cmd_vel import PUBLISHER_CHECK_PERIOD_S, CmdVelInput
-from wheelsim.ros.conversions import clock_msg
+from wheelsim.ros.conversions import clock_msg, planar_covariance
 from wheelsim.ros.description_sync import RobotStatePublisherSync
 from wheelsim.ros.inputs import MapPoses
 from wheelsim.ros.node_main import run_node
@@ -403,6 +404,11 @@ class VehicleSim:
             self._map_poses.warnings.warn('initialpose far', (
                 f'initialpose ignored: x={pose[0]:g} m, y={pose[1]:g} m (map frame) is beyond '
                 f'+-{MAX_PLACED_M:g} m, the range of initial_pose.x and .y'))
+            return
+        try:  # as localization checks it: the two take the same messages
+            checked_covariance('initial pose covariance', planar_covariance(msg.pose.covariance))
+        except ValueError as err:
+            self._map_poses.warnings.warn('initialpose invalid', f'initialpose ignored: {err}')
             return
         try:
             self.vehicle.teleport(pose)
