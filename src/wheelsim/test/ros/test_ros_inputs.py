@@ -115,6 +115,10 @@ def test_a_frame_whose_static_transform_was_refused_is_named_with_the_reason(cap
     frames = lockstep.add(Frames, {})
     lockstep.run_until(10_000_000)
     assert frames.poses.map_T('good', 'goal_pose') == (2.0, 0.0, 0.0)
+    # found in review: a plan in a frame joined to the map was refused as if none joined them
+    assert not frames.poses.frame_matches('good', 'plan')
+    assert ('plan ignored: its frame is "good", frames works in "map" (a static transform '
+            'joins them, but a plan is taken in that frame only)') in capsys.readouterr().err
     for frame, why in (('badframe', 'is not finite'), ('tilted', 'tilts the plane'),
                        ('unknown', None)):
         assert frames.poses.map_T(frame, f'goal in {frame}') is None  # (warnings: per input)

@@ -102,13 +102,19 @@ class MapPoses:
         self._static = StaticFrames(seam)
 
     def frame_matches(self, frame_id: str, what: str) -> bool:
-        """Whether ``frame_id`` is the map frame (or empty); warns (throttled) when not."""
+        """Whether ``frame_id`` is the map frame (or empty); warns (throttled) when not, saying
+        why: its static transform was refused, none joins the two, or one does but ``what``
+        is taken in the map frame only (the controller's plans)."""
         frame = frame_id.lstrip('/')
         if frame in ('', self.map_frame):
             return True
         refused = self._static.refused.get(frame)
-        why = (f'/tf_static was ignored for it: {refused}' if refused else
-               'no static transform joins them')
+        if refused:
+            why = f'/tf_static was ignored for it: {refused}'
+        elif self._static.target_T_source(self.map_frame, frame) is not None:
+            why = f'a static transform joins them, but a {what} is taken in that frame only'
+        else:
+            why = 'no static transform joins them'
         self.warnings.warn(f'{what} frame', (
             f'{what} ignored: its frame is "{frame}", {self._seam.name} works in '
             f'"{self.map_frame}" ({why})'))
