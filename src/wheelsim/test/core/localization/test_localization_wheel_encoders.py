@@ -2,6 +2,7 @@
 encoder ticks turned into the odometry errors they cause."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -221,3 +222,19 @@ def test_model_auto_refuses_a_geometry_given_and_waits_for_the_vehicle():
     from wheelsim.core.localization.wheel_encoders import with_vehicle
     with pytest.raises(DescriptionError, match='no urdf'):
         with_vehicle(EncoderConfig(), describe(ideal_config('differential')))
+
+
+@pytest.mark.parametrize('change', [{'wheel_radius_error': 0.02}, {'resolution': 4096}])
+def test_a_live_encoder_change_loses_no_wheel_motion(change):
+    """The samples after a change of ``encoders.*`` integrate with the new values from the
+    wheels' last angles: no interval of motion is dropped, nothing before is re-counted."""
+    encoders = dict(model='differential', track=0.6, wheel_radius=0.1)
+    vehicle = Vehicle(ideal_config('differential', track=0.6, vis_tire_diameter=0.2), DT)
+    loc = localization(**encoders)
+    [(before, _)], start = drive(vehicle, loc, [(0.6, 0.0, 0.0)], 2.0)
+    loc.update_config(replace(loc.config, encoders=replace(loc.config.encoders, **change)))
+    [(after, truth)], _ = drive(vehicle, loc, [(0.6, 0.0, 0.0)], 2.0)
+    scale = 1.0 + change.get('wheel_radius_error', 0.0)
+    tick_m = 2 * math.pi / change['resolution'] * 0.1 if 'resolution' in change else 0.0
+    travelled_after = truth[0] - start[0] - before[0]
+    assert after[0] - before[0] == pytest.approx(scale * travelled_after, abs=tick_m + 1e-9)

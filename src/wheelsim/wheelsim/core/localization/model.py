@@ -191,8 +191,11 @@ class Localization:
         if (config.mode, config.seed) != (self.config.mode, self.config.seed):
             raise ValueError('mode and seed cannot change while running')
         if self.encoders is not None and config.encoders != self.config.encoders:
-            self.encoders = EncoderOdometry(config.encoders, config.frame_prefix)
-            self._state[kernel.PREVIOUS_WHEEL_POSE + 3] = 0.0  # unknown
+            if config.encoders.model == self.encoders.config.model:
+                self.encoders = self.encoders.reconfigured(config.encoders)
+            else:  # another vehicle's (encoders.model auto): its wheels start afresh
+                self.encoders = EncoderOdometry(config.encoders, config.frame_prefix)
+                self._state[kernel.PREVIOUS_WHEEL_POSE + 3] = 0.0  # unknown
         rate_hz = config.ekf.measurement_rate
         if self._ekf is not None and rate_hz != self.config.ekf.measurement_rate:
             # the next fix on the new rate's grid, not the one the old rate scheduled

@@ -194,6 +194,20 @@ class EncoderOdometry:
         self.pose: Floats3 = (0.0, 0.0, 0.0)
         self._poses.clear()
 
+    def reconfigured(self, config: EncoderConfig) -> EncoderOdometry:
+        """This odometry with ``config`` (the same model and prefix) from the next sample on: the
+        pose and the wheels' angles so far are kept, so the motion after the last sample is
+        integrated with the new values, none lost and none counted twice; a tick count goes on
+        from the angles so far at the new resolution."""
+        other = EncoderOdometry(config, self._prefix)
+        other._wheels, other._steering = self._wheels, self._steering
+        other._last, other._unwrapped = list(self._last), list(self._unwrapped)
+        other._counted = [math.floor(angle / other._tick) if other._tick else angle
+                          for angle in self._unwrapped]
+        other.pose = self.pose
+        other._poses.extend(self._poses)
+        return other
+
     def _joints(self, names: Sequence[str]) -> None:
         if self.config.model == 'bicycle':
             wheels = _exact(names, BICYCLE_FIXED, self._prefix)
