@@ -137,3 +137,19 @@ def test_a_vehicle_inside_an_obstacle_is_not_held():
     assert car.pose[0] == pytest.approx(3.1)
     guard.step(car, 1)
     assert not guard.stuck and guard.collisions == 0
+
+
+@pytest.mark.parametrize('batch_steps', [1000, 250, 20])
+def test_a_path_that_comes_back_within_a_batch_still_stops_at_the_wall(batch_steps):
+    """A circle of 1 m radius a second reaching x = 1.36 m with its corners: after 1 s the
+    vehicle is back where it started, so the arc between a batch's end poses is short, though
+    its path crossed the wall at x = 1.2."""
+    world = thin_wall_world(wall_x_m=1.2)
+    car = vehicle(step_rate=1000.0)
+    guard = CollisionGuard(world, BOX)
+    car.set_command(2 * math.pi, 0.0, -2 * math.pi)  # clockwise: at x = 1 at t = 0.25 s
+    for _ in range(2400 // batch_steps):
+        guard.step(car, batch_steps)
+    assert guard.collisions == 1
+    assert clearances(world, BOX, [car.pose])[0] >= 0.0
+

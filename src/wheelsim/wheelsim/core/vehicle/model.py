@@ -457,6 +457,18 @@ class Vehicle:
         row = self._row
         return float(row[st.S_X]), float(row[st.S_Y]), float(row[st.S_YAW])
 
+    @property
+    def twist(self) -> tuple[float, float, float]:
+        """Body twist of base_link in base_link: vx_mps, vy_mps, wz_radps."""
+        row = self._row
+        return float(row[st.S_VX]), float(row[st.S_VY]), float(row[st.S_WZ])
+
+    @property
+    def command(self) -> tuple[float, float, float]:
+        """The held command (:meth:`set_command`): vx_mps, vy_mps, wz_radps."""
+        row = self._row
+        return float(row[st.S_CMD_VX]), float(row[st.S_CMD_VY]), float(row[st.S_CMD_WZ])
+
     def snapshot(self) -> BatchSnapshot:
         """See :meth:`VehicleBatch.snapshot`."""
         return self._batch.snapshot()

@@ -5,7 +5,10 @@ kernel is untouched) and checks the footprint between steps:
 
 - **Far from obstacles** a whole batch is taken at once: if no footprint point moved further
   than the clearance the batch started with (:meth:`OccupancyMap.clearance_lower_bound` minus
-  the footprint's radius), nothing can have been touched.
+  the footprint's radius), nothing can have been touched. How far a point moved in a batch is
+  taken as the larger of the arc between its end poses and its duration times the fastest of
+  the body twists at its ends and the held command: a path that turns back, or turns by more
+  than half a turn, within a batch is not taken for the short arc between its ends.
 - **Near obstacles** the batch is split into sub-batches in which no footprint point moves more
   than half a cell, and the footprint is checked exactly against the obstacle cells at the end
   of each (:func:`wheelsim.core.world.collision.contact`); a sub-batch that moved further is
@@ -22,6 +25,8 @@ at rest, and drives on as commanded from the next step (pushing against the wall
 
 Within one sub-batch of several steps the path is taken as the arc between its end poses: the
 vehicle is assumed not to turn back within a sub-batch (it moves at most half a cell in one).
+The one motion this does not bound is a speed beyond both ends' and the held command's inside
+a batch: a command still in flight (an actuator's dead time) that is faster than all three.
 
 A vehicle that starts a batch overlapping an obstacle (teleported there, or a new map) is not
 held: it drives until it is clear, and :attr:`CollisionGuard.stuck` says so meanwhile.
@@ -79,7 +84,8 @@ class CollisionGuard:
         """The last batch started with the footprint overlapping an obstacle."""
 
     def _travel_m(self, twist: tuple[float, float, float]) -> float:
-        """Longest path of a footprint point along the arc ``twist`` (per unit time)."""
+        """Longest path of a footprint point along the arc ``twist`` (per unit time: at the
+        body twist ``twist``, the fastest point's speed)."""
         return math.hypot(twist[0], twist[1]) + abs(twist[2]) * self._radius_m
 
     def _contact(self, pose: Pose) -> Contact | None:
@@ -103,9 +109,12 @@ class CollisionGuard:
                 break
             k = min(remaining, self._k_hint)
             saved = vehicle.snapshot()
+            speed_mps = max(self._travel_m(vehicle.twist), self._travel_m(vehicle.command))
             vehicle.step(k)
             end = vehicle.pose
-            travel_m = self._travel_m(arc_between(start, end))
+            speed_mps = max(speed_mps, self._travel_m(vehicle.twist))
+            travel_m = max(self._travel_m(arc_between(start, end)),
+                           speed_mps * k * vehicle.step_period_s)
             allowed_m = max(free_m, self._sample_m)
             hit = None
             if travel_m <= free_m:
