@@ -43,6 +43,7 @@ from wheelsim.bringup.arguments import checked
 from wheelsim.bringup.nav2_mppi import mppi_problem, mppi_warning
 from wheelsim.bringup.nav2_stock import (
     KILTED_ARGUMENTS,
+    laser_height_warnings,
     nav2_parameters,
     vehicle_values,
     write_nav2_parameters,
@@ -153,14 +154,15 @@ def _simulated(context):
 def _nav2(context):
     """The map server (unless AMCL's bring-up starts it) and nav2_bringup's bringup_launch.py
     with the stock parameters and wheelsim's overrides; first a warning when they run an MPPI
-    controller the installed Nav2 cannot (:func:`mppi_warning`)."""
+    controller the installed Nav2 cannot (:func:`mppi_warning`) and one per costmap layer that
+    cannot see the laser at its height (:func:`laser_height_warnings`)."""
     localization = LaunchConfiguration('localization').perform(context)
     distro = os.environ.get('ROS_DISTRO') or 'jazzy'
     stock = (LaunchConfiguration('nav2_params_file').perform(context)
              or _share(context, 'nav2_bringup', 'params', 'nav2_params.yaml'))
     overrides = LaunchConfiguration('nav2_overrides_file').perform(context)
-    vehicle = vehicle_values(*_simulated(context))
-    parameters = nav2_parameters(stock, overrides, vehicle)
+    label, sim_values = _simulated(context)
+    parameters = nav2_parameters(stock, overrides, vehicle_values(label, sim_values))
     params_file = write_nav2_parameters(parameters)
     map_yaml = LaunchConfiguration('map')
     autostart = LaunchConfiguration('autostart')
@@ -186,8 +188,11 @@ def _nav2(context):
                  name='lifecycle_manager_map_server', output='screen', arguments=log_level,
                  parameters=[{'autostart': autostart, 'node_names': ['map_server']}]),
         ]
-    warning = mppi_warning(parameters)  # a known miscompiled MPPI drives away from its goals
-    return [*([LogInfo(msg=warning)] if warning else []),
+    warnings = [mppi_warning(parameters)]  # a known miscompiled MPPI drives away from its goals
+    scan = simulated_vehicle(label, sim_values)[1].scan
+    if scan.enabled:
+        warnings += laser_height_warnings(parameters, scan.z)
+    return [*(LogInfo(msg=warning) for warning in warnings if warning),
             GroupAction([SetParameter('use_sim_time', True), *actions])]
 
 

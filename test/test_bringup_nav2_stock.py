@@ -30,11 +30,16 @@ from wheelsim.bringup.nav2_stock import (
     KILTED_ARGUMENTS,
     PLACEHOLDERS,
     fill_placeholders,
+    laser_height_warnings,
     merge_overrides,
     nav2_parameters,
     vehicle_values,
 )
-from wheelsim.bringup.params_files import robot_description, vehicle_sim_values
+from wheelsim.bringup.params_files import (
+    robot_description,
+    simulated_vehicle,
+    vehicle_sim_values,
+)
 from wheelsim.core.params_file import node_parameters
 
 FACTS = yaml.safe_load((REPO / 'test' / 'nav2_upstream_facts.yaml').read_text())
@@ -175,6 +180,40 @@ def test_every_preset_gives_a_footprint_and_a_urdf_with_base_footprint(preset):
         flat = [float(v) for corner in corners for v in corner]
         assert flat == pytest.approx(list(sim_values['footprint']), abs=1e-5)
     assert '<link name="base_footprint"' in robot_description(preset.name, sim_values)
+
+
+#: The stock costmap layers that drop a preset's scan: a laser above the local costmap's voxel
+#: grid (0.8 m) or both costmaps' max_obstacle_height (2 m) leaves them blind.
+BLIND_LAYERS = {'indoor_differential': [], 'mecanum_omni': [],
+                'all_vehicles': ["local_costmap's voxel_layer"],
+                'ackermann_car': ["local_costmap's voxel_layer"],
+                'forklift': ["local_costmap's voxel_layer", "global_costmap's obstacle_layer"]}
+
+
+@pytest.mark.parametrize('distro', SUPPORTED_DISTROS)
+@pytest.mark.parametrize('preset', VEHICLE_PRESETS, ids=lambda p: p.stem)
+def test_a_laser_the_stock_costmaps_cannot_see_is_warned_of(preset, distro):
+    sim_values = vehicle_sim_values([str(preset), str(WHEELSIM_SIDE)], '', {})
+    scan_z_m = simulated_vehicle(preset.name, sim_values)[1].scan.z
+    warnings = laser_height_warnings(stock_tree_from_facts(distro), scan_z_m)
+    assert [w for layer in BLIND_LAYERS[preset.stem] for w in warnings if layer in w] == warnings
+    assert len(warnings) == len(BLIND_LAYERS[preset.stem])
+    for warning in warnings:
+        assert f'the laser is {scan_z_m:g} m above the base frame' in warning
+        assert ('origin_z + z_voxels x z_resolution = 0.8 m' in warning
+                or 'scan.max_obstacle_height = 2 m' in warning)
+
+
+def test_a_laser_below_a_layer_s_min_obstacle_height_is_warned_of_too():
+    layer = {'plugin': 'nav2_costmap_2d::ObstacleLayer', 'observation_sources': 'front rear',
+             'front': {'min_obstacle_height': 0.3, 'max_obstacle_height': 2.0},
+             'rear': {'data_type': 'PointCloud2'}}
+    tree = {'global_costmap': {'global_costmap': {'ros__parameters': {
+        'plugins': ['obstacle_layer'], 'obstacle_layer': layer}}}}
+    [warning] = laser_height_warnings(tree, 0.1)
+    assert ("global_costmap's obstacle_layer keeps of front (front.min_obstacle_height = 0.3 m)"
+            in warning)
+    assert laser_height_warnings(tree, 0.3) == []
 
 
 def test_the_wheelsim_side_makes_vehicle_sim_the_clock_at_20_hz_with_base_footprint():

@@ -114,3 +114,63 @@ def write_nav2_parameters(parameters: Mapping[str, Any]) -> str:
     path = folder / 'nav2_params.yaml'
     path.write_text(yaml_numbers.dump(dict(parameters), sort_keys=False))
     return str(path)
+
+
+#: Nav2's costmap layers that take a laser scan, with their own height limits (navigation2
+#: 1.3.13 and 1.4.2, nav2_costmap_2d/plugins): the layer's ``min/max_obstacle_height`` (0, 2 m),
+#: each observation source's (0, 0 m), and, for the voxel layer, the grid's top
+#: ``origin_z + z_voxels * z_resolution`` (0 + 10 x 0.2 m).
+OBSTACLE_LAYERS = {'nav2_costmap_2d::ObstacleLayer': False, 'nav2_costmap_2d::VoxelLayer': True}
+
+
+def _heights_kept(layer: Mapping[str, Any], source_name: str, voxels: bool
+                  ) -> tuple[float, float, str, str]:
+    """(lowest, highest) height [m] at which ``layer`` keeps a point of its source
+    ``source_name``, and the parameters that set each (the source's first where they tie)."""
+    source = layer[source_name]
+    limits = [(float(source.get('min_obstacle_height', 0.0)),
+               float(source.get('max_obstacle_height', 0.0)), f'{source_name}.'),
+              (float(layer.get('min_obstacle_height', 0.0)),
+               float(layer.get('max_obstacle_height', 2.0)), '')]
+    low, low_prefix = max(((low, prefix) for low, _, prefix in limits), key=lambda x: x[0])
+    high, high_prefix = min(((high, prefix) for _, high, prefix in limits), key=lambda x: x[0])
+    high_why = f'{high_prefix}max_obstacle_height'
+    if voxels:
+        top_m = (float(layer.get('origin_z', 0.0))
+                 + int(layer.get('z_voxels', 10)) * float(layer.get('z_resolution', 0.2)))
+        if top_m < high:
+            high, high_why = top_m, 'origin_z + z_voxels x z_resolution'
+    return low, high, f'{low_prefix}min_obstacle_height', high_why
+
+
+def laser_height_warnings(parameters: Mapping[str, Any], scan_z_m: float) -> list[str]:
+    """One warning per costmap layer of ``parameters`` (a Nav2 params file's tree) that drops
+    every point of a laser scan taken ``scan_z_m`` above the base frame (the scan lies in that
+    plane): a laser above a voxel grid or a ``max_obstacle_height`` leaves the costmap blind."""
+    warnings = []
+    for node in ('local_costmap', 'global_costmap'):
+        outer = parameters.get(node)
+        inner = outer.get(node) if isinstance(outer, Mapping) else None
+        values = inner.get('ros__parameters') if isinstance(inner, Mapping) else None
+        if not isinstance(values, Mapping):
+            continue
+        for name in values.get('plugins') or ():
+            layer = values.get(name)
+            if not isinstance(layer, Mapping) or layer.get('plugin') not in OBSTACLE_LAYERS:
+                continue
+            for source_name in str(layer.get('observation_sources', '')).split():
+                source = layer.get(source_name)
+                if not isinstance(source, Mapping) or source.get(
+                        'data_type', 'LaserScan') != 'LaserScan':
+                    continue
+                low, high, low_why, high_why = _heights_kept(
+                    layer, source_name, OBSTACLE_LAYERS[layer['plugin']])
+                if not low <= scan_z_m <= high:
+                    limit = (f'{high_why} = {high:g} m' if scan_z_m > high
+                             else f'{low_why} = {low:g} m')
+                    warnings.append(
+                        f'wheelsim: warning: the laser is {scan_z_m:g} m above the base frame, '
+                        f'out of what {node}\'s {name} keeps of {source_name} ({limit}): that '
+                        'costmap sees no obstacle in the scan; give nav2_params_file:= with '
+                        'that layer raised to the laser')
+    return warnings
