@@ -30,7 +30,8 @@ class Car:
     wheel_base: float = param(2.0, 'Axle distance', unit='m', min_value=0.0, min_exclusive=True)
     steps: int = param(3, 'A count', min_value=1, max_value=10)
     drive_actuator: Actuator = group(Actuator, time_constant=0.1)
-    waypoints: tuple = param((), 'Flat x, y, theta triples')
+    waypoints: tuple = param((), 'Flat x, y, theta triples', nan_allowed=True)
+    corners: tuple = param((), 'Flat x, y pairs')
     reverse: bool = param(False, 'Steered axle behind')
 
     def __post_init__(self):
@@ -43,7 +44,7 @@ def test_specs_have_dotted_names_defaults_and_group_overrides():
     assert set(by_name) == {
         'model_params.model', 'model_params.wheel_base', 'model_params.steps',
         'model_params.drive_actuator.dead_time', 'model_params.drive_actuator.time_constant',
-        'model_params.waypoints', 'model_params.reverse',
+        'model_params.waypoints', 'model_params.corners', 'model_params.reverse',
     }
     assert by_name['model_params.drive_actuator.time_constant'].default == 0.1
     assert by_name['model_params.drive_actuator.dead_time'].unit == 's'
@@ -69,6 +70,7 @@ def test_from_flat_uses_defaults_and_converts_types():
     ({'p.reverse': 1}, 'p.reverse', 'true or false'),
     ({'p.wheel_base': 'long'}, 'p.wheel_base', 'a finite number'),
     ({'p.waypoints': [1.0, float('inf')]}, 'p.waypoints', 'no infinities'),
+    ({'p.corners': [1.0, float('nan')]}, 'p.corners', 'must be a list of finite numbers'),
 ])
 def test_invalid_values_name_path_value_and_range(values, name, fragment):
     with pytest.raises(ParameterError) as info:

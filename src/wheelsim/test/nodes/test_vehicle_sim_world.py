@@ -452,6 +452,24 @@ def test_another_map_publisher_is_warned_about(ros_domain_id, tmp_path):
         probe.close()
 
 
+@pytest.mark.parametrize('yaw_rad, warned', [(0.3, True), (0.0, False)])
+def test_a_map_origin_with_a_yaw_is_warned_about(tmp_path, capsys, yaw_rad, warned):
+    """Found in review: vehicle_sim turns the grid by the origin's yaw, Nav2's costmaps and AMCL
+    do not (static_layer.cpp and amcl_node.cpp read the origin's position only)."""
+    from wheelsim.nodes.vehicle_sim import VehicleSim
+    from wheelsim.run.lockstep import Lockstep
+
+    path = write_map(tmp_path, np.zeros((20, 20), bool), 0.05, (-0.5, -0.5, yaw_rad))
+    lockstep = Lockstep(start_time_ns=1_000_000_000)
+    lockstep.add(VehicleSim, {'model': 'differential', 'cmd_vel_type': 'twist',
+                              'world.map_yaml': str(path)})
+    lockstep.run_until(1_100_000_000)
+    logged = capsys.readouterr().err
+    assert 'map from ' in logged
+    assert ("its origin has a yaw of 0.3 rad, which this world turns the grid by; Nav2's "
+            'costmaps and AMCL ignore' in logged) is warned
+
+
 def test_a_map_key_map_server_does_not_read_is_warned_about(ros_domain_id, tmp_path):
     """Found in review: a typo in the map YAML (mod: scale) was ignored without a word, as
     map_server ignores it: still ignored, now with a warning naming the closest key."""

@@ -81,6 +81,7 @@ class ParamSpec:
     min_exclusive: bool = False
     choices: tuple[str, ...] | None = None
     read_only: bool = False
+    nan_allowed: bool = False
 
     @property
     def kind(self) -> type:
@@ -92,7 +93,8 @@ class ParamSpec:
         if self.choices is not None:
             return 'one of ' + ', '.join(repr(c) for c in self.choices)
         if self.kind is tuple:
-            return 'a list of numbers (NaN allowed, no infinities)'
+            return ('a list of numbers (NaN allowed, no infinities)' if self.nan_allowed
+                    else 'a list of finite numbers')
         if self.kind is bool:
             return 'true or false'
         if self.kind is str:
@@ -141,8 +143,8 @@ def _convert(spec: ParamSpec, value: Any) -> ParamValue:
         items = list(value)
         if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in items):
             raise fail
-        # NaN is allowed in arrays (it marks "free" entries, e.g. a waypoint heading).
-        if any(math.isinf(v) for v in items):
+        # NaN only where declared (it marks "free" entries, e.g. a waypoint heading)
+        if any(math.isinf(v) or (math.isnan(v) and not spec.nan_allowed) for v in items):
             raise fail
         return tuple(float(v) for v in items)
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -166,8 +168,10 @@ def param(
     min_exclusive: bool = False,
     choices: tuple[str, ...] | None = None,
     read_only: bool = False,
+    nan_allowed: bool = False,
 ) -> Any:
-    """Declare a leaf parameter field of a configuration dataclass."""
+    """Declare a leaf parameter field of a configuration dataclass (``nan_allowed``: an
+    array whose entries may be NaN)."""
     meta = {
         'spec': ParamSpec(
             name='',
@@ -179,6 +183,7 @@ def param(
             min_exclusive=min_exclusive,
             choices=choices,
             read_only=read_only,
+            nan_allowed=nan_allowed,
         )
     }
     return field(default=default, metadata=meta)

@@ -105,6 +105,12 @@ class SimWorld:
             f'map from {source}: {world.width} x {world.height} cells of {world.resolution_m:g} m'
             f'; scan {"on" if self.settings.scan.enabled else "off"}, collisions '
             f'{"on" if self.settings.world.collisions else "off"}')
+        if world.origin[2] != 0.0:
+            self._seam.logger.warning(
+                f'map from {source}: its origin has a yaw of {world.origin[2]:g} rad, which this '
+                "world turns the grid by; Nav2's costmaps and AMCL ignore an origin's yaw "
+                '(navigation2 1.3.13 and 1.4.2), so their map is this one unturned: for Nav2, '
+                'give the map a yaw of 0')
 
     @property
     def publishes_map(self) -> bool:

@@ -88,6 +88,34 @@ def test_transparent_pixels_are_unknown(tmp_path):
     np.testing.assert_array_equal(loaded.values, [[100, -1, -1]])
 
 
+@pytest.mark.parametrize('image_mode, colour', [('L', 0), ('RGB', (0, 0, 0))])
+def test_a_png_s_transparent_colour_is_unknown(tmp_path, image_mode, colour):
+    """A grey or RGB PNG with a tRNS chunk: GraphicsMagick (map_server) takes it as a matte."""
+    from PIL import Image
+
+    grey = np.array([[0, 128, 255]], np.uint8)
+    image = Image.fromarray(grey, 'L').convert(image_mode)
+    image.save(tmp_path / 'map.png', transparency=colour)
+    (tmp_path / 'map.yaml').write_text('image: map.png\nresolution: 0.05\norigin: [0, 0, 0]\n'
+                                       'occupied_thresh: 0.65\nfree_thresh: 0.25\nnegate: 0\n')
+    np.testing.assert_array_equal(load_map_file(str(tmp_path / 'map.yaml')).values,
+                                  [[-1, -1, 0]])
+
+
+def test_16_bit_grey_levels_are_cut_to_8_bits_as_graphicsmagick_does(tmp_path):
+    """``ScaleQuantumToChar`` of a 16-bit quantum is ``v // 257`` (GraphicsMagick 1.3.40, as
+    map_io's ``write(..., "I", CharPixel, ...)`` gives it)."""
+    from PIL import Image
+
+    levels = np.array([[0, 128, 129, 25828, 32768, 32895, 65535]], np.uint16)
+    Image.fromarray(levels).save(tmp_path / 'map.png')  # mode I;16
+    (tmp_path / 'map.yaml').write_text('image: map.png\nresolution: 0.05\norigin: [0, 0, 0]\n'
+                                       'occupied_thresh: 0.65\nfree_thresh: 0.25\nnegate: 0\n'
+                                       'mode: raw\n')
+    loaded = load_map_file(str(tmp_path / 'map.yaml'))
+    np.testing.assert_array_equal(loaded.values, [[0, 0, 0, 100, -1, -1, -1]])
+
+
 def test_colour_images_turn_grey_and_mode_is_case_insensitive(tmp_path):
     pixels = np.zeros((1, 2, 3), np.uint8)
     pixels[0, 1] = [255, 255, 255]

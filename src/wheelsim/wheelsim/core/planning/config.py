@@ -160,7 +160,7 @@ class PlannerConfig(frames.FrameNames):
         'Points the path passes through, as flat x, y, theta triples in the map frame; theta '
         '.nan where the heading is free, e.g. [2.0, 0.0, .nan, 2.0, 2.0, 1.57]. Empty: plan '
         'only to goal_pose messages.',
-        unit='m, m, rad',
+        unit='m, m, rad', nan_allowed=True,
     )
     start_at_current_pose: bool = param(
         True,

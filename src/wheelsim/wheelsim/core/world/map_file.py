@@ -17,8 +17,10 @@ docs/bringup.md for the lines):
 - The image's top row is the map's last row (``OccupancyGrid`` starts at the origin).
 
 The image is read with Pillow; colour images are turned grey with ITU-R 601-2 luma (Pillow's
-``L`` mode; ImageMagick, which map_server uses, may differ by one grey level on coloured
-pixels), 16-bit images are scaled to 8 bits as ImageMagick does (``(v + 128) // 257``).
+``L`` mode; GraphicsMagick, which map_server uses, may differ by one grey level on coloured
+pixels), 16-bit images are scaled to 8 bits as map_io reads them from GraphicsMagick
+(``v // 257``: ``ScaleQuantumToChar``). A PNG's transparent colour (tRNS) counts as alpha 0, as
+GraphicsMagick's matte.
 """
 
 from __future__ import annotations
@@ -192,11 +194,12 @@ def _read_image(path: Path) -> tuple[NDArray[np.uint8], NDArray[np.uint8] | None
     try:
         with Image.open(path) as image:
             image.load()
+            # an alpha channel, or a PNG's tRNS colour (grey, RGB or palette images)
             has_alpha = image.mode in ('RGBA', 'LA', 'PA', 'La', 'RGBa') or (
-                image.mode == 'P' and 'transparency' in image.info)
+                'transparency' in image.info)
             if image.mode in ('I;16', 'I;16B', 'I;16L', 'I'):
                 wide = np.asarray(image, dtype=np.int64)
-                gray = np.clip((wide + 128) // 257, 0, 255).astype(np.uint8)
+                gray = np.clip(wide // 257, 0, 255).astype(np.uint8)
             else:
                 gray = np.asarray(image.convert('L'), dtype=np.uint8)
             alpha = np.asarray(image.convert('RGBA').getchannel('A')) if has_alpha else None
