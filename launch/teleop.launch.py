@@ -13,6 +13,9 @@ nav2.launch.py): the two would fight. Running this file asks for the keyboard te
 teleop_twist_keyboard installed it fails, saying what to install.
 """
 
+import shlex
+import shutil
+
 from launch.actions import DeclareLaunchArgument
 from launch.launch_context import LaunchContext
 from launch.launch_description import LaunchDescription
@@ -31,12 +34,26 @@ def teleop_parameters(stamped: str, frame_id: str) -> dict:
     return {'stamped': is_stamped, **({'frame_id': frame_id} if is_stamped else {})}
 
 
+def terminal_prefix(terminal: str) -> str:
+    """``terminal`` (empty: none, the launch's own); RuntimeError, before anything starts,
+    when its command is not installed (launch would log a traceback and go on without the
+    keyboard node)."""
+    words = shlex.split(terminal)
+    if words and shutil.which(words[0]) is None:
+        raise RuntimeError(
+            f'terminal:={terminal}: {words[0]} is not installed; install it, give another '
+            "terminal:= (e.g. 'gnome-terminal --'), or run the keyboard node in a terminal of "
+            'your own: ros2 run teleop_twist_keyboard teleop_twist_keyboard; nothing was started')
+    return terminal
+
+
 def _teleop(context: LaunchContext):
     parameters = teleop_parameters(LaunchConfiguration('stamped').perform(context),
                                    LaunchConfiguration('frame_id').perform(context))
+    terminal = terminal_prefix(LaunchConfiguration('terminal').perform(context))
     return [Node(package='teleop_twist_keyboard', executable='teleop_twist_keyboard',
                  name='teleop_twist_keyboard', output='screen',
-                 prefix=LaunchConfiguration('terminal'), parameters=[parameters])]
+                 prefix=terminal or None, parameters=[parameters])]
 
 
 def generate_launch_description():

@@ -179,6 +179,21 @@ def test_teleop_launch_passes_frame_id_only_when_stamped(stamped, expected):
 
 
 @pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
+def test_teleop_launch_refuses_a_terminal_that_is_not_installed():
+    """Found in review: without xterm the default terminal:='xterm -e' gave launch's traceback
+    (FileNotFoundError), no keyboard node and exit 0."""
+    spec = importlib.util.spec_from_file_location('wheelsim_teleop_launch',
+                                                  REPO / 'launch' / 'teleop.launch.py')
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(RuntimeError, match=r"^terminal:=no-such-terminal -e: no-such-terminal is "
+                                           r"not installed; install it, .*nothing was started$"):
+        module.terminal_prefix('no-such-terminal -e')
+    assert module.terminal_prefix('sh -c') == 'sh -c'
+    assert module.terminal_prefix('') == ''  # the launch's own terminal
+
+
+@pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
 @pytest.mark.parametrize('preset', PRESET_NAMES)
 def test_sim_launch_builds_its_nodes_and_a_parsing_urdf(preset):
     from launch.launch_context import LaunchContext

@@ -131,6 +131,30 @@ def test_a_missing_axis_or_a_car_gives_no_command_and_a_warning(capsys):
             '(differential, omni); drive this one on cmd_vel') in capsys.readouterr().err
 
 
+@pytest.mark.parametrize('bad_axes', [[0.0, math.nan], [math.inf, 0.5]])
+def test_a_stick_that_is_not_finite_stops_the_wheels_with_a_warning(capsys, bad_axes):
+    """Found in review: NaN passed np.clip, so wheel_commands carried NaN, which vehicle_sim
+    rejects keeping the previous command: the vehicle drove on at full speed for 1 s; an
+    infinite axis was taken as full stick."""
+    frames = held([0.0, 1.0], 1.0) + held(bad_axes, 0.5)
+    (vx, _, _), sent, _, _ = drive('indoor_differential', {}, frames, 1.5)
+    assert sent[-1] == [0.0, 0.0] and all(math.isfinite(v) for c in sent for v in c)
+    assert vx < 0.5  # braking from 0.8 m/s at 1 m/s^2, not driving on at full speed
+    log = capsys.readouterr().err
+    assert 'axis_throttle = 1, axis_turn = 0: axes [' in log
+    assert 'not finite: stopping the wheels' in log
+
+
+def test_each_reason_of_a_joy_warning_is_throttled_on_its_own(capsys):
+    """Found in review: every joy warning went through one call site's throttle, so a missing
+    axis hid the next reason's warning for 5 s."""
+    frames = held([0.0], 0.2) + held([0.0, math.nan], 0.2)
+    drive('indoor_differential', {}, frames, 0.5)
+    log = capsys.readouterr().err
+    assert 'joy ignored: axis_throttle = 1 but the joystick has 1 axes' in log
+    assert 'not finite: stopping the wheels' in log
+
+
 @pytest.mark.parametrize('limits, top_mps', [({}, 0.8), ({'max_speed': None}, 2.0),
                                              ({'max_speed': 0.0}, 2.0)],
                          ids=['its top speed', 'null', 'zero'])
@@ -188,7 +212,7 @@ def test_over_dds_a_description_without_a_wheel_radius_needs_max_wheel_velocity(
         assert probe.spin_until(lambda: 'vehicle without a wheel radius' in node.output(),
                                 30.0), node.output()
         refused = 'joy ignored: max_wheel_velocity = 0 and the vehicle_description gives no ' \
-                  'wheel radius (no urdf given): set max_wheel_velocity'
+                  'top wheel speed (no urdf given): set max_wheel_velocity'
         assert probe.spin_until(
             lambda: pad.publish(Joy(axes=[0.0, 0.5])) or commands or refused in node.output(),
             60.0), node.output()

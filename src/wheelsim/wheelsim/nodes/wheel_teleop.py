@@ -14,12 +14,15 @@ with a warning: its sticks then need ``max_wheel_velocity``, and each Joy messag
 gives no command and a warning. With ``enable_button`` set, nothing is sent while it is up but
 one zero command when it is released. A Joy message without the configured axis or button, or a
 vehicle that is not driven side by side (the bicycle), gives no command and a warning naming the
-parameter. vehicle_sim stops the vehicle when commands stop coming
-(``twist_reference_max_oldness``): joy_node repeats a held stick (``autorepeat_rate``).
+parameter; an axis that is not finite gives a zero command and a warning. Warnings are throttled
+per reason (:class:`~wheelsim.ros.inputs.InputWarnings`). vehicle_sim stops the vehicle when
+commands stop coming (``twist_reference_max_oldness``): joy_node repeats a held stick
+(``autorepeat_rate``).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
@@ -36,7 +39,7 @@ from wheelsim.core.vehicle.description import (
     wheel_radius_m,
 )
 from wheelsim.ros import qos
-from wheelsim.ros.inputs import WARN_PERIOD_S
+from wheelsim.ros.inputs import InputWarnings
 from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
 from wheelsim.ros.seam import NodeSeam
@@ -69,6 +72,7 @@ class WheelTeleop:
         self._top_wheel_velocity_radps: float | None = None
         self._no_radius = ''  # why the description gave no wheel radius
         self._enabled = False  # the enable button was down at the last message
+        self._warnings = InputWarnings(seam)
         self._publisher = seam.create_publisher(Float64MultiArray, WHEEL_COMMANDS_TOPIC,
                                                 qos.DEFAULT)
         seam.create_subscription(String, DESCRIPTION_TOPIC, self._on_description, qos.LATCHED)
@@ -84,48 +88,51 @@ class WheelTeleop:
         try:
             description = parse_description(msg.data)
         except DescriptionError as err:  # the vehicle described before, if any, stays
-            self.seam.logger.warning(f'vehicle_description ignored: {err}')
+            self._warnings.warn('description', f'vehicle_description ignored: {err}')
             return
         self._model = description.model
         self._top_wheel_velocity_radps = None
         if self._model not in WHEEL_SIDES:
-            self.seam.logger.warning(
+            self._warnings.warn('description', (
                 f'a {self._model} vehicle: wheel_teleop drives vehicles driven side by side '
-                f'({", ".join(WHEEL_SIDES)}); drive this one on cmd_vel')
+                f'({", ".join(WHEEL_SIDES)}); drive this one on cmd_vel'))
             return
         try:
             radius_m = wheel_radius_m(description.urdf)
         except DescriptionError as err:
             self._no_radius = str(err)
-            self.seam.logger.warning(
+            self._warnings.warn('description', (
                 f'{self._model} vehicle without a wheel radius ({err}): full stick is '
-                'max_wheel_velocity, which must not be 0 then')
+                'max_wheel_velocity, which must not be 0 then'))
             return
         speed_mps = top_speed_mps(description)
+        if not math.isfinite(speed_mps / radius_m):
+            self._no_radius = (f'limits.max_speed {speed_mps:g} m/s over a wheel radius of '
+                               f'{radius_m:g} m is no finite wheel speed')
+            self._warnings.warn('description', f'{self._model} vehicle: {self._no_radius}: '
+                                'full stick is max_wheel_velocity, which must not be 0 then')
+            return
         self._top_wheel_velocity_radps = speed_mps / radius_m
         full_stick = (f'full stick is {self._top_wheel_velocity_radps:.3g} rad/s unless '
                       'max_wheel_velocity is set')
         if description.max_speed is None:
-            self.seam.logger.warning(
+            self._warnings.warn('description', (
                 f'{self._model} vehicle without a speed limit: {full_stick} (a top speed of '
-                f'{speed_mps:g} m/s, as the controller takes for such a vehicle)')
+                f'{speed_mps:g} m/s, as the controller takes for such a vehicle)'))
         else:
             self.seam.logger.info(f'{self._model} vehicle: {full_stick}')
-
-    def _warn(self, text: str) -> None:
-        self.seam.logger.warning(text, throttle_duration_sec=WARN_PERIOD_S)
 
     def _on_joy(self, msg: Joy) -> None:
         config = self.config
         if self._model not in WHEEL_SIDES:
-            self._warn('joy ignored: no vehicle driven side by side described on '
-                       'vehicle_description yet')
+            self._warnings.warn('no vehicle', 'joy ignored: no vehicle driven side by side '
+                                'described on vehicle_description yet')
             return
         button = config.enable_button
         if button >= 0:
             if button >= len(msg.buttons):
-                self._warn(f'joy ignored: enable_button = {button} but the joystick has '
-                           f'{len(msg.buttons)} buttons')
+                self._warnings.warn('buttons', f'joy ignored: enable_button = {button} but the '
+                                    f'joystick has {len(msg.buttons)} buttons')
                 return
             pressed = bool(msg.buttons[button])
             was_pressed, self._enabled = self._enabled, pressed
@@ -139,15 +146,23 @@ class WheelTeleop:
         missing = [f'{name} = {axis}' for name, axis in zip(names, axes, strict=True)
                    if axis >= len(msg.axes)]
         if missing:
-            self._warn(f'joy ignored: {", ".join(missing)} but the joystick has '
-                       f'{len(msg.axes)} axes')
+            self._warnings.warn('axes', f'joy ignored: {", ".join(missing)} but the joystick '
+                                f'has {len(msg.axes)} axes')
             return
         top = config.max_wheel_velocity or self._top_wheel_velocity_radps
         if top is None:
-            self._warn(f'joy ignored: max_wheel_velocity = 0 and the vehicle_description gives '
-                       f'no wheel radius ({self._no_radius}): set max_wheel_velocity')
+            self._warnings.warn('no top speed', (
+                'joy ignored: max_wheel_velocity = 0 and the vehicle_description gives no top '
+                f'wheel speed ({self._no_radius}): set max_wheel_velocity'))
             return
-        left, right = side_shares(config.mapping, msg.axes[axes[0]], msg.axes[axes[1]])
+        values = [msg.axes[axis] for axis in axes]
+        if not all(math.isfinite(value) for value in values):  # NaN would pass np.clip
+            self._warnings.warn('not finite', ', '.join(
+                f'{name} = {axis}' for name, axis in zip(names, axes, strict=True))
+                + f': axes {values} not finite: stopping the wheels')
+            self._publish([0.0] * len(WHEEL_SIDES[self._model]))
+            return
+        left, right = side_shares(config.mapping, *values)
         self._publish([float(share) * top for share in wheel_shares(self._model, left, right)])
 
     def _publish(self, joint_velocities_radps: list[float]) -> None:
