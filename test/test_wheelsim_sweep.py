@@ -425,8 +425,8 @@ def test_a_signal_while_ray_starts_ends_every_process_of_the_command(tmp_path, c
      '--param controller.lead_time=20.0: controller.lead_time: must be'),  # not a drawn value
     (['sweep', '--sample', 'random', '--samples', '1', '--sample-seed', '0', '--param',
       'controller.lead_time=0:10.5'],
-     '--param controller.lead_time=10.5: controller.lead_time: must be a finite number in '
-     '[-1, 10]'),
+     '--param controller.lead_time=10.5: controller.lead_time: must be -1 (from the vehicle) '
+     'or a finite number in [0, 10]'),
     (['sweep', '--param', 'seed=1,2', '--workers', '1000'],
      '--workers 1000: at most '),  # a local instance: one run per CPU at most
     (['sweep', '--param', 'seed=1,2', '--sample-seed', '3'],

@@ -169,8 +169,8 @@ OBJECTIVE = ['--objective', 'cross_track_rms_m']
      '--param planner.waypoints=1.0: planner.waypoints: must be a list of numbers (NaN allowed, '
      'no infinities), not one value'),
     (['run', '--param', 'controller.lead_time=[0.1,0.2]'],
-     '--param controller.lead_time=[0.1,0.2]: controller.lead_time: must be a finite number in '
-     '[-1, 10], not an array'),
+     '--param controller.lead_time=[0.1,0.2]: controller.lead_time: must be -1 (from the '
+     'vehicle) or a finite number in [0, 10], not an array'),
     (['sweep', '--param', f'{WAYPOINTS},[2,0,.nan,2,2,1.57]'],
      '--param planner.waypoints=[2,0,.nan,2,2,1.57]: planner.waypoints: the array [2, 0, .nan, '
      '2, 2, 1.57] mixes integers and doubles, which ROS refuses (an array has one type): write 2 '
@@ -523,7 +523,8 @@ def test_a_huge_param_value_is_cut_in_the_error(capsys, process_state_restored, 
     assert main(['run', '--param', 'controller.lead_time=' + '9' * 5000,
                  '--output', str(tmp_path)]) == EXIT_BAD_INPUT
     error = capsys.readouterr().err
-    assert 'controller.lead_time: must be a finite number in [-1, 10]' in error
+    assert ('controller.lead_time: must be -1 (from the vehicle) or a finite number in [0, 10]'
+            in error)
     assert len(error) < 300 and '...' in error, error
 
 
@@ -624,6 +625,32 @@ def test_a_tune_with_every_value_fixed_is_refused(capsys, process_state_restored
         'wheelsim tune: error: --param controller.lead_time=0.1 --param '
         'controller.feedforward.k_x=2: one value each, so every trial would be the same run: '
         'give a range LOW:HIGH or two values or more (wheelsim run runs one)\n')
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['short.yaml']
+
+
+@pytest.mark.parametrize('axis, said', [
+    ('controller.lead_time=-1:0', 'controller.lead_time=-1:0: controller.lead_time: -1 (from the '
+     'vehicle) is a value of its own, not the end of a range: a range lies in [0, 10]; give -1 '
+     'as one of a list of values'),
+    ('controller.limits.min_linear_x=-1:1', 'controller.limits.min_linear_x=-1:1: '
+     'controller.limits.min_linear_x: 1 (from the vehicle) is a value of its own, not the end '
+     'of a range: a range lies in [-100, 0]; give 1 as one of a list of values'),
+    ('controller.lead_time=0..2', 'controller.lead_time=0..2: controller.lead_time is a real '
+     'number, and FIRST..LAST counts integers (for an integer parameter or seed): give a range '
+     'LOW:HIGH or the values V1,V2,...'),
+    ('planner.waypoints=[1.0,0.0,.nan]', 'planner.waypoints=[1.0,0.0,.nan]: tune cannot search '
+     'an array'),
+])
+def test_a_tune_axis_no_trial_could_run_is_refused_before_any(capsys, process_state_restored,
+                                                              tmp_path, monkeypatch, axis, said):
+    """Found in review: lead_time=-1:0 has valid ends but no valid value between them (-1 or
+    [0, 10]): every trial failed at run time, exit 1, a study of failures left behind;
+    0..2 of a real parameter became the choices 0, 1, 2 without a word; an array alone was
+    refused as 'one value each'."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'short.yaml').write_text(SHORT_RUN)
+    assert main(['tune', 'short.yaml', '--param', axis, *OBJECTIVE]) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err.startswith(f'wheelsim tune: error: --param {said}')
     assert sorted(p.name for p in tmp_path.iterdir()) == ['short.yaml']
 
 

@@ -30,6 +30,7 @@ class Demo:
     rate: float = param(50.0, 'Rate.', unit='Hz', min_value=0.0, min_exclusive=True)
     points: tuple = param((), 'Points.')
     flag: bool = param(False, 'A flag.')
+    lag: float = param(-1.0, 'Lag.', unit='s', min_value=0.0, max_value=10.0, vehicle_value=-1.0)
     limits: Limits = group(Limits)
 
     def __post_init__(self) -> None:
@@ -73,6 +74,21 @@ def test_descriptors_carry_type_unit_range_choices_and_read_only(node_with):
     assert node.get_parameter('points').value == []
     assert kind.read_only and "one of 'a', 'b'" in kind.additional_constraints
     assert (count.integer_range[0].from_value, count.integer_range[0].to_value) == (1, 5)
+
+
+def test_a_vehicle_value_is_within_the_ros_range_and_a_value_between_is_refused(node_with):
+    """-1 (from the vehicle) or [0, 10]: ROS' range holds -1, the constraints say the rest,
+    and a value in the gap is refused live with the allowed values."""
+    node, _, group_, _ = node_with()
+    [lag] = node.describe_parameters(['lag'])
+    assert (lag.floating_point_range[0].from_value, lag.floating_point_range[0].to_value) == (
+        -1.0, 10.0)
+    assert lag.additional_constraints == '-1 (from the vehicle) or a finite number in [0, 10]'
+    assert group_.config.lag == -1.0
+    [result] = node.set_parameters([Parameter('lag', value=-0.5)])
+    assert not result.successful
+    assert 'must be -1 (from the vehicle) or a finite number in [0, 10]' in result.reason
+    assert node.set_parameters([Parameter('lag', value=0.5)])[0].successful
 
 
 def test_start_up_values_accept_integers_for_doubles_and_empty_lists(node_with, tmp_path):

@@ -22,7 +22,7 @@ SPECS = {
                     ParamSpec('pub_rate', 50.0, 'publications', min_value=1.0)],
     'localization': [ParamSpec('mode', 'perfect', 'mode', choices=('perfect', 'noisy', 'ekf')),
                      ParamSpec('seed', 0, 'seed', min_value=0)],
-    'planner': [ParamSpec('waypoints', (), 'waypoints')],
+    'planner': [ParamSpec('waypoints', (), 'waypoints', nan_allowed=True)],
     'controller': [ParamSpec('k_x', 1.0, 'gain', min_value=0.0)],
 }
 METRICS = ('cross_track_rms_m', 'goal_error_m')

@@ -69,7 +69,9 @@ class ParamSpec:
     """One leaf parameter: its dotted name, default, documentation and allowed values.
 
     ``min_value``/``max_value`` are inclusive bounds (``None``: unbounded);
-    ``min_exclusive`` makes the lower bound strict (for example a length that must be > 0).
+    ``min_exclusive`` makes the lower bound strict (for example a length that must be > 0);
+    ``vehicle_value``, outside them, is a value too: take it from the vehicle
+    (vehicle_description).
     """
 
     name: str
@@ -82,6 +84,7 @@ class ParamSpec:
     choices: tuple[str, ...] | None = None
     read_only: bool = False
     nan_allowed: bool = False
+    vehicle_value: float | None = None
 
     @property
     def kind(self) -> type:
@@ -99,12 +102,20 @@ class ParamSpec:
             return 'true or false'
         if self.kind is str:
             return 'a string'
+        kind = 'an integer' if self.kind is int else 'a finite number'
+        within = f'{kind} in {self.interval()}'
+        if self.vehicle_value is None:
+            return within
+        return f'{self.vehicle_value:g} (from the vehicle) or {within}'
+
+    def interval(self) -> str:
+        """The interval of a number, e.g. ``[0, 10]``, ``(0, inf)`` (without
+        :attr:`vehicle_value`)."""
         low = '-inf' if self.min_value is None else self._bound_text(self.min_value)
         high = 'inf' if self.max_value is None else self._bound_text(self.max_value)
         left = '(' if self.min_exclusive or self.min_value is None else '['
         right = ')' if self.max_value is None else ']'
-        kind = 'an integer' if self.kind is int else 'a finite number'
-        return f'{kind} in {left}{low}, {high}{right}'
+        return f'{left}{low}, {high}{right}'
 
     def _bound_text(self, bound: float) -> str:
         """A bound as written in :meth:`allowed`: exact for an integer parameter (2**63 - 1 is
@@ -114,7 +125,8 @@ class ParamSpec:
     def check(self, value: Any) -> ParamValue:
         """Return ``value`` converted to this parameter's type, or raise :class:`ParameterError`."""
         converted = _convert(self, value)
-        if isinstance(converted, (int, float)) and not isinstance(converted, bool):
+        if (isinstance(converted, (int, float)) and not isinstance(converted, bool)
+                and converted != self.vehicle_value):
             too_low = self.min_value is not None and (
                 converted <= self.min_value if self.min_exclusive else converted < self.min_value
             )
@@ -169,9 +181,10 @@ def param(
     choices: tuple[str, ...] | None = None,
     read_only: bool = False,
     nan_allowed: bool = False,
+    vehicle_value: float | None = None,
 ) -> Any:
     """Declare a leaf parameter field of a configuration dataclass (``nan_allowed``: an
-    array whose entries may be NaN)."""
+    array whose entries may be NaN; ``vehicle_value``: see :class:`ParamSpec`)."""
     meta = {
         'spec': ParamSpec(
             name='',
@@ -184,6 +197,7 @@ def param(
             choices=choices,
             read_only=read_only,
             nan_allowed=nan_allowed,
+            vehicle_value=vehicle_value,
         )
     }
     return field(default=default, metadata=meta)

@@ -91,6 +91,7 @@ class Axis:
     high: float = math.nan
     log: bool = False
     text: str = field(default='', compare=False, repr=False)
+    counted: bool = field(default=False, compare=False, repr=False)  # FIRST..LAST
 
 
 def _read_number(text: str) -> int | float | None:
@@ -313,7 +314,7 @@ def parse_axis(text: str) -> Axis:
                                 '[-2**63, 2**63-1] (64-bit; ROS reads a larger one as a double) '
                                 'with FIRST <= LAST')
         _check_count(values.stop - values.start, f'--param {_quoted(text)}')  # not len(): overflow
-        return Axis(name, values=tuple(values), text=text)
+        return Axis(name, values=tuple(values), text=text, counted=True)
     values = tuple(_value(piece, text) for piece in pieces)
     _check_repeats(name, values, text)
     return Axis(name, values=values, text=text)
@@ -363,13 +364,25 @@ def as_parameter_types(axes: Sequence[Axis],
     :func:`~wheelsim.run.scenario.with_overrides`)."""
     checked = []
     for axis in axes:
-        kind = int if axis.name == SEED_KEY else _kind(axis.name, specs)
+        spec = _spec(axis.name, specs)
+        kind = int if axis.name == SEED_KEY else spec and spec.kind
         node, _, parameter = axis.name.partition('.')
         if kind is None and node in specs and parameter != 'use_sim_time':
             [(_, suggestion)] = unknown_keys([spec.name for spec in specs[node]], [parameter])
             hint = f' (did you mean {suggestion}?)' if suggestion else ''
             raise ScenarioError(f'--param {cut(axis.text, TEXT_SHOWN)}: {axis.name}: {node} has '
                                 f'no such parameter{hint}')
+        given = f'--param {cut(axis.text, TEXT_SHOWN)}: {axis.name}'
+        if axis.counted and kind not in (None, int):
+            raise ScenarioError(f'{given} is a real number, and FIRST..LAST counts integers (for '
+                                'an integer parameter or seed): give a range LOW:HIGH or the '
+                                'values V1,V2,...')
+        if (axis.values is None and spec is not None and spec.vehicle_value is not None
+                and spec.vehicle_value in (axis.low, axis.high)):
+            raise ScenarioError(f'{given}: {spec.vehicle_value:g} (from the vehicle) is a value '
+                                'of its own, not the end of a range: a range lies in '
+                                f'{spec.interval()}; '
+                                f'give {spec.vehicle_value:g} as one of a list of values')
         if axis.values is None and kind is int:
             if not (float(axis.low).is_integer() and float(axis.high).is_integer()):
                 raise ScenarioError(f'--param {cut(axis.text, TEXT_SHOWN)}: {axis.name} is an '
@@ -381,11 +394,11 @@ def as_parameter_types(axes: Sequence[Axis],
     return checked
 
 
-def _kind(name: str, specs: Mapping[str, Sequence[ParamSpec]]) -> type | None:
-    """The kind (:attr:`ParamSpec.kind`) of the parameter ``<node>.<parameter>`` ``name``;
-    None for a name no spec has."""
+def _spec(name: str, specs: Mapping[str, Sequence[ParamSpec]]) -> ParamSpec | None:
+    """The spec of the parameter ``<node>.<parameter>`` ``name``; None for a name no spec
+    has."""
     node, _, parameter = name.partition('.')
-    return next((spec.kind for spec in specs.get(node, ()) if spec.name == parameter), None)
+    return next((spec for spec in specs.get(node, ()) if spec.name == parameter), None)
 
 
 def _as_doubles(value: Any) -> Any:

@@ -75,11 +75,12 @@ def test_every_parameter_is_documented_and_every_number_bounded(config_class):
             'only with start_at_current_pose',
         ),
         ({'limits.max_speed': 0.0},
-         r'parameter limits.max_speed = 0.0 is invalid: must be -1 \(from the vehicle\) or > 0'),
+         r'parameter limits.max_speed = 0.0 is invalid: must be -1 \(from the vehicle\) or a '
+         r'finite number in \(0, 100\]'),
         ({'path_resolution': 5.0}, 'parameter path_resolution'),
         ({'limits.max_curvature_rate': -0.5},
          r'parameter limits.max_curvature_rate = -0.5 is invalid: must be -1 \(from the '
-         r'vehicle\), 0 \(no limit\) or > 0'),
+         r'vehicle\) or a finite number in \[0, 1000\]'),
     ],
 )
 def test_invalid_configuration_names_the_parameter(values, message):

@@ -53,7 +53,9 @@ class PlannerLimitsConfig:
         'Highest planned speed along the path. -1: 0.8 x the vehicle\'s top speed '
         '(vehicle_description; 1 m/s for a vehicle without one).',
         unit='m/s',
-        min_value=FROM_VEHICLE,
+        min_value=0.0,
+        min_exclusive=True,
+        vehicle_value=FROM_VEHICLE,
         max_value=100.0,
     )
     max_reverse_speed: float = param(
@@ -71,7 +73,9 @@ class PlannerLimitsConfig:
         '(vehicle_description; 0.5 m/s^2 for a vehicle without a limit), at most 0.08 m / '
         'tau^2 for a drive of time constant tau (its lag then costs at most 4 cm).',
         unit='m/s^2',
-        min_value=FROM_VEHICLE,
+        min_value=0.0,
+        min_exclusive=True,
+        vehicle_value=FROM_VEHICLE,
         max_value=100.0,
     )
     max_lateral_acceleration: float = param(
@@ -79,7 +83,9 @@ class PlannerLimitsConfig:
         'Highest planned lateral (centripetal) acceleration speed^2 * curvature. -1: 1 m/s^2, '
         'at most 0.08 m / tau^2 for a drive of time constant tau (vehicle_description).',
         unit='m/s^2',
-        min_value=FROM_VEHICLE,
+        min_value=0.0,
+        min_exclusive=True,
+        vehicle_value=FROM_VEHICLE,
         max_value=100.0,
     )
     max_yaw_rate: float = param(
@@ -98,7 +104,8 @@ class PlannerLimitsConfig:
         'and omni). -1: from the vehicle (vehicle_description): a car 0.8 x tan(max steering) / '
         'wheel_base, others 0.',
         unit='1/m',
-        min_value=FROM_VEHICLE,
+        min_value=0.0,
+        vehicle_value=FROM_VEHICLE,
         max_value=1000.0,
     )
     max_curvature_rate: float = param(
@@ -106,7 +113,8 @@ class PlannerLimitsConfig:
         'Highest rate of change of the curvature while driving; 0: no limit. -1: from the '
         'vehicle (vehicle_description): a car 0.8 x its steering rate / wheel_base, others 0.',
         unit='1/(m*s)',
-        min_value=FROM_VEHICLE,
+        min_value=0.0,
+        vehicle_value=FROM_VEHICLE,
         max_value=1000.0,
     )
 
@@ -125,18 +133,6 @@ class PlannerLimitsConfig:
         min_value=2,
         max_value=10_000_000,
     )
-
-    def __post_init__(self) -> None:
-        for name in ('max_speed', 'max_acceleration', 'max_lateral_acceleration'):
-            value = getattr(self, name)
-            if value != FROM_VEHICLE and value <= 0:
-                raise ParameterError(name, value, 'must be -1 (from the vehicle) or > 0')
-        if self.max_curvature_rate != FROM_VEHICLE and self.max_curvature_rate < 0:
-            raise ParameterError('max_curvature_rate', self.max_curvature_rate,
-                                 'must be -1 (from the vehicle), 0 (no limit) or > 0')
-        if self.max_curvature != FROM_VEHICLE and self.max_curvature < 0:
-            raise ParameterError('max_curvature', self.max_curvature,
-                                 'must be -1 (from the vehicle), 0 (unbounded) or > 0')
 
     def motion_limits(self, reverse: bool = False) -> MotionLimits:
         """The limits as the time scaling takes them, on a leg driven in reverse if

@@ -168,19 +168,12 @@ class PolicyConfig:
         0.5, "How far along the path the observation's preview_heading_rad looks.", 'm')
 
 
-def _from_vehicle(description: str, unit: str, high: float, low: float = 0.0) -> float:
-    """A parameter whose default -1 takes the vehicle's value (vehicle_description)."""
+def _from_vehicle(description: str, unit: str, high: float, positive: bool = True) -> float:
+    """A parameter whose default -1 takes the vehicle's value (vehicle_description), else in
+    (0, ``high``], or [0, ``high``] unless ``positive``."""
     return param(FROM_VEHICLE, description + ' -1: from the vehicle (vehicle_description).',
-                 unit=unit, min_value=min(FROM_VEHICLE, low), max_value=high)
-
-
-def _check_from_vehicle(name: str, value: float, low: float, exclusive: bool) -> None:
-    """-1 (from the vehicle) or above ``low`` (strictly if ``exclusive``)."""
-    if value == FROM_VEHICLE:
-        return
-    if value < low or (exclusive and value == low):
-        relation = '>' if exclusive else '>='
-        raise ParameterError(name, value, f'must be -1 (from the vehicle) or {relation} {low:g}')
+                 unit=unit, min_value=0.0, min_exclusive=positive, max_value=high,
+                 vehicle_value=FROM_VEHICLE)
 
 
 @dataclass(frozen=True)
@@ -195,28 +188,22 @@ class OutputLimitsConfig:
         f'speed {_TOP_SPEED_STAND_IN}, from vehicle_description.',
         unit='m/s',
         min_value=-100.0,
-        max_value=REVERSE_FROM_VEHICLE,
+        max_value=0.0,
+        vehicle_value=REVERSE_FROM_VEHICLE,
     )
     max_linear_y: float = _from_vehicle(
         'Highest sideways speed (omni only; others always 0); the vehicle\'s top speed '
-        f'{_TOP_SPEED_STAND_IN}.', 'm/s', 100.0)
+        f'{_TOP_SPEED_STAND_IN}.', 'm/s', 100.0, positive=False)
     max_angular_z: float = _from_vehicle(
         'Highest yaw rate; the vehicle\'s (on the spot; a car: at top speed and full lock; '
         f'{_UNLIMITED["yaw_rate"]:g} rad/s for a vehicle without a speed limit, or a car without '
         'a steering limit below 90 deg).', 'rad/s', 100.0)
     max_linear_acceleration: float = _from_vehicle(
-        'Highest change of the linear command (0: no limit); the vehicle\'s.', 'm/s^2', 1000.0)
+        'Highest change of the linear command (0: no limit); the vehicle\'s.', 'm/s^2', 1000.0,
+        positive=False)
     max_angular_acceleration: float = _gain(
         4.0, 'Highest change of the yaw rate command.', 'rad/s^2', 1000.0
     )
-
-    def __post_init__(self) -> None:
-        for name, exclusive in (('max_linear_x', True), ('max_linear_y', False),
-                                ('max_angular_z', True), ('max_linear_acceleration', False)):
-            _check_from_vehicle(name, getattr(self, name), 0.0, exclusive)
-        if 0.0 < self.min_linear_x < REVERSE_FROM_VEHICLE:
-            raise ParameterError('min_linear_x', self.min_linear_x,
-                                 'must be <= 0, or 1 (minus the vehicle\'s top speed)')
 
 
 @dataclass(frozen=True)
@@ -230,10 +217,6 @@ class UntimedPlanConfig:
     max_lateral_acceleration: float = _from_vehicle(
         'Highest lateral acceleration of that schedule. From the vehicle: as the planner plans '
         '(1 m/s^2, at most 0.08 m / tau^2).', 'm/s^2', 100.0)
-
-    def __post_init__(self) -> None:
-        for name in ('max_acceleration', 'max_lateral_acceleration'):
-            _check_from_vehicle(name, getattr(self, name), 0.0, True)
 
 
 @dataclass(frozen=True)
@@ -288,7 +271,8 @@ class ControllerConfig(frames.FrameNames):
         'where the vehicle will be then; 0: none. Every law: the latest pose is moved on to the '
         'control step with the commands sent since, which the vehicle follows this much later '
         '(0: with the measured twist). '
-        'From the vehicle: its actuators\' lag (see docs/planning_control.md).', 's', 10.0)
+        'From the vehicle: its actuators\' lag (see docs/planning_control.md).', 's', 10.0,
+        positive=False)
     max_schedule_lag: float = _gain(
         1.0,
         'When the vehicle falls further behind its schedule than this, the schedule waits for it '
@@ -317,9 +301,6 @@ class ControllerConfig(frames.FrameNames):
             raise ParameterError(POLICY_PARAMETER, self.policy.callable,
                                  f"is used by algorithm policy only; algorithm is "
                                  f"{self.algorithm}: set algorithm policy or leave it ''")
-        _check_from_vehicle('wheel_base', self.wheel_base, 0.0, True)
-        _check_from_vehicle('max_steering_angle', self.max_steering_angle, 0.0, True)
-        _check_from_vehicle('lead_time', self.lead_time, 0.0, False)
 
     @property
     def max_curvature_inv_m(self) -> float:
