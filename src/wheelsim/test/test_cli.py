@@ -633,8 +633,12 @@ def test_a_tune_with_every_value_fixed_is_refused(capsys, process_state_restored
      'vehicle) is a value of its own, not the end of a range: a range lies in [0, 10]; give -1 '
      'as one of a list of values'),
     ('controller.limits.min_linear_x=-1:1', 'controller.limits.min_linear_x=-1:1: '
-     'controller.limits.min_linear_x: 1 (from the vehicle) is a value of its own, not the end '
-     'of a range: a range lies in [-100, 0]; give 1 as one of a list of values'),
+     "controller.limits.min_linear_x: 1 (minus the vehicle's top speed) is a value of its own, "
+     'not the end of a range: a range lies in [-100, 0]; give 1 as one of a list of values'),
+    ('vehicle_sim.model_params.differential.vis_tire_diameter=-1:0.3',
+     'vehicle_sim.model_params.differential.vis_tire_diameter=-1:0.3: '
+     'vehicle_sim.model_params.differential.vis_tire_diameter: -1 (0.4 x track) is a value of '
+     'its own'),
     ('controller.lead_time=0..2', 'controller.lead_time=0..2: controller.lead_time is a real '
      'number, and FIRST..LAST counts integers (for an integer parameter or seed): give a range '
      'LOW:HIGH or the values V1,V2,...'),

@@ -30,7 +30,8 @@ class Demo:
     rate: float = param(50.0, 'Rate.', unit='Hz', min_value=0.0, min_exclusive=True)
     points: tuple = param((), 'Points.')
     flag: bool = param(False, 'A flag.')
-    lag: float = param(-1.0, 'Lag.', unit='s', min_value=0.0, max_value=10.0, vehicle_value=-1.0)
+    lag: float = param(-1.0, 'Lag.', unit='s', min_value=0.0, max_value=10.0,
+                       special=(-1.0, 'from the vehicle'))
     limits: Limits = group(Limits)
 
     def __post_init__(self) -> None:
@@ -76,7 +77,7 @@ def test_descriptors_carry_type_unit_range_choices_and_read_only(node_with):
     assert (count.integer_range[0].from_value, count.integer_range[0].to_value) == (1, 5)
 
 
-def test_a_vehicle_value_is_within_the_ros_range_and_a_value_between_is_refused(node_with):
+def test_a_special_value_is_within_the_ros_range_and_a_value_between_is_refused(node_with):
     """-1 (from the vehicle) or [0, 10]: ROS' range holds -1, the constraints say the rest,
     and a value in the gap is refused live with the allowed values."""
     node, _, group_, _ = node_with()

@@ -70,8 +70,8 @@ class ParamSpec:
 
     ``min_value``/``max_value`` are inclusive bounds (``None``: unbounded);
     ``min_exclusive`` makes the lower bound strict (for example a length that must be > 0);
-    ``vehicle_value``, outside them, is a value too: take it from the vehicle
-    (vehicle_description).
+    ``special`` is ``(value, meaning)``: a value outside them that the parameter takes too,
+    e.g. ``(-1.0, 'from the vehicle')``.
     """
 
     name: str
@@ -84,7 +84,7 @@ class ParamSpec:
     choices: tuple[str, ...] | None = None
     read_only: bool = False
     nan_allowed: bool = False
-    vehicle_value: float | None = None
+    special: tuple[float, str] | None = None
 
     @property
     def kind(self) -> type:
@@ -104,13 +104,16 @@ class ParamSpec:
             return 'a string'
         kind = 'an integer' if self.kind is int else 'a finite number'
         within = f'{kind} in {self.interval()}'
-        if self.vehicle_value is None:
-            return within
-        return f'{self.vehicle_value:g} (from the vehicle) or {within}'
+        return within if self.special is None else f'{self.special_text()} or {within}'
+
+    def special_text(self) -> str:
+        """The special value with its meaning, e.g. ``-1 (from the vehicle)``."""
+        value, meaning = self.special
+        return f'{value:g} ({meaning})'
 
     def interval(self) -> str:
         """The interval of a number, e.g. ``[0, 10]``, ``(0, inf)`` (without
-        :attr:`vehicle_value`)."""
+        :attr:`special`)."""
         low = '-inf' if self.min_value is None else self._bound_text(self.min_value)
         high = 'inf' if self.max_value is None else self._bound_text(self.max_value)
         left = '(' if self.min_exclusive or self.min_value is None else '['
@@ -126,7 +129,7 @@ class ParamSpec:
         """Return ``value`` converted to this parameter's type, or raise :class:`ParameterError`."""
         converted = _convert(self, value)
         if (isinstance(converted, (int, float)) and not isinstance(converted, bool)
-                and converted != self.vehicle_value):
+                and (self.special is None or converted != self.special[0])):
             too_low = self.min_value is not None and (
                 converted <= self.min_value if self.min_exclusive else converted < self.min_value
             )
@@ -181,10 +184,10 @@ def param(
     choices: tuple[str, ...] | None = None,
     read_only: bool = False,
     nan_allowed: bool = False,
-    vehicle_value: float | None = None,
+    special: tuple[float, str] | None = None,
 ) -> Any:
     """Declare a leaf parameter field of a configuration dataclass (``nan_allowed``: an
-    array whose entries may be NaN; ``vehicle_value``: see :class:`ParamSpec`)."""
+    array whose entries may be NaN; ``special``: see :class:`ParamSpec`)."""
     meta = {
         'spec': ParamSpec(
             name='',
@@ -197,7 +200,7 @@ def param(
             choices=choices,
             read_only=read_only,
             nan_allowed=nan_allowed,
-            vehicle_value=vehicle_value,
+            special=special,
         )
     }
     return field(default=default, metadata=meta)

@@ -86,7 +86,7 @@ def descriptor(spec: ParamSpec) -> ParameterDescriptor:
         read_only=spec.read_only,
     )
     constraints = []
-    if spec.choices is not None or spec.vehicle_value is not None:
+    if spec.choices is not None or spec.special is not None:
         constraints.append(spec.allowed())
     elif spec.min_exclusive:
         constraints.append(f'must be > {spec.min_value:g}')
@@ -96,8 +96,8 @@ def descriptor(spec: ParamSpec) -> ParameterDescriptor:
     if spec.kind is float:
         low = -math.inf if spec.min_value is None else float(spec.min_value)
         high = math.inf if spec.max_value is None else float(spec.max_value)
-        if spec.vehicle_value is not None:  # ROS' range holds it: the constraints say the rest
-            low, high = min(low, spec.vehicle_value), max(high, spec.vehicle_value)
+        if spec.special is not None:  # ROS' range holds it: the constraints say the rest
+            low, high = min(low, spec.special[0]), max(high, spec.special[0])
         result.floating_point_range = [FloatingPointRange(from_value=low, to_value=high)]
     elif spec.kind is int:
         low = _INT64_MIN if spec.min_value is None else math.ceil(spec.min_value)

@@ -377,12 +377,11 @@ def as_parameter_types(axes: Sequence[Axis],
             raise ScenarioError(f'{given} is a real number, and FIRST..LAST counts integers (for '
                                 'an integer parameter or seed): give a range LOW:HIGH or the '
                                 'values V1,V2,...')
-        if (axis.values is None and spec is not None and spec.vehicle_value is not None
-                and spec.vehicle_value in (axis.low, axis.high)):
-            raise ScenarioError(f'{given}: {spec.vehicle_value:g} (from the vehicle) is a value '
-                                'of its own, not the end of a range: a range lies in '
-                                f'{spec.interval()}; '
-                                f'give {spec.vehicle_value:g} as one of a list of values')
+        if (axis.values is None and spec is not None and spec.special is not None
+                and spec.special[0] in (axis.low, axis.high)):
+            raise ScenarioError(f'{given}: {spec.special_text()} is a value of its own, not the '
+                                f'end of a range: a range lies in {spec.interval()}; give '
+                                f'{spec.special[0]:g} as one of a list of values')
         if axis.values is None and kind is int:
             if not (float(axis.low).is_integer() and float(axis.high).is_integer()):
                 raise ScenarioError(f'--param {cut(axis.text, TEXT_SHOWN)}: {axis.name} is an '

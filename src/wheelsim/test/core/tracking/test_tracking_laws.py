@@ -305,8 +305,8 @@ def test_limits_compiled_and_in_plain_python_agree_bit_for_bit(seed):
         ({'control_rate': 0.0}, 'parameter control_rate'),
         ({'pure_pursuit.min_lookahead': 5.0}, 'parameter pure_pursuit.min_lookahead = 5.0'),
         ({'limits.min_linear_x': 0.5},
-         r'parameter limits.min_linear_x = 0.5 .* must be 1 \(from the vehicle\) or a finite '
-         r'number in \[-100, 0\]'),
+         r"parameter limits.min_linear_x = 0.5 .* must be 1 \(minus the vehicle's top speed\) "
+         r'or a finite number in \[-100, 0\]'),
         ({'wheel_base': -0.5},
          r'parameter wheel_base = -0.5 .* -1 \(from the vehicle\) or a finite number in '
          r'\(0, 100\]'),

@@ -23,6 +23,7 @@ from wheelsim.core.vehicle.description import (
 AUTO = 'auto'
 #: The value of a numeric limit that takes the vehicle's (vehicle_description).
 FROM_VEHICLE = -1.0
+FROM_VEHICLE_SPECIAL = (FROM_VEHICLE, 'from the vehicle')
 #: Plans keep within this fraction of the vehicle's speed, acceleration and curvature limits,
 #: leaving the controller room to correct.
 PLANNING_MARGIN = 0.8
@@ -55,7 +56,7 @@ class PlannerLimitsConfig:
         unit='m/s',
         min_value=0.0,
         min_exclusive=True,
-        vehicle_value=FROM_VEHICLE,
+        special=FROM_VEHICLE_SPECIAL,
         max_value=100.0,
     )
     max_reverse_speed: float = param(
@@ -75,7 +76,7 @@ class PlannerLimitsConfig:
         unit='m/s^2',
         min_value=0.0,
         min_exclusive=True,
-        vehicle_value=FROM_VEHICLE,
+        special=FROM_VEHICLE_SPECIAL,
         max_value=100.0,
     )
     max_lateral_acceleration: float = param(
@@ -85,7 +86,7 @@ class PlannerLimitsConfig:
         unit='m/s^2',
         min_value=0.0,
         min_exclusive=True,
-        vehicle_value=FROM_VEHICLE,
+        special=FROM_VEHICLE_SPECIAL,
         max_value=100.0,
     )
     max_yaw_rate: float = param(
@@ -105,7 +106,7 @@ class PlannerLimitsConfig:
         'wheel_base, others 0.',
         unit='1/m',
         min_value=0.0,
-        vehicle_value=FROM_VEHICLE,
+        special=FROM_VEHICLE_SPECIAL,
         max_value=1000.0,
     )
     max_curvature_rate: float = param(
@@ -114,7 +115,7 @@ class PlannerLimitsConfig:
         'vehicle (vehicle_description): a car 0.8 x its steering rate / wheel_base, others 0.',
         unit='1/(m*s)',
         min_value=0.0,
-        vehicle_value=FROM_VEHICLE,
+        special=FROM_VEHICLE_SPECIAL,
         max_value=1000.0,
     )
 

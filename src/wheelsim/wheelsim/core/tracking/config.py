@@ -173,7 +173,7 @@ def _from_vehicle(description: str, unit: str, high: float, positive: bool = Tru
     (0, ``high``], or [0, ``high``] unless ``positive``."""
     return param(FROM_VEHICLE, description + ' -1: from the vehicle (vehicle_description).',
                  unit=unit, min_value=0.0, min_exclusive=positive, max_value=high,
-                 vehicle_value=FROM_VEHICLE)
+                 special=(FROM_VEHICLE, 'from the vehicle'))
 
 
 @dataclass(frozen=True)
@@ -189,7 +189,7 @@ class OutputLimitsConfig:
         unit='m/s',
         min_value=-100.0,
         max_value=0.0,
-        vehicle_value=REVERSE_FROM_VEHICLE,
+        special=(REVERSE_FROM_VEHICLE, "minus the vehicle's top speed"),
     )
     max_linear_y: float = _from_vehicle(
         'Highest sideways speed (omni only; others always 0); the vehicle\'s top speed '

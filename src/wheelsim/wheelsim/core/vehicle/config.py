@@ -29,14 +29,13 @@ MODELS = ('bicycle', 'differential', 'omni')
 DERIVED = -1.0
 
 
-def _check_derived_or_positive(name: str, value: float, derived_from: str) -> None:
-    if value != DERIVED and value <= 0.0:
-        raise ParameterError(name, value, f'must be -1 ({derived_from}) or greater than 0')
-
-
-def _check_derived_or_non_negative(name: str, value: float, derived_from: str) -> None:
-    if value != DERIVED and value < 0.0:
-        raise ParameterError(name, value, f'must be -1 ({derived_from}) or at least 0')
+def _derived(description: str, derived_from: str, high: float, positive: bool,
+             **options: Any) -> Any:
+    """A parameter whose default -1 is derived (``derived_from``), else in (0, ``high``], or
+    [0, ``high``] unless ``positive``."""
+    return param(DERIVED, f'{description} (-1 = {derived_from})', min_value=0.0,
+                 min_exclusive=positive, max_value=high, special=(DERIVED, derived_from),
+                 **options)
 
 
 def _dead_time(what: str) -> Any:
@@ -100,14 +99,9 @@ class DriveActuatorConfig:
         min_value=0.0,
         max_value=1000.0,
     )
-    max_deceleration: float = param(
-        DERIVED,
-        'Limit on the rate at which the speed magnitude shrinks (braking; 0 = no limit, '
-        '-1 = same as max_acceleration)',
-        unit='m/s^2',
-        min_value=DERIVED,
-        max_value=1000.0,
-    )
+    max_deceleration: float = _derived(
+        'Limit on the rate at which the speed magnitude shrinks (braking; 0 = no limit)',
+        'same as max_acceleration', 1000.0, positive=False, unit='m/s^2')
     max_jerk: float = param(
         0.0,
         'Limit on the rate of change of acceleration: S-curve speed profiles (0 = no limit)',
@@ -119,11 +113,6 @@ class DriveActuatorConfig:
     dead_band: float = _dead_band('speed', 'm/s')
     resolution: float = _resolution('speed', 'm/s')
     noise_stddev: float = _noise('speed', 'm/s')
-
-    def __post_init__(self) -> None:
-        _check_derived_or_non_negative(
-            'max_deceleration', self.max_deceleration, 'same as max_acceleration'
-        )
 
     @property
     def deceleration_limit(self) -> float:
@@ -180,13 +169,8 @@ def _offset() -> Any:
 
 
 def _diameter(derived_from: str) -> Any:
-    return _geometry(
-        DERIVED,
-        f'Wheel diameter: draws the wheels and turns rim speed into joint rad/s '
-        f'(-1 = {derived_from})',
-        min_value=DERIVED,
-        max_value=10.0,
-    )
+    return _derived('Wheel diameter: draws the wheels and turns rim speed into joint rad/s',
+                    derived_from, 10.0, positive=True, unit='m', read_only=True)
 
 
 @dataclass(frozen=True)
@@ -201,15 +185,12 @@ class SingleTrackConfig:
     mass: float = param(
         1000.0, 'Vehicle mass', unit='kg', min_value=0.0, min_exclusive=True, max_value=1e6
     )
-    yaw_inertia: float = param(
-        DERIVED, 'Moment of inertia about the vertical axis through the centre of mass '
-        '(-1 = mass x d x (wheel_base - d), d = cg_to_fixed_axle)', unit='kg*m^2',
-        min_value=DERIVED, max_value=1e9,
-    )
-    cg_to_fixed_axle: float = param(
-        DERIVED, 'Distance from the fixed axle to the centre of mass, towards the steered axle '
-        '(-1 = wheel_base / 2)', unit='m', min_value=DERIVED, max_value=100.0,
-    )
+    yaw_inertia: float = _derived(
+        'Moment of inertia about the vertical axis through the centre of mass',
+        'mass x d x (wheel_base - d), d = cg_to_fixed_axle', 1e9, positive=True, unit='kg*m^2')
+    cg_to_fixed_axle: float = _derived(
+        'Distance from the fixed axle to the centre of mass, towards the steered axle',
+        'wheel_base / 2', 100.0, positive=True, unit='m')
     cg_height: float = param(
         0.0, 'Height of the centre of mass above the ground: speeding up moves normal load from '
         'the axle ahead to the one behind, braking the other way (0: no load transfer)',
@@ -235,8 +216,6 @@ class SingleTrackConfig:
     )
 
     def __post_init__(self) -> None:
-        _check_derived_or_positive('yaw_inertia', self.yaw_inertia, 'mass x d x (L - d)')
-        _check_derived_or_positive('cg_to_fixed_axle', self.cg_to_fixed_axle, 'wheel_base / 2')
         if self.blend_speed_high < self.blend_speed_low:
             raise ParameterError(
                 'blend_speed_high', self.blend_speed_high,
@@ -260,16 +239,12 @@ class BicycleConfig:
         read_only=True,
     )
     base_link_offset: float = _offset()
-    vis_track_fixed: float = _geometry(
-        DERIVED, 'Wheel spacing of the fixed axle, 0 = one wheel (-1 = 0.7 x wheel_base)',
-        min_value=DERIVED, max_value=100.0,
-    )
-    vis_track_steered: float = _geometry(
-        DERIVED,
+    vis_track_fixed: float = _derived(
+        'Wheel spacing of the fixed axle, 0 = one wheel', '0.7 x wheel_base', 100.0,
+        positive=False, unit='m', read_only=True)
+    vis_track_steered: float = _derived(
         'Wheel spacing of the steered axle, 0 = one wheel; sets the left/right Ackermann '
-        'angles (-1 = 0.7 x wheel_base)',
-        min_value=DERIVED, max_value=100.0,
-    )
+        'angles', '0.7 x wheel_base', 100.0, positive=False, unit='m', read_only=True)
     vis_tire_diameter: float = _diameter('0.25 x wheel_base')
     friction_coefficient: float = _friction()
     drive_actuator: DriveActuatorConfig = group(DriveActuatorConfig)
@@ -277,11 +252,6 @@ class BicycleConfig:
     dynamics: SingleTrackConfig = group(SingleTrackConfig)
 
     def __post_init__(self) -> None:
-        _check_derived_or_non_negative('vis_track_fixed', self.vis_track_fixed, '0.7 x wheel_base')
-        _check_derived_or_non_negative(
-            'vis_track_steered', self.vis_track_steered, '0.7 x wheel_base'
-        )
-        _check_derived_or_positive('vis_tire_diameter', self.vis_tire_diameter, '0.25 x wheel_base')
         limit = self.steering_actuator.max_position
         if not self.drive_on_steered_wheel and not 0.0 < limit < math.pi / 2:
             raise ParameterError(
@@ -372,9 +342,6 @@ class DifferentialConfig:
     friction_coefficient: float = _friction()
     drive_actuators: DriveActuatorConfig = group(DriveActuatorConfig)
 
-    def __post_init__(self) -> None:
-        _check_derived_or_positive('vis_tire_diameter', self.vis_tire_diameter, '0.4 x track')
-
     @property
     def wheel_radius_m(self) -> float:
         if self.vis_tire_diameter == DERIVED:
@@ -403,9 +370,6 @@ class OmniConfig:
     )
     friction_coefficient: float = _friction()
     drive_actuators: DriveActuatorConfig = group(DriveActuatorConfig)
-
-    def __post_init__(self) -> None:
-        _check_derived_or_positive('vis_wheel_diameter', self.vis_wheel_diameter, '0.25 x track')
 
     @property
     def lever_m(self) -> float:
