@@ -44,6 +44,7 @@ from wheelsim.bringup.nav2_mppi import mppi_problem, mppi_warning
 from wheelsim.bringup.nav2_stock import (
     KILTED_ARGUMENTS,
     laser_height_warnings,
+    nav2_pace_warning,
     nav2_parameters,
     vehicle_values,
     write_nav2_parameters,
@@ -154,8 +155,9 @@ def _simulated(context):
 def _nav2(context):
     """The map server (unless AMCL's bring-up starts it) and nav2_bringup's bringup_launch.py
     with the stock parameters and wheelsim's overrides; first a warning when they run an MPPI
-    controller the installed Nav2 cannot (:func:`mppi_warning`) and one per costmap layer that
-    cannot see the laser at its height (:func:`laser_height_warnings`)."""
+    controller the installed Nav2 cannot (:func:`mppi_warning`), one per costmap layer that
+    cannot see the laser at its height (:func:`laser_height_warnings`), and one for a
+    real_time_factor other than 1 (:func:`nav2_pace_warning`)."""
     localization = LaunchConfiguration('localization').perform(context)
     distro = os.environ.get('ROS_DISTRO') or 'jazzy'
     stock = (LaunchConfiguration('nav2_params_file').perform(context)
@@ -189,9 +191,11 @@ def _nav2(context):
                  parameters=[{'autostart': autostart, 'node_names': ['map_server']}]),
         ]
     warnings = [mppi_warning(parameters)]  # a known miscompiled MPPI drives away from its goals
-    scan = simulated_vehicle(label, sim_values)[1].scan
-    if scan.enabled:
-        warnings += laser_height_warnings(parameters, scan.z)
+    settings = simulated_vehicle(label, sim_values)[1]
+    if settings.scan.enabled:
+        warnings += laser_height_warnings(parameters, settings.scan.z)
+    pace = LaunchConfiguration('real_time_factor').perform(context)
+    warnings.append(nav2_pace_warning(float(pace) if pace else settings.real_time_factor))
     return [*(LogInfo(msg=warning) for warning in warnings if warning),
             GroupAction([SetParameter('use_sim_time', True), *actions])]
 

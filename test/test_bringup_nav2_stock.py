@@ -32,6 +32,7 @@ from wheelsim.bringup.nav2_stock import (
     fill_placeholders,
     laser_height_warnings,
     merge_overrides,
+    nav2_pace_warning,
     nav2_parameters,
     vehicle_values,
 )
@@ -214,6 +215,16 @@ def test_a_laser_below_a_layer_s_min_obstacle_height_is_warned_of_too():
     assert ("global_costmap's obstacle_layer keeps of front (front.min_obstacle_height = 0.3 m)"
             in warning)
     assert laser_height_warnings(tree, 0.3) == []
+
+
+def test_a_pace_other_than_real_time_is_warned_of():
+    """Nav2's loops run on wall time (controller_server.cpp: rclcpp::WallRate, 1.3.13 and
+    1.4.2): at 4x each gets a quarter of its cycles per simulated second."""
+    assert nav2_pace_warning(1.0) is None
+    warning = nav2_pace_warning(4.0)
+    assert warning.startswith("wheelsim: warning: real_time_factor 4: Nav2's controller")
+    assert 'each gets 0.25 x its cycles' in warning
+    assert 'a vanishing share its cycles' in nav2_pace_warning(0.0)
 
 
 def test_the_wheelsim_side_makes_vehicle_sim_the_clock_at_20_hz_with_base_footprint():

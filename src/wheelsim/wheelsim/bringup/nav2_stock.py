@@ -174,3 +174,18 @@ def laser_height_warnings(parameters: Mapping[str, Any], scan_z_m: float) -> lis
                         'costmap sees no obstacle in the scan; give nav2_params_file:= with '
                         'that layer raised to the laser')
     return warnings
+
+
+def nav2_pace_warning(real_time_factor: float) -> str | None:
+    """The warning for Nav2 on a /clock ``real_time_factor`` times real time (not 1): Nav2's
+    controller server, behaviours, behaviour tree, costmap updates and velocity smoother run on
+    wall time (``rclcpp::WallRate`` or a wall timer, navigation2 1.3.13 and 1.4.2), so each gets
+    ``1 / real_time_factor`` of its cycles per simulated second (0: as fast as possible)."""
+    if real_time_factor == 1.0:
+        return None
+    share = ('a vanishing share' if real_time_factor == 0.0
+             else f'{1.0 / real_time_factor:.3g} x')
+    return (f'wheelsim: warning: real_time_factor {real_time_factor:g}: Nav2\'s controller, '
+            'behaviours, behaviour tree, costmap updates and velocity smoother run on wall time, '
+            f'so each gets {share} its cycles (and the smoother its accelerations) per simulated '
+            'second: tracking at this pace is not what it is at 1 (docs/bringup.md)')
