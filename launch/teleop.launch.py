@@ -38,7 +38,11 @@ def terminal_prefix(terminal: str) -> str:
     """``terminal`` (empty: none, the launch's own); RuntimeError, before anything starts,
     when its command is not installed (launch would log a traceback and go on without the
     keyboard node)."""
-    words = shlex.split(terminal)
+    try:
+        words = shlex.split(terminal)
+    except ValueError as err:  # an unclosed quote
+        raise RuntimeError(f'terminal:={terminal}: cannot be split into words ({err}); nothing '
+                           'was started') from None
     if words and shutil.which(words[0]) is None:
         raise RuntimeError(
             f'terminal:={terminal}: {words[0]} is not installed; install it, give another '

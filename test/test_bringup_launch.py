@@ -189,6 +189,9 @@ def test_teleop_launch_refuses_a_terminal_that_is_not_installed():
     with pytest.raises(RuntimeError, match=r"^terminal:=no-such-terminal -e: no-such-terminal is "
                                            r"not installed; install it, .*nothing was started$"):
         module.terminal_prefix('no-such-terminal -e')
+    with pytest.raises(RuntimeError, match=r"^terminal:=xterm -e 'x: cannot be split into words "
+                                           r'\(No closing quotation\); nothing was started$'):
+        module.terminal_prefix("xterm -e 'x")
     assert module.terminal_prefix('sh -c') == 'sh -c'
     assert module.terminal_prefix('') == ''  # the launch's own terminal
 

@@ -192,6 +192,15 @@ BLIND_LAYERS = {'indoor_differential': [], 'mecanum_omni': [],
 
 
 @pytest.mark.parametrize('distro', SUPPORTED_DISTROS)
+def test_a_laser_at_the_top_of_the_voxel_grid_is_dropped(distro):
+    """Found in review: VoxelLayer keeps a point only below the grid's top (worldToMap3D:
+    mz < size_z), so a laser at exactly 16 x 0.05 m is dropped."""
+    [warning] = laser_height_warnings(stock_tree_from_facts(distro), 0.8)
+    assert "local_costmap's voxel_layer" in warning
+    assert laser_height_warnings(stock_tree_from_facts(distro), 0.79) == []
+
+
+@pytest.mark.parametrize('distro', SUPPORTED_DISTROS)
 @pytest.mark.parametrize('preset', VEHICLE_PRESETS, ids=lambda p: p.stem)
 def test_a_laser_the_stock_costmaps_cannot_see_is_warned_of(preset, distro):
     sim_values = vehicle_sim_values([str(preset), str(WHEELSIM_SIDE)], '', {})
@@ -211,6 +220,7 @@ def test_a_laser_below_a_layer_s_min_obstacle_height_is_warned_of_too():
              'rear': {'data_type': 'PointCloud2'}}
     tree = {'global_costmap': {'global_costmap': {'ros__parameters': {
         'plugins': ['obstacle_layer'], 'obstacle_layer': layer}}}}
+    assert laser_height_warnings(tree, 2.0) == []  # max_obstacle_height keeps its bound
     [warning] = laser_height_warnings(tree, 0.1)
     assert ("global_costmap's obstacle_layer keeps of front (front.min_obstacle_height = 0.3 m)"
             in warning)

@@ -639,9 +639,12 @@ def test_a_tune_with_every_value_fixed_is_refused(capsys, process_state_restored
      'vehicle_sim.model_params.differential.vis_tire_diameter=-1:0.3: '
      'vehicle_sim.model_params.differential.vis_tire_diameter: -1 (0.4 x track) is a value of '
      'its own'),
-    ('controller.lead_time=0..2', 'controller.lead_time=0..2: controller.lead_time is a real '
-     'number, and FIRST..LAST counts integers (for an integer parameter or seed): give a range '
-     'LOW:HIGH or the values V1,V2,...'),
+    ('controller.lead_time=0..2', 'controller.lead_time=0..2: controller.lead_time is no '
+     'integer parameter, and FIRST..LAST counts integers (for an integer parameter or seed): '
+     'give the values V1,V2,..., or a range LOW:HIGH'),
+    ('controller.algorithm=0..2', 'controller.algorithm=0..2: controller.algorithm is no '
+     'integer parameter, and FIRST..LAST counts integers (for an integer parameter or seed): '
+     'give the values V1,V2,...\n'),
     ('planner.waypoints=[1.0,0.0,.nan]', 'planner.waypoints=[1.0,0.0,.nan]: tune cannot search '
      'an array'),
 ])

@@ -32,6 +32,7 @@ class Demo:
     flag: bool = param(False, 'A flag.')
     lag: float = param(-1.0, 'Lag.', unit='s', min_value=0.0, max_value=10.0,
                        special=(-1.0, 'from the vehicle'))
+    button: int = param(-1, 'Button.', min_value=2, max_value=5, special=(-1, 'none'))
     limits: Limits = group(Limits)
 
     def __post_init__(self) -> None:
@@ -90,6 +91,11 @@ def test_a_special_value_is_within_the_ros_range_and_a_value_between_is_refused(
     assert not result.successful
     assert 'must be -1 (from the vehicle) or a finite number in [0, 10]' in result.reason
     assert node.set_parameters([Parameter('lag', value=0.5)])[0].successful
+    [button] = node.describe_parameters(['button'])  # an integer's too
+    assert (button.integer_range[0].from_value, button.integer_range[0].to_value) == (-1, 5)
+    assert not node.set_parameters([Parameter('button', value=1)])[0].successful
+    assert node.set_parameters([Parameter('button', value=3)])[0].successful
+    assert node.set_parameters([Parameter('button', value=-1)])[0].successful
 
 
 def test_start_up_values_accept_integers_for_doubles_and_empty_lists(node_with, tmp_path):

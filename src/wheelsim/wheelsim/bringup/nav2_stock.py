@@ -124,9 +124,11 @@ OBSTACLE_LAYERS = {'nav2_costmap_2d::ObstacleLayer': False, 'nav2_costmap_2d::Vo
 
 
 def _heights_kept(layer: Mapping[str, Any], source_name: str, voxels: bool
-                  ) -> tuple[float, float, str, str]:
+                  ) -> tuple[float, float, str, str, bool]:
     """(lowest, highest) height [m] at which ``layer`` keeps a point of its source
-    ``source_name``, and the parameters that set each (the source's first where they tie)."""
+    ``source_name``, the parameters that set each (the source's first where they tie), and
+    whether the highest is kept (the voxel grid's top is not: VoxelLayer's worldToMap3D needs
+    ``mz < z_voxels``)."""
     source = layer[source_name]
     limits = [(float(source.get('min_obstacle_height', 0.0)),
                float(source.get('max_obstacle_height', 0.0)), f'{source_name}.'),
@@ -138,9 +140,10 @@ def _heights_kept(layer: Mapping[str, Any], source_name: str, voxels: bool
     if voxels:
         top_m = (float(layer.get('origin_z', 0.0))
                  + int(layer.get('z_voxels', 10)) * float(layer.get('z_resolution', 0.2)))
-        if top_m < high:
-            high, high_why = top_m, 'origin_z + z_voxels x z_resolution'
-    return low, high, f'{low_prefix}min_obstacle_height', high_why
+        if top_m <= high:
+            return low, top_m, f'{low_prefix}min_obstacle_height', (
+                'origin_z + z_voxels x z_resolution'), False
+    return low, high, f'{low_prefix}min_obstacle_height', high_why, True
 
 
 def laser_height_warnings(parameters: Mapping[str, Any], scan_z_m: float) -> list[str]:
@@ -163,9 +166,9 @@ def laser_height_warnings(parameters: Mapping[str, Any], scan_z_m: float) -> lis
                 if not isinstance(source, Mapping) or source.get(
                         'data_type', 'LaserScan') != 'LaserScan':
                     continue
-                low, high, low_why, high_why = _heights_kept(
+                low, high, low_why, high_why, top_kept = _heights_kept(
                     layer, source_name, OBSTACLE_LAYERS[layer['plugin']])
-                if not low <= scan_z_m <= high:
+                if not low <= scan_z_m < high and not (top_kept and scan_z_m == high):
                     limit = (f'{high_why} = {high:g} m' if scan_z_m > high
                              else f'{low_why} = {low:g} m')
                     warnings.append(

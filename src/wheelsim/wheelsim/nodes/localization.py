@@ -198,7 +198,7 @@ class Localization:
         if self.localization is None:
             self.localization = LocalizationModel(config)
         elif encoders != self.localization.config.encoders:
-            self.localization.update_config(config)
+            self.localization.update_config(config, new_vehicle=True)
         else:
             return
         geometry = ', '.join(f'{name} {getattr(encoders, name):g} m'

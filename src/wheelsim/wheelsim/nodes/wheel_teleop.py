@@ -88,12 +88,12 @@ class WheelTeleop:
         try:
             description = parse_description(msg.data)
         except DescriptionError as err:  # the vehicle described before, if any, stays
-            self._warnings.warn('description', f'vehicle_description ignored: {err}')
+            self._warnings.warn('description refused', f'vehicle_description ignored: {err}')
             return
         self._model = description.model
         self._top_wheel_velocity_radps = None
         if self._model not in WHEEL_SIDES:
-            self._warnings.warn('description', (
+            self._warnings.warn('not side by side', (
                 f'a {self._model} vehicle: wheel_teleop drives vehicles driven side by side '
                 f'({", ".join(WHEEL_SIDES)}); drive this one on cmd_vel'))
             return
@@ -101,7 +101,7 @@ class WheelTeleop:
             radius_m = wheel_radius_m(description.urdf)
         except DescriptionError as err:
             self._no_radius = str(err)
-            self._warnings.warn('description', (
+            self._warnings.warn('no wheel radius', (
                 f'{self._model} vehicle without a wheel radius ({err}): full stick is '
                 'max_wheel_velocity, which must not be 0 then'))
             return
@@ -109,14 +109,14 @@ class WheelTeleop:
         if not math.isfinite(speed_mps / radius_m):
             self._no_radius = (f'limits.max_speed {speed_mps:g} m/s over a wheel radius of '
                                f'{radius_m:g} m is no finite wheel speed')
-            self._warnings.warn('description', f'{self._model} vehicle: {self._no_radius}: '
+            self._warnings.warn('no finite speed', f'{self._model} vehicle: {self._no_radius}: '
                                 'full stick is max_wheel_velocity, which must not be 0 then')
             return
         self._top_wheel_velocity_radps = speed_mps / radius_m
         full_stick = (f'full stick is {self._top_wheel_velocity_radps:.3g} rad/s unless '
                       'max_wheel_velocity is set')
         if description.max_speed is None:
-            self._warnings.warn('description', (
+            self._warnings.warn('no speed limit', (
                 f'{self._model} vehicle without a speed limit: {full_stick} (a top speed of '
                 f'{speed_mps:g} m/s, as the controller takes for such a vehicle)'))
         else:

@@ -102,6 +102,8 @@ def descriptor(spec: ParamSpec) -> ParameterDescriptor:
     elif spec.kind is int:
         low = _INT64_MIN if spec.min_value is None else math.ceil(spec.min_value)
         high = _INT64_MAX if spec.max_value is None else math.floor(spec.max_value)
+        if spec.special is not None:
+            low, high = min(low, int(spec.special[0])), max(high, int(spec.special[0]))
         result.integer_range = [IntegerRange(from_value=low, to_value=high, step=1)]
     return result
 

@@ -374,9 +374,9 @@ def as_parameter_types(axes: Sequence[Axis],
                                 f'no such parameter{hint}')
         given = f'--param {cut(axis.text, TEXT_SHOWN)}: {axis.name}'
         if axis.counted and kind not in (None, int):
-            raise ScenarioError(f'{given} is a real number, and FIRST..LAST counts integers (for '
-                                'an integer parameter or seed): give a range LOW:HIGH or the '
-                                'values V1,V2,...')
+            raise ScenarioError(f'{given} is no integer parameter, and FIRST..LAST counts '
+                                'integers (for an integer parameter or seed): give the values '
+                                'V1,V2,...' + (', or a range LOW:HIGH' if kind is float else ''))
         if (axis.values is None and spec is not None and spec.special is not None
                 and spec.special[0] in (axis.low, axis.high)):
             raise ScenarioError(f'{given}: {spec.special_text()} is a value of its own, not the '

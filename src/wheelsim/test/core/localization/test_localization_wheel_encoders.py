@@ -7,6 +7,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from wheelsim.core.geometry.se2 import compose_floats, inverse_floats
 from wheelsim.core.localization.config import LocalizationConfig
 from wheelsim.core.localization.model import Localization
 from wheelsim.core.params import from_flat
@@ -238,3 +239,32 @@ def test_a_live_encoder_change_loses_no_wheel_motion(change):
     tick_m = 2 * math.pi / change['resolution'] * 0.1 if 'resolution' in change else 0.0
     travelled_after = truth[0] - start[0] - before[0]
     assert after[0] - before[0] == pytest.approx(scale * travelled_after, abs=tick_m + 1e-9)
+
+
+def test_another_vehicle_of_the_same_model_starts_its_wheels_afresh_at_the_same_pose():
+    """Found in review of the change above: a new vehicle_description (encoders.model auto) of
+    the same model but other joints (a forklift's one steering joint after a car's two) kept
+    the old joint names: every joint_states was refused and the odometry froze; with the same
+    joint names, the old vehicle's last angles would have counted as motion."""
+    from wheelsim.core.localization.wheel_encoders import EncoderConfig, with_vehicle
+    from wheelsim.core.vehicle.description import describe
+    from wheelsim.core.vehicle.urdf import build_urdf
+
+    def encoders_of(config):
+        return with_vehicle(EncoderConfig(), describe(config, build_urdf(config)))
+
+    car = ideal_config('bicycle', wheel_base=2.7, vis_track_fixed=1.5, vis_track_steered=1.5,
+                       **{'steering_actuator.max_position': 0.6})
+    lift = ideal_config('bicycle', wheel_base=2.0, vis_track_fixed=1.1, vis_track_steered=0.0,
+                        **{'steering_actuator.max_position': 0.6})
+    loc = localization(**{name: getattr(encoders_of(car), name)
+                          for name in ('model', 'wheel_base', 'wheel_radius')})
+    [(before, _)], _ = drive(Vehicle(car, DT), loc, [(1.0, 0.0, 0.2)], 1.0)
+    loc.update_config(replace(loc.config, encoders=encoders_of(lift)), new_vehicle=True)
+    forklift = Vehicle(lift, DT, (5.0, 5.0, 1.0))
+    forklift.step(1000)  # at rest: its clock past the car's last sample
+    [(after, truth)], start = drive(forklift, loc, [(1.0, 0.0, 0.2)], 1.0)
+    # the first sample of the new wheels is their start: the odometry goes on from `before`
+    moved = compose_floats(inverse_floats(before), after)
+    assert math.hypot(moved[0], moved[1]) == pytest.approx(
+        math.hypot(truth[0] - start[0], truth[1] - start[1]), abs=1e-9)

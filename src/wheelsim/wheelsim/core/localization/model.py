@@ -186,16 +186,15 @@ class Localization:
         self._arrays = (self._state, self._clock, self._draws.values, self._draws.cursors,
                         self.output, self._covariances)
 
-    def update_config(self, config: LocalizationConfig) -> None:
-        """Apply new noise parameters from the next sample on (``mode`` and ``seed`` are fixed)."""
+    def update_config(self, config: LocalizationConfig, new_vehicle: bool = False) -> None:
+        """Apply new noise parameters from the next sample on (``mode`` and ``seed`` are fixed);
+        ``new_vehicle``: the encoder geometry is another vehicle's, whose wheels start afresh
+        (else the wheel odometry goes on from the wheels' last angles)."""
         if (config.mode, config.seed) != (self.config.mode, self.config.seed):
             raise ValueError('mode and seed cannot change while running')
         if self.encoders is not None and config.encoders != self.config.encoders:
-            if config.encoders.model == self.encoders.config.model:
-                self.encoders = self.encoders.reconfigured(config.encoders)
-            else:  # another vehicle's (encoders.model auto): its wheels start afresh
-                self.encoders = EncoderOdometry(config.encoders, config.frame_prefix)
-                self._state[kernel.PREVIOUS_WHEEL_POSE + 3] = 0.0  # unknown
+            self.encoders = self.encoders.reconfigured(config.encoders,
+                                                       same_wheels=not new_vehicle)
         rate_hz = config.ekf.measurement_rate
         if self._ekf is not None and rate_hz != self.config.ekf.measurement_rate:
             # the next fix on the new rate's grid, not the one the old rate scheduled

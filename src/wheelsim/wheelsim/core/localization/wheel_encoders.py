@@ -194,16 +194,18 @@ class EncoderOdometry:
         self.pose: Floats3 = (0.0, 0.0, 0.0)
         self._poses.clear()
 
-    def reconfigured(self, config: EncoderConfig) -> EncoderOdometry:
-        """This odometry with ``config`` (the same model and prefix) from the next sample on: the
-        pose and the wheels' angles so far are kept, so the motion after the last sample is
-        integrated with the new values, none lost and none counted twice; a tick count goes on
-        from the angles so far at the new resolution."""
+    def reconfigured(self, config: EncoderConfig, same_wheels: bool) -> EncoderOdometry:
+        """This odometry with ``config`` (the same prefix) from the next sample on, its pose
+        kept. ``same_wheels`` (a live change of ``encoders.*`` on the same vehicle): the motion
+        since the last sample is integrated with the new values from the wheels' angles so
+        far, none lost and none counted twice, a tick count going on at the new resolution;
+        otherwise (another vehicle) the wheels start afresh at the next sample."""
         other = EncoderOdometry(config, self._prefix)
-        other._wheels, other._steering = self._wheels, self._steering
-        other._last, other._unwrapped = list(self._last), list(self._unwrapped)
-        other._counted = [math.floor(angle / other._tick) if other._tick else angle
-                          for angle in self._unwrapped]
+        if same_wheels:
+            other._wheels, other._steering = self._wheels, self._steering
+            other._last, other._unwrapped = list(self._last), list(self._unwrapped)
+            other._counted = [math.floor(angle / other._tick) if other._tick else angle
+                              for angle in self._unwrapped]
         other.pose = self.pose
         other._poses.extend(self._poses)
         return other

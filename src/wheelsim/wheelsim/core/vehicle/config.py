@@ -100,7 +100,7 @@ class DriveActuatorConfig:
         max_value=1000.0,
     )
     max_deceleration: float = _derived(
-        'Limit on the rate at which the speed magnitude shrinks (braking; 0 = no limit)',
+        'Limit on the rate at which the speed magnitude shrinks when braking; 0 = no limit',
         'same as max_acceleration', 1000.0, positive=False, unit='m/s^2')
     max_jerk: float = param(
         0.0,
