@@ -73,7 +73,7 @@ build_tf2_msgs() {
   if python -c 'import tf2_msgs.msg' 2>/dev/null; then
     return
   fi
-  log "generating tf2_msgs into $deps (first run only, a few seconds)"
+  log "generating tf2_msgs into $deps (first run only)"
   local include
   include="$(python -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
   (
