@@ -208,6 +208,22 @@ def test_wheel_commands_drive_it_and_bad_ones_are_rejected_naming_the_joints(sim
     assert 'no command for 1 s: braking' in sim.process.output()
 
 
+def test_a_publisher_of_another_type_on_wheel_commands_is_named(sim):
+    """Found in review: a Float32MultiArray on wheel_commands (DDS delivers it to no
+    Float64MultiArray subscription) was ignored without a word."""
+    from std_msgs.msg import Float32MultiArray
+
+    probe = Probe('pad_driver')
+    try:
+        probe.publisher(Float32MultiArray, '/wheel_commands')
+        said = ('/wheel_commands: ignoring /pad_driver (std_msgs/msg/Float32MultiArray): this '
+                'node takes std_msgs/msg/Float64MultiArray')
+        assert sim.probe.spin_until(lambda: said in sim.process.output(), 60.0), (
+            sim.process.output())
+    finally:
+        probe.close()
+
+
 def hold_commands(sim):
     """Keep the last good command for a minute, not 1 s (``twist_reference_max_oldness``): a
     check that bad commands leave the speed alone then holds however long the probe stalls."""

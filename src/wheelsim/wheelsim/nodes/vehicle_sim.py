@@ -11,12 +11,12 @@ advanced up to "now" at every publish time, every command and (use_sim_time) eve
 change. With ``be_reference_clock`` the node owns time, paced against the monotonic wall clock
 by ``real_time_factor``, and publishes ``/clock``. On the wall clock (modes 1 and 3) the
 periodic work runs on :class:`WallTicker` threads, much cheaper than executor timers: stepping
-and publishing on one, the housekeeping (diagnostics, the cmd_vel and map publisher checks) on
-another, so that the executor only wakes for incoming messages and services. With
-``use_sim_time`` (and on a headless run's lock-step seam) it all runs in timer and time-change
-callbacks of the seam, and, live only, the housekeeping on steady-clock executor timers. A lock
-serialises the tickers with the executor's callbacks. Live only: the ``~/reset`` service, the
-robot_state_publisher sync, the housekeeping (docs/architecture.md).
+and publishing on one, the housekeeping (diagnostics, the cmd_vel, wheel_commands and map
+publisher checks) on another, so that the executor only wakes for incoming messages and
+services. With ``use_sim_time`` (and on a headless run's lock-step seam) it all runs in timer
+and time-change callbacks of the seam, and, live only, the housekeeping on steady-clock executor
+timers. A lock serialises the tickers with the executor's callbacks. Live only: the ``~/reset``
+service, the robot_state_publisher sync, the housekeeping (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -162,6 +162,7 @@ class VehicleSim:
         housekeeping = [
             (DIAGNOSTICS_PERIOD_S, self.diagnostics.publish),
             (PUBLISHER_CHECK_PERIOD_S, self.cmd_vel.check_publishers),
+            (PUBLISHER_CHECK_PERIOD_S, self.wheel_commands.check_publishers),
             (OTHER_PUBLISHERS_CHECK_PERIOD_S, self._other_simulations.check),
         ]
         if self.world.publishes_map:
