@@ -6,8 +6,9 @@ Along a path sampled at arc lengths s_i, the speed v_i >= 0 obeys at every sampl
     v |dyaw/ds| <= max_yaw_rate,  v |d curvature/ds| <= max_curvature_rate (steering speed),
 
 and between samples the tangential acceleration (v_{i+1}^2 - v_i^2) / (2 ds) is constant and
-within +-max_acceleration (for a heading planned apart from the path, also within
-+-max_yaw_acceleration / |dyaw/ds|). The classic two-pass sweep (forward: accelerate as hard
+within +-max_acceleration (for a heading planned apart from the path, the yaw acceleration
+d2yaw/ds2 v^2 + dyaw/ds a also within +-max_yaw_acceleration: :func:`_yaw_acceleration_limit`).
+The classic two-pass sweep (forward: accelerate as hard
 as allowed; backward: brake in time) gives the time-optimal speed for these constraints,
 ending at rest and starting at rest or at the vehicle's speed when it is already moving (a plan
 made on the way). Time between samples follows from constant acceleration:
@@ -82,6 +83,26 @@ def _steeper_neighbour(slope: FloatArray) -> FloatArray:
     return np.maximum(np.append(magnitude, 0.0), np.insert(magnitude, 0, 0.0))
 
 
+def _yaw_acceleration_limit(cap: FloatArray, ds: FloatArray, segment_yaw_per_m: FloatArray,
+                            max_yaw_acceleration: float) -> FloatArray:
+    """The tangential acceleration allowed on each segment by the yaw acceleration of a heading
+    given per sample (piecewise linear in s); ``cap`` is lowered in place where the heading's
+    curve bends.
+
+    The yaw acceleration is yaw'' v^2 + yaw' a (' = d/ds): where the rate per metre changes at
+    a sample (yaw'' ~ its change over the mean length of the two segments), the speed there is
+    capped so that the first term takes at most half the limit; each segment's acceleration
+    gets what its ends leave of it, |yaw'| |a| <= limit - yaw'' v_cap^2 (all of it where the
+    heading turns at a steady rate per metre)."""
+    bend_per_m2 = np.zeros(len(cap))
+    if len(ds) > 1:
+        bend_per_m2[1:-1] = np.abs(np.diff(segment_yaw_per_m)) / (0.5 * (ds[:-1] + ds[1:]))
+    np.minimum(cap, _ratio_limit(0.5 * max_yaw_acceleration, bend_per_m2) ** 0.5, out=cap)
+    used = cap**2 * bend_per_m2
+    left = max_yaw_acceleration - np.maximum(used[:-1], used[1:])
+    return _ratio_limit(1.0, segment_yaw_per_m) * left
+
+
 def speed_limits(path: PathSamples, limits: MotionLimits, yaw_rate_per_m: FloatArray) -> FloatArray:
     """The highest allowed speed at every sample (m/s), before acceleration is considered.
 
@@ -109,8 +130,7 @@ def time_scale(
     ``yaw_rad`` is the vehicle heading at each sample (unwrapped); ``None`` means the vehicle
     faces along the path (differential drive, car). A different heading (an omni base) gives a
     body-frame lateral velocity, and its yaw acceleration is held within
-    :meth:`MotionLimits.max_yaw_acceleration_radps2` (on each segment, the yaw turning at a
-    constant rate per metre, the acceleration along it within that divided by the rate), so
+    :meth:`MotionLimits.max_yaw_acceleration_radps2` (:func:`_yaw_acceleration_limit`), so
     that the yaw rate ramps up and down as the speed does. The schedule starts at
     ``start_speed_mps`` where braking from it at ``max_acceleration_mps2`` keeps within the
     limits ahead, else at the highest speed that does (the vehicle then arrives too fast to
@@ -132,10 +152,11 @@ def time_scale(
         yaw_rate_per_m = np.gradient(yaw, s)
         segment_yaw_per_m = np.diff(yaw) / ds
         yaw_bound_per_m = _steeper_neighbour(segment_yaw_per_m)
-        acceleration = np.minimum(acceleration, _ratio_limit(
-            limits.max_yaw_acceleration_radps2, segment_yaw_per_m))
     cap = speed_limits(path, limits, yaw_bound_per_m)
     cap[0], cap[-1] = start_speed_mps, 0.0
+    if yaw_rad is not None:
+        acceleration = np.minimum(acceleration, _yaw_acceleration_limit(
+            cap, ds, segment_yaw_per_m, limits.max_yaw_acceleration_radps2))
     two_a_ds = 2.0 * acceleration * ds
     speed_sq = cap**2
     for i in range(len(ds)):
