@@ -224,6 +224,33 @@ def test_a_destroyed_subscription_hears_no_more_and_one_message_may_go_to_two_to
                            ('a', 'shared'), ('b', 'shared')]
 
 
+class Siblings:
+    """Two subscriptions on one topic; the first's callback destroys the second."""
+
+    name = 'siblings'
+
+    def __init__(self, seam):
+        self.seam, self.heard = seam, []
+        self.pub = seam.create_publisher(String, 'x', 10)
+        seam.create_subscription(String, 'x', self.first, 10)
+        self.second_sub = seam.create_subscription(
+            String, 'x', lambda msg: self.heard.append(('second', msg.data)), 10)
+        seam.create_timer(0.01, lambda: self.pub.publish(String(data='m')))
+
+    def first(self, msg):
+        self.heard.append(('first', msg.data))
+        self.seam.destroy_subscription(self.second_sub)
+
+
+def test_a_subscription_destroyed_by_another_s_callback_misses_that_message():
+    """Found in review: the second subscription still got the message whose delivery to the
+    first destroyed it (rclpy calls it no more)."""
+    lockstep = Lockstep()
+    siblings = lockstep.add(Siblings, {})
+    lockstep.run_until(25_000_000)
+    assert siblings.heard == [('first', 'm'), ('first', 'm')]
+
+
 class AsyncCall:
     async def __call__(self, *_args):
         pass
@@ -266,6 +293,10 @@ async def _coroutine(*_args):
     pass
 
 
+def timer_info_callback(info: 'TimerInfo'):  # noqa: F821  (Kilted's rclpy.timer.TimerInfo)
+    pass
+
+
 @pytest.mark.parametrize(('feature', 'message'), [
     (lambda seam: seam.rclpy_node.create_service(object, 'x', None), 'has no rclpy node'),
     (lambda seam: steady_timer(seam.rclpy_node, 1.0, print), 'steady-clock timers'),
@@ -275,11 +306,25 @@ async def _coroutine(*_args):
     (lambda seam: seam.create_timer(0.1, AsyncCall()), 'async callback'),
     (lambda seam: seam.create_subscription(String, 'x', AsyncCall(), 10), 'async callback'),
     (publishes(b'\x00\x01\x00\x00'), 'publishing serialized bytes'),
+    (lambda seam: seam.create_subscription(String, 'x', lambda msg, info: None, 10),
+     'message info'),
+    (lambda seam: seam.create_timer(0.1, timer_info_callback), 'TimerInfo'),
+    (lambda seam: seam.create_timer(0.1, print).cancel(), 'Timer.cancel'),
+    (lambda seam: seam.create_timer(0.1, print).reset(), 'Timer.reset'),
+    (lambda seam: seam.create_subscription(String, 'x', print, 10).destroy(),
+     'Subscription.destroy'),
+    (lambda seam: seam.create_publisher(String, 'x', 10).get_subscription_count(),
+     'Publisher.get_subscription_count'),
+    (lambda seam: seam.logger.get_child('x'), 'Logger.get_child'),
 ], ids=['service', 'steady timer', 'graph query', 'async timer', 'async subscription',
-        'async callable timer', 'async callable subscription', 'serialized bytes'])
+        'async callable timer', 'async callable subscription', 'serialized bytes',
+        'message info', 'timer info', 'timer cancel', 'timer reset', 'subscription destroy',
+        'subscription count', 'logger child'])
 def test_what_a_headless_run_cannot_serve_is_refused_naming_it(feature, message):
     """Found in review: an object with an async ``__call__`` was taken (its coroutine never
-    awaited), and bytes were given to the recorder and to no subscriber."""
+    awaited), and bytes were given to the recorder and to no subscriber; a callback taking
+    the message info or a TimerInfo failed only when called, and rclpy's methods beyond the
+    seam's were AttributeErrors."""
     with pytest.raises(NotServed, match=message):
         Lockstep().add(wants(feature), {})
 
@@ -291,6 +336,38 @@ def test_a_callback_that_cannot_be_called_is_refused_when_given(feature):
     """Found in review: a timer made with None failed only when first due, without its name."""
     with pytest.raises(TypeError, match=r'^wanting: .*: the callback .* is not callable$'):
         Lockstep().add(wants(feature), {})
+
+
+@pytest.mark.parametrize(('feature', 'message'), [
+    (lambda seam: seam.create_timer(0.1, lambda a, b: None), 'must take no argument'),
+    (lambda seam: seam.create_subscription(String, 'x', lambda: None, 10),
+     'must take one argument, the message'),
+    (lambda seam: seam.create_subscription(String, 'x', print, 'reliable'), 'the QoS'),
+    (lambda seam: seam.create_publisher(String, 'x', None), 'the QoS'),
+    (lambda seam: seam.logger.info('x', throttle_duration=1.0), 'throttle_duration'),
+])
+def test_what_rclpy_refuses_is_refused_when_given(feature, message):
+    """Found in review: callbacks of other arities failed only when first called, and a QoS or
+    a logging keyword rclpy refuses was taken."""
+    with pytest.raises(TypeError, match=message):
+        Lockstep().add(wants(feature), {})
+
+
+def test_a_missing_handle_attribute_is_an_attribute_error_too():
+    lockstep = Lockstep()
+    timers = []
+    lockstep.add(wants(lambda seam: timers.append(seam.create_timer(0.1, print))), {})
+    assert not hasattr(timers[0], 'cancel')
+    assert getattr(timers[0], 'is_canceled', None) is None
+
+
+def test_the_logger_skips_the_first_message_of_a_call_site_as_rclpy(capsys):
+    """Found in review: ``skip_first`` was ignored (the first message was logged)."""
+    lockstep = Lockstep()
+    lockstep.add(wants(lambda seam: seam.create_timer(
+        0.01, lambda: seam.logger.warning('tick', skip_first=True))), {})
+    lockstep.run_until(30_000_000)
+    assert capsys.readouterr().err.count('[WARN]') == 2
 
 
 def test_a_message_of_another_type_is_a_type_error_as_in_rclpy():

@@ -146,7 +146,8 @@ class LiveSeam(NodeSeam):
         # rclpy keeps them in Node._parameter_overrides (the same attribute from Humble
         # through Kilted) and offers no public getter; automatically_declare_parameters_
         # from_overrides is no substitute: it fails on [] (an empty YAML list has no type).
-        overrides = getattr(self._node, '_parameter_overrides', {})
+        # Read without a default: an rclpy without it stops every node's start at once.
+        overrides = self._node._parameter_overrides
         return {name: param.value for name, param in overrides.items()}
 
     def create_publisher(self, msg_type: type, topic: str, qos_profile: Any) -> Any:

@@ -1,8 +1,8 @@
 """Many runs on Ray: each run is a Ray task on long-lived worker processes.
 
-A worker process imports wheelsim, rclpy and the nodes once and then runs one scenario after
-another in-process (:func:`wheelsim.run.runner.run_scenario`: a fresh rclpy context per run, on
-a ROS domain reserved for that run, so the runs of one machine never share a domain). Locally
+A worker process imports wheelsim, the nodes and their message classes once, then runs one
+scenario after another in-process (:func:`wheelsim.run.runner.run_scenario`: lock-step, no rclpy
+context, no DDS, no ROS domain, so the runs of one machine cannot hear each other). Locally
 (the default) ``ray.init`` starts a private Ray instance with ``workers`` CPUs (the machine's
 cores unless told; Ray's usage statistics off unless ``RAY_USAGE_STATS_ENABLED`` says otherwise,
 its token authentication on unless :data:`AUTH_MODE` says otherwise) whose every service (GCS,

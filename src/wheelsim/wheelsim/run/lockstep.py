@@ -29,17 +29,20 @@ until the run starts, as transient-local ones would be received then. Runs start
 
 Not served (:class:`wheelsim.ros.seam.NotServed`, naming it): anything that needs an rclpy node
 (services, actions, clients, graph queries, steady-clock timers, live parameter changes),
-async (coroutine) callbacks and serialized bytes given to ``publish``. A timer or subscription
-destroyed is not called again, not even for the event or the messages pending. QoS is not
-modelled: every subscription receives every message published after it was made, and a message
-published before any subscription exists is delivered to none (as to a volatile subscriber),
-except those of the start-up (above). Logging goes to standard error in rcutils' format,
-stamped and throttled in simulated time.
+async (coroutine) callbacks, a subscription callback taking the message info, a timer callback
+taking a ``TimerInfo``, serialized bytes given to ``publish``, and the attributes of rclpy's
+handles beyond what :mod:`wheelsim.ros.seam` lists (``timer.cancel()``, say). A timer or
+subscription destroyed is not called again, not even for the event or the messages pending.
+QoS is not modelled: a subscription receives the messages delivered after it was made (see
+:class:`Lockstep`), and a message published before any subscription exists is delivered to
+none (as to a volatile subscriber), except those of the start-up (above). Logging goes to
+standard error in rcutils' format, stamped and throttled in simulated time.
 """
 
 from __future__ import annotations
 
 import collections
+import inspect
 import numbers
 import sys
 from collections.abc import Callable, Mapping
@@ -73,20 +76,92 @@ def resolve_topic(topic: str, namespace: str, node_name: str) -> str:
     return f'{base}/{topic}'
 
 
-def _not_async(callback: Callable[..., Any], what: str) -> None:
-    """Refuse, naming ``what``, a callback this seam cannot call: not callable (a TypeError,
-    at once rather than when it is first due) or async (:class:`NotServed`)."""
+def _callable_with(callback: Callable[..., Any], count: int) -> bool:
+    """Whether ``callback`` takes ``count`` positional arguments (True where its signature
+    cannot be read, as for some built-in functions)."""
+    try:
+        inspect.signature(callback).bind(*(object(),) * count)
+    except TypeError:
+        return False
+    except ValueError:
+        return True
+    return True
+
+
+def _takes_timer_info(callback: Callable[..., Any]) -> bool:
+    """Whether a parameter of ``callback`` is annotated ``TimerInfo`` (the class or its name),
+    which rclpy's executors (Kilted on) fill with the timer's call times."""
+    try:
+        parameters = inspect.signature(callback).parameters.values()
+    except ValueError:
+        return False
+    return any(getattr(p.annotation, '__name__', p.annotation) == 'TimerInfo'
+               for p in parameters)
+
+
+def _check_callback(callback: Callable[..., Any], what: str, arguments: int) -> None:
+    """Refuse, naming ``what``, a callback this seam cannot call with ``arguments`` positional
+    arguments (a subscription's: the message; a timer's: none), at once rather than when it
+    is first due: not callable (TypeError), async or asking for what rclpy gives beside them,
+    a subscription's message info or a timer's ``TimerInfo`` (:class:`NotServed`), or taking
+    another number of arguments (TypeError)."""
     if not callable(callback):
         raise TypeError(f'{what}: the callback {callback!r} is not callable')
     if is_async(callback):
         raise NotServed(f'{what}: an async callback is not served in a headless run (its '
                         'coroutine would never be awaited)')
+    if arguments == 0 and _takes_timer_info(callback):
+        raise NotServed(f'{what}: a callback taking a TimerInfo is not served in a headless '
+                        'run: take no argument and read seam.now_ns()')
+    if _callable_with(callback, arguments):
+        return
+    if arguments == 1 and _callable_with(callback, 2):
+        raise NotServed(f'{what}: a callback taking the message info (msg, info) is not '
+                        'served in a headless run: take the message only')
+    taken = 'no argument' if arguments == 0 else 'one argument, the message'
+    raise TypeError(f'{what}: the callback {callback!r} must take {taken}')
 
 
-class _Publisher:
+#: What every rclpy ``QoSProfile`` has (this module needs no rclpy).
+_QOS_POLICIES = ('history', 'depth', 'reliability', 'durability')
+
+
+def _check_qos(qos_profile: Any, what: str) -> None:
+    """A TypeError, naming ``what``, unless ``qos_profile`` is what rclpy takes: a QoSProfile
+    (an object with its policies) or a history depth (an int)."""
+    if isinstance(qos_profile, bool) or not (isinstance(qos_profile, int) or all(
+            hasattr(qos_profile, policy) for policy in _QOS_POLICIES)):
+        raise TypeError(f'{what}: the QoS {qos_profile!r} must be a QoSProfile or a history '
+                        'depth (int), as rclpy takes')
+
+
+class NotServedAttribute(NotServed, AttributeError):
+    """An attribute of rclpy's handles that a lock-step handle lacks (an AttributeError too,
+    so that ``hasattr`` and ``getattr`` with a default work as for any object)."""
+
+
+class _SeamHandle:
+    """What a handle of this seam lacks of rclpy's is refused by name: the seam's handles
+    have what :mod:`wheelsim.ros.seam` lists, not the rest of rclpy's publisher, subscription,
+    timer and logger."""
+
+    _KIND = 'handle'
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith('__'):
+            raise AttributeError(name)
+        raise NotServedAttribute(
+            f'{self._KIND}.{name} is not served in a headless run: a node uses what the seam '
+            'lists (docs/architecture.md); a timer or a subscription is stopped with '
+            'seam.destroy_timer or seam.destroy_subscription')
+
+
+class _Publisher(_SeamHandle):
     """A lock-step publisher: ``publish(msg)`` queues the message for in-process delivery.
     A message of another type is a TypeError, as rclpy's; serialized bytes (which rclpy
     publishes as they are) are not served."""
+
+    _KIND = 'Publisher'
 
     def __init__(self, lockstep: Lockstep, msg_type: type, topic_name: str) -> None:
         self.msg_type, self.topic_name = msg_type, topic_name
@@ -108,33 +183,53 @@ class _Publisher:
         self._pending_keys.add(key)
 
 
-class _Subscription:
+def _not_called(msg: Any) -> None:
+    """The callback of a destroyed subscription's route (a delivery under way may still hold
+    the route)."""
+
+
+class _Subscription(_SeamHandle):
+    _KIND = 'Subscription'
+
     def __init__(self, topic_name: str, msg_type: type, callback: Callable[[Any], None]):
         self.topic_name = topic_name
-        self.route = (msg_type, callback)  # its entry in the lock-step's topic table
+        # its entry in the lock-step's topic table, [message type, callback]: a list, so that
+        # destroying it reaches a delivery already going through the table
+        self.route = [msg_type, callback]
 
 
-class _Timer:
+class _Timer(_SeamHandle):
+    _KIND = 'Timer'
+
     def __init__(self, period_ns: int, callback: Callable[[], None]) -> None:
         self.timer_period_ns, self.callback = period_ns, callback
 
 
-class _Logger:
+class _Logger(_SeamHandle):
     """rclpy's logger interface, writing rcutils' format (``[INFO] [sec.nsec] [name]: text``)
-    to standard error, stamped with the node's simulated time; ``throttle_duration_sec`` and
-    ``once`` per call site, in simulated time. Severities below INFO are not shown."""
+    to standard error, stamped with the node's simulated time; rclpy's filters per call site
+    (``throttle_duration_sec`` in simulated time, whatever ``throttle_time_source_type``;
+    ``skip_first``; ``once``), and a TypeError for another keyword, as rclpy's. Severities
+    below INFO are not shown."""
 
+    _KIND = 'Logger'
     _SHOWN = ('INFO', 'WARN', 'ERROR', 'FATAL')
 
     def __init__(self, seam: LockstepSeam) -> None:
         self._seam = seam
-        self._last_ns: dict[tuple[str, int], int] = {}
+        self._last_ns: dict[tuple[str, int], int] = {}  # by call site: when it last logged
+        self._skipped: set[tuple[str, int]] = set()  # the call sites that skipped their first
 
     def _log(self, severity: str, message: str, throttle_duration_sec: float | None = None,
-             once: bool = False, **_ignored: Any) -> bool:
-        if throttle_duration_sec or once:
+             once: bool = False, skip_first: bool = False,
+             throttle_time_source_type: Any = None) -> bool:
+        if throttle_duration_sec or once or skip_first:
             caller = sys._getframe(2)
             site = (caller.f_code.co_filename, caller.f_lineno)
+            if skip_first and site not in self._skipped:
+                self._skipped.add(site)
+                return False
+        if throttle_duration_sec or once:
             now_ns = self._seam.now_ns()
             last_ns = self._last_ns.get(site)
             if last_ns is not None and (once or now_ns - last_ns <
@@ -205,13 +300,15 @@ class LockstepSeam(NodeSeam):
         return resolve_topic(topic, self._namespace, self._name)
 
     def create_publisher(self, msg_type: type, topic: str, qos_profile: Any) -> _Publisher:
+        _check_qos(qos_profile, f'{self._name}: publisher on {topic}')
         topic_name = self._resolve(topic)
         self._lockstep.offered_qos.setdefault(topic_name, []).append(qos_profile)
         return _Publisher(self._lockstep, msg_type, topic_name)
 
     def create_subscription(self, msg_type: type, topic: str,
                             callback: Callable[[Any], None], qos_profile: Any) -> _Subscription:
-        _not_async(callback, f'{self._name}: subscription to {topic}')
+        _check_callback(callback, f'{self._name}: subscription to {topic}', 1)
+        _check_qos(qos_profile, f'{self._name}: subscription to {topic}')
         subscription = _Subscription(self._resolve(topic), msg_type, callback)
         self.subscriptions.append(subscription)
         self._lockstep._subscriptions_changed = True
@@ -225,7 +322,7 @@ class LockstepSeam(NodeSeam):
             self._lockstep._unroute(subscription)
 
     def create_timer(self, period_s: float, callback: Callable[[], None]) -> _Timer:
-        _not_async(callback, f'{self._name}: timer')
+        _check_callback(callback, f'{self._name}: timer', 0)
         timer = _Timer(int(float(period_s) * NS_PER_S), callback)  # as rclpy converts it
         if timer.timer_period_ns <= 0:
             raise ValueError(f'{self._name}: timer period {period_s!r} s must be positive')
@@ -244,7 +341,7 @@ class LockstepSeam(NodeSeam):
         return self.time_ns
 
     def on_time_change(self, callback: Callable[[], None]) -> Callable[[], None]:
-        _not_async(callback, f'{self._name}: time change callback')
+        _check_callback(callback, f'{self._name}: time change callback', 0)
         self.time_callbacks.append(callback)
         return callback
 
@@ -319,12 +416,13 @@ class Lockstep:
         self._timers_changed = True
 
     def _unroute(self, subscription: _Subscription) -> None:
-        """A destroyed subscription: out of the topic table now, in a new list (a delivery
-        going through the old one finishes with it)."""
+        """A destroyed subscription: out of the topic table now, in a new list; a delivery
+        going through the old one finishes with it, without calling it."""
         routes = self._routes.get(subscription.topic_name)
         if routes is not None:
             self._routes[subscription.topic_name] = [
                 route for route in routes if route is not subscription.route]
+        subscription.route[1] = _not_called
         self._subscriptions_changed = True
 
     def run_until(self, end_ns: int, between: Callable[[int], None] | None = None) -> None:
