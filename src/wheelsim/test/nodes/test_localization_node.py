@@ -306,7 +306,7 @@ def test_invalid_parameter_stops_with_one_clear_line(ros_domain_id):
     node.stop()
     output = node.output()
     assert 'localization.odom_walk_velocity_translation' in output
-    assert 'in [0, inf)' in output
+    assert 'in [0, 100]' in output
     assert 'Traceback' not in output
 
 

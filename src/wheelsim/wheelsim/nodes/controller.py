@@ -309,3 +309,7 @@ class Controller:
 def main(args=None) -> NoReturn:
     run_node(Controller, args)
 
+
+
+if __name__ == '__main__':  # python -m wheelsim.nodes.controller
+    main()

@@ -287,7 +287,9 @@ class Localization:
         if event == 'teleport':
             notes.info('teleport', (
                 'ground truth jumped further than its twist explains (a teleport): odometry '
-                f'stays continuous, {self.map_frame} -> {self.odom_frame} absorbs the jump'))
+                f'stays continuous, {self.map_frame} -> {self.odom_frame} absorbs the jump' + (
+                    '; the EKF starts again from the pose fix at the new place'
+                    if self.config.mode == 'ekf' else '')))
         elif event == 'time_jump':
             notes.warn('time back', (
                 'ground truth stamp went back in time: localization restarted at the vehicle'))
@@ -348,3 +350,7 @@ class Localization:
 def main(args=None) -> NoReturn:
     run_node(Localization, args)
 
+
+
+if __name__ == '__main__':  # python -m wheelsim.nodes.localization
+    main()

@@ -265,3 +265,7 @@ def _pose_text(pose: Pose2D) -> str:
 def main(args=None) -> NoReturn:
     run_node(Planner, args)
 
+
+
+if __name__ == '__main__':  # python -m wheelsim.nodes.planner
+    main()

@@ -482,3 +482,7 @@ def check_parameters(values: Mapping[str, Any]) -> None:
 def main(args=None) -> NoReturn:
     run_node(VehicleSim, args)
 
+
+
+if __name__ == '__main__':  # python -m wheelsim.nodes.vehicle_sim
+    main()

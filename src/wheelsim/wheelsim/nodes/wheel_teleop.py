@@ -171,3 +171,7 @@ class WheelTeleop:
 
 def main(args=None) -> NoReturn:
     run_node(WheelTeleop, args)
+
+
+if __name__ == '__main__':  # python -m wheelsim.nodes.wheel_teleop
+    main()

@@ -70,6 +70,14 @@ def unused_parameters(mode: str, odometry_source: str) -> dict[str, str]:
     return unused
 
 
+#: The largest noise variance a parameter takes (per metre, radian or second, or of one
+#: sample): far beyond any sensor (a 10 m or 10 rad standard deviation), low enough that the
+#: odometry's and the map pose's numbers stay finite and within what the node accepts.
+NOISE_VARIANCE_MAX = 100.0
+#: The largest variance of an EKF pose fix along x or y [m^2] (a 1 km standard deviation).
+FIX_VARIANCE_MAX_M2 = 1e6
+
+
 @dataclass(frozen=True)
 class NoiseConfig:
     """The ``localization.*`` noise model (mode ``noisy``; mode ``ekf`` uses the odometry part)."""
@@ -79,30 +87,35 @@ class NoiseConfig:
         'Odometry drift: variance of the body-frame x and y error per metre driven.',
         unit='m^2/m',
         min_value=0.0,
+        max_value=NOISE_VARIANCE_MAX,
     )
     odom_walk_velocity_rotation: float = param(
         0.0076,
         'Odometry drift: variance of the heading error per metre driven.',
         unit='rad^2/m',
         min_value=0.0,
+        max_value=NOISE_VARIANCE_MAX,
     )
     odom_walk_turn_rotation: float = param(
         0.0025,
         'Odometry drift: variance of the heading error per radian turned (turning on the spot).',
         unit='rad^2/rad',
         min_value=0.0,
+        max_value=NOISE_VARIANCE_MAX,
     )
     map_sample_noise_translation: float = param(
         2.5e-5,
         'Map pose noise density per axis x, y (zero-frequency PSD; variance of the 1 s mean).',
         unit='m^2*s',
         min_value=0.0,
+        max_value=NOISE_VARIANCE_MAX,
     )
     map_sample_noise_rotation: float = param(
         3.1e-6,
         'Map pose noise density of the heading (zero-frequency PSD; variance of the 1 s mean).',
         unit='rad^2*s',
         min_value=0.0,
+        max_value=NOISE_VARIANCE_MAX,
     )
     map_noise_correlation_time: float = param(
         0.0,
@@ -115,12 +128,14 @@ class NoiseConfig:
         'Variance of white noise on the published odometry linear velocity (x and y).',
         unit='(m/s)^2',
         min_value=0.0,
+        max_value=NOISE_VARIANCE_MAX,
     )
     odom_twist_noise_angular: float = param(
         0.0,
         'Variance of white noise on the published odometry yaw rate.',
         unit='(rad/s)^2',
         min_value=0.0,
+        max_value=NOISE_VARIANCE_MAX,
     )
 
 
@@ -140,6 +155,7 @@ class EkfConfig:
         'Variance of each pose fix along x and along y.',
         unit='m^2',
         min_value=0.0,
+        max_value=FIX_VARIANCE_MAX_M2,
         min_exclusive=True,
     )
     measurement_noise_rotation: float = param(
@@ -147,6 +163,7 @@ class EkfConfig:
         'Variance of the heading of each pose fix.',
         unit='rad^2',
         min_value=0.0,
+        max_value=NOISE_VARIANCE_MAX,
         min_exclusive=True,
     )
 

@@ -20,8 +20,9 @@ Events: the first sample starts the odom frame at the vehicle (odom = identity).
 than the previous one (a bag loop, a simulation reset) restarts everything as at the start.  A
 jump of the true pose that the twist cannot explain (a teleport, e.g. ``initialpose`` sent to
 vehicle_sim) is not integrated by the odometry, which keeps the wheels' view (no motion); ``map ->
-odom`` absorbs the jump.  :meth:`Localization.request_reset` (``initialpose``) re-initialises the
-estimate at the next sample: the EKF to the given pose and covariance, the map noise to zero.
+odom`` absorbs the jump, and the EKF starts again from a pose fix there.
+:meth:`Localization.request_reset` (``initialpose``) re-initialises the estimate at the next
+sample: the EKF to the given pose and covariance (also at a teleport), the map noise to zero.
 
 Every random draw comes from generators seeded by ``seed`` (independent streams for odometry,
 map noise, pose fixes and twist noise), so equal seeds and inputs give equal outputs.  Non-finite
@@ -280,7 +281,11 @@ class Localization:
             if code in (kernel.START, kernel.TIME_JUMP):
                 self._ekf = None
                 self._fix_start_ns = self._next_fix_ns = stamp_ns
-            elif code != kernel.TELEPORT and self._ekf is not None:
+            elif code == kernel.TELEPORT:
+                # Kept, the estimate would be metres off with the certainty of its fixes:
+                # the filter starts again from the fix at the new place.
+                self._ekf = None
+            elif self._ekf is not None:
                 at = kernel.MEASURED
                 dx_m, dy_m, dyaw_rad, translation, rotation = self._state[at:at + 5].tolist()
                 self._ekf.predict_diagonal((dx_m, dy_m, dyaw_rad),
