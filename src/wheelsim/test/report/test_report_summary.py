@@ -43,6 +43,14 @@ def test_a_slow_real_time_factor_is_shown_not_rounded_to_zero(factor, shown):
     assert text.splitlines()[0] == f'run: ({shown} real time)'
 
 
+def test_the_real_time_factor_is_rounded_once():
+    """Found in review: 30 s in 0.285 s is 105.26x, which timing.json holds as 105 and the
+    summary printed as 100x, rounding a second time."""
+    text = format_summary(METRICS, {'wall_time_s': 0.285, 'simulated_time_s': 30.0,
+                                    'real_time_factor': 105.0})
+    assert text.splitlines()[0] == 'run: 30.0 s simulated in 0.28 s wall time (110x real time)'
+
+
 @pytest.mark.parametrize(('plans', 'expected'), [(1, 'not reached'), (0, '- (no plan)')])
 def test_goal_not_reached_or_no_plan(plans, expected):
     text = format_summary(METRICS | {'time_to_goal_s': None, 'plans_received': plans})
