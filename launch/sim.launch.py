@@ -153,8 +153,9 @@ def _publish_map(text, files, namespace):
 def _plotjuggler(context):
     layout = LaunchConfiguration('plotjuggler_layout').perform(context)
     namespace = context.launch_configurations.get('ros_namespace', '')
-    if namespace.strip('/'):
-        text = namespaced_layout(Path(layout).read_text(), namespace)
+    frame_prefix = LaunchConfiguration('frame_prefix').perform(context)
+    if namespace.strip('/') or frame_prefix:
+        text = namespaced_layout(Path(layout).read_text(), namespace, frame_prefix)
         folder = Path(tempfile.mkdtemp(prefix='wheelsim-plotjuggler-'))
         layout = str(folder / Path(layout).name)
         Path(layout).write_text(text)
@@ -246,8 +247,9 @@ def generate_launch_description():
         DeclareLaunchArgument(
             'plotjuggler_layout',
             default_value=PathJoinSubstitution([share, 'plotjuggler', 'wheelsim_layout.xml']),
-            description='PlotJuggler layout file (topics without namespace: with namespace:=, '
-                        'a copy with the namespaced topics is used)'),
+            description='PlotJuggler layout file (topics without namespace, joints without '
+                        'prefix: with namespace:= or frame_prefix:=, a copy with the namespaced '
+                        'topics and prefixed joints is used)'),
         DeclareLaunchArgument(
             'log_level', default_value='info',
             description='Log level of the wheelsim nodes (debug, info, warn, error, fatal, unset)'),
@@ -259,7 +261,7 @@ def generate_launch_description():
         SetRemap('/tf', 'tf', condition=IfCondition(use_namespaced_tf)),
         SetRemap('/tf_static', 'tf_static', condition=IfCondition(use_namespaced_tf)),
         processes(_wheelsim_nodes),
-        rviz(LaunchConfiguration('rviz_config')),
+        rviz(LaunchConfiguration('rviz_config'), LaunchConfiguration('frame_prefix')),
         optional({'plotjuggler': apt_package('plotjuggler_ros'),
                   'plotjuggler_ros': apt_package('plotjuggler_ros')},
                  'PlotJuggler', _plotjuggler, argument='plotjuggler'),

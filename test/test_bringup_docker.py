@@ -123,11 +123,25 @@ def test_compose_service_builds_the_image_and_runs_an_existing_command(service):
     assert not command_problems(spec['command']), command_problems(spec['command'])
 
 
-@pytest.mark.parametrize('service', ['rviz', 'plotjuggler'])
+@pytest.mark.parametrize('service', ['rviz', 'rviz_nav2', 'plotjuggler'])
 def test_compose_gui_services_reach_the_x_server(service):
     spec = compose()['services'][service]
     assert spec['environment']['DISPLAY'].startswith('${DISPLAY')
     assert '/tmp/.X11-unix:/tmp/.X11-unix:rw' in spec['volumes']
+
+
+def test_the_rviz_beside_nav2_opens_the_nav2_launch_files_view():
+    """Found in review: `docker compose up nav2 rviz` opened wheelsim.rviz, whose latched Path
+    display cannot match Nav2's volatile plan (and which has no costmaps nor Nav2 panel)."""
+    services = compose()['services']
+    for launch_file in ('nav2.launch.py', 'nav2_bringup.launch.py'):
+        assert "'nav2.rviz'" in (REPO / 'launch' / launch_file).read_text(), launch_file
+    assert services['rviz_nav2']['command'] == 'rviz2 -d /wheelsim/rviz/nav2.rviz'
+    assert services['rviz']['command'] == 'rviz2 -d /wheelsim/rviz/wheelsim.rviz'
+    for doc in (COMPOSE, REPO / 'README.md', REPO / 'docs' / 'bringup.md',
+                REPO / 'docs' / 'development.md'):
+        paired = re.findall(r'docker compose up (nav2\w*)\s+(rviz\w*)', doc.read_text())
+        assert all(rviz == 'rviz_nav2' for _, rviz in paired), (doc, paired)
 
 
 def test_compose_teleop_gets_a_terminal():

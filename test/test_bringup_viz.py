@@ -347,6 +347,38 @@ def test_namespaced_plotjuggler_layout_moves_every_topic_into_the_namespace():
     assert namespaced_layout(LAYOUT.read_text(), '') == LAYOUT.read_text()
 
 
+def test_a_frame_prefixed_robot_s_layout_names_its_prefixed_joints():
+    """Found in review: with frame_prefix:=robot1/ vehicle_sim names its joints
+    robot1/left_wheel_joint, and PlotJuggler its series /robot1/joint_states/robot1/
+    left_wheel_joint/velocity (ros_parser.cpp parseJointStateMsg): the layout's wheel and
+    steering plots stayed empty."""
+    from wheelsim.bringup.plotjuggler_layout import namespaced_layout
+
+    used, _ = layout_series(ET.fromstring(namespaced_layout(LAYOUT.read_text(), '/robot1',
+                                                            'robot1/')))
+    joints = sorted(series for series in used if '/joint_states/' in series)
+    assert joints and all(series.startswith('/robot1/joint_states/robot1/')
+                          for series in joints), joints
+    used, _ = layout_series(ET.fromstring(namespaced_layout(LAYOUT.read_text(), '', 'car_')))
+    assert all(series.startswith('/joint_states/car_') for series in used
+               if '/joint_states/' in series)
+
+
+@pytest.mark.parametrize('config', ['wheelsim.rviz', 'nav2.rviz'])
+def test_rviz_s_fixed_frame_carries_the_robot_s_frame_prefix(config):
+    """Found in review: with frame_prefix:=robot1/ RViz's fixed frame stayed map, which no
+    transform reaches (the robot's are robot1/map, robot1/odom, ...): nothing was drawn and
+    "2D Goal Pose" stamped goals the planner refused."""
+    from wheelsim.bringup.packages import rviz_arguments
+
+    path = REPO / 'rviz' / config
+    fixed = yaml.safe_load(path.read_text())['Visualization Manager']['Global Options'][
+        'Fixed Frame']
+    path = str(path)
+    assert rviz_arguments(path, '') == ['-d', path]
+    assert rviz_arguments(path, 'robot1/') == ['-d', path, '-f', f'robot1/{fixed}']
+
+
 @pytest.mark.parametrize(('name', 'durability'), [
     ('wheelsim.rviz', 'Transient Local'),  # the wheelsim planner latches its plan
     ('multi_robot.rviz', 'Transient Local'),

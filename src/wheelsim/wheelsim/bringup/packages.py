@@ -30,6 +30,7 @@ import copy
 import signal
 from collections.abc import Callable
 
+import yaml
 from ament_index_python.packages import PackageNotFoundError, get_package_prefix
 from launch.action import Action
 from launch.actions import GroupAction, LogInfo, OpaqueFunction, Shutdown, TimerAction
@@ -39,6 +40,7 @@ from launch.events.process import ProcessExited
 from launch.launch_context import LaunchContext
 from launch.some_substitutions_type import SomeSubstitutionsType
 from launch.substitutions import LaunchConfiguration
+from launch.utilities import normalize_to_list_of_substitutions, perform_substitutions
 from launch_ros.actions import Node, PushROSNamespace, SetParameter
 
 from wheelsim.ros.distro import ros_distro
@@ -195,11 +197,27 @@ def in_namespace(build: Build) -> GroupAction:
     ])
 
 
-def rviz(config: SomeSubstitutionsType) -> OpaqueFunction:
+def rviz(config: SomeSubstitutionsType, frame_prefix: SomeSubstitutionsType = '') -> OpaqueFunction:
     """RViz with the configuration file ``config`` when the ``rviz`` argument is true
-    (:func:`optional`). Its use_sim_time comes from the enclosing ``SetParameter``."""
-    return optional(
-        {'rviz2': apt_package('rviz2')}, 'RViz',
-        lambda _context: [Node(package='rviz2', executable='rviz2', name='rviz2', output='log',
-                               arguments=['-d', config])],
-        argument='rviz')
+    (:func:`optional`); with a ``frame_prefix`` (``robot1/``: every frame of the robot carries
+    it), its fixed frame is the configuration's with that prefix (``rviz2 -f``), so that the
+    view and its "2D Goal Pose" are in the robot's frames. Its use_sim_time comes from the
+    enclosing ``SetParameter``."""
+
+    def start(context: LaunchContext) -> list[Action]:
+        path, prefix = (perform_substitutions(context, normalize_to_list_of_substitutions(x))
+                        for x in (config, frame_prefix))
+        return [Node(package='rviz2', executable='rviz2', name='rviz2', output='log',
+                     arguments=rviz_arguments(path, prefix))]
+
+    return optional({'rviz2': apt_package('rviz2')}, 'RViz', start, argument='rviz')
+
+
+def rviz_arguments(config_path: str, frame_prefix: str) -> list[str]:
+    """rviz2's command-line arguments for the configuration file ``config_path`` and the
+    robot's ``frame_prefix`` (see :func:`rviz`)."""
+    if not frame_prefix:
+        return ['-d', config_path]
+    with open(config_path) as config_file:
+        view = yaml.safe_load(config_file)['Visualization Manager']
+    return ['-d', config_path, '-f', frame_prefix + view['Global Options']['Fixed Frame']]
