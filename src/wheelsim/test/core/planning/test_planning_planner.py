@@ -348,6 +348,33 @@ def test_a_holonomic_heading_bending_between_given_headings_keeps_the_yaw_accele
         assert np.abs(yaw_accelerations(trajectory)).max() <= limit * 1.001, route
 
 
+@pytest.mark.parametrize('route', [
+    [[0.0, 0.0, 0.0], [0.2, 0.0, -0.8], [1.5, 0.0, math.nan]],  # 16.6x, then 1.46x
+    [[0.0, 0.0, 0.0], [0.15, 0.1, -0.8], [0.8, -0.3, math.nan], [2.0, 0.0, 1.0]],
+])
+def test_a_turn_ending_at_a_free_heading_keeps_the_yaw_acceleration(route):
+    """Found in review: where a steady turn ends at a sample and a longer segment follows, the
+    speed after the bend (uncapped) timed it: 1.46x the limit."""
+    cfg = config(holonomic=True, model='omni')
+    trajectory = plan_through(waypoints_from_lists(route), cfg)
+    limit = cfg.limits.motion_limits().max_yaw_acceleration_radps2
+    assert np.abs(yaw_accelerations(trajectory)).max() <= limit * 1.001
+
+
+def test_a_reversing_leg_is_timed_as_before_the_omni_bound():
+    """Found in review: the bend cap meant for an omni's heading slowed every reversing leg
+    (its heading the path's turned by pi): a wavy 3 m leg took 8.13 s instead of 6.02 s."""
+    from wheelsim.core.planning.timing import time_scale
+    from wheelsim.core.planning.trajectory import path_from_points
+
+    s = np.linspace(0.0, 3.0, 61)
+    path = path_from_points(3.0 - s, 0.3 * np.sin(3.0 * s))
+    limits = config().limits.motion_limits(reverse=True)
+    backwards = time_scale(path, limits, reverse=True)
+    np.testing.assert_allclose(backwards.yaw_rad, path.yaw_rad - np.pi)
+    assert backwards.t_s[-1] == pytest.approx(time_scale(path, limits).t_s[-1], rel=0.1)
+
+
 def test_a_holonomic_route_turns_within_the_yaw_step_between_poses():
     cfg = config(holonomic=True, model='omni')
     for route in random_routes(20):

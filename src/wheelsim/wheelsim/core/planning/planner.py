@@ -197,10 +197,9 @@ def _schedule(path: DrivenPath, config: PlannerConfig,
         knots = path.knot_s_m - start_m
         inside = knots[(knots > 0.0) & (knots < piece.length_m)]
         resampled = piece.resampled(config.path_resolution, inside)
-        heading = resampled.yaw_rad - np.pi if backwards else None
         speed_mps = start_speed(start_velocity_mps, resampled.yaw_rad[0]) if not parts else 0.0
         parts.append(time_scale(resampled, config.limits.motion_limits(reverse=backwards),
-                                heading, speed_mps))
+                                start_speed_mps=speed_mps, reverse=backwards))
         start_m += piece.length_m
     return parts[0] if len(parts) == 1 else joined(parts)
 

@@ -84,19 +84,23 @@ def _steeper_neighbour(slope: FloatArray) -> FloatArray:
 
 
 def _yaw_acceleration_limit(cap: FloatArray, ds: FloatArray, segment_yaw_per_m: FloatArray,
-                            max_yaw_acceleration: float) -> FloatArray:
+                            max_yaw_acceleration: float, bends: bool = True) -> FloatArray:
     """The tangential acceleration allowed on each segment by the yaw acceleration of a heading
-    given per sample (piecewise linear in s); ``cap`` is lowered in place where the heading's
-    curve bends.
+    given per sample (piecewise linear in s); with ``bends``, ``cap`` is lowered in place where
+    the heading's curve bends.
 
     The yaw acceleration is yaw'' v^2 + yaw' a (' = d/ds): where the rate per metre changes at
-    a sample (yaw'' ~ its change over the mean length of the two segments), the speed there is
-    capped so that the first term takes at most half the limit; each segment's acceleration
+    a sample (yaw'' ~ its change over the mean length of the two segments), the speed there and
+    at the samples next to it is capped so that the first term takes at most half the limit
+    (the mean yaw rates of both segments change with them); each segment's acceleration
     gets what its ends leave of it, |yaw'| |a| <= limit - yaw'' v_cap^2 (all of it where the
     heading turns at a steady rate per metre)."""
     bend_per_m2 = np.zeros(len(cap))
-    if len(ds) > 1:
+    if bends and len(ds) > 1:
         bend_per_m2[1:-1] = np.abs(np.diff(segment_yaw_per_m)) / (0.5 * (ds[:-1] + ds[1:]))
+    # the speeds next to a bend time the two segments whose mean yaw rates it changes
+    bend_per_m2 = np.maximum(bend_per_m2, np.maximum(np.append(bend_per_m2[1:], 0.0),
+                                                     np.insert(bend_per_m2[:-1], 0, 0.0)))
     np.minimum(cap, _ratio_limit(0.5 * max_yaw_acceleration, bend_per_m2) ** 0.5, out=cap)
     used = cap**2 * bend_per_m2
     left = max_yaw_acceleration - np.maximum(used[:-1], used[1:])
@@ -122,7 +126,7 @@ def speed_limits(path: PathSamples, limits: MotionLimits, yaw_rate_per_m: FloatA
 
 def time_scale(
     path: PathSamples, limits: MotionLimits, yaw_rad: FloatArray | None = None,
-    start_speed_mps: float = 0.0,
+    start_speed_mps: float = 0.0, reverse: bool = False,
 ) -> Trajectory:
     """The time-optimal trajectory along ``path`` within ``limits``, from ``start_speed_mps``
     (along the path, >= 0) to rest.
@@ -131,7 +135,10 @@ def time_scale(
     faces along the path (differential drive, car). A different heading (an omni base) gives a
     body-frame lateral velocity, and its yaw acceleration is held within
     :meth:`MotionLimits.max_yaw_acceleration_radps2` (:func:`_yaw_acceleration_limit`), so
-    that the yaw rate ramps up and down as the speed does. The schedule starts at
+    that the yaw rate ramps up and down as the speed does. ``reverse`` (``yaw_rad`` not given):
+    the vehicle faces against the direction of travel, its heading the path's turned by pi (a
+    reversing leg); its yaw acceleration is bounded only where it changes speed, not where the
+    path bends (as the path's curvature is not, driving forwards). The schedule starts at
     ``start_speed_mps`` where braking from it at ``max_acceleration_mps2`` keeps within the
     limits ahead, else at the highest speed that does (the vehicle then arrives too fast to
     follow it at once). Raises :class:`PlanningError` for a path of zero length or a start speed
@@ -142,6 +149,8 @@ def time_scale(
     if not 0.0 <= start_speed_mps < np.inf:
         raise PlanningError(f'the start speed must be a finite number >= 0 m/s, got '
                             f'{start_speed_mps}')
+    if reverse:
+        yaw_rad = path.yaw_rad - np.pi
     s = path.s_m
     yaw = path.yaw_rad if yaw_rad is None else np.asarray(yaw_rad, dtype=float)
     ds = np.diff(s)
@@ -156,7 +165,7 @@ def time_scale(
     cap[0], cap[-1] = start_speed_mps, 0.0
     if yaw_rad is not None:
         acceleration = np.minimum(acceleration, _yaw_acceleration_limit(
-            cap, ds, segment_yaw_per_m, limits.max_yaw_acceleration_radps2))
+            cap, ds, segment_yaw_per_m, limits.max_yaw_acceleration_radps2, bends=not reverse))
     two_a_ds = 2.0 * acceleration * ds
     speed_sq = cap**2
     for i in range(len(ds)):

@@ -133,8 +133,7 @@ def trajectory_from_plan(
     parts = []
     for leg in legs_of(x, y, np.nan_to_num(yaw)):
         path = path_from_points(x[leg.first:leg.last + 1], y[leg.first:leg.last + 1])
-        heading = path.yaw_rad - np.pi if leg.reverse else None
-        parts.append(time_scale(path, motion, heading))
+        parts.append(time_scale(path, motion, reverse=leg.reverse))
     return (parts[0] if len(parts) == 1 else joined(parts)), False
 
 
