@@ -84,6 +84,21 @@ def test_pushing_stays_stopped_and_backing_off_releases_then_a_new_contact_count
     assert new is not None and guard.collisions == 2
 
 
+def test_the_last_contact_stays_the_collision_s_first_while_touching_elsewhere():
+    """Found in review: /diagnostics' 'last collision at' moved to the cells touched later in
+    the same collision, away from the point /collision and the log had reported."""
+    world = thin_wall_world()
+    car = vehicle(pose=(1.0, 0.05, 0.1))
+    guard = CollisionGuard(world, BOX)
+    reported = []
+    for k in range(150):  # 3 s at 50 batches per second: to the wall, then turning against it
+        car.set_command(*((0.5, 0.0, 0.0) if k < 100 else (0.0, 0.0, -0.5)))
+        new = guard.step(car, 20)
+        reported += [new] if new is not None else []
+    assert guard.collisions == 1 and guard.touching and len(reported) == 1
+    assert guard.last_contact == reported[0]
+
+
 def test_a_turning_vehicle_stops_with_its_corner_at_the_wall():
     world = thin_wall_world()
     car = vehicle(pose=(1.67, 0.0, 0.0))  # front edge 3 cm from the wall

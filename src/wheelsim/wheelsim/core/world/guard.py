@@ -75,6 +75,8 @@ class CollisionGuard:
         self.collisions = 0
         """Contacts counted so far: each time the vehicle touches after having been clear."""
         self.last_contact: Contact | None = None
+        """The first contact of the last collision counted (what :meth:`step` returned then;
+        not the cells touched while the vehicle stays in contact)."""
         self.last_contact_step = 0
         """Of the collision :meth:`step` returned last: the contact step, counted from 1 at
         the first step of that call."""
@@ -137,8 +139,8 @@ class CollisionGuard:
                 self._k_hint = min(2 * k, MAX_SUB_BATCH)
                 continue
             self._k_hint = 1
-            self.last_contact = hit
-            if not self.touching:
+            if not self.touching:  # a new collision: its first contact is the one reported
+                self.last_contact = hit
                 self.collisions += 1
                 new_collision = new_collision or hit
             self.touching = True
