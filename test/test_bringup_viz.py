@@ -379,6 +379,22 @@ def test_rviz_s_fixed_frame_carries_the_robot_s_frame_prefix(config):
     assert rviz_arguments(path, 'robot1/') == ['-d', path, '-f', f'robot1/{fixed}']
 
 
+def test_rviz_s_prefixed_fixed_frame_for_any_config(tmp_path):
+    """Found in review: a config without a fixed frame stopped the launch with a KeyError, a
+    missing one with a FileNotFoundError (rviz2 names it), and a prefixed frame got the prefix
+    twice."""
+    from wheelsim.bringup.packages import rviz_arguments
+
+    bare = tmp_path / 'bare.rviz'
+    bare.write_text('Panels: []\n')
+    assert rviz_arguments(str(bare), 'r1/') == ['-d', str(bare), '-f', 'r1/map']  # RViz's default
+    prefixed = tmp_path / 'prefixed.rviz'
+    prefixed.write_text("Visualization Manager:\n  Global Options:\n    Fixed Frame: r1/odom\n")
+    assert rviz_arguments(str(prefixed), 'r1/')[-1] == 'r1/odom'
+    missing = str(tmp_path / 'missing.rviz')
+    assert rviz_arguments(missing, 'r1/') == ['-d', missing]
+
+
 @pytest.mark.parametrize(('name', 'durability'), [
     ('wheelsim.rviz', 'Transient Local'),  # the wheelsim planner latches its plan
     ('multi_robot.rviz', 'Transient Local'),

@@ -49,6 +49,10 @@ def test_the_real_time_factor_is_rounded_once():
     text = format_summary(METRICS, {'wall_time_s': 0.285, 'simulated_time_s': 30.0,
                                     'real_time_factor': 105.0})
     assert text.splitlines()[0] == 'run: 30.0 s simulated in 0.28 s wall time (110x real time)'
+    # a wall time of milliseconds, whose rounding to the ms changes the factor: timing.json's
+    text = format_summary(METRICS, {'wall_time_s': 0.002, 'simulated_time_s': 0.1,
+                                    'real_time_factor': 66.7})
+    assert text.splitlines()[0].endswith('(67x real time)')
 
 
 @pytest.mark.parametrize(('plans', 'expected'), [(1, 'not reached'), (0, '- (no plan)')])

@@ -370,6 +370,17 @@ def test_the_logger_skips_the_first_message_of_a_call_site_as_rclpy(capsys):
     assert capsys.readouterr().err.count('[WARN]') == 2
 
 
+def test_the_logger_applies_rclpy_s_filters_in_rclpy_s_order(capsys):
+    """Found in review: skip_first was applied before the throttle (rclpy throttles first, so
+    the message skipped starts the throttle's period); ``name`` was refused."""
+    lockstep = Lockstep()
+    lockstep.add(wants(lambda seam: seam.create_timer(0.1, lambda: seam.logger.warning(
+        'tick', throttle_duration_sec=1.0, skip_first=True, name='other'))), {})
+    lockstep.run_until(2_050_000_000)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == ['[WARN] [1.100000000] [other]: tick']
+
+
 def test_a_message_of_another_type_is_a_type_error_as_in_rclpy():
     """Found in review: a String published on an Odometry publisher was delivered and
     recorded."""

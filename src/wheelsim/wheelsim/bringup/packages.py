@@ -215,9 +215,17 @@ def rviz(config: SomeSubstitutionsType, frame_prefix: SomeSubstitutionsType = ''
 
 def rviz_arguments(config_path: str, frame_prefix: str) -> list[str]:
     """rviz2's command-line arguments for the configuration file ``config_path`` and the
-    robot's ``frame_prefix`` (see :func:`rviz`)."""
+    robot's ``frame_prefix`` (see :func:`rviz`): its fixed frame (RViz's default ``map`` where
+    it names none) with the prefix, unless it has it already. A file that cannot be read is
+    left to rviz2 to report."""
+    arguments = ['-d', config_path]
     if not frame_prefix:
-        return ['-d', config_path]
-    with open(config_path) as config_file:
-        view = yaml.safe_load(config_file)['Visualization Manager']
-    return ['-d', config_path, '-f', frame_prefix + view['Global Options']['Fixed Frame']]
+        return arguments
+    try:
+        with open(config_path) as config_file:
+            view = yaml.safe_load(config_file) or {}
+    except (OSError, yaml.YAMLError):
+        return arguments
+    options = (view.get('Visualization Manager') or {}).get('Global Options') or {}
+    fixed = str(options.get('Fixed Frame') or 'map')
+    return arguments + ['-f', fixed if fixed.startswith(frame_prefix) else frame_prefix + fixed]

@@ -82,8 +82,10 @@ def format_summary(metrics: Mapping[str, Value], timing: Mapping[str, float] | N
         if 'real_time_factor' in timing:
             factor = timing['real_time_factor']
             if timing.get('wall_time_s') and 'simulated_time_s' in timing:
-                # not timing.json's 3 digits rounded again (105.26 -> 105 -> 100, not 110)
-                factor = timing['simulated_time_s'] / timing['wall_time_s']
+                # Not timing.json's 3 digits rounded again (105.26 -> 105 -> 100, not 110):
+                # from the times, where their rounding to the ms leaves those 3 digits.
+                exact = timing['simulated_time_s'] / timing['wall_time_s']
+                factor = exact if round_significant(exact, 3) == factor else factor
             factor = round_significant(factor, 2)  # 0.04 stays 0.04
             shown = f'{factor:,.0f}' if factor >= 100 else f'{factor:g}'  # 1.2e+06: 1,200,000
             parts.append(f'({shown}x real time)')

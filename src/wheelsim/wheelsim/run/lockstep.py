@@ -209,8 +209,8 @@ class _Logger(_SeamHandle):
     """rclpy's logger interface, writing rcutils' format (``[INFO] [sec.nsec] [name]: text``)
     to standard error, stamped with the node's simulated time; rclpy's filters per call site
     (``throttle_duration_sec`` in simulated time, whatever ``throttle_time_source_type``;
-    ``skip_first``; ``once``), and a TypeError for another keyword, as rclpy's. Severities
-    below INFO are not shown."""
+    ``skip_first``; ``once``; in that order, as rclpy applies them) and ``name``, and a
+    TypeError for another keyword, as rclpy's. Severities below INFO are not shown."""
 
     _KIND = 'Logger'
     _SHOWN = ('INFO', 'WARN', 'ERROR', 'FATAL')
@@ -219,27 +219,32 @@ class _Logger(_SeamHandle):
         self._seam = seam
         self._last_ns: dict[tuple[str, int], int] = {}  # by call site: when it last logged
         self._skipped: set[tuple[str, int]] = set()  # the call sites that skipped their first
+        self._logged_once: set[tuple[str, int]] = set()  # the once call sites that logged
 
     def _log(self, severity: str, message: str, throttle_duration_sec: float | None = None,
              once: bool = False, skip_first: bool = False,
-             throttle_time_source_type: Any = None) -> bool:
+             throttle_time_source_type: Any = None, name: str | None = None) -> bool:
+        # rclpy's filters, in its order (throttle, skip_first, once), each stopping the rest
         if throttle_duration_sec or once or skip_first:
             caller = sys._getframe(2)
             site = (caller.f_code.co_filename, caller.f_lineno)
-            if skip_first and site not in self._skipped:
-                self._skipped.add(site)
-                return False
-        if throttle_duration_sec or once:
+        if throttle_duration_sec:
             now_ns = self._seam.now_ns()
             last_ns = self._last_ns.get(site)
-            if last_ns is not None and (once or now_ns - last_ns <
-                                        round(throttle_duration_sec * NS_PER_S)):
+            if last_ns is not None and now_ns - last_ns < round(throttle_duration_sec * NS_PER_S):
                 return False
             self._last_ns[site] = now_ns
+        if skip_first and site not in self._skipped:
+            self._skipped.add(site)
+            return False
+        if once:
+            if site in self._logged_once:
+                return False
+            self._logged_once.add(site)
         if severity in self._SHOWN:
             now_ns = self._seam.now_ns()
             print(f'[{severity}] [{now_ns // NS_PER_S}.{now_ns % NS_PER_S:09d}] '
-                  f'[{self._seam.name}]: {message}', file=sys.stderr, flush=True)
+                  f'[{name or self._seam.name}]: {message}', file=sys.stderr, flush=True)
         return True
 
     def debug(self, message: str, **kwargs: Any) -> bool:
@@ -381,7 +386,7 @@ class Lockstep:
         self._pending: collections.deque[tuple[str, int, Any]] = collections.deque()
         self._pending_keys: set[tuple[str, int]] = set()  # (topic, id) of those
         self._due_ns: dict[_Timer, int] = {}
-        self._routes: dict[str, list[tuple[type, Callable[[Any], None]]]] = {}
+        self._routes: dict[str, list[list[Any]]] = {}  # [message type, callback] per topic
         self._timers_changed = self._subscriptions_changed = True
 
     @property
