@@ -20,11 +20,11 @@ nav2.launch.py is the lighter option (fewer Nav2 servers, no nav2_bringup).
 
 import os
 
+import launch.logging
 from launch.actions import (
     DeclareLaunchArgument,
     GroupAction,
     IncludeLaunchDescription,
-    LogInfo,
     OpaqueFunction,
     SetEnvironmentVariable,
 )
@@ -196,8 +196,9 @@ def _nav2(context):
         warnings += laser_height_warnings(parameters, settings.scan.z)
     pace = LaunchConfiguration('real_time_factor').perform(context)
     warnings.append(nav2_pace_warning(float(pace) if pace else settings.real_time_factor))
-    return [*(LogInfo(msg=warning) for warning in warnings if warning),
-            GroupAction([SetParameter('use_sim_time', True), *actions])]
+    for warning in filter(None, warnings):  # at WARNING level, which LogInfo cannot give
+        launch.logging.get_logger('launch.user').warning(warning)
+    return [GroupAction([SetParameter('use_sim_time', True), *actions])]
 
 
 def generate_launch_description():
