@@ -320,7 +320,7 @@ def test_the_collision_monitor_stops_the_robot_before_the_table(tmp_path, ros_do
     # the launch warns of an MPPI it knows to be broken (found in review: the robot drove away
     # from its goal with no word)
     warnings = [line for line in output.splitlines() if 'wheelsim: warning:' in line]
-    assert warnings == ([f'[INFO] [launch.user]: wheelsim: warning: {MPPI_PROBLEM}']
+    assert warnings == ([f'[WARNING] [launch.user]: wheelsim: warning: {MPPI_PROBLEM}']
                         if MPPI_PROBLEM else []), warnings
     clearance_m = min_clearance_m(ROOM, FOOTPRINTS[preset], truth)
     travelled_m = truth[0, 2] - truth[-1, 2]
