@@ -280,12 +280,20 @@ def test_with_vehicle_sim_all_three_frames_and_both_topics(probe, outputs):
     answered = {s for s in outputs['odom'] if low <= s <= high}
     assert answered <= set(window), (
         f'odom stamps no ground truth had: {sorted(answered - set(window))}')
+    # All three alike, but for the answer the node had in flight when it was stopped: it
+    # publishes tf, odom, then pose, and a sample written around the stop may be lost in the
+    # burst that follows the resume (a CI run lost the pose of the last answer before the stop:
+    # that pose and the 10 queued answers came in one burst, one more than the writer's depth).
+    differ = set()
     for name in ('pose', '/tf'):
         stamps = {s for s in outputs[name] if low <= s <= high}
-        assert stamps == answered, (
-            f'in [{low}, {high}] ns, {name} without odom {sorted(stamps - answered)}, odom '
-            f'without {name} {sorted(answered - stamps)}'
-        )
+        assert stamps <= set(window), (
+            f'{name} stamps no ground truth had: {sorted(stamps - set(window))}')
+        differ |= stamps ^ answered
+    assert len(differ) <= 1 and all(stop_ns - 500_000_000 < s <= resume_ns for s in differ), (
+        f'in [{low}, {high}] ns, odom, pose and /tf differ at {sorted(differ)} (stop at '
+        f'{stop_ns}, resume at {resume_ns})'
+    )
     # A stalled node's keep-last 10 queue drops the oldest ground truths: each stall leaves one
     # run of unanswered samples, and every sample after it is answered again. A pattern (every
     # other sample, say) would be many runs. Beside the test's stall, a busy machine may add a
