@@ -9,7 +9,13 @@ import re
 
 import numpy as np
 import pytest
-from geometry_msgs.msg import PoseWithCovarianceStamped, Twist, TwistStamped, Vector3Stamped
+from geometry_msgs.msg import (
+    PoseStamped,
+    PoseWithCovarianceStamped,
+    Twist,
+    TwistStamped,
+    Vector3Stamped,
+)
 from nav_msgs.msg import Odometry, Path
 from rcl_interfaces.srv import SetParameters
 from rclpy.parameter import Parameter
@@ -527,3 +533,147 @@ def test_an_odom_that_stopped_coming_is_no_measure_of_the_speed(capsys):
         without=('localization',))
     err = capsys.readouterr().err
     assert '[controller]: goal reached' in err and 'goal not reached' not in err, err
+
+
+class Nav2StylePlans:
+    """Nav2's planner_server with NavFn, as the controller meets it: every second a path from
+    the vehicle's latest pose to ``GOAL`` (5 cm apart, every pose stamped alike, orientations
+    at the identity but the last, the goal's: navfn_planner.cpp), until the vehicle is within
+    0.5 m of the goal."""
+
+    name = 'nav2_style_planner'
+    GOAL = (-8.0, 0.0, math.pi)
+
+    def __init__(self, seam):
+        self.seam = seam
+        self.pose = None
+        self.plan = seam.create_publisher(Path, 'plan', qos.DEFAULT)
+        seam.create_subscription(PoseWithCovarianceStamped, 'pose', self.on_pose, qos.DEFAULT)
+        seam.create_timer(1.0, self.replan)
+
+    def on_pose(self, msg):
+        self.pose = (msg.pose.pose.position.x, msg.pose.pose.position.y)
+
+    def replan(self):
+        if self.pose is None or math.dist(self.pose, self.GOAL[:2]) < 0.5:
+            return
+        count = max(2, round(math.dist(self.pose, self.GOAL[:2]) / 0.05) + 1)
+        points = np.linspace(self.pose, self.GOAL[:2], count)
+        self.plan.publish(nav2_path(points, self.GOAL[2], self.seam.now_ns()))
+
+
+def nav2_path(points, goal_yaw_rad, stamp_ns_, frame='map'):
+    """A nav_msgs/Path as Nav2's grid planners give it (see :class:`Nav2StylePlans`)."""
+    msg = Path()
+    msg.header.frame_id = frame
+    time_msg(stamp_ns_, msg.header.stamp)
+    for x_m, y_m in points:
+        pose = PoseStamped(header=msg.header)
+        pose.pose.position.x, pose.pose.position.y = float(x_m), float(y_m)
+        msg.poses.append(pose)
+    if msg.poses:
+        msg.poses[-1].pose.orientation = quaternion_from_yaw(goal_yaw_rad)
+    return msg
+
+
+def test_nav2_grid_planner_paths_are_driven_forwards_and_replans_keep_the_speed(capsys):
+    """Found in review: a path going west with NavFn's identity orientations was read as a
+    reversing leg (the vehicle swerved 0.99 m off it, commanded backwards), and a path
+    replaced every second, as Nav2 replans, was timed from rest each time, holding the vehicle
+    to a fraction of its top speed."""
+    from wheelsim.testing.stack import run_stack
+
+    commands, speeds, poses = [], [], []
+
+    def record(topic, msg, time_ns):
+        if topic == '/cmd_vel':
+            commands.append(msg.twist.linear.x)
+        elif topic == '/ground_truth':
+            speeds.append(msg.twist.twist.linear.x)
+            position, orientation = msg.pose.pose.position, msg.pose.pose.orientation
+            poses.append((time_ns / 1e9, position.x, position.y,
+                          2.0 * math.atan2(orientation.z, orientation.w)))
+
+    run_stack('indoor_differential', {
+        'vehicle_sim': {'initial_pose.x': 0.0, 'initial_pose.y': 0.0,
+                        'initial_pose.yaw': math.pi}}, 25.0, record, Nav2StylePlans,
+        without=('planner',))
+    err = capsys.readouterr().err
+    assert '[controller]: goal reached' in err, err
+    assert max(speeds) > 0.7  # the preset's top speed is 0.8 m/s
+    assert min(commands) > -0.1  # forwards (but for the last centimetres at the goal)
+    assert max(abs(y_m) for _, _, y_m, _ in poses) < 0.05
+    assert max(abs(math.remainder(yaw_rad - math.pi, math.tau)) for *_, yaw_rad in poses) < 0.2
+    assert math.dist(poses[-1][1:3], Nav2StylePlans.GOAL[:2]) < 0.1
+    arrival_s = next(t_s for t_s, *position, _ in poses
+                     if math.dist(position, Nav2StylePlans.GOAL[:2]) < 0.1)
+    # 12.8 s; replans timed from rest: 18.2 s (the first plan comes at 2 s; 8 m at 0.8 m/s)
+    assert arrival_s < 14.0
+
+
+class ScriptedPlans:
+    """Sends :attr:`SCRIPT`'s paths at their simulated times [s]: ``('east', x0, x1)`` a Nav2
+    style path along y = 0 (the same message each time it is named alike), ``'cancel'`` an
+    empty path in frame ``odom``, ``('point', x)`` a path of one pose."""
+
+    name = 'scripted_plans'
+    SCRIPT = [(2.0, ('east', 0.0, 3.0)), (3.0, 'cancel'), (5.0, ('east', 0.0, 3.0)),
+              (15.0, ('east', 0.0, 3.0)), (21.0, ('east', 3.0, 9.0)), (22.5, ('point', 3.0))]
+
+    def __init__(self, seam):
+        self.seam = seam
+        self.sent = {}
+        self.plan = seam.create_publisher(Path, 'plan', qos.DEFAULT)
+        self.script = list(self.SCRIPT)
+        seam.create_timer(0.05, self.on_timer)
+
+    def on_timer(self):
+        now_ns = self.seam.now_ns()
+        while self.script and self.script[0][0] * 1e9 <= now_ns:
+            _, what = self.script.pop(0)
+            if what == 'cancel':
+                msg = nav2_path([], 0.0, now_ns, frame='odom')
+            elif what[0] == 'point':
+                msg = nav2_path([(what[1], 0.0)], 0.0, now_ns)
+            else:
+                count = round((what[2] - what[1]) / 0.05) + 1
+                points = np.column_stack([np.linspace(what[1], what[2], count), np.zeros(count)])
+                msg = self.sent.setdefault(what, nav2_path(points, 0.0, now_ns))
+            self.plan.publish(msg)
+
+
+def test_cancels_replays_and_plans_it_cannot_follow_stop_or_restart_the_vehicle(capsys):
+    """Found in review: an empty path (a cancel) in another frame than map was refused and
+    the vehicle drove on; the next plan's first commands jumped from the old command (1.79 m/s
+    at rest); the same plan sent again, after a cancel or its goal, was dropped without a word;
+    a one-pose path (Nav2's plan for a goal where the vehicle stands) was refused and the old
+    plan driven on."""
+    from wheelsim.testing.stack import run_stack
+
+    commands, speeds = [], []
+
+    def record(topic, msg, time_ns):
+        if topic == '/cmd_vel':
+            commands.append((time_ns / 1e9, msg.twist.linear.x))
+        elif topic == '/ground_truth':
+            speeds.append((time_ns / 1e9, msg.pose.pose.position.x, msg.twist.twist.linear.x))
+
+    run_stack('indoor_differential', {
+        'vehicle_sim': {'initial_pose.x': 0.0, 'initial_pose.y': 0.0, 'initial_pose.yaw': 0.0},
+        'controller': {'limits.max_linear_acceleration': 1.0}}, 25.0, record, ScriptedPlans,
+        without=('planner',))
+    err = capsys.readouterr().err
+
+    def speed_at(t_s):
+        return next(v for t, _, v in speeds if t >= t_s)
+
+    # the cancel at 3 s stops it, and the plan sent again at 5 s starts from rest
+    assert speed_at(2.9) > 0.3 and abs(speed_at(4.9)) < 0.02
+    assert '[controller]: empty plan: stopping' in err
+    first = [v for t, v in commands if 5.0 <= t <= 5.3]
+    assert first and max(first) <= 1.0 * 0.35 + 1e-9  # max_linear_acceleration, 7 steps
+    # the goal is reached, and reached again when the plan is sent once more at 15 s
+    assert err.count('[controller]: goal reached') == 2, err
+    # the one-pose path at 22.5 s stops the vehicle on its way to x = 9 m
+    assert 'plan refused: path needs at least 2 distinct points; stopping' in err
+    assert speed_at(22.4) > 0.3 and abs(speeds[-1][2]) < 0.02 and speeds[-1][1] < 8.0

@@ -19,9 +19,15 @@ start when it lies within ``plan_clock_tolerance`` of this node's clock; otherwi
 another clock, a recorded plan, a latched plan delivered late) the schedule goes on from the
 vehicle's nearest point (of near-equal ones, as where a closed path ends at its start, the one
 its stamps place now nearest to). A plan without times (all
-stamps equal, as Nav2's) is timed here within the output limits. An empty plan stops the
-vehicle. Plans and poses in another frame and non-finite poses are refused with a throttled
-warning; without a recent pose (``pose_timeout``) the controller publishes zero and the
+stamps equal, as Nav2's) is timed here within the output limits, from the vehicle's speed along
+it (the odom twist), so that a plan replaced every second, as Nav2 replans, keeps the vehicle
+going; its poses' headings tell which way each leg is driven, unless all but the last are 0
+(Nav2's grid planners leave them unset): then forwards.
+An empty plan, in any frame, stops the vehicle, and so does a plan that cannot be followed (a
+single point, a broken path: a throttled warning). A plan is followed once, until its goal is
+reached or given up: sent again after that, it is followed again. Other plans and poses in
+another frame and non-finite poses are refused with a throttled warning (the plan followed goes
+on); without a recent pose (``pose_timeout``) the controller publishes zero and the
 schedule holds until poses come again. With ``algorithm: policy`` the law is a Python policy
 (``policy.callable``) fed the path-tracking environment's observation
 (:mod:`wheelsim.core.tracking.policy`); a policy that returns no action stops the vehicle with
@@ -41,6 +47,7 @@ from nav_msgs.msg import Odometry, Path
 from wheelsim.core.geometry.se2 import Floats3, Pose2D
 from wheelsim.core.params import ParamSpec, from_flat, specs
 from wheelsim.core.planning.path import PlanningError
+from wheelsim.core.planning.timing import velocity_in_map
 from wheelsim.core.tracking.config import ControllerConfig, waiting_for_vehicle, with_vehicle
 from wheelsim.core.tracking.controller import (
     GOAL_FAILED,
@@ -163,19 +170,14 @@ class Controller:
             self.tracker.config = config
 
     def _on_plan(self, msg: Path) -> None:
-        if not self._map_poses.frame_matches(msg.header.frame_id, 'plan'):
+        if msg.poses and not self._map_poses.frame_matches(msg.header.frame_id, 'plan'):
             return
         if self.tracker is None:
-            self._waiting_plan = msg
+            self._waiting_plan = msg if msg.poses else None
             self._vehicle.log_waiting()
             return
-        if not msg.poses:
-            self._plan_key = None
-            self._stale_plan = None
-            if self.tracker.trajectory is not None:
-                self._map_poses.warnings.info('empty plan', 'empty plan: stopping')
-                self.tracker.stop()
-                self._publish_command(self.seam.now_ns(), ZERO_TWIST)
+        if not msg.poses:  # a cancel, in whatever frame
+            self._stop('empty plan', 'empty plan: stopping')
             return
         key = _plan_key(msg)
         if key == self._plan_key:
@@ -185,10 +187,10 @@ class Controller:
         poses = np.array([pose2d(p.pose) for p in msg.poses])
         try:
             trajectory, timed = trajectory_from_plan(
-                (stamps - stamps[0]) / NS_PER_S, poses[:, 0], poses[:, 1], poses[:, 2], self.config
-            )
-        except PlanningError as err:
-            self._map_poses.warnings.warn('plan invalid', f'plan ignored: {err}')
+                (stamps - stamps[0]) / NS_PER_S, poses[:, 0], poses[:, 1], poses[:, 2], self.config,
+                self._velocity_in_map())
+        except PlanningError as err:  # the plan replaces the one followed, which is dropped
+            self._stop('plan invalid', f'plan refused: {err}; stopping', warn=True)
             return
         now = self.seam.now_ns()
         start = int(stamps[0]) if timed else now
@@ -207,6 +209,28 @@ class Controller:
         self.tracker.follow(trajectory, start / NS_PER_S)
         self._map_poses.warnings.info('plan', f'following {described} ' + (
             'from its start' if timed else '(timed here)'))
+
+    def _stop(self, topic: str, message: str, warn: bool = False) -> None:
+        """Drop the plan being followed (if any: then log ``message``, throttled by ``topic``,
+        and command a stop) and forget the plans seen, so that the same plan sent again is
+        followed."""
+        self._plan_key = None
+        self._stale_plan = None
+        if self.tracker.trajectory is None:
+            return
+        (self._map_poses.warnings.warn if warn else self._map_poses.warnings.info)(topic, message)
+        self.tracker.stop()
+        self._publish_command(self.seam.now_ns(), ZERO_TWIST)
+
+    def _velocity_in_map(self) -> tuple[float, float]:
+        """The vehicle's velocity (m/s, map frame): the latest odom body twist no older than
+        ``pose_timeout``, turned by the latest pose's heading; at rest without either."""
+        now = self.seam.now_ns()
+        limit_ns = self.config.pose_timeout * NS_PER_S
+        if self._pose is None or self._twist is None or now - self._twist[1] > limit_ns:
+            return 0.0, 0.0
+        vx_mps, vy_mps, _ = self._twist[0]
+        return velocity_in_map(Pose2D(*self._pose[0]), vx_mps, vy_mps)
 
     def _follow_stale_plan(self) -> None:
         """Start the pending stale plan from the vehicle's nearest point once a pose exists."""
@@ -278,10 +302,10 @@ class Controller:
             self._publish_command(now, step.command)
         if step.errors is not None:
             self._publish_errors(now, step.errors)
-        if step.status == GOAL_REACHED:
-            self.seam.logger.info(step.message)
-        elif step.status == GOAL_FAILED:
-            self.seam.logger.warning(step.message)
+        if step.status in (GOAL_REACHED, GOAL_FAILED):
+            self._plan_key = None  # the same plan sent again is a new request
+            (self.seam.logger.info if step.status == GOAL_REACHED else
+             self.seam.logger.warning)(step.message)
 
     def _publish_command(self, stamp: int, command: BodyTwist) -> None:
         """Publish ``command`` stamped ``stamp`` [ns] (the control step's time)."""

@@ -41,7 +41,8 @@ from wheelsim.core.planning.config import (
     with_vehicle,
 )
 from wheelsim.core.planning.path import PlanningError, path_shape
-from wheelsim.core.planning.planner import plan_to_goal, plan_waypoints, velocity_in_map
+from wheelsim.core.planning.planner import plan_to_goal, plan_waypoints
+from wheelsim.core.planning.timing import velocity_in_map
 from wheelsim.core.planning.trajectory import Trajectory
 from wheelsim.core.units import NS_PER_S
 from wheelsim.ros import qos

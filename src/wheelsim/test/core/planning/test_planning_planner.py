@@ -243,7 +243,7 @@ def test_a_goal_planned_on_the_way_starts_at_the_speed_along_the_path(velocity, 
 
 
 def test_a_body_velocity_is_turned_into_the_map_frame():
-    from wheelsim.core.planning.planner import velocity_in_map
+    from wheelsim.core.planning.timing import velocity_in_map
 
     assert velocity_in_map(Pose2D(5.0, 5.0, math.pi / 2), 0.4, 0.1) == pytest.approx((-0.1, 0.4))
     assert velocity_in_map(Pose2D(0.0, 0.0, math.pi), 0.4, 0.0) == pytest.approx((-0.4, 0.0))

@@ -499,6 +499,60 @@ def test_plans_without_times_are_timed_within_the_output_limits():
         trajectory_from_plan([], [], [], [], config)
 
 
+@pytest.mark.parametrize('yaw_rad, reversed_legs', [
+    # Nav2's grid planners: the identity everywhere but the last pose (the goal's heading)
+    ([0.0] * 80 + [math.pi / 2], [False]),
+    ([0.0] * 81, [False]),
+    ([math.nan] * 81, [False]),
+    # real headings: facing west, driven forwards; facing east, backing up
+    ([math.pi] * 81, [False]),
+    ([0.0] * 40 + [1e-9] + [0.0] * 40, [True]),
+])
+def test_a_plan_without_headings_is_driven_forwards(yaw_rad, reversed_legs):
+    """Found in review: a path going west with NavFn's identity orientations was taken as a
+    reversing leg, so the vehicle turned round and backed along it."""
+    config = from_flat(ControllerConfig, FIXED_CONTROLLER)
+    x = np.linspace(0.0, -4.0, 81)
+    trajectory, _ = trajectory_from_plan(np.zeros(81), x, np.zeros(81), yaw_rad, config)
+    assert [leg.reverse for leg in trajectory.legs] == reversed_legs
+    assert (trajectory.vx_mps.min() < 0.0) == reversed_legs[0]
+
+
+def test_without_headings_each_cusp_flips_the_direction():
+    config = from_flat(ControllerConfig, FIXED_CONTROLLER)
+    x = np.r_[np.linspace(0.0, 2.0, 41), np.linspace(1.95, 0.0, 40), np.linspace(0.05, 2.0, 40)]
+    trajectory, _ = trajectory_from_plan(np.zeros(121), x, np.zeros(121), np.zeros(121), config)
+    assert [leg.reverse for leg in trajectory.legs] == [False, True, False]
+
+
+@pytest.mark.parametrize('velocity_mps, start_mps', [
+    ((0.8, 0.0), 0.8), ((0.8, 0.3), 0.8), ((-0.5, 0.0), 0.0), ((0.0, 0.0), 0.0)])
+def test_a_plan_without_times_starts_at_the_vehicle_speed_along_it(velocity_mps, start_mps):
+    """Found in review: every plan without times was timed from rest, so one replaced every
+    second, as Nav2 replans, held the vehicle to a fraction of its top speed."""
+    config = from_flat(ControllerConfig, {**FIXED_CONTROLLER, 'limits.max_linear_x': 1.0})
+    x = np.linspace(0.0, 4.0, 81)
+    trajectory, _ = trajectory_from_plan(np.zeros(81), x, np.zeros(81), np.zeros(81), config,
+                                         velocity_mps)
+    assert trajectory.v_mps[0] == pytest.approx(start_mps)
+    assert trajectory.v_mps[-1] == 0.0
+
+
+def test_after_a_stop_the_next_trajectory_starts_from_rest():
+    """Found in review: after a cancel (``stop``) the output limits started the next plan
+    from the last command: 1.79 m/s commanded to a vehicle at rest."""
+    config = from_flat(ControllerConfig, {**FIXED_CONTROLLER, 'limits.max_linear_x': 2.0,
+                                          'limits.max_linear_acceleration': 1.0})
+    ctl = TrackingController(config)
+    ctl.follow(straight(), 0.0)
+    for k in range(60):
+        command = ctl.step(k * 0.05, Pose2D(0.0, 0.0, 0.0)).command  # far behind: full speed
+    assert command.vx_mps > 0.9
+    ctl.stop()
+    ctl.follow(straight(), 3.0)
+    assert ctl.step(3.05, Pose2D(0.0, 0.0, 0.0)).command.vx_mps <= 1.0 * 0.05 + 1e-12
+
+
 @pytest.mark.parametrize('timed', [True, False])
 @pytest.mark.parametrize('far_m', [1.5e6, 1e308, -1e308, math.inf, math.nan])
 def test_a_plan_reaching_beyond_the_bound_is_refused(far_m, timed):

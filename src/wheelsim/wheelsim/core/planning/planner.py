@@ -12,8 +12,6 @@ schedule, pulled back.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from wheelsim.core.arrays import FloatArray
@@ -21,7 +19,12 @@ from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.planning.config import PlannerConfig, waiting_for_vehicle
 from wheelsim.core.planning.curvature import bounded_path, fallback_legs, turn_backs
 from wheelsim.core.planning.path import DrivenPath, PathSamples, PlanningError
-from wheelsim.core.planning.timing import MOVING_MPS, time_scale
+from wheelsim.core.planning.timing import (
+    AT_REST,
+    Velocity2D,
+    start_speed,
+    time_scale,
+)
 from wheelsim.core.planning.trajectory import Trajectory, joined
 from wheelsim.core.planning.waypoints import (
     MIN_WAYPOINT_SPACING_M,
@@ -39,11 +42,6 @@ MAX_YAW_STEP_RAD = 0.05
 #: :data:`MAX_YAW_STEP_RAD`: the heading's monotone cubic is nearly linear over a split
 #: segment, so the second pass finds little left (tested).
 YAW_STEP_PASSES = 3
-
-Velocity2D = tuple[float, float]
-"""A planar velocity (vx, vy) in m/s, in the map frame."""
-AT_REST: Velocity2D = (0.0, 0.0)
-
 
 def _heading_profile(s_m: FloatArray, knot_s_m: FloatArray, heading_rad: FloatArray) -> FloatArray:
     """Vehicle yaw along a holonomic path: through the given headings, shortest way round.
@@ -67,25 +65,6 @@ def fallback_curvature(config: PlannerConfig) -> float:
     speed: max_lateral_acceleration / max_speed^2."""
     limits = config.limits
     return limits.max_curvature or limits.max_lateral_acceleration / limits.max_speed**2
-
-
-def velocity_in_map(pose: Pose2D, vx_mps: float, vy_mps: float) -> Velocity2D:
-    """The velocity (m/s, map frame) of a vehicle at ``pose`` (map frame) moving at ``vx_mps``
-    ahead and ``vy_mps`` to its left (its body frame, as odometry's twist gives them)."""
-    cos_yaw, sin_yaw = math.cos(pose.yaw_rad), math.sin(pose.yaw_rad)
-    return vx_mps * cos_yaw - vy_mps * sin_yaw, vx_mps * sin_yaw + vy_mps * cos_yaw
-
-
-def start_speed(velocity_mps: Velocity2D, direction_rad: float) -> float:
-    """The speed (m/s, >= 0) at which a vehicle moving at ``velocity_mps`` (map frame) starts
-    along a path leaving in ``direction_rad``: the velocity's component that way; 0 (at rest)
-    when that is at most :data:`MOVING_MPS` or points back. PlanningError if the velocity is not
-    finite."""
-    vx_mps, vy_mps = velocity_mps
-    if not (math.isfinite(vx_mps) and math.isfinite(vy_mps)):
-        raise PlanningError(f'the start velocity must be finite, got {tuple(velocity_mps)}')
-    along_mps = vx_mps * math.cos(direction_rad) + vy_mps * math.sin(direction_rad)
-    return along_mps if along_mps > MOVING_MPS else 0.0
 
 
 def plan_through(

@@ -17,11 +17,13 @@ dt = 2 ds / (v_i + v_{i+1}).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from wheelsim.core.arrays import FloatArray
+from wheelsim.core.geometry.se2 import Pose2D
 from wheelsim.core.planning.path import PathSamples, PlanningError
 from wheelsim.core.planning.trajectory import Trajectory
 
@@ -68,6 +70,30 @@ class MotionLimits:
         the yaw rate reaches ``max_yaw_rate_radps`` in the time the speed takes to reach
         ``max_speed_mps`` at ``max_acceleration_mps2``."""
         return self.max_yaw_rate_radps * self.max_acceleration_mps2 / self.max_speed_mps
+
+
+Velocity2D = tuple[float, float]
+"""A planar velocity (vx, vy) in m/s, in the map frame."""
+AT_REST: Velocity2D = (0.0, 0.0)
+
+
+def velocity_in_map(pose: Pose2D, vx_mps: float, vy_mps: float) -> Velocity2D:
+    """The velocity (m/s, map frame) of a vehicle at ``pose`` (map frame) moving at ``vx_mps``
+    ahead and ``vy_mps`` to its left (its body frame, as odometry's twist gives them)."""
+    cos_yaw, sin_yaw = math.cos(pose.yaw_rad), math.sin(pose.yaw_rad)
+    return vx_mps * cos_yaw - vy_mps * sin_yaw, vx_mps * sin_yaw + vy_mps * cos_yaw
+
+
+def start_speed(velocity_mps: Velocity2D, direction_rad: float) -> float:
+    """The speed (m/s, >= 0) at which a vehicle moving at ``velocity_mps`` (map frame) starts
+    along a path leaving in ``direction_rad``: the velocity's component that way; 0 (at rest)
+    when that is at most :data:`MOVING_MPS` or points back. PlanningError if the velocity is not
+    finite."""
+    vx_mps, vy_mps = velocity_mps
+    if not (math.isfinite(vx_mps) and math.isfinite(vy_mps)):
+        raise PlanningError(f'the start velocity must be finite, got {tuple(velocity_mps)}')
+    along_mps = vx_mps * math.cos(direction_rad) + vy_mps * math.sin(direction_rad)
+    return along_mps if along_mps > MOVING_MPS else 0.0
 
 
 def _ratio_limit(limit: float, rate: FloatArray) -> FloatArray:

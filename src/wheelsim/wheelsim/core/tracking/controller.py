@@ -53,7 +53,14 @@ from numpy.typing import ArrayLike
 from wheelsim.core.geometry.angles import wrap_angle
 from wheelsim.core.geometry.se2 import MAX_COORDINATE_M, Pose2D
 from wheelsim.core.planning.path import PlanningError
-from wheelsim.core.planning.timing import MOVING_MPS, MotionLimits, time_scale
+from wheelsim.core.planning.timing import (
+    AT_REST,
+    MOVING_MPS,
+    MotionLimits,
+    Velocity2D,
+    start_speed,
+    time_scale,
+)
 from wheelsim.core.planning.trajectory import (
     Leg,
     Trajectory,
@@ -104,15 +111,20 @@ class ControlStep(NamedTuple):
 
 
 def trajectory_from_plan(
-    t_s: ArrayLike, x_m: ArrayLike, y_m: ArrayLike, yaw_rad: ArrayLike, config: ControllerConfig
+    t_s: ArrayLike, x_m: ArrayLike, y_m: ArrayLike, yaw_rad: ArrayLike, config: ControllerConfig,
+    start_velocity_mps: Velocity2D = AT_REST,
 ) -> tuple[Trajectory, bool]:
     """The trajectory of a received plan, and whether the plan carried its own schedule.
 
     Strictly increasing times give the planned schedule. Otherwise (a plan without times, such
     as Nav2's) the path is timed here within the output speed and yaw rate limits and the
-    ``untimed_plans`` accelerations, each leg (:func:`legs_of`) from rest to rest, facing along
-    the path (backwards on a leg whose steps point against its poses' headings). Raises
-    :class:`PlanningError` for an unusable plan.
+    ``untimed_plans`` accelerations, each leg (:func:`legs_of`) to rest, the first from the
+    vehicle's speed along it (``start_velocity_mps``, map frame: :func:`start_speed`), the
+    others from rest, facing along the path (backwards on a leg whose steps point against its
+    poses' headings). Poses all at heading 0 but the last (or NaN: a zero quaternion) carry no
+    headings, as Nav2's grid planners (NavFn, Smac 2D, Theta*) fill them: the first leg is then
+    driven forwards, and each cusp flips the direction. Raises :class:`PlanningError` for an
+    unusable plan.
     """
     largest = max((float(np.max(np.abs(v), initial=0.0)) for v in (x_m, y_m)), default=0.0)
     if not largest <= MAX_PLAN_COORDINATE_M:
@@ -130,10 +142,13 @@ def trajectory_from_plan(
     x, y, yaw = (np.asarray(v, dtype=float) for v in (x_m, y_m, yaw_rad))
     if not (np.isfinite(x).all() and np.isfinite(y).all()):
         raise PlanningError('path has no points or non-finite coordinates')
+    headings = None if np.all(np.nan_to_num(yaw[:-1]) == 0.0) else np.nan_to_num(yaw)
     parts = []
-    for leg in legs_of(x, y, np.nan_to_num(yaw)):
+    for leg in legs_of(x, y, headings):
         path = path_from_points(x[leg.first:leg.last + 1], y[leg.first:leg.last + 1])
-        parts.append(time_scale(path, motion, reverse=leg.reverse))
+        # the direction of travel (path.yaw_rad), which a reversing vehicle's velocity takes too
+        speed_mps = 0.0 if parts else start_speed(start_velocity_mps, path.yaw_rad[0])
+        parts.append(time_scale(path, motion, start_speed_mps=speed_mps, reverse=leg.reverse))
     return (parts[0] if len(parts) == 1 else joined(parts)), False
 
 
@@ -228,8 +243,10 @@ class TrackingController:
         return planned_s
 
     def stop(self) -> None:
-        """Drop the trajectory (the next steps are idle)."""
+        """Drop the trajectory (the next steps are idle; the caller commands a stop, from which
+        the next trajectory starts)."""
         self._following = None
+        self._previous = ZERO_TWIST
 
     def hold(self, now_s: float) -> None:
         """Keep the schedule where it was at the previous step (no pose to act on now): it
