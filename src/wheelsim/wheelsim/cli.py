@@ -54,9 +54,8 @@ def _load(path: str | None):
     specs = node_parameter_specs()
     scenario = load_scenario(Path(path) if path else None, specs, METRIC_NAMES,
                              node_parameter_checks())
-    for name, setter in scenario.params_file_replaced.items():
-        print(f'note: {scenario.source}: the params_file sets {name}, which every run sets '
-              f'itself: {setter}', file=sys.stderr)
+    for name, why in scenario.params_file_replaced.items():
+        print(f'note: {scenario.source}: the params_file sets {name}, {why}', file=sys.stderr)
     return scenario, specs
 
 

@@ -381,8 +381,30 @@ def test_a_params_file_seed_is_replaced_by_the_scenario_seed_and_listed(tmp_path
     scenario = load_scenario(path, SPECS, METRICS)
     assert (scenario.name, scenario.seed) == ('lab', 6)
     assert scenario.node_parameters['localization'] == {'mode': 'noisy'}
+    assert scenario.params_file_replaced == {'localization.seed': (
+        "which every run sets itself: the scenario's seed (sweep it with --param seed=...)")}
+
+
+def test_a_params_file_of_a_reference_clock_runs_with_its_clock_parameters_listed(tmp_path):
+    """Found in review: a params file of a live launch's reference clock (``ros2 param dump``
+    gives ``real_time_factor: 1.0``) failed every run once it had started (exit 1): vehicle_sim,
+    not the clock in a run, refused the value. The run drops it, and says so."""
+    from wheelsim.run.runner import node_parameter_specs, simulate
+
+    write(tmp_path, 'vehicle_sim:\n  ros__parameters: {be_reference_clock: true, '
+          'real_time_factor: 1.0, clock_rate: 100.0, model: differential}\n', 'robot.yaml')
+    path = write(tmp_path, 'duration: 0.5\nparams_file: robot.yaml\n')
+    scenario = load_scenario(path, node_parameter_specs(), METRICS)
+    clock = 'which no run uses: a run is its own clock (--real-time-factor paces it)'
     assert scenario.params_file_replaced == {
-        'localization.seed': "the scenario's seed (sweep it with --param seed=...)"}
+        'vehicle_sim.be_reference_clock': 'which every run sets itself: wheelsim run (the '
+                                          'lock-step executor is the clock)',
+        'vehicle_sim.real_time_factor': clock, 'vehicle_sim.clock_rate': clock}
+    assert scenario.node_parameters['vehicle_sim'] == {'model': 'differential'}
+    published: set[str] = set()  # vehicle_sim starts and runs
+    simulate(scenario, None, show_progress=False,
+             reader=lambda topic, _msg, _time_ns: published.add(topic))
+    assert '/ground_truth' in published
 
 
 def test_the_recordable_topics_are_what_a_run_publishes(tmp_path):

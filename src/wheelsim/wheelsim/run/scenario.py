@@ -24,7 +24,7 @@ declare are errors naming the key (with the closest valid name), as are values o
 a node parameter that the run sets itself (:data:`RUN_SET_PARAMETERS`: ``seed`` comes from the
 scenario's ``seed``) when ``nodes:`` or a sweep sets it too: the error names both settings.
 (A ``params_file`` is the base layer, which ``nodes:`` and the scenario's keys replace; the
-parameters a run sets itself are taken out of it and listed in
+parameters a run sets itself or does not use are taken out of it and listed in
 :attr:`Scenario.params_file_replaced`, which the CLI prints.)
 No ROS imports (but the package index, to find a shipped map): the CLI validates a scenario,
 its map included, before starting anything.
@@ -51,6 +51,7 @@ from wheelsim.core.params_file import (
     read_sections,
     section_parameters,
 )
+from wheelsim.core.vehicle_sim.config import REFERENCE_CLOCK_PARAMETERS
 from wheelsim.core.world.map_file import load_map_file, map_image_path
 from wheelsim.core.world.occupancy import MapError
 from wheelsim.run.output import OutputError, check_run_name
@@ -79,6 +80,12 @@ RUN_SET_PARAMETERS = {
     ('vehicle_sim', 'be_reference_clock'): 'wheelsim run (the lock-step executor is the clock)',
     ('vehicle_sim', 'cmd_vel_type'): 'wheelsim run (from controller.enable_stamped_cmd_vel)',
 }
+#: Node parameters a params file may hold for live launches that no run uses, with why (given in
+#: ``nodes:`` or ``--param`` they are refused: vehicle_sim refuses them when not the clock).
+RUN_UNUSED_PARAMETERS = {
+    ('vehicle_sim', name): 'a run is its own clock (--real-time-factor paces it)'
+    for name in REFERENCE_CLOCK_PARAMETERS
+}
 
 
 class ScenarioError(ValueError):
@@ -102,8 +109,9 @@ class Scenario:
     params_file: Path | None = None
     """The scenario's ``params_file``, resolved, if any."""
     params_file_replaced: Mapping[str, str] = field(default_factory=dict)
-    """``{'node.param': what sets it}``: parameters the ``params_file`` sets that every run sets
-    itself (:data:`RUN_SET_PARAMETERS`), so the file's values are not used (the CLI says so)."""
+    """``{'node.param': why the file's value is not used}``: parameters the ``params_file`` sets
+    that every run sets itself (:data:`RUN_SET_PARAMETERS`) or that no run uses
+    (:data:`RUN_UNUSED_PARAMETERS`); the CLI says so."""
     nodes_given: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """``{node: names}``: the parameters the scenario's ``nodes:`` gives (not its params file),
     which its runs must use (:func:`check_used`)."""
@@ -284,9 +292,16 @@ def load_scenario(
             raise _fail(source, 'params_file', f'{params_path} is not a regular file')
         parameters = params_file_sections(params_path, node_specs, f'params_file {params_path}')
         for node, values in parameters.items():
-            for parameter in [p for p in values if (node, p) in RUN_SET_PARAMETERS]:
+            for parameter in list(values):
+                if (node, parameter) in RUN_SET_PARAMETERS:
+                    replaced[f'{node}.{parameter}'] = \
+                        f'which every run sets itself: {RUN_SET_PARAMETERS[node, parameter]}'
+                elif (node, parameter) in RUN_UNUSED_PARAMETERS:
+                    replaced[f'{node}.{parameter}'] = \
+                        f'which no run uses: {RUN_UNUSED_PARAMETERS[node, parameter]}'
+                else:
+                    continue
                 del values[parameter]
-                replaced[f'{node}.{parameter}'] = RUN_SET_PARAMETERS[node, parameter]
         file_parameters = {node: dict(values) for node, values in parameters.items()}
     nodes = _mapping_or_none(tree, 'nodes')
     given: dict[str, tuple[str, ...]] = {}  # the parameter names nodes: gives, by node
