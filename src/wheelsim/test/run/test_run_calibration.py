@@ -19,7 +19,7 @@ from wheelsim.core.calibration.fit import drive_group
 from wheelsim.core.calibration.recording import CalibrationError
 from wheelsim.core.vehicle.config import vehicle_config_from_params
 from wheelsim.nodes.vehicle_sim import check_parameters
-from wheelsim.report.calibration_report import flat_params
+from wheelsim.report.calibration_report import PARAMS_FILE_MARK, flat_params
 from wheelsim.run import calibration
 from wheelsim.run.calibration import calibrate_bag, record_excitation_bag
 from wheelsim.testing.drive_chain_bag import DriveTruth, Recorder, schedule, write_bag
@@ -247,6 +247,28 @@ def test_the_bag_itself_is_never_an_output_even_with_overwrite(tmp_path):
         assert done.returncode == 2 and fragment in done.stderr, done.stderr
         assert done.stderr.count('\n') == 1, done.stderr
         assert {path: path.read_bytes() for path in (tmp_path / 'bag').iterdir()} == before
+
+
+def test_the_params_file_read_or_a_users_file_is_never_overwritten(tmp_path):
+    """Found in review: ``--params robot.yaml -o robot.yaml --overwrite`` replaced the user's
+    45-line params file with the 16 fitted lines (exit 0), and ``--overwrite`` replaced any file
+    as the params file, not only an earlier calibration's."""
+    parameters, _, _ = known('differential')
+    record_excitation_bag(tmp_path / 'bag', parameters, excitation('differential', TOP_SPEED))
+    robot = tmp_path / 'robot.yaml'
+    robot.write_text('vehicle_sim:\n  ros__parameters:\n    model: differential\n'
+                     'planner:\n  ros__parameters:\n    waypoints: [1.0, 0.0, .nan]\n')
+    notes = tmp_path / 'notes.yaml'
+    notes.write_text('mine: 1\n')
+    for given, fragment in [
+            ([robot, '--params', robot], f'-o {robot}: is the --params file the calibration '
+                                         'reads: give another -o'),
+            ([notes], f'-o {notes}: was not written by wheelsim calibrate (it does not begin '
+                      '"# Written by wheelsim calibrate"): not overwriting; give another -o')]:
+        done = calibrate_command(tmp_path / 'bag', '-o', *given, '--overwrite')
+        refused_in_one_line(done, fragment)
+    assert 'planner' in robot.read_text() and notes.read_text() == 'mine: 1\n'
+    assert not (tmp_path / 'robot_report.txt').exists()
 
 
 @pytest.fixture(scope='module')
@@ -539,7 +561,7 @@ def test_a_file_not_put_back_is_named_and_the_others_are_put_back(differential_b
 # line, replaced a link given as -o by a file, got mode 0600, and could clobber a user's file
 def test_the_written_files_are_the_outputs_as_named_through_links(differential_bag, tmp_path):
     (tmp_path / 'config').mkdir()
-    (tmp_path / 'config' / 'params.yaml').write_text('old')
+    (tmp_path / 'config' / 'params.yaml').write_text(f'{PARAMS_FILE_MARK}: old')
     (tmp_path / 'out').mkdir()
     (tmp_path / 'out' / 'params.yaml').symlink_to(tmp_path / 'config' / 'params.yaml')
     (tmp_path / 'out' / '.params.part.yaml').write_text('mine')  # a name the old code took
@@ -586,7 +608,7 @@ def test_links_loops_and_permissions_of_the_outputs(differential_bag, tmp_path, 
 def test_a_read_only_output_is_replaced_and_stays_read_only(differential_bag, tmp_path,
                                                             monkeypatch):
     output = tmp_path / 'params.yaml'
-    output.write_text('old')
+    output.write_text(f'{PARAMS_FILE_MARK}: old')
     output.chmod(0o444)
     modes_when_written = []
     write_params = calibration.write_params

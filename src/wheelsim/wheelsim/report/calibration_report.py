@@ -73,12 +73,16 @@ def path_text(path: str | os.PathLike) -> str:
                    for c in text)
 
 
+#: How a params file that ``wheelsim calibrate`` wrote begins: ``--overwrite`` replaces no other.
+PARAMS_FILE_MARK = '# Written by wheelsim calibrate'
+
+
 def write_params(calibration: Calibration, geometry: Mapping[str, Estimate], path: Path,
                  step_rate_hz: float, name: str | None = None,
                  held: Mapping[str, Any] | None = None) -> None:
     """The params file (:func:`params_tree`) at ``path``, its usage line naming ``name``
     (default: ``path``'s), quoted as a shell needs it."""
-    header = ('# Written by wheelsim calibrate: vehicle_sim parameters fitted to a recording.\n'
+    header = (f'{PARAMS_FILE_MARK}: vehicle_sim parameters fitted to a recording.\n'
               '#   vehicle_sim --ros-args --params-file '
               + path_text(shlex.quote(name or path.name)) + '\n')
     path.write_text(header + yaml_numbers.dump(

@@ -28,7 +28,13 @@ from wheelsim.core.calibration.recording import (
 from wheelsim.core.params import ParameterError
 from wheelsim.core.vehicle_sim.config import VehicleSimSettings
 from wheelsim.report.calibration_bag import load_recording
-from wheelsim.report.calibration_report import format_report, path_text, plot_response, write_params
+from wheelsim.report.calibration_report import (
+    PARAMS_FILE_MARK,
+    format_report,
+    path_text,
+    plot_response,
+    write_params,
+)
 from wheelsim.run.held_signals import HeldSignals
 from wheelsim.run.scenario import ScenarioError, check_node_parameters, params_file_sections
 
@@ -118,7 +124,9 @@ def calibrate_bag(bag: str | os.PathLike, output: str | os.PathLike, model: str 
     to nothing, another of the three files is a folder, one of them would be written into a
     folder this process may not write (or search), or would replace another user's file in a
     sticky folder, a name is too long, one of them exists and not ``overwrite``, or one of them
-    is the bag or lies in its folder (even with ``overwrite``); and, before
+    is the bag or lies in its folder (even with ``overwrite``), or ``output`` is the
+    ``params_file`` or an existing file an earlier calibration did not write (even with
+    ``overwrite``); and, before
     the fit, when ``params_file`` is not a valid vehicle_sim params file, or ``model``, its
     model and the bag's joint names do not agree, or ``step_rate_hz`` and its step_rate
     differ."""
@@ -128,6 +136,7 @@ def calibrate_bag(bag: str | os.PathLike, output: str | os.PathLike, model: str 
         raise CalibrationError(f'--step-rate {step_rate_hz:g}: must be in [1, 100000] Hz')
     output, report_path, plot_path = _check_outputs(os.fspath(output), overwrite)
     _check_apart_from_bag(output, (output, report_path, plot_path), Path(bag))
+    _check_not_users_file(output, params_file)
     started = time.process_time()
     params = _vehicle_sim_parameters(params_file) if params_file else {}
     recording, topics = load_recording(bag, cmd_topic, measured_topic, joint_states_topic)
@@ -263,6 +272,26 @@ def _check_apart_from_bag(output: Path, paths: Sequence[Path], bag: Path) -> Non
             raise CalibrationError(f'-o {output}: {path} is inside the bag being calibrated, '
                                    f'{bag_folder if bag_path.is_file() else bag}: give another '
                                    '-o')
+
+
+def _check_not_users_file(output: Path, params_file: Path | None) -> None:
+    """CalibrationError naming ``-o output`` if it is the ``--params`` file the calibration
+    reads, or an existing file that does not begin as a calibration's params file does
+    (:data:`PARAMS_FILE_MARK`): ``--overwrite`` replaces an earlier calibration's output only."""
+    if params_file is not None and output.resolve() == Path(params_file).resolve():
+        raise CalibrationError(f'-o {output}: is the --params file the calibration reads: give '
+                               'another -o (the fitted file holds the vehicle_sim parameters '
+                               'only)')
+    if not output.is_file():
+        return
+    try:
+        with output.open('rb') as file:
+            written_here = file.read(len(PARAMS_FILE_MARK)) == PARAMS_FILE_MARK.encode()
+    except OSError as err:
+        raise CalibrationError(f'-o {output}: {err.strerror}') from None
+    if not written_here:
+        raise CalibrationError(f'-o {output}: was not written by wheelsim calibrate (it does not '
+                               f'begin "{PARAMS_FILE_MARK}"): not overwriting; give another -o')
 
 
 def _cannot_search(output: Path, folder: Path) -> CalibrationError:
