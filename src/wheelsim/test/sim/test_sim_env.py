@@ -248,6 +248,44 @@ def test_vector_env_equals_single_envs(noisy_robot, task, walls, tmp_path):
     assert resets >= 2 * count
 
 
+@pytest.mark.parametrize('task', ['path', 'goal'])
+def test_autoreset_infos_are_those_of_gymnasiums_own_vector_env(robot, task):
+    """Found in review: the infos of a step that ended an episode lacked ``final_info`` and
+    ``_final_info``, which gymnasium.vector.SyncVectorEnv gives in the SAME_STEP mode and code
+    written for it reads."""
+    from gymnasium.vector import AutoresetMode, SyncVectorEnv
+
+    options = {'time_limit_s': 0.2}
+    vector = vector_env(task, robot, 3, **options)
+    sync = SyncVectorEnv([lambda: single_env(task, robot, **options) for _ in range(3)],
+                         autoreset_mode=AutoresetMode.SAME_STEP)
+    vector.reset(seed=4)
+    sync.reset(seed=4)
+    actions, ends = np.zeros((3, 2)), 0
+    for _ in range(10):
+        *_, infos = vector.step(actions)
+        *_, expected = sync.step(actions)
+        assert infos.keys() == expected.keys()
+        if infos:
+            ends += 1
+            assert infos['final_info'] == expected['final_info'] == {}
+            np.testing.assert_array_equal(infos['_final_info'], expected['_final_info'])
+            np.testing.assert_array_equal(infos['_final_obs'], expected['_final_obs'])
+    assert ends == 2  # episodes of 4 steps
+
+
+@pytest.mark.parametrize('make', [
+    lambda **kw: single_env('path', ws.load_vehicle('indoor_differential'), **kw),
+    lambda **kw: vector_env('goal', ws.load_vehicle('indoor_differential'), 2, **kw)])
+def test_render_mode_none_is_taken_and_another_refused(make):
+    """Found in review: ``render_mode=None``, which Gymnasium's make and tools pass, was an
+    unknown option."""
+    assert make(render_mode=None).render_mode is None
+    with pytest.raises(ValueError, match="render_mode = 'human': these environments draw "
+                                         'nothing'):
+        make(render_mode='human')
+
+
 def test_reward_is_minus_the_metrics_errors(robot):
     """The observed errors are those of the run metrics (Polyline.match over the whole driven
     path, which ws.simulate repeats from the same start and commands), and the reward is

@@ -30,10 +30,12 @@ Both tasks:
 - **vector envs**: autoreset ``SAME_STEP``: a sub-environment that ends an episode is reset
   within that ``step``, which returns the first observation of its new episode and, in
   ``infos``, ``final_obs`` (an object array: the episode's last observation where
-  ``_final_obs`` is True). ``reset(seed=s)`` seeds sub-environment i with ``s + i``, and
-  ``reset(seed=[s0, s1, ...])`` (one per sub-environment) with ``s_i``, as ``SyncVectorEnv``
-  does, except that a None in the list gives that one an unpredictable seed (a new vehicle
-  and noise, as every seeded reset) where ``SyncVectorEnv`` resets it unseeded;
+  ``_final_obs`` is True) and ``final_info`` (``{}``, where ``_final_info`` is True: the last
+  step's infos, empty, as ``SyncVectorEnv`` gives them). ``reset(seed=s)`` seeds
+  sub-environment i with ``s + i``, and ``reset(seed=[s0, s1, ...])`` (one per
+  sub-environment) with ``s_i``, as ``SyncVectorEnv`` does, except that a None in the list
+  gives that one an unpredictable seed (a new vehicle and noise, as every seeded reset) where
+  ``SyncVectorEnv`` resets it unseeded;
   ``reset()`` without a seed resets each as the single env does.
 
 Path tracking, ``PathTrackingEnv(vehicle, path=None, **options)``: ``path`` (M, 3) poses, M >=
@@ -114,6 +116,16 @@ def _task(env: object, vehicle: SimVehicle, args: tuple[Any, ...], options: dict
     return task_type(vehicle, *args, **options)
 
 
+def _no_render_mode(env: object, options: dict[str, Any]) -> None:
+    """Take ``render_mode`` out of ``options``: None, which Gymnasium's ``make`` and tools pass,
+    is taken; these environments draw nothing (``render_modes`` is empty), so another value is a
+    ValueError naming it."""
+    mode = options.pop('render_mode', None)
+    if mode is not None:
+        raise ValueError(f'{type(env).__name__}: render_mode = {mode!r}: these environments draw '
+                         'nothing (metadata render_modes is empty); give None or leave it out')
+
+
 def _noise_seed(random: np.random.Generator) -> int:
     """A new vehicle's command-noise seed, drawn after its start pose."""
     return int(random.integers(2**63))
@@ -153,6 +165,7 @@ class _SingleEnv(gym.Env):
     task_type: type[Task] = Task
 
     def __init__(self, vehicle: SimVehicle, *args: Any, **options: Any) -> None:
+        _no_render_mode(self, options)
         self._task = _task(self, vehicle, args, options)
         self.action_space, self.observation_space = _spaces(self._task)
 
@@ -192,6 +205,7 @@ class _BatchEnv(VectorEnv):
                 or num_envs < 1:
             raise ValueError(f'num_envs = {num_envs!r} must be an integer >= 1')
         self.num_envs = int(num_envs)
+        _no_render_mode(self, options)
         self._task = _task(self, vehicle, args, options)
         self.single_action_space, self.single_observation_space = _spaces(self._task)
         with memory_for(f'num_envs = {self.num_envs}', 'the environments'):
@@ -230,8 +244,10 @@ class _BatchEnv(VectorEnv):
         final[done] = list(observations[done])
         self._task.restart(self._start_poses(done), done)
         observations[done] = self._task.observe(done)
+        # as gymnasium.vector.SyncVectorEnv gives them over envs whose infos are empty
         return (observations, rewards, terminated, truncated,
-                {'final_obs': final, '_final_obs': ended})
+                {'final_obs': final, '_final_obs': ended, 'final_info': {},
+                 '_final_info': ended.copy()})
 
     def _seeds(self, seed: int | Sequence[int | None] | None) -> list[int | None] | None:
         """Each sub-environment's seed: ``seed + i`` for an int, the items of a list (one per
