@@ -7,7 +7,7 @@ steps) with a 100 Hz control period (``dt_s = 0.01``: 10 steps per command) and 
 policy of one numpy expression, repeated until ``--seconds`` of wall time have passed. The
 **inner loop** figure is simulated physics steps per wall second summed over the batch
 (vehicles x steps / wall time of the rollout calls), and per CPU second of the process (all
-threads: batches of 64 or more vehicles use every core). A warm-up rollout first loads the
+threads: calls of 5 000 vehicle-steps or more use every core). A warm-up rollout first loads the
 compiled kernel. For comparison, **kernel alone** is the same batch stepped by
 ``VehicleBatch.step(10)`` with a held command: what the API's per-period work (the policy call,
 the command mapping, the record) costs is the difference. The **env** figures are Gymnasium

@@ -26,7 +26,7 @@ from wheelsim.core.ahead_of_time import prepare
 from wheelsim.core.localization.step_kernel import load_kernel
 from wheelsim.core.tracking.warm_up import warm_up as warm_up_control_step
 from wheelsim.core.vehicle.config import vehicle_config_from_params
-from wheelsim.core.vehicle.model import PARALLEL_FROM_VEHICLES, Vehicle, VehicleBatch
+from wheelsim.core.vehicle.model import PARALLEL_FROM_VEHICLE_STEPS, Vehicle, VehicleBatch
 from wheelsim.core.world.config import ScanSettings
 from wheelsim.core.world.footprint import Footprint
 from wheelsim.core.world.guard import CollisionGuard
@@ -65,7 +65,7 @@ def warm_up_vehicle(model: str, parallel: bool = True) -> None:
     config = vehicle_config_from_params({'model': model})
     Vehicle(config, 0.001).step(1)
     if parallel:
-        VehicleBatch([config] * PARALLEL_FROM_VEHICLES, 0.001).step(1)
+        VehicleBatch([config] * 2, 0.001).step(PARALLEL_FROM_VEHICLE_STEPS // 2)
     VehicleBatch([config] * 2, 0.001).replay([1], [(0.0, 0.0, 0.0)], [1], [0])
 
 

@@ -1,6 +1,9 @@
 """The Vehicle and VehicleBatch API: offsets, the seed's example vehicles, resets, live changes."""
 
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -12,7 +15,12 @@ from wheelsim.core.params import flatten
 from wheelsim.core.vehicle import stepping as st
 from wheelsim.core.vehicle.config import vehicle_config_from_params
 from wheelsim.core.vehicle.kinematics import ackermann_angle, ackermann_rate_factor
-from wheelsim.core.vehicle.model import COMMAND_LIMIT, Vehicle, VehicleBatch
+from wheelsim.core.vehicle.model import (
+    COMMAND_LIMIT,
+    PARALLEL_FROM_VEHICLE_STEPS,
+    Vehicle,
+    VehicleBatch,
+)
 
 DT = 1e-3
 EXAMPLES = {  # the seed README's examples (see test_core_config.py for the full YAML shape)
@@ -471,6 +479,40 @@ def test_replaying_a_schedule_equals_stepping_and_commanding_step_by_step(model,
     np.testing.assert_array_equal(samples, expected)
     np.testing.assert_array_equal(replayed.states, stepped.states)
     assert replayed.elapsed_steps == stepped.elapsed_steps == 3100
+
+
+def test_only_calls_of_many_vehicle_steps_start_the_threads():
+    """Found in review: every call of a batch of 64 or more vehicles ran on all cores, and ten
+    steps of 64 vehicles cost more in starting and joining threads than they saved: half the
+    speed of one thread on an idle machine, 1/25 on a busy one. A call of fewer than
+    PARALLEL_FROM_VEHICLE_STEPS runs on the calling thread; the results are the same."""
+    config = vehicle_config_from_params({'model': 'differential'})
+    batch = VehicleBatch([config] * 100, DT, seeds=list(range(100)))
+    serial = VehicleBatch([config] * 100, DT, seeds=list(range(100)))
+    commands = np.tile([0.8, 0.0, 0.4], (100, 1))
+    batch.set_commands(commands)
+    serial.set_commands(commands)
+    batch.step(PARALLEL_FROM_VEHICLE_STEPS // 100 - 1)
+    assert batch._parallel_kernel is None
+    batch.step(PARALLEL_FROM_VEHICLE_STEPS // 100)
+    assert batch._parallel_kernel is not None
+    for _ in range(2 * PARALLEL_FROM_VEHICLE_STEPS // 100 - 1):
+        serial.step(1)
+    np.testing.assert_array_equal(batch.states, serial.states)
+
+
+@pytest.mark.parametrize('set_by_user, expected', [(None, 'PASSIVE'), ('ACTIVE', 'ACTIVE')])
+def test_the_parallel_kernel_lets_waiting_threads_sleep_unless_told_otherwise(set_by_user,
+                                                                               expected):
+    """OpenMP threads spinning at the end of a call held a core that other work needed."""
+    env = {k: v for k, v in os.environ.items() if k != 'OMP_WAIT_POLICY'}
+    if set_by_user is not None:
+        env['OMP_WAIT_POLICY'] = set_by_user
+    done = subprocess.run(
+        [sys.executable, '-c', 'import os, wheelsim.core.vehicle.parallel_stepping; '
+         'print(os.environ["OMP_WAIT_POLICY"])'], env=env, capture_output=True, text=True,
+        check=True)
+    assert done.stdout.strip() == expected
 
 
 @pytest.mark.parametrize('args, message', [

@@ -45,13 +45,13 @@ from wheelsim.core.arrays import FloatArray
 from wheelsim.core.calibration.recording import CalibrationError, Estimate, Recording
 from wheelsim.core.vehicle import stepping as st
 from wheelsim.core.vehicle.config import vehicle_config_from_params
-from wheelsim.core.vehicle.model import PARALLEL_FROM_VEHICLES, VehicleBatch
+from wheelsim.core.vehicle.model import VehicleBatch
 
 MAX_DEAD_TIME_S = 1.0
 COARSE_DEAD_TIME_S = 0.01
 # vehicles simulated in one batch (replayed on one thread: between two stops a few steps,
-# too few for the parallel kernel's threads, from PARALLEL_FROM_VEHICLES on, to pay)
-BATCH_VEHICLES = PARALLEL_FROM_VEHICLES // 2
+# too few for the parallel kernel's threads to pay)
+BATCH_VEHICLES = 32
 FIRST_PASS_S = 120.0  # a longer recording is first fitted on its beginning
 MAX_RELATIVE_CI = 0.1
 

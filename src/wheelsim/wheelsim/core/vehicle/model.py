@@ -27,7 +27,11 @@ from wheelsim.core.vehicle.config import VEHICLE_PARAM_SPECS, VehicleConfig
 from wheelsim.core.vehicle.joints import wheel_layout
 
 COMMAND_LIMIT = 1e6
-PARALLEL_FROM_VEHICLES = 64
+#: A :meth:`VehicleBatch.step` call of at least this many vehicle-steps (vehicles x steps: about
+#: half a millisecond on one core) spreads the vehicles over every core
+#: (:mod:`.parallel_stepping`); a smaller one runs on the calling thread, where starting and
+#: joining the threads would cost more than they save (BENCHMARKS.md, "Python API").
+PARALLEL_FROM_VEHICLE_STEPS = 5_000
 SEED_LIMIT = 2**63  # seeds are integers in [0, SEED_LIMIT), as vehicle_sim's seed parameter
 _READ_ONLY = frozenset(spec.name for spec in VEHICLE_PARAM_SPECS if spec.read_only)
 #: State columns of motion: the body twist, drive speeds and accelerations, the steering rate,
@@ -142,11 +146,8 @@ class VehicleBatch:
         self._elapsed = 0
         # Called without numba's dispatch: the arrays are always C-ordered float64 ones of
         # these dimensions (the history and parameters are replaced by such arrays only).
-        kernel = st.step_serial
-        if count >= PARALLEL_FROM_VEHICLES:  # imported here: it imports numba
-            from wheelsim.core.vehicle.parallel_stepping import step_parallel as kernel
-        self._kernel = direct_call(kernel, self._code, 1, self._elapsed, self._params,
-                                   self._state, self._history)
+        self._kernel = self._direct(st.step_serial)
+        self._parallel_kernel: Callable | None = None  # at the first call large enough
         self.reset()
 
     @property
@@ -204,10 +205,19 @@ class VehicleBatch:
             raise ValueError(f'n_steps = {n_steps!r} must be a whole number >= 0')
         if n_steps == 0:
             return
-        self._kernel(
-            self._code, int(n_steps), self._elapsed, self._params, self._state, self._history
-        )
+        kernel = self._kernel
+        if self.size > 1 and self.size * n_steps >= PARALLEL_FROM_VEHICLE_STEPS:
+            if self._parallel_kernel is None:  # imported here: it imports numba
+                from wheelsim.core.vehicle.parallel_stepping import step_parallel
+                self._parallel_kernel = self._direct(step_parallel)
+            kernel = self._parallel_kernel
+        kernel(self._code, int(n_steps), self._elapsed, self._params, self._state, self._history)
         self._elapsed += int(n_steps)
+
+    def _direct(self, kernel: Callable) -> Callable:
+        """``kernel``'s machine code for this batch's arrays (:func:`direct_call`)."""
+        return direct_call(kernel, self._code, 1, self._elapsed, self._params, self._state,
+                           self._history)
 
     def replay(self, command_steps: ArrayLike, commands: ArrayLike, sample_steps: ArrayLike,
                state_columns: ArrayLike) -> NDArray[np.float64]:
