@@ -478,6 +478,15 @@ def test_the_goal_is_reached_only_once_the_turn_onto_its_heading_has_slowed():
     assert abs(yaw_rate) <= 0.12  # goal.max_yaw_rate 0.1, measured by noisy odometry
 
 
+def yaw_recorder(yaws):
+    """A ``run_stack`` recorder appending each ground truth's yaw [rad] to ``yaws``."""
+    def record(topic, msg, _time_ns):
+        if topic == '/ground_truth':
+            orientation = msg.pose.pose.orientation
+            yaws.append(2.0 * math.atan2(orientation.z, orientation.w))
+    return record
+
+
 def test_a_goal_tolerance_below_the_pose_noise_does_not_spin_a_differential_robot(capsys):
     """Found in review: with ``goal.xy_tolerance`` 5 mm and ``goal.yaw_tolerance`` 0.01 rad,
     below the noise of the pose estimate, a differential robot at its goal turned on the spot
@@ -488,15 +497,10 @@ def test_a_goal_tolerance_below_the_pose_noise_does_not_spin_a_differential_robo
     from wheelsim.testing.stack import run_stack
 
     yaws = []
-
-    def record(topic, msg, _time_ns):
-        if topic == '/ground_truth':
-            orientation = msg.pose.pose.orientation
-            yaws.append(2.0 * math.atan2(orientation.z, orientation.w))
-
     run_stack('indoor_differential', {
         'planner': {'waypoints': [2.0, 0.0, 0.0]},
-        'controller': {'goal.xy_tolerance': 0.005, 'goal.yaw_tolerance': 0.01}}, 20.0, record)
+        'controller': {'goal.xy_tolerance': 0.005, 'goal.yaw_tolerance': 0.01}}, 20.0,
+        yaw_recorder(yaws))
     assert '[controller]: goal reached' in capsys.readouterr().err
     assert abs(yaws[-1]) < 0.02
 
@@ -613,7 +617,8 @@ def test_nav2_grid_planner_paths_are_driven_forwards_and_replans_keep_the_speed(
 
 class ScriptedPlans:
     """Sends :attr:`SCRIPT`'s paths at their simulated times [s]: ``('east', x0, x1)`` a Nav2
-    style path along y = 0 (the same message each time it is named alike), ``'cancel'`` an
+    style path along y = 0 (the same message each time it is named alike; a fourth item: the
+    goal's heading, else 0), ``'cancel'`` an
     empty path in frame ``odom``, ``('point', x)`` a path of one pose."""
 
     name = 'scripted_plans'
@@ -638,7 +643,8 @@ class ScriptedPlans:
             else:
                 count = round((what[2] - what[1]) / 0.05) + 1
                 points = np.column_stack([np.linspace(what[1], what[2], count), np.zeros(count)])
-                msg = self.sent.setdefault(what, nav2_path(points, 0.0, now_ns))
+                goal_yaw_rad = what[3] if len(what) > 3 else 0.0
+                msg = self.sent.setdefault(what, nav2_path(points, goal_yaw_rad, now_ns))
             self.plan.publish(msg)
 
 
@@ -677,3 +683,20 @@ def test_cancels_replays_and_plans_it_cannot_follow_stop_or_restart_the_vehicle(
     # the one-pose path at 22.5 s stops the vehicle on its way to x = 9 m
     assert 'plan refused: path needs at least 2 distinct points; stopping' in err
     assert speed_at(22.4) > 0.3 and abs(speeds[-1][2]) < 0.02 and speeds[-1][1] < 8.0
+
+
+class PlanToAHeading(ScriptedPlans):
+    SCRIPT = [(2.0, ('east', 0.0, 2.0, math.pi / 2))]
+
+
+def test_at_the_end_of_a_plan_without_times_it_turns_onto_the_goal_heading(capsys):
+    """Found in review: a plan without times ended facing along the path, the last pose's
+    orientation (the goal's, which Nav2's planners put there) ignored."""
+    from wheelsim.testing.stack import run_stack
+
+    yaws = []
+    run_stack('indoor_differential', {
+        'vehicle_sim': {'initial_pose.x': 0.0, 'initial_pose.y': 0.0, 'initial_pose.yaw': 0.0}},
+        12.0, yaw_recorder(yaws), PlanToAHeading, without=('planner',))
+    assert '[controller]: goal reached' in capsys.readouterr().err
+    assert abs(yaws[-1] - math.pi / 2) < 0.1  # goal.yaw_tolerance, noisy localization

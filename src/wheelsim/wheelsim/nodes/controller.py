@@ -22,7 +22,8 @@ its stamps place now nearest to). A plan without times (all
 stamps equal, as Nav2's) is timed here within the output limits, from the vehicle's speed along
 it (the odom twist), so that a plan replaced every second, as Nav2 replans, keeps the vehicle
 going; its poses' headings tell which way each leg is driven, unless all but the last are 0
-(Nav2's grid planners leave them unset): then forwards.
+(Nav2's grid planners leave them unset): then forwards; at its end a vehicle that turns on the
+spot turns onto the last pose's heading (the goal's).
 An empty plan, in any frame, stops the vehicle, and so does a plan that cannot be followed (a
 single point, a broken path: a throttled warning). A plan is followed once, until its goal is
 reached or given up: sent again after that, it is followed again. Other plans and poses in
@@ -206,7 +207,9 @@ class Controller:
             self._follow_stale_plan()
             return
         self._stale_plan = None
-        self.tracker.follow(trajectory, start / NS_PER_S)
+        # a plan without times ends facing along the path; its last pose has the goal's heading
+        final_yaw_rad = None if timed or not np.isfinite(poses[-1, 2]) else float(poses[-1, 2])
+        self.tracker.follow(trajectory, start / NS_PER_S, final_yaw_rad=final_yaw_rad)
         self._map_poses.warnings.info('plan', f'following {described} ' + (
             'from its start' if timed else '(timed here)'))
 

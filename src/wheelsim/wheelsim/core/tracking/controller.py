@@ -180,6 +180,7 @@ class _Following:
     leg: int = 0
     waited_s: float = 0.0
     at_final_position: bool = False
+    final_yaw_rad: float | None = None  # None: the trajectory's last heading
 
 
 class TrackingController:
@@ -209,10 +210,14 @@ class TrackingController:
         following = self._following
         return None if following is None else following.trajectory.legs[following.leg]
 
-    def follow(self, trajectory: Trajectory, start_time_s: float, leg: int = 0) -> None:
+    def follow(self, trajectory: Trajectory, start_time_s: float, leg: int = 0,
+               final_yaw_rad: float | None = None) -> None:
         """Follow ``trajectory`` from now on, from its leg ``leg``; its time 0 is
-        ``start_time_s``."""
-        self._following = _Following(trajectory, start_time_s, PathProgress(trajectory))
+        ``start_time_s``. ``final_yaw_rad``: the heading (map frame) a vehicle that turns on the
+        spot turns onto at the goal, and the goal's heading (None: the trajectory's last, as a
+        plan without times ends facing along the path, while its last pose may give another)."""
+        self._following = _Following(trajectory, start_time_s, PathProgress(trajectory),
+                                     final_yaw_rad=final_yaw_rad)
         self._enter_leg(self._following, leg)
         # The first step is measured from the start, so a first step long after it (a stale
         # clock when the plan came) starts the schedule one period in, like any gap.
@@ -305,7 +310,9 @@ class TrackingController:
         errors = tracking_errors(nearest, pose, scheduled.s_m)
         end = trajectory.end()
         goal_distance_m = math.hypot(pose.x_m - end.x_m, pose.y_m - end.y_m)
-        goal_yaw_error = float(wrap_angle(end.yaw_rad - pose.yaw_rad))
+        final_yaw_rad = end.yaw_rad if following.final_yaw_rad is None else \
+            following.final_yaw_rad
+        goal_yaw_error = float(wrap_angle(final_yaw_rad - pose.yaw_rad))
         goal = self.config.goal
         # Schedule-following laws arrive with the schedule (at its final speed, zero);
         # pure pursuit arrives when it gets there.
