@@ -47,3 +47,16 @@ def test_a_shipped_map_by_name(tmp_path):
 def test_bad_maps_are_named(tmp_path, text, message):
     with pytest.raises(ScenarioError, match=message):
         scenario(tmp_path, text)
+
+
+def test_the_scenario_map_replaces_a_params_file_map_with_a_note(tmp_path):
+    """Found in review: a params file's world.map_yaml beside the scenario's map was refused
+    as ``nodes.vehicle_sim.world.map_yaml``, which the scenario did not have. The params file
+    is the base layer the scenario's keys replace."""
+    (tmp_path / 'robot.yaml').write_text(
+        'vehicle_sim:\n  ros__parameters: {world: {map_yaml: other.yaml}}\n')
+    loaded = scenario(tmp_path, 'map: room\nparams_file: robot.yaml\n')
+    assert loaded.map_yaml.name == 'room.yaml'
+    assert 'world.map_yaml' not in loaded.node_parameters['vehicle_sim']
+    assert loaded.params_file_replaced == {
+        'vehicle_sim.world.map_yaml': "which the scenario's map replaces"}
