@@ -53,9 +53,14 @@ def test_the_scenario_map_replaces_a_params_file_map_with_a_note(tmp_path):
     """Found in review: a params file's world.map_yaml beside the scenario's map was refused
     as ``nodes.vehicle_sim.world.map_yaml``, which the scenario did not have. The params file
     is the base layer the scenario's keys replace."""
-    (tmp_path / 'robot.yaml').write_text(
-        'vehicle_sim:\n  ros__parameters: {world: {map_yaml: other.yaml}}\n')
-    loaded = scenario(tmp_path, 'map: room\nparams_file: robot.yaml\n')
+    from wheelsim.run.runner import node_parameter_checks, node_parameter_specs
+
+    (tmp_path / 'robot.yaml').write_text(  # another machine's map: not read
+        'vehicle_sim:\n  ros__parameters: {world: {map_yaml: /opt/robot/maps/office.yaml}}\n')
+    (tmp_path / 'scenario.yaml').write_text(
+        'map: room\nparams_file: robot.yaml\nnodes: {planner: {waypoints: [1.0, 0.0, .nan]}}\n')
+    loaded = load_scenario(tmp_path / 'scenario.yaml', node_parameter_specs(), (),
+                           node_parameter_checks())
     assert loaded.map_yaml.name == 'room.yaml'
     assert 'world.map_yaml' not in loaded.node_parameters['vehicle_sim']
     assert loaded.params_file_replaced == {

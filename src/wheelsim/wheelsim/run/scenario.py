@@ -302,6 +302,9 @@ def load_scenario(
                 else:
                     continue
                 del values[parameter]
+        # the scenario's map replaces the file's, which is not read (another machine's path)
+        if 'map' in tree and parameters['vehicle_sim'].pop('world.map_yaml', ''):
+            replaced['vehicle_sim.world.map_yaml'] = "which the scenario's map replaces"
         file_parameters = {node: dict(values) for node, values in parameters.items()}
     nodes = _mapping_or_none(tree, 'nodes')
     given: dict[str, tuple[str, ...]] = {}  # the parameter names nodes: gives, by node
@@ -343,9 +346,6 @@ def load_scenario(
                 raise _fail(source, f'nodes.{node}.{err.name} (its default, '
                             f'{yaml_numbers.shown(err.value)})', err.allowed) from None
 
-    if 'map' in tree and 'world.map_yaml' not in given.get('vehicle_sim', ()) \
-            and parameters['vehicle_sim'].pop('world.map_yaml', None) is not None:
-        replaced['vehicle_sim.world.map_yaml'] = "which the scenario's map replaces"
     map_yaml = _map_path(source, tree['map'], parameters['vehicle_sim']) if 'map' in tree else None
     return Scenario(name=name, duration_s=float(duration), seed=seed, record_topics=record_topics,
                     pass_criteria={k: float(v) for k, v in criteria.items()},
