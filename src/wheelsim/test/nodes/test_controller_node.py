@@ -619,7 +619,8 @@ class ScriptedPlans:
     """Sends :attr:`SCRIPT`'s paths at their simulated times [s]: ``('east', x0, x1)`` a Nav2
     style path along y = 0 (the same message each time it is named alike; a fourth item: the
     goal's heading, else 0), ``'cancel'`` an
-    empty path in frame ``odom``, ``('point', x)`` a path of one pose."""
+    empty path in frame ``odom``, ``('point', x)`` a path of one pose (a third item: its
+    heading, else 0)."""
 
     name = 'scripted_plans'
     SCRIPT = [(2.0, ('east', 0.0, 3.0)), (3.0, 'cancel'), (5.0, ('east', 0.0, 3.0)),
@@ -639,7 +640,7 @@ class ScriptedPlans:
             if what == 'cancel':
                 msg = nav2_path([], 0.0, now_ns, frame='odom')
             elif what[0] == 'point':
-                msg = nav2_path([(what[1], 0.0)], 0.0, now_ns)
+                msg = nav2_path([(what[1], 0.0)], what[2] if len(what) > 2 else 0.0, now_ns)
             else:
                 count = round((what[2] - what[1]) / 0.05) + 1
                 points = np.column_stack([np.linspace(what[1], what[2], count), np.zeros(count)])
@@ -686,7 +687,12 @@ def test_cancels_replays_and_plans_it_cannot_follow_stop_or_restart_the_vehicle(
 
 
 class PlanToAHeading(ScriptedPlans):
-    SCRIPT = [(2.0, ('east', 0.0, 2.0, math.pi / 2))]
+    SCRIPT = [(1.5, ('point', 5.0)), (2.0, ('east', 0.0, 2.0, math.pi / 2))]
+
+
+class ReplanInTheGoalCell(ScriptedPlans):
+    """Smac 2D and Theta* plan one pose, the goal's, for a vehicle in the goal's cell."""
+    SCRIPT = [(2.0, ('east', 0.0, 2.0)), (5.0, ('point', 2.0, math.pi / 2))]
 
 
 def test_at_the_end_of_a_plan_without_times_it_turns_onto_the_goal_heading(capsys):
@@ -698,5 +704,22 @@ def test_at_the_end_of_a_plan_without_times_it_turns_onto_the_goal_heading(capsy
     run_stack('indoor_differential', {
         'vehicle_sim': {'initial_pose.x': 0.0, 'initial_pose.y': 0.0, 'initial_pose.yaw': 0.0}},
         12.0, yaw_recorder(yaws), PlanToAHeading, without=('planner',))
-    assert '[controller]: goal reached' in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert '[controller]: goal reached' in err
     assert abs(yaws[-1] - math.pi / 2) < 0.1  # goal.yaw_tolerance, noisy localization
+    # the diff review: a plan refused while the controller was idle went unlogged
+    assert err.count('[controller]: plan refused: path needs at least 2 distinct points') == 1
+
+
+def test_a_replan_of_one_pose_at_the_goal_keeps_the_plan_with_its_heading(capsys):
+    """Found in the diff review: a one-pose replan from the goal's cell stopped the vehicle in
+    its final turn (0.72 rad short of the goal's heading) and the goal was never reached."""
+    from wheelsim.testing.stack import run_stack
+
+    yaws = []
+    run_stack('indoor_differential', {
+        'vehicle_sim': {'initial_pose.x': 0.0, 'initial_pose.y': 0.0, 'initial_pose.yaw': 0.0}},
+        12.0, yaw_recorder(yaws), ReplanInTheGoalCell, without=('planner',))
+    err = capsys.readouterr().err
+    assert '[controller]: goal reached' in err and 'plan refused' not in err, err
+    assert abs(yaws[-1] - math.pi / 2) < 0.1

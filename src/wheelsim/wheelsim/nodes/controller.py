@@ -20,12 +20,14 @@ another clock, a recorded plan, a latched plan delivered late) the schedule goes
 vehicle's nearest point (of near-equal ones, as where a closed path ends at its start, the one
 its stamps place now nearest to). A plan without times (all
 stamps equal, as Nav2's) is timed here within the output limits, from the vehicle's speed along
-it (the odom twist), so that a plan replaced every second, as Nav2 replans, keeps the vehicle
-going; its poses' headings tell which way each leg is driven, unless all but the last are 0
-(Nav2's grid planners leave them unset): then forwards; at its end a vehicle that turns on the
-spot turns onto the last pose's heading (the goal's).
+it (the odom twist, if it starts within ``START_SPEED_DISTANCE_M``), so that a plan replaced
+every second, as Nav2 replans, keeps the vehicle going; its poses' headings tell which way each
+leg is driven, unless all but the last are 0 (Nav2's grid planners leave them unset): then
+forwards (a car facing away from it: backwards); at its end a vehicle that turns on the spot
+turns onto the last pose's heading (the goal's).
 An empty plan, in any frame, stops the vehicle, and so does a plan that cannot be followed (a
-single point, a broken path: a throttled warning). A plan is followed once, until its goal is
+broken path; a single point, unless it is the goal of the plan followed, whose heading it then
+gives: a throttled warning). A plan is followed once, until its goal is
 reached or given up: sent again after that, it is followed again. Other plans and poses in
 another frame and non-finite poses are refused with a throttled warning (the plan followed goes
 on); without a recent pose (``pose_timeout``) the controller publishes zero and the
@@ -38,6 +40,7 @@ a throttled error. At the goal
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
@@ -76,6 +79,11 @@ from wheelsim.ros.node_main import run_node
 from wheelsim.ros.parameters import NodeParameters
 from wheelsim.ros.seam import NodeSeam
 from wheelsim.ros.vehicle_description import VehicleDefaults
+
+#: A plan without times that starts farther than this from the vehicle is timed from rest: it
+#: starts elsewhere. Nearer, from the vehicle's speed: a replan starts where the vehicle was
+#: when the planner took its pose, which at 2 m/s and half a second of planning is 1 m back.
+START_SPEED_DISTANCE_M = 1.0
 
 
 def parameter_specs() -> list[ParamSpec]:
@@ -186,12 +194,16 @@ class Controller:
         self._plan_key = key
         stamps = np.array([stamp_ns(p.header.stamp) for p in msg.poses], dtype=np.int64)
         poses = np.array([pose2d(p.pose) for p in msg.poses])
+        if self._at_the_goal(poses):
+            return
+        vehicle_yaw_rad = None if self._pose is None else self._pose[0][2]
         try:
             trajectory, timed = trajectory_from_plan(
                 (stamps - stamps[0]) / NS_PER_S, poses[:, 0], poses[:, 1], poses[:, 2], self.config,
-                self._velocity_in_map())
+                self._velocity_in_map(poses[0, :2]), vehicle_yaw_rad)
         except PlanningError as err:  # the plan replaces the one followed, which is dropped
             self._stop('plan invalid', f'plan refused: {err}; stopping', warn=True)
+            self._plan_key = key  # refused once, not again as it comes on the other QoS
             return
         now = self.seam.now_ns()
         start = int(stamps[0]) if timed else now
@@ -213,24 +225,45 @@ class Controller:
         self._map_poses.warnings.info('plan', f'following {described} ' + (
             'from its start' if timed else '(timed here)'))
 
+    def _at_the_goal(self, poses: np.ndarray) -> bool:
+        """Whether ``poses`` (x, y, yaw rows) are one point within ``goal.xy_tolerance`` of the
+        end of the plan being followed: the same goal, the vehicle in its cell (Nav2's planners
+        then plan one pose). The plan goes on, its goal's heading that pose's."""
+        trajectory = self.tracker.trajectory
+        if trajectory is None or not (poses[:, :2] == poses[0, :2]).all():
+            return False
+        end = trajectory.end()
+        if math.hypot(poses[0, 0] - end.x_m, poses[0, 1] - end.y_m) > \
+                self.config.goal.xy_tolerance:
+            return False
+        if np.isfinite(poses[-1, 2]):
+            self.tracker.turn_onto(float(poses[-1, 2]))
+        return True
+
     def _stop(self, topic: str, message: str, warn: bool = False) -> None:
-        """Drop the plan being followed (if any: then log ``message``, throttled by ``topic``,
-        and command a stop) and forget the plans seen, so that the same plan sent again is
-        followed."""
+        """Drop the plan being followed, if any, and command a stop; forget the plans seen, so
+        that the same plan sent again is followed. ``message`` is logged, throttled by
+        ``topic``: as a warning always, else only if a plan was dropped."""
         self._plan_key = None
         self._stale_plan = None
-        if self.tracker.trajectory is None:
-            return
-        (self._map_poses.warnings.warn if warn else self._map_poses.warnings.info)(topic, message)
-        self.tracker.stop()
-        self._publish_command(self.seam.now_ns(), ZERO_TWIST)
+        following = self.tracker.trajectory is not None
+        if warn:
+            self._map_poses.warnings.warn(topic, message)
+        elif following:
+            self._map_poses.warnings.info(topic, message)
+        if following:
+            self.tracker.stop()
+            self._publish_command(self.seam.now_ns(), ZERO_TWIST)
 
-    def _velocity_in_map(self) -> tuple[float, float]:
+    def _velocity_in_map(self, plan_start: np.ndarray) -> tuple[float, float]:
         """The vehicle's velocity (m/s, map frame): the latest odom body twist no older than
-        ``pose_timeout``, turned by the latest pose's heading; at rest without either."""
+        ``pose_timeout``, turned by the latest pose's heading; at rest without either, or when
+        the vehicle is farther than :data:`START_SPEED_DISTANCE_M` from ``plan_start`` (x, y):
+        a plan that does not start where it is."""
         now = self.seam.now_ns()
         limit_ns = self.config.pose_timeout * NS_PER_S
-        if self._pose is None or self._twist is None or now - self._twist[1] > limit_ns:
+        if self._pose is None or self._twist is None or now - self._twist[1] > limit_ns \
+                or math.dist(self._pose[0][:2], plan_start) > START_SPEED_DISTANCE_M:
             return 0.0, 0.0
         vx_mps, vy_mps, _ = self._twist[0]
         return velocity_in_map(Pose2D(*self._pose[0]), vx_mps, vy_mps)

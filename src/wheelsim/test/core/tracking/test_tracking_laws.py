@@ -518,6 +518,21 @@ def test_a_plan_without_headings_is_driven_forwards(yaw_rad, reversed_legs):
     assert (trajectory.vx_mps.min() < 0.0) == reversed_legs[0]
 
 
+@pytest.mark.parametrize('model, vehicle_yaw_rad, reverse', [
+    ('bicycle', 0.0, True), ('bicycle', math.pi, False), ('bicycle', None, False),
+    ('differential', 0.0, False)])
+def test_without_headings_a_car_facing_away_from_the_path_backs_along_it(model, vehicle_yaw_rad,
+                                                                          reverse):
+    """Found in the diff review: Smac Hybrid-A* gives every pose of a straight path backing up
+    due west heading exactly 0 (its bins), which reads as no headings: a car facing east was
+    told to drive west forwards, which it cannot do without turning round."""
+    config = from_flat(ControllerConfig, {**FIXED_CONTROLLER, 'model': model})
+    x = np.linspace(0.0, -2.0, 41)
+    trajectory, _ = trajectory_from_plan(np.zeros(41), x, np.zeros(41), np.zeros(41), config,
+                                         vehicle_yaw_rad=vehicle_yaw_rad)
+    assert [leg.reverse for leg in trajectory.legs] == [reverse]
+
+
 def test_without_headings_each_cusp_flips_the_direction():
     config = from_flat(ControllerConfig, FIXED_CONTROLLER)
     x = np.r_[np.linspace(0.0, 2.0, 41), np.linspace(1.95, 0.0, 40), np.linspace(0.05, 2.0, 40)]

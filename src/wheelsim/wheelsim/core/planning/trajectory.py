@@ -55,15 +55,16 @@ def cusps(x_m: FloatArray, y_m: FloatArray) -> FloatArray:
     return moving[1:][dots < 0]
 
 
-def legs_of(x_m: FloatArray, y_m: FloatArray, yaw_rad: FloatArray | None) -> tuple[Leg, ...]:
+def legs_of(x_m: FloatArray, y_m: FloatArray, yaw_rad: FloatArray | None,
+            first_reverse: bool = False) -> tuple[Leg, ...]:
     """The legs of the poses: split at :func:`cusps`, each reversed when its steps point, on
     the whole, against the headings; without headings (``yaw_rad`` None) the first leg is
-    driven forwards and each cusp flips the direction."""
+    driven forwards (backwards with ``first_reverse``) and each cusp flips the direction."""
     bounds = [0, *cusps(x_m, y_m).tolist(), len(x_m) - 1]
     legs = []
     for k, (first, last) in enumerate(zip(bounds[:-1], bounds[1:], strict=True)):
         if yaw_rad is None:
-            legs.append(Leg(first, last, k % 2 == 1))
+            legs.append(Leg(first, last, (k % 2 == 1) != first_reverse))
             continue
         along = (np.diff(x_m[first:last + 1]) * np.cos(yaw_rad[first:last])
                  + np.diff(y_m[first:last + 1]) * np.sin(yaw_rad[first:last])).sum()

@@ -112,7 +112,7 @@ class ControlStep(NamedTuple):
 
 def trajectory_from_plan(
     t_s: ArrayLike, x_m: ArrayLike, y_m: ArrayLike, yaw_rad: ArrayLike, config: ControllerConfig,
-    start_velocity_mps: Velocity2D = AT_REST,
+    start_velocity_mps: Velocity2D = AT_REST, vehicle_yaw_rad: float | None = None,
 ) -> tuple[Trajectory, bool]:
     """The trajectory of a received plan, and whether the plan carried its own schedule.
 
@@ -123,8 +123,9 @@ def trajectory_from_plan(
     others from rest, facing along the path (backwards on a leg whose steps point against its
     poses' headings). Poses all at heading 0 but the last (or NaN: a zero quaternion) carry no
     headings, as Nav2's grid planners (NavFn, Smac 2D, Theta*) fill them: the first leg is then
-    driven forwards, and each cusp flips the direction. Raises :class:`PlanningError` for an
-    unusable plan.
+    driven forwards, but by a car (model bicycle, which cannot turn on the spot) facing away
+    from it at ``vehicle_yaw_rad`` (map frame, if given) backwards, and each cusp flips the
+    direction. Raises :class:`PlanningError` for an unusable plan.
     """
     largest = max((float(np.max(np.abs(v), initial=0.0)) for v in (x_m, y_m)), default=0.0)
     if not largest <= MAX_PLAN_COORDINATE_M:
@@ -143,8 +144,15 @@ def trajectory_from_plan(
     if not (np.isfinite(x).all() and np.isfinite(y).all()):
         raise PlanningError('path has no points or non-finite coordinates')
     headings = None if np.all(np.nan_to_num(yaw[:-1]) == 0.0) else np.nan_to_num(yaw)
+    first_reverse = False
+    if headings is None and config.model == 'bicycle' and vehicle_yaw_rad is not None:
+        moving = np.flatnonzero(np.hypot(np.diff(x), np.diff(y)) > 0)
+        if len(moving):
+            k = moving[0]
+            first_reverse = bool((x[k + 1] - x[k]) * math.cos(vehicle_yaw_rad)
+                                 + (y[k + 1] - y[k]) * math.sin(vehicle_yaw_rad) < 0.0)
     parts = []
-    for leg in legs_of(x, y, headings):
+    for leg in legs_of(x, y, headings, first_reverse):
         path = path_from_points(x[leg.first:leg.last + 1], y[leg.first:leg.last + 1])
         # the direction of travel (path.yaw_rad), which a reversing vehicle's velocity takes too
         speed_mps = 0.0 if parts else start_speed(start_velocity_mps, path.yaw_rad[0])
@@ -246,6 +254,13 @@ class TrackingController:
         self.follow(trajectory, now_s - planned_s, leg)
         self._previous_time_s = now_s  # a schedule placed now: no gap to make up at the step
         return planned_s
+
+    def turn_onto(self, final_yaw_rad: float) -> None:
+        """Take ``final_yaw_rad`` (map frame) as the goal's heading of the trajectory being
+        followed (as :meth:`follow`'s ``final_yaw_rad``), if any: a plan of one pose at its
+        goal."""
+        if self._following is not None:
+            self._following.final_yaw_rad = final_yaw_rad
 
     def stop(self) -> None:
         """Drop the trajectory (the next steps are idle; the caller commands a stop, from which
