@@ -723,3 +723,24 @@ def test_a_replan_of_one_pose_at_the_goal_keeps_the_plan_with_its_heading(capsys
     err = capsys.readouterr().err
     assert '[controller]: goal reached' in err and 'plan refused' not in err, err
     assert abs(yaws[-1] - math.pi / 2) < 0.1
+
+
+class NearAndFarPlans(ScriptedPlans):
+    """At 5 s the vehicle drives at about x = 2 m: a 3 m plan from there, then one from 5 m."""
+    SCRIPT = [(2.0, ('east', 0.0, 6.0)), (5.0, ('east', 2.0, 5.0)), (5.05, ('east', 5.0, 8.0))]
+
+
+def test_only_a_plan_starting_near_the_vehicle_starts_at_its_speed(capsys):
+    """Found in the diff review: a plan 20 m away was timed from the vehicle's speed, as if it
+    started where the vehicle is."""
+    from wheelsim.testing.stack import run_stack
+
+    run_stack('indoor_differential', {
+        'vehicle_sim': {'initial_pose.x': 0.0, 'initial_pose.y': 0.0, 'initial_pose.yaw': 0.0}},
+        5.5, lambda *_: None, NearAndFarPlans, without=('planner',))
+    durations = [float(s) for s in re.findall(
+        r'following a plan of 61 poses, 3.00 m, ([0-9.]+) s \(timed here\)',
+        capsys.readouterr().err)]
+    assert len(durations) == 2
+    near_s, far_s = durations
+    assert far_s - near_s >= 0.3, durations  # the far one from rest
