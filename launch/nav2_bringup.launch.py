@@ -21,6 +21,7 @@ nav2.launch.py is the lighter option (fewer Nav2 servers, no nav2_bringup).
 import os
 
 import launch.logging
+import yaml
 from launch.actions import (
     DeclareLaunchArgument,
     GroupAction,
@@ -95,8 +96,11 @@ def _check_vehicle(context):
     config, _ = simulated_vehicle(label, values)
     if config.model == 'bicycle':
         curvature = describe(config).max_curvature  # None: steering not limited below 90 deg
-        radius = '0 m for this car, whose steering is not limited' if curvature is None \
-            else f'{1.0 / curvature:.2f} m for this car'
+        model = ("MPPI's Ackermann motion model (AckermannConstraints.min_turning_r: "
+                 f'{1.0 / curvature:.2f} m for this car)') if curvature is not None else (
+            'a motion model for a car whose steering is not limited: it turns on the spot about '
+            'its fixed axle, but only once its steering is across (MPPI\'s Ackermann model with '
+            'min_turning_r 0 m is its DiffDrive model, which turns at once)')
         chosen_preset = LaunchConfiguration('preset').perform(context)
         other_model = ' (this preset also has a differential and an omni base: model:=' \
             'differential or model:=omni)' if chosen_preset == 'all_vehicles' and not \
@@ -104,12 +108,29 @@ def _check_vehicle(context):
         raise RuntimeError(
             f'{label}: a car (vehicle_sim model bicycle) cannot be driven with the stock Nav2 '
             'parameters, which drive a differential or omni base (MPPI\'s DiffDrive motion model '
-            'turns in place, NavFn plans paths a car cannot follow). Give nav2_params_file:= '
-            'with MPPI\'s Ackermann motion model (AckermannConstraints.min_turning_r: '
-            f'{radius}) and a planner for car-like robots (Smac Hybrid-A* '
-            f'or State Lattice){_car_planning_missing()}, or drive it with demo.launch.py'
-            f'{other_model}; nothing was started')
+            f'turns in place, NavFn plans paths a car cannot follow). Give nav2_params_file:= '
+            f'with {model}, a planner for car-like robots (Smac Hybrid-A* or State Lattice)'
+            f'{_car_planning_missing()}{_local_costmap_too_small(context, values)}, or drive it '
+            f'with demo.launch.py{other_model}; nothing was started')
     return []
+
+
+def _local_costmap_too_small(context, sim_values) -> str:
+    """What the refusal adds when vehicle_sim's footprint reaches beyond the stock local
+    costmap (a rolling window centred on the robot), which then finds a collision in every
+    trajectory: ' and a local costmap ...'; empty otherwise."""
+    footprint = sim_values.get('footprint') or []
+    reach_m = max((abs(v) for v in footprint), default=0.0)
+    if not installed('nav2_bringup'):
+        return ''
+    stock = _share(context, 'nav2_bringup', 'params', 'nav2_params.yaml')
+    with open(stock, encoding='utf-8') as file:
+        costmap = yaml.safe_load(file)['local_costmap']['local_costmap']['ros__parameters']
+    half_m = min(costmap['width'], costmap['height']) / 2.0
+    if reach_m <= half_m:
+        return ''
+    return (f' and a local costmap reaching past its footprint, {reach_m:g} m from base_link '
+            f'(the stock one is {costmap["width"]:g} x {costmap["height"]:g} m)')
 
 
 def _car_planning_missing() -> str:

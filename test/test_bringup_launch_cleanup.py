@@ -140,7 +140,7 @@ def test_a_script_stops_a_launch_as_bringup_md_says(tmp_path, probe):
     # zero; and model:= was not applied to all_vehicles
     ('nav2_bringup.launch.py', ['rviz:=false', 'preset:=forklift'],
      ['a car (vehicle_sim model bicycle) cannot be driven with the stock Nav2',
-      'min_turning_r: 0 m for this car, whose steering is not limited']),
+      'a motion model for a car whose steering is not limited']),
     ('nav2_bringup.launch.py', ['rviz:=false', 'preset:=all_vehicles', 'model:=bicycle'],
      ['all_vehicles.yaml + ', ' model:=bicycle: a car (vehicle_sim model bicycle) cannot',
       'min_turning_r: 3.46 m for this car']),

@@ -328,9 +328,9 @@ def test_the_collision_monitor_stops_the_robot_before_the_table(tmp_path, ros_do
     assert travelled_m > 0.7, travelled_m
 
 
-def test_a_car_is_refused_naming_what_this_nav2_lacks_for_one():
-    """Found in review: the refusal of a car named MPPI's Ackermann model and Smac, which the
-    packed prefix cannot give (its MPPI miscompiled, no Smac), without a word about it."""
+def stock_nav2_refusal(preset):
+    """The error nav2_bringup.launch.py's vehicle check raises for ``preset`` with the stock
+    Nav2 parameters (nothing is started)."""
     from launch.launch_context import LaunchContext
     from launch.launch_description_sources.python_launch_file_utilities import (
         load_python_launch_file_as_module,
@@ -340,11 +340,32 @@ def test_a_car_is_refused_naming_what_this_nav2_lacks_for_one():
                                                             'nav2_bringup.launch.py'))
     context = LaunchContext()
     context.launch_configurations.update({
-        'params_file': os.path.join(REPO, 'params', 'ackermann_car.yaml'), 'model': '',
-        'preset': 'ackermann_car', 'nav2_params_file': ''})
+        'params_file': os.path.join(REPO, 'params', f'{preset}.yaml'), 'model': '',
+        'preset': preset, 'nav2_params_file': ''})
     with pytest.raises(RuntimeError) as refused:
         module._check_vehicle(context)
+    return str(refused.value)
+
+
+def test_a_car_is_refused_naming_what_this_nav2_lacks_for_one():
+    """Found in review: the refusal of a car named MPPI's Ackermann model and Smac, which the
+    packed prefix cannot give (its MPPI miscompiled, no Smac), without a word about it."""
+    refused = stock_nav2_refusal('ackermann_car')
     lacks = ([MPPI_PROBLEM.split(':')[0]] if MPPI_PROBLEM else []) + (
         [] if installed('nav2_smac_planner') else ['no nav2_smac_planner in this Nav2'])
-    assert ('this Nav2 cannot drive a car' in str(refused.value)) == bool(lacks), refused.value
-    assert all(lack in str(refused.value) for lack in lacks), refused.value
+    assert ('this Nav2 cannot drive a car' in refused) == bool(lacks), refused
+    assert all(lack in refused for lack in lacks), refused
+
+
+def test_the_forklift_refusal_names_its_motion_and_the_costmap_it_needs():
+    """Found in review: the refusal of the forklift (steering not limited) advised MPPI's
+    Ackermann model with min_turning_r 0 m, which is the DiffDrive model it had just refused,
+    and said nothing of its 3.8 m footprint, which the stock 3 x 3 m local costmap cannot hold
+    (the graceful controller then found "Collision detected in trajectory")."""
+    message = stock_nav2_refusal('forklift')
+    assert "with a motion model for a car whose steering is not limited: it turns on the spot " \
+           "about its fixed axle, but only once its steering is across (MPPI's Ackermann model " \
+           "with min_turning_r 0 m is its DiffDrive model, which turns at once)" in message
+    assert ' and a local costmap reaching past its footprint, 2.5 m from base_link (the stock ' \
+           'one is 3 x 3 m)' in message, message
+
