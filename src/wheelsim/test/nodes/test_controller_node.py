@@ -691,8 +691,10 @@ class PlanToAHeading(ScriptedPlans):
 
 
 class ReplanInTheGoalCell(ScriptedPlans):
-    """Smac 2D and Theta* plan one pose, the goal's, for a vehicle in the goal's cell."""
-    SCRIPT = [(2.0, ('east', 0.0, 2.0)), (5.0, ('point', 2.0, math.pi / 2))]
+    """Smac 2D and Theta* plan one pose, the goal's, for a vehicle in the goal's cell; NavFn
+    the cell's centre and the goal (navigation2 1.3.13, as a real planner_server gave it)."""
+    SCRIPT = [(2.0, ('east', 0.0, 2.0)), (4.5, ('east', 1.9500000001, 2.0, math.pi / 2)),
+              (5.0, ('point', 2.0, math.pi / 2))]
 
 
 def test_at_the_end_of_a_plan_without_times_it_turns_onto_the_goal_heading(capsys):
@@ -713,7 +715,9 @@ def test_at_the_end_of_a_plan_without_times_it_turns_onto_the_goal_heading(capsy
 
 def test_a_replan_of_one_pose_at_the_goal_keeps_the_plan_with_its_heading(capsys):
     """Found in the diff review: a one-pose replan from the goal's cell stopped the vehicle in
-    its final turn (0.72 rad short of the goal's heading) and the goal was never reached."""
+    its final turn (0.72 rad short of the goal's heading) and the goal was never reached. With
+    the real planner_server (NavFn), two-pose replans there were each followed as a new plan,
+    the vehicle nudged back and forth and turned 229 degrees the long way round."""
     from wheelsim.testing.stack import run_stack
 
     yaws = []
@@ -722,6 +726,7 @@ def test_a_replan_of_one_pose_at_the_goal_keeps_the_plan_with_its_heading(capsys
         12.0, yaw_recorder(yaws), ReplanInTheGoalCell, without=('planner',))
     err = capsys.readouterr().err
     assert '[controller]: goal reached' in err and 'plan refused' not in err, err
+    assert 'a plan of 2 poses' not in err, err
     assert abs(yaws[-1] - math.pi / 2) < 0.1
 
 

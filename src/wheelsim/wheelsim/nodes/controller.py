@@ -26,9 +26,10 @@ leg is driven, unless all but the last are 0 (Nav2's grid planners leave them un
 forwards (a car facing away from it: backwards); at its end a vehicle that turns on the spot
 turns onto the last pose's heading (the goal's).
 An empty plan, in any frame, stops the vehicle, and so does a plan that cannot be followed (a
-broken path; a single point, unless it is the goal of the plan followed, whose heading it then
-gives: a throttled warning). A plan is followed once, until its goal is
-reached or given up: sent again after that, it is followed again. Other plans and poses in
+broken path, a single point: a throttled warning); but a plan within ``goal.xy_tolerance`` of
+the goal of the plan followed (a replan from the goal's cell) only gives its last heading. A
+plan is followed once, until its goal is reached or given up: sent again after that, it is
+followed again. Other plans and poses in
 another frame and non-finite poses are refused with a throttled warning (the plan followed goes
 on); without a recent pose (``pose_timeout``) the controller publishes zero and the
 schedule holds until poses come again. With ``algorithm: policy`` the law is a Python policy
@@ -226,14 +227,15 @@ class Controller:
             'from its start' if timed else '(timed here)'))
 
     def _at_the_goal(self, poses: np.ndarray) -> bool:
-        """Whether ``poses`` (x, y, yaw rows) are one point within ``goal.xy_tolerance`` of the
-        end of the plan being followed: the same goal, the vehicle in its cell (Nav2's planners
-        then plan one pose). The plan goes on, its goal's heading that pose's."""
+        """Whether ``poses`` (x, y, yaw rows) all lie within ``goal.xy_tolerance`` of the end of
+        the plan being followed: the same goal replanned from its cell (Nav2's NavFn then plans
+        the start cell's centre and the goal, Smac 2D and Theta* one pose). The plan goes on,
+        its goal's heading the last pose's."""
         trajectory = self.tracker.trajectory
-        if trajectory is None or not (poses[:, :2] == poses[0, :2]).all():
+        if trajectory is None:
             return False
         end = trajectory.end()
-        if math.hypot(poses[0, 0] - end.x_m, poses[0, 1] - end.y_m) > \
+        if np.hypot(poses[:, 0] - end.x_m, poses[:, 1] - end.y_m).max() > \
                 self.config.goal.xy_tolerance:
             return False
         if np.isfinite(poses[-1, 2]):
