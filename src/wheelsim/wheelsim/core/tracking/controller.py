@@ -10,6 +10,12 @@ gap between steps (or between the start and the first step) longer than ten cont
 (the clock jumped, the caller stalled) or a jump back in time, the schedule advances by one
 period only.
 
+A vehicle that turns on the spot (not a car), under a law that is not a policy, that starts a
+leg facing farther than ``TURN_FIRST_RAD`` from it (a plan leaving behind it) turns on the spot
+first, the schedule waiting, until it faces within ``TURN_DONE_RAD`` turning no faster than
+``goal.max_yaw_rate``; a turn goes on into the next plan (a replan). A car drives the leg as it
+is.
+
 When the vehicle turns up far from its previous point on the path (put back by a restarted
 simulator, relocalised), it is found again where it faces along the path, and the schedule goes
 on from there (no wait is counted).
@@ -97,6 +103,13 @@ GOAL_REACHED = 'goal_reached'
 GOAL_FAILED = 'goal_failed'
 #: A plan reaching farther from the origin is broken (vehicle_sim's poses stay within 1e9 m).
 MAX_PLAN_COORDINATE_M = 1e6
+#: A vehicle that turns on the spot and starts a leg facing farther from it than this turns
+#: towards it first (Nav2's regulated pure pursuit: rotate_to_heading_min_angle, 0.785 rad by
+#: default, parameter_handler.cpp of navigation2 1.3.13 and 1.4.2).
+TURN_FIRST_RAD = math.pi / 4
+#: ... and the law takes over once it faces within this of the leg, its turn slowed (the drive's
+#: lag carries a turn on; handed over at TURN_FIRST_RAD, the vehicle swung 0.1 m off the path).
+TURN_DONE_RAD = 0.1
 
 
 class ControlStep(NamedTuple):
@@ -189,6 +202,8 @@ class _Following:
     waited_s: float = 0.0
     at_final_position: bool = False
     final_yaw_rad: float | None = None  # None: the trajectory's last heading
+    aligned: bool = False  # the leg's start needs no turn on the spot, or it is done
+    turning: bool = False  # it began with one
 
 
 class TrackingController:
@@ -224,9 +239,12 @@ class TrackingController:
         ``start_time_s``. ``final_yaw_rad``: the heading (map frame) a vehicle that turns on the
         spot turns onto at the goal, and the goal's heading (None: the trajectory's last, as a
         plan without times ends facing along the path, while its last pose may give another)."""
+        previous = self._following  # a turn on the spot goes on into a replan
+        turning = previous is not None and previous.turning and not previous.aligned
         self._following = _Following(trajectory, start_time_s, PathProgress(trajectory),
                                      final_yaw_rad=final_yaw_rad)
         self._enter_leg(self._following, leg)
+        self._following.turning = turning
         # The first step is measured from the start, so a first step long after it (a stale
         # clock when the plan came) starts the schedule one period in, like any gap.
         self._previous_time_s = start_time_s
@@ -236,6 +254,7 @@ class TrackingController:
         steered point gets the leg's own path when next needed)."""
         leg = following.trajectory.legs[index]
         following.leg = index
+        following.aligned = following.turning = False
         following.progress.hold_to(leg.first, leg.last)
         following.front_progress = None
 
@@ -369,6 +388,9 @@ class TrackingController:
             command = point_to_point_twist(
                 end.x_m, end.y_m, pose, self.config.feedforward.k_x, self._heading_gain()
             )
+        elif self._turns_first(following, errors, measured):  # the schedule waits meanwhile
+            following.start_time_s += period_s
+            command = BodyTwist(0.0, 0.0, -self._heading_gain() * errors.heading_rad)
         else:
             command = self._law(following, nearest, pose, scheduled, errors, measured, now_s)
         command = limit_twist(
@@ -414,6 +436,27 @@ class TrackingController:
         pursuit keeps driving to the end, a car cannot turn on the spot, a policy drives on)."""
         return (self.config.model == 'differential'
                 and self.config.algorithm in ('feedforward', 'stanley'))
+
+    def _turns_first(self, following: _Following, errors: TrackingErrors,
+                     measured: BodyTwist | None) -> bool:
+        """Whether the vehicle turns on the spot towards the leg it starts: it can (not a car),
+        the law is not a policy (trusted with the direction), and it started the leg facing
+        farther than :data:`TURN_FIRST_RAD` from it (a plan leaving behind or beside it, as
+        Nav2's planners give from where the vehicle stands) and has not yet come within
+        :data:`TURN_DONE_RAD`, turning (measured) no faster than ``goal.max_yaw_rate``."""
+        if following.aligned or self.config.model == 'bicycle' or \
+                self.config.algorithm == 'policy':
+            return False
+        error = abs(errors.heading_rad)
+        following.turning = following.turning or error > TURN_FIRST_RAD
+        if following.turning:
+            max_yaw_rate = self.config.goal.max_yaw_rate
+            settled = measured is None or max_yaw_rate <= 0 or \
+                abs(measured.wz_radps) <= max_yaw_rate
+            following.aligned = error <= TURN_DONE_RAD and settled
+        else:
+            following.aligned = True
+        return not following.aligned
 
     def _heading_gain(self) -> float:
         if self.config.algorithm == 'pure_pursuit':
