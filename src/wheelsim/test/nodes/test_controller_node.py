@@ -737,6 +737,63 @@ def test_a_replan_of_one_pose_at_the_goal_keeps_the_plan_with_its_heading(capsys
     assert abs(yaws[-1] - math.pi / 2) < 0.1
 
 
+class ReplanWhileTurningAtTheGoal:
+    """A Nav2 style plan 2 m east to a goal facing north; once the vehicle turns there, a
+    replan of the same goal from 0.15 m back (NavFn's from a neighbouring start cell)."""
+
+    name = 'replan_at_goal'
+    GOAL_YAW_RAD = math.pi / 2
+
+    def __init__(self, seam):
+        self.seam = seam
+        self.plan = seam.create_publisher(Path, 'plan', qos.DEFAULT)
+        self.replanned_at_yaw_rad = None
+        seam.create_subscription(Odometry, 'ground_truth', self.on_truth, qos.DEFAULT)
+        self.timer = seam.create_timer(2.0, self.first_plan)
+
+    def first_plan(self):
+        self.seam.destroy_timer(self.timer)
+        points = np.column_stack([np.linspace(0.0, 2.0, 41), np.zeros(41)])
+        self.plan.publish(nav2_path(points, self.GOAL_YAW_RAD, self.seam.now_ns()))
+
+    def on_truth(self, msg):
+        orientation = msg.pose.pose.orientation
+        yaw_rad = 2.0 * math.atan2(orientation.z, orientation.w)
+        if self.replanned_at_yaw_rad is None and msg.pose.pose.position.x > 1.9 \
+                and yaw_rad > 0.3:
+            self.replanned_at_yaw_rad = yaw_rad
+            points = np.column_stack([np.linspace(1.85, 2.0, 4), np.zeros(4)])
+            self.plan.publish(nav2_path(points, self.GOAL_YAW_RAD, self.seam.now_ns()))
+
+
+def test_a_replan_of_the_goal_once_there_keeps_the_plan(capsys):
+    """Found with the real planner_server (NavFn), replanning every second as Nav2 does: a
+    replan from 0.11 m off the goal came while the vehicle, done with the position, turned
+    onto the goal's heading; followed as a new plan, it turned back 108 degrees, drove 0.1 m
+    and turned again (2.5 s). Now the plan goes on."""
+    from wheelsim.testing.stack import run_stack
+
+    yaws = []
+    stand_in = {}
+
+    class Planner(ReplanWhileTurningAtTheGoal):
+        def __init__(self, seam):
+            super().__init__(seam)
+            stand_in['planner'] = self
+
+    run_stack('indoor_differential', {
+        'vehicle_sim': {'initial_pose.x': 0.0, 'initial_pose.y': 0.0, 'initial_pose.yaw': 0.0}},
+        14.0, yaw_recorder(yaws), Planner, without=('planner',))
+    err = capsys.readouterr().err
+    replanned_at_yaw_rad = stand_in['planner'].replanned_at_yaw_rad
+    assert replanned_at_yaw_rad is not None
+    assert '[controller]: goal reached' in err, err
+    assert 'a plan of 4 poses' not in err, err
+    after = yaws[next(k for k, yaw in enumerate(yaws) if yaw >= replanned_at_yaw_rad):]
+    assert min(after) > replanned_at_yaw_rad - 0.1  # it did not turn back
+    assert abs(yaws[-1] - math.pi / 2) < 0.1
+
+
 class NearAndFarPlans(ScriptedPlans):
     """At 5 s the vehicle drives at about x = 2 m: a 3 m plan from there, then one from 5 m."""
     SCRIPT = [(2.0, ('east', 0.0, 6.0)), (5.0, ('east', 2.0, 5.0)), (5.05, ('east', 5.0, 8.0))]

@@ -227,16 +227,20 @@ class Controller:
             'from its start' if timed else '(timed here)'))
 
     def _at_the_goal(self, poses: np.ndarray) -> bool:
-        """Whether ``poses`` (x, y, yaw rows) all lie within ``goal.xy_tolerance`` of the end of
-        the plan being followed: the same goal replanned from its cell (Nav2's NavFn then plans
-        the start cell's centre and the goal, Smac 2D and Theta* one pose). The plan goes on,
-        its goal's heading the last pose's."""
+        """Whether ``poses`` (x, y, yaw rows) replan the goal of the plan being followed from
+        where the vehicle is done with its position: all within ``goal.xy_tolerance`` of the
+        plan's end (replanned from the goal's cell: Nav2's NavFn then plans the start cell's
+        centre and the goal, Smac 2D and Theta* one pose), or ending there once the vehicle has
+        come to its final position (a replan every second, as Nav2's, would otherwise drive it
+        back over the centimetres it is done with). The plan goes on, its goal's heading the
+        last pose's."""
         trajectory = self.tracker.trajectory
         if trajectory is None:
             return False
         end = trajectory.end()
-        if np.hypot(poses[:, 0] - end.x_m, poses[:, 1] - end.y_m).max() > \
-                self.config.goal.xy_tolerance:
+        near = np.hypot(poses[:, 0] - end.x_m, poses[:, 1] - end.y_m) <= \
+            self.config.goal.xy_tolerance
+        if not (near.all() or (near[-1] and self.tracker.at_final_position)):
             return False
         if np.isfinite(poses[-1, 2]):
             self.tracker.turn_onto(float(poses[-1, 2]))

@@ -58,7 +58,8 @@ def test_a_path_of_two_points_takes_the_triangular_time_not_forever():
     # A Nav2-style plan with a cusp at every pose makes legs of two poses: both samples at
     # rest. The fuzz test saw the controller publish a -inf/NaN tracking error from the
     # infinite time 2 ds / (0 + 0) of such a leg.
-    trajectory = time_scale(path_from_points(np.array([0.0, 0.5]), np.array([0.0, 0.0])), LIMITS)
+    two_poses = path_from_points(np.array([0.0, 0.5]), np.array([0.0, 0.0]), 0.5)
+    trajectory = time_scale(two_poses, LIMITS)
     assert trajectory.duration_s == pytest.approx(2.0 * math.sqrt(0.5 / 0.5), rel=1e-12)
     assert np.isfinite(trajectory.t_s).all()
 
@@ -217,8 +218,24 @@ def test_timed_poses_without_a_usable_schedule_are_rejected(times, message):
         trajectory_from_poses(times, np.arange(count), np.zeros(count), np.zeros(count))
 
 
-def test_path_from_points_measures_tangent_and_curvature():
+@pytest.mark.parametrize('chord_m', [0.05, 0.5, 2.0])
+def test_path_from_points_measures_tangent_and_curvature(chord_m):
     angle = np.linspace(0.0, np.pi, 200)
-    path = path_from_points(3.0 * np.cos(angle), 3.0 * np.sin(angle))
-    np.testing.assert_allclose(path.curvature_inv_m[2:-2], 1.0 / 3.0, rtol=1e-3)
+    path = path_from_points(3.0 * np.cos(angle), 3.0 * np.sin(angle), chord_m)
+    inside = (path.s_m > chord_m / 2 + 0.05) & (path.s_m < path.length_m - chord_m / 2 - 0.05)
+    np.testing.assert_allclose(path.curvature_inv_m[inside], 1.0 / 3.0, rtol=1e-3)
+    np.testing.assert_allclose(path.yaw_rad[inside], angle[inside] + np.pi / 2, atol=1e-4)
     assert path.length_m == pytest.approx(3.0 * np.pi, rel=1e-4)
+
+
+def test_path_from_points_spreads_a_kink_over_the_chord():
+    """A grid path's start (the real NavFn's): 5 cm west, then on 30 degrees further round.
+    Taken pose by pose, its curvature was 12/m; over a 0.5 m chord it is 30 degrees in 0.5 m,
+    and the path is still driven through every point."""
+    turn_rad = math.radians(30.0)
+    x = np.r_[0.0, -0.05 - 0.025 * np.cos(turn_rad) * np.arange(40)]
+    y = np.r_[0.0, 0.0 - 0.025 * np.sin(turn_rad) * np.arange(40)]
+    path = path_from_points(x, y, 0.5)
+    np.testing.assert_array_equal(path.x_m, x)
+    assert np.abs(path.curvature_inv_m).max() <= turn_rad / 0.5 * 1.05
+    assert np.abs(path_from_points(x, y, 0.05).curvature_inv_m).max() > 5.0

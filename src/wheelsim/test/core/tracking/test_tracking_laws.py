@@ -43,7 +43,7 @@ LIMITS = MotionLimits(1.0, 0.5, 1.0, 1.0)
 
 def straight(length_m=20.0):
     x = np.linspace(0.0, length_m, int(length_m / 0.05) + 1)
-    return time_scale(path_from_points(x, np.zeros_like(x)), LIMITS)
+    return time_scale(path_from_points(x, np.zeros_like(x), 0.5), LIMITS)
 
 
 def reference(x=0.0, y=0.0, yaw=0.0, v=1.0, w=0.0, vy=0.0):
@@ -76,7 +76,7 @@ def test_progress_stays_on_the_branch_being_driven_where_the_path_crosses_itself
     angle = np.linspace(np.pi / 2, np.pi / 2 + 2 * np.pi, 2001)
     x = 10 * np.cos(angle) / (1 + np.sin(angle) ** 2)
     y = 10 * np.sin(angle) * np.cos(angle) / (1 + np.sin(angle) ** 2)
-    trajectory = time_scale(path_from_points(x, y), LIMITS)
+    trajectory = time_scale(path_from_points(x, y, 0.05), LIMITS)
     progress = PathProgress(trajectory)
     assert progress.nearest(0.0, 0.0, near_s_m=0.0).s_m == pytest.approx(0.0, abs=1e-6)
     half = trajectory.length_m / 2
@@ -580,3 +580,20 @@ def test_a_plan_reaching_beyond_the_bound_is_refused(far_m, timed):
     trajectory, _ = trajectory_from_plan(t, [0.0, 1.0, 1e6], [0.0, 0.0, -1e6], np.zeros(3),
                                          config)
     assert np.isfinite(trajectory.duration_s)
+
+
+def test_a_grid_paths_kink_at_its_start_does_not_slow_a_replan():
+    """Found with the real NavFn: each path joins the start cell's centre to the descent, 30
+    degrees round within 5 cm. Its curvature, taken pose by pose, held the start of every
+    replan (every second, as Nav2 replans) to about 0.2 m/s, so the vehicle never reached its
+    0.8 m/s; timed along chords of ``UNTIMED_CHORD_M`` the vehicle keeps its speed."""
+    config = from_flat(ControllerConfig, {**FIXED_CONTROLLER, 'limits.max_linear_x': 0.8,
+                                          'untimed_plans.max_lateral_acceleration': 0.5})
+    turn_rad = math.radians(30.0)
+    x = np.r_[0.0, -0.05 - 0.025 * np.cos(turn_rad) * np.arange(120)]
+    y = np.r_[0.0, 0.0 - 0.025 * np.sin(turn_rad) * np.arange(120)]
+    along_mps = 0.6 * np.array([-math.cos(turn_rad), -math.sin(turn_rad)])
+    trajectory, _ = trajectory_from_plan(np.zeros(121), x, y, np.zeros(121), config,
+                                         tuple(along_mps))
+    first_m = trajectory.s_m < 1.0
+    assert trajectory.v_mps[first_m].min() > 0.5

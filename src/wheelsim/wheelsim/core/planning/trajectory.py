@@ -196,10 +196,16 @@ def joined(parts: list[Trajectory]) -> Trajectory:
     return Trajectory(**{name: np.concatenate(values) for name, values in columns.items()})
 
 
-def path_from_points(x_m: FloatArray, y_m: FloatArray) -> PathSamples:
-    """A :class:`PathSamples` through the points (x, y), tangent and curvature by differences.
+def path_from_points(x_m: FloatArray, y_m: FloatArray, chord_m: float) -> PathSamples:
+    """A :class:`PathSamples` through the points (x, y), driven along the polyline joining them.
 
-    Consecutive duplicate points are dropped; fewer than 2 distinct points raise PlanningError.
+    The direction of travel at each sample is that of the chord between the two points of the
+    polyline ``chord_m / 2`` before and after it in arc length (the chord shifted to lie within
+    the path at its ends, the whole path when it is shorter); the curvature is its derivative
+    along the path. On a straight line and on a circle whose circumference exceeds ``chord_m``
+    this is the exact tangent; a kink (a grid path turning by whole cells) is spread over
+    ``chord_m``. Consecutive duplicate points are dropped; fewer than 2 distinct points raise
+    PlanningError.
     """
     points = np.column_stack([x_m, y_m]).astype(float)
     if len(points) == 0 or not np.isfinite(points).all():
@@ -209,9 +215,11 @@ def path_from_points(x_m: FloatArray, y_m: FloatArray) -> PathSamples:
     if len(points) < 2:
         raise PlanningError('path needs at least 2 distinct points')
     s = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(points, axis=0).T))])
-    dx = np.gradient(points[:, 0], s)
-    dy = np.gradient(points[:, 1], s)
-    yaw = np.unwrap(np.arctan2(dy, dx))
+    half_m = min(chord_m, s[-1]) / 2
+    centre_m = np.clip(s, half_m, s[-1] - half_m)
+    chord = [np.interp(centre_m + half_m, s, axis) - np.interp(centre_m - half_m, s, axis)
+             for axis in points.T]
+    yaw = np.unwrap(np.arctan2(chord[1], chord[0]))
     curvature = np.gradient(yaw, s) if len(s) > 2 else np.zeros_like(s)
     return PathSamples(
         s_m=s, x_m=points[:, 0], y_m=points[:, 1], yaw_rad=yaw, curvature_inv_m=curvature
