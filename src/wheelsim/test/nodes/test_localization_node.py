@@ -600,3 +600,42 @@ def test_the_encoder_model_is_read_only_and_auto_refuses_a_geometry(ros_domain_i
             seam.destroy()
     finally:
         rclpy.try_shutdown(context=context)
+
+
+def test_initialpose_that_moves_the_vehicle_is_logged_as_the_ekf_s_reset(capsys):
+    """Found in review: ``initialpose`` both moves vehicle_sim (a teleport) and resets the
+    EKF, which then starts at the given pose and covariance, as documented; the log said the
+    EKF started again from a pose fix, and not that the estimate was reset."""
+    from wheelsim.nodes.localization import Localization
+    from wheelsim.nodes.vehicle_sim import VehicleSim
+    from wheelsim.run.lockstep import Lockstep
+
+    poses = []
+
+    def record(topic, msg, _time_ns):
+        if topic == '/pose':  # publishers refill their messages: keep the values now
+            poses.append((*pose2d(msg.pose.pose), msg.pose.covariance[0]))
+
+    def operator(seam):
+        initialpose = seam.create_publisher(PoseWithCovarianceStamped, 'initialpose',
+                                            qos.DEFAULT)
+        reset = PoseWithCovarianceStamped()
+        reset.header.frame_id = 'map'
+        reset.pose.pose.position.x, reset.pose.pose.position.y = 2.0, 1.0
+        reset.pose.pose.orientation = quaternion_from_yaw(0.5)
+        reset.pose.covariance[0] = reset.pose.covariance[7] = 0.04
+        reset.pose.covariance[35] = 0.01
+        timer = seam.create_timer(1.0, lambda: (initialpose.publish(reset),
+                                                seam.destroy_timer(timer)))
+
+    operator.name = 'operator'
+    lockstep = Lockstep(record, 1_000_000_000)
+    lockstep.add(VehicleSim, {'use_sim_time': True, 'cmd_vel_type': 'twist'})
+    lockstep.add(Localization, {'use_sim_time': True, 'mode': 'ekf',
+                                'ekf.measurement_rate': 0.01})
+    lockstep.add(operator, {})
+    lockstep.run_until(3_000_000_000)
+    err = capsys.readouterr().err
+    assert 'a teleport' in err and 'estimate reset from initialpose' in err, err
+    assert 'starts again from the pose fix' not in err, err
+    assert any(pose == pytest.approx((2.0, 1.0, 0.5, 0.04), abs=1e-9) for pose in poses)

@@ -271,6 +271,7 @@ class Localization:
             self._step(*self._waiting.pop(0))
 
     def _step(self, stamp: int, pose, twist) -> None:
+        resetting = self.localization.reset_requested
         try:
             event = self.localization.advance(stamp, pose, twist)
         except ValueError as err:
@@ -279,17 +280,20 @@ class Localization:
             )
             return
         if event is not None:
-            self._log_event(event)
+            self._log_event(event, resetting)
         self._publish(stamp)
 
-    def _log_event(self, event: str) -> None:
+    def _log_event(self, event: str, resetting: bool) -> None:
+        """Log the model's ``event``; ``resetting``: the sample applied ``initialpose``."""
         notes = self._map_poses.warnings
         if event == 'teleport':
+            restart = ('; estimate reset from initialpose' if resetting else
+                       '; the EKF starts again from the pose fix at the new place'
+                       if self.config.mode == 'ekf' else '')
             notes.info('teleport', (
                 'ground truth jumped further than its twist explains (a teleport): odometry '
-                f'stays continuous, {self.map_frame} -> {self.odom_frame} absorbs the jump' + (
-                    '; the EKF starts again from the pose fix at the new place'
-                    if self.config.mode == 'ekf' else '')))
+                f'stays continuous, {self.map_frame} -> {self.odom_frame} absorbs the jump'
+                + restart))
         elif event == 'time_jump':
             notes.warn('time back', (
                 'ground truth stamp went back in time: localization restarted at the vehicle'))

@@ -210,6 +210,11 @@ class Localization:
             checked_covariance('initial pose covariance', covariance),
         )
 
+    @property
+    def reset_requested(self) -> bool:
+        """Whether :meth:`request_reset` waits for the next sample."""
+        return self._pending_reset is not None
+
     def ready(self, stamp_ns: int) -> bool:
         """Whether a ground-truth sample at ``stamp_ns`` can be processed: always, unless the
         odometry integrates wheel encoders and their sample of that time has not come yet."""
