@@ -42,8 +42,7 @@ from wheelsim.testing.nav2 import (
 )
 from wheelsim.testing.processes import launched_node_stopped_cleanly
 
-PROBLEM = nav2_problem()
-pytestmark = [pytest.mark.nav2, pytest.mark.skipif(PROBLEM is not None, reason=str(PROBLEM))]
+PROBLEM = nav2_problem()  # every test here is skipped with it (conftest.py)
 MPPI_PROBLEM = mppi_problem() if PROBLEM is None else None
 RPP_PACKAGE = 'nav2_regulated_pure_pursuit_controller'
 #: Why nav2.launch.py's Nav2 cannot run here (None: it can).
