@@ -85,3 +85,60 @@ def test_the_clearance_plot_names_what_is_missing(tmp_path, records, said):
     figure = Figure()
     plot_clearance(figure, load_run(write_bag(tmp_path / 'bag', records)))
     assert [text.get_text() for text in figure.axes[0].texts] == [said]
+
+
+def test_an_interrupt_leaves_no_pdf_that_looks_complete(tmp_path, monkeypatch):
+    """Found in review: Ctrl-C while the figures were drawn closed report.pdf early, a
+    well-formed PDF of the pages so far, where the docs promise all seven."""
+    from wheelsim.report import plots
+
+    def interrupted(_fig, _run):
+        raise KeyboardInterrupt
+
+    title, _ = plots.PAGES['localization_errors']
+    monkeypatch.setitem(plots.PAGES, 'localization_errors', (title, interrupted))
+    with pytest.raises(KeyboardInterrupt):
+        write_plots(load_run(write_bag(tmp_path / 'bag', straight_run())), tmp_path / 'plots',
+                    title='test run')
+    written = sorted(path.name for path in (tmp_path / 'plots').iterdir())
+    assert written == sorted(f'{name}.png' for name in PAGE_NAMES[:PAGE_NAMES.index(
+        'localization_errors')])
+
+
+def test_the_xy_legend_is_beside_the_map_and_the_goal_arrow_grows_with_the_plot(tmp_path):
+    """Found in review: the legend hid a pillar and a wall corner of the map, and on a 12 m
+    plot the goal's 0.3 m heading arrow hid under its star."""
+    from matplotlib.figure import Figure
+
+    from wheelsim.report.plots import GOAL_ARROW_SHARE, plot_xy
+
+    figure = Figure(layout='constrained')
+    plot_xy(figure, load_run(write_bag(tmp_path / 'bag', full_run())))
+    figure.canvas.draw()
+    ax = figure.axes[0]
+    assert not ax.get_legend().get_window_extent().overlaps(ax.get_window_extent())
+    (arrow,) = ax.texts
+    length_m = np.hypot(*np.subtract(arrow.xy, arrow.xyann))
+    assert length_m == pytest.approx(GOAL_ARROW_SHARE * 10.0, rel=0.05)  # the run is 10 m
+
+
+def test_the_controller_s_heading_error_is_drawn_in_degrees_on_its_own_axis(tmp_path):
+    """Found in review: the controller's along- and cross-track errors [m] and its heading
+    error [rad] shared one axis without a unit."""
+    from geometry_msgs.msg import Vector3Stamped
+    from matplotlib.figure import Figure
+
+    from wheelsim.report.plots import plot_tracking_errors
+
+    records = straight_run()
+    for t in np.arange(0, 101) / 10:
+        error = Vector3Stamped()
+        set_stamp(error.header, t)
+        error.vector.x, error.vector.y, error.vector.z = 0.05, -0.02, 0.1
+        records.append(('/tracking_error', error, t))
+    figure = Figure()
+    plot_tracking_errors(figure, load_run(write_bag(tmp_path / 'bag', records)))
+    metres, degrees = figure.axes[3], figure.axes[4]
+    assert metres.get_ylabel().endswith('[m]') and degrees.get_ylabel() == 'heading [deg]'
+    assert [line.get_ydata()[0] for line in metres.get_lines()] == [0.05, -0.02]
+    assert degrees.get_lines()[0].get_ydata()[0] == pytest.approx(np.degrees(0.1))

@@ -114,22 +114,37 @@ def plot_xy(fig: Figure, run: RunData) -> None:
     if len(run.ground_truth):
         ax.plot(run.ground_truth.x_m[0], run.ground_truth.y_m[0], 'o', ms=9, mfc='none',
                 mec='green', mew=2, label='start', zorder=5)
-    if latest is not None:
-        goal = latest.poses
-        ax.plot(goal.x_m[-1], goal.y_m[-1], '*', ms=14, color='red', label='goal', zorder=5)
-        ax.annotate('', xy=(goal.x_m[-1] + 0.3 * np.cos(goal.yaw_rad[-1]),
-                            goal.y_m[-1] + 0.3 * np.sin(goal.yaw_rad[-1])),
-                    xytext=(goal.x_m[-1], goal.y_m[-1]),
-                    arrowprops={'arrowstyle': '->', 'color': 'red'})
     _draw_world_events(ax, run)
     if not ax.lines:
         _no_data(ax, 'no paths recorded')
         return
+    if latest is not None:
+        goal = latest.poses
+        ax.plot(goal.x_m[-1], goal.y_m[-1], '*', ms=14, color='red', label='goal', zorder=5)
+        # as long as the star is wide at least, on a plot of any size
+        arrow_m = max(GOAL_ARROW_MIN_M, GOAL_ARROW_SHARE * _paths_span_m(ax))
+        ax.annotate('', xy=(goal.x_m[-1] + arrow_m * np.cos(goal.yaw_rad[-1]),
+                            goal.y_m[-1] + arrow_m * np.sin(goal.yaw_rad[-1])),
+                    xytext=(goal.x_m[-1], goal.y_m[-1]),
+                    arrowprops={'arrowstyle': '-|>', 'color': 'red', 'lw': 1.5}, zorder=6)
     ax.set_aspect('equal', adjustable='datalim')
     ax.set_xlabel('x [m] (map)')
     ax.set_ylabel('y [m] (map)')
     ax.grid(True, alpha=0.4)
-    _legend(ax)
+    # beside the map, not over it: wherever it goes inside, some runs have walls there
+    ax.legend(loc='upper left', bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
+              fontsize='small')
+
+
+#: The goal's heading arrow: this share of the paths' larger extent, at least this long.
+GOAL_ARROW_SHARE = 0.08
+GOAL_ARROW_MIN_M = 0.3
+
+
+def _paths_span_m(ax: Axes) -> float:
+    """The larger side of the box around every line drawn on ``ax`` [m]."""
+    points = np.vstack([line.get_xydata() for line in ax.lines])
+    return float(np.ptp(points, axis=0).max())
 
 
 def plot_velocities(fig: Figure, run: RunData) -> None:
@@ -189,10 +204,33 @@ def plot_tracking_errors(fig: Figure, run: RunData) -> None:
     if not len(errors.t_s):
         _no_data(axes[0], 'no plan or no ground truth recorded')
     if reported.columns:
-        for name, values in reported.columns.items():
-            axes[3].plot(reported.t_s, values, lw=1, label=name)
-        axes[3].set_ylabel('controller\n(tracking_error)')
-        _legend(axes[3])
+        _plot_reported_errors(axes[3], reported.t_s, reported.columns)
+
+
+#: The fields of the controller's ``tracking_error`` (geometry_msgs/Vector3Stamped) in metres,
+#: and its heading error [rad], drawn in degrees on an axis of its own.
+REPORTED_METRES = {'vector.x': 'along-track (x)', 'vector.y': 'cross-track (y)'}
+REPORTED_HEADING = 'vector.z'
+
+
+def _plot_reported_errors(ax: Axes, t_s: np.ndarray, columns: dict[str, np.ndarray]) -> None:
+    """The controller's own errors: along- and cross-track in metres, the heading in degrees
+    on the right; any other message's fields as they are, named."""
+    if set(columns) != {*REPORTED_METRES, REPORTED_HEADING}:
+        for name, values in columns.items():
+            ax.plot(t_s, values, lw=1, label=name)
+        ax.set_ylabel('controller\n(tracking_error)')
+        _legend(ax)
+        return
+    for name, label in REPORTED_METRES.items():
+        ax.plot(t_s, columns[name], lw=1, label=label)
+    ax.set_ylabel('controller\n(tracking_error) [m]')
+    right = ax.twinx()
+    right.plot(t_s, np.degrees(columns[REPORTED_HEADING]), lw=1, color='tab:green',
+               label='heading (z)')
+    right.set_ylabel('heading [deg]')
+    lines = ax.get_lines() + right.get_lines()
+    ax.legend(lines, [line.get_label() for line in lines], loc='best', fontsize='small')
 
 
 def plot_localization_errors(fig: Figure, run: RunData) -> None:
@@ -255,7 +293,9 @@ def write_plots(run: RunData, out_dir: Path | str, title: str) -> list[Path]:
     Writes ``<name>.png`` per figure and ``report.pdf`` with one page per figure, each titled
     ``title: <figure title>``. Returns the paths written, PNGs first, the PDF last. A write
     that fails (a full disk) raises OSError naming the file, which is removed, as is the PDF
-    (without its end it is no PDF); the PNGs written before it stay.
+    (without its end it is no PDF); the PNGs written before it stay. An interrupt
+    (KeyboardInterrupt) removes the same two and goes on: closed early, the PDF would look
+    complete with fewer pages.
     """
     from matplotlib.backends.backend_pdf import PdfPages
     from matplotlib.figure import Figure
@@ -277,9 +317,11 @@ def write_plots(run: RunData, out_dir: Path | str, title: str) -> list[Path]:
                 current = pdf_path
                 pdf.savefig(fig)
                 written.append(out / f'{name}.png')
-    except OSError as err:
+    except (OSError, KeyboardInterrupt) as err:
         for path in {current, pdf_path}:
             with contextlib.suppress(OSError):
                 path.unlink(missing_ok=True)
+        if isinstance(err, KeyboardInterrupt):
+            raise
         raise OSError(err.errno, f'{err.strerror or err}: {current} not written') from err
     return [*written, pdf_path]
