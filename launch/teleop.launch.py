@@ -35,15 +35,21 @@ def teleop_parameters(stamped: str, frame_id: str) -> dict:
 
 
 def terminal_prefix(terminal: str) -> str:
-    """``terminal`` (empty: none, the launch's own); RuntimeError, before anything starts,
-    when its command is not installed (launch would log a traceback and go on without the
-    keyboard node)."""
+    """``terminal``; RuntimeError, before anything starts, when it names no command (launch
+    gives its nodes no terminal: the keyboard node would read no keys) or one that is not
+    installed (launch would log a traceback and go on without the keyboard node)."""
     try:
         words = shlex.split(terminal)
     except ValueError as err:  # an unclosed quote
         raise RuntimeError(f'terminal:={terminal}: cannot be split into words ({err}); nothing '
                            'was started') from None
-    if words and shutil.which(words[0]) is None:
+    if not any(words):
+        raise RuntimeError(
+            f'terminal:={terminal}: names no command; the keyboard node reads keys from a '
+            "terminal of its own, which launch does not give it: name one (e.g. 'xterm -e'), "
+            'or run the keyboard node in a terminal of your own: ros2 run '
+            'teleop_twist_keyboard teleop_twist_keyboard; nothing was started')
+    if shutil.which(words[0]) is None:
         raise RuntimeError(
             f'terminal:={terminal}: {words[0]} is not installed; install it, give another '
             "terminal:= (e.g. 'gnome-terminal --'), or run the keyboard node in a terminal of "
@@ -57,7 +63,7 @@ def _teleop(context: LaunchContext):
     terminal = terminal_prefix(LaunchConfiguration('terminal').perform(context))
     return [Node(package='teleop_twist_keyboard', executable='teleop_twist_keyboard',
                  name='teleop_twist_keyboard', output='screen',
-                 prefix=terminal or None, parameters=[parameters])]
+                 prefix=terminal, parameters=[parameters])]
 
 
 def generate_launch_description():

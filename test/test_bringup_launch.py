@@ -193,7 +193,12 @@ def test_teleop_launch_refuses_a_terminal_that_is_not_installed():
                                            r'\(No closing quotation\); nothing was started$'):
         module.terminal_prefix("xterm -e 'x")
     assert module.terminal_prefix('sh -c') == 'sh -c'
-    assert module.terminal_prefix('') == ''  # the launch's own terminal
+    # Found in review: the docs offered an empty terminal (launch's own), which ros2 launch
+    # refuses to parse and where the keyboard node gets no terminal: a blank command was run.
+    for blank in ('', ' ', '""'):
+        with pytest.raises(RuntimeError, match=r'names no command; the keyboard node reads keys '
+                                               r'from a terminal of its own'):
+            module.terminal_prefix(blank)
 
 
 @pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))

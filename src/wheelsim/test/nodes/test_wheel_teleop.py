@@ -127,8 +127,12 @@ def test_a_missing_axis_or_a_car_gives_no_command_and_a_warning(capsys):
     assert 'joy ignored: axis_throttle = 6 but the joystick has 2 axes' in capsys.readouterr().err
     _, sent, _, _ = drive('ackermann_car', {}, held([0.0, 1.0], 0.5), 0.5)
     assert sent == []
+    log = capsys.readouterr().err
     assert ('a bicycle vehicle: wheel_teleop drives vehicles driven side by side '
-            '(differential, omni); drive this one on cmd_vel') in capsys.readouterr().err
+            '(differential, omni); drive this one on cmd_vel') in log
+    # found in review: each joy then said "no vehicle ... described yet", as if it might come
+    assert 'joy ignored: a bicycle vehicle is not driven side by side; drive it on cmd_vel' \
+        in log and 'yet' not in log, log
 
 
 @pytest.mark.parametrize('bad_axes', [[0.0, math.nan], [math.inf, 0.5]])

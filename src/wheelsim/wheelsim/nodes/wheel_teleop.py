@@ -125,8 +125,9 @@ class WheelTeleop:
     def _on_joy(self, msg: Joy) -> None:
         config = self.config
         if self._model not in WHEEL_SIDES:
-            self._warnings.warn('no vehicle', 'joy ignored: no vehicle driven side by side '
-                                'described on vehicle_description yet')
+            self._warnings.warn('no vehicle', 'joy ignored: ' + (
+                'no vehicle described on vehicle_description yet' if self._model is None else
+                f'a {self._model} vehicle is not driven side by side; drive it on cmd_vel'))
             return
         button = config.enable_button
         if button >= 0:
