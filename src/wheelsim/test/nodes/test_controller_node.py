@@ -794,6 +794,56 @@ def test_a_replan_of_the_goal_once_there_keeps_the_plan(capsys):
     assert abs(yaws[-1] - math.pi / 2) < 0.1
 
 
+class ReplanAfterAMove(ReplanWhileTurningAtTheGoal):
+    """As :class:`ReplanWhileTurningAtTheGoal`, but once the vehicle turns at its goal it is
+    put 3 m back (``initialpose``), and the replan of the same goal comes from there."""
+
+    name = 'replan_after_a_move'
+
+    def __init__(self, seam):
+        super().__init__(seam)
+        self.initialpose = seam.create_publisher(PoseWithCovarianceStamped, 'initialpose',
+                                                 qos.DEFAULT)
+        self.moved = self.replanned = False
+
+    def on_truth(self, msg):
+        position = msg.pose.pose.position
+        orientation = msg.pose.pose.orientation
+        if not self.moved and position.x > 1.9 and 2.0 * math.atan2(orientation.z,
+                                                                     orientation.w) > 0.3:
+            self.moved = True
+            move = PoseWithCovarianceStamped()
+            move.header.frame_id = 'map'
+            move.pose.pose.position.x = -1.0
+            self.initialpose.publish(move)
+        elif self.moved and not self.replanned and position.x < -0.5:
+            self.replanned = True
+            points = np.column_stack([np.linspace(-1.0, 2.0, 61), np.zeros(61)])
+            self.plan.publish(nav2_path(points, self.GOAL_YAW_RAD, self.seam.now_ns()))
+
+
+def test_a_replan_of_the_goal_from_elsewhere_is_followed(capsys):
+    """Found in the diff review: once the vehicle had come to its final position, any plan
+    ending at the same goal was dropped, wherever the vehicle was then: put 3 m back, it
+    turned on the spot there and reported the goal reached."""
+    from wheelsim.testing.stack import run_stack
+
+    positions = []
+
+    def record(topic, msg, _time_ns):
+        if topic == '/ground_truth':
+            positions.append(msg.pose.pose.position.x)
+
+    run_stack('indoor_differential', {
+        'vehicle_sim': {'initial_pose.x': 0.0, 'initial_pose.y': 0.0, 'initial_pose.yaw': 0.0}},
+        20.0, record, ReplanAfterAMove, without=('planner',))
+    err = capsys.readouterr().err
+    assert min(positions) < -0.5, 'never moved back'
+    assert 'following a plan of 61 poses, 3.00 m' in err, err
+    assert err.count('[controller]: goal reached') == 1, err
+    assert abs(positions[-1] - 2.0) < 0.1
+
+
 class NearAndFarPlans(ScriptedPlans):
     """At 5 s the vehicle drives at about x = 2 m: a 3 m plan from there, then one from 5 m."""
     SCRIPT = [(2.0, ('east', 0.0, 6.0)), (5.0, ('east', 2.0, 5.0)), (5.05, ('east', 5.0, 8.0))]

@@ -27,7 +27,9 @@ forwards (a car facing away from it: backwards); at its end a vehicle that turns
 turns onto the last pose's heading (the goal's).
 An empty plan, in any frame, stops the vehicle, and so does a plan that cannot be followed (a
 broken path, a single point: a throttled warning); but a plan within ``goal.xy_tolerance`` of
-the goal of the plan followed (a replan from the goal's cell) only gives its last heading. A
+the goal of the plan followed (a replan from the goal's cell), or ending at that goal while
+the vehicle, come to its final position, is within that tolerance of it, only gives its last
+heading. A
 plan is followed once, until its goal is reached or given up: sent again after that, it is
 followed again. Other plans and poses in
 another frame and non-finite poses are refused with a throttled warning (the plan followed goes
@@ -230,17 +232,20 @@ class Controller:
         """Whether ``poses`` (x, y, yaw rows) replan the goal of the plan being followed from
         where the vehicle is done with its position: all within ``goal.xy_tolerance`` of the
         plan's end (replanned from the goal's cell: Nav2's NavFn then plans the start cell's
-        centre and the goal, Smac 2D and Theta* one pose), or ending there once the vehicle has
-        come to its final position (a replan every second, as Nav2's, would otherwise drive it
-        back over the centimetres it is done with). The plan goes on, its goal's heading the
-        last pose's."""
+        centre and the goal, Smac 2D and Theta* one pose), or ending there while the vehicle,
+        come to its final position, is still within that tolerance of it (a replan every
+        second, as Nav2's, would otherwise drive it back over the centimetres it is done with).
+        The plan goes on, its goal's heading the last pose's."""
         trajectory = self.tracker.trajectory
         if trajectory is None:
             return False
         end = trajectory.end()
-        near = np.hypot(poses[:, 0] - end.x_m, poses[:, 1] - end.y_m) <= \
-            self.config.goal.xy_tolerance
-        if not (near.all() or (near[-1] and self.tracker.at_final_position)):
+        tolerance_m = self.config.goal.xy_tolerance
+        near = np.hypot(poses[:, 0] - end.x_m, poses[:, 1] - end.y_m) <= tolerance_m
+        if not near.all() and not (
+                near[-1] and self.tracker.at_final_position and self._pose is not None
+                and math.hypot(self._pose[0][0] - end.x_m, self._pose[0][1] - end.y_m)
+                <= tolerance_m):
             return False
         if np.isfinite(poses[-1, 2]):
             self.tracker.turn_onto(float(poses[-1, 2]))

@@ -368,7 +368,7 @@ def test_a_reversing_leg_is_timed_as_before_the_omni_bound():
     from wheelsim.core.planning.trajectory import path_from_points
 
     s = np.linspace(0.0, 3.0, 61)
-    path = path_from_points(3.0 - s, 0.3 * np.sin(3.0 * s), 0.05)
+    path = path_from_points(3.0 - s, 0.3 * np.sin(3.0 * s))
     limits = config().limits.motion_limits(reverse=True)
     backwards = time_scale(path, limits, reverse=True)
     np.testing.assert_allclose(backwards.yaw_rad, path.yaw_rad - np.pi)

@@ -58,8 +58,7 @@ def test_a_path_of_two_points_takes_the_triangular_time_not_forever():
     # A Nav2-style plan with a cusp at every pose makes legs of two poses: both samples at
     # rest. The fuzz test saw the controller publish a -inf/NaN tracking error from the
     # infinite time 2 ds / (0 + 0) of such a leg.
-    two_poses = path_from_points(np.array([0.0, 0.5]), np.array([0.0, 0.0]), 0.5)
-    trajectory = time_scale(two_poses, LIMITS)
+    trajectory = time_scale(path_from_points(np.array([0.0, 0.5]), np.array([0.0, 0.0])), LIMITS)
     assert trajectory.duration_s == pytest.approx(2.0 * math.sqrt(0.5 / 0.5), rel=1e-12)
     assert np.isfinite(trajectory.t_s).all()
 
@@ -218,11 +217,12 @@ def test_timed_poses_without_a_usable_schedule_are_rejected(times, message):
         trajectory_from_poses(times, np.arange(count), np.zeros(count), np.zeros(count))
 
 
-@pytest.mark.parametrize('chord_m', [0.05, 0.5, 2.0])
+@pytest.mark.parametrize('chord_m', [None, 0.05, 0.5, 2.0])
 def test_path_from_points_measures_tangent_and_curvature(chord_m):
     angle = np.linspace(0.0, np.pi, 200)
     path = path_from_points(3.0 * np.cos(angle), 3.0 * np.sin(angle), chord_m)
-    inside = (path.s_m > chord_m / 2 + 0.05) & (path.s_m < path.length_m - chord_m / 2 - 0.05)
+    end_m = (chord_m or 0.0) / 2 + 0.05  # a chord's direction is constant over its half
+    inside = (path.s_m > end_m) & (path.s_m < path.length_m - end_m)
     np.testing.assert_allclose(path.curvature_inv_m[inside], 1.0 / 3.0, rtol=1e-3)
     np.testing.assert_allclose(path.yaw_rad[inside], angle[inside] + np.pi / 2, atol=1e-4)
     assert path.length_m == pytest.approx(3.0 * np.pi, rel=1e-4)

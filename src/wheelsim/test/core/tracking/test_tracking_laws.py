@@ -43,7 +43,7 @@ LIMITS = MotionLimits(1.0, 0.5, 1.0, 1.0)
 
 def straight(length_m=20.0):
     x = np.linspace(0.0, length_m, int(length_m / 0.05) + 1)
-    return time_scale(path_from_points(x, np.zeros_like(x), 0.5), LIMITS)
+    return time_scale(path_from_points(x, np.zeros_like(x)), LIMITS)
 
 
 def reference(x=0.0, y=0.0, yaw=0.0, v=1.0, w=0.0, vy=0.0):
@@ -76,7 +76,7 @@ def test_progress_stays_on_the_branch_being_driven_where_the_path_crosses_itself
     angle = np.linspace(np.pi / 2, np.pi / 2 + 2 * np.pi, 2001)
     x = 10 * np.cos(angle) / (1 + np.sin(angle) ** 2)
     y = 10 * np.sin(angle) * np.cos(angle) / (1 + np.sin(angle) ** 2)
-    trajectory = time_scale(path_from_points(x, y, 0.05), LIMITS)
+    trajectory = time_scale(path_from_points(x, y), LIMITS)
     progress = PathProgress(trajectory)
     assert progress.nearest(0.0, 0.0, near_s_m=0.0).s_m == pytest.approx(0.0, abs=1e-6)
     half = trajectory.length_m / 2
@@ -597,3 +597,17 @@ def test_a_grid_paths_kink_at_its_start_does_not_slow_a_replan():
                                          tuple(along_mps))
     first_m = trajectory.s_m < 1.0
     assert trajectory.v_mps[first_m].min() > 0.5
+
+
+def test_a_plan_with_headings_keeps_the_curvature_of_its_poses():
+    """Found in the diff review: timed along 0.5 m chords, a car's short legs (a multi-point
+    turn, as Smac Hybrid-A* plans them with headings) lost their curvature: two 0.4 m arcs of
+    radius 1 m were driven straight, no yaw rate planned. Only plans without headings (grid
+    planners') take the chord."""
+    config = from_flat(ControllerConfig, {**FIXED_CONTROLLER, 'model': 'bicycle'})
+    angle = np.linspace(0.0, 0.4, 9)
+    x, y = np.sin(angle), 1.0 - np.cos(angle)  # left turn of radius 1 m from the origin
+    trajectory, _ = trajectory_from_plan(np.zeros(9), x, y, angle, config)
+    inner = slice(2, -2)
+    np.testing.assert_allclose(trajectory.curvature_inv_m[inner], 1.0, rtol=0.02)
+    np.testing.assert_allclose(trajectory.yaw_rad[inner], angle[inner], atol=0.01)

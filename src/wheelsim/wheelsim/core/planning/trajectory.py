@@ -196,15 +196,18 @@ def joined(parts: list[Trajectory]) -> Trajectory:
     return Trajectory(**{name: np.concatenate(values) for name, values in columns.items()})
 
 
-def path_from_points(x_m: FloatArray, y_m: FloatArray, chord_m: float) -> PathSamples:
+def path_from_points(x_m: FloatArray, y_m: FloatArray,
+                     chord_m: float | None = None) -> PathSamples:
     """A :class:`PathSamples` through the points (x, y), driven along the polyline joining them.
 
-    The direction of travel at each sample is that of the chord between the two points of the
-    polyline ``chord_m / 2`` before and after it in arc length (the chord shifted to lie within
-    the path at its ends, the whole path when it is shorter); the curvature is its derivative
-    along the path. On a straight line and on a circle whose circumference exceeds ``chord_m``
-    this is the exact tangent; a kink (a grid path turning by whole cells) is spread over
-    ``chord_m``. Consecutive duplicate points are dropped; fewer than 2 distinct points raise
+    The direction of travel at each sample: without ``chord_m``, the tangent by differences of
+    the neighbouring points; with it, the direction of the chord between the two points of the
+    polyline ``chord_m / 2`` before and after the sample in arc length, shifted to lie within
+    the path at its ends (the whole path when it is shorter), so constant over the first and
+    last ``chord_m / 2``. The chord spreads a kink (a grid path turning by whole cells) over
+    ``chord_m``; away from the ends it is the exact tangent of a line or of a circle longer
+    than ``chord_m`` all round. The curvature is the derivative of the direction along the
+    path. Consecutive duplicate points are dropped; fewer than 2 distinct points raise
     PlanningError.
     """
     points = np.column_stack([x_m, y_m]).astype(float)
@@ -215,11 +218,14 @@ def path_from_points(x_m: FloatArray, y_m: FloatArray, chord_m: float) -> PathSa
     if len(points) < 2:
         raise PlanningError('path needs at least 2 distinct points')
     s = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(points, axis=0).T))])
-    half_m = min(chord_m, s[-1]) / 2
-    centre_m = np.clip(s, half_m, s[-1] - half_m)
-    chord = [np.interp(centre_m + half_m, s, axis) - np.interp(centre_m - half_m, s, axis)
-             for axis in points.T]
-    yaw = np.unwrap(np.arctan2(chord[1], chord[0]))
+    if chord_m is None:
+        tangent = [np.gradient(axis, s) for axis in points.T]
+    else:
+        half_m = min(chord_m, s[-1]) / 2
+        centre_m = np.clip(s, half_m, s[-1] - half_m)
+        tangent = [np.interp(centre_m + half_m, s, axis) - np.interp(centre_m - half_m, s, axis)
+                   for axis in points.T]
+    yaw = np.unwrap(np.arctan2(tangent[1], tangent[0]))
     curvature = np.gradient(yaw, s) if len(s) > 2 else np.zeros_like(s)
     return PathSamples(
         s_m=s, x_m=points[:, 0], y_m=points[:, 1], yaw_rad=yaw, curvature_inv_m=curvature

@@ -110,10 +110,12 @@ TURN_FIRST_RAD = math.pi / 4
 #: ... and the law takes over once it faces within this of the leg, its turn slowed (the drive's
 #: lag carries a turn on; handed over at TURN_FIRST_RAD, the vehicle swung 0.1 m off the path).
 TURN_DONE_RAD = 0.1
-#: A plan without times is driven along the direction of its chords this long
-#: (:func:`path_from_points`): the real NavFn's paths turn 30 degrees within 5 cm of their start
-#: (the start cell's centre joined to the descent), whose curvature, taken pose by pose, held
-#: each replan's start to 0.2 m/s; over this chord it allows 0.6 m/s.
+#: A plan without times or headings (a grid planner's) is driven along the direction of its
+#: chords this long (:func:`path_from_points`): the real NavFn's paths turn 30 degrees within
+#: 5 cm of their start (the start cell's centre joined to the descent), whose curvature, taken
+#: pose by pose, held each replan's start to 0.2 m/s; over this chord it allows 0.6 m/s. A plan
+#: with headings (a planner of smooth, feasible paths: a car's legs may be shorter than the
+#: chord) keeps the curvature of its poses.
 UNTIMED_CHORD_M = 0.5
 
 
@@ -138,13 +140,13 @@ def trajectory_from_plan(
     as Nav2's) the path is timed here within the output speed and yaw rate limits and the
     ``untimed_plans`` accelerations, each leg (:func:`legs_of`) to rest, the first from the
     vehicle's speed along it (``start_velocity_mps``, map frame: :func:`start_speed`), the
-    others from rest, facing along the path's chords of :data:`UNTIMED_CHORD_M` (backwards on
-    a leg whose steps point against its poses' headings). Poses all at heading 0 but the last
-    (or NaN: a zero quaternion) carry no headings, as Nav2's grid planners (NavFn, Smac 2D,
-    Theta*) fill them: the first leg is then driven forwards, but by a car (model bicycle,
-    which cannot turn on the spot) facing away from it at ``vehicle_yaw_rad`` (map frame, if
-    given) backwards, and each cusp flips the direction. Raises :class:`PlanningError` for an
-    unusable plan.
+    others from rest, facing along the path (without headings: along its chords of
+    :data:`UNTIMED_CHORD_M`; backwards on a leg whose steps point against its poses'
+    headings). Poses all at heading 0 but the last (or NaN: a zero quaternion) carry no
+    headings, as Nav2's grid planners (NavFn, Smac 2D, Theta*) fill them: the first leg is
+    then driven forwards, but by a car (model bicycle, which cannot turn on the spot) facing
+    away from it at ``vehicle_yaw_rad`` (map frame, if given) backwards, and each cusp flips
+    the direction. Raises :class:`PlanningError` for an unusable plan.
     """
     largest = max((float(np.max(np.abs(v), initial=0.0)) for v in (x_m, y_m)), default=0.0)
     if not largest <= MAX_PLAN_COORDINATE_M:
@@ -173,7 +175,7 @@ def trajectory_from_plan(
     parts = []
     for leg in legs_of(x, y, headings, first_reverse):
         path = path_from_points(x[leg.first:leg.last + 1], y[leg.first:leg.last + 1],
-                               UNTIMED_CHORD_M)
+                                None if headings is not None else UNTIMED_CHORD_M)
         # the direction of travel (path.yaw_rad), which a reversing vehicle's velocity takes too
         speed_mps = 0.0 if parts else start_speed(start_velocity_mps, path.yaw_rad[0])
         parts.append(time_scale(path, motion, start_speed_mps=speed_mps, reverse=leg.reverse))
