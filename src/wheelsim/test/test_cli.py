@@ -647,6 +647,9 @@ def test_a_tune_with_every_value_fixed_is_refused(capsys, process_state_restored
      'give the values V1,V2,...\n'),
     ('planner.waypoints=[1.0,0.0,.nan]', 'planner.waypoints=[1.0,0.0,.nan]: tune cannot search '
      'an array'),
+    # found in review: a value of the wrong type alone was refused as 'one value each'
+    ('controller.lead_time=a:b', 'controller.lead_time=a:b: controller.lead_time: must be -1 '
+     '(from the vehicle) or a finite number in [0, 10]\n'),
 ])
 def test_a_tune_axis_no_trial_could_run_is_refused_before_any(capsys, process_state_restored,
                                                               tmp_path, monkeypatch, axis, said):

@@ -549,6 +549,7 @@ def _tune(args: argparse.Namespace) -> int:
     tune.check_objective(scenario, axes, args.objective)
     check = _override_check(specs)
     _check_axis_ends(scenario, axes, check)
+    tune.check_not_one_run(axes)
     check_used(scenario, tune.choice_runs(scenario, axes, check, USE_DECIDING),
                [a.name for a in axes], unused_in_a_run, 'any trial')
     root = _output_root(args.output) / scenario.name / args.study

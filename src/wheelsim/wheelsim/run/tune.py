@@ -126,18 +126,23 @@ def check_axes(axes: Sequence[Axis], specs: Mapping[str, Sequence[ParamSpec]]) -
     ScenarioError for a range of an integer parameter whose bounds are no integers, for a value
     list repeating a value and for a parameter its node does not declare);
     ScenarioError naming the ``--param`` of an array value: an Optuna choice is a single value
-    (None, bool, int, float or str), so a study cannot search arrays; and naming them when each
-    is one value: every trial would be the same run."""
+    (None, bool, int, float or str), so a study cannot search arrays."""
     for axis in axes:
         if any(isinstance(value, list) for value in axis.values or ()):
             raise ScenarioError(f'--param {axis.text}: tune cannot search an array (an Optuna '
                                 'choice is a single value): set the array in the scenario\'s '
                                 'nodes:, or compare arrays with wheelsim sweep')
+    return as_parameter_types(axes, specs)
+
+
+def check_not_one_run(axes: Sequence[Axis]) -> None:
+    """ScenarioError naming the ``--param`` values when each is one value: every trial would
+    be the same run (checked after the values themselves, so that a value its parameter
+    refuses is named for that)."""
     if axes and all(axis.values is not None and len(axis.values) == 1 for axis in axes):
         given = ' '.join(f'--param {axis.text}' for axis in axes)
         raise ScenarioError(f'{given}: one value each, so every trial would be the same run: '
                             'give a range LOW:HIGH or two values or more (wheelsim run runs one)')
-    return as_parameter_types(axes, specs)
 
 
 def check_storage(url: str) -> None:
