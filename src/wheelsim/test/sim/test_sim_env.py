@@ -182,8 +182,10 @@ def test_a_vector_reset_takes_one_seed_per_sub_environment(noisy_robot):
 
 # found in review: a float, bool or negative seed in a list, a negative or bool seed, ended in
 # Gymnasium's error or was taken as 1
-@pytest.mark.parametrize('seed', [[1, 2], (1, 2, 3, 4), 'abc', np.arange(3), 2.5, [1.5, 2, 3],
-                                  [1, -2, 3], [True, 1, 2], -1, True, np.bool_(True)])
+@pytest.mark.parametrize('seed', [[1, 2], (1, 2, 3, 4), 'abc', np.arange(4), np.zeros((3, 1), int),
+                                  np.array([1.0, 2.0, 3.0]), np.array([1, -2, 3]), 2.5,
+                                  [1.5, 2, 3], [1, -2, 3], [True, 1, 2], -1, True,
+                                  np.bool_(True)])
 def test_a_vector_reset_refuses_seeds_that_are_not_one_per_sub_environment(noisy_robot, seed):
     vector = vector_env('path', noisy_robot, 3)
     with pytest.raises(ValueError, match=r'reset: seed = .*: give one integer >= 0 '
@@ -199,6 +201,15 @@ def test_a_vector_reset_takes_numpy_integers_as_seeds(noisy_robot):
     expected, _ = vector.reset(seed=4)
     np.testing.assert_array_equal(vector.reset(seed=np.int64(4))[0], expected)
     np.testing.assert_array_equal(vector.reset(seed=[np.int32(4), 5, np.uint8(6)])[0], expected)
+
+
+def test_a_vector_reset_takes_a_numpy_array_of_seeds(noisy_robot):
+    """Found in review: ``seed=np.arange(N)``, as ``simulate`` takes ``seeds``, was refused."""
+    vector = vector_env('path', noisy_robot, 3)
+    expected, _ = vector.reset(seed=[4, 9, 2])
+    np.testing.assert_array_equal(vector.reset(seed=np.array([4, 9, 2]))[0], expected)
+    np.testing.assert_array_equal(
+        vector.reset(seed=np.array([4, 9, 2], dtype=np.uint16))[0], expected)
 
 
 # found in review: the single env, unlike the vector env, ended a numpy seed in Gymnasium's

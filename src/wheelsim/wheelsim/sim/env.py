@@ -251,10 +251,13 @@ class _BatchEnv(VectorEnv):
 
     def _seeds(self, seed: int | Sequence[int | None] | None) -> list[int | None] | None:
         """Each sub-environment's seed: ``seed + i`` for an int, the items of a list (one per
-        sub-environment), None for None; numpy's integers as Python's. ValueError for a list
-        of another length or a seed that is no integer >= 0 (a bool is not)."""
+        sub-environment; a 1-D numpy array as its list, as ``simulate`` takes ``seeds``), None
+        for None; numpy's integers as Python's. ValueError for a list of another length or a
+        seed that is no integer >= 0 (a bool is not)."""
         if seed is None:
             return None
+        if isinstance(seed, np.ndarray):  # its items, as Python's, on one line in an error
+            seed = seed.tolist()
         if _is_seed(seed):
             return [int(seed) + i for i in range(self.num_envs)]
         if isinstance(seed, (str, bytes)) or not isinstance(seed, Sequence) \
