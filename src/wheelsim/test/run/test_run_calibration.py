@@ -130,8 +130,62 @@ def test_a_failed_fit_names_the_actuator_values_it_held_from_the_params_file(tmp
         calibrate_bag(tmp_path / 'bag', tmp_path / 'out' / 'params.yaml', params_file=jerk)
     assert str(refused.value).startswith('the recording does not identify ')
     assert str(refused.value).endswith(
-        f'(the fit held from --params {jerk}: drive_actuators.max_jerk 2; a value the '
-        'recorded vehicle does not have keeps the fit from matching it)'), refused.value
+        '(if the recording has these motions, the recorded vehicle differs from what the fit '
+        f'held: from --params {jerk}: drive_actuators.max_jerk 2; none of: a deceleration limit '
+        'apart from the acceleration limit, a dead band, wheel slip; give its values with '
+        '--params)'), refused.value
+
+
+def test_a_fit_refused_for_an_unfitted_limit_shows_its_residual_and_what_it_held(tmp_path):
+    """Found in review: a vehicle braking at 4 m/s^2 and speeding up at 1 (a deceleration
+    limit, which the fit does not fit) was refused with advice to record the steps the bag
+    already had, and no residual. The same bag fits given the deceleration limit."""
+    parameters, actuators, _ = known('differential')
+    group = 'model_params.differential.drive_actuators'
+    braking = {f'{group}.max_acceleration': 1.0, f'{group}.max_deceleration': 4.0}
+    record_excitation_bag(tmp_path / 'bag', parameters | braking,
+                          excitation('differential', TOP_SPEED))
+    with pytest.raises(CalibrationError) as refused:
+        calibrate_bag(tmp_path / 'bag', tmp_path / 'out' / 'params.yaml')
+    message = str(refused.value)
+    residual = re.search(r"; the fit's residual RMS: vx ([0-9.e-]+) m/s, wz [0-9.e-]+ rad/s "
+                         r'\(if the recording has these motions, the recorded vehicle differs '
+                         r'from what the fit held: none of: a deceleration limit apart from the '
+                         r'acceleration limit, a jerk limit, a dead band, wheel slip; give its '
+                         r'values with --params\)$', message)
+    assert residual, message
+    assert float(residual[1]) > 0.03  # 3 times the command noise, which a fit leaves
+    outputs = calibrate_bag(tmp_path / 'bag', tmp_path / 'out' / 'params.yaml',
+                            params_file=vehicle_sim_file(tmp_path / 'braking.yaml', {
+                                f'{group}.max_deceleration': 4.0}))
+    assert flat_params(outputs.params)[f'{group}.max_acceleration'] == pytest.approx(1.0,
+                                                                                     rel=0.02)
+
+
+def test_the_dynamic_bicycle_holds_the_wheel_base_of_the_params_file(tmp_path):
+    """Found in review: a dynamic bicycle's bag (dynamics.enabled, with the true --params) was
+    refused: its understeer made joint_states give a wheel base of 2.13 m for 2.0, and the fit
+    held that."""
+    parameters, actuators, _ = known('bicycle')
+    actuators['drive_actuator.max_velocity'] = 6.0  # the tyres slip sideways at speed
+    dynamic = {'model_params.bicycle.dynamics.enabled': True,
+               'model_params.bicycle.friction_coefficient': 0.8}
+    record_excitation_bag(tmp_path / 'bag', parameters | dynamic | {
+        'model_params.bicycle.drive_actuator.max_velocity': 6.0}, excitation('bicycle', 6.0))
+    without_base = vehicle_sim_file(tmp_path / 'dynamic.yaml', dynamic)
+    with pytest.raises(CalibrationError, match=re.escape(
+            f'--params {without_base}: model_params.bicycle.wheel_base: not given; the dynamic '
+            'bicycle (dynamics.enabled true) slips sideways, so joint_states do not give it: '
+            'give it in the file')):
+        calibrate_bag(tmp_path / 'bag', tmp_path / 'out' / 'params.yaml',
+                      params_file=without_base)
+    outputs = calibrate_bag(tmp_path / 'bag', tmp_path / 'out' / 'params.yaml',
+                            params_file=vehicle_sim_file(tmp_path / 'base.yaml', dynamic | {
+                                'model_params.bicycle.wheel_base': 1.5}))
+    fitted = flat_params(outputs.params)
+    for key, value in actuators.items():
+        assert fitted['model_params.bicycle.' + key] == pytest.approx(
+            value, abs=2e-3 if key.endswith('dead_time') else 0.02 * value), key
 
 
 def test_the_command_refuses_a_bag_without_excitation(tmp_path):
@@ -156,10 +210,10 @@ def test_a_limit_the_motion_never_reached_is_the_only_one_named(tmp_path):
     record_excitation_bag(tmp_path / 'bag', parameters, excitation('differential', TOP_SPEED))
     with pytest.raises(CalibrationError) as raised:
         calibrate_bag(tmp_path / 'bag', tmp_path / 'out' / 'params.yaml')
-    assert str(raised.value) == (
+    assert str(raised.value).startswith(
         'the recording does not identify drive_actuators.max_velocity (the recorded motion '
         'never depended on it: a limit never reached, or none): record a speed command above '
-        'the top speed, held 2-3 s')
+        "the top speed, held 2-3 s; the fit's residual RMS: vx "), raised.value
 
 
 def calibrate_command(*args):

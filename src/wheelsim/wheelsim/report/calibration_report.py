@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from wheelsim.core import yaml_numbers
-from wheelsim.core.calibration.fit import Calibration
+from wheelsim.core.calibration.fit import CHANNEL_UNITS, Calibration
 from wheelsim.core.calibration.recording import Estimate, Recording
 from wheelsim.core.params import flatten
 from wheelsim.core.vehicle_sim.config import VehicleSimSettings
@@ -19,7 +19,6 @@ UNITS = {'dead_time': 's', 'time_constant': 's', 'max_velocity': 'm/s', 'max_acc
          'm/s^2', 'bias': 'm/s', 'wheel_radius': 'm', 'track': 'm', 'wheel_base': 'm',
          'lever': 'm'}
 STEERING_UNITS = {'max_velocity': 'rad/s', 'max_position': 'rad', 'bias': 'rad'}
-CHANNEL_UNITS = {'vx': 'm/s', 'vy': 'm/s', 'wz': 'rad/s', 'steering': 'rad'}
 
 
 def _unit(key: str) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from wheelsim.core.calibration.excitation import Step
-from wheelsim.core.calibration.fit import calibrate, initial_parameters
+from wheelsim.core.calibration.fit import calibrate, drive_group, initial_parameters
 from wheelsim.core.calibration.recording import (
     FIT_GEOMETRY,
     CalibrationError,
@@ -151,7 +151,13 @@ def calibrate_bag(bag: str | os.PathLike, output: str | os.PathLike, model: str 
     given = {k[len(prefix):]: v for k, v in params.items() if k.startswith(prefix)}
     base = dict(given)
     check_excitation(recording, model)
-    geometry = fit_geometry(recording, model)
+    tyre_slip = model == 'bicycle' and given.get('dynamics.enabled') is True
+    if tyre_slip and 'wheel_base' not in given:
+        raise CalibrationError(
+            f'--params {path_text(params_file)}: model_params.bicycle.wheel_base: not given; the '
+            'dynamic bicycle (dynamics.enabled true) slips sideways, so joint_states do not give '
+            'it: give it in the file')
+    geometry = fit_geometry(recording, model, tyre_slip)
     measured = geometry_for_fit(model, geometry, base)
     held = {key: base[key] for key in FIT_GEOMETRY[model] if key in base and key not in measured}
     compared = {key: (base[key], value) for key, value in measured.items() if key in base}
@@ -165,7 +171,7 @@ def calibrate_bag(bag: str | os.PathLike, output: str | os.PathLike, model: str 
         result = calibrate(recording, model, base, 1.0 / step_rate_hz)
     except CalibrationError as err:
         raise CalibrationError(f'{err}{_coarse_steps(recording, step_rate_hz, step_rate_setting)}'
-                               f'{_held_actuators(recording, model, given, params_file)}'
+                               f'{_what_the_fit_held(recording, model, given, held, params_file)}'
                                ) from None
     except ValueError as err:
         raise CalibrationError(f'the vehicle parameters are invalid: {err}') from None
@@ -198,19 +204,30 @@ def _coarse_steps(recording: Recording, step_rate_hz: float, setting: str) -> st
             'resolves the recording, vehicle_sim\'s default is 1000 Hz)')
 
 
-def _held_actuators(recording: Recording, model: str, given: dict[str, Any],
-                    params_file: Path | None) -> str:
-    """What a failed fit adds when it held actuator values from the params file (``given``:
-    its parameters below ``model_params.<model>``) that it does not fit (a jerk limit, a dead
-    band): a value the recorded vehicle does not have keeps the fit from matching it. Empty
-    otherwise."""
+def _what_the_fit_held(recording: Recording, model: str, given: dict[str, Any],
+                       geometry: dict[str, float], params_file: Path | None) -> str:
+    """What a failed fit adds: what it held instead of fitting, which a recorded vehicle that
+    differs cannot be matched with however it was driven. From the params file (``given``:
+    its parameters below ``model_params.<model>``): actuator values the fit does not fit (a
+    jerk limit, a dead band) and the ``geometry`` it took from there; where the file gives
+    none, it takes none of a deceleration limit of its own, a jerk limit, a dead band and (a
+    differential) wheel slip."""
     fitted = {parameter.key for parameter in initial_parameters(recording, model)}
-    held = [f'{key} {_shown(value)}' for key, value in given.items()
-            if '_actuator' in key.split('.', 1)[0] and key not in fitted]
-    if not held:
-        return ''
-    return (f' (the fit held from --params {path_text(params_file)}: {", ".join(held)}; a value '
-            'the recorded vehicle does not have keeps the fit from matching it)')
+    from_file = [f'{key} {_shown(value)}' for key, value in given.items()
+                 if '_actuator' in key.split('.', 1)[0] and key not in fitted]
+    from_file += [f'{key} {_shown(value)} m' for key, value in geometry.items()]
+    group = drive_group(model)
+    unfitted = {'a deceleration limit apart from the acceleration limit':
+                [f'{group}.max_deceleration'], 'a jerk limit': [f'{group}.max_jerk'],
+                'a dead band': [f'{group}.dead_band']}
+    if model == 'differential':
+        unfitted['wheel slip'] = ['slip_left', 'slip_right']
+    none_of = [text for text, keys in unfitted.items() if not any(key in given for key in keys)]
+    held = [f'from --params {path_text(params_file)}: {", ".join(from_file)}'] if from_file \
+        else []
+    held += [f'none of: {", ".join(none_of)}'] if none_of else []
+    return (' (if the recording has these motions, the recorded vehicle differs from what the '
+            f'fit held: {"; ".join(held)}; give its values with --params)')
 
 
 #: The relative difference within which a step rate counts as the samples' rate.

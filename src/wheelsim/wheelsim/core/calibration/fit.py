@@ -55,6 +55,8 @@ BATCH_VEHICLES = 32
 FIRST_PASS_S = 120.0  # a longer recording is first fitted on its beginning
 MAX_RELATIVE_CI = 0.1
 
+#: Each fitted channel's unit.
+CHANNEL_UNITS = {'vx': 'm/s', 'vy': 'm/s', 'wz': 'rad/s', 'steering': 'rad'}
 MOTIONS = {
     'time_constant': 'small speed steps (0 -> 30 % of the top speed and back) held 2-3 s, '
                      'whose response the acceleration limit does not bound',
@@ -273,9 +275,11 @@ class Fitter:
 
 
 def _check_identified(estimates: Mapping[str, Estimate], dt: float,
-                      unmoved: Collection[str] = ()) -> None:
+                      unmoved: Collection[str] = (), rms: Mapping[str, float] | None = None
+                      ) -> None:
     """CalibrationError naming each parameter the recording does not identify and the motion
-    to record; ``unmoved``: those the residuals do not depend on at all."""
+    to record, then the fit's residual RMS per channel (``rms``, in :data:`CHANNEL_UNITS`);
+    ``unmoved``: those the residuals do not depend on at all."""
     problems = []
     for key, estimate in estimates.items():
         name = key.split('.', 1)[1] if key.startswith('drive_actuator') else key
@@ -292,7 +296,10 @@ def _check_identified(estimates: Mapping[str, Estimate], dt: float,
                             f'[{estimate.low:.4g}, {estimate.high:.4g}]): record '
                             f'{MOTIONS[name]}')
     if problems:
-        raise CalibrationError('the recording does not identify ' + '; '.join(problems))
+        residual = '' if not rms else '; the fit\'s residual RMS: ' + ', '.join(
+            f'{channel} {value:.3g} {CHANNEL_UNITS[channel]}' for channel, value in rms.items())
+        raise CalibrationError('the recording does not identify ' + '; '.join(problems)
+                               + residual)
 
 
 def initial_parameters(recording: Recording, model: str) -> list[Parameter]:
@@ -345,9 +352,9 @@ def calibrate(recording: Recording, model: str, base: Mapping[str, Any] | None =
     fitter = Fitter(simulator, starts)
     fitter.fit()
     estimates = fitter.estimates()
-    _check_identified(estimates, step_period_s, fitter.unmoved)
+    rms = dict(zip(simulator.channels, simulator.rms(fitter.residual).tolist(), strict=True))
+    _check_identified(estimates, step_period_s, fitter.unmoved, rms)
     values = fitter.values
     simulated = simulator.run([values])[0]
-    rms = dict(zip(simulator.channels, simulator.rms(fitter.residual).tolist(), strict=True))
     return Calibration(model, estimates, values, tuple(simulator.channels),
                        simulator.measured, simulated, rms)

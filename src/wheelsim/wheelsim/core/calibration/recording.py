@@ -156,13 +156,15 @@ def line_through_origin(x: FloatArray, y: FloatArray) -> Estimate:
     return Estimate(slope, slope - 1.96 * std, slope + 1.96 * std)
 
 
-def fit_geometry(recording: Recording, model: str) -> dict[str, Estimate]:
+def fit_geometry(recording: Recording, model: str, tyre_slip: bool = False
+                 ) -> dict[str, Estimate]:
     """Wheel radius and track / wheel base from ``joint_states`` and the measured twist, where
     the recording has the joints (wheelsim's joint names); empty otherwise.
 
     Rolling without slip: ``vx = r * mean(wheel rates)``; differential ``wz * track = r *
     (right - left)``; omni ``wz * (wheel_base + track) / 2 = r * (-fl + fr - rl + rr) / 4``
-    (the lever, reported as such); bicycle ``vx tan(delta) = wheel_base * wz``.
+    (the lever, reported as such); bicycle ``vx tan(delta) = wheel_base * wz``, unless
+    ``tyre_slip`` (the dynamic bicycle, which understeers or oversteers: no wheel base).
     """
     if not len(recording.joints_t_s) or not recording.wheel_names:
         return {}
@@ -191,7 +193,7 @@ def fit_geometry(recording: Recording, model: str) -> dict[str, Estimate]:
         fl, fr, rl, rr = (rate(f'{n}_wheel_joint') for n in (
             'front_left', 'front_right', 'rear_left', 'rear_right'))
         out['lever'] = line_through_origin(wz[turning], radius * (-fl + fr - rl + rr) / 4.0)
-    elif model == 'bicycle' and len(recording.steering_rad):
+    elif model == 'bicycle' and len(recording.steering_rad) and not tyre_slip:
         steering = recording.measured_steering_at_samples()
         useful = rolling & turning & (np.abs(steering) > 0.02)
         if useful.sum() >= 10:
