@@ -351,7 +351,8 @@ class VehicleSim:
                 self.vehicle.set_command(0.0, 0.0, 0.0)
                 self.diagnostics.stale_commands += 1
                 self.seam.logger.info(
-                    f'no command for {self.settings.twist_reference_max_oldness:g} s: braking',
+                    'the held command is older than twist_reference_max_oldness '
+                    f'({self.settings.twist_reference_max_oldness:g} s): braking',
                     throttle_duration_sec=5.0,
                 )
 
