@@ -29,6 +29,7 @@ class Demo:
     kind: str = param('a', 'Which kind.', choices=('a', 'b'), read_only=True)
     rate: float = param(50.0, 'Rate.', unit='Hz', min_value=0.0, min_exclusive=True)
     points: tuple = param((), 'Points.')
+    outline: tuple = param((), 'Outline.', read_only=True)
     flag: bool = param(False, 'A flag.')
     lag: float = param(-1.0, 'Lag.', unit='s', min_value=0.0, max_value=10.0,
                        special=(-1.0, 'from the vehicle'))
@@ -76,6 +77,18 @@ def test_descriptors_carry_type_unit_range_choices_and_read_only(node_with):
     assert node.get_parameter('points').value == []
     assert kind.read_only and "one of 'a', 'b'" in kind.additional_constraints
     assert (count.integer_range[0].from_value, count.integer_range[0].to_value) == (1, 5)
+
+
+def test_a_read_only_empty_array_has_its_value(node_with):
+    """Found in review: vehicle_sim's read-only ``footprint`` left empty had no value, so a
+    ``get_parameters`` call naming it (``ros2 param dump``) returned no value at all."""
+    node, _, _, _ = node_with()
+    assert node.get_parameter('outline').value == []
+    assert node.get_parameter('outline').type_ == Parameter.Type.DOUBLE_ARRAY
+    [outline] = node.describe_parameters(['outline'])
+    assert outline.read_only and outline.type == ParameterType.PARAMETER_DOUBLE_ARRAY
+    [refused] = node.set_parameters([Parameter('outline', value=[1.0, 2.0])])
+    assert not refused.successful
 
 
 def test_a_special_value_is_within_the_ros_range_and_a_value_between_is_refused(node_with):

@@ -32,6 +32,7 @@ declare all its groups through it.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
@@ -225,12 +226,16 @@ class NodeParameters:
         desc = descriptor(spec)
         node = self._seam.rclpy_node
         if spec.kind is tuple and not value:
-            # rclpy infers BYTE_ARRAY from an empty list: declare the type, then set the value.
+            # rclpy infers BYTE_ARRAY from an empty list: declare the type, set the value, then
+            # (a read-only one) make it read-only, which a value cannot be set after.
+            writable = copy.copy(desc)
+            writable.read_only = False
             node.declare_parameter(
-                spec.name, Parameter.Type.DOUBLE_ARRAY, desc, ignore_override=True
+                spec.name, Parameter.Type.DOUBLE_ARRAY, writable, ignore_override=True
             )
-            if not spec.read_only:
-                node.set_parameters([_ros_parameter(spec, value)])
+            node.set_parameters([_ros_parameter(spec, value)])
+            if spec.read_only:
+                node.set_descriptor(spec.name, desc)
             return
         node.declare_parameter(
             spec.name, _ros_parameter(spec, value).value, desc, ignore_override=True
