@@ -141,6 +141,27 @@ def test_closes_the_loop_to_the_goal_and_stops(probe, model, algorithm):
         assert node.stop_cleanly(), node.output()
 
 
+def test_a_goal_given_up_then_one_reached_log_both(probe):
+    """Found in review: the two messages shared one logging call, whose severity rclpy fixes
+    at its first use: after a goal given up, "goal reached" was an error of the callback."""
+    with NodeProcess(NODE, {**FIXED, 'model': 'differential', 'goal.timeout': 0.5}) as node:
+        plant = Plant(probe, Pose2D(0.0, 0.0, 0.0))
+        plant.freeze = True  # the vehicle does not move: the goal is given up
+        assert probe.spin_until(lambda: plant._pose_pub.get_subscription_count() > 0, 20), (
+            node.output()
+        )
+        trajectory = plan_to_goal(PLANNER, Pose2D(0.0, 0.0, 0.0), Pose2D(0.5, 0.0, 0.0))
+        send_plan(probe, trajectory)
+        assert probe.spin_until(lambda: 'goal not reached' in node.output(),
+                                trajectory.duration_s + 30), node.output()
+        plant.freeze = False
+        send_plan(probe, plan_to_goal(PLANNER, Pose2D(0.0, 0.0, 0.0), Pose2D(0.5, 0.0, 0.0)))
+        assert probe.spin_until(lambda: 'goal reached' in node.output(),
+                                trajectory.duration_s + 30), node.output()
+        assert 'Logger severity' not in node.output()
+        assert node.stop_cleanly(), node.output()
+
+
 def test_unstamped_commands_and_refused_input(probe):
     # pose_timeout: the last good pose stays usable while the test waits, however busy.
     params = {**FIXED_CONTROLLER, 'enable_stamped_cmd_vel': False, 'pose_timeout': 60.0}

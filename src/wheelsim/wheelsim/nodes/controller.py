@@ -351,8 +351,11 @@ class Controller:
             self._publish_errors(now, step.errors)
         if step.status in (GOAL_REACHED, GOAL_FAILED):
             self._plan_key = None  # the same plan sent again is a new request
-            (self.seam.logger.info if step.status == GOAL_REACHED else
-             self.seam.logger.warning)(step.message)
+            # one call each: rclpy fixes a call site's severity at its first call
+            if step.status == GOAL_REACHED:
+                self.seam.logger.info(step.message)
+            else:
+                self.seam.logger.warning(step.message)
 
     def _publish_command(self, stamp: int, command: BodyTwist) -> None:
         """Publish ``command`` stamped ``stamp`` [ns] (the control step's time)."""
