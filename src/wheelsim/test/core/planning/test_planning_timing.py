@@ -135,6 +135,19 @@ def test_every_limit_holds_on_a_path_of_varying_curvature():
     assert curvature_rate.max() <= 0.3 * (1 + 1e-9)
 
 
+def test_a_bend_between_samples_keeps_the_yaw_rate_between_them():
+    """Found in review: a plan's heading turned 1.75 rad between two samples 0.042 m apart
+    whose curvature was far less (a hook within one segment), at 2.4 rad/s for a limit of 1."""
+    s = np.array([0.0, 0.5, 1.0, 1.042, 1.5, 2.0])
+    yaw = np.array([0.0, 0.0, 0.0, 1.75, 1.75, 1.75])  # the samples see no curvature at all
+    path = PathSamples(s_m=s, x_m=s, y_m=np.zeros_like(s), yaw_rad=yaw,
+                       curvature_inv_m=np.zeros_like(s))
+    for reverse in (False, True):
+        trajectory = time_scale(path, LIMITS, reverse=reverse)
+        yaw_rate = np.diff(trajectory.yaw_rad) / np.diff(trajectory.t_s)
+        assert np.abs(yaw_rate).max() == pytest.approx(LIMITS.max_yaw_rate_radps), reverse
+
+
 def test_heading_apart_from_the_path_gives_lateral_body_velocity():
     """An omni base crossing a line sideways: the body moves along its own y axis."""
     trajectory = time_scale(line(4.0), LIMITS, yaw_rad=np.full(401, np.pi / 2))

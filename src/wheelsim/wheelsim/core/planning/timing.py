@@ -182,7 +182,11 @@ def time_scale(
     ds = np.diff(s)
     acceleration = np.full(len(ds), limits.max_acceleration_mps2)
     if yaw_rad is None:
-        yaw_rate_per_m = yaw_bound_per_m = path.curvature_inv_m
+        yaw_rate_per_m = path.curvature_inv_m
+        # the heading's turn between samples too: a bend sharper than the samples' curvature
+        # (a hook within one segment) keeps the mean yaw rate over the segment in the limit
+        yaw_bound_per_m = np.maximum(np.abs(yaw_rate_per_m), _steeper_neighbour(
+            np.diff(np.unwrap(path.yaw_rad)) / ds))
     else:
         yaw_rate_per_m = np.gradient(yaw, s)
         segment_yaw_per_m = np.diff(yaw) / ds
