@@ -7,6 +7,7 @@ such an install had no node module and every node executable failed at import.
 
 import importlib.util
 import os
+import shutil
 import struct
 import subprocess
 from pathlib import Path
@@ -46,6 +47,33 @@ def test_a_plain_colcon_build_installs_every_node_and_its_executables_run(tmp_pa
                               env={**os.environ, 'PYTHONPATH': python_path})
         assert refused_cleanly(name, done.returncode, done.stderr), (name, done)
         assert message in done.stderr, (name, done)
+
+
+def test_a_symlink_build_in_a_user_s_workspace_writes_only_into_build_and_install(tmp_path):
+    """Found in review: cloned into a workspace's src/, ``colcon build --symlink-install`` linked
+    the data files (named ``../../launch/...``) into the workspace's own folder, replacing a
+    user's ``launch/sim.launch.py``, and built ``tools/tf2_msgs``, which would shadow a ROS
+    install's."""
+    workspace = tmp_path / 'ws'
+    shutil.copytree(REPO, workspace / 'src' / 'wheelsim', symlinks=True,
+                    ignore=shutil.ignore_patterns('.git', '.venv', '.deps', 'build', 'install',
+                                                  'log', 'results', '__pycache__'))
+    (workspace / 'launch').mkdir()
+    (workspace / 'launch' / 'sim.launch.py').write_text('mine')
+    listed = subprocess.run(['colcon', 'list', '--names-only'], cwd=workspace,
+                            capture_output=True, text=True, timeout=120)
+    assert listed.stdout.split() == ['wheelsim'], listed.stdout + listed.stderr
+    build = subprocess.run(['colcon', 'build', '--symlink-install'], cwd=workspace,
+                           capture_output=True, text=True, timeout=600)
+    assert build.returncode == 0, build.stdout + build.stderr
+    assert sorted(path.name for path in workspace.iterdir()) == [
+        'build', 'install', 'launch', 'log', 'src']
+    assert (workspace / 'launch' / 'sim.launch.py').read_text() == 'mine'
+    share = workspace / 'install' / 'wheelsim' / 'share' / 'wheelsim'
+    source = workspace / 'src' / 'wheelsim'
+    for installed in ('launch/sim.launch.py', 'params/maps/room.yaml', 'fastdds_localhost.xml'):
+        assert (share / installed).resolve() == (source / installed.replace(
+            'fastdds', 'tools/fastdds')).resolve(), installed
 
 
 def test_set_up_leaves_the_package_compiled_for_every_process():

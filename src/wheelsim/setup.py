@@ -1,22 +1,27 @@
 """ament_python package wheelsim; also installs the top-level launch/, params/, rviz/, plotjuggler/
-and examples/ folders (an example's ../params/maps/room.yaml resolves in share/wheelsim/ too)."""
+and examples/ folders (an example's ../params/maps/room.yaml resolves in share/wheelsim/ too).
+
+They are reached through links in this folder (``launch -> ../../launch``): every data file is
+named inside the package, as colcon's ``--symlink-install`` needs (it links each data file into
+``build/<package>/<name>``: a name starting ``../../`` would land beside the user's workspace).
+"""
 
 from pathlib import Path
 
 from setuptools import find_packages, setup
 
 package_name = 'wheelsim'
-repo_root = Path('..', '..')
 
 
 def share_files(folder: str) -> list[tuple[str, list[str]]]:
-    """(install dir, files) per directory of a top-level repository folder, installed under
-    share/wheelsim/ with the same relative path (params/maps/room.yaml stays in params/maps/)."""
+    """(install dir, files) per directory of a folder of the package (a link to a top-level one
+    of the repository), installed under share/wheelsim/ with the same relative path
+    (params/maps/room.yaml stays in params/maps/)."""
     entries: dict[str, list[str]] = {}
-    for path in sorted((repo_root / folder).rglob('*')):
+    for path in sorted(Path(folder).rglob('*')):
         if path.is_file() and '__pycache__' not in path.parts:
-            target = f'share/{package_name}/{path.parent.relative_to(repo_root).as_posix()}'
-            entries.setdefault(target, []).append(str(path))
+            entries.setdefault(f'share/{package_name}/{path.parent.as_posix()}', []).append(
+                path.as_posix())
     return sorted(entries.items())
 
 
@@ -28,7 +33,7 @@ setup(
     data_files=[
         ('share/ament_index/resource_index/packages', [f'resource/{package_name}']),
         (f'share/{package_name}',
-         ['package.xml', str(repo_root / 'tools' / 'fastdds_localhost.xml')]),
+         ['package.xml', 'fastdds_localhost.xml']),
         *share_files('launch'),
         *share_files('params'),
         *share_files('rviz'),
