@@ -4,6 +4,7 @@ or `probe` (a probe node on one)."""
 import pytest
 
 from wheelsim.testing.fixtures import (  # noqa: F401 - fixtures
+    ahead_of_time_kernels,
     load_hypothesis_profile,
     probe,
     register_markers,

@@ -170,7 +170,8 @@ def copies(call: RecordedCall) -> tuple:
     return RecordedCall.of(call.kernel, call.args).args
 
 
-def test_every_kernel_compiled_ahead_of_time_computes_what_numba_s_jit_computes():
+def test_every_kernel_compiled_ahead_of_time_computes_what_numba_s_jit_computes(
+        ahead_of_time_kernels):
     """Every kernel call of the warm-ups (what the nodes and a run's report call), replayed on
     the recorded arguments through the module set-up compiled ahead of time and through
     numba's JIT: the same results and the same arrays written, bit for bit."""
@@ -193,7 +194,7 @@ def test_every_kernel_compiled_ahead_of_time_computes_what_numba_s_jit_computes(
         assert bits(args_ahead) == bits(args_jit), call.kernel.name
 
 
-def test_a_call_with_other_argument_types_goes_to_numba_s_jit():
+def test_a_call_with_other_argument_types_goes_to_numba_s_jit(ahead_of_time_kernels):
     floats = (0.0, 0.0, 0.3, 1.0, 0.5, 0.2, 0.1)
     assert integrate_twist.built_ahead_of_time(floats) is not None
     ints = (0, 0, 0, 1, 0, 0, 1)  # typed int64 by numba: compiled for them
@@ -229,7 +230,8 @@ CALL_SAYING_NUMBA = ('import sys, warnings\nwarnings.simplefilter("always")\n'
 
 
 @pytest.mark.parametrize('damage', ['manifest', 'module', 'truncated'])
-def test_modules_that_cannot_be_loaded_are_named_and_left_to_numba_s_jit(tmp_path, damage):
+def test_modules_that_cannot_be_loaded_are_named_and_left_to_numba_s_jit(tmp_path, damage,
+                                                                         ahead_of_time_kernels):
     """A copy of set-up's modules in another cache folder, one manifest or module damaged: the
     process warns naming it and computes the same through numba's JIT. A truncated module (a
     full disk, say) would crash the process that maps it (SIGBUS): its size is checked first."""

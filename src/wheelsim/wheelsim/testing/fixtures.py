@@ -4,6 +4,8 @@ pytest). Each conftest.py calls :func:`register_markers` (the test command runs 
 :func:`start_long_tests_first`.
 """
 
+import os
+
 import pytest
 
 from wheelsim.ros.dds_domain import loopback_domain
@@ -46,6 +48,29 @@ def start_long_tests_first(items: list[pytest.Item]) -> None:
     minute-long test drawn last no longer runs on while the other process waits."""
     items.sort(key=lambda item: not any(item.get_closest_marker(name)
                                         for name in LONG_TEST_MARKERS))
+
+
+#: Set to 1 (``make test`` does, after ``make setup``): kernels not compiled ahead of time fail
+#: the tests of them instead of skipping them.
+REQUIRE_AHEAD_OF_TIME = 'WHEELSIM_TEST_REQUIRE_AHEAD_OF_TIME'
+
+
+@pytest.fixture
+def ahead_of_time_kernels() -> None:
+    """The kernels compiled ahead of time for these sources (``make setup``; a plain ``colcon
+    build`` does not): a test of them is skipped, saying why, where there are none, unless
+    :data:`REQUIRE_AHEAD_OF_TIME` is 1."""
+    from wheelsim.core.ahead_of_time import module_stem
+    from wheelsim.core.compiled import kernel_folder
+
+    folder = kernel_folder()
+    if folder is not None and list(folder.glob(module_stem('core0') + '.*so')):
+        return
+    reason = (f'no kernels compiled ahead of time in {folder}: make setup (tools/bootstrap.sh) '
+              'compiles them')
+    if os.environ.get(REQUIRE_AHEAD_OF_TIME) == '1':
+        pytest.fail(reason)
+    pytest.skip(reason)
 
 
 def load_hypothesis_profile() -> None:

@@ -60,7 +60,9 @@ print(json.dumps({'numba': 'numba' in sys.modules, 'warm': warm,
 
 @pytest.mark.slow
 @pytest.mark.parametrize('ahead_of_time', ['1', '0'])
-def test_after_the_warm_up_control_steps_load_no_kernel(ahead_of_time):
+def test_after_the_warm_up_control_steps_load_no_kernel(ahead_of_time, request):
+    if ahead_of_time == '1':
+        request.getfixturevalue('ahead_of_time_kernels')
     result = subprocess.run([sys.executable, '-c', STEPS], capture_output=True, text=True,
                             env={**os.environ, AHEAD_OF_TIME_SWITCH: ahead_of_time},
                             timeout=600)
