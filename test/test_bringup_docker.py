@@ -20,7 +20,7 @@ from bringup_support import (
 
 DOCKERFILE = REPO / 'docker' / 'Dockerfile'
 COMPOSE = REPO / 'docker-compose.yml'
-#: requirements-venv.txt entries that are build or test tooling, not needed to run the nodes.
+#: tools/requirements-common.txt entries that are build or test tooling, not run by the nodes.
 TOOLING = {'colcon-common-extensions', 'pytest', 'hypothesis', 'ruff', 'urdf-parser-py',
            'pytest-random-order', 'pytest-xdist',
            'commonroad-vehicle-models'}  # the last: a test's reference

@@ -82,7 +82,7 @@ def layer(module: str) -> str:
 
 def test_ruff_lint_clean():
     ruff = shutil.which('ruff')
-    assert ruff, 'ruff is not installed: make test installs it (tools/requirements-venv.txt)'
+    assert ruff, 'ruff is not installed: make test installs it (tools/requirements-common.txt)'
     targets = [p for p in ('src', 'test', 'bench', 'tools', 'launch') if (REPO_ROOT / p).exists()]
     result = subprocess.run([ruff, 'check', '--output-format', 'concise', *targets],
                             cwd=REPO_ROOT, capture_output=True, text=True)
