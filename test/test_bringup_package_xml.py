@@ -7,6 +7,7 @@ rosdep/python.yaml with an Ubuntu entry. ``python3-numba`` resolves to an apt pa
 24.04 does not have, and ``python3-mcap-ros2-support-pip`` is no key at all: both must stay out.
 """
 
+import re
 import xml.etree.ElementTree as ET
 
 from bringup_support import (
@@ -29,7 +30,7 @@ ROS_PACKAGES_IN_BOTH_DISTROS = {
     'joy',  # 3.3.0 / 3.3.0
     'nav2_map_server', 'nav2_lifecycle_manager', 'nav2_controller', 'nav2_planner',
     'nav2_behaviors', 'nav2_bt_navigator', 'nav2_regulated_pure_pursuit_controller',
-    'nav2_navfn_planner', 'nav2_costmap_2d',  # navigation2 1.3.13 / 1.4.2
+    'nav2_navfn_planner', 'nav2_costmap_2d', 'nav2_bringup',  # navigation2 1.3.13 / 1.4.2
     'urdfdom_py',  # 1.2.1 / 1.2.1
     'rosidl_parser',  # rosidl 4.6.9 / 4.9.8 (ros/cdr.py reads message definitions)
 }
@@ -69,3 +70,15 @@ def test_every_package_a_launch_file_starts_or_loads_is_an_exec_depend():
         assert f'{package}::' in nav2_text, package
     assert {package for package, _ in EXTERNAL_EXECUTABLES} - {'plotjuggler'} <= (
         dependencies('exec_depend'))
+
+
+def test_every_package_whose_files_a_launch_file_reads_is_an_exec_depend():
+    """Found in review: nav2_bringup.launch.py includes nav2_bringup's bringup_launch.py and
+    reads its nav2_params.yaml, and nav2_bringup was no exec_depend."""
+    shared = set()
+    for path in sorted((REPO / 'launch').glob('*.launch.py')):
+        shared |= set(re.findall(r"(?:FindPackageShare\(|_share\(context, )'(\w+)'",
+                                 path.read_text()))
+    assert 'nav2_bringup' in shared
+    assert shared - {'wheelsim'} <= dependencies('exec_depend'), (
+        shared - dependencies('exec_depend'))
