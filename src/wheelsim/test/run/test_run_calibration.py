@@ -164,8 +164,8 @@ def test_a_fit_refused_for_an_unfitted_limit_shows_its_residual_and_what_it_held
 
 def test_the_dynamic_bicycle_holds_the_wheel_base_of_the_params_file(tmp_path):
     """Found in review: a dynamic bicycle's bag (dynamics.enabled, with the true --params) was
-    refused: its understeer made joint_states give a wheel base of 2.13 m for 2.0, and the fit
-    held that."""
+    refused: its understeer made joint_states give a wheel base 6 % too long (2.13 m for the
+    default car's 2.0), and the fit held that."""
     parameters, actuators, _ = known('bicycle')
     actuators['drive_actuator.max_velocity'] = 6.0  # the tyres slip sideways at speed
     dynamic = {'model_params.bicycle.dynamics.enabled': True,

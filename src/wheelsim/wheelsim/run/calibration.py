@@ -210,8 +210,8 @@ def _what_the_fit_held(recording: Recording, model: str, given: dict[str, Any],
     differs cannot be matched with however it was driven. From the params file (``given``:
     its parameters below ``model_params.<model>``): actuator values the fit does not fit (a
     jerk limit, a dead band) and the ``geometry`` it took from there; where the file gives
-    none, it takes none of a deceleration limit of its own, a jerk limit, a dead band and (a
-    differential) wheel slip."""
+    none, it takes none of a deceleration limit of its own, a jerk limit, a dead band, (a
+    bicycle) a steering dead band and (a differential) wheel slip."""
     fitted = {parameter.key for parameter in initial_parameters(recording, model)}
     from_file = [f'{key} {_shown(value)}' for key, value in given.items()
                  if '_actuator' in key.split('.', 1)[0] and key not in fitted]
@@ -220,6 +220,8 @@ def _what_the_fit_held(recording: Recording, model: str, given: dict[str, Any],
     unfitted = {'a deceleration limit apart from the acceleration limit':
                 [f'{group}.max_deceleration'], 'a jerk limit': [f'{group}.max_jerk'],
                 'a dead band': [f'{group}.dead_band']}
+    if model == 'bicycle':
+        unfitted['a steering dead band'] = ['steering_actuator.dead_band']
     if model == 'differential':
         unfitted['wheel slip'] = ['slip_left', 'slip_right']
     none_of = [text for text, keys in unfitted.items() if not any(key in given for key in keys)]
