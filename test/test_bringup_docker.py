@@ -123,7 +123,7 @@ def test_compose_service_builds_the_image_and_runs_an_existing_command(service):
     assert not command_problems(spec['command']), command_problems(spec['command'])
 
 
-@pytest.mark.parametrize('service', ['rviz', 'rviz_nav2', 'plotjuggler'])
+@pytest.mark.parametrize('service', ['rviz', 'rviz_nav2', 'rviz_nav2_stock', 'plotjuggler'])
 def test_compose_gui_services_reach_the_x_server(service):
     spec = compose()['services'][service]
     assert spec['environment']['DISPLAY'].startswith('${DISPLAY')
@@ -138,10 +138,17 @@ def test_the_rviz_beside_nav2_opens_the_nav2_launch_files_view():
         assert "'nav2.rviz'" in (REPO / 'launch' / launch_file).read_text(), launch_file
     assert services['rviz_nav2']['command'] == 'rviz2 -d /wheelsim/rviz/nav2.rviz'
     assert services['rviz']['command'] == 'rviz2 -d /wheelsim/rviz/wheelsim.rviz'
+    # found in review: the RViz beside nav2_stock, whose nodes run on vehicle_sim's /clock, ran
+    # on the wall clock and stamped its goals 1.8e9 s ahead
+    assert "'use_sim_time': 'true'" in (REPO / 'launch' / 'nav2_bringup.launch.py').read_text()
+    assert services['rviz_nav2_stock']['command'] == (
+        'rviz2 -d /wheelsim/rviz/nav2.rviz --ros-args -p use_sim_time:=true')
+    assert services['rviz_nav2']['profiles'] == ['nav2']
+    assert services['rviz_nav2_stock']['profiles'] == ['nav2_stock']
     for doc in (COMPOSE, REPO / 'README.md', REPO / 'docs' / 'bringup.md',
                 REPO / 'docs' / 'development.md'):
         paired = re.findall(r'docker compose up (nav2\w*)\s+(rviz\w*)', doc.read_text())
-        assert all(rviz == 'rviz_nav2' for _, rviz in paired), (doc, paired)
+        assert all(rviz == f'rviz_{nav2}' for nav2, rviz in paired), (doc, paired)
 
 
 def test_compose_teleop_gets_a_terminal():
