@@ -11,9 +11,10 @@ counting once ``--window`` seconds have passed, every topic of ``--expect`` has 
 and every ``--frame`` has been seen on its topic, or after ``--timeout`` seconds in all (then
 the counts say what was missing). Writes
 ``{'topics': {'TOPIC [TYPE]': {'topic', 'type', 'publishers', 'latched', 'messages',
-'frames'}}, 'nodes': [...], 'up': bool, 'waited_s': float}`` (the layout of
-../shared/ros-launch's launch_run probe, plus whether the nodes came up and how long it took)
-to OUT.json, then destroys its node.
+'frames'}}, 'nodes': [...], 'up': bool, 'waited_s': float, 'missing': [...]}`` (the layout of
+../shared/ros-launch's launch_run probe, plus whether the nodes came up, how long it took and
+the topics of ``--expect`` and the frames of ``--frame`` never seen, ``TOPIC: A -> B`` for a
+frame) to OUT.json, then destroys its node.
 
 A process of its own: rmw_fastrtps's teardown of a participant can hang while holding the
 interpreter lock (docs/reliability.md), and a Kilted CI run of 2026-11-29 saw launch_run, whose
@@ -130,17 +131,19 @@ def main(argv: list[str] | None = None) -> None:
         up = nodes <= graph_nodes(node)
     counting_since = time.monotonic()
 
-    def done() -> bool:
+    def missing() -> list[str]:
         seen = {info['topic'] for info in probe.topics.values() if info['messages']}
         frames = {(info['topic'], frame) for info in probe.topics.values()
                   for frame in info['frames']}
-        return (time.monotonic() - counting_since >= args.window and expected <= seen
-                and all(tuple(frame) in frames for frame in args.frame))
+        return sorted(expected - seen) + [f'{topic}: {frame}' for topic, frame in args.frame
+                                          if (topic, frame) not in frames]
 
-    while up and not done() and time.monotonic() - t0 < args.timeout:
+    while up and (time.monotonic() - counting_since < args.window or missing()) \
+            and time.monotonic() - t0 < args.timeout:
         probe.subscribe_new_topics()
         executor.spin_once(timeout_sec=0.05)
-    result = {**probe.result(), 'up': up, 'waited_s': round(counting_since - t0, 2)}
+    result = {**probe.result(), 'up': up, 'waited_s': round(counting_since - t0, 2),
+              'missing': missing()}
     with open(args.out + '.part', 'w') as stream:
         json.dump(result, stream, indent=1)
     os.replace(args.out + '.part', args.out)

@@ -52,7 +52,7 @@ def process_events(text, shutdown_at):
 
 
 def launch(tmp_path, ros_domain_id, file_name, *arguments, nodes, expect=(), frames_on=None,
-           env=None):
+           env=None, static_transforms_on=None):
     """Run ``ros2 launch wheelsim FILE args`` (``env``: more environment variables) until
     graph_probe.py has seen every node of ``nodes`` up and counted the messages of at least
     ``WINDOW_S`` seconds, including one on every topic of ``expect`` and every transform of
@@ -60,13 +60,16 @@ def launch(tmp_path, ros_domain_id, file_name, *arguments, nodes, expect=(), fra
     (summary, launch's output); the summary has ``launch_returncode``, ``ended_by``
     ('shutdown', or 'launch ended itself' when it ended first), ``processes_started``,
     ``process_exits`` and the probe's result under ``probe`` (None when the launch ended
-    first). Fails if anything of the launch's session outlives it.
+    first). Fails if anything of the launch's session outlives it, or if the probe gave up
+    (its 90 s) before it saw every topic and frame it waited for.
 
     A robot_state_publisher of ``nodes`` is waited for until it has published its static
     transforms: it shows in the graph while its node is still being built, and a SIGINT then
-    ends it with a traceback and exit -2 (seen once in CI on a loaded machine)."""
-    expect = [*expect, *(name.rpartition('/')[0] + '/tf_static' for name in nodes
-                         if name.endswith('/robot_state_publisher'))]
+    ends it with a traceback and exit -2 (seen once in CI on a loaded machine). They come on
+    its namespace's ``tf_static``, or on ``static_transforms_on`` where the launch remaps them
+    (then name each one's frames in ``frames_on``)."""
+    expect = [*expect, *((static_transforms_on or name.rpartition('/')[0] + '/tf_static')
+                         for name in nodes if name.endswith('/robot_state_publisher'))]
     environment = {**os.environ, **(env or {}), 'ROS_DOMAIN_ID': str(ros_domain_id)}
     probe_out = tmp_path / 'probe.json'
     run = Launch(tmp_path, file_name, list(arguments), env=environment, noninteractive=True)
@@ -99,6 +102,8 @@ def launch(tmp_path, ros_domain_id, file_name, *arguments, nodes, expect=(), fra
                           stacklevel=2)
         summary['probe'] = json.loads(probe_out.read_text())
         assert summary['probe']['up'], f'not every node of {nodes} came up:\n{text[-4000:]}'
+        assert not summary['probe']['missing'], (
+            f"never seen: {summary['probe']['missing']}\n{text[-4000:]}")
     return summary, text
 
 
@@ -429,7 +434,9 @@ def test_multi_robot_launch_runs_two_robots(tmp_path, ros_domain_id):
         nodes=[*graph_names(LOOP, *robots), '/robot1_map_placement', '/robot2_map_placement'],
         expect=graph_names(['odom', 'cmd_vel', 'tracking_error'], *robots),
         frames_on={'/tf': [f'{robot}/{parent} -> {robot}/{child}' for robot in robots
-                           for parent, child in (('map', 'odom'), ('odom', 'base_link'))]})
+                           for parent, child in (('map', 'odom'), ('odom', 'base_link'))],
+                   '/tf_static': [f'{robot}/base_link -> {robot}/base_scan' for robot in robots]},
+        static_transforms_on='/tf_static')  # the robots' transforms share /tf and /tf_static
     expected = [*LOOP, *LOOP, 'static_transform_publisher', 'static_transform_publisher']
     assert_ran_and_shut_down_cleanly(summary, text, expected)
     for robot in ('robot1', 'robot2'):
