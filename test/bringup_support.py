@@ -421,6 +421,8 @@ def command_problems(command: str, container_root: str = '/wheelsim/') -> list[s
     repository inside the Docker image) exist in the repository.
     """
     tokens = _expand_defaults(command).split()
+    if tokens[:3] in (['ros2', 'launch', '-n'], ['ros2', 'launch', '--noninteractive']):
+        del tokens[2]
     problems = []
     for token in tokens:
         if token.startswith(container_root):

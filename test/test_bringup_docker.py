@@ -44,6 +44,13 @@ def test_image_is_the_official_ros_image_with_a_distro_argument_defaulting_to_ja
     assert ('ARG', 'ROS_DISTRO') in instructions[first_from:], 'ROS_DISTRO unusable after FROM'
 
 
+def pip_specs() -> list[str]:
+    """The requirement specifiers of every ``pip3 install`` of the Dockerfile, in order (its
+    options left out; a range is quoted for the shell: 'rosbags>=0.11.9,<0.12')."""
+    return [spec.strip('\'"') for line in re.findall(r'pip3 install ([^&]+)', dockerfile_text())
+            for spec in line.split() if not spec.startswith('-')]
+
+
 def apt_packages() -> set[str]:
     return set(re.findall(r'(?<![\w-])(ros-\$\{ROS_DISTRO\}-[a-z0-9-]+|python3-[a-z0-9-]+|'
                           r'xterm)(?![\w-])', dockerfile_text()))
@@ -61,8 +68,7 @@ def test_image_installs_every_package_the_launch_files_start():
 
 def test_image_installs_every_python_package_the_nodes_need():
     # a pinned version: rsplan==1.0.10; a range, quoted for the shell: 'rosbags>=0.11.9,<0.12'
-    pip = [re.split(r'[=<>]', spec.strip('\'"'))[0]
-           for spec in re.search(r'pip3 install ([^&]+)', dockerfile_text()).group(1).split()]
+    pip = [re.split(r'[=<>]', spec)[0] for spec in pip_specs()]
     packages = apt_packages()
     lines = [line for name in ('requirements-common.txt', 'requirements-kilted.txt')
              for line in (REPO / 'tools' / name).read_text().splitlines()]
@@ -151,6 +157,35 @@ def test_the_rviz_beside_nav2_opens_the_nav2_launch_files_view():
         assert all(rviz == f'rviz_{nav2}' for nav2, rviz in paired), (doc, paired)
 
 
+# found in review: `docker compose stop` (and Ctrl-C in `up`) sent SIGTERM to ros2 launch, the
+# container's first process; launch cancelled itself without stopping its nodes and the kernel
+# killed them with the container. SIGINT to a non-interactive launch's process alone stops every
+# node (test_bringup_launch_run.py stops its launches so).
+@pytest.mark.parametrize('service', [name for name, spec in compose()['services'].items()
+                                     if spec['command'].startswith('ros2 launch')])
+def test_compose_stops_a_launch_as_ctrl_c_does(service):
+    spec = compose()['services'][service]
+    assert spec['command'].startswith('ros2 launch -n wheelsim '), spec['command']
+    assert spec['stop_signal'] == 'SIGINT'
+    # launch's SIGTERM comes 5 s after its SIGINT, its SIGKILL at 10 s
+    assert int(spec['stop_grace_period'].removesuffix('s')) >= 15
+
+
+def test_compose_passes_software_rendering_to_the_gui_services():
+    """bringup.md: without a GPU, set LIBGL_ALWAYS_SOFTWARE=1 (found in review: the services'
+    environment did not take it from the host shell)."""
+    assert compose()['services']['rviz']['environment']['LIBGL_ALWAYS_SOFTWARE'] == (
+        '${LIBGL_ALWAYS_SOFTWARE:-0}')
+    assert 'set `LIBGL_ALWAYS_SOFTWARE=1`' in (REPO / 'docs' / 'bringup.md').read_text()
+
+
+def test_the_dockerfile_s_docker_run_uses_udp_as_compose_does():
+    """Found in review: its example shared the host's IPC, the shared memory a host user cannot
+    open (see the compose services' FASTDDS_BUILTIN_TRANSPORTS)."""
+    [example] = re.findall(r'#\s+docker run [^\n]*', dockerfile_text())
+    assert '--ipc' not in example and '-e FASTDDS_BUILTIN_TRANSPORTS=UDPv4' in example, example
+
+
 def test_compose_teleop_gets_a_terminal():
     spec = compose()['services']['teleop']
     assert spec['stdin_open'] and spec['tty']
@@ -159,6 +194,7 @@ def test_compose_teleop_gets_a_terminal():
 def test_command_check_catches_wrong_arguments_files_and_executables():
     assert command_problems('ros2 launch wheelsim demo.launch.py rviz:=false presett:=x')
     assert command_problems('ros2 launch wheelsim demo.launch.py preset:=${P:-no_such_preset}')
+    assert command_problems('ros2 launch -n wheelsim demo.launch.py presett:=x')
     assert command_problems('rviz2 -d /wheelsim/rviz/missing.rviz')
     assert command_problems('ros2 run teleop_twist_keyboard teleop_twist_joy')
     assert not command_problems('ros2 launch wheelsim demo.launch.py preset:=forklift rviz:=1')
@@ -167,6 +203,52 @@ def test_command_check_catches_wrong_arguments_files_and_executables():
 def test_image_takes_numba_from_pip_and_ships_a_warm_kernel_cache():
     # Ubuntu 24.04 (noble), the base of ros:jazzy and ros:kilted, has no python3-numba.
     assert 'python3-numba' not in apt_packages()
-    assert 'numba' in re.search(r'pip3 install ([^&]+)', dockerfile_text()).group(1).split()
+    assert 'numba' in pip_specs()
     assert 'python3 -m wheelsim.core.warm_up' in dockerfile_text()
     assert 'python3 -m wheelsim.report.warm_up' in dockerfile_text()
+
+
+#: Python packages of Ubuntu 24.04 (noble, the base of ros:jazzy and ros:kilted) in the image, at
+#: noble's versions: colcon, matplotlib and rclpy bring them, and pip cannot uninstall them.
+NOBLE_DEBIAN_VERSIONS = {'packaging': '24.0', 'typing-extensions': '4.10.0'}
+
+
+# found in review: ray 2.60.0 needs packaging >= 24.2 and gymnasium 1.4.0 typing-extensions >=
+# 4.12; pip stopped the image's build trying to uninstall noble's older Debian packages
+def test_image_installs_newer_python_packages_beside_noble_s_before_what_needs_them():
+    from importlib.metadata import distribution
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    beside = {}  # installed with --ignore-installed: name -> specifier
+    for line in re.findall(r'pip3 install ([^&]+)', dockerfile_text()):
+        if '--ignore-installed' in line.split():
+            beside.update((canonicalize_name(r.name), r.specifier) for r in map(
+                Requirement, (spec.strip('\'"') for spec in line.split() if spec[0] != '-')))
+    needed = []
+    for spec in pip_specs():
+        pinned = Requirement(spec)
+        if canonicalize_name(pinned.name) in beside or not str(pinned.specifier).startswith('=='):
+            continue
+        metadata = distribution(pinned.name)  # the venv's: the same version as the image's
+        assert pinned.specifier.contains(metadata.version), (spec, metadata.version)
+        for text in metadata.requires or []:
+            required = Requirement(text)
+            noble = NOBLE_DEBIAN_VERSIONS.get(canonicalize_name(required.name))
+            if noble and (required.marker is None or required.marker.evaluate({'extra': ''})) \
+                    and not required.specifier.contains(noble):
+                needed.append((spec, str(required)))
+    assert needed, 'the packages pinned no longer need newer ones than noble\'s: check the table'
+    for spec, requirement in needed:
+        required = Requirement(requirement)
+        given = beside.get(canonicalize_name(required.name))
+        assert given is not None and any(
+            required.specifier.contains(version) for version in given_floor(given)), (
+            f'{spec} needs {requirement}, newer than noble\'s; install it with pip3 install '
+            '--ignore-installed first')
+
+
+def given_floor(specifier) -> list[str]:
+    """The lowest versions a ``>=`` specifier allows (what pip may install at the least)."""
+    return [item.version for item in specifier if item.operator == '>=']
