@@ -680,3 +680,33 @@ def test_an_output_folder_the_command_made_and_left_empty_is_removed(tmp_path, m
         assert 'cannot open the study there' in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ['kept', 'not_a_database', 'short.yaml']
     assert list((tmp_path / 'kept').iterdir()) == []
+
+
+TIMED_OUT = ('The current node timed out during startup. This could happen because some of the '
+             'raylet failed to startup or the GCS has become overloaded.')
+
+
+# found in CI on an overloaded host: Ray's start gave up waiting 30 s for its raylet, and the
+# command ended with a traceback of ray.init
+@pytest.mark.parametrize('command', [['sweep', '--param', 'seed=1,2'],
+                                     ['tune', '--param', 'seed=1:2', '--trials', '2',
+                                      '--objective', 'cross_track_rms_m']])
+def test_a_ray_instance_that_does_not_start_is_one_line_and_exit_1(
+        command, capsys, process_state_restored, tmp_path, monkeypatch):
+    from wheelsim.run import execution
+
+    def timed_out(self, ray, **options):
+        raise Exception(TIMED_OUT)  # what ray.init raises: a bare Exception
+
+    for variable, value in ((execution.SINGLE_NODE_SWITCH, '0'), (execution.AUTH_MODE, 'token'),
+                            (execution.WORKER_NICENESS, '0'), ('RAY_USAGE_STATS_ENABLED', '0')):
+        # what the runner sets, given back afterwards
+        monkeypatch.setenv(variable, os.environ.get(variable, value))
+    monkeypatch.setattr(execution.RayRunner, '_init_in_thread', timed_out)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'short.yaml').write_text(SHORT_RUN)
+    assert main([command[0], 'short.yaml', *command[1:], '--workers', '1', '--quiet',
+                 '--output', 'out']) == 1
+    assert capsys.readouterr().err == (
+        f"wheelsim {command[0]}: error: Ray's local instance did not start: {TIMED_OUT}\n")
+    assert not (tmp_path / 'out').exists()

@@ -670,6 +670,10 @@ def _command(argv: Sequence[str] | None) -> int:
     signal.signal(signal.SIGINT, _interrupt)
     signal.signal(signal.SIGTERM, _interrupt)
     prog = f'wheelsim {args.command}'  # as argparse names the command in its errors
+    ray_start_failed: tuple[type[Exception], ...] = ()  # (nothing of Ray's for run, calibrate)
+    if args.command in ('sweep', 'tune'):
+        from wheelsim.run.execution import RayStartError
+        ray_start_failed = (RayStartError,)
     try:
         try:
             if args.command == 'calibrate':
@@ -680,6 +684,9 @@ def _command(argv: Sequence[str] | None) -> int:
     except (ScenarioError, OutputError) as err:
         print(f'{prog}: error: {err}', file=sys.stderr)
         return EXIT_BAD_INPUT
+    except ray_start_failed as err:  # no run ran: as a sweep where points failed
+        print(f'{prog}: error: {err}', file=sys.stderr)
+        return EXIT_CRITERIA_FAILED
     except RunError as err:  # a node raised: a policy's error, say
         print(f'{prog}: error: the run failed: {err} (traceback in {err.traceback_path})',
               file=sys.stderr)

@@ -234,6 +234,10 @@ def local_cpus() -> int:
     return os.cpu_count() or 1
 
 
+class RayStartError(RuntimeError):
+    """A new local Ray instance did not start (Ray's own error, in one line)."""
+
+
 class RayRunner:
     """A Ray instance for many runs (a context manager: ``ray.init`` ... ``ray.shutdown``).
     ``workers`` (1 to :func:`local_cpus` for a local instance) and ``address``
@@ -299,9 +303,15 @@ class RayRunner:
             # The workers inherit this environment (ROS, loopback DDS, domain range).
             # address='local': a new private instance, never a cluster that `ray start` left
             # running on this machine (which ray.init() without an address would join).
-            self._init_in_thread(ray, address='local', num_cpus=self.workers,
-                                 include_dashboard=False, _node_ip_address=LOOPBACK,
-                                 logging_level=logging.WARNING, log_to_driver=False)
+            try:
+                self._init_in_thread(ray, address='local', num_cpus=self.workers,
+                                     include_dashboard=False, _node_ip_address=LOOPBACK,
+                                     logging_level=logging.WARNING, log_to_driver=False)
+            except Exception as err:  # noqa: BLE001 - Ray raises a bare Exception on time-outs
+                # found in CI on an overloaded host: "The current node timed out during
+                # startup" (Ray waits 30 s for its raylet) ended the command with a traceback
+                raise RayStartError(f"Ray's local instance did not start: "
+                                    f"{' '.join(str(err).split())}") from None
             node_address = ray.util.get_node_ip_address()
             if node_address != LOOPBACK:  # Ray was imported before the switch was set
                 raise RuntimeError(
