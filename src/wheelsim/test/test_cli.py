@@ -596,6 +596,26 @@ def test_ctrl_c_before_a_command_handles_it_is_an_interrupt_not_a_traceback(
     assert capsys.readouterr().err == 'wheelsim: interrupted\n'
 
 
+def test_sigterm_while_the_command_loads_is_an_interrupt_too():
+    """Found in review: a SIGTERM in the first half second (the command's imports) ended the
+    process with signal 15 and no word, where a Ctrl-C gave one line and exit 130."""
+    import subprocess
+
+    program = (
+        'import os, signal, sys\n'
+        'class SigtermOnImport:\n'
+        '    def find_spec(self, name, path=None, target=None):\n'
+        '        if name == "wheelsim.cli":\n'
+        '            os.kill(os.getpid(), signal.SIGTERM)\n'
+        '        return None\n'
+        'sys.meta_path.insert(0, SigtermOnImport())\n'
+        'from wheelsim.entry import main\n'
+        'sys.exit(main())\n')
+    done = subprocess.run([sys.executable, '-c', program], capture_output=True, text=True,
+                          timeout=120)
+    assert (done.returncode, done.stderr) == (130, 'wheelsim: interrupted\n'), done
+
+
 def test_ctrl_c_before_the_simulation_begins_leaves_no_run_folder(capsys,
                                                                   process_state_restored,
                                                                   tmp_path, monkeypatch):
