@@ -597,6 +597,8 @@ def test_interrupted_run_keeps_a_valid_bag_and_has_not_passed(tmp_path):
     assert process.returncode == 130, stdout + stderr
     bag = tmp_path / 'o' / 'default' / 'bag'
     assert 'interrupted' in stdout
+    # found in review: nothing was printed while the report was written (seconds, with plots)
+    assert '\ninterrupted: writing the metrics of the part simulated\n' in stderr, stderr
     topics = read_bag(bag)
     assert 50 * 45 <= len(topics['/ground_truth']) < 50 * 90  # 50 Hz, interrupted after 45 s
     metrics = json.loads((bag.parent / 'metrics.json').read_text())

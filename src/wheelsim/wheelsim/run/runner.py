@@ -21,6 +21,7 @@ import functools
 import gc
 import importlib
 import math
+import sys
 import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping
@@ -515,6 +516,10 @@ def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float 
         path = out / ERROR_FILE
         path.write_text(traceback.format_exc())
         raise RunError(f'{type(err).__name__}: {err}'.splitlines()[0], path) from err
+    if interrupted and show_progress:  # found in review: seconds of silence, plots drawn
+        print('interrupted: writing the metrics' + (' and plots' if make_plots else '')
+              + ' of the part simulated' + (' (Ctrl-C again stops the plots)' if make_plots
+                                            else ''), file=sys.stderr, flush=True)
     try:
         with HeldSignals():  # a Ctrl-C acts once the metrics are written
             with phases('report_data'):
