@@ -221,16 +221,18 @@ def test_image_installs_newer_python_packages_beside_noble_s_before_what_needs_t
     from packaging.requirements import Requirement
     from packaging.utils import canonicalize_name
 
-    beside = {}  # installed with --ignore-installed: name -> specifier
-    for line in re.findall(r'pip3 install ([^&]+)', dockerfile_text()):
+    beside = {}  # installed with --ignore-installed: name -> (specifier, pip3 install's number)
+    pinned_in = {}  # the others pinned with ==: specifier text -> pip3 install's number
+    for number, line in enumerate(re.findall(r'pip3 install ([^&]+)', dockerfile_text())):
+        specs = [spec.strip('\'"') for spec in line.split() if spec[0] != '-']
         if '--ignore-installed' in line.split():
-            beside.update((canonicalize_name(r.name), r.specifier) for r in map(
-                Requirement, (spec.strip('\'"') for spec in line.split() if spec[0] != '-')))
+            beside.update((canonicalize_name(Requirement(spec).name),
+                           (Requirement(spec).specifier, number)) for spec in specs)
+        else:
+            pinned_in.update((spec, number) for spec in specs if '==' in spec)
     needed = []
-    for spec in pip_specs():
+    for spec in pinned_in:
         pinned = Requirement(spec)
-        if canonicalize_name(pinned.name) in beside or not str(pinned.specifier).startswith('=='):
-            continue
         metadata = distribution(pinned.name)  # the venv's: the same version as the image's
         assert pinned.specifier.contains(metadata.version), (spec, metadata.version)
         for text in metadata.requires or []:
@@ -242,8 +244,8 @@ def test_image_installs_newer_python_packages_beside_noble_s_before_what_needs_t
     assert needed, 'the packages pinned no longer need newer ones than noble\'s: check the table'
     for spec, requirement in needed:
         required = Requirement(requirement)
-        given = beside.get(canonicalize_name(required.name))
-        assert given is not None and any(
+        given, number = beside.get(canonicalize_name(required.name), (None, None))
+        assert given is not None and number < pinned_in[spec] and any(
             required.specifier.contains(version) for version in given_floor(given)), (
             f'{spec} needs {requirement}, newer than noble\'s; install it with pip3 install '
             '--ignore-installed first')

@@ -310,8 +310,8 @@ class RayRunner:
             except Exception as err:  # noqa: BLE001 - Ray raises a bare Exception on time-outs
                 # found in CI on an overloaded host: "The current node timed out during
                 # startup" (Ray waits 30 s for its raylet) ended the command with a traceback
-                raise RayStartError(f"Ray's local instance did not start: "
-                                    f"{' '.join(str(err).split())}") from None
+                reason = ' '.join(str(err).split()) or type(err).__name__
+                raise RayStartError(f"Ray's local instance did not start: {reason}") from err
             node_address = ray.util.get_node_ip_address()
             if node_address != LOOPBACK:  # Ray was imported before the switch was set
                 raise RuntimeError(
