@@ -184,6 +184,8 @@ def test_the_dockerfile_s_docker_run_uses_udp_as_compose_does():
     open (see the compose services' FASTDDS_BUILTIN_TRANSPORTS)."""
     [example] = re.findall(r'#\s+docker run [^\n]*', dockerfile_text())
     assert '--ipc' not in example and '-e FASTDDS_BUILTIN_TRANSPORTS=UDPv4' in example, example
+    # `docker stop`: SIGINT, which launch passes on; its SIGTERM would orphan the nodes
+    assert '--stop-signal SIGINT' in example, example
 
 
 def test_compose_teleop_gets_a_terminal():
