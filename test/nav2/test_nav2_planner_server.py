@@ -202,11 +202,15 @@ def test_wheelsim_s_controller_follows_navfn_replanning_every_second(ros_domain_
         assert probe.spin_until(lambda: len(truth) > reached_at + 25, 10)  # it settles
     finally:
         probe.close()
-        codes = {executable.log.name: executable.stop() for executable in nav2}
+        # The manager first: stopped after its server, it takes the lost bond for a crash and
+        # blocks its own shutdown 5 s in a reset of that server (10 s under load).
+        codes = {executable.log.name: executable.stop() for executable in reversed(nav2)}
         outputs = {node.module: (node.stop(), node.output()) for node in nodes}
     for module, (code, output) in outputs.items():
         assert stopped_cleanly(module, code, output), output
     assert codes == {'planner_server.log': 0, 'lifecycle_manager.log': 0}, codes
+    manager_log = (folder / 'lifecycle_manager.log').read_text()
+    assert 'CRITICAL FAILURE' not in manager_log, manager_log
 
     err = outputs['wheelsim.nodes.controller'][1]
     assert 'goal not reached' not in err and 'plan refused' not in err, err
