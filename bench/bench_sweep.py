@@ -6,7 +6,8 @@ Run after ``source env.sh``:  python bench/bench_sweep.py [--seeds 8] [--gains 0
 The sweep: the built-in default scenario (90 s simulated, a differential robot on a
 figure-eight with noisy localization, every topic recorded) over
 ``controller.feedforward.k_x`` x ``seed`` (3 x 8 = 24 points by default), no plots, each point a
-full run with its bag and metrics.
+full run with its metrics; the old pool's points write their bags (as that sweep did), Ray's do
+not (as ``wheelsim sweep`` without ``--bags``).
 
 - ``old pool``: what ``wheelsim sweep`` did before issue 20, kept here as the baseline: a
   ``concurrent.futures.ProcessPoolExecutor`` of 2 spawned processes, each point

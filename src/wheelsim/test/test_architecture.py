@@ -124,6 +124,52 @@ def test_the_nodes_the_command_and_the_launch_files_load_neither_numba_nor_scipy
     assert not [name for name in loaded if name == 'scipy' or name.startswith('scipy.')]
 
 
+def scipy_imports_not_on_first_use(path: Path) -> list[int]:
+    """The lines of ``path`` that import scipy outside a function (``if TYPE_CHECKING`` aside)
+    or inside one without the ``# on first use`` mark (docs/architecture.md, Start-up)."""
+    text = path.read_text()
+    lines = text.splitlines()
+    tree = ast.parse(text, filename=str(path))
+    in_function = {id(inner) for node in ast.walk(tree)
+                   if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   for inner in ast.walk(node)}
+    type_checking = {id(inner) for node in ast.walk(tree)
+                     if isinstance(node, ast.If) and ast.unparse(node.test) == 'TYPE_CHECKING'
+                     for inner in ast.walk(node)}
+    wrong = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names = [node.module or '']
+        else:
+            continue
+        if not any(name == 'scipy' or name.startswith('scipy.') for name in names) \
+                or id(node) in type_checking:
+            continue
+        if id(node) not in in_function or '# on first use' not in lines[node.lineno - 1]:
+            wrong.append(node.lineno)
+    return wrong
+
+
+def test_scipy_is_imported_where_it_is_called():
+    # the test above imports what the nodes and the command load; a module-level import
+    # elsewhere (a sub-command's, a sampler's) would load scipy with its module all the same
+    wrong = [f'{path.relative_to(PACKAGE_DIR)}:{line}' for path in SOURCES
+             for line in scipy_imports_not_on_first_use(path)]
+    assert not wrong, f'scipy imported outside the function that calls it, or unmarked: {wrong}'
+
+
+def test_the_scipy_import_check_finds_a_module_level_import(tmp_path):
+    module = tmp_path / 'module.py'
+    module.write_text('from typing import TYPE_CHECKING\n'
+                      'import scipy.optimize\n'
+                      'if TYPE_CHECKING:\n    from scipy.spatial import cKDTree\n'
+                      'def f():\n    from scipy import ndimage  # on first use: here\n'
+                      '    from scipy.stats import qmc\n')
+    assert scipy_imports_not_on_first_use(module) == [2, 7]
+
+
 def test_every_package_has_a_layer():
     packages = {layer(name) for name in MODULES if name != 'wheelsim'}
     assert packages == set(LAYERS), 'add the new package to LAYERS and to the README tree'

@@ -372,8 +372,9 @@ class Lockstep:
     Who receives what is looked up in a topic -> (message type, callback) table, rebuilt only
     after a subscription was created or destroyed (checked before each batch of deliveries,
     not per message: a subscription created in a subscription callback receives messages from
-    the next timer callback on); the timers are re-scanned only after one was created or
-    destroyed (a timer created during an event is first due one period after that event).
+    the next batch on, after the next timer or time-change callbacks); the timers are
+    re-scanned only after one was created or destroyed (a timer created during an event is
+    first due one period after that event).
     """
 
     def __init__(self, recorder: Recorder | None = None, start_time_ns: int = 0,

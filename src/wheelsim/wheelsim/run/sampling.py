@@ -413,9 +413,9 @@ def _as_doubles(value: Any) -> Any:
 
 def _unit_samples(method: str, count: int, dimensions: int, sample_seed: int) -> np.ndarray:
     """``count`` x ``dimensions`` points in the unit cube."""
-    from scipy.stats import qmc
-
     if method == 'lhs':
+        from scipy.stats import qmc  # on first use: docs/architecture.md
+
         return qmc.LatinHypercube(d=dimensions, seed=sample_seed).random(count)
     return np.random.default_rng(sample_seed).random((count, dimensions))
 

@@ -39,7 +39,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy.optimize import least_squares
 
 from wheelsim.core.arrays import FloatArray
 from wheelsim.core.calibration.recording import CalibrationError, Estimate, Recording
@@ -236,6 +235,8 @@ class Fitter:
             shifted = [values_of(x + np.eye(len(x))[i] * steps[i]) for i in range(len(x))]
             columns = self.sim.residuals(self.sim.run(shifted))
             return ((columns - base) / steps[:, np.newaxis]).T
+
+        from scipy.optimize import least_squares  # on first use: docs/architecture.md
 
         x0 = np.clip([self.values[k] for k in keys], lower, upper)
         result = least_squares(residual, x0, jac=jacobian, bounds=(lower, upper),

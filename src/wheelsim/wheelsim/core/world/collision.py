@@ -174,7 +174,7 @@ def _edge_cells(world: OccupancyMap) -> tuple[NDArray[np.float64], cKDTree]:
     """The obstacle cells with a free 4-neighbour (the nearest obstacle is always one of them)
     as ``(col, row)`` rows, and a k-d tree of their centres."""
     from scipy import ndimage  # on first use: docs/architecture.md
-    from scipy.spatial import cKDTree
+    from scipy.spatial import cKDTree  # on first use: docs/architecture.md
 
     inner = ndimage.binary_erosion(world.obstacles, border_value=0)
     rows, cols = np.nonzero(world.obstacles & ~inner)
