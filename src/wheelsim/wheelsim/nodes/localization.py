@@ -37,6 +37,7 @@ from std_msgs.msg import String
 from tf2_msgs.msg import TFMessage
 
 from wheelsim.core.localization.config import LocalizationConfig, unused_parameters
+from wheelsim.core.localization.model import TELEPORT_TO_RESET
 from wheelsim.core.localization.model import Localization as LocalizationModel
 from wheelsim.core.localization.wheel_encoders import (
     AUTO,
@@ -99,7 +100,8 @@ class Localization:
         self.params.report_unknown()
         config = self.config
         for key, reason in unused_parameters(config.mode, config.odometry_source).items():
-            self.params.freeze_unused(key, reason)
+            for name, value in self.params.freeze_unused(key, reason).items():
+                self.seam.logger.warning(f'{name} = {value!r} has no effect: {reason}')
         self.map_frame = config.full_map_frame
         self.odom_frame = config.full_odom_frame
         self.base_frame = config.full_base_frame
@@ -286,8 +288,10 @@ class Localization:
     def _log_event(self, event: str, resetting: bool) -> None:
         """Log the model's ``event``; ``resetting``: the sample applied ``initialpose``."""
         notes = self._map_poses.warnings
-        if event == 'teleport':
+        if event in ('teleport', TELEPORT_TO_RESET):
             restart = ('; estimate reset from initialpose' if resetting else
+                       '; the EKF keeps the estimate initialpose gave'
+                       if event == TELEPORT_TO_RESET else
                        '; the EKF starts again from the pose fix at the new place'
                        if self.config.mode == 'ekf' else '')
             notes.info('teleport', (

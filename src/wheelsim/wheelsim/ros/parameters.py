@@ -214,13 +214,18 @@ class NodeParameters:
         """Refuse live changes of a parameter declared elsewhere (e.g. ``use_sim_time``)."""
         self._frozen[name] = reason
 
-    def freeze_unused(self, key: str, reason: str) -> None:
+    def freeze_unused(self, key: str, reason: str) -> dict[str, Any]:
         """Refuse live changes of a parameter the node does not use in the mode it started in
         (a change would have no effect): ``key`` is its name, or ``group.`` for each of a
-        group's; ``reason`` says which read-only setting leaves it unused."""
+        group's; ``reason`` says which read-only setting leaves it unused. Returns those among
+        them given a value at start-up (:meth:`given`), name -> the value as given."""
+        given = {}
         for name in self._declared:
             if name == key or (key.endswith('.') and name.startswith(key)):
                 self._frozen[name] = reason
+                if self.given(name):
+                    given[name] = self._overrides[name]
+        return given
 
     def _declare(self, spec: ParamSpec, value: ParamValue) -> None:
         desc = descriptor(spec)

@@ -185,6 +185,32 @@ def test_initialpose_at_a_teleport_wins_over_the_fix():
     np.testing.assert_allclose(out.map_covariance, covariance)
     np.testing.assert_allclose(out.map_T_base, [3.0, -1.0, 2.0])
 
+@pytest.mark.parametrize('samples_between, kept', [(0, True), (3, True), (60, False)])
+def test_initialpose_before_the_teleport_is_kept_through_it(samples_between, kept):
+    """Found in review: localization handling initialpose one sample before vehicle_sim moved
+    the vehicle lost the message's pose and covariance: the teleport that followed restarted
+    the filter from a fix. A teleport within a second of the reset keeps the reset estimate;
+    a later one is another move (samples every 20 ms)."""
+    localization = Localization(config(mode='ekf', **{'ekf.measurement_rate': 0.01}))
+    stamp = 1_000_000_000
+    localization.step(stamp, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+    covariance = np.diag([0.25, 0.25, 0.07])
+    localization.request_reset([3.0, -1.0, 2.0], covariance)
+    out = localization.step(stamp + 20_000_000, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+    assert out.event == 'reset'
+    for k in range(samples_between):
+        out = localization.step(stamp + (k + 2) * 20_000_000, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+    out = localization.step(stamp + (samples_between + 2) * 20_000_000, [3.0, -1.0, 2.0],
+                            [0.0, 0.0, 0.0])
+    assert out.event == ('teleport_to_reset' if kept else 'teleport')
+    if kept:
+        np.testing.assert_allclose(out.map_covariance, covariance)
+        np.testing.assert_allclose(out.map_T_base, [3.0, -1.0, 2.0])
+    else:  # the filter starts again from the fix at the new place
+        np.testing.assert_allclose(out.map_T_base, out.pose_fix)
+        assert not np.allclose(out.map_covariance, covariance)
+
+
 @pytest.mark.filterwarnings('ignore:overflow encountered:RuntimeWarning')  # what it tests
 @pytest.mark.parametrize('covariance', [
     np.diag([1e308, 1e308, 1e308]),  # the EKF's predict overflows: inf

@@ -22,7 +22,9 @@ jump of the true pose that the twist cannot explain (a teleport, e.g. ``initialp
 vehicle_sim) is not integrated by the odometry, which keeps the wheels' view (no motion); ``map ->
 odom`` absorbs the jump, and the EKF starts again from a pose fix there.
 :meth:`Localization.request_reset` (``initialpose``) re-initialises the estimate at the next
-sample: the EKF to the given pose and covariance (also at a teleport), the map noise to zero.
+sample: the EKF to the given pose and covariance (also at a teleport, and kept at a teleport
+within :data:`RESET_TELEPORT_WINDOW_NS` after it: vehicle_sim moving to that pose), the map
+noise to zero.
 
 Every random draw comes from generators seeded by ``seed`` (independent streams for odometry,
 map noise, pose fixes and twist noise), so equal seeds and inputs give equal outputs.  Non-finite
@@ -60,6 +62,13 @@ from wheelsim.core.localization.ekf import (
 from wheelsim.core.localization.normal_draws import NormalDraws
 from wheelsim.core.localization.wheel_encoders import EncoderOdometry
 
+#: How long after an ``initialpose`` reset of the EKF a teleport is taken for vehicle_sim
+#: moving the vehicle on that same message (each node handles it at its next sample, in either
+#: order): the filter keeps the estimate the message gave instead of starting from a fix.
+RESET_TELEPORT_WINDOW_NS = 1_000_000_000
+#: The event of such a teleport.
+TELEPORT_TO_RESET = 'teleport_to_reset'
+
 
 def next_fix_ns(start_ns: int, stamp_ns: int, rate_hz: float) -> int:
     """The first point of the fix grid ``start_ns + k / rate_hz`` (k whole, each point rounded
@@ -70,6 +79,7 @@ def next_fix_ns(start_ns: int, stamp_ns: int, rate_hz: float) -> int:
         k += 1
         point_ns = start_ns + round(k * 1e9 / rate_hz)
     return point_ns
+
 
 
 class LocalizationOutput(NamedTuple):
@@ -159,6 +169,7 @@ class Localization:
         self.pose_fix: Floats3 | None = None
         self._pending_reset: tuple[Floats3, FloatArray] | None = None
         self._ekf: PoseEkf | None = None
+        self._ekf_reset_ns: int | None = None  # an initialpose reset no teleport followed yet
         # the EKF's fix grid: its start, its last fix, its next
         self._fix_start_ns = self._last_fix_ns = self._next_fix_ns = 0
         self.encoders: EncoderOdometry | None = None
@@ -283,13 +294,19 @@ class Localization:
     def _ekf_step(self, stamp_ns: int, truth: Floats3, code: int) -> str | None:
         """Mode ekf after the kernel: predict, reset, correct; the map outputs; the event."""
         try:
+            event = kernel.EVENTS[code]
             if code in (kernel.START, kernel.TIME_JUMP):
-                self._ekf = None
+                self._ekf = self._ekf_reset_ns = None
                 self._fix_start_ns = self._next_fix_ns = stamp_ns
             elif code == kernel.TELEPORT:
-                # Kept, the estimate would be metres off with the certainty of its fixes:
-                # the filter starts again from the fix at the new place.
-                self._ekf = None
+                if self._ekf_reset_ns is not None \
+                        and stamp_ns - self._ekf_reset_ns <= RESET_TELEPORT_WINDOW_NS:
+                    event = TELEPORT_TO_RESET  # vehicle_sim moved to the initialpose: kept
+                else:
+                    # Kept, the estimate would be metres off with the certainty of its fixes:
+                    # the filter starts again from the fix at the new place.
+                    self._ekf = None
+                self._ekf_reset_ns = None
             elif self._ekf is not None:
                 at = kernel.MEASURED
                 dx_m, dy_m, dyaw_rad, translation, rotation = self._state[at:at + 5].tolist()
@@ -298,6 +315,7 @@ class Localization:
             if self._pending_reset is not None:
                 (pose, covariance), self._pending_reset = self._pending_reset, None
                 self._ekf = PoseEkf.from_pose(pose, covariance)
+                self._ekf_reset_ns = None if code == kernel.TELEPORT else stamp_ns
             restarted = self._estimate(stamp_ns, truth)
         except ValueError:  # a pose fix beyond the largest magnitude: the twist was not noised
             self._draws.cursors[kernel.TWIST_DRAWS] -= kernel.DRAWS_PER_SAMPLE
@@ -307,7 +325,7 @@ class Localization:
         x_m, y_m, yaw_rad = self._ekf.pose.tolist()
         kernel.write_map_outputs(self.output, x_m, y_m, yaw_rad)
         self.map_covariance[:] = self._ekf.covariance
-        return 'ekf_restart' if restarted else kernel.EVENTS[code]
+        return 'ekf_restart' if restarted else event
 
     def _pose_fix(self, truth: Floats3, fix_variances: Floats3) -> Floats3:
         """The truth plus white noise of ``fix_variances``."""

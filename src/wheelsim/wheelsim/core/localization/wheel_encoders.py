@@ -75,7 +75,7 @@ class EncoderConfig:
     )
     wheel_base: float = param(
         2.0, 'Fixed to steered axle (bicycle; negative when the steered axle is behind), front '
-        "to rear axle (omni); model auto: the vehicle's", unit='m', min_value=-100.0,
+        "to rear axle (omni); not 0; model auto: the vehicle's", unit='m', min_value=-100.0,
         max_value=100.0,
     )
     base_link_offset: float = param(
