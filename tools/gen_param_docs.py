@@ -39,7 +39,8 @@ noise (`localization.map_*`) in mode `ekf`, `encoders.*` without `odometry_sourc
 joint_states`, `localization.*` in mode `perfect`. `wheelsim run`, `sweep` and `tune` refuse them
 given with `--param` or in a scenario's `nodes:` when no run of the command uses them
 ([wheelsim_run.md](wheelsim_run.md)); `vehicle_sim` stops at start-up when given
-`real_time_factor` without the reference clock.
+`real_time_factor` without the reference clock; `localization` warns at start-up of each value
+given that its mode leaves without effect.
 
 Conventions of the vehicle parameters: a limit of 0 means "no limit"; -1 means "derived from
 another parameter" (the description says from which).

@@ -290,7 +290,7 @@ class Localization:
         notes = self._map_poses.warnings
         if event in ('teleport', TELEPORT_TO_RESET):
             restart = ('; estimate reset from initialpose' if resetting else
-                       '; the EKF keeps the estimate initialpose gave'
+                       '; the EKF starts again from initialpose'
                        if event == TELEPORT_TO_RESET else
                        '; the EKF starts again from the pose fix at the new place'
                        if self.config.mode == 'ekf' else '')

@@ -185,30 +185,70 @@ def test_initialpose_at_a_teleport_wins_over_the_fix():
     np.testing.assert_allclose(out.map_covariance, covariance)
     np.testing.assert_allclose(out.map_T_base, [3.0, -1.0, 2.0])
 
-@pytest.mark.parametrize('samples_between, kept', [(0, True), (3, True), (60, False)])
-def test_initialpose_before_the_teleport_is_kept_through_it(samples_between, kept):
+@pytest.mark.parametrize('samples_between, kept', [(0, True), (5, True), (60, False)])
+def test_initialpose_before_the_teleport_to_its_pose_is_applied_again(samples_between, kept):
     """Found in review: localization handling initialpose one sample before vehicle_sim moved
     the vehicle lost the message's pose and covariance: the teleport that followed restarted
-    the filter from a fix. A teleport within a second of the reset keeps the reset estimate;
-    a later one is another move (samples every 20 ms)."""
-    localization = Localization(config(mode='ekf', **{'ekf.measurement_rate': 0.01}))
+    the filter from a fix. A teleport to its pose within a second starts the filter from the
+    message again, whatever fixes of the old place came between (10 Hz: one at 1.1 s, between
+    the reset and the teleport when 5 samples are); a later one is another move."""
+    localization = Localization(config(mode='ekf'))
     stamp = 1_000_000_000
     localization.step(stamp, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
     covariance = np.diag([0.25, 0.25, 0.07])
     localization.request_reset([3.0, -1.0, 2.0], covariance)
     out = localization.step(stamp + 20_000_000, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
     assert out.event == 'reset'
+    fixes = 0
     for k in range(samples_between):
         out = localization.step(stamp + (k + 2) * 20_000_000, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+        fixes += out.pose_fix is not None
+    assert fixes == samples_between // 5
     out = localization.step(stamp + (samples_between + 2) * 20_000_000, [3.0, -1.0, 2.0],
                             [0.0, 0.0, 0.0])
     assert out.event == ('teleport_to_reset' if kept else 'teleport')
     if kept:
+        assert out.pose_fix is None
         np.testing.assert_allclose(out.map_covariance, covariance)
         np.testing.assert_allclose(out.map_T_base, [3.0, -1.0, 2.0])
     else:  # the filter starts again from the fix at the new place
         np.testing.assert_allclose(out.map_T_base, out.pose_fix)
         assert not np.allclose(out.map_covariance, covariance)
+
+
+def test_a_teleport_elsewhere_after_initialpose_starts_from_a_fix():
+    """Found in review: an initialpose at the vehicle's place (no teleport follows), then a
+    teleport elsewhere within a second (vehicle_sim's ~/reset), kept the initialpose's
+    estimate."""
+    localization = Localization(config(mode='ekf'))
+    stamp = 1_000_000_000
+    localization.step(stamp, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+    localization.request_reset([0.05, 0.0, 0.0], np.diag([0.25, 0.25, 0.07]))
+    assert localization.step(stamp + 20_000_000, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]).event \
+        == 'reset'
+    out = localization.step(stamp + 40_000_000, [10.0, 10.0, 1.0], [0.0, 0.0, 0.0])
+    assert out.event == 'teleport'
+    np.testing.assert_allclose(out.map_T_base, out.pose_fix)
+
+
+@pytest.mark.filterwarnings('ignore:overflow encountered:RuntimeWarning')  # the restart's
+def test_a_teleport_to_initialpose_after_the_filter_restarted_starts_from_a_fix():
+    """Found in review: the filter restarted from a fix (an initialpose covariance near the
+    largest float), and a teleport to that initialpose within a second kept the fix of the old
+    place, metres off with a fix's certainty."""
+    localization = Localization(config(mode='ekf'))
+    stamp = 1_000_000_000
+    localization.step(stamp, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+    localization.request_reset([3.0, -1.0, 2.0], np.diag([1e308, 1e308, 1e308]))
+    events = []
+    while 'ekf_restart' not in events:
+        events.append(localization.step(stamp + (len(events) + 1) * 20_000_000,
+                                        [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]).event)
+        assert len(events) < 10, events
+    out = localization.step(stamp + (len(events) + 1) * 20_000_000, [3.0, -1.0, 2.0],
+                            [0.0, 0.0, 0.0])
+    assert out.event == 'teleport'
+    np.testing.assert_allclose(out.map_T_base, out.pose_fix)
 
 
 @pytest.mark.filterwarnings('ignore:overflow encountered:RuntimeWarning')  # what it tests

@@ -22,8 +22,8 @@ jump of the true pose that the twist cannot explain (a teleport, e.g. ``initialp
 vehicle_sim) is not integrated by the odometry, which keeps the wheels' view (no motion); ``map ->
 odom`` absorbs the jump, and the EKF starts again from a pose fix there.
 :meth:`Localization.request_reset` (``initialpose``) re-initialises the estimate at the next
-sample: the EKF to the given pose and covariance (also at a teleport, and kept at a teleport
-within :data:`RESET_TELEPORT_WINDOW_NS` after it: vehicle_sim moving to that pose), the map
+sample: the EKF to the given pose and covariance (also at a teleport, and again at a teleport
+to that pose soon after: vehicle_sim moving there, :data:`RESET_TELEPORT_WINDOW_NS`), the map
 noise to zero.
 
 Every random draw comes from generators seeded by ``seed`` (independent streams for odometry,
@@ -62,10 +62,14 @@ from wheelsim.core.localization.ekf import (
 from wheelsim.core.localization.normal_draws import NormalDraws
 from wheelsim.core.localization.wheel_encoders import EncoderOdometry
 
-#: How long after an ``initialpose`` reset of the EKF a teleport is taken for vehicle_sim
-#: moving the vehicle on that same message (each node handles it at its next sample, in either
-#: order): the filter keeps the estimate the message gave instead of starting from a fix.
+#: A teleport at most this long after an ``initialpose`` reset of the EKF, to within
+#: RESET_POSE_TOLERANCE_* of its pose (what the vehicle may drive before its next sample), is
+#: vehicle_sim moving the vehicle on that same message (each node handles it at its next
+#: sample, in either order): the filter starts again from the message's pose and covariance,
+#: not from a fix.
 RESET_TELEPORT_WINDOW_NS = 1_000_000_000
+RESET_POSE_TOLERANCE_M = 0.5
+RESET_POSE_TOLERANCE_RAD = 0.5
 #: The event of such a teleport.
 TELEPORT_TO_RESET = 'teleport_to_reset'
 
@@ -79,6 +83,17 @@ def next_fix_ns(start_ns: int, stamp_ns: int, rate_hz: float) -> int:
         k += 1
         point_ns = start_ns + round(k * 1e9 / rate_hz)
     return point_ns
+
+
+def _teleported_to(reset: tuple[int, Floats3, FloatArray], stamp_ns: int,
+                   truth: Floats3) -> bool:
+    """Whether a teleport to ``truth`` at ``stamp_ns`` is vehicle_sim moving to the pose of
+    the ``initialpose`` reset ``reset`` (its stamp, pose and covariance; see
+    :data:`RESET_TELEPORT_WINDOW_NS`)."""
+    reset_ns, (x_m, y_m, yaw_rad), _ = reset
+    return (stamp_ns - reset_ns <= RESET_TELEPORT_WINDOW_NS
+            and math.hypot(truth[0] - x_m, truth[1] - y_m) <= RESET_POSE_TOLERANCE_M
+            and abs(wrap_angle(truth[2] - yaw_rad)) <= RESET_POSE_TOLERANCE_RAD)
 
 
 
@@ -96,7 +111,7 @@ class LocalizationOutput(NamedTuple):
     map_covariance: FloatArray
     map_T_odom: Floats3
     pose_fix: Floats3 | None
-    event: str | None  # start, time_jump, teleport, reset, ekf_restart or None
+    event: str | None  # start, time_jump, teleport, teleport_to_reset, reset, ekf_restart, None
 
 
 def _drift_rates(config: LocalizationConfig) -> Floats3:
@@ -169,7 +184,8 @@ class Localization:
         self.pose_fix: Floats3 | None = None
         self._pending_reset: tuple[Floats3, FloatArray] | None = None
         self._ekf: PoseEkf | None = None
-        self._ekf_reset_ns: int | None = None  # an initialpose reset no teleport followed yet
+        # an initialpose reset no teleport followed yet: its stamp, pose and covariance
+        self._reset_before_teleport: tuple[int, Floats3, FloatArray] | None = None
         # the EKF's fix grid: its start, its last fix, its next
         self._fix_start_ns = self._last_fix_ns = self._next_fix_ns = 0
         self.encoders: EncoderOdometry | None = None
@@ -295,28 +311,35 @@ class Localization:
         """Mode ekf after the kernel: predict, reset, correct; the map outputs; the event."""
         try:
             event = kernel.EVENTS[code]
+            reset, self._reset_before_teleport = self._reset_before_teleport, None
             if code in (kernel.START, kernel.TIME_JUMP):
-                self._ekf = self._ekf_reset_ns = None
+                self._ekf = None
                 self._fix_start_ns = self._next_fix_ns = stamp_ns
             elif code == kernel.TELEPORT:
-                if self._ekf_reset_ns is not None \
-                        and stamp_ns - self._ekf_reset_ns <= RESET_TELEPORT_WINDOW_NS:
-                    event = TELEPORT_TO_RESET  # vehicle_sim moved to the initialpose: kept
+                if reset is not None and _teleported_to(reset, stamp_ns, truth):
+                    # vehicle_sim moved to the initialpose (fixes since were of the old place)
+                    self._ekf = PoseEkf.from_pose(reset[1], reset[2])
+                    event = TELEPORT_TO_RESET
                 else:
                     # Kept, the estimate would be metres off with the certainty of its fixes:
                     # the filter starts again from the fix at the new place.
                     self._ekf = None
-                self._ekf_reset_ns = None
-            elif self._ekf is not None:
-                at = kernel.MEASURED
-                dx_m, dy_m, dyaw_rad, translation, rotation = self._state[at:at + 5].tolist()
-                self._ekf.predict_diagonal((dx_m, dy_m, dyaw_rad),
-                                           (translation, translation, rotation))
+            else:
+                self._reset_before_teleport = reset
+                if self._ekf is not None:
+                    at = kernel.MEASURED
+                    dx_m, dy_m, dyaw_rad, translation, rotation = \
+                        self._state[at:at + 5].tolist()
+                    self._ekf.predict_diagonal((dx_m, dy_m, dyaw_rad),
+                                               (translation, translation, rotation))
             if self._pending_reset is not None:
                 (pose, covariance), self._pending_reset = self._pending_reset, None
                 self._ekf = PoseEkf.from_pose(pose, covariance)
-                self._ekf_reset_ns = None if code == kernel.TELEPORT else stamp_ns
+                if code != kernel.TELEPORT:
+                    self._reset_before_teleport = (stamp_ns, pose, covariance)
             restarted = self._estimate(stamp_ns, truth)
+            if restarted:  # what the reset gave is gone
+                self._reset_before_teleport = None
         except ValueError:  # a pose fix beyond the largest magnitude: the twist was not noised
             self._draws.cursors[kernel.TWIST_DRAWS] -= kernel.DRAWS_PER_SAMPLE
             raise
