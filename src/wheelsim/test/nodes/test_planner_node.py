@@ -109,13 +109,51 @@ def test_waypoint_plan_is_latched_timed_and_passes_every_waypoint(probe):
         assert node.stop_cleanly(), node.output()
 
 
+def plans_poses_and_goals(probe, node):
+    """The ``plan`` recorded, and publishers of ``pose`` and ``goal_pose`` that reach ``node``."""
+    plans = probe.record(Path, 'plan', qos.LATCHED)
+    pose = probe.publisher(PoseWithCovarianceStamped, 'pose')
+    goal = probe.publisher(PoseStamped, 'goal_pose')
+    assert probe.spin_until(lambda: pose.get_subscription_count() > 0
+                            and goal.get_subscription_count() > 0, 20), node.output()
+    return plans, pose, goal
+
+
+def set_planner_parameter(probe, name, kind, value) -> None:
+    request = SetParameters.Request()
+    request.parameters = [Parameter(name, kind, value).to_parameter_msg()]
+    response = probe.call(SetParameters, '/planner/set_parameters', request)
+    assert response.results[0].successful, response.results[0].reason
+
+
+def test_a_live_change_after_a_goal_plans_that_goal_again_not_the_route(probe):
+    """Found in review: a live change of a planning parameter (or a new vehicle_description)
+    after an RViz goal dropped the goal: the planner planned its waypoint route again, from
+    waypoint 0. Now it plans the goal again from the latest pose; a change of the waypoints
+    themselves plans them."""
+    params = {**FIXED_PLANNER, 'waypoints': [0.0, 0.0, NAN, 4.0, 0.0, NAN]}
+    with NodeProcess(NODE, params) as node:
+        plans, pose, goal = plans_poses_and_goals(probe, node)
+        pose.publish(pose_msg(1.0, 1.0, 0.0))
+        assert probe.spin_until(lambda: plans, 20), node.output()  # the route
+        assert xy(plans[-1])[-1] == pytest.approx([4.0, 0.0])
+        assert planned_to(probe, goal, goal_msg(2.0, -3.0, 0.0), plans, (2.0, -3.0)), (
+            node.output())
+        count = len(plans)
+        set_planner_parameter(probe, 'limits.max_speed', Parameter.Type.DOUBLE, 0.5)
+        assert probe.spin_until(lambda: len(plans) > count, 20), node.output()
+        assert xy(plans[-1])[-1] == pytest.approx([2.0, -3.0], abs=1e-5), node.output()
+        count = len(plans)
+        set_planner_parameter(probe, 'waypoints', Parameter.Type.DOUBLE_ARRAY,
+                              [0.0, 0.0, NAN, 5.0, 0.0, NAN])
+        assert probe.spin_until(lambda: len(plans) > count, 20), node.output()
+        assert xy(plans[-1])[-1] == pytest.approx([5.0, 0.0]), node.output()
+        assert node.stop_cleanly(), node.output()
+
+
 def test_goals_are_planned_from_the_pose_and_bad_ones_refused(probe):
     with NodeProcess(NODE, {**FIXED_PLANNER, 'limits.max_curvature': 0.3}) as node:
-        plans = probe.record(Path, 'plan', qos.LATCHED)
-        pose = probe.publisher(PoseWithCovarianceStamped, 'pose')
-        goal = probe.publisher(PoseStamped, 'goal_pose')
-        assert probe.spin_until(lambda: pose.get_subscription_count() > 0
-                                and goal.get_subscription_count() > 0, 20), node.output()
+        plans, pose, goal = plans_poses_and_goals(probe, node)
         goal.publish(goal_msg(3.0, 0.0, 0.0))  # no pose yet
         assert probe.spin_until(lambda: 'no pose received yet' in node.output(), 20), (
             node.output())
@@ -162,11 +200,7 @@ def test_a_goal_behind_a_car_gets_a_plan_that_backs_up_facing_forwards(probe):
     positions go -x (reverse), and the planner says why the leg reverses."""
     params = {'model': 'bicycle', 'limits.max_curvature': 0.25, 'waypoints': []}
     with NodeProcess(NODE, {**FIXED_PLANNER, **params}) as node:
-        plans = probe.record(Path, 'plan', qos.LATCHED)
-        pose = probe.publisher(PoseWithCovarianceStamped, 'pose')
-        goal = probe.publisher(PoseStamped, 'goal_pose')
-        assert probe.spin_until(lambda: pose.get_subscription_count() > 0
-                                and goal.get_subscription_count() > 0, 20), node.output()
+        plans, pose, goal = plans_poses_and_goals(probe, node)
         pose.publish(pose_msg(0.0, 0.0, 0.0))
         assert goal_until_planned(probe, goal, goal_msg(-3.0, 0.0, 0.0), plans), node.output()
         assert_timed(plans[0])

@@ -13,7 +13,8 @@ planner's ROS time when it planned; each pose is stamped at that moment plus its
 as they are; a reader on another clock uses the differences ``pose.stamp - header.stamp``.
 
 The waypoint path is planned once the planner's clock runs and (with ``start_at_current_pose``)
-a pose has arrived, and again when a planning parameter changes; every goal is planned at once
+a pose has arrived, and again when a planning parameter or the vehicle changes (after a goal:
+that goal again, from the latest pose, unless ``waypoints`` changed); every goal is planned at once
 from the latest pose, starting at the vehicle's latest speed along the path (a new goal while
 it drives keeps it going rather than braking to rest). Goals and poses in another frame are
 taken through static transforms (``/tf_static``); those in a frame none joins to the map
@@ -127,7 +128,8 @@ class Planner:
         self._pose_covariance: np.ndarray | None = None  # the latest pose's, a copy
         self._twist: Floats3 = (0.0, 0.0, 0.0)  # the latest odom body twist, checked when used
         self._twist_stamp_ns = 0  # its header's stamp
-        self._waypoints_pending = False
+        self._replan_pending = False  # the latest plan's again: to _goal, else the waypoints
+        self._goal: Pose2D | None = None  # the goal of the latest plan (None: the waypoints')
         self._plan = seam.create_publisher(Path, 'plan', qos.LATCHED)
         self._map_poses = MapPoses(seam, declared.full_map_frame)
         seam.create_subscription(PoseWithCovarianceStamped, 'pose', self._on_pose, qos.DEFAULT)
@@ -156,9 +158,11 @@ class Planner:
             self._vehicle.check(config)
         return config
 
-    def _on_settings(self, new: PlannerConfig, _old: PlannerConfig) -> None:
+    def _on_settings(self, new: PlannerConfig, old: PlannerConfig) -> None:
         self._vehicle.declare(new)
-        self._waypoints_pending = bool(new.waypoints)
+        if new.waypoints != old.waypoints:  # found in review: a goal went, the route came back
+            self._goal = None
+        self._replan_pending = self._goal is not None or bool(new.waypoints)
 
     def _on_resolved(self, config: PlannerConfig) -> None:
         limits = config.limits
@@ -169,7 +173,7 @@ class Planner:
             + (', reversing allowed' if config.reverses else '')
             + (f' at up to {min(limits.max_reverse_speed, limits.max_speed):.3g} m/s'
                if config.reverses and limits.max_reverse_speed else ''))
-        self._waypoints_pending = bool(config.waypoints)  # (again) for this vehicle
+        self._replan_pending = self._goal is not None or bool(config.waypoints)  # (again)
 
     def _on_pose(self, msg: PoseWithCovarianceStamped) -> None:
         _, frame_id, x_m, y_m, yaw_rad = stamped_pose2d(msg)
@@ -199,14 +203,18 @@ class Planner:
         if self.config is None:
             self._vehicle.log_waiting()
             return
-        if not self._waypoints_pending or self.seam.now_ns() == 0:
+        if not self._replan_pending or self.seam.now_ns() == 0:
+            return
+        if self._goal is not None:
+            self._replan_pending = False
+            self._plan_goal(self._goal)
             return
         if self.config.start_at_current_pose and self._pose is None:
             self.seam.logger.info(
                 'waypoint plan waits for the first pose', throttle_duration_sec=10.0
             )
             return
-        self._waypoints_pending = False
+        self._replan_pending = False
         pose = None if self._pose is None else Pose2D(*self._pose)
         sd = (0.0, 0.0) if self._pose_covariance is None \
             else planar_standard_deviations(self._pose_covariance)
@@ -228,27 +236,34 @@ class Planner:
                    else self._vehicle.problem)
             self._map_poses.warnings.warn('goal early', f'goal {tuple(goal)} ignored: {why}')
             return
+        self._plan_goal(goal)
+
+    def _plan_goal(self, goal: Pose2D) -> None:
+        """Plan to ``goal`` (map frame) from the latest pose, at the latest speed."""
         start = Pose2D(*self._pose)
         velocity = self._velocity(start)
-        self._publish(f'goal {_pose_text(goal)}',
-                      lambda warnings: plan_to_goal(self.config, start, goal, warnings, velocity))
+        if self._publish(f'goal {_pose_text(goal)}', lambda warnings: plan_to_goal(
+                self.config, start, goal, warnings, velocity)):
+            self._goal = goal
 
-    def _publish(self, what: str, plan) -> None:
+    def _publish(self, what: str, plan) -> bool:
+        """Publish the plan ``plan(warnings)`` gives for ``what``; False (logged) if none."""
         warnings: list[str] = []
         try:
             trajectory = plan(warnings)
         except PlanningError as err:
             self._map_poses.warnings.warn('no plan', f'no plan for the {what}: {err}')
-            return
+            return False
         except (ArithmeticError, ValueError, np.linalg.LinAlgError) as err:
             # Numbers the math cannot handle (a bug to report): the node keeps running.
             self._map_poses.warnings.warn(
                 'planner failed', f'no plan for the {what}: the planner failed: {err!r}')
-            return
+            return False
         for warning in warnings:
             self.seam.logger.warning(f'plan for the {what}: {warning}')
         start_ns = self.seam.now_ns()
         self._plan.publish(path_message(trajectory, start_ns, self.config.full_map_frame))
+        self._goal = None  # (a goal's plan sets it again)
         end = trajectory.end()
         shape = path_shape(trajectory.x_m, trajectory.y_m)
         self._map_poses.warnings.info('plan', (
@@ -256,6 +271,7 @@ class Planner:
             f'curvature {shape.max_curvature_inv_m:.3g} 1/m, total turning '
             f'{shape.total_turning_rad:.2f} rad, {trajectory.duration_s:.1f} s, ending at '
             + _pose_text(Pose2D(end.x_m, end.y_m, end.yaw_rad))))
+        return True
 
 
 def _pose_text(pose: Pose2D) -> str:
