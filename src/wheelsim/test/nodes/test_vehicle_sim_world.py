@@ -304,6 +304,45 @@ def test_collision_at_ten_cells_per_step_stops_before_the_wall_and_is_reported(r
         probe.close()
 
 
+def test_a_map_received_again_after_a_collision_keeps_the_count_and_the_diagnostics(
+        ros_domain_id, tmp_path):
+    """Found in review: each map on the topic made a new collision guard, its count 0 and no
+    last contact, so after a collision the next /diagnostics report looked for the missing
+    'last collision at' and failed every second ("housekeeping failed")."""
+    world = load_map_file(room_with_wall(tmp_path)).occupancy_map()
+    probe = Probe()
+    maps = probe.publisher(OccupancyGrid, '/c/map', qos.LATCHED)
+    maps.publish(occupancy_grid(world, 'map', 0))
+    params = {'model': 'differential', 'footprint': BOX, 'step_rate': 20.0, 'pub_rate': 20.0,
+              'clock_rate': 20.0, 'twist_reference_max_oldness': 60.0, **INSTANT}
+    try:
+        sim = ClockedVehicleSim(probe, params, '/c')
+        with sim.process:
+            collisions = probe.record(PointStamped, '/c/collision')
+            diagnostics = probe.record(DiagnosticArray, '/diagnostics')
+            sim.wait_for_subscriptions()
+            assert probe.spin_until(
+                lambda: 'map from the map topic' in sim.process.output(), 60.0), \
+                sim.process.output()
+            sim.command(10.0, 0.0, 0.0)
+            sim.advance(sim.now_ns + 1000 * MS)
+            assert probe.spin_until(lambda: collisions, 60.0), sim.process.output()
+            maps.publish(occupancy_grid(world, 'map', 0))
+            assert probe.spin_until(
+                lambda: sim.process.output().count('map from the map topic') == 2, 60.0)
+            reports = len(diagnostics)
+
+            def reported_since():
+                return any(diagnostic_values(array).get('collisions') == '1'
+                           and 'x=2.025 m' in diagnostic_values(array)['last collision at']
+                           for array in diagnostics[reports + 1:])
+
+            assert probe.spin_until(reported_since, 60.0), sim.process.output()
+            assert 'housekeeping failed' not in sim.process.output()
+    finally:
+        probe.close()
+
+
 def test_map_from_the_topic_in_the_map_frame_or_refused_in_another(ros_domain_id, tmp_path):
     """No world.map_yaml: the map comes from the map topic (transient local, published before
     vehicle_sim starts); a map in a frame no static transform joins is refused with a warning.

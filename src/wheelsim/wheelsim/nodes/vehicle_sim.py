@@ -139,7 +139,9 @@ class VehicleSim:
             seam, self.cmd_vel, lambda: self._vehicle_config.config, settings.frame_prefix
         )
         self._map_poses = MapPoses(seam, settings.full_map_frame)
-        self.world = SimWorld(seam, settings, self._vehicle_config.config, self._map_poses)
+        self._lock = threading.RLock()
+        self.world = SimWorld(seam, settings, self._vehicle_config.config, self._map_poses,
+                              self._lock)
         seam.create_subscription(
             PoseWithCovarianceStamped, 'initialpose', self._on_initial_pose, qos.DEFAULT
         )
@@ -147,7 +149,6 @@ class VehicleSim:
             seam.rclpy_node.create_service(Trigger, '~/reset', self._on_reset)
         self.diagnostics = SimDiagnostics(self, seam)
 
-        self._lock = threading.RLock()
         self._max_gap_ns = settings.max_gap_ns  # read at every clock change
         self._ros_now_ns = ros_time_reader(seam, self.mode)
         self.timeline: Timeline | None = None

@@ -20,10 +20,16 @@ and the collision guard around the vehicle's steps.
   vehicle is.
 - **collision** (geometry_msgs/PointStamped, map frame): once per collision, at the simulated
   time of the contact step, the centre of the obstacle cell touched; a warning (throttled) says
-  the same and ``/diagnostics`` counts collisions and shows the last one.
+  the same and ``/diagnostics`` counts collisions and shows the last one (over every map the
+  node has used).
+
+The map callback runs under ``lock``, the lock of the node's state (its wall-clock ticker steps
+and scans in another thread).
 """
 
 from __future__ import annotations
+
+import threading
 
 from geometry_msgs.msg import PointStamped, PolygonStamped
 from nav_msgs.msg import OccupancyGrid
@@ -60,8 +66,9 @@ class SimWorld:
     """The map, laser, footprint and collision guard of one vehicle_sim node."""
 
     def __init__(self, seam: NodeSeam, settings: VehicleSimSettings, vehicle: VehicleConfig,
-                 map_poses: MapPoses) -> None:
+                 map_poses: MapPoses, lock: threading.RLock) -> None:
         self._seam = seam
+        self._lock = lock
         self._map_poses = map_poses
         self.settings = settings
         self.footprint = footprint_of(settings.footprint, vehicle)
@@ -71,6 +78,9 @@ class SimWorld:
         self._map_frame = settings.full_map_frame
         self.world: OccupancyMap | None = None
         self.guard: CollisionGuard | None = None
+        # the collisions with the maps used before (each map gets a guard of its own)
+        self._earlier_collisions = 0
+        self._earlier_contact: Contact | None = None
         self.map_source = ''
         self._pending_map: OccupancyGrid | None = None
         self.scans = 0
@@ -99,6 +109,9 @@ class SimWorld:
             seam.create_subscription(OccupancyGrid, 'map', self._on_map, qos.LATCHED)
 
     def _use(self, world: OccupancyMap, source: str) -> None:
+        if self.guard is not None:  # found in review: a new map zeroed the count
+            self._earlier_collisions += self.guard.collisions
+            self._earlier_contact = self.guard.last_contact or self._earlier_contact
         self.world, self.map_source = world, source
         self.guard = CollisionGuard(world, self.footprint)
         self._seam.logger.info(
@@ -135,8 +148,9 @@ class SimWorld:
             self._other_map_publishers.check()
 
     def _on_map(self, msg: OccupancyGrid) -> None:
-        self._pending_map = msg
-        self._take_pending_map()
+        with self._lock:  # found in review: raced the ticker's scans for the pending map
+            self._pending_map = msg
+            self._take_pending_map()
 
     def _take_pending_map(self) -> None:
         """Use the last received map once its frame can be placed in the map frame."""
@@ -174,7 +188,19 @@ class SimWorld:
         self._map_poses.warnings.warn('collision', (
             f'collision at t={stamp_ns / NS_PER_S:.3f} s: the footprint touched the obstacle '
             f'cell at x={contact.x_m:.3f} m, y={contact.y_m:.3f} m ({self._map_frame}); the '
-            f'vehicle stopped ({self.guard.collisions} collisions so far)'))
+            f'vehicle stopped ({self.collisions} collisions so far)'))
+
+    @property
+    def collisions(self) -> int:
+        """The collisions so far, with every map used."""
+        return self._earlier_collisions + (0 if self.guard is None else self.guard.collisions)
+
+    @property
+    def last_contact(self) -> Contact | None:
+        """The latest collision's contact, with whichever map; None before the first."""
+        if self.guard is not None and self.guard.last_contact is not None:
+            return self.guard.last_contact
+        return self._earlier_contact
 
     def publish(self, stamp_ns: int, base_pose: tuple[float, float, float]) -> None:
         """At a scan time: the footprint, and the scan cast from ``base_pose`` if there is a
@@ -197,10 +223,10 @@ class SimWorld:
                     f'{self.world.resolution_m:g} m from {self.map_source}'
                     if self.world is not None else 'none yet'),
             'scans published': self.scans,
-            'collisions': 0 if guard is None else guard.collisions,
+            'collisions': self.collisions,
         }
-        if guard is not None and guard.last_contact is not None:
-            contact = guard.last_contact
+        contact = self.last_contact
+        if contact is not None:
             values['last collision at'] = f'x={contact.x_m:.3f} m, y={contact.y_m:.3f} m'
         if guard is not None and guard.stuck:
             values['footprint overlaps an obstacle'] = 'yes: not held until it is clear'
