@@ -85,8 +85,9 @@ class PurePursuitConfig:
     )
     rotate_to_heading_angle: float = param(
         0.785,
-        'Differential: turn on the spot first when the path direction is further off than '
-        'this (0: never).',
+        'Differential: turn on the spot when the path direction is further off than this on '
+        "the way (0: never); at a leg's start every law but a policy turns a base that is not "
+        'a car from 45 degrees off.',
         unit='rad',
         min_value=0.0,
         max_value=math.pi,
