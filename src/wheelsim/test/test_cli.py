@@ -15,10 +15,12 @@ from wheelsim.run.output import counted
 from wheelsim.run.scenario import with_overrides
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def process_state_restored():
     """main() takes over SIGINT and SIGTERM for the process and freezes every object it leaves
-    (meant to end the process): the handlers and the collector given back after the test."""
+    (meant to end the process): the handlers and the collector given back after each test of
+    this module, whether it calls main() or not (found in CI: a test that did not ask for this
+    left 544 939 objects frozen for the next test on its worker)."""
     handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
     yield
     gc.unfreeze()
@@ -36,8 +38,7 @@ def argument_error(argv, capsys) -> str:
 
 
 @pytest.mark.parametrize('argv', [['run', 'missing.yaml'], ['run', '--no-such-option']])
-def test_the_entry_leaves_every_object_out_of_the_exits_collections(argv, capsys,
-                                                                     process_state_restored):
+def test_the_entry_leaves_every_object_out_of_the_exits_collections(argv, capsys):
     """The interpreter's exit scans every tracked object in several full collections: 0.7 s of
     CPU after a ``wheelsim run`` with numba loaded. ``main`` freezes them when it returns or
     raises (argparse's exit on bad arguments)."""
@@ -66,8 +67,7 @@ def test_the_entry_leaves_every_object_out_of_the_exits_collections(argv, capsys
     (['calibrate', 'bag', '-o', 'a.yaml', '--output', 'b.yaml'],
      'argument -o/--output: given twice (a.yaml and b.yaml)'),
 ])
-def test_an_option_given_twice_is_refused_not_overridden(argv, message, capsys,
-                                                         process_state_restored, tmp_path,
+def test_an_option_given_twice_is_refused_not_overridden(argv, message, capsys, tmp_path,
                                                          monkeypatch):
     """Found in review: ``--seed 1 --seed 2`` ran with seed 2 (argparse keeps the last), while
     a ``--param`` given twice is refused: a setting that another overrides is an error."""
@@ -102,8 +102,7 @@ def test_an_option_given_twice_is_refused_not_overridden(argv, message, capsys,
     (['run', '--real-time-factor='],  # found in review: an empty value left a blank
      "argument --real-time-factor: '' must be 0 (as fast as possible) or in [0.001, 1e+06]"),
 ])
-def test_an_option_that_is_no_number_is_refused_naming_what_is_allowed(argv, message, capsys,
-                                                                        process_state_restored):
+def test_an_option_that_is_no_number_is_refused_naming_what_is_allowed(argv, message, capsys):
     """Found in review: ``--seed abc`` said ``invalid int value: 'abc'``, without the range."""
     assert message in argument_error(argv, capsys)
 
@@ -135,7 +134,7 @@ def test_a_number_option_reads_its_value_as_param_does(argv, key, value):
     (['sweep', '--sample', 'sobol'], "wheelsim sweep: error: argument --sample: invalid choice: "
      "'sobol' (choose from "),  # the choices as this Python's argparse writes them
 ])
-def test_an_argument_error_is_one_line(argv, line, capsys, process_state_restored):
+def test_an_argument_error_is_one_line(argv, line, capsys):
     """Found in review: argparse's errors began with the usage, four to eight lines in all;
     bad input gets one line (the usage is in ``-h``)."""
     err = argument_error(argv, capsys)
@@ -143,8 +142,7 @@ def test_an_argument_error_is_one_line(argv, line, capsys, process_state_restore
     assert err.endswith(f' (see {line.split(": error")[0]} -h)\n'), err
 
 
-def test_a_map_of_vehicle_sim_is_read_before_the_run(capsys, process_state_restored, tmp_path,
-                                                     monkeypatch):
+def test_a_map_of_vehicle_sim_is_read_before_the_run(capsys, tmp_path, monkeypatch):
     """Found in review: world.map_yaml given in nodes: or by --param was read only by the node,
     after the run had started: a traceback, exit 1 and a run folder left behind."""
     monkeypatch.chdir(tmp_path)
@@ -210,15 +208,13 @@ OBJECTIVE = ['--objective', 'cross_track_rms_m']
      'or compare arrays with wheelsim sweep'),
 ])
 def test_an_array_param_is_checked_and_refused_on_one_line_naming_it(argv, message, capsys,
-                                                                     process_state_restored,
                                                                      tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # were one accepted, its results would go there
     assert main(argv) == EXIT_BAD_INPUT
     assert capsys.readouterr().err == f'wheelsim {argv[0]}: error: {message}\n'
 
 
-def test_a_scenario_without_waypoints_is_refused(capsys, process_state_restored, tmp_path,
-                                                 monkeypatch):
+def test_a_scenario_without_waypoints_is_refused(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / 'idle.yaml').write_text('duration: 20.0\n')
     assert main(['run', 'idle.yaml']) == EXIT_BAD_INPUT
@@ -254,9 +250,8 @@ def test_a_scenario_without_waypoints_is_refused(capsys, process_state_restored,
      '(planner.holonomic true: the base slides sideways, which a steered front axle cannot): '
      'choose feedforward or pure_pursuit, or set planner.holonomic false'),
 ])
-def test_a_run_that_would_stand_still_is_refused_before_it_starts(argv, message, capsys,
-                                                                  process_state_restored,
-                                                                  tmp_path, monkeypatch):
+def test_a_run_that_would_stand_still_is_refused_before_it_starts(argv, message, capsys, tmp_path,
+                                                                  monkeypatch):
     """Found by hand: one waypoint at the start pose ran, the planner warned "no plan" and the
     vehicle stood still for the whole run, exit 0; the built-in scenario was named by its
     installed path."""
@@ -277,7 +272,7 @@ def test_a_run_that_would_stand_still_is_refused_before_it_starts(argv, message,
      'false'),
 ])
 def test_a_recorded_topic_no_node_of_the_scenario_publishes_is_refused(
-        scenario, argv, message, capsys, process_state_restored, tmp_path, monkeypatch):
+        scenario, argv, message, capsys, tmp_path, monkeypatch):
     """Found in review: record: [scan] without a map ran and wrote an empty bag."""
     monkeypatch.chdir(tmp_path)
     text = scenario.replace('nodes: {vehicle_sim:', 'nodes: {planner: {waypoints: [1.0, 0.0, '
@@ -304,7 +299,6 @@ NO_MODULE = "controller.policy.callable: cannot import badpol (No module named '
      'by algorithm policy only'),
 ])
 def test_a_policy_module_function_is_one_text_value_for_every_command(argv, fragment, capsys,
-                                                                      process_state_restored,
                                                                       tmp_path, monkeypatch):
     """Not a range LOW:HIGH: the text reaches the controller's check, which refuses it here
     naming the parameter (not its LOW)."""
@@ -323,7 +317,7 @@ SHORT_RUN = ('name: short\nduration: 3.0\n'
     ('metrics', ['--no-plots'], 'the bag, metrics.json and timing.json are in '),
 ])
 def test_ctrl_c_while_the_report_is_written_keeps_the_metrics_and_says_what_is_there(
-        where, plots, said, capsys, process_state_restored, tmp_path, monkeypatch):
+        where, plots, said, capsys, tmp_path, monkeypatch):
     """A Ctrl-C after the run (a second one, say): the metrics are written first, then the
     command ends with 130 saying what the folder holds (left alone: it said "interrupted")."""
     from wheelsim.report import metrics
@@ -349,8 +343,7 @@ def test_ctrl_c_while_the_report_is_written_keeps_the_metrics_and_says_what_is_t
     assert (tmp_path / 'out' / 'short' / 'timing.json').is_file()
 
 
-def test_ctrl_c_after_a_run_without_a_bag_does_not_claim_one(capsys, process_state_restored,
-                                                             tmp_path, monkeypatch):
+def test_ctrl_c_after_a_run_without_a_bag_does_not_claim_one(capsys, tmp_path, monkeypatch):
     """Found in review: a user's bag/ left alone in a run folder reused by a run that records
     nothing made the message say "the bag, metrics.json ..."."""
     from wheelsim.report import metrics
@@ -418,8 +411,7 @@ def test_counts_in_the_commands_lines_agree_with_their_nouns(count, noun, text):
      'controller.policy.preview_distance: has no effect in the run: only algorithm policy uses '
      'it, and algorithm is feedforward; remove it'),
 ])
-def test_a_param_the_run_would_not_use_is_refused_saying_why(argv, message, capsys,
-                                                             process_state_restored, tmp_path,
+def test_a_param_the_run_would_not_use_is_refused_saying_why(argv, message, capsys, tmp_path,
                                                              monkeypatch):
     """Found in review: such a value was taken and changed nothing (a sweep over it gave the
     same run at every point, exit 0)."""
@@ -430,8 +422,7 @@ def test_a_param_the_run_would_not_use_is_refused_saying_why(argv, message, caps
     assert not (tmp_path / 'results').exists()
 
 
-def test_a_scenario_s_nodes_value_the_run_would_not_use_is_refused(capsys, process_state_restored,
-                                                                   tmp_path, monkeypatch):
+def test_a_scenario_s_nodes_value_the_run_would_not_use_is_refused(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / 's.yaml').write_text(
         'nodes:\n  planner: {waypoints: [1.0, 0.0, .nan]}\n'
@@ -463,8 +454,7 @@ def test_a_parameter_some_run_uses_is_taken(runs, refused):
         check_used(scenario, points, [*rate], unused_in_a_run, 'any run')
 
 
-def test_a_param_the_run_uses_with_another_given_is_taken(capsys, process_state_restored,
-                                                          tmp_path, monkeypatch):
+def test_a_param_the_run_uses_with_another_given_is_taken(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(['run', '--no-plots', '--quiet', '--param', 'localization.mode=ekf',
                  '--param', 'localization.ekf.measurement_rate=5']) == 0
@@ -483,7 +473,7 @@ def test_a_param_the_run_uses_with_another_given_is_taken(capsys, process_state_
      'localization.ekf.measurement_rate=5:20', *OBJECTIVE],
 ])
 def test_a_param_switching_the_model_or_mode_keeps_the_values_it_makes_used(
-        argv, capsys, process_state_restored, tmp_path, monkeypatch):
+        argv, capsys, tmp_path, monkeypatch):
     """Found in review: --param vehicle_sim.model=bicycle refused the default scenario's own
     differential geometry (which its nodes: gives) as unused; a sweep or tune whose mode axis
     makes an ekf rate used was refused at its other points. Every check passes: the command
@@ -496,8 +486,7 @@ def test_a_param_switching_the_model_or_mode_keeps_the_values_it_makes_used(
 
 
 def test_a_nodes_value_refused_names_the_run_s_reason_not_the_scenario_s(capsys, tmp_path,
-                                                                       process_state_restored,
-                                                                       monkeypatch):
+                                                                         monkeypatch):
     """Found in review: the reason named the mode of the scenario as written beside the run's."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / 's.yaml').write_text(
@@ -509,7 +498,7 @@ def test_a_nodes_value_refused_names_the_run_s_reason_not_the_scenario_s(capsys,
         'the run: only mode ekf uses it, and mode is noisy (read only); remove it\n')
 
 
-def test_version_is_the_package_xml_version(capsys, process_state_restored):
+def test_version_is_the_package_xml_version(capsys):
     package_xml = Path(__file__).resolve().parents[1] / 'package.xml'
     version = re.search(r'<version>([^<]+)</version>', package_xml.read_text()).group(1)
     with pytest.raises(SystemExit) as exit_info:
@@ -518,7 +507,7 @@ def test_version_is_the_package_xml_version(capsys, process_state_restored):
     assert capsys.readouterr().out == f'wheelsim {version}\n'
 
 
-def test_a_huge_param_value_is_cut_in_the_error(capsys, process_state_restored, tmp_path):
+def test_a_huge_param_value_is_cut_in_the_error(capsys, tmp_path):
     """Found in review: a 5000-digit value was echoed whole in the one-line error."""
     assert main(['run', '--param', 'controller.lead_time=' + '9' * 5000,
                  '--output', str(tmp_path)]) == EXIT_BAD_INPUT
@@ -536,9 +525,8 @@ def test_a_huge_param_value_is_cut_in_the_error(capsys, process_state_restored, 
     (['tune', '--param', 'controller.lead_time=0:0.5', *OBJECTIVE],
      'pass_criteria.collisions: computed only with a map, which s.yaml does not give'),
 ])
-def test_a_pass_criterion_on_the_world_without_a_map_is_refused(argv, message, capsys,
-                                                                process_state_restored,
-                                                                tmp_path, monkeypatch):
+def test_a_pass_criterion_on_the_world_without_a_map_is_refused(argv, message, capsys, tmp_path,
+                                                                monkeypatch):
     """Found in review: every run (each point, each trial) ran to fail it, the metric unset."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / 's.yaml').write_text(SHORT_RUN + 'pass_criteria: {collisions: 0, '
@@ -549,8 +537,7 @@ def test_a_pass_criterion_on_the_world_without_a_map_is_refused(argv, message, c
     assert sorted(p.name for p in tmp_path.iterdir()) == ['s.yaml']
 
 
-def test_overwrite_refuses_to_remove_a_file_the_run_reads(capsys, process_state_restored,
-                                                          tmp_path, monkeypatch):
+def test_overwrite_refuses_to_remove_a_file_the_run_reads(capsys, tmp_path, monkeypatch):
     """Found in review: a scenario saved as the run folder's metrics.json was replaced by the
     run's metrics, and a map image saved as one of its plots removed before the run."""
     monkeypatch.chdir(tmp_path)
@@ -569,7 +556,7 @@ def test_overwrite_refuses_to_remove_a_file_the_run_reads(capsys, process_state_
 
 
 def test_ctrl_c_before_a_command_handles_it_is_an_interrupt_not_a_traceback(
-        capsys, process_state_restored, monkeypatch):
+        capsys, monkeypatch):
     """Found in review: a Ctrl-C while the command loaded (its imports, its arguments) ended
     in a traceback through the executable's entry point."""
     import wheelsim
@@ -616,9 +603,7 @@ def test_sigterm_while_the_command_loads_is_an_interrupt_too():
     assert (done.returncode, done.stderr) == (130, 'wheelsim: interrupted\n'), done
 
 
-def test_ctrl_c_before_the_simulation_begins_leaves_no_run_folder(capsys,
-                                                                  process_state_restored,
-                                                                  tmp_path, monkeypatch):
+def test_ctrl_c_before_the_simulation_begins_leaves_no_run_folder(capsys, tmp_path, monkeypatch):
     """Found in review: a folder holding only its marker was left, and the next run went to
     short-2."""
     from wheelsim.run import runner
@@ -634,8 +619,7 @@ def test_ctrl_c_before_the_simulation_begins_leaves_no_run_folder(capsys,
     assert sorted(p.name for p in tmp_path.iterdir()) == ['short.yaml']  # no out/ either
 
 
-def test_a_tune_with_every_value_fixed_is_refused(capsys, process_state_restored, tmp_path,
-                                                  monkeypatch):
+def test_a_tune_with_every_value_fixed_is_refused(capsys, tmp_path, monkeypatch):
     """Found in review: --param controller.lead_time=0.1 ran its trials, each the same run."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / 'short.yaml').write_text(SHORT_RUN)
@@ -671,8 +655,8 @@ def test_a_tune_with_every_value_fixed_is_refused(capsys, process_state_restored
     ('controller.lead_time=a:b', 'controller.lead_time=a:b: controller.lead_time: must be -1 '
      '(from the vehicle) or a finite number in [0, 10]\n'),
 ])
-def test_a_tune_axis_no_trial_could_run_is_refused_before_any(capsys, process_state_restored,
-                                                              tmp_path, monkeypatch, axis, said):
+def test_a_tune_axis_no_trial_could_run_is_refused_before_any(capsys, tmp_path, monkeypatch,
+                                                              axis, said):
     """Found in review: lead_time=-1:0 has valid ends but no valid value between them (-1 or
     [0, 10]): every trial failed at run time, exit 1, a study of failures left behind;
     0..2 of a real parameter became the choices 0, 1, 2 without a word; an array alone was
@@ -684,8 +668,7 @@ def test_a_tune_axis_no_trial_could_run_is_refused_before_any(capsys, process_st
     assert sorted(p.name for p in tmp_path.iterdir()) == ['short.yaml']
 
 
-def test_an_output_folder_the_command_made_and_left_empty_is_removed(tmp_path, monkeypatch,
-                                                                      capsys):
+def test_an_output_folder_the_command_made_and_left_empty_is_removed(tmp_path, monkeypatch, capsys):
     """Found in review: a tune whose --storage was not a database (found once --output was
     made) left that folder behind, empty; so did a sweep stopped while Ray started."""
     monkeypatch.chdir(tmp_path)
@@ -712,7 +695,7 @@ TIMED_OUT = ('The current node timed out during startup. This could happen becau
                                      ['tune', '--param', 'seed=1:2', '--trials', '2',
                                       '--objective', 'cross_track_rms_m']])
 def test_a_ray_instance_that_does_not_start_is_one_line_and_exit_1(
-        command, capsys, process_state_restored, tmp_path, monkeypatch):
+        command, capsys, tmp_path, monkeypatch):
     from wheelsim.run import execution
 
     def timed_out(self, ray, **options):
