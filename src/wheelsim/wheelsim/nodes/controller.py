@@ -114,7 +114,9 @@ class Controller:
         self.seam = seam
         warm_up()  # the control step's compiled kernels: loaded now, not at the first step
         self.params = NodeParameters(seam)
-        self._settings = self.params.declare_config(ControllerConfig, self._on_settings)
+        self._vehicle: VehicleDefaults[ControllerConfig] | None = None  # after the declaration
+        self._settings = self.params.declare(specs(ControllerConfig), self._config,
+                                             self._on_settings)
         self.params.freeze('use_sim_time', 'the control loop runs on the clock chosen at '
                                            'start-up')
         self.params.report_unknown()
@@ -157,6 +159,14 @@ class Controller:
         """The configuration in use: the parameters completed from the vehicle description
         (None while some still wait for it)."""
         return self._vehicle.config
+
+    def _config(self, values: Mapping[str, Any]) -> ControllerConfig:
+        """The configuration of ``values``, refused also when the vehicle cannot complete it
+        (:meth:`VehicleDefaults.check`)."""
+        config = from_flat(ControllerConfig, values)
+        if self._vehicle is not None:
+            self._vehicle.check(config)
+        return config
 
     def _on_settings(self, new: ControllerConfig, old: ControllerConfig) -> None:
         self._vehicle.declare(new)

@@ -11,7 +11,8 @@ resolves it with the latest description, warns once per explicit parameter that 
 vehicle, and says (throttled) which parameters still wait for a description. A parameter the
 vehicle cannot have at all (the planner's ``holonomic`` for a vehicle that is not omni) is an
 error: logged, and the node waits for parameters that fit (:meth:`VehicleDefaults.check`
-refuses such a live change).
+refuses such a live change, and one setting a parameter back to "from the vehicle" before any
+description came to a node running on given values).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Generic, TypeVar
 
 from std_msgs.msg import String
 
-from wheelsim.core.params import ParameterError
+from wheelsim.core.params import ParameterError, to_flat
 from wheelsim.core.vehicle.description import (
     DescriptionError,
     VehicleDescription,
@@ -129,6 +130,17 @@ class VehicleDefaults(Generic[ConfigT]):
 
     def check(self, declared: ConfigT) -> None:
         """Raise :class:`ParameterError` if ``declared`` cannot be completed for the vehicle
-        described (nothing before a description): a live change is refused then."""
+        described, or, with no description yet, if it sets a parameter back to "from the
+        vehicle" while the node runs on given values (it would go on with the old value): a
+        live change is refused then."""
         if self._description is not None:
             self._resolve(declared, self._description)
+            return
+        if self.config is None:  # still waiting: one more parameter to wait for changes nothing
+            return
+        waiting = self._waiting(declared)
+        if waiting:
+            name = waiting[0]
+            raise ParameterError(name, to_flat(declared)[name],
+                                 f'"from the vehicle" needs a description on {TOPIC} (from '
+                                 'vehicle_sim), and none has come: give a value')
