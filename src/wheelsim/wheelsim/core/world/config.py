@@ -59,7 +59,8 @@ class ScanSettings:
         True, 'Publish scan (sensor_msgs/LaserScan) whenever there is a map.', read_only=True,
     )
     rate: float = param(
-        10.0, 'Scans per second of simulated time (<= step_rate).', unit='Hz',
+        10.0, 'Scans per second of simulated time (<= step_rate); footprint is published at '
+        'this rate too, also with the scan off.', unit='Hz',
         min_value=MIN_RATE_HZ, max_value=1000.0,
     )
     frame_id: str = param(
