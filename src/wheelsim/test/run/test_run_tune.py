@@ -7,8 +7,9 @@ Ray, is tested in test/test_wheelsim_tune.py.
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -42,30 +43,46 @@ def integer_check(node: str, parameters, given) -> None:
 
 
 class MetricsRunner:
-    """Yields each job's result at once: cross-track error (k - 1)^2, goal error 1.5 - k,
+    """Takes jobs as RayRunner.run does (one only when one of ``workers`` is free; None: none
+    until the next result) and gives the oldest one's result: cross-track error (k - 1)^2
+    (missing from the results counted in ``without_objective``, from 0), goal error 1.5 - k,
     clearance k - 0.5."""
 
-    workers = 1
+    def __init__(self, workers: int = 1, without_objective: Collection[int] = ()) -> None:
+        self.workers = workers
+        self.without_objective = without_objective
 
-    def run(self, jobs: Iterable[Job], root: Path) -> Iterator[tuple[Job, dict[str, Any]]]:
-        for job in jobs:
+    def run(self, jobs: Iterable[Job | None], root: Path
+            ) -> Iterator[tuple[Job, dict[str, Any]]]:
+        waiting, in_flight, results = iter(jobs), [], itertools.count()
+        while True:
+            while len(in_flight) < self.workers:
+                job = next(waiting, None)
+                if job is None:
+                    break
+                in_flight.append(job)
+            if not in_flight:
+                return
+            job = in_flight.pop(0)
             k = job.scenario.node_parameters['controller']['k']
-            metrics = {'cross_track_rms_m': (k - 1.0) ** 2, 'goal_position_error_m': 1.5 - k,
-                       'min_clearance_m': k - 0.5}
+            metrics = {'goal_position_error_m': 1.5 - k, 'min_clearance_m': k - 0.5}
+            if next(results) not in self.without_objective:
+                metrics['cross_track_rms_m'] = (k - 1.0) ** 2
             yield job, {'metrics': metrics, 'failed': [], 'interrupted': False,
                         'run_dir': f'{job.key}/t', 'wall_s': 0.0, 'worker': 'here:1'}
 
 
 def search(tmp_path: Path, goal_error_bound_m: float | None, trials: int = 30,
-           check=lambda node, parameters, given: None, axes=REAL_K, **criteria: float):
+           check=lambda node, parameters, given: None, axes=REAL_K,
+           runner: MetricsRunner | None = None, **criteria: float):
     if goal_error_bound_m is not None:
         criteria['goal_position_error_m'] = goal_error_bound_m
     scenario = Scenario(name='t', duration_s=1.0, seed=1, record_topics=None,
                         pass_criteria=criteria,
                         node_parameters={'controller': {}})
     study = open_study(tmp_path, None, 'test', 'cross_track_rms_m', axes, 'tpe', 0, scenario)
-    return tune(scenario, axes, 'cross_track_rms_m', trials, study, tmp_path, MetricsRunner(),
-                check=check, show_progress=False)
+    return tune(scenario, axes, 'cross_track_rms_m', trials, study, tmp_path,
+                runner or MetricsRunner(), check=check, show_progress=False)
 
 
 @pytest.mark.parametrize('sampler', ['tpe', 'random'])
@@ -132,6 +149,21 @@ def test_a_trial_the_nodes_would_refuse_fails_and_the_study_goes_on(tmp_path, ca
     printed = capsys.readouterr().out
     assert re.search(rf'^trial {first} \({re.escape(GAIN)}=1\.[6-9]\d*\) failed: --param '
                      r'controller\.k: must be at most 1\.6$', printed, re.MULTILINE), printed
+
+
+@pytest.mark.parametrize('workers', [1, 2])
+def test_trials_whose_run_lacks_the_objective_fail_and_others_make_up_the_count(tmp_path,
+                                                                                 workers):
+    """Found in review: a trial whose run did not compute the objective (time_to_goal_s of a
+    run that never reached its goal) failed but was counted as finished too; and with more
+    than one worker, a trial that failed while the last ones ran was not replaced. The
+    command ended with fewer finished trials than --trials, saying nothing."""
+    runner = MetricsRunner(workers, without_objective={3})  # with 2: one of the last two
+    outcome = search(tmp_path, goal_error_bound_m=None, trials=4, runner=runner)
+    assert [r['state'] for r in outcome.rows] == ['COMPLETE', 'COMPLETE', 'COMPLETE', 'FAIL',
+                                                  'COMPLETE'], outcome.rows
+    assert {r['error'] for r in outcome.rows if r['state'] == 'FAIL'} == {
+        'cross_track_rms_m not computed for this run'}
 
 
 def test_the_best_trial_is_the_best_one_that_meets_the_pass_criteria(tmp_path):

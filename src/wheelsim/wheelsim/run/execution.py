@@ -375,10 +375,13 @@ class RayRunner:
             self._ray_thread.join()
             self._ray_thread = None
 
-    def run(self, jobs: Iterable[Job], root: Path) -> Iterator[tuple[Job, dict[str, Any]]]:
+    def run(self, jobs: Iterable[Job | None], root: Path
+            ) -> Iterator[tuple[Job, dict[str, Any]]]:
         """Run ``jobs``, yielding ``(job, result)`` as each finishes (see :func:`run_job`; a
         worker that died gives an ``error`` result). A job is taken from ``jobs`` only when a
-        worker is free, so a generator can choose the next run from the results so far. On
+        worker is free, so a generator can choose the next run from the results so far; it
+        gives None to start nothing until the next result (asked again then; with nothing in
+        flight, that ends the run). On
         KeyboardInterrupt the interrupt goes on and the runs in flight are left to Ray, which
         ends a job's workers when its driver disconnects (``ray.shutdown``). They are not
         cancelled: a force-cancelled task whose reply was already on its way aborted Ray's core
@@ -394,7 +397,7 @@ class RayRunner:
         in_flight: dict[Any, Job] = {}
         while True:
             while len(in_flight) < self.workers:  # pulled only when a worker is free
-                job = next(waiting, None)
+                job = next(waiting, None)  # (also None: the end of jobs)
                 if job is None:
                     break
                 in_flight[self._task.remote(job, str(root), token)] = job

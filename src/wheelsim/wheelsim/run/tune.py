@@ -396,6 +396,8 @@ def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, 
 
     def tell(trial, overrides: Mapping[str, Any], record: Mapping[str, Any] | None,
              error: str = '') -> None:
+        """Tell the study the trial's value (finished), or that it failed: no run record,
+        or a run whose metrics lack the objective."""
         metrics = record['metrics'] if record else {}
         value = metrics.get(objective)
         if record is None or value is None:
@@ -411,11 +413,19 @@ def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, 
         trial.set_user_attr('metrics', metrics)
         trial.set_user_attr('run', record['run_dir'])
         study.tell(trial, value)
+        finished.append(trial)
         bar.update(1)
 
-    def jobs() -> Iterator[Job]:
-        while (len(finished) + sum(map(len, in_flight.values())) < trials
-               and len(failed) < trials):
+    def jobs() -> Iterator[Job | None]:
+        """New trials' jobs until the finished ones and those in flight make ``trials``;
+        None (:meth:`RayRunner.run`: wait for a result) while only trials in flight are left,
+        since each that fails asks for another."""
+        while len(failed) < trials:
+            if len(finished) + sum(map(len, in_flight.values())) >= trials:
+                if not in_flight:
+                    return
+                yield None
+                continue
             # Ctrl-C after the study's writes, never inside one (twice: at once)
             with HeldSignals(second_at_once=True):
                 job = next_job()
@@ -439,7 +449,6 @@ def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, 
         record = load_record(root, job)
         if record is not None:  # these parameters ran before (a resumed study)
             tell(trial, overrides, record)
-            finished.append(trial)
             return None
         in_flight.setdefault(key, []).append((trial, overrides))
         return job if len(in_flight[key]) == 1 else None
@@ -456,7 +465,6 @@ def tune(scenario: Scenario, axes: Sequence[Axis], objective: str, trials: int, 
                         else:
                             tell(trial, overrides, write_record(root, job.key, overrides,
                                                                 result))
-                            finished.append(trial)
     except KeyboardInterrupt:
         outcome.interrupted = True
         with HeldSignals(second_at_once=True):
@@ -505,9 +513,10 @@ def params_file(best: Mapping[str, Any], parameters: Sequence[str]) -> str:
 
 def run_again_with_bag(scenario: Scenario, run_dir: Path, make_plots: bool) -> bool:
     """Run the best trial's ``scenario`` again, with its bag (and plots), into a folder beside
-    its ``run_dir`` (``.again``), then put that run in ``run_dir``'s place. Returns whether the
-    run was interrupted (Ctrl-C, SIGTERM; also while its report was written): ``run_dir`` is
-    then left as it was, and so it is when the run raises (the error raised as it is, the
+    its ``run_dir`` (``.again``), then put that run in ``run_dir``'s place (made if it is not
+    there: a trial of another command sharing the study, or a folder removed). Returns whether
+    the run was interrupted (Ctrl-C, SIGTERM; also while its report was written): ``run_dir``
+    is then left as it was, and so it is when the run raises (the error raised as it is, the
     ``.again`` folder kept for the files it names; the next call removes it)."""
     from wheelsim.run.runner import ReportInterrupted, run_scenario
 
@@ -520,9 +529,10 @@ def run_again_with_bag(scenario: Scenario, run_dir: Path, make_plots: bool) -> b
         outcome = None
     if outcome is not None and not outcome.interrupted:
         with HeldSignals():  # the swap is not cut in the middle
-            run_dir.rename(replaced)
+            if run_dir.exists():
+                run_dir.rename(replaced)
             outcome.output_dir.rename(run_dir)
-            shutil.rmtree(replaced)
+            shutil.rmtree(replaced, ignore_errors=True)
     shutil.rmtree(staging, ignore_errors=True)
     return outcome is None or outcome.interrupted
 
