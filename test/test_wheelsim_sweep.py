@@ -475,6 +475,11 @@ def test_a_signal_while_ray_starts_ends_every_process_of_the_command(tmp_path, c
      '--param vehicle_sim.pub_rate=2000: vehicle_sim.pub_rate: must be <= step_rate (1000 Hz)'),
     (['sweep', '--param', 'vehicle_sim.pub_rate=50,2000'],
      '--param vehicle_sim.pub_rate=2000: vehicle_sim.pub_rate: must be <= step_rate (1000 Hz)'),
+    # each value passes with one of the other axis's: one combination breaks the rule
+    (['sweep', '--param', 'vehicle_sim.step_rate=20,200', '--param',
+      'vehicle_sim.pub_rate=10,50'],
+     '--param vehicle_sim.step_rate=20 vehicle_sim.pub_rate=50: vehicle_sim.pub_rate: must be '
+     '<= step_rate (20 Hz)'),
     # the rule names the parameter at fault (the default pub_rate), --param the value given
     (['run', '--param', 'vehicle_sim.step_rate=20'],
      '--param vehicle_sim.step_rate=20: vehicle_sim.pub_rate: must be <= step_rate (20 Hz)'),

@@ -93,7 +93,8 @@ def _check_axis_ends(scenario, axes, check) -> None:
     values given, before any point runs, for a value that breaks a rule with every combination
     of the other axes' values and ends (the first :data:`MAX_END_COMBINATIONS`; every point sets
     every axis): a rule across two axes (``pub_rate <= step_rate``) may hold at some points of
-    their ranges only, which each point's run checks."""
+    their ranges only, which a sweep checks at each point before any runs (a tune: at each
+    trial)."""
     from wheelsim.run.runner import check_across_nodes
 
     def ends(axis) -> tuple:
