@@ -57,6 +57,18 @@ def test_keys_follow_everything_that_makes_the_run():
     assert job_key(scenario) != job_key(dataclasses.replace(scenario, duration_s=3.5))
 
 
+def test_a_scenario_file_s_key_does_not_depend_on_how_its_path_is_written(tmp_path,
+                                                                          monkeypatch):
+    """Found in review: the same sweep resumed with the scenario's absolute path (or from
+    another folder) ran every point again."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'sub').mkdir()
+    (tmp_path / 's.yaml').write_text('duration: 3.0\nnodes: {planner: {waypoints: [1.0, 0.0, '
+                                     '0.0]}}\n')
+    spellings = ['s.yaml', str(tmp_path / 's.yaml'), 'sub/../s.yaml']
+    assert len({job_key(_load(path)[0]) for path in spellings}) == 1
+
+
 def test_a_worker_without_the_output_folder_returns_the_files(tmp_path, ros_domain_id):
     scenario = _short_scenario()
     job = Job(job_key(scenario), scenario)

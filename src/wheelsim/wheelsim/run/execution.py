@@ -106,6 +106,8 @@ def job_key(scenario: Scenario) -> str:
     del fields['params_file_replaced']  # what the params file said, not what runs
     del fields['params_file']  # its values are in node_parameters
     del fields['nodes_given'], fields['overridden']  # where the values came from
+    if scenario.source is not None:  # the file, however its path is written
+        fields['source'] = scenario.source.resolve()
     text = json.dumps(fields, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
