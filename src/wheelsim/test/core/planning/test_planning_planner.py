@@ -429,6 +429,25 @@ def test_limits_from_the_vehicle_bound_the_lag_error(time_constant_s, accelerati
     assert config.limits.max_acceleration * time_constant_s**2 / 2 <= LAG_ERROR_M + 1e-12
 
 
+def test_an_unbounded_curvature_given_for_a_car_is_warned_of():
+    """Found in review: ``limits.max_curvature: 0`` (no bound) on a car gave plans it cannot
+    steer, without a word, where a bound above the car's was warned of."""
+    car = describe(from_flat(VehicleConfig, {
+        'model': 'bicycle', 'model_params.bicycle.wheel_base': 2.0,
+        'model_params.bicycle.steering_actuator.max_position': math.atan(0.5),
+        'model_params.bicycle.steering_actuator.max_velocity': 1.0}))
+    given = from_flat(PlannerConfig, {'limits.max_curvature': 0.0,
+                                      'limits.max_curvature_rate': 0.0})
+    _, warnings = with_vehicle(given, car)
+    assert warnings == [
+        "planner parameter limits.max_curvature = 0 1/m (unbounded) exceeds the vehicle's "
+        "0.25 1/m (vehicle_description); using 0 1/m (unbounded) as set",
+        "planner parameter limits.max_curvature_rate = 0 1/(m*s) (unbounded) exceeds the "
+        "vehicle's 0.5 1/(m*s) (vehicle_description); using 0 1/(m*s) (unbounded) as set"]
+    bounded = from_flat(PlannerConfig, {'limits.max_curvature': 0.2})
+    assert with_vehicle(bounded, car)[1] == []
+
+
 @pytest.mark.parametrize('waypoints', [
     [10.0, 0.0, NAN, 10.0, 0.5, NAN, 0.0, 0.5, NAN],  # a reversal at the middle waypoint
     [2.0, 0.0, 0.0, 2.0, 2.0, 1.5708, 0.0, 2.0, 3.1416],  # a reversing leg to the last one

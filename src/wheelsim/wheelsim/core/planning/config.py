@@ -262,10 +262,10 @@ def _rules(description: VehicleDescription) -> list[FromVehicle]:
                     planned_lateral_acceleration_mps2(d), unit='m/s^2'),
         FromVehicle('limits.max_curvature', FROM_VEHICLE,
                     PLANNING_MARGIN * car_curvature if car_curvature else 0.0, car_curvature,
-                    'at_most', '1/m'),
+                    'at_most', '1/m', zero_unbounded=True),
         FromVehicle('limits.max_curvature_rate', FROM_VEHICLE,
                     PLANNING_MARGIN * car_curvature_rate if car_curvature_rate else 0.0,
-                    car_curvature_rate, 'at_most', '1/(m*s)'),
+                    car_curvature_rate, 'at_most', '1/(m*s)', zero_unbounded=True),
     ]
 
 

@@ -272,8 +272,9 @@ class FromVehicle:
     ``name``: the dotted parameter name; ``sentinel``: the value meaning "from the vehicle" (the
     parameter's default); ``value``: what it then becomes; ``vehicle``: the vehicle's own figure
     an explicit value is compared with (None: no comparison), ``check``: ``'equal'``,
-    ``'at_most'`` or ``'at_least'`` (an explicit value contradicts the vehicle otherwise), and
-    ``unit`` for the message.
+    ``'at_most'`` or ``'at_least'`` (an explicit value contradicts the vehicle otherwise),
+    ``unit`` for the message, and ``zero_unbounded``: 0 means no bound (exceeding any figure
+    of an ``'at_most'`` check).
     """
 
     name: str
@@ -282,6 +283,7 @@ class FromVehicle:
     vehicle: Any = None
     check: str = 'equal'
     unit: str = ''
+    zero_unbounded: bool = False
 
 
 def _contradicts(given: Any, rule: FromVehicle) -> bool:
@@ -292,12 +294,15 @@ def _contradicts(given: Any, rule: FromVehicle) -> bool:
             return given != rule.vehicle
         return not math.isclose(given, rule.vehicle, rel_tol=1e-6, abs_tol=1e-9)
     if rule.check == 'at_most':
-        return given > rule.vehicle * (1 + 1e-9)
+        return given > rule.vehicle * (1 + 1e-9) or (rule.zero_unbounded and given == 0)
     return given < rule.vehicle * (1 + 1e-9)  # at_least (the vehicle's figure is negative)
 
 
-def _text(value: Any, unit: str) -> str:
-    return f"'{value}'" if isinstance(value, str) else f'{value:.6g}{" " + unit if unit else ""}'
+def _text(value: Any, unit: str, zero_unbounded: bool = False) -> str:
+    if isinstance(value, str):
+        return f"'{value}'"
+    return f'{value:.6g}{" " + unit if unit else ""}' + (
+        ' (unbounded)' if zero_unbounded and value == 0 else '')
 
 
 def apply_vehicle(config: ConfigT, rules: list[FromVehicle], node: str
@@ -313,10 +318,11 @@ def apply_vehicle(config: ConfigT, rules: list[FromVehicle], node: str
             resolved[rule.name] = rule.value
         elif _contradicts(given, rule):
             relation = 'differs from' if rule.check == 'equal' else 'exceeds'
+            given_text = _text(given, rule.unit, rule.zero_unbounded)
             messages.append(
-                f'{node} parameter {rule.name} = {_text(given, rule.unit)} {relation} the '
+                f'{node} parameter {rule.name} = {given_text} {relation} the '
                 f"vehicle's {_text(rule.vehicle, rule.unit)} (vehicle_description); using "
-                f'{_text(given, rule.unit)} as set')
+                f'{given_text} as set')
     return from_flat(type(config), resolved), messages
 
 
