@@ -499,6 +499,21 @@ def test_plans_without_times_are_timed_within_the_output_limits():
         trajectory_from_plan([], [], [], [], config)
 
 
+def test_a_reversing_leg_of_a_plan_without_times_is_timed_within_the_backward_limit():
+    """Found in review: it was timed at limits.max_linear_x, so a car allowed -0.5 m/s fell
+    behind a schedule backing up at 2 m/s, and the goal timed out."""
+    config = from_flat(ControllerConfig, {**FIXED_CONTROLLER, 'model': 'bicycle',
+                                          'limits.min_linear_x': -0.5})
+    x = np.linspace(0.0, -10.0, 201)
+    backing, _ = trajectory_from_plan(np.zeros(201), x, np.zeros(201), np.zeros(201), config,
+                                      vehicle_yaw_rad=0.0)
+    assert [leg.reverse for leg in backing.legs] == [True]
+    assert backing.vx_mps.min() == pytest.approx(-0.5)
+    forwards, _ = trajectory_from_plan(np.zeros(201), -x, np.zeros(201), np.zeros(201), config,
+                                       vehicle_yaw_rad=0.0)
+    assert forwards.vx_mps.max() == pytest.approx(config.limits.max_linear_x)
+
+
 @pytest.mark.parametrize('yaw_rad, reversed_legs', [
     # Nav2's grid planners: the identity everywhere but the last pose (the goal's heading)
     ([0.0] * 80 + [math.pi / 2], [False]),

@@ -50,7 +50,7 @@ driven and is trusted with the direction.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -137,16 +137,16 @@ def trajectory_from_plan(
     """The trajectory of a received plan, and whether the plan carried its own schedule.
 
     Strictly increasing times give the planned schedule. Otherwise (a plan without times, such
-    as Nav2's) the path is timed here within the output speed and yaw rate limits and the
-    ``untimed_plans`` accelerations, each leg (:func:`legs_of`) to rest, the first from the
-    vehicle's speed along it (``start_velocity_mps``, map frame: :func:`start_speed`), the
-    others from rest, facing along the path (without headings: along its chords of
-    :data:`UNTIMED_CHORD_M`; backwards on a leg whose steps point against its poses'
-    headings). Poses all at heading 0 but the last (or NaN: a zero quaternion) carry no
-    headings, as Nav2's grid planners (NavFn, Smac 2D, Theta*) fill them: the first leg is
-    then driven forwards, but by a car (model bicycle, which cannot turn on the spot) facing
-    away from it at ``vehicle_yaw_rad`` (map frame, if given) backwards, and each cusp flips
-    the direction. Raises :class:`PlanningError` for an unusable plan.
+    as Nav2's) the path is timed here within the output speed (backwards on a reversing leg) and
+    yaw rate limits and the ``untimed_plans`` accelerations, each leg (:func:`legs_of`) to rest,
+    the first from the vehicle's speed along it (``start_velocity_mps``, map frame:
+    :func:`start_speed`), the others from rest, facing along the path (without headings: along
+    its chords of :data:`UNTIMED_CHORD_M`; backwards on a leg whose steps point against its
+    poses' headings). Poses all at heading 0 but the last (or NaN: a zero quaternion) carry no
+    headings, as Nav2's grid planners (NavFn, Smac 2D, Theta*) fill them: the first leg is then
+    driven forwards, but by a car (model bicycle, which cannot turn on the spot) facing away
+    from it at ``vehicle_yaw_rad`` (map frame, if given) backwards, and each cusp flips the
+    direction. Raises :class:`PlanningError` for an unusable plan.
     """
     largest = max((float(np.max(np.abs(v), initial=0.0)) for v in (x_m, y_m)), default=0.0)
     if not largest <= MAX_PLAN_COORDINATE_M:
@@ -161,6 +161,9 @@ def trajectory_from_plan(
         max_lateral_acceleration_mps2=config.untimed_plans.max_lateral_acceleration,
         max_yaw_rate_radps=config.limits.max_angular_z,
     )
+    # a reversing leg within the backward limit (none: reversing_refused says why it stops)
+    backward = (replace(motion, max_speed_mps=-config.limits.min_linear_x)
+                if config.limits.min_linear_x < 0.0 else motion)
     x, y, yaw = (np.asarray(v, dtype=float) for v in (x_m, y_m, yaw_rad))
     if not (np.isfinite(x).all() and np.isfinite(y).all()):
         raise PlanningError('path has no points or non-finite coordinates')
@@ -178,7 +181,8 @@ def trajectory_from_plan(
                                 None if headings is not None else UNTIMED_CHORD_M)
         # the direction of travel (path.yaw_rad), which a reversing vehicle's velocity takes too
         speed_mps = 0.0 if parts else start_speed(start_velocity_mps, path.yaw_rad[0])
-        parts.append(time_scale(path, motion, start_speed_mps=speed_mps, reverse=leg.reverse))
+        parts.append(time_scale(path, backward if leg.reverse else motion,
+                                start_speed_mps=speed_mps, reverse=leg.reverse))
     return (parts[0] if len(parts) == 1 else joined(parts)), False
 
 
