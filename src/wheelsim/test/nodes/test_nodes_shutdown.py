@@ -31,7 +31,13 @@ from wheelsim.testing.processes import (
     middleware_teardown_hang,
     stopped_cleanly,
 )
-from wheelsim.testing.signals import EXIT_WITHIN_S, describe, dropped_by_python, stop_rounds
+from wheelsim.testing.signals import (
+    EXIT_WITHIN_S,
+    before_take_over,
+    describe,
+    dropped_by_python,
+    stop_rounds,
+)
 
 
 def wait_until_up(node: NodeProcess, name: str, timeout_s: float = 30.0) -> None:
@@ -115,6 +121,28 @@ def test_only_a_sigint_python_dropped_before_the_take_over_is_sent_again():
     assert not dropped_by_python(RAISED_BY_PYTHON)
     assert not dropped_by_python('[INFO] [1.0] [planner]: planning in map: 0 waypoints\n')
     assert not dropped_by_python('')
+
+
+# What a wheel_teleop printed in a CI soak round (SIGINT 0.38 s after the start, exit -2):
+# Python's KeyboardInterrupt while wheelsim.ros.shutdown was imported, before the take-over.
+RAISED_WHILE_IMPORTING_SHUTDOWN = """Traceback (most recent call last):
+  File "<frozen runpy>", line 189, in _run_module_as_main
+  File "/w/build/wheelsim/wheelsim/nodes/__init__.py", line 17, in <module>
+    from wheelsim.ros.shutdown import take_over_signals
+  File "/w/build/wheelsim/wheelsim/ros/shutdown.py", line 79, in <module>
+    class Interrupted(BaseException):
+KeyboardInterrupt
+"""
+
+
+def test_a_sigint_python_raised_before_the_take_over_is_told_from_wheelsim_s():
+    """Found in CI: the traceback above quotes the line defining Interrupted, and the stop
+    was taken for one wheelsim's handler had ended with a KeyboardInterrupt."""
+    for output in (RAISED_BY_PYTHON, RAISED_WHILE_IMPORTING_SHUTDOWN):
+        assert before_take_over(signal.SIGINT, -signal.SIGINT, output)
+    raised = RAISED_BY_PYTHON.replace('KeyboardInterrupt',
+                                      'wheelsim.ros.shutdown.Interrupted: SIGINT')
+    assert not before_take_over(signal.SIGINT, -signal.SIGINT, raised)
 
 
 @pytest.mark.soak
