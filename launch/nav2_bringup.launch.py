@@ -271,7 +271,8 @@ def generate_launch_description():
             'autostart', default_value='true',
             description='Configure and activate the Nav2 servers at start'),
         DeclareLaunchArgument(
-            'log_level', default_value='info', description='Log level of the Nav2 servers'),
+            'log_level', default_value='info',
+            description="Log level of the Nav2 servers and of wheelsim's nodes"),
         DeclareLaunchArgument(
             'rviz', default_value='true',
             description='Start RViz with costmaps, plans, scan and the Navigation 2 panel (as '

@@ -512,7 +512,11 @@ def test_a_boolean_is_named_as_typed_where_the_launch_uses_it(typed, used, named
     (['preset:=forklift'], '/share/forklift.yaml', False),  # the preset's file: the default
     (['params_file:=/a.yaml'], '/a.yaml', False),
     # params_file:= typed, but an including launch file gave its own: the preset is not unused
-    (['preset:=forklift', 'params_file:=/a.yaml'], '/share/forklift.yaml', False)])
+    (['preset:=forklift', 'params_file:=/a.yaml'], '/share/forklift.yaml', False),
+    # found in review: an empty one ran every node on its defaults, the preset unused
+    (['preset:=forklift', 'params_file:='], '', 'empty'),
+    (['params_file:= '], ' ', 'empty'),
+    (['params_file:='], '/share/forklift.yaml', False)])
 def test_a_preset_and_the_params_file_replacing_it_are_not_both_taken(argv, params_file,
                                                                       refused):
     """``params_file:=`` replaces the file ``preset:=`` chooses: given both on the command
@@ -527,9 +531,11 @@ def test_a_preset_and_the_params_file_replacing_it_are_not_both_taken(argv, para
     if not refused:
         check.visit(context)
         return
-    with pytest.raises(RuntimeError, match='^' + re.escape(
-            'preset:=forklift and params_file:=/a.yaml: params_file replaces what preset '
-            'chooses, so preset would be unused: give one of them') + '$'):
+    message = (f"params_file:={params_file!r} is empty: give one, or leave params_file out for "
+               "what preset chooses; nothing was started" if refused == 'empty' else
+               'preset:=forklift and params_file:=/a.yaml: params_file replaces what preset '
+               'chooses, so preset would be unused: give one of them')
+    with pytest.raises(RuntimeError, match='^' + re.escape(message) + '$'):
         check.visit(context)
 
 

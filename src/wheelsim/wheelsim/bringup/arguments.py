@@ -140,7 +140,8 @@ def checked(booleans: Sequence[str] = (), numbers: Mapping[str, type] | None = N
     ``namespaces`` (:func:`namespace`, inside the including launch's); those in
     ``optional`` may also be empty (as in the params file). ``replaced_by`` (``{name: other}``:
     ``other`` given makes ``name`` unused, as ``params_file:=`` does ``preset:=``): both given
-    on the command line and used by the launch (:func:`as_given`) fail it, naming both.
+    on the command line and used by the launch (:func:`as_given`) fail it, naming both, and so
+    does ``other`` given empty (the nodes would run on their defaults, ``name`` unused).
     ``refused`` (``{name: why}``): arguments of an included launch file that this one sets
     itself or cannot serve; one given a value on the command line fails the launch, saying why
     (it would be overridden or break the launch without a word), unless the value is one of its
@@ -187,6 +188,11 @@ def checked(booleans: Sequence[str] = (), numbers: Mapping[str, type] | None = N
                 raise RuntimeError(f'{name}:={shown} is not taken by this launch file: {why}; '
                                    'nothing was started')
         for name, other in (replaced_by or {}).items():
+            typed = command_line_value(context, other)
+            if typed is not None and not typed.strip() \
+                    and not (context.launch_configurations.get(other) or '').strip():
+                raise RuntimeError(f'{other}:={typed!r} is empty: give one, or leave {other} '
+                                   f'out for what {name} chooses; nothing was started')
             if len(given := as_given(context, [name, other])) == 2:
                 raise RuntimeError(f'{" and ".join(given)}: {other} replaces what {name} '
                                    f'chooses, so {name} would be unused: give one of them')
