@@ -77,11 +77,11 @@ def _wheelsim_nodes(context):
     sim_values = vehicle_sim_values(files, namespace, sim_overrides)
     check_node_values(label, 'vehicle_sim', sim_values)  # its map file read too
     urdf = robot_description(' + '.join(files), sim_values)
-    # the localization follows /clock by the launch argument, or by a params file (which
+    # the wheelsim nodes follow /clock by the launch argument, or each by a params file (which
     # launch_ros gives the node after the argument's value)
     follows_clock = (boolean('use_sim_time', LaunchConfiguration('use_sim_time').perform(context))
-                     or node_values(files, namespace, 'localization', {}).get('use_sim_time')
-                     is True)
+                     or all(node_values(files, namespace, node, {}).get('use_sim_time') is True
+                            for node in ('localization', *loop)))
     _check_clock(label, ' + '.join(files), sim_values, real_time_factor, follows_clock)
     if sim_values.get('be_reference_clock', False):
         # Clock mode 3: vehicle_sim is the time source, so it must not itself follow /clock.

@@ -235,12 +235,15 @@ def test_sim_launch_builds_its_nodes_and_a_parsing_urdf(preset):
 
 
 @pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
-@pytest.mark.parametrize(('argument', 'in_file', 'refused'), [
-    ('false', '', True), ('true', '', False),
+@pytest.mark.parametrize(('argument', 'in_file', 'tracking', 'refused'), [
+    ('false', '', 'false', True), ('true', '', 'true', False),
     # found in review: a params file giving the nodes use_sim_time is clock mode 3 too
-    ('false', '/**:\n  ros__parameters:\n    use_sim_time: true\n', False)])
+    ('false', '/**:\n  ros__parameters:\n    use_sim_time: true\n', 'true', False),
+    # found in review: given the localization alone, the loop stayed on wall time
+    ('false', 'localization:\n  ros__parameters:\n    use_sim_time: true\n', 'false', False),
+    ('false', 'localization:\n  ros__parameters:\n    use_sim_time: true\n', 'true', True)])
 def test_sim_launch_reference_clock_needs_the_nodes_on_sim_time(tmp_path, argument, in_file,
-                                                                  refused):
+                                                                  tracking, refused):
     from launch.launch_context import LaunchContext
 
     spec = importlib.util.spec_from_file_location('wheelsim_sim_launch',
@@ -255,14 +258,14 @@ def test_sim_launch_reference_clock_needs_the_nodes_on_sim_time(tmp_path, argume
         'params_file': str(PARAMS_DIR / 'indoor_differential.yaml'),
         'overrides_file': str(overrides), 'model': '', 'map_yaml': '', 'publish_map': '',
         'frame_prefix': '', 'localization_mode': '', 'real_time_factor': '',
-        'map_to_odom': 'true', 'log_level': 'info', 'tracking': 'false',
+        'map_to_odom': 'true', 'log_level': 'info', 'tracking': tracking,
         'use_sim_time': argument})
     if refused:
         with pytest.raises(RuntimeError, match='which the other nodes follow only with '
                                                'use_sim_time:=true'):
             module._wheelsim_nodes(context)
     else:
-        assert len(module._wheelsim_nodes(context)) == 3
+        assert len(module._wheelsim_nodes(context)) == 3 + 2 * (tracking == 'true')
 
 
 @pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
