@@ -433,6 +433,29 @@ def test_a_scenario_s_nodes_value_the_run_would_not_use_is_refused(capsys, tmp_p
         'the run: only mode ekf uses it, and mode is noisy (read only); remove it\n')
 
 
+@pytest.mark.parametrize(('algorithm', 'gain', 'used'), [
+    ('stanley', 'k_theta', True), ('stanley', 'k_x', True), ('stanley', 'k_y', False),
+    ('policy', 'k_theta', True), ('policy', 'k_x', False), ('pure_pursuit', 'k_theta', False)])
+def test_the_feedforward_gains_another_law_uses_are_taken_in_a_run(algorithm, gain, used):
+    """Found in review: Stanley turns on the spot with feedforward.k_theta and ends a
+    differential base point to point with feedforward.k_x (a policy turns at the goal with
+    k_theta), yet a run refused them as having no effect."""
+    from wheelsim.cli import _load
+    from wheelsim.run.runner import unused_in_a_run
+    from wheelsim.run.scenario import ScenarioError, check_used
+
+    scenario, _ = _load(None)
+    name = f'controller.feedforward.{gain}'
+    point = with_overrides(scenario, {'controller.algorithm': algorithm, name: 3.0},
+                           lambda *a: None)
+    if used:
+        check_used(scenario, [point], [name], unused_in_a_run, 'the run')
+    else:
+        with pytest.raises(ScenarioError, match=f'^--param {name}: has no effect in the run: '
+                                                'only algorithm feedforward uses it'):
+            check_used(scenario, [point], [name], unused_in_a_run, 'the run')
+
+
 @pytest.mark.parametrize(('runs', 'refused'), [
     (['noisy'], True), (['noisy', 'ekf'], False), (['ekf'], False), ([], False)])
 def test_a_parameter_some_run_uses_is_taken(runs, refused):

@@ -7,7 +7,7 @@ the ``controller`` node, their validation and their documentation.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from wheelsim.core import frames
 from wheelsim.core.params import ParameterError, group, param
@@ -59,12 +59,15 @@ class FeedforwardConfig:
     """
 
     k_x: float = _gain(
-        1.0, 'Gain on the position error along the body x axis (omni: also y).', '1/s'
+        1.0, 'Gain on the position error along the body x axis (omni: also y); algorithm '
+        'stanley ends a differential base point to point with it too.', '1/s'
     )
     k_y: float = _gain(
         1.0, 'Gain on the lateral position error, scaled by the planned speed.', '1/m^2'
     )
-    k_theta: float = _gain(2.0, 'Gain on the heading error.', '1/s')
+    k_theta: float = _gain(2.0, 'Gain on the heading error; algorithms stanley and policy turn '
+                           "on the spot with it too (at the goal; stanley also at a leg's "
+                           'start).', '1/s')
 
 
 @dataclass(frozen=True)
@@ -322,11 +325,29 @@ VEHICLE_DEFAULTS = {
 }
 
 
+#: The feedforward gains other laws use too: ``k_theta`` turning on the spot (at the goal;
+#: Stanley also at a leg's start), ``k_x`` (Stanley) ending a differential base's leg point to
+#: point.
+FEEDFORWARD_SHARED = {'stanley': ('k_x', 'k_theta'), 'policy': ('k_theta',)}
+
+
 def unused_parameters(algorithm: str) -> dict[str, str]:
-    """{``group.``: why} of the tracking laws' parameter groups that ``algorithm`` does not
-    use (each law reads only its own group)."""
-    return {f'{other}.': f'only algorithm {other} uses it, and algorithm is {algorithm}'
-            for other in ALGORITHMS if other != algorithm}
+    """{``group.``, or a parameter's name: why} of the tracking laws' parameters that
+    ``algorithm`` does not use: the other laws' groups, but the feedforward gains it shares
+    (:data:`FEEDFORWARD_SHARED`)."""
+    unused = {}
+    for other in ALGORITHMS:
+        if other == algorithm:
+            continue
+        why = f'only algorithm {other} uses it, and algorithm is {algorithm}'
+        shared = FEEDFORWARD_SHARED.get(algorithm, ()) if other == 'feedforward' else ()
+        if not shared:
+            unused[f'{other}.'] = why
+            continue
+        for gain in fields(FeedforwardConfig):
+            if gain.name not in shared:
+                unused[f'feedforward.{gain.name}'] = why
+    return unused
 
 
 def lead_time_of(description: VehicleDescription) -> float:
