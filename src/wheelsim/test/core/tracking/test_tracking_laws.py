@@ -271,6 +271,17 @@ def test_limits_clamp_rate_limit_and_keep_the_steering_limit():
     assert out == pytest.approx((0.5, 0.0, 0.25))  # |wz| <= 0.5 1/m * 0.5 m/s
 
 
+def test_a_range_lowered_live_applies_at_once_over_the_acceleration_limit():
+    """Found in review: max_linear_x lowered from 2 to 0.5 m/s while driving at 2 m/s gave
+    1.975, 1.95, ... m/s (0.5 m/s^2 from the previous command), about 3 s above the limit."""
+    limits = OutputLimitsConfig(max_linear_x=0.5, min_linear_x=-0.5, max_linear_y=0.5,
+                                max_angular_z=1.0, max_linear_acceleration=0.5,
+                                max_angular_acceleration=0.5)
+    out = limit_twist(BodyTwist(2.0, 2.0, 2.0), BodyTwist(2.0, 2.0, 2.0), 0.05, limits,
+                      holonomic=True)
+    assert out == pytest.approx((0.5, 0.5, 1.0))
+
+
 def test_limits_turn_a_non_finite_command_into_zero():
     out = limit_twist(
         BodyTwist(math.nan, 0.0, math.inf), ZERO_TWIST, 0.05,

@@ -2,8 +2,9 @@
 
 Applied to every command in this order: clamp each component to its range (linear.y is 0 for
 vehicles that cannot move sideways); limit its change since the previous command to the
-acceleration limits times the control period; finally keep a car's yaw rate within what its
-steering allows at the resulting speed, |wz| <= max_curvature * |vx|. Compiled
+acceleration limits times the control period, within the range still (a range lowered live
+applies at once); finally keep a car's yaw rate within what its steering allows at the
+resulting speed, |wz| <= max_curvature * |vx|. Compiled
 (:mod:`wheelsim.core.compiled`): a few dozen comparisons, called at every control step.
 """
 
@@ -61,9 +62,12 @@ def _limited(vx: float, vy: float, wz: float, previous_vx: float, previous_vy: f
     vy = _clamp(vy, -max_linear_y, max_linear_y) if holonomic else 0.0
     wz = _clamp(wz, -max_angular_z, max_angular_z)
     linear_step = max_linear_acceleration * period_s
-    vx = _step_towards(vx, previous_vx, linear_step)
-    vy = _step_towards(vy, previous_vy, linear_step)
-    wz = _step_towards(wz, previous_wz, max_angular_acceleration * period_s)
+    # clamped again: a previous command outside the ranges (limits lowered live) is not held
+    # there by the acceleration limit
+    vx = _clamp(_step_towards(vx, previous_vx, linear_step), min_linear_x, max_linear_x)
+    vy = _clamp(_step_towards(vy, previous_vy, linear_step), -max_linear_y, max_linear_y)
+    wz = _clamp(_step_towards(wz, previous_wz, max_angular_acceleration * period_s),
+                -max_angular_z, max_angular_z)
     if max_curvature_inv_m > 0:
         bound = max_curvature_inv_m * abs(vx)
         wz = _clamp(wz, -bound, bound)
