@@ -691,9 +691,23 @@ def test_a_tune_axis_no_trial_could_run_is_refused_before_any(capsys, tmp_path, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ['short.yaml']
 
 
+def ray_start_replaced(monkeypatch, init) -> None:
+    """``RayRunner._init_in_thread`` replaced by ``init(self, ray, **options)``, and the
+    environment variables the runner sets given back after the test."""
+    from wheelsim.run import execution
+
+    for variable, value in ((execution.SINGLE_NODE_SWITCH, '0'), (execution.AUTH_MODE, 'token'),
+                            (execution.WORKER_NICENESS, '0'), ('RAY_USAGE_STATS_ENABLED', '0')):
+        monkeypatch.setenv(variable, os.environ.get(variable, value))
+    monkeypatch.setattr(execution.RayRunner, '_init_in_thread', init)
+
+
 def test_an_output_folder_the_command_made_and_left_empty_is_removed(tmp_path, monkeypatch, capsys):
     """Found in review: a tune whose --storage was not a database (found once --output was
     made) left that folder behind, empty; so did a sweep stopped while Ray started."""
+    # no Ray instance: the study fails to open after it (on a loaded host a real one's 30 s
+    # start time-out would end the command with exit 1 first)
+    ray_start_replaced(monkeypatch, lambda self, ray, **options: None)
     monkeypatch.chdir(tmp_path)
     (tmp_path / 'short.yaml').write_text(SHORT_RUN)
     (tmp_path / 'not_a_database').write_text('text')
@@ -719,16 +733,10 @@ TIMED_OUT = ('The current node timed out during startup. This could happen becau
                                       '--objective', 'cross_track_rms_m']])
 def test_a_ray_instance_that_does_not_start_is_one_line_and_exit_1(
         command, capsys, tmp_path, monkeypatch):
-    from wheelsim.run import execution
-
     def timed_out(self, ray, **options):
         raise Exception(TIMED_OUT)  # what ray.init raises: a bare Exception
 
-    for variable, value in ((execution.SINGLE_NODE_SWITCH, '0'), (execution.AUTH_MODE, 'token'),
-                            (execution.WORKER_NICENESS, '0'), ('RAY_USAGE_STATS_ENABLED', '0')):
-        # what the runner sets, given back afterwards
-        monkeypatch.setenv(variable, os.environ.get(variable, value))
-    monkeypatch.setattr(execution.RayRunner, '_init_in_thread', timed_out)
+    ray_start_replaced(monkeypatch, timed_out)
     monkeypatch.chdir(tmp_path)
     (tmp_path / 'short.yaml').write_text(SHORT_RUN)
     assert main([command[0], 'short.yaml', *command[1:], '--workers', '1', '--quiet',
