@@ -77,12 +77,16 @@ def _wheelsim_nodes(context):
     sim_values = vehicle_sim_values(files, namespace, sim_overrides)
     check_node_values(label, 'vehicle_sim', sim_values)  # its map file read too
     urdf = robot_description(' + '.join(files), sim_values)
-    # the wheelsim nodes follow /clock by the launch argument, or each by a params file (which
-    # launch_ros gives the node after the argument's value)
-    follows_clock = (boolean('use_sim_time', LaunchConfiguration('use_sim_time').perform(context))
-                     or all(node_values(files, namespace, node, {}).get('use_sim_time') is True
-                            for node in ('localization', *loop)))
-    _check_clock(label, ' + '.join(files), sim_values, real_time_factor, follows_clock)
+    # each node's use_sim_time: a params file's (which launch_ros gives the node after the
+    # argument's value), else the launch argument's; the loop's count (without it the
+    # localization's, as the one wheelsim node started)
+    argument = boolean('use_sim_time', LaunchConfiguration('use_sim_time').perform(context))
+    clock_nodes = loop or ('localization',)
+    follows_clock = all(
+        node_values(files, namespace, node, {}).get('use_sim_time', argument) is True
+        for node in clock_nodes)
+    _check_clock(label, ' + '.join(files), sim_values, real_time_factor, follows_clock,
+                 clock_nodes)
     if sim_values.get('be_reference_clock', False):
         # Clock mode 3: vehicle_sim is the time source, so it must not itself follow /clock.
         sim_overrides['use_sim_time'] = False
@@ -120,16 +124,18 @@ def _wheelsim_nodes(context):
     return nodes
 
 
-def _check_clock(label, files, sim_values, real_time_factor, follows_clock):
+def _check_clock(label, files, sim_values, real_time_factor, follows_clock, clock_nodes):
     """RuntimeError for a clock set-up that cannot run as asked: vehicle_sim the reference clock
-    (mode 3) while the other nodes stay on wall time (``follows_clock`` false: its stamps are
+    (mode 3) while ``clock_nodes`` stay on wall time (``follows_clock`` false: its stamps are
     simulated time, the loop never gets a recent pose), or ``real_time_factor:=`` without the
     reference clock, which alone it paces."""
     reference = sim_values.get('be_reference_clock', False)
     if reference and not follows_clock:
         raise RuntimeError(f'{label}: vehicle_sim.be_reference_clock: true makes vehicle_sim '
                            'publish /clock (clock mode 3), which the other nodes follow only '
-                           'with use_sim_time:=true: give it, or set be_reference_clock false')
+                           'with use_sim_time:=true: give it (and no use_sim_time false for '
+                           f'{", ".join(clock_nodes)} in {files}), or set be_reference_clock '
+                           'false')
     if real_time_factor and not reference:
         raise RuntimeError(f'real_time_factor:={real_time_factor} paces vehicle_sim\'s '
                            f'reference clock, and be_reference_clock is false in {files}: set '

@@ -241,7 +241,11 @@ def test_sim_launch_builds_its_nodes_and_a_parsing_urdf(preset):
     ('false', '/**:\n  ros__parameters:\n    use_sim_time: true\n', 'true', False),
     # found in review: given the localization alone, the loop stayed on wall time
     ('false', 'localization:\n  ros__parameters:\n    use_sim_time: true\n', 'false', False),
-    ('false', 'localization:\n  ros__parameters:\n    use_sim_time: true\n', 'true', True)])
+    ('false', 'localization:\n  ros__parameters:\n    use_sim_time: true\n', 'true', True),
+    ('false', '/**/planner:\n  ros__parameters:\n    use_sim_time: true\n'
+              '/**/controller:\n  ros__parameters:\n    use_sim_time: true\n', 'true', False),
+    # the diff review: the argument true, a file's false for one node (which wins there)
+    ('true', 'controller:\n  ros__parameters:\n    use_sim_time: false\n', 'true', True)])
 def test_sim_launch_reference_clock_needs_the_nodes_on_sim_time(tmp_path, argument, in_file,
                                                                   tracking, refused):
     from launch.launch_context import LaunchContext

@@ -277,7 +277,7 @@ def stop_both(context):
             time.sleep(0.01)
     # and both exits handed to the event loop: asyncio's watcher thread of each ends right
     # after it (found in CI under load: the second's came after launch handled the first's)
-    while any(thread.name.startswith('waitpid-') for thread in threading.enumerate()):
+    while any('waitpid-' in thread.name for thread in threading.enumerate()):
         if time.monotonic() > deadline:
             raise RuntimeError("asyncio's child watcher threads did not end within 30 s")
         time.sleep(0.01)

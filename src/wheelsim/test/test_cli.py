@@ -433,20 +433,26 @@ def test_a_scenario_s_nodes_value_the_run_would_not_use_is_refused(capsys, tmp_p
         'the run: only mode ekf uses it, and mode is noisy (read only); remove it\n')
 
 
-@pytest.mark.parametrize(('algorithm', 'gain', 'used'), [
-    ('stanley', 'k_theta', True), ('stanley', 'k_x', True), ('stanley', 'k_y', False),
-    ('policy', 'k_theta', True), ('policy', 'k_x', False), ('pure_pursuit', 'k_theta', False)])
-def test_the_feedforward_gains_another_law_uses_are_taken_in_a_run(algorithm, gain, used):
-    """Found in review: Stanley turns on the spot with feedforward.k_theta and ends a
-    differential base point to point with feedforward.k_x (a policy turns at the goal with
-    k_theta), yet a run refused them as having no effect."""
+@pytest.mark.parametrize(('algorithm', 'gain', 'model', 'used'), [
+    ('stanley', 'k_theta', 'differential', True), ('stanley', 'k_x', 'differential', True),
+    ('stanley', 'k_y', 'differential', False), ('policy', 'k_theta', 'differential', True),
+    ('policy', 'k_x', 'differential', False), ('pure_pursuit', 'k_theta', 'differential', False),
+    # a car turns on the spot nowhere, only a differential base ends point to point
+    ('stanley', 'k_theta', 'bicycle', False), ('stanley', 'k_x', 'omni', False),
+    ('stanley', 'k_theta', 'omni', True)])
+def test_the_feedforward_gains_another_law_uses_are_taken_in_a_run(algorithm, gain, model, used):
+    """Found in review: Stanley turns a base that is not a car on the spot with
+    feedforward.k_theta and ends a differential base point to point with feedforward.k_x (a
+    policy turns at the goal with k_theta), yet a run refused them as having no effect; and
+    (the diff review) once taken, a car's were taken too, though it uses neither."""
     from wheelsim.cli import _load
     from wheelsim.run.runner import unused_in_a_run
     from wheelsim.run.scenario import ScenarioError, check_used
 
     scenario, _ = _load(None)
     name = f'controller.feedforward.{gain}'
-    point = with_overrides(scenario, {'controller.algorithm': algorithm, name: 3.0},
+    point = with_overrides(scenario, {'vehicle_sim.model': model,
+                                      'controller.algorithm': algorithm, name: 3.0},
                            lambda *a: None)
     if used:
         check_used(scenario, [point], [name], unused_in_a_run, 'the run')

@@ -136,26 +136,31 @@ def node_defaults() -> dict[str, dict[str, Any]]:
 
 #: The parameters whose values decide which others a run uses (:func:`unused_in_a_run`).
 USE_DECIDING = ('vehicle_sim.model', 'localization.mode', 'localization.odometry_source',
-                'controller.algorithm')
+                'controller.algorithm', 'controller.model')
 
 
-def unused_in_a_run(node: str, values: Mapping[str, Any]) -> dict[str, str]:
+def unused_in_a_run(node: str, parameters: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
     """{parameter name, or ``group.`` for each of a group's: why} of ``node``'s parameters that a
-    headless run does not use with ``values`` (the node's parameters; its defaults for the
-    rest): those the node refuses to change live, vehicle_sim following the run's clock, and
-    the other tracking laws' gains (nothing switches the controller's algorithm in a run).
-    They depend on :data:`USE_DECIDING` alone."""
+    headless run does not use with ``parameters`` (``{node: its parameters}``; the defaults for
+    the rest): those the node refuses to change live, vehicle_sim following the run's clock, and
+    the other tracking laws' gains (nothing switches the controller's algorithm in a run) but
+    those its law uses on the vehicle. They depend on :data:`USE_DECIDING` alone."""
     from wheelsim.core.localization.config import unused_parameters as localization_unused
     from wheelsim.core.tracking.config import unused_parameters as controller_unused
     from wheelsim.core.vehicle_sim.config import unused_parameters as vehicle_sim_unused
 
-    settings = {**node_defaults()[node], **values}
+    def settings_of(name: str) -> dict[str, Any]:
+        return {**node_defaults()[name], **parameters.get(name, {})}
+
+    settings = settings_of(node)
     if node == 'vehicle_sim':
         return vehicle_sim_unused(settings['model'], 'run')
     if node == 'localization':
         return localization_unused(settings['mode'], settings['odometry_source'])
     if node == 'controller':
-        return controller_unused(settings['algorithm'])
+        model = settings['model']  # the controller's own, or (auto) the simulated vehicle's
+        return controller_unused(settings['algorithm'],
+                                 settings_of('vehicle_sim')['model'] if model == 'auto' else model)
     return {}
 
 

@@ -402,9 +402,9 @@ def check_node_parameters(source: Path | str, prefix: str, node: str, values: Ma
             raise _fail(source, prefix + err.name, err.allowed) from None
 
 
-UnusedParameters = Callable[[str, Mapping[str, Any]], Mapping[str, str]]
+UnusedParameters = Callable[[str, Mapping[str, Mapping[str, Any]]], Mapping[str, str]]
 """``unused(node, parameters)``: {parameter name, or ``group.`` for each of a group's: why} of
-the node's parameters a run does not use with ``parameters``
+the node's parameters a run does not use with ``parameters`` (``{node: its parameters}``)
 (:func:`wheelsim.run.runner.unused_in_a_run`)."""
 
 
@@ -421,7 +421,7 @@ def check_used(scenario: Scenario, runs: Sequence[Scenario], params: Iterable[st
     (another axis switching the mode or the model) is taken. ``<why>`` lists each run's reason
     once."""
     def reason(run: Scenario, node: str, name: str) -> str | None:
-        return next((why for key, why in unused(node, run.node_parameters[node]).items()
+        return next((why for key, why in unused(node, run.node_parameters).items()
                      if named_by(key, name)), None)
 
     where = scenario.source or 'the default scenario'

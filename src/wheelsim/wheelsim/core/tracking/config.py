@@ -66,8 +66,8 @@ class FeedforwardConfig:
         1.0, 'Gain on the lateral position error, scaled by the planned speed.', '1/m^2'
     )
     k_theta: float = _gain(2.0, 'Gain on the heading error; algorithms stanley and policy turn '
-                           "on the spot with it too (at the goal; stanley also at a leg's "
-                           'start).', '1/s')
+                           "a base that is not a car on the spot with it too (at the goal; "
+                           "stanley also at a leg's start).", '1/s')
 
 
 @dataclass(frozen=True)
@@ -325,23 +325,37 @@ VEHICLE_DEFAULTS = {
 }
 
 
-#: The feedforward gains other laws use too: ``k_theta`` turning on the spot (at the goal;
-#: Stanley also at a leg's start), ``k_x`` (Stanley) ending a differential base's leg point to
-#: point.
-FEEDFORWARD_SHARED = {'stanley': ('k_x', 'k_theta'), 'policy': ('k_theta',)}
+#: The laws that use some feedforward gains on some vehicles (:func:`_feedforward_shared`).
+FEEDFORWARD_SHARING = ('stanley', 'policy')
 
 
-def unused_parameters(algorithm: str) -> dict[str, str]:
+def _feedforward_shared(algorithm: str, model: str) -> tuple[str, ...]:
+    """The feedforward gains another law uses with the vehicle ``model`` (``auto``: any):
+    ``k_theta`` turning a base that is not a car on the spot (Stanley, policy: at the goal;
+    Stanley also at a leg's start), ``k_x`` ending a differential base's leg point to point
+    (Stanley)."""
+    shared = []
+    if algorithm in FEEDFORWARD_SHARING and model != 'bicycle':
+        shared.append('k_theta')
+    if algorithm == 'stanley' and model in (AUTO, 'differential'):
+        shared.append('k_x')
+    return tuple(shared)
+
+
+def unused_parameters(algorithm: str, model: str = AUTO) -> dict[str, str]:
     """{``group.``, or a parameter's name: why} of the tracking laws' parameters that
-    ``algorithm`` does not use: the other laws' groups, but the feedforward gains it shares
-    (:data:`FEEDFORWARD_SHARED`)."""
+    ``algorithm`` does not use on a vehicle of ``model`` (``auto``: whichever): the other laws'
+    groups, but the feedforward gains it shares with that vehicle."""
     unused = {}
     for other in ALGORITHMS:
         if other == algorithm:
             continue
         why = f'only algorithm {other} uses it, and algorithm is {algorithm}'
-        shared = FEEDFORWARD_SHARED.get(algorithm, ()) if other == 'feedforward' else ()
+        shared = _feedforward_shared(algorithm, model) if other == 'feedforward' else ()
         if not shared:
+            if other == 'feedforward' and algorithm in FEEDFORWARD_SHARING:
+                why = f'only algorithm {other} uses it on a {model} vehicle, and algorithm is ' \
+                      f'{algorithm}'
             unused[f'{other}.'] = why
             continue
         for gain in fields(FeedforwardConfig):
