@@ -13,6 +13,7 @@ merged file.
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 import yaml
@@ -121,6 +122,32 @@ def test_an_unknown_placeholder_is_an_error_naming_the_file(tmp_path):
     with pytest.raises(ValueError, match=r"overrides.yaml: unknown placeholder\(s\) "
                                          r"\['WHEELSIM_ALPHA'\]"):
         nav2_parameters(str(stock), str(overrides), {'WHEELSIM_FOOTPRINT': '[]'})
+
+
+# found in review: a missing nav2_params_file or nav2_overrides_file failed the launch with a
+# bare "[Errno 2] No such file or directory", naming neither the argument nor what was wrong
+@pytest.mark.parametrize('argument', ['nav2_params_file', 'nav2_overrides_file'])
+@pytest.mark.parametrize('content, problem', [
+    (None, r'not a readable YAML file \(\[Errno 2\] No such file or directory: .*\)'),
+    ('amcl: [1,\n', r'not a readable YAML file \(.*\)'),
+    (b'\xff\xfe', r'not a readable YAML file \(.*codec can.t decode.*\)'),
+    ('- amcl\n', r'not a ROS parameters file \(a mapping of nodes\)')],
+    ids=['missing', 'not YAML', 'not UTF-8', 'a list'])
+def test_a_nav2_file_that_cannot_be_read_is_an_error_naming_the_argument(
+        tmp_path, argument, content, problem):
+    files = {'nav2_params_file': tmp_path / 'stock.yaml',
+             'nav2_overrides_file': tmp_path / 'overrides.yaml'}
+    for path in files.values():
+        path.write_text('amcl:\n  ros__parameters:\n    alpha1: 0.2\n')
+    bad = files[argument]
+    bad.unlink()
+    if isinstance(content, bytes):
+        bad.write_bytes(content)
+    elif content is not None:
+        bad.write_text(content)
+    with pytest.raises(RuntimeError, match=f'^{argument}:={re.escape(str(bad))}: {problem}; '
+                                           'nothing was started$'):
+        nav2_parameters(*(str(path) for path in files.values()), {'WHEELSIM_FOOTPRINT': '[]'})
 
 
 # --- the override files against the facts ---------------------------------------------------

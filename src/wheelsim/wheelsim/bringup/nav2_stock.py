@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from wheelsim.bringup.params_files import simulated_vehicle
 from wheelsim.core import yaml_numbers
 from wheelsim.core.world.footprint import footprint_of
@@ -81,13 +83,22 @@ def fill_placeholders(tree: Any, values: Mapping[str, Any]) -> Any:
 
 def nav2_parameters(stock_file: str, overrides_file: str,
                     vehicle: Mapping[str, Any]) -> dict[str, Any]:
-    """The stock file with the overrides merged in and the placeholders filled."""
+    """The stock file (the launch's ``nav2_params_file``) with the overrides
+    (``nav2_overrides_file``) merged in and the placeholders filled. RuntimeError naming the
+    argument and the file for a file that cannot be read as a ROS parameters file."""
     trees = []
-    for name in (stock_file, overrides_file):
-        with open(name) as stream:
-            tree = yaml_numbers.load(stream) or {}
+    for argument, name in (('nav2_params_file', stock_file),
+                           ('nav2_overrides_file', overrides_file)):
+        try:
+            with open(name, encoding='utf-8') as stream:
+                tree = yaml_numbers.load(stream) or {}
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
+            problem = ' '.join(str(err).split())
+            raise RuntimeError(f'{argument}:={name}: not a readable YAML file ({problem}); '
+                               'nothing was started') from None
         if not isinstance(tree, Mapping):
-            raise ValueError(f'{name}: not a ROS parameters file (a mapping of nodes)')
+            raise RuntimeError(f'{argument}:={name}: not a ROS parameters file (a mapping of '
+                               'nodes); nothing was started')
         trees.append(tree)
     try:
         merged = merge_overrides(*trees)
