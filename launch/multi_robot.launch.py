@@ -12,7 +12,12 @@ both robots and their plans.
 
 import math
 
-from launch.actions import DeclareLaunchArgument, GroupAction, IncludeLaunchDescription
+from launch.actions import (
+    DeclareLaunchArgument,
+    GroupAction,
+    IncludeLaunchDescription,
+    OpaqueFunction,
+)
 from launch.launch_description import LaunchDescription
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
@@ -21,6 +26,8 @@ from launch_ros.substitutions import FindPackageShare
 
 from wheelsim.bringup.arguments import checked, number
 from wheelsim.bringup.packages import ends_launch, processes, rviz
+from wheelsim.bringup.params_files import vehicle_sim_values
+from wheelsim.shipped import shipped_params_dir
 
 ROBOTS = ('robot1', 'robot2')
 
@@ -85,7 +92,27 @@ def generate_launch_description():
     check = checked(booleans=['use_sim_time', 'rviz'],
                     presets=[f'{robot}_preset' for robot in ROBOTS], refused=REFUSED,
                     harmless=HARMLESS)
-    return LaunchDescription([*arguments, check, *robots, processes(_map_frames), viewer])
+    return LaunchDescription([*arguments, check, OpaqueFunction(function=_no_reference_clock),
+                              *robots, processes(_map_frames), viewer])
+
+
+def _no_reference_clock(context):
+    """RuntimeError when a robot's vehicle_sim would be the reference clock (clock mode 3, from
+    ``overrides_file:=``): each robot's vehicle_sim would publish its own ``/clock`` on the one
+    global topic, each from 0. Both robots follow one clock only in mode 2 (use_sim_time:=true
+    and another ``/clock`` source)."""
+    overrides_file = LaunchConfiguration('overrides_file').perform(context) \
+        if 'overrides_file' in context.launch_configurations else ''
+    for robot in ROBOTS:
+        preset = LaunchConfiguration(f'{robot}_preset').perform(context)
+        files = [str(shipped_params_dir() / f'{preset}.yaml'), overrides_file]
+        if vehicle_sim_values(files, robot, {}).get('be_reference_clock', False):
+            raise RuntimeError(
+                f'{" + ".join(path for path in files if path)}: vehicle_sim.be_reference_clock: '
+                f'true would make each robot\'s vehicle_sim publish /clock, each from 0 '
+                '(clock mode 3 takes one vehicle_sim): set it false; use_sim_time:=true '
+                'follows another /clock source; nothing was started')
+    return []
 
 
 def _map_frames(context):

@@ -312,6 +312,35 @@ def test_sim_launch_refuses_a_params_file_with_no_section_for_its_nodes(
     assert len(module._wheelsim_nodes(context)) == 3 + 2 * (tracking == 'true')
 
 
+# found in review: multi_robot.launch.py took an overrides_file making vehicle_sim the reference
+# clock, and both robots' vehicle_sims published /clock, each from 0
+@pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
+@pytest.mark.parametrize('overrides, refused', [
+    (None, False), ('/**/vehicle_sim', True), ('/robot2/vehicle_sim', True),
+    ('/robot3/vehicle_sim', False)])
+def test_multi_robot_refuses_a_vehicle_sim_as_the_reference_clock(tmp_path, overrides, refused):
+    from launch.launch_context import LaunchContext
+    from launch.launch_description_sources.python_launch_file_utilities import (
+        load_python_launch_file_as_module,
+    )
+
+    module = load_python_launch_file_as_module(str(LAUNCH_DIR / 'multi_robot.launch.py'))
+    context = LaunchContext()
+    context.launch_configurations.update({'robot1_preset': 'indoor_differential',
+                                          'robot2_preset': 'mecanum_omni'})
+    mine = tmp_path / 'mine.yaml'
+    if overrides is not None:
+        mine.write_text(f'{overrides}:\n  ros__parameters:\n    be_reference_clock: true\n')
+        context.launch_configurations['overrides_file'] = str(mine)
+    if not refused:
+        assert module._no_reference_clock(context) == []
+        return
+    with pytest.raises(RuntimeError, match=f'{re.escape(str(mine))}: vehicle_sim.be_reference_'
+                                           "clock: true would make each robot's vehicle_sim "
+                                           'publish /clock, .*; nothing was started$'):
+        module._no_reference_clock(context)
+
+
 # found in review: nav2_bringup.launch.py applied wheelsim's stock overrides over the user's
 # params file, replacing its clock_rate, pub_rate, footprint_frame, be_reference_clock silently
 @pytest.mark.skipif(LAUNCH_PROBLEM is not None, reason=str(LAUNCH_PROBLEM))
