@@ -21,6 +21,7 @@ from wheelsim.run.execution import (
     job_key,
     run_job,
 )
+from wheelsim.run.output import MARKER
 from wheelsim.run.scenario import ScenarioError
 from wheelsim.testing.sockets import bound_sockets, descendants, is_loopback
 
@@ -75,15 +76,23 @@ def test_a_worker_without_the_output_folder_returns_the_files(tmp_path, ros_doma
     shared, remote = tmp_path / 'shared', tmp_path / 'driver'
     shared.mkdir()
     (shared / TOKEN_FILE).write_text('abc')
+    # found in review: a retried point kept an earlier attempt's error.txt beside its metrics
+    for folder in (shared, remote):
+        (folder / job.key / 'short').mkdir(parents=True)
+        (folder / job.key / 'short' / MARKER).write_text('')
+        (folder / job.key / 'error.txt').write_text('an earlier attempt')
+        (folder / job.key / 'short' / 'error.txt').write_text('an earlier attempt')
     here = run_job(job, str(shared), 'abc')  # sees the token: writes in place
     assert 'files' not in here and here['run_dir'] == f'{job.key}/short'
     assert not (shared / here['run_dir'] / 'bag').exists()  # a sweep's default: metrics only
     # No token there: runs aside, returns files; with its bag, and the same metrics.
     elsewhere = run_job(Job(job.key, scenario, record_bag=True), str(remote), 'abc')
-    assert not remote.exists()
+    assert sorted(path.name for path in remote.rglob('*') if path.is_file()) == [
+        MARKER, 'error.txt', 'error.txt']  # the driver's, left as they were
     assert {'short/metrics.json', 'short/bag/metadata.yaml'} <= {
         name.split('/', 1)[1] for name in elsewhere['files']}
-    _write_files(remote, elsewhere.pop('files'))
+    _write_files(remote, job.key, elsewhere.pop('files'))
+    assert not [*shared.rglob('error.txt')] and not [*remote.rglob('error.txt')]
     written = remote / elsewhere['run_dir'] / 'metrics.json'
     assert written.read_bytes() == (shared / here['run_dir'] / 'metrics.json').read_bytes()
     record = json.loads(written.read_text())

@@ -121,7 +121,8 @@ def run_job(job: Job, root: str, token: str) -> dict[str, Any]:
 
     Returns ``metrics``, ``failed`` (criteria), ``interrupted``, ``run_dir`` (relative to root),
     ``wall_s``, ``worker`` (``host:process id`` of this worker), and ``files`` when the output
-    folder is not visible here; or ``error`` (one line) and ``error_file`` (relative to root:
+    folder is not visible here (``root/<key>`` then holds only this attempt's files: an
+    earlier one's are removed first); or ``error`` (one line) and ``error_file`` (relative to root:
     the traceback, ``<key>/<scenario name>/error.txt`` beside the bag so far when the run had
     started, else ``<key>/error.txt``) when the run raised. :meth:`RayRunner.run` gives a job
     whose worker died ``error`` alone.
@@ -131,6 +132,7 @@ def run_job(job: Job, root: str, token: str) -> dict[str, Any]:
     token_path = Path(root) / TOKEN_FILE
     shared = token_path.is_file() and token_path.read_text() == token
     target = Path(root) if shared else Path(tempfile.mkdtemp(prefix='wheelsim-run-'))
+    shutil.rmtree(target / job.key, ignore_errors=True)  # an earlier attempt's files
     start = time.perf_counter()
     try:
         outcome = run_scenario(job.scenario, target / job.key, show_progress=False,
@@ -412,12 +414,15 @@ class RayRunner:
                     result = ray.get(ref)
                 except ray.exceptions.RayError as err:  # the worker died (crash, OOM)
                     result = {'error': f'{type(err).__name__}: {err}'.splitlines()[0]}
-                _write_files(root, result.pop('files', {}))
+                if 'files' in result:
+                    _write_files(root, job.key, result.pop('files'))
                 yield job, result
 
 
-def _write_files(root: Path, files: dict[str, bytes]) -> None:
-    """Write the files a worker returned under ``root``."""
+def _write_files(root: Path, key: str, files: dict[str, bytes]) -> None:
+    """Make ``root/<key>`` hold the files a worker returned (paths relative to ``root``, each
+    under ``<key>/``) and nothing of an earlier attempt at the job."""
+    shutil.rmtree(root / key, ignore_errors=True)
     for relative, data in files.items():
         path = root / relative
         path.parent.mkdir(parents=True, exist_ok=True)
