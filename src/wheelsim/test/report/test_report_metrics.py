@@ -114,6 +114,29 @@ def test_time_to_goal_is_first_time_within_tolerance_for_good(tmp_path):
     assert m['time_to_goal_s'] == pytest.approx(9.9)
 
 
+def test_a_vehicle_that_never_left_the_goal_of_a_closed_route_has_not_reached_it(tmp_path):
+    """Found in review: the default scenario's figure eight ends where it starts, and a vehicle
+    standing still had time_to_goal_s 0 (the best a tune could find)."""
+    loop = [(t, 2.0 * math.sin(t * math.pi / 5), 1.0 - math.cos(t * math.pi / 5), 0.0)
+            for t in range(11)]  # a circle of radius 1 m through (0, 0), back to it at 10 s
+    records = [('/plan', plan(1.0, loop), 1.0)]
+    records += [('/ground_truth', odometry(t, 0.02, 0.0, 0.0), t) for t in np.arange(0, 13)]
+    m = metrics_of(tmp_path, records, goal_tolerance_m=0.1)
+    assert m['time_to_goal_s'] is None
+    assert m['goal_position_error_m'] == pytest.approx(0.02)
+    # the vehicle that drove it (left the goal, came back) has
+    records += [('/ground_truth', odometry(t, *loop[int(t) - 12][1:]), t) for t in range(13, 23)]
+    records += [('/ground_truth', odometry(23.0, 0.0, 0.0, 0.0), 23.0)]
+    assert metrics_of(tmp_path / 'driven', records,
+                      goal_tolerance_m=0.1)['time_to_goal_s'] == pytest.approx(21.0)
+    # a plan that stays within the tolerance (a turn on the spot) is reached where it starts
+    turn = [(0.5 * i, 0.0, 0.0, 0.5 * i) for i in range(4)]
+    records = [('/plan', plan(0.0, turn), 0.0),
+               *(('/ground_truth', odometry(t, 0.0, 0.0, 0.0), t) for t in range(3))]
+    assert metrics_of(tmp_path / 'turn', records,
+                      goal_tolerance_m=0.1)['time_to_goal_s'] == pytest.approx(0.0)
+
+
 def test_goal_passed_but_not_held_is_not_reached(tmp_path):
     records = straight_run(offset_m=0.0, end_s=10.0)
     records.append(('/ground_truth', odometry(10.5, 11.0, 0.0, 0.0), 10.5))  # overshoots

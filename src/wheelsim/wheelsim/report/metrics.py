@@ -216,7 +216,9 @@ def clearance_series(run: RunData) -> tuple[FloatArray, FloatArray]:
 def time_goal_reached_s(run: RunData, goal_tolerance_m: float,
                         goal_yaw_tolerance_rad: float | None = None) -> float | None:
     """Stamp from which the true pose stays within the tolerances of the goal (the last pose of
-    :attr:`RunData.plan`) until the end of the run; None if it does not end there."""
+    :attr:`RunData.plan`) until the end of the run; None if it does not end there, or if it
+    never left the goal's position tolerance while the plan does (a closed route the vehicle
+    did not drive: a vehicle standing at its start has not reached the goal)."""
     goal, truth = run.plan, run.ground_truth
     if goal is None or not len(truth):
         return None
@@ -228,7 +230,11 @@ def time_goal_reached_s(run: RunData, goal_tolerance_m: float,
     if not within[-1]:
         return None
     outside = np.flatnonzero(~within)
-    return float(truth.t_s[outside[-1] + 1 if len(outside) else 0])
+    if len(outside):
+        return float(truth.t_s[outside[-1] + 1])
+    poses = goal.poses
+    leaves_m = np.hypot(poses.x_m - poses.x_m[-1], poses.y_m - poses.y_m[-1]).max()
+    return None if leaves_m > goal_tolerance_m else float(truth.t_s[0])
 
 
 def distance_errors_rel(dt_s: FloatArray, actual_vx_mps: FloatArray, actual_vy_mps: FloatArray,
