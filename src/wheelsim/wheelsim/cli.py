@@ -490,12 +490,13 @@ def _sweep(args: argparse.Namespace) -> int:
     if len(rows) > MAX_ROWS_SHOWN:
         print(f'... {counted(len(rows) - MAX_ROWS_SHOWN, "more row")} in {csv_path}')
     if metrics:
-        print(f'worst {metrics[0]}: ' + ', '.join(f'{r[metrics[0]]:.4g} (point {r["point"]}, '
-                                                  f'{root / r["run"]})'
-                                                  for r in tables.worst_rows(rows, metrics[0])))
+        print(f'worst {metrics[0]}: ' + ', '.join(
+            f'{tables.worst_text(r[metrics[0]])} (point {r["point"]}, {root / r["run"]})'
+            for r in tables.worst_rows(rows, metrics[0])))
     if summary:
         print('over the seeds (percentiles, worst and its seed; the command reruns it):')
-        measures = ['p50', 'p90', 'p95', 'worst', 'worst_seed']
+        measures = ['p50', 'p90', 'p95', 'worst', 'worst_seed',
+                    *(['not_reached'] if any(s['not_reached'] for s in summary) else [])]
         print(sweep.format_table(summary, [*[p for p in parameters if p != SEED_KEY], 'metric',
                                            'runs', *measures], measures))
         for line in summary:

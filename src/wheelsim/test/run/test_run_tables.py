@@ -59,6 +59,27 @@ def test_worst_is_largest_or_smallest_by_metric(tmp_path):
     assert [p.name for p in plots] == ['cross_track_rms_m.png'] and plots[0].stat().st_size > 5000
 
 
+def test_a_run_that_did_not_reach_its_goal_is_the_worst_of_time_to_goal(tmp_path):
+    """Found in review: worst_runs.md listed the slowest runs that arrived, and left out the
+    ones that never did (time_to_goal_s null)."""
+    rows = [{**r, 'time_to_goal_s': None if r['point'] in (3, 4) else 30.0 + r['point']}
+            for r in ROWS]
+    rows[5] = {'point': 5, 'c.k': 1, 'seed': 6, 'passed': False, 'error': 'boom', 'run': ''}
+    assert [r['point'] for r in worst_rows(rows, 'time_to_goal_s')] == [3, 4, 19]
+    assert [r['point'] for r in worst_rows(rows, 'cross_track_rms_m', 1)] == [19]
+    write_worst_runs(rows, ['c.k', 'seed'], ['time_to_goal_s'], tmp_path / 'worst.md')
+    text = (tmp_path / 'worst.md').read_text()
+    assert '- not reached at point 3 (c.k=1, seed=4): [runs/3/r](runs/3/r)' in text
+    assert '- 49 at point 19 (c.k=2, seed=10)' in text
+    first, second = seed_summary(rows, ['c.k', 'seed'], ['time_to_goal_s'], None)
+    assert (first['runs'], first['worst'], first['worst_seed'], first['not_reached']) == \
+        (7, None, 4, 2)  # 10 seeds: 2 not reached, 1 failed
+    assert first['p50'] == 36.0  # of the 7 that arrived
+    assert (second['worst'], second['worst_seed'], second['not_reached']) == (49.0, 10, 0)
+    never = [{**r, 'time_to_goal_s': None} for r in ROWS[:2]]
+    assert seed_summary(never, ['c.k', 'seed'], ['time_to_goal_s'], None)[0]['p50'] is None
+
+
 def test_seed_summary_percentiles_worst_seed_and_command():
     summary = seed_summary(ROWS, ['c.k', 'seed'], ['cross_track_rms_m'], 'eight.yaml')
     assert [(s['c.k'], s['runs'], s['worst_seed']) for s in summary] == [(1, 10, 10), (2, 10, 10)]

@@ -4,11 +4,14 @@ For a sweep with ``seed`` among its axes, the runs are grouped by the other para
 group and metric: the number of runs, the 50th, 90th and 95th percentiles (linear
 interpolation, numpy's default, to the significant digits of ``metrics.json``), the worst value
 (:func:`wheelsim.run.tables.worst_rows`), the seed that produced it and the ``wheelsim run``
-command that reproduces that run.
+command that reproduces that run. ``runs`` and the percentiles count the runs with a value; a
+run that did not reach its goal is the worst of ``time_to_goal_s`` (``worst`` null, its seed
+and command given), and ``not_reached`` counts such runs.
 """
 
 from __future__ import annotations
 
+import math
 import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -18,7 +21,7 @@ import numpy as np
 from wheelsim.report.metrics import round_significant
 from wheelsim.run.sampling import format_value, value_key
 from wheelsim.run.scenario import SEED_KEY
-from wheelsim.run.tables import worst_rows
+from wheelsim.run.tables import not_reached, worst_rows
 
 PERCENTILES = (50, 90, 95)
 
@@ -58,12 +61,14 @@ def seed_summary(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
                 continue
             values = np.array([r[metric] for r in group if isinstance(r.get(metric),
                                                                          (int, float))])
-            percentiles = np.percentile(values, PERCENTILES)
+            percentiles = (np.percentile(values, PERCENTILES) if len(values)
+                           else [math.nan] * len(PERCENTILES))
             overrides = {p: worst[0][p] for p in parameters}
             summary.append({**{p: group[0].get(p) for p in others}, 'metric': metric,
                             'runs': len(values),
                             **{f'p{q}': round_significant(float(v))
                                for q, v in zip(PERCENTILES, percentiles, strict=True)},
                             'worst': worst[0][metric], 'worst_seed': worst[0][SEED_KEY],
+                            'not_reached': sum(not_reached(r, metric) for r in group),
                             'reproduce': reproduce_command(scenario_path, overrides)})
     return summary

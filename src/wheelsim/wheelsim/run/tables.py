@@ -3,7 +3,8 @@ metric against each parameter with the worst runs marked, and the worst runs lin
 
 Rows are flat dicts (``point``, the parameters, the metrics, ``passed``, ``error``, ``run``: the
 run folder relative to the table). "Worst" is the largest value of a metric, or the smallest
-for the metrics in :data:`wheelsim.report.metrics.LARGER_IS_BETTER`.
+for the metrics in :data:`wheelsim.report.metrics.LARGER_IS_BETTER`; a finished run without a
+value of a metric in :data:`NOT_REACHED` (it did not reach its goal) is worse than any value.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from wheelsim.report.metrics import LARGER_IS_BETTER, METRIC_NAMES
 from wheelsim.run.sampling import format_value
 
 WORST_SHOWN = 3
+NOT_REACHED = ('time_to_goal_s',)
+"""The metrics a finished run has no value of when it did not achieve what they measure."""
 #: The columns a table's rows end with, in this order (what became of the run).
 RUN_COLUMNS = ('passed', 'error', 'run')
 
@@ -67,11 +70,26 @@ def remove_tables(stem: Path) -> None:
         stem.with_suffix(suffix).unlink(missing_ok=True)
 
 
+def not_reached(row: Mapping[str, Any], metric: str) -> bool:
+    """Whether ``row`` is a finished run that did not achieve what ``metric`` measures (one of
+    :data:`NOT_REACHED`, null in its metrics)."""
+    return (metric in NOT_REACHED and metric in row and row[metric] is None
+            and not row.get('error'))
+
+
 def worst_rows(rows: Sequence[Mapping[str, Any]], metric: str,
                count: int = WORST_SHOWN) -> list[Mapping[str, Any]]:
-    """The ``count`` rows with the worst values of ``metric`` (rows without it left out)."""
+    """The ``count`` rows with the worst values of ``metric``: the runs that did not reach what
+    it measures first (:func:`not_reached`), then the worst values; other rows without a value
+    left out."""
     valued = [r for r in rows if isinstance(r.get(metric), (int, float))]
-    return sorted(valued, key=lambda r: r[metric], reverse=metric not in LARGER_IS_BETTER)[:count]
+    ranked = sorted(valued, key=lambda r: r[metric], reverse=metric not in LARGER_IS_BETTER)
+    return [*(r for r in rows if not_reached(r, metric)), *ranked][:count]
+
+
+def worst_text(value: float | int | None) -> str:
+    """A worst run's value as the reports show it: ``not reached`` for none."""
+    return 'not reached' if value is None else f'{value:.4g}'
 
 
 def write_worst_runs(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str],
@@ -82,8 +100,8 @@ def write_worst_runs(rows: Sequence[Mapping[str, Any]], parameters: Sequence[str
         lines.append(f'## {metric}')
         for r in worst_rows(rows, metric):
             where = ', '.join(f'{p}={_cell(r[p])}' for p in parameters)
-            lines.append(f'- {r[metric]:.4g} at point {r["point"]} ({where}): [{r["run"]}]'
-                         f'({r["run"]})')
+            lines.append(f'- {worst_text(r[metric])} at point {r["point"]} ({where}): '
+                         f'[{r["run"]}]({r["run"]})')
         lines.append('')
     path.write_text('\n'.join(lines))
 
