@@ -1,6 +1,7 @@
 """Snapshot, restore and stop: what the world's collision guard uses to undo steps and halt."""
 
 import numpy as np
+import pytest
 
 from wheelsim.core.vehicle import stepping as st
 from wheelsim.core.vehicle.config import vehicle_config_from_params
@@ -29,6 +30,33 @@ def test_restore_returns_to_the_snapshot_and_the_same_steps_follow():
     np.testing.assert_array_equal(car.snapshot().state, after.state)
     np.testing.assert_array_equal(car.snapshot().history, after.history)
     assert car.state().elapsed_steps == 800
+
+
+def test_a_snapshot_taken_before_a_longer_dead_time_restores_as_that_change_would():
+    """Found in review: restoring a snapshot taken before a live change to a longer dead time
+    put back its shorter history, and the compiled step read outside it (twists of 1e228)."""
+    longer = vehicle_config_from_params({
+        'model': 'bicycle', 'model_params.bicycle.drive_actuator.dead_time': 0.8,
+        'model_params.bicycle.steering_actuator.max_position': 0.5})
+    car, same = moving_vehicle(), moving_vehicle()
+    saved = car.snapshot()
+    car.step(300)
+    car.apply_config(longer)
+    car.restore(saved)
+    same.apply_config(longer)  # the change made at the snapshot's moment instead
+    car.step(1500)
+    same.step(1500)
+    np.testing.assert_array_equal(car.snapshot().state, same.snapshot().state)
+    assert abs(car.state().vx_mps) < 3.0
+
+
+def test_a_snapshot_of_another_batch_s_size_is_refused():
+    car = moving_vehicle()
+    saved = car.snapshot()
+    for wrong in (saved._replace(state=np.vstack([saved.state] * 2)),
+                  saved._replace(history=saved.history[0])):
+        with pytest.raises(ValueError, match=r'^snapshot: state .* are not of this batch'):
+            car.restore(wrong)
 
 
 def test_stop_zeroes_motion_and_keeps_pose_angles_and_command():

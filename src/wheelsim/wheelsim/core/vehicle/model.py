@@ -273,11 +273,22 @@ class VehicleBatch:
         return BatchSnapshot(self._state.copy(), self._history.copy(), self._elapsed)
 
     def restore(self, snapshot: BatchSnapshot) -> None:
-        """Back to the moment of ``snapshot`` (taken from this batch, same configuration)."""
+        """Back to the moment of ``snapshot`` (taken from this batch), keeping the present
+        configuration: taken before a live change to a longer dead time, the commands in flight
+        are those the snapshot holds, older ones its oldest (as :meth:`apply_configs` grows
+        them). ValueError for a snapshot of another batch's shape."""
+        history = snapshot.history
+        if (np.shape(snapshot.state) != self._state.shape or np.ndim(history) != 3
+                or np.shape(history)[:2] != self._history.shape[:2]):
+            raise ValueError(f'snapshot: state {np.shape(snapshot.state)} and history '
+                             f'{np.shape(history)} are not of this batch (state '
+                             f'{self._state.shape}, history {self._history.shape[:2]} + (steps,))')
         self._state[:] = snapshot.state
         # a C-ordered float64 copy, whatever the snapshot holds: the kernel reads it unchecked
-        self._history = np.array(snapshot.history, dtype=np.float64, order='C')
+        self._history = np.array(history, dtype=np.float64, order='C')
         self._elapsed = snapshot.elapsed
+        if self._history.shape[2] < (capacity := self._capacity()):
+            self._history = self._grown_history(capacity)
 
     def stop(self, index: int, pose: tuple[float, float, float] | None = None) -> None:
         """Stop one vehicle where it is, or back at ``pose``: its body twist, actuator speeds
