@@ -12,7 +12,7 @@ from scipy import linalg as scipy_linalg
 from wheelsim.core.vehicle import stepping as st
 from wheelsim.core.vehicle.config import vehicle_config_from_params
 from wheelsim.core.vehicle.model import Vehicle
-from wheelsim.core.vehicle.single_track import GRAVITY_MPS2, linear2_step
+from wheelsim.core.vehicle.single_track import GRAVITY_MPS2, linear2_step, single_track_step
 from wheelsim.testing.commonroad import (
     LOAD_TRANSFER,
     SINE_STEERING,
@@ -149,6 +149,16 @@ def accelerations(vehicle, phases, dt=1e-3):
             speeds.append(after[st.S_SPEED_CG])
             before = after
     return np.array(speeds), np.array(sizes)
+
+
+@pytest.mark.parametrize('cg_height_m', [0.0, 1.0, 2.0, 3.0])
+def test_an_axle_lifting_off_leaves_the_weight_on_the_other(cg_height_m):
+    """Found in review: braking hard with a high centre of mass, the axle ahead was clamped at
+    no load while the one behind kept its share plus the transfer, and the tyres of a sliding
+    car pushed G sideways with up to 2 mu g. Both axles sliding, their forces add to mu g."""
+    _, _, lateral = single_track_step(10.0, 0.5, -0.3, 0.0, 1e-3, 2.0, 1.0, 20.0, 20.0, 1.0,
+                                      1.0, 1.0, -GRAVITY_MPS2 * cg_height_m)
+    assert abs(lateral) <= GRAVITY_MPS2 * (1 + 1e-12)
 
 
 def test_acceleration_never_exceeds_mu_g_and_the_car_slides():

@@ -6,7 +6,8 @@ Models", ``vehicle_dynamics_st`` of ``commonroad-vehicle-models`` 3.0.2), genera
 steered axle behind the fixed one. Its longitudinal load transfer too: with the centre of mass
 at height ``h`` (``dynamics.cg_height``, 0 by default) speeding up (``a = dv/dt > 0``) moves the
 load ``a h / L`` from the axle ahead to the one behind, braking the other way; a load never goes
-below 0 (an axle lifting off; CommonRoad lets it go negative). Lateral load transfer moves load
+below 0 and the two always carry the weight (an axle lifting off leaves it all on the other;
+CommonRoad lets a load go negative). Lateral load transfer moves load
 between the left and right wheels of an axle, whose forces a single track adds: with forces
 linear in the load and capped at ``mu F_z`` per axle it changes nothing, so it is not modelled
 (a tyre whose stiffness falls with its load, which would make it count, is outside this model).
@@ -18,7 +19,8 @@ along the body x axis from G: the steered axle at ``a_s = s (L - d)``, the fixed
 (steered axle ahead) or ``-1`` (behind). Per unit mass (the mass cancels but in the yaw inertia
 ``I``):
 
-    normal loads        F_zs = (g d - s a h) / L,  F_zx = (g (L - d) + s a h) / L, each >= 0
+    normal loads        F_zs = (g d - s a h) / L,  F_zx = (g (L - d) + s a h) / L, the shift
+                        s a h / L clamped so that each is >= 0 (they sum to g)
     slip angles         alpha_s = delta - beta - a_s r / v,   alpha_x = -beta - a_x r / v
     lateral forces      F_s = mu C_s F_zs alpha_s, F_x = mu C_x F_zx alpha_x,
                         each saturated at +-mu F_z (the tyre slides)
@@ -210,13 +212,16 @@ def single_track_step(
     KINEMATIC_PULL_S``."""
     side = 1.0 if signed_wheel_base > 0.0 else -1.0
     base = abs(signed_wheel_base)
-    shift = side * pitch_moment / base  # load moved onto the fixed axle, per unit mass
+    steered_load = GRAVITY_MPS2 * cg_m / base  # per unit mass, standing
+    fixed_load = GRAVITY_MPS2 - steered_load
+    # load moved onto the fixed axle, per unit mass: at most all of it (the two carry g)
+    shift = min(max(side * pitch_moment / base, -fixed_load), steered_load)
     s11, s12, s21, s22, s1, s2, steered = _axle(
-        stiffness_steered, max(GRAVITY_MPS2 * cg_m / base - shift, 0.0), mu,
+        stiffness_steered, steered_load - shift, mu,
         side * (base - cg_m), steer, slip, yaw_rate, speed, gyration_sq,
     )
     f11, f12, f21, f22, f1, f2, fixed = _axle(
-        stiffness_fixed, max(GRAVITY_MPS2 * (base - cg_m) / base + shift, 0.0), mu,
+        stiffness_fixed, fixed_load + shift, mu,
         -side * cg_m, 0.0, slip, yaw_rate, speed, gyration_sq,
     )
     a11, a12, a21, a22 = s11 + f11, s12 + f12 - 1.0, s21 + f21, s22 + f22
