@@ -168,7 +168,9 @@ def localization_step(
     mode = state[MODE]
     odometry = state[ODOMETRY:MAP_NOISE]
     event = NO_EVENT
-    measured_twist = twist
+    # with encoders, what they measured: nothing without an increment (start, time jump,
+    # repeated stamp), never the true twist
+    measured_twist = (0.0, 0.0, 0.0) if encoders else twist
     if clock[STARTED] == 0 or stamp_ns < clock[PREVIOUS_STAMP]:
         event = START if clock[STARTED] == 0 else TIME_JUMP
         state[ODOMETRY:STATE_SIZE] = 0.0  # odometry and map noise restart
