@@ -109,6 +109,32 @@ def test_the_odometry_twist_is_never_the_true_one():
                                            (1.0, 0.0, 0.0)], atol=1e-9)
 
 
+def test_the_believed_odometry_error_grows_with_the_motion_the_wheels_measured():
+    """Found in review: the odometry covariance and the EKF's prediction noise came from the
+    true motion, so wheels spinning under a vehicle that stood still gave odometry running away
+    with a covariance of 0 (and an EKF following it at NEES 1e7)."""
+    values = {'mode': 'ekf', 'odometry_source': 'joint_states',
+              'encoders.model': 'differential', 'encoders.track': 0.6,
+              'encoders.wheel_radius': 0.28}
+    names = ['left_wheel_joint', 'right_wheel_joint']
+
+    def run(moving):
+        loc = Localization(from_flat(LocalizationConfig, values))
+        for k in range(251):  # 5 s at 50 Hz, the wheels rolling 1 m/s
+            stamp = 1_000_000_000 + k * 20_000_000
+            angle = math.remainder(k * 0.02 / 0.28, 2 * math.pi)
+            loc.encoders.update(stamp, names, [angle, angle])
+            out = loc.step(stamp, (k * 0.02 * moving, 0.0, 0.0), (1.0 * moving, 0.0, 0.0))
+        return out
+
+    spinning, rolling = run(moving=False), run(moving=True)
+    assert spinning.odom_T_base[0] == pytest.approx(5.0, abs=1e-9)
+    np.testing.assert_array_equal(spinning.odom_covariance, rolling.odom_covariance)
+    assert spinning.odom_covariance[0, 0] > 0.01
+    # the EKF, fixed by the map poses of the vehicle standing at 0, stays near them
+    assert math.hypot(*spinning.map_T_base[:2]) < 0.5
+
+
 def test_locked_wheels_stop_the_odometry_while_the_vehicle_slides():
     mu = 0.4
     vehicle = Vehicle(ideal_config('differential', track=0.6, vis_tire_diameter=0.2,

@@ -181,20 +181,22 @@ def advance_odometry(
     The measured increment is the true one plus ``sqrt(Q)`` times the next three draws of
     ``stream`` (reserved) of the arrays of a :class:`NormalDraws`, as
     :func:`measure_increment` draws, unless ``wheels``: then the wheels' increment is
-    integrated as it is and ``Q`` is the drift model's variance of the true increment (what the
-    robot believes).
+    integrated as it is, and ``Q`` and the error moments are the drift model's of that
+    increment (what the robot believes of the motion it measured: a robot does not know its
+    true motion, and wheels spinning on the spot are motion to it).
     """
+    believed = (wheels_dx_m, wheels_dy_m, wheels_dyaw_rad) if wheels else (dx_m, dy_m, dyaw_rad)
     # np.hypot as in increment_variances (math.hypot may differ in the last bit)
     translation, rotation = drift_variances(
-        rates[0], rates[1], rates[2], float(np.hypot(dx_m, dy_m)), dyaw_rad)
+        rates[0], rates[1], rates[2], float(np.hypot(believed[0], believed[1])), believed[2])
     if wheels:
-        measured = (wheels_dx_m, wheels_dy_m, wheels_dyaw_rad)
+        measured = believed
     else:
         translation_std, rotation_std = math.sqrt(translation), math.sqrt(rotation)
         measured = (dx_m + translation_std * next_normal(draws, cursors, stream),
                     dy_m + translation_std * next_normal(draws, cursors, stream),
                     dyaw_rad + rotation_std * next_normal(draws, cursors, stream))
-    advance_error_moments(state, dx_m, dy_m, translation, rotation)
+    advance_error_moments(state, believed[0], believed[1], translation, rotation)
     pose = compose_floats((state[POSE], state[POSE + 1], state[POSE + 2]), measured)
     true_pose = compose_floats(
         (state[TRUE_POSE], state[TRUE_POSE + 1], state[TRUE_POSE + 2]), (dx_m, dy_m, dyaw_rad))
