@@ -105,6 +105,34 @@ def test_the_controller_hands_the_policy_the_environments_observation(policy_mod
     assert np.abs(seen[:, 9]).max() > 0.3
 
 
+@pytest.mark.parametrize('max_lag_m', [1.0, 0.0])
+def test_a_schedule_held_back_for_a_late_vehicle_is_the_one_difference(policy_module, max_lag_m):
+    """Found in review: more than max_schedule_lag behind, the controller holds the schedule
+    back and its observation leaves the environment's; docs/python_api.md says so, and that
+    max_schedule_lag 0 gives the environment's at any lag."""
+    vehicle = ws.load_vehicle('indoor_differential')
+    env = ws.PathTrackingEnv(vehicle, start_offset_m=0.0, start_yaw_rad=0.0)
+    task = env.unwrapped._task
+    config, _ = with_vehicle(ControllerConfig(
+        algorithm='policy', max_schedule_lag=max_lag_m,
+        policy=PolicyConfig(callable='wheelsim_test_policies:recorder')), describe(vehicle.config))
+    controller = TrackingController(config)
+    controller.follow(task.schedule, 0.0)
+    observation, _ = env.reset(seed=0)
+    for k in range(1, 121):  # 6 s creeping at 0.15 m/s on the schedule's 0.5 m/s
+        observation, *_ = env.step(np.array([0.15, 1.5 * observation[6] - 2 * observation[0]
+                                             - observation[1]]))
+        x_m, y_m, yaw_rad, vx_mps, vy_mps, wz_radps = task._states(slice(None))[0]
+        controller.step(k * task.period_s, Pose2D(x_m, y_m, yaw_rad),
+                        BodyTwist(vx_mps, vy_mps, wz_radps))
+    along_m = policy_module.recorder.seen[-1][2]
+    assert observation[2] < -2.0  # the environment's schedule ran on
+    if max_lag_m:
+        assert along_m == pytest.approx(-max_lag_m, abs=0.05)
+    else:
+        assert along_m == pytest.approx(observation[2], abs=1e-9)
+
+
 def test_the_policys_action_is_the_command(policy_module):
     vehicle = ws.load_vehicle('indoor_differential')
     env = ws.PathTrackingEnv(vehicle)
