@@ -406,6 +406,9 @@ def test_bad_arguments_name_themselves(robot):
         ({'start_offset_m': 1e300}, r'start_offset_m = 1e\+300 must be a finite number >= 0 '
          r'and at most 1e\+06 \[m\]'),
         ({'start_yaw_rad': 1e300}, 'start_yaw_rad = 1e\\+300 must be'),
+        # found in review: 2 m ahead and 1 m back, matched on the way out all the way back
+        ({'path': [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0], [1.0, 0.0, 0.0]]},
+         r'^path reverses its direction of travel at row 2: a path must go one way'),
     ]
     for options, name in cases:
         with pytest.raises(ValueError, match=name):

@@ -39,7 +39,8 @@ Both tasks:
   ``reset()`` without a seed resets each as the single env does.
 
 Path tracking, ``PathTrackingEnv(vehicle, path=None, **options)``: ``path`` (M, 3) poses, M >=
-2, consecutive poses apart, the yaw the heading to track (None:
+2, consecutive poses apart, the yaw the heading to track, one direction of travel throughout (no
+cusp: a path folding back over itself would be matched on the wrong branch) (None:
 :func:`~wheelsim.sim.tasks.figure_eight_path`), started at its first pose and scheduled at
 ``speed_mps`` (0.5; in (0, 1000] m/s) as the controller times a stamped plan
 (:func:`~wheelsim.core.planning.trajectory.trajectory_from_poses`).

@@ -228,6 +228,11 @@ class PathTask(Task):
                                                       poses[:, 0], poses[:, 1], poses[:, 2])
         except FloatingPointError:
             raise too_slow from None
+        if len(self.schedule.legs) > 1:  # a stretch driven back over: matched on one branch
+            raise ValueError(f'path reverses its direction of travel at row '
+                             f'{self.schedule.legs[0].last}: a path must go one way (forwards or '
+                             'backwards) throughout; track each leg with an environment of its '
+                             'own')
         if time_limit_s is None:
             time_limit_s = self.schedule.duration_s + 10.0
         super().__init__(vehicle, poses[0], time_limit_s, dt_s, start_offset_m, start_yaw_rad,
