@@ -72,13 +72,32 @@ def test_ideal_encoders_give_the_true_motion(case):
     loc = localization(**encoders)
     commands = [(0.8, 0.2, 0.0), (0.8, 0.0, 0.4), (-0.5, 0.3, -0.3), (0.6, -0.2, 0.5)]
     results, start = drive(vehicle, loc, commands, 3.0)
+    assert_true_motion(results, start)  # truth relative to the start pose (odom's origin)
+
+
+def assert_true_motion(results, start):
     for odom, truth in results:
-        # truth relative to the start pose (the odom frame starts at the vehicle)
         dx, dy = truth[0] - start[0], truth[1] - start[1]
         c, s = math.cos(start[2]), math.sin(start[2])
-        expected = (c * dx + s * dy, -s * dx + c * dy, truth[2] - start[2])
-        np.testing.assert_allclose(odom[:2], expected[:2], atol=1e-9)
-        assert math.remainder(odom[2] - expected[2], 2 * math.pi) == pytest.approx(0, abs=1e-9)
+        np.testing.assert_allclose(odom[:2], (c * dx + s * dy, -s * dx + c * dy), atol=1e-9)
+        assert math.remainder(odom[2] - truth[2] + start[2], 2 * math.pi) == pytest.approx(
+            0, abs=1e-9)
+
+
+@pytest.mark.parametrize('steered_track_m', [0.0, 1.0], ids=['one steered wheel', 'a pair'])
+@pytest.mark.parametrize('command', [(0.0, 0.0, 0.5), (0.02, 0.0, 0.5), (0.0, 0.0, -0.2)])
+def test_turning_about_the_fixed_axle_is_measured_by_the_steered_wheels(steered_track_m,
+                                                                        command):
+    """Found in review: a forklift (steering unlimited) turning on the spot about its fixed axle
+    had odometry headings of rounding noise times tan(90 degrees): 0.73 rad for 1.49."""
+    vehicle = Vehicle(ideal_config('bicycle', wheel_base=2.0, reverse=True,
+                                   drive_on_steered_wheel=True, vis_track_fixed=1.1,
+                                   vis_track_steered=steered_track_m, vis_tire_diameter=0.4,
+                                   **{'steering_actuator.max_position': 0.0}), DT)
+    loc = localization(model='bicycle', wheel_base=-2.0, wheel_radius=0.2)
+    results, start = drive(vehicle, loc, [command, (0.3, 0.0, 0.1)], 3.0)
+    assert abs(results[0][1][2] - start[2]) > 0.5  # it turned
+    assert_true_motion(results, start)
 
 
 def test_wheel_slip_becomes_heading_drift():

@@ -13,7 +13,10 @@ and so do the robot's own calibration errors:
 - the body increment over a sample is the exact arc (constant curvature) through the wheels'
   arcs: differential ``ds = (s_l + s_r) / 2``, ``dyaw = (s_r - s_l) / track``; bicycle ``ds``
   the fixed axle's mean, ``dyaw = ds tan(delta) / wheel_base`` with ``delta`` the steering
-  joints' angle (negative ``wheel_base``: steered axle behind); omni the mecanum least squares
+  joints' angle (negative ``wheel_base``: steered axle behind), and with the steering beyond
+  :data:`STEERED_WHEELS_TAN` (turning about the fixed axle, whose wheels then hardly roll
+  forwards) the steered wheels' arcs instead, ``ds = mean(s_i cos delta_i)``, ``dyaw =
+  mean(s_i sin delta_i) / wheel_base`` (exact at any angle); omni the mecanum least squares
   ``(dx, dy, dyaw)`` with the lever ``(wheel_base + track) / 2``;
 - the increment is moved from the kinematic reference point to base_link
   (``base_link_offset`` ahead), as vehicle_sim places them.
@@ -43,6 +46,11 @@ WHEELS = {
 }
 BICYCLE_FIXED = (('fixed_left_wheel_joint', 'fixed_right_wheel_joint'), ('fixed_wheel_joint',))
 BICYCLE_STEERING = (('steering_left_joint', 'steering_right_joint'), ('steering_joint',))
+BICYCLE_STEERED = (('steered_left_wheel_joint', 'steered_right_wheel_joint'),
+                   ('steered_wheel_joint',))
+#: |tan| of the steering (about 84 degrees) beyond which a bicycle's odometry takes the steered
+#: wheels' arcs: ``ds tan(delta)`` from the fixed axle is rounding noise times a huge factor.
+STEERED_WHEELS_TAN = 10.0
 
 
 @dataclass(frozen=True)
@@ -175,7 +183,8 @@ class EncoderOdometry:
         self._prefix = frame_prefix
         self._radius = config.wheel_radius * (1.0 + config.wheel_radius_error)
         self._tick = 2.0 * math.pi / config.resolution if config.resolution else 0.0
-        self._wheels: tuple[str, ...] | None = None
+        self._wheels: tuple[str, ...] | None = None  # the fixed wheels, then the steered
+        self._fixed = 0  # how many of them are fixed
         self._steering: tuple[str, ...] = ()
         self._poses: collections.deque[tuple[int, Floats3]] = collections.deque(
             maxlen=KEPT_SAMPLES
@@ -202,7 +211,8 @@ class EncoderOdometry:
         otherwise (another vehicle) the wheels start afresh at the next sample."""
         other = EncoderOdometry(config, self._prefix)
         if same_wheels:
-            other._wheels, other._steering = self._wheels, self._steering
+            other._wheels, other._fixed, other._steering = (self._wheels, self._fixed,
+                                                            self._steering)
             other._last, other._unwrapped = list(self._last), list(self._unwrapped)
             other._counted = [math.floor(angle / other._tick) if other._tick else angle
                               for angle in self._unwrapped]
@@ -220,11 +230,16 @@ class EncoderOdometry:
                     f'({self._prefix}fixed_*_wheel_joint, {self._prefix}steering*_joint): '
                     f'{list(names)}')
             self._steering = steering
+            steered = _exact(names, BICYCLE_STEERED, self._prefix)
+            self._fixed = len(wheels)
+            if steered is not None and len(steered) == len(steering):
+                wheels += steered
         else:
             wheels = tuple(self._prefix + name for name in WHEELS[self.config.model])
             if not all(name in names for name in wheels):
                 raise ValueError(f'joint_states lacks the {self.config.model} wheel joints '
                                  f'{list(wheels)}: {list(names)}')
+            self._fixed = len(wheels)
         self._wheels = wheels
 
     def _measured_turns(self, angles: Sequence[float]) -> list[float]:
@@ -275,8 +290,17 @@ class EncoderOdometry:
             sideways = 0.25 * (-front_left + front_right + rear_left - rear_right)
             turn = 0.25 * (-front_left + front_right - rear_left + rear_right) / lever
         else:
-            forward, sideways = sum(arcs) / len(arcs), 0.0
-            turn = forward * centre_steering_tan(steering) / config.wheel_base
+            fixed, steered = arcs[:self._fixed], arcs[self._fixed:]
+            tan_centre = centre_steering_tan(steering)
+            sideways = 0.0
+            if steered and abs(tan_centre) > STEERED_WHEELS_TAN:
+                forward = sum(arc * math.cos(angle)
+                              for arc, angle in zip(steered, steering, strict=True)) / len(steered)
+                turn = sum(arc * math.sin(angle) for arc, angle in
+                           zip(steered, steering, strict=True)) / len(steered) / config.wheel_base
+            else:
+                forward = sum(fixed) / len(fixed)
+                turn = forward * tan_centre / config.wheel_base
         at_reference = integrate_twist(0.0, 0.0, 0.0, forward, sideways, turn, 1.0)
         offset = (config.base_link_offset, 0.0, 0.0)
         if offset[0] == 0.0:
@@ -299,4 +323,6 @@ def centre_steering_tan(steering: Sequence[float]) -> float:
     tan_left, tan_right = math.tan(steering[0]), math.tan(steering[1])
     if tan_left == 0.0 or tan_right == 0.0:
         return 0.0
+    if tan_left + tan_right == 0.0:  # both at 90 degrees, opposite ways: turning on the spot
+        return math.inf
     return 2.0 * tan_left * tan_right / (tan_left + tan_right)
