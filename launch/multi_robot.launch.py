@@ -101,8 +101,8 @@ def _no_reference_clock(context):
     ``overrides_file:=``): each robot's vehicle_sim would publish its own ``/clock`` on the one
     global topic, each from 0. Both robots follow one clock only in mode 2 (use_sim_time:=true
     and another ``/clock`` source)."""
-    overrides_file = LaunchConfiguration('overrides_file').perform(context) \
-        if 'overrides_file' in context.launch_configurations else ''
+    # sim.launch.py's argument, which both robots' includes take from the command line
+    overrides_file = context.launch_configurations.get('overrides_file', '')
     for robot in ROBOTS:
         preset = LaunchConfiguration(f'{robot}_preset').perform(context)
         files = [str(shipped_params_dir() / f'{preset}.yaml'), overrides_file]
