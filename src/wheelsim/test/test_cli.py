@@ -566,6 +566,21 @@ def test_a_pass_criterion_on_the_world_without_a_map_is_refused(argv, message, c
     assert sorted(p.name for p in tmp_path.iterdir()) == ['s.yaml']
 
 
+def test_a_collisions_criterion_with_collisions_off_is_refused(capsys, tmp_path, monkeypatch):
+    """Found in review: world.collisions false reports no contact, and a run through a wall
+    passed collisions: 0."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 's.yaml').write_text(
+        'duration: 3.0\nmap: room\npass_criteria: {collisions: 0}\n'
+        'nodes: {planner: {waypoints: [0.5, 0.0, .nan]}, '
+        'vehicle_sim: {world.collisions: false}}\n')
+    assert main(['run', 's.yaml', '--output', 'out']) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert ('s.yaml: pass_criteria.collisions: counts the contacts vehicle_sim reports, which '
+            'its world.collisions: false turns off') in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['s.yaml']
+
+
 def test_overwrite_refuses_to_remove_a_file_the_run_reads(capsys, tmp_path, monkeypatch):
     """Found in review: a scenario saved as the run folder's metrics.json was replaced by the
     run's metrics, and a map image saved as one of its plots removed before the run."""

@@ -57,6 +57,14 @@ def test_minimum_clearance_and_collisions_metrics(tmp_path):
                                atol=1e-6)
 
 
+def test_without_collisions_reported_their_count_is_null(tmp_path):
+    """Found in review: with world.collisions false a vehicle driving through a wall had
+    collisions 0 (and passed collisions: 0) beside a clearance of 0."""
+    run = load_run(write_bag(tmp_path / 'bag', world_run()))
+    m = compute_metrics(run, collisions_reported=False)
+    assert m['collisions'] is None and m['min_clearance_m'] == pytest.approx(0.7)
+
+
 def test_rotated_map(tmp_path):
     """The same map turned by 90 degrees: grid point (gx, gy) is at (-1 - gy, -2 + gx) in the
     map, so the wall is the segment y = 10, x in [-5, -1]. Nearest at the start: from the box's

@@ -283,13 +283,16 @@ def round_significant(value: float | int | None,
 
 
 def compute_metrics(run: RunData, goal_tolerance_m: float = DEFAULT_GOAL_TOLERANCE_M,
-                    goal_yaw_tolerance_rad: float | None = None) -> dict[str, float | int | None]:
+                    goal_yaw_tolerance_rad: float | None = None,
+                    collisions_reported: bool = True) -> dict[str, float | int | None]:
     """The metrics named in :data:`METRIC_NAMES`, keyed in that order; None where the run
     lacks the data (no plan, no estimate, ...). Floats are rounded to
     :data:`SIGNIFICANT_DIGITS` digits, so the same run gives byte-identical JSON.
 
     ``goal_tolerance_m`` (and, if given, ``goal_yaw_tolerance_rad``) define reaching the goal
-    for ``time_to_goal_s``.
+    for ``time_to_goal_s``. ``collisions_reported``: whether vehicle_sim reported its
+    collisions (``world.collisions``); without, ``collisions`` is None (no message is no
+    evidence of no contact).
     """
     if not goal_tolerance_m > 0:
         raise ValueError(f'goal_tolerance_m = {goal_tolerance_m!r}: must be > 0')
@@ -351,7 +354,8 @@ def compute_metrics(run: RunData, goal_tolerance_m: float = DEFAULT_GOAL_TOLERAN
         'plan_length_m': None if shape is None else shape.length_m,
         'plan_max_curvature_inv_m': None if shape is None else shape.max_curvature_inv_m,
         'plan_total_turning_rad': None if shape is None else shape.total_turning_rad,
-        'collisions': len(run.collisions) if run.world is not None else None,
+        'collisions': (len(run.collisions) if run.world is not None and collisions_reported
+                       else None),
         'min_clearance_m': float(finite_clearance.min()) if len(finite_clearance) else None,
     }
     return {name: round_significant(values[name]) for name in METRIC_NAMES}

@@ -266,7 +266,8 @@ def has_map(scenario: Scenario) -> bool:
 
 def _check_world_criteria(scenario: Scenario, where: str) -> None:
     """ScenarioError for a pass criterion on a metric of the world (:data:`WORLD_METRICS`)
-    without a map: no run computes it, so every run would fail it."""
+    without a map, or on ``collisions`` with vehicle_sim's ``world.collisions`` false: no run
+    computes it, so every run would fail it."""
     from wheelsim.report.metrics import WORLD_METRICS
 
     unmeasured = [key for key in scenario.pass_criteria if key in WORLD_METRICS]
@@ -274,6 +275,12 @@ def _check_world_criteria(scenario: Scenario, where: str) -> None:
         raise ScenarioError(f'{where}: pass_criteria.{unmeasured[0]}: computed only with a map '
                             "(map, or vehicle_sim's world.map_yaml), which the scenario does "
                             'not give')
+    if 'collisions' in scenario.pass_criteria and not _vehicle_sim_value(scenario,
+                                                                         'world.collisions'):
+        raise ScenarioError(f'{where}: pass_criteria.collisions: counts the contacts vehicle_sim '
+                            "reports, which its world.collisions: false turns off (the vehicle "
+                            'drives through walls): bound min_clearance_m instead, or turn '
+                            'collisions on')
 
 
 def _check_recorded_topics(scenario: Scenario, where: str) -> None:
@@ -304,6 +311,12 @@ def _goal_tolerance_m(scenario: Scenario) -> float:
     key = 'goal.xy_tolerance'
     controller = scenario.node_parameters['controller']
     return float(controller.get(key, node_defaults()['controller'][key]))
+
+
+def _vehicle_sim_value(scenario: Scenario, name: str) -> Any:
+    """vehicle_sim's parameter ``name`` in this scenario (its value or its default)."""
+    return scenario.node_parameters.get('vehicle_sim', {}).get(
+        name, node_defaults()['vehicle_sim'][name])
 
 
 def _parameters(scenario: Scenario, node: str) -> dict[str, Any]:
@@ -530,8 +543,9 @@ def run_scenario(scenario: Scenario, output_root: Path, real_time_factor: float 
             with phases('report_data'):
                 run = reader.run()
             with phases('metrics'):
-                values = metrics.compute_metrics(run,
-                                                 goal_tolerance_m=_goal_tolerance_m(scenario))
+                values = metrics.compute_metrics(
+                    run, goal_tolerance_m=_goal_tolerance_m(scenario),
+                    collisions_reported=_vehicle_sim_value(scenario, 'world.collisions'))
             if interrupted:
                 values['partial'] = True  # computed on the part of the run that was simulated
             criteria = criteria_outcomes(scenario.pass_criteria, values)
