@@ -5,7 +5,9 @@ import math
 
 import numpy as np
 import pytest
+from geometry_msgs.msg import PointStamped
 from matplotlib.image import imread
+from mcap.reader import make_reader
 from test_report_bag_data import odometry, set_stamp, straight_run, write_bag
 
 from wheelsim.core.world.footprint import Footprint
@@ -15,6 +17,7 @@ from wheelsim.report.metrics import clearance_series, compute_metrics
 from wheelsim.report.plots import write_plots
 from wheelsim.report.summary import format_summary
 from wheelsim.ros.map_messages import footprint_polygon, occupancy_grid, point_stamped
+from wheelsim.run.recording import BagRecorder
 
 BOX = Footprint.from_flat([-0.3, -0.2, 0.3, -0.2, 0.3, 0.2, -0.3, 0.2])
 
@@ -55,6 +58,22 @@ def test_minimum_clearance_and_collisions_metrics(tmp_path):
     # OccupancyGrid carries the resolution as float32: 240 cells of 0.05 m are 1.7e-7 m off
     np.testing.assert_allclose(clearance_m[t_s <= 10.0], 11.0 - 0.3 - t_s[t_s <= 10.0],
                                atol=1e-6)
+
+
+def test_a_bag_without_the_collision_topic_has_no_collision_count(tmp_path):
+    """Found in review: re-reported from a bag that did not record ``collision``, a run that
+    had one collision had collisions 0. A bag has the topic when it records it, messages or
+    not (as ``ros2 bag record`` records a topic it discovered)."""
+    silent = [record for record in world_run() if record[0] != '/collision']
+    m = compute_metrics(load_run(write_bag(tmp_path / 'none', silent)))
+    assert m['collisions'] is None and m['min_clearance_m'] == pytest.approx(0.7)
+    with BagRecorder(tmp_path / 'silent', topic_types={'/collision': PointStamped}) as recorder:
+        for topic, msg, t_s in sorted(silent, key=lambda r: r[2]):
+            recorder.record(topic, msg, round(t_s * 1e9))
+    with (tmp_path / 'silent' / 'silent.mcap').open('rb') as stream:
+        summary = make_reader(stream).get_summary()
+    assert '/collision' in {channel.topic for channel in summary.channels.values()}
+    assert compute_metrics(load_run(tmp_path / 'silent'))['collisions'] == 0
 
 
 def test_without_collisions_reported_their_count_is_null(tmp_path):

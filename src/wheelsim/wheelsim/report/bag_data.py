@@ -21,7 +21,7 @@ import dataclasses
 import io
 import re
 import struct
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property, partial
 from operator import itemgetter
@@ -164,6 +164,9 @@ class RunData:
     """The footprint recorded on ``footprint`` (base frame)."""
     collisions: PointSeries = field(default_factory=PointSeries)
     """Every ``collision``: its stamp and the obstacle cell touched (map frame)."""
+    collisions_recorded: bool = True
+    """False for a bag whose topics (channels, with or without messages) lack ``collision``:
+    how many there were is not known."""
     decode_later: Mapping[str, Callable[[], Any]] = field(default_factory=dict, repr=False,
                                                           compare=False)
     """How to get :attr:`joints` and :attr:`tracking_error` (empty series without)."""
@@ -430,6 +433,8 @@ class RunReader:
         self._errors: list[tuple[float, dict[str, float]]] = []
         self._world: OccupancyMap | None = None
         self._footprint_m: list[float] | None = None  # the last footprint's corners
+        self._collision_topic = prefix + 'collision'
+        self._collisions_recorded = True
 
     def take(self, topic: str, msg: Any, log_time_ns: int) -> None:
         """Read ``msg``, published on ``topic`` (fully qualified) at ``log_time_ns`` [ns] of
@@ -438,6 +443,12 @@ class RunReader:
         read = self._readers.get(topic)
         if read is not None:
             read(msg, log_time_ns)
+
+    def topics_recorded(self, topics: Collection[str]) -> None:
+        """The topics of a bag (fully qualified; those without messages too), after its
+        messages: one without the collision topic leaves the number of collisions unknown."""
+        self._collisions_recorded = (self._collision_topic in topics
+                                     or self._collision_topic in self._counts)
 
     def reads(self, topic: str) -> bool:
         """Whether :meth:`take` reads the messages of ``topic`` (else it only counts them)."""
@@ -502,6 +513,7 @@ class RunReader:
             message_counts=dict(sorted(self._counts.items())),
             start_time_s=(self._first_log_ns or 0) / NS_PER_S,
             end_time_s=self._last_log_ns / NS_PER_S,
+            collisions_recorded=self._collisions_recorded,
             world=self._world,
             footprint=_footprint(self._footprint_m),
             collisions=PointSeries(*_columns_of(self._collisions, 3)),
@@ -546,9 +558,12 @@ def load_run(bag_dir: Path | str, namespace: str = '/') -> RunData:
     counted. FileNotFoundError for a folder without an MCAP file, ValueError for a file that is
     not one."""
     reader = RunReader(namespace)
+    topics: set[str] | None = set()  # every file's channels; None once a file has no summary
     for path in _bag_files(Path(bag_dir)):
         decoders = _Decoders()  # schema ids are each file's own
         with path.open('rb') as stream:
+            channels = _summary_topics(stream)
+            topics = None if topics is None or channels is None else topics | channels
             # File order: the recorder writes in time order, and every series is sorted anyway.
             for schema, channel, message in _file_messages(stream, path):
                 if schema is None or not reader.reads(channel.topic):
@@ -556,4 +571,22 @@ def load_run(bag_dir: Path | str, namespace: str = '/') -> RunData:
                 else:
                     reader.take(channel.topic, decoders.decode(
                         schema, channel.message_encoding, message.data), message.log_time)
+    if topics is not None:  # (a file its writer never finished: the topics it has messages on)
+        reader.topics_recorded(topics)
     return reader.run()
+
+
+def _summary_topics(stream: BinaryIO) -> set[str] | None:
+    """The topics of the channels in the summary of the MCAP file open as ``stream`` (those
+    without messages too), None for a file without a summary; ``stream`` is left at its
+    start."""
+    from mcap.exceptions import McapError
+    from mcap.reader import make_reader
+
+    try:
+        summary = make_reader(stream).get_summary()
+    except (McapError, struct.error, UnicodeDecodeError, OSError, ValueError):  # cut short
+        summary = None
+    finally:
+        stream.seek(0)
+    return None if summary is None else {channel.topic for channel in summary.channels.values()}

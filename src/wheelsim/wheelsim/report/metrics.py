@@ -355,7 +355,7 @@ def compute_metrics(run: RunData, goal_tolerance_m: float = DEFAULT_GOAL_TOLERAN
         'plan_max_curvature_inv_m': None if shape is None else shape.max_curvature_inv_m,
         'plan_total_turning_rad': None if shape is None else shape.total_turning_rad,
         'collisions': (len(run.collisions) if run.world is not None and collisions_reported
-                       else None),
+                       and run.collisions_recorded else None),
         'min_clearance_m': float(finite_clearance.min()) if len(finite_clearance) else None,
     }
     return {name: round_significant(values[name]) for name in METRIC_NAMES}

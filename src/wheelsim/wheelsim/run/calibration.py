@@ -565,8 +565,9 @@ def record_excitation_bag(bag_dir: Path, parameters: dict[str, Any], steps: Sequ
                              "vehicle_sim follows the recording's clock (use_sim_time)")
     check_parameters(values)
     offered_qos: dict[str, list[Any]] = {}  # the publishers' QoS profiles, for the bag
-    with BagRecorder(bag_dir, offered_qos=offered_qos) as recorder:
-        lockstep = Lockstep(recorder.record, START_TIME_NS, offered_qos)
+    topic_types: dict[str, type] = {}  # the topics published on, for the bag
+    with BagRecorder(bag_dir, offered_qos=offered_qos, topic_types=topic_types) as recorder:
+        lockstep = Lockstep(recorder.record, START_TIME_NS, offered_qos, topic_types)
         lockstep.add(VehicleSim, values)
         lockstep.add(excitation, {})
         lockstep.run_until(int(ends_ns[-1]))

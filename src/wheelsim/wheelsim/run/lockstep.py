@@ -308,6 +308,7 @@ class LockstepSeam(NodeSeam):
         _check_qos(qos_profile, f'{self._name}: publisher on {topic}')
         topic_name = self._resolve(topic)
         self._lockstep.offered_qos.setdefault(topic_name, []).append(qos_profile)
+        self._lockstep.topic_types.setdefault(topic_name, msg_type)
         return _Publisher(self._lockstep, msg_type, topic_name)
 
     def create_subscription(self, msg_type: type, topic: str,
@@ -366,8 +367,9 @@ class Lockstep:
     module documentation); every message delivered is given to ``recorder`` first.
 
     ``offered_qos`` gets, per topic, the QoS profile of each publisher created on it (as given
-    to ``create_publisher``: a ``QoSProfile`` or a depth), for a bag's metadata; a dict of its
-    own if not given.
+    to ``create_publisher``: a ``QoSProfile`` or a depth), for a bag's metadata, and
+    ``topic_types`` the message type of each topic published on (a bag records its topics
+    whether or not a message comes); dicts of their own if not given.
 
     Who receives what is looked up in a topic -> (message type, callback) table, rebuilt only
     after a subscription was created or destroyed (checked before each batch of deliveries,
@@ -378,9 +380,11 @@ class Lockstep:
     """
 
     def __init__(self, recorder: Recorder | None = None, start_time_ns: int = 0,
-                 offered_qos: dict[str, list[Any]] | None = None) -> None:
+                 offered_qos: dict[str, list[Any]] | None = None,
+                 topic_types: dict[str, type] | None = None) -> None:
         self._seams: list[LockstepSeam] = []
         self.offered_qos = {} if offered_qos is None else offered_qos
+        self.topic_types = {} if topic_types is None else topic_types
         self._now_ns = _time_ns(start_time_ns, 'start_time_ns')
         self._recorder = recorder
         # (topic, id of the message, message), in publication order

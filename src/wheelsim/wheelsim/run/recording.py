@@ -144,9 +144,9 @@ def type_store(type_name: str) -> Typestore:
 
 
 def ros_type_name(msg: Any) -> str:
-    """``pkg/msg/Type`` of an rclpy message instance."""
-    package = type(msg).__module__.split('.')[0]
-    return f'{package}/msg/{type(msg).__name__}'
+    """``pkg/msg/Type`` of an rclpy message instance or class."""
+    cls = msg if isinstance(msg, type) else type(msg)
+    return f'{cls.__module__.split(".")[0]}/msg/{cls.__name__}'
 
 
 class BagRecorder:
@@ -157,13 +157,18 @@ class BagRecorder:
     """
 
     def __init__(self, path: Path, topics: set[str] | None = None,
-                 offered_qos: Mapping[str, Sequence[QoSProfile | int]] | None = None) -> None:
+                 offered_qos: Mapping[str, Sequence[QoSProfile | int]] | None = None,
+                 topic_types: Mapping[str, type] | None = None) -> None:
         """``topics``: fully qualified topic names to record; None records every topic.
         ``offered_qos``: per topic, the QoS profiles of its publishers (read when its first
         message is recorded: :attr:`wheelsim.run.lockstep.Lockstep.offered_qos`), for
-        ``metadata.yaml``."""
+        ``metadata.yaml``. ``topic_types``: the message type of every topic published on
+        (:attr:`wheelsim.run.lockstep.Lockstep.topic_types`, read at the end): a recorded topic
+        no message came on is in the bag too, without messages, as ``ros2 bag record`` records
+        a topic it discovered."""
         self.path = Path(path)
         self._offered_qos = {} if offered_qos is None else offered_qos
+        self._topic_types = {} if topic_types is None else topic_types
         if self.path.exists():
             raise FileExistsError(f'bag folder {self.path} exists already: give a new path')
         self._topics = topics
@@ -189,7 +194,7 @@ class BagRecorder:
         try:
             route = self._routes[topic]
         except KeyError:
-            route = self._routes[topic] = self._route(topic, msg)
+            route = self._routes[topic] = self._route(topic, type(msg))
         if route is None:
             return
         channel_id, serialize = route
@@ -202,18 +207,18 @@ class BagRecorder:
             self._broken = True
             raise self._error(err) from err
 
-    def _route(self, topic: str, msg: Any) -> tuple[int, Serializer] | None:
+    def _route(self, topic: str, msg_type: type) -> tuple[int, Serializer] | None:
         """How messages on ``topic`` are recorded: (channel id, serializer), or None if not.
         A topic carries one type (DDS allows no other in one process)."""
         if not self.records(topic):
             return None
         profiles = [bag_qos(profile) for profile in self._offered_qos.get(topic, ())]
-        type_name = ros_type_name(msg)
+        type_name = ros_type_name(msg_type)
         types = self._writing(type_store, type_name)
         definition, _ = self._writing(types.generate_msgdef, type_name, ros_version=2)
         channel_id = self._writing(self._file.add_channel, topic, type_name, definition,
                                    self._writing(types.hash_rihs01, type_name), profiles)
-        return channel_id, serializer(type(msg), rmw_padding=False)
+        return channel_id, serializer(msg_type, rmw_padding=False)
 
     def _close(self) -> None:
         """Write the summary and ``metadata.yaml``: the bag is complete. ``metadata.yaml`` names
@@ -226,6 +231,9 @@ class BagRecorder:
                 self._file.abort()
             return
         try:
+            for topic, msg_type in sorted(self._topic_types.items(), key=lambda item: item[0]):
+                if topic not in self._routes:  # recorded, no message came
+                    self._routes[topic] = self._route(topic, msg_type)
             self._file.close()
         except Exception:
             with suppress(Exception):

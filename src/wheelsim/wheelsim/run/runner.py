@@ -435,11 +435,13 @@ def simulate(scenario: Scenario, bag_dir: Path | None, real_time_factor: float =
     interrupted = False
     nodes = []
     offered_qos: dict[str, list[Any]] = {}  # the publishers' QoS profiles, for the bag
+    topic_types: dict[str, type] = {}  # the topics published on, for the bag
     recorder = contextlib.nullcontext() if bag_dir is None or scenario.record_topics == () \
-        else BagRecorder(bag_dir, set(scenario.record_topics or ()) or None, offered_qos)
+        else BagRecorder(bag_dir, set(scenario.record_topics or ()) or None, offered_qos,
+                         topic_types)
     sinks = [sink for sink in (reader, getattr(recorder, 'record', None)) if sink is not None]
     held = HeldSignals()  # Ctrl-C and SIGTERM act between two events, never inside a write
-    lockstep = Lockstep(_fan_out(sinks), START_TIME_NS, offered_qos)
+    lockstep = Lockstep(_fan_out(sinks), START_TIME_NS, offered_qos, topic_types)
 
     def between(now_ns: int) -> None:
         held.deliver()
