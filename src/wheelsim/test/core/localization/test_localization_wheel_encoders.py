@@ -138,18 +138,32 @@ def test_the_believed_odometry_error_grows_with_the_motion_the_wheels_measured()
     names = ['left_wheel_joint', 'right_wheel_joint']
 
     def run(moving):
+        """Wheels turning the robot by 90 degrees on the spot (1 s), then rolling 1 m/s
+        (5 s), at 50 Hz: the vehicle moving so, or standing still."""
         loc = Localization(from_flat(LocalizationConfig, values))
-        for k in range(251):  # 5 s at 50 Hz, the wheels rolling 1 m/s
+        left = right = 0.0
+        pose = (0.0, 0.0, 0.0)
+        for k in range(301):
             stamp = 1_000_000_000 + k * 20_000_000
-            angle = math.remainder(k * 0.02 / 0.28, 2 * math.pi)
-            loc.encoders.update(stamp, names, [angle, angle])
-            out = loc.step(stamp, (k * 0.02 * moving, 0.0, 0.0), (1.0 * moving, 0.0, 0.0))
+            turning = k <= 50
+            arc = 0.3 * math.pi / 2 / 50 if turning else 0.02  # per wheel, per sample [m]
+            if k:
+                left, right = left + (-arc if turning else arc), right + arc
+                pose = ((pose[0], pose[1], pose[2] + math.pi / 100) if turning
+                        else (pose[0], pose[1] + 0.02, pose[2]))
+            loc.encoders.update(stamp, names, [math.remainder(left / 0.28, 2 * math.pi),
+                                               math.remainder(right / 0.28, 2 * math.pi)])
+            twist = (0.0, 0.0, math.pi / 2) if turning else (1.0, 0.0, 0.0)
+            out = loc.step(stamp, pose if moving else (0.0, 0.0, 0.0),
+                           twist if moving else (0.0, 0.0, 0.0))
         return out
 
     spinning, rolling = run(moving=False), run(moving=True)
-    assert spinning.odom_T_base[0] == pytest.approx(5.0, abs=1e-9)
-    np.testing.assert_array_equal(spinning.odom_covariance, rolling.odom_covariance)
-    assert spinning.odom_covariance[0, 0] > 0.01
+    np.testing.assert_allclose(spinning.odom_T_base, (0.0, 5.0, math.pi / 2), atol=1e-9)
+    np.testing.assert_allclose(spinning.odom_covariance, rolling.odom_covariance, rtol=1e-9,
+                               atol=1e-15)
+    # heading error spreads the position across the way the robot went (x), not along it
+    assert spinning.odom_covariance[0, 0] > 10 * spinning.odom_covariance[1, 1] > 0.0
     # the EKF, fixed by the map poses of the vehicle standing at 0, stays near them
     assert math.hypot(*spinning.map_T_base[:2]) < 0.5
 

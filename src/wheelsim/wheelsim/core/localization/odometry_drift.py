@@ -104,11 +104,12 @@ def square_as_python(value: float) -> float:
 @jitable
 def advance_error_moments(
     state: FloatArray, dx_m: float, dy_m: float, translation_variance: float,
-    rotation_variance: float,
+    rotation_variance: float, yaw_rad: float,
 ) -> None:
     """Advance the exact first and second moments of the odometry error in ``state`` by one
-    true increment ``(dx, dy)`` taken at the heading of ``state``'s true pose, with the error
-    variances of :func:`drift_variances`.
+    true increment ``(dx, dy)`` taken at the heading ``yaw_rad`` (odom frame: the true pose's,
+    or with encoders the odometry's own: the robot's belief), with the error variances of
+    :func:`drift_variances`.
 
     The error is ``e = (x_hat - x, y_hat - y, yaw_hat - yaw)`` of the noisy odometry against the
     noise-free integration of the same true increments, in the odom frame.  With complex
@@ -124,8 +125,7 @@ def advance_error_moments(
     so the reported matrix stays right when the heading error is large (the position error then
     bends into a banana that a first-order covariance misses).
     """
-    true_yaw = state[TRUE_POSE + 2]
-    g = complex(math.cos(true_yaw), math.sin(true_yaw)) * complex(dx_m, dy_m)
+    g = complex(math.cos(yaw_rad), math.sin(yaw_rad)) * complex(dx_m, dy_m)
     mean = complex(state[MEAN], state[MEAN + 1])
     square = complex(state[SQUARE], state[SQUARE + 1])
     rot = complex(state[ROT], state[ROT + 1])
@@ -196,7 +196,8 @@ def advance_odometry(
         measured = (dx_m + translation_std * next_normal(draws, cursors, stream),
                     dy_m + translation_std * next_normal(draws, cursors, stream),
                     dyaw_rad + rotation_std * next_normal(draws, cursors, stream))
-    advance_error_moments(state, believed[0], believed[1], translation, rotation)
+    advance_error_moments(state, believed[0], believed[1], translation, rotation,
+                          state[(POSE if wheels else TRUE_POSE) + 2])
     pose = compose_floats((state[POSE], state[POSE + 1], state[POSE + 2]), measured)
     true_pose = compose_floats(
         (state[TRUE_POSE], state[TRUE_POSE + 1], state[TRUE_POSE + 2]), (dx_m, dy_m, dyaw_rad))
