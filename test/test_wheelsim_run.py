@@ -133,6 +133,26 @@ def test_what_is_recorded_changes_no_metric_and_the_bag_gives_the_same(tmp_path)
     assert read_back == {key: recorded[key] for key in read_back}
 
 
+@pytest.mark.parametrize('collisions', [True, False])
+def test_the_bag_gives_the_collision_count_the_run_gave(tmp_path, collisions):
+    """Found in review: with world.collisions false the run's collisions was null, and its bag
+    read back gave 0 (an empty collision topic): vehicle_sim publishes none then."""
+    from wheelsim.report.bag_data import load_run
+    from wheelsim.report.metrics import compute_metrics
+
+    text = textwrap.dedent(SHORT_SCENARIO.format(seed=2)).replace(
+        '{model: differential}', f'{{model: differential, world.collisions: {collisions}}}')
+    (tmp_path / 'short.yaml').write_text(f'{text}map: room\n')
+    result = wheelsim('run', 'short.yaml', '--quiet', '--no-plots', '--output', 'out',
+                      cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    recorded = json.loads((tmp_path / 'out' / 'short' / 'metrics.json').read_text())
+    assert recorded['collisions'] == (0 if collisions else None)
+    assert recorded['min_clearance_m'] > 0.0
+    read_back = compute_metrics(load_run(tmp_path / 'out' / 'short' / 'bag'))
+    assert read_back['collisions'] == recorded['collisions']
+
+
 def raw_messages(bag_dir: Path) -> list[tuple[str, str, int, int, bytes]]:
     """(topic, type, log time, publish time, payload) in the order the bag file holds them."""
     (mcap_file,) = bag_dir.glob('*.mcap')

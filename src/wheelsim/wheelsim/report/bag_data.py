@@ -571,7 +571,7 @@ def load_run(bag_dir: Path | str, namespace: str = '/') -> RunData:
                 else:
                     reader.take(channel.topic, decoders.decode(
                         schema, channel.message_encoding, message.data), message.log_time)
-    if topics is not None:  # (a file its writer never finished: the topics it has messages on)
+    if topics is not None:  # (a file its writer never finished has no summary: not known)
         reader.topics_recorded(topics)
     return reader.run()
 

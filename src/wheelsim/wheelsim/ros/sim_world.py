@@ -21,7 +21,8 @@ and the collision guard around the vehicle's steps.
 - **collision** (geometry_msgs/PointStamped, map frame): once per collision, at the simulated
   time of the contact step, the centre of the obstacle cell touched; a warning (throttled) says
   the same and ``/diagnostics`` counts collisions and shows the last one (over every map the
-  node has used).
+  node has used). Published from the moment ``world.collisions`` is first true: with collisions
+  off the topic has no publisher (a bag then has no ``collision`` topic: no count known).
 
 The map callback runs under ``lock``, the lock of the node's state (its wall-clock ticker steps
 and scans in another thread).
@@ -88,7 +89,8 @@ class SimWorld:
         self._footprint = seam.create_publisher(PolygonStamped, 'footprint', qos.DEFAULT)
         # The footprint is fixed in the base frame: one message, stamped again at each scan.
         self._footprint_message = footprint_polygon(self.footprint, self._base_frame, 0)
-        self._collision = seam.create_publisher(PointStamped, 'collision', qos.DEFAULT)
+        self._collision = None  # created once collisions are on (a bag then holds the topic)
+        self._publish_collisions_if_on()
         self._map_publisher = None
         self._other_map_publishers: OtherPublishers | None = None
         if settings.world.map_yaml:
@@ -170,6 +172,14 @@ class SimWorld:
         """Live parameter change: scan angles, ranges, noise, rate; collisions on or off."""
         self.settings = settings
         self.scanner.update(settings.scan)
+        self._publish_collisions_if_on()
+
+    def _publish_collisions_if_on(self) -> None:
+        """Create the ``collision`` publisher once collisions are on: without it a recorded bag
+        has no ``collision`` topic, so its reader knows no count (not 0) of a run with
+        collisions off."""
+        if self.settings.world.collisions and self._collision is None:
+            self._collision = self._seam.create_publisher(PointStamped, 'collision', qos.DEFAULT)
 
     def step(self, vehicle: Vehicle, n_steps: int, timeline: Timeline) -> None:
         """Step the vehicle the ``n_steps`` that ``timeline`` has just advanced by, guarded
