@@ -469,7 +469,8 @@ def _sweep(args: argparse.Namespace) -> int:
         parameters = [a.name for a in axes]
         rows = outcome.rows
         metrics = tables.metric_columns(rows)
-        summary = robustness.seed_summary(rows, parameters, metrics[:4], args.scenario)
+        summary = robustness.seed_summary(rows, parameters, tables.main_metrics(metrics),
+                                          args.scenario)
         csv_path, parquet_path = tables.write_tables(rows, root / 'sweep')
         tables.write_worst_runs(rows, parameters, metrics, root / 'worst_runs.md')
         if not summary:  # an earlier sweep's, with a seed axis: not of this sweep

@@ -8,6 +8,7 @@ import pyarrow.parquet as pq
 from wheelsim.report.metrics import round_significant
 from wheelsim.run.robustness import seed_summary
 from wheelsim.run.tables import (
+    main_metrics,
     metric_columns,
     plot_metrics,
     plots_summary,
@@ -78,6 +79,10 @@ def test_a_run_that_did_not_reach_its_goal_is_the_worst_of_time_to_goal(tmp_path
     assert (second['worst'], second['worst_seed'], second['not_reached']) == (49.0, 10, 0)
     never = [{**r, 'time_to_goal_s': None} for r in ROWS[:2]]
     assert seed_summary(never, ['c.k', 'seed'], ['time_to_goal_s'], None)[0]['p50'] is None
+    # a sweep summarises its main metrics, time_to_goal_s among them, even when none arrived
+    # (found in review: the first four only, which a run with a plan always has)
+    assert main_metrics(metric_columns(never)) == ['cross_track_rms_m', 'time_to_goal_s']
+    assert 'time_to_goal_s' in main_metrics(metric_columns(rows))
 
 
 def test_seed_summary_percentiles_worst_seed_and_command():

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from wheelsim.report.metrics import LARGER_IS_BETTER, METRIC_NAMES
+from wheelsim.report.metrics import LARGER_IS_BETTER, MAIN_METRICS, METRIC_NAMES
 from wheelsim.run.sampling import format_value
 
 WORST_SHOWN = 3
@@ -25,10 +25,17 @@ RUN_COLUMNS = ('passed', 'error', 'run')
 
 
 def metric_columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The numeric metrics present in the rows, in :data:`METRIC_NAMES` order."""
+    """The numeric metrics present in the rows, in :data:`METRIC_NAMES` order (one of
+    :data:`NOT_REACHED` also when a run did not reach what it measures)."""
     present = {k for r in rows for k, v in r.items()
                if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    return [m for m in METRIC_NAMES if m in present]
+    return [m for m in METRIC_NAMES
+            if m in present or any(not_reached(r, m) for r in rows)]
+
+
+def main_metrics(metrics: Sequence[str]) -> list[str]:
+    """Those of ``metrics`` that are main ones (:data:`MAIN_METRICS`), in their order."""
+    return [m for m in metrics if m in MAIN_METRICS]
 
 
 def _columns(rows: Sequence[Mapping[str, Any]]) -> list[str]:
