@@ -3,6 +3,7 @@ vector env equals single envs, the reward is minus the metrics' errors, a feedba
 tracks and a zero one does not, bad arguments name themselves."""
 
 import copy
+import importlib
 import pickle
 import warnings
 
@@ -495,3 +496,20 @@ def test_an_env_pickles_until_its_first_reset_and_copies_after():
     np.testing.assert_array_equal(copied.step(action)[0], env.step(action)[0])
     with pytest.raises(TypeError, match='pickle'):
         pickle.dumps(env)
+
+
+def test_vehicles_whose_commands_in_flight_do_not_fit_name_their_number(robot, monkeypatch):
+    """Found in review: numpy's MemoryError for the vehicles' delay buffers (many vehicles,
+    long dead times: 44.7 GiB for 300 000 at 10 s) named neither num_envs nor the vehicles."""
+    rollout_module = importlib.import_module('wheelsim.sim.rollout')  # (sim.rollout: a function)
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError('Unable to allocate 44.7 GiB for an array with shape (300000, 2, 10001)')
+
+    monkeypatch.setattr(rollout_module, 'VehicleBatch', no_memory)
+    with pytest.raises(MemoryError, match=r"^num_envs = 5: no memory for the vehicles' commands "
+                                          r'in flight \(.*\(Unable to allocate 44.7 GiB'):
+        ws.PathTrackingVectorEnv(robot, 5).reset(seed=0)
+    with pytest.raises(MemoryError, match=r"^3 vehicle\(s\): no memory for the vehicles' "
+                                          'commands in flight'):
+        ws.rollout(robot, np.zeros((3, 3)), lambda s, t: np.zeros((3, 2)), 10, 0.05)

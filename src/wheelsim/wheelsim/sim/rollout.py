@@ -123,6 +123,10 @@ class Trajectory:
                           joint_names=self.joint_names, **fields)
 
 
+#: What a fleet holds besides its states, which a MemoryError names.
+_FLEET_MEMORY = "the vehicles' commands in flight (their dead time's worth of steps)"
+
+
 class _Fleet:
     """N vehicles of one :class:`SimVehicle`: one compiled batch, or with collisions one
     guarded :class:`Vehicle` each (the guard steps a single vehicle)."""
@@ -345,7 +349,8 @@ def _run(vehicle: SimVehicle, poses: NDArray[np.float64], seeds: tuple[int, ...]
         record = np.empty((count, n_steps + 1, len(columns)))
         given = np.empty((count, n_steps, width))
         twists = np.empty((count, n_steps, 3))
-    fleet = _Fleet(vehicle, poses, seeds)
+    with memory_for(f'{count} vehicle(s)', _FLEET_MEMORY):
+        fleet = _Fleet(vehicle, poses, seeds)
     record[:, 0] = fleet.states()[:, columns]
     sideways = vehicle.model == 'omni'  # differential and bicycle vehicles ignore vy
     for k in range(n_steps):

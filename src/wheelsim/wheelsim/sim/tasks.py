@@ -31,11 +31,13 @@ from wheelsim.core.vehicle.model import COMMAND_LIMIT
 from wheelsim.report.geometry import Polyline
 from wheelsim.report.metrics import DEFAULT_GOAL_TOLERANCE_M
 from wheelsim.sim.rollout import (
+    _FLEET_MEMORY,
     _STATE_SOURCES,
     _finite,
     _Fleet,
     _start,
     _steps_per_period,
+    memory_for,
     real_number,
 )
 from wheelsim.sim.vehicle import SimVehicle, check_vehicle
@@ -138,7 +140,8 @@ class Task:
         """Vehicles ``indices`` at rest at ``poses``; ``indices`` None: a new fleet of
         len(poses) vehicles whose command noise is seeded by ``noise_seeds`` (one each)."""
         if indices is None:
-            self.fleet = _Fleet(self.vehicle, poses, noise_seeds)
+            with memory_for(f'num_envs = {len(poses)}', _FLEET_MEMORY):
+                self.fleet = _Fleet(self.vehicle, poses, noise_seeds)
             self.t_s = np.zeros(len(poses))
         else:
             self.fleet.teleport(poses, indices)
